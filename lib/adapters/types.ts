@@ -1,0 +1,63 @@
+import type { AlfSnapshot } from '@/lib/core/archive/types';
+import type { Clock } from '@/lib/core/clock';
+import type { JsonObject } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
+
+export const RUNTIMES = ['openclaw', 'zeroclaw', 'hermes'] as const;
+export type Runtime = (typeof RUNTIMES)[number];
+
+export function isRuntime(value: string): value is Runtime {
+  return (RUNTIMES as readonly string[]).includes(value);
+}
+
+export interface ExportOptions {
+  /** The runtime's workspace or home directory. */
+  workspace: string;
+  /** ZeroClaw: `agents.alias` of the agent whose slice is exported. */
+  runtimeAgent?: string;
+  /** Persist a minted `.alf-agent-id` (false for dry runs). */
+  persistAgentId: boolean;
+  clock: Clock;
+}
+
+/**
+ * What an adapter reads from a store. Adapters never diff: reconcile decides identity.
+ * `raw` is keyed by the path relative to the workspace (forward slashes), bytes exact.
+ */
+export interface ExportResult {
+  runtime: Runtime;
+  agentId: string;
+  agentName: string;
+  records: MemoryRecord[];
+  raw: Map<string, Uint8Array>;
+  /** identity / principals / credentials / attachments documents, when the adapter produces them. */
+  layers: Partial<Record<'identity' | 'principals' | 'credentials' | 'attachments', JsonObject>>;
+  excludedByAlfignore: number;
+  warnings: string[];
+}
+
+export interface ImportOptions {
+  snapshot: AlfSnapshot;
+  /** Directory to write into (a fresh `--out` directory or a live workspace). */
+  target: string;
+  /** ZeroClaw: alias of the agent whose rows are replaced. */
+  runtimeAgent?: string;
+  /** Replace only that agent's rows in a live database (ZeroClaw), instead of writing a fresh one. */
+  live: boolean;
+  clock: Clock;
+}
+
+export interface ImportResult {
+  /** Workspace-relative paths written, sorted. */
+  written: string[];
+  memoryRecords: number;
+  warnings: string[];
+}
+
+export interface Adapter {
+  runtime: Runtime;
+  exportWorkspace(opts: ExportOptions): Promise<ExportResult>;
+  importSnapshot(opts: ImportOptions): Promise<ImportResult>;
+  /** Workspace-relative paths that count as "memory exists here" for the restore decision. */
+  memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean>;
+}

@@ -1,0 +1,86 @@
+import type { JsonObject } from '../json';
+import type { MemoryRecord } from '../record';
+
+/**
+ * A `.alf` snapshot held in memory. Everything the archive carried is here, so a
+ * read → write round trip loses nothing: unknown manifest keys, unknown record keys,
+ * unknown layer files and `artifacts/**` all survive.
+ */
+export interface AlfSnapshot {
+  /** manifest.json as read (unknown keys preserved); the writer recomputes `layers.memory` and inventory. */
+  manifest: JsonObject;
+  /** Every memory record of every partition, in partition order then line order. */
+  records: MemoryRecord[];
+  /** Layer documents, when present: identity.json, principals.json, credentials.json, attachments.json. */
+  layers: Partial<Record<LayerName, JsonObject>>;
+  /** Raw workspace files keyed by full archive path `raw/<runtime>/<relpath>`; bytes exact. */
+  raw: Map<string, Uint8Array>;
+  /** Any other entries (artifacts/**, unknown files) keyed by archive path, bytes exact. */
+  extra: Map<string, Uint8Array>;
+}
+
+export type LayerName = 'identity' | 'principals' | 'credentials' | 'attachments';
+export const LAYER_FILES: Record<LayerName, string> = {
+  identity: 'identity.json',
+  principals: 'principals.json',
+  credentials: 'credentials.json',
+  attachments: 'attachments.json',
+};
+
+export type DeltaOperation = 'create' | 'update' | 'delete';
+
+/** One line of `memory/delta.jsonl`: the full record plus its operation (deletes carry the previous record). */
+export interface DeltaEntry {
+  operation: DeltaOperation;
+  record: MemoryRecord;
+}
+
+/** A `.alf-delta` held in memory. */
+export interface AlfDelta {
+  /** delta-manifest.json as read (unknown keys preserved). */
+  manifest: JsonObject;
+  /** Memory entries in file order; unknown operations are dropped by the reader. */
+  entries: DeltaEntry[];
+  /** Full-replace layer documents carried by the delta (identity, principals, credentials). */
+  layers: Partial<Record<Exclude<LayerName, 'attachments'>, JsonObject>>;
+  /** Changed raw files keyed by full archive path `raw/<runtime>/<relpath>`. */
+  rawChanged: Map<string, Uint8Array>;
+  /** Deleted raw files as full archive paths. */
+  rawDeleted: string[];
+}
+
+/** Caps enforced while reading untrusted archives. */
+export interface ArchiveLimits {
+  maxEntries: number;
+  maxTotalUncompressedBytes: number;
+  maxEntryUncompressedBytes: number;
+  maxLineBytes: number;
+}
+
+export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
+  maxEntries: 50_000,
+  maxTotalUncompressedBytes: 512 * 1024 * 1024,
+  maxEntryUncompressedBytes: 64 * 1024 * 1024,
+  maxLineBytes: 16 * 1024 * 1024,
+};
+
+/** A problem with an untrusted archive; `code` is stable, `message` says what was wrong. */
+export class ArchiveError extends Error {
+  constructor(
+    readonly code:
+      | 'not_a_zip'
+      | 'unsafe_path'
+      | 'too_many_entries'
+      | 'too_large'
+      | 'missing_manifest'
+      | 'bad_manifest'
+      | 'bad_record'
+      | 'duplicate_record_id'
+      | 'line_too_long'
+      | 'duplicate_entry',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ArchiveError';
+  }
+}

@@ -1,0 +1,84 @@
+import { rustTrimEnd } from './rust-str';
+import { namespaceFromBytes, sha256Hex, uuidV5, type Uuid } from './uuid';
+
+/** Namespaces of CONTRACT §4.2 and §2.4, as the 16 ASCII bytes the reference uses. */
+export const NS = {
+  openclaw: namespaceFromBytes('openclaw-alf-ns1'),
+  zeroclaw: namespaceFromBytes('zeroclaw-alf-ns1'),
+  generic: namespaceFromBytes('generic-alf-ns01'),
+  alf: namespaceFromBytes('alf-id-ns-v5-001'),
+  openclawAgent: namespaceFromBytes('alf-agent-id-ns1'),
+  zeroclawAgent: namespaceFromBytes('alf-zclw-agent-1'),
+  hermesAgent: namespaceFromBytes('alf-hrms-agent-1'),
+} as const;
+
+export type TextRuntime = 'openclaw' | 'zeroclaw' | 'generic';
+
+/**
+ * Birth id of a text chunk: `content-v1:{agent}:{file}:{sha256(trim_end(content))}:{occurrence}`
+ * where occurrence counts earlier sections of the same file with identical trimmed content.
+ */
+export function chunkBirthId(args: {
+  runtime: TextRuntime;
+  agentId: string;
+  originFile: string;
+  content: string;
+  occurrence: number;
+}): Uuid {
+  const digest = sha256Hex(rustTrimEnd(args.content));
+  return uuidV5(NS[args.runtime], `content-v1:${args.agentId}:${args.originFile}:${digest}:${args.occurrence}`);
+}
+
+/**
+ * Assigns birth ids to the sections of one file in order, applying the occurrence rule
+ * (counted over the full section list of that file).
+ */
+export function chunkBirthIds(args: {
+  runtime: TextRuntime;
+  agentId: string;
+  originFile: string;
+  contents: readonly string[];
+}): Uuid[] {
+  const seen = new Map<string, number>();
+  return args.contents.map((content) => {
+    const key = rustTrimEnd(content);
+    const occurrence = seen.get(key) ?? 0;
+    seen.set(key, occurrence + 1);
+    return chunkBirthId({ ...args, content, occurrence });
+  });
+}
+
+/** Legacy positional id (≤0.2): `{origin_file}:{section_index}`. */
+export function legacyPositionalId(runtime: TextRuntime, originFile: string, index: number): Uuid {
+  return uuidV5(NS[runtime], `${originFile}:${index}`);
+}
+
+/** Re-mint id for a reconcile collision; `taken` answers whether a candidate is in use. */
+export function remintId(args: {
+  agentId: string;
+  scope: string;
+  content: string;
+  taken: (id: string) => boolean;
+}): Uuid {
+  const digest = sha256Hex(args.content);
+  for (let k = 1; ; k++) {
+    const id = uuidV5(NS.alf, `reconcile-remint:${args.agentId}:${args.scope}:${digest}:${k}`);
+    if (!args.taken(id)) return id;
+  }
+}
+
+export const identityId = (agentId: string): Uuid => uuidV5(NS.alf, `identity:${agentId}`);
+export const principalId = (agentId: string, role: string): Uuid => uuidV5(NS.alf, `principal:${agentId}:${role}`);
+export const principalProfileId = (principal: string): Uuid => uuidV5(NS.alf, `profile:${principal}`);
+export const hermesSessionId = (nativeId: string): Uuid => uuidV5(NS.alf, `hermes-session:${nativeId}`);
+
+/** Hermes curated entry id; occurrence 0 has no suffix. */
+export function hermesCuratedId(entry: string, occurrence: number): Uuid {
+  return uuidV5(NS.alf, occurrence === 0 ? `hermes-curated:${entry}` : `hermes-curated:${entry}:${occurrence}`);
+}
+
+/** Agent id derived from the canonical workspace path when `.alf-agent-id` is absent (§2.4). */
+export function workspaceAgentId(runtime: 'openclaw' | 'zeroclaw' | 'hermes', canonicalPath: string): Uuid {
+  const ns = runtime === 'openclaw' ? NS.openclawAgent : runtime === 'zeroclaw' ? NS.zeroclawAgent : NS.hermesAgent;
+  return uuidV5(ns, canonicalPath);
+}

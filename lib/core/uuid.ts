@@ -1,0 +1,54 @@
+import { createHash } from 'node:crypto';
+
+declare const uuidBrand: unique symbol;
+/** A lowercase hyphenated UUID string. */
+export type Uuid = string & { readonly [uuidBrand]: true };
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function isUuid(value: unknown): value is Uuid {
+  return typeof value === 'string' && UUID_RE.test(value);
+}
+
+/** Parses any-version UUID text into its canonical lowercase form, or null. */
+export function parseUuid(value: string): Uuid | null {
+  const trimmed = value.trim();
+  return UUID_RE.test(trimmed) ? (trimmed.toLowerCase() as Uuid) : null;
+}
+
+function uuidBytes(uuid: string): Buffer {
+  return Buffer.from(uuid.replace(/-/g, ''), 'hex');
+}
+
+function formatUuid(bytes: Uint8Array): Uuid {
+  const hex = Buffer.from(bytes).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}` as Uuid;
+}
+
+/** A namespace UUID whose 16 bytes are the given ASCII text (e.g. `openclaw-alf-ns1`). */
+export function namespaceFromBytes(text: string): Uuid {
+  const bytes = Buffer.from(text, 'utf8');
+  if (bytes.length !== 16) throw new Error(`namespace text must be 16 bytes, got ${bytes.length}: ${text}`);
+  return formatUuid(bytes);
+}
+
+/** RFC 4122 name-based UUID, version 5 (SHA-1). Names are UTF-8. */
+export function uuidV5(namespace: string, name: string): Uuid {
+  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
+  const bytes = hash.subarray(0, 16);
+  bytes[6] = (bytes[6]! & 0x0f) | 0x50;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return formatUuid(bytes);
+}
+
+/** Random version-4 UUID, from an injectable source of random bytes. */
+export function uuidV4(randomBytes: (n: number) => Uint8Array): Uuid {
+  const bytes = Buffer.from(randomBytes(16));
+  bytes[6] = (bytes[6]! & 0x0f) | 0x40;
+  bytes[8] = (bytes[8]! & 0x3f) | 0x80;
+  return formatUuid(bytes);
+}
+
+export function sha256Hex(data: string | Uint8Array): string {
+  return createHash('sha256').update(data).digest('hex');
+}
