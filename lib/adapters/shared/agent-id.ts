@@ -1,0 +1,49 @@
+import { readFile, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { workspaceAgentId } from '@/lib/core/ids';
+import { parseUuid } from '@/lib/core/uuid';
+import type { Runtime } from '../types';
+import { AGENT_ID_FILE } from './sync-marker';
+
+/** Thrown when `.alf-agent-id` exists but does not hold a UUID. */
+export class AgentIdError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'AgentIdError';
+  }
+}
+
+/**
+ * Resolves the agent id of a workspace (CONTRACT §2.4): the trimmed content of
+ * `<workspace>/.alf-agent-id` when present (must be a UUID), else the UUIDv5 of the
+ * canonical workspace path in the runtime's namespace, written back (no trailing
+ * newline) when `persist` is set. Dry runs pass `persist: false` and write nothing.
+ */
+export async function readOrMintAgentId(args: {
+  workspace: string;
+  runtime: Runtime;
+  persist: boolean;
+}): Promise<string> {
+  const file = path.join(args.workspace, AGENT_ID_FILE);
+  const existing = await readIfExists(file);
+  if (existing !== null) {
+    const id = parseUuid(existing);
+    if (id === null) {
+      throw new AgentIdError(`${file} must hold a UUID, found ${JSON.stringify(existing.trim().slice(0, 80))}`);
+    }
+    return id;
+  }
+  const canonical = await realpath(args.workspace);
+  const minted = workspaceAgentId(args.runtime, canonical);
+  if (args.persist) await writeFile(file, minted, 'utf8');
+  return minted;
+}
+
+async function readIfExists(file: string): Promise<string | null> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw error;
+  }
+}

@@ -1,0 +1,17 @@
+/** Utilities every adapter shares: agent id, `.alfignore`, walking, raw writes, control-file names. */
+export { readOrMintAgentId, AgentIdError } from './agent-id';
+export { loadAlfIgnore, compileAlfIgnore, type IgnoreMatcher } from './alfignore';
+export { globToRegExp } from './glob';
+export { walkFiles, compareCodeUnits } from './walk';
+export {
+  writeRawFiles,
+  assertSafeRelPath,
+  isSafeRelPath,
+  UnsafePathError,
+  rawPrefix,
+  rawArchivePath,
+  rawRelPath,
+  rawFilesFor,
+  toArchiveRaw,
+} from './raw-write';
+export * from './sync-marker';

@@ -1,0 +1,97 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Runtime } from '../types';
+import { isRuntimeSidecar } from './sync-marker';
+
+/** Thrown before anything is written when a raw path is unsafe. */
+export class UnsafePathError extends Error {
+  constructor(readonly relPath: string, reason: string) {
+    super(`unsafe workspace path ${JSON.stringify(relPath)}: ${reason}`);
+    this.name = 'UnsafePathError';
+  }
+}
+
+/**
+ * Checks a workspace-relative path from an untrusted archive: forward slashes only,
+ * no empty/`.`/`..` segments, not absolute, no drive prefix, no NUL.
+ */
+export function assertSafeRelPath(relPath: string): void {
+  if (relPath.length === 0) throw new UnsafePathError(relPath, 'empty path');
+  if (relPath.includes('\0')) throw new UnsafePathError(relPath, 'contains NUL');
+  if (relPath.includes('\\')) throw new UnsafePathError(relPath, 'contains a backslash');
+  if (relPath.startsWith('/')) throw new UnsafePathError(relPath, 'absolute path');
+  if (/^[A-Za-z]:/.test(relPath)) throw new UnsafePathError(relPath, 'drive prefix');
+  for (const segment of relPath.split('/')) {
+    if (segment === '') throw new UnsafePathError(relPath, 'empty path segment');
+    if (segment === '.' || segment === '..') throw new UnsafePathError(relPath, `"${segment}" segment`);
+  }
+}
+
+/** True when `assertSafeRelPath` would accept the path. */
+export function isSafeRelPath(relPath: string): boolean {
+  try {
+    assertSafeRelPath(relPath);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes files under `target` byte-exact, creating directories. Every path is checked
+ * first, so one unsafe name means nothing is written. Runtime sidecars
+ * (`.alf-*-schema.json`) are skipped when `skipSidecars` is set, as restore does.
+ * Returns the relative paths written, sorted.
+ */
+export async function writeRawFiles(args: {
+  target: string;
+  files: Map<string, Uint8Array>;
+  skipSidecars?: boolean;
+}): Promise<string[]> {
+  const rels = [...args.files.keys()].filter((rel) => !(args.skipSidecars && isRuntimeSidecar(rel))).sort();
+  for (const rel of rels) assertSafeRelPath(rel);
+  for (const rel of rels) {
+    const abs = path.join(args.target, ...rel.split('/'));
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, args.files.get(rel)!);
+  }
+  return rels;
+}
+
+/** `raw/<runtime>/` prefix of the raw channel inside an archive. */
+export function rawPrefix(runtime: Runtime): string {
+  return `raw/${runtime}/`;
+}
+
+/** Full archive path of a workspace file: `raw/<runtime>/<rel>`. */
+export function rawArchivePath(runtime: Runtime, relPath: string): string {
+  return `${rawPrefix(runtime)}${relPath}`;
+}
+
+/**
+ * Workspace-relative path of a full archive path, or null when the entry belongs to
+ * another runtime or is a directory entry (trailing `/`).
+ */
+export function rawRelPath(fullArchivePath: string, runtime: Runtime): string | null {
+  const prefix = rawPrefix(runtime);
+  if (!fullArchivePath.startsWith(prefix) || fullArchivePath.endsWith('/')) return null;
+  const rel = fullArchivePath.slice(prefix.length);
+  return rel.length > 0 ? rel : null;
+}
+
+/** The runtime's raw files of an archive map, re-keyed by workspace-relative path. */
+export function rawFilesFor(raw: Map<string, Uint8Array>, runtime: Runtime): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const [full, bytes] of raw) {
+    const rel = rawRelPath(full, runtime);
+    if (rel !== null) out.set(rel, bytes);
+  }
+  return out;
+}
+
+/** Workspace-relative raw map → archive map keyed by `raw/<runtime>/<rel>`. */
+export function toArchiveRaw(files: Map<string, Uint8Array>, runtime: Runtime): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const rel of [...files.keys()].sort()) out.set(rawArchivePath(runtime, rel), files.get(rel)!);
+  return out;
+}

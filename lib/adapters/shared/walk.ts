@@ -1,0 +1,66 @@
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Lists every regular file under `root/relDir`, recursively, as forward-slash paths
+ * relative to `root`, sorted by code unit so the result never depends on the
+ * filesystem's listing order. Symlinks are followed only when their target stays
+ * inside `root` (a workspace must not leak files from elsewhere); sockets, FIFOs and
+ * devices are skipped. A missing `relDir` yields an empty list.
+ */
+export async function walkFiles(root: string, relDir = ''): Promise<string[]> {
+  const rootReal = await realpath(root);
+  const out: string[] = [];
+  await walkInto(rootReal, relDir.replace(/\/+$/, ''), out, new Set());
+  return out.sort(compareCodeUnits);
+}
+
+async function walkInto(rootReal: string, relDir: string, out: string[], visited: Set<string>): Promise<void> {
+  const abs = relDir === '' ? rootReal : path.join(rootReal, ...relDir.split('/'));
+  const kind = await entryKind(rootReal, abs);
+  if (kind !== 'dir') return;
+  const real = await realpath(abs);
+  if (visited.has(real)) return; // a symlinked directory loop
+  visited.add(real);
+  for (const name of await readdir(abs)) {
+    const rel = relDir === '' ? name : `${relDir}/${name}`;
+    const childKind = await entryKind(rootReal, path.join(abs, name));
+    if (childKind === 'file') out.push(rel);
+    else if (childKind === 'dir') await walkInto(rootReal, rel, out, visited);
+  }
+}
+
+type EntryKind = 'file' | 'dir' | 'skip';
+
+async function entryKind(rootReal: string, abs: string): Promise<EntryKind> {
+  let info;
+  try {
+    info = await lstat(abs);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'skip';
+    throw error;
+  }
+  if (info.isSymbolicLink()) {
+    let target: string;
+    try {
+      target = await realpath(abs);
+    } catch {
+      return 'skip'; // dangling link
+    }
+    if (!isInside(rootReal, target)) return 'skip';
+    info = await stat(abs);
+  }
+  if (info.isFile()) return 'file';
+  if (info.isDirectory()) return 'dir';
+  return 'skip';
+}
+
+function isInside(rootReal: string, target: string): boolean {
+  const rel = path.relative(rootReal, target);
+  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
+}
+
+/** Sort order by UTF-16 code units, independent of locale. */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
