@@ -1,0 +1,125 @@
+import { remintId } from './ids';
+import { isJsonObject, jsonEqual } from './json';
+import { recordScope, type MemoryRecord, type RecordTemporal } from './record';
+import { rustTrim, rustTrimEnd, rustLines } from './rust-str';
+
+export interface ReconcileStats {
+  carried: number;
+  heading_matched: number;
+  id_matched: number;
+  created: number;
+  deleted: number;
+  reminted: number;
+}
+
+export interface ReconcileResult {
+  /** One output per fresh record, in extraction order, carrying the identity reconcile decided. */
+  records: MemoryRecord[];
+  /** True when any output differs from the record the adapter extracted. */
+  rewritten: boolean;
+  stats: ReconcileStats;
+}
+
+/**
+ * Pairs a fresh export (`curr`) with the last-synced base (`prev`) in the five deterministic,
+ * threshold-free passes of CONTRACT §5. Each pass consumes what it matches; several candidates
+ * for one key pair first-in-first-out. Unmatched base records are implicit deletes.
+ */
+export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]; curr: readonly MemoryRecord[] }): ReconcileResult {
+  const { agentId, prev, curr } = args;
+  const out: (MemoryRecord | undefined)[] = new Array(curr.length);
+  const prevUsed = new Array<boolean>(prev.length).fill(false);
+  const stats: ReconcileStats = { carried: 0, heading_matched: 0, id_matched: 0, created: 0, deleted: 0, reminted: 0 };
+
+  const pass = (
+    keyOf: (r: MemoryRecord) => string | null,
+    build: (p: MemoryRecord, c: MemoryRecord) => MemoryRecord,
+    counter: keyof ReconcileStats,
+  ): void => {
+    const queues = new Map<string, number[]>();
+    prev.forEach((p, i) => {
+      if (prevUsed[i]) return;
+      const key = keyOf(p);
+      if (key === null) return;
+      const queue = queues.get(key);
+      if (queue) queue.push(i);
+      else queues.set(key, [i]);
+    });
+    curr.forEach((c, j) => {
+      if (out[j]) return;
+      const key = keyOf(c);
+      if (key === null) return;
+      const i = queues.get(key)?.shift();
+      if (i === undefined) return;
+      prevUsed[i] = true;
+      out[j] = build(prev[i]!, c);
+      stats[counter]++;
+    });
+  };
+
+  const trimmed = (r: MemoryRecord) => rustTrimEnd(r.content);
+  pass((r) => JSON.stringify([r.id, trimmed(r)]), carryIdentity, 'carried');
+  pass((r) => JSON.stringify([recordScope(r), trimmed(r)]), carryIdentity, 'carried');
+  pass((r) => {
+    const heading = headingKey(r);
+    return heading === null ? null : JSON.stringify([recordScope(r), heading]);
+  }, carryBirth, 'heading_matched');
+  pass((r) => r.id, carryBirth, 'id_matched');
+
+  const taken = new Set<string>(prev.map((p) => p.id));
+  for (const r of out) if (r) taken.add(r.id);
+  curr.forEach((c, j) => {
+    if (out[j]) return;
+    stats.created++;
+    if (!taken.has(c.id)) {
+      out[j] = c;
+    } else {
+      const id = remintId({ agentId, scope: recordScope(c), content: c.content, taken: (x) => taken.has(x) });
+      out[j] = { ...c, id };
+      stats.reminted++;
+    }
+    taken.add(out[j]!.id);
+  });
+  stats.deleted = prevUsed.filter((used) => !used).length;
+
+  const records = out as MemoryRecord[];
+  const rewritten = records.some((r, j) => !jsonEqual(r, curr[j]));
+  return { records, rewritten, stats };
+}
+
+/** curr with prev's id, content, created_at, observed_at, updated_at and raw_source_format. */
+export function carryIdentity(prev: MemoryRecord, curr: MemoryRecord): MemoryRecord {
+  const temporal: RecordTemporal = { ...curr.temporal, created_at: prev.temporal.created_at };
+  setOrDelete(temporal, 'observed_at', prev.temporal.observed_at);
+  setOrDelete(temporal, 'updated_at', prev.temporal.updated_at);
+  const out: MemoryRecord = { ...curr, id: prev.id, content: prev.content, temporal };
+  setOrDelete(out, 'raw_source_format', prev.raw_source_format);
+  return out;
+}
+
+/** curr with prev's id, created_at and observed_at (a body edit under a stable identity). */
+export function carryBirth(prev: MemoryRecord, curr: MemoryRecord): MemoryRecord {
+  const temporal: RecordTemporal = { ...curr.temporal, created_at: prev.temporal.created_at };
+  setOrDelete(temporal, 'observed_at', prev.temporal.observed_at);
+  return { ...curr, id: prev.id, temporal };
+}
+
+function setOrDelete<T extends object>(target: T, key: keyof T & string, value: unknown): void {
+  if (value === undefined) delete (target as Record<string, unknown>)[key];
+  else (target as Record<string, unknown>)[key] = value;
+}
+
+/**
+ * Heading key: only for records whose raw_source_format has a `heading` slot; the trimmed
+ * heading when non-empty, else the first content line when it is a `#` title, else none.
+ */
+export function headingKey(record: MemoryRecord): string | null {
+  const format = record.raw_source_format;
+  if (!isJsonObject(format) || !('heading' in format)) return null;
+  const heading = format.heading;
+  if (typeof heading === 'string' && rustTrim(heading).length > 0) return rustTrim(heading);
+  const first = rustLines(record.content)[0];
+  if (first === undefined) return null;
+  const line = rustTrim(first);
+  return line.startsWith('#') ? line : null;
+}
