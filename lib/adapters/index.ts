@@ -1,0 +1,17 @@
+import { openclawAdapter } from './openclaw';
+import type { Adapter, Runtime } from './types';
+
+/**
+ * Adapters by runtime. ZeroClaw and Hermes register here as they land;
+ * `getAdapter` reports a runtime that has none yet.
+ */
+const ADAPTERS: Partial<Record<Runtime, Adapter>> = {
+  openclaw: openclawAdapter,
+};
+
+/** The adapter for a runtime; throws a clear error when none is registered. */
+export function getAdapter(runtime: Runtime): Adapter {
+  const adapter = ADAPTERS[runtime];
+  if (!adapter) throw new Error(`no adapter registered for runtime "${runtime}"`);
+  return adapter;
+}

@@ -1,0 +1,123 @@
+import { readFile } from 'node:fs/promises';
+import type { MemoryRecord } from '@/lib/core/record';
+import type { JsonObject } from '@/lib/core/json';
+import { readOrMintAgentId } from '../shared/agent-id';
+import { loadAlfIgnore } from '../shared/alfignore';
+import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
+import { walkFiles } from '../shared/walk';
+import type { ExportOptions, ExportResult } from '../types';
+import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
+import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
+import { fileRecords, sortByCreatedAt } from './records';
+import { MEMORY_DIR, ROOT_FILES, absPath, isDir, isFile, mtimeRfc3339, newest } from './workspace-files';
+
+/** Thrown when the workspace cannot be exported (nothing is written). */
+export class OpenclawExportError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OpenclawExportError';
+  }
+}
+
+/**
+ * Exports an OpenClaw workspace: records from `MEMORY.md` and `memory/**\/*.md` by the
+ * handler table (plus the v4.1 tiers), raw files per CONTRACT §3.3 filtered by
+ * `.alfignore` (which also keeps ignored files out of the records), identity and
+ * principal layers from the root prose files.
+ */
+export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult> {
+  if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
+  const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
+  const { files, excluded } = await rawFileSet(opts.workspace);
+  const raw = new Map<string, Uint8Array>();
+  for (const rel of files) raw.set(rel, new Uint8Array(await readFileBytes(opts.workspace, rel)));
+  const warnings: string[] = [];
+  const v41Layout = await isV41Layout(opts.workspace);
+  const records: MemoryRecord[] = [];
+  for (const rel of files) {
+    records.push(...(await recordsOfFile({ workspace: opts.workspace, agentId, rel, bytes: raw.get(rel)!, v41Layout, warnings })));
+  }
+  const prose = await readProse(opts.workspace, raw);
+  return {
+    runtime: 'openclaw',
+    agentId,
+    agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text),
+    records: sortByCreatedAt(records),
+    raw,
+    layers: layersOf(agentId, prose),
+    excludedByAlfignore: excluded,
+    warnings,
+  };
+}
+
+/** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
+async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number }> {
+  const ignored = await loadAlfIgnore(workspace);
+  const candidates: string[] = [];
+  for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
+    if (await isFile(absPath(workspace, rel))) candidates.push(rel);
+  }
+  candidates.push(...(await walkFiles(workspace, MEMORY_DIR)));
+  const files: string[] = [];
+  let excluded = 0;
+  for (const rel of candidates) {
+    if (isNeverRaw(rel)) continue;
+    if (ignored(rel)) excluded++;
+    else files.push(rel);
+  }
+  return { files, excluded };
+}
+
+async function readFileBytes(workspace: string, rel: string): Promise<Buffer> {
+  return readFile(absPath(workspace, rel));
+}
+
+async function isV41Layout(workspace: string): Promise<boolean> {
+  for (const dir of V41_MARKER_DIRS) if (await isDir(absPath(workspace, dir))) return true;
+  return false;
+}
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+async function recordsOfFile(args: {
+  workspace: string;
+  agentId: string;
+  rel: string;
+  bytes: Uint8Array;
+  v41Layout: boolean;
+  warnings: string[];
+}): Promise<MemoryRecord[]> {
+  const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
+  const handler = isMarkdown ? handlerFor(args.rel) : null;
+  if (!handler) return [];
+  let text: string;
+  try {
+    text = UTF8.decode(args.bytes);
+  } catch {
+    args.warnings.push(`${args.rel}: not valid UTF-8, kept as a raw file only`);
+    return [];
+  }
+  const mtime = await mtimeRfc3339(absPath(args.workspace, args.rel));
+  return fileRecords(args.agentId, { relPath: args.rel, text, mtime, handler, tier: tierFor(args.rel, args.v41Layout) });
+}
+
+async function readProse(workspace: string, raw: Map<string, Uint8Array>): Promise<ProseFiles> {
+  const prose: ProseFiles = {};
+  for (const rel of ROOT_FILES) {
+    const bytes = raw.get(rel);
+    if (!bytes || rel === 'MEMORY.md') continue;
+    prose[rel] = { text: Buffer.from(bytes).toString('utf8'), mtime: await mtimeRfc3339(absPath(workspace, rel)) };
+  }
+  return prose;
+}
+
+function layersOf(agentId: string, prose: ProseFiles): ExportResult['layers'] {
+  const layers: Partial<Record<'identity' | 'principals', JsonObject>> = {};
+  const identitySources = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'TOOLS.md', 'HEARTBEAT.md', 'BOOTSTRAP.md'];
+  const updatedAt = newest(identitySources.flatMap((f) => (prose[f] ? [prose[f]!.mtime] : [])));
+  const identity = identityLayer(agentId, prose, updatedAt);
+  if (identity) layers.identity = identity;
+  const principals = principalsLayer(agentId, prose);
+  if (principals) layers.principals = principals;
+  return layers;
+}
