@@ -1,0 +1,13 @@
+/**
+ * ALF archive reading and writing (`.alf` snapshots and `.alf-delta` bundles).
+ * Readers treat every archive as hostile (CONTRACT §9); writers produce deterministic bytes.
+ */
+export * from './types';
+export { readSnapshot, MANIFEST_FILE, DELTA_MANIFEST_FILE } from './read-snapshot';
+export { writeSnapshot, type WriteSnapshotOptions } from './write-snapshot';
+export { readDelta } from './read-delta';
+export { writeDelta } from './write-delta';
+export { isDeltaArchive } from './detect';
+export { partitionRecords, parseRfc3339, isFullDate, type QuarterPartition } from './partitions';
+export { entryNameProblem } from './entry-names';
+export { MEMORY_INDEX_FILE } from './inventory';

@@ -1,0 +1,64 @@
+import { isJsonObject, type JsonObject } from '../json';
+import { ArchiveError } from './types';
+
+const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** One non-blank line of a JSONL file, 1-based line number. */
+export interface JsonLine {
+  line: number;
+  text: string;
+}
+
+/** Decodes UTF-8 strictly; invalid bytes are an error naming the file. */
+export function decodeUtf8(bytes: Uint8Array, file: string): string {
+  try {
+    return strictUtf8.decode(bytes);
+  } catch {
+    throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
+  }
+}
+
+/**
+ * Splits JSONL bytes into non-blank lines. Line length is measured in bytes before
+ * decoding, so one huge line is refused without building a huge string.
+ */
+export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
+  const lines: JsonLine[] = [];
+  let start = 0;
+  let lineNumber = 1;
+  while (start <= bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    if (end - start > maxLineBytes) {
+      throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
+    }
+    const text = decodeUtf8(bytes.subarray(start, end), `${file} line ${lineNumber}`);
+    if (text.trim().length > 0) lines.push({ line: lineNumber, text });
+    start = end + 1;
+    lineNumber++;
+  }
+  return lines;
+}
+
+/** Parses JSON text, or null when it is not JSON. */
+export function tryParseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Parses a whole JSON document that must be an object; `code` says which error to raise. */
+export function parseJsonObject(bytes: Uint8Array, file: string, code: 'bad_manifest' | 'bad_record'): JsonObject {
+  let text: string;
+  try {
+    text = strictUtf8.decode(bytes);
+  } catch {
+    throw new ArchiveError(code, `${file}: not valid UTF-8`);
+  }
+  const value = tryParseJson(text);
+  if (value === undefined) throw new ArchiveError(code, `${file}: not valid JSON`);
+  if (!isJsonObject(value)) throw new ArchiveError(code, `${file}: expected a JSON object`);
+  return value;
+}

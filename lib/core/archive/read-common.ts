@@ -1,0 +1,59 @@
+import { isJsonObject, type JsonObject } from '../json';
+import { asMemoryRecord, RecordShapeError, type MemoryRecord } from '../record';
+import { parseJsonObject, splitJsonLines, tryParseJson, type JsonLine } from './json-text';
+import { ArchiveError } from './types';
+
+/** Parses a manifest document and checks the one field every reader relies on: `agent.id`. */
+export function parseManifest(bytes: Uint8Array, file: string): JsonObject {
+  const manifest = parseJsonObject(bytes, file, 'bad_manifest');
+  const agent = manifest.agent;
+  if (!isJsonObject(agent) || typeof agent.id !== 'string' || agent.id.length === 0) {
+    throw new ArchiveError('bad_manifest', `${file}: agent.id is missing or not a string`);
+  }
+  return manifest;
+}
+
+/** A JSONL line parsed into a JSON object, or a `bad_record` error naming file and line. */
+export function parseLineObject(file: string, line: JsonLine): JsonObject {
+  const value = tryParseJson(line.text);
+  if (value === undefined) throw new ArchiveError('bad_record', `${file} line ${line.line}: not valid JSON`);
+  if (!isJsonObject(value)) throw new ArchiveError('bad_record', `${file} line ${line.line}: expected a JSON object`);
+  return value;
+}
+
+/** Checks a parsed line is a memory record; shape errors name the file, line and field. */
+export function lineRecord(file: string, line: JsonLine, value: JsonObject): MemoryRecord {
+  try {
+    return asMemoryRecord(value, 'record');
+  } catch (err) {
+    if (err instanceof RecordShapeError) {
+      throw new ArchiveError('bad_record', `${file} line ${line.line}: ${err.message}`);
+    }
+    throw err;
+  }
+}
+
+/** Reads the records of one JSONL partition with their line numbers. */
+export function readRecordFile(
+  bytes: Uint8Array,
+  file: string,
+  maxLineBytes: number,
+): { line: number; record: MemoryRecord }[] {
+  return splitJsonLines(bytes, file, maxLineBytes).map((line) => ({
+    line: line.line,
+    record: lineRecord(file, line, parseLineObject(file, line)),
+  }));
+}
+
+/** Remembers where each record id was seen, so a second sighting names both places. */
+export class RecordIdRegistry {
+  private readonly seen = new Map<string, string>();
+
+  add(id: string, where: string): void {
+    const first = this.seen.get(id);
+    if (first !== undefined) {
+      throw new ArchiveError('duplicate_record_id', `record id ${id} appears twice: ${first} and ${where}`);
+    }
+    this.seen.set(id, where);
+  }
+}

@@ -1,0 +1,93 @@
+import { isJsonObject, type JsonObject } from '../json';
+import type { MemoryRecord } from '../record';
+import { parseJsonObject } from './json-text';
+import { parseManifest, readRecordFile, RecordIdRegistry } from './read-common';
+import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
+import { readZip, resolveLimits } from './zip-read';
+
+export const MANIFEST_FILE = 'manifest.json';
+export const DELTA_MANIFEST_FILE = 'delta-manifest.json';
+
+/**
+ * Reads a `.alf` snapshot. Partitions are found through the manifest (either layout of
+ * CONTRACT §3.1), `memory/index.json` is never required, and every byte the archive
+ * carried lands in `records`, `layers`, `raw` or `extra` so a rewrite loses nothing.
+ */
+export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<AlfSnapshot> {
+  const caps = resolveLimits(limits);
+  const { files } = await readZip(bytes, caps);
+  const manifestBytes = files.get(MANIFEST_FILE);
+  if (!manifestBytes) {
+    const hint = files.has(DELTA_MANIFEST_FILE) ? ' (this is a .alf-delta, not a snapshot)' : '';
+    throw new ArchiveError('missing_manifest', `archive has no ${MANIFEST_FILE}${hint}`);
+  }
+  const manifest = parseManifest(manifestBytes, MANIFEST_FILE);
+  const partitionFiles = locatePartitions(manifest, files);
+  const records = readPartitions(files, partitionFiles, caps.maxLineBytes);
+  const layers = readLayers(files);
+  const consumed = new Set<string>([MANIFEST_FILE, ...partitionFiles, ...Object.values(LAYER_FILES)]);
+  const raw = new Map<string, Uint8Array>();
+  const extra = new Map<string, Uint8Array>();
+  for (const [name, data] of files) {
+    if (consumed.has(name)) continue;
+    (name.startsWith('raw/') ? raw : extra).set(name, data);
+  }
+  return { manifest, records, layers, raw, extra };
+}
+
+/** Partition files named by the manifest, else every `.jsonl` under `memory/` (sorted). */
+function locatePartitions(manifest: JsonObject, files: Map<string, Uint8Array>): string[] {
+  const listed = listedPartitions(manifest);
+  if (listed.length === 0) {
+    return [...files.keys()].filter((name) => name.startsWith('memory/') && name.endsWith('.jsonl')).sort();
+  }
+  for (const file of listed) {
+    if (!files.has(file)) {
+      throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: partition ${JSON.stringify(file)} is listed but not in the archive`);
+    }
+  }
+  return listed;
+}
+
+function listedPartitions(manifest: JsonObject): string[] {
+  const layers = manifest.layers;
+  const memory = isJsonObject(layers) ? layers.memory : undefined;
+  const partitions = isJsonObject(memory) ? memory.partitions : undefined;
+  if (partitions === undefined || partitions === null) return [];
+  if (!Array.isArray(partitions)) throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: layers.memory.partitions is not an array`);
+  const files = partitions.map((partition, index) => {
+    if (!isJsonObject(partition) || typeof partition.file !== 'string') {
+      throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: layers.memory.partitions[${index}].file is not a string`);
+    }
+    if (partition.file.startsWith('raw/') || partition.file === MANIFEST_FILE) {
+      throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: partition file ${JSON.stringify(partition.file)} is not a memory file`);
+    }
+    return partition.file;
+  });
+  const duplicate = files.find((file, index) => files.indexOf(file) !== index);
+  if (duplicate !== undefined) {
+    throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: partition ${JSON.stringify(duplicate)} is listed twice`);
+  }
+  return files;
+}
+
+function readPartitions(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number): MemoryRecord[] {
+  const ids = new RecordIdRegistry();
+  const records: MemoryRecord[] = [];
+  for (const file of partitionFiles) {
+    for (const { line, record } of readRecordFile(files.get(file)!, file, maxLineBytes)) {
+      ids.add(record.id, `${file} line ${line}`);
+      records.push(record);
+    }
+  }
+  return records;
+}
+
+function readLayers(files: Map<string, Uint8Array>): AlfSnapshot['layers'] {
+  const layers: AlfSnapshot['layers'] = {};
+  for (const [layer, file] of Object.entries(LAYER_FILES) as [LayerName, string][]) {
+    const bytes = files.get(file);
+    if (bytes) layers[layer] = parseJsonObject(bytes, file, 'bad_manifest');
+  }
+  return layers;
+}

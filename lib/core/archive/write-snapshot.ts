@@ -1,0 +1,101 @@
+import type { JsonObject } from '../json';
+import { asMemoryRecord, orderRecordFields, RecordShapeError, type MemoryRecord } from '../record';
+import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } from './inventory';
+import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
+import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
+import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
+import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
+
+/** Options of {@link writeSnapshot}. */
+export interface WriteSnapshotOptions {
+  /** `YYYY-MM-DD`; partitions ending before it are marked sealed. Without it none are. */
+  today?: string;
+}
+
+/**
+ * Writes a `.alf` snapshot with deterministic bytes, in the reference writer's entry
+ * order (CONTRACT §3.1): layer files, quarterly partitions (§3.4), attachments, other
+ * entries, raw files, and `manifest.json` last with its inventory recomputed.
+ */
+export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<Uint8Array> {
+  if (opts.today !== undefined && !isFullDate(opts.today)) {
+    throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
+  }
+  checkRecords(snapshot.records);
+  const partitions = partitionRecords(snapshot.records);
+  const infos = partitions.map((partition) => partitionInfo(partition, opts.today));
+  const { identity, principals, credentials, attachments } = snapshot.layers;
+  const entries: ZipEntry[] = [];
+  if (identity) entries.push({ name: LAYER_FILES.identity, data: jsonDocument(identity) });
+  if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
+  if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
+  for (const partition of partitions) entries.push({ name: partition.file, data: recordLines(partition.records) });
+  if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
+  entries.push(...extraEntries(snapshot.extra));
+  entries.push(...rawEntries(snapshot.raw));
+  entries.push({ name: MANIFEST_FILE, data: jsonDocument(buildManifest(snapshot, infos)) });
+  return writeZip(entries);
+}
+
+function checkRecords(records: readonly MemoryRecord[]): void {
+  const seen = new Set<string>();
+  records.forEach((record, index) => {
+    try {
+      asMemoryRecord(record, `records[${index}]`);
+    } catch (err) {
+      if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
+      throw err;
+    }
+    if (seen.has(record.id)) throw new ArchiveError('duplicate_record_id', `cannot write: record id ${record.id} appears twice`);
+    seen.add(record.id);
+  });
+}
+
+function partitionInfo(partition: QuarterPartition, today: string | undefined): PartitionInfo {
+  return {
+    file: partition.file,
+    from: partition.from,
+    to: partition.to,
+    record_count: partition.records.length,
+    sealed: today !== undefined && partition.to < today,
+  };
+}
+
+/** One JSONL line per record, schema field order, `\n` after each. */
+export function recordLines(records: readonly MemoryRecord[]): Uint8Array {
+  return utf8(records.map((record) => `${JSON.stringify(orderRecordFields(record))}\n`).join(''));
+}
+
+const RESERVED_NAMES = new Set<string>([MANIFEST_FILE, DELTA_MANIFEST_FILE, ...Object.values(LAYER_FILES)]);
+
+/** Extra entries, sorted; stale partition files and the stale index are dropped as partitions are recomputed. */
+function extraEntries(extra: ReadonlyMap<string, Uint8Array>): ZipEntry[] {
+  const names = [...extra.keys()].filter((name) => name !== MEMORY_INDEX_FILE && !PARTITION_FILE.test(name)).sort();
+  for (const name of names) {
+    if (RESERVED_NAMES.has(name) || name.startsWith('raw/')) {
+      throw new ArchiveError('duplicate_entry', `cannot write extra entry ${JSON.stringify(name)}: that name belongs to the snapshot itself`);
+    }
+  }
+  return names.map((name) => ({ name, data: extra.get(name)! }));
+}
+
+function rawEntries(raw: ReadonlyMap<string, Uint8Array>): ZipEntry[] {
+  const names = [...raw.keys()].sort();
+  for (const name of names) {
+    if (!/^raw\/[^/]+\/./.test(name)) {
+      throw new ArchiveError('unsafe_path', `cannot write raw entry ${JSON.stringify(name)}: expected raw/<runtime>/<path>`);
+    }
+  }
+  return names.map((name) => ({ name, data: raw.get(name)! }));
+}
+
+function buildManifest(snapshot: AlfSnapshot, partitions: PartitionInfo[]): JsonObject {
+  const sources = rawSources(snapshot.raw);
+  const manifest: JsonObject = {
+    ...snapshot.manifest,
+    layers: recomputeLayers(snapshot, partitions),
+    raw_sources: sources,
+  };
+  if (sources.length === 0) delete manifest.raw_sources;
+  return manifest;
+}

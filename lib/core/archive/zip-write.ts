@@ -1,0 +1,59 @@
+import yazl from 'yazl';
+import { fileNameProblem } from './entry-names';
+import { ArchiveError } from './types';
+
+/** One member to write: its archive path and bytes. */
+export interface ZipEntry {
+  name: string;
+  data: Uint8Array;
+}
+
+/**
+ * 2000-01-01 00:00:00 in *local* time: yazl encodes DOS timestamps from local-time
+ * fields, so building the date from local fields makes the stored value the same in
+ * every time zone. The Info-ZIP UTC field is disabled (`forceDosTimestamp`) for the same reason.
+ */
+const FIXED_MTIME = new Date(2000, 0, 1, 0, 0, 0);
+const FILE_MODE = 0o100644;
+
+/**
+ * Writes the entries, in the order given, as a Deflate ZIP whose bytes depend only on
+ * the entries: fixed mtime and mode, no comments, no platform-dependent fields.
+ */
+export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
+  const seen = new Set<string>();
+  for (const { name } of entries) {
+    const problem = fileNameProblem(name);
+    if (problem) throw new ArchiveError('unsafe_path', `cannot write entry: ${problem}: ${JSON.stringify(name)}`);
+    if (seen.has(name)) throw new ArchiveError('duplicate_entry', `cannot write entry twice: ${JSON.stringify(name)}`);
+    seen.add(name);
+  }
+  const zip = new yazl.ZipFile();
+  for (const { name, data } of entries) {
+    zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
+      mtime: FIXED_MTIME,
+      mode: FILE_MODE,
+      compress: true,
+      forceDosTimestamp: true,
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    zip.outputStream.on('error', reject);
+    zip.outputStream.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    zip.end();
+  });
+}
+
+const encoder = new TextEncoder();
+
+/** UTF-8 bytes of a string. */
+export function utf8(text: string): Uint8Array {
+  return encoder.encode(text);
+}
+
+/** Pretty JSON document bytes, as the reference writes layer files and manifests. */
+export function jsonDocument(value: unknown): Uint8Array {
+  return utf8(JSON.stringify(value, null, 2));
+}
