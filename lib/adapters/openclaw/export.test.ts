@@ -1,0 +1,160 @@
+import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { openclawAdapter } from './index';
+import { FIXED_CLOCK, SHARED_ALF, copyFixture, tempDir } from './test-helpers';
+
+const exportWs = (workspace: string, persistAgentId = true) =>
+  openclawAdapter.exportWorkspace({ workspace, persistAgentId, clock: FIXED_CLOCK });
+
+const countByFile = (records: { source: { origin_file?: string } }[]) => {
+  const counts: Record<string, number> = {};
+  for (const r of records) counts[r.source.origin_file!] = (counts[r.source.origin_file!] ?? 0) + 1;
+  return counts;
+};
+
+describe('openclaw export: golden DTO', () => {
+  it('yields the reference id, tags, source and line range for the golden daily section', async () => {
+    const golden = JSON.parse(await readFile(path.join(SHARED_ALF, 'fixtures/captured/openclaw-memory-dto.golden.json'), 'utf8'));
+    const dto = golden.sample_dto;
+    const ws = await tempDir();
+    await writeFile(path.join(ws, '.alf-agent-id'), 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d');
+    await mkdir(path.join(ws, 'memory'));
+    await writeFile(path.join(ws, 'memory/2026-01-15.md'), `${dto.content}\n## Afternoon\nSomething else.\n`);
+    const result = await exportWs(ws);
+    const record = result.records.find((r) => r.raw_source_format?.heading === 'Morning standup')!;
+    expect(record.id).toBe(dto.id);
+    expect(record.content).toBe(dto.content);
+    expect(record.memory_type).toBe(dto.memory_type);
+    expect(record.namespace).toBe(dto.namespace);
+    expect(record.tags).toEqual(dto.tags);
+    expect(record.raw_source_format).toEqual(dto.raw_source_format);
+    expect(record.source).toEqual(dto.source);
+    expect(record.temporal.created_at).toBe(dto.created_at_alf);
+    expect(record.temporal.observed_at).toBe(dto.observed_at);
+    expect(record.category).toBe('decision');
+    expect(record.confidence).toBe(0.8);
+    expect(record.status).toBe('active');
+  });
+});
+
+describe('openclaw export: reference fixtures', () => {
+  it('standard: agent id, records per file, handler treatment, raw set, layers', async () => {
+    const ws = await copyFixture('standard');
+    const result = await exportWs(ws);
+    expect(result.agentId).toBe('377f6e23-ecf6-50c9-a538-8fee0e49a65b');
+    expect(result.agentName).toBe('Standard Agent');
+    expect(countByFile(result.records)).toEqual({
+      'MEMORY.md': 2,
+      'memory/2026-01-15.md': 3,
+      'memory/2026-01-16.md': 1,
+      'memory/active-context.md': 1,
+      'memory/gating-policies.md': 1,
+      'memory/project-clawsmith.md': 1,
+    });
+    const byFile = (f: string) => result.records.filter((r) => r.source.origin_file === f);
+    expect(byFile('MEMORY.md').map((r) => [r.namespace, r.memory_type, r.source.extraction_method, r.raw_source_format])).toEqual([
+      ['curated', 'semantic', 'user_authored', { heading: 'Fact 1', line_end: 5, line_start: 3 }],
+      ['curated', 'semantic', 'user_authored', { heading: 'Fact 2', line_end: 7, line_start: 6 }],
+    ]);
+    expect(byFile('memory/active-context.md')[0]).toMatchObject({
+      namespace: 'active-context',
+      memory_type: 'summary',
+      content: 'We are currently working on the integration tests.',
+      raw_source_format: { heading: null, line_start: 1, line_end: 1 },
+    });
+    expect(byFile('memory/gating-policies.md')[0]!.source.extraction_method).toBe('user_authored');
+    expect(byFile('memory/project-clawsmith.md')[0]!.namespace).toBe('project');
+    expect(result.records.every((r) => !r.tags!.some((t) => t.startsWith('tier:')))).toBe(true);
+    expect([...result.raw.keys()]).toEqual([
+      'SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'USER.md', 'TOOLS.md', 'HEARTBEAT.md', 'MEMORY.md',
+      'memory/2026-01-15.md', 'memory/2026-01-16.md', 'memory/active-context.md', 'memory/gating-policies.md',
+      'memory/project-clawsmith.md',
+    ]);
+    expect(result.layers.identity).toMatchObject({ id: expect.any(String), agent_id: result.agentId, version: 1 });
+    expect(result.layers.principals!.principals).toHaveLength(1);
+  });
+
+  it('sorts records by created_at, dated files first', async () => {
+    const ws = await copyFixture('standard');
+    const march = new Date('2026-03-01T00:00:00Z');
+    for (const f of ['MEMORY.md', 'memory/active-context.md', 'memory/gating-policies.md', 'memory/project-clawsmith.md']) {
+      await utimes(path.join(ws, f), march, march);
+    }
+    const result = await exportWs(ws);
+    expect(result.records.find((r) => r.namespace === 'active-context')!.temporal.created_at).toBe('2026-03-01T00:00:00Z');
+    const created = result.records.map((r) => Date.parse(r.temporal.created_at));
+    expect(created).toEqual([...created].sort((a, b) => a - b));
+    expect(result.records[0]!.source.origin_file).toBe('memory/2026-01-15.md');
+  });
+
+  it('community-patterns: importance tags and a binary placeholder carried byte-exact', async () => {
+    const ws = await copyFixture('community-patterns');
+    const result = await exportWs(ws);
+    expect(result.agentId).toBe('b118d25b-3550-590c-8e33-005a3f38f321');
+    expect(result.records).toHaveLength(2);
+    const daily = result.records.find((r) => r.namespace === 'daily')!;
+    expect(daily).toMatchObject({ tags: ['daily', 'decision'], category: 'decision', confidence: 0.9 });
+    const placeholder = await readFile(path.join(SHARED_ALF, 'fixtures/openclaw/community-patterns/memory/facts.db'));
+    expect(Buffer.from(result.raw.get('memory/facts.db')!)).toEqual(placeholder);
+    expect(result.agentName).toBe('community-patterns');
+  });
+
+  it('minimal and empty: no records, agent id from the file, never the id file itself raw', async () => {
+    const minimal = await exportWs(await copyFixture('minimal'));
+    expect(minimal).toMatchObject({ agentId: '9a81df14-bd51-52d0-aeab-f84c2c118f93', records: [] });
+    expect([...minimal.raw.keys()]).toEqual(['SOUL.md']);
+    const empty = await exportWs(await copyFixture('empty'));
+    expect(empty).toMatchObject({ agentId: '04e2d761-044d-5e67-9ac2-4e728c27dc48', records: [], layers: {} });
+    expect(empty.raw.size).toBe(0);
+  });
+
+  it('is deterministic: same records and raw bytes twice', async () => {
+    const ws = await copyFixture('standard');
+    const a = await exportWs(ws);
+    const b = await exportWs(ws);
+    expect(b.records).toEqual(a.records);
+    expect(b.layers).toEqual(a.layers);
+    expect([...b.raw.entries()]).toEqual([...a.raw.entries()]);
+  });
+});
+
+describe('openclaw export: workspace rules', () => {
+  it('honours .alfignore, counts exclusions, and never carries control files', async () => {
+    const ws = await copyFixture('standard');
+    await writeFile(path.join(ws, '.alfignore'), 'memory/project-*.md\nTOOLS.md\n');
+    await writeFile(path.join(ws, '.alf-synced.json'), '{}');
+    await writeFile(path.join(ws, '.alf-sync-log.md'), 'log');
+    const result = await exportWs(ws);
+    expect(result.excludedByAlfignore).toBe(2);
+    expect(result.raw.has('memory/project-clawsmith.md')).toBe(false);
+    expect(result.records.some((r) => r.source.origin_file === 'memory/project-clawsmith.md')).toBe(false);
+    expect(result.raw.has('.alf-sync-log.md')).toBe(true);
+    expect(result.raw.has('.alf-synced.json')).toBe(false);
+    expect(result.raw.has('.alf-agent-id')).toBe(false);
+  });
+
+  it('mints and persists an agent id only when asked', async () => {
+    const ws = await tempDir();
+    await writeFile(path.join(ws, 'MEMORY.md'), '## A\nfact\n');
+    const dry = await exportWs(ws, false);
+    await expect(readFile(path.join(ws, '.alf-agent-id'))).rejects.toThrow();
+    const real = await exportWs(ws, true);
+    expect(real.agentId).toBe(dry.agentId);
+    expect(await readFile(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(real.agentId);
+  });
+
+  it('rejects a missing workspace with a clear error', async () => {
+    await expect(exportWs(path.join(await tempDir(), 'nope'))).rejects.toThrow(/workspace not found/);
+  });
+
+  it('reports memory presence', async () => {
+    const ws = await tempDir();
+    expect(await openclawAdapter.memoryPresent(ws)).toBe(false);
+    await mkdir(path.join(ws, 'memory/deep'), { recursive: true });
+    await writeFile(path.join(ws, 'memory/deep/x.txt'), 'x');
+    expect(await openclawAdapter.memoryPresent(ws)).toBe(false);
+    await writeFile(path.join(ws, 'memory/deep/x.md'), 'x');
+    expect(await openclawAdapter.memoryPresent(ws)).toBe(true);
+  });
+});
