@@ -1,0 +1,53 @@
+import type { Command } from 'commander';
+import { readOrMintAgentId } from '@/lib/adapters/shared';
+import { systemClock } from '@/lib/core/clock';
+import { restoreAgent } from '@/lib/sync/restore';
+import { alfDir } from '@/lib/sync/state';
+import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { parseRuntime, parseSequence } from '../options';
+import { CliError, printJson, progress } from '../output';
+
+interface RestoreFlags extends TargetFlags {
+  runtime?: string;
+  workspace?: string;
+  out?: string;
+  agent?: string;
+  atSequence?: string;
+  replace?: boolean;
+  runtimeAgent?: string;
+}
+
+export function registerRestoreCommand(program: Command): void {
+  targetOptions(
+    program
+      .command('restore')
+      .description('rebuild an agent at a sequence into a fresh directory (--out) or a live workspace (-w)')
+      .option('-r, --runtime <runtime>', 'runtime to write: openclaw | zeroclaw | hermes', 'openclaw')
+      .option('-w, --workspace <dir>', 'live workspace: written only on initialize, or with --replace')
+      .option('--out <dir>', 'a new or empty directory to write the restored workspace into')
+      .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
+      .option('--at-sequence <n>', 'point in time (default: latest)')
+      .option('--replace', 'apply a prompt-update: overwrite local memory with the restored state', false)
+      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias whose rows are restored'),
+  ).action(async (flags: RestoreFlags) => {
+    const runtime = parseRuntime(flags.runtime);
+    if (!flags.out && !flags.workspace) throw new CliError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE');
+    if (flags.out && flags.workspace) throw new CliError('invalid_argument', 'use either --out or -w, not both');
+    const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime, persist: false }) : undefined);
+    if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'find agent ids with `lineage agents` or on the dashboard');
+    const output = await restoreAgent({
+      runtime,
+      target: resolveTarget(flags),
+      agentId,
+      atSequence: parseSequence(flags.atSequence, '--at-sequence'),
+      out: flags.out,
+      workspace: flags.workspace,
+      runtimeAgent: flags.runtimeAgent,
+      replace: Boolean(flags.replace),
+      alfHome: alfDir(),
+      clock: systemClock,
+    });
+    if (output.action === 'prompt-update' && !output.applied) progress(`local memory differs from sequence ${output.sequence}; nothing written (use --replace to overwrite)`);
+    printJson(output);
+  });
+}

@@ -1,0 +1,35 @@
+import type { Command } from 'commander';
+import { systemClock } from '@/lib/core/clock';
+import { alfDir } from '@/lib/sync/state';
+import { syncWorkspace } from '@/lib/sync/sync';
+import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { parseRuntime, requireOption } from '../options';
+import { printJson, progress } from '../output';
+
+interface SyncFlags extends TargetFlags {
+  runtime?: string;
+  workspace?: string;
+  runtimeAgent?: string;
+}
+
+export function registerSyncCommand(program: Command): void {
+  targetOptions(
+    program
+      .command('sync')
+      .description('export a workspace, reconcile it against the last sync and upload a snapshot or delta')
+      .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
+      .option('-w, --workspace <dir>', 'the agent workspace (Hermes: its home)')
+      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync'),
+  ).action(async (flags: SyncFlags) => {
+    const output = await syncWorkspace({
+      runtime: parseRuntime(flags.runtime),
+      workspace: requireOption(flags.workspace, '-w/--workspace'),
+      runtimeAgent: flags.runtimeAgent,
+      target: resolveTarget(flags),
+      alfHome: alfDir(),
+      clock: systemClock,
+      log: progress,
+    });
+    printJson(output);
+  });
+}

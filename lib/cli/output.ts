@@ -1,0 +1,47 @@
+import { ArchiveError } from '@/lib/core/archive/types';
+import { SyncError } from '@/lib/sync/errors';
+
+/** A failure the CLI reports as `{ok:false, code, error, hint}` with exit code 1. */
+export class CliError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly hint?: string,
+  ) {
+    super(message);
+    this.name = 'CliError';
+  }
+}
+
+/** stdout carries exactly one compact JSON object per invocation. */
+export function printJson(value: unknown): void {
+  process.stdout.write(JSON.stringify(value) + '\n');
+}
+
+/** Progress and diagnostics go to stderr so stdout stays machine-readable. */
+export function progress(line: string): void {
+  process.stderr.write(`${line}\n`);
+}
+
+export function errorPayload(error: unknown): { ok: false; code?: string; error: string; hint?: string } {
+  if (error instanceof CliError || error instanceof SyncError) {
+    return { ok: false, code: error.code, error: error.message, ...(error.hint ? { hint: error.hint } : {}) };
+  }
+  if (error instanceof ArchiveError) {
+    return { ok: false, code: `archive_${error.code}`, error: error.message, hint: 'the archive is malformed or unsafe; nothing was changed' };
+  }
+  const coded = error as { code?: unknown; message?: unknown; hint?: unknown };
+  if (error instanceof Error && typeof coded.code === 'string' && /^[a-z_]+$/.test(coded.code)) {
+    return { ok: false, code: coded.code, error: error.message, ...(typeof coded.hint === 'string' ? { hint: coded.hint } : {}) };
+  }
+  return { ok: false, code: 'internal_error', error: error instanceof Error ? error.message : String(error) };
+}
+
+/** The single exit point for failures. */
+export function failAndExit(error: unknown): never {
+  const payload = errorPayload(error);
+  printJson(payload);
+  progress(`error: ${payload.error}${payload.hint ? `\nhint: ${payload.hint}` : ''}`);
+  if (payload.code === 'internal_error' && error instanceof Error && error.stack) progress(error.stack);
+  process.exit(1);
+}

@@ -1,0 +1,49 @@
+import { AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
+import { SyncConflictError, SyncError } from './errors';
+import type { RestoreBundle, SyncTarget } from './target';
+
+/** A sync target that speaks the ALF HTTP protocol (ours or any compatible service). */
+export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarget {
+  const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+  return {
+    label: args.baseUrl,
+    ensureAgent: (agent) =>
+      mapErrors(async () => {
+        const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
+        return { alreadyExisted, latestSequence: info.latest_sequence };
+      }),
+    putSnapshot: (agentId, bytes) => mapErrors(async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
+    pushDelta: (agentId, baseSequence, bytes) =>
+      mapErrors(async () => {
+        try {
+          return { sequence: (await client.pushDelta(agentId, baseSequence, bytes)).sequence };
+        } catch (error) {
+          if (error instanceof HttpConflict) throw new SyncConflictError(baseSequence, error.latest);
+          throw error;
+        }
+      }),
+    fetchRestore: (agentId, upToSequence) =>
+      mapErrors(async (): Promise<RestoreBundle> => {
+        const plan = await client.restore(agentId, { upToSequence });
+        if (!plan.snapshot) throw new SyncError('restore_incomplete', `No snapshot available for agent ${agentId}`);
+        const snapshot = { sequence: plan.snapshot.sequence, bytes: await client.download(plan.snapshot.url) };
+        const deltas = [];
+        for (const d of plan.deltas) deltas.push({ sequence: d.sequence, bytes: await client.download(d.url) });
+        const sequence = upToSequence ?? Math.max(snapshot.sequence, ...deltas.map((d) => d.sequence));
+        return { snapshot, deltas, sequence };
+      }),
+  };
+}
+
+async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof AlfApiError) {
+      if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
+      if (error.status === 404) throw new SyncError('agent_not_found', error.message);
+      throw new SyncError('sync_upload_failed', error.message);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,132 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { getAdapter } from '@/lib/adapters';
+import { rawFilesFor } from '@/lib/adapters/shared';
+import type { Runtime } from '@/lib/adapters/types';
+import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import type { AlfSnapshot } from '@/lib/core/archive/types';
+import type { Clock } from '@/lib/core/clock';
+import { foldSnapshot } from '@/lib/core/restore';
+import { SyncError } from './errors';
+import { writeClientState } from './state';
+import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
+import type { SyncTarget } from './target';
+
+/** Rebuilds an agent's snapshot at a sequence (default: latest) from the target's ledger. */
+export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number }> {
+  const bundle = await args.target.fetchRestore(args.agentId, args.atSequence);
+  const base = await readSnapshot(bundle.snapshot.bytes);
+  const deltas = [];
+  for (const d of bundle.deltas) deltas.push({ sequence: d.sequence, delta: await readDelta(d.bytes) });
+  const snapshot = foldSnapshot({ base, baseSequence: bundle.snapshot.sequence, deltas, now: args.now });
+  return { snapshot, sequence: bundle.sequence };
+}
+
+export type RestoreAction = 'initialize' | 'prompt-update' | 'none';
+
+export interface RestoreOptions {
+  runtime: Runtime;
+  target: SyncTarget;
+  agentId: string;
+  atSequence?: number;
+  /** A fresh directory (`--out`): always written. */
+  out?: string;
+  /** A live workspace (`-w`): written only as the three-state check allows. */
+  workspace?: string;
+  runtimeAgent?: string;
+  replace: boolean;
+  alfHome: string;
+  clock: Clock;
+}
+
+export interface RestoreOutput {
+  ok: true;
+  agent_id: string;
+  agent_name: string;
+  sequence: number;
+  runtime: Runtime;
+  memory_records: number;
+  workspace: string;
+  action: RestoreAction;
+  applied: boolean;
+  at_sequence?: number;
+  would_change?: string[];
+  written?: string[];
+  warnings?: string[];
+}
+
+/**
+ * Restores an agent. Into `--out` it writes unconditionally (the directory must be empty or new).
+ * Into a live workspace it follows DESIGN "Restoring into a live workspace": initialize when no
+ * memory is there, none when it is already at that state, otherwise prompt-update, which writes
+ * nothing unless `replace` is given. Nothing local is ever silently overwritten.
+ */
+export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput> {
+  const now = opts.clock();
+  const dir = opts.out ?? opts.workspace;
+  if (!dir) throw new SyncError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE', 'pass --out to restore into a fresh directory');
+  const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId: opts.agentId, atSequence: opts.atSequence, now });
+  const adapter = getAdapter(opts.runtime);
+  const base = {
+    ok: true as const,
+    agent_id: opts.agentId,
+    agent_name: agentName(snapshot),
+    sequence,
+    runtime: opts.runtime,
+    memory_records: snapshot.records.length,
+    workspace: path.resolve(dir),
+    ...(opts.atSequence !== undefined ? { at_sequence: opts.atSequence } : {}),
+  };
+
+  let action: RestoreAction = 'initialize';
+  if (opts.out) {
+    await assertEmptyOrMissing(opts.out);
+  } else {
+    action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence });
+    if (action === 'none') return { ...base, action, applied: false };
+    if (action === 'prompt-update' && !opts.replace) {
+      return { ...base, action, applied: false, would_change: await wouldChange(dir, snapshot, opts.runtime) };
+    }
+  }
+
+  await fs.mkdir(dir, { recursive: true });
+  const result = await adapter.importSnapshot({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: !opts.out, clock: opts.clock });
+  const syncedAt = now.toISOString();
+  await writeSyncedFrom(dir, { agent_id: opts.agentId, sequence, synced_at: syncedAt });
+  if (opts.workspace && opts.atSequence === undefined) {
+    // A head restore into the live workspace also becomes the local delta base, as in the reference.
+    await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt }, baseSnapshot: await writeSnapshot(snapshot) });
+  }
+  return { ...base, action, applied: true, written: result.written, ...(result.warnings.length ? { warnings: result.warnings } : {}) };
+}
+
+async function decideAction(args: { workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number }): Promise<RestoreAction> {
+  const present = await getAdapter(args.runtime).memoryPresent(args.workspace, args.runtimeAgent);
+  if (!present) return 'initialize';
+  const synced = await readSyncedFrom(args.workspace);
+  if (!synced || synced.agent_id !== args.agentId) return 'prompt-update';
+  return synced.sequence === args.sequence ? 'none' : 'prompt-update';
+}
+
+/** Workspace paths the restore would create, change or that differ from the snapshot's raw files. */
+async function wouldChange(workspace: string, snapshot: AlfSnapshot, runtime: Runtime): Promise<string[]> {
+  const files = rawFilesFor(snapshot.raw, runtime);
+  const changed: string[] = [];
+  for (const [rel, bytes] of files) {
+    const existing = await fs.readFile(path.join(workspace, rel)).catch(() => null);
+    if (!existing || !existing.equals(Buffer.from(bytes))) changed.push(rel);
+  }
+  return changed.sort();
+}
+
+async function assertEmptyOrMissing(dir: string): Promise<void> {
+  const entries = await fs.readdir(dir).catch(() => [] as string[]);
+  if (entries.length > 0) {
+    throw new SyncError('restore_incomplete', `--out directory ${dir} is not empty`, 'choose a new directory, or restore into a live workspace with -w');
+  }
+}
+
+function agentName(snapshot: AlfSnapshot): string {
+  const agent = snapshot.manifest.agent;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) && typeof agent.name === 'string' ? agent.name : '';
+}

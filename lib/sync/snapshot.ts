@@ -1,0 +1,24 @@
+import type { ExportResult } from '@/lib/adapters/types';
+import { toArchiveRaw } from '@/lib/adapters/shared';
+import type { AlfSnapshot } from '@/lib/core/archive/types';
+import type { JsonObject } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
+
+export const ALF_VERSION = '1.0.0';
+
+/** The `.alf` an adapter export becomes (no `sync` block: adapter exports carry none). */
+export function snapshotFromExport(exported: ExportResult, now: Date, records: MemoryRecord[] = exported.records): AlfSnapshot {
+  const manifest: JsonObject = {
+    alf_version: ALF_VERSION,
+    created_at: now.toISOString(),
+    agent: { id: exported.agentId, name: exported.agentName, source_runtime: exported.runtime },
+    layers: {},
+  };
+  return {
+    manifest,
+    records,
+    layers: { ...exported.layers },
+    raw: toArchiveRaw(exported.raw, exported.runtime),
+    extra: new Map(),
+  };
+}

@@ -1,0 +1,144 @@
+import { getAdapter } from '@/lib/adapters';
+import type { Runtime } from '@/lib/adapters/types';
+import { readSnapshot, writeDelta, writeSnapshot } from '@/lib/core/archive';
+import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import type { Clock } from '@/lib/core/clock';
+import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
+import { jsonEqual, type JsonObject } from '@/lib/core/json';
+import { reconcile } from '@/lib/core/reconcile';
+import { ALF_VERSION, snapshotFromExport } from './snapshot';
+import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
+import { writeSyncedFrom } from './synced-marker';
+import type { SyncTarget } from './target';
+
+export interface SyncOptions {
+  runtime: Runtime;
+  workspace: string;
+  runtimeAgent?: string;
+  target: SyncTarget;
+  alfHome: string;
+  clock: Clock;
+  /** Progress lines (stderr in the CLI). */
+  log?: (line: string) => void;
+}
+
+/** The reference CLI's sync JSON (CONTRACT §2.3). */
+export interface SyncOutput {
+  ok: true;
+  sequence: number;
+  delta: boolean;
+  changes?: { creates: number; updates: number; deletes: number };
+  snapshot_path: string;
+  no_changes: boolean;
+  recovered: boolean;
+  agent: { runtime_agent: string; alf_agent_id: string; source: 'flag' | 'workspace' };
+  raw?: { changed: number; deleted: number };
+}
+
+/**
+ * One sync: export the store, reconcile against the last-synced base, and upload either the
+ * first snapshot or a delta. Idle syncs upload nothing and consume no sequence.
+ */
+export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
+  const log = opts.log ?? (() => {});
+  const now = opts.clock();
+  const exported = await getAdapter(opts.runtime).exportWorkspace({
+    workspace: opts.workspace,
+    runtimeAgent: opts.runtimeAgent,
+    persistAgentId: true,
+    clock: opts.clock,
+  });
+  const agentId = exported.agentId;
+  const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
+  const state = await readClientState(opts.alfHome, agentId);
+  const baseBytes = state?.last_synced_sequence !== undefined ? await readBaseSnapshot(opts.alfHome, agentId) : null;
+
+  if (state?.last_synced_sequence === undefined || !baseBytes) {
+    log(`first sync of ${agentId} to ${opts.target.label}`);
+    await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
+    const snapshot = snapshotFromExport(exported, now);
+    const bytes = await writeSnapshot(snapshot);
+    const { sequence } = await opts.target.putSnapshot(agentId, bytes);
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes);
+    return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
+  }
+
+  const baseSequence = state.last_synced_sequence;
+  const base = await readSnapshot(baseBytes);
+  const reconciled = reconcile({ agentId, prev: base.records, curr: exported.records });
+  const current = snapshotFromExport(exported, now, reconciled.records);
+  const delta = buildDelta({ base, current, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
+  if (!delta) {
+    log(`no changes since sequence ${baseSequence}`);
+    return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
+  }
+  const { sequence } = await opts.target.pushDelta(agentId, baseSequence, await writeDelta(delta));
+  const snapshotPath = await persist(opts, agentId, sequence, now, await writeSnapshot(current));
+  log(`delta at sequence ${sequence}`);
+  return {
+    ok: true,
+    sequence,
+    delta: true,
+    changes: countOps(delta.entries),
+    snapshot_path: snapshotPath,
+    no_changes: false,
+    recovered: false,
+    agent: agentInfo,
+    raw: { changed: delta.rawChanged.size, deleted: delta.rawDeleted.length },
+  };
+}
+
+async function persist(opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array): Promise<string> {
+  const syncedAt = now.toISOString();
+  const path = await writeClientState({
+    alfHome: opts.alfHome,
+    state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
+    baseSnapshot,
+  });
+  await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
+  return path;
+}
+
+/** The delta between the base and the reconciled export, or null when nothing differs. */
+export function buildDelta(args: {
+  base: AlfSnapshot;
+  current: AlfSnapshot;
+  baseSequence: number;
+  runtime: Runtime;
+  agentId: string;
+  now: Date;
+  baseTimestamp?: string;
+}): AlfDelta | null {
+  const entries = computeDelta(args.base.records, args.current.records);
+  const { changed, deleted } = diffRaw(args.base.raw, args.current.raw, args.runtime);
+  const layers: AlfDelta['layers'] = {};
+  const identity = args.current.layers.identity;
+  if (identity && !jsonEqual(withoutUpdatedAt(identity), withoutUpdatedAt(args.base.layers.identity))) layers.identity = identity;
+  for (const name of ['principals', 'credentials'] as const) {
+    const doc = args.current.layers[name];
+    if (doc && !jsonEqual(doc, args.base.layers[name])) layers[name] = doc;
+  }
+  if (entries.length === 0 && changed.size === 0 && deleted.length === 0 && Object.keys(layers).length === 0) return null;
+  const sync: JsonObject = { base_sequence: args.baseSequence, new_sequence: 0 };
+  if (args.baseTimestamp) sync.base_timestamp = args.baseTimestamp;
+  sync.new_timestamp = args.now.toISOString();
+  return {
+    manifest: {
+      alf_version: ALF_VERSION,
+      created_at: args.now.toISOString(),
+      agent: { id: args.agentId, source_runtime: args.runtime },
+      sync,
+      changes: {},
+    },
+    entries,
+    layers,
+    rawChanged: changed,
+    rawDeleted: deleted,
+  };
+}
+
+function withoutUpdatedAt(doc: JsonObject | undefined): JsonObject | undefined {
+  if (!doc) return doc;
+  const { updated_at: _ignored, ...rest } = doc;
+  return rest;
+}
