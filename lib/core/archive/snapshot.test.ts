@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import yauzl from 'yauzl';
+import { isJsonObject, type JsonObject } from '../json';
+import { ArchiveError, readSnapshot, writeSnapshot } from './index';
+import { craftZip } from './testing/craft-zip';
+import { makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
+
+/** Entry names in archive order, straight from the central directory. */
+async function entryNames(bytes: Uint8Array): Promise<string[]> {
+  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
+  const names: string[] = [];
+  for await (const entry of zip.eachEntry()) names.push(entry.fileName);
+  return names;
+}
+
+function memoryLayer(manifest: JsonObject): JsonObject {
+  const layers = manifest.layers;
+  if (!isJsonObject(layers) || !isJsonObject(layers.memory)) throw new Error('no layers.memory');
+  return layers.memory;
+}
+
+describe('readSnapshot on the synthetic reference fixture', () => {
+  it('finds the partition through the manifest and sorts every other entry', async () => {
+    const snapshot = await readSnapshot(syntheticAgentBytes());
+    expect(snapshot.records).toHaveLength(10);
+    expect(snapshot.records[0]?.id).toBe('7b6a8bc7-f454-7814-b2c0-c54ef62ab46b');
+    expect(Object.keys(snapshot.layers).sort()).toEqual(['attachments', 'credentials', 'identity', 'principals']);
+    expect([...snapshot.raw.keys()]).toEqual(['raw/openclaw/.keep']);
+    expect([...snapshot.extra.keys()].sort()).toEqual(['artifacts/.keep', 'memory/index.json']);
+    expect(snapshot.manifest.checksum).toBe('m7xycy773rci06hty4as6dxtbw:748');
+  });
+
+  it('round-trips records, layers and extra, and writes identical bytes twice', async () => {
+    const first = await readSnapshot(syntheticAgentBytes());
+    const written = await writeSnapshot(first);
+    const again = await writeSnapshot(first);
+    expect(Buffer.from(again).equals(Buffer.from(written))).toBe(true);
+    const second = await readSnapshot(written);
+    const byId = (records: typeof first.records) => [...records].sort((a, b) => a.id.localeCompare(b.id));
+    expect(byId(second.records)).toEqual(byId(first.records));
+    expect(second.layers).toEqual(first.layers);
+    expect(second.raw).toEqual(first.raw);
+    first.extra.delete('memory/index.json');
+    expect(second.extra).toEqual(first.extra);
+    expect(second.manifest.runtime_hints).toEqual(first.manifest.runtime_hints);
+    expect(Buffer.from(await writeSnapshot(second)).equals(Buffer.from(written))).toBe(true);
+  });
+});
+
+describe('writeSnapshot', () => {
+  it('keeps unknown keys at every level of records and manifest', async () => {
+    const record = makeRecord(1, { future_clock: 'x' }, {
+      x_unknown: { nested: [1, { deep: true }] },
+      source: { runtime: 'openclaw', x_source_extra: 7 },
+    });
+    const snapshot = makeSnapshot([record]);
+    snapshot.manifest.x_top = { keep: 'me' };
+    snapshot.manifest.layers = { x_layer: { a: 1 } };
+    const back = await readSnapshot(await writeSnapshot(snapshot));
+    expect(back.records).toEqual([record]);
+    expect(back.manifest.x_top).toEqual({ keep: 'me' });
+    expect((back.manifest.layers as JsonObject).x_layer).toEqual({ a: 1 });
+  });
+
+  it('partitions by quarter of observed_at, else created_at, in UTC, keeping input order', async () => {
+    const records = [
+      makeRecord(1, { created_at: '2026-05-01T00:00:00Z' }),
+      makeRecord(2, { created_at: '2026-05-01T00:00:00Z', observed_at: '2025-12-31T23:30:00Z' }),
+      makeRecord(3, { created_at: '2026-03-31T23:00:00-05:00' }),
+      makeRecord(4, { created_at: '2026-02-01T00:00:00+00:00', observed_at: null }),
+      makeRecord(5, { created_at: '2026-04-02T00:00:00.123456789Z' }),
+    ];
+    const bytes = await writeSnapshot(makeSnapshot(records));
+    const memory = memoryLayer((await readSnapshot(bytes)).manifest);
+    expect(memory.partitions).toEqual([
+      { file: 'memory/2025-Q4.jsonl', from: '2025-10-01', to: '2025-12-31', record_count: 1, sealed: false },
+      { file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: 1, sealed: false },
+      { file: 'memory/2026-Q2.jsonl', from: '2026-04-01', to: '2026-06-30', record_count: 3, sealed: false },
+    ]);
+    const back = await readSnapshot(bytes);
+    expect(back.records.map((r) => r.id)).toEqual([records[1], records[3], records[0], records[2], records[4]].map((r) => r!.id));
+  });
+
+  it('recomputes the inventory, writes the manifest last and lists raw sources', async () => {
+    const snapshot = makeSnapshot([makeRecord(1), makeRecord(2, {}, { embeddings: [{ model: 'm', dimensions: 1, vector: [0.5], computed_at: '2026-01-01T00:00:00Z', source: 'runtime' }] })], {
+      'raw/openclaw/MEMORY.md': '# Memory\n',
+      'raw/hermes/SOUL.md': 'soul',
+    });
+    snapshot.layers.principals = { principals: [{ id: 'a' }, { id: 'b' }] };
+    snapshot.layers.identity = { version: 4, name: 'x' };
+    snapshot.manifest.layers = { principals: { count: 99, file: 'old.json', x_keep: true }, credentials: { count: 5, file: 'credentials.json' } };
+    snapshot.extra.set('memory/index.json', Buffer.from('{}'));
+    snapshot.extra.set('memory/partitions/2020-Q1.jsonl', Buffer.from(''));
+    snapshot.extra.set('artifacts/a.txt', Buffer.from('A'));
+    const bytes = await writeSnapshot(snapshot, { today: '2026-04-01' });
+    expect(await entryNames(bytes)).toEqual([
+      'identity.json', 'principals.json', 'memory/2026-Q1.jsonl', 'artifacts/a.txt',
+      'raw/hermes/SOUL.md', 'raw/openclaw/MEMORY.md', 'manifest.json',
+    ]);
+    const manifest = (await readSnapshot(bytes)).manifest;
+    expect(manifest.raw_sources).toEqual(['hermes', 'openclaw']);
+    expect(manifest.layers).toEqual({
+      principals: { count: 2, file: 'principals.json', x_keep: true },
+      identity: { version: 4, file: 'identity.json' },
+      memory: {
+        record_count: 2, index_file: 'memory/index.json', has_embeddings: true, has_raw_source: true,
+        partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: 2, sealed: true }],
+      },
+    });
+  });
+
+  it('omits layers.memory and raw_sources when there is nothing to list', async () => {
+    const snapshot = makeSnapshot([]);
+    snapshot.manifest.raw_sources = ['openclaw'];
+    const manifest = (await readSnapshot(await writeSnapshot(snapshot))).manifest;
+    expect(manifest.layers).toEqual({});
+    expect('raw_sources' in manifest).toBe(false);
+  });
+
+  it('rejects duplicate record ids and unsafe raw names, writing nothing', async () => {
+    await expect(writeSnapshot(makeSnapshot([makeRecord(1), makeRecord(1)]))).rejects.toMatchObject({ code: 'duplicate_record_id' });
+    await expect(writeSnapshot(makeSnapshot([], { 'raw/openclaw/../x': 'a' }))).rejects.toBeInstanceOf(ArchiveError);
+    await expect(writeSnapshot(makeSnapshot([makeRecord(1, { created_at: '2026-01-01 noon' })]))).rejects.toMatchObject({ code: 'bad_record' });
+  });
+});
+
+describe('readSnapshot layouts', () => {
+  const manifest = (partitions: unknown[] | undefined) => JSON.stringify({
+    alf_version: '1.0.0', created_at: '2026-01-01T00:00:00Z', agent: { id: 'a', name: 'n', source_runtime: 'openclaw' },
+    layers: partitions ? { memory: { record_count: 1, index_file: 'memory/index.json', partitions } } : {},
+  });
+  const line = `${JSON.stringify(makeRecord(1))}\n`;
+
+  it('reads the reference writer layout memory/YYYY-QN.jsonl without memory/index.json', async () => {
+    const bytes = craftZip([
+      { name: 'memory/2026-Q1.jsonl', data: line },
+      { name: 'manifest.json', data: manifest([{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', record_count: 1, sealed: false }]) },
+    ]);
+    expect((await readSnapshot(bytes)).records).toEqual([makeRecord(1)]);
+  });
+
+  it('reads .jsonl files under memory/ when the manifest lists no partitions', async () => {
+    const bytes = craftZip([
+      { name: 'memory/partitions/2026-Q1.jsonl', data: line },
+      { name: 'raw/openclaw/', data: '' },
+      { name: 'manifest.json', data: manifest(undefined) },
+    ]);
+    const snapshot = await readSnapshot(bytes);
+    expect(snapshot.records).toEqual([makeRecord(1)]);
+    expect(snapshot.raw.size).toBe(0);
+  });
+});
