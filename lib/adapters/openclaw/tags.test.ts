@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { fileNameDate, handlerFor, tierFor } from './handlers';
+import { hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
+
+describe('handler table', () => {
+  it.each([
+    ['MEMORY.md', 'curated', 'split'],
+    ['memory/2026-01-15.md', 'daily', 'split'],
+    ['memory/procedures/deploy.md', 'procedural', 'whole'],
+    ['memory/curated/facts.md', 'curated', 'whole'],
+    ['memory/active-context.md', 'active-context', 'whole'],
+    ['memory/gating-policies.md', 'procedural', 'split'],
+    ['memory/project-x.md', 'project', 'split'],
+    ['memory/working-buffer.md', 'workspace', 'whole'],
+    ['memory/semantic/infra.md', 'semantic', 'split'],
+    ['memory/procedural/lessons.md', 'procedural', 'split'],
+    ['memory/episodic/2026-04-05.md', 'episodic', 'split'],
+    ['memory/archive/2026/03/x.md', 'episodic', 'split'],
+  ])('%s → %s / %s', (rel, namespace, chunking) => {
+    expect(handlerFor(rel)).toMatchObject({ namespace, chunking });
+  });
+
+  it('is case-sensitive and leaves other paths unmatched', () => {
+    for (const rel of ['memory.md', 'Memory/a.md', 'memory/other/deep.md', 'memory/episodic/notes.md', 'notes.md']) {
+      expect(handlerFor(rel)).toBeNull();
+    }
+  });
+
+  it('assigns tiers, hot and buffer only in a v4.1 workspace', () => {
+    expect(tierFor('memory/semantic/a.md', false)).toBe('warm');
+    expect(tierFor('memory/episodic/2026-01-01.md', false)).toBe('cold');
+    expect(tierFor('memory/archive/2026/01/a.md', false)).toBe('archive');
+    expect(tierFor('MEMORY.md', false)).toBeNull();
+    expect(tierFor('MEMORY.md', true)).toBe('hot');
+    expect(tierFor('memory/working-buffer.md', true)).toBe('buffer');
+    expect(tierFor('memory/2026-01-01.md', true)).toBeNull();
+  });
+
+  it('reads real calendar dates from file names only', () => {
+    expect(fileNameDate('memory/archive/2026/02/2026-02-28.md')).toBe('2026-02-28');
+    expect(fileNameDate('memory/2026-02-30.md')).toBeNull();
+  });
+});
+
+describe('tags', () => {
+  it('takes the first importance tag per line and the max score', () => {
+    expect(importanceTags('a [decision|i=0.8] [x|i=0.99]\n[fact|i=0.9]\n[bad|i=x]')).toEqual({ names: ['decision', 'fact'], maxScore: 0.9 });
+  });
+
+  it('extracts hashtags, stripping leading # and trailing punctuation', () => {
+    expect(hashtags('## Heading\nuse #rust, and ##ssh! # alone #é')).toEqual(['rust', 'ssh', 'é']);
+  });
+
+  it('parses the #tags: directive on line 2 in both styles', () => {
+    expect(lineTwoTags('# T\n#tags: networking, ssh\n')).toEqual(['networking', 'ssh']);
+    expect(lineTwoTags('# T\n#tags: #networking #ssh')).toEqual(['networking', 'ssh']);
+    expect(lineTwoTags('#tags: a\nb')).toBeNull();
+  });
+
+  it('drops only line 2 from a chunk that covers it', () => {
+    expect(withoutLineTwo('a\n#tags: x\nb', 1)).toBe('a\nb');
+    expect(withoutLineTwo('#tags: x\nb', 2)).toBe('b');
+    expect(withoutLineTwo('c\nd', 3)).toBe('c\nd');
+  });
+});
