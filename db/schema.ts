@@ -1,0 +1,150 @@
+/**
+ * The one drizzle schema of ALF Lineage: agents, API keys, the ledger and the history index.
+ * Times are RFC 3339 UTC text (`Date.toISOString()`), so text order is time order.
+ * The FTS5 table over `record_versions.content` lives in the custom migration `*_fts.sql`.
+ */
+import { sql } from 'drizzle-orm';
+import {
+  blob, index, integer, primaryKey, sqliteTable, text, uniqueIndex,
+} from 'drizzle-orm/sqlite-core';
+
+/** An agent. `tenant_id` is the owning API key id, null for the local (CLI) tenant. */
+export const agents = sqliteTable('agents', {
+  id: text('id').primaryKey(),
+  tenant_id: text('tenant_id'),
+  name: text('name').notNull(),
+  source_runtime: text('source_runtime'),
+  created_at: text('created_at').notNull(),
+  /** null = registered, never synced. */
+  latest_sequence: integer('latest_sequence'),
+  latest_snapshot_seq: integer('latest_snapshot_seq'),
+}, (t) => [index('agents_tenant_idx').on(t.tenant_id)]);
+
+/** API keys, stored hashed; a key's id is its tenant id. */
+export const api_keys = sqliteTable('api_keys', {
+  id: text('id').primaryKey(),
+  name: text('name').notNull(),
+  key_hash: text('key_hash').notNull().unique(),
+  created_at: text('created_at').notNull(),
+});
+
+export const ENTRY_KINDS = ['snapshot', 'delta'] as const;
+export type EntryKind = (typeof ENTRY_KINDS)[number];
+export const RECORD_OPS = ['create', 'update', 'delete'] as const;
+export type RecordOp = (typeof RECORD_OPS)[number];
+
+/**
+ * One archive in the ledger. A rollover snapshot sits at the sequence of the delta it follows,
+ * so the key is (agent_id, seq, kind); at one sequence the delta comes before the snapshot.
+ */
+export const ledger_entries = sqliteTable('ledger_entries', {
+  id: text('id').notNull().unique(),
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
+  blob_key: text('blob_key').notNull(),
+  sha256: text('sha256').notNull(),
+  size_bytes: integer('size_bytes').notNull(),
+  /** Sync time. */
+  created_at: text('created_at').notNull(),
+  creates: integer('creates').notNull().default(0),
+  updates: integer('updates').notNull().default(0),
+  deletes: integer('deletes').notNull().default(0),
+  raw_changed: integer('raw_changed').notNull().default(0),
+  raw_deleted: integer('raw_deleted').notNull().default(0),
+}, (t) => [
+  primaryKey({ columns: [t.agent_id, t.seq, t.kind] }),
+  index('ledger_entries_agent_time_idx').on(t.agent_id, t.created_at),
+  index('ledger_entries_time_idx').on(t.created_at),
+]);
+
+/**
+ * One row per record per ledger entry in which it changed. `id` is a stable integer rowid for the
+ * FTS5 external-content table; the natural key is (agent_id, record_id, seq, entry_kind).
+ * A delete row is the tombstone and carries the previous content.
+ */
+export const record_versions = sqliteTable('record_versions', {
+  id: integer('id').primaryKey(),
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  record_id: text('record_id').notNull(),
+  seq: integer('seq').notNull(),
+  entry_kind: text('entry_kind', { enum: ENTRY_KINDS }).notNull(),
+  op: text('op', { enum: RECORD_OPS }).notNull(),
+  content: text('content').notNull(),
+  content_sha256: text('content_sha256').notNull(),
+  memory_type: text('memory_type').notNull(),
+  namespace: text('namespace').notNull(),
+  status: text('status').notNull(),
+  origin_file: text('origin_file'),
+  heading: text('heading'),
+  /** JSON array text. */
+  tags: text('tags').notNull(),
+  /** The full record JSON (canonical). */
+  record_json: text('record_json').notNull(),
+  created_at: text('created_at'),
+  updated_at: text('updated_at'),
+  observed_at: text('observed_at'),
+  synced_at: text('synced_at').notNull(),
+  moved_from: text('moved_from'),
+}, (t) => [
+  uniqueIndex('record_versions_key_idx').on(t.agent_id, t.record_id, t.seq, t.entry_kind),
+  index('record_versions_agent_seq_idx').on(t.agent_id, t.seq),
+  index('record_versions_agent_synced_idx').on(t.agent_id, t.synced_at),
+  index('record_versions_synced_idx').on(t.synced_at),
+  index('record_versions_moved_from_idx').on(t.agent_id, t.moved_from).where(sql`moved_from IS NOT NULL`),
+]);
+
+/** Current state of every record ever seen (deleted ones keep their last content). */
+export const records = sqliteTable('records', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  record_id: text('record_id').notNull(),
+  first_seq: integer('first_seq').notNull(),
+  last_seq: integer('last_seq').notNull(),
+  deleted_seq: integer('deleted_seq'),
+  content: text('content').notNull(),
+  memory_type: text('memory_type').notNull(),
+  namespace: text('namespace').notNull(),
+  status: text('status').notNull(),
+  origin_file: text('origin_file'),
+  heading: text('heading'),
+  tags: text('tags').notNull(),
+  record_json: text('record_json').notNull(),
+  born_at: text('born_at').notNull(),
+  last_changed_at: text('last_changed_at').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.agent_id, t.record_id] }),
+  index('records_agent_live_idx').on(t.agent_id, t.deleted_seq),
+]);
+
+/** Content-addressed raw file bytes, so workspace views never open archives. */
+export const raw_objects = sqliteTable('raw_objects', {
+  sha256: text('sha256').primaryKey(),
+  size: integer('size').notNull(),
+  data: blob('data', { mode: 'buffer' }).notNull(),
+});
+
+/**
+ * One row per raw workspace file per ledger entry in which it changed or was deleted. `path` is
+ * relative to `raw/<runtime>/`. The workspace at N = per path, the latest row with seq <= N.
+ */
+export const raw_file_versions = sqliteTable('raw_file_versions', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  path: text('path').notNull(),
+  seq: integer('seq').notNull(),
+  entry_kind: text('entry_kind', { enum: ENTRY_KINDS }).notNull(),
+  sha256: text('sha256'),
+  size: integer('size').notNull(),
+  deleted: integer('deleted').notNull(),
+}, (t) => [
+  primaryKey({ columns: [t.agent_id, t.path, t.seq, t.entry_kind] }),
+  index('raw_file_versions_agent_seq_idx').on(t.agent_id, t.seq),
+  index('raw_file_versions_sha_idx').on(t.sha256),
+]);
+
+export type AgentRow = typeof agents.$inferSelect;
+export type ApiKeyRow = typeof api_keys.$inferSelect;
+export type LedgerEntryRow = typeof ledger_entries.$inferSelect;
+export type RecordVersionRow = typeof record_versions.$inferSelect;
+export type NewRecordVersion = typeof record_versions.$inferInsert;
+export type RecordRow = typeof records.$inferSelect;
+export type RawFileVersionRow = typeof raw_file_versions.$inferSelect;

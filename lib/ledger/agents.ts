@@ -1,0 +1,83 @@
+import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
+import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
+import { parseUuid } from '@/lib/core/uuid';
+import { LedgerError } from './errors';
+import type { Ledger } from './ledger';
+
+export type { AgentRow };
+
+/**
+ * Tenant scope of a lookup: `undefined` = any tenant (local admin), `null` = the local tenant,
+ * a string = that API key's tenant.
+ */
+export type TenantScope = string | null | undefined;
+
+function tenantCondition(tenantId: TenantScope): SQL | undefined {
+  if (tenantId === undefined) return undefined;
+  return tenantId === null ? isNull(agents.tenant_id) : eq(agents.tenant_id, tenantId);
+}
+
+/** Registers an agent; `'exists'` when the id is already taken (in any tenant). */
+export function registerAgent(params: {
+  ledger: Ledger; id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date;
+}): AgentRow | 'exists' {
+  const id = parseUuid(params.id);
+  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${params.id}"`);
+  if (typeof params.name !== 'string' || params.name.trim().length === 0) {
+    throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
+  }
+  const row: AgentRow = {
+    id, tenant_id: params.tenantId, name: params.name, source_runtime: params.sourceRuntime,
+    created_at: params.now.toISOString(), latest_sequence: null, latest_snapshot_seq: null,
+  };
+  const inserted = params.ledger.db.db.insert(agents).values(row).onConflictDoNothing().returning().all();
+  return inserted[0] ?? 'exists';
+}
+
+/** The agent, or null when unknown or outside the tenant scope. */
+export function getAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): AgentRow | null {
+  const id = parseUuid(params.agentId);
+  if (id === null) return null;
+  const row = params.ledger.db.db.select().from(agents)
+    .where(and(eq(agents.id, id), tenantCondition(params.tenantId))).get();
+  return row ?? null;
+}
+
+/** Like `getAgent` but throws `LedgerError('agent_not_found')`. */
+export function requireAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): AgentRow {
+  const row = getAgent(params);
+  if (!row) throw new LedgerError('agent_not_found', `agent ${params.agentId} not found`);
+  return row;
+}
+
+/** Agents of a tenant scope, by creation time then id. */
+export function listAgents(params: { ledger: Ledger; tenantId?: TenantScope }): AgentRow[] {
+  return params.ledger.db.db.select().from(agents).where(tenantCondition(params.tenantId))
+    .orderBy(asc(agents.created_at), asc(agents.id)).all();
+}
+
+/**
+ * Deletes an agent: its rows first (one transaction, cascading to the ledger and the index), then its
+ * blobs, so a crash in between leaves orphan blobs, never entries without blobs. Raw objects no other
+ * agent references are dropped. Returns how many blobs were removed.
+ */
+export async function deleteAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): Promise<{ deleted: true; objects_removed: number }> {
+  const agent = requireAgent(params);
+  const { db, sqlite } = params.ledger.db;
+  const keys = db.select({ blob_key: ledger_entries.blob_key }).from(ledger_entries)
+    .where(eq(ledger_entries.agent_id, agent.id)).all().map((r) => r.blob_key);
+  sqlite.transaction(() => {
+    const shas = db.selectDistinct({ sha256: raw_file_versions.sha256 }).from(raw_file_versions)
+      .where(eq(raw_file_versions.agent_id, agent.id)).all();
+    db.delete(agents).where(eq(agents.id, agent.id)).run();
+    const unused = sqlite.prepare(
+      'DELETE FROM raw_objects WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM raw_file_versions v WHERE v.sha256 = ?)',
+    );
+    for (const { sha256 } of shas) if (sha256 !== null) unused.run(sha256, sha256);
+  }).immediate();
+  const unique = [...new Set(keys)];
+  for (const key of unique) await params.ledger.blobs.delete(key);
+  const store = params.ledger.blobs as { pruneDir?: (dir: string) => Promise<void> };
+  await store.pruneDir?.(agent.id);
+  return { deleted: true, objects_removed: unique.length };
+}

@@ -1,0 +1,60 @@
+/** Reading the ledger: entries, restore plans (CONTRACT §1.3) and entry bytes. */
+import { and, asc, eq, gt, lte, type SQL } from 'drizzle-orm';
+import { ledger_entries, type EntryKind, type LedgerEntryRow } from '@/db/schema';
+import { sha256Hex } from '@/lib/core/uuid';
+import { requireAgent, type TenantScope } from './agents';
+import { LedgerError } from './errors';
+import type { Ledger } from './ledger';
+
+export type { LedgerEntryRow };
+
+/** Entries of an agent in (seq, kind) order; `sinceSeq` exclusive, `upToSeq` inclusive. */
+export function listEntries(params: { ledger: Ledger; agentId: string; sinceSeq?: number; upToSeq?: number; kind?: EntryKind }): LedgerEntryRow[] {
+  const conditions: (SQL | undefined)[] = [
+    eq(ledger_entries.agent_id, params.agentId),
+    params.sinceSeq === undefined ? undefined : gt(ledger_entries.seq, params.sinceSeq),
+    params.upToSeq === undefined ? undefined : lte(ledger_entries.seq, params.upToSeq),
+    params.kind === undefined ? undefined : eq(ledger_entries.kind, params.kind),
+  ];
+  // 'delta' < 'snapshot': at one sequence the delta sorts first, as it was ingested first.
+  return params.ledger.db.db.select().from(ledger_entries).where(and(...conditions))
+    .orderBy(asc(ledger_entries.seq), asc(ledger_entries.kind)).all();
+}
+
+/** Snapshot plus the deltas to fold on it to reach `sequence`. */
+export interface RestorePlan {
+  agentId: string;
+  sequence: number;
+  snapshot: LedgerEntryRow;
+  deltas: LedgerEntryRow[];
+}
+
+/**
+ * The largest snapshot with seq ≤ N and the deltas in (snapshot seq, N] (N defaults to latest).
+ * Errors: `agent_not_found`, `never_synced` (no snapshot yet), `sequence_out_of_range` (N > latest or < 0).
+ */
+export function restorePlan(params: { ledger: Ledger; agentId: string; upToSequence?: number; tenantId?: TenantScope }): RestorePlan {
+  const agent = requireAgent(params);
+  const latest = agent.latest_sequence;
+  if (latest === null || agent.latest_snapshot_seq === null) {
+    throw new LedgerError('never_synced', `agent ${agent.id} has never been synced`);
+  }
+  const n = params.upToSequence ?? latest;
+  if (!Number.isSafeInteger(n) || n < 0 || n > latest) {
+    throw new LedgerError('sequence_out_of_range', `up_to_sequence ${n} exceeds agent's latest sequence ${latest}`, { latest });
+  }
+  const snapshots = listEntries({ ledger: params.ledger, agentId: agent.id, upToSeq: n, kind: 'snapshot' });
+  const snapshot = snapshots[snapshots.length - 1];
+  if (!snapshot) throw new LedgerError('never_synced', `agent ${agent.id} has no snapshot at or before sequence ${n}`);
+  const deltas = listEntries({ ledger: params.ledger, agentId: agent.id, sinceSeq: snapshot.seq, upToSeq: n, kind: 'delta' });
+  return { agentId: agent.id, sequence: n, snapshot, deltas };
+}
+
+/** The bytes of an entry, verified against its recorded sha256. */
+export async function readEntryBytes(params: { ledger: Ledger; entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256'> }): Promise<Uint8Array> {
+  const bytes = await params.ledger.blobs.get(params.entry.blob_key);
+  if (sha256Hex(bytes) !== params.entry.sha256) {
+    throw new LedgerError('blob_corrupt', `blob ${params.entry.blob_key} does not match its recorded sha256`);
+  }
+  return bytes;
+}

@@ -1,0 +1,8 @@
+/** The ledger: data directory, blob store, agents, crash-safe ingest, entries and restore plans. */
+export * from './errors';
+export * from './data-dir';
+export * from './blob-store';
+export * from './ledger';
+export * from './agents';
+export * from './ingest';
+export * from './entries';

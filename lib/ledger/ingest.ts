@@ -1,0 +1,162 @@
+/**
+ * Atomic, crash-safe ingest (DESIGN.md "Embedded default"): parse and check the archive completely,
+ * precheck the sequence, write the blob (temp + fsync + rename), then ONE synchronous transaction that
+ * re-checks the sequence (the authoritative compare-and-set), appends the ledger entry, moves the
+ * agent forward and indexes the entry. A crash leaves at most an orphan blob.
+ */
+import { and, eq } from 'drizzle-orm';
+import { agents, ledger_entries, type AgentRow, type EntryKind } from '@/db/schema';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
+import { NS } from '@/lib/core/ids';
+import { isJsonObject } from '@/lib/core/json';
+import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
+import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
+import { requireAgent } from './agents';
+import { LedgerError } from './errors';
+import type { Ledger } from './ledger';
+
+/** What an accepted upload became. */
+export interface IngestResult {
+  id: string;
+  sequence: number;
+  blobKey: string;
+  sizeBytes: number;
+}
+
+interface IngestBase {
+  ledger: Ledger;
+  agentId: string;
+  bytes: Uint8Array;
+  now: Date;
+  limits?: Partial<ArchiveLimits>;
+  tenantId?: string | null;
+}
+
+async function parse<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`);
+    throw error;
+  }
+}
+
+function checkAgentId(manifest: AlfSnapshot['manifest'], agentId: string, file: string): void {
+  const id = isJsonObject(manifest.agent) ? manifest.agent.id : undefined;
+  if (typeof id !== 'string' || id.toLowerCase() !== agentId) {
+    throw new LedgerError('agent_mismatch', `${file} agent.id ${JSON.stringify(id ?? null)} does not match agent ${agentId}`);
+  }
+}
+
+function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): string {
+  return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
+}
+
+function hasEntry(ledger: Ledger, agentId: string, seq: number, kind: EntryKind): boolean {
+  return ledger.db.db.select({ seq: ledger_entries.seq }).from(ledger_entries)
+    .where(and(eq(ledger_entries.agent_id, agentId), eq(ledger_entries.seq, seq), eq(ledger_entries.kind, kind))).get() !== undefined;
+}
+
+/**
+ * Where a snapshot goes: 0 on the first sync; else the current latest (a non-destructive rollover),
+ * or latest + 1 when a snapshot already sits at latest (a ledger blob is never rewritten).
+ */
+function snapshotSequence(ledger: Ledger, agent: AgentRow): number {
+  if (agent.latest_sequence === null) return 0;
+  return hasEntry(ledger, agent.id, agent.latest_sequence, 'snapshot') ? agent.latest_sequence + 1 : agent.latest_sequence;
+}
+
+function assertNotRebuilding(ledger: Ledger): void {
+  if (ledger.db.sqlite.inTransaction) {
+    throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
+  }
+}
+
+/** Appends the entry and indexes it in one transaction; `expect` re-checks the sequence inside it. */
+function commit(params: IngestBase & {
+  kind: EntryKind; seq: number; key: string; sha: string; expect: (agent: AgentRow) => void;
+  archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
+}): IngestResult {
+  const { ledger, agentId, seq, kind, key, sha, bytes, now } = params;
+  const { db, sqlite } = ledger.db;
+  assertNotRebuilding(ledger);
+  const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${kind}:${sha}`);
+  const syncedAt = now.toISOString();
+  sqlite.transaction(() => {
+    const agent = db.select().from(agents).where(eq(agents.id, agentId)).get();
+    if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
+    params.expect(agent);
+    const counts: IndexCounts = indexEntry(db, { agentId, seq, syncedAt, ...params.archive });
+    db.insert(ledger_entries).values({
+      id, agent_id: agentId, seq, kind, blob_key: key, sha256: sha, size_bytes: bytes.byteLength, created_at: syncedAt, ...counts,
+    }).run();
+    db.update(agents).set({
+      latest_sequence: seq,
+      ...(kind === 'snapshot' ? { latest_snapshot_seq: seq } : {}),
+    }).where(eq(agents.id, agentId)).run();
+  }).immediate();
+  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
+}
+
+/** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
+export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> {
+  const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
+  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+  checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
+  const sha = sha256Hex(params.bytes);
+  // A concurrent ingest may move the target between the blob write and the transaction: retry.
+  for (let attempt = 0; ; attempt++) {
+    const current = requireAgent({ ledger: params.ledger, agentId: agent.id });
+    const seq = snapshotSequence(params.ledger, current);
+    const key = blobKey(agent.id, seq, 'snapshot', sha);
+    await params.ledger.blobs.put(key, params.bytes);
+    try {
+      return commit({
+        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
+        expect: (now) => {
+          if (snapshotSequence(params.ledger, now) !== seq) {
+            throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
+          }
+        },
+      });
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'stale_sequence') || attempt >= 4) throw error;
+    }
+  }
+}
+
+function checkBase(agent: AgentRow, baseSequence: number): void {
+  if (agent.latest_sequence === null || agent.latest_snapshot_seq === null) {
+    throw new LedgerError('no_snapshot', `agent ${agent.id} has no snapshot yet: upload a full snapshot first`);
+  }
+  if (baseSequence !== agent.latest_sequence) {
+    throw new LedgerError('stale_sequence',
+      `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
+  }
+}
+
+/** Appends a `.alf-delta` at latest + 1, accepted only if `baseSequence` equals the latest sequence. */
+export async function ingestDelta(params: IngestBase & { baseSequence: number }): Promise<IngestResult> {
+  const { baseSequence } = params;
+  if (!Number.isSafeInteger(baseSequence) || baseSequence < 0) {
+    throw new LedgerError('invalid_input', `base_sequence must be a non-negative integer, got ${String(baseSequence)}`);
+  }
+  const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
+  const delta = await parse(() => readDelta(params.bytes, params.limits));
+  checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
+  const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
+  if (sync.base_sequence !== baseSequence) {
+    throw new LedgerError('base_mismatch',
+      `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
+  }
+  checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
+  const seq = baseSequence + 1;
+  const sha = sha256Hex(params.bytes);
+  const key = blobKey(agent.id, seq, 'delta', sha);
+  await params.ledger.blobs.put(key, params.bytes);
+  return commit({
+    ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
+    expect: (current) => checkBase(current, baseSequence),
+  });
+}

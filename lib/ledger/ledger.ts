@@ -1,0 +1,15 @@
+import path from 'node:path';
+import { openDatabase, type LineageDb } from '@/db/client';
+import { FsBlobStore, type BlobStore } from './blob-store';
+
+/** The ledger of one data directory: its database and its blob store. */
+export interface Ledger {
+  db: LineageDb;
+  blobs: BlobStore;
+}
+
+/** Opens the ledger in `dataDir` (database `<data>/lineage.db`, blobs under `<data>/blobs/`). */
+export function openLedger(dataDir: string): Ledger {
+  const db = openDatabase(dataDir);
+  return { db, blobs: new FsBlobStore(path.join(db.dataDir, 'blobs')) };
+}
