@@ -1,0 +1,95 @@
+import { realpath } from 'node:fs/promises';
+import { readOrMintAgentId } from '@/lib/adapters/shared';
+import { NS } from '@/lib/core/ids';
+import { uuidV5 } from '@/lib/core/uuid';
+import { tableColumns, tableExists, type Db } from './sqlite-io';
+
+/** A row of ZeroClaw's `agents` table. */
+export interface ZeroclawAgent {
+  id: string;
+  alias: string;
+  created_at: string;
+}
+
+/**
+ * How a `brain.db` partitions memory: `multi` = `agents` table plus
+ * `memories.agent_id` (rows are read `WHERE agent_id = ?`); `single` = the
+ * pre-multi-agent layout where every row belongs to the one agent.
+ */
+export type BrainLayout = { kind: 'multi'; agents: ZeroclawAgent[] } | { kind: 'single' };
+
+/** Errors a user can cause when choosing a ZeroClaw agent; `code` follows CONTRACT §2.1. */
+export class ZeroclawError extends Error {
+  constructor(
+    readonly code: 'agent_selection_ambiguous' | 'agent_not_found' | 'no_agents' | 'workspace_missing' | 'bad_store',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'ZeroclawError';
+  }
+}
+
+/** Reads the layout; agents ordered oldest first (then alias), so "the first agent" is stable. */
+export function readLayout(db: Db): BrainLayout {
+  if (!tableExists(db, 'memories')) throw new ZeroclawError('bad_store', 'brain.db has no memories table');
+  if (!tableExists(db, 'agents') || !tableColumns(db, 'memories').includes('agent_id')) return { kind: 'single' };
+  const agents = db
+    .prepare('SELECT id, alias, created_at FROM agents ORDER BY created_at ASC, alias ASC')
+    .all() as ZeroclawAgent[];
+  return { kind: 'multi', agents };
+}
+
+/** The selected agent plus whether it is the first (default) agent of the database. */
+export interface SelectedAgent {
+  /** `agents.id`, or null in the single-agent layout. */
+  nativeId: string | null;
+  alias: string;
+  createdAt: string | null;
+  isFirst: boolean;
+}
+
+/**
+ * Picks the agent whose slice is read. `runtimeAgent` names an `agents.alias`; it is
+ * required when the database holds several agents. Errors list the aliases present.
+ */
+export function selectAgent(layout: BrainLayout, runtimeAgent: string | undefined): SelectedAgent {
+  if (layout.kind === 'single') return { nativeId: null, alias: runtimeAgent ?? 'default', createdAt: null, isFirst: true };
+  const aliases = layout.agents.map((a) => a.alias);
+  const list = aliases.map((a) => JSON.stringify(a)).join(', ');
+  if (layout.agents.length === 0) throw new ZeroclawError('no_agents', 'brain.db has no agents (the agents table is empty)');
+  let index: number;
+  if (runtimeAgent === undefined) {
+    if (layout.agents.length > 1) {
+      throw new ZeroclawError(
+        'agent_selection_ambiguous',
+        `brain.db holds ${layout.agents.length} agents (${list}); choose one with --runtime-agent ALIAS`,
+      );
+    }
+    index = 0;
+  } else {
+    index = aliases.indexOf(runtimeAgent);
+    if (index < 0) {
+      throw new ZeroclawError('agent_not_found', `no ZeroClaw agent with alias ${JSON.stringify(runtimeAgent)}; brain.db has ${list}`);
+    }
+  }
+  const agent = layout.agents[index]!;
+  return { nativeId: agent.id, alias: agent.alias, createdAt: agent.created_at, isFirst: index === 0 };
+}
+
+/**
+ * The ALF agent id of a ZeroClaw agent. `.alf-agent-id` belongs to the workspace,
+ * but one `brain.db` holds several agents: the first (or only) agent owns the
+ * workspace id (`readOrMintAgentId`); any other alias gets the deterministic
+ * `uuidV5(NS.zeroclawAgent, realpath(workspace) + '#' + alias)`, which is never
+ * written to `.alf-agent-id`.
+ */
+export async function resolveAlfAgentId(args: {
+  workspace: string;
+  agent: SelectedAgent;
+  persist: boolean;
+}): Promise<string> {
+  if (args.agent.isFirst) {
+    return readOrMintAgentId({ workspace: args.workspace, runtime: 'zeroclaw', persist: args.persist });
+  }
+  return uuidV5(NS.zeroclawAgent, `${await realpath(args.workspace)}#${args.agent.alias}`);
+}

@@ -1,0 +1,181 @@
+import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { NS, workspaceAgentId } from '@/lib/core/ids';
+import { canonicalJson } from '@/lib/core/json';
+import { uuidV5 } from '@/lib/core/uuid';
+import { zeroclawAdapter } from './index';
+import { f32Blob, fixedClock, insertSeedRow, seedBrainDb, tempDir, type SeedRow } from './test-support';
+
+const A = 'a0000000-0000-4000-8000-00000000000a';
+const B = 'b0000000-0000-4000-8000-00000000000b';
+const AGENTS = [
+  { id: A, alias: 'alpha', created_at: '2026-01-01T00:00:00Z' },
+  { id: B, alias: 'beta', created_at: '2026-01-02T00:00:00Z' },
+];
+const VECTOR = Array.from({ length: 64 }, (_, i) => i / 8);
+
+function rowsFor(agent: string, tag: string, n: number): SeedRow[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `${agent.slice(0, 8)}-1111-4111-8111-${String(i).padStart(12, '0')}`,
+    key: `${tag}_fact_${i}`,
+    content: `${tag} secret fact number ${i}`,
+    created_at: `2026-01-1${i}T08:00:00+02:00`,
+    updated_at: `2026-01-1${i}T09:30:00.123456Z`,
+    agent_id: agent,
+  }));
+}
+
+async function sharedWorkspace(): Promise<string> {
+  const ws = await tempDir('zc');
+  const alphaRows = rowsFor(A, 'alpha', 3);
+  alphaRows[0] = { ...alphaRows[0]!, category: 'Procedure', importance: 0.9, embedding: f32Blob(VECTOR), session_id: 's-1' };
+  alphaRows[1] = { ...alphaRows[1]!, key: 'user_msg_42', category: 'conversation', superseded_by: 'a0000000-1111-4111-8111-000000000002' };
+  alphaRows[2] = { ...alphaRows[2]!, id: 'not-a-uuid', namespace: null, importance: 7 };
+  await seedBrainDb({ workspace: ws, agents: AGENTS, rows: [...alphaRows, ...rowsFor(B, 'beta', 2)] });
+  await writeFile(path.join(ws, 'SOUL.md'), '# Soul\n');
+  await writeFile(path.join(ws, 'memory', 'notes.md'), 'alpha notes\n');
+  await writeFile(path.join(ws, 'memory', 'brain.db-journal'), 'junk');
+  return ws;
+}
+
+const exportAlpha = (workspace: string, persistAgentId = false) =>
+  zeroclawAdapter.exportWorkspace({ workspace, runtimeAgent: 'alpha', persistAgentId, clock: fixedClock });
+
+describe('zeroclaw export', () => {
+  it("exports only the selected agent's rows, never another agent's", async () => {
+    const ws = await sharedWorkspace();
+    const result = await exportAlpha(ws);
+    expect(result.records).toHaveLength(3);
+    const everything = canonicalJson({ records: result.records, raw: [...result.raw].map(([k, v]) => [k, Buffer.from(v).toString()]) });
+    expect(everything).not.toContain('beta secret');
+    expect(everything).not.toContain('beta_fact');
+    expect(everything).not.toContain(B);
+    expect(everything).not.toContain('b0000000-1111');
+    expect(result.agentName).toBe('alpha');
+  });
+
+  it('maps rows to records as CONTRACT §4.4 says', async () => {
+    const result = await exportAlpha(await sharedWorkspace());
+    const [first, second, third] = result.records;
+    expect(first).toMatchObject({
+      id: 'a0000000-1111-4111-8111-000000000000',
+      memory_type: 'procedural',
+      category: 'Procedure',
+      confidence: 0.9,
+      namespace: 'default',
+      status: 'active',
+      tags: ['Procedure', 'zeroclaw'],
+      source: { runtime: 'zeroclaw', origin: 'sqlite', extraction_method: 'agent_written', session_id: 's-1' },
+      temporal: { created_at: '2026-01-10T06:00:00Z', updated_at: '2026-01-10T09:30:00.123456Z' },
+    });
+    expect(first!.source.origin_file).toBeUndefined();
+    expect(first!.embeddings).toEqual([
+      { model: 'openai/text-embedding-3-small', dimensions: 64, vector: VECTOR, computed_at: '2026-01-10T09:30:00.123456Z', source: 'runtime' },
+    ]);
+    expect(Object.keys(first!.raw_source_format!)).toEqual([...Object.keys(first!.raw_source_format!)].sort());
+    expect(first!.raw_source_format).toMatchObject({ key: 'alpha_fact_0', importance: 0.9, embedding_encoding: 'f32le' });
+    expect(second).toMatchObject({
+      memory_type: 'episodic', status: 'superseded', supersedes: 'a0000000-1111-4111-8111-000000000002',
+      tags: ['conversation', 'zeroclaw', 'auto_save'],
+    });
+    expect(third!.id).toBe(uuidV5(NS.zeroclaw, 'not-a-uuid'));
+    expect(third).toMatchObject({ namespace: 'default', confidence: 1, raw_source_format: { id: 'not-a-uuid', namespace: null, importance: 7 } });
+  });
+
+  it('is deterministic', async () => {
+    const ws = await sharedWorkspace();
+    const one = await exportAlpha(ws);
+    const two = await exportAlpha(ws);
+    expect(canonicalJson(one.records)).toBe(canonicalJson(two.records));
+    expect([...one.raw.keys()]).toEqual([...two.raw.keys()]);
+    for (const [k, v] of one.raw) expect(Buffer.from(two.raw.get(k)!).equals(Buffer.from(v))).toBe(true);
+  });
+
+  it('carries prose, memory/** and the DDL sidecar raw, never the database', async () => {
+    const ws = await sharedWorkspace();
+    await writeFile(path.join(ws, '.alf-synced.json'), '{}');
+    await writeFile(path.join(ws, '.alfignore'), 'private-*.md\n');
+    await writeFile(path.join(ws, 'memory', 'private-x.md'), 'hidden');
+    const result = await exportAlpha(ws);
+    expect([...result.raw.keys()]).toEqual(['.alf-brain-db-schema.json', 'SOUL.md', 'memory/notes.md']);
+    expect(result.excludedByAlfignore).toBe(1);
+    const sidecar = JSON.parse(Buffer.from(result.raw.get('.alf-brain-db-schema.json')!).toString());
+    expect(sidecar.agent).toEqual(AGENTS[0]);
+    expect(sidecar.ddl.some((s: string) => s.includes('CREATE VIRTUAL TABLE memories_fts'))).toBe(true);
+    expect(sidecar.ddl.some((s: string) => s.includes('memories_fts_data'))).toBe(false);
+    expect(JSON.stringify(sidecar)).not.toContain('beta');
+  });
+
+  it('requires an alias when several agents share brain.db, and lists them', async () => {
+    const ws = await sharedWorkspace();
+    const run = (runtimeAgent?: string) => zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent, persistAgentId: false, clock: fixedClock });
+    await expect(run()).rejects.toThrow(/"alpha", "beta".*--runtime-agent/);
+    await expect(run('gamma')).rejects.toMatchObject({ code: 'agent_not_found', message: expect.stringContaining('"alpha", "beta"') });
+  });
+
+  it('gives the first agent the workspace id and any other alias a derived one it never persists', async () => {
+    const ws = await sharedWorkspace();
+    const beta = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent: 'beta', persistAgentId: true, clock: fixedClock });
+    expect(beta.agentId).toBe(uuidV5(NS.zeroclawAgent, `${await realpath(ws)}#beta`));
+    await expect(readFile(path.join(ws, '.alf-agent-id'), 'utf8')).rejects.toThrow();
+    const alpha = await exportAlpha(ws, true);
+    expect(alpha.agentId).toBe(workspaceAgentId('zeroclaw', await realpath(ws)));
+    expect(await readFile(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(alpha.agentId);
+  });
+
+  it('reads a WAL database held open by another connection consistently', async () => {
+    const ws = await sharedWorkspace();
+    const writer = new Database(path.join(ws, 'memory', 'brain.db'));
+    const pending = new Database(path.join(ws, 'memory', 'brain.db'));
+    try {
+      writer.pragma('journal_mode = WAL');
+      writer.pragma('wal_autocheckpoint = 0');
+      insertSeedRow(writer, { ...rowsFor(A, 'alpha', 4)[3]!, content: 'committed only in the WAL' });
+      pending.exec('BEGIN IMMEDIATE');
+      insertSeedRow(pending, { ...rowsFor(A, 'alpha', 6)[5]!, content: 'never committed' });
+      const walBytes = (await readFile(path.join(ws, 'memory', 'brain.db-wal'))).length;
+      expect(walBytes).toBeGreaterThan(0);
+      const result = await exportAlpha(ws);
+      const contents = result.records.map((r) => r.content);
+      expect(contents).toContain('committed only in the WAL');
+      expect(contents).not.toContain('never committed');
+      expect([...result.raw.keys()].some((k) => k.includes('brain.db'))).toBe(false);
+      pending.exec('COMMIT');
+      expect(writer.prepare('SELECT COUNT(*) AS n FROM memories').get()).toEqual({ n: 7 });
+    } finally {
+      pending.close();
+      writer.close();
+    }
+  });
+
+  it('reads the pre-multi-agent layout as one agent', async () => {
+    const ws = await tempDir('zc-legacy');
+    await mkdir(path.join(ws, 'data', 'memory'), { recursive: true });
+    const db = new Database(path.join(ws, 'data', 'memory', 'brain.db'));
+    db.exec("CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, content TEXT NOT NULL, category TEXT NOT NULL DEFAULT 'core', embedding BLOB, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, session_id TEXT)");
+    db.prepare("INSERT INTO memories (id, key, content, created_at, updated_at) VALUES ('550e8400-e29b-41d4-a716-446655440001', 'k1', 'legacy fact', '2026-01-10T00:00:00Z', '2026-01-10T00:00:00Z')").run();
+    db.close();
+    const result = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock });
+    expect(result.agentName).toBe('default');
+    expect(result.records.map((r) => [r.id, r.content, r.namespace])).toEqual([['550e8400-e29b-41d4-a716-446655440001', 'legacy fact', 'default']]);
+    expect(await zeroclawAdapter.memoryPresent(ws)).toBe(true);
+  });
+
+  it('carries later columns (kind, pinned, tenant_id) in raw_source_format', async () => {
+    const ws = await tempDir('zc-later');
+    await seedBrainDb({ workspace: ws, agents: [AGENTS[0]!], rows: [{ ...rowsFor(A, 'alpha', 1)[0]!, kind: 'fact', pinned: 1, tenant_id: 't1' }], extraColumns: true });
+    const [record] = (await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).records;
+    expect(record!.raw_source_format).toMatchObject({ kind: 'fact', pinned: 1, tenant_id: 't1' });
+  });
+
+  it('reports memory presence per agent and fails clearly without a brain.db', async () => {
+    const ws = await sharedWorkspace();
+    expect(await zeroclawAdapter.memoryPresent(ws, 'beta')).toBe(true);
+    expect(await zeroclawAdapter.memoryPresent(ws, 'gamma')).toBe(false);
+    const empty = await tempDir('zc-empty');
+    expect(await zeroclawAdapter.memoryPresent(empty)).toBe(false);
+    await expect(zeroclawAdapter.exportWorkspace({ workspace: empty, persistAgentId: false, clock: fixedClock })).rejects.toThrow(/no brain\.db/);
+  });
+});

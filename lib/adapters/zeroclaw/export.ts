@@ -1,0 +1,92 @@
+import path from 'node:path';
+import { rfc3339 } from '@/lib/core/clock';
+import type { MemoryRecord } from '@/lib/core/record';
+import type { ExportOptions, ExportResult } from '../types';
+import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
+import { findBrainDb } from './locate';
+import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
+import { rowToRecord } from './records';
+import { captureDdl, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
+
+/** What is read from the consistent copy of `brain.db`. */
+interface BrainSlice {
+  agent: SelectedAgent;
+  rows: Record<string, unknown>[];
+  sidecar: Uint8Array;
+}
+
+/**
+ * Exports one ZeroClaw agent (CONTRACT §4.4): one record per `memories` row of that
+ * agent only (`WHERE agent_id = ?`), read from a consistent copy of `brain.db`, plus
+ * the raw channel (prose files, `memory/**` without the database, the DDL sidecar).
+ */
+export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult> {
+  const dbRel = await findBrainDb(opts.workspace);
+  if (dbRel === null) {
+    throw new ZeroclawError('workspace_missing', `no brain.db under ${opts.workspace} (looked for memory/brain.db, data/memory/brain.db, memory.db)`);
+  }
+  const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
+    readSlice(db, opts.runtimeAgent),
+  );
+  const agentId = await resolveAlfAgentId({ workspace: opts.workspace, agent: slice.agent, persist: opts.persistAgentId });
+  const warnings: string[] = [];
+  const now = rfc3339(opts.clock());
+  const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
+  const { files, excludedByAlfignore } = await collectRawFiles(opts.workspace, dbRel);
+  files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
+  return {
+    runtime: 'zeroclaw',
+    agentId,
+    agentName: slice.agent.alias,
+    records,
+    raw: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    layers: {},
+    excludedByAlfignore,
+    warnings,
+  };
+}
+
+/** Selects the agent and reads exactly its rows, oldest first (ties by id). */
+export function readSlice(db: Db, runtimeAgent: string | undefined): BrainSlice {
+  const layout = readLayout(db);
+  const agent = selectAgent(layout, runtimeAgent);
+  const columns = tableColumns(db, 'memories');
+  const order = ['created_at', 'timestamp'].find((c) => columns.includes(c));
+  const orderBy = `${order !== undefined ? `"${order}" ASC, ` : ''}id ASC`;
+  const rows =
+    agent.nativeId === null
+      ? (db.prepare(`SELECT * FROM memories ORDER BY ${orderBy}`).all() as Record<string, unknown>[])
+      : (db.prepare(`SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`).all(agent.nativeId) as Record<
+          string,
+          unknown
+        >[]);
+  return { agent, rows, sidecar: sidecarBytes(db, agent) };
+}
+
+/** Counts the selected agent's rows (0 when the agent does not exist). */
+export function countAgentRows(db: Db, runtimeAgent: string | undefined): number {
+  if (!tableExists(db, 'memories')) return 0;
+  const layout = readLayout(db);
+  let agent: SelectedAgent;
+  try {
+    agent = selectAgent(layout, runtimeAgent);
+  } catch (error) {
+    if (error instanceof ZeroclawError && (error.code === 'agent_not_found' || error.code === 'no_agents')) return 0;
+    throw error;
+  }
+  const row =
+    agent.nativeId === null
+      ? db.prepare('SELECT COUNT(*) AS n FROM memories').get()
+      : db.prepare('SELECT COUNT(*) AS n FROM memories WHERE agent_id = ?').get(agent.nativeId);
+  return (row as { n: number }).n;
+}
+
+function sidecarBytes(db: Db, agent: SelectedAgent): Uint8Array {
+  const schemaVersion = tableExists(db, 'schema_version') ? db.prepare('SELECT * FROM schema_version ORDER BY 1').all() : [];
+  const doc = {
+    ddl: captureDdl(db),
+    schema_version: schemaVersion,
+    agent: agent.nativeId === null ? null : { id: agent.nativeId, alias: agent.alias, created_at: agent.createdAt },
+  };
+  return new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
+}

@@ -1,0 +1,111 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { AGENT_ID_FILE, assertSafeRelPath, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { rfc3339 } from '@/lib/core/clock';
+import { isJsonObject } from '@/lib/core/json';
+import type { ImportOptions, ImportResult } from '../types';
+import type { ZeroclawAgent } from './agents';
+import { findBrainDb } from './locate';
+import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
+import { createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
+import { parseBrainSidecar } from './sidecar';
+import { replaceLiveSlice, writeFreshSlice } from './slice-write';
+
+const FRESH_DB_PATH = 'memory/brain.db';
+
+/**
+ * Restores one ZeroClaw agent from a snapshot. Raw files are written byte-exact
+ * (never a database file, even if an archive carries one). Into a fresh directory
+ * (`live: false`) it creates `memory/brain.db` from our own DDL holding exactly that
+ * agent; into a live workspace it replaces that agent's rows in one transaction and
+ * leaves every other agent untouched.
+ */
+export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult> {
+  const raw = rawFilesFor(opts.snapshot.raw, 'zeroclaw');
+  const sidecar = parseBrainSidecar(raw.get(BRAIN_SCHEMA_SIDECAR));
+  const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
+  const alfAgentId = typeof manifestAgent.id === 'string' ? manifestAgent.id : null;
+  const alias = opts.runtimeAgent ?? sidecar.agent?.alias ?? (typeof manifestAgent.name === 'string' ? manifestAgent.name : 'default');
+  const archived: ZeroclawAgent = {
+    id: sidecar.agent?.id ?? alfAgentId ?? alias,
+    alias,
+    created_at: sidecar.agent?.created_at ?? rfc3339(opts.clock()),
+  };
+  const warnings: string[] = [];
+  const existingDb = opts.live ? await findBrainDb(opts.target) : null;
+  const files = rawToWrite(raw, existingDb, warnings);
+  for (const rel of files.keys()) assertSafeRelPath(rel); // reject a hostile archive before the database changes
+  const written: string[] = [];
+
+  let ownsAgentIdFile = true;
+  if (existingDb === null) {
+    const dbPath = path.join(opts.target, ...FRESH_DB_PATH.split('/'));
+    if (await exists(dbPath)) throw new Error(`refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+    const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
+    try {
+      writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
+    } finally {
+      db.close();
+    }
+    written.push(FRESH_DB_PATH);
+  } else {
+    const db = new Database(path.join(opts.target, ...existingDb.split('/')), { fileMustExist: true, timeout: 10_000 });
+    try {
+      const outcome = replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records });
+      warnings.push(...outcome.warnings);
+      ownsAgentIdFile = outcome.isFirst;
+    } finally {
+      db.close();
+    }
+    written.push(existingDb);
+  }
+  written.push(...(await writeRawFiles({ target: opts.target, files, skipSidecars: true })));
+  if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentId(opts.target, alfAgentId, warnings))) {
+    written.push(AGENT_ID_FILE);
+  }
+  return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+/** Raw files minus the sidecar, database files and control files (an archive may be hostile). */
+function rawToWrite(raw: Map<string, Uint8Array>, dbRel: string | null, warnings: string[]): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  for (const [rel, bytes] of raw) {
+    if (rel === BRAIN_SCHEMA_SIDECAR) continue;
+    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRel)) {
+      warnings.push(`skipped raw/zeroclaw/${rel}: database and control files are never restored from the raw channel`);
+      continue;
+    }
+    out.set(rel, bytes);
+  }
+  return out;
+}
+
+function laterColumnsOf(records: ImportOptions['snapshot']['records']): string[] {
+  const names = new Set<string>();
+  for (const record of records) {
+    for (const key of Object.keys(record.raw_source_format ?? {})) if (key in LATER_MEMORY_COLUMNS) names.add(key);
+  }
+  return [...names].sort();
+}
+
+/** Writes `.alf-agent-id` when absent; warns (and keeps the file) when it names another agent. */
+async function writeAgentId(target: string, agentId: string, warnings: string[]): Promise<boolean> {
+  const file = path.join(target, AGENT_ID_FILE);
+  if (await exists(file)) {
+    const current = (await readFile(file, 'utf8')).trim();
+    if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
+    return false;
+  }
+  await writeFile(file, agentId, 'utf8');
+  return true;
+}
+
+async function exists(abs: string): Promise<boolean> {
+  try {
+    await access(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,56 @@
+import { readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { compareCodeUnits } from '@/lib/adapters/shared';
+
+/** Where ZeroClaw keeps `brain.db`, in the order they are tried. */
+export const BRAIN_DB_CANDIDATES = ['memory/brain.db', 'data/memory/brain.db', 'memory.db'] as const;
+
+/** Companion files of a SQLite database that must never ride in the raw channel. */
+export const SQLITE_COMPANIONS = ['', '-wal', '-shm', '-journal'] as const;
+
+const SEARCH_DEPTH = 3;
+
+/**
+ * Finds the workspace's `brain.db`: the fixed candidates first, then a shallow
+ * search (depth ≤ 3, sorted, first hit) for a file named `brain.db`. Returns the
+ * workspace-relative forward-slash path, or null when there is none.
+ */
+export async function findBrainDb(workspace: string): Promise<string | null> {
+  for (const rel of BRAIN_DB_CANDIDATES) {
+    if (await isFile(path.join(workspace, ...rel.split('/')))) return rel;
+  }
+  return searchShallow(workspace, '', SEARCH_DEPTH);
+}
+
+async function searchShallow(root: string, relDir: string, depth: number): Promise<string | null> {
+  if (depth === 0) return null;
+  let names: string[];
+  try {
+    names = (await readdir(path.join(root, ...relDir.split('/').filter(Boolean)))).sort(compareCodeUnits);
+  } catch {
+    return null;
+  }
+  const rel = (name: string): string => (relDir === '' ? name : `${relDir}/${name}`);
+  if (names.includes('brain.db') && (await isFile(path.join(root, ...rel('brain.db').split('/'))))) {
+    return rel('brain.db');
+  }
+  for (const name of names) {
+    if (name.startsWith('.') || name === 'node_modules') continue;
+    const found = await searchShallow(root, rel(name), depth - 1);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+async function isFile(abs: string): Promise<boolean> {
+  try {
+    return (await stat(abs)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** The database path with each companion suffix (`brain.db`, `brain.db-wal`, ...). */
+export function withCompanions(relPath: string): string[] {
+  return SQLITE_COMPANIONS.map((suffix) => relPath + suffix);
+}

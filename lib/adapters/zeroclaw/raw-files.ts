@@ -1,0 +1,53 @@
+import { readFile, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { withCompanions } from './locate';
+
+/** Raw-channel sidecar holding the brain.db DDL and the exported agent's `agents` row. */
+export const BRAIN_SCHEMA_SIDECAR = '.alf-brain-db-schema.json';
+
+/** Root prose files ZeroClaw keeps beside its memory. */
+export const ZEROCLAW_ROOT_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'USER.md', 'TOOLS.md', 'HEARTBEAT.md'] as const;
+
+/** True for any SQLite database file of the store (`brain.db` and its `-wal`/`-shm`/`-journal`). */
+export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolean {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
+  if (withCompanions('brain.db').includes(base)) return true;
+  return dbRelPath !== null && withCompanions(dbRelPath).includes(relPath);
+}
+
+/**
+ * The workspace files ZeroClaw carries raw (CONTRACT §3.3): the root prose files and
+ * `memory/**`, never the database itself or its companions, never `.alf-synced.json`
+ * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths.
+ */
+export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
+  files: Map<string, Uint8Array>;
+  excludedByAlfignore: number;
+}> {
+  const ignored = await loadAlfIgnore(workspace);
+  const candidates: string[] = [];
+  for (const name of ZEROCLAW_ROOT_FILES) {
+    if (await isFile(path.join(workspace, name))) candidates.push(name);
+  }
+  candidates.push(...(await walkFiles(workspace, 'memory')));
+  const files = new Map<string, Uint8Array>();
+  let excludedByAlfignore = 0;
+  for (const rel of candidates) {
+    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;
+    if (ignored(rel)) {
+      excludedByAlfignore++;
+      continue;
+    }
+    files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
+  }
+  return { files, excludedByAlfignore };
+}
+
+async function isFile(abs: string): Promise<boolean> {
+  try {
+    return (await stat(abs)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,126 @@
+import { NS } from '@/lib/core/ids';
+import type { JsonObject, JsonValue } from '@/lib/core/json';
+import { orderRecordFields, type MemoryRecord } from '@/lib/core/record';
+import { parseUuid, uuidV5 } from '@/lib/core/uuid';
+import { decodeEmbedding, embeddingEntry } from './embedding';
+import { normalizeRfc3339 } from './time';
+
+/** Columns that never go into `raw_source_format` (they are the record's own fields). */
+const STRUCTURAL_COLUMNS = new Set(['id', 'content', 'embedding', 'agent_id']);
+
+const AUTO_SAVE_PREFIXES = ['user_msg_', 'assistant_resp_'] as const;
+
+const MEMORY_TYPE_BY_CATEGORY: Readonly<Record<string, string>> = {
+  core: 'semantic',
+  episodic: 'episodic',
+  procedure: 'procedural',
+  conversation: 'episodic',
+  credentials: 'semantic',
+};
+
+/** ZeroClaw `category` → ALF `memory_type` (case-insensitive; unknown ⇒ semantic). */
+export function memoryTypeForCategory(category: string): string {
+  return MEMORY_TYPE_BY_CATEGORY[category.toLowerCase()] ?? 'semantic';
+}
+
+/**
+ * Record id of a native row: the row's own UUID (canonical lowercase), else — where the
+ * reference mints a random v4 — `uuidV5(NS.zeroclaw, nativeId)`, so exports stay
+ * deterministic.
+ */
+export function recordIdForRow(nativeId: string): string {
+  return parseUuid(nativeId) ?? uuidV5(NS.zeroclaw, nativeId);
+}
+
+export interface RowContext {
+  agentId: string;
+  /** Fallback timestamp (the injected clock) for unparseable dates. */
+  now: string;
+  warnings: string[];
+}
+
+/** One `memories` row (column → value as better-sqlite3 returns it) → one memory record. */
+export function rowToRecord(row: Record<string, unknown>, ctx: RowContext): MemoryRecord {
+  const nativeId = String(row.id);
+  const id = recordIdForRow(nativeId);
+  const category = nonEmptyString(row.category) ?? 'core';
+  const key = typeof row.key === 'string' ? row.key : '';
+  const createdAt = timestamp(row.created_at ?? row.timestamp, 'created_at', nativeId, ctx);
+  const updatedAt = row.updated_at === undefined ? createdAt : timestamp(row.updated_at, 'updated_at', nativeId, ctx);
+  const supersededBy = nonEmptyString(row.superseded_by);
+  const sessionId = nonEmptyString(row.session_id);
+  const raw = rawSourceFormat(row, nativeId !== id ? nativeId : null);
+  const record: MemoryRecord = {
+    id,
+    agent_id: ctx.agentId,
+    content: typeof row.content === 'string' ? row.content : String(row.content ?? ''),
+    memory_type: memoryTypeForCategory(category),
+    category,
+    source: {
+      runtime: 'zeroclaw',
+      origin: 'sqlite',
+      extraction_method: 'agent_written',
+      ...(sessionId !== null ? { session_id: sessionId } : {}),
+    },
+    temporal: { created_at: createdAt, updated_at: updatedAt },
+    status: supersededBy !== null ? 'superseded' : 'active',
+    namespace: nonEmptyString(row.namespace) ?? 'default',
+    tags: tagsFor(category, key),
+  };
+  const supersedes = supersededBy !== null ? parseUuid(supersededBy) : null;
+  if (supersedes !== null) record.supersedes = supersedes;
+  if (typeof row.importance === 'number' && Number.isFinite(row.importance)) {
+    record.confidence = Math.min(1, Math.max(0, row.importance));
+  }
+  if (row.embedding instanceof Uint8Array && row.embedding.byteLength > 0) {
+    const decoded = decodeEmbedding(row.embedding);
+    raw.embedding_encoding = decoded.encoding;
+    if (decoded.vector !== null) record.embeddings = [embeddingEntry(decoded.vector, updatedAt)];
+    else raw.embedding_base64 = decoded.base64 ?? '';
+  }
+  record.raw_source_format = sortKeys(raw);
+  return orderRecordFields(record);
+}
+
+function tagsFor(category: string, key: string): string[] {
+  const tags = [category];
+  if (category !== 'zeroclaw') tags.push('zeroclaw');
+  if (AUTO_SAVE_PREFIXES.some((p) => key.startsWith(p)) && !tags.includes('auto_save')) tags.push('auto_save');
+  return tags;
+}
+
+/** Every native scalar column except the structural ones; `id` only when it differs from the record id. */
+function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: string | null): JsonObject {
+  const raw: JsonObject = {};
+  for (const [column, value] of Object.entries(row)) {
+    if (STRUCTURAL_COLUMNS.has(column)) continue;
+    const scalar = toJsonScalar(value);
+    if (scalar !== undefined) raw[column] = scalar;
+  }
+  if (nonCanonicalId !== null) raw.id = nonCanonicalId;
+  return raw;
+}
+
+function toJsonScalar(value: unknown): JsonValue | undefined {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') return Number(value);
+  return undefined; // BLOBs other than `embedding` are not scalars
+}
+
+function sortKeys(obj: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(obj).sort()) out[key] = obj[key];
+  return out;
+}
+
+function timestamp(value: unknown, column: string, nativeId: string, ctx: RowContext): string {
+  const parsed = typeof value === 'string' ? normalizeRfc3339(value) : null;
+  if (parsed !== null) return parsed;
+  ctx.warnings.push(`memories row ${nativeId}: ${column} ${JSON.stringify(value ?? null)} is not RFC 3339; using the export time`);
+  return ctx.now;
+}
+
+function nonEmptyString(value: unknown): string | null {
+  return typeof value === 'string' && value.length > 0 ? value : null;
+}

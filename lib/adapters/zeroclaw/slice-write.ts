@@ -1,0 +1,95 @@
+import { NS } from '@/lib/core/ids';
+import type { MemoryRecord } from '@/lib/core/record';
+import { uuidV5 } from '@/lib/core/uuid';
+import { readLayout, type ZeroclawAgent } from './agents';
+import { recordToRow } from './rows';
+import type { BrainSidecar } from './sidecar';
+import { insertRow, tableColumns, type Db } from './sqlite-io';
+
+/**
+ * Fills a freshly created `brain.db` with one agent: its `agents` row, the captured
+ * `schema_version` rows (so ZeroClaw does not re-migrate), and its memories, in one
+ * transaction. Returns the number of memory rows written.
+ */
+export function writeFreshSlice(db: Db, args: {
+  agent: ZeroclawAgent;
+  schemaVersion: BrainSidecar['schemaVersion'];
+  records: readonly MemoryRecord[];
+}): number {
+  const columns = tableColumns(db, 'memories');
+  db.transaction(() => {
+    insertRow(db, 'agents', { ...args.agent });
+    for (const row of args.schemaVersion) insertRow(db, 'schema_version', { ...row });
+    for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: args.agent.id, columns }));
+  })();
+  return args.records.length;
+}
+
+export interface LiveSliceOutcome {
+  rowsWritten: number;
+  /** True when the alias is the database's first agent (it owns `.alf-agent-id`). */
+  isFirst: boolean;
+  warnings: string[];
+}
+
+/**
+ * Replaces one agent's rows in a live `brain.db` in ONE transaction: delete that
+ * agent's rows, insert the restored ones. Other agents' rows are never touched; a
+ * restored row whose id belongs to another agent aborts the restore before anything
+ * changes. A missing alias gets an `agents` row (the archived id unless another alias
+ * already uses it). A pre-multi-agent database is the single agent's: all its rows
+ * are replaced.
+ */
+export function replaceLiveSlice(db: Db, args: {
+  alias: string;
+  archived: ZeroclawAgent;
+  records: readonly MemoryRecord[];
+}): LiveSliceOutcome {
+  const layout = readLayout(db);
+  const columns = tableColumns(db, 'memories');
+  const warnings = droppedColumnWarnings(args.records, columns);
+  return db.transaction((): LiveSliceOutcome => {
+    if (layout.kind === 'single') {
+      db.prepare('DELETE FROM memories').run();
+      for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: null, columns }));
+      return { rowsWritten: args.records.length, isFirst: true, warnings };
+    }
+    const agentId = ensureAgentRow(db, layout.agents, args.alias, args.archived);
+    const rows = args.records.map((record) => recordToRow(record, { agentNativeId: agentId, columns }));
+    assertNoForeignIds(db, rows, agentId);
+    db.prepare('DELETE FROM memories WHERE agent_id = ?').run(agentId);
+    for (const row of rows) insertRow(db, 'memories', row);
+    const first = readLayout(db);
+    const isFirst = first.kind === 'multi' && first.agents[0]?.id === agentId;
+    return { rowsWritten: rows.length, isFirst, warnings };
+  })();
+}
+
+function ensureAgentRow(db: Db, agents: ZeroclawAgent[], alias: string, archived: ZeroclawAgent): string {
+  const existing = agents.find((a) => a.alias === alias);
+  if (existing !== undefined) return existing.id;
+  const idTaken = agents.some((a) => a.id === archived.id);
+  const id = idTaken ? uuidV5(NS.zeroclawAgent, `restored-agent:${alias}`) : archived.id;
+  insertRow(db, 'agents', { id, alias, created_at: archived.created_at });
+  return id;
+}
+
+function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: string): void {
+  const owner = db.prepare('SELECT agent_id FROM memories WHERE id = ? AND agent_id <> ?');
+  for (const row of rows) {
+    const other = owner.get(row.id, agentId) as { agent_id: string } | undefined;
+    if (other !== undefined) {
+      throw new Error(`cannot restore memory ${String(row.id)}: that id belongs to another agent in brain.db; nothing was changed`);
+    }
+  }
+}
+
+function droppedColumnWarnings(records: readonly MemoryRecord[], columns: readonly string[]): string[] {
+  const missing = new Set<string>();
+  for (const record of records) {
+    for (const key of Object.keys(record.raw_source_format ?? {})) {
+      if (!columns.includes(key) && !key.startsWith('embedding_') && key !== 'id' && key !== 'timestamp') missing.add(key);
+    }
+  }
+  return [...missing].sort().map((c) => `brain.db has no memories.${c} column; restored rows leave it out`);
+}

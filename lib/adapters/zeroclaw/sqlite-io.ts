@@ -1,0 +1,95 @@
+import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+
+/** A better-sqlite3 connection. */
+export type Db = Database.Database;
+
+/**
+ * Runs `read` against a private, consistent copy of a SQLite database that another
+ * process may hold open (WAL mode included). The copy is made with SQLite's online
+ * backup API from a read-only connection, so it holds exactly the committed state
+ * (checkpointed or still in the `-wal`) and never a torn page; the live files are
+ * never written. When the live database cannot be opened read-only (e.g. its
+ * directory is read-only and no `-shm` exists), the db, `-wal` and `-shm` files are
+ * copied instead and the copy is opened. The temporary directory is always removed.
+ */
+export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'lineage-sqlite-'));
+  const copy = path.join(dir, path.basename(dbPath));
+  try {
+    await snapshotInto(dbPath, copy);
+    const db = new Database(copy, { fileMustExist: true });
+    try {
+      return read(db);
+    } finally {
+      db.close();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function snapshotInto(dbPath: string, copy: string): Promise<void> {
+  await stat(dbPath); // a missing database is an error, reported with its path
+  let live: Db | null = null;
+  try {
+    live = new Database(dbPath, { readonly: true, fileMustExist: true });
+    await live.backup(copy);
+    return;
+  } catch {
+    await rm(copy, { force: true });
+  } finally {
+    live?.close();
+  }
+  await copyFile(dbPath, copy);
+  for (const suffix of ['-wal', '-shm']) {
+    await copyFile(dbPath + suffix, copy + suffix).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
+  }
+}
+
+/** True when the database has a table (or view) of that name. */
+export function tableExists(db: Db, name: string): boolean {
+  const row = db.prepare("SELECT 1 FROM sqlite_master WHERE type IN ('table','view') AND name = ?").get(name);
+  return row !== undefined;
+}
+
+/** Column names of a table, in declaration order (empty when the table is absent). */
+export function tableColumns(db: Db, table: string): string[] {
+  const rows = db.prepare(`PRAGMA table_info(${quoteIdent(table)})`).all() as { name: string }[];
+  return rows.map((r) => r.name);
+}
+
+/** Double-quotes an SQL identifier. */
+export function quoteIdent(name: string): string {
+  return `"${name.replace(/"/g, '""')}"`;
+}
+
+/**
+ * The database's own `CREATE` statements in `sqlite_master` order, without the
+ * entries SQLite recreates by itself (`sqlite_sequence`, FTS shadow tables,
+ * auto-indexes have no SQL). This is the DDL sidecar of the raw channel.
+ */
+export function captureDdl(db: Db): string[] {
+  const rows = db
+    .prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid')
+    .all() as { type: string; name: string; sql: string }[];
+  const virtualTables = rows
+    .filter((r) => r.type === 'table' && /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql))
+    .map((r) => r.name);
+  const isShadow = (name: string): boolean =>
+    virtualTables.some((v) => name.startsWith(`${v}_`) && /_(data|idx|content|docsize|config)$/.test(name));
+  return rows.filter((r) => r.name !== 'sqlite_sequence' && !isShadow(r.name)).map((r) => r.sql);
+}
+
+/** Inserts one row given as a column → value map (only the listed columns). */
+export function insertRow(db: Db, table: string, row: Record<string, unknown>): void {
+  const columns = Object.keys(row);
+  const sql = `INSERT INTO ${quoteIdent(table)} (${columns.map(quoteIdent).join(', ')}) VALUES (${columns
+    .map(() => '?')
+    .join(', ')})`;
+  db.prepare(sql).run(...columns.map((c) => row[c]));
+}
