@@ -1,4 +1,4 @@
-import { mkdir, readFile, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openclawAdapter } from './index';
@@ -132,6 +132,16 @@ describe('openclaw export: workspace rules', () => {
     expect(result.raw.has('.alf-sync-log.md')).toBe(true);
     expect(result.raw.has('.alf-synced.json')).toBe(false);
     expect(result.raw.has('.alf-agent-id')).toBe(false);
+  });
+
+  it('does not follow a root-file symlink out of the workspace', async () => {
+    const ws = await copyFixture('minimal');
+    const outside = await tempDir();
+    await writeFile(path.join(outside, 'secret.md'), 'secret');
+    await symlink(path.join(outside, 'secret.md'), path.join(ws, 'USER.md'));
+    const result = await exportWs(ws);
+    expect([...result.raw.keys()]).toEqual(['SOUL.md']);
+    expect(result.layers.principals).toBeUndefined();
   });
 
   it('mints and persists an agent id only when asked', async () => {

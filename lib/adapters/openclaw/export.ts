@@ -4,12 +4,12 @@ import type { JsonObject } from '@/lib/core/json';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { walkFiles } from '../shared/walk';
+import { isFileInside, walkFiles } from '../shared/walk';
 import type { ExportOptions, ExportResult } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
 import { fileRecords, sortByCreatedAt } from './records';
-import { MEMORY_DIR, ROOT_FILES, absPath, isDir, isFile, mtimeRfc3339, newest } from './workspace-files';
+import { MEMORY_DIR, ROOT_FILES, absPath, isDir, mtimeRfc3339, newest } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
 export class OpenclawExportError extends Error {
@@ -55,7 +55,7 @@ async function rawFileSet(workspace: string): Promise<{ files: string[]; exclude
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
-    if (await isFile(absPath(workspace, rel))) candidates.push(rel);
+    if (await isFileInside(workspace, rel)) candidates.push(rel);
   }
   candidates.push(...(await walkFiles(workspace, MEMORY_DIR)));
   const files: string[] = [];

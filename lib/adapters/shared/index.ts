@@ -2,7 +2,7 @@
 export { readOrMintAgentId, AgentIdError } from './agent-id';
 export { loadAlfIgnore, compileAlfIgnore, type IgnoreMatcher } from './alfignore';
 export { globToRegExp } from './glob';
-export { walkFiles, compareCodeUnits } from './walk';
+export { walkFiles, isFileInside, compareCodeUnits } from './walk';
 export {
   writeRawFiles,
   assertSafeRelPath,

@@ -7,7 +7,7 @@ import { readOrMintAgentId } from './agent-id';
 import { globToRegExp } from './glob';
 import { rawRelPath, toArchiveRaw, writeRawFiles } from './raw-write';
 import { isNeverRaw, isRuntimeSidecar } from './sync-marker';
-import { walkFiles } from './walk';
+import { isFileInside, walkFiles } from './walk';
 
 const tmp = () => mkdtemp(path.join(os.tmpdir(), 'adapters-shared-'));
 
@@ -51,6 +51,9 @@ describe('walkFiles', () => {
     await symlink(path.join(ws, 'memory', 'a.md'), path.join(ws, 'memory', 'inside.md'));
     expect(await walkFiles(ws, 'memory')).toEqual(['memory/B.md', 'memory/a.md', 'memory/b/z.md', 'memory/inside.md']);
     expect(await walkFiles(ws, 'missing')).toEqual([]);
+    expect(await isFileInside(ws, 'memory/inside.md')).toBe(true);
+    expect(await isFileInside(ws, 'memory/leak.md')).toBe(false);
+    expect(await isFileInside(ws, 'memory')).toBe(false);
   });
 });
 

@@ -30,6 +30,15 @@ async function walkInto(rootReal: string, relDir: string, out: string[], visited
   }
 }
 
+/**
+ * True when `root/relPath` is a regular file that stays inside `root` (a symlink to
+ * a file elsewhere is treated as absent, as `walkFiles` does).
+ */
+export async function isFileInside(root: string, relPath: string): Promise<boolean> {
+  const rootReal = await realpath(root);
+  return (await entryKind(rootReal, path.join(rootReal, ...relPath.split('/')))) === 'file';
+}
+
 type EntryKind = 'file' | 'dir' | 'skip';
 
 async function entryKind(rootReal: string, abs: string): Promise<EntryKind> {
