@@ -1,0 +1,125 @@
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '@/lib/core/json';
+import { zeroclawAdapter } from './index';
+import { dumpRows, f32Blob, fixedClock, insertSeedRow, seedBrainDb, snapshotOf, tempDir, type SeedRow } from './test-support';
+
+const A = 'a0000000-0000-4000-8000-00000000000a';
+const B = 'b0000000-0000-4000-8000-00000000000b';
+const AGENTS = [
+  { id: A, alias: 'alpha', created_at: '2026-01-01T00:00:00Z' },
+  { id: B, alias: 'beta', created_at: '2026-01-02T00:00:00Z' },
+];
+
+function row(agent: string, i: number, extra: Partial<SeedRow> = {}): SeedRow {
+  return {
+    id: `${agent.slice(0, 8)}-2222-4222-8222-${String(i).padStart(12, '0')}`,
+    key: `k${i}`,
+    content: `${agent === A ? 'alpha' : 'beta'} fact ${i}`,
+    created_at: `2026-02-0${i + 1}T10:00:00.5+01:00`,
+    updated_at: `2026-02-0${i + 1}T11:00:00Z`,
+    agent_id: agent,
+    ...extra,
+  };
+}
+
+async function sourceWorkspace(): Promise<string> {
+  const ws = await tempDir('zc-src');
+  await seedBrainDb({
+    workspace: ws,
+    agents: AGENTS,
+    rows: [
+      row(A, 0, { embedding: f32Blob(Array.from({ length: 128 }, (_, i) => Math.sin(i))), importance: 0.25, session_id: 'sess' }),
+      row(A, 1, { category: 'conversation', namespace: null, superseded_by: 'gone' }),
+      row(A, 2, { id: 'legacy-id-7', importance: null, embedding: Buffer.from([1, 2, 3]) }),
+      row(A, 3, { embedding: Buffer.alloc(8 * 3000, 1) }),
+      row(B, 0),
+      row(B, 1),
+    ],
+  });
+  await writeFile(path.join(ws, 'memory', 'notes.md'), 'notes\n');
+  return ws;
+}
+
+const exportAlpha = (workspace: string) =>
+  zeroclawAdapter.exportWorkspace({ workspace, runtimeAgent: 'alpha', persistAgentId: true, clock: fixedClock });
+
+describe('zeroclaw import', () => {
+  it('rebuilds exactly the agent rows into --out (row for row, native ids preserved)', async () => {
+    const src = await sourceWorkspace();
+    const exported = await exportAlpha(src);
+    const out = await tempDir('zc-out');
+    const result = await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
+    expect(result.written).toEqual(['.alf-agent-id', 'memory/brain.db', 'memory/notes.md']);
+    expect(result.memoryRecords).toBe(4);
+    const restoredDb = path.join(out, 'memory', 'brain.db');
+    expect(dumpRows(restoredDb)).toEqual(dumpRows(path.join(src, 'memory', 'brain.db'), 'WHERE agent_id = ?', [A]));
+    const db = new Database(restoredDb, { readonly: true });
+    expect(db.prepare('SELECT * FROM agents').all()).toEqual([AGENTS[0]]);
+    expect(db.prepare("SELECT key FROM memories_fts WHERE memories_fts MATCH 'alpha'").all()).toHaveLength(4);
+    expect(db.prepare('SELECT * FROM schema_version').all()).toEqual([{ component: 'memory', version: 3, applied_at: '2026-01-01T00:00:00Z' }]);
+    db.close();
+    expect(await readFile(path.join(out, 'memory', 'notes.md'), 'utf8')).toBe('notes\n');
+
+    const again = await zeroclawAdapter.exportWorkspace({ workspace: out, persistAgentId: false, clock: fixedClock });
+    expect(again.agentId).toBe(exported.agentId);
+    expect(canonicalJson(again.records)).toBe(canonicalJson(exported.records));
+  });
+
+  it("replaces only that agent's rows in a live brain.db, in one transaction", async () => {
+    const src = await sourceWorkspace();
+    const snapshot = snapshotOf(await exportAlpha(src));
+    const live = await tempDir('zc-live');
+    await cp(src, live, { recursive: true });
+    const liveDb = path.join(live, 'memory', 'brain.db');
+    const db = new Database(liveDb);
+    db.prepare('DELETE FROM memories WHERE id = ?').run(row(A, 0).id);
+    db.prepare("UPDATE memories SET content = 'edited' WHERE id = ?").run(row(A, 1).id);
+    insertSeedRow(db, row(A, 5));
+    insertSeedRow(db, row(B, 7));
+    db.close();
+    const betaBefore = dumpRows(liveDb, 'WHERE agent_id = ?', [B]);
+
+    await zeroclawAdapter.importSnapshot({ snapshot, target: live, runtimeAgent: 'alpha', live: true, clock: fixedClock });
+    expect(dumpRows(liveDb, 'WHERE agent_id = ?', [A])).toEqual(dumpRows(path.join(src, 'memory', 'brain.db'), 'WHERE agent_id = ?', [A]));
+    expect(dumpRows(liveDb, 'WHERE agent_id = ?', [B])).toEqual(betaBefore);
+    const check = new Database(liveDb, { readonly: true });
+    expect(check.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE memories_fts MATCH 'edited'").get()).toEqual({ n: 0 });
+    expect(check.prepare("SELECT COUNT(*) AS n FROM memories_fts WHERE memories_fts MATCH 'beta'").get()).toEqual({ n: 3 });
+    check.close();
+  });
+
+  it('changes nothing when a restored id belongs to another agent', async () => {
+    const src = await sourceWorkspace();
+    const exported = await exportAlpha(src);
+    exported.records[0] = { ...exported.records[0]!, id: row(B, 0).id };
+    const liveDb = path.join(src, 'memory', 'brain.db');
+    const before = dumpRows(liveDb);
+    await expect(
+      zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: src, runtimeAgent: 'alpha', live: true, clock: fixedClock }),
+    ).rejects.toThrow(/belongs to another agent/);
+    expect(dumpRows(liveDb)).toEqual(before);
+  });
+
+  it('never writes a database file carried in the raw channel', async () => {
+    const src = await sourceWorkspace();
+    const snapshot = snapshotOf(await exportAlpha(src));
+    snapshot.raw.set('raw/zeroclaw/memory/brain.db', new TextEncoder().encode('evil'));
+    snapshot.raw.set('raw/zeroclaw/memory/brain.db-wal', new TextEncoder().encode('evil'));
+    const out = await tempDir('zc-hostile');
+    const result = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings.filter((w) => w.includes('never restored'))).toHaveLength(2);
+    expect(dumpRows(path.join(out, 'memory', 'brain.db'))).toHaveLength(4);
+  });
+
+  it('restores later columns into a fresh database', async () => {
+    const src = await tempDir('zc-later');
+    await seedBrainDb({ workspace: src, agents: [AGENTS[0]!], rows: [row(A, 0, { kind: 'fact', pinned: 1, tenant_id: 't' })], extraColumns: true });
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
+    const out = await tempDir('zc-later-out');
+    await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
+    expect(dumpRows(path.join(out, 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+  });
+});
