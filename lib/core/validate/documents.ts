@@ -1,0 +1,88 @@
+import { isJsonObject, type JsonObject } from '../json';
+import { splitJsonLines, tryParseJson } from '../archive/json-text';
+import { MEMORY_RECORD } from './record-rules';
+import { checkValue, child, type Issues, type Rule } from './rules';
+
+const OPERATIONS: readonly unknown[] = ['create', 'update', 'delete'];
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Parses a JSON object document, reporting (not throwing) when it is missing or malformed. */
+export function parseDocument(files: ReadonlyMap<string, Uint8Array>, name: string, issues: Issues): JsonObject | null {
+  const bytes = files.get(name);
+  if (!bytes) return null;
+  let value: unknown;
+  try {
+    value = tryParseJson(utf8.decode(bytes));
+  } catch {
+    issues.error(name, 'not valid UTF-8');
+    return null;
+  }
+  if (value === undefined) issues.error(name, 'not valid JSON');
+  else if (!isJsonObject(value)) issues.error(name, 'expected a JSON object');
+  else return value;
+  return null;
+}
+
+/** Parses and checks a document against a rule; null when absent or unusable. */
+export function checkDocument(files: ReadonlyMap<string, Uint8Array>, name: string, rule: Rule, issues: Issues): JsonObject | null {
+  const doc = parseDocument(files, name, issues);
+  if (doc) checkValue(doc, rule, name, issues);
+  return doc;
+}
+
+/** Where each record id was first seen, across all files of one archive. */
+export type IdSightings = Map<string, string>;
+
+/**
+ * Checks every line of a JSONL record file (partition or `delta.jsonl`) and returns
+ * how many non-blank lines it holds. In a delta, the `operation` key is checked and
+ * stripped before the record is checked.
+ */
+export function checkRecordFile(
+  bytes: Uint8Array,
+  file: string,
+  issues: Issues,
+  ids: IdSightings,
+  opts: { delta: boolean; maxLineBytes: number },
+): number {
+  let lines;
+  try {
+    lines = splitJsonLines(bytes, file, opts.maxLineBytes);
+  } catch (err) {
+    issues.error(file, (err as Error).message);
+    return 0;
+  }
+  for (const line of lines) {
+    const where = `${file}:${line.line}`;
+    const value = tryParseJson(line.text);
+    if (!isJsonObject(value)) {
+      issues.error(where, value === undefined ? 'not valid JSON' : 'expected a JSON object');
+      continue;
+    }
+    const record = opts.delta ? withoutOperation(value, where, issues) : value;
+    if (!record) continue;
+    checkValue(record, MEMORY_RECORD, where, issues);
+    noteId(record.id, where, issues, ids);
+  }
+  return lines.length;
+}
+
+function withoutOperation(value: JsonObject, where: string, issues: Issues): JsonObject | null {
+  const { operation, ...record } = value;
+  if (operation === undefined) {
+    issues.error(child(where, 'operation'), 'is required');
+    return null;
+  }
+  if (!OPERATIONS.includes(operation)) {
+    issues.warn(child(where, 'operation'), `unknown operation ${JSON.stringify(operation)}; readers skip this line`);
+    return null;
+  }
+  return record;
+}
+
+function noteId(id: unknown, where: string, issues: Issues, ids: IdSightings): void {
+  if (typeof id !== 'string') return;
+  const first = ids.get(id);
+  if (first !== undefined) issues.error(child(where, 'id'), `duplicate record id ${id} (first at ${first})`);
+  else ids.set(id, where);
+}

@@ -1,0 +1,108 @@
+import { any, arr, bool, int, obj, str, type Rule } from './rules';
+
+const VERSION = /^\d+\.\d+\.\d+$/;
+const dateTime = (required = false) => str({ required, format: 'date-time' });
+
+/** manifest.schema.json#/$defs/MemoryPartition */
+export const PARTITION: Rule = obj({
+  file: str({ required: true }),
+  from: str({ required: true, format: 'date' }),
+  to: str({ nullable: true, format: 'date' }),
+  record_count: int({ required: true, min: 0 }),
+  sealed: bool({ required: true }),
+});
+
+const LAYER_INVENTORY = obj({
+  identity: obj({ version: int({ required: true, min: 1 }), file: str({ required: true }) }),
+  principals: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }),
+  credentials: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }),
+  memory: obj({
+    record_count: int({ required: true, min: 0 }),
+    index_file: str({ required: true }),
+    has_embeddings: bool(),
+    has_raw_source: bool(),
+    partitions: arr(PARTITION, { required: true }),
+  }),
+  attachments: obj({
+    count: int({ required: true, min: 0 }),
+    included_count: int({ min: 0 }),
+    included_size_bytes: int({ min: 0 }),
+    referenced_count: int({ min: 0 }),
+    referenced_size_bytes: int({ min: 0 }),
+    file: str({ required: true }),
+  }),
+}, { required: true });
+
+/** manifest.schema.json */
+export const SNAPSHOT_MANIFEST: Rule = obj({
+  alf_version: str({ required: true, pattern: VERSION }),
+  created_at: dateTime(true),
+  agent: obj({
+    id: str({ required: true, format: 'uuid' }),
+    name: str({ required: true }),
+    source_runtime: str({ required: true }),
+    source_runtime_version: str(),
+  }, { required: true }),
+  runtime_hints: obj({
+    primary_model: str({ required: true }),
+    last_model: str({ required: true }),
+    provider: str(),
+    context_window: int({ min: 1 }),
+    notes: str({ nullable: true }),
+  }),
+  sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }),
+  layers: LAYER_INVENTORY,
+  raw_sources: arr(str()),
+  checksum: str({ pattern: /^[a-z0-9]+:[a-f0-9]+$/ }),
+});
+
+/** delta-manifest.schema.json */
+export const DELTA_MANIFEST: Rule = obj({
+  alf_version: str({ required: true, pattern: VERSION }),
+  created_at: dateTime(true),
+  agent: obj({ id: str({ required: true, format: 'uuid' }), source_runtime: str() }, { required: true }),
+  sync: obj({
+    base_sequence: int({ required: true, min: 0 }),
+    new_sequence: int({ required: true, min: 0 }),
+    base_timestamp: dateTime(),
+    new_timestamp: dateTime(),
+  }, { required: true }),
+  changes: obj({
+    identity: obj({ file: str(), new_version: int({ min: 1 }) }),
+    principals: obj({ file: str(), changed_ids: arr(str({ format: 'uuid' })) }),
+    credentials: obj({ file: str() }),
+    memory: obj({ file: str(), record_count: int({ min: 0 }) }),
+    raw: obj({ changed: arr(str()), deleted: arr(str()) }),
+  }, { required: true }),
+});
+
+const requiredKeys = (keys: string[]): Record<string, Rule> => Object.fromEntries(keys.map((key) => [key, any({ required: true })]));
+
+/** Top-level shape of each layer document (identity/principals/credentials/attachments schemas). */
+export const LAYER_DOCS: Record<string, Rule> = {
+  'identity.json': obj({
+    id: str({ required: true, format: 'uuid' }),
+    agent_id: str({ required: true, format: 'uuid' }),
+    version: int({ required: true, min: 1 }),
+    updated_at: dateTime(true),
+  }),
+  'principals.json': obj({
+    principals: arr(obj({ ...requiredKeys(['principal_type', 'profile']), id: str({ required: true, format: 'uuid' }) }), { required: true }),
+  }),
+  'credentials.json': obj({
+    credentials: arr(obj({
+      ...requiredKeys(['service', 'credential_type', 'encrypted_payload', 'encryption']),
+      id: str({ required: true, format: 'uuid' }),
+      agent_id: str({ required: true, format: 'uuid' }),
+      created_at: dateTime(true),
+    }), { required: true }),
+  }),
+  'attachments.json': obj({
+    artifact_size_threshold: int({ min: 0 }),
+    attachments: arr(obj({
+      ...requiredKeys(['filename', 'media_type', 'hash', 'source_path', 'archive_path', 'remote_ref']),
+      id: str({ required: true, format: 'uuid' }),
+      size_bytes: int({ required: true, min: 0 }),
+    }), { required: true }),
+  }),
+};

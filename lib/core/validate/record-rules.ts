@@ -1,0 +1,72 @@
+import { MEMORY_TYPES, RECORD_STATUSES } from '../record';
+import { arr, int, num, obj, str, type Issues, type Rule } from './rules';
+
+export const EXTRACTION_METHODS = ['agent_written', 'llm_extracted', 'user_authored', 'migrated'] as const;
+export const ENTITY_TYPES = ['person', 'organization', 'project', 'location', 'tool', 'service', 'other'] as const;
+export const EMBEDDING_SOURCES = ['runtime', 'sync_service', 'import_adapter'] as const;
+
+const dateTime = (required = false) => str({ required, format: 'date-time' });
+const nullableDateTime = () => str({ nullable: true, format: 'date-time' });
+
+const SOURCE = obj({
+  runtime: str({ required: true, minLength: 1 }),
+  runtime_version: str(),
+  origin: str(),
+  origin_file: str(),
+  extraction_method: str({ known: EXTRACTION_METHODS }),
+  session_id: str(),
+  interaction_id: str(),
+  identity_version: int({ min: 1 }),
+}, { required: true });
+
+const TEMPORAL = obj({
+  created_at: dateTime(true),
+  updated_at: nullableDateTime(),
+  observed_at: nullableDateTime(),
+  valid_from: nullableDateTime(),
+  valid_until: nullableDateTime(),
+  last_accessed_at: nullableDateTime(),
+  access_count: int({ min: 0 }),
+}, { required: true });
+
+const ENTITY = obj({ name: str({ required: true }), type: str({ required: true, known: ENTITY_TYPES }), role: str() });
+
+const EMBEDDING = obj(
+  {
+    model: str({ required: true }),
+    dimensions: int({ required: true, min: 1 }),
+    vector: arr(num(), { required: true }),
+    computed_at: dateTime(true),
+    source: str({ required: true, known: EMBEDDING_SOURCES }),
+  },
+  { check: checkDimensions },
+);
+
+function checkDimensions(value: { dimensions?: unknown; vector?: unknown }, path: string, issues: Issues): void {
+  if (typeof value.dimensions === 'number' && Array.isArray(value.vector) && value.vector.length !== value.dimensions) {
+    issues.error(`${path}/vector`, `has ${value.vector.length} values but dimensions is ${value.dimensions}`);
+  }
+}
+
+const RELATED = obj({ id: str({ required: true, format: 'uuid' }), relation: str({ required: true }) });
+
+/** memory-record.schema.json; the id may be any UUID version (the reference mints v5 ids). */
+export const MEMORY_RECORD: Rule = obj({
+  id: str({ required: true, format: 'uuid' }),
+  agent_id: str({ required: true, format: 'uuid' }),
+  content: str({ required: true, minLength: 1 }),
+  memory_type: str({ required: true, known: MEMORY_TYPES }),
+  category: str(),
+  source: SOURCE,
+  temporal: TEMPORAL,
+  status: str({ required: true, known: RECORD_STATUSES }),
+  supersedes: str({ format: 'uuid' }),
+  confidence: num({ min: 0, max: 1 }),
+  entities: arr(ENTITY),
+  tags: arr(str()),
+  namespace: str({ required: true }),
+  embeddings: arr(EMBEDDING),
+  related_records: arr(RELATED),
+  raw_source_format: obj(),
+});
+

@@ -1,0 +1,116 @@
+import { isJsonObject, type JsonObject } from '../json';
+import { isFullDate, parseRfc3339 } from '../archive/partitions';
+import { isUuid } from '../uuid';
+
+/** One finding: where (`file#/json/pointer`) and what. */
+export interface Issue {
+  path: string;
+  message: string;
+}
+
+/** Collects errors (the archive is invalid) and warnings (valid, but worth a look). */
+export class Issues {
+  readonly errors: Issue[] = [];
+  readonly warnings: Issue[] = [];
+
+  error(path: string, message: string): void {
+    this.errors.push({ path, message });
+  }
+
+  warn(path: string, message: string): void {
+    this.warnings.push({ path, message });
+  }
+}
+
+type Format = 'date-time' | 'date' | 'uuid';
+
+/**
+ * A small declarative subset of the JSON schemas in `alf/schemas/`: enough to say
+ * which fields are required and what type they hold. `known` lists enum values that
+ * only warn when different (the spec says validators MUST NOT reject unknown values).
+ */
+export type Rule =
+  | { kind: 'string'; required?: boolean; nullable?: boolean; format?: Format; minLength?: number; pattern?: RegExp; known?: readonly string[] }
+  | { kind: 'integer'; required?: boolean; min?: number }
+  | { kind: 'number'; required?: boolean; min?: number; max?: number }
+  | { kind: 'boolean'; required?: boolean }
+  | { kind: 'array'; required?: boolean; items?: Rule }
+  | { kind: 'object'; required?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
+  | { kind: 'any'; required?: boolean };
+
+type Options<K extends Rule['kind']> = Omit<Extract<Rule, { kind: K }>, 'kind'>;
+export const str = (o: Options<'string'> = {}): Rule => ({ kind: 'string', ...o });
+export const int = (o: Options<'integer'> = {}): Rule => ({ kind: 'integer', ...o });
+export const num = (o: Options<'number'> = {}): Rule => ({ kind: 'number', ...o });
+export const bool = (o: Options<'boolean'> = {}): Rule => ({ kind: 'boolean', ...o });
+export const arr = (items: Rule | undefined, o: Omit<Options<'array'>, 'items'> = {}): Rule => ({ kind: 'array', items, ...o });
+export const obj = (fields: Record<string, Rule> = {}, o: Omit<Options<'object'>, 'fields'> = {}): Rule => ({ kind: 'object', fields, ...o });
+export const any = (o: Options<'any'> = {}): Rule => ({ kind: 'any', ...o });
+
+/** JSON-pointer child path with `~` and `/` escaped. */
+export function child(path: string, key: string | number): string {
+  const token = String(key).replace(/~/g, '~0').replace(/\//g, '~1');
+  return path.includes('#') ? `${path}/${token}` : `${path}#/${token}`;
+}
+
+/** Checks `value` against `rule`, reporting under `path`. */
+export function checkValue(value: unknown, rule: Rule, path: string, issues: Issues): void {
+  if (value === null && rule.kind === 'string' && rule.nullable) return;
+  switch (rule.kind) {
+    case 'any':
+      return;
+    case 'string':
+      return checkString(value, rule, path, issues);
+    case 'integer':
+      if (typeof value !== 'number' || !Number.isInteger(value)) return issues.error(path, 'expected an integer');
+      if (rule.min !== undefined && value < rule.min) issues.error(path, `must be at least ${rule.min}`);
+      return;
+    case 'number':
+      if (typeof value !== 'number') return issues.error(path, 'expected a number');
+      if (rule.min !== undefined && value < rule.min) issues.error(path, `must be at least ${rule.min}`);
+      if (rule.max !== undefined && value > rule.max) issues.error(path, `must be at most ${rule.max}`);
+      return;
+    case 'boolean':
+      if (typeof value !== 'boolean') issues.error(path, 'expected a boolean');
+      return;
+    case 'array':
+      if (!Array.isArray(value)) return issues.error(path, 'expected an array');
+      if (rule.items) value.forEach((item, index) => checkValue(item, rule.items!, child(path, index), issues));
+      return;
+    case 'object':
+      if (!isJsonObject(value)) return issues.error(path, 'expected an object');
+      checkFields(value, rule.fields ?? {}, path, issues);
+      rule.check?.(value, path, issues);
+      return;
+  }
+}
+
+/** Checks the listed fields of an object; keys not listed are allowed (additionalProperties). */
+export function checkFields(value: JsonObject, fields: Record<string, Rule>, path: string, issues: Issues): void {
+  for (const [key, rule] of Object.entries(fields)) {
+    const member = value[key];
+    if (member === undefined) {
+      if (rule.required) issues.error(child(path, key), 'is required');
+      continue;
+    }
+    checkValue(member, rule, child(path, key), issues);
+  }
+}
+
+function checkString(value: unknown, rule: Extract<Rule, { kind: 'string' }>, path: string, issues: Issues): void {
+  if (typeof value !== 'string') return issues.error(path, rule.nullable ? 'expected a string or null' : 'expected a string');
+  if (rule.minLength !== undefined && value.length < rule.minLength) {
+    return issues.error(path, rule.minLength === 1 ? 'must not be empty' : `must be at least ${rule.minLength} characters`);
+  }
+  if (rule.pattern && !rule.pattern.test(value)) return issues.error(path, `does not match ${rule.pattern.source}`);
+  if (rule.format && !matchesFormat(value, rule.format)) return issues.error(path, `is not a valid ${rule.format}`);
+  if (rule.known && !rule.known.includes(value)) {
+    issues.warn(path, `unknown value ${JSON.stringify(value)} (known: ${rule.known.join(', ')})`);
+  }
+}
+
+function matchesFormat(value: string, format: Format): boolean {
+  if (format === 'uuid') return isUuid(value);
+  if (format === 'date') return isFullDate(value);
+  return parseRfc3339(value) !== null;
+}
