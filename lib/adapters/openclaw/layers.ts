@@ -24,7 +24,7 @@ const CUSTOM_BLOCKS: Record<string, string> = {
  */
 export function agentName(workspace: string, identityText: string | undefined): string {
   for (const line of (identityText ?? '').split('\n')) {
-    const match = /^\s*(?:[-*]\s+)?name\s*:\s*(.+)$/i.exec(line.replace(/[*_]/g, ''));
+    const match = /^\s*(?:[-*]\s+)?name\s*:\s*(.+)$/i.exec(line.replace(/\*\*|__/g, ''));
     const name = match?.[1]?.trim();
     if (name) return name;
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { fileNameDate, handlerFor, tierFor } from './handlers';
+import { agentName } from './layers';
 import { hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
 
 describe('handler table', () => {
@@ -61,5 +62,14 @@ describe('tags', () => {
     expect(withoutLineTwo('a\n#tags: x\nb', 1)).toBe('a\nb');
     expect(withoutLineTwo('#tags: x\nb', 2)).toBe('b');
     expect(withoutLineTwo('c\nd', 3)).toBe('c\nd');
+  });
+});
+
+describe('agentName', () => {
+  it('reads Name: lines in plain and bold styles, else the directory name', () => {
+    expect(agentName('/ws/x', '# Identity\nRole: A\nName: Standard Agent')).toBe('Standard Agent');
+    expect(agentName('/ws/x', '- **Name:** my_agent')).toBe('my_agent');
+    expect(agentName('/ws/atlas', 'Nickname: N')).toBe('atlas');
+    expect(agentName('/ws/atlas', undefined)).toBe('atlas');
   });
 });
