@@ -1,0 +1,51 @@
+import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan } from '@/lib/ledger';
+import { SyncConflictError, SyncError } from './errors';
+import type { SyncTarget } from './target';
+
+/**
+ * A sync target backed by the local ledger in a data directory: the same ingest code the
+ * server runs, without HTTP in between. Local agents belong to no tenant.
+ */
+export function localTarget(dataDir: string, now: () => Date = () => new Date()): SyncTarget {
+  const ledger = openLedger(dataDir);
+  return {
+    label: dataDir,
+    async ensureAgent(agent) {
+      const registered = registerAgent({ ledger, id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
+      if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
+      const existing = getAgent({ ledger, agentId: agent.id });
+      return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
+    },
+    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await ingestSnapshot({ ledger, agentId, bytes, now: now() })).sequence })),
+    pushDelta: (agentId, baseSequence, bytes) =>
+      ledgerCall(async () => {
+        try {
+          return { sequence: (await ingestDelta({ ledger, agentId, baseSequence, bytes, now: now() })).sequence };
+        } catch (error) {
+          if (isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
+          throw error;
+        }
+      }),
+    fetchRestore: (agentId, upToSequence) =>
+      ledgerCall(async () => {
+        const plan = restorePlan({ ledger, agentId, upToSequence });
+        const snapshot = { sequence: plan.snapshot.seq, bytes: await readEntryBytes({ ledger, entry: plan.snapshot }) };
+        const deltas = [];
+        for (const entry of plan.deltas) deltas.push({ sequence: entry.seq, bytes: await readEntryBytes({ ledger, entry }) });
+        return { snapshot, deltas, sequence: plan.sequence };
+      }),
+  };
+}
+
+async function ledgerCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof SyncError) throw error;
+    if (isLedgerError(error)) {
+      const code = error.code === 'agent_not_found' || error.code === 'never_synced' ? 'agent_not_found' : error.code === 'bad_archive' ? 'sync_upload_failed' : error.code;
+      throw new SyncError(code, error.message);
+    }
+    throw error;
+  }
+}
