@@ -1,0 +1,45 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+
+/** A temp directory tree for client-flow tests: a workspace, an ALF home and a data dir. */
+export async function makeSandbox(prefix = 'lineage-sync-') {
+  const root = await fs.mkdtemp(path.join(os.tmpdir(), prefix));
+  const sandbox = {
+    root,
+    workspace: path.join(root, 'ws'),
+    alfHome: path.join(root, 'alf-home'),
+    dataDir: path.join(root, 'data'),
+    async write(rel: string, content: string | Uint8Array) {
+      const file = path.join(sandbox.workspace, rel);
+      await fs.mkdir(path.dirname(file), { recursive: true });
+      await fs.writeFile(file, content);
+    },
+    async remove(rel: string) {
+      await fs.rm(path.join(sandbox.workspace, rel), { force: true });
+    },
+    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+  };
+  await fs.mkdir(sandbox.workspace, { recursive: true });
+  return sandbox;
+}
+
+/** Every file under a directory as relative path → bytes, control files excluded. */
+export async function readTree(dir: string, exclude: readonly string[] = ['.alf-agent-id', '.alf-synced.json']): Promise<Map<string, Buffer>> {
+  const out = new Map<string, Buffer>();
+  async function walk(rel: string) {
+    for (const entry of await fs.readdir(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) await walk(child);
+      else if (!exclude.includes(child)) out.set(child, await fs.readFile(path.join(dir, child)));
+    }
+  }
+  await walk('');
+  return new Map([...out].sort(([a], [b]) => (a < b ? -1 : 1)));
+}
+
+/** A clock that advances one minute per call, from a fixed start. */
+export function steppingClock(start = Date.parse('2026-11-01T09:00:00Z')) {
+  let t = start;
+  return () => new Date((t += 60_000));
+}
