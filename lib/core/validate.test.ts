@@ -1,0 +1,179 @@
+import { describe, expect, it } from 'vitest';
+import { readSnapshot, writeDelta, writeSnapshot } from './archive/index';
+import { craftZip } from './archive/testing/craft-zip';
+import { AGENT_ID, makeDelta, makeRecord, makeSnapshot, syntheticAgentBytes } from './archive/testing/fixtures';
+import type { JsonObject } from './json';
+import type { MemoryRecord } from './record';
+import { validateArchive } from './validate';
+
+/** A one-record snapshot whose record is `record` (written as-is, so it may be invalid). */
+function snapshotWith(record: JsonObject, partition: JsonObject = {}): Uint8Array {
+  const manifest = {
+    alf_version: '1.0.0',
+    created_at: '2026-01-01T00:00:00Z',
+    agent: { id: AGENT_ID, name: 'n', source_runtime: 'openclaw' },
+    layers: {
+      memory: {
+        record_count: 1,
+        index_file: 'memory/index.json',
+        partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: 1, sealed: false, ...partition }],
+      },
+    },
+  };
+  return craftZip([
+    { name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify(record)}\n` },
+    { name: 'manifest.json', data: JSON.stringify(manifest) },
+  ]);
+}
+
+const RECORD_PATH = 'memory/2026-Q1.jsonl:1';
+
+describe('validateArchive on snapshots', () => {
+  it('accepts the synthetic reference fixture; its only warnings are about its fuzzed raw_sources', async () => {
+    const report = await validateArchive(syntheticAgentBytes());
+    expect(report.valid).toBe(true);
+    expect(report.errors).toEqual([]);
+    // The generator filled raw_sources with lorem ipsum while the archive carries raw/openclaw/.keep.
+    expect(report.warnings).toEqual([
+      { path: 'manifest.json#/raw_sources/0', message: '"" has no files under raw/' },
+      { path: 'manifest.json#/raw_sources/1', message: '"ipsum nec magnam, arcu cursus Enim veniam Lorem a" has no files under raw/' },
+      { path: 'manifest.json#/raw_sources', message: 'raw/openclaw/ holds files but is not listed' },
+    ]);
+  });
+
+  it('accepts what writeSnapshot writes from the fixture, raw_sources now consistent', async () => {
+    const report = await validateArchive(await writeSnapshot(await readSnapshot(syntheticAgentBytes())));
+    expect(report).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('accepts any UUID version and a record with only the required fields', async () => {
+    const report = await validateArchive(snapshotWith({ ...makeRecord(1), id: 'b6973f0f-14c3-5e24-9a20-783413ae0332' }));
+    expect(report).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('warns, and stays valid, on enum values outside the known sets', async () => {
+    const record: MemoryRecord = {
+      ...makeRecord(1),
+      memory_type: 'dream',
+      status: 'pending',
+      source: { runtime: 'openclaw', extraction_method: 'telepathy' },
+      entities: [{ name: 'Ada', type: 'ghost' }],
+      embeddings: [{ model: 'm', dimensions: 2, vector: [0.1, 0.2], computed_at: '2026-01-01T00:00:00+05:30', source: 'oracle' }],
+    };
+    const report = await validateArchive(snapshotWith(record));
+    expect(report.valid).toBe(true);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((w) => w.path)).toEqual([
+      `${RECORD_PATH}#/memory_type`,
+      `${RECORD_PATH}#/source/extraction_method`,
+      `${RECORD_PATH}#/status`,
+      `${RECORD_PATH}#/entities/0/type`,
+      `${RECORD_PATH}#/embeddings/0/source`,
+    ]);
+    expect(report.warnings[0]?.message).toMatch(/unknown value "dream"/);
+  });
+
+  it('reports a missing content with its path', async () => {
+    const { content: _content, ...record } = makeRecord(1);
+    const report = await validateArchive(snapshotWith(record));
+    expect(report.valid).toBe(false);
+    expect(report.errors).toContainEqual({ path: `${RECORD_PATH}#/content`, message: 'is required' });
+  });
+
+  it('reports schema violations in records', async () => {
+    const record = {
+      ...makeRecord(1),
+      content: '',
+      agent_id: 'not-a-uuid',
+      confidence: 1.5,
+      temporal: { created_at: 'yesterday', observed_at: null },
+      source: { runtime: '' },
+      embeddings: [{ model: 'm', dimensions: 3, vector: [0.1], computed_at: '2026-01-01T00:00:00Z', source: 'runtime' }],
+      entities: [{ type: 'person' }],
+    };
+    const report = await validateArchive(snapshotWith(record));
+    expect(report.valid).toBe(false);
+    expect(report.errors).toEqual(expect.arrayContaining([
+      { path: `${RECORD_PATH}#/agent_id`, message: 'is not a valid uuid' },
+      { path: `${RECORD_PATH}#/content`, message: 'must not be empty' },
+      { path: `${RECORD_PATH}#/source/runtime`, message: 'must not be empty' },
+      { path: `${RECORD_PATH}#/temporal/created_at`, message: 'is not a valid date-time' },
+      { path: `${RECORD_PATH}#/confidence`, message: 'must be at most 1' },
+      { path: `${RECORD_PATH}#/entities/0/name`, message: 'is required' },
+      { path: `${RECORD_PATH}#/embeddings/0/vector`, message: 'has 1 values but dimensions is 3' },
+    ]));
+  });
+
+  it('reports a partition record_count that does not match the file', async () => {
+    const report = await validateArchive(snapshotWith(makeRecord(1), { record_count: 2 }));
+    expect(report.valid).toBe(false);
+    expect(report.errors).toContainEqual({
+      path: 'manifest.json#/layers/memory/partitions/0/record_count',
+      message: 'says 2 but memory/2026-Q1.jsonl holds 1 records',
+    });
+  });
+
+  it('reports manifest schema errors', async () => {
+    const bytes = craftZip([{ name: 'manifest.json', data: JSON.stringify({ alf_version: '1', agent: { id: AGENT_ID }, layers: {} }) }]);
+    const report = await validateArchive(bytes);
+    expect(report.valid).toBe(false);
+    expect(report.errors.map((e) => e.path)).toEqual(expect.arrayContaining([
+      'manifest.json#/alf_version', 'manifest.json#/created_at', 'manifest.json#/agent/name', 'manifest.json#/agent/source_runtime',
+    ]));
+  });
+
+  it('returns valid:false rather than throwing for a non-archive', async () => {
+    const report = await validateArchive(Buffer.from('plain text'));
+    expect(report.valid).toBe(false);
+    expect(report.errors[0]).toMatchObject({ path: 'archive', message: expect.stringMatching(/^not_a_zip: /) });
+  });
+});
+
+describe('validateArchive on deltas', () => {
+  const snapshotRecord = makeRecord(1);
+
+  it('accepts what writeDelta writes', async () => {
+    const bytes = await writeDelta(makeDelta({
+      entries: [{ operation: 'update', record: snapshotRecord }],
+      rawChanged: new Map([['raw/openclaw/MEMORY.md', Buffer.from('x')]]),
+      rawDeleted: ['raw/openclaw/old.md'],
+    }));
+    expect(await validateArchive(bytes)).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('warns on an unknown operation and errors on a count mismatch', async () => {
+    const manifest = { ...makeDelta().manifest, changes: { memory: { file: 'memory/delta.jsonl', record_count: 5 } } };
+    const bytes = craftZip([
+      { name: 'memory/delta.jsonl', data: `${JSON.stringify({ operation: 'merge', ...snapshotRecord })}\n` },
+      { name: 'raw/openclaw/unlisted.md', data: 'x' },
+      { name: 'delta-manifest.json', data: JSON.stringify(manifest) },
+    ]);
+    const report = await validateArchive(bytes);
+    expect(report.valid).toBe(false);
+    expect(report.errors).toEqual([
+      { path: 'delta-manifest.json#/changes/memory/record_count', message: 'says 5 but memory/delta.jsonl holds 1 entries' },
+    ]);
+    expect(report.warnings.map((w) => w.path)).toEqual(['memory/delta.jsonl:1#/operation', 'raw/openclaw/unlisted.md']);
+  });
+
+  it('reports delta manifest schema errors', async () => {
+    const bytes = craftZip([{ name: 'delta-manifest.json', data: JSON.stringify({ agent: { id: AGENT_ID }, sync: { base_sequence: 1 } }) }]);
+    const report = await validateArchive(bytes);
+    expect(report.valid).toBe(false);
+    expect(report.errors.map((e) => e.path)).toEqual(expect.arrayContaining([
+      'delta-manifest.json#/sync/new_sequence', 'delta-manifest.json#/changes', 'delta-manifest.json#/alf_version',
+    ]));
+  });
+
+  it('reads a delta manifest stored as manifest.json, with a warning', async () => {
+    const bytes = craftZip([{ name: 'manifest.json', data: JSON.stringify(makeDelta().manifest) }]);
+    const report = await validateArchive(bytes);
+    expect(report.valid).toBe(true);
+    expect(report.warnings).toEqual([{ path: 'manifest.json', message: expect.stringMatching(/delta-manifest\.json/) }]);
+  });
+
+  it('keeps a snapshot from being mistaken for a delta', async () => {
+    const report = await validateArchive(await writeSnapshot(makeSnapshot([snapshotRecord])));
+    expect(report).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+});
