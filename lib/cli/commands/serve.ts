@@ -1,0 +1,33 @@
+import type { Command } from 'commander';
+import { createLineageServer } from '@/lib/server/http-server';
+import { resolveServeSettings, type ServeFlags } from '@/lib/server/serve-options';
+import { CliError, progress } from '../output';
+
+/**
+ * `lineage serve [--port P] [--host H] [--data DIR] [--no-ui]`: the ALF protocol and
+ * (unless `--no-ui` / `LINEAGE_NO_UI=1`) the dashboard, until SIGINT/SIGTERM.
+ */
+export function registerServeCommand(program: Command): void {
+  program
+    .command('serve')
+    .description('serve the ALF sync protocol and the history dashboard')
+    .option('--port <port>', 'port to listen on (default: $PORT or 3000; 0 = any free port)')
+    .option('--host <host>', 'address to bind (default: 127.0.0.1)')
+    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
+    .option('--no-ui', 'serve only the protocol, without building or serving the dashboard')
+    .action(async (flags: ServeFlags) => {
+      let settings;
+      try {
+        settings = resolveServeSettings(flags);
+      } catch (err) {
+        throw new CliError('invalid_argument', (err as Error).message);
+      }
+      const server = await createLineageServer({ ...settings, log: progress });
+      progress(`lineage serve: listening on ${server.url} (data: ${settings.dataDir}${settings.ui ? '' : ', protocol only'})`);
+      await new Promise<void>((resolve) => {
+        const stop = () => void server.close().then(resolve, resolve);
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+      });
+    });
+}

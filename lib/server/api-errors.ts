@@ -1,0 +1,87 @@
+/**
+ * The one place where dashboard API failures become HTTP responses: a bad query string is a 400,
+ * an unknown agent, record or sequence a 404, anything else a 500 whose cause is logged, never
+ * returned. Route handlers throw; `apiRoute` answers.
+ */
+import { ZodError, type z } from 'zod';
+import { LedgerError } from '@/lib/ledger/errors';
+
+export type ApiErrorCode = 'bad_request' | 'not_found';
+
+const STATUS: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404 };
+
+/** A failure the caller caused; `message` is returned as `{"error": message}`. */
+export class ApiFailure extends Error {
+  constructor(readonly code: ApiErrorCode, message: string) {
+    super(message);
+    this.name = 'ApiFailure';
+  }
+
+  get status(): number {
+    return STATUS[this.code];
+  }
+}
+
+export const notFound = (what: string): ApiFailure => new ApiFailure('not_found', `${what} not found`);
+export const badRequest = (message: string): ApiFailure => new ApiFailure('bad_request', message);
+
+/** `value`, or a 404 naming what was missing when it is null/undefined. */
+export function found<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
+
+function zodMessage(error: ZodError): string {
+  return error.issues
+    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
+    .join('; ');
+}
+
+const LEDGER_404 = new Set(['agent_not_found', 'never_synced', 'sequence_out_of_range']);
+
+/** Turns any thrown value into a JSON error response. */
+export function errorResponse(error: unknown): Response {
+  if (error instanceof ApiFailure) return Response.json({ error: error.message }, { status: error.status });
+  if (error instanceof ZodError) return Response.json({ error: `invalid parameters: ${zodMessage(error)}` }, { status: 400 });
+  if (error instanceof LedgerError) {
+    if (LEDGER_404.has(error.code)) return Response.json({ error: error.message }, { status: 404 });
+    if (error.code === 'invalid_input') return Response.json({ error: error.message }, { status: 400 });
+  }
+  if (isCodedError(error)) {
+    const status = codeStatus(error.code);
+    if (status) return Response.json({ error: error.message }, { status });
+  }
+  console.error('[dashboard api] internal error:', error);
+  return Response.json({ error: 'internal error' }, { status: 500 });
+}
+
+/** Errors from lib/history carry a string `code` such as `not_found:agent` or `bad_request`. */
+function isCodedError(error: unknown): error is Error & { code: string } {
+  return error instanceof Error && typeof (error as { code?: unknown }).code === 'string';
+}
+
+function codeStatus(code: string): number | null {
+  const kind = code.split(':')[0];
+  if (kind === 'not_found' || kind === 'agent_not_found' || kind === 'record_not_found') return 404;
+  if (kind === 'bad_request' || kind === 'invalid_input' || kind === 'invalid_query') return 400;
+  return null;
+}
+
+/** Parses a request's query string with `schema` (→ 400 on failure). */
+export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
+  const params = Object.fromEntries(new URL(request.url).searchParams);
+  return schema.parse(params);
+}
+
+type Handler<C> = (request: Request, context: C) => Promise<Response> | Response;
+
+/** Wraps a route handler so every failure goes through `errorResponse`. */
+export function apiRoute<C>(handler: Handler<C>): Handler<C> {
+  return async (request, context) => {
+    try {
+      return await handler(request, context);
+    } catch (error) {
+      return errorResponse(error);
+    }
+  };
+}

@@ -1,0 +1,21 @@
+import { authenticate } from './auth';
+import type { ServiceContext } from './context';
+import { errorToResponse, jsonResponse, ServiceError } from './errors';
+import { matchRoute } from './router';
+import { PROTOCOL_ROUTES } from './routes';
+
+/** Routes one protocol request: match → authenticate → handler; every error becomes a JSON response here. */
+export async function handleProtocolRequest(req: Request, service: ServiceContext): Promise<Response> {
+  try {
+    const url = new URL(req.url);
+    const match = matchRoute(PROTOCOL_ROUTES, req.method, url.pathname);
+    if (match.kind === 'not_found') throw new ServiceError('not_found', `no such endpoint: ${req.method} ${url.pathname}`);
+    if (match.kind === 'method_not_allowed') {
+      return jsonResponse({ error: `method ${req.method} not allowed on ${url.pathname}` }, 405, { allow: match.allowed.join(', ') });
+    }
+    const tenantId = match.route.auth ? authenticate(req, service.ledger.db) : null;
+    return await match.route.handler(req, { service, url, params: match.params, tenantId });
+  } catch (err) {
+    return errorToResponse(err);
+  }
+}

@@ -1,0 +1,99 @@
+import { ArchiveError } from '@/lib/core/archive/types';
+import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
+
+/** Every error the protocol service turns into a 4xx; the status is fixed by the code. */
+export const SERVICE_ERROR_STATUS = {
+  bad_request: 400,
+  unauthorized: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  unavailable: 503,
+} as const;
+
+export type ServiceErrorCode = keyof typeof SERVICE_ERROR_STATUS;
+
+/** A request the service refuses; `message` is returned to the client as `{"error": message}`. */
+export class ServiceError extends Error {
+  constructor(
+    readonly code: ServiceErrorCode,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = 'ServiceError';
+  }
+
+  get status(): number {
+    return SERVICE_ERROR_STATUS[this.code];
+  }
+}
+
+/** A JSON response with the protocol's content type. */
+export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(body), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+const ARCHIVE_STATUS: Record<ArchiveError['code'], number> = {
+  not_a_zip: 400,
+  unsafe_path: 400,
+  too_many_entries: 413,
+  too_large: 413,
+  missing_manifest: 400,
+  bad_manifest: 400,
+  bad_record: 400,
+  duplicate_record_id: 400,
+  line_too_long: 413,
+  duplicate_entry: 400,
+};
+
+const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
+  stale_sequence: 409,
+  agent_not_found: 404,
+  agent_exists: 409,
+  agent_mismatch: 400,
+  base_mismatch: 400,
+  no_snapshot: 409,
+  never_synced: 404,
+  sequence_out_of_range: 400,
+  bad_archive: 400,
+  invalid_input: 400,
+  blob_missing: 500,
+  blob_corrupt: 500,
+  busy: 503,
+};
+
+function ledgerErrorResponse(err: LedgerError): Response {
+  const status = LEDGER_STATUS[err.code] ?? 500;
+  if (status >= 500) {
+    console.error('[lineage serve] ledger error:', err);
+    return jsonResponse({ error: status === 503 ? 'service busy, retry shortly' : 'internal error' }, status);
+  }
+  if (err.code === 'bad_archive' && err.cause instanceof ArchiveError) return errorToResponse(err.cause);
+  if (err.code === 'stale_sequence') {
+    // The reference CLI reads only this header on 409 (CONTRACT §1.2 #6).
+    const latest = err.latest ?? 0;
+    return jsonResponse({ error: err.message, latest_sequence: latest }, status, { 'x-latest-sequence': String(latest) });
+  }
+  return jsonResponse({ error: err.message }, status);
+}
+
+/**
+ * The one place where errors become HTTP responses: typed errors → 4xx with their
+ * message; anything else → 500 with the cause logged to stderr, never returned.
+ */
+export function errorToResponse(err: unknown): Response {
+  if (err instanceof ServiceError) return jsonResponse({ error: err.message }, err.status, err.headers);
+  if (err instanceof ArchiveError) {
+    return jsonResponse({ error: `invalid archive: ${err.message}` }, ARCHIVE_STATUS[err.code] ?? 400);
+  }
+  if (err instanceof LedgerError) return ledgerErrorResponse(err);
+  console.error('[lineage serve] internal error:', err);
+  return jsonResponse({ error: 'internal error' }, 500);
+}

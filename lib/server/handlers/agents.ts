@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { deleteAgent, listAgents, registerAgent, requireAgent } from '@/lib/ledger/agents';
+import { readJsonBody } from '../body';
+import type { RequestContext } from '../context';
+import { jsonResponse, ServiceError } from '../errors';
+import { toAgentInfo } from '../agent-info';
+import { layerCountsOf } from '../layer-counts';
+
+const RegisterBody = z.object({
+  id: z.string().min(1),
+  name: z.string().min(1),
+  source_runtime: z.string().nullish(),
+});
+
+/** POST /agents — 201 AgentInfo, 409 when the id is taken (by any tenant; nothing about it is revealed). */
+export async function registerAgentHandler(req: Request, ctx: RequestContext): Promise<Response> {
+  const parsed = RegisterBody.safeParse(await readJsonBody(req));
+  if (!parsed.success) {
+    throw new ServiceError('bad_request', `invalid agent: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
+  }
+  const { id, name, source_runtime } = parsed.data;
+  const row = registerAgent({
+    ledger: ctx.service.ledger, id, name, sourceRuntime: source_runtime ?? null,
+    tenantId: ctx.tenantId, now: ctx.service.clock(),
+  });
+  if (row === 'exists') throw new ServiceError('conflict', `agent ${id} already exists`);
+  return jsonResponse(toAgentInfo(row), 201);
+}
+
+/** GET /agents/{id} — AgentInfo with `layer_counts`. */
+export async function getAgentHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const row = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  return jsonResponse(toAgentInfo(row, await layerCountsOf(ctx.service.ledger, row)));
+}
+
+/** GET /agents — the caller's agents only. */
+export async function listAgentsHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const rows = listAgents({ ledger: ctx.service.ledger, tenantId: ctx.tenantId });
+  return jsonResponse({ agents: rows.map((row) => toAgentInfo(row)) });
+}
+
+/** DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads. */
+export async function deleteAgentHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const { ledger, uploads } = ctx.service;
+  const result = await deleteAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  await uploads.removeAgent(ctx.params.id!.toLowerCase());
+  return jsonResponse(result);
+}

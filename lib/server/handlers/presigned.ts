@@ -1,0 +1,99 @@
+import { requireAgent } from '@/lib/ledger/agents';
+import { LedgerError } from '@/lib/ledger/errors';
+import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
+import { readArchiveUpload } from '../body';
+import type { RequestContext } from '../context';
+import { errorToResponse, jsonResponse, ServiceError } from '../errors';
+import { sequenceParam } from '../params';
+import { checkSignature } from '../signed-url';
+import type { PendingUpload } from '../upload-store';
+import { deltaReply, snapshotReply } from './uploads';
+
+async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
+  const { uploads, limits, clock } = ctx.service;
+  const now = clock();
+  return uploads.create({
+    agentId: ctx.params.id!.toLowerCase(), tenantId: ctx.tenantId ?? '', kind, baseSequence,
+    expiresAt: new Date(now.getTime() + limits.uploadUrlTtlSeconds * 1000).toISOString(),
+  });
+}
+
+function uploadUrl(ctx: RequestContext, upload: PendingUpload): string {
+  const { signer, limits, clock } = ctx.service;
+  return `${ctx.url.origin}${signer.sign('PUT', `/v1/uploads/${upload.id}`, limits.uploadUrlTtlSeconds, clock())}`;
+}
+
+/** POST /agents/{id}/snapshot/upload — 200 `{upload_url, snapshot_id}`. */
+export async function initiateSnapshotUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  const upload = await initiate(ctx, 'snapshot', null);
+  return jsonResponse({ upload_url: uploadUrl(ctx, upload), snapshot_id: upload.id });
+}
+
+/** POST /agents/{id}/deltas/upload?base_sequence=N — 200 `{upload_url, delta_id}`, or 409 on a stale base. */
+export async function initiateDeltaUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const baseSequence = sequenceParam(ctx.url, 'base_sequence', true);
+  const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  // Early answer only: the authoritative compare-and-set runs again at confirm, inside the ledger.
+  if (agent.latest_sequence === null) {
+    throw new LedgerError('no_snapshot', `agent ${agent.id} has no snapshot yet: upload a full snapshot first`);
+  }
+  if (agent.latest_sequence !== baseSequence) {
+    throw new LedgerError('stale_sequence',
+      `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
+  }
+  const upload = await initiate(ctx, 'delta', baseSequence);
+  return jsonResponse({ upload_url: uploadUrl(ctx, upload), delta_id: upload.id });
+}
+
+/** PUT /v1/uploads/{upload_id}?exp&sig — the signed upload URL; no Authorization header. */
+export async function putUploadHandler(req: Request, ctx: RequestContext): Promise<Response> {
+  checkSignature(ctx, 'PUT');
+  const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
+  if (!upload) throw new ServiceError('not_found', 'upload not found (it may have been confirmed or expired)');
+  const bytes = await readArchiveUpload(req, ctx.service.limits.maxUploadBytes);
+  ctx.service.uploads.putBytes(upload.id, bytes);
+  return new Response(null, { status: 200 });
+}
+
+async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Promise<{ upload: PendingUpload; bytes: Uint8Array }> {
+  const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
+  if (!upload || upload.agentId !== agent.id || upload.kind !== kind || upload.tenantId !== (ctx.tenantId ?? '')) {
+    throw new ServiceError('not_found', `no pending ${kind} upload ${ctx.params.uploadId} for agent ${agent.id}`);
+  }
+  const bytes = await ctx.service.uploads.readBytes(upload.id);
+  if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
+  return { upload, bytes };
+}
+
+/** Runs the ingest of a confirmed upload; the temp copy is dropped unless the failure was ours (5xx). */
+async function confirm(ctx: RequestContext, upload: PendingUpload, ingest: () => Promise<Response>): Promise<Response> {
+  try {
+    const response = await ingest();
+    await ctx.service.uploads.remove(upload.id);
+    return response;
+  } catch (err) {
+    if (errorToResponse(err).status < 500) await ctx.service.uploads.remove(upload.id);
+    throw err;
+  }
+}
+
+/** POST /agents/{id}/snapshot/upload/{snapshot_id}/confirm — 201 like a direct PUT. */
+export async function confirmSnapshotUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const { ledger, limits, clock } = ctx.service;
+  const { upload, bytes } = await pendingFor(ctx, 'snapshot');
+  return confirm(ctx, upload, async () => snapshotReply(await ingestSnapshot({
+    ledger, agentId: upload.agentId, bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
+  })));
+}
+
+/** POST /agents/{id}/deltas/upload/{delta_id}/confirm — 201, or 409 + `X-Latest-Sequence`. */
+export async function confirmDeltaUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+  const { ledger, limits, clock } = ctx.service;
+  const { upload, bytes } = await pendingFor(ctx, 'delta');
+  return confirm(ctx, upload, async () => deltaReply(await ingestDelta({
+    ledger, agentId: upload.agentId, baseSequence: upload.baseSequence ?? 0, bytes, now: clock(),
+    limits: limits.archive, tenantId: ctx.tenantId,
+  })));
+}

@@ -1,0 +1,88 @@
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Clock } from '@/lib/core/clock';
+import { closeDatabase } from '@/db/client';
+import { createServiceContext, type ServiceContext } from './context';
+import { handleProtocolRequest } from './dispatch';
+import { errorToResponse } from './errors';
+import type { ServerLimits } from './limits';
+import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
+import { isProtocolRequest, sendFetchResponse, toFetchRequest } from './node-bridge';
+
+/** Options of `createLineageServer`. */
+export interface LineageServerOptions {
+  dataDir: string;
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** Serve the Next.js dashboard for non-protocol requests (builds it first if needed). */
+  ui: boolean;
+  limits?: Partial<ServerLimits>;
+  clock?: Clock;
+  /** Progress lines (default: stderr). */
+  log?: (line: string) => void;
+}
+
+/** A listening `lineage serve`. */
+export interface LineageServer {
+  url: string;
+  port: number;
+  service: ServiceContext;
+  close(): Promise<void>;
+}
+
+const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
+
+/**
+ * Starts the HTTP server: ALF protocol requests are handled here by Fetch-style
+ * handlers; everything else goes to Next.js when `ui` is on (404 JSON otherwise).
+ */
+export async function createLineageServer(options: LineageServerOptions): Promise<LineageServer> {
+  const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const service = createServiceContext({ dataDir: options.dataDir, limits: options.limits, clock: options.clock });
+  let nextHandler: NodeHandler | null = null;
+  if (options.ui) {
+    const root = repoRoot();
+    await ensureNextBuild(root, log);
+    nextHandler = await loadNextHandler(root);
+  }
+  const server = http.createServer((req, res) => {
+    void route(req, res, service, nextHandler);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const sweep = () => void service.uploads.sweep(service.clock()).catch((err) => log(`upload sweep failed: ${String(err)}`));
+  sweep();
+  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
+  timer.unref();
+  const { port, address } = server.address() as AddressInfo;
+  const host = address.includes(':') ? `[${address}]` : address;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    service,
+    close: async () => {
+      clearInterval(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      closeDatabase(service.ledger.db);
+    },
+  };
+}
+
+async function route(req: http.IncomingMessage, res: http.ServerResponse, service: ServiceContext, next: NodeHandler | null): Promise<void> {
+  try {
+    if (next && !isProtocolRequest(req)) return await next(req, res);
+    const response = await handleProtocolRequest(toFetchRequest(req), service);
+    await sendFetchResponse(req, res, response);
+  } catch (err) {
+    if (res.headersSent) {
+      console.error('[lineage serve] failed while sending a response:', err);
+      res.destroy();
+      return;
+    }
+    await sendFetchResponse(req, res, errorToResponse(err)).catch(() => res.destroy());
+  }
+}

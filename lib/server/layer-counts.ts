@@ -1,0 +1,47 @@
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import type { JsonObject } from '@/lib/core/json';
+import type { AgentRow } from '@/lib/ledger/agents';
+import { readEntryBytes, restorePlan } from '@/lib/ledger/entries';
+import type { Ledger } from '@/lib/ledger/ledger';
+import type { LayerCounts } from '@/lib/client/types';
+
+type Layers = { identity?: JsonObject; principals?: JsonObject; credentials?: JsonObject };
+
+// Counts only change when the sequence does; a few hundred agents fit easily.
+const cache = new Map<string, LayerCounts>();
+const CACHE_LIMIT = 1000;
+
+function arrayLength(doc: JsonObject | undefined, key: string): number {
+  const value = doc?.[key];
+  return Array.isArray(value) ? value.length : 0;
+}
+
+function count(layers: Layers): LayerCounts {
+  return {
+    credentials: arrayLength(layers.credentials, 'credentials'),
+    principals: arrayLength(layers.principals, 'principals'),
+    identity: layers.identity ? 1 : 0,
+  };
+}
+
+/**
+ * `layer_counts` of AgentInfo: the latest snapshot's identity/principals/credentials,
+ * each replaced by any later delta that carries it (deltas carry full documents, §3.2).
+ */
+export async function layerCountsOf(ledger: Ledger, agent: AgentRow): Promise<LayerCounts> {
+  if (agent.latest_sequence === null || agent.latest_snapshot_seq === null) return { credentials: 0, principals: 0, identity: 0 };
+  const key = `${ledger.db.dataDir}:${agent.id}:${agent.latest_sequence}`;
+  const cached = cache.get(key);
+  if (cached) return cached;
+  const plan = restorePlan({ ledger, agentId: agent.id });
+  const snapshot = await readSnapshot(await readEntryBytes({ ledger, entry: plan.snapshot }));
+  const layers: Layers = { ...snapshot.layers };
+  for (const entry of plan.deltas) {
+    const delta = await readDelta(await readEntryBytes({ ledger, entry }));
+    Object.assign(layers, delta.layers);
+  }
+  const counts = count(layers);
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, counts);
+  return counts;
+}

@@ -1,0 +1,37 @@
+import type { ArchiveLimits } from '@/lib/core/archive/types';
+
+/** Caps the protocol service enforces on untrusted requests. */
+export interface ServerLimits {
+  /** Largest request body accepted on any protocol route (direct uploads included). */
+  maxBodyBytes: number;
+  /** Largest body accepted on a signed presigned-style upload URL. */
+  maxUploadBytes: number;
+  /** How long a signed upload URL stays valid. */
+  uploadUrlTtlSeconds: number;
+  /** How long a signed download URL stays valid. */
+  downloadUrlTtlSeconds: number;
+  /** Caps passed to the archive reader (decompressed size, entry count, line length). */
+  archive: Partial<ArchiveLimits>;
+}
+
+export const MIB = 1024 * 1024;
+
+/** The reference CLI switches to the presigned flow strictly above this size (CONTRACT §1.2). */
+export const DIRECT_UPLOAD_MAX_BYTES = 6_000_000;
+
+export const DEFAULT_SERVER_LIMITS: ServerLimits = {
+  maxBodyBytes: 64 * MIB,
+  maxUploadBytes: 256 * MIB,
+  uploadUrlTtlSeconds: 15 * 60,
+  downloadUrlTtlSeconds: 15 * 60,
+  archive: {},
+};
+
+/** Defaults overridden by whatever the caller set. */
+export function resolveLimits(overrides: Partial<ServerLimits> = {}): ServerLimits {
+  return {
+    ...DEFAULT_SERVER_LIMITS,
+    ...overrides,
+    archive: { ...DEFAULT_SERVER_LIMITS.archive, ...overrides.archive },
+  };
+}

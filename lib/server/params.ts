@@ -1,0 +1,20 @@
+import { ServiceError } from './errors';
+
+/**
+ * A non-negative integer query parameter; `undefined` when absent and not required.
+ * Anything else (negative, fractional, huge, empty) is a 400 that names the parameter.
+ */
+export function sequenceParam(url: URL, name: string, required: true): number;
+export function sequenceParam(url: URL, name: string, required?: false): number | undefined;
+export function sequenceParam(url: URL, name: string, required = false): number | undefined {
+  const text = url.searchParams.get(name);
+  if (text === null) {
+    if (required) throw new ServiceError('bad_request', `missing query parameter ${name}`);
+    return undefined;
+  }
+  const value = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
+  if (!Number.isSafeInteger(value)) {
+    throw new ServiceError('bad_request', `${name} must be a non-negative integer, got "${text.slice(0, 40)}"`);
+  }
+  return value;
+}
