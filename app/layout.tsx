@@ -1,16 +1,23 @@
 import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
+import { AppHeader } from '@/components/layout/AppHeader';
+import { Providers } from '@/components/layout/Providers';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: 'ALF Lineage',
+  title: { default: 'ALF Lineage', template: '%s · ALF Lineage' },
   description: 'Memory history and lineage for AI agents (Agent Life Format)',
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">{children}</body>
+      <body className="min-h-screen antialiased">
+        <Providers>
+          <AppHeader />
+          <main className="mx-auto max-w-[1400px] px-6 pb-16 pt-6">{children}</main>
+        </Providers>
+      </body>
     </html>
   );
 }

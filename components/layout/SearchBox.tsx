@@ -1,0 +1,62 @@
+'use client';
+
+import { usePathname, useRouter, useSearchParams } from 'next/navigation';
+import { useEffect, useRef, useState } from 'react';
+import { routes } from '@/lib/ui/routes';
+
+/** The header's fact search: submits to `/search?q=`; "/" focuses it from anywhere. */
+export function SearchBox() {
+  const router = useRouter();
+  const pathname = usePathname();
+  const params = useSearchParams();
+  const current = pathname === '/search' ? (params.get('q') ?? '') : '';
+  const [value, setValue] = useState(current);
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => setValue(current), [current]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      const typing = target && (target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT');
+      if (event.key === '/' && !typing) {
+        event.preventDefault();
+        input.current?.focus();
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  return (
+    <form
+      role="search"
+      className="relative w-full max-w-md"
+      onSubmit={(event) => {
+        event.preventDefault();
+        const q = value.trim();
+        if (q) router.push(routes.search(q, pathname === '/search' ? (params.get('agent') ?? undefined) : undefined));
+      }}
+    >
+      <span aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 -translate-y-1/2 text-[13px] text-zinc-400">
+        ⌕
+      </span>
+      <input
+        ref={input}
+        type="search"
+        name="q"
+        value={value}
+        onChange={(event) => setValue(event.target.value)}
+        placeholder="When did this fact first appear?"
+        aria-label="Search memory history"
+        data-testid="global-search"
+        autoComplete="off"
+        spellCheck={false}
+        className="h-8 w-full rounded-md border border-zinc-700 bg-zinc-800 pl-7 pr-8 text-[13px] text-zinc-100 placeholder:text-zinc-400 focus:border-zinc-500 focus:bg-zinc-900 focus:outline-none"
+      />
+      <kbd className="pointer-events-none absolute right-2 top-1/2 -translate-y-1/2 rounded border border-zinc-600 px-1 font-mono text-[10px] text-zinc-400">
+        /
+      </kbd>
+    </form>
+  );
+}

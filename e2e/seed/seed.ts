@@ -1,0 +1,68 @@
+/**
+ * Seeds a data directory for the browser tests with the real sync pipeline (adapter → reconcile →
+ * delta → ingest → index) and an injected clock, so syncs spread over the past days and the last
+ * ones fall in the current week. Usage: `tsx e2e/seed/seed.ts <dataDir> <scratchDir>`.
+ */
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { syncWorkspace } from '@/lib/sync/sync';
+import { localTarget } from '@/lib/sync/local-target';
+import { lifeSteps, type Files } from './openclaw-life';
+
+const HOUR = 3600_000;
+
+async function writeWorkspace(dir: string, files: Files): Promise<void> {
+  await rm(path.join(dir, 'memory'), { recursive: true, force: true });
+  for (const [rel, text] of Object.entries(files)) {
+    const abs = path.join(dir, ...rel.split('/'));
+    await mkdir(path.dirname(abs), { recursive: true });
+    await writeFile(abs, text);
+  }
+}
+
+/** Sync times: three days spread over the previous week, then the rest within this week's last hours. */
+function syncTimes(count: number, now: Date): Date[] {
+  const weekStart = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  weekStart.setUTCDate(weekStart.getUTCDate() - ((weekStart.getUTCDay() + 6) % 7));
+  const recentFrom = Math.max(weekStart.getTime() + 60_000, now.getTime() - 6 * HOUR);
+  const recent = Math.max(1, count - 3);
+  const early = count - recent;
+  const times: Date[] = [];
+  for (let i = 0; i < early; i += 1) times.push(new Date(weekStart.getTime() - (early - i) * 2 * 24 * HOUR));
+  const span = now.getTime() - 60_000 - recentFrom;
+  for (let i = 0; i < recent; i += 1) times.push(new Date(recentFrom + Math.floor((span * i) / Math.max(1, recent - 1))));
+  return times;
+}
+
+export async function seed(dataDir: string, scratch: string): Promise<void> {
+  const now = new Date();
+  const iso = (d: Date) => d.toISOString().slice(0, 10);
+  const today = iso(now);
+  const yesterday = iso(new Date(now.getTime() - 24 * HOUR));
+  const archiveDir = `memory/archive/${yesterday.slice(0, 4)}/${yesterday.slice(5, 7)}`;
+  const steps = lifeSteps(today, yesterday, archiveDir);
+  const times = syncTimes(steps.length, now);
+  const workspace = path.join(scratch, 'atlas');
+  const alfHome = path.join(scratch, 'alf-home');
+  await mkdir(workspace, { recursive: true });
+  let clock = times[0]!;
+  const target = localTarget(dataDir, () => clock);
+  for (const [i, files] of steps.entries()) {
+    clock = times[i]!;
+    await writeWorkspace(workspace, files);
+    const out = await syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome, clock: () => clock });
+    if (out.sequence !== i) throw new Error(`step ${i} synced as sequence ${out.sequence} (no_changes=${out.no_changes})`);
+  }
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('e2e', 'seed', 'seed.ts'))) {
+  const [dataDir, scratch] = process.argv.slice(2);
+  if (!dataDir || !scratch) throw new Error('usage: tsx e2e/seed/seed.ts <dataDir> <scratchDir>');
+  seed(path.resolve(dataDir), path.resolve(scratch)).then(
+    () => process.stdout.write(`seeded ${dataDir}\n`),
+    (error: unknown) => {
+      console.error(error);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,81 @@
+/** Browser-side fetchers for the dashboard API. Errors carry the status and the server's message. */
+import type {
+  AgentSummary, ArchiveFormat, Changes, Lineage, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequencePage,
+  WorkspaceTree,
+} from './api-types';
+import type { ChangeFilters, RecordFilters } from './query-keys';
+
+/** A non-2xx answer of the API. */
+export class ApiError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+type Params = Record<string, string | number | null | undefined>;
+
+/** `path?k=v…`, dropping empty values. */
+export function withQuery(path: string, params: Params = {}): string {
+  const search = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    if (value !== undefined && value !== null && value !== '') search.set(key, String(value));
+  }
+  const qs = search.toString();
+  return qs ? `${path}?${qs}` : path;
+}
+
+async function failure(res: Response): Promise<ApiError> {
+  let message = `${res.status} ${res.statusText}`;
+  try {
+    const body = (await res.json()) as { error?: unknown };
+    if (typeof body.error === 'string') message = body.error;
+  } catch {
+    // not JSON: keep the status line
+  }
+  return new ApiError(res.status, message);
+}
+
+async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+  const res = await fetch(url, { signal, headers: { accept: 'application/json' } });
+  if (!res.ok) throw await failure(res);
+  return (await res.json()) as T;
+}
+
+async function getText(url: string, signal?: AbortSignal): Promise<string> {
+  const res = await fetch(url, { signal });
+  if (!res.ok) throw await failure(res);
+  return res.text();
+}
+
+const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
+
+export const api = {
+  agents: (signal?: AbortSignal) => getJson<AgentSummary[]>('/api/agents', signal),
+  sequences: (agentId: string, before: number | null, limit: number, signal?: AbortSignal) =>
+    getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
+  sequence: (agentId: string, seq: number, signal?: AbortSignal) =>
+    getJson<SequenceDetail>(`${agentPath(agentId)}/sequences/${seq}`, signal),
+  records: (agentId: string, at: number | null, filters: RecordFilters, signal?: AbortSignal) =>
+    getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters }), signal),
+  lineage: (agentId: string, recordId: string, signal?: AbortSignal) =>
+    getJson<Lineage>(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, signal),
+  changes: (filters: ChangeFilters, signal?: AbortSignal) =>
+    getJson<Changes>(withQuery('/api/changes', { ...filters }), signal),
+  search: (q: string, agent: string | null, offset: number, limit: number, signal?: AbortSignal) =>
+    getJson<SearchResult>(withQuery('/api/search', { q, agent, offset, limit }), signal),
+  sequenceAt: (agentId: string, time: string, signal?: AbortSignal) =>
+    getJson<SequenceAt | null>(withQuery(`${agentPath(agentId)}/at`, { time }), signal),
+  workspace: (agentId: string, seq: number, signal?: AbortSignal) =>
+    getJson<WorkspaceTree>(withQuery(`${agentPath(agentId)}/workspace`, { seq }), signal),
+  workspaceFile: (agentId: string, seq: number, path: string, signal?: AbortSignal) =>
+    getText(workspaceFileUrl(agentId, seq, path), signal),
+};
+
+export function workspaceFileUrl(agentId: string, seq: number, path: string): string {
+  return withQuery(`${agentPath(agentId)}/workspace/file`, { seq, path });
+}
+
+export function downloadUrl(agentId: string, seq: number, format: ArchiveFormat): string {
+  return withQuery(`${agentPath(agentId)}/workspace/download`, { seq, format });
+}

@@ -1,0 +1,28 @@
+/** Every react-query key of the dashboard, from one place, so prefetch and hooks agree. */
+export interface RecordFilters {
+  memory_type?: string;
+  namespace?: string;
+  file?: string;
+  tag?: string;
+  status?: string;
+  tier?: string;
+}
+
+export interface ChangeFilters {
+  since: string;
+  agent?: string;
+  op?: string;
+}
+
+export const queryKeys = {
+  agents: () => ['agents'] as const,
+  sequences: (agentId: string) => ['agents', agentId, 'sequences'] as const,
+  sequence: (agentId: string, seq: number) => ['agents', agentId, 'sequence', seq] as const,
+  records: (agentId: string, at: number | null, filters: RecordFilters) => ['agents', agentId, 'records', at, filters] as const,
+  lineage: (agentId: string, recordId: string) => ['agents', agentId, 'lineage', recordId] as const,
+  changes: (filters: ChangeFilters) => ['changes', filters] as const,
+  search: (q: string, agent: string | null, offset: number) => ['search', q, agent, offset] as const,
+  sequenceAt: (agentId: string, time: string) => ['agents', agentId, 'at', time] as const,
+  workspace: (agentId: string, seq: number) => ['agents', agentId, 'workspace', seq] as const,
+  workspaceFile: (agentId: string, seq: number, path: string) => ['agents', agentId, 'workspace', seq, 'file', path] as const,
+};
