@@ -1,4 +1,5 @@
 import { openclawAdapter } from './openclaw';
+import { zeroclawAdapter } from './zeroclaw';
 import type { Adapter, Runtime } from './types';
 
 /**
@@ -7,6 +8,7 @@ import type { Adapter, Runtime } from './types';
  */
 const ADAPTERS: Partial<Record<Runtime, Adapter>> = {
   openclaw: openclawAdapter,
+  zeroclaw: zeroclawAdapter,
 };
 
 /** The adapter for a runtime; throws a clear error when none is registered. */
