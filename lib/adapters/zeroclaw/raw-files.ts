@@ -1,6 +1,6 @@
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
 import { withCompanions } from './locate';
 
 /** Raw-channel sidecar holding the brain.db DDL and the exported agent's `agents` row. */
@@ -28,7 +28,7 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const name of ZEROCLAW_ROOT_FILES) {
-    if (await isFile(path.join(workspace, name))) candidates.push(name);
+    if (await isFileInside(workspace, name)) candidates.push(name);
   }
   candidates.push(...(await walkFiles(workspace, 'memory')));
   const files = new Map<string, Uint8Array>();
@@ -42,12 +42,4 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
   return { files, excludedByAlfignore };
-}
-
-async function isFile(abs: string): Promise<boolean> {
-  try {
-    return (await stat(abs)).isFile();
-  } catch {
-    return false;
-  }
 }

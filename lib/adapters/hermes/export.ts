@@ -1,0 +1,63 @@
+import { readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
+import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { rfc3339 } from '@/lib/core/clock';
+import type { JsonObject } from '@/lib/core/json';
+import type { ExportOptions, ExportResult } from '../types';
+import { CURATED_FILE, readCuratedRecords } from './curated';
+import { identityLayer, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
+import { collectRawFiles, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
+import { readStateDb, sessionRecord, type StateDbContent } from './sessions';
+
+/**
+ * Exports a Hermes home (CONTRACT §4.5): curated `memories/MEMORY.md` entries, one
+ * record per `state.db` session (read from a consistent copy, never written), the
+ * SOUL.md identity and USER.md principal layers, and the allowlisted raw files.
+ */
+export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
+  const home = opts.workspace;
+  const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
+  const now = rfc3339(opts.clock());
+  const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE));
+  const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
+  const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now }));
+  const { files, excludedByAlfignore } = await collectRawFiles(home);
+  if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
+  return {
+    runtime: 'hermes',
+    agentId,
+    agentName: await agentName(home),
+    records: [...curated, ...sessions],
+    raw: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    layers: await layersOf(home, agentId),
+    excludedByAlfignore,
+    warnings: [],
+  };
+}
+
+async function layersOf(home: string, agentId: string): Promise<ExportResult['layers']> {
+  const layers: Partial<Record<'identity' | 'principals', JsonObject>> = {};
+  const soul = await readText(home, SOUL_FILE);
+  if (soul !== null) layers.identity = await identityLayer(home, agentId, soul);
+  const user = await readText(home, USER_FILE);
+  if (user !== null) layers.principals = await principalsLayer(home, agentId, user);
+  return layers;
+}
+
+/** A workspace file's text, or null when it is absent (or leaves the workspace). */
+export async function readText(home: string, rel: string): Promise<string | null> {
+  if (!(await isFileInside(home, rel))) return null;
+  return readFile(path.join(home, ...rel.split('/')), 'utf8');
+}
+
+/** The Hermes home's directory name without leading dots (`~/.hermes` → `hermes`). */
+async function agentName(home: string): Promise<string> {
+  const base = path.basename(await realpath(home)).replace(/^\.+/, '');
+  return base.length > 0 ? base : 'hermes';
+}
+
+function sidecarBytes(state: StateDbContent): Uint8Array {
+  const doc = { schema_version: state.schemaVersion, ddl: state.ddl };
+  return new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
+}

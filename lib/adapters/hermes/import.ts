@@ -1,0 +1,93 @@
+import { access, readFile, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { AGENT_ID_FILE, assertSafeRelPath, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { isJsonObject } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
+import type { ImportOptions, ImportResult } from '../types';
+import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
+import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE } from './raw-files';
+import { createStateDb } from './schema';
+import { sessionsFromRecords, writeSessions } from './session-write';
+
+/**
+ * Restores a Hermes home: raw files byte-exact (never `.env` or `state.db`, even if an
+ * archive carries them; a live `config.yaml` is kept because the archived one is
+ * redacted), sessions rebuilt into `state.db` from the records' `raw_source_format`
+ * (a fresh database from our own DDL, or, live, replacing the snapshot's sessions and
+ * adding missing ones in one transaction), and MEMORY.md re-joined from curated
+ * records when the raw channel lacks it.
+ */
+export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
+  const warnings: string[] = [];
+  const files = await rawToWrite(opts, warnings);
+  for (const rel of files.keys()) assertSafeRelPath(rel);
+  const sessions = sessionsFromRecords(opts.snapshot.records);
+  const dbPath = path.join(opts.target, STATE_DB_FILE);
+  const dbExists = await exists(dbPath);
+  if (dbExists && !opts.live) throw new Error(`refusing to overwrite ${dbPath}; restore into a live home instead`);
+  const written: string[] = [];
+  if (sessions.length > 0) {
+    const db = dbExists ? new Database(dbPath, { fileMustExist: true, timeout: 10_000 }) : await createStateDb(dbPath);
+    try {
+      warnings.push(...writeSessions(db, sessions, { replace: dbExists }));
+    } finally {
+      db.close();
+    }
+    written.push(STATE_DB_FILE);
+  }
+  written.push(...(await writeRawFiles({ target: opts.target, files, skipSidecars: true })));
+  const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
+  if (typeof manifestAgent.id === 'string' && (await writeAgentIdIfAbsent(opts.target, manifestAgent.id, warnings))) {
+    written.push(AGENT_ID_FILE);
+  }
+  return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+async function rawToWrite(opts: ImportOptions, warnings: string[]): Promise<Map<string, Uint8Array>> {
+  const files = new Map<string, Uint8Array>();
+  for (const [rel, bytes] of rawFilesFor(opts.snapshot.raw, 'hermes')) {
+    if (isForbiddenRaw(rel)) {
+      warnings.push(`skipped raw/hermes/${rel}: secrets, state.db and control files are never restored from the raw channel`);
+    } else if (rel === CONFIG_FILE && opts.live && (await exists(path.join(opts.target, CONFIG_FILE)))) {
+      warnings.push(`kept the live ${CONFIG_FILE}: the archived copy has its secrets redacted`);
+    } else {
+      files.set(rel, bytes);
+    }
+  }
+  if (!files.has(CURATED_FILE)) {
+    const text = curatedText(opts.snapshot.records);
+    if (text !== null) files.set(CURATED_FILE, new TextEncoder().encode(text));
+  }
+  return files;
+}
+
+/** Curated entries in `entry_index` order joined with Hermes' `\n§\n`, or null when there are none. */
+function curatedText(records: readonly MemoryRecord[]): string | null {
+  const entries = records
+    .filter((r) => r.namespace === 'curated')
+    .map((r, i) => ({ r, index: typeof r.raw_source_format?.entry_index === 'number' ? r.raw_source_format.entry_index : i }))
+    .sort((a, b) => a.index - b.index)
+    .map(({ r }) => r.content);
+  return entries.length > 0 ? entries.join(`\n${ENTRY_SEPARATOR}\n`) : null;
+}
+
+async function writeAgentIdIfAbsent(target: string, agentId: string, warnings: string[]): Promise<boolean> {
+  const file = path.join(target, AGENT_ID_FILE);
+  if (await exists(file)) {
+    const current = (await readFile(file, 'utf8')).trim();
+    if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
+    return false;
+  }
+  await writeFile(file, agentId, 'utf8');
+  return true;
+}
+
+async function exists(abs: string): Promise<boolean> {
+  try {
+    await access(abs);
+    return true;
+  } catch {
+    return false;
+  }
+}

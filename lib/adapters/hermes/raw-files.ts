@@ -1,0 +1,48 @@
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { redactConfigYaml } from './redact';
+
+/** Raw-channel sidecar with the `state.db` DDL. */
+export const STATE_SCHEMA_SIDECAR = '.alf-state-db-schema.json';
+export const STATE_DB_FILE = 'state.db';
+export const CONFIG_FILE = 'config.yaml';
+
+const RAW_DIRS = ['memories', 'skill-bundles', 'cron'] as const;
+const RAW_ROOT_FILES = ['SOUL.md'] as const;
+
+/**
+ * Paths the Hermes raw channel never carries, wherever they appear: `.env` files
+ * (secrets), `state.db` and its companions (sessions travel as records), and the
+ * sync client's control files.
+ */
+export function isForbiddenRaw(relPath: string): boolean {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
+  if (base === '.env' || base.startsWith('.env.')) return true;
+  if (/^state\.db(?:-wal|-shm|-journal)?$/.test(base)) return true;
+  return isNeverRaw(relPath);
+}
+
+/**
+ * The Hermes allowlist (CONTRACT §3.3): redacted `config.yaml`, SOUL.md,
+ * `memories/**`, `skill-bundles/**`, `cron/**`, filtered by `.alfignore`. The DDL
+ * sidecar is added by the exporter. Keys are workspace-relative paths.
+ */
+export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number }> {
+  const ignored = await loadAlfIgnore(home);
+  const candidates: string[] = [];
+  for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
+  for (const dir of RAW_DIRS) candidates.push(...(await walkFiles(home, dir)));
+  const files = new Map<string, Uint8Array>();
+  let excludedByAlfignore = 0;
+  for (const rel of candidates) {
+    if (isForbiddenRaw(rel)) continue;
+    if (ignored(rel)) {
+      excludedByAlfignore++;
+      continue;
+    }
+    const bytes = await readFile(path.join(home, ...rel.split('/')));
+    files.set(rel, rel === CONFIG_FILE ? new TextEncoder().encode(redactConfigYaml(bytes.toString('utf8'))) : new Uint8Array(bytes));
+  }
+  return { files, excludedByAlfignore };
+}

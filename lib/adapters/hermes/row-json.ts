@@ -1,0 +1,32 @@
+import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
+
+/**
+ * SQLite row ↔ JSON, lossless for the value kinds `state.db` holds. BLOBs (which
+ * Hermes does not use, but a newer schema might) travel as `{"$base64": "..."}`.
+ * Keys are sorted so the JSON is canonical.
+ */
+export function rowToJson(row: Record<string, unknown>): JsonObject {
+  const out: JsonObject = {};
+  for (const key of Object.keys(row).sort()) out[key] = valueToJson(row[key]);
+  return out;
+}
+
+function valueToJson(value: unknown): JsonValue {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'boolean') return value;
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'bigint') return Number(value);
+  if (value instanceof Uint8Array) return { $base64: Buffer.from(value).toString('base64') };
+  return String(value);
+}
+
+/** The inverse of `rowToJson` for one value; anything else is rejected as bad input. */
+export function jsonToSqlValue(value: JsonValue | undefined, where: string): string | number | Buffer | null {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) {
+    return Buffer.from(value.$base64, 'base64');
+  }
+  throw new Error(`${where}: expected a scalar column value, got ${JSON.stringify(value)}`);
+}

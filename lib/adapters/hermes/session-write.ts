@@ -1,0 +1,66 @@
+import { insertRow, tableColumns, type Db } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { isJsonObject, type JsonObject } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
+import { jsonToSqlValue } from './row-json';
+
+/** A session as carried in a record's `raw_source_format`. */
+export interface SessionRows {
+  session: JsonObject;
+  messages: JsonObject[];
+}
+
+/** The sessions carried by Hermes session records (`raw_source_format.{session,messages}`). */
+export function sessionsFromRecords(records: readonly MemoryRecord[]): SessionRows[] {
+  return records.flatMap((record) => {
+    const raw = record.raw_source_format;
+    if (record.source.origin !== 'state_db' || !isJsonObject(raw) || !isJsonObject(raw.session)) return [];
+    if (typeof raw.session.id !== 'string') throw new Error(`record ${record.id}: raw_source_format.session.id must be a string`);
+    const messages = Array.isArray(raw.messages) ? raw.messages.filter(isJsonObject) : [];
+    return [{ session: raw.session, messages }];
+  });
+}
+
+/**
+ * Writes sessions and their messages in ONE transaction. With `replace`, a session
+ * already in the database is replaced (its messages first); sessions not in the list
+ * are never touched. A message id already used by an untouched session gets a fresh
+ * id (with a warning) instead of overwriting that message. Foreign keys are off for
+ * this connection only, so a child session may precede its parent. FTS follows
+ * through Hermes' own triggers.
+ */
+export function writeSessions(db: Db, sessions: readonly SessionRows[], opts: { replace: boolean }): string[] {
+  const warnings: string[] = [];
+  const sessionColumns = tableColumns(db, 'sessions');
+  const messageColumns = tableColumns(db, 'messages');
+  const dropped = new Set<string>();
+  const pick = (row: JsonObject, columns: string[], table: string): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(row)) {
+      if (columns.includes(key)) out[key] = jsonToSqlValue(row[key], `${table}.${key}`);
+      else dropped.add(`${table}.${key}`);
+    }
+    return out;
+  };
+  db.pragma('foreign_keys = OFF');
+  db.transaction(() => {
+    const ownerOf = db.prepare('SELECT session_id FROM messages WHERE id = ?');
+    for (const { session, messages } of sessions) {
+      if (opts.replace) {
+        db.prepare('DELETE FROM messages WHERE session_id = ?').run(session.id);
+        db.prepare('DELETE FROM sessions WHERE id = ?').run(session.id);
+      }
+      insertRow(db, 'sessions', pick(session, sessionColumns, 'sessions'));
+      for (const message of messages) {
+        const row = pick(message, messageColumns, 'messages');
+        if (opts.replace && row.id !== undefined && ownerOf.get(row.id) !== undefined) {
+          warnings.push(`message ${String(row.id)} of session ${String(session.id)} got a new id: its id is used by another session`);
+          delete row.id;
+        }
+        insertRow(db, 'messages', row);
+      }
+    }
+  })();
+  db.pragma('foreign_keys = ON');
+  for (const column of [...dropped].sort()) warnings.push(`state.db has no ${column} column; restored rows leave it out`);
+  return warnings;
+}

@@ -1,0 +1,75 @@
+import { hermesSessionId } from '@/lib/core/ids';
+import type { JsonObject } from '@/lib/core/json';
+import { orderRecordFields, type MemoryRecord } from '@/lib/core/record';
+import { captureDdl, tableExists, type Db } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { unixSecondsToRfc3339 } from '@/lib/adapters/zeroclaw/time';
+import { rowToJson } from './row-json';
+import { renderTranscript, sessionSource } from './transcript';
+
+/** Sessions with their messages, as JSON rows (every column). */
+export interface StateDbContent {
+  sessions: { session: JsonObject; messages: JsonObject[] }[];
+  ddl: string[];
+  schemaVersion: number;
+}
+
+/** Reads every session (ordered by started_at, id) and its messages (by id). */
+export function readStateDb(db: Db): StateDbContent {
+  const schemaVersion = tableExists(db, 'schema_version')
+    ? ((db.prepare('SELECT version FROM schema_version LIMIT 1').get() as { version: number } | undefined)?.version ?? -1)
+    : -1;
+  if (!tableExists(db, 'sessions')) return { sessions: [], ddl: captureDdl(db), schemaVersion };
+  const sessions = (db.prepare('SELECT * FROM sessions ORDER BY started_at, id').all() as Record<string, unknown>[]).map(rowToJson);
+  const byId = new Map<string, JsonObject[]>();
+  if (tableExists(db, 'messages')) {
+    for (const row of db.prepare('SELECT * FROM messages ORDER BY session_id, id').all() as Record<string, unknown>[]) {
+      const message = rowToJson(row);
+      const sid = String(message.session_id);
+      const bucket = byId.get(sid);
+      if (bucket) bucket.push(message);
+      else byId.set(sid, [message]);
+    }
+  }
+  return {
+    sessions: sessions.map((session) => ({ session, messages: byId.get(String(session.id)) ?? [] })),
+    ddl: captureDdl(db),
+    schemaVersion,
+  };
+}
+
+/**
+ * One episodic record per session (CONTRACT §4.5). The id derives from the native
+ * session id, so an open session that gains messages keeps its id and changes content.
+ */
+export function sessionRecord(args: {
+  session: JsonObject;
+  messages: JsonObject[];
+  agentId: string;
+  now: string;
+}): MemoryRecord {
+  const { session, messages } = args;
+  const nativeId = String(session.id);
+  const source = sessionSource(session);
+  const startedAt = typeof session.started_at === 'number' ? unixSecondsToRfc3339(session.started_at) : args.now;
+  const updatedAt = lastActivity(session, messages);
+  return orderRecordFields({
+    id: hermesSessionId(nativeId),
+    agent_id: args.agentId,
+    content: renderTranscript(session, messages),
+    memory_type: 'episodic',
+    category: source,
+    source: { runtime: 'hermes', origin: 'state_db', extraction_method: 'agent_written', session_id: nativeId },
+    temporal: { created_at: startedAt, observed_at: startedAt, ...(updatedAt !== null ? { updated_at: updatedAt } : {}) },
+    status: 'active',
+    tags: [...new Set(['hermes', 'session', source])],
+    namespace: `session:${source}`,
+    raw_source_format: { messages, session },
+  });
+}
+
+/** ended_at, else the newest message timestamp, else none. */
+function lastActivity(session: JsonObject, messages: readonly JsonObject[]): string | null {
+  if (typeof session.ended_at === 'number') return unixSecondsToRfc3339(session.ended_at);
+  const stamps = messages.map((m) => m.timestamp).filter((t): t is number => typeof t === 'number');
+  return stamps.length > 0 ? unixSecondsToRfc3339(Math.max(...stamps)) : null;
+}
