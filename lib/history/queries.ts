@@ -1,0 +1,9 @@
+/** The history query verbs used by `app/api/**` and the CLI. Each takes one object parameter. */
+export * from './queries/common';
+export * from './queries/agents';
+export * from './queries/sequences';
+export * from './queries/records';
+export * from './queries/memory-dto';
+export * from './queries/changes';
+export * from './queries/search';
+export * from './queries/workspace';

@@ -1,0 +1,59 @@
+import { sql } from 'drizzle-orm';
+import type { LineageDb } from '@/db/client';
+import { tenantSql, type TenantScope } from './common';
+
+export interface DayActivity {
+  day: string;
+  creates: number;
+  updates: number;
+  deletes: number;
+}
+
+export interface AgentWithStats {
+  id: string;
+  name: string;
+  runtime: string | null;
+  latest_sequence: number | null;
+  last_sync_at: string | null;
+  live_records: number;
+  syncs_7d: number;
+  changed_records_7d: number;
+  /** The last 28 UTC days, oldest first, zeros included. */
+  activity: DayActivity[];
+}
+
+const DAY = 86_400_000;
+
+function utcDay(time: number): string {
+  return new Date(time).toISOString().slice(0, 10);
+}
+
+/** Every agent in scope with its dashboard stats, by creation time. */
+export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantScope; now: Date }): AgentWithStats[] {
+  const { db, now } = params;
+  const since7 = new Date(now.getTime() - 7 * DAY).toISOString();
+  const firstDay = utcDay(now.getTime() - 27 * DAY);
+  const rows = db.db.all<Omit<AgentWithStats, 'activity'>>(sql`
+    SELECT a.id, a.name, a.source_runtime AS runtime, a.latest_sequence,
+      (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
+      (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.deleted_seq IS NULL) AS live_records,
+      (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${since7}) AS syncs_7d,
+      (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7}) AS changed_records_7d
+    FROM agents a WHERE 1 = 1 ${tenantSql('a', params.tenantId)}
+    ORDER BY a.created_at, a.id`);
+  const activity = db.db.all<DayActivity & { agent_id: string }>(sql`
+    SELECT v.agent_id, substr(v.synced_at, 1, 10) AS day,
+      sum(v.op = 'create') AS creates, sum(v.op = 'update') AS updates, sum(v.op = 'delete') AS deletes
+    FROM record_versions v JOIN agents a ON a.id = v.agent_id
+    WHERE v.synced_at >= ${firstDay} ${tenantSql('a', params.tenantId)}
+    GROUP BY v.agent_id, day`);
+  const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
+  return rows.map((row) => ({
+    ...row,
+    activity: Array.from({ length: 28 }, (_, i) => {
+      const day = utcDay(now.getTime() - (27 - i) * DAY);
+      const hit = byKey.get(`${row.id}|${day}`);
+      return { day, creates: hit?.creates ?? 0, updates: hit?.updates ?? 0, deletes: hit?.deletes ?? 0 };
+    }),
+  }));
+}

@@ -1,0 +1,83 @@
+import { sql } from 'drizzle-orm';
+import type { LineageDb } from '@/db/client';
+import type { RecordOp } from '@/db/schema';
+import { LedgerError } from '@/lib/ledger';
+import { clampLimit, snippet, tenantSql, type TenantScope } from './common';
+
+const DAY = 86_400_000;
+const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/**
+ * Parses a "since" expression: an ISO date/time (a bare date or time without zone is UTC), `Nd`
+ * (N days before now, e.g. `7d`), `this-week` (Monday 00:00 UTC of now's week) or `today`.
+ * Anything else throws `LedgerError('invalid_input')`.
+ */
+export function parseSince(text: string, now: Date): Date {
+  const value = text.trim();
+  const days = /^(\d{1,5})d$/.exec(value);
+  if (days) return new Date(now.getTime() - Number(days[1]) * DAY);
+  if (value === 'today') return new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate()));
+  if (value === 'this-week') {
+    const midnight = Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), now.getUTCDate());
+    const sinceMonday = (now.getUTCDay() + 6) % 7;
+    return new Date(midnight - sinceMonday * DAY);
+  }
+  if (ISO.test(value)) {
+    const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) || !value.includes(':') ? value : `${value}Z`;
+    const time = Date.parse(value.includes(':') ? zoned : `${value}T00:00:00Z`);
+    if (Number.isFinite(time)) return new Date(time);
+  }
+  throw new LedgerError('invalid_input', `cannot read "${text}" as a time: use an ISO time, Nd (e.g. 7d), today or this-week`);
+}
+
+export interface ChangeItem {
+  seq: number;
+  op: RecordOp;
+  record_id: string;
+  heading: string | null;
+  origin_file: string | null;
+  memory_type: string;
+  synced_at: string;
+  snippet: string;
+}
+
+export interface ChangeGroup {
+  agent_id: string;
+  agent_name: string;
+  day: string;
+  changes: ChangeItem[];
+}
+
+/**
+ * Record versions synced at or after `since` (tombstones included, with their time), grouped by
+ * agent and UTC day, newest first. At most `limit` changes (default 1000); `truncated` says if more.
+ */
+export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
+  { since: string; groups: ChangeGroup[]; truncated: boolean } {
+  if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
+  if (params.op !== undefined && !['create', 'update', 'delete'].includes(params.op)) {
+    throw new LedgerError('invalid_input', `op must be create, update or delete, got "${String(params.op)}"`);
+  }
+  const limit = clampLimit(params.limit, 1000, 10_000);
+  const since = params.since.toISOString();
+  const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string }>(sql`
+    SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading, v.origin_file, v.memory_type, v.synced_at,
+      substr(v.content, 1, 400) AS content
+    FROM record_versions v JOIN agents a ON a.id = v.agent_id
+    WHERE v.synced_at >= ${since} ${tenantSql('a', params.tenantId)}
+      ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}
+      ${params.op === undefined ? sql`` : sql`AND v.op = ${params.op}`}
+    ORDER BY v.synced_at DESC, v.agent_id, v.seq DESC, v.entry_kind DESC, v.id
+    LIMIT ${limit + 1}`);
+  const groups = new Map<string, ChangeGroup>();
+  for (const { agent_id, agent_name, content, ...change } of rows.slice(0, limit)) {
+    const day = change.synced_at.slice(0, 10);
+    const key = `${day}|${agent_id}`;
+    let group = groups.get(key);
+    if (!group) groups.set(key, (group = { agent_id, agent_name, day, changes: [] }));
+    group.changes.push({ ...change, snippet: snippet(content, undefined, 80) });
+  }
+  const ordered = [...groups.values()].sort((a, b) =>
+    (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
+  return { since, groups: ordered, truncated: rows.length > limit };
+}

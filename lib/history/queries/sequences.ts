@@ -1,0 +1,118 @@
+import { sql } from 'drizzle-orm';
+import type { LineageDb } from '@/db/client';
+import type { EntryKind, RecordOp } from '@/db/schema';
+import { clampLimit, findAgent, type TenantScope } from './common';
+
+export interface SequenceItem {
+  seq: number;
+  kind: EntryKind;
+  synced_at: string;
+  creates: number;
+  updates: number;
+  deletes: number;
+  raw_changed: number;
+  raw_deleted: number;
+  size_bytes: number;
+}
+
+/**
+ * An agent's timeline, newest first. `limit` counts sequences; a sequence holding both a delta and
+ * a rollover snapshot yields both entries on the same page. Null when the agent is unknown.
+ */
+export function getSequences(params: { db: LineageDb; agentId: string; before?: number; limit?: number; tenantId?: TenantScope }):
+  { items: SequenceItem[]; next_before: number | null } | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  const limit = clampLimit(params.limit, 50, 500);
+  const before = params.before ?? Number.MAX_SAFE_INTEGER;
+  const seqs = params.db.db.all<{ seq: number }>(sql`
+    SELECT DISTINCT seq FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before}
+    ORDER BY seq DESC LIMIT ${limit + 1}`);
+  const page = seqs.slice(0, limit);
+  const lowest = page[page.length - 1]?.seq;
+  if (lowest === undefined) return { items: [], next_before: null };
+  const items = params.db.db.all<SequenceItem>(sql`
+    SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, raw_changed, raw_deleted, size_bytes
+    FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before} AND seq >= ${lowest}
+    ORDER BY seq DESC, kind DESC`);
+  return { items, next_before: seqs.length > limit ? lowest : null };
+}
+
+export interface SequenceOp {
+  op: RecordOp;
+  record_id: string;
+  origin_file: string | null;
+  heading: string | null;
+  memory_type: string;
+  namespace: string;
+  content: string;
+  previous_content: string | null;
+  moved_from: string | null;
+  entry_kind: EntryKind;
+}
+
+export interface SequenceRawChange {
+  path: string;
+  change: 'added' | 'modified' | 'deleted';
+  size: number;
+  record_ids: string[];
+  entry_kind: EntryKind;
+}
+
+export interface SequenceDetail {
+  seq: number;
+  /** `snapshot` when a rollover snapshot sits at this sequence, else `delta`. */
+  kind: EntryKind;
+  synced_at: string;
+  entries: { kind: EntryKind; synced_at: string; size_bytes: number }[];
+  ops: SequenceOp[];
+  raw: SequenceRawChange[];
+}
+
+/** One sequence: its record ops (with previous content) and raw changes, linked by file. */
+export function getSequence(params: { db: LineageDb; agentId: string; seq: number; tenantId?: TenantScope }): SequenceDetail | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  const { db } = params.db;
+  const entries = db.all<{ kind: EntryKind; synced_at: string; size_bytes: number }>(sql`
+    SELECT kind, created_at AS synced_at, size_bytes FROM ledger_entries
+    WHERE agent_id = ${agent.id} AND seq = ${params.seq} ORDER BY kind`);
+  const last = entries[entries.length - 1];
+  if (!last) return null;
+  const ops = db.all<SequenceOp>(sql`
+    SELECT v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
+      CASE WHEN v.op = 'create' THEN NULL ELSE (
+        SELECT p.content FROM record_versions p
+        WHERE p.agent_id = v.agent_id AND p.record_id = v.record_id
+          AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
+        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content
+    FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq}
+    ORDER BY v.entry_kind, v.id`);
+  const rawRows = db.all<{ path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }>(sql`
+    SELECT f.path, f.deleted, f.size, f.entry_kind, (
+      SELECT p.deleted FROM raw_file_versions p
+      WHERE p.agent_id = f.agent_id AND p.path = f.path
+        AND (p.seq < f.seq OR (p.seq = f.seq AND p.entry_kind < f.entry_kind))
+      ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
+    FROM raw_file_versions f WHERE f.agent_id = ${agent.id} AND f.seq = ${params.seq}
+    ORDER BY f.entry_kind, f.path`);
+  const raw = rawRows.map((r): SequenceRawChange => ({
+    path: r.path,
+    change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
+    size: r.size,
+    record_ids: ops.filter((o) => o.origin_file === r.path && o.entry_kind === r.entry_kind).map((o) => o.record_id),
+    entry_kind: r.entry_kind,
+  }));
+  return { seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops, raw };
+}
+
+/** The sequence in force at `time`: the highest sequence synced at or before it, or null. */
+export function sequenceAt(params: { db: LineageDb; agentId: string; time: Date; tenantId?: TenantScope }): { sequence: number; synced_at: string } | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  const row = params.db.db.get<{ sequence: number; synced_at: string } | undefined>(sql`
+    SELECT seq AS sequence, created_at AS synced_at FROM ledger_entries
+    WHERE agent_id = ${agent.id} AND created_at <= ${params.time.toISOString()}
+    ORDER BY seq DESC, kind DESC LIMIT 1`);
+  return row ?? null;
+}

@@ -1,0 +1,134 @@
+import { PassThrough, Readable } from 'node:stream';
+import zlib from 'node:zlib';
+import { sql } from 'drizzle-orm';
+import tar from 'tar-stream';
+import yazl from 'yazl';
+import type { LineageDb } from '@/db/client';
+import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import { foldSnapshot } from '@/lib/core/restore';
+import { readEntryBytes, restorePlan, type Ledger } from '@/lib/ledger';
+import { liveRawFiles } from '../current-state';
+import { assertSequence, findAgent, type TenantScope } from './common';
+
+export interface WorkspaceFileInfo {
+  path: string;
+  size: number;
+  sha256: string;
+  /** Sequence at which this content was written. */
+  changed_seq: number;
+}
+
+/**
+ * The workspace file tree at `seq`: per path, its latest version at or before `seq`, unless deleted.
+ * One indexed query whose cost grows with the number of paths, not with `seq`. Null for an unknown agent.
+ */
+export function getWorkspaceTree(params: { db: LineageDb; agentId: string; seq: number; tenantId?: TenantScope }):
+  { seq: number; files: WorkspaceFileInfo[] } | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  assertSequence(agent, params.seq);
+  const files = liveRawFiles(params.db.db, agent.id, params.seq)
+    .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq }));
+  return { seq: params.seq, files };
+}
+
+/** One file's bytes at `seq`, or null when the path does not exist then (or the agent is unknown). */
+export function getWorkspaceFile(params: { db: LineageDb; agentId: string; seq: number; path: string; tenantId?: TenantScope }): Uint8Array | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  assertSequence(agent, params.seq);
+  const row = params.db.db.get<{ data: Buffer } | undefined>(sql`
+    SELECT o.data FROM raw_file_versions v JOIN raw_objects o ON o.sha256 = v.sha256
+    WHERE v.rowid = (
+      SELECT w.rowid FROM raw_file_versions w WHERE w.agent_id = ${agent.id} AND w.path = ${params.path} AND w.seq <= ${params.seq}
+      ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
+    AND v.deleted = 0`);
+  return row ? new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength) : null;
+}
+
+/** Sync time of the last entry at `seq`: the deterministic mtime of files in downloads. */
+function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
+  const row = db.db.get<{ t: string } | undefined>(sql`
+    SELECT created_at AS t FROM ledger_entries WHERE agent_id = ${agentId} AND seq = ${seq} ORDER BY kind DESC LIMIT 1`);
+  return new Date(row?.t ?? 0);
+}
+
+function fileBytes(db: LineageDb, sha256: string): Buffer {
+  const row = db.db.get<{ data: Buffer } | undefined>(sql`SELECT data FROM raw_objects WHERE sha256 = ${sha256}`);
+  if (!row) throw new Error(`raw object ${sha256} is missing from the index; run \`lineage index --rebuild\``);
+  return row.data;
+}
+
+/**
+ * The workspace at `seq` as a `.tar.gz` (tar-stream + zlib) or `.zip` (yazl) stream, byte-exact file
+ * contents, paths relative to the workspace root, every mtime = the sequence's sync time, so the same
+ * sequence always gives the same bytes. Null for an unknown agent.
+ */
+export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string; seq: number; format: 'tar.gz' | 'zip'; tenantId?: TenantScope }): Readable | null {
+  const tree = getWorkspaceTree(params);
+  if (!tree) return null;
+  const mtime = sequenceTime(params.db, params.agentId.toLowerCase(), params.seq);
+  return params.format === 'zip' ? zipStream(params.db, tree.files, mtime) : tarGzStream(params.db, tree.files, mtime);
+}
+
+function tarGzStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Readable {
+  const pack = tar.pack();
+  const out = new PassThrough();
+  const gzip = zlib.createGzip({ level: 6 });
+  pack.on('error', (e) => out.destroy(e));
+  gzip.on('error', (e) => out.destroy(e));
+  pack.pipe(gzip).pipe(out);
+  const addNext = (i: number): void => {
+    const file = files[i];
+    if (!file) {
+      pack.finalize();
+      return;
+    }
+    try {
+      const data = fileBytes(db, file.sha256);
+      pack.entry({ name: file.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data, (err) => {
+        if (err) out.destroy(err);
+        else addNext(i + 1);
+      });
+    } catch (error) {
+      out.destroy(error as Error);
+    }
+  };
+  addNext(0);
+  return out;
+}
+
+function zipStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Readable {
+  const zip = new yazl.ZipFile();
+  // yazl writes DOS times from local-time getters: shift so they read as UTC whatever the TZ.
+  const dosTime = new Date(mtime.getTime() + mtime.getTimezoneOffset() * 60_000);
+  const out = new PassThrough();
+  zip.outputStream.on('error', (e: Error) => out.destroy(e)).pipe(out);
+  try {
+    for (const file of files) {
+      zip.addBuffer(fileBytes(db, file.sha256), file.path, { mtime: dosTime, mode: 0o100644, compress: true, forceDosTimestamp: true });
+    }
+    zip.end();
+  } catch (error) {
+    out.destroy(error as Error);
+  }
+  return out;
+}
+
+/**
+ * The `.alf` at `seq`: the restore fold (CONTRACT §6) of the largest snapshot ≤ seq and the deltas
+ * after it, stamped with the sequence's sync time so it is deterministic. With no delta to fold the
+ * stored snapshot bytes are returned as they were uploaded.
+ */
+export async function workspaceAlfAt(params: { ledger: Ledger; agentId: string; seq: number; tenantId?: TenantScope }): Promise<Uint8Array> {
+  const plan = restorePlan({ ledger: params.ledger, agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
+  const snapshotBytes = await readEntryBytes({ ledger: params.ledger, entry: plan.snapshot });
+  if (plan.deltas.length === 0) return snapshotBytes;
+  const base = await readSnapshot(snapshotBytes);
+  const deltas = [];
+  for (const entry of plan.deltas) {
+    deltas.push({ sequence: entry.seq, delta: await readDelta(await readEntryBytes({ ledger: params.ledger, entry })) });
+  }
+  const now = sequenceTime(params.ledger.db, plan.agentId, plan.sequence);
+  return writeSnapshot(foldSnapshot({ base, baseSequence: plan.snapshot.seq, deltas, now }), { today: now.toISOString().slice(0, 10) });
+}

@@ -1,0 +1,76 @@
+/**
+ * Rebuilds the history index from the ledger's blobs: wipes the index tables and replays every
+ * entry, agent by agent (by id), each in (seq, kind) order — the order ingest appended them — so
+ * the result equals the incremental index row for row. The whole rebuild is one IMMEDIATE
+ * transaction: it either replaces the index completely or leaves it as it was, and other
+ * processes wait (busy_timeout) instead of ingesting into a half-built index.
+ */
+import { asc, eq } from 'drizzle-orm';
+import { agents, ledger_entries, type LedgerEntryRow } from '@/db/schema';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import { LedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
+import { indexEntry } from './indexer';
+
+export interface RebuildProgress {
+  done: number;
+  total: number;
+}
+
+export interface RebuildResult {
+  entries: number;
+  record_versions: number;
+}
+
+type Parsed = { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
+
+async function load(ledger: Ledger, entry: LedgerEntryRow): Promise<Parsed> {
+  const bytes = await readEntryBytes({ ledger, entry });
+  return entry.kind === 'delta'
+    ? { kind: 'delta', archive: await readDelta(bytes) }
+    : { kind: 'snapshot', archive: await readSnapshot(bytes) };
+}
+
+function wipe(ledger: Ledger): void {
+  // Deleting record_versions row by row keeps the external-content FTS table exact via its trigger.
+  ledger.db.sqlite.exec(`
+    DELETE FROM record_versions;
+    DELETE FROM records;
+    DELETE FROM raw_file_versions;
+    DELETE FROM raw_objects;
+    UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0;`);
+}
+
+/** Wipes and replays the whole index; `onProgress` is called after each entry. */
+export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: RebuildProgress) => void }): Promise<RebuildResult> {
+  const { ledger } = params;
+  const { sqlite, db } = ledger.db;
+  if (sqlite.inTransaction) throw new LedgerError('busy', 'a transaction is already open on this database; cannot rebuild now');
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    wipe(ledger);
+    const entries = db.select({ e: ledger_entries }).from(ledger_entries)
+      .innerJoin(agents, eq(agents.id, ledger_entries.agent_id))
+      .orderBy(asc(ledger_entries.agent_id), asc(ledger_entries.seq), asc(ledger_entries.kind)).all().map((r) => r.e);
+    const total = entries.length;
+    let next = entries[0] ? load(ledger, entries[0]) : null;
+    for (let i = 0; i < total; i++) {
+      const entry = entries[i]!;
+      const parsed = await next!;
+      // Read and parse the next blob while this one is being indexed.
+      next = entries[i + 1] ? load(ledger, entries[i + 1]!) : null;
+      next?.catch(() => undefined);
+      const counts = indexEntry(db, { agentId: entry.agent_id, seq: entry.seq, syncedAt: entry.created_at, ...parsed });
+      sqlite.prepare(`UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, raw_changed = ?, raw_deleted = ?
+        WHERE agent_id = ? AND seq = ? AND kind = ?`)
+        .run(counts.creates, counts.updates, counts.deletes, counts.raw_changed, counts.raw_deleted, entry.agent_id, entry.seq, entry.kind);
+      params.onProgress?.({ done: i + 1, total });
+    }
+    const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
+    sqlite.exec('COMMIT');
+    return { entries: total, record_versions: versions };
+  } catch (error) {
+    if (sqlite.inTransaction) sqlite.exec('ROLLBACK');
+    throw error;
+  }
+}
