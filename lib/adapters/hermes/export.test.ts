@@ -1,0 +1,117 @@
+import { realpath } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { hermesSessionId, identityId, principalId, workspaceAgentId } from '@/lib/core/ids';
+import { canonicalJson } from '@/lib/core/json';
+import { hermesAdapter } from './index';
+import { fixedClock, insert, seedStateDb, tempDir, writeFiles } from './test-support';
+
+const T0 = 1767268800.25; // 2026-01-01T12:00:00.25Z
+
+async function home(): Promise<string> {
+  const dir = await tempDir('hermes');
+  await seedStateDb(
+    dir,
+    [
+      { id: '20260101_120000_aa', source: 'cli', title: 'Fix the build', started_at: T0, ended_at: T0 + 60, model: 'm1' },
+      { id: '20260102_090000_bb', source: 'telegram', started_at: T0 + 86400 },
+    ],
+    [
+      { session_id: '20260101_120000_aa', role: 'user', content: 'the build is red', timestamp: T0 + 1 },
+      { session_id: '20260101_120000_aa', role: 'assistant', content: '', tool_calls: '[{"id":"c1","function":{"name":"terminal"}}]', timestamp: T0 + 2 },
+      { session_id: '20260101_120000_aa', role: 'tool', content: 'ok', tool_name: 'terminal', timestamp: T0 + 3 },
+      { session_id: '20260102_090000_bb', role: 'user', content: 'hi', timestamp: T0 + 86401 },
+    ],
+  );
+  await writeFiles(dir, {
+    'memories/MEMORY.md': 'Same note.\n§\nAlways run tests.\n§\nSame note.',
+    'memories/USER.md': 'Name: Ada\n§\nLikes tea',
+    'SOUL.md': '# Soul\nCalm.\n',
+    'config.yaml': 'model: m1\napi_key: sk-secret\n',
+    '.env': 'OPENAI_API_KEY=sk-secret\n',
+    'skill-bundles/a/SKILL.md': 'skill',
+    'cron/jobs.json': '[]',
+    'logs/agent.log': 'not carried',
+    'memories/state.db': 'nope',
+  });
+  return dir;
+}
+
+const exportHome = (workspace: string, persistAgentId = false) =>
+  hermesAdapter.exportWorkspace({ workspace, persistAgentId, clock: fixedClock });
+
+describe('hermes export', () => {
+  it('makes one episodic record per session with the native-derived id and a transcript', async () => {
+    const result = await exportHome(await home());
+    const sessions = result.records.filter((r) => r.source.origin === 'state_db');
+    expect(sessions.map((r) => r.id)).toEqual([hermesSessionId('20260101_120000_aa'), hermesSessionId('20260102_090000_bb')]);
+    expect(sessions[0]!.content).toBe(
+      '# Fix the build\n\n_source: cli_\n\nuser: the build is red\nassistant → tool terminal\ntool: ok\ntool → tool terminal',
+    );
+    expect(sessions[1]!.content).toBe('# 20260102_090000_bb\n\n_source: telegram_\n\nuser: hi');
+    expect(sessions[0]).toMatchObject({
+      memory_type: 'episodic',
+      category: 'cli',
+      namespace: 'session:cli',
+      tags: ['hermes', 'session', 'cli'],
+      source: { runtime: 'hermes', origin: 'state_db', session_id: '20260101_120000_aa' },
+      temporal: { created_at: '2026-01-01T12:00:00.250Z', observed_at: '2026-01-01T12:00:00.250Z', updated_at: '2026-01-01T12:01:00.250Z' },
+    });
+    expect(sessions[1]!.temporal.updated_at).toBe('2026-01-02T12:00:01.250Z');
+    const raw = sessions[0]!.raw_source_format as { session: Record<string, unknown>; messages: Record<string, unknown>[] };
+    expect(Object.keys(raw.session)).toHaveLength(33);
+    expect(raw.messages).toHaveLength(3);
+    expect(raw.messages[0]).toMatchObject({ id: 1, role: 'user', content: 'the build is red', active: 1 });
+  });
+
+  it('keeps an open session id when it gains a message, with new content', async () => {
+    const dir = await home();
+    const before = (await exportHome(dir)).records.find((r) => r.source.session_id === '20260102_090000_bb')!;
+    const db = new Database(path.join(dir, 'state.db'));
+    insert(db, 'messages', { session_id: '20260102_090000_bb', role: 'assistant', content: 'hello!', timestamp: T0 + 86402 });
+    db.close();
+    const after = (await exportHome(dir)).records.find((r) => r.source.session_id === '20260102_090000_bb')!;
+    expect(after.id).toBe(before.id);
+    expect(after.content).toBe(`${before.content}\nassistant: hello!`);
+    expect(after.temporal.updated_at).toBe('2026-01-02T12:00:02.250Z');
+  });
+
+  it('carries the allowlist raw, redacted, and never .env or state.db', async () => {
+    const result = await exportHome(await home());
+    expect([...result.raw.keys()]).toEqual([
+      '.alf-state-db-schema.json', 'SOUL.md', 'config.yaml', 'cron/jobs.json', 'memories/MEMORY.md', 'memories/USER.md', 'skill-bundles/a/SKILL.md',
+    ]);
+    expect(Buffer.from(result.raw.get('config.yaml')!).toString()).toBe('model: m1\napi_key:\n');
+    const sidecar = JSON.parse(Buffer.from(result.raw.get('.alf-state-db-schema.json')!).toString());
+    expect(sidecar.schema_version).toBe(16);
+    expect(sidecar.ddl.some((s: string) => s.includes('CREATE TABLE sessions'))).toBe(true);
+    expect(sidecar.ddl.some((s: string) => s.includes('messages_fts_data'))).toBe(false);
+  });
+
+  it('is deterministic and builds identity and principal layers', async () => {
+    const dir = await home();
+    const one = await exportHome(dir, true);
+    const two = await exportHome(dir, true);
+    expect(canonicalJson({ r: one.records, l: one.layers })).toBe(canonicalJson({ r: two.records, l: two.layers }));
+    expect(one.agentId).toBe(workspaceAgentId('hermes', await realpath(dir)));
+    expect(one.layers.identity).toMatchObject({ id: identityId(one.agentId), version: 1, prose: { soul: '# Soul\nCalm.\n' } });
+    expect(one.layers.principals).toMatchObject({
+      principals: [{ id: principalId(one.agentId, 'human'), principal_type: 'human', profile: { prose: { user_profile: 'Name: Ada\n§\nLikes tea' } } }],
+    });
+    const curated = one.records.filter((r) => r.namespace === 'curated');
+    expect(curated.map((r) => [r.content, r.memory_type])).toEqual([
+      ['Same note.', 'semantic'], ['Always run tests.', 'procedural'], ['Same note.', 'semantic'],
+    ]);
+  });
+
+  it('reports memory presence', async () => {
+    expect(await hermesAdapter.memoryPresent(await home())).toBe(true);
+    const onlySessions = await tempDir('hermes-db');
+    await seedStateDb(onlySessions, [{ id: 's', source: 'cli', started_at: T0 }], []);
+    expect(await hermesAdapter.memoryPresent(onlySessions)).toBe(true);
+    const empty = await tempDir('hermes-empty');
+    await seedStateDb(empty, [], []);
+    expect(await hermesAdapter.memoryPresent(empty)).toBe(false);
+  });
+});

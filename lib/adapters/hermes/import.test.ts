@@ -1,0 +1,101 @@
+import { cp, readFile } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { canonicalJson } from '@/lib/core/json';
+import { hermesAdapter } from './index';
+import { dumpTable, fixedClock, insert, seedStateDb, snapshotOf, tempDir, writeFiles } from './test-support';
+
+const T0 = 1767268800.5;
+const MEMORY = 'User prefers Rust.\n§\nAlways run cargo fmt.\n§\nUser prefers Rust.\n';
+const USER = 'Name: Ada\n§\nTimezone: UTC\n';
+
+async function source(): Promise<string> {
+  const dir = await tempDir('hermes-src');
+  await seedStateDb(
+    dir,
+    [
+      { id: 'parent', source: 'cli', title: 'Parent', started_at: T0, ended_at: T0 + 9, input_tokens: 12, estimated_cost_usd: 0.0125 },
+      { id: 'child', source: 'cli', started_at: T0 + 10, parent_session_id: 'parent' },
+    ],
+    [
+      { session_id: 'parent', role: 'user', content: 'find the bug', timestamp: T0 + 1 },
+      { session_id: 'parent', role: 'assistant', content: null, tool_calls: '[{"function":{"name":"grep"}}]', timestamp: T0 + 2, token_count: 7 },
+      { session_id: 'child', role: 'user', content: 'and now?', timestamp: T0 + 11 },
+    ],
+  );
+  await writeFiles(dir, { 'memories/MEMORY.md': MEMORY, 'memories/USER.md': USER, 'SOUL.md': 'soul\n', 'config.yaml': 'api_key: x\n' });
+  return dir;
+}
+
+const exportHome = (workspace: string) => hermesAdapter.exportWorkspace({ workspace, persistAgentId: true, clock: fixedClock });
+
+describe('hermes import', () => {
+  it('round-trips memory files byte-exact and sessions/messages row for row', async () => {
+    const src = await source();
+    const exported = await exportHome(src);
+    const out = await tempDir('hermes-out');
+    const result = await hermesAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
+    expect(result.written).toEqual(['.alf-agent-id', 'SOUL.md', 'config.yaml', 'memories/MEMORY.md', 'memories/USER.md', 'state.db']);
+    expect(await readFile(path.join(out, 'memories/MEMORY.md'), 'utf8')).toBe(MEMORY);
+    expect(await readFile(path.join(out, 'memories/USER.md'), 'utf8')).toBe(USER);
+    for (const table of ['sessions', 'messages']) {
+      expect(dumpTable(path.join(out, 'state.db'), table)).toEqual(dumpTable(path.join(src, 'state.db'), table));
+    }
+    const db = new Database(path.join(out, 'state.db'), { readonly: true });
+    expect(db.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'grep'").all()).toEqual([{ rowid: 2 }]);
+    db.close();
+
+    const again = await exportHome(out);
+    expect(again.agentId).toBe(exported.agentId);
+    const sessionsOf = (records: typeof exported.records) => records.filter((r) => r.source.origin === 'state_db');
+    expect(canonicalJson(sessionsOf(again.records))).toBe(canonicalJson(sessionsOf(exported.records)));
+    expect(again.records.map((r) => r.id)).toEqual(exported.records.map((r) => r.id));
+  });
+
+  it('never restores .env or state.db from the raw channel', async () => {
+    const snapshot = snapshotOf(await exportHome(await source()));
+    snapshot.raw.set('raw/hermes/.env', new TextEncoder().encode('SECRET=1'));
+    snapshot.raw.set('raw/hermes/state.db', new TextEncoder().encode('evil'));
+    const out = await tempDir('hermes-hostile');
+    const result = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.written).not.toContain('.env');
+    expect(result.warnings.filter((w) => w.includes('never restored'))).toHaveLength(2);
+    expect(dumpTable(path.join(out, 'state.db'), 'sessions')).toHaveLength(2);
+  });
+
+  it('live: replaces snapshot sessions, adds missing ones, leaves others and config.yaml alone', async () => {
+    const src = await source();
+    const snapshot = snapshotOf(await exportHome(src));
+    const live = await tempDir('hermes-live');
+    await cp(src, live, { recursive: true });
+    const liveDb = path.join(live, 'state.db');
+    const db = new Database(liveDb);
+    db.prepare("DELETE FROM messages WHERE session_id = 'child'").run();
+    db.prepare("DELETE FROM sessions WHERE id = 'child'").run();
+    db.prepare("UPDATE messages SET content = 'tampered' WHERE id = 1").run();
+    insert(db, 'sessions', { id: 'local-only', source: 'cli', started_at: T0 + 99 });
+    insert(db, 'messages', { id: 3, session_id: 'local-only', role: 'user', content: 'unsynced', timestamp: T0 + 100 });
+    db.close();
+    await writeFiles(live, { 'config.yaml': 'api_key: real\n' });
+
+    const result = await hermesAdapter.importSnapshot({ snapshot, target: live, live: true, clock: fixedClock });
+    const sessions = dumpTable(liveDb, 'sessions').map((s) => s.id);
+    expect(sessions).toEqual(['child', 'local-only', 'parent']);
+    const messages = dumpTable(liveDb, 'messages');
+    expect(messages.find((m) => m.id === 1)).toMatchObject({ content: 'find the bug' });
+    expect(messages.find((m) => m.id === 3)).toMatchObject({ session_id: 'local-only', content: 'unsynced' });
+    expect(messages.filter((m) => m.session_id === 'child').map((m) => m.content)).toEqual(['and now?']);
+    expect(result.warnings.some((w) => w.includes('got a new id'))).toBe(true);
+    expect(await readFile(path.join(live, 'config.yaml'), 'utf8')).toBe('api_key: real\n');
+  });
+
+  it('rebuilds MEMORY.md from curated records when the raw channel lacks it', async () => {
+    const exported = await exportHome(await source());
+    const snapshot = snapshotOf(exported);
+    snapshot.raw.delete('raw/hermes/memories/MEMORY.md');
+    const out = await tempDir('hermes-records');
+    await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(await readFile(path.join(out, 'memories/MEMORY.md'), 'utf8')).toBe('User prefers Rust.\n§\nAlways run cargo fmt.\n§\nUser prefers Rust.');
+  });
+});
