@@ -1,5 +1,6 @@
 import { openclawAdapter } from './openclaw';
 import { zeroclawAdapter } from './zeroclaw';
+import { hermesAdapter } from './hermes';
 import type { Adapter, Runtime } from './types';
 
 /**
@@ -9,6 +10,7 @@ import type { Adapter, Runtime } from './types';
 const ADAPTERS: Partial<Record<Runtime, Adapter>> = {
   openclaw: openclawAdapter,
   zeroclaw: zeroclawAdapter,
+  hermes: hermesAdapter,
 };
 
 /** The adapter for a runtime; throws a clear error when none is registered. */
