@@ -19,24 +19,27 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
 }
 
 /**
- * Splits JSONL bytes into non-blank lines. Line length is measured in bytes before
- * decoding, so one huge line is refused without building a huge string.
+ * Splits JSONL bytes into non-blank lines. Line lengths are measured in bytes before
+ * anything is decoded, so one huge line is refused without building a huge string.
+ * The file is then decoded once: a `\n` byte is only ever a newline in UTF-8, so the
+ * string splits into the same lines.
  */
 export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
-  const lines: JsonLine[] = [];
   let start = 0;
-  let lineNumber = 1;
-  while (start <= bytes.length) {
+  for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
     let end = bytes.indexOf(0x0a, start);
     if (end === -1) end = bytes.length;
     if (end - start > maxLineBytes) {
       throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
     }
-    const text = decodeUtf8(bytes.subarray(start, end), `${file} line ${lineNumber}`);
-    if (text.trim().length > 0) lines.push({ line: lineNumber, text });
     start = end + 1;
-    lineNumber++;
   }
+  const lines: JsonLine[] = [];
+  decodeUtf8(bytes, file)
+    .split('\n')
+    .forEach((text, index) => {
+      if (text.trim().length > 0) lines.push({ line: index + 1, text });
+    });
   return lines;
 }
 

@@ -18,9 +18,12 @@ export function parseRfc3339(text: string): number | null {
   if (offsetHours > 23 || offsetMinutes > 59) return null;
   const sign = m[9] === '-' ? -1 : 1;
   const offset = sign * (offsetHours * 60 + offsetMinutes);
+  const seconds = Math.min(second, 59);
+  // Date.UTC maps years 0–99 to 1900–1999, so those rare years take the slower exact path.
+  if (year >= 100) return Date.UTC(year, month - 1, day, hour, minute - offset, seconds);
   const utc = new Date(0);
   utc.setUTCFullYear(year, month - 1, day);
-  utc.setUTCHours(hour, minute - offset, Math.min(second, 59), 0);
+  utc.setUTCHours(hour, minute - offset, seconds, 0);
   return utc.getTime();
 }
 
