@@ -95,14 +95,14 @@ export class HistoryGenerator {
     const hex = Math.floor(this.rand() * 0xffffff).toString(16).padStart(6, '0');
     const fact = `evt-${String(n).padStart(5, '0')}-${hex}`;
     const record = this.newRecord(file, `## Note ${n}\nIncident ${fact.toUpperCase()} seen from 10.0.${n % 250}.17 today.`);
-    this.records.push(record);
+    this.records = [...this.records, record];
     this.pendingFacts.push({ fact, file, recordId: record.id });
     return fact;
   }
 
   addRecord(file = this.pick(FILES)): MemoryRecord {
     const record = this.newRecord(file, `## Note ${this.counter + 1}\nPlain memory number ${this.counter + 1} about ${this.pick(['redis', 'kafka', 'deploys', 'lunch'])}.`);
-    this.records.push(record);
+    this.records = [...this.records, record];
     return record;
   }
 
@@ -192,9 +192,9 @@ export class HistoryGenerator {
     this.pendingFacts = [];
     this.pendingMoves = [];
     this.latest = seq;
-    this.base = { records: this.records, raw };
+    this.base = { records: [...this.records], raw };
     this.workspaceAt.set(seq, new Map([...raw].map(([p, b]) => [p.replace(`raw/${RUNTIME}/`, ''), b])));
-    this.recordsAt.set(seq, this.records);
+    this.recordsAt.set(seq, [...this.records]);
     return truth;
   }
 }
