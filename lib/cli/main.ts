@@ -1,6 +1,9 @@
 import { Command, CommanderError } from 'commander';
 import { registerExportCommand } from './commands/export';
+import { registerIndexCommand } from './commands/index-cmd';
+import { registerKeysCommand } from './commands/keys';
 import { registerRestoreCommand } from './commands/restore';
+import { registerServeCommand } from './commands/serve';
 import { registerSyncCommand } from './commands/sync';
 import { registerValidateCommand } from './commands/validate';
 import { CliError, failAndExit } from './output';
@@ -17,6 +20,9 @@ export function buildProgram(): Command {
   registerRestoreCommand(program);
   registerExportCommand(program);
   registerValidateCommand(program);
+  registerIndexCommand(program);
+  registerServeCommand(program);
+  registerKeysCommand(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }

@@ -45,7 +45,7 @@ function apply(model: Model, o: Op): void {
   if (o.kind === 'idle') return;
   const list = model.md.get(o.file) ?? [];
   model.md.set(o.file, list);
-  const i = list.length ? o.at % list.length : 0;
+  const i = list.length && 'at' in o ? o.at % list.length : 0;
   switch (o.kind) {
     case 'insert':
       list.splice(Math.min(o.at, list.length), 0, { heading: o.heading, body: o.body });
