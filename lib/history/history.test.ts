@@ -25,7 +25,7 @@ const facts: Record<'kept' | 'moved' | 'deleted', string> = { kept: '', moved: '
 let move: { from: string; to: string; seq: number };
 let rolloverSeq = -1;
 
-async function toBuffer(stream: Readable): Promise<Buffer> {
+async function toBuffer(stream: AsyncIterable<unknown>): Promise<Buffer> {
   const chunks: Buffer[] = [];
   for await (const chunk of stream) chunks.push(Buffer.from(chunk as Uint8Array));
   return Buffer.concat(chunks);
