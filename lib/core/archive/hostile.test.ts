@@ -53,6 +53,12 @@ const CASES: HostileCase[] = [
   { name: 'double slash', bytes: () => snap({ name: 'raw//openclaw/x', data: 'x' }), code: 'unsafe_path', message: /empty path segment/ },
   { name: 'trailing slash on a file', bytes: () => snap({ name: 'raw/openclaw/x/', data: 'data' }), code: 'unsafe_path', message: /ends with "\/".*file data/ },
   {
+    name: 'directory entry hiding data behind a zero size',
+    bytes: () => snap({ name: 'raw/openclaw/dir/', data: 'hidden', declaredSize: 0 }),
+    code: 'unsafe_path',
+    message: /raw\/openclaw\/dir\/.*carries file data/,
+  },
+  {
     name: 'duplicate entry names',
     bytes: () => craftZip([{ name: 'manifest.json', data: MANIFEST }, { name: 'manifest.json', data: '{}' }]),
     code: 'duplicate_entry',
@@ -157,6 +163,16 @@ const CASES: HostileCase[] = [
     bytes: () => craftZip([{ name: 'delta-manifest.json', data: deltaManifest({ raw: { deleted: ['raw/openclaw/../../../etc/passwd'] } }) }]),
     code: 'unsafe_path',
     message: /deleted raw path.*"\.\."/,
+  },
+  {
+    name: 'delta changing and deleting the same raw path',
+    delta: true,
+    bytes: () => craftZip([
+      { name: 'raw/openclaw/MEMORY.md', data: 'x' },
+      { name: 'delta-manifest.json', data: deltaManifest({ raw: { changed: ['raw/openclaw/MEMORY.md'], deleted: ['raw/openclaw/MEMORY.md'] } }) },
+    ]),
+    code: 'bad_manifest',
+    message: /raw\/openclaw\/MEMORY\.md.*both changed and deleted/,
   },
   {
     name: 'delta without base_sequence',

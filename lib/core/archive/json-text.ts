@@ -43,7 +43,7 @@ export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: nu
   return lines;
 }
 
-/** Parses JSON text, or null when it is not JSON. */
+/** Parses JSON text; `undefined` when it is not JSON (JSON itself has no undefined). */
 export function tryParseJson(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;

@@ -98,17 +98,15 @@ function checkedName(entry: yauzl.Entry, seen: ZipContents): string {
   return name;
 }
 
+/** A directory entry must carry no data, whatever its header claims. */
 async function checkDirectoryEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, name: string): Promise<void> {
-  const tooBig = { total: 0 };
+  const carriesData = () =>
+    new ArchiveError('unsafe_path', `entry ${JSON.stringify(name)} ends with "/" but carries file data`);
+  if (entry.uncompressedSize !== 0) throw carriesData();
   const noData: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, maxEntryUncompressedBytes: 0, maxTotalUncompressedBytes: 0 };
-  try {
-    await inflateEntry(zip, entry, name, noData, tooBig);
-  } catch (err) {
-    if (err instanceof ArchiveError && err.code === 'too_large') {
-      throw new ArchiveError('unsafe_path', `entry ${JSON.stringify(name)} ends with "/" but carries file data`);
-    }
-    throw err;
-  }
+  await inflateEntry(zip, entry, name, noData, { total: 0 }).catch((err: unknown) => {
+    throw err instanceof ArchiveError && err.code === 'too_large' ? carriesData() : err;
+  });
 }
 
 function inflateEntry(

@@ -38,6 +38,7 @@ export type Rule =
   | { kind: 'object'; required?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
   | { kind: 'any'; required?: boolean };
 
+/** Rule builders: `str({ required: true })` reads closer to the schema than object literals. */
 type Options<K extends Rule['kind']> = Omit<Extract<Rule, { kind: K }>, 'kind'>;
 export const str = (o: Options<'string'> = {}): Rule => ({ kind: 'string', ...o });
 export const int = (o: Options<'integer'> = {}): Rule => ({ kind: 'integer', ...o });
