@@ -174,6 +174,7 @@ describe('zeroclaw export', () => {
     const ws = await sharedWorkspace();
     expect(await zeroclawAdapter.memoryPresent(ws, 'beta')).toBe(true);
     expect(await zeroclawAdapter.memoryPresent(ws, 'gamma')).toBe(false);
+    expect(await zeroclawAdapter.memoryPresent(ws)).toBe(true);
     const empty = await tempDir('zc-empty');
     expect(await zeroclawAdapter.memoryPresent(empty)).toBe(false);
     await expect(zeroclawAdapter.exportWorkspace({ workspace: empty, persistAgentId: false, clock: fixedClock })).rejects.toThrow(/no brain\.db/);

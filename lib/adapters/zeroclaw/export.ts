@@ -63,7 +63,11 @@ export function readSlice(db: Db, runtimeAgent: string | undefined): BrainSlice 
   return { agent, rows, sidecar: sidecarBytes(db, agent) };
 }
 
-/** Counts the selected agent's rows (0 when the agent does not exist). */
+/**
+ * Counts the selected agent's rows (0 when the agent does not exist). Without an alias
+ * in a database of several agents it counts every row: for the restore decision,
+ * "some memory is here" is the answer that never overwrites anything silently.
+ */
 export function countAgentRows(db: Db, runtimeAgent: string | undefined): number {
   if (!tableExists(db, 'memories')) return 0;
   const layout = readLayout(db);
@@ -71,7 +75,9 @@ export function countAgentRows(db: Db, runtimeAgent: string | undefined): number
   try {
     agent = selectAgent(layout, runtimeAgent);
   } catch (error) {
-    if (error instanceof ZeroclawError && (error.code === 'agent_not_found' || error.code === 'no_agents')) return 0;
+    if (!(error instanceof ZeroclawError)) throw error;
+    if (error.code === 'agent_selection_ambiguous') return (db.prepare('SELECT COUNT(*) AS n FROM memories').get() as { n: number }).n;
+    if (error.code === 'agent_not_found' || error.code === 'no_agents') return 0;
     throw error;
   }
   const row =
