@@ -1,0 +1,93 @@
+/**
+ * Time and chance for the demo fleet: a settable clock every sync reads, the scripted calendar
+ * (day 0 is four weeks before "today") and a seeded PRNG, so the same "today" always yields the
+ * same ledger.
+ */
+import type { Clock } from '@/lib/core/clock';
+
+/** Days the scripted lives span; the last day is "today". */
+export const DEMO_DAYS = 28;
+
+const DAY_MS = 86_400_000;
+
+/** A clock the scenario moves forward by hand; `now` is what every sync and ingest reads. */
+export interface DemoClock {
+  now: Clock;
+  set(at: Date): void;
+}
+
+export function demoClock(start: Date): DemoClock {
+  let current = new Date(start.getTime());
+  return {
+    now: () => new Date(current.getTime()),
+    set(at) {
+      current = new Date(at.getTime());
+    },
+  };
+}
+
+/** `YYYY-MM-DD` → midnight UTC of that day; throws on anything that is not a real calendar date. */
+export function parseDay(text: string): Date {
+  const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
+  const date = match ? new Date(`${text}T00:00:00Z`) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text) {
+    throw new Error(`expected a date as YYYY-MM-DD, got "${text}"`);
+  }
+  return date;
+}
+
+/** Today's date (UTC) as `YYYY-MM-DD`. */
+export function isoDay(date: Date): string {
+  return date.toISOString().slice(0, 10);
+}
+
+/**
+ * The scripted calendar: `day(d)` is midnight UTC of scenario day `d` (0 … DEMO_DAYS-1, the last
+ * being `today`), `at(d, h, m)` a time on it.
+ */
+export interface DemoCalendar {
+  today: Date;
+  day(d: number): Date;
+  at(d: number, hour: number, minute: number): Date;
+  /** `YYYY-MM-DD` of scenario day `d`. */
+  date(d: number): string;
+}
+
+export function demoCalendar(today: Date): DemoCalendar {
+  const midnight = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+  const day = (d: number): Date => new Date(midnight - (DEMO_DAYS - 1 - d) * DAY_MS);
+  return {
+    today: new Date(midnight),
+    day,
+    at: (d, hour, minute) => new Date(day(d).getTime() + (hour * 60 + minute) * 60_000),
+    date: (d) => isoDay(day(d)),
+  };
+}
+
+/** A seeded PRNG (mulberry32): deterministic, good enough to vary minutes and pick phrasings. */
+export interface Prng {
+  /** Uniform in [0, 1). */
+  next(): number;
+  /** Integer in [min, max]. */
+  int(min: number, max: number): number;
+  pick<T>(items: readonly T[]): T;
+}
+
+export function seededPrng(seed: number): Prng {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick<T>(items: readonly T[]): T {
+      if (items.length === 0) throw new Error('pick needs at least one item');
+      return items[Math.floor(next() * items.length)]!;
+    },
+  };
+}
