@@ -1,7 +1,32 @@
+import { Suspense } from 'react';
+import { ChangesPanel } from '@/components/changes/ChangesPanel';
+import { FleetStats } from '@/components/fleet/FleetStats';
+import { FleetTable } from '@/components/fleet/FleetTable';
+import { Panel } from '@/components/ui/Panel';
+import { LoadingRows } from '@/components/ui/States';
+import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { getLedger } from '@/lib/server/db';
+import { queryKeys } from '@/lib/ui/query-keys';
+import { Prefetched } from './_lib/prefetch';
+
+export const dynamic = 'force-dynamic';
+
 export default function FleetPage() {
   return (
-    <main className="mx-auto max-w-6xl p-6">
-      <h1 className="text-xl font-semibold">ALF Lineage</h1>
-    </main>
+    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, now: new Date() })]]}>
+      <div className="space-y-6" data-testid="fleet-page">
+        <div>
+          <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>
+          <p className="text-[13px] text-muted">Every synced agent, its latest sequence and how its memory moved this week.</p>
+        </div>
+        <FleetStats />
+        <Panel title="Agents" flush>
+          <FleetTable />
+        </Panel>
+        <Suspense fallback={<LoadingRows />}>
+          <ChangesPanel title="Fleet changes" />
+        </Suspense>
+      </div>
+    </Prefetched>
   );
 }

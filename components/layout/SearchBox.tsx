@@ -3,6 +3,7 @@
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
 import { useEffect, useRef, useState } from 'react';
 import { routes } from '@/lib/ui/routes';
+import { SearchIcon } from '../ui/icons';
 
 /** The header's fact search: submits to `/search?q=`; "/" focuses it from anywhere. */
 export function SearchBox() {
@@ -38,8 +39,8 @@ export function SearchBox() {
         if (q) router.push(routes.search(q, pathname === '/search' ? (params.get('agent') ?? undefined) : undefined));
       }}
     >
-      <span aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 -translate-y-1/2 text-[13px] text-zinc-400">
-        ⌕
+      <span aria-hidden className="pointer-events-none absolute left-2.5 top-1/2 flex -translate-y-1/2 text-zinc-400">
+        <SearchIcon />
       </span>
       <input
         ref={input}

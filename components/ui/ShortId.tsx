@@ -2,6 +2,7 @@
 
 import { useState } from 'react';
 import { shortId } from '@/lib/ui/format';
+import { CheckIcon, CopyIcon } from './icons';
 
 /** A shortened id in monospace; the full id is in the title and one click copies it. */
 export function ShortId({ id, copy = true }: { id: string; copy?: boolean }) {
@@ -25,9 +26,9 @@ export function ShortId({ id, copy = true }: { id: string; copy?: boolean }) {
           type="button"
           onClick={onCopy}
           aria-label={`Copy id ${id}`}
-          className="rounded px-0.5 text-faint hover:bg-zinc-100 hover:text-ink"
+          className="inline-flex h-4 w-4 items-center justify-center rounded text-faint hover:bg-zinc-100 hover:text-ink"
         >
-          {copied ? '✓' : '⧉'}
+          {copied ? <CheckIcon /> : <CopyIcon />}
         </button>
       )}
     </span>

@@ -1,0 +1,45 @@
+/** Query-string schemas of the dashboard API (strings in, typed values out; failures are 400s). */
+import { z } from 'zod';
+
+const seqString = z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
+const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500));
+const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
+const text = z.string().trim().min(1).max(500);
+
+export const seqParam = seqString;
+
+export const sequencesQuery = z.object({ before: seqString.optional(), limit: limitString.optional() }).strict();
+
+export const recordsQuery = z.object({
+  at: seqString.optional(),
+  memory_type: text.optional(),
+  namespace: text.optional(),
+  file: text.optional(),
+  tag: text.optional(),
+  status: text.optional(),
+  tier: text.optional(),
+}).strict();
+
+export const changesQuery = z.object({
+  since: z.union([z.literal('7d'), z.literal('this-week'), isoTime]).default('this-week'),
+  agent: text.optional(),
+  op: z.enum(['create', 'update', 'delete']).optional(),
+}).strict();
+
+export const searchQuery = z.object({
+  q: z.string().trim().min(1, 'q is required').max(500),
+  agent: text.optional(),
+  limit: limitString.optional(),
+  offset: z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).optional(),
+}).strict();
+
+export const atQuery = z.object({ time: isoTime }).strict();
+
+export const workspaceQuery = z.object({ seq: seqString.optional() }).strict();
+
+export const workspaceFileQuery = z.object({ seq: seqString.optional(), path: z.string().min(1).max(4096) }).strict();
+
+export const downloadQuery = z.object({
+  seq: seqString.optional(),
+  format: z.enum(['tar.gz', 'zip', 'alf']).default('tar.gz'),
+}).strict();

@@ -1,0 +1,7 @@
+import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { apiRoute } from '@/lib/server/api-errors';
+import { dashboardDb } from '../_lib/context';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = apiRoute(() => Response.json(listAgentsWithStats({ db: dashboardDb(), now: new Date() })));

@@ -1,0 +1,75 @@
+import Link from 'next/link';
+import clsx from 'clsx';
+import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
+import { formatDay } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { OpBadge } from '../ui/OpBadge';
+
+const timeFmt = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' });
+
+function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
+  const deleted = change.op === 'delete';
+  return (
+    <li data-testid="change-row" data-op={change.op} data-record-id={change.record_id} className="grid grid-cols-[76px_1fr_auto] items-start gap-3 px-4 py-2 hover:bg-zinc-50">
+      <div className="pt-px">
+        <OpBadge op={change.op} />
+      </div>
+      <div className="min-w-0">
+        <div className="flex min-w-0 items-baseline gap-2">
+          <Link
+            href={routes.lineage(agentId, change.record_id, change.seq)}
+            className={clsx('truncate font-medium text-ink hover:text-accent hover:underline', deleted && 'line-through decoration-delete/60')}
+          >
+            {change.heading ?? change.snippet.slice(0, 80)}
+          </Link>
+          {change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>}
+        </div>
+        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{change.snippet}</p>
+      </div>
+      <div className="flex flex-col items-end gap-0.5 whitespace-nowrap text-[11px] text-faint">
+        <Link href={routes.sequence(agentId, change.seq)} className="font-mono text-accent hover:underline">
+          #{change.seq}
+        </Link>
+        <time dateTime={change.synced_at} title={change.synced_at} data-testid={deleted ? 'tombstone-time' : undefined}>
+          {deleted ? 'deleted ' : ''}
+          {timeFmt.format(new Date(change.synced_at))} UTC
+        </time>
+      </div>
+    </li>
+  );
+}
+
+/** Changes grouped by day (newest first), then by agent when the feed spans the fleet. */
+export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; showAgent: boolean }) {
+  const days = new Map<string, ChangeGroup[]>();
+  for (const group of groups) days.set(group.day, [...(days.get(group.day) ?? []), group]);
+  const ordered = [...days.entries()].sort(([a], [b]) => (a < b ? 1 : -1));
+  return (
+    <div data-testid="changes-feed">
+      {ordered.map(([day, dayGroups]) => (
+        <section key={day} data-testid="changes-day" data-day={day}>
+          <h3 className="sticky top-12 z-10 border-y border-line bg-zinc-50 px-4 py-1.5 text-[12px] font-semibold text-muted first:border-t-0">
+            {formatDay(day)}
+            <span className="ml-2 font-normal text-faint">{dayGroups.reduce((n, g) => n + g.changes.length, 0)} changes</span>
+          </h3>
+          {dayGroups.map((group) => (
+            <div key={group.agent_id}>
+              {showAgent && (
+                <div className="px-4 pt-2 text-[12px] font-semibold">
+                  <Link href={routes.agent(group.agent_id)} className="text-ink hover:text-accent hover:underline">
+                    {group.agent_name}
+                  </Link>
+                </div>
+              )}
+              <ul className="divide-y divide-zinc-100">
+                {group.changes.map((change) => (
+                  <ChangeRow key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />
+                ))}
+              </ul>
+            </div>
+          ))}
+        </section>
+      ))}
+    </div>
+  );
+}
