@@ -180,3 +180,14 @@ describe('zeroclaw export', () => {
     await expect(zeroclawAdapter.exportWorkspace({ workspace: empty, persistAgentId: false, clock: fixedClock })).rejects.toThrow(/no brain\.db/);
   });
 });
+
+describe('zeroclaw export: bad input', () => {
+  it('names the file when brain.db is not a database', async () => {
+    const ws = await tempDir('zc-bad');
+    await mkdir(path.join(ws, 'memory'), { recursive: true });
+    await writeFile(path.join(ws, 'memory', 'brain.db'), 'SQLite format 3 but not really');
+    await expect(zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).rejects.toThrow(
+      /cannot read SQLite database .*brain\.db/,
+    );
+  });
+});

@@ -26,6 +26,11 @@ export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Prom
     } finally {
       db.close();
     }
+  } catch (error) {
+    if (error instanceof Error && error.name === 'SqliteError') {
+      throw new Error(`cannot read SQLite database ${dbPath}: ${error.message}`, { cause: error });
+    }
+    throw error;
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
