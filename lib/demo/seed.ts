@@ -7,6 +7,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import { listAgents, openLedger } from '@/lib/ledger';
 import { liveAtlas } from './atlas';
+import { liveHermes } from './hermes';
 import { liveZeroclaw } from './zeroclaw';
 import { demoCalendar, demoClock, seededPrng } from './clock';
 import { createSyncDriver, type DemoAgentSummary } from './driver';
@@ -34,6 +35,7 @@ export async function seedDemo(args: { dataDir: string; today: Date; log?: (line
   });
   await liveAtlas(life(SEEDS.atlas));
   await liveZeroclaw(life(SEEDS.zeroclaw));
+  await liveHermes(life(SEEDS.hermes));
   const agents = driver.agents().sort((a, b) => a.name.localeCompare(b.name));
   return { ok: true, seeded: true, agents, syncs: driver.totalSyncs() };
 }
