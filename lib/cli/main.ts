@@ -1,35 +1,39 @@
 import { Command, CommanderError } from 'commander';
-import { registerExportCommand } from './commands/export';
-import { registerIndexCommand } from './commands/index-cmd';
-import { registerKeysCommand } from './commands/keys';
-import { registerRestoreCommand } from './commands/restore';
-import { registerServeCommand } from './commands/serve';
-import { registerSyncCommand } from './commands/sync';
-import { registerValidateCommand } from './commands/validate';
 import { CliError, failAndExit } from './output';
 
+type Register = (program: Command) => void;
+
+/**
+ * Commands load lazily: a `lineage sync` never pays for the web server's imports, which keeps
+ * every invocation quick when scripts call the CLI in a loop.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  sync: async () => (await import('./commands/sync')).registerSyncCommand,
+  restore: async () => (await import('./commands/restore')).registerRestoreCommand,
+  export: async () => (await import('./commands/export')).registerExportCommand,
+  validate: async () => (await import('./commands/validate')).registerValidateCommand,
+  index: async () => (await import('./commands/index-cmd')).registerIndexCommand,
+  serve: async () => (await import('./commands/serve')).registerServeCommand,
+  keys: async () => (await import('./commands/keys')).registerKeysCommand,
+};
+
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */
-export function buildProgram(): Command {
+export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('lineage')
     .description('ALF Lineage: sync agent memory to an append-only ledger and explore its history')
     .version('0.1.0')
-    .showHelpAfterError(false)
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  registerSyncCommand(program);
-  registerRestoreCommand(program);
-  registerExportCommand(program);
-  registerValidateCommand(program);
-  registerIndexCommand(program);
-  registerServeCommand(program);
-  registerKeysCommand(program);
+  const names = only && only in COMMANDS ? [only] : Object.keys(COMMANDS);
+  for (const name of names) (await COMMANDS[name]!())(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
 
 async function main(): Promise<void> {
   try {
-    await buildProgram().parseAsync(process.argv);
+    const program = await buildProgram(process.argv[2]);
+    await program.parseAsync(process.argv);
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);

@@ -53,3 +53,14 @@ describe('Rust string semantics', () => {
     expect(rustLines('')).toEqual([]);
   });
 });
+
+describe('orderRecordFields', () => {
+  it('keeps a hostile "__proto__" key as data and known fields first', async () => {
+    const { orderRecordFields } = await import('./record');
+    const record = JSON.parse('{"zzz":1,"__proto__":{"polluted":true},"id":"x","agent_id":"a","content":"c","memory_type":"semantic","source":{"runtime":"r"},"temporal":{"created_at":"t"},"status":"active","namespace":"n"}');
+    const ordered = orderRecordFields(record);
+    expect(Object.keys(ordered).slice(0, 3)).toEqual(['id', 'agent_id', 'content']);
+    expect(JSON.stringify(ordered)).toContain('"__proto__":{"polluted":true}');
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});

@@ -58,8 +58,10 @@ const FIELD_ORDER = [
 /** Returns the record with known fields in schema order, unknown keys after, `undefined` dropped. */
 export function orderRecordFields(record: MemoryRecord): MemoryRecord {
   const out: JsonObject = {};
-  for (const key of FIELD_ORDER) if (record[key] !== undefined) out[key] = record[key];
-  for (const key of Object.keys(record)) if (!(key in out) && record[key] !== undefined) out[key] = record[key];
+  // defineProperty, not assignment: a hostile own "__proto__" key must stay data, never a prototype.
+  const put = (key: string) => Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+  for (const key of FIELD_ORDER) if (record[key] !== undefined) put(key);
+  for (const key of Object.keys(record)) if (!Object.prototype.hasOwnProperty.call(out, key) && record[key] !== undefined) put(key);
   return out as MemoryRecord;
 }
 

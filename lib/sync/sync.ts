@@ -6,6 +6,7 @@ import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
 import { jsonEqual, type JsonObject } from '@/lib/core/json';
 import { reconcile } from '@/lib/core/reconcile';
+import { SyncError } from './errors';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
 import { writeSyncedFrom } from './synced-marker';
@@ -18,6 +19,8 @@ export interface SyncOptions {
   target: SyncTarget;
   alfHome: string;
   clock: Clock;
+  /** Upload a first snapshot even when the target already holds history for this agent. */
+  forceFirstSync?: boolean;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
 }
@@ -55,7 +58,15 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
 
   if (state?.last_synced_sequence === undefined || !baseBytes) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
-    await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
+    const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
+    if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
+      // The reference's E3 guard: a first sync must not silently bury an agent's existing history.
+      throw new SyncError(
+        'registration_failed',
+        `agent ${agentId} already has history at sequence ${registered.latestSequence} on ${opts.target.label}, but this machine has no sync state for it`,
+        'run `lineage restore -w WORKSPACE` to pick up the existing history, or pass --force-first-sync to upload a new full snapshot',
+      );
+    }
     const snapshot = snapshotFromExport(exported, now);
     const bytes = await writeSnapshot(snapshot);
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);

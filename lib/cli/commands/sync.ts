@@ -10,6 +10,7 @@ interface SyncFlags extends TargetFlags {
   runtime?: string;
   workspace?: string;
   runtimeAgent?: string;
+  forceFirstSync?: boolean;
 }
 
 export function registerSyncCommand(program: Command): void {
@@ -19,12 +20,14 @@ export function registerSyncCommand(program: Command): void {
       .description('export a workspace, reconcile it against the last sync and upload a snapshot or delta')
       .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
       .option('-w, --workspace <dir>', 'the agent workspace (Hermes: its home)')
-      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync'),
+      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync')
+      .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false),
   ).action(async (flags: SyncFlags) => {
     const output = await syncWorkspace({
       runtime: parseRuntime(flags.runtime),
       workspace: requireOption(flags.workspace, '-w/--workspace'),
       runtimeAgent: flags.runtimeAgent,
+      forceFirstSync: Boolean(flags.forceFirstSync),
       target: resolveTarget(flags),
       alfHome: alfDir(),
       clock: systemClock,

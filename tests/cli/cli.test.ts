@@ -1,0 +1,71 @@
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './run-cli';
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-cli-'));
+});
+afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error,hint} with exit 1', () => {
+  it('reports usage mistakes as coded errors', async () => {
+    const missing = await runCli(['sync', '-r', 'openclaw']);
+    expect(missing.code).toBe(1);
+    expect(missing.json).toMatchObject({ ok: false, code: 'invalid_argument' });
+    const runtime = await runCli(['sync', '-r', 'nanoclaw', '-w', tmp]);
+    expect(runtime.json).toMatchObject({ ok: false, code: 'invalid_runtime', hint: expect.stringContaining('openclaw') });
+    const unknown = await runCli(['frobnicate']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.json.ok).toBe(false);
+  });
+
+  it('validate reports a hostile archive as invalid with a clear error, never a crash', async () => {
+    const file = path.join(tmp, 'not-a-zip.alf');
+    await fs.writeFile(file, 'PK\u0003\u0004 this is not really a zip');
+    const run = await runCli(['validate', file]);
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ ok: true, valid: false });
+    expect((run.json.errors as { message: string }[])[0]!.message.length).toBeGreaterThan(5);
+  });
+
+  it('syncs and restores through the local ledger; a stale base is sync_upload_failed naming the latest', async () => {
+    const ws = path.join(tmp, 'ws');
+    const data = path.join(tmp, 'data');
+    const [home1, home2] = [path.join(tmp, 'home1'), path.join(tmp, 'home2')];
+    await fs.mkdir(ws, { recursive: true });
+    await fs.writeFile(path.join(ws, 'MEMORY.md'), '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+    const first = await runCli(['sync', '-r', 'openclaw', '-w', ws, '--data', data], { ALF_HOME: home1 });
+    expect(first.json).toMatchObject({ ok: true, sequence: 0, delta: false, no_changes: false });
+    expect(first.stderr).toContain('first sync');
+
+    // A second machine holding the same base state.
+    await fs.cp(home1, home2, { recursive: true });
+    await fs.writeFile(path.join(ws, 'MEMORY.md'), '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
+    const second = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: home1 });
+    expect(second.json).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
+
+    await fs.appendFile(path.join(ws, 'MEMORY.md'), '\n## Editor\nvim\n');
+    const stale = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: home2 });
+    expect(stale.code).toBe(1);
+    expect(stale.json).toMatchObject({ ok: false, code: 'sync_upload_failed' });
+    expect(stale.json.error).toMatch(/sequence 0 .* at 1/);
+
+    // A fresh machine must not bury the existing history with a new first snapshot.
+    const guarded = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: path.join(tmp, 'home3') });
+    expect(guarded.json).toMatchObject({ ok: false, code: 'registration_failed' });
+
+    const agentId = first.json.agent && (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+    const out = path.join(tmp, 'restored-0');
+    const restored = await runCli(['restore', '-r', 'openclaw', '--agent', agentId!, '--at-sequence', '0', '--out', out, '--data', data], { ALF_HOME: home1 });
+    expect(restored.json).toMatchObject({ ok: true, agent_id: agentId, sequence: 0, workspace: out });
+    expect(await fs.readFile(path.join(out, 'MEMORY.md'), 'utf8')).toContain('10.20.0.5');
+
+    const beyond = await runCli(['restore', '--agent', agentId!, '--at-sequence', '9', '--out', path.join(tmp, 'nope'), '--data', data], { ALF_HOME: home1 });
+    expect(beyond.code).toBe(1);
+    expect(beyond.json).toMatchObject({ ok: false });
+    expect(String(beyond.json.error)).toMatch(/9 exceeds .* 1/);
+  });
+});

@@ -1,0 +1,30 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+const ROOT = path.resolve(__dirname, '../..');
+const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  /** stdout parsed as the single JSON object the CLI promises. */
+  json: Record<string, unknown>;
+}
+
+/** Runs `lineage <args>` as a child process, the way a user or a script would. */
+export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(TSX, [path.join(ROOT, 'lib/cli/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const lines = stdout.trim().split('\n').filter(Boolean);
+      if (lines.length !== 1) return reject(new Error(`expected exactly one JSON line on stdout, got ${lines.length}:\n${stdout}\nstderr:\n${stderr}`));
+      resolve({ code, stdout, stderr, json: JSON.parse(lines[0]!) as Record<string, unknown> });
+    });
+  });
+}
