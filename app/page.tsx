@@ -4,7 +4,7 @@ import { FleetStats } from '@/components/fleet/FleetStats';
 import { FleetTable } from '@/components/fleet/FleetTable';
 import { Panel } from '@/components/ui/Panel';
 import { LoadingRows } from '@/components/ui/States';
-import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { listAgentsWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from './_lib/prefetch';

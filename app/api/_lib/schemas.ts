@@ -18,10 +18,13 @@ export const recordsQuery = z.object({
   tag: text.optional(),
   status: text.optional(),
   tier: text.optional(),
+  limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000)).optional(),
+  cursor: z.string().min(1).max(2000).optional(),
 }).strict();
 
 export const changesQuery = z.object({
-  since: z.union([z.literal('7d'), z.literal('this-week'), isoTime]).default('this-week'),
+  /** ISO time, `Nd`, `today` or `this-week`; lib/history parses it (a bad value is its 400). */
+  since: z.string().trim().min(1).max(64).default('this-week'),
   agent: text.optional(),
   op: z.enum(['create', 'update', 'delete']).optional(),
 }).strict();
@@ -30,7 +33,7 @@ export const searchQuery = z.object({
   q: z.string().trim().min(1, 'q is required').max(500),
   agent: text.optional(),
   limit: limitString.optional(),
-  offset: z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).optional(),
+  offset: seqString.optional(),
 }).strict();
 
 export const atQuery = z.object({ time: isoTime }).strict();

@@ -1,4 +1,4 @@
-import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { listAgentsWithStats } from '@/lib/history/queries';
 import { apiRoute } from '@/lib/server/api-errors';
 import { dashboardDb } from '../_lib/context';
 

@@ -1,4 +1,4 @@
-import { sequenceAt } from '@/lib/history/queries/sequences';
+import { sequenceAt } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
 import { dashboardDb, requireAgent, type Params } from '../../../_lib/context';
 import { atQuery } from '../../../_lib/schemas';

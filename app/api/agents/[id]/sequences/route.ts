@@ -1,4 +1,4 @@
-import { getSequences } from '@/lib/history/queries/sequences';
+import { getSequences } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { dashboardDb, type Params } from '../../../_lib/context';
 import { sequencesQuery } from '../../../_lib/schemas';

@@ -1,4 +1,4 @@
-import { getSequence } from '@/lib/history/queries/sequences';
+import { getSequence } from '@/lib/history/queries';
 import { apiRoute, found } from '@/lib/server/api-errors';
 import { dashboardDb, requireAgent, type Params } from '../../../../_lib/context';
 import { seqParam } from '../../../../_lib/schemas';

@@ -1,0 +1,34 @@
+import { Readable } from 'node:stream';
+import { streamWorkspaceArchive, workspaceAlfAt } from '@/lib/history/queries';
+import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
+import { getLedger } from '@/lib/server/db';
+import { requireSynced, type Params } from '../../../../_lib/context';
+import { downloadQuery } from '../../../../_lib/schemas';
+
+const CONTENT_TYPE = { 'tar.gz': 'application/gzip', zip: 'application/zip', alf: 'application/octet-stream' } as const;
+
+/** A header-safe file name: the agent's name in ASCII letters, digits, dot, dash and underscore. */
+function safeName(name: string): string {
+  return name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'agent';
+}
+
+/** The workspace at `seq` (default: latest) as a streamed .tar.gz or .zip, or the folded .alf. */
+export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
+  const { id } = await params;
+  const { seq: askedSeq, format } = parseQuery(request, downloadQuery);
+  const agent = requireSynced(id);
+  const seq = askedSeq ?? agent.latest_sequence;
+  const ledger = getLedger();
+  const headers = {
+    'content-type': CONTENT_TYPE[format],
+    'content-disposition': `attachment; filename="${safeName(agent.name)}-seq${seq}.${format}"`,
+    'x-content-type-options': 'nosniff',
+    'cache-control': askedSeq === undefined ? 'no-store' : 'private, max-age=31536000, immutable',
+  };
+  if (format === 'alf') {
+    const bytes = await workspaceAlfAt({ ledger, agentId: agent.id, seq });
+    return new Response(Buffer.from(bytes), { headers: { ...headers, 'content-length': String(bytes.byteLength) } });
+  }
+  const stream = found(streamWorkspaceArchive({ db: ledger.db, agentId: agent.id, seq, format }), `agent ${id}`);
+  return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { headers });
+});

@@ -1,0 +1,33 @@
+import { getWorkspaceFile } from '@/lib/history/queries';
+import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
+import { dashboardDb, requireSynced, type Params } from '../../../../_lib/context';
+import { workspaceFileQuery } from '../../../../_lib/schemas';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+function isUtf8(bytes: Uint8Array): boolean {
+  try {
+    utf8.decode(bytes);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** One file's bytes at `seq`: text/plain when UTF-8, else octet-stream; never sniffed or rendered. */
+export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
+  const { id } = await params;
+  const query = parseQuery(request, workspaceFileQuery);
+  const agent = requireSynced(id);
+  const seq = query.seq ?? agent.latest_sequence;
+  const bytes = found(getWorkspaceFile({ db: dashboardDb(), agentId: agent.id, seq, path: query.path }), `file ${query.path} at sequence ${seq}`);
+  return new Response(Buffer.from(bytes), {
+    headers: {
+      'content-type': isUtf8(bytes) ? 'text/plain; charset=utf-8' : 'application/octet-stream',
+      'x-content-type-options': 'nosniff',
+      'content-security-policy': "default-src 'none'; sandbox",
+      // A sequence never changes; "latest" does.
+      'cache-control': query.seq === undefined ? 'no-store' : 'private, max-age=31536000, immutable',
+    },
+  });
+});
