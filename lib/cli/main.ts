@@ -15,6 +15,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   index: async () => (await import('./commands/index-cmd')).registerIndexCommand,
   serve: async () => (await import('./commands/serve')).registerServeCommand,
   keys: async () => (await import('./commands/keys')).registerKeysCommand,
+  demo: async () => (await import('./commands/demo')).registerDemoCommand,
+  start: async () => (await import('./commands/start')).registerStartCommand,
 };
 
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */

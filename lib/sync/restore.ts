@@ -111,7 +111,8 @@ async function decideAction(args: { workspace: string; runtime: Runtime; runtime
 /** Workspace paths the restore would create, change or that differ from the snapshot's raw files. */
 async function wouldChange(workspace: string, snapshot: AlfSnapshot, runtime: Runtime): Promise<string[]> {
   const files = rawFilesFor(snapshot.raw, runtime);
-  const changed: string[] = [];
+  // Database stores are rewritten row by row; name the database itself.
+  const changed: string[] = runtime === 'zeroclaw' ? ['memory/brain.db'] : runtime === 'hermes' ? ['state.db'] : [];
   for (const [rel, bytes] of files) {
     const existing = await fs.readFile(path.join(workspace, rel)).catch(() => null);
     if (!existing || !existing.equals(Buffer.from(bytes))) changed.push(rel);

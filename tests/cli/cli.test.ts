@@ -57,13 +57,13 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     const guarded = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: path.join(tmp, 'home3') });
     expect(guarded.json).toMatchObject({ ok: false, code: 'registration_failed' });
 
-    const agentId = first.json.agent && (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+    const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
     const out = path.join(tmp, 'restored-0');
-    const restored = await runCli(['restore', '-r', 'openclaw', '--agent', agentId!, '--at-sequence', '0', '--out', out, '--data', data], { ALF_HOME: home1 });
+    const restored = await runCli(['restore', '-r', 'openclaw', '--agent', agentId, '--at-sequence', '0', '--out', out, '--data', data], { ALF_HOME: home1 });
     expect(restored.json).toMatchObject({ ok: true, agent_id: agentId, sequence: 0, workspace: out });
     expect(await fs.readFile(path.join(out, 'MEMORY.md'), 'utf8')).toContain('10.20.0.5');
 
-    const beyond = await runCli(['restore', '--agent', agentId!, '--at-sequence', '9', '--out', path.join(tmp, 'nope'), '--data', data], { ALF_HOME: home1 });
+    const beyond = await runCli(['restore', '--agent', agentId, '--at-sequence', '9', '--out', path.join(tmp, 'nope'), '--data', data], { ALF_HOME: home1 });
     expect(beyond.code).toBe(1);
     expect(beyond.json).toMatchObject({ ok: false });
     expect(String(beyond.json.error)).toMatch(/9 exceeds .* 1/);

@@ -13,7 +13,7 @@ export interface CliRun {
 }
 
 /** Runs `lineage <args>` as a child process, the way a user or a script would. */
-export function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> {
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(TSX, [path.join(ROOT, 'lib/cli/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
