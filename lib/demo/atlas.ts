@@ -12,7 +12,7 @@ import {
   QUEUE_REVERSAL, ROUTINE_ENTRIES, SOUL_MD, SUSPICIOUS_PAGE_NOTE, archivePathFor, gatewaySection, renderTiered, upsertSection,
   type Section,
 } from './atlas-content';
-import { DEMO_DAYS } from './clock';
+import { DEMO_DAYS, LAST_DAY_SYNC_HOUR } from './clock';
 import { ATLAS_FILES } from './facts';
 import type { LifeContext } from './life';
 import { scriptedWorkspace, type ScriptedWorkspace } from './workspace';
@@ -43,7 +43,7 @@ export async function liveAtlas(ctx: LifeContext): Promise<void> {
     const slots: Slot[] = MORNING_ONLY_DAYS.has(d) ? ['am'] : ['am', 'pm'];
     for (const slot of slots) {
       // The last day's sync stays early so "today" never holds a sync from the future.
-      const hour = slot === 'am' ? (d === DEMO_DAYS - 1 ? 7 : ctx.prng.int(8, 9)) : ctx.prng.int(18, 21);
+      const hour = slot === 'am' ? (d === DEMO_DAYS - 1 ? LAST_DAY_SYNC_HOUR - 1 : ctx.prng.int(8, 9)) : ctx.prng.int(18, 21);
       const syncAt = ctx.calendar.at(d, hour, ctx.prng.int(0, 50));
       ctx.clock.set(new Date(syncAt.getTime() - ctx.prng.int(2, 9) * 60_000));
       if (d === 0 && slot === 'am') await writeStaticFiles(ws);
@@ -196,7 +196,9 @@ function addLesson(state: AtlasState): void {
 async function weeklyReview(args: { ctx: LifeContext; ws: ScriptedWorkspace; state: AtlasState; d: number }): Promise<void> {
   const { ctx, ws, state, d } = args;
   addLesson(state);
-  state.hot.push(state.hot.shift()!);
+  // Re-rank: "Now" stays on top, the rest rotate as their relevance shifts.
+  const [now, ...rest] = state.hot;
+  state.hot = [now!, ...rest.slice(1), rest[0]!];
   if (d === 14) upsertSection(state.hot, 'Open questions', '- Does the audit pipeline need exactly-once?\n- Is Postgres still right for the queue at backfill volume?');
   for (const old of [...state.episodicDays].sort((a, b) => a - b)) {
     if (d - old <= EPISODIC_TTL_DAYS) continue;

@@ -36,7 +36,18 @@ export function parseDay(text: string): Date {
   return date;
 }
 
-/** Today's date (UTC) as `YYYY-MM-DD`. */
+/** The last scripted day syncs as late as this hour (UTC); see `defaultDemoToday`. */
+export const LAST_DAY_SYNC_HOUR = 8;
+
+/**
+ * The default "today" for a seeding at `now`: the current UTC date once the last day's early
+ * syncs are in the past, else the day before, so no seeded sync lies in the future.
+ */
+export function defaultDemoToday(now: Date): Date {
+  return new Date(now.getTime() - LAST_DAY_SYNC_HOUR * 3_600_000);
+}
+
+/** A date (UTC) as `YYYY-MM-DD`. */
 export function isoDay(date: Date): string {
   return date.toISOString().slice(0, 10);
 }

@@ -1,4 +1,5 @@
 /** What hermes-desk goes through: curated `§` notes, USER.md, and chat sessions in `state.db`. */
+import { LAST_DAY_SYNC_HOUR } from './clock';
 import { DEMO_FACTS } from './facts';
 
 export interface ChatMessage {
@@ -84,7 +85,7 @@ export const HERMES_SCRIPT: readonly HermesStep[] = [
       u('send Maria the April receipts'), a('Drafted the email with 11 receipts attached; waiting for your OK.'), u('ok send'),
     ] },
   ] },
-  { day: 27, hour: 7, sessions: [
+  { day: 27, hour: LAST_DAY_SYNC_HOUR - 1, sessions: [
     { op: 'continue', key: 's7', messages: [u('morning — where were we on Q3?'), a('Clients settled, offsite pencilled in. Next: the hiring timeline.')] },
   ] },
 ];

@@ -8,7 +8,7 @@ import { createBrainDb } from '@/lib/adapters/zeroclaw/schema';
 import type { Db } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { NS } from '@/lib/core/ids';
 import { uuidV5 } from '@/lib/core/uuid';
-import { DEMO_DAYS } from './clock';
+import { DEMO_DAYS, LAST_DAY_SYNC_HOUR } from './clock';
 import { DEMO_AGENTS } from './facts';
 import type { LifeContext } from './life';
 import { scriptedWorkspace } from './workspace';
@@ -54,7 +54,7 @@ function timeline(ctx: LifeContext, lives: ZeroclawAgentLife[]): { life: Zerocla
   const events = lives.flatMap((life) =>
     life.script.map((step) => {
       // Nothing syncs later than early morning on the last day, so "today" holds no future syncs.
-      const [from, to] = step.day === DEMO_DAYS - 1 ? [Math.min(life.hours[0], 7), Math.min(life.hours[1], 7)] : life.hours;
+      const [from, to] = step.day === DEMO_DAYS - 1 ? [Math.min(life.hours[0], LAST_DAY_SYNC_HOUR - 1), Math.min(life.hours[1], LAST_DAY_SYNC_HOUR - 1)] : life.hours;
       return { life, step, at: ctx.calendar.at(step.day, ctx.prng.int(from, to), ctx.prng.int(0, 59)) };
     }),
   );

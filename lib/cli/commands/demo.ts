@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { systemClock } from '@/lib/core/clock';
-import { parseDay } from '@/lib/demo/clock';
+import { defaultDemoToday, parseDay } from '@/lib/demo/clock';
 import { seedDemo } from '@/lib/demo/seed';
 import { resolveDataDir } from '@/lib/ledger';
 import { CliError, printJson, progress } from '../output';
@@ -15,7 +15,7 @@ export function registerDemoCommand(program: Command): void {
     .command('demo')
     .description('seed an empty data directory with a demo fleet synced through the real pipeline')
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .option('--today <YYYY-MM-DD>', 'last day of the four scripted weeks (default: the current UTC date)')
+    .option('--today <YYYY-MM-DD>', 'last day of the four scripted weeks (default: the current UTC date; the day before until 08:00 UTC)')
     .action(async (opts: { data?: string; today?: string }) => {
       const result = await seedDemo({ dataDir: resolveDataDir(opts.data), today: parseToday(opts.today), log: progress });
       printJson(result);
@@ -23,7 +23,7 @@ export function registerDemoCommand(program: Command): void {
 }
 
 function parseToday(text: string | undefined): Date {
-  if (text === undefined) return systemClock();
+  if (text === undefined) return defaultDemoToday(systemClock());
   try {
     return parseDay(text);
   } catch (error) {
