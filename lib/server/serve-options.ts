@@ -1,6 +1,9 @@
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import type { ServerLimits } from './limits';
 
+/** Environment variables as read here. */
+type Env = Record<string, string | undefined>;
+
 /** Flags of `lineage serve` as commander hands them over. */
 export interface ServeFlags {
   port?: string;
@@ -24,7 +27,7 @@ function parsePort(text: string, source: string): number {
   return port;
 }
 
-function byteLimit(env: NodeJS.ProcessEnv, name: string): number | undefined {
+function byteLimit(env: Env, name: string): number | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
   if (!/^\d{1,15}$/.test(text) || Number(text) < 1) throw new Error(`${name} must be a positive number of bytes, got "${text}"`);
@@ -32,14 +35,14 @@ function byteLimit(env: NodeJS.ProcessEnv, name: string): number | undefined {
 }
 
 /** Turns flags and environment into settings; throws with a message naming the bad input. */
-export function resolveServeSettings(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): ServeSettings {
+export function resolveServeSettings(flags: ServeFlags, env: Env = process.env): ServeSettings {
   const port = flags.port !== undefined ? parsePort(flags.port, '--port') : env.PORT ? parsePort(env.PORT, 'PORT') : 3000;
   const maxBodyBytes = byteLimit(env, 'LINEAGE_MAX_BODY_BYTES');
   const maxUploadBytes = byteLimit(env, 'LINEAGE_MAX_UPLOAD_BYTES');
   return {
     port,
     host: flags.host && flags.host.length > 0 ? flags.host : '127.0.0.1',
-    dataDir: resolveDataDir(flags.data, env),
+    dataDir: resolveDataDir(flags.data, env as NodeJS.ProcessEnv),
     ui: flags.ui !== false && env.LINEAGE_NO_UI !== '1',
     limits: {
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),

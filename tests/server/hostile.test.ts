@@ -139,7 +139,7 @@ describe('hostile uploads: 4xx with a message, nothing written, server keeps ser
     expect(init.status).toBe(200);
     const wrongType = await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': 'text/plain' }, body: 'x' });
     expect(wrongType.status).toBe(415);
-    const put = await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: delta({ name: '/etc/passwd', data: 'x' }) });
+    const put = await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: delta({ name: '/etc/passwd', data: 'x' }) as BodyInit });
     expect(put.status).toBe(200);
     const confirm = await call(`${t.url}/agents/${agent}/deltas/upload/${init.json.delta_id}/confirm`, { method: 'POST', key: t.keyA });
     expect(confirm.status).toBe(400);

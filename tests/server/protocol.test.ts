@@ -194,7 +194,7 @@ describe('presigned-style uploads (bundles over 6,000,000 bytes)', () => {
     const init = await call(agentUrl(id, '/snapshot/upload'), { method: 'POST', key: t.keyA, contentType: 'application/json' });
     expect(init.status).toBe(200);
     expect(init.json).toEqual({ upload_url: expect.stringMatching(/^http:\/\/.+\/v1\/uploads\/.+sig=/), snapshot_id: expect.any(String) });
-    const put = await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: big });
+    const put = await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: big as BodyInit });
     expect(put.status).toBe(200);
     const confirm = await call(agentUrl(id, `/snapshot/upload/${init.json.snapshot_id}/confirm`), { method: 'POST', key: t.keyA });
     expect(confirm.status).toBe(201);
@@ -230,7 +230,7 @@ describe('presigned-style uploads (bundles over 6,000,000 bytes)', () => {
     const init = await call(agentUrl(id, '/deltas/upload?base_sequence=0'), { method: 'POST', key: t.keyA, contentType: 'application/json' });
     expect(init.status).toBe(200);
     expect(init.json).toEqual({ upload_url: expect.any(String), delta_id: expect.any(String) });
-    expect((await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: await deltaBytes(id, 0, 1) })).status).toBe(200);
+    expect((await fetch(init.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: await deltaBytes(id, 0, 1) as BodyInit })).status).toBe(200);
     // Someone else moves the agent on before the confirm.
     await call(agentUrl(id, '/deltas?base_sequence=0'), { method: 'POST', key: t.keyA, contentType: OCTET, body: await deltaBytes(id, 0, 2) });
     const confirm = await call(agentUrl(id, `/deltas/upload/${init.json.delta_id}/confirm`), { method: 'POST', key: t.keyA });
@@ -244,7 +244,7 @@ describe('presigned-style uploads (bundles over 6,000,000 bytes)', () => {
     const init = await call(agentUrl(id, '/snapshot/upload'), { method: 'POST', key: t.keyA });
     const url = new URL(init.json.upload_url);
     const body = await snapshotBytes(id);
-    const put = (u: string) => fetch(u, { method: 'PUT', headers: { 'content-type': OCTET }, body });
+    const put = (u: string) => fetch(u, { method: 'PUT', headers: { 'content-type': OCTET }, body: body as BodyInit });
     const tamperedSig = new URL(url);
     tamperedSig.searchParams.set('sig', '0'.repeat(64));
     expect((await put(tamperedSig.toString())).status).toBe(403);

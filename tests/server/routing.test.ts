@@ -1,0 +1,50 @@
+import type { IncomingMessage } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { isProtocolRequest } from '@/lib/server/node-bridge';
+import { resolveServeSettings } from '@/lib/server/serve-options';
+import { UrlSigner } from '@/lib/server/signing';
+
+const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers }) as unknown as IncomingMessage;
+
+describe('protocol vs dashboard routing', () => {
+  it('sends /v1/** to the protocol always', () => {
+    expect(isProtocolRequest(req('/v1/agents/x', { accept: 'text/html' }))).toBe(true);
+    expect(isProtocolRequest(req('/v1/blobs/a/b?sig=1'))).toBe(true);
+  });
+  it('sends /agents/** with a key or without text/html to the protocol', () => {
+    expect(isProtocolRequest(req('/agents/x', { authorization: 'Bearer k', accept: 'text/html' }))).toBe(true);
+    expect(isProtocolRequest(req('/agents', { accept: 'application/json' }))).toBe(true);
+    expect(isProtocolRequest(req('/agents/x/restore'))).toBe(true);
+  });
+  it('sends browser and Next.js client navigations of /agents/[id] to the dashboard', () => {
+    expect(isProtocolRequest(req('/agents/x', { accept: 'text/html,application/xhtml+xml' }))).toBe(false);
+    expect(isProtocolRequest(req('/agents/x?_rsc=abc', { accept: '*/*' }))).toBe(false);
+    expect(isProtocolRequest(req('/agents/x', { rsc: '1' }))).toBe(false);
+    expect(isProtocolRequest(req('/', {}))).toBe(false);
+    expect(isProtocolRequest(req('/api/agents', {}))).toBe(false);
+  });
+});
+
+describe('serve settings', () => {
+  it('port: --port › PORT › 3000; host 127.0.0.1; data --data › LINEAGE_DATA › ./data; ui unless --no-ui or LINEAGE_NO_UI=1', () => {
+    expect(resolveServeSettings({}, {})).toMatchObject({ port: 3000, host: '127.0.0.1', ui: true, dataDir: expect.stringMatching(/\/data$/) });
+    expect(resolveServeSettings({}, { PORT: '4000', LINEAGE_DATA: '/tmp/x', LINEAGE_NO_UI: '1' })).toMatchObject({ port: 4000, dataDir: '/tmp/x', ui: false });
+    expect(resolveServeSettings({ port: '5000', host: '0.0.0.0', data: '/tmp/y', ui: false }, { PORT: '4000' })).toMatchObject({ port: 5000, host: '0.0.0.0', dataDir: '/tmp/y', ui: false });
+    expect(resolveServeSettings({}, { LINEAGE_MAX_BODY_BYTES: '1024' }).limits).toEqual({ maxBodyBytes: 1024 });
+    expect(() => resolveServeSettings({ port: 'abc' }, {})).toThrow(/--port/);
+    expect(() => resolveServeSettings({}, { PORT: '70000' })).toThrow(/PORT/);
+  });
+});
+
+describe('URL signing', () => {
+  const signer = new UrlSigner(Buffer.alloc(32, 7));
+  const now = new Date('2026-05-01T00:00:00Z');
+  it('accepts its own URL until it expires, and nothing altered', () => {
+    const url = new URL(`http://h${signer.sign('GET', '/v1/blobs/a/b', 60, now)}`);
+    expect(signer.verify('GET', url, now)).toBe('ok');
+    expect(signer.verify('GET', url, new Date(now.getTime() + 61_000))).toBe('expired');
+    expect(signer.verify('PUT', url, now)).toBe('invalid');
+    expect(signer.verify('GET', new URL(url.toString().replace('/b?', '/c?')), now)).toBe('invalid');
+    expect(new UrlSigner(Buffer.alloc(32, 8)).verify('GET', url, now)).toBe('invalid');
+  });
+});
