@@ -20,7 +20,6 @@ export async function liveHermes(ctx: LifeContext): Promise<void> {
   await ws.write('.alf-agent-id', uuidV5(NS.alf, 'lineage-demo:hermes-desk'));
   await ws.write('SOUL.md', HERMES_SOUL);
   await ws.write('config.yaml', 'model: hermes-4-70b\npersonality: desk\n');
-  await ws.write('memories/MEMORY.md', '');
   const db = new Database(path.join(ws.root, 'state.db'));
   const sessionIds = new Map<string, string>();
   try {

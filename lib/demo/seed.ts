@@ -20,6 +20,11 @@ export type SeedDemoResult =
 /** Each life draws from its own stream, so editing one scenario never reshuffles another. */
 const SEEDS = { atlas: 0xa71a5, zeroclaw: 0x2e60c1a, hermes: 0x4e12e5 } as const;
 
+/**
+ * Seeds the demo fleet into `dataDir`: four weeks of syncs ending on `today` (UTC date), the same
+ * ledger bytes for the same `today` and data directory path. A data directory that already has
+ * agents is left untouched (`seeded: false`); `log` receives one line per sync.
+ */
 export async function seedDemo(args: { dataDir: string; today: Date; log?: (line: string) => void }): Promise<SeedDemoResult> {
   const log = args.log ?? (() => {});
   const ledger = openLedger(args.dataDir);
@@ -36,6 +41,6 @@ export async function seedDemo(args: { dataDir: string; today: Date; log?: (line
   await liveAtlas(life(SEEDS.atlas));
   await liveZeroclaw(life(SEEDS.zeroclaw));
   await liveHermes(life(SEEDS.hermes));
-  const agents = driver.agents().sort((a, b) => a.name.localeCompare(b.name));
+  const agents = driver.agents().sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   return { ok: true, seeded: true, agents, syncs: driver.totalSyncs() };
 }
