@@ -24,7 +24,7 @@ export interface LineageDb {
 const cache = new Map<string, LineageDb>();
 
 function migrationsFolder(): string {
-  const beside = fileURLToPath(new URL('./migrations', import.meta.url));
+  const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
   if (fs.existsSync(path.join(beside, 'meta', '_journal.json'))) return beside;
   // Bundlers (Next.js) move this module; fall back to the repository layout.
   const fromCwd = path.resolve(process.cwd(), 'db/migrations');
@@ -35,10 +35,12 @@ function migrationsFolder(): string {
 /**
  * Opens (creating if needed) `<dataDir>/lineage.db`, one handle per absolute path per process.
  *
- * WAL with `synchronous=FULL`: the WAL is fsynced at every commit, so an acknowledged sync
- * survives power loss as well as a process kill. `NORMAL` would only survive a process kill: a
- * power cut could roll back a committed sequence the client already recorded, leaving the client
- * ahead of the server. The extra fsync per ingest is small next to the blob's own fsyncs.
+ * WAL with `synchronous=NORMAL`: a commit is durable against a process crash (SIGKILL: the WAL
+ * frames are already in the OS), the database is never corrupted, and ingest writes and fsyncs the
+ * blob before its transaction, so no crash leaves an entry without its blob. Only an OS crash or
+ * power cut may roll back the last commits (the client then gets a 409 and re-pulls). `FULL` closes
+ * that window but fsyncs on every commit, synchronously on the event loop (about 4 ms here versus
+ * 0.3 ms), which caps ingest throughput; set `LINEAGE_DB_SYNCHRONOUS=FULL` to choose it.
  */
 export function openDatabase(dataDir: string): LineageDb {
   const dir = path.resolve(dataDir);
@@ -49,7 +51,7 @@ export function openDatabase(dataDir: string): LineageDb {
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma('synchronous = FULL');
+    sqlite.pragma(`synchronous = ${process.env.LINEAGE_DB_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle({ client: sqlite, schema });
     migrate(db, { migrationsFolder: migrationsFolder() });

@@ -1,17 +1,16 @@
 /** Reads of the indexed current state that the indexer compares new entries against. */
-import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import type { Drizzle } from '@/db/client';
 import { records, type RecordRow } from '@/db/schema';
-
-const CHUNK = 500;
+import { statements } from './statements';
 
 /** Current rows (live or deleted) of the given record ids. */
 export function recordRowsById(db: Drizzle, agentId: string, ids: readonly string[]): Map<string, RecordRow> {
+  const { recordById } = statements(db);
   const out = new Map<string, RecordRow>();
-  for (let i = 0; i < ids.length; i += CHUNK) {
-    const rows = db.select().from(records)
-      .where(and(eq(records.agent_id, agentId), inArray(records.record_id, ids.slice(i, i + CHUNK)))).all();
-    for (const row of rows) out.set(row.record_id, row);
+  for (const id of ids) {
+    const row = recordById.get({ agent_id: agentId, record_id: id });
+    if (row) out.set(id, row);
   }
   return out;
 }
@@ -24,15 +23,12 @@ export function liveRecordRows(db: Drizzle, agentId: string): RecordRow[] {
 
 /** Latest version per path for the given paths: sha, null when deleted, absent when never seen. */
 export function rawHeadsFor(db: Drizzle, agentId: string, paths: readonly string[]): Map<string, string | null> {
+  const { rawHead } = statements(db);
   const out = new Map<string, string | null>();
-  if (paths.length === 0) return out;
-  const rows = db.all<{ path: string; sha256: string | null; deleted: number }>(sql`
-    SELECT p.value AS path, v.sha256 AS sha256, v.deleted AS deleted
-    FROM json_each(${JSON.stringify(paths)}) p
-    JOIN raw_file_versions v ON v.rowid = (
-      SELECT w.rowid FROM raw_file_versions w WHERE w.agent_id = ${agentId} AND w.path = p.value
-      ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)`);
-  for (const row of rows) out.set(row.path, row.deleted ? null : row.sha256);
+  for (const path of paths) {
+    const row = rawHead.get({ agent_id: agentId, path });
+    if (row) out.set(path, row.deleted ? null : row.sha256);
+  }
   return out;
 }
 

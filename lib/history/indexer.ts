@@ -3,15 +3,14 @@
  * rebuild), synchronously: it reads the indexed current state, derives record and raw changes, and
  * writes `record_versions`, `records`, `raw_objects` and `raw_file_versions`.
  */
-import { sql } from 'drizzle-orm';
 import type { Drizzle } from '@/db/client';
-import { raw_file_versions, raw_objects, record_versions, records, type EntryKind } from '@/db/schema';
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
 import { sha256Hex } from '@/lib/core/uuid';
 import { deriveDeltaOps, deriveSnapshotOps } from './derive-ops';
 import { rawHeadsFor, liveRawFiles } from './current-state';
 import { workspacePath, type DerivedOp } from './index-rows';
 import { linkMoves } from './provenance';
+import { statements } from './statements';
 
 /** Counts kept on the ledger entry. */
 export interface IndexCounts {
@@ -28,8 +27,6 @@ export type IndexEntryInput = {
   seq: number;
   syncedAt: string;
 } & ({ kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot });
-
-const CHUNK = 400;
 
 /** Indexes one entry; call inside a transaction. Returns the effective op counts. */
 export function indexEntry(db: Drizzle, input: IndexEntryInput): IndexCounts {
@@ -53,37 +50,26 @@ export function indexEntry(db: Drizzle, input: IndexEntryInput): IndexCounts {
 
 function writeRecordOps(db: Drizzle, input: IndexEntryInput, ops: DerivedOp[]): void {
   const { agentId, seq, syncedAt, kind } = input;
-  const versions = ops.map((o) => ({
-    ...o.fields, agent_id: agentId, seq, entry_kind: kind as EntryKind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from,
-  }));
-  const current = ops.map((o) => ({
-    agent_id: agentId,
-    record_id: o.fields.record_id,
-    first_seq: o.prev?.first_seq ?? seq,
-    last_seq: seq,
-    deleted_seq: o.op === 'delete' ? seq : null,
-    content: o.fields.content,
-    memory_type: o.fields.memory_type,
-    namespace: o.fields.namespace,
-    status: o.fields.status,
-    origin_file: o.fields.origin_file,
-    heading: o.fields.heading,
-    tags: o.fields.tags,
-    record_json: o.fields.record_json,
-    born_at: o.prev?.born_at ?? syncedAt,
-    last_changed_at: syncedAt,
-  }));
-  for (let i = 0; i < versions.length; i += CHUNK) {
-    db.insert(record_versions).values(versions.slice(i, i + CHUNK)).run();
-  }
-  for (let i = 0; i < current.length; i += CHUNK) {
-    db.insert(records).values(current.slice(i, i + CHUNK)).onConflictDoUpdate({
-      target: [records.agent_id, records.record_id],
-      set: Object.fromEntries(
-        ['first_seq', 'last_seq', 'deleted_seq', 'content', 'memory_type', 'namespace', 'status', 'origin_file',
-          'heading', 'tags', 'record_json', 'born_at', 'last_changed_at'].map((c) => [c, sql.raw(`excluded.${c}`)]),
-      ),
-    }).run();
+  const { insertVersion, upsertRecord } = statements(db);
+  for (const o of ops) {
+    insertVersion.run({ ...o.fields, agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
+    upsertRecord.run({
+      agent_id: agentId,
+      record_id: o.fields.record_id,
+      first_seq: o.prev?.first_seq ?? seq,
+      last_seq: seq,
+      deleted_seq: o.op === 'delete' ? seq : null,
+      content: o.fields.content,
+      memory_type: o.fields.memory_type,
+      namespace: o.fields.namespace,
+      status: o.fields.status,
+      origin_file: o.fields.origin_file,
+      heading: o.fields.heading,
+      tags: o.fields.tags,
+      record_json: o.fields.record_json,
+      born_at: o.prev?.born_at ?? syncedAt,
+      last_changed_at: syncedAt,
+    });
   }
 }
 
@@ -122,14 +108,16 @@ function snapshotRaw(db: Drizzle, agentId: string, snapshot: AlfSnapshot): RawCh
 
 function writeRaw(db: Drizzle, input: IndexEntryInput, raw: RawChanges): void {
   const { agentId, seq, kind } = input;
-  const objects = new Map(raw.changed.map((c) => [c.sha256, c]));
-  for (const { sha256, bytes } of objects.values()) {
-    db.insert(raw_objects).values({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) })
-      .onConflictDoNothing().run();
+  const { insertObject, insertRawVersion } = statements(db);
+  const written = new Set<string>();
+  for (const { path, sha256, bytes } of raw.changed) {
+    if (!written.has(sha256)) {
+      insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+      written.add(sha256);
+    }
+    insertRawVersion.run({ agent_id: agentId, path, seq, entry_kind: kind, sha256, size: bytes.byteLength, deleted: 0 });
   }
-  const rows = [
-    ...raw.changed.map((c) => ({ agent_id: agentId, path: c.path, seq, entry_kind: kind as EntryKind, sha256: c.sha256, size: c.bytes.byteLength, deleted: 0 })),
-    ...raw.deleted.map((path) => ({ agent_id: agentId, path, seq, entry_kind: kind as EntryKind, sha256: null, size: 0, deleted: 1 })),
-  ];
-  for (let i = 0; i < rows.length; i += CHUNK) db.insert(raw_file_versions).values(rows.slice(i, i + CHUNK)).run();
+  for (const path of raw.deleted) {
+    insertRawVersion.run({ agent_id: agentId, path, seq, entry_kind: kind, sha256: null, size: 0, deleted: 1 });
+  }
 }

@@ -5,7 +5,7 @@
  * transaction: it either replaces the index completely or leaves it as it was, and other
  * processes wait (busy_timeout) instead of ingesting into a half-built index.
  */
-import { asc, eq } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import { agents, ledger_entries, type LedgerEntryRow } from '@/db/schema';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
@@ -21,6 +21,8 @@ export interface RebuildResult {
   entries: number;
   record_versions: number;
 }
+
+const PREFETCH = 8;
 
 type Parsed = { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
 
@@ -53,17 +55,29 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       .innerJoin(agents, eq(agents.id, ledger_entries.agent_id))
       .orderBy(asc(ledger_entries.agent_id), asc(ledger_entries.seq), asc(ledger_entries.kind)).all().map((r) => r.e);
     const total = entries.length;
-    let next = entries[0] ? load(ledger, entries[0]) : null;
+    // Blobs are read and parsed a few entries ahead while earlier ones are being indexed.
+    const pending: Promise<Parsed>[] = [];
+    const prefetch = (i: number) => {
+      const entry = entries[i];
+      if (!entry) return;
+      const loading = load(ledger, entry);
+      loading.catch(() => undefined);
+      pending[i] = loading;
+    };
+    for (let i = 0; i < PREFETCH; i++) prefetch(i);
+    const setCounts = db.update(ledger_entries).set({
+      creates: sql`${sql.placeholder('creates')}`, updates: sql`${sql.placeholder('updates')}`,
+      deletes: sql`${sql.placeholder('deletes')}`, raw_changed: sql`${sql.placeholder('raw_changed')}`,
+      raw_deleted: sql`${sql.placeholder('raw_deleted')}`,
+    }).where(and(eq(ledger_entries.agent_id, sql.placeholder('agent_id')), eq(ledger_entries.seq, sql.placeholder('seq')),
+      eq(ledger_entries.kind, sql.placeholder('kind')))).prepare();
     for (let i = 0; i < total; i++) {
       const entry = entries[i]!;
-      const parsed = await next!;
-      // Read and parse the next blob while this one is being indexed.
-      next = entries[i + 1] ? load(ledger, entries[i + 1]!) : null;
-      next?.catch(() => undefined);
+      const parsed = await pending[i]!;
+      delete pending[i];
+      prefetch(i + PREFETCH);
       const counts = indexEntry(db, { agentId: entry.agent_id, seq: entry.seq, syncedAt: entry.created_at, ...parsed });
-      sqlite.prepare(`UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, raw_changed = ?, raw_deleted = ?
-        WHERE agent_id = ? AND seq = ? AND kind = ?`)
-        .run(counts.creates, counts.updates, counts.deletes, counts.raw_changed, counts.raw_deleted, entry.agent_id, entry.seq, entry.kind);
+      setCounts.run({ ...counts, agent_id: entry.agent_id, seq: entry.seq, kind: entry.kind });
       params.onProgress?.({ done: i + 1, total });
     }
     const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
