@@ -7,6 +7,7 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'ALF Lineage', template: '%s · ALF Lineage' },
   description: 'Memory history and lineage for AI agents (Agent Life Format)',
+  icons: { icon: '/favicon.svg' },
 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {

@@ -56,8 +56,8 @@ export const api = {
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
   sequence: (agentId: string, seq: number, signal?: AbortSignal) =>
     getJson<SequenceDetail>(`${agentPath(agentId)}/sequences/${seq}`, signal),
-  records: (agentId: string, at: number | null, filters: RecordFilters, signal?: AbortSignal) =>
-    getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters }), signal),
+  records: (agentId: string, at: number | null, filters: RecordFilters, cursor: string | null, signal?: AbortSignal) =>
+    getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters, cursor, limit: 200 }), signal),
   lineage: (agentId: string, recordId: string, signal?: AbortSignal) =>
     getJson<Lineage>(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, signal),
   changes: (filters: ChangeFilters, signal?: AbortSignal) =>

@@ -1,14 +1,16 @@
 'use client';
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../api-client';
 import { queryKeys, type RecordFilters } from '../query-keys';
 
-/** Records live at `at` (null = latest) with the given filters. */
+/** Records live at `at` (null = latest) with the given filters, paged by cursor. */
 export function useRecords(agentId: string, at: number | null, filters: RecordFilters, enabled = true) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: queryKeys.records(agentId, at, filters),
-    queryFn: ({ signal }) => api.records(agentId, at, filters, signal),
+    queryFn: ({ pageParam, signal }) => api.records(agentId, at, filters, pageParam, signal),
+    initialPageParam: null as string | null,
+    getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
     enabled,
   });

@@ -1,0 +1,19 @@
+import type { ReactNode } from 'react';
+import { AgentHeader } from '@/components/agent/AgentHeader';
+import { listAgentsWithStats } from '@/lib/history/queries';
+import { getLedger } from '@/lib/server/db';
+import { queryKeys } from '@/lib/ui/query-keys';
+import { Prefetched } from '../../_lib/prefetch';
+
+export const dynamic = 'force-dynamic';
+
+/** Every agent page: the agent's header above the view. */
+export default async function AgentLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return (
+    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, now: new Date() })]]}>
+      <AgentHeader agentId={id} />
+      {children}
+    </Prefetched>
+  );
+}

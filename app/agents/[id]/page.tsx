@@ -1,0 +1,20 @@
+import type { Metadata } from 'next';
+import { Suspense } from 'react';
+import { AgentView } from '@/components/agent/AgentView';
+import { LoadingRows } from '@/components/ui/States';
+import { findAgent } from '@/lib/history/queries';
+import { getLedger } from '@/lib/server/db';
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  return { title: findAgent(getLedger().db, id)?.name ?? 'Agent' };
+}
+
+export default async function AgentPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  return (
+    <Suspense fallback={<LoadingRows rows={8} />}>
+      <AgentView agentId={id} />
+    </Suspense>
+  );
+}

@@ -1,0 +1,68 @@
+'use client';
+
+import Link from 'next/link';
+import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { routes } from '@/lib/ui/routes';
+import { LinkButton } from '../ui/Button';
+import { RelativeTime } from '../ui/RelativeTime';
+import { RuntimeBadge } from '../ui/RuntimeBadge';
+import { ShortId } from '../ui/ShortId';
+import { ErrorState } from '../ui/States';
+
+function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+  return (
+    <div className="flex items-baseline gap-1.5">
+      <span className="text-faint">{label}</span>
+      <span className="text-ink">{children}</span>
+    </div>
+  );
+}
+
+/** Agent name, runtime and headline facts, shown above every agent page. */
+export function AgentHeader({ agentId }: { agentId: string }) {
+  const { agent, error, refetch } = useAgent(agentId);
+  if (error) return <ErrorState error={error} retry={() => void refetch()} />;
+  return (
+    <div className="mb-5" data-testid="agent-header">
+      <nav className="mb-2 text-[12px] text-muted" aria-label="Breadcrumb">
+        <Link href={routes.fleet()} className="hover:text-accent hover:underline">
+          Fleet
+        </Link>
+        <span className="mx-1.5 text-faint">/</span>
+        <Link href={routes.agent(agentId)} className="hover:text-accent hover:underline">
+          {agent?.name ?? '…'}
+        </Link>
+      </nav>
+      <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
+        <h1 className="text-xl font-semibold tracking-tight" data-testid="agent-name">
+          {agent?.name ?? <span className="inline-block h-5 w-32 animate-pulse rounded bg-zinc-200 align-middle" />}
+        </h1>
+        {agent && <RuntimeBadge runtime={agent.runtime} />}
+        <ShortId id={agentId} />
+        <div className="ml-auto flex items-center gap-2">
+          <LinkButton href={routes.workspace(agentId)} testId="open-workspace">
+            Browse workspace
+          </LinkButton>
+        </div>
+      </div>
+      {agent && (
+        <div className="mt-2 flex flex-wrap gap-x-6 gap-y-1 text-[12px]">
+          <Fact label="Latest sequence">
+            {agent.latest_sequence === null ? '—' : (
+              <Link className="font-mono text-accent hover:underline" href={routes.sequence(agentId, agent.latest_sequence)}>
+                #{agent.latest_sequence}
+              </Link>
+            )}
+          </Fact>
+          <Fact label="Last sync">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</Fact>
+          <Fact label="Live memories">
+            <span className="font-mono">{agent.live_records}</span>
+          </Fact>
+          <Fact label="This week">
+            <span className="font-mono">{agent.changed_records_7d}</span> changed in <span className="font-mono">{agent.syncs_7d}</span> syncs
+          </Fact>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,81 @@
+'use client';
+
+import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { useRecords } from '@/lib/ui/hooks/use-records';
+import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
+import type { RecordFilters } from '@/lib/ui/query-keys';
+import { Button } from '../ui/Button';
+import { Panel } from '../ui/Panel';
+import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { RecordFilterBar } from './RecordFilterBar';
+import { RecordList } from './RecordList';
+import { SequenceInput } from './SequenceInput';
+
+const FILTER_KEYS = ['memory_type', 'namespace', 'tier', 'file', 'tag', 'status'] as const;
+
+/** The records live at `?at=` (latest by default), filtered by the URL's facet parameters. */
+export function MemoriesTab({ agentId }: { agentId: string }) {
+  const url = useUrlState();
+  const { agent } = useAgent(agentId);
+  const at = intParam(url.get('at'));
+  const filters: RecordFilters = {};
+  for (const key of FILTER_KEYS) {
+    const value = url.get(key);
+    if (value) filters[key] = value;
+  }
+  const query = useRecords(agentId, at, filters);
+  const first = query.data?.pages[0];
+  const records = query.data?.pages.flatMap((p) => p.items) ?? [];
+  const latest = agent?.latest_sequence ?? first?.at ?? 0;
+  const active = Object.keys(filters).length > 0;
+
+  return (
+    <div className="space-y-3" data-testid="memories-tab">
+      <Panel
+        flush
+        title={
+          <span>
+            Memories
+            {first && (
+              <span className="ml-2 font-normal text-faint" data-testid="records-total">
+                {first.total} live at #{first.at}
+              </span>
+            )}
+          </span>
+        }
+        actions={<SequenceInput value={at ?? latest} latest={latest} onChange={(seq) => url.set({ at: seq })} testId="memories-at" />}
+      >
+        <div className="flex items-center gap-3 border-b border-line bg-zinc-50/60 px-4 py-2">
+          <RecordFilterBar facets={first?.facets ?? {}} filters={filters} onChange={(key, value) => url.set({ [key]: value })} />
+          {active && (
+            <button
+              type="button"
+              className="ml-auto text-[12px] text-accent hover:underline"
+              onClick={() => url.set(Object.fromEntries(FILTER_KEYS.map((k) => [k, null])))}
+            >
+              Clear filters
+            </button>
+          )}
+        </div>
+        {query.isPending ? (
+          <LoadingRows rows={6} label="Loading memories" />
+        ) : query.error ? (
+          <ErrorState error={query.error} retry={() => void query.refetch()} />
+        ) : records.length === 0 ? (
+          <EmptyState title={active ? 'No memories match these filters' : 'No memories live at this sequence'} />
+        ) : (
+          <div className={query.isPlaceholderData ? 'opacity-60' : undefined}>
+            <RecordList agentId={agentId} records={records} />
+            {query.hasNextPage && (
+              <div className="border-t border-line p-3 text-center">
+                <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
+                  {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
+                </Button>
+              </div>
+            )}
+          </div>
+        )}
+      </Panel>
+    </div>
+  );
+}

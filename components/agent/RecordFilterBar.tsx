@@ -1,0 +1,65 @@
+'use client';
+
+import { useEffect, useState } from 'react';
+import type { FacetValue } from '@/lib/ui/api-types';
+import type { RecordFilters } from '@/lib/ui/query-keys';
+import { Select } from '../ui/Field';
+
+type FacetKey = 'memory_type' | 'namespace' | 'tier' | 'file' | 'status';
+
+const LABELS: Record<FacetKey, string> = { memory_type: 'Type', namespace: 'Namespace', tier: 'Tier', file: 'File', status: 'Status' };
+
+/** Filter selects fed by the facet counts of the records live at the chosen sequence, plus a tag field. */
+export function RecordFilterBar({ facets, filters, onChange }: {
+  facets: Partial<Record<FacetKey, FacetValue[]>>;
+  filters: RecordFilters;
+  onChange: (key: keyof RecordFilters, value: string | null) => void;
+}) {
+  const [tag, setTag] = useState(filters.tag ?? '');
+  useEffect(() => setTag(filters.tag ?? ''), [filters.tag]);
+  return (
+    <div className="flex flex-wrap items-center gap-x-4 gap-y-2" data-testid="record-filters">
+      {(Object.keys(LABELS) as FacetKey[]).map((key) => {
+        const values = facets[key] ?? [];
+        const current = filters[key];
+        return (
+          <Select
+            key={key}
+            label={LABELS[key]}
+            data-testid={`filter-${key}`}
+            value={current ?? ''}
+            onChange={(e) => onChange(key, e.target.value || null)}
+          >
+            <option value="">All</option>
+            {current && !values.some((v) => v.value === current) && <option value={current}>{current}</option>}
+            {values
+              .filter((v): v is FacetValue & { value: string } => v.value !== null)
+              .map((v) => (
+                <option key={v.value} value={v.value}>
+                  {v.value} ({v.count})
+                </option>
+              ))}
+          </Select>
+        );
+      })}
+      <form
+        className="inline-flex items-center gap-1.5 text-[12px] text-muted"
+        onSubmit={(e) => {
+          e.preventDefault();
+          onChange('tag', tag.trim() || null);
+        }}
+      >
+        <label htmlFor="filter-tag">Tag</label>
+        <input
+          id="filter-tag"
+          data-testid="filter-tag"
+          value={tag}
+          placeholder="e.g. curated"
+          onChange={(e) => setTag(e.target.value)}
+          onBlur={() => (tag.trim() || null) !== (filters.tag ?? null) && onChange('tag', tag.trim() || null)}
+          className="h-7 w-32 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs"
+        />
+      </form>
+    </div>
+  );
+}

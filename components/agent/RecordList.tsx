@@ -1,0 +1,63 @@
+import Link from 'next/link';
+import type { LiveRecord } from '@/lib/ui/api-types';
+import { routes } from '@/lib/ui/routes';
+import { Badge } from '../ui/Badge';
+import { ShortId } from '../ui/ShortId';
+
+/** The body of a memory without its own `## heading` line, for one-line previews. */
+export function bodyPreview(content: string, heading: string | null): string {
+  const lines = content.split('\n');
+  const first = lines[0]?.replace(/^#+\s*/, '').trim();
+  const body = heading !== null && first === heading ? lines.slice(1) : lines;
+  return body.join(' ').replace(/\s+/g, ' ').trim();
+}
+
+/** A record's display title: its heading, else its file's name, else the start of its text. */
+export function recordTitle(record: { heading: string | null; origin_file: string | null; content: string }): string {
+  if (record.heading) return record.heading;
+  if (record.origin_file) return record.origin_file.split('/').pop() ?? record.origin_file;
+  return bodyPreview(record.content, null).slice(0, 80);
+}
+
+function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord }) {
+  const extraTags = record.tags.filter((t) => !t.startsWith('tier:'));
+  return (
+    <li data-testid="record-row" data-record-id={record.record_id} className="px-4 py-2.5 hover:bg-zinc-50">
+      <div className="flex items-baseline gap-2">
+        <Link href={routes.lineage(agentId, record.record_id)} className="truncate font-medium text-ink hover:text-accent hover:underline" data-testid="record-link">
+          {recordTitle(record)}
+        </Link>
+        <ShortId id={record.record_id} />
+        <span className="ml-auto shrink-0 text-[11px] text-faint">
+          last changed{' '}
+          <Link href={routes.sequence(agentId, record.seq)} className="font-mono text-accent hover:underline">
+            #{record.seq}
+          </Link>
+        </span>
+      </div>
+      <div className="mt-1 flex flex-wrap items-center gap-1.5 text-[11px]">
+        {record.origin_file && <span className="mr-1 font-mono text-muted">{record.origin_file}</span>}
+        <Badge>{record.memory_type}</Badge>
+        {record.namespace !== record.memory_type && <Badge tone="neutral">ns:{record.namespace}</Badge>}
+        {record.tier && <Badge tone="accent">tier:{record.tier}</Badge>}
+        {record.status !== 'active' && <Badge tone="update">{record.status}</Badge>}
+        {extraTags.map((t) => (
+          <span key={t} className="font-mono text-faint">
+            #{t}
+          </span>
+        ))}
+      </div>
+      <p className="mt-1 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(record.content, record.heading)}</p>
+    </li>
+  );
+}
+
+export function RecordList({ agentId, records }: { agentId: string; records: LiveRecord[] }) {
+  return (
+    <ul className="divide-y divide-line" data-testid="record-list">
+      {records.map((r) => (
+        <RecordRow key={r.record_id} agentId={agentId} record={r} />
+      ))}
+    </ul>
+  );
+}

@@ -1,0 +1,71 @@
+'use client';
+
+import Link from 'next/link';
+import { useSequences } from '@/lib/ui/hooks/use-sequences';
+import { formatBytes, formatDateTime } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { Badge } from '../ui/Badge';
+import { Button } from '../ui/Button';
+import { OpCounts } from '../ui/OpBadge';
+import { RelativeTime } from '../ui/RelativeTime';
+import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+
+const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide text-faint';
+
+/** Every sequence of the agent, newest first, each opening the sequence view. */
+export function SequenceList({ agentId }: { agentId: string }) {
+  const query = useSequences(agentId);
+  if (query.isPending) return <LoadingRows rows={6} label="Loading sequences" />;
+  if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
+  const items = query.data.pages.flatMap((p) => p.items);
+  if (items.length === 0) return <EmptyState title="No syncs yet" />;
+  return (
+    <>
+      <table className="w-full border-collapse text-[13px]" data-testid="sequence-list">
+        <thead className="border-b border-line bg-zinc-50/60">
+          <tr>
+            <th className={TH}>Sequence</th>
+            <th className={TH}>Synced</th>
+            <th className={TH}>Records</th>
+            <th className={TH}>Raw files</th>
+            <th className={`${TH} text-right`}>Archive</th>
+          </tr>
+        </thead>
+        <tbody>
+          {items.map((s) => (
+            <tr key={`${s.seq}-${s.kind}`} data-testid="sequence-row" data-seq={s.seq} className="border-b border-line last:border-0 hover:bg-zinc-50">
+              <td className="px-4 py-2">
+                <Link href={routes.sequence(agentId, s.seq)} className="font-mono font-semibold text-accent hover:underline">
+                  #{s.seq}
+                </Link>
+                {s.kind === 'snapshot' && (
+                  <span className="ml-2">
+                    <Badge tone="accent">snapshot</Badge>
+                  </span>
+                )}
+              </td>
+              <td className="px-4 py-2 text-muted">
+                <RelativeTime iso={s.synced_at} />
+                <span className="ml-2 text-[11px] text-faint">{formatDateTime(s.synced_at)}</span>
+              </td>
+              <td className="px-4 py-2">
+                <OpCounts creates={s.creates} updates={s.updates} deletes={s.deletes} />
+              </td>
+              <td className="px-4 py-2 font-mono text-[12px] text-muted">
+                {s.raw_changed} changed{s.raw_deleted > 0 && <span className="text-delete">, {s.raw_deleted} deleted</span>}
+              </td>
+              <td className="px-4 py-2 text-right font-mono text-[12px] text-faint">{formatBytes(s.size_bytes)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {query.hasNextPage && (
+        <div className="border-t border-line p-3 text-center">
+          <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage} testId="load-more-sequences">
+            {query.isFetchingNextPage ? 'Loading…' : 'Load older sequences'}
+          </Button>
+        </div>
+      )}
+    </>
+  );
+}
