@@ -1,5 +1,4 @@
-import { crc32 } from 'node:zlib';
-import type { Readable } from 'node:stream';
+import { crc32, inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
 import { entryNameProblem, isDirectoryName } from './entry-names';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './types';
@@ -24,17 +23,18 @@ export function resolveLimits(limits?: Partial<ArchiveLimits>): ArchiveLimits {
  */
 export async function readZip(bytes: Uint8Array, limits: ArchiveLimits): Promise<ZipContents> {
   const zip = await openZip(bytes, limits);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const next = entryReader(zip);
   const contents: ZipContents = { files: new Map(), directories: [] };
   const budget = { total: 0 };
   for (let entry = await next(); entry !== null; entry = await next()) {
     const name = checkedName(entry, contents);
     if (isDirectoryName(name)) {
-      await checkDirectoryEntry(zip, entry, name);
+      await checkDirectoryEntry(zip, buffer, entry, name);
       contents.directories.push(name);
       continue;
     }
-    contents.files.set(name, await inflateEntry(zip, entry, name, limits, budget));
+    contents.files.set(name, await inflateEntry(zip, buffer, entry, name, limits, budget));
   }
   return contents;
 }
@@ -99,18 +99,25 @@ function checkedName(entry: yauzl.Entry, seen: ZipContents): string {
 }
 
 /** A directory entry must carry no data, whatever its header claims. */
-async function checkDirectoryEntry(zip: yauzl.ZipFile, entry: yauzl.Entry, name: string): Promise<void> {
+async function checkDirectoryEntry(zip: yauzl.ZipFile, buffer: Buffer, entry: yauzl.Entry, name: string): Promise<void> {
   const carriesData = () =>
     new ArchiveError('unsafe_path', `entry ${JSON.stringify(name)} ends with "/" but carries file data`);
   if (entry.uncompressedSize !== 0) throw carriesData();
   const noData: ArchiveLimits = { ...DEFAULT_ARCHIVE_LIMITS, maxEntryUncompressedBytes: 0, maxTotalUncompressedBytes: 0 };
-  await inflateEntry(zip, entry, name, noData, { total: 0 }).catch((err: unknown) => {
+  await inflateEntry(zip, buffer, entry, name, noData, { total: 0 }).catch((err: unknown) => {
     throw err instanceof ArchiveError && err.code === 'too_large' ? carriesData() : err;
   });
 }
 
-function inflateEntry(
+/**
+ * Inflates one member synchronously from the in-memory archive: yauzl locates the data, zlib
+ * inflates it with `maxOutputLength`, so a bomb stops at the cap instead of filling memory.
+ * (Synchronous on purpose: archives are bounded and small, and the async stream path costs a
+ * thread-pool round trip per entry, which dominated ingest of small deltas.)
+ */
+async function inflateEntry(
   zip: yauzl.ZipFile,
+  buffer: Buffer,
   entry: yauzl.Entry,
   name: string,
   limits: ArchiveLimits,
@@ -118,60 +125,42 @@ function inflateEntry(
 ): Promise<Uint8Array> {
   const label = JSON.stringify(name);
   const cap = Math.min(limits.maxEntryUncompressedBytes, limits.maxTotalUncompressedBytes - budget.total);
-  if (entry.uncompressedSize > cap) {
-    return Promise.reject(tooLarge(label, entry.uncompressedSize, limits, budget));
-  }
-  return new Promise((resolve, reject) => {
-    zip.openReadStream(entry, (err, stream) => {
-      if (err || !stream) return reject(new ArchiveError('not_a_zip', `cannot read entry ${label}: ${err?.message}`));
-      collect(stream, entry, label, cap, (size) => tooLarge(label, size, limits, budget)).then((data) => {
-        budget.total += data.byteLength;
-        resolve(data);
-      }, reject);
-    });
-  });
-}
-
-function collect(
-  stream: Readable,
-  entry: yauzl.Entry,
-  label: string,
-  cap: number,
-  overCap: (size: number) => ArchiveError,
-): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let crc = 0;
-    let settled = false;
-    const fail = (error: ArchiveError) => {
-      if (settled) return;
-      settled = true;
-      stream.destroy();
-      reject(error);
-    };
-    stream.on('data', (chunk: Buffer) => {
-      size += chunk.length;
+  if (entry.uncompressedSize > cap) throw tooLarge(label, entry.uncompressedSize, limits, budget);
+  const header = await new Promise<{ fileDataStart: number }>((resolve, reject) =>
+    zip.readLocalFileHeader(entry, { minimal: true }, (err, local) =>
+      err || !local ? reject(new ArchiveError('not_a_zip', `cannot read entry ${label}: ${err?.message}`)) : resolve(local),
+    ),
+  );
+  const end = header.fileDataStart + entry.compressedSize;
+  if (end > buffer.length) throw new ArchiveError('not_a_zip', `entry ${label} runs past the end of the archive`);
+  const compressed = buffer.subarray(header.fileDataStart, end);
+  let data: Buffer;
+  if (entry.compressionMethod === 0) {
+    data = compressed;
+  } else if (entry.compressionMethod === 8) {
+    try {
       // Counted on the inflated bytes themselves: a header that lies cannot raise the cap.
-      if (size > cap) return fail(overCap(size));
-      crc = crc32(chunk, crc);
-      chunks.push(chunk);
-    });
-    stream.on('error', (err: Error) => fail(streamError(label, err)));
-    stream.on('end', () => {
-      if (settled) return;
-      if (crc >>> 0 !== entry.crc32 >>> 0) return fail(new ArchiveError('not_a_zip', `entry ${label} fails its CRC-32 check`));
-      settled = true;
-      resolve(new Uint8Array(Buffer.concat(chunks, size)));
-    });
-  });
+      // One byte past the declared size is enough to prove a header lies; never past the cap.
+      data = inflateRawSync(compressed, { maxOutputLength: Math.min(cap, entry.uncompressedSize) + 1 });
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw pastDeclared(label, entry.uncompressedSize);
+      throw new ArchiveError('not_a_zip', `corrupt data in entry ${label}: ${(err as Error).message}`);
+    }
+  } else {
+    throw new ArchiveError('not_a_zip', `entry ${label} uses unsupported compression method ${entry.compressionMethod}`);
+  }
+  if (data.length > cap) throw tooLarge(label, data.length, limits, budget);
+  if (data.length > entry.uncompressedSize) throw pastDeclared(label, entry.uncompressedSize);
+  if (data.length < entry.uncompressedSize) {
+    throw new ArchiveError('not_a_zip', `entry ${label} inflates to ${data.length} bytes but declares ${entry.uncompressedSize}`);
+  }
+  if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new ArchiveError('not_a_zip', `entry ${label} fails its CRC-32 check`);
+  budget.total += data.length;
+  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
 }
 
-function streamError(label: string, err: Error): ArchiveError {
-  if (/too many bytes/.test(err.message)) {
-    return new ArchiveError('too_large', `entry ${label} inflates past its declared size (${err.message})`);
-  }
-  return new ArchiveError('not_a_zip', `corrupt data in entry ${label}: ${err.message}`);
+function pastDeclared(label: string, declared: number): ArchiveError {
+  return new ArchiveError('too_large', `entry ${label} inflates past its declared size of ${declared} bytes`);
 }
 
 function tooLarge(label: string, size: number, limits: ArchiveLimits, budget: { total: number }): ArchiveError {
