@@ -23,8 +23,8 @@ export interface LedgerErrorDetails {
 export class LedgerError extends Error {
   readonly details: LedgerErrorDetails;
 
-  constructor(readonly code: LedgerErrorCode, message: string, details: LedgerErrorDetails = {}) {
-    super(message);
+  constructor(readonly code: LedgerErrorCode, message: string, details: LedgerErrorDetails = {}, options?: { cause?: unknown }) {
+    super(message, options);
     this.name = 'LedgerError';
     this.details = details;
   }

@@ -37,7 +37,7 @@ async function parse<T>(read: () => Promise<T>): Promise<T> {
   try {
     return await read();
   } catch (error) {
-    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`);
+    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`, {}, { cause: error });
     throw error;
   }
 }
