@@ -42,10 +42,18 @@ async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   return (await res.json()) as T;
 }
 
-async function getText(url: string, signal?: AbortSignal): Promise<string> {
+/** A workspace file: its text when the server says it is UTF-8, else only its size. */
+export interface FileBody {
+  text: string | null;
+  size: number;
+}
+
+async function getFile(url: string, signal?: AbortSignal): Promise<FileBody> {
   const res = await fetch(url, { signal });
   if (!res.ok) throw await failure(res);
-  return res.text();
+  const bytes = await res.arrayBuffer();
+  const isText = (res.headers.get('content-type') ?? '').startsWith('text/');
+  return { text: isText ? new TextDecoder().decode(bytes) : null, size: bytes.byteLength };
 }
 
 const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
@@ -69,7 +77,7 @@ export const api = {
   workspace: (agentId: string, seq: number, signal?: AbortSignal) =>
     getJson<WorkspaceTree>(withQuery(`${agentPath(agentId)}/workspace`, { seq }), signal),
   workspaceFile: (agentId: string, seq: number, path: string, signal?: AbortSignal) =>
-    getText(workspaceFileUrl(agentId, seq, path), signal),
+    getFile(workspaceFileUrl(agentId, seq, path), signal),
 };
 
 export function workspaceFileUrl(agentId: string, seq: number, path: string): string {

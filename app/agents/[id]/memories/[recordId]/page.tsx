@@ -1,0 +1,31 @@
+import { Suspense } from 'react';
+import { LineageView } from '@/components/lineage/LineageView';
+import { LoadingRows } from '@/components/ui/States';
+import { getRecordLineage } from '@/lib/history/queries';
+import { getLedger } from '@/lib/server/db';
+import { queryKeys } from '@/lib/ui/query-keys';
+import { Prefetched } from '../../../../_lib/prefetch';
+
+type Props = { params: Promise<{ id: string; recordId: string }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { id, recordId } = await params;
+  try {
+    const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
+    return { title: lineage?.record.heading ?? `Memory ${recordId.slice(0, 8)}` };
+  } catch {
+    return { title: 'Memory' };
+  }
+}
+
+export default async function LineagePage({ params }: Props) {
+  const { id, recordId: raw } = await params;
+  const recordId = decodeURIComponent(raw);
+  return (
+    <Prefetched entries={[[queryKeys.lineage(id, recordId), () => getRecordLineage({ db: getLedger().db, agentId: id, recordId })]]}>
+      <Suspense fallback={<LoadingRows rows={8} />}>
+        <LineageView agentId={id} recordId={recordId} />
+      </Suspense>
+    </Prefetched>
+  );
+}

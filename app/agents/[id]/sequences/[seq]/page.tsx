@@ -1,0 +1,24 @@
+import { notFound } from 'next/navigation';
+import { SequenceView } from '@/components/sequence/SequenceView';
+import { getSequence } from '@/lib/history/queries';
+import { getLedger } from '@/lib/server/db';
+import { queryKeys } from '@/lib/ui/query-keys';
+import { Prefetched } from '../../../../_lib/prefetch';
+
+type Props = { params: Promise<{ id: string; seq: string }> };
+
+export async function generateMetadata({ params }: Props) {
+  const { seq } = await params;
+  return { title: `Sequence #${seq}` };
+}
+
+export default async function SequencePage({ params }: Props) {
+  const { id, seq: raw } = await params;
+  if (!/^\d+$/.test(raw)) notFound();
+  const seq = Number(raw);
+  return (
+    <Prefetched entries={[[queryKeys.sequence(id, seq), () => getSequence({ db: getLedger().db, agentId: id, seq })]]}>
+      <SequenceView agentId={id} seq={seq} />
+    </Prefetched>
+  );
+}

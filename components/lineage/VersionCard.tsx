@@ -1,0 +1,75 @@
+import Link from 'next/link';
+import clsx from 'clsx';
+import type { LineageVersion } from '@/lib/ui/api-types';
+import { diffStats, wordDiff } from '@/lib/ui/diff';
+import { formatDateTime } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { MemoryMarkdown } from '../memory/MemoryMarkdown';
+import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
+import { OpBadge } from '../ui/OpBadge';
+import { RelativeTime } from '../ui/RelativeTime';
+
+const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete' } as const;
+
+/** Fields other than the text that changed since the previous version ("file", "status", …). */
+function metaChanges(version: LineageVersion, previous: LineageVersion | undefined): string[] {
+  if (!previous) return [];
+  const out: string[] = [];
+  if (version.origin_file !== previous.origin_file) out.push(`file → ${version.origin_file ?? '—'}`);
+  if (version.status !== previous.status && version.op !== 'delete') out.push(`status → ${version.status}`);
+  if (version.memory_type !== previous.memory_type) out.push(`type → ${version.memory_type}`);
+  if (version.heading !== previous.heading && version.heading) out.push(`heading → ${version.heading}`);
+  return out;
+}
+
+/** One version in the lineage timeline, with its word diff against the previous version or its full text. */
+export function VersionCard({ agentId, version, previous, mode }: {
+  agentId: string;
+  version: LineageVersion;
+  previous: LineageVersion | undefined;
+  mode: 'diff' | 'full';
+}) {
+  const deleted = version.op === 'delete';
+  const segments = wordDiff(previous?.content ?? '', version.content);
+  const changes = metaChanges(version, previous);
+  return (
+    <li id={`v${version.seq}`} data-testid="version" data-seq={version.seq} data-op={version.op} className="group relative scroll-mt-20 pl-8">
+      <span className={clsx('absolute left-[7px] top-3 h-3 w-3 rounded-full ring-4 ring-canvas', DOT[version.op])} aria-hidden />
+      <article className="rounded-md border border-line bg-white group-target:border-accent group-target:ring-2 group-target:ring-accent/20">
+        <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
+          <Link href={routes.sequence(agentId, version.seq)} className="font-mono font-semibold text-accent hover:underline">
+            #{version.seq}
+          </Link>
+          <OpBadge op={version.op} />
+          <span className="text-muted" title={formatDateTime(version.synced_at)}>
+            <RelativeTime iso={version.synced_at} />
+          </span>
+          <span className="text-faint">{formatDateTime(version.synced_at)}</span>
+          {changes.map((c) => (
+            <span key={c} className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-muted">
+              {c}
+            </span>
+          ))}
+          <span className="ml-auto flex items-center gap-3">
+            {!deleted && mode === 'diff' && <DiffStatsBadge {...diffStats(segments)} />}
+            <Link href={routes.workspace(agentId, version.seq, version.origin_file ?? undefined)} className="text-accent hover:underline" data-testid="version-workspace-link">
+              workspace at #{version.seq}
+            </Link>
+          </span>
+        </header>
+        <div className="px-4 py-3">
+          {deleted ? (
+            <div data-testid="tombstone">
+              <p className="mb-2 text-[12px] text-delete">Deleted in this sync. Its last text was:</p>
+              <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-muted line-through decoration-delete/30">{version.content}</pre>
+            </div>
+          ) : mode === 'diff' ? (
+            <WordDiff segments={segments} />
+          ) : (
+            <MemoryMarkdown text={version.content} />
+          )}
+        </div>
+      </article>
+    </li>
+  );
+}

@@ -1,0 +1,46 @@
+import Link from 'next/link';
+import type { SequenceOp } from '@/lib/ui/api-types';
+import { diffStats, wordDiff } from '@/lib/ui/diff';
+import { routes } from '@/lib/ui/routes';
+import { recordTitle } from '../agent/RecordList';
+import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
+import { Badge } from '../ui/Badge';
+import { OpBadge } from '../ui/OpBadge';
+import { ShortId } from '../ui/ShortId';
+
+/** One record operation of a sync: created text, the word diff of an update, or the deleted text. */
+export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
+  const segments = op.op === 'update' ? wordDiff(op.previous_content ?? '', op.content) : null;
+  return (
+    <article data-testid="op-card" data-op={op.op} data-record-id={op.record_id} className="rounded-md border border-line bg-white">
+      <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5">
+        <OpBadge op={op.op} />
+        <Link href={routes.lineage(agentId, op.record_id, seq)} className="font-medium text-ink hover:text-accent hover:underline" data-testid="op-record-link">
+          {recordTitle(op)}
+        </Link>
+        <ShortId id={op.record_id} />
+        {op.moved_from && (
+          <Link href={routes.lineage(agentId, op.moved_from)} className="text-[11px] text-accent hover:underline" data-testid="op-moved-from">
+            moved from {op.moved_from.slice(0, 8)}
+          </Link>
+        )}
+        <span className="ml-auto flex items-center gap-2">
+          {segments && <DiffStatsBadge {...diffStats(segments)} />}
+          <Badge>{op.memory_type}</Badge>
+          {op.origin_file && <span className="font-mono text-[11px] text-muted">{op.origin_file}</span>}
+        </span>
+      </header>
+      <div className="px-3 py-2">
+        {segments ? (
+          <WordDiff segments={segments} />
+        ) : op.op === 'delete' ? (
+          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete/80 line-through decoration-delete/30">
+            {op.previous_content ?? op.content}
+          </pre>
+        ) : (
+          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-ink">{op.content}</pre>
+        )}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,35 @@
+import Link from 'next/link';
+import type { RawChange } from '@/lib/ui/api-types';
+import { formatBytes, plural } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { Badge, type BadgeTone } from '../ui/Badge';
+import { EmptyState } from '../ui/States';
+
+const TONE: Record<string, BadgeTone> = { added: 'create', modified: 'update', deleted: 'delete' };
+
+/** The raw workspace files a sync changed, each opening the workspace at that sequence. */
+export function RawFileList({ agentId, seq, raw }: { agentId: string; seq: number; raw: RawChange[] }) {
+  if (raw.length === 0) return <EmptyState title="No raw file changed" />;
+  return (
+    <ul className="divide-y divide-line" data-testid="raw-file-list">
+      {raw.map((f) => (
+        <li key={`${f.entry_kind}-${f.path}`} data-testid="raw-file" data-path={f.path} className="px-4 py-2">
+          <div className="flex items-center gap-2">
+            <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
+            {f.change === 'deleted' ? (
+              <span className="truncate font-mono text-[12px] text-muted line-through">{f.path}</span>
+            ) : (
+              <Link href={routes.workspace(agentId, seq, f.path)} className="truncate font-mono text-[12px] text-accent hover:underline">
+                {f.path}
+              </Link>
+            )}
+          </div>
+          <div className="mt-0.5 pl-1 text-[11px] text-faint">
+            {f.change !== 'deleted' && `${formatBytes(f.size)} · `}
+            {f.record_ids.length > 0 ? plural(f.record_ids.length, 'record op') : 'no record op'}
+          </div>
+        </li>
+      ))}
+    </ul>
+  );
+}

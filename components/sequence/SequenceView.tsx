@@ -1,0 +1,98 @@
+'use client';
+
+import Link from 'next/link';
+import type { SequenceOp } from '@/lib/ui/api-types';
+import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { useSequence } from '@/lib/ui/hooks/use-sequences';
+import { formatDateTime } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { Badge } from '../ui/Badge';
+import { LinkButton } from '../ui/Button';
+import { OpCounts } from '../ui/OpBadge';
+import { Panel } from '../ui/Panel';
+import { RelativeTime } from '../ui/RelativeTime';
+import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { OpCard } from './OpCard';
+import { RawFileList } from './RawFileList';
+
+const SECTIONS: { op: SequenceOp['op']; title: string }[] = [
+  { op: 'create', title: 'Created' },
+  { op: 'update', title: 'Updated' },
+  { op: 'delete', title: 'Deleted' },
+];
+
+/** What one sync did: record ops by kind next to the raw files it changed. */
+export function SequenceView({ agentId, seq }: { agentId: string; seq: number }) {
+  const { agent } = useAgent(agentId);
+  const query = useSequence(agentId, seq);
+  const latest = agent?.latest_sequence ?? null;
+  const nav = 'font-mono text-[12px] text-accent hover:underline';
+  return (
+    <div data-testid="sequence-page" className="space-y-4">
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 className="text-lg font-semibold tracking-tight">
+          Sequence <span className="font-mono">#{seq}</span>
+        </h2>
+        {query.data?.kind === 'snapshot' && <Badge tone="accent">snapshot</Badge>}
+        {query.data && (
+          <span className="text-[12px] text-muted">
+            synced <RelativeTime iso={query.data.synced_at} /> · {formatDateTime(query.data.synced_at)}
+          </span>
+        )}
+        <span className="ml-auto flex items-center gap-3">
+          {seq > 0 && (
+            <Link href={routes.sequence(agentId, seq - 1)} className={nav} data-testid="prev-sequence">
+              ← #{seq - 1}
+            </Link>
+          )}
+          {latest !== null && seq < latest && (
+            <Link href={routes.sequence(agentId, seq + 1)} className={nav} data-testid="next-sequence">
+              #{seq + 1} →
+            </Link>
+          )}
+          <LinkButton href={routes.workspace(agentId, seq)}>Workspace at #{seq}</LinkButton>
+        </span>
+      </div>
+      {query.isPending ? (
+        <LoadingRows rows={8} label="Loading sequence" />
+      ) : query.error ? (
+        <ErrorState error={query.error} retry={() => void query.refetch()} />
+      ) : (
+        <div className="grid grid-cols-[minmax(0,1fr)_340px] items-start gap-4">
+          <div className="space-y-5">
+            <div className="flex items-center gap-3 text-[12px] text-muted">
+              <OpCounts
+                creates={query.data.ops.filter((o) => o.op === 'create').length}
+                updates={query.data.ops.filter((o) => o.op === 'update').length}
+                deletes={query.data.ops.filter((o) => o.op === 'delete').length}
+              />
+              <span>record operations</span>
+            </div>
+            {query.data.ops.length === 0 && (
+              <Panel>
+                <EmptyState title="No record changed in this sync">Only raw files changed.</EmptyState>
+              </Panel>
+            )}
+            {SECTIONS.map(({ op, title }) => {
+              const ops = query.data.ops.filter((o) => o.op === op);
+              if (ops.length === 0) return null;
+              return (
+                <section key={op} data-testid={`ops-${op}`} className="space-y-2">
+                  <h3 className="text-[12px] font-semibold uppercase tracking-wide text-muted">
+                    {title} <span className="font-normal text-faint">{ops.length}</span>
+                  </h3>
+                  {ops.map((o) => (
+                    <OpCard key={`${o.entry_kind}-${o.record_id}`} agentId={agentId} seq={seq} op={o} />
+                  ))}
+                </section>
+              );
+            })}
+          </div>
+          <Panel title={`Raw files (${query.data.raw.length})`} flush className="sticky top-16">
+            <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} />
+          </Panel>
+        </div>
+      )}
+    </div>
+  );
+}

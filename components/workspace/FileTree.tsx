@@ -1,0 +1,86 @@
+'use client';
+
+import clsx from 'clsx';
+import type { WorkspaceFile } from '@/lib/ui/api-types';
+import { formatBytes } from '@/lib/ui/format';
+import { FileIcon, FolderIcon } from '../ui/icons';
+
+interface Dir {
+  name: string;
+  path: string;
+  dirs: Map<string, Dir>;
+  files: WorkspaceFile[];
+}
+
+function buildTree(files: WorkspaceFile[]): Dir {
+  const root: Dir = { name: '', path: '', dirs: new Map(), files: [] };
+  for (const file of files) {
+    const parts = file.path.split('/');
+    let dir = root;
+    for (const part of parts.slice(0, -1)) {
+      const path = dir.path ? `${dir.path}/${part}` : part;
+      let next = dir.dirs.get(part);
+      if (!next) dir.dirs.set(part, (next = { name: part, path, dirs: new Map(), files: [] }));
+      dir = next;
+    }
+    dir.files.push(file);
+  }
+  return root;
+}
+
+function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: number; selected: string | null; seq: number; onSelect: (p: string) => void }) {
+  const pad = { paddingLeft: `${depth * 14 + 10}px` };
+  return (
+    <>
+      {[...dir.dirs.values()].sort((a, b) => a.name.localeCompare(b.name)).map((child) => (
+        <li key={child.path}>
+          <details open>
+            <summary className="flex cursor-pointer items-center gap-1.5 py-1 pr-2 text-[12px] text-muted hover:bg-zinc-50" style={pad}>
+              <FolderIcon />
+              <span className="font-mono">{child.name}</span>
+            </summary>
+            <ul>
+              <DirNode dir={child} depth={depth + 1} selected={selected} seq={seq} onSelect={onSelect} />
+            </ul>
+          </details>
+        </li>
+      ))}
+      {dir.files.sort((a, b) => a.path.localeCompare(b.path)).map((file) => {
+        const name = file.path.split('/').pop() ?? file.path;
+        const changedHere = file.changed_seq === seq;
+        return (
+          <li key={file.path}>
+            <button
+              type="button"
+              onClick={() => onSelect(file.path)}
+              data-testid="tree-file"
+              data-path={file.path}
+              aria-current={selected === file.path ? 'true' : undefined}
+              title={`${file.path} · ${formatBytes(file.size)} · written at #${file.changed_seq}`}
+              className={clsx(
+                'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50',
+                selected === file.path ? 'bg-accent-soft text-accent' : 'text-ink',
+              )}
+              style={pad}
+            >
+              <FileIcon />
+              <span className="truncate font-mono">{name}</span>
+              <span className={clsx('ml-auto shrink-0 font-mono text-[10px]', changedHere ? 'text-update' : 'text-faint')}>
+                {changedHere ? 'changed' : `#${file.changed_seq}`}
+              </span>
+            </button>
+          </li>
+        );
+      })}
+    </>
+  );
+}
+
+/** The workspace's files as a folder tree; files written at this sequence are marked. */
+export function FileTree({ files, selected, seq, onSelect }: { files: WorkspaceFile[]; selected: string | null; seq: number; onSelect: (p: string) => void }) {
+  return (
+    <ul className="py-1" data-testid="file-tree">
+      <DirNode dir={buildTree(files)} depth={0} selected={selected} seq={seq} onSelect={onSelect} />
+    </ul>
+  );
+}

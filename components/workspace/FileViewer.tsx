@@ -1,0 +1,72 @@
+'use client';
+
+import { ApiError, workspaceFileUrl } from '@/lib/ui/api-client';
+import type { LiveRecord } from '@/lib/ui/api-types';
+import { formatBytes, plural } from '@/lib/ui/format';
+import { useRecords } from '@/lib/ui/hooks/use-records';
+import { useWorkspaceFile } from '@/lib/ui/hooks/use-workspace';
+import { locateSections } from '@/lib/ui/sections';
+import { Select } from '../ui/Field';
+import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { FileCompare } from './FileCompare';
+import { SectionedFile } from './SectionedFile';
+
+/** One file at `seq`: its record sections marked, or its line diff against `compare`. */
+export function FileViewer({ agentId, seq, latest, path, compare, onCompare }: {
+  agentId: string;
+  seq: number;
+  latest: number;
+  path: string;
+  compare: number | null;
+  onCompare: (seq: number | null) => void;
+}) {
+  const file = useWorkspaceFile(agentId, seq, path);
+  const other = useWorkspaceFile(agentId, compare, compare === null ? null : path);
+  const records = useRecords(agentId, seq, { file: path });
+  const live: LiveRecord[] = records.data?.pages.flatMap((p) => p.items) ?? [];
+  const missingThen = other.error instanceof ApiError && other.error.status === 404;
+
+  return (
+    <div data-testid="file-viewer" data-path={path}>
+      <header className="flex flex-wrap items-center gap-3 border-b border-line px-4 py-2">
+        <h3 className="font-mono text-[13px] font-semibold" data-testid="open-file">
+          {path}
+        </h3>
+        {file.data && <span className="text-[12px] text-faint">{formatBytes(file.data.size)}</span>}
+        {live.length > 0 && <span className="text-[12px] text-muted">{plural(live.length, 'memory record')}</span>}
+        <span className="ml-auto flex items-center gap-3">
+          <Select label="Compare with" value={compare ?? ''} onChange={(e) => onCompare(e.target.value === '' ? null : Number(e.target.value))} data-testid="compare-select">
+            <option value="">—</option>
+            {Array.from({ length: latest + 1 }, (_, i) => latest - i)
+              .filter((s) => s !== seq)
+              .map((s) => (
+                <option key={s} value={s}>
+                  #{s}
+                </option>
+              ))}
+          </Select>
+          <a href={workspaceFileUrl(agentId, seq, path)} target="_blank" rel="noreferrer" className="text-[12px] text-accent hover:underline">
+            Raw
+          </a>
+        </span>
+      </header>
+      {file.isPending ? (
+        <LoadingRows rows={8} label="Loading file" />
+      ) : file.error ? (
+        <ErrorState error={file.error} retry={() => void file.refetch()} />
+      ) : file.data.text === null ? (
+        <EmptyState title="Binary file">{formatBytes(file.data.size)}; use Raw to download it.</EmptyState>
+      ) : compare !== null ? (
+        other.isPending ? (
+          <LoadingRows rows={6} label="Loading comparison" />
+        ) : other.error && !missingThen ? (
+          <ErrorState error={other.error} />
+        ) : (
+          <FileCompare before={missingThen ? null : (other.data?.text ?? '')} after={file.data.text} fromSeq={compare} toSeq={seq} />
+        )
+      ) : (
+        <SectionedFile agentId={agentId} seq={seq} text={file.data.text} sections={locateSections(file.data.text, live)} />
+      )}
+    </div>
+  );
+}

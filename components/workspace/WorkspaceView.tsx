@@ -1,0 +1,89 @@
+'use client';
+
+import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
+import { formatDateTime, plural } from '@/lib/ui/format';
+import { Panel } from '../ui/Panel';
+import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { DownloadMenu } from './DownloadMenu';
+import { FileTree } from './FileTree';
+import { FileViewer } from './FileViewer';
+import { SequenceControls } from './SequenceControls';
+
+/** The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff. */
+export function WorkspaceView({ agentId }: { agentId: string }) {
+  const url = useUrlState();
+  const { agent, error: agentError } = useAgent(agentId);
+  const latest = agent?.latest_sequence ?? null;
+  const asked = intParam(url.get('seq'));
+  const seq = asked ?? latest;
+  const file = url.get('file');
+  const compare = intParam(url.get('compare'));
+  const tree = useWorkspaceTree(agentId, seq);
+
+  if (agentError) return null;
+  if (latest === null || seq === null) {
+    return agent ? <EmptyState title="This agent has never synced" /> : <LoadingRows rows={8} label="Loading workspace" />;
+  }
+  const fileExists = tree.data?.files.some((f) => f.path === file) ?? true;
+
+  return (
+    <div className="space-y-4" data-testid="workspace-page" data-seq={seq}>
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 className="text-lg font-semibold tracking-tight">
+          Workspace at <span className="font-mono" data-testid="workspace-current-seq">#{seq}</span>
+        </h2>
+        {seq === latest && <span className="rounded bg-zinc-100 px-1.5 py-px text-[11px] text-muted">latest</span>}
+        <span className="ml-auto">
+          <DownloadMenu agentId={agentId} seq={seq} />
+        </span>
+      </div>
+      <Panel>
+        <SequenceControls
+          agentId={agentId}
+          seq={seq}
+          latest={latest}
+          onChange={(s) => url.set({ seq: s, compare: compare !== null && compare === s ? null : compare })}
+        />
+      </Panel>
+      {tree.error ? (
+        <ErrorState error={tree.error} retry={() => void tree.refetch()} />
+      ) : (
+        <div className="grid grid-cols-[300px_minmax(0,1fr)] items-start gap-4">
+          <Panel
+            flush
+            className="sticky top-16 max-h-[calc(100vh-5rem)] overflow-y-auto"
+            title={tree.data ? <span>Files <span className="font-normal text-faint">{tree.data.files.length}</span></span> : 'Files'}
+          >
+            {tree.isPending ? (
+              <LoadingRows rows={6} label="Loading files" />
+            ) : tree.data.files.length === 0 ? (
+              <EmptyState title="No files at this sequence" />
+            ) : (
+              <div className={tree.isPlaceholderData ? 'opacity-60' : undefined}>
+                <FileTree files={tree.data.files} selected={file} seq={seq} onSelect={(p) => url.set({ file: p })} />
+              </div>
+            )}
+          </Panel>
+          <Panel flush className="min-h-64">
+            {!file ? (
+              <EmptyState title="Pick a file" testId="no-file">
+                {tree.data && `${plural(tree.data.files.length, 'file')} at #${seq}. Files written in this sync are marked “changed”.`}
+              </EmptyState>
+            ) : !fileExists && !tree.isPlaceholderData ? (
+              <EmptyState title={`${file} does not exist at #${seq}`} testId="file-missing">
+                Move the sequence forward, or compare with a sequence where it exists.
+              </EmptyState>
+            ) : (
+              <FileViewer agentId={agentId} seq={seq} latest={latest} path={file} compare={compare} onCompare={(c) => url.set({ compare: c })} />
+            )}
+          </Panel>
+        </div>
+      )}
+      {tree.data && agent?.last_sync_at && seq === latest && (
+        <p className="text-[11px] text-faint">Latest sync {formatDateTime(agent.last_sync_at)}</p>
+      )}
+    </div>
+  );
+}
