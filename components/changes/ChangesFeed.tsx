@@ -1,11 +1,9 @@
 import Link from 'next/link';
 import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
-import { formatDay } from '@/lib/ui/format';
+import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { OpBadge } from '../ui/OpBadge';
-
-const timeFmt = new Intl.DateTimeFormat('en', { hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC' });
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
@@ -32,7 +30,7 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
         </Link>
         <time dateTime={change.synced_at} title={change.synced_at} data-testid={deleted ? 'tombstone-time' : undefined}>
           {deleted ? 'deleted ' : ''}
-          {timeFmt.format(new Date(change.synced_at))} UTC
+          {formatTime(change.synced_at)} UTC
         </time>
       </div>
     </li>

@@ -27,28 +27,37 @@ export function relativeTime(iso: string, now: Date = new Date()): string {
   return rtf.format(Math.round(seconds / 60), 'minute');
 }
 
-const dateFmt = new Intl.DateTimeFormat('en', { year: 'numeric', month: 'short', day: 'numeric', timeZone: 'UTC' });
-const dateTimeFmt = new Intl.DateTimeFormat('en', {
-  year: 'numeric', month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit', hour12: false, timeZone: 'UTC',
-});
-const dayFmt = new Intl.DateTimeFormat('en', { weekday: 'long', month: 'short', day: 'numeric', timeZone: 'UTC' });
+// Hand-written (not Intl) so the server's and the browser's ICU data can never render different text.
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
+const pad = (n: number) => String(n).padStart(2, '0');
+
+function parse(iso: string): Date | null {
+  const d = new Date(iso);
+  return Number.isNaN(d.getTime()) ? null : d;
+}
 
 /** "Mar 4, 2026" (UTC, so server and browser render the same text). */
 export function formatDate(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : dateFmt.format(d);
+  const d = parse(iso);
+  return d ? `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}, ${d.getUTCFullYear()}` : iso;
+}
+
+/** "14:05" UTC. */
+export function formatTime(iso: string): string {
+  const d = parse(iso);
+  return d ? `${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}` : iso;
 }
 
 /** "Mar 4, 2026, 14:05 UTC". */
 export function formatDateTime(iso: string): string {
-  const d = new Date(iso);
-  return Number.isNaN(d.getTime()) ? iso : `${dateTimeFmt.format(d)} UTC`;
+  return parse(iso) ? `${formatDate(iso)}, ${formatTime(iso)} UTC` : iso;
 }
 
 /** A `YYYY-MM-DD` day as "Wednesday, Mar 4". */
 export function formatDay(day: string): string {
-  const d = new Date(`${day.slice(0, 10)}T00:00:00Z`);
-  return Number.isNaN(d.getTime()) ? day : dayFmt.format(d);
+  const d = parse(`${day.slice(0, 10)}T00:00:00Z`);
+  return d ? `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}` : day;
 }
 
 /** "1.2 KB". */
