@@ -31,6 +31,32 @@ function sortKeys(value: unknown): unknown {
   return value;
 }
 
+/**
+ * Structural equality of JSON values, key-order-insensitive, `undefined` members ignored:
+ * the same answer as comparing canonical forms, without serializing anything.
+ */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  return canonicalJson(a) === canonicalJson(b);
+  if (a === b) return true;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!jsonEqual(a[i], b[i])) return false;
+    return true;
+  }
+  if (isJsonObject(a)) {
+    if (!isJsonObject(b) || Array.isArray(b)) return false;
+    let defined = 0;
+    for (const key of Object.keys(a)) {
+      const value = a[key];
+      if (value === undefined) continue;
+      defined++;
+      if (!jsonEqual(value, ownMember(b, key))) return false;
+    }
+    for (const key of Object.keys(b)) if (b[key] !== undefined) defined--;
+    return defined === 0;
+  }
+  return false;
+}
+
+function ownMember(object: JsonObject, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(object, key) ? object[key] : undefined;
 }

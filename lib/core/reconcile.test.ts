@@ -144,3 +144,15 @@ describe('diffRaw', () => {
     expect(deleted).toEqual(['raw/openclaw/b.md']);
   });
 });
+
+describe('jsonEqual', () => {
+  it('is structural, key-order-insensitive and ignores undefined members', async () => {
+    const { jsonEqual } = await import('./json');
+    expect(jsonEqual({ a: 1, b: [1, { c: 'x' }] }, { b: [1, { c: 'x' }], a: 1 })).toBe(true);
+    expect(jsonEqual({ a: 1, u: undefined }, { a: 1 })).toBe(true);
+    expect(jsonEqual({ a: 1 }, { a: 1, b: null })).toBe(false);
+    expect(jsonEqual([1, 2], [2, 1])).toBe(false);
+    expect(jsonEqual({ a: [] }, { a: {} })).toBe(false);
+    expect(jsonEqual(JSON.parse('{"__proto__":{"x":1}}'), {})).toBe(false);
+  });
+});

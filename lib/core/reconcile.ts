@@ -57,12 +57,19 @@ export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]
     });
   };
 
-  const trimmed = (r: MemoryRecord) => rustTrimEnd(r.content);
-  pass((r) => JSON.stringify([r.id, trimmed(r)]), carryIdentity, 'carried');
-  pass((r) => JSON.stringify([recordScope(r), trimmed(r)]), carryIdentity, 'carried');
+  // Keys are length-prefixed so that no two different (part, part) pairs can collide.
+  const trimmedCache = new Map<MemoryRecord, string>();
+  const trimmed = (r: MemoryRecord) => {
+    let t = trimmedCache.get(r);
+    if (t === undefined) trimmedCache.set(r, (t = rustTrimEnd(r.content)));
+    return t;
+  };
+  const pair = (a: string, b: string) => `${a.length}:${a}${b}`;
+  pass((r) => pair(r.id, trimmed(r)), carryIdentity, 'carried');
+  pass((r) => pair(recordScope(r), trimmed(r)), carryIdentity, 'carried');
   pass((r) => {
     const heading = headingKey(r);
-    return heading === null ? null : JSON.stringify([recordScope(r), heading]);
+    return heading === null ? null : pair(recordScope(r), heading);
   }, carryBirth, 'heading_matched');
   pass((r) => r.id, carryBirth, 'id_matched');
 
@@ -83,8 +90,19 @@ export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]
   stats.deleted = prevUsed.filter((used) => !used).length;
 
   const records = out as MemoryRecord[];
-  const rewritten = records.some((r, j) => !jsonEqual(r, curr[j]));
+  const rewritten = records.some((r, j) => differsFromExtracted(r, curr[j]!));
   return { records, rewritten, stats };
+}
+
+/** The passes only ever replace id, content, temporal and raw_source_format: compare just those. */
+function differsFromExtracted(out: MemoryRecord, extracted: MemoryRecord): boolean {
+  if (out === extracted) return false;
+  return (
+    out.id !== extracted.id ||
+    out.content !== extracted.content ||
+    !jsonEqual(out.temporal, extracted.temporal) ||
+    !jsonEqual(out.raw_source_format, extracted.raw_source_format)
+  );
 }
 
 /** curr with prev's id, content, created_at, observed_at, updated_at and raw_source_format. */

@@ -58,10 +58,15 @@ const FIELD_ORDER = [
 /** Returns the record with known fields in schema order, unknown keys after, `undefined` dropped. */
 export function orderRecordFields(record: MemoryRecord): MemoryRecord {
   const out: JsonObject = {};
-  // defineProperty, not assignment: a hostile own "__proto__" key must stay data, never a prototype.
-  const put = (key: string) => Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+  const written = new Set<string>();
+  const put = (key: string) => {
+    written.add(key);
+    // A hostile own "__proto__" key must stay data, never become the object's prototype.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: record[key], enumerable: true, writable: true, configurable: true });
+    else out[key] = record[key];
+  };
   for (const key of FIELD_ORDER) if (record[key] !== undefined) put(key);
-  for (const key of Object.keys(record)) if (!Object.prototype.hasOwnProperty.call(out, key) && record[key] !== undefined) put(key);
+  for (const key of Object.keys(record)) if (!written.has(key) && record[key] !== undefined) put(key);
   return out as MemoryRecord;
 }
 

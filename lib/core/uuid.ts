@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 declare const uuidBrand: unique symbol;
 /** A lowercase hyphenated UUID string. */
@@ -34,8 +34,8 @@ export function namespaceFromBytes(text: string): Uuid {
 
 /** RFC 4122 name-based UUID, version 5 (SHA-1). Names are UTF-8. */
 export function uuidV5(namespace: string, name: string): Uuid {
-  const hash = createHash('sha1').update(uuidBytes(namespace)).update(name, 'utf8').digest();
-  const bytes = hash.subarray(0, 16);
+  const digest = hash('sha1', Buffer.concat([namespaceBytes(namespace), Buffer.from(name, 'utf8')]), 'buffer');
+  const bytes = digest.subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
   return formatUuid(bytes);
@@ -50,5 +50,16 @@ export function uuidV4(randomBytes: (n: number) => Uint8Array): Uuid {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return hash('sha256', typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), 'hex');
+}
+
+/** Namespaces repeat for every id minted: parse each once. */
+const namespaceCache = new Map<string, Buffer>();
+function namespaceBytes(namespace: string): Buffer {
+  let bytes = namespaceCache.get(namespace);
+  if (!bytes) {
+    bytes = uuidBytes(namespace);
+    if (namespaceCache.size < 64) namespaceCache.set(namespace, bytes);
+  }
+  return bytes;
 }

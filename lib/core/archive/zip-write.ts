@@ -33,7 +33,8 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
       mtime: FIXED_MTIME,
       mode: FILE_MODE,
-      compress: true,
+      // Level 1: memory JSONL compresses nearly as well, at a fraction of the CPU of level 6.
+      compressionLevel: 1,
       forceDosTimestamp: true,
     });
   }
