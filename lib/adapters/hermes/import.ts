@@ -1,7 +1,6 @@
-import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AGENT_ID_FILE, assertSafeRelPath, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
 import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult } from '../types';
@@ -24,7 +23,7 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   for (const rel of files.keys()) assertSafeRelPath(rel);
   const sessions = sessionsFromRecords(opts.snapshot.records);
   const dbPath = path.join(opts.target, STATE_DB_FILE);
-  const dbExists = await exists(dbPath);
+  const dbExists = await pathExists(dbPath);
   if (dbExists && !opts.live) throw new Error(`refusing to overwrite ${dbPath}; restore into a live home instead`);
   const written: string[] = [];
   if (sessions.length > 0) {
@@ -49,7 +48,7 @@ async function rawToWrite(opts: ImportOptions, warnings: string[]): Promise<Map<
   for (const [rel, bytes] of rawFilesFor(opts.snapshot.raw, 'hermes')) {
     if (isForbiddenRaw(rel)) {
       warnings.push(`skipped raw/hermes/${rel}: secrets, state.db and control files are never restored from the raw channel`);
-    } else if (rel === CONFIG_FILE && opts.live && (await exists(path.join(opts.target, CONFIG_FILE)))) {
+    } else if (rel === CONFIG_FILE && opts.live && (await pathExists(path.join(opts.target, CONFIG_FILE)))) {
       warnings.push(`kept the live ${CONFIG_FILE}: the archived copy has its secrets redacted`);
     } else {
       files.set(rel, bytes);
@@ -72,22 +71,4 @@ function curatedText(records: readonly MemoryRecord[]): string | null {
   return entries.length > 0 ? entries.join(`\n${ENTRY_SEPARATOR}\n`) : null;
 }
 
-async function writeAgentIdIfAbsent(target: string, agentId: string, warnings: string[]): Promise<boolean> {
-  const file = path.join(target, AGENT_ID_FILE);
-  if (await exists(file)) {
-    const current = (await readFile(file, 'utf8')).trim();
-    if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
-    return false;
-  }
-  await writeFile(file, agentId, 'utf8');
-  return true;
-}
 
-async function exists(abs: string): Promise<boolean> {
-  try {
-    await access(abs);
-    return true;
-  } catch {
-    return false;
-  }
-}

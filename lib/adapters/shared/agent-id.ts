@@ -1,4 +1,4 @@
-import { readFile, realpath, writeFile } from 'node:fs/promises';
+import { access, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceAgentId } from '@/lib/core/ids';
 import { parseUuid } from '@/lib/core/uuid';
@@ -45,5 +45,29 @@ async function readIfExists(file: string): Promise<string | null> {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
+  }
+}
+
+/**
+ * Writes `<target>/.alf-agent-id` (no trailing newline) when it is absent. When it exists and
+ * names another agent it is kept, with a warning: a restore never re-labels a workspace.
+ */
+export async function writeAgentIdIfAbsent(target: string, agentId: string, warnings: string[]): Promise<boolean> {
+  const file = path.join(target, AGENT_ID_FILE);
+  if (await pathExists(file)) {
+    const current = (await readFile(file, 'utf8')).trim();
+    if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
+    return false;
+  }
+  await writeFile(file, agentId, 'utf8');
+  return true;
+}
+
+export async function pathExists(abs: string): Promise<boolean> {
+  try {
+    await access(abs);
+    return true;
+  } catch {
+    return false;
   }
 }

@@ -1,5 +1,5 @@
 /** Utilities every adapter shares: agent id, `.alfignore`, walking, raw writes, control-file names. */
-export { readOrMintAgentId, AgentIdError } from './agent-id';
+export { readOrMintAgentId, writeAgentIdIfAbsent, pathExists, AgentIdError } from './agent-id';
 export { loadAlfIgnore, compileAlfIgnore, type IgnoreMatcher } from './alfignore';
 export { globToRegExp } from './glob';
 export { walkFiles, isFileInside, compareCodeUnits } from './walk';

@@ -1,7 +1,6 @@
-import { access, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AGENT_ID_FILE, assertSafeRelPath, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult } from '../types';
@@ -41,7 +40,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   let ownsAgentIdFile = true;
   if (existingDb === null) {
     const dbPath = path.join(opts.target, ...FRESH_DB_PATH.split('/'));
-    if (await exists(dbPath)) throw new Error(`refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+    if (await pathExists(dbPath)) throw new Error(`refusing to overwrite ${dbPath}; restore into a live workspace instead`);
     const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
       writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
@@ -61,7 +60,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
     written.push(existingDb);
   }
   written.push(...(await writeRawFiles({ target: opts.target, files, skipSidecars: true })));
-  if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentId(opts.target, alfAgentId, warnings))) {
+  if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentIdIfAbsent(opts.target, alfAgentId, warnings))) {
     written.push(AGENT_ID_FILE);
   }
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
@@ -89,23 +88,4 @@ function laterColumnsOf(records: ImportOptions['snapshot']['records']): string[]
   return [...names].sort();
 }
 
-/** Writes `.alf-agent-id` when absent; warns (and keeps the file) when it names another agent. */
-async function writeAgentId(target: string, agentId: string, warnings: string[]): Promise<boolean> {
-  const file = path.join(target, AGENT_ID_FILE);
-  if (await exists(file)) {
-    const current = (await readFile(file, 'utf8')).trim();
-    if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
-    return false;
-  }
-  await writeFile(file, agentId, 'utf8');
-  return true;
-}
 
-async function exists(abs: string): Promise<boolean> {
-  try {
-    await access(abs);
-    return true;
-  } catch {
-    return false;
-  }
-}
