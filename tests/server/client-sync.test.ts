@@ -1,0 +1,48 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { httpTarget } from '@/lib/sync/http-target';
+import { restoreAgent } from '@/lib/sync/restore';
+import { syncWorkspace } from '@/lib/sync/sync';
+import { makeSandbox, readTree, steppingClock } from '@/lib/sync/testing/workspace';
+import { startTestServer, type TestServer } from './harness';
+
+let t: TestServer;
+beforeAll(async () => {
+  t = await startTestServer();
+});
+afterAll(() => t.close());
+
+describe('lineage sync/restore --server: the client speaks the protocol', () => {
+  it('registers, uploads a snapshot then deltas, restores byte-exact, and turns a 409 into sync_upload_failed', async () => {
+    const sb = await makeSandbox('lineage-client-');
+    try {
+      const clock = steppingClock();
+      const target = httpTarget({ baseUrl: `${t.url}/v1`, apiKey: t.keyA });
+      const sync = (alfHome = sb.alfHome) => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome, clock });
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const first = await sync();
+      expect(first).toMatchObject({ sequence: 0, delta: false });
+      const v0 = await readTree(sb.workspace);
+
+      await fs.cp(sb.alfHome, path.join(sb.root, 'other-home'), { recursive: true });
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
+      expect(await sync()).toMatchObject({ sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
+      expect(await sync()).toMatchObject({ sequence: 1, no_changes: true });
+
+      await sb.write('memory/notes.md', 'a new note\n');
+      await expect(sync(path.join(sb.root, 'other-home'))).rejects.toMatchObject({ code: 'sync_upload_failed', message: expect.stringMatching(/at sequence 0 .* server is at 1/) });
+
+      const out = path.join(sb.root, 'restored');
+      const restored = await restoreAgent({ runtime: 'openclaw', target, agentId: first.agent.alf_agent_id, atSequence: 0, out, replace: false, alfHome: sb.alfHome, clock });
+      expect(restored).toMatchObject({ sequence: 0, action: 'initialize', applied: true });
+      expect(await readTree(out)).toEqual(v0);
+
+      // Another tenant's key sees nothing of this agent.
+      const stranger = httpTarget({ baseUrl: t.url, apiKey: t.keyB });
+      await expect(stranger.fetchRestore(first.agent.alf_agent_id)).rejects.toMatchObject({ code: 'agent_not_found' });
+    } finally {
+      await sb.cleanup();
+    }
+  });
+});
