@@ -98,3 +98,16 @@ describe('restore into a live workspace: the three decisions', () => {
     expect(await readSyncedFrom(sb.workspace)).not.toBeNull();
   });
 });
+
+describe('.alf-synced.json with several agents in one workspace', () => {
+  it('keeps what each agent was synced from', async () => {
+    const { writeSyncedFrom } = await import('./synced-marker');
+    const sb = await makeSandbox('lineage-marker-');
+    cleanups.push(sb.cleanup);
+    await writeSyncedFrom(sb.workspace, { agent_id: 'a', sequence: 3, synced_at: '2026-11-01T00:00:00.000Z' });
+    await writeSyncedFrom(sb.workspace, { agent_id: 'b', sequence: 7, synced_at: '2026-11-02T00:00:00.000Z' });
+    expect(await readSyncedFrom(sb.workspace)).toMatchObject({ agent_id: 'b', sequence: 7 });
+    expect(await readSyncedFrom(sb.workspace, 'a')).toMatchObject({ agent_id: 'a', sequence: 3 });
+    expect(await readSyncedFrom(sb.workspace, 'c')).toBeNull();
+  });
+});

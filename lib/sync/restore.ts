@@ -103,8 +103,8 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
 async function decideAction(args: { workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number }): Promise<RestoreAction> {
   const present = await getAdapter(args.runtime).memoryPresent(args.workspace, args.runtimeAgent);
   if (!present) return 'initialize';
-  const synced = await readSyncedFrom(args.workspace);
-  if (!synced || synced.agent_id !== args.agentId) return 'prompt-update';
+  const synced = await readSyncedFrom(args.workspace, args.agentId);
+  if (!synced) return 'prompt-update';
   return synced.sequence === args.sequence ? 'none' : 'prompt-update';
 }
 
