@@ -3,6 +3,7 @@ import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
 import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
+import { bodyPreview, recordTitle } from '../agent/RecordList';
 import { OpBadge } from '../ui/OpBadge';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
@@ -18,11 +19,11 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
             href={routes.lineage(agentId, change.record_id, change.seq)}
             className={clsx('truncate font-medium text-ink hover:text-accent hover:underline', deleted && 'line-through decoration-delete/60')}
           >
-            {change.heading ?? change.snippet.slice(0, 80)}
+            {recordTitle({ heading: change.heading, origin_file: change.origin_file, content: change.snippet })}
           </Link>
           {change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>}
         </div>
-        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{change.snippet}</p>
+        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading)}</p>
       </div>
       <div className="flex flex-col items-end gap-0.5 whitespace-nowrap text-[11px] text-faint">
         <Link href={routes.sequence(agentId, change.seq)} className="font-mono text-accent hover:underline">

@@ -56,8 +56,8 @@ export function AppearanceRow({ appearance, query, agentName }: { appearance: Ap
       </div>
       <div className="min-w-0">
         {a.origin_file && <div className="truncate font-mono text-[11px] text-faint">{a.origin_file}</div>}
-        <p className="line-clamp-2 whitespace-pre-wrap break-words font-mono text-[12px] leading-5 text-muted">
-          <Highlight text={a.snippet} query={query} />
+        <p className="line-clamp-2 break-words font-mono text-[12px] leading-5 text-muted">
+          <Highlight text={a.snippet.replace(/\s+/g, ' ')} query={query} />
         </p>
       </div>
     </li>

@@ -3,7 +3,7 @@
  * workspace, then the real sync pipeline runs. The facts below are what the specs look for.
  */
 export const FACTS = {
-  agentName: 'Atlas',
+  agentName: 'Vega',
   /** Planted at step 2 (sequence 2) in memory/semantic/infrastructure.md. */
   searchFact: 'orchid-lattice-42',
   searchFactFile: 'memory/semantic/infrastructure.md',
@@ -20,7 +20,7 @@ export const FACTS = {
 
 export type Files = Record<string, string>;
 
-const identity = `# Identity\n\nName: Atlas\nRole: infrastructure assistant for the platform team\n`;
+const identity = `# Identity\n\nName: Vega\nRole: infrastructure assistant for the platform team\n`;
 const soul = `# Soul\n\nCalm, precise, writes things down.\n`;
 
 function memoryMd(prefs: string, team: string | null, gateway: string): string {

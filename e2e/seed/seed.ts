@@ -7,7 +7,7 @@ import { mkdir, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { localTarget } from '@/lib/sync/local-target';
-import { lifeSteps, type Files } from './openclaw-life';
+import { FACTS, lifeSteps, type Files } from './openclaw-life';
 
 const HOUR = 3600_000;
 
@@ -34,7 +34,14 @@ function syncTimes(count: number, now: Date): Date[] {
   return times;
 }
 
-export async function seed(dataDir: string, scratch: string): Promise<void> {
+/** What the browser tests compare against: the agent's id and the exact workspace files of every sequence. */
+export interface SeedManifest {
+  agentId: string;
+  agentName: string;
+  steps: Files[];
+}
+
+export async function seed(dataDir: string, scratch: string): Promise<SeedManifest> {
   const now = new Date();
   const iso = (d: Date) => d.toISOString().slice(0, 10);
   const today = iso(now);
@@ -42,17 +49,22 @@ export async function seed(dataDir: string, scratch: string): Promise<void> {
   const archiveDir = `memory/archive/${yesterday.slice(0, 4)}/${yesterday.slice(5, 7)}`;
   const steps = lifeSteps(today, yesterday, archiveDir);
   const times = syncTimes(steps.length, now);
-  const workspace = path.join(scratch, 'atlas');
+  const workspace = path.join(scratch, 'vega');
   const alfHome = path.join(scratch, 'alf-home');
   await mkdir(workspace, { recursive: true });
   let clock = times[0]!;
   const target = localTarget(dataDir, () => clock);
+  let agentId = '';
   for (const [i, files] of steps.entries()) {
     clock = times[i]!;
     await writeWorkspace(workspace, files);
     const out = await syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome, clock: () => clock });
     if (out.sequence !== i) throw new Error(`step ${i} synced as sequence ${out.sequence} (no_changes=${out.no_changes})`);
+    agentId = out.agent.alf_agent_id;
   }
+  const manifest: SeedManifest = { agentId, agentName: FACTS.agentName, steps };
+  await writeFile(path.join(scratch, 'manifest.json'), JSON.stringify(manifest, null, 2));
+  return manifest;
 }
 
 if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('e2e', 'seed', 'seed.ts'))) {

@@ -1,6 +1,7 @@
+import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { AgentHeader } from '@/components/agent/AgentHeader';
-import { listAgentsWithStats } from '@/lib/history/queries';
+import { findAgent, listAgentsWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from '../../_lib/prefetch';
@@ -10,6 +11,7 @@ export const dynamic = 'force-dynamic';
 /** Every agent page: the agent's header above the view. */
 export default async function AgentLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
+  if (!findAgent(getLedger().db, id)) notFound();
   return (
     <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, now: new Date() })]]}>
       <AgentHeader agentId={id} />

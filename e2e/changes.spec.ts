@@ -1,0 +1,34 @@
+import { expect, test } from './fixtures';
+import { AgentPage } from './pages/agent-page';
+import { FleetPage } from './pages/fleet-page';
+
+test("this week's changes appear on the fleet page and the op filter narrows them", async ({ page }) => {
+  const fleet = new FleetPage(page);
+  await fleet.goto();
+  await expect(fleet.changes.first()).toBeVisible();
+  const all = await fleet.changes.count();
+  const ops = async () => new Set(await fleet.changes.evaluateAll((els) => els.map((e) => e.getAttribute('data-op'))));
+  expect(await ops()).toEqual(new Set(['create', 'update', 'delete']));
+
+  await fleet.filterOp('delete');
+  await expect(page).toHaveURL(/op=delete/);
+  await expect.poll(ops).toEqual(new Set(['delete']));
+  const deletes = await fleet.changes.count();
+  expect(deletes).toBeGreaterThan(0);
+  expect(deletes).toBeLessThan(all);
+  await expect(page.getByTestId('tombstone-time').first()).toContainText('deleted');
+
+  await page.goBack();
+  await expect(fleet.changes).toHaveCount(all);
+});
+
+test("an agent's Changes tab groups by day and filters by op", async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'changes');
+  const rows = page.getByTestId('change-row');
+  await expect(rows.first()).toBeVisible();
+  await expect(page.getByTestId('changes-day').first()).toBeVisible();
+  await page.getByTestId('op-filter').locator('[data-value="update"]').click();
+  await expect(page).toHaveURL(/tab=changes.*op=update|op=update.*tab=changes/);
+  await expect.poll(async () => new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-op'))))).toEqual(new Set(['update']));
+});

@@ -1,0 +1,32 @@
+/** Shared test fixtures: the seed manifest, base URL and a full-page screenshot helper. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { test as base, type Page, type TestInfo } from '@playwright/test';
+import type { SeedManifest } from './seed/seed';
+
+export { FACTS } from './seed/openclaw-life';
+
+export function manifest(): SeedManifest {
+  const file = process.env.E2E_MANIFEST;
+  if (!file) throw new Error('E2E_MANIFEST is not set: run the specs through playwright.config.ts');
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as SeedManifest;
+}
+
+export const test = base.extend<{ seed: SeedManifest }>({
+  baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
+  seed: async ({}, use) => use(manifest()),
+});
+
+export { expect } from '@playwright/test';
+
+const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
+
+/** Full-page screenshot, attached to the report and written to e2e/screenshots/<name>.png. */
+export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=loading]').length === 0);
+  fs.mkdirSync(SHOTS, { recursive: true });
+  const body = await page.screenshot({ fullPage: true, animations: 'disabled' });
+  fs.writeFileSync(path.join(SHOTS, `${name}.png`), body);
+  await testInfo.attach(name, { body, contentType: 'image/png' });
+}

@@ -1,0 +1,69 @@
+/**
+ * Seeds a temporary data directory through the real sync pipeline (the demo fleet via
+ * `lineage demo`, then the scripted test agent via e2e/seed/seed.ts), builds the dashboard, and
+ * starts `lineage serve` on a free port. The base URL, data dir and manifest path reach the specs
+ * through the environment. Set E2E_SKIP_BUILD=1 to reuse an existing `.next` build.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+function run(cmd: string, args: string[], env: Record<string, string> = {}): void {
+  const result = spawnSync(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed with exit code ${result.status}`);
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForServer(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 180_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`lineage serve exited with code ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/api/agents`);
+      if (res.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  throw new Error(`lineage serve did not answer at ${url}`);
+}
+
+export default async function globalSetup(): Promise<void> {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-e2e-'));
+  const dataDir = path.join(base, 'data');
+  const scratch = path.join(base, 'scratch');
+  const env = { ALF_HOME: path.join(scratch, 'alf-home'), LINEAGE_DATA: dataDir };
+  run('npx', ['tsx', 'lib/cli/main.ts', 'demo', '--data', dataDir], env);
+  run('npx', ['tsx', 'e2e/seed/seed.ts', dataDir, scratch], env);
+  if (process.env.E2E_SKIP_BUILD !== '1' || !fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) run('npx', ['next', 'build']);
+
+  const port = await freePort();
+  const server = spawn('npx', ['tsx', 'lib/cli/main.ts', 'serve', '--port', String(port), '--data', dataDir], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'ignore', 'inherit'],
+    detached: true,
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await waitForServer(url, server);
+  fs.writeFileSync(path.join(base, 'server.pid'), String(server.pid));
+  process.env.E2E_BASE_URL = url;
+  process.env.E2E_DIR = base;
+  process.env.E2E_MANIFEST = path.join(scratch, 'manifest.json');
+}

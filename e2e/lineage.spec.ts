@@ -1,0 +1,33 @@
+import { expect, FACTS, test } from './fixtures';
+import { AgentPage } from './pages/agent-page';
+import { LineagePage } from './pages/lineage-page';
+
+test('a memory with several versions shows every version and word diffs with insertions and deletions', async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'memories');
+  await agent.openMemory(FACTS.lineageHeading);
+
+  const lineage = new LineagePage(page);
+  await expect(lineage.title).toHaveText(FACTS.lineageHeading);
+  await expect(lineage.versions).toHaveCount(FACTS.lineageVersions.length);
+  expect(await lineage.versionSeqs()).toEqual([...FACTS.lineageVersions].reverse());
+  await expect(page.getByTestId('identity-born')).toContainText('#0');
+
+  const update = lineage.version(1);
+  await expect(update.getByTestId('diff-delete')).toContainText('tabs over spaces');
+  await expect(update.getByTestId('diff-insert')).toContainText('spaces over tabs (two of them)');
+  const later = lineage.version(5);
+  await expect(later.getByTestId('diff-insert')).toContainText('no trailing whitespace in commits');
+  await expect(later.getByTestId('diff-delete')).toHaveCount(1);
+
+  await lineage.show('full');
+  await expect(page).toHaveURL(/view=full/);
+  await expect(page.getByTestId('word-diff')).toHaveCount(0);
+  await expect(lineage.version(5).getByTestId('memory-markdown')).toContainText('format-on-save everywhere');
+  await page.goBack();
+  await expect(page.getByTestId('word-diff')).toHaveCount(FACTS.lineageVersions.length);
+
+  await lineage.version(1).getByTestId('version-workspace-link').click();
+  await expect(page).toHaveURL(/\/workspace\?seq=1&file=MEMORY.md/);
+  await expect(page.getByTestId('file-content')).toContainText('two of them) and a dark theme');
+});
