@@ -31,3 +31,19 @@ test('a memory with several versions shows every version and word diffs with ins
   await expect(page).toHaveURL(/\/workspace\?seq=1&file=MEMORY.md/);
   await expect(page.getByTestId('file-content')).toContainText('two of them) and a dark theme');
 });
+
+test('a memory moved into the archive links back to the record it came from, and that one forward', async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'memories');
+  await agent.openMemory('Morning standup');
+  const lineage = new LineagePage(page);
+  await expect(page.getByTestId('identity-card')).toContainText('memory/archive/');
+  const from = page.getByTestId('moved-from');
+  await expect(from).toContainText('memory/episodic/');
+  await from.click();
+  await expect(page.getByTestId('identity-deleted')).toBeVisible();
+  await expect(lineage.versions.first()).toHaveAttribute('data-op', 'delete');
+  await expect(lineage.version(4).getByTestId('tombstone')).toContainText('Discussed the gateway migration window.');
+  await page.getByTestId('moved-to').click();
+  await expect(page.getByTestId('identity-card')).toContainText('memory/archive/');
+});
