@@ -1,23 +1,9 @@
 import Link from 'next/link';
 import type { LiveRecord } from '@/lib/ui/api-types';
+import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { ShortId } from '../ui/ShortId';
-
-/** The body of a memory without its own `## heading` line, for one-line previews. */
-export function bodyPreview(content: string, heading: string | null): string {
-  const lines = content.split('\n');
-  const first = lines[0]?.replace(/^#+\s*/, '').trim();
-  const body = heading !== null && first === heading ? lines.slice(1) : lines;
-  return body.join(' ').replace(/\s+/g, ' ').trim();
-}
-
-/** A record's display title: its heading, else its file's name, else the start of its text. */
-export function recordTitle(record: { heading: string | null; origin_file: string | null; content: string }): string {
-  if (record.heading) return record.heading;
-  if (record.origin_file) return record.origin_file.split('/').pop() ?? record.origin_file;
-  return bodyPreview(record.content, null).slice(0, 80);
-}
 
 function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord }) {
   const extraTags = record.tags.filter((t) => !t.startsWith('tier:'));

@@ -3,7 +3,7 @@ import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
 import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
-import { bodyPreview, recordTitle } from '../agent/RecordList';
+import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {

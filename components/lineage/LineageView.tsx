@@ -3,7 +3,7 @@
 import { useLineage } from '@/lib/ui/hooks/use-records';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { plural } from '@/lib/ui/format';
-import { recordTitle } from '../agent/RecordList';
+import { recordTitle } from '@/lib/ui/record-text';
 import { Segmented } from '../ui/Field';
 import { Panel } from '../ui/Panel';
 import { ErrorState, LoadingRows } from '../ui/States';

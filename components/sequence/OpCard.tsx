@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { SequenceOp } from '@/lib/ui/api-types';
 import { diffStats, wordDiff } from '@/lib/ui/diff';
 import { routes } from '@/lib/ui/routes';
-import { recordTitle } from '../agent/RecordList';
+import { recordTitle } from '@/lib/ui/record-text';
 import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';

@@ -8,7 +8,7 @@ export function Select({ label, className, children, ...props }: SelectHTMLAttri
       <select
         {...props}
         className={clsx(
-          'h-7 max-w-48 rounded-md border border-line bg-white px-2 text-[12px] text-ink shadow-xs hover:border-zinc-300',
+          'h-7 w-auto max-w-44 rounded-md border border-line bg-white px-2 text-[12px] text-ink shadow-xs hover:border-zinc-300',
           className,
         )}
       >

@@ -2,7 +2,7 @@ import Link from 'next/link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import type { FileSection } from '@/lib/ui/sections';
 import { routes } from '@/lib/ui/routes';
-import { recordTitle } from '../agent/RecordList';
+import { recordTitle } from '@/lib/ui/record-text';
 
 function Lines({ lines, from }: { lines: string[]; from: number }) {
   return (

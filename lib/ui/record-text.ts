@@ -1,0 +1,24 @@
+/** How a memory record is named and previewed in lists (pure helpers). */
+const firstLine = (content: string) => content.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+const clip = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
+
+/**
+ * A record's display title: its heading; else the first markdown heading or first line of its
+ * text (whole-file records, database rows, Hermes notes); else its file's name.
+ */
+export function recordTitle(record: { heading: string | null; origin_file: string | null; content: string }): string {
+  if (record.heading) return record.heading;
+  const line = firstLine(record.content).replace(/^#+\s*/, '');
+  if (line) return clip(line, 90);
+  return record.origin_file?.split('/').pop() ?? '(empty)';
+}
+
+/** The text of a memory without the line its title came from, on one line, for previews. */
+export function bodyPreview(content: string, heading: string | null): string {
+  const title = recordTitle({ heading, origin_file: null, content });
+  const lines = content.split('\n');
+  const index = lines.findIndex((l) => l.trim() !== '');
+  const first = lines[index]?.trim().replace(/^#+\s*/, '') ?? '';
+  const body = index >= 0 && (first === title || clip(first, 90) === title) ? lines.slice(index + 1) : lines;
+  return body.join(' ').replace(/\s+/g, ' ').trim();
+}
