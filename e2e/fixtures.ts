@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { test as base, type Page, type TestInfo } from '@playwright/test';
+import { test as base, expect, type Page, type TestInfo } from '@playwright/test';
 import type { SeedManifest } from './seed/seed';
 
 export { FACTS } from './seed/openclaw-life';
@@ -13,12 +13,22 @@ export function manifest(): SeedManifest {
   return JSON.parse(fs.readFileSync(file, 'utf8')) as SeedManifest;
 }
 
-export const test = base.extend<{ seed: SeedManifest }>({
+export const test = base.extend<{ seed: SeedManifest; noPageErrors: void }>({
   baseURL: async ({}, use) => use(process.env.E2E_BASE_URL),
   seed: async ({}, use) => use(manifest()),
+  /** Every test fails on an uncaught page error (a crash, a hydration mismatch). */
+  noPageErrors: [
+    async ({ page }, use) => {
+      const errors: string[] = [];
+      page.on('pageerror', (error) => errors.push(error.message));
+      await use();
+      expect(errors, 'uncaught errors in the page').toEqual([]);
+    },
+    { auto: true },
+  ],
 });
 
-export { expect } from '@playwright/test';
+export { expect };
 
 const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
 

@@ -39,3 +39,16 @@ test('the slider and the back button move through sequences', async ({ page, see
   await expect(page.locator('[data-testid="workspace-page"][data-seq="0"]')).toBeVisible();
   await expect(workspace.content).toContainText('10.42.0.7');
 });
+
+test('"as of" a date opens the sequence that was in force then', async ({ page, seed, request }) => {
+  const res = await request.get(`/api/agents/${seed.agentId}/sequences`);
+  const { items } = (await res.json()) as { items: { seq: number; synced_at: string }[] };
+  const at = (seq: number) => Date.parse(items.find((i) => i.seq === seq)!.synced_at);
+  const between = new Date((at(1) + at(2)) / 2).toISOString().slice(0, 16);
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(seed.agentId);
+  await page.getByTestId('workspace-as-of').fill(between);
+  await page.getByTestId('workspace-as-of-go').click();
+  await expect(page.locator('[data-testid="workspace-page"][data-seq="1"]')).toBeVisible();
+  await expect(page).toHaveURL(/seq=1/);
+});

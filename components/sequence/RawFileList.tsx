@@ -1,5 +1,6 @@
 import Link from 'next/link';
-import type { RawChange } from '@/lib/ui/api-types';
+import type { RawChange, SequenceOp } from '@/lib/ui/api-types';
+import { recordTitle } from '@/lib/ui/record-text';
 import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Badge, type BadgeTone } from '../ui/Badge';
@@ -8,7 +9,8 @@ import { EmptyState } from '../ui/States';
 const TONE: Record<string, BadgeTone> = { added: 'create', modified: 'update', deleted: 'delete' };
 
 /** The raw workspace files a sync changed, each opening the workspace at that sequence. */
-export function RawFileList({ agentId, seq, raw }: { agentId: string; seq: number; raw: RawChange[] }) {
+export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: number; raw: RawChange[]; ops: SequenceOp[] }) {
+  const byId = new Map(ops.map((o) => [o.record_id, o]));
   if (raw.length === 0) return <EmptyState title="No raw file changed" />;
   return (
     <ul className="divide-y divide-line" data-testid="raw-file-list">
@@ -28,6 +30,23 @@ export function RawFileList({ agentId, seq, raw }: { agentId: string; seq: numbe
             {f.change !== 'deleted' && `${formatBytes(f.size)} · `}
             {f.record_ids.length > 0 ? plural(f.record_ids.length, 'record op') : 'no record op'}
           </div>
+          {f.record_ids.length > 0 && (
+            <ul className="mt-1 space-y-0.5 pl-1">
+              {f.record_ids.map((id) => {
+                const op = byId.get(id);
+                return (
+                  <li key={id} className="truncate text-[11px]">
+                    <a href={`#op-${id}`} className="text-muted hover:text-accent hover:underline" data-testid="raw-file-op">
+                      <span className={op?.op === 'create' ? 'text-create' : op?.op === 'delete' ? 'text-delete' : 'text-update'}>
+                        {op?.op === 'create' ? '+' : op?.op === 'delete' ? '−' : '~'}
+                      </span>{' '}
+                      {op ? recordTitle(op) : id.slice(0, 8)}
+                    </a>
+                  </li>
+                );
+              })}
+            </ul>
+          )}
         </li>
       ))}
     </ul>

@@ -89,7 +89,7 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
             })}
           </div>
           <Panel title={`Raw files (${query.data.raw.length})`} flush className="sticky top-16">
-            <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} />
+            <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} ops={query.data.ops} />
           </Panel>
         </div>
       )}
