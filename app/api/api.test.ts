@@ -1,0 +1,94 @@
+/**
+ * The dashboard's JSON routes called as Next would call them, over a data directory seeded through
+ * the real sync pipeline (e2e/seed): status codes, error bodies, headers and streamed archives.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { seed, type SeedManifest } from '@/e2e/seed/seed';
+import { untarGz } from '@/e2e/untar';
+import { FACTS } from '@/e2e/seed/openclaw-life';
+
+let manifest: SeedManifest;
+let agentId: string;
+
+const params = <P>(p: P) => ({ params: Promise.resolve(p) });
+const req = (url: string) => new Request(`http://localhost${url}`);
+
+beforeAll(async () => {
+  const base = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-api-'));
+  process.env.LINEAGE_DATA = path.join(base, 'data');
+  manifest = await seed(process.env.LINEAGE_DATA, path.join(base, 'scratch'));
+  agentId = manifest.agentId;
+});
+
+describe('dashboard API routes', () => {
+  it('lists agents with stats', async () => {
+    const { GET } = await import('./agents/route');
+    const res = await GET(req('/api/agents'), undefined);
+    const body = (await res.json()) as { id: string; name: string; latest_sequence: number }[];
+    expect(body).toEqual([expect.objectContaining({ id: agentId, name: FACTS.agentName, latest_sequence: 5 })]);
+  });
+
+  it('pages sequences, and answers 400 for bad parameters and 404 for unknown agents', async () => {
+    const { GET } = await import('./agents/[id]/sequences/route');
+    const page = (await (await GET(req('/api/x?limit=2'), params({ id: agentId }))).json()) as { items: { seq: number }[]; next_before: number };
+    expect(page.items.map((i) => i.seq)).toEqual([5, 4]);
+    expect(page.next_before).toBe(4);
+    const bad = await GET(req('/api/x?limit=zero'), params({ id: agentId }));
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/limit/);
+    expect((await GET(req('/api/x?bogus=1'), params({ id: agentId }))).status).toBe(400);
+    expect((await GET(req('/api/x'), params({ id: 'no-such-agent' }))).status).toBe(404);
+  });
+
+  it('answers 404 for a sequence or record that does not exist', async () => {
+    const seq = await import('./agents/[id]/sequences/[seq]/route');
+    expect((await seq.GET(req('/'), params({ id: agentId, seq: '99' }))).status).toBe(404);
+    expect((await seq.GET(req('/'), params({ id: agentId, seq: 'x' }))).status).toBe(400);
+    const lineage = await import('./agents/[id]/records/[recordId]/route');
+    expect((await lineage.GET(req('/'), params({ id: agentId, recordId: '00000000-0000-0000-0000-000000000000' }))).status).toBe(404);
+  });
+
+  it('filters the records live at a sequence', async () => {
+    const { GET } = await import('./agents/[id]/records/route');
+    const res = await GET(req('/api/x?at=0&tier=hot'), params({ id: agentId }));
+    const body = (await res.json()) as { at: number; items: { heading: string }[] };
+    expect(body.at).toBe(0);
+    expect(body.items.map((r) => r.heading).sort()).toEqual(['Editor preferences', 'Gateway', 'Team']);
+    expect((await GET(req('/api/x?at=99'), params({ id: agentId }))).status).toBe(404);
+  });
+
+  it('validates changes and search parameters', async () => {
+    const changes = await import('./changes/route');
+    expect((await changes.GET(req('/api/changes?since=yesterdayish'), undefined)).status).toBe(400);
+    expect((await changes.GET(req('/api/changes?op=rename'), undefined)).status).toBe(400);
+    const deletes = (await (await changes.GET(req('/api/changes?since=30d&op=delete'), undefined)).json()) as { groups: { changes: { op: string }[] }[] };
+    expect(deletes.groups.flatMap((g) => g.changes.map((c) => c.op))).toEqual(['delete', 'delete', 'delete']);
+    const search = await import('./search/route');
+    expect((await search.GET(req('/api/search?q='), undefined)).status).toBe(400);
+    const found = (await (await search.GET(req(`/api/search?q=${FACTS.searchFact}`), undefined)).json()) as { first: { sequence: number; origin_file: string } };
+    expect(found.first).toMatchObject({ sequence: FACTS.searchFactSeq, origin_file: FACTS.searchFactFile });
+  });
+
+  it('serves a workspace file as nosniff text, and 404 when it did not exist then', async () => {
+    const { GET } = await import('./agents/[id]/workspace/file/route');
+    const res = await GET(req('/api/x?seq=3&path=memory/semantic/notes.md'), params({ id: agentId }));
+    expect(res.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(await res.text()).toBe(manifest.steps[3]!['memory/semantic/notes.md']);
+    expect((await GET(req('/api/x?seq=0&path=memory/semantic/notes.md'), params({ id: agentId }))).status).toBe(404);
+  });
+
+  it('streams the workspace at a sequence as a byte-exact .tar.gz named after the agent', async () => {
+    const { GET } = await import('./agents/[id]/workspace/download/route');
+    const res = await GET(req('/api/x?seq=2&format=tar.gz'), params({ id: agentId }));
+    expect(res.headers.get('content-disposition')).toBe(`attachment; filename="${FACTS.agentName}-seq2.tar.gz"`);
+    const files = await untarGz(Buffer.from(await res.arrayBuffer()));
+    expect(Object.fromEntries([...files].map(([p, b]) => [p, b.toString('utf8')]))).toEqual(manifest.steps[2]);
+    const alf = await GET(req('/api/x?seq=2&format=alf'), params({ id: agentId }));
+    expect(alf.status).toBe(200);
+    expect((await GET(req('/api/x?format=rar'), params({ id: agentId }))).status).toBe(400);
+  });
+});
