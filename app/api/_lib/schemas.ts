@@ -6,7 +6,8 @@ const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').tran
 const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
 const text = z.string().trim().min(1).max(500);
 
-export const seqParam = seqString;
+/** The `[seq]` path segment. */
+export const sequencePath = z.object({ seq: seqString });
 
 export const sequencesQuery = z.object({ before: seqString.optional(), limit: limitString.optional() }).strict();
 
