@@ -30,9 +30,10 @@ export const test = base.extend<{ seed: SeedManifest; noPageErrors: void }>({
 
 export { expect };
 
-const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'screenshots');
+// Under test-results/ (git-ignored) so a test run never dirties the tree; docs/screenshots holds the README's copies.
+const SHOTS = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'test-results', 'screenshots');
 
-/** Full-page screenshot, attached to the report and written to e2e/screenshots/<name>.png. */
+/** Full-page screenshot, attached to the report and written to test-results/screenshots/<name>.png. */
 export async function screenshot(page: Page, testInfo: TestInfo, name: string): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=loading]').length === 0);
   fs.mkdirSync(SHOTS, { recursive: true });
