@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,10 +12,39 @@ export function repoRoot(): string {
   return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 }
 
-/** Runs `next build` when there is no production build yet; progress goes to stderr. */
+/** Sources the dashboard build depends on; a change in any of them makes the build stale. */
+const BUILD_INPUTS = ['app', 'components', 'lib', 'db', 'public', 'next.config.mjs', 'package-lock.json', 'postcss.config.mjs'];
+
+function newestMtime(entry: string): number {
+  let stat;
+  try {
+    stat = statSync(entry);
+  } catch {
+    return 0;
+  }
+  if (!stat.isDirectory()) return stat.mtimeMs;
+  let newest = stat.mtimeMs;
+  for (const child of readdirSync(entry)) {
+    if (child === 'node_modules' || child.startsWith('.')) continue;
+    newest = Math.max(newest, newestMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+/** Why a build is needed, or null when the existing production build is up to date. */
+export function buildNeeded(dir: string): string | null {
+  const buildId = path.join(dir, '.next', 'BUILD_ID');
+  if (!existsSync(buildId)) return 'no production build of the dashboard found';
+  const builtAt = statSync(buildId).mtimeMs;
+  const changed = BUILD_INPUTS.find((input) => newestMtime(path.join(dir, input)) > builtAt);
+  return changed ? `${changed} changed since the last dashboard build` : null;
+}
+
+/** Runs `next build` when there is no up-to-date production build; progress goes to stderr. */
 export async function ensureNextBuild(dir: string, log: (line: string) => void): Promise<void> {
-  if (existsSync(path.join(dir, '.next', 'BUILD_ID'))) return;
-  log('lineage serve: no production build of the dashboard found, running `next build` (once)…');
+  const reason = buildNeeded(dir);
+  if (!reason) return;
+  log(`lineage serve: ${reason}, running \`next build\`…`);
   const nextBin = path.join(dir, 'node_modules', 'next', 'dist', 'bin', 'next');
   await new Promise<void>((resolve, reject) => {
     const child = spawn(process.execPath, [nextBin, 'build'], { cwd: dir, stdio: ['ignore', process.stderr, process.stderr] });
