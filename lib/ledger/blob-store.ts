@@ -38,6 +38,9 @@ async function fsyncDir(dir: string): Promise<void> {
 
 /** `BlobStore` on the local filesystem under `<data>/blobs/`. */
 export class FsBlobStore implements BlobStore {
+  /** Directories known to exist: one mkdir per agent directory, not one per upload. */
+  private readonly knownDirs = new Set<string>();
+
   constructor(readonly root: string) {}
 
   private file(key: string): string {
@@ -49,7 +52,10 @@ export class FsBlobStore implements BlobStore {
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const final = this.file(key);
     const dir = path.dirname(final);
-    await fs.mkdir(dir, { recursive: true });
+    if (!this.knownDirs.has(dir)) {
+      await fs.mkdir(dir, { recursive: true });
+      this.knownDirs.add(dir);
+    }
     const temp = `${final}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
     const handle = await fs.open(temp, 'wx');
     try {
@@ -91,6 +97,8 @@ export class FsBlobStore implements BlobStore {
 
   /** Removes a directory under the root if it is empty (after an agent's blobs are deleted). */
   async pruneDir(relative: string): Promise<void> {
-    await fs.rmdir(path.join(this.root, ...relative.split('/'))).catch(() => undefined);
+    const dir = path.join(this.root, ...relative.split('/'));
+    this.knownDirs.delete(dir);
+    await fs.rmdir(dir).catch(() => undefined);
   }
 }
