@@ -25,7 +25,7 @@ const AGENTS = arg('agents', 10);
 const DELTAS = arg('deltas', 200);
 
 async function startServer(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', path.join(root, 'lib/server/serve-main.ts'), 'serve', '--no-ui', '--port', '0', '--data', dataDir], {
+  const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', path.join(root, 'lib/cli/main.ts'), 'serve', '--no-ui', '--port', '0', '--data', dataDir], {
     cwd: root, stdio: ['ignore', 'ignore', 'pipe'],
   });
   let err = '';

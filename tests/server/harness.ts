@@ -111,7 +111,7 @@ export interface ChildServer {
   stop(): Promise<void>;
 }
 
-const ENTRY = path.resolve(process.cwd(), 'lib/server/serve-main.ts');
+const ENTRY = path.resolve(process.cwd(), 'lib/cli/main.ts');
 
 /** Spawns `serve --no-ui --port 0` on `dataDir` and waits for its URL on stderr. */
 export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
