@@ -30,7 +30,8 @@ function ftsPhrase(text: string): string {
  * "When did this fact first appear": every version (create or update, not tombstones) whose content
  * contains `q` case-insensitively, across every record including ones later moved or deleted,
  * oldest first by sync time then sequence. The trigram FTS index answers terms of 3+ characters;
- * shorter ones fall back to a scan.
+ * shorter ones fall back to a scan. CROSS JOIN keeps the FTS index as the outer loop: with an
+ * agent filter SQLite would otherwise walk that agent's versions and re-run the MATCH per row.
  */
 export function searchFirstAppearance(params: {
   db: LineageDb; tenantId?: TenantScope; q: string; agentId?: string; limit?: number; offset?: number;
@@ -48,7 +49,7 @@ export function searchFirstAppearance(params: {
   const order = sql`ORDER BY v.synced_at, v.seq, v.entry_kind, v.agent_id, v.record_id`;
   const ids = [...q].length >= 3
     ? params.db.db.all<{ id: number }>(sql`
-        SELECT v.id FROM record_versions_fts f JOIN record_versions v ON v.id = f.rowid
+        SELECT v.id FROM record_versions_fts f CROSS JOIN record_versions v ON v.id = f.rowid
         WHERE record_versions_fts MATCH ${ftsPhrase(q)} ${scope} ${order}`)
     : params.db.db.all<{ id: number }>(sql`
         SELECT v.id FROM record_versions v WHERE instr(lower(v.content), lower(${q})) > 0 ${scope} ${order}`);

@@ -53,10 +53,17 @@ function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
   return new Date(row?.t ?? 0);
 }
 
-function fileBytes(db: LineageDb, sha256: string): Buffer {
-  const row = db.db.get<{ data: Buffer } | undefined>(sql`SELECT data FROM raw_objects WHERE sha256 = ${sha256}`);
-  if (!row) throw new Error(`raw object ${sha256} is missing from the index; run \`lineage index --rebuild\``);
-  return row.data;
+/** Every file's bytes in one query (not one round trip per file), keyed by sha256. */
+function fileContents(db: LineageDb, files: readonly WorkspaceFileInfo[]): (sha256: string) => Buffer {
+  const shas = [...new Set(files.map((f) => f.sha256))];
+  const rows = shas.length === 0 ? [] : db.db.all<{ sha256: string; data: Buffer }>(sql`
+    SELECT sha256, data FROM raw_objects WHERE sha256 IN (SELECT value FROM json_each(${JSON.stringify(shas)}))`);
+  const bySha = new Map(rows.map((r) => [r.sha256, r.data]));
+  return (sha256) => {
+    const data = bySha.get(sha256);
+    if (!data) throw new Error(`raw object ${sha256} is missing from the index; run \`lineage index --rebuild\``);
+    return data;
+  };
 }
 
 /**
@@ -71,30 +78,27 @@ export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string;
   return params.format === 'zip' ? zipStream(params.db, tree.files, mtime) : tarGzStream(params.db, tree.files, mtime);
 }
 
+/**
+ * Workspaces are kilobytes to a few megabytes: the tar is assembled in memory and gzipped in one
+ * pass, which is an order of magnitude faster than piping entry by entry through async zlib.
+ */
 function tarGzStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Readable {
-  const pack = tar.pack();
   const out = new PassThrough();
-  const gzip = zlib.createGzip({ level: 6 });
-  pack.on('error', (e) => out.destroy(e));
-  gzip.on('error', (e) => out.destroy(e));
-  pack.pipe(gzip).pipe(out);
-  const addNext = (i: number): void => {
-    const file = files[i];
-    if (!file) {
-      pack.finalize();
-      return;
+  try {
+    const fileBytes = fileContents(db, files);
+    const pack = tar.pack();
+    const chunks: Buffer[] = [];
+    pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
+    pack.on('error', (e: Error) => out.destroy(e));
+    pack.on('end', () => out.end(zlib.gzipSync(Buffer.concat(chunks), { level: 6 })));
+    for (const file of files) {
+      const data = fileBytes(file.sha256);
+      pack.entry({ name: file.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
     }
-    try {
-      const data = fileBytes(db, file.sha256);
-      pack.entry({ name: file.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data, (err) => {
-        if (err) out.destroy(err);
-        else addNext(i + 1);
-      });
-    } catch (error) {
-      out.destroy(error as Error);
-    }
-  };
-  addNext(0);
+    pack.finalize();
+  } catch (error) {
+    out.destroy(error as Error);
+  }
   return out;
 }
 
@@ -105,8 +109,9 @@ function zipStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Read
   const out = new PassThrough();
   zip.outputStream.on('error', (e: Error) => out.destroy(e)).pipe(out);
   try {
+    const fileBytes = fileContents(db, files);
     for (const file of files) {
-      zip.addBuffer(fileBytes(db, file.sha256), file.path, { mtime: dosTime, mode: 0o100644, compress: true, forceDosTimestamp: true });
+      zip.addBuffer(fileBytes(file.sha256), file.path, { mtime: dosTime, mode: 0o100644, compress: true, forceDosTimestamp: true });
     }
     zip.end();
   } catch (error) {
