@@ -15,9 +15,10 @@ export interface ZipEntry {
  */
 const FIXED_MTIME = new Date(2000, 0, 1, 0, 0, 0);
 const FILE_MODE = 0o100644;
+const STORE_BELOW_BYTES = 16 * 1024;
 
 /**
- * Writes the entries, in the order given, as a Deflate ZIP whose bytes depend only on
+ * Writes the entries, in the order given, as a ZIP (Deflate above 16 KiB, stored below) whose bytes depend only on
  * the entries: fixed mtime and mode, no comments, no platform-dependent fields.
  */
 export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
@@ -33,8 +34,10 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
       mtime: FIXED_MTIME,
       mode: FILE_MODE,
-      // Level 1: memory JSONL compresses nearly as well, at a fraction of the CPU of level 6.
-      compressionLevel: 1,
+      // Small members are stored: each deflated member costs a zlib instance (hundreds of KB of
+      // state), which dominated writing workspaces of many small files. Large ones use level 1:
+      // memory JSONL compresses nearly as well as at level 6, at a fraction of the CPU.
+      compressionLevel: data.byteLength < STORE_BELOW_BYTES ? 0 : 1,
       forceDosTimestamp: true,
     });
   }
