@@ -1,3 +1,4 @@
+import { AdapterError } from './shared/errors';
 import { openclawAdapter } from './openclaw';
 import { zeroclawAdapter } from './zeroclaw';
 import { hermesAdapter } from './hermes';
@@ -16,6 +17,6 @@ const ADAPTERS: Partial<Record<Runtime, Adapter>> = {
 /** The adapter for a runtime; throws a clear error when none is registered. */
 export function getAdapter(runtime: Runtime): Adapter {
   const adapter = ADAPTERS[runtime];
-  if (!adapter) throw new Error(`no adapter registered for runtime "${runtime}"`);
+  if (!adapter) throw new AdapterError('invalid_runtime', `no adapter registered for runtime "${runtime}"`);
   return adapter;
 }

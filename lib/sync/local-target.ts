@@ -1,4 +1,4 @@
-import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan } from '@/lib/ledger';
+import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan, type Ledger } from '@/lib/ledger';
 import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
@@ -7,20 +7,22 @@ import type { SyncTarget } from './target';
  * server runs, without HTTP in between. Local agents belong to no tenant.
  */
 export function localTarget(dataDir: string, now: () => Date = () => new Date()): SyncTarget {
-  const ledger = openLedger(dataDir);
+  // Opened on first use: a sync that fails before uploading (a bad workspace) creates nothing.
+  let opened: Ledger | null = null;
+  const open = (): Ledger => (opened ??= openLedger(dataDir));
   return {
     label: dataDir,
     async ensureAgent(agent) {
-      const registered = registerAgent({ ledger, id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
+      const registered = registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
       if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
-      const existing = getAgent({ ledger, agentId: agent.id });
+      const existing = getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     },
-    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await ingestSnapshot({ ledger, agentId, bytes, now: now() })).sequence })),
+    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
-          return { sequence: (await ingestDelta({ ledger, agentId, baseSequence, bytes, now: now() })).sequence };
+          return { sequence: (await ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
         } catch (error) {
           if (isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
@@ -28,6 +30,7 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
       }),
     fetchRestore: (agentId, upToSequence) =>
       ledgerCall(async () => {
+        const ledger = open();
         const plan = restorePlan({ ledger, agentId, upToSequence });
         const snapshot = { sequence: plan.snapshot.seq, bytes: await readEntryBytes({ ledger, entry: plan.snapshot }) };
         const deltas = [];

@@ -17,6 +17,10 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     expect(missing.json).toMatchObject({ ok: false, code: 'invalid_argument' });
     const runtime = await runCli(['sync', '-r', 'nanoclaw', '-w', tmp]);
     expect(runtime.json).toMatchObject({ ok: false, code: 'invalid_runtime', hint: expect.stringContaining('openclaw') });
+    const data = path.join(tmp, 'untouched-data');
+    const noWorkspace = await runCli(['sync', '-w', path.join(tmp, 'does-not-exist'), '--data', data]);
+    expect(noWorkspace.json).toMatchObject({ ok: false, code: 'workspace_missing' });
+    await expect(fs.stat(data)).rejects.toThrow();
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).toBe(1);
     expect(unknown.json.ok).toBe(false);

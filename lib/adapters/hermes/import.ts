@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
 import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult } from '../types';
@@ -24,7 +24,7 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   const sessions = sessionsFromRecords(opts.snapshot.records);
   const dbPath = path.join(opts.target, STATE_DB_FILE);
   const dbExists = await pathExists(dbPath);
-  if (dbExists && !opts.live) throw new Error(`refusing to overwrite ${dbPath}; restore into a live home instead`);
+  if (dbExists && !opts.live) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live home instead`);
   const written: string[] = [];
   if (sessions.length > 0) {
     const db = dbExists ? new Database(dbPath, { fileMustExist: true, timeout: 10_000 }) : await createStateDb(dbPath);

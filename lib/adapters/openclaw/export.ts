@@ -13,6 +13,8 @@ import { MEMORY_DIR, ROOT_FILES, absPath, isDir, mtimeRfc3339, newest } from './
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
 export class OpenclawExportError extends Error {
+  readonly code = 'workspace_missing';
+
   constructor(message: string) {
     super(message);
     this.name = 'OpenclawExportError';

@@ -7,6 +7,8 @@ import { AGENT_ID_FILE } from './sync-marker';
 
 /** Thrown when `.alf-agent-id` exists but does not hold a UUID. */
 export class AgentIdError extends Error {
+  readonly code = 'agent_id_invalid';
+
   constructor(message: string) {
     super(message);
     this.name = 'AgentIdError';

@@ -15,3 +15,4 @@ export {
   toArchiveRaw,
 } from './raw-write';
 export * from './sync-marker';
+export { AdapterError } from './errors';

@@ -5,6 +5,8 @@ import { isRuntimeSidecar } from './sync-marker';
 
 /** Thrown before anything is written when a raw path is unsafe. */
 export class UnsafePathError extends Error {
+  readonly code = 'unsafe_path';
+
   constructor(readonly relPath: string, reason: string) {
     super(`unsafe workspace path ${JSON.stringify(relPath)}: ${reason}`);
     this.name = 'UnsafePathError';

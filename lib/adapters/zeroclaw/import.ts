@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult } from '../types';
@@ -40,7 +40,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   let ownsAgentIdFile = true;
   if (existingDb === null) {
     const dbPath = path.join(opts.target, ...FRESH_DB_PATH.split('/'));
-    if (await pathExists(dbPath)) throw new Error(`refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+    if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
     const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
       writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });

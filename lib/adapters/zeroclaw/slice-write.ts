@@ -1,3 +1,4 @@
+import { AdapterError } from '@/lib/adapters/shared/errors';
 import { NS } from '@/lib/core/ids';
 import type { MemoryRecord } from '@/lib/core/record';
 import { uuidV5 } from '@/lib/core/uuid';
@@ -79,7 +80,7 @@ function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: st
   for (const row of rows) {
     const other = owner.get(row.id, agentId) as { agent_id: string } | undefined;
     if (other !== undefined) {
-      throw new Error(`cannot restore memory ${String(row.id)}: that id belongs to another agent in brain.db; nothing was changed`);
+      throw new AdapterError('restore_incomplete', `cannot restore memory ${String(row.id)}: that id belongs to another agent in brain.db; nothing was changed`);
     }
   }
 }

@@ -1,3 +1,4 @@
+import { AdapterError } from '@/lib/adapters/shared/errors';
 import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -28,7 +29,7 @@ export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Prom
     }
   } catch (error) {
     if (error instanceof Error && error.name === 'SqliteError') {
-      throw new Error(`cannot read SQLite database ${dbPath}: ${error.message}`, { cause: error });
+      throw new AdapterError('bad_store', `cannot read SQLite database ${dbPath}: ${error.message}`, { cause: error });
     }
     throw error;
   } finally {
