@@ -77,7 +77,5 @@ export async function deleteAgent(params: { ledger: Ledger; agentId: string; ten
   }).immediate();
   const unique = [...new Set(keys)];
   for (const key of unique) await params.ledger.blobs.delete(key);
-  const store = params.ledger.blobs as { pruneDir?: (dir: string) => Promise<void> };
-  await store.pruneDir?.(agent.id);
   return { deleted: true, objects_removed: unique.length };
 }

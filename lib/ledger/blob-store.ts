@@ -36,26 +36,28 @@ async function fsyncDir(dir: string): Promise<void> {
   }
 }
 
-/** `BlobStore` on the local filesystem under `<data>/blobs/`. */
+/**
+ * `BlobStore` on the local filesystem: every blob is a file directly in `<data>/blobs/`, its key's
+ * `/` written as `~` (a character keys cannot contain, so names stay unique). One flat directory
+ * lets concurrent uploads share the directory fsync that makes their renames durable.
+ */
 export class FsBlobStore implements BlobStore {
-  /** Directories known to exist: one mkdir per agent directory, not one per upload. */
-  private readonly knownDirs = new Set<string>();
+  private rootReady: Promise<void> | null = null;
+  private dirSyncRunning: Promise<void> | null = null;
+  private dirSyncQueued: Promise<void> | null = null;
 
   constructor(readonly root: string) {}
 
-  private file(key: string): string {
+  /** The file that holds `key`. */
+  pathOf(key: string): string {
     assertBlobKey(key);
-    return path.join(this.root, ...key.split('/'));
+    return path.join(this.root, key.split('/').join('~'));
   }
 
-  /** Temp file, fsync, rename onto the final name, fsync the directory. */
+  /** Temp file, fsync, rename onto the final name, fsync the directory (shared with concurrent puts). */
   async put(key: string, bytes: Uint8Array): Promise<void> {
-    const final = this.file(key);
-    const dir = path.dirname(final);
-    if (!this.knownDirs.has(dir)) {
-      await fs.mkdir(dir, { recursive: true });
-      this.knownDirs.add(dir);
-    }
+    const final = this.pathOf(key);
+    await (this.rootReady ??= fs.mkdir(this.root, { recursive: true }).then(() => undefined));
     const temp = `${final}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
     const handle = await fs.open(temp, 'wx');
     try {
@@ -68,12 +70,31 @@ export class FsBlobStore implements BlobStore {
     }
     await handle.close();
     await fs.rename(temp, final);
-    await fsyncDir(dir);
+    await this.syncRoot();
+  }
+
+  /**
+   * Group commit of directory fsyncs: a caller joins the next fsync that starts after its rename.
+   * While one runs (it may have started before this caller's rename), one more is queued for all
+   * who arrive meanwhile, so N concurrent puts cost about two directory fsyncs instead of N.
+   */
+  private syncRoot(): Promise<void> {
+    if (!this.dirSyncRunning) {
+      this.dirSyncRunning = fsyncDir(this.root).finally(() => {
+        this.dirSyncRunning = null;
+      });
+      return this.dirSyncRunning;
+    }
+    this.dirSyncQueued ??= this.dirSyncRunning.catch(() => undefined).then(() => {
+      this.dirSyncQueued = null;
+      return this.syncRoot();
+    });
+    return this.dirSyncQueued;
   }
 
   async get(key: string): Promise<Uint8Array> {
     try {
-      return new Uint8Array(await fs.readFile(this.file(key)));
+      return new Uint8Array(await fs.readFile(this.pathOf(key)));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new LedgerError('blob_missing', `blob ${key} is missing from ${this.root}`);
@@ -84,7 +105,7 @@ export class FsBlobStore implements BlobStore {
 
   async exists(key: string): Promise<boolean> {
     try {
-      return (await fs.stat(this.file(key))).isFile();
+      return (await fs.stat(this.pathOf(key))).isFile();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
       throw error;
@@ -92,13 +113,6 @@ export class FsBlobStore implements BlobStore {
   }
 
   async delete(key: string): Promise<void> {
-    await fs.rm(this.file(key), { force: true });
-  }
-
-  /** Removes a directory under the root if it is empty (after an agent's blobs are deleted). */
-  async pruneDir(relative: string): Promise<void> {
-    const dir = path.join(this.root, ...relative.split('/'));
-    this.knownDirs.delete(dir);
-    await fs.rmdir(dir).catch(() => undefined);
+    await fs.rm(this.pathOf(key), { force: true });
   }
 }

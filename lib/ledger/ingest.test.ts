@@ -149,3 +149,25 @@ describe('agents', () => {
     expect(ledger.db.sqlite.prepare(`SELECT count(*) AS n FROM record_versions_fts WHERE record_versions_fts MATCH '"note"'`).get()).toEqual({ n: 0 });
   });
 });
+
+describe('FsBlobStore', () => {
+  it('keeps blobs byte-exact in one flat directory and shares directory fsyncs between concurrent puts', async () => {
+    const { FsBlobStore } = await import('./blob-store');
+    const fsp = await import('node:fs/promises');
+    const os = await import('node:os');
+    const pathMod = await import('node:path');
+    const root = await fsp.mkdtemp(pathMod.join(os.tmpdir(), 'lineage-blobs-'));
+    try {
+      const store = new FsBlobStore(pathMod.join(root, 'blobs'));
+      const keys = Array.from({ length: 20 }, (_, i) => `agent-${i % 3}/${i}-abc.alf-delta`);
+      await Promise.all(keys.map((key, i) => store.put(key, new Uint8Array([i, 255, 0]))));
+      for (const [i, key] of keys.entries()) expect([...(await store.get(key))]).toEqual([i, 255, 0]);
+      const files = (await fsp.readdir(pathMod.join(root, 'blobs'))).sort();
+      expect(files).toHaveLength(20);
+      expect(files.every((f) => /^agent-\d~\d+-abc\.alf-delta$/.test(f))).toBe(true);
+      expect(() => store.pathOf('../escape.alf')).toThrow(/bad blob key/);
+    } finally {
+      await fsp.rm(root, { recursive: true, force: true });
+    }
+  });
+});

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
 import { sha256Hex } from '@/lib/core/uuid';
+import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, issueKey, spawnServer, tempDataDir, type ChildServer } from './harness';
 
@@ -93,7 +94,7 @@ it('survives SIGKILL at random moments: acknowledged deltas byte-exact, no entry
   const rows = db.sqlite.prepare('SELECT blob_key, sha256 FROM ledger_entries').all() as { blob_key: string; sha256: string }[];
   expect(rows.length).toBe(latest + 1);
   for (const row of rows) {
-    const file = path.join(dataDir, 'blobs', ...row.blob_key.split('/'));
+    const file = new FsBlobStore(path.join(dataDir, 'blobs')).pathOf(row.blob_key);
     expect(existsSync(file), `blob ${row.blob_key}`).toBe(true);
     expect(sha256Hex(readFileSync(file))).toBe(row.sha256);
   }
