@@ -30,7 +30,10 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   if (error instanceof ArchiveError) {
     return { ok: false, code: `archive_${error.code}`, error: error.message, hint: 'the archive is malformed or unsafe; nothing was changed' };
   }
-  const coded = error as { code?: unknown; message?: unknown; hint?: unknown };
+  const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown };
+  if (coded.code === 'EADDRINUSE') {
+    return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use`, hint: 'stop the other server, or choose another port with --port or PORT' };
+  }
   if (error instanceof Error && typeof coded.code === 'string' && /^[a-z_]+$/.test(coded.code)) {
     return { ok: false, code: coded.code, error: error.message, ...(typeof coded.hint === 'string' ? { hint: coded.hint } : {}) };
   }
