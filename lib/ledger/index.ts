@@ -6,3 +6,4 @@ export * from './ledger';
 export * from './agents';
 export * from './ingest';
 export * from './entries';
+export * from './orphans';

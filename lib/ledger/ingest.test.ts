@@ -171,3 +171,20 @@ describe('FsBlobStore', () => {
     }
   });
 });
+
+describe('sweepOrphanBlobs', () => {
+  it('removes only old blobs that no ledger entry references', async () => {
+    const { sweepOrphanBlobs } = await import('./orphans');
+    const { ledger, gen } = setup();
+    gen.addRecord();
+    await gen.sync(0);
+    const agentId = AGENT;
+    const kept = listEntries({ ledger, agentId }).map((e) => e.blob_key);
+    await ledger.blobs.put(`${agentId}/1-00000000deadbeef.alf-delta`, new Uint8Array([1]));
+    const later = new Date(Date.now() + 60 * 60 * 1000);
+    expect(await sweepOrphanBlobs({ ledger, now: new Date() })).toEqual({ removed: 0 });
+    expect(await sweepOrphanBlobs({ ledger, now: later })).toEqual({ removed: 1 });
+    for (const key of kept) expect(await ledger.blobs.exists(key)).toBe(true);
+    expect(await ledger.blobs.exists(`${agentId}/1-00000000deadbeef.alf-delta`)).toBe(false);
+  });
+});

@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
 import { closeDatabase } from '@/db/client';
+import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
 import { createServiceContext, type ServiceContext } from './context';
 import { handleProtocolRequest } from './dispatch';
 import { errorToResponse } from './errors';
@@ -53,7 +54,10 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
   });
-  const sweep = () => void service.uploads.sweep(service.clock()).catch((err) => log(`upload sweep failed: ${String(err)}`));
+  const sweep = () => {
+    void service.uploads.sweep(service.clock()).catch((err) => log(`upload sweep failed: ${String(err)}`));
+    void sweepOrphanBlobs({ ledger: service.ledger, now: service.clock() }).catch((err) => log(`blob sweep failed: ${String(err)}`));
+  };
   sweep();
   const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
   timer.unref();
