@@ -1,4 +1,4 @@
-import { and, asc, eq, isNull, type SQL } from 'drizzle-orm';
+import { asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
 import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
 import { LedgerError } from './errors';
@@ -34,13 +34,29 @@ export function registerAgent(params: {
   return inserted[0] ?? 'exists';
 }
 
+/** The agent lookup runs on every protocol request: prepared once per database handle. */
+const agentById = new WeakMap<Ledger['db'], { get(values: { id: string }): AgentRow | undefined }>();
+
+function lookupAgent(ledger: Ledger, id: string): AgentRow | undefined {
+  let statement = agentById.get(ledger.db);
+  if (!statement) {
+    statement = ledger.db.db.select().from(agents).where(eq(agents.id, sql.placeholder('id'))).prepare();
+    agentById.set(ledger.db, statement);
+  }
+  return statement.get({ id });
+}
+
 /** The agent, or null when unknown or outside the tenant scope. */
 export function getAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): AgentRow | null {
   const id = parseUuid(params.agentId);
   if (id === null) return null;
-  const row = params.ledger.db.db.select().from(agents)
-    .where(and(eq(agents.id, id), tenantCondition(params.tenantId))).get();
-  return row ?? null;
+  const row = lookupAgent(params.ledger, id);
+  if (!row || !inTenant(row, params.tenantId)) return null;
+  return row;
+}
+
+function inTenant(row: AgentRow, tenantId: TenantScope): boolean {
+  return tenantId === undefined || row.tenant_id === tenantId;
 }
 
 /** Like `getAgent` but throws `LedgerError('agent_not_found')`. */

@@ -1,5 +1,5 @@
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { api_keys } from '@/db/schema';
 import type { LineageDb } from '@/db/client';
 
@@ -47,11 +47,14 @@ export function revokeApiKey(params: { db: LineageDb; id: string }): boolean {
 }
 
 /** The tenant (key id) a presented key belongs to, or null when unknown. */
+const keyByHash = new WeakMap<LineageDb, { get(values: { hash: string }): { id: string } | undefined }>();
+
+/** Every request authenticates: the lookup is prepared once per database handle. */
 export function tenantForKey(params: { db: LineageDb; key: string }): string | null {
-  const row = params.db.db
-    .select({ id: api_keys.id })
-    .from(api_keys)
-    .where(eq(api_keys.key_hash, hashApiKey(params.key)))
-    .get();
-  return row?.id ?? null;
+  let statement = keyByHash.get(params.db);
+  if (!statement) {
+    statement = params.db.db.select({ id: api_keys.id }).from(api_keys).where(eq(api_keys.key_hash, sql.placeholder('hash'))).prepare();
+    keyByHash.set(params.db, statement);
+  }
+  return statement.get({ hash: hashApiKey(params.key) })?.id ?? null;
 }
