@@ -77,7 +77,7 @@ export async function measureSearch(args: {
       unit: 'ms (ratio = git ÷ ours)',
       goal: '≥ 500',
       meets_goal: scopedGit / scoped >= 500,
-      note: `searchFirstAppearance({ q, agentId }) (GET /api/search?q=&agent=ID), one run each over ${scopedFacts.length} facts: SQLite ${db.sqlite.prepare('SELECT sqlite_version() AS v').pluck().get() as string} drives this query from record_versions_agent_synced_idx and re-runs the FTS MATCH per version row`,
+      note: `searchFirstAppearance({ q, agentId }) (GET /api/search?q=&agent=ID), one run each over ${scopedFacts.length} facts (the FTS index drives the query: CROSS JOIN keeps SQLite from walking the agent's versions first)`,
     }],
   };
 }
