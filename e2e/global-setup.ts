@@ -54,9 +54,11 @@ export default async function globalSetup(): Promise<void> {
   if (process.env.E2E_SKIP_BUILD !== '1' || !fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) run('npx', ['next', 'build']);
 
   const port = await freePort();
+  // Only --data names the data directory (no LINEAGE_DATA): the dashboard must follow the flag.
+  const { LINEAGE_DATA: _unused, ...serverEnv } = { ...process.env, ...env };
   const server = spawn('npx', ['tsx', 'lib/cli/main.ts', 'serve', '--port', String(port), '--data', dataDir], {
     cwd: ROOT,
-    env: { ...process.env, ...env },
+    env: serverEnv,
     stdio: ['ignore', 'ignore', 'inherit'],
     detached: true,
   });

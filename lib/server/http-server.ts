@@ -43,6 +43,10 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   const service = createServiceContext({ dataDir: options.dataDir, limits: options.limits, clock: options.clock });
   let nextHandler: NodeHandler | null = null;
   if (options.ui) {
+    // Next's route handlers and pages run in this process: they must read the data directory this
+    // server was given (--data), through the very ledger handle the protocol uses.
+    process.env.LINEAGE_DATA = service.ledger.db.dataDir;
+    (globalThis as { lineageLedger?: typeof service.ledger }).lineageLedger = service.ledger;
     const root = repoRoot();
     await ensureNextBuild(root, log);
     nextHandler = await loadNextHandler(root);

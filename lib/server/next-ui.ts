@@ -47,7 +47,8 @@ export async function ensureNextBuild(dir: string, log: (line: string) => void):
   log(`lineage serve: ${reason}, running \`next build\`…`);
   const nextBin = path.join(dir, 'node_modules', 'next', 'dist', 'bin', 'next');
   await new Promise<void>((resolve, reject) => {
-    const child = spawn(process.execPath, [nextBin, 'build'], { cwd: dir, stdio: ['ignore', process.stderr, process.stderr] });
+    // A self-hosted audit tool phones nowhere: Next's telemetry stays off.
+    const child = spawn(process.execPath, [nextBin, 'build'], { cwd: dir, stdio: ['ignore', process.stderr, process.stderr], env: { ...process.env, NEXT_TELEMETRY_DISABLED: '1' } });
     child.on('error', reject);
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`next build failed with exit code ${code}`))));
   });
@@ -56,6 +57,7 @@ export async function ensureNextBuild(dir: string, log: (line: string) => void):
 
 /** Prepares the Next.js app once (production mode) and returns its request handler. */
 export async function loadNextHandler(dir: string): Promise<NodeHandler> {
+  process.env.NEXT_TELEMETRY_DISABLED = '1';
   const mod = (await import('next')) as unknown as { default: (options: { dev: boolean; dir: string }) => NextApp };
   const app = mod.default({ dev: false, dir });
   await app.prepare();
