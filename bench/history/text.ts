@@ -1,16 +1,6 @@
-/** Deterministic prose for the generated workspace: a seeded PRNG and word pickers. */
+/** Deterministic prose for the generated workspace: word pickers over the shared seeded PRNG. */
+export { prng } from '@/lib/core/prng';
 
-/** Mulberry32: small, fast, seeded. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const SUBJECTS = ['the deploy', 'redis', 'the kafka consumer', 'Dana', 'the VPN', 'backups', 'the CI runner', 'the billing job',
   'postgres', 'the grafana board', 'Sam', 'the staging cluster', 'nginx', 'the cron sweep', 'DNS', 'the API gateway'] as const;

@@ -4,6 +4,7 @@
  * same ledger.
  */
 import type { Clock } from '@/lib/core/clock';
+import { prng } from '@/lib/core/prng';
 
 /** Days the scripted lives span; the last day is "today". */
 export const DEMO_DAYS = 28;
@@ -85,14 +86,7 @@ export interface Prng {
 }
 
 export function seededPrng(seed: number): Prng {
-  let state = seed >>> 0;
-  const next = (): number => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
+  const next = prng(seed);
   return {
     next,
     int: (min, max) => min + Math.floor(next() * (max - min + 1)),

@@ -12,20 +12,11 @@ import type { MemoryRecord } from '@/lib/core/record';
 import { uuidV5 } from '@/lib/core/uuid';
 import { ingestDelta, ingestSnapshot, registerAgent, type Ledger } from '@/lib/ledger';
 
+import { prng } from '@/lib/core/prng';
+
 const RUNTIME = 'openclaw';
 const FILES = ['MEMORY.md', 'memory/2026-01-01.md', 'memory/2026-01-02.md', 'memory/project-alpha.md', 'memory/archive/old.md'];
 
-/** Mulberry32: a small seeded PRNG. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface PlantedFact {
   fact: string;
