@@ -62,7 +62,8 @@ export class FsBlobStore implements BlobStore {
     const handle = await fs.open(temp, 'wx');
     try {
       await handle.writeFile(bytes);
-      await handle.sync();
+      // fdatasync: the bytes and the size needed to read them back, without the inode's times.
+      await handle.datasync();
     } catch (error) {
       await handle.close();
       await fs.rm(temp, { force: true });
@@ -80,7 +81,7 @@ export class FsBlobStore implements BlobStore {
    */
   private syncRoot(): Promise<void> {
     if (!this.dirSyncRunning) {
-      this.dirSyncRunning = fsyncDir(this.root).finally(() => {
+      this.dirSyncRunning = this.fsyncRoot().finally(() => {
         this.dirSyncRunning = null;
       });
       return this.dirSyncRunning;
@@ -90,6 +91,20 @@ export class FsBlobStore implements BlobStore {
       return this.syncRoot();
     });
     return this.dirSyncQueued;
+  }
+
+  /** The directory handle stays open: each fsync is one call, not open + fsync + close. */
+  private rootHandle: Promise<fs.FileHandle> | null = null;
+
+  private async fsyncRoot(): Promise<void> {
+    this.rootHandle ??= fs.open(this.root, 'r');
+    try {
+      await (await this.rootHandle).sync();
+    } catch {
+      // A stale handle (the directory was replaced): reopen once; a second failure propagates.
+      this.rootHandle = null;
+      await fsyncDir(this.root);
+    }
   }
 
   async get(key: string): Promise<Uint8Array> {
