@@ -48,11 +48,6 @@ export function chunkBirthIds(args: {
   });
 }
 
-/** Legacy positional id (≤0.2): `{origin_file}:{section_index}`. */
-export function legacyPositionalId(runtime: TextRuntime, originFile: string, index: number): Uuid {
-  return uuidV5(NS[runtime], `${originFile}:${index}`);
-}
-
 /** Re-mint id for a reconcile collision; `taken` answers whether a candidate is in use. */
 export function remintId(args: {
   agentId: string;

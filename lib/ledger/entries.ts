@@ -1,6 +1,9 @@
 /** Reading the ledger: entries, restore plans (CONTRACT §1.3) and entry bytes. */
 import { and, asc, eq, gt, lte, type SQL } from 'drizzle-orm';
 import { ledger_entries, type EntryKind, type LedgerEntryRow } from '@/db/schema';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import type { AlfSnapshot } from '@/lib/core/archive/types';
+import type { SequencedDelta } from '@/lib/core/restore';
 import { sha256Hex } from '@/lib/core/uuid';
 import { requireAgent, type TenantScope } from './agents';
 import { LedgerError } from './errors';
@@ -57,4 +60,14 @@ export async function readEntryBytes(params: { ledger: Ledger; entry: Pick<Ledge
     throw new LedgerError('blob_corrupt', `blob ${params.entry.blob_key} does not match its recorded sha256`);
   }
   return bytes;
+}
+
+/** The parsed snapshot and deltas of a plan, ready for the restore fold (`foldSnapshot`). */
+export async function readPlanArchives(params: { ledger: Ledger; plan: RestorePlan }): Promise<{ base: AlfSnapshot; baseSequence: number; deltas: SequencedDelta[] }> {
+  const base = await readSnapshot(await readEntryBytes({ ledger: params.ledger, entry: params.plan.snapshot }));
+  const deltas: SequencedDelta[] = [];
+  for (const entry of params.plan.deltas) {
+    deltas.push({ sequence: entry.seq, delta: await readDelta(await readEntryBytes({ ledger: params.ledger, entry })) });
+  }
+  return { base, baseSequence: params.plan.snapshot.seq, deltas };
 }

@@ -1,7 +1,7 @@
-import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { foldSnapshot } from '@/lib/core/restore';
 import type { JsonObject } from '@/lib/core/json';
 import type { AgentRow } from '@/lib/ledger/agents';
-import { readEntryBytes, restorePlan } from '@/lib/ledger/entries';
+import { readPlanArchives, restorePlan } from '@/lib/ledger/entries';
 import type { Ledger } from '@/lib/ledger/ledger';
 import type { LayerCounts } from '@/lib/client/types';
 
@@ -25,8 +25,8 @@ function count(layers: Layers): LayerCounts {
 }
 
 /**
- * `layer_counts` of AgentInfo: the latest snapshot's identity/principals/credentials,
- * each replaced by any later delta that carries it (deltas carry full documents, §3.2).
+ * `layer_counts` of AgentInfo: identity/principals/credentials of the restore fold at the latest
+ * sequence (a later delta's full document replaces the snapshot's, §3.2).
  */
 export async function layerCountsOf(ledger: Ledger, agent: AgentRow): Promise<LayerCounts> {
   if (agent.latest_sequence === null || agent.latest_snapshot_seq === null) return { credentials: 0, principals: 0, identity: 0 };
@@ -34,12 +34,7 @@ export async function layerCountsOf(ledger: Ledger, agent: AgentRow): Promise<La
   const cached = cache.get(key);
   if (cached) return cached;
   const plan = restorePlan({ ledger, agentId: agent.id });
-  const snapshot = await readSnapshot(await readEntryBytes({ ledger, entry: plan.snapshot }));
-  const layers: Layers = { ...snapshot.layers };
-  for (const entry of plan.deltas) {
-    const delta = await readDelta(await readEntryBytes({ ledger, entry }));
-    Object.assign(layers, delta.layers);
-  }
+  const layers: Layers = foldSnapshot({ ...(await readPlanArchives({ ledger, plan })), now: new Date(0) }).layers;
   const counts = count(layers);
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, counts);

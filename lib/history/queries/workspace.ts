@@ -4,9 +4,9 @@ import { sql } from 'drizzle-orm';
 import tar from 'tar-stream';
 import yazl from 'yazl';
 import type { LineageDb } from '@/db/client';
-import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import { writeSnapshot } from '@/lib/core/archive';
 import { foldSnapshot } from '@/lib/core/restore';
-import { readEntryBytes, restorePlan, type Ledger } from '@/lib/ledger';
+import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
 import { assertSequence, findAgent, type TenantScope } from './common';
 
@@ -129,11 +129,7 @@ export async function workspaceAlfAt(params: { ledger: Ledger; agentId: string; 
   const plan = restorePlan({ ledger: params.ledger, agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
   const snapshotBytes = await readEntryBytes({ ledger: params.ledger, entry: plan.snapshot });
   if (plan.deltas.length === 0) return snapshotBytes;
-  const base = await readSnapshot(snapshotBytes);
-  const deltas = [];
-  for (const entry of plan.deltas) {
-    deltas.push({ sequence: entry.seq, delta: await readDelta(await readEntryBytes({ ledger: params.ledger, entry })) });
-  }
+  const archives = await readPlanArchives({ ledger: params.ledger, plan });
   const now = sequenceTime(params.ledger.db, plan.agentId, plan.sequence);
-  return writeSnapshot(foldSnapshot({ base, baseSequence: plan.snapshot.seq, deltas, now }), { today: now.toISOString().slice(0, 10) });
+  return writeSnapshot(foldSnapshot({ ...archives, now }), { today: now.toISOString().slice(0, 10) });
 }
