@@ -1,15 +1,8 @@
 import type { AgentRow } from '@/lib/ledger/agents';
-import type { LayerCounts } from '@/lib/client/types';
+import type { AgentInfo, LayerCounts } from '@/lib/client/types';
 
-/** AgentInfo as CONTRACT §1.2 shapes it; `latest_sequence` is 0 before the first sync. */
-export interface AgentInfoDto {
-  id: string;
-  name: string;
-  source_runtime: string | null;
-  created_at: string;
-  latest_sequence: number;
-  layer_counts?: LayerCounts;
-}
+/** AgentInfo as CONTRACT §1.2 shapes it (one wire type for server and client); `latest_sequence` is 0 before the first sync. */
+export type AgentInfoDto = AgentInfo;
 
 /** Projects an agent row (plus, on GET, its folded layer counts) to AgentInfo. */
 export function toAgentInfo(row: AgentRow, layerCounts?: LayerCounts): AgentInfoDto {
