@@ -5,7 +5,10 @@ import { useEffect, useRef, useState } from 'react';
 import { routes } from '@/lib/ui/routes';
 import { SearchIcon } from '../ui/icons';
 
-/** The header's fact search: submits to `/search?q=`; "/" focuses it from anywhere. */
+/**
+ * The header's fact search: submits to `/search?q=` (a plain GET form before hydration, a client
+ * navigation after); "/" focuses it from anywhere.
+ */
 export function SearchBox() {
   const router = useRouter();
   const pathname = usePathname();
@@ -32,10 +35,13 @@ export function SearchBox() {
   return (
     <form
       role="search"
+      action="/search"
+      method="get"
       className="relative w-full max-w-md"
       onSubmit={(event) => {
         event.preventDefault();
-        const q = value.trim();
+        // Read the field itself, not the state: text typed before hydration must still count.
+        const q = String(new FormData(event.currentTarget).get('q') ?? '').trim();
         if (q) router.push(routes.search(q, pathname === '/search' ? (params.get('agent') ?? undefined) : undefined));
       }}
     >

@@ -32,13 +32,17 @@ export function SearchView() {
         <p className="text-[13px] text-muted">Searches every version of every memory, including ones later moved or deleted.</p>
       </div>
       <form
+        action="/search"
+        method="get"
         className="flex items-center gap-3"
         onSubmit={(e) => {
           e.preventDefault();
-          url.set({ q: draft.trim() || null, offset: null });
+          // The field's own value: text typed before hydration still counts.
+          url.set({ q: String(new FormData(e.currentTarget).get('q') ?? '').trim() || null, offset: null });
         }}
       >
         <input
+          name="q"
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
           placeholder="A fact, a name, an IP address, an id…"
