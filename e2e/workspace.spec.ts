@@ -52,3 +52,44 @@ test('"as of" a date opens the sequence that was in force then', async ({ page, 
   await expect(page.locator('[data-testid="workspace-page"][data-seq="1"]')).toBeVisible();
   await expect(page).toHaveURL(/seq=1/);
 });
+
+test('an "as of" link is shareable, and a time before the first sync or not a time says so', async ({ page, seed, request }) => {
+  const res = await request.get(`/api/agents/${seed.agentId}/sequences`);
+  const { items } = (await res.json()) as { items: { seq: number; synced_at: string }[] };
+  const at = (seq: number) => Date.parse(items.find((i) => i.seq === seq)!.synced_at);
+  const between = new Date((at(2) + at(3)) / 2).toISOString().slice(0, 16);
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(seed.agentId, `?as_of=${between}&file=${FACTS.workspaceFile}`);
+  await expect(page.locator('[data-testid="workspace-page"][data-seq="2"]')).toBeVisible();
+  await expect(page).toHaveURL(/seq=2/);
+  await expect(page).not.toHaveURL(/as_of=/);
+  expect(new URL(page.url()).searchParams.get('file')).toBe(FACTS.workspaceFile);
+
+  const before = new Date(at(0) - 86_400_000).toISOString().slice(0, 16);
+  await workspace.goto(seed.agentId, `?as_of=${before}`);
+  await expect(page.getByTestId('workspace-as-of-error')).toHaveText('no sync yet at that time');
+  await workspace.goto(seed.agentId, '?as_of=yesterday');
+  await expect(page.getByTestId('workspace-as-of-error')).toContainText('is not a date and time');
+});
+
+test.describe('before the page has hydrated', () => {
+  test('the sequence and "as of" fields are plain forms: submitting them lands in the URL', async ({ page, seed }) => {
+    // The app's scripts never load, so the page stays as the server streamed it: what a user sees
+    // and types into before hydration.
+    await page.route('**/_next/static/chunks/**', (route) => route.abort());
+    await page.goto(`/agents/${seed.agentId}/workspace?file=${FACTS.workspaceFile}`);
+    await page.getByTestId('workspace-seq').fill('3');
+    await page.getByTestId('workspace-seq').press('Enter');
+    await page.waitForURL(/seq=3/);
+    expect(new URL(page.url()).searchParams.get('file')).toBe(FACTS.workspaceFile);
+    await expect(page.locator('[data-testid="workspace-page"][data-seq="3"]')).toBeAttached();
+
+    await page.getByTestId('workspace-as-of').fill('2026-01-02T03:04');
+    await page.getByTestId('workspace-as-of-go').click();
+    await page.waitForURL(/as_of=/);
+    const params = new URL(page.url()).searchParams;
+    expect(params.get('as_of')).toBe('2026-01-02T03:04');
+    expect(params.get('seq')).toBeNull();
+    expect(params.get('file')).toBe(FACTS.workspaceFile);
+  });
+});

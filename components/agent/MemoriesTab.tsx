@@ -43,7 +43,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
             )}
           </span>
         }
-        actions={<SequenceInput value={at ?? latest} latest={latest} onChange={(seq) => url.set({ at: seq })} testId="memories-at" />}
+        actions={<SequenceInput value={at ?? latest} latest={latest} param="at" onChange={(seq) => url.set({ at: seq })} testId="memories-at" />}
       >
         <div className="flex items-center gap-3 border-b border-line bg-zinc-50/60 px-4 py-2">
           <RecordFilterBar facets={first?.facets ?? {}} filters={filters} onChange={(key, value) => url.set({ [key]: value })} />

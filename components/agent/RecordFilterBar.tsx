@@ -4,6 +4,7 @@ import { useEffect, useState } from 'react';
 import type { FacetValue } from '@/lib/ui/api-types';
 import type { RecordFilters } from '@/lib/ui/query-keys';
 import { Select } from '../ui/Field';
+import { formText, UrlForm } from '../ui/UrlForm';
 
 type FacetKey = 'memory_type' | 'namespace' | 'tier' | 'file' | 'status';
 
@@ -42,16 +43,11 @@ export function RecordFilterBar({ facets, filters, onChange }: {
           </Select>
         );
       })}
-      <form
-        className="inline-flex items-center gap-1.5 text-[12px] text-muted"
-        onSubmit={(e) => {
-          e.preventDefault();
-          onChange('tag', tag.trim() || null);
-        }}
-      >
+      <UrlForm fields={['tag']} className="inline-flex items-center gap-1.5 text-[12px] text-muted" onSubmit={(values) => onChange('tag', formText(values, 'tag'))}>
         <label htmlFor="filter-tag">Tag</label>
         <input
           id="filter-tag"
+          name="tag"
           data-testid="filter-tag"
           value={tag}
           placeholder="e.g. curated"
@@ -59,7 +55,7 @@ export function RecordFilterBar({ facets, filters, onChange }: {
           onBlur={() => (tag.trim() || null) !== (filters.tag ?? null) && onChange('tag', tag.trim() || null)}
           className="h-7 w-32 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs"
         />
-      </form>
+      </UrlForm>
     </div>
   );
 }

@@ -1,36 +1,42 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { formText, UrlForm } from '../ui/UrlForm';
 
-/** A sequence number field (0…latest) that commits on Enter or blur, with a "latest" shortcut. */
-export function SequenceInput({ value, latest, onChange, testId = 'sequence-input' }: {
+/**
+ * A sequence number field (0…latest) that commits on Enter or blur, with a "latest" shortcut. It is
+ * the query parameter `param` of the page, so Enter works even before the page has hydrated.
+ */
+export function SequenceInput({ value, latest, param, onChange, testId = 'sequence-input' }: {
   value: number;
   latest: number;
+  param: string;
   onChange: (seq: number | null) => void;
   testId?: string;
 }) {
   const [draft, setDraft] = useState(String(value));
   useEffect(() => setDraft(String(value)), [value]);
-  const commit = () => {
-    const n = Number(draft);
-    if (Number.isInteger(n) && n >= 0 && n <= latest) onChange(n === latest ? null : n);
-    else setDraft(String(value));
+  const commit = (text: string | null) => {
+    const n = Number(text);
+    if (text !== null && Number.isInteger(n) && n >= 0 && n <= latest) {
+      if (n !== value) onChange(n === latest ? null : n);
+    } else setDraft(String(value));
   };
   return (
-    <div className="inline-flex items-center gap-1.5 text-[12px] text-muted">
+    <UrlForm fields={[param]} onSubmit={(values) => commit(formText(values, param))} className="inline-flex items-center gap-1.5 text-[12px] text-muted">
       <label htmlFor={testId}>At sequence</label>
       <span className="inline-flex items-center rounded-md border border-line bg-white pl-1.5 shadow-xs">
         <span className="font-mono text-faint">#</span>
         <input
           id={testId}
+          name={param}
           data-testid={testId}
           type="number"
           min={0}
           max={latest}
           value={draft}
           onChange={(e) => setDraft(e.target.value)}
-          onBlur={commit}
-          onKeyDown={(e) => e.key === 'Enter' && commit()}
+          onBlur={(e) => commit(e.target.value.trim() || null)}
           className="h-7 w-16 bg-transparent px-1 font-mono text-[12px] text-ink outline-none"
         />
       </span>
@@ -40,6 +46,6 @@ export function SequenceInput({ value, latest, onChange, testId = 'sequence-inpu
           latest
         </button>
       )}
-    </div>
+    </UrlForm>
   );
 }

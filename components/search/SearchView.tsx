@@ -9,6 +9,7 @@ import { Button } from '../ui/Button';
 import { Select } from '../ui/Field';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
 
 /** "When did this fact first appear": `?q=` (and `?agent=`, `?offset=`) in the URL. */
@@ -31,15 +32,12 @@ export function SearchView() {
         <h1 className="text-lg font-semibold tracking-tight">When did this first appear?</h1>
         <p className="text-[13px] text-muted">Searches every version of every memory, including ones later moved or deleted.</p>
       </div>
-      <form
+      <UrlForm
         action="/search"
-        method="get"
+        fields={['q']}
+        drop={['offset']}
         className="flex items-center gap-3"
-        onSubmit={(e) => {
-          e.preventDefault();
-          // The field's own value: text typed before hydration still counts.
-          url.set({ q: String(new FormData(e.currentTarget).get('q') ?? '').trim() || null, offset: null });
-        }}
+        onSubmit={(values) => url.set({ q: formText(values, 'q'), offset: null })}
       >
         <input
           name="q"
@@ -61,7 +59,7 @@ export function SearchView() {
         <Button type="submit" variant="primary">
           Search
         </Button>
-      </form>
+      </UrlForm>
       {!q ? (
         <Panel>
           <EmptyState title="Type a fact to trace it">

@@ -1,8 +1,9 @@
 'use client';
 
+import { useEffect } from 'react';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
-import { useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
+import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
 import { formatDateTime, plural } from '@/lib/ui/format';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
@@ -11,7 +12,17 @@ import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
 import { SequenceControls } from './SequenceControls';
 
-/** The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff. */
+/** `?as_of=` as the datetime-local field writes it (UTC), as an ISO time; null when it is not one. */
+function asOfTime(value: string | null): string | null {
+  if (value === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
+  const time = new Date(`${value}Z`);
+  return Number.isNaN(time.getTime()) ? null : time.toISOString();
+}
+
+/**
+ * The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff.
+ * `?as_of=` (a UTC date and time) resolves to the sequence in force then and is replaced by it.
+ */
 export function WorkspaceView({ agentId }: { agentId: string }) {
   const url = useUrlState();
   const { agent, error: agentError } = useAgent(agentId);
@@ -21,6 +32,19 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   const file = url.get('file');
   const compare = intParam(url.get('compare'));
   const tree = useWorkspaceTree(agentId, seq);
+  const asOf = url.get('as_of');
+  const asOfIso = asOfTime(asOf);
+  const resolved = useSequenceAt(agentId, asOfIso);
+  const found = resolved.data;
+  useEffect(() => {
+    if (asOf !== null && found && latest !== null) url.set({ as_of: null, seq: found.sequence === latest ? null : found.sequence }, { replace: true });
+  }, [asOf, found, latest, url.set]);
+  const asOfError =
+    asOf === null ? null
+    : asOfIso === null ? `“${asOf}” is not a date and time`
+    : resolved.error ? resolved.error.message
+    : found === null ? 'no sync yet at that time'
+    : null;
 
   if (agentError) return null;
   if (latest === null || seq === null) {
@@ -41,10 +65,12 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
       </div>
       <Panel>
         <SequenceControls
-          agentId={agentId}
           seq={seq}
           latest={latest}
-          onChange={(s) => url.set({ seq: s, compare: compare !== null && compare === s ? null : compare })}
+          asOf={asOf}
+          asOfError={asOfError}
+          onChange={(s) => url.set({ seq: s, as_of: null, compare: compare !== null && compare === s ? null : compare })}
+          onAsOf={(value) => url.set({ as_of: value, seq: null })}
         />
       </Panel>
       {tree.error ? (
