@@ -70,6 +70,32 @@ export function orderRecordFields(record: MemoryRecord): MemoryRecord {
   return out as MemoryRecord;
 }
 
+/**
+ * `JSON.stringify(orderRecordFields(record))` without building the reordered copy: the same text,
+ * written member by member. Records whose unknown keys look like array indexes (which JSON.stringify
+ * would move to the front) or carry `__proto__` take the plain path.
+ */
+export function recordJson(record: MemoryRecord): string {
+  let out = '{';
+  let first = true;
+  const member = (key: string, value: unknown) => {
+    if (value === undefined) return;
+    const text = JSON.stringify(value);
+    if (text === undefined) return;
+    out += first ? `${JSON.stringify(key)}:${text}` : `,${JSON.stringify(key)}:${text}`;
+    first = false;
+  };
+  for (const key of FIELD_ORDER) member(key, record[key]);
+  for (const key of Object.keys(record)) {
+    if (KNOWN_FIELDS.has(key)) continue;
+    if (key === '__proto__' || /^\d/.test(key)) return JSON.stringify(orderRecordFields(record));
+    member(key, record[key]);
+  }
+  return `${out}}`;
+}
+
+const KNOWN_FIELDS = new Set<string>(FIELD_ORDER);
+
 /** Reconcile scope: the origin file, else `ns:<namespace>` (CONTRACT §5). */
 export function recordScope(record: MemoryRecord): string {
   const file = record.source.origin_file;

@@ -1,5 +1,5 @@
 import type { JsonObject } from '../json';
-import { asMemoryRecord, orderRecordFields, RecordShapeError, type MemoryRecord } from '../record';
+import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from '../record';
 import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } from './inventory';
 import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
@@ -63,7 +63,9 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
 
 /** One JSONL line per record, schema field order, `\n` after each. */
 export function recordLines(records: readonly MemoryRecord[]): Uint8Array {
-  return utf8(records.map((record) => `${JSON.stringify(orderRecordFields(record))}\n`).join(''));
+  let text = '';
+  for (const record of records) text += `${recordJson(record)}\n`;
+  return utf8(text);
 }
 
 const RESERVED_NAMES = new Set<string>([MANIFEST_FILE, DELTA_MANIFEST_FILE, ...Object.values(LAYER_FILES)]);
