@@ -6,8 +6,9 @@
  *   npx tsx bench/ingest-http.ts [--agents 10] [--deltas 200]
  */
 import { spawn } from 'node:child_process';
+import http from 'node:http';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -24,7 +25,17 @@ const arg = (name: string, fallback: number) => {
 const AGENTS = arg('agents', 10);
 const DELTAS = arg('deltas', 200);
 
-async function startServer(dataDir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+/** CPU time (user + system, ms) a process has used so far, from /proc (Linux); null elsewhere. */
+function cpuMs(pid: number): number | null {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100; // utime + stime, in USER_HZ (100)
+  } catch {
+    return null;
+  }
+}
+
+async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
   const child = spawn(process.execPath, [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), '--import', 'tsx', path.join(root, 'lib/cli/main.ts'), 'serve', '--no-ui', '--port', '0', '--data', dataDir], {
     cwd: root, stdio: ['ignore', 'ignore', 'pipe'],
   });
@@ -38,12 +49,33 @@ async function startServer(dataDir: string): Promise<{ url: string; stop: () => 
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  return { url, stop: async () => { child.kill('SIGTERM'); await exited; } };
+  return { url, pid: child.pid!, stop: async () => { child.kill('SIGTERM'); await exited; } };
 }
 
+// node:http with keep-alive rather than fetch: the client shares the 2 cores with the server, and
+// undici's fetch costs several times more CPU per request than a plain http.request.
+const agent = new http.Agent({ keepAlive: true, maxSockets: 64 });
+
 async function post(url: string, key: string, body: Uint8Array, method = 'POST'): Promise<{ status: number; json: any }> {
-  const res = await fetch(url, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream' }, body: body as BodyInit });
-  return { status: res.status, json: await res.json() };
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, {
+      method, agent,
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/octet-stream', 'content-length': body.byteLength },
+    }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (chunk: Buffer) => chunks.push(chunk));
+      res.on('end', () => {
+        try {
+          resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(chunks).toString('utf8')) });
+        } catch (error) {
+          reject(error);
+        }
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }
 
 function percentile(sorted: number[], p: number): number {
@@ -73,6 +105,8 @@ async function main(): Promise<void> {
     const latencies: number[] = [];
     process.stderr.write(`bench: ${AGENTS} agents × ${DELTAS} deltas over HTTP…\n`);
     const started = performance.now();
+    const serverCpuBefore = cpuMs(server.pid);
+    const clientCpuBefore = process.cpuUsage();
     await Promise.all(agents.map(async (id, a) => {
       for (let n = 0; n < DELTAS; n += 1) {
         const t0 = performance.now();
@@ -82,6 +116,8 @@ async function main(): Promise<void> {
       }
     }));
     const seconds = (performance.now() - started) / 1000;
+    const serverCpuAfter = cpuMs(server.pid);
+    const clientCpu = process.cpuUsage(clientCpuBefore);
     latencies.sort((x, y) => x - y);
     const total = AGENTS * DELTAS;
     const result = {
@@ -101,11 +137,17 @@ async function main(): Promise<void> {
         p99: Number(percentile(latencies, 99).toFixed(2)),
         max: Number(latencies[latencies.length - 1]!.toFixed(2)),
       },
+      // CPU time per delta, to tell server cost from client cost on a shared 2-core machine
+      cpu_ms_per_delta: {
+        server: serverCpuBefore === null || serverCpuAfter === null ? null : Number(((serverCpuAfter - serverCpuBefore) / total).toFixed(3)),
+        client: Number(((clientCpu.user + clientCpu.system) / 1000 / total).toFixed(3)),
+      },
       goal: { deltas_per_second: 300, p99_ms: 50 },
     };
     writeFileSync(path.join(root, 'bench/results-ingest.json'), `${JSON.stringify(result, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(result)}\n`);
   } finally {
+    agent.destroy();
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
