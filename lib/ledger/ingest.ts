@@ -4,8 +4,8 @@
  * re-checks the sequence (the authoritative compare-and-set), appends the ledger entry, moves the
  * agent forward and indexes the entry. A crash leaves at most an orphan blob.
  */
-import { and, eq } from 'drizzle-orm';
-import { agents, ledger_entries, type AgentRow, type EntryKind } from '@/db/schema';
+import type { Statement } from 'better-sqlite3';
+import type { AgentRow, EntryKind } from '@/db/schema';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
 import { NS } from '@/lib/core/ids';
@@ -53,9 +53,30 @@ function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): st
   return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
 }
 
+/** The statements of the ingest transaction, prepared once per database handle (the hot path). */
+function ingestStatements(ledger: Ledger) {
+  let prepared = statementCache.get(ledger.db.sqlite);
+  if (!prepared) {
+    const { sqlite } = ledger.db;
+    prepared = {
+      hasEntry: sqlite.prepare('SELECT 1 FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?').pluck(),
+      agent: sqlite.prepare('SELECT * FROM agents WHERE id = ?'),
+      insertEntry: sqlite.prepare(`INSERT INTO ledger_entries
+        (id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, raw_changed, raw_deleted)
+        VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @raw_changed, @raw_deleted)`),
+      moveDelta: sqlite.prepare('UPDATE agents SET latest_sequence = ? WHERE id = ?'),
+      moveSnapshot: sqlite.prepare('UPDATE agents SET latest_sequence = ?, latest_snapshot_seq = ? WHERE id = ?'),
+    };
+    statementCache.set(ledger.db.sqlite, prepared);
+  }
+  return prepared;
+}
+const statementCache = new WeakMap<object, {
+  hasEntry: Statement; agent: Statement; insertEntry: Statement; moveDelta: Statement; moveSnapshot: Statement;
+}>();
+
 function hasEntry(ledger: Ledger, agentId: string, seq: number, kind: EntryKind): boolean {
-  return ledger.db.db.select({ seq: ledger_entries.seq }).from(ledger_entries)
-    .where(and(eq(ledger_entries.agent_id, agentId), eq(ledger_entries.seq, seq), eq(ledger_entries.kind, kind))).get() !== undefined;
+  return ingestStatements(ledger).hasEntry.get(agentId, seq, kind) !== undefined;
 }
 
 /**
@@ -83,18 +104,17 @@ function commit(params: IngestBase & {
   assertNotRebuilding(ledger);
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${kind}:${sha}`);
   const syncedAt = now.toISOString();
+  const statements = ingestStatements(ledger);
   sqlite.transaction(() => {
-    const agent = db.select().from(agents).where(eq(agents.id, agentId)).get();
+    const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
     const counts: IndexCounts = indexEntry(db, { agentId, seq, syncedAt, ...params.archive });
-    db.insert(ledger_entries).values({
+    statements.insertEntry.run({
       id, agent_id: agentId, seq, kind, blob_key: key, sha256: sha, size_bytes: bytes.byteLength, created_at: syncedAt, ...counts,
-    }).run();
-    db.update(agents).set({
-      latest_sequence: seq,
-      ...(kind === 'snapshot' ? { latest_snapshot_seq: seq } : {}),
-    }).where(eq(agents.id, agentId)).run();
+    });
+    if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
+    else statements.moveDelta.run(seq, agentId);
   }).immediate();
   return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
 }
