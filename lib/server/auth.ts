@@ -1,9 +1,10 @@
 import type { LineageDb } from '@/db/client';
 import { tenantForKey } from './api-keys';
 import { ServiceError } from './errors';
+import type { ProtocolRequest } from './protocol-http';
 
 /** Resolves `Authorization: Bearer <key>` to the key's tenant id, or throws 401. */
-export function authenticate(req: Request, db: LineageDb): string {
+export function authenticate(req: ProtocolRequest, db: LineageDb): string {
   const header = req.headers.get('authorization');
   if (!header) throw new ServiceError('unauthorized', 'missing Authorization header; expected "Bearer <api key>"');
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header);

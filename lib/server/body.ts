@@ -1,44 +1,24 @@
 import { ServiceError } from './errors';
+import type { ProtocolRequest } from './protocol-http';
 
 /**
- * Reads a request body, refusing it with 413 as soon as it passes `maxBytes` —
- * from the declared Content-Length before reading anything, else while streaming —
- * so an oversized body is never buffered whole.
+ * Reads a request body, refusing it with 413 as soon as it passes `maxBytes` — from the declared
+ * Content-Length before reading anything, else while it arrives — so an oversized body is never
+ * buffered whole.
  */
-export async function readBodyCapped(req: Request, maxBytes: number): Promise<Uint8Array> {
-  const tooLarge = () => new ServiceError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
+export async function readBodyCapped(req: ProtocolRequest, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(req.headers.get('content-length') ?? NaN);
-  if (Number.isFinite(declared) && declared > maxBytes) throw tooLarge();
-  if (!req.body) return new Uint8Array(0);
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await reader.cancel().catch(() => undefined);
-      throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  return concat(chunks, total);
+  if (Number.isFinite(declared) && declared > maxBytes) throw bodyTooLarge(maxBytes);
+  return req.readBody(maxBytes);
 }
 
-function concat(chunks: Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
+/** The 413 of a body over `maxBytes`. */
+export function bodyTooLarge(maxBytes: number): ServiceError {
+  return new ServiceError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
 }
 
 /** Binary uploads must be `application/octet-stream` (CONTRACT §1.1); anything else is a client bug. */
-export function requireOctetStream(req: Request): void {
+export function requireOctetStream(req: ProtocolRequest): void {
   const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   if (type !== 'application/octet-stream') {
     throw new ServiceError(
@@ -49,7 +29,7 @@ export function requireOctetStream(req: Request): void {
 }
 
 /** Reads a binary upload: content type checked, size capped, empty refused. */
-export async function readArchiveUpload(req: Request, maxBytes: number): Promise<Uint8Array> {
+export async function readArchiveUpload(req: ProtocolRequest, maxBytes: number): Promise<Uint8Array> {
   requireOctetStream(req);
   const bytes = await readBodyCapped(req, maxBytes);
   if (bytes.byteLength === 0) throw new ServiceError('bad_request', 'request body is empty; expected archive bytes');
@@ -57,7 +37,7 @@ export async function readArchiveUpload(req: Request, maxBytes: number): Promise
 }
 
 /** Reads and parses a JSON body (small, capped). */
-export async function readJsonBody(req: Request, maxBytes = 64 * 1024): Promise<unknown> {
+export async function readJsonBody(req: ProtocolRequest, maxBytes = 64 * 1024): Promise<unknown> {
   const bytes = await readBodyCapped(req, maxBytes);
   if (bytes.byteLength === 0) throw new ServiceError('bad_request', 'request body is empty; expected JSON');
   try {

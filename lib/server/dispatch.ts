@@ -3,9 +3,10 @@ import type { ServiceContext } from './context';
 import { errorToResponse, jsonResponse, ServiceError } from './errors';
 import { matchRoute } from './router';
 import { PROTOCOL_ROUTES } from './routes';
+import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
 
 /** Routes one protocol request: match → authenticate → handler; every error becomes a JSON response here. */
-export async function handleProtocolRequest(req: Request, service: ServiceContext): Promise<Response> {
+export async function handleProtocolRequest(req: ProtocolRequest, service: ServiceContext): Promise<ProtocolResponse> {
   try {
     const url = new URL(req.url);
     const match = matchRoute(PROTOCOL_ROUTES, req.method, url.pathname);

@@ -1,5 +1,6 @@
 import { ArchiveError } from '@/lib/core/archive/types';
 import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
+import { jsonResponse, type ProtocolResponse } from './protocol-http';
 
 /** Every error the protocol service turns into a 4xx; the status is fixed by the code. */
 export const SERVICE_ERROR_STATUS = {
@@ -32,13 +33,7 @@ export class ServiceError extends Error {
   }
 }
 
-/** A JSON response with the protocol's content type. */
-export function jsonResponse(body: unknown, status = 200, headers: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(body), {
-    status,
-    headers: { 'content-type': 'application/json', ...headers },
-  });
-}
+export { jsonResponse };
 
 const ARCHIVE_STATUS: Record<ArchiveError['code'], number> = {
   not_a_zip: 400,
@@ -69,7 +64,7 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   busy: 503,
 };
 
-function ledgerErrorResponse(err: LedgerError): Response {
+function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
   const status = LEDGER_STATUS[err.code] ?? 500;
   if (status >= 500) {
     console.error('[lineage serve] ledger error:', err);
@@ -88,7 +83,7 @@ function ledgerErrorResponse(err: LedgerError): Response {
  * The one place where errors become HTTP responses: typed errors → 4xx with their
  * message; anything else → 500 with the cause logged to stderr, never returned.
  */
-export function errorToResponse(err: unknown): Response {
+export function errorToResponse(err: unknown): ProtocolResponse {
   if (err instanceof ServiceError) return jsonResponse({ error: err.message }, err.status, err.headers);
   if (err instanceof ArchiveError) {
     return jsonResponse({ error: `invalid archive: ${err.message}` }, ARCHIVE_STATUS[err.code] ?? 400);

@@ -8,7 +8,7 @@ import { handleProtocolRequest } from './dispatch';
 import { errorToResponse } from './errors';
 import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
-import { isProtocolRequest, sendFetchResponse, toFetchRequest } from './node-bridge';
+import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
 
 /** Options of `createLineageServer`. */
 export interface LineageServerOptions {
@@ -35,8 +35,8 @@ export interface LineageServer {
 const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
 
 /**
- * Starts the HTTP server: ALF protocol requests are handled here by Fetch-style
- * handlers; everything else goes to Next.js when `ui` is on (404 JSON otherwise).
+ * Starts the HTTP server: ALF protocol requests are handled here (protocol-http.ts shapes, no
+ * Fetch objects); everything else goes to Next.js when `ui` is on (404 JSON otherwise).
  */
 export async function createLineageServer(options: LineageServerOptions): Promise<LineageServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
@@ -83,14 +83,17 @@ export async function createLineageServer(options: LineageServerOptions): Promis
 async function route(req: http.IncomingMessage, res: http.ServerResponse, service: ServiceContext, next: NodeHandler | null): Promise<void> {
   try {
     if (next && !isProtocolRequest(req)) return await next(req, res);
-    const response = await handleProtocolRequest(toFetchRequest(req), service);
-    await sendFetchResponse(req, res, response);
+    sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req), service));
   } catch (err) {
     if (res.headersSent) {
       console.error('[lineage serve] failed while sending a response:', err);
       res.destroy();
       return;
     }
-    await sendFetchResponse(req, res, errorToResponse(err)).catch(() => res.destroy());
+    try {
+      sendProtocolResponse(req, res, errorToResponse(err));
+    } catch {
+      res.destroy();
+    }
   }
 }

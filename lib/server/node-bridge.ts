@@ -1,43 +1,72 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Readable } from 'node:stream';
+import { bodyTooLarge } from './body';
+import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
 
-/** A Fetch `Request` over a Node request; the body streams (never pre-buffered). */
-export function toFetchRequest(req: IncomingMessage): Request {
+/** Reads a Node request body, stopping (without buffering more) once it passes `maxBytes`. */
+function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const finish = (error: Error | null) => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('error', onError);
+      req.off('close', onClose);
+      if (error) {
+        // Stop reading; the reply goes out with `Connection: close` (sendProtocolResponse).
+        req.pause();
+        reject(error);
+      } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
+    };
+    const onData = (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > maxBytes) finish(bodyTooLarge(maxBytes));
+      else chunks.push(chunk);
+    };
+    const onEnd = () => finish(null);
+    const onError = (error: Error) => finish(error);
+    const onClose = () => finish(new Error('the client closed the connection before the body arrived'));
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('error', onError);
+    req.on('close', onClose);
+  });
+}
+
+/** The protocol's view of a Node request: headers read in place, the body read on demand. */
+export function toProtocolRequest(req: IncomingMessage): ProtocolRequest {
   const host = req.headers.host ?? '127.0.0.1';
-  const url = new URL(req.url ?? '/', `http://${/^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : '127.0.0.1'}`);
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined) continue;
-    if (Array.isArray(value)) for (const item of value) headers.append(name, item);
-    else headers.set(name, value);
-  }
-  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-  return new Request(url, {
-    method: req.method,
-    headers,
-    body: hasBody ? (Readable.toWeb(req) as ReadableStream<Uint8Array>) : undefined,
-    // Node's fetch needs `duplex` to accept a streaming body.
-    ...(hasBody ? { duplex: 'half' } : {}),
-  } as RequestInit);
+  const url = `http://${/^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : '127.0.0.1'}${req.url?.startsWith('/') ? req.url : '/'}`;
+  const method = req.method ?? 'GET';
+  let read = false;
+  return {
+    method,
+    url,
+    headers: {
+      get(name: string): string | null {
+        const value = req.headers[name.toLowerCase()];
+        if (value === undefined) return null;
+        return Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    readBody(maxBytes: number): Promise<Uint8Array> {
+      if (read) return Promise.reject(new Error('the request body was already read'));
+      read = true;
+      if (method === 'GET' || method === 'HEAD') return Promise.resolve(new Uint8Array(0));
+      return readNodeBody(req, maxBytes);
+    },
+  };
 }
 
 /**
- * Writes a Fetch `Response` to a Node response. When the request body was not read
- * to the end (e.g. a 413), the connection is closed rather than drained.
+ * Writes a protocol response. When the request body was not read to the end (e.g. a 413, or a 401
+ * before the upload was read), the connection is closed rather than drained.
  */
-export async function sendFetchResponse(req: IncomingMessage, res: ServerResponse, response: Response): Promise<void> {
-  const headers: Record<string, string> = {};
-  response.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
+export function sendProtocolResponse(req: IncomingMessage, res: ServerResponse, response: ProtocolResponse): void {
+  const headers: Record<string, string> = { ...response.headers, 'content-length': String(response.body?.byteLength ?? 0) };
   if (!req.complete && req.method !== 'GET' && req.method !== 'HEAD') headers.connection = 'close';
   res.writeHead(response.status, headers);
-  if (response.body) {
-    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-      if (!res.write(chunk)) await new Promise<void>((resolve) => res.once('drain', resolve));
-    }
-  }
-  res.end();
+  res.end(response.body ?? undefined);
 }
 
 /**

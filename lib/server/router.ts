@@ -1,5 +1,7 @@
-/** A framework-agnostic Fetch-style handler. */
-export type Handler<C> = (req: Request, ctx: C) => Promise<Response>;
+import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
+
+/** A protocol handler: a request and its context in, a response out. */
+export type Handler<C> = (req: ProtocolRequest, ctx: C) => Promise<ProtocolResponse>;
 
 /** One protocol route: `pattern` segments starting with `:` capture a path parameter. */
 export interface Route<C> {

@@ -5,6 +5,7 @@ import type { RequestContext } from '../context';
 import { jsonResponse, ServiceError } from '../errors';
 import { toAgentInfo } from '../agent-info';
 import { layerCountsOf } from '../layer-counts';
+import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
 const RegisterBody = z.object({
   id: z.string().min(1),
@@ -13,7 +14,7 @@ const RegisterBody = z.object({
 });
 
 /** POST /agents — 201 AgentInfo, 409 when the id is taken (by any tenant; nothing about it is revealed). */
-export async function registerAgentHandler(req: Request, ctx: RequestContext): Promise<Response> {
+export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const parsed = RegisterBody.safeParse(await readJsonBody(req));
   if (!parsed.success) {
     throw new ServiceError('bad_request', `invalid agent: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
@@ -28,19 +29,19 @@ export async function registerAgentHandler(req: Request, ctx: RequestContext): P
 }
 
 /** GET /agents/{id} — AgentInfo with `layer_counts`. */
-export async function getAgentHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function getAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const row = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   return jsonResponse(toAgentInfo(row, await layerCountsOf(ctx.service.ledger, row)));
 }
 
 /** GET /agents — the caller's agents only. */
-export async function listAgentsHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function listAgentsHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const rows = listAgents({ ledger: ctx.service.ledger, tenantId: ctx.tenantId });
   return jsonResponse({ agents: rows.map((row) => toAgentInfo(row)) });
 }
 
 /** DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads. */
-export async function deleteAgentHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function deleteAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { ledger, uploads } = ctx.service;
   const result = await deleteAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   await uploads.removeAgent(ctx.params.id!.toLowerCase());

@@ -4,10 +4,12 @@ import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
 import { readArchiveUpload } from '../body';
 import type { RequestContext } from '../context';
 import { errorToResponse, jsonResponse, ServiceError } from '../errors';
+import { emptyResponse } from '../protocol-http';
 import { sequenceParam } from '../params';
 import { checkSignature } from '../signed-url';
 import type { PendingUpload } from '../upload-store';
 import { deltaReply, snapshotReply } from './uploads';
+import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
 async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
   const { uploads, limits, clock } = ctx.service;
@@ -24,14 +26,14 @@ function uploadUrl(ctx: RequestContext, upload: PendingUpload): string {
 }
 
 /** POST /agents/{id}/snapshot/upload — 200 `{upload_url, snapshot_id}`. */
-export async function initiateSnapshotUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function initiateSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   const upload = await initiate(ctx, 'snapshot', null);
   return jsonResponse({ upload_url: uploadUrl(ctx, upload), snapshot_id: upload.id });
 }
 
 /** POST /agents/{id}/deltas/upload?base_sequence=N — 200 `{upload_url, delta_id}`, or 409 on a stale base. */
-export async function initiateDeltaUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function initiateDeltaUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const baseSequence = sequenceParam(ctx.url, 'base_sequence', true);
   const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   // Early answer only: the authoritative compare-and-set runs again at confirm, inside the ledger.
@@ -47,13 +49,13 @@ export async function initiateDeltaUploadHandler(_req: Request, ctx: RequestCont
 }
 
 /** PUT /v1/uploads/{upload_id}?exp&sig — the signed upload URL; no Authorization header. */
-export async function putUploadHandler(req: Request, ctx: RequestContext): Promise<Response> {
+export async function putUploadHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   checkSignature(ctx, 'PUT');
   const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
   if (!upload) throw new ServiceError('not_found', 'upload not found (it may have been confirmed or expired)');
   const bytes = await readArchiveUpload(req, ctx.service.limits.maxUploadBytes);
   ctx.service.uploads.putBytes(upload.id, bytes);
-  return new Response(null, { status: 200 });
+  return emptyResponse(200);
 }
 
 async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Promise<{ upload: PendingUpload; bytes: Uint8Array }> {
@@ -68,7 +70,7 @@ async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Pro
 }
 
 /** Runs the ingest of a confirmed upload; the temp copy is dropped unless the failure was ours (5xx). */
-async function confirm(ctx: RequestContext, upload: PendingUpload, ingest: () => Promise<Response>): Promise<Response> {
+async function confirm(ctx: RequestContext, upload: PendingUpload, ingest: () => Promise<ProtocolResponse>): Promise<ProtocolResponse> {
   try {
     const response = await ingest();
     await ctx.service.uploads.remove(upload.id);
@@ -80,7 +82,7 @@ async function confirm(ctx: RequestContext, upload: PendingUpload, ingest: () =>
 }
 
 /** POST /agents/{id}/snapshot/upload/{snapshot_id}/confirm — 201 like a direct PUT. */
-export async function confirmSnapshotUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function confirmSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { ledger, limits, clock } = ctx.service;
   const { upload, bytes } = await pendingFor(ctx, 'snapshot');
   return confirm(ctx, upload, async () => snapshotReply(await ingestSnapshot({
@@ -89,7 +91,7 @@ export async function confirmSnapshotUploadHandler(_req: Request, ctx: RequestCo
 }
 
 /** POST /agents/{id}/deltas/upload/{delta_id}/confirm — 201, or 409 + `X-Latest-Sequence`. */
-export async function confirmDeltaUploadHandler(_req: Request, ctx: RequestContext): Promise<Response> {
+export async function confirmDeltaUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { ledger, limits, clock } = ctx.service;
   const { upload, bytes } = await pendingFor(ctx, 'delta');
   return confirm(ctx, upload, async () => deltaReply(await ingestDelta({
