@@ -23,6 +23,9 @@ describe('recordJson', () => {
       JSON.parse('{"__proto__": {"x": 1}, "id": "i", "agent_id": "a", "content": "c", "memory_type": "m", "source": {"runtime": "r"}, "temporal": {"created_at": "t"}, "status": "s", "namespace": "n"}') as MemoryRecord,
       { ...base(), fn: (() => 1) as unknown as string, later: 'kept' },
       { ...base(), embeddings: [], entities: [{ name: 'x' }], supersedes: 'y' },
+      { ...orderRecordFields(base()), extra: 1 },
+      orderRecordFields({ ...base(), unknown: 'u', status: undefined as unknown as string }),
+      { ...orderRecordFields(base()), extra: 1, status: 'late' },
     ];
     for (const record of cases) expect(recordJson(record)).toBe(JSON.stringify(orderRecordFields(record)));
   });

@@ -71,30 +71,32 @@ export function orderRecordFields(record: MemoryRecord): MemoryRecord {
 }
 
 /**
- * `JSON.stringify(orderRecordFields(record))` without building the reordered copy: the same text,
- * written member by member. Records whose unknown keys look like array indexes (which JSON.stringify
- * would move to the front) or carry `__proto__` take the plain path.
+ * `JSON.stringify(orderRecordFields(record))`, without building the reordered copy when the
+ * record's keys are already in that order (records we extracted or reconciled always are): known
+ * fields in schema order, then unknown keys. Anything else (an index-like or `__proto__` key, a
+ * known field after an unknown one) takes the copying path.
  */
 export function recordJson(record: MemoryRecord): string {
-  let out = '{';
-  let first = true;
-  const member = (key: string, value: unknown) => {
-    if (value === undefined) return;
-    const text = JSON.stringify(value);
-    if (text === undefined) return;
-    out += first ? `${JSON.stringify(key)}:${text}` : `,${JSON.stringify(key)}:${text}`;
-    first = false;
-  };
-  for (const key of FIELD_ORDER) member(key, record[key]);
-  for (const key of Object.keys(record)) {
-    if (KNOWN_FIELDS.has(key)) continue;
-    if (key === '__proto__' || /^\d/.test(key)) return JSON.stringify(orderRecordFields(record));
-    member(key, record[key]);
-  }
-  return `${out}}`;
+  return inWriteOrder(record) ? JSON.stringify(record) : JSON.stringify(orderRecordFields(record));
 }
 
-const KNOWN_FIELDS = new Set<string>(FIELD_ORDER);
+function inWriteOrder(record: MemoryRecord): boolean {
+  let next = 0;
+  let unknownSeen = false;
+  for (const key of Object.keys(record)) {
+    const rank = FIELD_RANK.get(key);
+    if (rank === undefined) {
+      if (key === '__proto__' || /^\d/.test(key)) return false;
+      unknownSeen = true;
+    } else {
+      if (unknownSeen || rank < next) return false;
+      next = rank + 1;
+    }
+  }
+  return true;
+}
+
+const FIELD_RANK = new Map<string, number>(FIELD_ORDER.map((key, index) => [key, index]));
 
 /** Reconcile scope: the origin file, else `ns:<namespace>` (CONTRACT §5). */
 export function recordScope(record: MemoryRecord): string {

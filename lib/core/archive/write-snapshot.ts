@@ -63,9 +63,7 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
 
 /** One JSONL line per record, schema field order, `\n` after each. */
 export function recordLines(records: readonly MemoryRecord[]): Uint8Array {
-  let text = '';
-  for (const record of records) text += `${recordJson(record)}\n`;
-  return utf8(text);
+  return utf8(records.map((record) => `${recordJson(record)}\n`).join(''));
 }
 
 const RESERVED_NAMES = new Set<string>([MANIFEST_FILE, DELTA_MANIFEST_FILE, ...Object.values(LAYER_FILES)]);
