@@ -7,3 +7,4 @@ export * from './agents';
 export * from './ingest';
 export * from './entries';
 export * from './orphans';
+export * from './checkpointer';

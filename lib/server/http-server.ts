@@ -2,6 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
 import { closeDatabase } from '@/db/client';
+import { startCheckpointer } from '@/lib/ledger/checkpointer';
 import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
 import { createServiceContext, type ServiceContext } from './context';
 import { handleProtocolRequest } from './dispatch';
@@ -58,6 +59,8 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     server.once('error', reject);
     server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
   });
+  // Checkpoints run in a worker thread, not inside an upload's commit on this event loop.
+  const checkpointer = startCheckpointer(service.ledger.db, { log });
   const sweep = () => {
     void service.uploads.sweep(service.clock()).catch((err) => log(`upload sweep failed: ${String(err)}`));
     void sweepOrphanBlobs({ ledger: service.ledger, now: service.clock() }).catch((err) => log(`blob sweep failed: ${String(err)}`));
@@ -75,6 +78,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
       clearInterval(timer);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await checkpointer.stop();
       closeDatabase(service.ledger.db);
     },
   };
