@@ -25,8 +25,11 @@ export function chunkBirthId(args: {
   content: string;
   occurrence: number;
 }): Uuid {
-  const digest = sha256Hex(rustTrimEnd(args.content));
-  return uuidV5(NS[args.runtime], `content-v1:${args.agentId}:${args.originFile}:${digest}:${args.occurrence}`);
+  return birthIdOfTrimmed(args.runtime, args.agentId, args.originFile, rustTrimEnd(args.content), args.occurrence);
+}
+
+function birthIdOfTrimmed(runtime: TextRuntime, agentId: string, originFile: string, trimmed: string, occurrence: number): Uuid {
+  return uuidV5(NS[runtime], `content-v1:${agentId}:${originFile}:${sha256Hex(trimmed)}:${occurrence}`);
 }
 
 /**
@@ -44,7 +47,7 @@ export function chunkBirthIds(args: {
     const key = rustTrimEnd(content);
     const occurrence = seen.get(key) ?? 0;
     seen.set(key, occurrence + 1);
-    return chunkBirthId({ ...args, content, occurrence });
+    return birthIdOfTrimmed(args.runtime, args.agentId, args.originFile, key, occurrence);
   });
 }
 

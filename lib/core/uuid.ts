@@ -34,6 +34,8 @@ export function namespaceFromBytes(text: string): Uuid {
 
 /** RFC 4122 name-based UUID, version 5 (SHA-1). Names are UTF-8. */
 export function uuidV5(namespace: string, name: string): Uuid {
+  const text = namespaceText(namespace);
+  if (text !== null) return uuidFromSha1Hex(hash('sha1', text + name, 'hex'));
   const digest = hash('sha1', Buffer.concat([namespaceBytes(namespace), Buffer.from(name, 'utf8')]), 'buffer');
   const bytes = digest.subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
@@ -62,4 +64,27 @@ function namespaceBytes(namespace: string): Buffer {
     if (namespaceCache.size < 64) namespaceCache.set(namespace, bytes);
   }
   return bytes;
+}
+
+/**
+ * A namespace whose 16 bytes are all ASCII, as text: hashing `text + name` as one UTF-8 string
+ * hashes exactly the bytes namespace ‖ UTF-8(name), without building buffers. Null otherwise.
+ */
+const namespaceTextCache = new Map<string, string | null>();
+function namespaceText(namespace: string): string | null {
+  let text = namespaceTextCache.get(namespace);
+  if (text === undefined) {
+    const bytes = uuidBytes(namespace);
+    text = bytes.length === 16 && bytes.every((b) => b < 0x80) ? bytes.toString('latin1') : null;
+    if (namespaceTextCache.size < 64) namespaceTextCache.set(namespace, text);
+  }
+  return text;
+}
+
+const HEX = '0123456789abcdef';
+
+/** The version-5 UUID of a SHA-1 digest in hex: version nibble 5, RFC 4122 variant. */
+function uuidFromSha1Hex(hex: string): Uuid {
+  const variant = HEX[(parseInt(hex[16]!, 16) & 0x3) | 0x8]!;
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}` as Uuid;
 }

@@ -1,6 +1,6 @@
 import { chunkBirthIds } from '@/lib/core/ids';
 import { splitSections, wholeFileSection, type Section } from '@/lib/core/markdown';
-import { orderRecordFields, type MemoryRecord, type RecordTemporal } from '@/lib/core/record';
+import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
 import { fileNameDate, type Handler, type Tier } from './handlers';
 import { dedupe, hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
 
@@ -54,25 +54,30 @@ function buildRecord(args: {
     ...(args.fileTags ?? []),
     ...(file.tier === null ? [] : [`tier:${file.tier}`]),
   ]);
-  return orderRecordFields({
+  // Built directly in schema field order (what orderRecordFields would produce), optional
+  // members only when set.
+  const record: MemoryRecord = {
     id: args.id,
     agent_id: args.agentId,
     content: section.content,
     memory_type: file.handler.memoryType,
-    category: importance.names[0],
-    source: {
-      runtime: 'openclaw',
-      origin: 'workspace',
-      origin_file: file.relPath,
-      extraction_method: extractionMethod(file.relPath),
-    },
-    temporal: temporal(file),
-    status: file.handler.status,
-    confidence: importance.maxScore ?? undefined,
-    tags,
-    namespace: file.handler.namespace,
-    raw_source_format: { heading: section.heading, line_end: section.lineEnd, line_start: section.lineStart },
-  });
+  } as MemoryRecord;
+  const category = importance.names[0];
+  if (category !== undefined) record.category = category;
+  record.source = {
+    runtime: 'openclaw',
+    origin: 'workspace',
+    origin_file: file.relPath,
+    extraction_method: extractionMethod(file.relPath),
+  };
+  record.temporal = temporal(file);
+  record.status = file.handler.status;
+  const confidence = importance.maxScore ?? undefined;
+  if (confidence !== undefined) record.confidence = confidence;
+  record.tags = tags;
+  record.namespace = file.handler.namespace;
+  record.raw_source_format = { heading: section.heading, line_end: section.lineEnd, line_start: section.lineStart };
+  return record;
 }
 
 /** User-authored: the curated MEMORY.md and gating policies; the agent writes the rest. */
@@ -93,8 +98,15 @@ function temporal(file: MarkdownFile): RecordTemporal {
  * as instants (fraction digits vary), not as strings.
  */
 export function sortByCreatedAt(records: MemoryRecord[]): MemoryRecord[] {
+  // Records of one file share their created_at: compute each distinct key once.
+  const keys = new Map<string, string>();
+  const keyOf = (timestamp: string) => {
+    let key = keys.get(timestamp);
+    if (key === undefined) keys.set(timestamp, (key = instantKey(timestamp)));
+    return key;
+  };
   return records
-    .map((record, index) => ({ record, index, key: instantKey(record.temporal.created_at) }))
+    .map((record, index) => ({ record, index, key: keyOf(record.temporal.created_at) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
     .map((entry) => entry.record);
 }

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject } from '../json';
 import type { MemoryRecord } from '../record';
 import { parseJsonObject } from './json-text';
-import { parseManifest, readRecordFile, RecordIdRegistry } from './read-common';
+import { parseManifest, readRecordFile } from './read-common';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
 import { readZip, resolveLimits } from './zip-read';
 
@@ -72,14 +72,25 @@ function listedPartitions(manifest: JsonObject): string[] {
 }
 
 function readPartitions(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number): MemoryRecord[] {
-  const ids = new RecordIdRegistry();
+  // Where each record was read (file, line), kept as numbers: a description string is built only
+  // for the error that names both sightings of a duplicate id.
+  const firstSeen = new Map<string, number>();
+  const fileOf: number[] = [];
+  const lineOf: number[] = [];
   const records: MemoryRecord[] = [];
-  for (const file of partitionFiles) {
+  partitionFiles.forEach((file, fileIndex) => {
     for (const { line, record } of readRecordFile(files.get(file)!, file, maxLineBytes)) {
-      ids.add(record.id, `${file} line ${line}`);
+      const first = firstSeen.get(record.id);
+      if (first !== undefined) {
+        const where = `${partitionFiles[fileOf[first]!]} line ${lineOf[first]}`;
+        throw new ArchiveError('duplicate_record_id', `record id ${record.id} appears twice: ${where} and ${file} line ${line}`);
+      }
+      firstSeen.set(record.id, records.length);
+      fileOf.push(fileIndex);
+      lineOf.push(line);
       records.push(record);
     }
-  }
+  });
   return records;
 }
 

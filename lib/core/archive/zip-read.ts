@@ -141,7 +141,13 @@ async function inflateEntry(
     try {
       // Counted on the inflated bytes themselves: a header that lies cannot raise the cap.
       // One byte past the declared size is enough to prove a header lies; never past the cap.
-      data = inflateRawSync(compressed, { maxOutputLength: Math.min(cap, entry.uncompressedSize) + 1 });
+      const limit = Math.min(cap, entry.uncompressedSize) + 1;
+      // Output in one buffer of the declared size where that is plausible (zlib's default 16 KiB
+      // chunks cost a copy of every member and thousands of allocations on large partitions); the
+      // first buffer is never more than 64× the compressed bytes, so a lying header cannot make
+      // us allocate much ahead of the data.
+      const chunkSize = Math.max(64 * 1024, Math.min(limit, compressed.length * 64));
+      data = inflateRawSync(compressed, { maxOutputLength: limit, chunkSize });
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw pastDeclared(label, entry.uncompressedSize);
       throw new ArchiveError('not_a_zip', `corrupt data in entry ${label}: ${(err as Error).message}`);
