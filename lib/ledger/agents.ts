@@ -1,4 +1,5 @@
-import { asc, eq, isNull, sql, type SQL } from 'drizzle-orm';
+import type { Statement } from 'better-sqlite3';
+import { asc, eq, isNull, type SQL } from 'drizzle-orm';
 import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
 import { LedgerError } from './errors';
@@ -34,16 +35,19 @@ export function registerAgent(params: {
   return inserted[0] ?? 'exists';
 }
 
-/** The agent lookup runs on every protocol request: prepared once per database handle. */
-const agentById = new WeakMap<Ledger['db'], { get(values: { id: string }): AgentRow | undefined }>();
+/**
+ * The agent lookup runs several times per protocol request: one plain prepared statement per
+ * database handle (the table's columns are AgentRow's, so no mapping is needed).
+ */
+const agentById = new WeakMap<Ledger['db'], Statement<[string], AgentRow>>();
 
 function lookupAgent(ledger: Ledger, id: string): AgentRow | undefined {
   let statement = agentById.get(ledger.db);
   if (!statement) {
-    statement = ledger.db.db.select().from(agents).where(eq(agents.id, sql.placeholder('id'))).prepare();
+    statement = ledger.db.sqlite.prepare<[string], AgentRow>('SELECT * FROM agents WHERE id = ?');
     agentById.set(ledger.db, statement);
   }
-  return statement.get({ id });
+  return statement.get(id);
 }
 
 /** The agent, or null when unknown or outside the tenant scope. */
