@@ -83,8 +83,13 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     log(`no changes since sequence ${baseSequence}`);
     return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
   }
-  const { sequence } = await opts.target.pushDelta(agentId, baseSequence, await writeDelta(delta));
-  const snapshotPath = await persist(opts, agentId, sequence, now, await writeSnapshot(current));
+  const deltaBytes = await writeDelta(delta);
+  // The next base is written while the target ingests: its Deflate runs on the thread pool
+  // alongside the ingest. It is persisted only once the delta is accepted.
+  const nextBase = writeSnapshot(current);
+  nextBase.catch(() => {});
+  const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,

@@ -76,9 +76,16 @@ export function quarterOf(record: MemoryRecord): { year: string; quarter: 1 | 2 
 /** Groups records into quarterly partitions ordered by file name; input order kept inside each. */
 export function partitionRecords(records: readonly MemoryRecord[]): QuarterPartition[] {
   const byFile = new Map<string, QuarterPartition>();
+  // Many records share a timestamp (every section of a file): parse each distinct one once.
+  const quarterOfStamp = new Map<string, { file: string; year: string; quarter: 1 | 2 | 3 | 4 }>();
   for (const record of records) {
-    const { year, quarter } = quarterOf(record);
-    const file = `memory/${year}-Q${quarter}.jsonl`;
+    const stamp = partitionTimestamp(record);
+    let where = quarterOfStamp.get(stamp);
+    if (where === undefined) {
+      const { year, quarter } = quarterOf(record);
+      quarterOfStamp.set(stamp, (where = { file: `memory/${year}-Q${quarter}.jsonl`, year, quarter }));
+    }
+    const { file, year, quarter } = where;
     let partition = byFile.get(file);
     if (!partition) {
       const [from, to] = QUARTER_RANGES[quarter - 1]!;

@@ -1,4 +1,5 @@
-import { crc32, deflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, deflateRaw } from 'node:zlib';
 import yazl from 'yazl';
 import { fileNameProblem } from './entry-names';
 import { ArchiveError } from './types';
@@ -24,8 +25,8 @@ const STORE_BELOW_BYTES = 16 * 1024;
  *
  * The bytes are exactly those yazl writes for `addBuffer` with these options (a test holds the two
  * together): sizes and CRC in the local header, no data descriptor, no extra fields. Written here
- * with zlib's native CRC-32 and a synchronous Deflate, which costs a fraction of yazl's pure-JS CRC
- * and stream plumbing on large partitions. Archives that would need ZIP64 go through yazl.
+ * with zlib's native CRC-32 and no stream plumbing, which cost a large share of writing big
+ * partitions through yazl. Archives that would need ZIP64 go through yazl.
  */
 export async function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
   const seen = new Set<string>();
@@ -35,7 +36,7 @@ export async function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array
     if (seen.has(name)) throw new ArchiveError('duplicate_entry', `cannot write entry twice: ${JSON.stringify(name)}`);
     seen.add(name);
   }
-  const members = entries.map(compressMember);
+  const members = await Promise.all(entries.map(compressMember));
   const zip = assembleZip(members);
   return zip ?? writeZipWithYazl(entries);
 }
@@ -48,7 +49,11 @@ interface Member {
   data: Buffer;
 }
 
-function compressMember({ name, data }: ZipEntry): Member {
+/**
+ * Deflate runs on the thread pool (as in yazl), so a caller can overlap it with other work; the
+ * bytes are zlib's either way.
+ */
+async function compressMember({ name, data }: ZipEntry): Promise<Member> {
   const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
   const level = compressionLevelOf(bytes.length);
   const stored = level === 0;
@@ -57,9 +62,11 @@ function compressMember({ name, data }: ZipEntry): Member {
     method: stored ? 0 : 8,
     crc: crc32(bytes) >>> 0,
     size: bytes.length,
-    data: stored ? bytes : deflateRawSync(bytes, { level }),
+    data: stored ? bytes : await deflateRawAsync(bytes, { level }),
   };
 }
+
+const deflateRawAsync = promisify(deflateRaw);
 
 /** Small members are stored; large ones use Deflate level 1 (see {@link writeZipWithYazl}). */
 function compressionLevelOf(size: number): number {
