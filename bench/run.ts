@@ -13,6 +13,7 @@ import { buildHistory, type Builder } from './history/build';
 import type { BenchResult } from './lib/result';
 import { median, percentile } from './lib/stats';
 import { measureDownload } from './measure/download';
+import { measureDownloadFixedSize } from './measure/download-fixed';
 import { runIngestHttp } from './measure/external';
 import { measureHttpSearch } from './measure/http-search';
 import { measureIndexRate } from './measure/index-rate';
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
       else results.push(http);
     }
     results.push(...(await measureDownload({ history, db: ledger.db, reps: args.reps.download, log })));
+    results.push(await measureDownloadFixedSize({ turns: args.turns, reps: args.reps.download, log }));
     results.push(await measureIndexRate({ ledger, workDir: historyRoot, oursReps: args.reps.indexOurs, peerReps: args.reps.indexPeer, log }));
     results.push(await measureSyncTurn({ history, turns: args.reps.syncTurn, log }));
     closeDatabase(ledger.db);

@@ -62,9 +62,7 @@ export async function measureDownload(args: { history: BuiltHistory; db: Lineage
       peer: round(early.ours),
       ratio: round(late.ours / early.ours),
       unit: 'ms (ours late ÷ ours early)',
-      goal: '≤ 1.5',
-      meets_goal: late.ours / early.ours <= 1.5,
-      note: `the workspace itself grows ${(late.wsBytes / early.wsBytes).toFixed(1)}× in bytes and ${(late.files / early.files).toFixed(1)}× in files between seq ${early.seq} and ${late.seq}; git archive late ÷ early = ${(late.git / early.git).toFixed(2)}`,
+      note: `informational: the workspace itself grows ${(late.wsBytes / early.wsBytes).toFixed(1)}× in bytes and ${(late.files / early.files).toFixed(1)}× in files between seq ${early.seq} and ${late.seq}; git archive late ÷ early = ${(late.git / early.git).toFixed(2)}. The late ÷ early goal is measured where only the history's length differs: download_late_vs_early_same_size`,
     },
     {
       name: 'download_late_vs_early_per_mb',
