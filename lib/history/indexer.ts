@@ -2,13 +2,19 @@
  * Folds one ledger entry into the history index. Runs inside the ingest transaction (and inside the
  * rebuild), synchronously: it reads the indexed current state, derives record and raw changes, and
  * writes `record_versions`, `records`, `raw_objects` and `raw_file_versions`.
+ *
+ * The fold itself (`foldEntry`) is written once against an `IndexTarget`: ingest folds into the
+ * database (`dbTarget`, current state read with indexed queries), the rebuild into an in-memory
+ * mirror of the current state that writes the same rows (rebuild-target.ts) — so both produce
+ * the same index by construction.
  */
 import type { Drizzle } from '@/db/client';
+import type { RecordRow } from '@/db/schema';
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
-import { sha256Hex } from '@/lib/core/uuid';
 import { deriveDeltaOps, deriveSnapshotOps } from './derive-ops';
-import { rawHeadsFor, liveRawFiles } from './current-state';
-import { workspacePath, type DerivedOp } from './index-rows';
+import { liveRawFiles, liveRecordRows, rawHeadsFor, recordRowsById } from './current-state';
+import { currentFields, type DerivedOp, type RecordFields } from './index-rows';
+import { prepareArchive, type PreparedEntry, type PreparedRawFile } from './ledger-blob';
 import { linkMoves } from './provenance';
 import { statements } from './statements';
 
@@ -28,32 +34,84 @@ export type IndexEntryInput = {
   syncedAt: string;
 } & ({ kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot });
 
-/** Indexes one entry; call inside a transaction. Returns the effective op counts. */
-export function indexEntry(db: Drizzle, input: IndexEntryInput): IndexCounts {
-  const ops = input.kind === 'delta'
-    ? deriveDeltaOps(db, input.agentId, input.archive.entries)
-    : deriveSnapshotOps(db, input.agentId, input.archive.records);
-  linkMoves(ops);
-  writeRecordOps(db, input, ops);
-  const raw = input.kind === 'delta'
-    ? deltaRaw(db, input.agentId, input.archive)
-    : snapshotRaw(db, input.agentId, input.archive);
-  writeRaw(db, input, raw);
-  return {
-    creates: ops.filter((o) => o.op === 'create').length,
-    updates: ops.filter((o) => o.op === 'update').length,
-    deletes: ops.filter((o) => o.op === 'delete').length,
-    raw_changed: raw.changed.length,
-    raw_deleted: raw.deleted.length,
-  };
+/** One `record_versions` row. */
+export type VersionRow = RecordFields & {
+  agent_id: string;
+  seq: number;
+  entry_kind: 'delta' | 'snapshot';
+  op: DerivedOp['op'];
+  synced_at: string;
+  moved_from: string | null;
+};
+
+/** One `raw_file_versions` row. */
+export interface RawVersionRow {
+  agent_id: string;
+  path: string;
+  seq: number;
+  entry_kind: 'delta' | 'snapshot';
+  sha256: string | null;
+  size: number;
+  deleted: 0 | 1;
 }
 
-function writeRecordOps(db: Drizzle, input: IndexEntryInput, ops: DerivedOp[]): void {
-  const { agentId, seq, syncedAt, kind } = input;
-  const { insertVersion, upsertRecord } = statements(db);
+/** The current state the fold reads, and the rows it writes, for one agent. */
+export interface IndexTarget {
+  /** Current rows (live or deleted) of the given record ids. */
+  recordRows(ids: readonly string[]): Map<string, RecordRow>;
+  /** Live rows in birth order, then id. */
+  liveRecords(): RecordRow[];
+  /** Latest version per given path: sha, null when deleted, absent when never seen. */
+  rawHeads(paths: readonly string[]): Map<string, string | null>;
+  /** Every live path with its sha (path order). */
+  liveRaw(): Map<string, string>;
+  /** Fields of an indexed record (its tombstone when deleted): `currentFields(row)` or the same, remembered. */
+  tombstoneFields(row: RecordRow): RecordFields;
+  insertVersion(row: VersionRow): void;
+  /** Inserts or replaces the `records` row of `row.record_id`; `fields` are the fields it was built from. */
+  putRecord(row: RecordRow, fields: RecordFields): void;
+  /** Stores a raw object (no-op when that sha is already stored). */
+  putObject(sha256: string, bytes: Uint8Array): void;
+  insertRawVersion(row: RawVersionRow): void;
+}
+
+/** Indexes one entry into the database; call inside a transaction. Returns the effective op counts. */
+export function indexEntry(db: Drizzle, input: IndexEntryInput): IndexCounts {
+  return foldEntry(dbTarget(db, input.agentId), { agentId: input.agentId, seq: input.seq, syncedAt: input.syncedAt }, prepareArchive(input));
+}
+
+/** The fold of one prepared entry into `target`. */
+export function foldEntry(target: IndexTarget, at: { agentId: string; seq: number; syncedAt: string }, entry: PreparedEntry): IndexCounts {
+  const ops = entry.kind === 'delta'
+    ? deriveDeltaOps(entry.lines, target.recordRows(entry.lines.map((l) => l.fields.record_id)), (row) => target.tombstoneFields(row))
+    : snapshotOps(target, entry.records);
+  linkMoves(ops);
+  writeRecordOps(target, at, entry.kind, ops);
+  const raw = entry.kind === 'delta' ? deltaRaw(target, entry.rawChanged, entry.rawDeleted) : snapshotRaw(target, entry.raw);
+  writeRaw(target, at, entry.kind, raw);
+  let creates = 0;
+  let updates = 0;
+  let deletes = 0;
   for (const o of ops) {
-    insertVersion.run({ ...o.fields, agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
-    upsertRecord.run({
+    if (o.op === 'create') creates++;
+    else if (o.op === 'update') updates++;
+    else deletes++;
+  }
+  return { creates, updates, deletes, raw_changed: raw.changed.length, raw_deleted: raw.deleted.length };
+}
+
+function snapshotOps(target: IndexTarget, records: RecordFields[]): DerivedOp[] {
+  const live = target.liveRecords();
+  const liveIds = new Set(live.map((r) => r.record_id));
+  const deleted = target.recordRows(records.map((r) => r.record_id).filter((id) => !liveIds.has(id)));
+  return deriveSnapshotOps(records, live, deleted, (row) => target.tombstoneFields(row));
+}
+
+function writeRecordOps(target: IndexTarget, at: { agentId: string; seq: number; syncedAt: string }, kind: PreparedEntry['kind'], ops: DerivedOp[]): void {
+  const { agentId, seq, syncedAt } = at;
+  for (const o of ops) {
+    target.insertVersion({ ...o.fields, agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
+    target.putRecord({
       agent_id: agentId,
       record_id: o.fields.record_id,
       first_seq: o.prev?.first_seq ?? seq,
@@ -69,55 +127,57 @@ function writeRecordOps(db: Drizzle, input: IndexEntryInput, ops: DerivedOp[]): 
       record_json: o.fields.record_json,
       born_at: o.prev?.born_at ?? syncedAt,
       last_changed_at: syncedAt,
-    });
+    }, o.fields);
   }
 }
 
 interface RawChanges {
-  changed: { path: string; sha256: string; bytes: Uint8Array }[];
+  changed: PreparedRawFile[];
   deleted: string[];
 }
 
-function deltaRaw(db: Drizzle, agentId: string, delta: AlfDelta): RawChanges {
-  const changedPaths = [...delta.rawChanged.keys()].map(workspacePath);
-  const deletedPaths = delta.rawDeleted.map(workspacePath);
-  const heads = rawHeadsFor(db, agentId, [...changedPaths, ...deletedPaths]);
-  const changed: RawChanges['changed'] = [];
-  for (const [archivePath, bytes] of delta.rawChanged) {
-    const path = workspacePath(archivePath);
-    const sha256 = sha256Hex(bytes);
-    if (heads.get(path) !== sha256) changed.push({ path, sha256, bytes });
-  }
-  const deleted = deletedPaths.filter((p) => typeof heads.get(p) === 'string');
+function deltaRaw(target: IndexTarget, rawChanged: PreparedRawFile[], rawDeleted: string[]): RawChanges {
+  const heads = target.rawHeads([...rawChanged.map((f) => f.path), ...rawDeleted]);
+  const changed = rawChanged.filter((f) => heads.get(f.path) !== f.sha256);
+  const deleted = rawDeleted.filter((p) => typeof heads.get(p) === 'string');
   return { changed, deleted };
 }
 
-function snapshotRaw(db: Drizzle, agentId: string, snapshot: AlfSnapshot): RawChanges {
-  const live = new Map(liveRawFiles(db, agentId, Infinity).map((f) => [f.path, f.sha256]));
-  const changed: RawChanges['changed'] = [];
+function snapshotRaw(target: IndexTarget, raw: PreparedRawFile[]): RawChanges {
+  const live = target.liveRaw();
   const seen = new Set<string>();
-  for (const [archivePath, bytes] of snapshot.raw) {
-    const path = workspacePath(archivePath);
-    seen.add(path);
-    const sha256 = sha256Hex(bytes);
-    if (live.get(path) !== sha256) changed.push({ path, sha256, bytes });
+  const changed: PreparedRawFile[] = [];
+  for (const f of raw) {
+    seen.add(f.path);
+    if (live.get(f.path) !== f.sha256) changed.push(f);
   }
   const deleted = [...live.keys()].filter((p) => !seen.has(p));
   return { changed, deleted };
 }
 
-function writeRaw(db: Drizzle, input: IndexEntryInput, raw: RawChanges): void {
-  const { agentId, seq, kind } = input;
-  const { insertObject, insertRawVersion } = statements(db);
-  const written = new Set<string>();
+function writeRaw(target: IndexTarget, at: { agentId: string; seq: number }, kind: PreparedEntry['kind'], raw: RawChanges): void {
+  const { agentId, seq } = at;
   for (const { path, sha256, bytes } of raw.changed) {
-    if (!written.has(sha256)) {
-      insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
-      written.add(sha256);
-    }
-    insertRawVersion.run({ agent_id: agentId, path, seq, entry_kind: kind, sha256, size: bytes.byteLength, deleted: 0 });
+    target.putObject(sha256, bytes);
+    target.insertRawVersion({ agent_id: agentId, path, seq, entry_kind: kind, sha256, size: bytes.byteLength, deleted: 0 });
   }
   for (const path of raw.deleted) {
-    insertRawVersion.run({ agent_id: agentId, path, seq, entry_kind: kind, sha256: null, size: 0, deleted: 1 });
+    target.insertRawVersion({ agent_id: agentId, path, seq, entry_kind: kind, sha256: null, size: 0, deleted: 1 });
   }
+}
+
+/** The database as the fold's target (the incremental path, inside the ingest transaction). */
+export function dbTarget(db: Drizzle, agentId: string): IndexTarget {
+  const s = statements(db);
+  return {
+    recordRows: (ids) => recordRowsById(db, agentId, ids),
+    liveRecords: () => liveRecordRows(db, agentId),
+    rawHeads: (paths) => rawHeadsFor(db, agentId, paths),
+    liveRaw: () => new Map(liveRawFiles(db, agentId, Infinity).map((f) => [f.path, f.sha256])),
+    tombstoneFields: currentFields,
+    insertVersion: (row) => s.insertVersion.run(row as unknown as Record<string, unknown>),
+    putRecord: (row) => s.upsertRecord.run(row),
+    putObject: (sha256, bytes) => s.insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }),
+    insertRawVersion: (row) => s.insertRawVersion.run(row as unknown as Record<string, unknown>),
+  };
 }

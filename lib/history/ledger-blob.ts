@@ -1,0 +1,259 @@
+/**
+ * A synchronous reader of LEDGER blobs for the index rebuild. A ledger blob was accepted by ingest
+ * (which read it with the full, untrusted-input reader of `lib/core/archive`) and the caller has
+ * checked it against the sha256 recorded in its ledger entry, so its bytes are exactly the bytes
+ * ingest accepted. This reader still checks everything it relies on — central directory bounds,
+ * member names (same rules as the core reader), duplicate names, size caps, declared sizes and
+ * CRC-32 — but on ANY irregularity it does not guess: it returns null and the caller hands the blob to
+ * the core reader (`readDelta` / `readSnapshot`), which either reads it or raises its precise
+ * `ArchiveError`.
+ * So a corrupt blob gives the same clear error it would anywhere else, never a wrong index.
+ *
+ * Why a second reader: the core reader goes through yauzl's event-per-entry API, which costs more
+ * per small delta than everything else the rebuild does with it. Here a blob is read in one pass.
+ *
+ * The result is a `PreparedEntry`: what the indexer needs of an archive, with each record's index
+ * fields (canonical JSON, content sha256, …) already computed, so it can be built off the main
+ * thread (see rebuild-worker.ts).
+ */
+import fs from 'node:fs';
+import { crc32, inflateRawSync } from 'node:zlib';
+import { isJsonObject, type JsonObject } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
+import { entryNameProblem } from '@/lib/core/archive/entry-names';
+import { lineRecord, parseLineObject, parseManifest, RecordIdRegistry } from '@/lib/core/archive/read-common';
+import { splitJsonLines } from '@/lib/core/archive/json-text';
+import { DEFAULT_ARCHIVE_LIMITS, type AlfDelta, type AlfSnapshot, type DeltaOperation } from '@/lib/core/archive/types';
+import { sha256Hex } from '@/lib/core/uuid';
+import { recordFields, workspacePath, type RecordFields } from './index-rows';
+
+// Not imported from the archive modules: this file is loaded by the rebuild worker, which needs none of yauzl.
+const MANIFEST_FILE = 'manifest.json';
+const DELTA_MANIFEST_FILE = 'delta-manifest.json';
+
+/** A raw workspace file carried by an entry: workspace-relative path, sha256 and bytes. */
+export interface PreparedRawFile {
+  path: string;
+  sha256: string;
+  bytes: Uint8Array;
+}
+
+/** One delta line, with the record's index fields. */
+export interface PreparedDeltaLine {
+  operation: DeltaOperation;
+  fields: RecordFields;
+}
+
+/** What the indexer needs of one ledger entry's archive. */
+export type PreparedEntry =
+  | { kind: 'delta'; lines: PreparedDeltaLine[]; rawChanged: PreparedRawFile[]; rawDeleted: string[] }
+  | { kind: 'snapshot'; records: RecordFields[]; raw: PreparedRawFile[] };
+
+const DELTA_MEMORY_FILE = 'memory/delta.jsonl';
+const OPERATIONS: readonly string[] = ['create', 'update', 'delete'] satisfies DeltaOperation[];
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Thrown inside this file only: "not the regular shape, let the core reader decide". */
+class Irregular extends Error {}
+
+function irregular(): never {
+  throw new Irregular();
+}
+
+/** Reads the members of a regular ZIP synchronously; throws `Irregular` on anything else. */
+export function readZipSync(buffer: Buffer): Map<string, Uint8Array> {
+  const limits = DEFAULT_ARCHIVE_LIMITS;
+  const size = buffer.length;
+  if (size < 22) irregular();
+  // End of central directory: no archive comment is the regular case (our writer adds none).
+  let eocd = size - 22;
+  if (buffer.readUInt32LE(eocd) !== 0x06054b50) {
+    const floor = Math.max(0, size - 22 - 0xffff);
+    for (eocd = size - 23; eocd >= floor && buffer.readUInt32LE(eocd) !== 0x06054b50; eocd--);
+    if (eocd < floor) irregular();
+    if (eocd + 22 + buffer.readUInt16LE(eocd + 20) !== size) irregular();
+  }
+  const diskEntries = buffer.readUInt16LE(eocd + 8);
+  const count = buffer.readUInt16LE(eocd + 10);
+  const cdSize = buffer.readUInt32LE(eocd + 12);
+  const cdOffset = buffer.readUInt32LE(eocd + 16);
+  if (buffer.readUInt16LE(eocd + 4) !== 0 || buffer.readUInt16LE(eocd + 6) !== 0 || diskEntries !== count) irregular();
+  if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) irregular(); // ZIP64
+  if (count > limits.maxEntries || cdOffset + cdSize > eocd) irregular();
+  const files = new Map<string, Uint8Array>();
+  let total = 0;
+  let at = cdOffset;
+  for (let i = 0; i < count; i++) {
+    if (at + 46 > cdOffset + cdSize || buffer.readUInt32LE(at) !== 0x02014b50) irregular();
+    const flags = buffer.readUInt16LE(at + 8);
+    const method = buffer.readUInt16LE(at + 10);
+    const crc = buffer.readUInt32LE(at + 16);
+    const compressedSize = buffer.readUInt32LE(at + 20);
+    const uncompressedSize = buffer.readUInt32LE(at + 24);
+    const nameLength = buffer.readUInt16LE(at + 28);
+    const extraLength = buffer.readUInt16LE(at + 30);
+    const commentLength = buffer.readUInt16LE(at + 32);
+    const localOffset = buffer.readUInt32LE(at + 42);
+    const nameEnd = at + 46 + nameLength;
+    const next = nameEnd + extraLength + commentLength;
+    if (next > cdOffset + cdSize) irregular();
+    // Encrypted, ZIP64 sizes, or extra fields (a Unicode path field could rename the entry): irregular.
+    if ((flags & 0x1) !== 0 || extraLength !== 0) irregular();
+    if (compressedSize === 0xffffffff || uncompressedSize === 0xffffffff || localOffset === 0xffffffff) irregular();
+    const nameBytes = buffer.subarray(at + 46, nameEnd);
+    // Names are UTF-8 (flag bit 11) or plain ASCII; CP437 high bytes are left to the core reader.
+    if ((flags & 0x800) === 0 && nameBytes.some((b) => b >= 0x80)) irregular();
+    let name: string;
+    try {
+      name = utf8.decode(nameBytes);
+    } catch {
+      irregular();
+    }
+    if (entryNameProblem(name) !== null || name.endsWith('/') || files.has(name)) irregular();
+    if (uncompressedSize > limits.maxEntryUncompressedBytes || total + uncompressedSize > limits.maxTotalUncompressedBytes) irregular();
+    if (localOffset + 30 > cdOffset || buffer.readUInt32LE(localOffset) !== 0x04034b50) irregular();
+    const dataStart = localOffset + 30 + buffer.readUInt16LE(localOffset + 26) + buffer.readUInt16LE(localOffset + 28);
+    const dataEnd = dataStart + compressedSize;
+    if (dataEnd > cdOffset) irregular();
+    const compressed = buffer.subarray(dataStart, dataEnd);
+    let data: Buffer;
+    if (method === 0) {
+      data = compressed;
+    } else if (method === 8) {
+      try {
+        data = inflateRawSync(compressed, { maxOutputLength: uncompressedSize + 1 });
+      } catch {
+        irregular();
+      }
+    } else {
+      irregular();
+    }
+    if (data.length !== uncompressedSize || crc32(data) >>> 0 !== crc >>> 0) irregular();
+    total += data.length;
+    files.set(name, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
+    at = next;
+  }
+  return files;
+}
+
+function rawFile(archivePath: string, bytes: Uint8Array): PreparedRawFile {
+  return { path: workspacePath(archivePath), sha256: sha256Hex(bytes), bytes };
+}
+
+/** The regular delta layout: `delta-manifest.json` with `sync.base_sequence`, lines in `changes.memory.file`. */
+function deltaFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
+  const manifestBytes = files.get(DELTA_MANIFEST_FILE) ?? irregular();
+  const manifest = parseManifest(manifestBytes, DELTA_MANIFEST_FILE);
+  const sync = manifest.sync;
+  if (!isJsonObject(sync) || typeof sync.base_sequence !== 'number' || !Number.isSafeInteger(sync.base_sequence) || sync.base_sequence < 0) irregular();
+  const changes: JsonObject = isJsonObject(manifest.changes) ? manifest.changes : {};
+  const memory = changes.memory;
+  const named = isJsonObject(memory) && typeof memory.file === 'string' ? memory.file : null;
+  if (named !== null && !files.has(named)) irregular();
+  const memoryFile = named ?? (files.has(DELTA_MEMORY_FILE) ? DELTA_MEMORY_FILE : null);
+  const lines: PreparedDeltaLine[] = [];
+  if (memoryFile !== null) {
+    const ids = new RecordIdRegistry();
+    for (const line of splitJsonLines(files.get(memoryFile)!, memoryFile, DEFAULT_ARCHIVE_LIMITS.maxLineBytes)) {
+      const { operation, ...rest } = parseLineObject(memoryFile, line);
+      if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) continue;
+      const record = lineRecord(memoryFile, line, rest);
+      ids.add(record.id, `${memoryFile} line ${line.line}`);
+      lines.push({ operation: operation as DeltaOperation, fields: recordFields(record) });
+    }
+  }
+  const rawChanged: PreparedRawFile[] = [];
+  for (const [name, bytes] of files) if (name.startsWith('raw/')) rawChanged.push(rawFile(name, bytes));
+  const raw = changes.raw;
+  const deleted = isJsonObject(raw) ? raw.deleted : undefined;
+  const rawDeleted: string[] = [];
+  if (deleted !== undefined && deleted !== null) {
+    if (!Array.isArray(deleted)) irregular();
+    for (const path of deleted) {
+      if (typeof path !== 'string' || !/^raw\/[^/]+\/./.test(path) || path.endsWith('/') || entryNameProblem(path) !== null || files.has(path)) irregular();
+      rawDeleted.push(workspacePath(path));
+    }
+  }
+  return { kind: 'delta', lines, rawChanged, rawDeleted };
+}
+
+/** The regular snapshot layout: partitions listed in the manifest (or every `memory/*.jsonl`). */
+function snapshotFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
+  const manifest = parseManifest(files.get(MANIFEST_FILE) ?? irregular(), MANIFEST_FILE);
+  const layers = manifest.layers;
+  const memory = isJsonObject(layers) ? layers.memory : undefined;
+  const partitions = isJsonObject(memory) ? memory.partitions : undefined;
+  let partitionFiles: string[];
+  if (partitions === undefined || partitions === null || (Array.isArray(partitions) && partitions.length === 0)) {
+    partitionFiles = [...files.keys()].filter((name) => name.startsWith('memory/') && name.endsWith('.jsonl')).sort();
+  } else {
+    if (!Array.isArray(partitions)) irregular();
+    partitionFiles = partitions.map((p) => (isJsonObject(p) && typeof p.file === 'string' ? p.file : irregular()));
+    if (partitionFiles.some((f, i) => f.startsWith('raw/') || f === MANIFEST_FILE || !files.has(f) || partitionFiles.indexOf(f) !== i)) irregular();
+  }
+  const ids = new RecordIdRegistry();
+  const records: RecordFields[] = [];
+  for (const file of partitionFiles) {
+    for (const line of splitJsonLines(files.get(file)!, file, DEFAULT_ARCHIVE_LIMITS.maxLineBytes)) {
+      const record: MemoryRecord = lineRecord(file, line, parseLineObject(file, line));
+      ids.add(record.id, `${file} line ${line.line}`);
+      records.push(recordFields(record));
+    }
+  }
+  const partitionSet = new Set(partitionFiles);
+  const raw: PreparedRawFile[] = [];
+  for (const [name, bytes] of files) if (name.startsWith('raw/') && !partitionSet.has(name)) raw.push(rawFile(name, bytes));
+  return { kind: 'snapshot', records, raw };
+}
+
+/** Prepares an archive the core reader parsed (the fallback path, and the incremental indexer's input). */
+export function prepareArchive(input: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot }): PreparedEntry {
+  if (input.kind === 'delta') {
+    const { archive } = input;
+    return {
+      kind: 'delta',
+      lines: archive.entries.map((e) => ({ operation: e.operation, fields: recordFields(e.record) })),
+      rawChanged: [...archive.rawChanged].map(([name, bytes]) => rawFile(name, bytes)),
+      rawDeleted: archive.rawDeleted.map(workspacePath),
+    };
+  }
+  return {
+    kind: 'snapshot',
+    records: input.archive.records.map(recordFields),
+    raw: [...input.archive.raw].map(([name, bytes]) => rawFile(name, bytes)),
+  };
+}
+
+/** The synchronous path alone: the prepared entry, or null when the blob needs the core reader. */
+export function prepareLedgerBlobSync(kind: 'delta' | 'snapshot', bytes: Uint8Array): PreparedEntry | null {
+  try {
+    const files = readZipSync(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    return kind === 'delta' ? deltaFromFiles(files) : snapshotFromFiles(files);
+  } catch (error) {
+    // Irregular shape, or a parse error the core reader will report with its own wording.
+    return null;
+  }
+}
+
+/** One blob to prepare: its file, the sha256 its ledger entry recorded, and its kind. */
+export interface BlobJob {
+  file: string;
+  sha256: string;
+  kind: 'delta' | 'snapshot';
+}
+
+/**
+ * Reads, verifies and prepares one blob file; null when anything is off (unreadable, sha256
+ * mismatch, irregular archive): the caller then takes the ledger's own checked path, which
+ * raises the precise error (`blob_missing`, `blob_corrupt`, an `ArchiveError`) or reads it.
+ */
+export function prepareBlobFile(job: BlobJob): PreparedEntry | null {
+  let bytes: Buffer;
+  try {
+    bytes = fs.readFileSync(job.file);
+  } catch {
+    return null;
+  }
+  if (sha256Hex(bytes) !== job.sha256) return null;
+  return prepareLedgerBlobSync(job.kind, bytes);
+}

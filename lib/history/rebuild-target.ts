@@ -1,0 +1,147 @@
+/**
+ * The rebuild's `IndexTarget`: the current state of the agent being replayed is mirrored in memory
+ * (its `records` rows and raw heads), so deriving an entry's ops costs map lookups instead of
+ * queries, and the index rows are written with plain better-sqlite3 statements prepared once for
+ * the whole rebuild. `records` rows are only written when the agent is finished (`finish`): the
+ * table holds current state, so its final contents are the same as after upserting them one
+ * version at a time, as the incremental indexer does.
+ */
+import type Database from 'better-sqlite3';
+import type { RecordRow } from '@/db/schema';
+import { currentFields, type RecordFields } from './index-rows';
+import type { IndexTarget, RawVersionRow, VersionRow } from './indexer';
+
+/** SQLite's BINARY collation (UTF-8 bytes), for orders the database path gets from ORDER BY. */
+export function compareBinary(a: string, b: string): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    // Below the surrogates, UTF-16 code unit order is code point order is UTF-8 byte order.
+    if (x < 0xd800 && y < 0xd800) return x - y;
+    return Buffer.compare(Buffer.from(a.slice(i), 'utf8'), Buffer.from(b.slice(i), 'utf8'));
+  }
+  return a.length - b.length;
+}
+
+const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
+  'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
+const RECORD_COLUMNS = ['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'content', 'memory_type', 'namespace', 'status',
+  'origin_file', 'heading', 'tags', 'record_json', 'born_at', 'last_changed_at'] as const;
+const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
+
+const insertSql = (table: string, columns: readonly string[]) =>
+  `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
+
+/** Statements of one rebuild (prepared once) and the raw objects already written by it. */
+export class RebuildWriter {
+  private readonly insertVersionStmt: Database.Statement;
+  private readonly insertRecordStmt: Database.Statement;
+  private readonly insertObjectStmt: Database.Statement;
+  private readonly insertRawStmt: Database.Statement;
+  private readonly objects = new Set<string>();
+
+  constructor(sqlite: Database.Database) {
+    this.insertVersionStmt = sqlite.prepare(insertSql('record_versions', VERSION_COLUMNS));
+    this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
+    this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
+    this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
+  }
+
+  /** A target for one agent, starting from an empty index. */
+  agent(agentId: string): AgentRebuildTarget {
+    return new AgentRebuildTarget(this, agentId);
+  }
+
+  insertVersion(r: VersionRow): void {
+    this.insertVersionStmt.run(r.agent_id, r.record_id, r.seq, r.entry_kind, r.op, r.content, r.content_sha256, r.memory_type, r.namespace,
+      r.status, r.origin_file, r.heading, r.tags, r.record_json, r.created_at, r.updated_at, r.observed_at, r.synced_at, r.moved_from);
+  }
+
+  insertRecord(r: RecordRow): void {
+    this.insertRecordStmt.run(r.agent_id, r.record_id, r.first_seq, r.last_seq, r.deleted_seq, r.content, r.memory_type, r.namespace,
+      r.status, r.origin_file, r.heading, r.tags, r.record_json, r.born_at, r.last_changed_at);
+  }
+
+  putObject(sha256: string, bytes: Uint8Array): void {
+    if (this.objects.has(sha256)) return;
+    this.objects.add(sha256);
+    this.insertObjectStmt.run(sha256, bytes.byteLength, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  insertRawVersion(r: RawVersionRow): void {
+    this.insertRawStmt.run(r.agent_id, r.path, r.seq, r.entry_kind, r.sha256, r.size, r.deleted);
+  }
+}
+
+export class AgentRebuildTarget implements IndexTarget {
+  private readonly records = new Map<string, RecordRow>();
+  private readonly heads = new Map<string, string | null>();
+  /** The fields each `records` row was built from: its tombstone fields without re-parsing its JSON. */
+  private readonly fields = new Map<string, RecordFields>();
+
+  constructor(private readonly writer: RebuildWriter, readonly agentId: string) {}
+
+  recordRows(ids: readonly string[]): Map<string, RecordRow> {
+    const out = new Map<string, RecordRow>();
+    for (const id of ids) {
+      const row = this.records.get(id);
+      if (row) out.set(id, row);
+    }
+    return out;
+  }
+
+  liveRecords(): RecordRow[] {
+    return [...this.records.values()].filter((r) => r.deleted_seq === null)
+      .sort((a, b) => a.first_seq - b.first_seq || compareBinary(a.record_id, b.record_id));
+  }
+
+  rawHeads(paths: readonly string[]): Map<string, string | null> {
+    const out = new Map<string, string | null>();
+    for (const path of paths) {
+      const head = this.heads.get(path);
+      if (head !== undefined) out.set(path, head);
+    }
+    return out;
+  }
+
+  liveRaw(): Map<string, string> {
+    const live = [...this.heads].filter((e): e is [string, string] => e[1] !== null).sort((a, b) => compareBinary(a[0], b[0]));
+    return new Map(live);
+  }
+
+  insertVersion(row: VersionRow): void {
+    this.writer.insertVersion(row);
+  }
+
+  /**
+   * `currentFields(row)` re-derives the fields from the row's canonical JSON; the fields the row was
+   * built from are the same (canonical JSON of a parsed JSON value is idempotent, and every field
+   * is read from that value), so they are reused when the JSON matches.
+   */
+  tombstoneFields(row: RecordRow): RecordFields {
+    const known = this.fields.get(row.record_id);
+    return known && known.record_json === row.record_json ? known : currentFields(row);
+  }
+
+  putRecord(row: RecordRow, fields: RecordFields): void {
+    this.records.set(row.record_id, row);
+    this.fields.set(row.record_id, fields);
+  }
+
+  putObject(sha256: string, bytes: Uint8Array): void {
+    this.writer.putObject(sha256, bytes);
+  }
+
+  insertRawVersion(row: RawVersionRow): void {
+    this.writer.insertRawVersion(row);
+    this.heads.set(row.path, row.deleted ? null : row.sha256);
+  }
+
+  /** Writes the agent's `records` rows (its final current state). */
+  finish(): void {
+    const ids = [...this.records.keys()].sort(compareBinary);
+    for (const id of ids) this.writer.insertRecord(this.records.get(id)!);
+  }
+}
