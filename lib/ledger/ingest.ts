@@ -14,6 +14,7 @@ import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
 import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
+import { commitGrouped } from './group-commit';
 import type { Ledger } from './ledger';
 
 /** What an accepted upload became. */
@@ -88,24 +89,28 @@ function snapshotSequence(ledger: Ledger, agent: AgentRow): number {
   return hasEntry(ledger, agent.id, agent.latest_sequence, 'snapshot') ? agent.latest_sequence + 1 : agent.latest_sequence;
 }
 
+/** A rebuild of the index in this process holds a transaction open; uploads are refused meanwhile. */
 function assertNotRebuilding(ledger: Ledger): void {
   if (ledger.db.sqlite.inTransaction) {
     throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
   }
 }
 
-/** Appends the entry and indexes it in one transaction; `expect` re-checks the sequence inside it. */
-function commit(params: IngestBase & {
+/**
+ * Appends the entry and indexes it in one transaction (grouped with concurrent uploads, each in its
+ * own savepoint: group-commit.ts); `expect` re-checks the sequence inside it.
+ */
+async function commit(params: IngestBase & {
   kind: EntryKind; seq: number; key: string; sha: string; expect: (agent: AgentRow) => void;
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
-}): IngestResult {
+}): Promise<IngestResult> {
   const { ledger, agentId, seq, kind, key, sha, bytes, now } = params;
   const { db, sqlite } = ledger.db;
   assertNotRebuilding(ledger);
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${kind}:${sha}`);
   const syncedAt = now.toISOString();
   const statements = ingestStatements(ledger);
-  sqlite.transaction(() => {
+  await commitGrouped(sqlite, () => {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
@@ -115,7 +120,7 @@ function commit(params: IngestBase & {
     });
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
-  }).immediate();
+  });
   return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
 }
 
@@ -132,7 +137,7 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
     const key = blobKey(agent.id, seq, 'snapshot', sha);
     await params.ledger.blobs.put(key, params.bytes);
     try {
-      return commit({
+      return await commit({
         ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
