@@ -12,6 +12,11 @@ export interface ReconcileStats {
   reminted: number;
 }
 
+interface Queue {
+  items: number[];
+  head: number;
+}
+
 export interface ReconcileResult {
   /** One output per fresh record, in extraction order, carrying the identity reconcile decided. */
   records: MemoryRecord[];
@@ -31,45 +36,55 @@ export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]
   const prevUsed = new Array<boolean>(prev.length).fill(false);
   const stats: ReconcileStats = { carried: 0, heading_matched: 0, id_matched: 0, created: 0, deleted: 0, reminted: 0 };
 
-  const pass = (
-    keyOf: (r: MemoryRecord) => string | null,
-    build: (p: MemoryRecord, c: MemoryRecord) => MemoryRecord,
-    counter: keyof ReconcileStats,
-  ): void => {
-    const queues = new Map<string, number[]>();
-    prev.forEach((p, i) => {
-      if (prevUsed[i]) return;
-      const key = keyOf(p);
-      if (key === null) return;
-      const queue = queues.get(key);
-      if (queue) queue.push(i);
-      else queues.set(key, [i]);
-    });
-    curr.forEach((c, j) => {
-      if (out[j]) return;
-      const key = keyOf(c);
-      if (key === null) return;
-      const i = queues.get(key)?.shift();
-      if (i === undefined) return;
+  // Keys are (part, part) pairs held in nested maps, so no two different pairs can collide and no
+  // key string is built per record (a concatenated content key is a long string to build, flatten
+  // and hash, twice per record per pass). Trimmed contents and scopes are computed once per record.
+  type Key = readonly [string, string] | string | null;
+  const pass = (keyOf: (r: MemoryRecord, side: 0 | 1, index: number) => Key, build: (p: MemoryRecord, c: MemoryRecord) => MemoryRecord, counter: keyof ReconcileStats): void => {
+    const queues = new Map<string, Queue | Map<string, Queue>>();
+    const queueOf = (key: Exclude<Key, null>, create: boolean): Queue | undefined => {
+      if (typeof key === 'string') {
+        let queue = queues.get(key) as Queue | undefined;
+        if (!queue && create) queues.set(key, (queue = { items: [], head: 0 }));
+        return queue;
+      }
+      let inner = queues.get(key[0]) as Map<string, Queue> | undefined;
+      if (!inner) {
+        if (!create) return undefined;
+        queues.set(key[0], (inner = new Map()));
+      }
+      let queue = inner.get(key[1]);
+      if (!queue && create) inner.set(key[1], (queue = { items: [], head: 0 }));
+      return queue;
+    };
+    for (let i = 0; i < prev.length; i++) {
+      if (prevUsed[i]) continue;
+      const key = keyOf(prev[i]!, 0, i);
+      if (key !== null) queueOf(key, true)!.items.push(i);
+    }
+    for (let j = 0; j < curr.length; j++) {
+      if (out[j]) continue;
+      const key = keyOf(curr[j]!, 1, j);
+      if (key === null) continue;
+      const queue = queueOf(key, false);
+      // First in, first out: several candidates for one key pair in order.
+      if (!queue || queue.head >= queue.items.length) continue;
+      const i = queue.items[queue.head++]!;
       prevUsed[i] = true;
-      out[j] = build(prev[i]!, c);
+      out[j] = build(prev[i]!, curr[j]!);
       stats[counter]++;
-    });
+    }
   };
 
-  // Keys are length-prefixed so that no two different (part, part) pairs can collide.
-  const trimmedCache = new Map<MemoryRecord, string>();
-  const trimmed = (r: MemoryRecord) => {
-    let t = trimmedCache.get(r);
-    if (t === undefined) trimmedCache.set(r, (t = rustTrimEnd(r.content)));
-    return t;
-  };
-  const pair = (a: string, b: string) => `${a.length}:${a}${b}`;
-  pass((r) => pair(r.id, trimmed(r)), carryIdentity, 'carried');
-  pass((r) => pair(recordScope(r), trimmed(r)), carryIdentity, 'carried');
-  pass((r) => {
+  const trimmedOf: [(string | undefined)[], (string | undefined)[]] = [new Array(prev.length), new Array(curr.length)];
+  const scopeOf: [(string | undefined)[], (string | undefined)[]] = [new Array(prev.length), new Array(curr.length)];
+  const trimmed = (r: MemoryRecord, side: 0 | 1, index: number): string => (trimmedOf[side][index] ??= rustTrimEnd(r.content));
+  const scope = (r: MemoryRecord, side: 0 | 1, index: number): string => (scopeOf[side][index] ??= recordScope(r));
+  pass((r, side, i) => [r.id, trimmed(r, side, i)], carryIdentity, 'carried');
+  pass((r, side, i) => [scope(r, side, i), trimmed(r, side, i)], carryIdentity, 'carried');
+  pass((r, side, i) => {
     const heading = headingKey(r);
-    return heading === null ? null : pair(recordScope(r), heading);
+    return heading === null ? null : [scope(r, side, i), heading];
   }, carryBirth, 'heading_matched');
   pass((r) => r.id, carryBirth, 'id_matched');
 
