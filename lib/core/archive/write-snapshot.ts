@@ -63,7 +63,11 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
 
 /** One JSONL line per record, schema field order, `\n` after each. */
 export function recordLines(records: readonly MemoryRecord[]): Uint8Array {
-  return utf8(records.map((record) => `${recordJson(record)}\n`).join(''));
+  if (records.length === 0) return new Uint8Array();
+  // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
+  const lines = records.map(recordJson);
+  lines.push('');
+  return utf8(lines.join('\n'));
 }
 
 const RESERVED_NAMES = new Set<string>([MANIFEST_FILE, DELTA_MANIFEST_FILE, ...Object.values(LAYER_FILES)]);
