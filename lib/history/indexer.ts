@@ -34,15 +34,15 @@ export type IndexEntryInput = {
   syncedAt: string;
 } & ({ kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot });
 
-/** One `record_versions` row. */
-export type VersionRow = RecordFields & {
+/** The columns of a `record_versions` row besides the record's fields. */
+export interface VersionMeta {
   agent_id: string;
   seq: number;
   entry_kind: 'delta' | 'snapshot';
   op: DerivedOp['op'];
   synced_at: string;
   moved_from: string | null;
-};
+}
 
 /** One `raw_file_versions` row. */
 export interface RawVersionRow {
@@ -67,11 +67,11 @@ export interface IndexTarget {
   liveRaw(): Map<string, string>;
   /** Fields of an indexed record (its tombstone when deleted): `currentFields(row)` or the same, remembered. */
   tombstoneFields(row: RecordRow): RecordFields;
-  insertVersion(row: VersionRow): void;
+  insertVersion(fields: RecordFields, meta: VersionMeta): void;
   /** Inserts or replaces the `records` row of `row.record_id`; `fields` are the fields it was built from. */
   putRecord(row: RecordRow, fields: RecordFields): void;
-  /** Stores a raw object (no-op when that sha is already stored). */
-  putObject(sha256: string, bytes: Uint8Array): void;
+  /** Stores a raw object (no-op when that sha is already stored; `bytes` null only then). */
+  putObject(sha256: string, bytes: Uint8Array | null): void;
   insertRawVersion(row: RawVersionRow): void;
 }
 
@@ -110,7 +110,7 @@ function snapshotOps(target: IndexTarget, records: RecordFields[]): DerivedOp[] 
 function writeRecordOps(target: IndexTarget, at: { agentId: string; seq: number; syncedAt: string }, kind: PreparedEntry['kind'], ops: DerivedOp[]): void {
   const { agentId, seq, syncedAt } = at;
   for (const o of ops) {
-    target.insertVersion({ ...o.fields, agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
+    target.insertVersion(o.fields, { agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
     target.putRecord({
       agent_id: agentId,
       record_id: o.fields.record_id,
@@ -157,9 +157,9 @@ function snapshotRaw(target: IndexTarget, raw: PreparedRawFile[]): RawChanges {
 
 function writeRaw(target: IndexTarget, at: { agentId: string; seq: number }, kind: PreparedEntry['kind'], raw: RawChanges): void {
   const { agentId, seq } = at;
-  for (const { path, sha256, bytes } of raw.changed) {
+  for (const { path, sha256, size, bytes } of raw.changed) {
     target.putObject(sha256, bytes);
-    target.insertRawVersion({ agent_id: agentId, path, seq, entry_kind: kind, sha256, size: bytes.byteLength, deleted: 0 });
+    target.insertRawVersion({ agent_id: agentId, path, seq, entry_kind: kind, sha256, size, deleted: 0 });
   }
   for (const path of raw.deleted) {
     target.insertRawVersion({ agent_id: agentId, path, seq, entry_kind: kind, sha256: null, size: 0, deleted: 1 });
@@ -175,9 +175,12 @@ export function dbTarget(db: Drizzle, agentId: string): IndexTarget {
     rawHeads: (paths) => rawHeadsFor(db, agentId, paths),
     liveRaw: () => new Map(liveRawFiles(db, agentId, Infinity).map((f) => [f.path, f.sha256])),
     tombstoneFields: currentFields,
-    insertVersion: (row) => s.insertVersion.run(row as unknown as Record<string, unknown>),
+    insertVersion: (fields, meta) => s.insertVersion.run({ ...fields, ...meta }),
     putRecord: (row) => s.upsertRecord.run(row),
-    putObject: (sha256, bytes) => s.insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) }),
+    putObject: (sha256, bytes) => {
+      if (!bytes) throw new Error(`raw object ${sha256} came without its bytes`);
+      s.insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
+    },
     insertRawVersion: (row) => s.insertRawVersion.run(row as unknown as Record<string, unknown>),
   };
 }

@@ -31,12 +31,19 @@ import { recordFields, workspacePath, type RecordFields } from './index-rows';
 const MANIFEST_FILE = 'manifest.json';
 const DELTA_MANIFEST_FILE = 'delta-manifest.json';
 
-/** A raw workspace file carried by an entry: workspace-relative path, sha256 and bytes. */
+/**
+ * A raw workspace file carried by an entry: workspace-relative path, sha256, size and bytes —
+ * `bytes` is null when the preparer was told an object with that sha256 is stored already (the
+ * rebuild keeps those, so the bytes need not travel between threads).
+ */
 export interface PreparedRawFile {
   path: string;
   sha256: string;
-  bytes: Uint8Array;
+  size: number;
+  bytes: Uint8Array | null;
 }
+
+const NOTHING_STORED: ReadonlySet<string> = new Set();
 
 /** One delta line, with the record's index fields. */
 export interface PreparedDeltaLine {
@@ -136,12 +143,13 @@ export function readZipSync(buffer: Buffer): Map<string, Uint8Array> {
   return files;
 }
 
-function rawFile(archivePath: string, bytes: Uint8Array): PreparedRawFile {
-  return { path: workspacePath(archivePath), sha256: sha256Hex(bytes), bytes };
+function rawFile(archivePath: string, bytes: Uint8Array, stored: ReadonlySet<string> = NOTHING_STORED): PreparedRawFile {
+  const sha256 = sha256Hex(bytes);
+  return { path: workspacePath(archivePath), sha256, size: bytes.byteLength, bytes: stored.has(sha256) ? null : bytes };
 }
 
 /** The regular delta layout: `delta-manifest.json` with `sync.base_sequence`, lines in `changes.memory.file`. */
-function deltaFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
+function deltaFromFiles(files: Map<string, Uint8Array>, stored: ReadonlySet<string>): PreparedEntry {
   const manifestBytes = files.get(DELTA_MANIFEST_FILE) ?? irregular();
   const manifest = parseManifest(manifestBytes, DELTA_MANIFEST_FILE);
   const sync = manifest.sync;
@@ -163,7 +171,7 @@ function deltaFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
     }
   }
   const rawChanged: PreparedRawFile[] = [];
-  for (const [name, bytes] of files) if (name.startsWith('raw/')) rawChanged.push(rawFile(name, bytes));
+  for (const [name, bytes] of files) if (name.startsWith('raw/')) rawChanged.push(rawFile(name, bytes, stored));
   const raw = changes.raw;
   const deleted = isJsonObject(raw) ? raw.deleted : undefined;
   const rawDeleted: string[] = [];
@@ -178,7 +186,7 @@ function deltaFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
 }
 
 /** The regular snapshot layout: partitions listed in the manifest (or every `memory/*.jsonl`). */
-function snapshotFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
+function snapshotFromFiles(files: Map<string, Uint8Array>, stored: ReadonlySet<string>): PreparedEntry {
   const manifest = parseManifest(files.get(MANIFEST_FILE) ?? irregular(), MANIFEST_FILE);
   const layers = manifest.layers;
   const memory = isJsonObject(layers) ? layers.memory : undefined;
@@ -202,7 +210,7 @@ function snapshotFromFiles(files: Map<string, Uint8Array>): PreparedEntry {
   }
   const partitionSet = new Set(partitionFiles);
   const raw: PreparedRawFile[] = [];
-  for (const [name, bytes] of files) if (name.startsWith('raw/') && !partitionSet.has(name)) raw.push(rawFile(name, bytes));
+  for (const [name, bytes] of files) if (name.startsWith('raw/') && !partitionSet.has(name)) raw.push(rawFile(name, bytes, stored));
   return { kind: 'snapshot', records, raw };
 }
 
@@ -224,11 +232,14 @@ export function prepareArchive(input: { kind: 'delta'; archive: AlfDelta } | { k
   };
 }
 
-/** The synchronous path alone: the prepared entry, or null when the blob needs the core reader. */
-export function prepareLedgerBlobSync(kind: 'delta' | 'snapshot', bytes: Uint8Array): PreparedEntry | null {
+/**
+ * The synchronous path alone: the prepared entry, or null when the blob needs the core reader.
+ * Raw files whose sha256 is in `stored` come without their bytes.
+ */
+export function prepareLedgerBlobSync(kind: 'delta' | 'snapshot', bytes: Uint8Array, stored: ReadonlySet<string> = NOTHING_STORED): PreparedEntry | null {
   try {
     const files = readZipSync(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
-    return kind === 'delta' ? deltaFromFiles(files) : snapshotFromFiles(files);
+    return kind === 'delta' ? deltaFromFiles(files, stored) : snapshotFromFiles(files, stored);
   } catch (error) {
     // Irregular shape, or a parse error the core reader will report with its own wording.
     return null;
@@ -247,7 +258,7 @@ export interface BlobJob {
  * mismatch, irregular archive): the caller then takes the ledger's own checked path, which
  * raises the precise error (`blob_missing`, `blob_corrupt`, an `ArchiveError`) or reads it.
  */
-export function prepareBlobFile(job: BlobJob): PreparedEntry | null {
+export function prepareBlobFile(job: BlobJob, stored: ReadonlySet<string> = NOTHING_STORED): PreparedEntry | null {
   let bytes: Buffer;
   try {
     bytes = fs.readFileSync(job.file);
@@ -255,5 +266,5 @@ export function prepareBlobFile(job: BlobJob): PreparedEntry | null {
     return null;
   }
   if (sha256Hex(bytes) !== job.sha256) return null;
-  return prepareLedgerBlobSync(job.kind, bytes);
+  return prepareLedgerBlobSync(job.kind, bytes, stored);
 }

@@ -9,7 +9,7 @@
 import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
 import { currentFields, type RecordFields } from './index-rows';
-import type { IndexTarget, RawVersionRow, VersionRow } from './indexer';
+import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
 
 /** SQLite's BINARY collation (UTF-8 bytes), for orders the database path gets from ORDER BY. */
 export function compareBinary(a: string, b: string): number {
@@ -34,15 +34,29 @@ const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 
 const insertSql = (table: string, columns: readonly string[]) =>
   `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
 
-/** Statements of one rebuild (prepared once) and the raw objects already written by it. */
+/**
+ * Statements of one rebuild (prepared once) and its raw objects.
+ *
+ * `raw_objects` is content-addressed and immutable: a row is the bytes whose sha256 is its key.
+ * The replay computes the sha256 of every raw file it meets, so an object already stored under
+ * that sha256 (with its stored length equal to its `size`) is kept instead of being deleted and
+ * written again — rewriting every workspace file version's bytes made up most of a rebuild's
+ * I/O. Rows whose length disagrees with their size are rewritten from the blob; objects the replay
+ * no longer references are deleted at the end (`finishObjects`), so the table ends up exactly as
+ * a replay from empty would leave it.
+ */
 export class RebuildWriter {
   private readonly insertVersionStmt: Database.Statement;
   private readonly insertRecordStmt: Database.Statement;
   private readonly insertObjectStmt: Database.Statement;
   private readonly insertRawStmt: Database.Statement;
   private readonly objects = new Set<string>();
+  /** Objects stored before the replay (kept when the replay meets them). */
+  readonly stored: Set<string>;
 
-  constructor(sqlite: Database.Database) {
+  constructor(private readonly sqlite: Database.Database) {
+    sqlite.exec('DELETE FROM raw_objects WHERE length(data) IS NOT size');
+    this.stored = new Set(sqlite.prepare('SELECT sha256 FROM raw_objects').pluck().all() as string[]);
     this.insertVersionStmt = sqlite.prepare(insertSql('record_versions', VERSION_COLUMNS));
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
@@ -54,9 +68,9 @@ export class RebuildWriter {
     return new AgentRebuildTarget(this, agentId);
   }
 
-  insertVersion(r: VersionRow): void {
-    this.insertVersionStmt.run(r.agent_id, r.record_id, r.seq, r.entry_kind, r.op, r.content, r.content_sha256, r.memory_type, r.namespace,
-      r.status, r.origin_file, r.heading, r.tags, r.record_json, r.created_at, r.updated_at, r.observed_at, r.synced_at, r.moved_from);
+  insertVersion(f: RecordFields, m: VersionMeta): void {
+    this.insertVersionStmt.run(m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type, f.namespace,
+      f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at, m.moved_from);
   }
 
   insertRecord(r: RecordRow): void {
@@ -64,10 +78,18 @@ export class RebuildWriter {
       r.status, r.origin_file, r.heading, r.tags, r.record_json, r.born_at, r.last_changed_at);
   }
 
-  putObject(sha256: string, bytes: Uint8Array): void {
+  putObject(sha256: string, bytes: Uint8Array | null): void {
     if (this.objects.has(sha256)) return;
     this.objects.add(sha256);
+    if (this.stored.has(sha256)) return;
+    if (!bytes) throw new Error(`raw object ${sha256} came without its bytes`);
     this.insertObjectStmt.run(sha256, bytes.byteLength, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+  }
+
+  /** Deletes the stored objects this replay did not reference. */
+  finishObjects(): void {
+    const remove = this.sqlite.prepare('DELETE FROM raw_objects WHERE sha256 = ?');
+    for (const sha256 of this.stored) if (!this.objects.has(sha256)) remove.run(sha256);
   }
 
   insertRawVersion(r: RawVersionRow): void {
@@ -111,8 +133,8 @@ export class AgentRebuildTarget implements IndexTarget {
     return new Map(live);
   }
 
-  insertVersion(row: VersionRow): void {
-    this.writer.insertVersion(row);
+  insertVersion(fields: RecordFields, meta: VersionMeta): void {
+    this.writer.insertVersion(fields, meta);
   }
 
   /**
@@ -130,7 +152,7 @@ export class AgentRebuildTarget implements IndexTarget {
     this.fields.set(row.record_id, fields);
   }
 
-  putObject(sha256: string, bytes: Uint8Array): void {
+  putObject(sha256: string, bytes: Uint8Array | null): void {
     this.writer.putObject(sha256, bytes);
   }
 

@@ -17,9 +17,10 @@ export interface ChunkAnswer {
   prepared: (PreparedEntry | null)[];
 }
 
-const data = workerData as { lineageRebuildWorker?: true; port: MessagePort; signal: Int32Array } | null;
+const data = workerData as { lineageRebuildWorker?: true; port: MessagePort; signal: Int32Array; stored: string[] } | null;
 if (parentPort && data?.lineageRebuildWorker) {
   const { port, signal } = data;
+  const stored = new Set(data.stored);
   port.on('message', (request: ChunkRequest | 'close') => {
     if (request === 'close') {
       port.close();
@@ -27,7 +28,7 @@ if (parentPort && data?.lineageRebuildWorker) {
     }
     const prepared = request.jobs.map((job) => {
       try {
-        return prepareBlobFile(job);
+        return prepareBlobFile(job, stored);
       } catch {
         return null;
       }

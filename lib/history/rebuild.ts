@@ -82,14 +82,14 @@ function helperScript(): string {
 }
 
 /** Starts the helper thread; null if it cannot (the rebuild then prepares every blob itself). */
-function startHelper(): { worker: Worker; port: MessagePort; signal: Int32Array } | null {
+function startHelper(stored: ReadonlySet<string>): { worker: Worker; port: MessagePort; signal: Int32Array } | null {
   try {
     const signal = new Int32Array(new SharedArrayBuffer(8));
     const channel = new MessageChannel();
     const worker = new Worker(helperScript(), {
       eval: true,
       execArgv: [],
-      workerData: { lineageRebuildWorker: true, port: channel.port2, signal },
+      workerData: { lineageRebuildWorker: true, port: channel.port2, signal, stored: [...stored] },
       transferList: [channel.port2],
     });
     worker.unref();
@@ -114,10 +114,10 @@ class Preparer {
   private helper: ReturnType<typeof startHelper>;
   private helperDead = false;
 
-  constructor(private readonly jobs: (BlobJob | null)[], useHelper: boolean) {
+  constructor(private readonly jobs: (BlobJob | null)[], useHelper: boolean, private readonly stored: ReadonlySet<string>) {
     this.state = new Uint8Array(Math.ceil(jobs.length / CHUNK));
     this.prepared = new Array(jobs.length);
-    this.helper = useHelper && this.state.length > 1 ? startHelper() : null;
+    this.helper = useHelper && this.state.length > 1 ? startHelper(stored) : null;
     this.helper?.worker.on('error', () => { this.helperDead = true; });
     this.helper?.worker.on('exit', () => { this.helperDead = true; });
   }
@@ -144,7 +144,7 @@ class Preparer {
     this.state[chunk] = 2;
     for (let i = chunk * CHUNK; i < Math.min(this.jobs.length, (chunk + 1) * CHUNK); i++) {
       const job = this.jobs[i];
-      this.prepared[i] = job ? prepareBlobFile(job) : null;
+      this.prepared[i] = job ? prepareBlobFile(job, this.stored) : null;
     }
   }
 
@@ -205,19 +205,19 @@ function suspendFtsTriggers(ledger: Ledger): () => void {
     "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
   ).all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name.replace(/"/g, '""')}"`);
-  sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('delete-all')");
+  // No 'delete-all' first: 'rebuild' empties the full-text index itself.
   return () => {
     sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild')");
     for (const t of triggers) sqlite.exec(t.sql);
   };
 }
 
+/** Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter). */
 function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
     DELETE FROM record_versions;
     DELETE FROM records;
     DELETE FROM raw_file_versions;
-    DELETE FROM raw_objects;
     UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0;`);
 }
 
@@ -236,10 +236,10 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
       const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), sha256: e.sha256, kind: e.kind } : null));
-      preparer = new Preparer(jobs, store !== null);
+      const writer = new RebuildWriter(sqlite);
+      preparer = new Preparer(jobs, store !== null, writer.stored);
       const restoreFts = suspendFtsTriggers(ledger);
       wipe(ledger);
-      const writer = new RebuildWriter(sqlite);
       const setCounts = sqlite.prepare(
         'UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, raw_changed = ?, raw_deleted = ? WHERE rowid = ?');
       const total = entries.length;
@@ -256,6 +256,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         params.onProgress?.({ done: i + 1, total });
       }
       target?.finish();
+      writer.finishObjects();
       restoreFts();
       const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
       sqlite.exec('COMMIT');

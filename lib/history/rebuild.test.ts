@@ -1,0 +1,152 @@
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ArchiveError, readDelta, readSnapshot } from '@/lib/core/archive';
+import { FsBlobStore, isLedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
+import { prepareArchive, prepareLedgerBlobSync } from './ledger-blob';
+import { compareBinary } from './rebuild-target';
+import { rebuildIndex } from './rebuild';
+import { HistoryGenerator } from './testing/generator';
+import { dumpIndex, tempLedger } from './testing/temp-ledger';
+
+const AGENT = '3f2d1c0b-3333-4a2b-8c3d-000000000001';
+const OTHER = '3f2d1c0b-3333-4a2b-8c3d-000000000002';
+
+let ledger: Ledger;
+let cleanup: () => void;
+
+interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string }
+const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256 FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
+const triggerCount = () => (ledger.db.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions'").get() as { n: number }).n;
+
+beforeAll(async () => {
+  ({ ledger, cleanup } = tempLedger());
+  const gen = new HistoryGenerator(ledger, AGENT, 11);
+  gen.register();
+  for (let i = 0; i < 6; i++) gen.addRecord();
+  await gen.sync(0);
+  for (let turn = 1; turn <= 70; turn++) {
+    gen.randomMutations();
+    if (turn % 9 === 0) gen.plantFact();
+    if (turn === 20) gen.moveRecord(gen.records[0]!.id, 'memory/archive/old.md');
+    if (turn === 30) gen.deleteRecord();
+    await gen.sync(turn, { rollover: turn === 40 || turn === 55 });
+  }
+  const other = new HistoryGenerator(ledger, OTHER, 5);
+  other.register();
+  other.plantFact('MEMORY.md');
+  await other.sync(0);
+  other.randomMutations();
+  await other.sync(1);
+});
+
+afterAll(() => cleanup?.());
+
+describe('ledger blob reader', () => {
+  it('prepares every ledger blob exactly as the core archive reader does', async () => {
+    const all = entries();
+    expect(all.some((e) => e.kind === 'snapshot' && e.seq > 0)).toBe(true);
+    for (const entry of all) {
+      const bytes = await readEntryBytes({ ledger, entry });
+      const fast = prepareLedgerBlobSync(entry.kind, bytes);
+      expect(fast).not.toBeNull();
+      const core = entry.kind === 'delta'
+        ? prepareArchive({ kind: 'delta', archive: await readDelta(bytes) })
+        : prepareArchive({ kind: 'snapshot', archive: await readSnapshot(bytes) });
+      expect(fast).toEqual(core);
+    }
+  });
+
+  it('declines what is not a regular archive instead of guessing', () => {
+    expect(prepareLedgerBlobSync('delta', new Uint8Array([1, 2, 3]))).toBeNull();
+    expect(prepareLedgerBlobSync('delta', new Uint8Array(100))).toBeNull();
+  });
+
+  it('leaves out the bytes of raw files already stored', async () => {
+    const entry = entries().find((e) => e.kind === 'snapshot')!;
+    const bytes = await readEntryBytes({ ledger, entry });
+    const full = prepareLedgerBlobSync('snapshot', bytes)!;
+    if (full.kind !== 'snapshot') throw new Error('expected a snapshot');
+    const first = full.raw[0]!;
+    const trimmed = prepareLedgerBlobSync('snapshot', bytes, new Set([first.sha256]))!;
+    if (trimmed.kind !== 'snapshot') throw new Error('expected a snapshot');
+    expect(trimmed.raw[0]).toEqual({ ...first, bytes: null });
+    expect(trimmed.raw[0]!.size).toBe(first.bytes!.byteLength);
+  });
+});
+
+describe('rebuild', () => {
+  it('equals the incremental index row for row, across agents and rollovers', async () => {
+    const before = dumpIndex(ledger);
+    const progress: number[] = [];
+    const result = await rebuildIndex({ ledger, onProgress: ({ done }) => progress.push(done) });
+    expect(result.entries).toBe(entries().length);
+    expect(progress).toEqual(Array.from({ length: result.entries }, (_, i) => i + 1));
+    expect(dumpIndex(ledger)).toEqual(before);
+    expect(triggerCount()).toBe(3);
+    expect(ledger.db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    // A second rebuild (raw objects already stored) gives the same index again.
+    await rebuildIndex({ ledger });
+    expect(dumpIndex(ledger)).toEqual(before);
+  });
+
+  it('rewrites a stored raw object whose length is wrong and drops objects nothing references', async () => {
+    const before = dumpIndex(ledger);
+    const { sqlite } = ledger.db;
+    const victim = (sqlite.prepare('SELECT sha256 FROM raw_objects ORDER BY sha256 LIMIT 1').get() as { sha256: string }).sha256;
+    sqlite.prepare("UPDATE raw_objects SET data = x'00' WHERE sha256 = ?").run(victim);
+    sqlite.prepare("INSERT INTO raw_objects (sha256, size, data) VALUES (?, 1, x'00')").run('f'.repeat(64));
+    await rebuildIndex({ ledger });
+    expect(dumpIndex(ledger)).toEqual(before);
+  });
+
+  it('fails cleanly on a blob that no longer matches its sha256, leaving the index as it was', async () => {
+    const before = dumpIndex(ledger);
+    const entry = entries().find((e) => e.kind === 'delta' && e.seq === 33)!;
+    const file = (ledger.blobs as FsBlobStore).pathOf(entry.blob_key);
+    const original = fs.readFileSync(file);
+    const corrupt = Buffer.from(original);
+    corrupt[corrupt.length >> 1] = corrupt[corrupt.length >> 1]! ^ 0xff;
+    fs.writeFileSync(file, corrupt);
+    try {
+      const error = await rebuildIndex({ ledger }).catch((e: unknown) => e);
+      expect(isLedgerError(error, 'blob_corrupt')).toBe(true);
+      expect(dumpIndex(ledger)).toEqual(before);
+      expect(triggerCount()).toBe(3);
+      expect(ledger.db.sqlite.inTransaction).toBe(false);
+    } finally {
+      fs.writeFileSync(file, original);
+    }
+  });
+
+  it('reports an archive error for a blob that matches its sha256 but is not an archive', async () => {
+    const before = dumpIndex(ledger);
+    const entry = entries().find((e) => e.kind === 'delta' && e.seq === 20)!;
+    const file = (ledger.blobs as FsBlobStore).pathOf(entry.blob_key);
+    const original = fs.readFileSync(file);
+    const garbage = Buffer.from('PK\x05\x06 not really a zip archive at all');
+    const { sqlite } = ledger.db;
+    const { createHash } = await import('node:crypto');
+    fs.writeFileSync(file, garbage);
+    sqlite.prepare('UPDATE ledger_entries SET sha256 = ? WHERE agent_id = ? AND seq = ? AND kind = ?')
+      .run(createHash('sha256').update(garbage).digest('hex'), entry.agent_id, entry.seq, entry.kind);
+    try {
+      const error = await rebuildIndex({ ledger }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ArchiveError);
+      expect((error as ArchiveError).code).toBe('not_a_zip');
+      expect(dumpIndex(ledger).record_versions).toEqual(before.record_versions);
+    } finally {
+      fs.writeFileSync(file, original);
+      sqlite.prepare('UPDATE ledger_entries SET sha256 = ? WHERE agent_id = ? AND seq = ? AND kind = ?').run(entry.sha256, entry.agent_id, entry.seq, entry.kind);
+    }
+    await rebuildIndex({ ledger });
+    expect(dumpIndex(ledger)).toEqual(before);
+  });
+});
+
+describe('compareBinary', () => {
+  it('orders as SQLite BINARY (UTF-8 bytes) does', () => {
+    const words = ['b', 'a', 'ab', '', 'é', 'z', '\u{1F600}', '\uFFFD', 'a\u{1F600}', 'a\uE000'];
+    const sqlite = ledger.db.sqlite.prepare(`SELECT value FROM json_each(?) ORDER BY value COLLATE BINARY`).pluck().all(JSON.stringify(words));
+    expect([...words].sort(compareBinary)).toEqual(sqlite);
+  });
+});
