@@ -25,7 +25,7 @@ import { FsBlobStore, LedgerError, readEntryBytes, type Ledger } from '@/lib/led
 import { foldEntry } from './indexer';
 import { prepareArchive, prepareBlobFile, type BlobJob, type PreparedEntry } from './ledger-blob';
 import { RebuildWriter, type AgentRebuildTarget } from './rebuild-target';
-import type { ChunkAnswer, ChunkRequest } from './rebuild-worker';
+import { decodeChunk, type ChunkAnswer, type ChunkRequest } from './rebuild-worker';
 
 export interface RebuildProgress {
   done: number;
@@ -155,7 +155,7 @@ class Preparer {
     for (let message = receiveMessageOnPort(helper.port); message; message = receiveMessageOnPort(helper.port)) {
       const answer = message.message as ChunkAnswer;
       if (this.state[answer.chunk] !== 1) continue;
-      answer.prepared.forEach((p, k) => { this.prepared[answer.chunk * CHUNK + k] = p; });
+      decodeChunk(answer).forEach((p, k) => { this.prepared[answer.chunk * CHUNK + k] = p; });
       this.state[answer.chunk] = 2;
       this.inFlight--;
     }
