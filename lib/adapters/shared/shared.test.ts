@@ -110,3 +110,28 @@ describe('raw paths and markers', () => {
     expect(globToRegExp('MEMORY.md').test('memory.md')).toBe(false);
   });
 });
+
+describe('mapLimit', () => {
+  it('keeps input order, bounds calls in flight and stops on the first failure', async () => {
+    const { mapLimit } = await import('./walk');
+    let inFlight = 0;
+    let peak = 0;
+    const out = await mapLimit([5, 1, 4, 2, 3, 0], 2, async (n, i) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      await new Promise((resolve) => setTimeout(resolve, n));
+      inFlight--;
+      return `${i}:${n}`;
+    });
+    expect(out).toEqual(['0:5', '1:1', '2:4', '3:2', '4:3', '5:0']);
+    expect(peak).toBe(2);
+    const started: number[] = [];
+    await expect(mapLimit([0, 1, 2, 3, 4], 1, async (n) => {
+      started.push(n);
+      if (n === 1) throw new Error('boom');
+      return n;
+    })).rejects.toThrow('boom');
+    expect(started).toEqual([0, 1]);
+    expect(await mapLimit([], 4, async () => 1)).toEqual([]);
+  });
+});

@@ -22,12 +22,42 @@ async function walkInto(rootReal: string, relDir: string, out: string[], visited
   const real = await realpath(abs);
   if (visited.has(real)) return; // a symlinked directory loop
   visited.add(real);
-  for (const name of await readdir(abs)) {
-    const rel = relDir === '' ? name : `${relDir}/${name}`;
-    const childKind = await entryKind(rootReal, path.join(abs, name));
-    if (childKind === 'file') out.push(rel);
-    else if (childKind === 'dir') await walkInto(rootReal, rel, out, visited);
+  const names = await readdir(abs);
+  // The children's kinds are looked up concurrently (one round trip to the thread pool each,
+  // which dominated walking directories of many files); directories are then entered one by
+  // one in listing order, as before, and the result is sorted in the end.
+  const kinds = await mapLimit(names, IO_CONCURRENCY, (name) => entryKind(rootReal, path.join(abs, name)));
+  for (let i = 0; i < names.length; i++) {
+    const rel = relDir === '' ? names[i]! : `${relDir}/${names[i]!}`;
+    if (kinds[i] === 'file') out.push(rel);
+    else if (kinds[i] === 'dir') await walkInto(rootReal, rel, out, visited);
   }
+}
+
+/** How many file-system calls a walk or an export keeps in flight. */
+export const IO_CONCURRENCY = 16;
+
+/**
+ * `items.map(fn)` for async `fn` with at most `limit` calls in flight; results in input order.
+ * Calls start in input order. The first failure rejects the whole (later calls are not started).
+ */
+export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (item: T, index: number) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  let failed = false;
+  const worker = async (): Promise<void> => {
+    while (!failed && next < items.length) {
+      const index = next++;
+      try {
+        results[index] = await fn(items[index]!, index);
+      } catch (error) {
+        failed = true;
+        throw error;
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
 }
 
 /**
