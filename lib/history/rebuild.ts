@@ -126,11 +126,26 @@ class Preparer {
   async get(i: number): Promise<PreparedEntry | null> {
     const chunk = Math.floor(i / CHUNK);
     this.pump();
-    if (this.state[chunk] === 0) this.prepareHere(chunk);
-    while (this.state[chunk] === 1) await this.waitForHelper();
+    while (this.state[chunk] !== 2) {
+      if (this.state[chunk] === 0) {
+        this.prepareHere(chunk);
+      } else if (!this.prepareNextFree()) {
+        // The helper has it and nothing else is left to do here meanwhile.
+        await this.waitForHelper();
+      }
+      this.pump();
+    }
     const out = this.prepared[i] ?? null;
     this.prepared[i] = undefined;
     return out;
+  }
+
+  /** While the helper works on the chunk this thread needs, this thread prepares a later one. */
+  private prepareNextFree(): boolean {
+    while (this.nextFree < this.state.length && this.state[this.nextFree] !== 0) this.nextFree++;
+    if (this.nextFree >= this.state.length) return false;
+    this.prepareHere(this.nextFree);
+    return true;
   }
 
   close(): void {
@@ -175,21 +190,17 @@ class Preparer {
     const helper = this.helper!;
     const seen = Atomics.load(helper.signal, 0);
     this.pump();
-    if (!this.stillWaiting()) return;
+    if (this.inFlight === 0) return;
     if (Atomics.wait(helper.signal, 0, seen, 25) === 'timed-out') {
       await new Promise((resolve) => setImmediate(resolve)); // lets 'error' / 'exit' through
       if (this.helperDead) {
         // Take every chunk the helper held back; this thread prepares them.
         for (let c = 0; c < this.state.length; c++) if (this.state[c] === 1) this.state[c] = 0;
         this.inFlight = 0;
+        this.nextFree = 0;
         this.close();
       }
     }
-    this.pump();
-  }
-
-  private stillWaiting(): boolean {
-    return this.inFlight > 0;
   }
 }
 
