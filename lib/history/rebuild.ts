@@ -12,7 +12,10 @@
  *   an archive the synchronous reader does not take) goes through the ledger's own checked path
  *   (`readEntryBytes` + the core archive reader), which raises the precise error;
  * - the fold is the incremental indexer's own (`foldEntry`) over an in-memory mirror of the
- *   agent's current state (rebuild-target.ts), with statements prepared once;
+ *   agent's current state (rebuild-target.ts), with statements prepared once; `records` rows are
+ *   written once per agent, at its end;
+ * - `raw_objects` (content-addressed) is reconciled rather than rewritten: objects stored under a
+ *   sha256 the replay meets, with the right length, are kept; the rest is written or deleted;
  * - the full-text index is filled once at the end, and foreign keys are not re-checked row by
  *   row (every row written belongs to an agent the replay selected by joining `agents`).
  */
