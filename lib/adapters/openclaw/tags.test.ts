@@ -52,6 +52,16 @@ describe('tags', () => {
     expect(hashtags('## Heading\nuse #rust, and ##ssh! # alone #é')).toEqual(['rust', 'ssh', 'é']);
   });
 
+  it('splits hashtags on every Rust whitespace character, astral characters included in tokens', () => {
+    expect(hashtags('## Head\n#one\u3000#two!!\u0085#😀 ##three, x#no #é\u00a0# #')).toEqual(['one', 'two', 'three', 'é']);
+    expect(hashtags('#a\u2028#b\u205f#c\u180e#d')).toEqual(['a', 'b', 'c\u180e#d']);
+  });
+
+  it('finds no importance tags without an `|i=`', () => {
+    expect(importanceTags('plain [x] text')).toEqual({ names: [], maxScore: null });
+    expect(importanceTags('[a|i=0.4] and\n[b|i=0.9] [c|i=1]')).toEqual({ names: ['a', 'b'], maxScore: 0.9 });
+  });
+
   it('parses the #tags: directive on line 2 in both styles', () => {
     expect(lineTwoTags('# T\n#tags: networking, ssh\n')).toEqual(['networking', 'ssh']);
     expect(lineTwoTags('# T\n#tags: #networking #ssh')).toEqual(['networking', 'ssh']);

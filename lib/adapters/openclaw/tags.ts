@@ -16,6 +16,8 @@ export interface ImportanceTags {
 export function importanceTags(content: string): ImportanceTags {
   const names: string[] = [];
   let maxScore: number | null = null;
+  // Every importance tag holds the literal `|i=`: without one there is nothing to scan.
+  if (!content.includes('|i=')) return { names, maxScore };
   for (const line of rustLines(content)) {
     const match = IMPORTANCE_TAG.exec(line);
     if (!match) continue;
@@ -29,24 +31,30 @@ export function importanceTags(content: string): ImportanceTags {
 /** Whitespace tokens starting with `#`: leading `#`s and trailing non-alphanumerics stripped. */
 export function hashtags(content: string): string[] {
   const out: string[] = [];
-  for (const token of splitRustWhitespace(content)) {
-    if (!token.startsWith('#') || [...token].length < 2) continue;
+  for (const token of hashTokens(content)) {
+    if ([...token].length < 2) continue;
     const tag = token.replace(/^#+/, '').replace(TRAILING_NON_ALNUM, '');
     if (tag.length > 0) out.push(tag);
   }
   return out;
 }
 
-function splitRustWhitespace(text: string): string[] {
+/**
+ * The Rust-whitespace-separated tokens of `text` that start with `#`, in order. Scanned by
+ * UTF-16 unit: every Rust whitespace character is in the BMP, so a surrogate is never one, and
+ * tokens are sliced out whole instead of built a character at a time.
+ */
+function hashTokens(text: string): string[] {
   const tokens: string[] = [];
-  let current = '';
-  for (const ch of text) {
-    if (isRustWhitespace(ch.codePointAt(0)!)) {
-      if (current) tokens.push(current);
-      current = '';
-    } else current += ch;
+  const length = text.length;
+  let i = 0;
+  while (i < length) {
+    while (i < length && isRustWhitespace(text.charCodeAt(i))) i++;
+    if (i >= length) break;
+    const start = i;
+    while (i < length && !isRustWhitespace(text.charCodeAt(i))) i++;
+    if (text.charCodeAt(start) === 0x23) tokens.push(text.slice(start, i));
   }
-  if (current) tokens.push(current);
   return tokens;
 }
 
