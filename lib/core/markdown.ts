@@ -1,4 +1,4 @@
-import { rustLines, rustTrim } from './rust-str';
+import { isRustWhitespace, rustLines, rustTrim } from './rust-str';
 
 /**
  * One chunk of a markdown file (CONTRACT §4.3). `heading` is null for the preamble
@@ -57,10 +57,15 @@ function pushIfKept(out: Section[], section: OpenSection): void {
   });
 }
 
-const isBlank = (line: string): boolean => rustTrim(line) === '';
+/** `rustTrim(line) === ''` without the trimmed copy (Rust whitespace is all in the BMP). */
+function isBlank(line: string): boolean {
+  for (let i = 0; i < line.length; i++) if (!isRustWhitespace(line.charCodeAt(i))) return false;
+  return true;
+}
 
 function headedHasBody(lines: string[]): boolean {
-  return lines.slice(1).some((line) => !isBlank(line));
+  for (let i = 1; i < lines.length; i++) if (!isBlank(lines[i]!)) return true;
+  return false;
 }
 
 /** Skips leading blank and `#` lines (a `# 2026-01-15` title is not a memory) and looks for text after. */
