@@ -83,7 +83,9 @@ describe('rebuild', () => {
     expect(progress).toEqual(Array.from({ length: result.entries }, (_, i) => i + 1));
     expect(dumpIndex(ledger)).toEqual(before);
     expect(triggerCount()).toBe(3);
+    // Connection settings the rebuild changes for its duration are back.
     expect(ledger.db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(ledger.db.sqlite.pragma('mmap_size', { simple: true })).toBe(0);
     // A second rebuild (raw objects already stored) gives the same index again.
     await rebuildIndex({ ledger });
     expect(dumpIndex(ledger)).toEqual(before);
