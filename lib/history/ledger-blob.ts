@@ -2,22 +2,22 @@
  * A synchronous reader of LEDGER blobs for the index rebuild. A ledger blob was accepted by ingest
  * (which read it with the full, untrusted-input reader of `lib/core/archive`) and the caller has
  * checked it against the sha256 recorded in its ledger entry, so its bytes are exactly the bytes
- * ingest accepted. This reader still checks everything it relies on — central directory bounds,
- * member names (same rules as the core reader), duplicate names, size caps, declared sizes and
- * CRC-32 — but on ANY irregularity it does not guess: it returns null and the caller hands the blob to
+ * ingest accepted. This reader still checks what it relies on — member names (same rules as the
+ * core reader), duplicate names, size caps, declared sizes — but on ANY irregularity it does not guess: it returns null and the caller hands the blob to
  * the core reader (`readDelta` / `readSnapshot`), which either reads it or raises its precise
  * `ArchiveError`.
  * So a corrupt blob gives the same clear error it would anywhere else, never a wrong index.
  *
  * Why a second reader: the core reader goes through yauzl's event-per-entry API, which costs more
- * per small delta than everything else the rebuild does with it. Here a blob is read in one pass.
+ * per small delta than everything else the rebuild does with it. Here fflate reads a blob in one
+ * synchronous pass.
  *
  * The result is a `PreparedEntry`: what the indexer needs of an archive, with each record's index
  * fields (canonical JSON, content sha256, …) already computed, so it can be built off the main
  * thread (see rebuild-worker.ts).
  */
 import fs from 'node:fs';
-import { crc32, inflateRawSync } from 'node:zlib';
+import { unzipSync } from 'fflate';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import { entryNameProblem } from '@/lib/core/archive/entry-names';
@@ -67,78 +67,39 @@ function irregular(): never {
   throw new Irregular();
 }
 
-/** Reads the members of a regular ZIP synchronously; throws `Irregular` on anything else. */
+/**
+ * Reads the members of a ZIP synchronously with fflate (a maintained library, as every archive read
+ * here is); throws `Irregular` on anything the core reader should judge instead: unsafe or duplicate
+ * names, directories, methods other than stored/Deflate, sizes over the caps, or a member that does
+ * not inflate to its declared size.
+ */
 export function readZipSync(buffer: Buffer): Map<string, Uint8Array> {
   const limits = DEFAULT_ARCHIVE_LIMITS;
-  const size = buffer.length;
-  if (size < 22) irregular();
-  // End of central directory: no archive comment is the regular case (our writer adds none).
-  let eocd = size - 22;
-  if (buffer.readUInt32LE(eocd) !== 0x06054b50) {
-    const floor = Math.max(0, size - 22 - 0xffff);
-    for (eocd = size - 23; eocd >= floor && buffer.readUInt32LE(eocd) !== 0x06054b50; eocd--);
-    if (eocd < floor) irregular();
-    if (eocd + 22 + buffer.readUInt16LE(eocd + 20) !== size) irregular();
-  }
-  const diskEntries = buffer.readUInt16LE(eocd + 8);
-  const count = buffer.readUInt16LE(eocd + 10);
-  const cdSize = buffer.readUInt32LE(eocd + 12);
-  const cdOffset = buffer.readUInt32LE(eocd + 16);
-  if (buffer.readUInt16LE(eocd + 4) !== 0 || buffer.readUInt16LE(eocd + 6) !== 0 || diskEntries !== count) irregular();
-  if (count === 0xffff || cdOffset === 0xffffffff || cdSize === 0xffffffff) irregular(); // ZIP64
-  if (count > limits.maxEntries || cdOffset + cdSize > eocd) irregular();
-  const files = new Map<string, Uint8Array>();
+  const declared = new Map<string, number>();
   let total = 0;
-  let at = cdOffset;
-  for (let i = 0; i < count; i++) {
-    if (at + 46 > cdOffset + cdSize || buffer.readUInt32LE(at) !== 0x02014b50) irregular();
-    const flags = buffer.readUInt16LE(at + 8);
-    const method = buffer.readUInt16LE(at + 10);
-    const crc = buffer.readUInt32LE(at + 16);
-    const compressedSize = buffer.readUInt32LE(at + 20);
-    const uncompressedSize = buffer.readUInt32LE(at + 24);
-    const nameLength = buffer.readUInt16LE(at + 28);
-    const extraLength = buffer.readUInt16LE(at + 30);
-    const commentLength = buffer.readUInt16LE(at + 32);
-    const localOffset = buffer.readUInt32LE(at + 42);
-    const nameEnd = at + 46 + nameLength;
-    const next = nameEnd + extraLength + commentLength;
-    if (next > cdOffset + cdSize) irregular();
-    // Encrypted, ZIP64 sizes, or extra fields (a Unicode path field could rename the entry): irregular.
-    if ((flags & 0x1) !== 0 || extraLength !== 0) irregular();
-    if (compressedSize === 0xffffffff || uncompressedSize === 0xffffffff || localOffset === 0xffffffff) irregular();
-    const nameBytes = buffer.subarray(at + 46, nameEnd);
-    // Names are UTF-8 (flag bit 11) or plain ASCII; CP437 high bytes are left to the core reader.
-    if ((flags & 0x800) === 0 && nameBytes.some((b) => b >= 0x80)) irregular();
-    let name: string;
-    try {
-      name = utf8.decode(nameBytes);
-    } catch {
-      irregular();
-    }
-    if (entryNameProblem(name) !== null || name.endsWith('/') || files.has(name)) irregular();
-    if (uncompressedSize > limits.maxEntryUncompressedBytes || total + uncompressedSize > limits.maxTotalUncompressedBytes) irregular();
-    if (localOffset + 30 > cdOffset || buffer.readUInt32LE(localOffset) !== 0x04034b50) irregular();
-    const dataStart = localOffset + 30 + buffer.readUInt16LE(localOffset + 26) + buffer.readUInt16LE(localOffset + 28);
-    const dataEnd = dataStart + compressedSize;
-    if (dataEnd > cdOffset) irregular();
-    const compressed = buffer.subarray(dataStart, dataEnd);
-    let data: Buffer;
-    if (method === 0) {
-      data = compressed;
-    } else if (method === 8) {
-      try {
-        data = inflateRawSync(compressed, { maxOutputLength: uncompressedSize + 1 });
-      } catch {
-        irregular();
-      }
-    } else {
-      irregular();
-    }
-    if (data.length !== uncompressedSize || crc32(data) >>> 0 !== crc >>> 0) irregular();
-    total += data.length;
-    files.set(name, new Uint8Array(data.buffer, data.byteOffset, data.byteLength));
-    at = next;
+  let members: Record<string, Uint8Array>;
+  try {
+    members = unzipSync(buffer, {
+      filter(file) {
+        const { name, originalSize, compression } = file;
+        if (entryNameProblem(name) !== null || name.endsWith('/') || declared.has(name)) irregular();
+        if (compression !== 0 && compression !== 8) irregular();
+        total += originalSize;
+        if (originalSize > limits.maxEntryUncompressedBytes || total > limits.maxTotalUncompressedBytes) irregular();
+        declared.set(name, originalSize);
+        if (declared.size > limits.maxEntries) irregular();
+        return true;
+      },
+    });
+  } catch {
+    irregular();
+  }
+  const files = new Map<string, Uint8Array>();
+  // Central-directory order, as the core reader gives it.
+  for (const [name, size] of declared) {
+    const data = members[name];
+    if (data === undefined || data.byteLength !== size) irregular();
+    files.set(name, data);
   }
   return files;
 }
