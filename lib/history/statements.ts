@@ -1,45 +1,55 @@
 /**
- * The indexer's hot statements, prepared once per database through drizzle (`.prepare()` with
- * placeholders), so folding an entry costs a handful of statement executions, not query builds.
+ * The indexer's hot statements (the incremental path, inside every upload's transaction), prepared
+ * once per database as plain better-sqlite3 statements: no query building or placeholder mapping per
+ * execution. Rows are passed as objects and bound in column order, a missing value as NULL.
  */
-import { and, desc, eq, sql } from 'drizzle-orm';
+import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
-import { raw_file_versions, raw_objects, record_versions, records } from '@/db/schema';
+import type { RecordRow } from '@/db/schema';
 
-const p = (name: string) => sql.placeholder(name);
+type Row = Record<string, unknown>;
 
+const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
+  'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
+const RECORD_KEY = ['agent_id', 'record_id'] as const;
 const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'content', 'memory_type', 'namespace', 'status', 'origin_file',
   'heading', 'tags', 'record_json', 'born_at', 'last_changed_at'] as const;
+const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
+const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
+
+/** An INSERT of `columns` that takes a row object. */
+function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly string[]): { run(row: Row): void } {
+  const statement = sqlite.prepare(sql);
+  return {
+    run(row: Row): void {
+      const values = new Array<unknown>(columns.length);
+      for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!] ?? null;
+      statement.run(values);
+    },
+  };
+}
+
+const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function build(db: Drizzle) {
+  const sqlite = db.$client;
+  const recordColumns = [...RECORD_KEY, ...RECORD_SET_COLUMNS];
+  const recordById: Statement<[string, string], RecordRow> = sqlite.prepare('SELECT * FROM records WHERE agent_id = ? AND record_id = ?');
+  const rawHead: Statement<[string, string], { sha256: string | null; deleted: number }> = sqlite.prepare(
+    'SELECT sha256, deleted FROM raw_file_versions WHERE agent_id = ? AND path = ? ORDER BY seq DESC, entry_kind DESC LIMIT 1');
   return {
-    recordById: db.select().from(records)
-      .where(and(eq(records.agent_id, p('agent_id')), eq(records.record_id, p('record_id')))).prepare(),
-    rawHead: db.select({ sha256: raw_file_versions.sha256, deleted: raw_file_versions.deleted }).from(raw_file_versions)
-      .where(and(eq(raw_file_versions.agent_id, p('agent_id')), eq(raw_file_versions.path, p('path'))))
-      .orderBy(desc(raw_file_versions.seq), desc(raw_file_versions.entry_kind)).limit(1).prepare(),
-    insertVersion: db.insert(record_versions).values({
-      agent_id: p('agent_id'), record_id: p('record_id'), seq: p('seq'), entry_kind: p('entry_kind'), op: p('op'),
-      content: p('content'), content_sha256: p('content_sha256'), memory_type: p('memory_type'), namespace: p('namespace'),
-      status: p('status'), origin_file: p('origin_file'), heading: p('heading'), tags: p('tags'), record_json: p('record_json'),
-      created_at: p('created_at'), updated_at: p('updated_at'), observed_at: p('observed_at'), synced_at: p('synced_at'),
-      moved_from: p('moved_from'),
-    }).prepare(),
-    upsertRecord: db.insert(records).values({
-      agent_id: p('agent_id'), record_id: p('record_id'), first_seq: p('first_seq'), last_seq: p('last_seq'),
-      deleted_seq: p('deleted_seq'), content: p('content'), memory_type: p('memory_type'), namespace: p('namespace'),
-      status: p('status'), origin_file: p('origin_file'), heading: p('heading'), tags: p('tags'), record_json: p('record_json'),
-      born_at: p('born_at'), last_changed_at: p('last_changed_at'),
-    }).onConflictDoUpdate({
-      target: [records.agent_id, records.record_id],
-      set: Object.fromEntries(RECORD_SET_COLUMNS.map((c) => [c, sql.raw(`excluded.${c}`)])),
-    }).prepare(),
-    insertObject: db.insert(raw_objects).values({ sha256: p('sha256'), size: p('size'), data: p('data') })
-      .onConflictDoNothing().prepare(),
-    insertRawVersion: db.insert(raw_file_versions).values({
-      agent_id: p('agent_id'), path: p('path'), seq: p('seq'), entry_kind: p('entry_kind'), sha256: p('sha256'),
-      size: p('size'), deleted: p('deleted'),
-    }).prepare(),
+    recordById: { get: (key: { agent_id: string; record_id: string }) => recordById.get(key.agent_id, key.record_id) },
+    rawHead: { get: (key: { agent_id: string; path: string }) => rawHead.get(key.agent_id, key.path) },
+    insertVersion: inserter(sqlite,
+      `INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`, VERSION_COLUMNS),
+    upsertRecord: inserter(sqlite,
+      `INSERT INTO records (${recordColumns.join(', ')}) VALUES (${marks(recordColumns.length)})
+       ON CONFLICT (agent_id, record_id) DO UPDATE SET ${RECORD_SET_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
+      recordColumns),
+    insertObject: inserter(sqlite,
+      `INSERT INTO raw_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${marks(OBJECT_COLUMNS.length)}) ON CONFLICT DO NOTHING`, OBJECT_COLUMNS),
+    insertRawVersion: inserter(sqlite,
+      `INSERT INTO raw_file_versions (${RAW_VERSION_COLUMNS.join(', ')}) VALUES (${marks(RAW_VERSION_COLUMNS.length)})`, RAW_VERSION_COLUMNS),
   };
 }
 
