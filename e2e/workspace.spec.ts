@@ -92,4 +92,23 @@ test.describe('before the page has hydrated', () => {
     expect(params.get('seq')).toBeNull();
     expect(params.get('file')).toBe(FACTS.workspaceFile);
   });
+
+  test('what was typed before hydration survives it, and Enter afterwards uses it', async ({ page, seed }) => {
+    // Hold the app's scripts until the field has been typed into, then let the page hydrate.
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    await page.route('**/_next/static/chunks/**', async (route) => {
+      await gate;
+      await route.continue();
+    });
+    // 'commit': the load event would wait for the held scripts.
+    await page.goto(`/agents/${seed.agentId}/workspace`, { waitUntil: 'commit' });
+    await page.getByTestId('workspace-seq').fill('3');
+    release();
+    await page.waitForLoadState('networkidle');
+    await expect(page.getByTestId('workspace-seq')).toHaveValue('3');
+    await page.getByTestId('workspace-seq').press('Enter');
+    await expect(page.locator('[data-testid="workspace-page"][data-seq="3"]')).toBeVisible();
+    await expect(page).toHaveURL(/seq=3/);
+  });
 });

@@ -1,6 +1,5 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import type { FacetValue } from '@/lib/ui/api-types';
 import type { RecordFilters } from '@/lib/ui/query-keys';
 import { Select } from '../ui/Field';
@@ -16,8 +15,6 @@ export function RecordFilterBar({ facets, filters, onChange }: {
   filters: RecordFilters;
   onChange: (key: keyof RecordFilters, value: string | null) => void;
 }) {
-  const [tag, setTag] = useState(filters.tag ?? '');
-  useEffect(() => setTag(filters.tag ?? ''), [filters.tag]);
   return (
     <div className="flex flex-wrap items-center gap-x-4 gap-y-2" data-testid="record-filters">
       {(Object.keys(LABELS) as FacetKey[]).map((key) => {
@@ -49,10 +46,13 @@ export function RecordFilterBar({ facets, filters, onChange }: {
           id="filter-tag"
           name="tag"
           data-testid="filter-tag"
-          value={tag}
+          key={filters.tag ?? ''}
+          defaultValue={filters.tag ?? ''}
           placeholder="e.g. curated"
-          onChange={(e) => setTag(e.target.value)}
-          onBlur={() => (tag.trim() || null) !== (filters.tag ?? null) && onChange('tag', tag.trim() || null)}
+          onBlur={(e) => {
+            const tag = e.currentTarget.value.trim() || null;
+            if (tag !== (filters.tag ?? null)) onChange('tag', tag);
+          }}
           className="h-7 w-32 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs"
         />
       </UrlForm>

@@ -1,23 +1,20 @@
 'use client';
 
 import { usePathname, useRouter, useSearchParams } from 'next/navigation';
-import { useEffect, useRef, useState } from 'react';
+import { useEffect, useRef } from 'react';
 import { routes } from '@/lib/ui/routes';
 import { SearchIcon } from '../ui/icons';
 
 /**
  * The header's fact search: submits to `/search?q=` (a plain GET form before hydration, a client
- * navigation after); "/" focuses it from anywhere.
+ * navigation after; the field is uncontrolled, so hydration never resets it); "/" focuses it.
  */
 export function SearchBox() {
   const router = useRouter();
   const pathname = usePathname();
   const params = useSearchParams();
   const current = pathname === '/search' ? (params.get('q') ?? '') : '';
-  const [value, setValue] = useState(current);
   const input = useRef<HTMLInputElement>(null);
-
-  useEffect(() => setValue(current), [current]);
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -50,10 +47,10 @@ export function SearchBox() {
       </span>
       <input
         ref={input}
+        key={current}
         type="search"
         name="q"
-        value={value}
-        onChange={(event) => setValue(event.target.value)}
+        defaultValue={current}
         placeholder="When did this fact first appear?"
         aria-label="Search memory history"
         data-testid="global-search"

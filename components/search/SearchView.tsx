@@ -1,6 +1,5 @@
 'use client';
 
-import { useEffect, useState } from 'react';
 import { useAgents } from '@/lib/ui/hooks/use-agents';
 import { SEARCH_PAGE, useSearch } from '@/lib/ui/hooks/use-search';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
@@ -18,8 +17,6 @@ export function SearchView() {
   const q = url.get('q') ?? '';
   const agent = url.get('agent');
   const offset = intParam(url.get('offset')) ?? 0;
-  const [draft, setDraft] = useState(q);
-  useEffect(() => setDraft(q), [q]);
   const agents = useAgents();
   const names = new Map((agents.data ?? []).map((a) => [a.id, a.name]));
   const name = (id: string) => names.get(id) ?? id.slice(0, 8);
@@ -41,8 +38,8 @@ export function SearchView() {
       >
         <input
           name="q"
-          value={draft}
-          onChange={(e) => setDraft(e.target.value)}
+          key={q}
+          defaultValue={q}
           placeholder="A fact, a name, an IP address, an id…"
           aria-label="Search text"
           data-testid="search-input"

@@ -7,7 +7,9 @@ import type { FormEvent, ReactNode } from 'react';
  * A form whose fields are query parameters of the current view. Before hydration it is a plain GET
  * form to this page (the other parameters ride along as hidden fields, minus `drop`), so what a user
  * typed and submitted early still lands in the URL. After hydration `onSubmit` gets the form's own
- * values (read from the fields, not from React state, which may have missed early keystrokes).
+ * values (read from the fields, not from React state, which may have missed early keystrokes). Keep
+ * the fields uncontrolled (`defaultValue`, keyed by the URL's value): hydration then never resets
+ * what a user typed before it.
  */
 export function UrlForm({ fields, drop = [], action, onSubmit, className, children }: {
   /** The parameters the form's own inputs carry (each input's `name`). */
@@ -16,7 +18,7 @@ export function UrlForm({ fields, drop = [], action, onSubmit, className, childr
   drop?: string[];
   /** Where the GET form goes; the current page by default. */
   action?: string;
-  onSubmit: (values: FormData) => void;
+  onSubmit: (values: FormData, form: HTMLFormElement) => void;
   className?: string;
   children: ReactNode;
 }) {
@@ -31,7 +33,7 @@ export function UrlForm({ fields, drop = [], action, onSubmit, className, childr
       className={className}
       onSubmit={(event: FormEvent<HTMLFormElement>) => {
         event.preventDefault();
-        onSubmit(new FormData(event.currentTarget));
+        onSubmit(new FormData(event.currentTarget), event.currentTarget);
       }}
     >
       {carried.map(([key, value]) => (
