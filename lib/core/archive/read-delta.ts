@@ -16,7 +16,11 @@ const OPERATIONS: readonly string[] = ['create', 'update', 'delete'] satisfies D
  */
 export async function readDelta(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<AlfDelta> {
   const caps = resolveLimits(limits);
-  const { files } = await readZip(bytes, caps);
+  return deltaFromFiles((await readZip(bytes, caps)).files, caps);
+}
+
+/** The delta in an archive's members (already unzipped and checked by a zip reader). */
+export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfDelta {
   const { manifest, file: manifestFile } = readDeltaManifest(files);
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
   const entries = readEntries(files, memoryFileOf(changes, files, manifestFile), caps.maxLineBytes);

@@ -15,7 +15,11 @@ export const DELTA_MANIFEST_FILE = 'delta-manifest.json';
  */
 export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<AlfSnapshot> {
   const caps = resolveLimits(limits);
-  const { files } = await readZip(bytes, caps);
+  return snapshotFromFiles((await readZip(bytes, caps)).files, caps);
+}
+
+/** The snapshot in an archive's members (already unzipped and checked by a zip reader). */
+export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfSnapshot {
   const manifestBytes = files.get(MANIFEST_FILE);
   if (!manifestBytes) {
     const hint = files.has(DELTA_MANIFEST_FILE) ? ' (this is a .alf-delta, not a snapshot)' : '';
