@@ -14,10 +14,10 @@ import { closeDatabase } from '@/db/client';
 import { writeDelta, writeSnapshot } from '@/lib/core/archive';
 import { prng } from '@/lib/core/prng';
 import type { MemoryRecord } from '@/lib/core/record';
-import { streamWorkspaceArchive } from '@/lib/history/queries';
 import { ingestDelta, ingestSnapshot, openLedger, registerAgent, type Ledger } from '@/lib/ledger';
 import type { BenchResult } from '../lib/result';
 import { median, round } from '../lib/stats';
+import { oursOnce } from './download';
 
 const FILES = 150;
 const WORDS = ['gateway', 'postgres', 'deploy', 'rollback', 'cache', 'latency', 'on-call', 'runbook', 'vendor', 'budget', 'schema', 'index', 'alert', 'retry', 'queue'];
@@ -77,13 +77,9 @@ async function buildFixedHistory(ledger: Ledger, agentId: string, turns: number)
 }
 
 async function downloadMs(ledger: Ledger, agentId: string, seq: number): Promise<number> {
-  const t0 = performance.now();
-  const stream = streamWorkspaceArchive({ db: ledger.db, agentId, seq, format: 'tar.gz' });
-  if (!stream) throw new Error(`no agent ${agentId}`);
-  let bytes = 0;
-  for await (const chunk of stream) bytes += (chunk as Buffer).byteLength;
+  const { ms, bytes } = await oursOnce(ledger.db, agentId, seq);
   if (bytes === 0) throw new Error('empty download');
-  return performance.now() - t0;
+  return ms;
 }
 
 export async function measureDownloadFixedSize(args: { turns: number; reps: number; log: (l: string) => void }): Promise<BenchResult> {

@@ -8,7 +8,8 @@ import type { BuiltHistory } from '../history/build';
 import type { BenchResult } from '../lib/result';
 import { median, round, runTimed } from '../lib/stats';
 
-async function oursOnce(db: LineageDb, agentId: string, seq: number): Promise<{ ms: number; bytes: number }> {
+/** One `.tar.gz` of the workspace at `seq`, streamed to the end: its time and size. */
+export async function oursOnce(db: LineageDb, agentId: string, seq: number): Promise<{ ms: number; bytes: number }> {
   const t0 = performance.now();
   const stream = streamWorkspaceArchive({ db, agentId, seq, format: 'tar.gz' });
   if (!stream) throw new Error(`no agent ${agentId}`);
