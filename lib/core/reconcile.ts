@@ -30,7 +30,16 @@ export interface ReconcileResult {
  * threshold-free passes of CONTRACT §5. Each pass consumes what it matches; several candidates
  * for one key pair first-in-first-out. Unmatched base records are implicit deletes.
  */
-export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]; curr: readonly MemoryRecord[] }): ReconcileResult {
+export function reconcile(args: {
+  agentId: string;
+  prev: readonly MemoryRecord[];
+  curr: readonly MemoryRecord[];
+  /**
+   * Ids of base records paired outside this call (reconcileWithBase's exact-line pairs): no
+   * create may keep one, exactly as if those records were in `prev`.
+   */
+  reservedIds?: Iterable<string>;
+}): ReconcileResult {
   const { agentId, prev, curr } = args;
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
   const prevUsed = new Array<boolean>(prev.length).fill(false);
@@ -89,6 +98,7 @@ export function reconcile(args: { agentId: string; prev: readonly MemoryRecord[]
   pass((r) => r.id, carryBirth, 'id_matched');
 
   const taken = new Set<string>(prev.map((p) => p.id));
+  if (args.reservedIds) for (const id of args.reservedIds) taken.add(id);
   for (const r of out) if (r) taken.add(r.id);
   curr.forEach((c, j) => {
     if (out[j]) return;

@@ -1,11 +1,11 @@
 import { getAdapter } from '@/lib/adapters';
 import type { Runtime } from '@/lib/adapters/types';
-import { readSnapshot, writeDelta, writeSnapshot } from '@/lib/core/archive';
-import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import { readSnapshotLines, writeDelta, writeSnapshot } from '@/lib/core/archive';
+import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
 import { jsonEqual, type JsonObject } from '@/lib/core/json';
-import { reconcile } from '@/lib/core/reconcile';
+import { reconcileWithBase } from '@/lib/core/reconcile-base';
 import { SyncError } from './errors';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
@@ -75,10 +75,12 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   }
 
   const baseSequence = state.last_synced_sequence;
-  const base = await readSnapshot(baseBytes);
-  const reconciled = reconcile({ agentId, prev: base.records, curr: exported.records });
+  // The base's records stay JSONL lines: those an unchanged record serializes to exactly are
+  // never parsed (reconcileWithBase), which is most of them in a large store.
+  const base = await readSnapshotLines(baseBytes);
+  const reconciled = reconcileWithBase({ agentId, base: base.records, curr: exported.records });
   const current = snapshotFromExport(exported, now, reconciled.records);
-  const delta = buildDelta({ base, current, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
+  const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   if (!delta) {
     log(`no changes since sequence ${baseSequence}`);
     return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
@@ -86,7 +88,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const deltaBytes = await writeDelta(delta);
   // The next base is written while the target ingests: its Deflate runs on the thread pool
   // alongside the ingest. It is persisted only once the delta is accepted.
-  const nextBase = writeSnapshot(current);
+  const nextBase = writeSnapshot(current, { recordLines: reconciled.lines });
   nextBase.catch(() => {});
   const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
   const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase);
@@ -115,17 +117,21 @@ async function persist(opts: SyncOptions, agentId: string, sequence: number, now
   return path;
 }
 
-/** The delta between the base and the reconciled export, or null when nothing differs. */
+/**
+ * The delta between the base and the reconciled export, or null when nothing differs. `entries`
+ * are the record operations when the caller has them already (else `computeDelta` of the two).
+ */
 export function buildDelta(args: {
-  base: AlfSnapshot;
+  base: Pick<AlfSnapshot, 'raw' | 'layers'> & Partial<Pick<AlfSnapshot, 'records'>>;
   current: AlfSnapshot;
+  entries?: DeltaEntry[];
   baseSequence: number;
   runtime: Runtime;
   agentId: string;
   now: Date;
   baseTimestamp?: string;
 }): AlfDelta | null {
-  const entries = computeDelta(args.base.records, args.current.records);
+  const entries = args.entries ?? computeDelta(args.base.records ?? [], args.current.records);
   const { changed, deleted } = diffRaw(args.base.raw, args.current.raw, args.runtime);
   const layers: AlfDelta['layers'] = {};
   const identity = args.current.layers.identity;

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { isJsonObject, type JsonObject } from '../json';
 import { ArchiveError } from './types';
 
@@ -11,13 +12,16 @@ export interface JsonLine {
   text: string;
 }
 
-/** Decodes UTF-8 strictly; invalid bytes are an error naming the file. */
+/**
+ * Decodes UTF-8 strictly; invalid bytes are an error naming the file. Checked first and then
+ * decoded by Node's native routines: a fatal TextDecoder does the same several times slower,
+ * which showed on the megabytes of a large store's partition.
+ */
 export function decodeUtf8(bytes: Uint8Array, file: string): string {
-  try {
-    return strictUtf8.decode(bytes);
-  } catch {
-    throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
-  }
+  if (!isUtf8(bytes)) throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
+  // A leading byte order mark is dropped, as TextDecoder does.
+  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
 }
 
 /**

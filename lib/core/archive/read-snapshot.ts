@@ -2,6 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import type { MemoryRecord } from '../record';
 import { parseJsonObject } from './json-text';
 import { parseManifest, readRecordFile } from './read-common';
+import { recordLinesOf, type RecordLines } from './record-lines';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
 import { readZip, resolveLimits } from './zip-read';
 
@@ -20,6 +21,29 @@ export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLi
 
 /** The snapshot in an archive's members (already unzipped and checked by a zip reader). */
 export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfSnapshot {
+  const { partitionFiles, ...rest } = snapshotParts(files);
+  return { ...rest, records: readPartitions(files, partitionFiles, caps.maxLineBytes) };
+}
+
+/** A snapshot whose memory records stay JSONL lines until asked for (see {@link RecordLines}). */
+export interface SnapshotWithLines extends Omit<AlfSnapshot, 'records'> {
+  records: RecordLines;
+}
+
+/**
+ * Reads a `.alf` snapshot like {@link readSnapshot}, but leaves its records as lines: every
+ * line's length and UTF-8 are checked here, a record's JSON and shape when it is parsed, and
+ * duplicate ids by whoever has every id ({@link RecordLines.assertUniqueIds}).
+ */
+export async function readSnapshotLines(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<SnapshotWithLines> {
+  const caps = resolveLimits(limits);
+  const { files } = await readZip(bytes, caps);
+  const { partitionFiles, ...rest } = snapshotParts(files);
+  return { ...rest, records: recordLinesOf(partitionFiles.map((file) => ({ file, bytes: files.get(file)! })), caps.maxLineBytes) };
+}
+
+/** Everything of a snapshot but its records, and the partition files that hold them. */
+function snapshotParts(files: Map<string, Uint8Array>): Omit<AlfSnapshot, 'records'> & { partitionFiles: string[] } {
   const manifestBytes = files.get(MANIFEST_FILE);
   if (!manifestBytes) {
     const hint = files.has(DELTA_MANIFEST_FILE) ? ' (this is a .alf-delta, not a snapshot)' : '';
@@ -27,7 +51,6 @@ export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveL
   }
   const manifest = parseManifest(manifestBytes, MANIFEST_FILE);
   const partitionFiles = locatePartitions(manifest, files);
-  const records = readPartitions(files, partitionFiles, caps.maxLineBytes);
   const layers = readLayers(files);
   const consumed = new Set<string>([MANIFEST_FILE, ...partitionFiles, ...Object.values(LAYER_FILES)]);
   const raw = new Map<string, Uint8Array>();
@@ -36,7 +59,7 @@ export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveL
     if (consumed.has(name)) continue;
     (name.startsWith('raw/') ? raw : extra).set(name, data);
   }
-  return { manifest, records, layers, raw, extra };
+  return { manifest, layers, raw, extra, partitionFiles };
 }
 
 /** Partition files named by the manifest, else every `.jsonl` under `memory/` (sorted). */

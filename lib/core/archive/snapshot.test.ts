@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { isJsonObject, type JsonObject } from '../json';
-import { ArchiveError, readSnapshot, writeSnapshot } from './index';
+import { ArchiveError, readSnapshot, readSnapshotLines, writeSnapshot } from './index';
 import { craftZip } from './testing/craft-zip';
 import { makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
 
@@ -148,5 +148,29 @@ describe('readSnapshot layouts', () => {
     const snapshot = await readSnapshot(bytes);
     expect(snapshot.records).toEqual([makeRecord(1)]);
     expect(snapshot.raw.size).toBe(0);
+  });
+});
+
+describe('readSnapshotLines', () => {
+  it('holds the same records as readSnapshot, parsed on demand, with the ids our writer puts first', async () => {
+    const records = [makeRecord(1), makeRecord(2), makeRecord(3)];
+    for (const bytes of [syntheticAgentBytes(), await writeSnapshot(makeSnapshot(records, { 'raw/openclaw/MEMORY.md': '# m\n' }))]) {
+      const eager = await readSnapshot(bytes);
+      const lazy = await readSnapshotLines(bytes);
+      expect(lazy.records.length).toBe(eager.records.length);
+      expect(eager.records.map((_, i) => lazy.records.record(i))).toEqual(eager.records);
+      expect([lazy.manifest, lazy.layers, lazy.raw, lazy.extra]).toEqual([eager.manifest, eager.layers, eager.raw, eager.extra]);
+    }
+    const ours = await readSnapshotLines(await writeSnapshot(makeSnapshot(records)));
+    expect(ours.records.lines.map((_, i) => ours.records.idHint(i))).toEqual(records.map((r) => r.id));
+  });
+
+  it('drops a byte order mark before the first line, as the eager reader does', async () => {
+    const bytes = craftZip([
+      { name: 'memory/2026-Q1.jsonl', data: `\uFEFF${JSON.stringify(makeRecord(1))}\n` },
+      { name: 'manifest.json', data: JSON.stringify({ alf_version: '1.0.0', agent: { id: 'a' }, layers: { memory: { partitions: [{ file: 'memory/2026-Q1.jsonl' }] } } }) },
+    ]);
+    expect((await readSnapshot(bytes)).records).toEqual([makeRecord(1)]);
+    expect((await readSnapshotLines(bytes)).records.record(0)).toEqual(makeRecord(1));
   });
 });

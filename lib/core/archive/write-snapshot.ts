@@ -10,6 +10,11 @@ import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
 export interface WriteSnapshotOptions {
   /** `YYYY-MM-DD`; partitions ending before it are marked sealed. Without it none are. */
   today?: string;
+  /**
+   * `recordJson(snapshot.records[i])` where the caller already has it (a sync that found a record
+   * unchanged holds its line), so it is not serialized twice. Entries must be exactly that text.
+   */
+  recordLines?: readonly (string | undefined)[];
 }
 
 /**
@@ -29,7 +34,8 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   if (identity) entries.push({ name: LAYER_FILES.identity, data: jsonDocument(identity) });
   if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
   if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
-  for (const partition of partitions) entries.push({ name: partition.file, data: recordLines(partition.records) });
+  const known = knownLines(snapshot.records, opts.recordLines);
+  for (const partition of partitions) entries.push({ name: partition.file, data: recordLines(partition.records, known) });
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
   entries.push(...extraEntries(snapshot.extra));
   entries.push(...rawEntries(snapshot.raw));
@@ -61,11 +67,21 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
   };
 }
 
+function knownLines(records: readonly MemoryRecord[], lines: readonly (string | undefined)[] | undefined): Map<MemoryRecord, string> | undefined {
+  if (!lines) return undefined;
+  const known = new Map<MemoryRecord, string>();
+  records.forEach((record, i) => {
+    const line = lines[i];
+    if (line !== undefined) known.set(record, line);
+  });
+  return known;
+}
+
 /** One JSONL line per record, schema field order, `\n` after each. */
-export function recordLines(records: readonly MemoryRecord[]): Uint8Array {
+export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, string>): Uint8Array {
   if (records.length === 0) return new Uint8Array();
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
-  const lines = records.map(recordJson);
+  const lines = known ? records.map((record) => known.get(record) ?? recordJson(record)) : records.map(recordJson);
   lines.push('');
   return utf8(lines.join('\n'));
 }

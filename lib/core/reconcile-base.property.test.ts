@@ -1,0 +1,107 @@
+import { describe, expect, it } from 'vitest';
+import { RecordLines } from './archive/record-lines';
+import { ArchiveError } from './archive/types';
+import { computeDelta } from './delta';
+import { prng } from './prng';
+import { recordJson, type MemoryRecord } from './record';
+import { reconcile } from './reconcile';
+import { reconcileWithBase } from './reconcile-base';
+
+const linesOf = (records: readonly MemoryRecord[]): RecordLines =>
+  new RecordLines([{ file: 'memory/2026-Q1.jsonl', lines: records.map((r, k) => ({ line: k + 1, text: recordJson(r) })) }]);
+
+/** What a sync did before: parse the whole base, reconcile, compute_delta. */
+function full(agentId: string, base: readonly MemoryRecord[], curr: readonly MemoryRecord[]) {
+  const parsed = base.map((r) => JSON.parse(recordJson(r)) as MemoryRecord);
+  const result = reconcile({ agentId, prev: parsed, curr });
+  return { records: result.records, entries: computeDelta(parsed, result.records), stats: result.stats };
+}
+
+const show = (out: { records: MemoryRecord[]; entries: { operation: string; record: MemoryRecord }[] }) => ({
+  records: out.records.map(recordJson),
+  entries: out.entries.map((e) => `${e.operation} ${recordJson(e.record)}`),
+});
+
+describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
+  it('gives the same records, operations and stats on random stores and edits', () => {
+    for (let n = 0; n < 600; n++) {
+      const rand = prng(1000 + n);
+      const pick = <T,>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)]!;
+      let serial = 0;
+      const make = (): MemoryRecord => {
+        const file = pick(['memory/a.md', 'memory/b.md', 'MEMORY.md', '']);
+        return {
+          id: pick(['id-1', 'id-2', 'id-3', `id-${serial++}`, 'q"uote', 'back\\slash']),
+          agent_id: 'agent',
+          content: pick(['## h\nx', '## h\nx \n', '## g\ny', 'z', '# t\nq', 'abcz', '## h\nx "quoted" {braces}']),
+          memory_type: 'semantic',
+          source: { runtime: 'openclaw', ...(file ? { origin_file: file } : {}) },
+          temporal: { created_at: pick(['2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z']), ...(rand() < 0.5 ? { observed_at: '2026-01-01T00:00:00Z' } : {}), updated_at: pick(['u1', 'u2']) },
+          status: 'active',
+          namespace: pick(['n1', 'n2']),
+          ...(rand() < 0.3 ? { tags: [pick(['x', 'y'])] } : {}),
+          ...(rand() < 0.7 ? { raw_source_format: { heading: pick([null, 'h', 'g', ' ']) } } : {}),
+        };
+      };
+      // A base has unique ids (the reader rejects anything else).
+      const base: MemoryRecord[] = [];
+      const ids = new Set<string>();
+      for (let k = Math.floor(rand() * 12); k > 0; k--) {
+        const r = make();
+        if (!ids.has(r.id)) (ids.add(r.id), base.push(r));
+      }
+      // The fresh export: mostly the base again (as is, re-timestamped, edited, re-tagged), some new.
+      const curr: MemoryRecord[] = [];
+      for (const r of base) {
+        const roll = rand();
+        if (roll < 0.35) curr.push({ ...r });
+        else if (roll < 0.55) curr.push({ ...r, temporal: { ...r.temporal, updated_at: 'u3', created_at: '2026-03-01T00:00:00Z' } });
+        else if (roll < 0.65) curr.push({ ...r, content: `${r.content}\n` });
+        else if (roll < 0.75) curr.push({ ...r, tags: ['z'] });
+        else if (roll < 0.8) curr.push({ ...r }, { ...r });
+        else if (roll < 0.85) curr.push({ ...r, temporal: { updated_at: 'u3', created_at: r.temporal.created_at } });
+      }
+      for (let k = Math.floor(rand() * 4); k > 0; k--) curr.splice(Math.floor(rand() * (curr.length + 1)), 0, make());
+      if (rand() < 0.3) curr.reverse();
+
+      const fast = reconcileWithBase({ agentId: 'agent', base: linesOf(base), curr });
+      const reference = full('agent', base, curr);
+      expect(show(fast)).toEqual(show(reference));
+      expect(fast.stats).toEqual(reference.stats);
+      fast.lines.forEach((line, j) => {
+        if (line !== undefined) expect(line).toBe(recordJson(fast.records[j]!));
+      });
+    }
+  });
+
+  it('pairs an unchanged large store without parsing it, and finds the one edit', () => {
+    const base: MemoryRecord[] = Array.from({ length: 200 }, (_, k) => ({
+      id: `00000000-0000-5000-8000-${String(k).padStart(12, '0')}`, agent_id: 'agent', content: `## fact ${k}\nbody ${k}`, memory_type: 'semantic',
+      source: { runtime: 'openclaw', origin_file: 'memory/a.md' }, temporal: { created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' },
+      status: 'active', namespace: 'n', raw_source_format: { heading: `fact ${k}` },
+    }));
+    const lines = linesOf(base);
+    const parse = lines.record.bind(lines);
+    let parsed = 0;
+    lines.record = (i: number) => (parsed++, parse(i));
+    // The file was edited: every record has its new mtime; one section's body changed.
+    const curr = base.map((r) => ({ ...r, temporal: { ...r.temporal, updated_at: '2026-02-01T00:00:00Z' } }));
+    curr[7] = { ...curr[7]!, id: 'fresh-birth-id', content: '## fact 7\nedited' };
+    const out = reconcileWithBase({ agentId: 'agent', base: lines, curr });
+    expect(parsed).toBe(1);
+    expect(out.entries.map((e) => [e.operation, e.record.id, e.record.content])).toEqual([['update', base[7]!.id, '## fact 7\nedited']]);
+    expect(out.stats).toMatchObject({ carried: 199, heading_matched: 1, created: 0, deleted: 0 });
+  });
+
+  it('refuses a base with a duplicate id or a broken line, as the eager reader does', () => {
+    const r: MemoryRecord = {
+      id: 'x', agent_id: 'agent', content: 'c', memory_type: 'semantic', source: { runtime: 'openclaw' },
+      temporal: { created_at: '2026-01-01T00:00:00Z' }, status: 'active', namespace: 'n',
+    };
+    const twice = linesOf([r, { ...r, content: 'd' }]);
+    expect(() => reconcileWithBase({ agentId: 'agent', base: twice, curr: [r] })).toThrow(ArchiveError);
+    expect(() => reconcileWithBase({ agentId: 'agent', base: twice, curr: [r] })).toThrow(/record id x appears twice/);
+    const broken = new RecordLines([{ file: 'memory/2026-Q1.jsonl', lines: [{ line: 1, text: recordJson(r) }, { line: 2, text: '{"id":"y",' }] }]);
+    expect(() => reconcileWithBase({ agentId: 'agent', base: broken, curr: [r] })).toThrow(/memory\/2026-Q1.jsonl line 2: not valid JSON/);
+  });
+});

@@ -1,0 +1,118 @@
+import type { RecordLines } from './archive/record-lines';
+import type { DeltaEntry } from './archive/types';
+import { computeDelta } from './delta';
+import { recordJson, type MemoryRecord } from './record';
+import { isJsonObject } from './json';
+import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
+import type { RecordTemporal } from './record';
+
+export interface BaseReconcileResult {
+  /** The reconciled records, in extraction order (what `reconcile` returns). */
+  records: MemoryRecord[];
+  /** `recordJson` of each output record, where already known (the writer serializes the rest). */
+  lines: (string | undefined)[];
+  /** `computeDelta(base records, records)`. */
+  entries: DeltaEntry[];
+  stats: ReconcileStats;
+}
+
+/**
+ * The `temporal` object of a base line, read from its text: the first `,"temporal":{` up to the
+ * next `}` (our writer's layout; flat, as temporal is). Only a guess — a pair is made only when the
+ * whole line then matches exactly — so null on anything unexpected.
+ */
+function baseTemporal(line: string): RecordTemporal | null {
+  const start = line.indexOf(',"temporal":{');
+  if (start < 0) return null;
+  const end = line.indexOf('}', start);
+  if (end < 0) return null;
+  try {
+    const value: unknown = JSON.parse(line.slice(start + 12, end + 1));
+    return isJsonObject(value) && typeof value.created_at === 'string' ? (value as RecordTemporal) : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * `reconcile` of a fresh export against a base read as lines, then `computeDelta`, with the same
+ * result as parsing the whole base and running both — without parsing the records that did not
+ * change.
+ *
+ * An extracted record whose JSONL line is exactly its base record's line (same id) is paired with
+ * it before the passes, when it is the first extracted record with that id. So is one whose line
+ * becomes the base line once the base's timestamps are carried over (`carry_identity`, with the
+ * base's `temporal` read from its line): a section unchanged in a file that was edited elsewhere,
+ * whose file timestamps moved. Those are the pairs P0 makes: base ids are unique, so the base
+ * record is the only one with its (id, trimmed content) key, and P0 hands it to the first extracted
+ * record with that key — this one, as no earlier record has its id. The pair's output is what
+ * carry_identity makes (its line is the base line, so compute_delta finds no operation).
+ *
+ * The passes then run over what is left, in the original relative orders. They make the same
+ * pairs as over everything: a pair made early removes one base record and the first extracted
+ * record of its P0 key, which no later pass could have paired differently. P4 re-mints against
+ * every base id (the early pairs' ids are passed as reserved). No output of the remainder can
+ * carry an early pair's id (the base ids are distinct, and P4 treats those ids as taken), so
+ * compute_delta over the remainder gives every operation, in compute_delta's order.
+ */
+export function reconcileWithBase(args: { agentId: string; base: RecordLines; curr: readonly MemoryRecord[] }): BaseReconcileResult {
+  const { agentId, base, curr } = args;
+  const lineById = new Map<string, number>();
+  for (let i = 0; i < base.length; i++) {
+    const id = base.idHint(i);
+    // A repeated hint is left to parsing (it is a duplicate id, or a line only parsing reads right).
+    if (id !== null && !lineById.has(id)) lineById.set(id, i);
+  }
+  const firstWithId = new Set<string>();
+  const baseUsed = new Uint8Array(base.length);
+  const out: (MemoryRecord | undefined)[] = new Array(curr.length);
+  const lines: (string | undefined)[] = new Array(curr.length);
+  const reserved: string[] = [];
+  for (let j = 0; j < curr.length; j++) {
+    const record = curr[j]!;
+    const first = !firstWithId.has(record.id);
+    firstWithId.add(record.id);
+    const i = lineById.get(record.id);
+    if (!first || i === undefined || baseUsed[i]) continue;
+    const baseLine = base.lines[i]!;
+    let output = record;
+    let line = recordJson(record);
+    if (line !== baseLine) {
+      // Same section, new file timestamps (an edit elsewhere in its file): P0 carries the base's
+      // timestamps over, so compare what carry_identity would make of the two.
+      const temporal = baseTemporal(baseLine);
+      if (temporal === null) continue;
+      output = carryIdentity({ ...record, temporal }, record);
+      line = recordJson(output);
+      if (line !== baseLine) continue;
+    }
+    baseUsed[i] = 1;
+    out[j] = output;
+    lines[j] = line;
+    reserved.push(record.id);
+  }
+
+  const restBase: MemoryRecord[] = [];
+  const restBaseIndex: number[] = [];
+  for (let i = 0; i < base.length; i++) {
+    if (baseUsed[i]) continue;
+    restBase.push(base.record(i));
+    restBaseIndex.push(i);
+  }
+  // Every line's id is known now: paired lines are our own serialization of that id.
+  const parsedId = new Map<number, string>();
+  restBaseIndex.forEach((i, k) => parsedId.set(i, restBase[k]!.id));
+  base.assertUniqueIds((i) => parsedId.get(i) ?? base.idHint(i)!);
+
+  const restCurrIndex: number[] = [];
+  const restCurr: MemoryRecord[] = [];
+  for (let j = 0; j < curr.length; j++) {
+    if (out[j] !== undefined) continue;
+    restCurrIndex.push(j);
+    restCurr.push(curr[j]!);
+  }
+  const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reservedIds: reserved });
+  restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });
+  const stats = { ...rest.stats, carried: rest.stats.carried + reserved.length };
+  return { records: out as MemoryRecord[], lines, entries: computeDelta(restBase, rest.records), stats };
+}
