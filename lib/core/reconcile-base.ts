@@ -9,29 +9,11 @@ import type { RecordTemporal } from './record';
 export interface BaseReconcileResult {
   /** The reconciled records, in extraction order (what `reconcile` returns). */
   records: MemoryRecord[];
-  /** `recordJson` of each output record, where already known (the writer serializes the rest). */
-  lines: (string | undefined)[];
+  /** The UTF-8 of `recordJson` of each output record where known: its base line's bytes. */
+  lines: (Uint8Array | undefined)[];
   /** `computeDelta(base records, records)`. */
   entries: DeltaEntry[];
   stats: ReconcileStats;
-}
-
-/**
- * The `temporal` object of a base line, read from its text: the first `,"temporal":{` up to the
- * next `}` (our writer's layout; flat, as temporal is). Only a guess — a pair is made only when the
- * whole line then matches exactly — so null on anything unexpected.
- */
-function baseTemporal(line: string): RecordTemporal | null {
-  const start = line.indexOf(',"temporal":{');
-  if (start < 0) return null;
-  const end = line.indexOf('}', start);
-  if (end < 0) return null;
-  try {
-    const value: unknown = JSON.parse(line.slice(start + 12, end + 1));
-    return isJsonObject(value) && typeof value.created_at === 'string' ? (value as RecordTemporal) : null;
-  } catch {
-    return null;
-  }
 }
 
 /**
@@ -66,7 +48,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const firstWithId = new Set<string>();
   const baseUsed = new Uint8Array(base.length);
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
-  const lines: (string | undefined)[] = new Array(curr.length);
+  const lines: (Uint8Array | undefined)[] = new Array(curr.length);
   const reserved: string[] = [];
   for (let j = 0; j < curr.length; j++) {
     const record = curr[j]!;
@@ -75,20 +57,12 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     const i = lineById.get(record.id);
     if (!first || i === undefined || baseUsed[i]) continue;
     const baseLine = base.lines[i]!;
-    let output = record;
-    let line = recordJson(record);
-    if (line !== baseLine) {
-      // Same section, new file timestamps (an edit elsewhere in its file): P0 carries the base's
-      // timestamps over, so compare what carry_identity would make of the two.
-      const temporal = baseTemporal(baseLine);
-      if (temporal === null) continue;
-      output = carryIdentity({ ...record, temporal }, record);
-      line = recordJson(output);
-      if (line !== baseLine) continue;
-    }
+    const line = recordJson(record);
+    const output = line === baseLine ? record : carriedToBase(record, line, baseLine);
+    if (output === null) continue;
     baseUsed[i] = 1;
     out[j] = output;
-    lines[j] = line;
+    lines[j] = base.bytesOf(i);
     reserved.push(record.id);
   }
 
@@ -115,4 +89,34 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });
   const stats = { ...rest.stats, carried: rest.stats.carried + reserved.length };
   return { records: out as MemoryRecord[], lines, entries: computeDelta(restBase, rest.records), stats };
+}
+
+const TEMPORAL_KEY = ',"temporal":';
+
+/**
+ * carry_identity(base, record) when its line is exactly `baseLine`, else null. `line` is the
+ * record's own line; the two may differ only in `temporal` (the file's timestamps moved), so the
+ * base's temporal is the text between the shared prefix and suffix. The record's temporal text
+ * is found where it occurs exactly once, which is where its own serialization put it.
+ */
+function carriedToBase(record: MemoryRecord, line: string, baseLine: string): MemoryRecord | null {
+  const own = TEMPORAL_KEY + JSON.stringify(record.temporal);
+  const at = line.indexOf(own);
+  if (at < 0 || line.indexOf(own, at + 1) >= 0) return null;
+  const suffix = line.length - at - own.length;
+  const baseEnd = baseLine.length - suffix;
+  if (baseEnd < at + TEMPORAL_KEY.length) return null;
+  if (!baseLine.startsWith(line.slice(0, at)) || !baseLine.endsWith(line.slice(line.length - suffix))) return null;
+  const baseTemporalText = baseLine.slice(at, baseEnd);
+  if (!baseTemporalText.startsWith(TEMPORAL_KEY)) return null;
+  let temporal: unknown;
+  try {
+    temporal = JSON.parse(baseTemporalText.slice(TEMPORAL_KEY.length));
+  } catch {
+    return null;
+  }
+  if (!isJsonObject(temporal) || typeof temporal.created_at !== 'string') return null;
+  const output = carryIdentity({ ...record, temporal: temporal as RecordTemporal }, record);
+  // The output serializes to `line` with its temporal in place of the record's: the base line?
+  return TEMPORAL_KEY + JSON.stringify(output.temporal) === baseTemporalText ? output : null;
 }

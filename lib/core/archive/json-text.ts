@@ -6,11 +6,16 @@ const strictUtf8 = new TextDecoder('utf-8', { fatal: true });
 
 const NOT_BLANK = /\S/;
 
-/** One non-blank line of a JSONL file, 1-based line number. */
+/** One non-blank line of a JSONL file, 1-based line number, and where its bytes lie. */
 export interface JsonLine {
   line: number;
   text: string;
+  /** Byte range of `text` in the file (`text` is exactly the UTF-8 of those bytes). */
+  start: number;
+  end: number;
 }
+
+const BOM = [0xef, 0xbb, 0xbf] as const;
 
 /**
  * Decodes UTF-8 strictly; invalid bytes are an error naming the file. Checked first and then
@@ -31,13 +36,15 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
  * string splits into the same lines.
  */
 export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
-  let start = 0;
+  const starts: number[] = [];
+  let start = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
   for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
     let end = bytes.indexOf(0x0a, start);
     if (end === -1) end = bytes.length;
     if (end - start > maxLineBytes) {
       throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
     }
+    starts.push(start);
     start = end + 1;
   }
   const lines: JsonLine[] = [];
@@ -45,7 +52,7 @@ export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: nu
   for (let index = 0; index < texts.length; index++) {
     const text = texts[index]!;
     // `\S` is exactly what String.prototype.trim keeps, without building the trimmed copy.
-    if (NOT_BLANK.test(text)) lines.push({ line: index + 1, text });
+    if (NOT_BLANK.test(text)) lines.push({ line: index + 1, text, start: starts[index]!, end: index + 1 < starts.length ? starts[index + 1]! - 1 : bytes.length });
   }
   return lines;
 }

@@ -14,7 +14,7 @@ export function parseManifest(bytes: Uint8Array, file: string): JsonObject {
 }
 
 /** A JSONL line parsed into a JSON object, or a `bad_record` error naming file and line. */
-export function parseLineObject(file: string, line: JsonLine): JsonObject {
+export function parseLineObject(file: string, line: Pick<JsonLine, 'line' | 'text'>): JsonObject {
   const value = tryParseJson(line.text);
   if (value === undefined) throw new ArchiveError('bad_record', `${file} line ${line.line}: not valid JSON`);
   if (!isJsonObject(value)) throw new ArchiveError('bad_record', `${file} line ${line.line}: expected a JSON object`);
@@ -22,7 +22,7 @@ export function parseLineObject(file: string, line: JsonLine): JsonObject {
 }
 
 /** Checks a parsed line is a memory record; shape errors name the file, line and field. */
-export function lineRecord(file: string, line: JsonLine, value: JsonObject): MemoryRecord {
+export function lineRecord(file: string, line: Pick<JsonLine, 'line' | 'text'>, value: JsonObject): MemoryRecord {
   try {
     return asMemoryRecord(value, 'record');
   } catch (err) {

@@ -15,21 +15,28 @@ import { ArchiveError } from './types';
 export class RecordLines {
   /** Lines in archive order (partition order, then line order). */
   readonly lines: readonly string[];
-  private readonly where: readonly { file: string; line: number }[];
+  private readonly where: readonly { file: string; line: number; bytes?: Uint8Array; start?: number; end?: number }[];
   private readonly parsed: (MemoryRecord | undefined)[];
 
-  constructor(partitions: readonly { file: string; lines: readonly JsonLine[] }[]) {
+  /** Each partition's lines; with the partition's `bytes`, a line's bytes are a view of them. */
+  constructor(partitions: readonly { file: string; bytes?: Uint8Array; lines: readonly (Pick<JsonLine, 'line' | 'text'> & Partial<JsonLine>)[] }[]) {
     const lines: string[] = [];
-    const where: { file: string; line: number }[] = [];
-    for (const { file, lines: fileLines } of partitions) {
+    const where: { file: string; line: number; bytes?: Uint8Array; start?: number; end?: number }[] = [];
+    for (const { file, bytes, lines: fileLines } of partitions) {
       for (const line of fileLines) {
         lines.push(line.text);
-        where.push({ file, line: line.line });
+        where.push({ file, line: line.line, bytes, start: line.start, end: line.end });
       }
     }
     this.lines = lines;
     this.where = where;
     this.parsed = new Array(lines.length);
+  }
+
+  /** The UTF-8 bytes of line `i` (a view of the partition when it was read from one). */
+  bytesOf(i: number): Uint8Array {
+    const { bytes, start, end } = this.where[i]!;
+    return bytes && start !== undefined && end !== undefined ? bytes.subarray(start, end) : Buffer.from(this.lines[i]!, 'utf8');
   }
 
   get length(): number {
@@ -83,5 +90,5 @@ export class RecordLines {
 
 /** Splits each partition's bytes into lines (line caps and UTF-8 checked, nothing parsed). */
 export function recordLinesOf(partitions: readonly { file: string; bytes: Uint8Array }[], maxLineBytes: number): RecordLines {
-  return new RecordLines(partitions.map(({ file, bytes }) => ({ file, lines: splitJsonLines(bytes, file, maxLineBytes) })));
+  return new RecordLines(partitions.map(({ file, bytes }) => ({ file, bytes, lines: splitJsonLines(bytes, file, maxLineBytes) })));
 }

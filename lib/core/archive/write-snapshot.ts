@@ -11,10 +11,11 @@ export interface WriteSnapshotOptions {
   /** `YYYY-MM-DD`; partitions ending before it are marked sealed. Without it none are. */
   today?: string;
   /**
-   * `recordJson(snapshot.records[i])` where the caller already has it (a sync that found a record
-   * unchanged holds its line), so it is not serialized twice. Entries must be exactly that text.
+   * The UTF-8 of `recordJson(snapshot.records[i])` where the caller already has it (a sync that
+   * found a record unchanged holds its base line), so it is neither serialized nor encoded again.
+   * Entries must be exactly those bytes.
    */
-  recordLines?: readonly (string | undefined)[];
+  recordLines?: readonly (Uint8Array | undefined)[];
 }
 
 /**
@@ -67,9 +68,9 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
   };
 }
 
-function knownLines(records: readonly MemoryRecord[], lines: readonly (string | undefined)[] | undefined): Map<MemoryRecord, string> | undefined {
+function knownLines(records: readonly MemoryRecord[], lines: readonly (Uint8Array | undefined)[] | undefined): Map<MemoryRecord, Uint8Array> | undefined {
   if (!lines) return undefined;
-  const known = new Map<MemoryRecord, string>();
+  const known = new Map<MemoryRecord, Uint8Array>();
   records.forEach((record, i) => {
     const line = lines[i];
     if (line !== undefined) known.set(record, line);
@@ -78,12 +79,27 @@ function knownLines(records: readonly MemoryRecord[], lines: readonly (string | 
 }
 
 /** One JSONL line per record, schema field order, `\n` after each. */
-export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, string>): Uint8Array {
+export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, Uint8Array>): Uint8Array {
   if (records.length === 0) return new Uint8Array();
+  if (known && known.size > 0) return joinLineBytes(records.map((record) => known.get(record) ?? Buffer.from(recordJson(record), 'utf8')));
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
-  const lines = known ? records.map((record) => known.get(record) ?? recordJson(record)) : records.map(recordJson);
+  const lines = records.map(recordJson);
   lines.push('');
   return utf8(lines.join('\n'));
+}
+
+/** Lines' bytes, `\n` after each, copied once into one buffer. */
+function joinLineBytes(lines: readonly Uint8Array[]): Uint8Array {
+  let size = 0;
+  for (const line of lines) size += line.byteLength + 1;
+  const out = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const line of lines) {
+    out.set(line, at);
+    at += line.byteLength;
+    out[at++] = 0x0a;
+  }
+  return out;
 }
 
 const RESERVED_NAMES = new Set<string>([MANIFEST_FILE, DELTA_MANIFEST_FILE, ...Object.values(LAYER_FILES)]);

@@ -1,5 +1,6 @@
 import yazl from 'yazl';
 import { fileNameProblem } from './entry-names';
+import { useNativeCrc32 } from './native-crc32';
 import { ArchiveError } from './types';
 
 /** One member to write: its archive path and bytes. */
@@ -14,6 +15,7 @@ export interface ZipEntry {
  * every time zone. The Info-ZIP UTC field is disabled (`forceDosTimestamp`) for the same reason.
  */
 const FIXED_MTIME = new Date(2000, 0, 1, 0, 0, 0);
+useNativeCrc32();
 const FILE_MODE = 0o100644;
 const STORE_BELOW_BYTES = 16 * 1024;
 
