@@ -1,15 +1,14 @@
-import { readFile } from 'node:fs/promises';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { JsonObject } from '@/lib/core/json';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { IO_CONCURRENCY, isFileInside, mapLimit, walkFiles } from '../shared/walk';
+import { isFileInside, walkFiles } from '../shared/walk';
 import type { ExportOptions, ExportResult } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
 import { fileRecords, sortByCreatedAt } from './records';
-import { MEMORY_DIR, ROOT_FILES, absPath, isDir, mtimeRfc3339, newest } from './workspace-files';
+import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest, readWithMtime } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
 export class OpenclawExportError extends Error {
@@ -32,16 +31,18 @@ export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult>
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
   const { files, excluded } = await rawFileSet(opts.workspace);
   const raw = new Map<string, Uint8Array>();
-  // Files are read (and their records' mtimes looked up) several at a time; results are taken
-  // in file order, so the export is the same as reading them one by one.
-  const contents = await mapLimit(files, IO_CONCURRENCY, (rel) => readFileBytes(opts.workspace, rel));
-  files.forEach((rel, i) => raw.set(rel, new Uint8Array(contents[i]!)));
+  const mtimes = new Map<string, string>();
+  for (const rel of files) {
+    const { bytes, mtime } = readWithMtime(absPath(opts.workspace, rel));
+    raw.set(rel, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    mtimes.set(rel, mtime);
+  }
   const v41Layout = await isV41Layout(opts.workspace);
-  const perFile = await mapLimit(files, IO_CONCURRENCY, (rel) => recordsOfFile({ workspace: opts.workspace, agentId, rel, bytes: raw.get(rel)!, v41Layout }));
+  const perFile = files.map((rel) => recordsOfFile({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout }));
   const warnings: string[] = perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]));
   const records: MemoryRecord[] = [];
   for (const file of perFile) for (const record of file.records) records.push(record);
-  const prose = await readProse(opts.workspace, raw);
+  const prose = readProse(raw, mtimes);
   return {
     runtime: 'openclaw',
     agentId,
@@ -72,10 +73,6 @@ async function rawFileSet(workspace: string): Promise<{ files: string[]; exclude
   return { files, excluded };
 }
 
-async function readFileBytes(workspace: string, rel: string): Promise<Buffer> {
-  return readFile(absPath(workspace, rel));
-}
-
 async function isV41Layout(workspace: string): Promise<boolean> {
   for (const dir of V41_MARKER_DIRS) if (await isDir(absPath(workspace, dir))) return true;
   return false;
@@ -83,13 +80,13 @@ async function isV41Layout(workspace: string): Promise<boolean> {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-async function recordsOfFile(args: {
-  workspace: string;
+function recordsOfFile(args: {
   agentId: string;
   rel: string;
   bytes: Uint8Array;
+  mtime: string;
   v41Layout: boolean;
-}): Promise<{ records: MemoryRecord[]; warning?: string }> {
+}): { records: MemoryRecord[]; warning?: string } {
   const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
   const handler = isMarkdown ? handlerFor(args.rel) : null;
   if (!handler) return { records: [] };
@@ -99,16 +96,15 @@ async function recordsOfFile(args: {
   } catch {
     return { records: [], warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
   }
-  const mtime = await mtimeRfc3339(absPath(args.workspace, args.rel));
-  return { records: fileRecords(args.agentId, { relPath: args.rel, text, mtime, handler, tier: tierFor(args.rel, args.v41Layout) }) };
+  return { records: fileRecords(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) }) };
 }
 
-async function readProse(workspace: string, raw: Map<string, Uint8Array>): Promise<ProseFiles> {
+function readProse(raw: Map<string, Uint8Array>, mtimes: Map<string, string>): ProseFiles {
   const prose: ProseFiles = {};
   for (const rel of ROOT_FILES) {
     const bytes = raw.get(rel);
     if (!bytes || rel === 'MEMORY.md') continue;
-    prose[rel] = { text: Buffer.from(bytes).toString('utf8'), mtime: await mtimeRfc3339(absPath(workspace, rel)) };
+    prose[rel] = { text: Buffer.from(bytes).toString('utf8'), mtime: mtimes.get(rel)! };
   }
   return prose;
 }

@@ -1,3 +1,4 @@
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -47,6 +48,21 @@ export async function readBytesIfFile(abs: string): Promise<Uint8Array | null> {
  * A file's mtime as RFC 3339 UTC with chrono's `AutoSi` fraction (none, 3, 6 or 9
  * digits), from the nanosecond stat so the value is exactly what the filesystem holds.
  */
+/**
+ * A file's bytes and RFC 3339 mtime through one descriptor, synchronously: an export reads every
+ * file of the workspace, and a thread-pool round trip per open, stat, read and close cost more
+ * than the reads themselves on stores of hundreds of files.
+ */
+export function readWithMtime(abs: string): { bytes: Buffer; mtime: string } {
+  const fd = openSync(abs, 'r');
+  try {
+    const info = fstatSync(fd, { bigint: true });
+    return { bytes: readFileSync(fd), mtime: formatNanos(info.mtimeNs) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
 export async function mtimeRfc3339(abs: string): Promise<string> {
   const info = await stat(abs, { bigint: true });
   return formatNanos(info.mtimeNs);

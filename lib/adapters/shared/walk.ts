@@ -22,11 +22,13 @@ async function walkInto(rootReal: string, relDir: string, out: string[], visited
   const real = await realpath(abs);
   if (visited.has(real)) return; // a symlinked directory loop
   visited.add(real);
-  const names = await readdir(abs);
-  // The children's kinds are looked up concurrently (one round trip to the thread pool each,
-  // which dominated walking directories of many files); directories are then entered one by
-  // one in listing order, as before, and the result is sorted in the end.
-  const kinds = await mapLimit(names, IO_CONCURRENCY, (name) => entryKind(rootReal, path.join(abs, name)));
+  const entries = await readdir(abs, { withFileTypes: true });
+  const names = entries.map((entry) => entry.name);
+  // A plain file or directory is known from its directory entry; only the rest (symlinks,
+  // anything unusual) need lstat and realpath, looked up concurrently. Directories are then
+  // entered one by one in listing order, and the result is sorted in the end.
+  const kinds = await mapLimit(entries, IO_CONCURRENCY, async (entry): Promise<EntryKind> =>
+    entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : entryKind(rootReal, path.join(abs, entry.name)));
   for (let i = 0; i < names.length; i++) {
     const rel = relDir === '' ? names[i]! : `${relDir}/${names[i]!}`;
     if (kinds[i] === 'file') out.push(rel);
