@@ -1,4 +1,4 @@
-import type { RecordLines } from './archive/record-lines';
+import type { LineBytes, RecordLines } from './archive/record-lines';
 import type { DeltaEntry } from './archive/types';
 import { computeDelta } from './delta';
 import { recordJson, type MemoryRecord } from './record';
@@ -10,7 +10,7 @@ export interface BaseReconcileResult {
   /** The reconciled records, in extraction order (what `reconcile` returns). */
   records: MemoryRecord[];
   /** The UTF-8 of `recordJson` of each output record where known: its base line's bytes. */
-  lines: (Uint8Array | undefined)[];
+  lines: (LineBytes | undefined)[];
   /** `computeDelta(base records, records)`. */
   entries: DeltaEntry[];
   stats: ReconcileStats;
@@ -48,7 +48,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const firstWithId = new Set<string>();
   const baseUsed = new Uint8Array(base.length);
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
-  const lines: (Uint8Array | undefined)[] = new Array(curr.length);
+  const lines: (LineBytes | undefined)[] = new Array(curr.length);
   const reserved: string[] = [];
   for (let j = 0; j < curr.length; j++) {
     const record = curr[j]!;

@@ -4,6 +4,16 @@ import { splitJsonLines, type JsonLine } from './json-text';
 import { ArchiveError } from './types';
 
 /**
+ * A line's bytes as a range of a larger buffer (cheaper than a view per line, and adjacent
+ * ranges of one partition can be copied as one).
+ */
+export interface LineBytes {
+  source: Uint8Array;
+  start: number;
+  end: number;
+}
+
+/**
  * A snapshot's memory records kept as their JSONL lines, parsed only on demand. A sync compares
  * its fresh export with the last-synced base mostly by exact line equality (an unchanged record
  * serializes to the very line the base holds), so the records it never needs are never parsed.
@@ -33,10 +43,12 @@ export class RecordLines {
     this.parsed = new Array(lines.length);
   }
 
-  /** The UTF-8 bytes of line `i` (a view of the partition when it was read from one). */
-  bytesOf(i: number): Uint8Array {
+  /** Where the UTF-8 bytes of line `i` are: in the partition it was read from, else encoded now. */
+  bytesOf(i: number): LineBytes {
     const { bytes, start, end } = this.where[i]!;
-    return bytes && start !== undefined && end !== undefined ? bytes.subarray(start, end) : Buffer.from(this.lines[i]!, 'utf8');
+    if (bytes && start !== undefined && end !== undefined) return { source: bytes, start, end };
+    const source = Buffer.from(this.lines[i]!, 'utf8');
+    return { source, start: 0, end: source.byteLength };
   }
 
   get length(): number {

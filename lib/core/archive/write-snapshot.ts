@@ -4,6 +4,7 @@ import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } fr
 import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
+import type { LineBytes } from './record-lines';
 import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
 
 /** Options of {@link writeSnapshot}. */
@@ -13,9 +14,10 @@ export interface WriteSnapshotOptions {
   /**
    * The UTF-8 of `recordJson(snapshot.records[i])` where the caller already has it (a sync that
    * found a record unchanged holds its base line), so it is neither serialized nor encoded again.
-   * Entries must be exactly those bytes.
+   * Entries must be exactly those bytes. Such records are taken as already checked: their line
+   * is the line of a record this writer or the reader accepted.
    */
-  recordLines?: readonly (Uint8Array | undefined)[];
+  recordLines?: readonly (LineBytes | undefined)[];
 }
 
 /**
@@ -27,7 +29,7 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   if (opts.today !== undefined && !isFullDate(opts.today)) {
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
-  checkRecords(snapshot.records);
+  checkRecords(snapshot.records, opts.recordLines);
   const partitions = partitionRecords(snapshot.records);
   const infos = partitions.map((partition) => partitionInfo(partition, opts.today));
   const { identity, principals, credentials, attachments } = snapshot.layers;
@@ -44,11 +46,11 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   return writeZip(entries);
 }
 
-function checkRecords(records: readonly MemoryRecord[]): void {
+function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined): void {
   const seen = new Set<string>();
   records.forEach((record, index) => {
     try {
-      asMemoryRecord(record, `records[${index}]`);
+      if (known?.[index] === undefined) asMemoryRecord(record, `records[${index}]`);
     } catch (err) {
       if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
       throw err;
@@ -68,9 +70,9 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
   };
 }
 
-function knownLines(records: readonly MemoryRecord[], lines: readonly (Uint8Array | undefined)[] | undefined): Map<MemoryRecord, Uint8Array> | undefined {
+function knownLines(records: readonly MemoryRecord[], lines: readonly (LineBytes | undefined)[] | undefined): Map<MemoryRecord, LineBytes> | undefined {
   if (!lines) return undefined;
-  const known = new Map<MemoryRecord, Uint8Array>();
+  const known = new Map<MemoryRecord, LineBytes>();
   records.forEach((record, i) => {
     const line = lines[i];
     if (line !== undefined) known.set(record, line);
@@ -79,24 +81,38 @@ function knownLines(records: readonly MemoryRecord[], lines: readonly (Uint8Arra
 }
 
 /** One JSONL line per record, schema field order, `\n` after each. */
-export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, Uint8Array>): Uint8Array {
+export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, LineBytes>): Uint8Array {
   if (records.length === 0) return new Uint8Array();
-  if (known && known.size > 0) return joinLineBytes(records.map((record) => known.get(record) ?? Buffer.from(recordJson(record), 'utf8')));
+  if (known && known.size > 0) {
+    return joinLineBytes(records.map((record) => {
+      const line = known.get(record);
+      if (line) return line;
+      const source = Buffer.from(recordJson(record), 'utf8');
+      return { source, start: 0, end: source.byteLength };
+    }));
+  }
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
   const lines = records.map(recordJson);
   lines.push('');
   return utf8(lines.join('\n'));
 }
 
-/** Lines' bytes, `\n` after each, copied once into one buffer. */
-function joinLineBytes(lines: readonly Uint8Array[]): Uint8Array {
+/**
+ * Lines' bytes, `\n` after each, in one buffer. Lines that follow each other in the same source
+ * (unchanged records in base order, with the base's `\n` between them) are copied as one run.
+ */
+function joinLineBytes(lines: readonly LineBytes[]): Uint8Array {
   let size = 0;
-  for (const line of lines) size += line.byteLength + 1;
+  for (const line of lines) size += line.end - line.start + 1;
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (const line of lines) {
-    out.set(line, at);
-    at += line.byteLength;
+  for (let k = 0; k < lines.length; ) {
+    const { source, start } = lines[k]!;
+    let end = lines[k]!.end;
+    k++;
+    while (k < lines.length && lines[k]!.source === source && lines[k]!.start === end + 1 && source[end] === 0x0a) end = lines[k++]!.end;
+    out.set(source.subarray(start, end), at);
+    at += end - start;
     out[at++] = 0x0a;
   }
   return out;
