@@ -55,8 +55,15 @@ export class RebuildWriter {
   readonly stored: Set<string>;
 
   constructor(private readonly sqlite: Database.Database) {
-    sqlite.exec('DELETE FROM raw_objects WHERE length(data) IS NOT size');
-    this.stored = new Set(sqlite.prepare('SELECT sha256 FROM raw_objects').pluck().all() as string[]);
+    // One pass over the table: objects whose stored length is wrong are deleted (and written again
+    // from the blob when the replay meets them), the others are kept.
+    const rows = sqlite.prepare('SELECT sha256, length(data) IS size FROM raw_objects').raw().all() as [string, number][];
+    const remove = sqlite.prepare('DELETE FROM raw_objects WHERE sha256 = ?');
+    this.stored = new Set();
+    for (const [sha256, intact] of rows) {
+      if (intact) this.stored.add(sha256);
+      else remove.run(sha256);
+    }
     this.insertVersionStmt = sqlite.prepare(insertSql('record_versions', VERSION_COLUMNS));
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');

@@ -5,6 +5,7 @@ import { FsBlobStore, isLedgerError, readEntryBytes, type Ledger } from '@/lib/l
 import { prepareArchive, prepareLedgerBlobSync } from './ledger-blob';
 import { compareBinary } from './rebuild-target';
 import { rebuildIndex } from './rebuild';
+import { decodeChunk, encodeChunk } from './rebuild-worker';
 import { HistoryGenerator } from './testing/generator';
 import { dumpIndex, tempLedger } from './testing/temp-ledger';
 
@@ -17,6 +18,11 @@ let cleanup: () => void;
 interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string }
 const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256 FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
 const triggerCount = () => (ledger.db.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions'").get() as { n: number }).n;
+/** The whole schema (tables, indexes, triggers) and the full-text index's configuration rows. */
+const schema = () => ({
+  master: ledger.db.sqlite.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all(),
+  ftsConfig: ledger.db.sqlite.prepare('SELECT k, v FROM record_versions_fts_config ORDER BY k').all(),
+});
 
 beforeAll(async () => {
   ({ ledger, cleanup } = tempLedger());
@@ -56,6 +62,23 @@ describe('ledger blob reader', () => {
     }
   });
 
+  it('carries prepared entries between threads unchanged', async () => {
+    const prepared = [];
+    for (const entry of entries()) prepared.push(prepareLedgerBlobSync(entry.kind, await readEntryBytes({ ledger, entry })));
+    // Raw files both with their bytes and without (stored already), strings with lone surrogates
+    // and non-Latin-1 text, and an entry left to the checked path (null).
+    const snapshot = prepared.find((p) => p?.kind === 'snapshot')!;
+    if (snapshot.kind !== 'snapshot') throw new Error('expected a snapshot');
+    snapshot.raw[0] = { ...snapshot.raw[0]!, bytes: null };
+    snapshot.records[0] = { ...snapshot.records[0]!, content: 'é \uD800 \u{1F600} ✓', heading: null, tags: '' };
+    prepared.splice(3, 0, null);
+    for (let i = 0; i < prepared.length; i += 16) {
+      const chunk = prepared.slice(i, i + 16);
+      const answer = structuredClone(encodeChunk(i / 16, chunk));
+      expect(decodeChunk(answer, chunk.length)).toEqual(chunk);
+    }
+  });
+
   it('declines what is not a regular archive instead of guessing', () => {
     expect(prepareLedgerBlobSync('delta', new Uint8Array([1, 2, 3]))).toBeNull();
     expect(prepareLedgerBlobSync('delta', new Uint8Array(100))).toBeNull();
@@ -77,15 +100,26 @@ describe('ledger blob reader', () => {
 describe('rebuild', () => {
   it('equals the incremental index row for row, across agents and rollovers', async () => {
     const before = dumpIndex(ledger);
+    const schemaBefore = schema();
+    const pragma = (name: string) => ledger.db.sqlite.pragma(name, { simple: true });
+    const settingsBefore = ['cache_size', 'temp_store'].map(pragma);
+    expect(schemaBefore.master.filter((r) => (r as { type: string }).type === 'index').length).toBeGreaterThan(8);
     const progress: number[] = [];
     const result = await rebuildIndex({ ledger, onProgress: ({ done }) => progress.push(done) });
     expect(result.entries).toBe(entries().length);
     expect(progress).toEqual(Array.from({ length: result.entries }, (_, i) => i + 1));
     expect(dumpIndex(ledger)).toEqual(before);
     expect(triggerCount()).toBe(3);
+    // Every index and trigger it suspended is back as the migration made it; the full-text
+    // index's configuration is as it was.
+    expect(schema()).toEqual(schemaBefore);
     // Connection settings the rebuild changes for its duration are back.
     expect(ledger.db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(ledger.db.sqlite.pragma('mmap_size', { simple: true })).toBe(0);
+    expect(['cache_size', 'temp_store'].map(pragma)).toEqual(settingsBefore);
+    // The full-text index answers substring queries (trigram) after its one-pass build.
+    const hits = ledger.db.sqlite.prepare(`SELECT count(*) FROM record_versions_fts WHERE record_versions_fts MATCH '"ote"'`).pluck().get();
+    expect(hits).toBeGreaterThan(0);
     // A second rebuild (raw objects already stored) gives the same index again.
     await rebuildIndex({ ledger });
     expect(dumpIndex(ledger)).toEqual(before);
@@ -103,6 +137,7 @@ describe('rebuild', () => {
 
   it('fails cleanly on a blob that no longer matches its sha256, leaving the index as it was', async () => {
     const before = dumpIndex(ledger);
+    const schemaBefore = schema();
     const entry = entries().find((e) => e.kind === 'delta' && e.seq === 33)!;
     const file = (ledger.blobs as FsBlobStore).pathOf(entry.blob_key);
     const original = fs.readFileSync(file);
@@ -114,6 +149,7 @@ describe('rebuild', () => {
       expect(isLedgerError(error, 'blob_corrupt')).toBe(true);
       expect(dumpIndex(ledger)).toEqual(before);
       expect(triggerCount()).toBe(3);
+      expect(schema()).toEqual(schemaBefore);
       expect(ledger.db.sqlite.inTransaction).toBe(false);
     } finally {
       fs.writeFileSync(file, original);

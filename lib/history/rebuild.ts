@@ -28,7 +28,7 @@ import { FsBlobStore, LedgerError, readEntryBytes, type Ledger } from '@/lib/led
 import { foldEntry } from './indexer';
 import { prepareArchive, prepareBlobFile, type BlobJob, type PreparedEntry } from './ledger-blob';
 import { RebuildWriter, type AgentRebuildTarget } from './rebuild-target';
-import { decodeChunk, type ChunkAnswer, type ChunkRequest } from './rebuild-worker';
+import { decodeChunk, type ChunkAnswer, type ChunkRequest, type HelperSetup } from './rebuild-worker';
 
 export interface RebuildProgress {
   done: number;
@@ -54,6 +54,11 @@ interface EntryRow {
 const CHUNK = 16;
 const IN_FLIGHT = 4;
 const REBUILD_MMAP_BYTES = 1 << 30;
+/** Page cache for the duration of a rebuild (negative: KiB), 512 MiB at most, allocated as used. */
+const REBUILD_CACHE_SIZE = -(512 * 1024);
+/** FTS5 pending-terms memory during the full-text build, and FTS5's default (FTS5_DEFAULT_HASHSIZE). */
+const FTS_REBUILD_HASHSIZE = 64 << 20;
+const FTS_DEFAULT_HASHSIZE = 1 << 20;
 
 /** The ledger's checked path: blob store read, sha256 check, core archive reader. */
 async function loadChecked(ledger: Ledger, entry: EntryRow): Promise<PreparedEntry> {
@@ -85,15 +90,17 @@ function helperScript(): string {
   return helperSource;
 }
 
+type Helper = { worker: Worker; port: MessagePort; signal: Int32Array };
+
 /** Starts the helper thread; null if it cannot (the rebuild then prepares every blob itself). */
-function startHelper(stored: ReadonlySet<string>): { worker: Worker; port: MessagePort; signal: Int32Array } | null {
+function startHelper(): Helper | null {
   try {
-    const signal = new Int32Array(new SharedArrayBuffer(8));
+    const signal = new Int32Array(new SharedArrayBuffer(4));
     const channel = new MessageChannel();
     const worker = new Worker(helperScript(), {
       eval: true,
       execArgv: [],
-      workerData: { lineageRebuildWorker: true, port: channel.port2, signal, stored: [...stored] },
+      workerData: { lineageRebuildWorker: true, port: channel.port2, signal },
       transferList: [channel.port2],
     });
     worker.unref();
@@ -103,9 +110,15 @@ function startHelper(stored: ReadonlySet<string>): { worker: Worker; port: Messa
   }
 }
 
+function stopHelper(helper: Helper): void {
+  helper.port.close();
+  void helper.worker.terminate();
+}
+
 /**
  * Hands out prepared entries in order. Chunks of entries are prepared either by the helper thread
- * (it is given the next free chunks, a few at a time, once it is up) or by this thread when it
+ * (it is given the next free chunks, a few at a time, from the start: messages wait on its port
+ * while it boots, so it begins as soon as it is up) or by this thread when it
  * reaches a chunk nobody has taken. Waiting for the helper is synchronous (Atomics.wait), with
  * a short timeout after which events are let through, so a helper that died is noticed and its
  * chunks are taken back.
@@ -115,15 +128,18 @@ class Preparer {
   private readonly prepared: (PreparedEntry | null | undefined)[];
   private nextFree = 0;
   private inFlight = 0;
-  private helper: ReturnType<typeof startHelper>;
+  private helper: Helper | null;
   private helperDead = false;
 
-  constructor(private readonly jobs: (BlobJob | null)[], useHelper: boolean, private readonly stored: ReadonlySet<string>) {
+  constructor(private readonly jobs: (BlobJob | null)[], helper: Helper | null, private readonly stored: ReadonlySet<string>) {
     this.state = new Uint8Array(Math.ceil(jobs.length / CHUNK));
     this.prepared = new Array(jobs.length);
-    this.helper = useHelper && this.state.length > 1 ? startHelper(stored) : null;
-    this.helper?.worker.on('error', () => { this.helperDead = true; });
-    this.helper?.worker.on('exit', () => { this.helperDead = true; });
+    this.helper = helper;
+    if (!helper) return;
+    helper.worker.on('error', () => { this.helperDead = true; });
+    helper.worker.on('exit', () => { this.helperDead = true; });
+    helper.port.postMessage({ stored: [...stored] } satisfies HelperSetup);
+    this.pump();
   }
 
   /** The prepared entry `i`, or null when it must take the checked path. */
@@ -154,8 +170,7 @@ class Preparer {
 
   close(): void {
     if (!this.helper) return;
-    this.helper.port.close();
-    void this.helper.worker.terminate();
+    stopHelper(this.helper);
     this.helper = null;
   }
 
@@ -174,11 +189,12 @@ class Preparer {
     for (let message = receiveMessageOnPort(helper.port); message; message = receiveMessageOnPort(helper.port)) {
       const answer = message.message as ChunkAnswer;
       if (this.state[answer.chunk] !== 1) continue;
-      decodeChunk(answer).forEach((p, k) => { this.prepared[answer.chunk * CHUNK + k] = p; });
+      const first = answer.chunk * CHUNK;
+      decodeChunk(answer, Math.min(CHUNK, this.jobs.length - first)).forEach((p, k) => { this.prepared[first + k] = p; });
       this.state[answer.chunk] = 2;
       this.inFlight--;
     }
-    if (Atomics.load(helper.signal, 1) !== 1 || this.helperDead) return;
+    if (this.helperDead) return;
     while (this.inFlight < IN_FLIGHT) {
       while (this.nextFree < this.state.length && this.state[this.nextFree] !== 0) this.nextFree++;
       if (this.nextFree >= this.state.length) return;
@@ -213,6 +229,13 @@ class Preparer {
  * (which made a rebuild spend most of its time in FTS maintenance): the triggers are dropped for
  * the duration of the transaction and re-created from their own stored SQL, so a rollback restores
  * them and the schema never drifts from the migration.
+ *
+ * The build itself runs with a larger FTS5 'hashsize' (the memory of pending terms before they
+ * are written out as a segment; 1 MiB by default): the whole index is then written as one or a
+ * few segments instead of dozens that automerge keeps merging meanwhile (a fifth of the build's
+ * time here). The option is a row in the table's `_config` shadow table; it is set back exactly
+ * as it was before the transaction ends (value restored, or the row removed again), so the
+ * incremental path and every other connection see the same configuration as before.
  */
 function suspendFtsTriggers(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
@@ -220,20 +243,66 @@ function suspendFtsTriggers(ledger: Ledger): () => void {
     "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
   ).all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name.replace(/"/g, '""')}"`);
-  // No 'delete-all' first: 'rebuild' empties the full-text index itself.
   return () => {
+    const setHashSize = (bytes: number) => {
+      if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
+      // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
+      sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
+    };
+    const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
+    setHashSize(FTS_REBUILD_HASHSIZE);
+    // No 'delete-all' first: 'rebuild' empties the full-text index itself.
     sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild')");
+    // Setting the option tells every connection to reload it; the default first, so this one
+    // holds the default too when the row then goes (shadow tables are read-only outside unsafe mode).
+    setHashSize(before ?? FTS_DEFAULT_HASHSIZE);
+    if (before === undefined) {
+      sqlite.unsafeMode(true);
+      try {
+        sqlite.exec("DELETE FROM record_versions_fts_config WHERE k = 'hashsize'");
+      } finally {
+        sqlite.unsafeMode(false);
+      }
+    }
     for (const t of triggers) sqlite.exec(t.sql);
   };
 }
 
-/** Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter). */
+/** The tables the rebuild rewrites, whose secondary indexes it builds once at the end. */
+const REBUILT_TABLES = ['record_versions', 'records', 'raw_file_versions'] as const;
+
+/**
+ * The secondary indexes of the rewritten tables are built once at the end instead of row by row:
+ * they are dropped for the duration of the transaction and re-created from their own stored SQL
+ * (a sort of the finished table instead of one B-tree insert per row per index), so — as with the
+ * FTS triggers — a rollback restores them and the schema never drifts from the migration. A
+ * UNIQUE index is checked when it is re-created: a duplicate fails the rebuild (and rolls it
+ * back) as it would have failed the row's insert. Primary keys are not touched.
+ */
+function suspendIndexes(ledger: Ledger): () => void {
+  const { sqlite } = ledger.db;
+  const indexes = sqlite.prepare(
+    `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
+       AND tbl_name IN (${REBUILT_TABLES.map(() => '?').join(', ')}) ORDER BY name`,
+  ).all(...REBUILT_TABLES) as { name: string; sql: string }[];
+  for (const i of indexes) sqlite.exec(`DROP INDEX "${i.name.replace(/"/g, '""')}"`);
+  return () => {
+    for (const i of indexes) sqlite.exec(i.sql);
+  };
+}
+
+/**
+ * Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter).
+ * The counts of the entries the replay visits are overwritten entry by entry; the others (entries
+ * of no registered agent, which the replay does not select) are zeroed here.
+ */
 function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
     DELETE FROM record_versions;
     DELETE FROM records;
     DELETE FROM raw_file_versions;
-    UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0;`);
+    UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0
+      WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id);`);
 }
 
 /** Wipes and replays the whole index; `onProgress` is called after each entry. */
@@ -247,6 +316,13 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   // the whole index back (about 15% less main-thread time on a 10,000-entry ledger).
   const mmapSize = sqlite.pragma('mmap_size', { simple: true }) as number;
   sqlite.pragma(`mmap_size = ${REBUILD_MMAP_BYTES}`);
+  // A page cache that holds the rebuilt tables, so the transaction does not spill dirty pages to
+  // the WAL midway, and in-memory sorting for the index builds at the end.
+  const cacheSize = sqlite.pragma('cache_size', { simple: true }) as number;
+  sqlite.pragma(`cache_size = ${REBUILD_CACHE_SIZE}`);
+  const tempStore = sqlite.pragma('temp_store', { simple: true }) as number;
+  sqlite.pragma('temp_store = MEMORY');
+  let helper: Helper | null = null;
   let preparer: Preparer | null = null;
   try {
     sqlite.exec('BEGIN IMMEDIATE');
@@ -255,9 +331,12 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
       const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), sha256: e.sha256, kind: e.kind } : null));
+      // The helper thread boots while this thread reads the stored raw objects.
+      helper = store !== null && jobs.length > CHUNK ? startHelper() : null;
       const writer = new RebuildWriter(sqlite);
-      preparer = new Preparer(jobs, store !== null, writer.stored);
+      preparer = new Preparer(jobs, helper, writer.stored);
       const restoreFts = suspendFtsTriggers(ledger);
+      const restoreIndexes = suspendIndexes(ledger);
       wipe(ledger);
       const setCounts = sqlite.prepare(
         'UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, raw_changed = ?, raw_deleted = ? WHERE rowid = ?');
@@ -276,6 +355,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       }
       target?.finish();
       writer.finishObjects();
+      restoreIndexes();
       restoreFts();
       const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
       sqlite.exec('COMMIT');
@@ -285,8 +365,11 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       throw error;
     }
   } finally {
-    preparer?.close();
+    if (preparer) preparer.close();
+    else if (helper) stopHelper(helper);
     sqlite.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
     sqlite.pragma(`mmap_size = ${mmapSize}`);
+    sqlite.pragma(`cache_size = ${cacheSize}`);
+    sqlite.pragma(`temp_store = ${tempStore}`);
   }
 }
