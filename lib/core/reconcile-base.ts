@@ -50,6 +50,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
   const lines: (LineBytes | undefined)[] = new Array(curr.length);
   const reserved: string[] = [];
+  const carried = new CarriedPairs();
   for (let j = 0; j < curr.length; j++) {
     const record = curr[j]!;
     const first = !firstWithId.has(record.id);
@@ -57,8 +58,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     const i = lineById.get(record.id);
     if (!first || i === undefined || baseUsed[i]) continue;
     const baseLine = base.lines[i]!;
-    const line = recordJson(record);
-    const output = line === baseLine ? record : carriedToBase(record, line, baseLine);
+    const output = carried.pair(record, baseLine);
     if (output === null) continue;
     baseUsed[i] = 1;
     out[j] = output;
@@ -92,6 +92,35 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
 }
 
 const TEMPORAL_KEY = ',"temporal":';
+
+/**
+ * The output of the P0 pair of `record` with the base record on `baseLine`, when the output's
+ * line is exactly that line (so compute_delta has nothing to say about it), else null.
+ *
+ * Sections of one edited file share their new timestamps, and their base lines share the old
+ * ones: once one section's base timestamps are known, the next section with the same timestamps
+ * is tried with them first — one serialization instead of two, and no search in the line.
+ */
+class CarriedPairs {
+  private lastOwn: string | null = null;
+  private lastBase: RecordTemporal | null = null;
+
+  pair(record: MemoryRecord, baseLine: string): MemoryRecord | null {
+    const own = JSON.stringify(record.temporal);
+    if (own === this.lastOwn) {
+      const candidate = carryIdentity({ ...record, temporal: this.lastBase! }, record);
+      if (recordJson(candidate) === baseLine) return candidate;
+    }
+    const line = recordJson(record);
+    if (line === baseLine) return record;
+    const output = carriedToBase(record, line, baseLine);
+    if (output !== null) {
+      this.lastOwn = own;
+      this.lastBase = output.temporal;
+    }
+    return output;
+  }
+}
 
 /**
  * carry_identity(base, record) when its line is exactly `baseLine`, else null. `line` is the
