@@ -30,12 +30,17 @@ export function decodeUtf8(bytes: Uint8Array, file: string): string {
 }
 
 /**
- * Splits JSONL bytes into non-blank lines. Line lengths are measured in bytes before
- * anything is decoded, so one huge line is refused without building a huge string.
- * The file is then decoded once: a `\n` byte is only ever a newline in UTF-8, so the
- * string splits into the same lines.
+ * Calls `fn` for each non-blank line of JSONL bytes, with its 1-based number, text and byte
+ * range. Line lengths are measured in bytes before anything is decoded, so one huge line is
+ * refused without building a huge string. The file is then decoded once: a `\n` byte is only
+ * ever a newline in UTF-8, so the string splits into the same lines.
  */
-export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
+export function forEachJsonLine(
+  bytes: Uint8Array,
+  file: string,
+  maxLineBytes: number,
+  fn: (line: number, text: string, start: number, end: number) => void,
+): void {
   const starts: number[] = [];
   let start = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
   for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
@@ -47,13 +52,18 @@ export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: nu
     starts.push(start);
     start = end + 1;
   }
-  const lines: JsonLine[] = [];
   const texts = decodeUtf8(bytes, file).split('\n');
   for (let index = 0; index < texts.length; index++) {
     const text = texts[index]!;
     // `\S` is exactly what String.prototype.trim keeps, without building the trimmed copy.
-    if (NOT_BLANK.test(text)) lines.push({ line: index + 1, text, start: starts[index]!, end: index + 1 < starts.length ? starts[index + 1]! - 1 : bytes.length });
+    if (NOT_BLANK.test(text)) fn(index + 1, text, starts[index]!, index + 1 < starts.length ? starts[index + 1]! - 1 : bytes.length);
   }
+}
+
+/** The non-blank lines of JSONL bytes (see {@link forEachJsonLine}). */
+export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
+  const lines: JsonLine[] = [];
+  forEachJsonLine(bytes, file, maxLineBytes, (line, text, start, end) => lines.push({ line, text, start, end }));
   return lines;
 }
 

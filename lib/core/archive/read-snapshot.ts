@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import type { MemoryRecord } from '../record';
 import { parseJsonObject } from './json-text';
 import { parseManifest, readRecordFile } from './read-common';
-import { recordLinesOf, type RecordLines } from './record-lines';
+import { RecordLines } from './record-lines';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
 import { readZip, resolveLimits } from './zip-read';
 
@@ -39,7 +39,7 @@ export async function readSnapshotLines(bytes: Uint8Array, limits?: Partial<Arch
   const caps = resolveLimits(limits);
   const { files } = await readZip(bytes, caps);
   const { partitionFiles, ...rest } = snapshotParts(files);
-  return { ...rest, records: recordLinesOf(partitionFiles.map((file) => ({ file, bytes: files.get(file)! })), caps.maxLineBytes) };
+  return { ...rest, records: RecordLines.read(partitionFiles.map((file) => ({ file, bytes: files.get(file)! })), caps.maxLineBytes) };
 }
 
 /** Everything of a snapshot but its records, and the partition files that hold them. */

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from '../record';
 import { lineRecord, parseLineObject } from './read-common';
-import { splitJsonLines, type JsonLine } from './json-text';
+import { forEachJsonLine, type JsonLine } from './json-text';
 import { ArchiveError } from './types';
 
 /**
@@ -24,29 +24,52 @@ export interface LineBytes {
  */
 export class RecordLines {
   /** Lines in archive order (partition order, then line order). */
-  readonly lines: readonly string[];
-  private readonly where: readonly { file: string; line: number; bytes?: Uint8Array; start?: number; end?: number }[];
-  private readonly parsed: (MemoryRecord | undefined)[];
+  readonly lines: string[] = [];
+  // Per line, as plain number arrays (no object per line): partition, 1-based line number, and
+  // byte range in the partition (-1 when the partition's bytes are not held).
+  private readonly partitionOf: number[] = [];
+  private readonly lineNumber: number[] = [];
+  private readonly start: number[] = [];
+  private readonly end: number[] = [];
+  private readonly partitions: { file: string; bytes?: Uint8Array }[] = [];
+  private readonly parsed: (MemoryRecord | undefined)[] = [];
 
-  /** Each partition's lines; with the partition's `bytes`, a line's bytes are a view of them. */
-  constructor(partitions: readonly { file: string; bytes?: Uint8Array; lines: readonly (Pick<JsonLine, 'line' | 'text'> & Partial<JsonLine>)[] }[]) {
-    const lines: string[] = [];
-    const where: { file: string; line: number; bytes?: Uint8Array; start?: number; end?: number }[] = [];
-    for (const { file, bytes, lines: fileLines } of partitions) {
-      for (const line of fileLines) {
-        lines.push(line.text);
-        where.push({ file, line: line.line, bytes, start: line.start, end: line.end });
-      }
+  /** Each partition's lines; with the partition's `bytes`, a line's bytes are a range of them. */
+  constructor(partitions: readonly { file: string; bytes?: Uint8Array; lines: readonly (Pick<JsonLine, 'line' | 'text'> & Partial<JsonLine>)[] }[] = []) {
+    for (const { file, bytes, lines } of partitions) {
+      const p = this.addPartition(file, bytes);
+      for (const line of lines) this.add(p, line.line, line.text, line.start ?? -1, line.end ?? -1);
     }
-    this.lines = lines;
-    this.where = where;
-    this.parsed = new Array(lines.length);
+  }
+
+  /** Splits each partition's bytes into lines (line caps and UTF-8 checked, nothing parsed). */
+  static read(partitions: readonly { file: string; bytes: Uint8Array }[], maxLineBytes: number): RecordLines {
+    const out = new RecordLines();
+    for (const { file, bytes } of partitions) {
+      const p = out.addPartition(file, bytes);
+      forEachJsonLine(bytes, file, maxLineBytes, (line, text, start, end) => out.add(p, line, text, start, end));
+    }
+    return out;
+  }
+
+  private addPartition(file: string, bytes: Uint8Array | undefined): number {
+    this.partitions.push({ file, bytes });
+    return this.partitions.length - 1;
+  }
+
+  private add(partition: number, line: number, text: string, start: number, end: number): void {
+    this.lines.push(text);
+    this.partitionOf.push(partition);
+    this.lineNumber.push(line);
+    this.start.push(start);
+    this.end.push(end);
   }
 
   /** Where the UTF-8 bytes of line `i` are: in the partition it was read from, else encoded now. */
   bytesOf(i: number): LineBytes {
-    const { bytes, start, end } = this.where[i]!;
-    if (bytes && start !== undefined && end !== undefined) return { source: bytes, start, end };
+    const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+    const start = this.start[i]!;
+    if (bytes && start >= 0) return { source: bytes, start, end: this.end[i]! };
     const source = Buffer.from(this.lines[i]!, 'utf8');
     return { source, start: 0, end: source.byteLength };
   }
@@ -59,8 +82,8 @@ export class RecordLines {
   record(i: number): MemoryRecord {
     let record = this.parsed[i];
     if (record === undefined) {
-      const { file, line } = this.where[i]!;
-      const jsonLine = { line, text: this.lines[i]! };
+      const file = this.partitions[this.partitionOf[i]!]!.file;
+      const jsonLine = { line: this.lineNumber[i]!, text: this.lines[i]! };
       record = this.parsed[i] = lineRecord(file, jsonLine, parseLineObject(file, jsonLine));
     }
     return record;
@@ -82,8 +105,7 @@ export class RecordLines {
 
   /** Where line `i` was read, for error messages. */
   describe(i: number): string {
-    const { file, line } = this.where[i]!;
-    return `${file} line ${line}`;
+    return `${this.partitions[this.partitionOf[i]!]!.file} line ${this.lineNumber[i]}`;
   }
 
   /** Throws the eager reader's `duplicate_record_id` error if two lines carry the same id. */
@@ -100,7 +122,3 @@ export class RecordLines {
   }
 }
 
-/** Splits each partition's bytes into lines (line caps and UTF-8 checked, nothing parsed). */
-export function recordLinesOf(partitions: readonly { file: string; bytes: Uint8Array }[], maxLineBytes: number): RecordLines {
-  return new RecordLines(partitions.map(({ file, bytes }) => ({ file, bytes, lines: splitJsonLines(bytes, file, maxLineBytes) })));
-}
