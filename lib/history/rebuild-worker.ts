@@ -1,7 +1,7 @@
 /**
  * The rebuild's helper thread: reads, verifies and prepares chunks of ledger blobs
  * (`prepareBlobFile`) while the main thread writes the index. Messages come and go on the port
- * passed in `workerData.port` (a `HelperSetup` first, then `ChunkRequest`s); after each answer the
+ * passed in `workerData.port` (`ChunkRequest`s, and a `HelperSetup` once known); after each answer the
  * shared counter is bumped and notified, so the main thread can wait for it synchronously (it is
  * inside one SQLite transaction, not serving).
  */
@@ -10,7 +10,10 @@ import type { DeltaOperation } from '@/lib/core/archive/types';
 import type { RecordFields } from './index-rows';
 import { prepareBlobFile, type BlobJob, type PreparedDeltaLine, type PreparedEntry, type PreparedRawFile } from './ledger-blob';
 
-/** The first message: the sha256 of the raw objects stored already (their bytes need not travel). */
+/**
+ * The sha256 of the raw objects stored already (their bytes need not travel). It may come after
+ * the first chunk requests: until it does, every raw file is sent with its bytes.
+ */
 export interface HelperSetup {
   stored: string[];
 }

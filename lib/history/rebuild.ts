@@ -50,9 +50,15 @@ interface EntryRow {
   created_at: string;
 }
 
-/** Entries per message to the helper thread, and chunks it may hold at once. */
+/**
+ * Entries per message to the helper thread, and chunks it may hold at once: more at the start
+ * (before it is told which raw objects are stored, and after), while this thread is busy reading
+ * the stored objects and wiping the index and cannot hand it more.
+ */
 const CHUNK = 16;
 const IN_FLIGHT = 4;
+const EARLY_IN_FLIGHT = 16;
+const FIRST_IN_FLIGHT = 64;
 const REBUILD_MMAP_BYTES = 1 << 30;
 /** Page cache for the duration of a rebuild (negative: KiB), 512 MiB at most, allocated as used. */
 const REBUILD_CACHE_SIZE = -(512 * 1024);
@@ -130,16 +136,23 @@ class Preparer {
   private inFlight = 0;
   private helper: Helper | null;
   private helperDead = false;
+  private stored: ReadonlySet<string> | null = null;
 
-  constructor(private readonly jobs: (BlobJob | null)[], helper: Helper | null, private readonly stored: ReadonlySet<string>) {
+  constructor(private readonly jobs: (BlobJob | null)[], helper: Helper | null) {
     this.state = new Uint8Array(Math.ceil(jobs.length / CHUNK));
     this.prepared = new Array(jobs.length);
     this.helper = helper;
     if (!helper) return;
     helper.worker.on('error', () => { this.helperDead = true; });
     helper.worker.on('exit', () => { this.helperDead = true; });
-    helper.port.postMessage({ stored: [...stored] } satisfies HelperSetup);
-    this.pump();
+    this.pump(EARLY_IN_FLIGHT);
+  }
+
+  /** The raw objects stored already: prepared raw files with these sha256 may come without bytes. */
+  setStored(stored: ReadonlySet<string>): void {
+    this.stored = stored;
+    this.helper?.port.postMessage({ stored: [...stored] } satisfies HelperSetup);
+    this.pump(FIRST_IN_FLIGHT);
   }
 
   /** The prepared entry `i`, or null when it must take the checked path. */
@@ -175,6 +188,7 @@ class Preparer {
   }
 
   private prepareHere(chunk: number): void {
+    if (!this.stored) throw new Error('setStored must come first');
     this.state[chunk] = 2;
     for (let i = chunk * CHUNK; i < Math.min(this.jobs.length, (chunk + 1) * CHUNK); i++) {
       const job = this.jobs[i];
@@ -183,7 +197,7 @@ class Preparer {
   }
 
   /** Takes the helper's answers and gives it more chunks. */
-  private pump(): void {
+  private pump(limit = IN_FLIGHT): void {
     const helper = this.helper;
     if (!helper) return;
     for (let message = receiveMessageOnPort(helper.port); message; message = receiveMessageOnPort(helper.port)) {
@@ -195,7 +209,7 @@ class Preparer {
       this.inFlight--;
     }
     if (this.helperDead) return;
-    while (this.inFlight < IN_FLIGHT) {
+    while (this.inFlight < limit) {
       while (this.nextFree < this.state.length && this.state[this.nextFree] !== 0) this.nextFree++;
       if (this.nextFree >= this.state.length) return;
       const chunk = this.nextFree;
@@ -331,10 +345,12 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
       const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), sha256: e.sha256, kind: e.kind } : null));
-      // The helper thread boots while this thread reads the stored raw objects.
+      // The helper thread boots and starts on the first chunks while this thread reads the stored
+      // raw objects (until it is told which are stored, it sends every raw file's bytes).
       helper = store !== null && jobs.length > CHUNK ? startHelper() : null;
+      preparer = new Preparer(jobs, helper);
       const writer = new RebuildWriter(sqlite);
-      preparer = new Preparer(jobs, helper, writer.stored);
+      preparer.setStored(writer.stored);
       const restoreFts = suspendFtsTriggers(ledger);
       const restoreIndexes = suspendIndexes(ledger);
       wipe(ledger);
