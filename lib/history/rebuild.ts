@@ -16,8 +16,12 @@
  *   written once per agent, at its end;
  * - `raw_objects` (content-addressed) is reconciled rather than rewritten: objects stored under a
  *   sha256 the replay meets, with the right length, are kept; the rest is written or deleted;
- * - the full-text index is filled once at the end, and foreign keys are not re-checked row by
- *   row (every row written belongs to an agent the replay selected by joining `agents`).
+ * - the secondary indexes of the rewritten tables and the full-text index are built once at the
+ *   end, from the finished tables (`suspendIndexes`, `suspendFtsTriggers`: dropped and re-created
+ *   from their own stored SQL inside the transaction), and foreign keys are not re-checked row by
+ *   row (every row written belongs to an agent the replay selected by joining `agents`);
+ * - the page cache is large enough for the whole rewrite for the duration (no spilling to the WAL
+ *   midway, in-memory sorts for the index builds).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
