@@ -69,6 +69,15 @@ export function runAdapterConformance(harness: ConformanceHarness): void {
         expect(new Set(a.records.map((r) => r.id)).size).toBe(a.records.length);
       }));
 
+    it('names its agent through onAgentId once, before the export finishes, with the exported id', () =>
+      withStore(async (store) => {
+        const named: string[] = [];
+        const result = await adapter.exportWorkspace({
+          workspace: store.workspace, runtimeAgent: store.runtimeAgent, persistAgentId: true, clock, onAgentId: (id) => named.push(id),
+        });
+        expect(named).toEqual([result.agentId]);
+      }));
+
     it('carries raw files byte-exact and never the control files', () =>
       withStore(async (store) => {
         const result = await exportStore(store);

@@ -18,6 +18,11 @@ export interface ExportOptions {
   /** Persist a minted `.alf-agent-id` (false for dry runs). */
   persistAgentId: boolean;
   clock: Clock;
+  /**
+   * Called once the ALF agent id is known, before the store is read: a sync starts loading that
+   * agent's base while the export runs.
+   */
+  onAgentId?: (agentId: string) => void;
 }
 
 /**

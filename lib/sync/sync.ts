@@ -1,6 +1,6 @@
 import { getAdapter } from '@/lib/adapters';
 import type { Runtime } from '@/lib/adapters/types';
-import { readSnapshotLines, writeDelta, writeSnapshot } from '@/lib/core/archive';
+import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
@@ -45,18 +45,26 @@ export interface SyncOutput {
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const log = opts.log ?? (() => {});
   const now = opts.clock();
+  // The base is read (file, and its large members inflated on the thread pool) while the export
+  // runs, as soon as the adapter knows whose it is.
+  let early: { agentId: string; base: Promise<LoadedBase> } | null = null;
   const exported = await getAdapter(opts.runtime).exportWorkspace({
     workspace: opts.workspace,
     runtimeAgent: opts.runtimeAgent,
     persistAgentId: true,
     clock: opts.clock,
+    onAgentId: (agentId) => {
+      const base = loadBase(opts.alfHome, agentId);
+      base.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
+      early = { agentId, base };
+    },
   });
   const agentId = exported.agentId;
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
-  const state = await readClientState(opts.alfHome, agentId);
-  const baseBytes = state?.last_synced_sequence !== undefined ? await readBaseSnapshot(opts.alfHome, agentId) : null;
+  const started = early as { agentId: string; base: Promise<LoadedBase> } | null;
+  const { state, base } = await (started?.agentId === agentId ? started.base : loadBase(opts.alfHome, agentId));
 
-  if (state?.last_synced_sequence === undefined || !baseBytes) {
+  if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
@@ -75,9 +83,6 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   }
 
   const baseSequence = state.last_synced_sequence;
-  // The base's records stay JSONL lines: those an unchanged record serializes to exactly are
-  // never parsed (reconcileWithBase), which is most of them in a large store.
-  const base = await readSnapshotLines(baseBytes);
   const reconciled = reconcileWithBase({ agentId, base: base.records, curr: exported.records });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
@@ -104,6 +109,22 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     agent: agentInfo,
     raw: { changed: delta.rawChanged.size, deleted: delta.rawDeleted.length },
   };
+}
+
+interface LoadedBase {
+  state: Awaited<ReturnType<typeof readClientState>>;
+  /**
+   * The last-synced base, its records left as JSONL lines: those an unchanged record serializes
+   * to exactly are never parsed (reconcileWithBase), which is most of them in a large store.
+   */
+  base: SnapshotWithLines | null;
+}
+
+async function loadBase(alfHome: string, agentId: string): Promise<LoadedBase> {
+  const state = await readClientState(alfHome, agentId);
+  if (state?.last_synced_sequence === undefined) return { state, base: null };
+  const bytes = await readBaseSnapshot(alfHome, agentId);
+  return { state, base: bytes ? await readSnapshotLines(bytes) : null };
 }
 
 async function persist(opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array): Promise<string> {

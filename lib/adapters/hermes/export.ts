@@ -18,6 +18,7 @@ import { readStateDb, sessionRecord, type StateDbContent } from './sessions';
 export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const home = opts.workspace;
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
+  opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());
   const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE));
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;

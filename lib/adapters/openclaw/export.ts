@@ -29,6 +29,7 @@ export class OpenclawExportError extends Error {
 export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult> {
   if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
+  opts.onAgentId?.(agentId);
   const { files, excluded } = await rawFileSet(opts.workspace);
   const raw = new Map<string, Uint8Array>();
   const mtimes = new Map<string, string>();

@@ -29,6 +29,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
     readSlice(db, opts.runtimeAgent),
   );
   const agentId = await resolveAlfAgentId({ workspace: opts.workspace, agent: slice.agent, persist: opts.persistAgentId });
+  opts.onAgentId?.(agentId);
   const warnings: string[] = [];
   const now = rfc3339(opts.clock());
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));

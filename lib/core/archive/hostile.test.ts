@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateArchive } from '../validate';
+import { prng } from '../prng';
 import { ArchiveError, readDelta, readSnapshot, writeSnapshot, type ArchiveLimits } from './index';
 import { craftZip, type CraftedEntry } from './testing/craft-zip';
 import { AGENT_ID, makeDelta, makeRecord, makeSnapshot } from './testing/fixtures';
@@ -13,6 +14,11 @@ const MANIFEST = JSON.stringify({
 const line = (n: number, extra: object = {}) => JSON.stringify({ ...makeRecord(n), ...extra });
 
 /** A snapshot made of the given entries plus a valid manifest.json. */
+/** Deterministic bytes that do not compress (so the member's compressed size stays large). */
+const noise = (size: number) => {
+  const rand = prng(size);
+  return Buffer.from(Array.from({ length: size }, () => Math.floor(rand() * 256)));
+};
 const snap = (...entries: CraftedEntry[]) => craftZip([...entries, { name: 'manifest.json', data: MANIFEST }]);
 const deltaManifest = (changes: object = {}) => JSON.stringify({ ...makeDelta().manifest, changes });
 
@@ -83,6 +89,19 @@ const CASES: HostileCase[] = [
     bytes: () => snap({ name: 'artifacts/bomb.bin', data: Buffer.alloc(20 * 1024 * 1024), declaredSize: 100 }),
     code: 'too_large',
     message: /bomb\.bin.*declared size/,
+  },
+  {
+    // Members of a megabyte or more (compressed) are inflated on the thread pool: same checks.
+    name: 'large incompressible member lying about its size',
+    bytes: () => snap({ name: 'artifacts/noise.bin', data: noise(1536 * 1024), declaredSize: 1024 * 1024 }),
+    code: 'too_large',
+    message: /noise\.bin.*declared size/,
+  },
+  {
+    name: 'large incompressible member failing its CRC-32',
+    bytes: () => snap({ name: 'artifacts/noise.bin', data: noise(1536 * 1024), declaredCrc: 1234 }),
+    code: 'not_a_zip',
+    message: /noise\.bin.*CRC/,
   },
   {
     name: 'entry declaring a size over the cap (refused before inflating)',

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { isJsonObject, type JsonObject } from '../json';
 import { ArchiveError, readSnapshot, readSnapshotLines, writeSnapshot } from './index';
+import { prng } from '../prng';
 import { craftZip } from './testing/craft-zip';
 import { makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
 
@@ -172,5 +173,16 @@ describe('readSnapshotLines', () => {
     ]);
     expect((await readSnapshot(bytes)).records).toEqual([makeRecord(1)]);
     expect((await readSnapshotLines(bytes)).records.record(0)).toEqual(makeRecord(1));
+  });
+});
+
+describe('large members', () => {
+  it('reads a partition of more than a megabyte compressed (inflated on the thread pool) like a small one', async () => {
+    const rand = prng(3);
+    const text = () => Array.from({ length: 400 }, () => String.fromCharCode(33 + Math.floor(rand() * 90))).join('');
+    const records = Array.from({ length: 4000 }, (_, k) => ({ ...makeRecord(k + 1), content: text() }));
+    const bytes = await writeSnapshot(makeSnapshot(records));
+    expect(bytes.byteLength).toBeGreaterThan(1 << 20);
+    expect((await readSnapshot(bytes)).records).toEqual(records);
   });
 });

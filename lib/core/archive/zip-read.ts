@@ -1,4 +1,5 @@
-import { crc32, inflateRawSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import { crc32, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import yauzl from 'yauzl';
 import { entryNameProblem, isDirectoryName } from './entry-names';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './types';
@@ -109,11 +110,17 @@ async function checkDirectoryEntry(zip: yauzl.ZipFile, buffer: Buffer, entry: ya
   });
 }
 
+const inflateRawAsync = promisify(inflateRaw) as (data: Uint8Array, options: ZlibOptions) => Promise<Buffer>;
+
+/** Members at least this large (compressed) are inflated on the thread pool. */
+const ASYNC_INFLATE_BYTES = 1 << 20;
+
 /**
- * Inflates one member synchronously from the in-memory archive: yauzl locates the data, zlib
- * inflates it with `maxOutputLength`, so a bomb stops at the cap instead of filling memory.
- * (Synchronous on purpose: archives are bounded and small, and the async stream path costs a
- * thread-pool round trip per entry, which dominated ingest of small deltas.)
+ * Inflates one member from the in-memory archive: yauzl locates the data, zlib inflates it with
+ * `maxOutputLength`, so a bomb stops at the cap instead of filling memory. Small members are
+ * inflated synchronously (a thread-pool round trip per entry dominated ingest of small deltas);
+ * large ones (a big store's memory partition) on the thread pool, so a caller can overlap them
+ * with other work (a sync reads its base while it exports the workspace).
  */
 async function inflateEntry(
   zip: yauzl.ZipFile,
@@ -147,7 +154,8 @@ async function inflateEntry(
       // first buffer is never more than 64× the compressed bytes, so a lying header cannot make
       // us allocate much ahead of the data.
       const chunkSize = Math.max(64 * 1024, Math.min(limit, compressed.length * 64));
-      data = inflateRawSync(compressed, { maxOutputLength: limit, chunkSize });
+      const options = { maxOutputLength: limit, chunkSize };
+      data = compressed.length >= ASYNC_INFLATE_BYTES ? await inflateRawAsync(compressed, options) : inflateRawSync(compressed, options);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE') throw pastDeclared(label, entry.uncompressedSize);
       throw new ArchiveError('not_a_zip', `corrupt data in entry ${label}: ${(err as Error).message}`);
