@@ -136,6 +136,12 @@ function stopHelper(helper: Helper): void {
 class Preparer {
   private readonly state: Uint8Array; // 0 free, 1 with the helper, 2 prepared
   private readonly prepared: (PreparedEntry | null | undefined)[];
+  /**
+   * The helper's answers, decoded only when their chunk comes up: a decoded chunk is a graph of
+   * small objects, which the garbage collector would keep copying while it waits (an answer is
+   * one string and a typed array).
+   */
+  private readonly answers: (ChunkAnswer | undefined)[];
   private nextFree = 0;
   private inFlight = 0;
   private helper: Helper | null;
@@ -145,6 +151,7 @@ class Preparer {
   constructor(private readonly jobs: (BlobJob | null)[], helper: Helper | null) {
     this.state = new Uint8Array(Math.ceil(jobs.length / CHUNK));
     this.prepared = new Array(jobs.length);
+    this.answers = new Array(this.state.length);
     this.helper = helper;
     if (!helper) return;
     helper.worker.on('error', () => { this.helperDead = true; });
@@ -171,6 +178,12 @@ class Preparer {
         await this.waitForHelper();
       }
       this.pump();
+    }
+    const answer = this.answers[chunk];
+    if (answer) {
+      this.answers[chunk] = undefined;
+      const first = chunk * CHUNK;
+      decodeChunk(answer, Math.min(CHUNK, this.jobs.length - first)).forEach((p, k) => { this.prepared[first + k] = p; });
     }
     const out = this.prepared[i] ?? null;
     this.prepared[i] = undefined;
@@ -207,8 +220,7 @@ class Preparer {
     for (let message = receiveMessageOnPort(helper.port); message; message = receiveMessageOnPort(helper.port)) {
       const answer = message.message as ChunkAnswer;
       if (this.state[answer.chunk] !== 1) continue;
-      const first = answer.chunk * CHUNK;
-      decodeChunk(answer, Math.min(CHUNK, this.jobs.length - first)).forEach((p, k) => { this.prepared[first + k] = p; });
+      this.answers[answer.chunk] = answer;
       this.state[answer.chunk] = 2;
       this.inFlight--;
     }
