@@ -57,8 +57,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     firstWithId.add(record.id);
     const i = lineById.get(record.id);
     if (!first || i === undefined || baseUsed[i]) continue;
-    const baseLine = base.lines[i]!;
-    const output = carried.pair(record, baseLine);
+    const output = carried.pair(record, base, i);
     if (output === null) continue;
     baseUsed[i] = 1;
     out[j] = output;
@@ -94,7 +93,7 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
 const TEMPORAL_KEY = ',"temporal":';
 
 /**
- * The output of the P0 pair of `record` with the base record on `baseLine`, when the output's
+ * The output of the P0 pair of `record` with the base record on line `i`, when the output's
  * line is exactly that line (so compute_delta has nothing to say about it), else null.
  *
  * Sections of one edited file share their new timestamps, and their base lines share the old
@@ -105,15 +104,15 @@ class CarriedPairs {
   private lastOwn: string | null = null;
   private lastBase: RecordTemporal | null = null;
 
-  pair(record: MemoryRecord, baseLine: string): MemoryRecord | null {
+  pair(record: MemoryRecord, base: RecordLines, i: number): MemoryRecord | null {
     const own = JSON.stringify(record.temporal);
     if (own === this.lastOwn) {
       const candidate = carryIdentity({ ...record, temporal: this.lastBase! }, record);
-      if (recordJson(candidate) === baseLine) return candidate;
+      if (base.equals(i, recordJson(candidate))) return candidate;
     }
     const line = recordJson(record);
-    if (line === baseLine) return record;
-    const output = carriedToBase(record, line, baseLine);
+    if (base.equals(i, line)) return record;
+    const output = carriedToBase(record, line, base.text(i));
     if (output !== null) {
       this.lastOwn = own;
       this.lastBase = output.temporal;

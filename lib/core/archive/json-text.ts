@@ -60,6 +60,34 @@ export function forEachJsonLine(
   }
 }
 
+/**
+ * {@link forEachJsonLine} without decoding: each non-blank line's number and byte range, the
+ * same lines (blank means only what `\s` matches), the same caps, and the whole file checked
+ * to be UTF-8. A line holding non-ASCII bytes before any other character is decoded to decide.
+ */
+export function forEachJsonLineRange(bytes: Buffer, file: string, maxLineBytes: number, fn: (line: number, start: number, end: number) => void): void {
+  if (!isUtf8(bytes)) throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
+  let start = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
+  for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    if (end - start > maxLineBytes) {
+      throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
+    }
+    if (!isBlankLine(bytes, start, end)) fn(lineNumber, start, end);
+    start = end + 1;
+  }
+}
+
+function isBlankLine(bytes: Buffer, start: number, end: number): boolean {
+  for (let k = start; k < end; k++) {
+    const byte = bytes[k]!;
+    if (byte === 0x20 || (byte >= 0x09 && byte <= 0x0d)) continue;
+    return byte < 0x80 ? false : !NOT_BLANK.test(bytes.toString('utf8', k, end));
+  }
+  return true;
+}
+
 /** The non-blank lines of JSONL bytes (see {@link forEachJsonLine}). */
 export function splitJsonLines(bytes: Uint8Array, file: string, maxLineBytes: number): JsonLine[] {
   const lines: JsonLine[] = [];

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from '../record';
 import { lineRecord, parseLineObject } from './read-common';
-import { forEachJsonLine, type JsonLine } from './json-text';
+import { forEachJsonLineRange, type JsonLine } from './json-text';
 import { ArchiveError } from './types';
 
 /**
@@ -23,59 +23,78 @@ export interface LineBytes {
  * ({@link assertUniqueIds}).
  */
 export class RecordLines {
-  /** Lines in archive order (partition order, then line order). */
-  readonly lines: string[] = [];
-  // Per line, as plain number arrays (no object per line): partition, 1-based line number, and
-  // byte range in the partition (-1 when the partition's bytes are not held).
+  // Per line, as plain number arrays (no object and no string per line): partition, 1-based line
+  // number, and byte range in the partition. Text is decoded only for the lines that need it.
   private readonly partitionOf: number[] = [];
   private readonly lineNumber: number[] = [];
   private readonly start: number[] = [];
   private readonly end: number[] = [];
-  private readonly partitions: { file: string; bytes?: Uint8Array }[] = [];
+  private readonly partitions: { file: string; bytes: Buffer }[] = [];
   private readonly parsed: (MemoryRecord | undefined)[] = [];
+  private scratch = Buffer.allocUnsafe(64 * 1024);
 
-  /** Each partition's lines; with the partition's `bytes`, a line's bytes are a range of them. */
-  constructor(partitions: readonly { file: string; bytes?: Uint8Array; lines: readonly (Pick<JsonLine, 'line' | 'text'> & Partial<JsonLine>)[] }[] = []) {
-    for (const { file, bytes, lines } of partitions) {
-      const p = this.addPartition(file, bytes);
-      for (const line of lines) this.add(p, line.line, line.text, line.start ?? -1, line.end ?? -1);
+  /** Lines given as text (tests): each partition is encoded and read like an archive's. */
+  constructor(partitions: readonly { file: string; lines: readonly (Pick<JsonLine, 'line' | 'text'>)[] }[] = []) {
+    for (const { file, lines } of partitions) {
+      const p = this.addPartition(file, Buffer.from(lines.map((l) => `${l.text}\n`).join(''), 'utf8'));
+      let at = 0;
+      for (const { line, text } of lines) {
+        const size = Buffer.byteLength(text, 'utf8');
+        this.add(p, line, at, at + size);
+        at += size + 1;
+      }
     }
   }
 
-  /** Splits each partition's bytes into lines (line caps and UTF-8 checked, nothing parsed). */
+  /**
+   * Splits each partition's bytes into non-blank lines, checking what the eager reader checks
+   * before parsing (line length caps, strict UTF-8 of the whole partition); nothing is decoded.
+   */
   static read(partitions: readonly { file: string; bytes: Uint8Array }[], maxLineBytes: number): RecordLines {
     const out = new RecordLines();
     for (const { file, bytes } of partitions) {
-      const p = out.addPartition(file, bytes);
-      forEachJsonLine(bytes, file, maxLineBytes, (line, text, start, end) => out.add(p, line, text, start, end));
+      const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      const p = out.addPartition(file, buffer);
+      forEachJsonLineRange(buffer, file, maxLineBytes, (line, start, end) => out.add(p, line, start, end));
     }
     return out;
   }
 
-  private addPartition(file: string, bytes: Uint8Array | undefined): number {
+  private addPartition(file: string, bytes: Buffer): number {
     this.partitions.push({ file, bytes });
     return this.partitions.length - 1;
   }
 
-  private add(partition: number, line: number, text: string, start: number, end: number): void {
-    this.lines.push(text);
+  private add(partition: number, line: number, start: number, end: number): void {
     this.partitionOf.push(partition);
     this.lineNumber.push(line);
     this.start.push(start);
     this.end.push(end);
   }
 
-  /** Where the UTF-8 bytes of line `i` are: in the partition it was read from, else encoded now. */
-  bytesOf(i: number): LineBytes {
-    const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
-    const start = this.start[i]!;
-    if (bytes && start >= 0) return { source: bytes, start, end: this.end[i]! };
-    const source = Buffer.from(this.lines[i]!, 'utf8');
-    return { source, start: 0, end: source.byteLength };
+  get length(): number {
+    return this.start.length;
   }
 
-  get length(): number {
-    return this.lines.length;
+  /** The text of line `i` (decoded now). */
+  text(i: number): string {
+    return this.partitions[this.partitionOf[i]!]!.bytes.toString('utf8', this.start[i]!, this.end[i]!);
+  }
+
+  /** True when line `i` is exactly `text` (compared as UTF-8, without decoding the line). */
+  equals(i: number, text: string): boolean {
+    const size = this.end[i]! - this.start[i]!;
+    // A UTF-16 code unit is at most 3 UTF-8 bytes: lengths alone rule most mismatches out.
+    if (text.length > size || text.length * 3 < size) return false;
+    if (this.scratch.length < size + 4) this.scratch = Buffer.allocUnsafe(Math.max(size + 4, this.scratch.length * 2));
+    const written = this.scratch.write(text, 0, 'utf8');
+    if (written !== size) return false;
+    return this.scratch.compare(this.partitions[this.partitionOf[i]!]!.bytes, this.start[i]!, this.end[i]!, 0, size) === 0;
+  }
+
+  /** Where the UTF-8 bytes of line `i` are, in the partition it was read from. */
+  bytesOf(i: number): LineBytes {
+    return { source: this.partitions[this.partitionOf[i]!]!.bytes, start: this.start[i]!, end: this.end[i]! };
   }
 
   /** Record `i`, parsed and checked (a `bad_record` error names its file and line). */
@@ -83,7 +102,7 @@ export class RecordLines {
     let record = this.parsed[i];
     if (record === undefined) {
       const file = this.partitions[this.partitionOf[i]!]!.file;
-      const jsonLine = { line: this.lineNumber[i]!, text: this.lines[i]! };
+      const jsonLine = { line: this.lineNumber[i]!, text: this.text(i) };
       record = this.parsed[i] = lineRecord(file, jsonLine, parseLineObject(file, jsonLine));
     }
     return record;
@@ -95,12 +114,16 @@ export class RecordLines {
    * serializes to — a line that is not matched exactly is parsed, and its parsed id counts.
    */
   idHint(i: number): string | null {
-    const text = this.lines[i]!;
-    if (!text.startsWith('{"id":"')) return null;
-    const end = text.indexOf('"', 7);
-    if (end < 0 || text.charCodeAt(end + 1) !== 0x2c /* , */) return null;
-    const id = text.slice(7, end);
-    return id.includes('\\') ? null : id;
+    const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+    const start = this.start[i]!;
+    const end = this.end[i]!;
+    if (end - start < 9) return null;
+    for (let k = 0; k < ID_PREFIX.length; k++) if (bytes[start + k] !== ID_PREFIX[k]) return null;
+    const close = bytes.indexOf(0x22 /* " */, start + ID_PREFIX.length);
+    if (close < 0 || close + 1 >= end || bytes[close + 1] !== 0x2c /* , */) return null;
+    const backslash = bytes.indexOf(0x5c, start + ID_PREFIX.length);
+    if (backslash >= 0 && backslash < close) return null;
+    return bytes.toString('utf8', start + ID_PREFIX.length, close);
   }
 
   /** Where line `i` was read, for error messages. */
@@ -111,7 +134,7 @@ export class RecordLines {
   /** Throws the eager reader's `duplicate_record_id` error if two lines carry the same id. */
   assertUniqueIds(idOf: (i: number) => string): void {
     const first = new Map<string, number>();
-    for (let i = 0; i < this.lines.length; i++) {
+    for (let i = 0; i < this.length; i++) {
       const id = idOf(i);
       const seen = first.get(id);
       if (seen !== undefined) {
@@ -122,3 +145,4 @@ export class RecordLines {
   }
 }
 
+const ID_PREFIX = Buffer.from('{"id":"', 'latin1');

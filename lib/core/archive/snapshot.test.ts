@@ -163,7 +163,26 @@ describe('readSnapshotLines', () => {
       expect([lazy.manifest, lazy.layers, lazy.raw, lazy.extra]).toEqual([eager.manifest, eager.layers, eager.raw, eager.extra]);
     }
     const ours = await readSnapshotLines(await writeSnapshot(makeSnapshot(records)));
-    expect(ours.records.lines.map((_, i) => ours.records.idHint(i))).toEqual(records.map((r) => r.id));
+    expect(records.map((_, i) => ours.records.idHint(i))).toEqual(records.map((r) => r.id));
+    records.forEach((r, i) => {
+      expect(ours.records.text(i)).toBe(JSON.stringify(r));
+      expect(ours.records.equals(i, JSON.stringify(r))).toBe(true);
+      expect(ours.records.equals(i, JSON.stringify({ ...r, content: `${r.content}é` }))).toBe(false);
+    });
+  });
+
+  it('skips the same blank lines as the eager reader, non-ASCII white space included, and keeps line numbers', async () => {
+    const line = (n: number) => JSON.stringify(makeRecord(n));
+    const bytes = craftZip([
+      { name: 'memory/2026-Q1.jsonl', data: `\uFEFF${line(1)}\n  \t\n\u00a0\u3000\n${line(2)}\r\n\n{"id":"x",broken\n` },
+      { name: 'manifest.json', data: JSON.stringify({ alf_version: '1.0.0', agent: { id: 'a' }, layers: { memory: { partitions: [{ file: 'memory/2026-Q1.jsonl' }] } } }) },
+    ]);
+    await expect(readSnapshot(bytes)).rejects.toThrow(/2026-Q1\.jsonl line 6: not valid JSON/);
+    const lazy = await readSnapshotLines(bytes);
+    expect(lazy.records.length).toBe(3);
+    expect([lazy.records.record(0), lazy.records.record(1)]).toEqual([makeRecord(1), makeRecord(2)]);
+    expect(lazy.records.idHint(0)).toBe(makeRecord(1).id);
+    expect(() => lazy.records.record(2)).toThrow(/2026-Q1\.jsonl line 6: not valid JSON/);
   });
 
   it('drops a byte order mark before the first line, as the eager reader does', async () => {
