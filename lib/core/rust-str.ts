@@ -10,12 +10,14 @@ const WHITE_SPACE = new Set([
 ]);
 
 export function isRustWhitespace(codePoint: number): boolean {
+  // ASCII first, without the set: nearly every character tested is ASCII.
+  if (codePoint < 0x80) return codePoint === 0x20 || (codePoint >= 0x09 && codePoint <= 0x0d);
   return WHITE_SPACE.has(codePoint);
 }
 
 export function rustTrimEnd(s: string): string {
   let end = s.length;
-  while (end > 0 && WHITE_SPACE.has(s.charCodeAt(end - 1))) end--;
+  while (end > 0 && isRustWhitespace(s.charCodeAt(end - 1))) end--;
   return s.slice(0, end);
 }
 

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { prng } from '@/lib/core/prng';
+import { isRustWhitespace } from '@/lib/core/rust-str';
 import { fileNameDate, handlerFor, tierFor } from './handlers';
 import { agentName } from './layers';
 import { hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
@@ -81,5 +83,31 @@ describe('agentName', () => {
     expect(agentName('/ws/x', '- **Name:** my_agent')).toBe('my_agent');
     expect(agentName('/ws/atlas', 'Nickname: N')).toBe('atlas');
     expect(agentName('/ws/atlas', undefined)).toBe('atlas');
+  });
+});
+
+describe('hashtags on random text', () => {
+  /** The tokens as first written: every maximal run of non-whitespace, kept when it starts with `#`. */
+  const referenceTokens = (text: string): string[] => {
+    const tokens: string[] = [];
+    let i = 0;
+    while (i < text.length) {
+      while (i < text.length && isRustWhitespace(text.charCodeAt(i))) i++;
+      const start = i;
+      while (i < text.length && !isRustWhitespace(text.charCodeAt(i))) i++;
+      if (i > start && text.charCodeAt(start) === 0x23) tokens.push(text.slice(start, i));
+    }
+    return tokens;
+  };
+  const referenceHashtags = (text: string) =>
+    referenceTokens(text).filter((t) => [...t].length >= 2).map((t) => t.replace(/^#+/, '').replace(/[^\p{Alphabetic}\p{N}]+$/u, '')).filter((t) => t.length > 0);
+
+  it('finds the same tags as a whole-text token scan', () => {
+    const rand = prng(11);
+    const alphabet = ['#', '#', 'a', 'b', '1', ' ', '\n', '\t', '\u00a0', '\u3000', '\u0085', '-', 'é', '😀', '.'];
+    for (let n = 0; n < 2000; n++) {
+      const text = Array.from({ length: Math.floor(rand() * 30) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
+      expect(hashtags(text)).toEqual(referenceHashtags(text));
+    }
   });
 });

@@ -47,13 +47,13 @@ export function hashtags(content: string): string[] {
 function hashTokens(text: string): string[] {
   const tokens: string[] = [];
   const length = text.length;
-  let i = 0;
-  while (i < length) {
-    while (i < length && isRustWhitespace(text.charCodeAt(i))) i++;
-    if (i >= length) break;
-    const start = i;
-    while (i < length && !isRustWhitespace(text.charCodeAt(i))) i++;
-    if (text.charCodeAt(start) === 0x23) tokens.push(text.slice(start, i));
+  // A token starts with `#` exactly where a `#` follows whitespace or the start: jump between `#`s.
+  for (let start = text.indexOf('#'); start >= 0; start = text.indexOf('#', start + 1)) {
+    if (start > 0 && !isRustWhitespace(text.charCodeAt(start - 1))) continue;
+    let end = start + 1;
+    while (end < length && !isRustWhitespace(text.charCodeAt(end))) end++;
+    tokens.push(text.slice(start, end));
+    start = end - 1;
   }
   return tokens;
 }
