@@ -6,7 +6,7 @@
  * - keys are `/`-separated relative names ending in `.alf` or `.alf-delta`.
  */
 import { randomBytes } from 'node:crypto';
-import { close, fdatasync, open, rename, write } from 'node:fs';
+import { close, fdatasync, fsync, open, rename, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -32,6 +32,13 @@ export function assertBlobKey(key: string): void {
 const openFile = promisify(open);
 const closeFile = promisify(close);
 const datasync = promisify(fdatasync);
+const fsyncFd = promisify(fsync);
+
+/**
+ * Closes the directory descriptor of a store nobody holds any more. A plain descriptor, not a
+ * FileHandle: Node closes a forgotten FileHandle itself, but warns (DEP0137) every time.
+ */
+const dirDescriptors = new FinalizationRegistry<number>((fd) => close(fd, () => {}));
 const renameFile = promisify(rename);
 const writeAt = promisify(write);
 /** Writes from `offset`, returning how many bytes went out. */
@@ -111,16 +118,24 @@ export class FsBlobStore implements BlobStore {
     return this.dirSyncQueued;
   }
 
-  /** The directory handle stays open: each fsync is one call, not open + fsync + close. */
-  private rootHandle: Promise<fs.FileHandle> | null = null;
+  /** The directory descriptor stays open: each fsync is one call, not open + fsync + close. */
+  private rootFd: Promise<number> | null = null;
 
   private async fsyncRoot(): Promise<void> {
-    this.rootHandle ??= fs.open(this.root, 'r');
+    this.rootFd ??= openFile(this.root, 'r').then((fd) => {
+      dirDescriptors.register(this, fd, this);
+      return fd;
+    });
+    const opened = this.rootFd;
     try {
-      await (await this.rootHandle).sync();
+      await fsyncFd(await opened);
     } catch {
-      // A stale handle (the directory was replaced): reopen once; a second failure propagates.
-      this.rootHandle = null;
+      // A stale descriptor (the directory was replaced): reopen once; a second failure propagates.
+      this.rootFd = null;
+      await opened.then((fd) => {
+        dirDescriptors.unregister(this);
+        close(fd, () => {});
+      }, () => {});
       await fsyncDir(this.root);
     }
   }
