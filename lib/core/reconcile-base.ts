@@ -1,10 +1,9 @@
 import type { LineBytes, RecordLines } from './archive/record-lines';
 import type { DeltaEntry } from './archive/types';
 import { computeDelta } from './delta';
-import { recordJson, type MemoryRecord } from './record';
 import { isJsonObject } from './json';
+import { recordJson, type MemoryRecord, type RecordTemporal } from './record';
 import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
-import type { RecordTemporal } from './record';
 
 export interface BaseReconcileResult {
   /** The reconciled records, in extraction order (what `reconcile` returns). */
