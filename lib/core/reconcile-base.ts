@@ -65,16 +65,15 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   }
 
   const restBase: MemoryRecord[] = [];
-  const restBaseIndex: number[] = [];
+  // Every line's id is known once the rest are parsed: paired lines are our own serialization of it.
+  const parsedId: (string | undefined)[] = new Array(base.length);
   for (let i = 0; i < base.length; i++) {
     if (baseUsed[i]) continue;
-    restBase.push(base.record(i));
-    restBaseIndex.push(i);
+    const record = base.record(i);
+    restBase.push(record);
+    parsedId[i] = record.id;
   }
-  // Every line's id is known now: paired lines are our own serialization of that id.
-  const parsedId = new Map<number, string>();
-  restBaseIndex.forEach((i, k) => parsedId.set(i, restBase[k]!.id));
-  base.assertUniqueIds((i) => parsedId.get(i) ?? base.idHint(i)!);
+  base.assertUniqueIds((i) => parsedId[i] ?? base.idHint(i)!);
 
   const restCurrIndex: number[] = [];
   const restCurr: MemoryRecord[] = [];

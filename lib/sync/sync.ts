@@ -47,7 +47,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const now = opts.clock();
   // The base is read (file, and its large members inflated on the thread pool) while the export
   // runs, as soon as the adapter knows whose it is.
-  let early: { agentId: string; base: Promise<LoadedBase> } | null = null;
+  const early = new Map<string, Promise<LoadedBase>>();
   const exported = await getAdapter(opts.runtime).exportWorkspace({
     workspace: opts.workspace,
     runtimeAgent: opts.runtimeAgent,
@@ -56,13 +56,12 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     onAgentId: (agentId) => {
       const base = loadBase(opts.alfHome, agentId);
       base.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-      early = { agentId, base };
+      early.set(agentId, base);
     },
   });
   const agentId = exported.agentId;
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
-  const started = early as { agentId: string; base: Promise<LoadedBase> } | null;
-  const { state, base } = await (started?.agentId === agentId ? started.base : loadBase(opts.alfHome, agentId));
+  const { state, base } = await (early.get(agentId) ?? loadBase(opts.alfHome, agentId));
 
   if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);

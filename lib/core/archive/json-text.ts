@@ -18,65 +18,42 @@ export interface JsonLine {
 const BOM = [0xef, 0xbb, 0xbf] as const;
 
 /**
- * Decodes UTF-8 strictly; invalid bytes are an error naming the file. Checked first and then
- * decoded by Node's native routines: a fatal TextDecoder does the same several times slower,
- * which showed on the megabytes of a large store's partition.
+ * Calls `fn` for each non-blank line of JSONL bytes, with its 1-based number and byte range,
+ * without decoding anything. Line lengths are measured first, so one huge line is refused
+ * without building a huge string; then the whole file must be strict UTF-8 (checked natively:
+ * a fatal TextDecoder does the same several times slower). A leading byte order mark is not part
+ * of line 1. Blank means only what `\s` matches; a line holding non-ASCII bytes before any other
+ * character is decoded to decide.
  */
-export function decodeUtf8(bytes: Uint8Array, file: string): string {
-  if (!isUtf8(bytes)) throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
-  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8');
-  // A leading byte order mark is dropped, as TextDecoder does.
-  return text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
-}
-
-/**
- * Calls `fn` for each non-blank line of JSONL bytes, with its 1-based number, text and byte
- * range. Line lengths are measured in bytes before anything is decoded, so one huge line is
- * refused without building a huge string. The file is then decoded once: a `\n` byte is only
- * ever a newline in UTF-8, so the string splits into the same lines.
- */
-export function forEachJsonLine(
-  bytes: Uint8Array,
-  file: string,
-  maxLineBytes: number,
-  fn: (line: number, text: string, start: number, end: number) => void,
-): void {
+export function forEachJsonLineRange(bytes: Uint8Array, file: string, maxLineBytes: number, fn: (line: number, start: number, end: number) => void): void {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const starts: number[] = [];
-  let start = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
-  for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
+  let start = buffer[0] === BOM[0] && buffer[1] === BOM[1] && buffer[2] === BOM[2] ? 3 : 0;
+  for (let lineNumber = 1; start <= buffer.length; lineNumber++) {
+    let end = buffer.indexOf(0x0a, start);
+    if (end === -1) end = buffer.length;
     if (end - start > maxLineBytes) {
       throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
     }
     starts.push(start);
     start = end + 1;
   }
-  const texts = decodeUtf8(bytes, file).split('\n');
-  for (let index = 0; index < texts.length; index++) {
-    const text = texts[index]!;
-    // `\S` is exactly what String.prototype.trim keeps, without building the trimmed copy.
-    if (NOT_BLANK.test(text)) fn(index + 1, text, starts[index]!, index + 1 < starts.length ? starts[index + 1]! - 1 : bytes.length);
+  if (!isUtf8(buffer)) throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
+  for (let index = 0; index < starts.length; index++) {
+    const end = index + 1 < starts.length ? starts[index + 1]! - 1 : buffer.length;
+    if (!isBlankLine(buffer, starts[index]!, end)) fn(index + 1, starts[index]!, end);
   }
 }
 
-/**
- * {@link forEachJsonLine} without decoding: each non-blank line's number and byte range, the
- * same lines (blank means only what `\s` matches), the same caps, and the whole file checked
- * to be UTF-8. A line holding non-ASCII bytes before any other character is decoded to decide.
- */
-export function forEachJsonLineRange(bytes: Buffer, file: string, maxLineBytes: number, fn: (line: number, start: number, end: number) => void): void {
-  if (!isUtf8(bytes)) throw new ArchiveError('bad_record', `${file}: not valid UTF-8`);
-  let start = bytes[0] === BOM[0] && bytes[1] === BOM[1] && bytes[2] === BOM[2] ? 3 : 0;
-  for (let lineNumber = 1; start <= bytes.length; lineNumber++) {
-    let end = bytes.indexOf(0x0a, start);
-    if (end === -1) end = bytes.length;
-    if (end - start > maxLineBytes) {
-      throw new ArchiveError('line_too_long', `${file} line ${lineNumber} is longer than ${maxLineBytes} bytes`);
-    }
-    if (!isBlankLine(bytes, start, end)) fn(lineNumber, start, end);
-    start = end + 1;
-  }
+/** {@link forEachJsonLineRange} with each line's text. */
+export function forEachJsonLine(
+  bytes: Uint8Array,
+  file: string,
+  maxLineBytes: number,
+  fn: (line: number, text: string, start: number, end: number) => void,
+): void {
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  forEachJsonLineRange(buffer, file, maxLineBytes, (line, start, end) => fn(line, buffer.toString('utf8', start, end), start, end));
 }
 
 function isBlankLine(bytes: Buffer, start: number, end: number): boolean {
