@@ -94,21 +94,18 @@ export const record_versions = sqliteTable('record_versions', {
   index('record_versions_moved_from_idx').on(t.agent_id, t.moved_from).where(sql`moved_from IS NOT NULL`),
 ]);
 
-/** Current state of every record ever seen (deleted ones keep their last content). */
+/**
+ * Every record ever seen: its birth, its latest change and its deletion. Its current fields
+ * (content, type, file, canonical JSON, …; a deleted record's last ones) are those of its latest
+ * version — the `record_versions` row at `last_seq` (the later entry kind when a sequence holds
+ * two) — and are read from there, not stored twice.
+ */
 export const records = sqliteTable('records', {
   agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
   record_id: text('record_id').notNull(),
   first_seq: integer('first_seq').notNull(),
   last_seq: integer('last_seq').notNull(),
   deleted_seq: integer('deleted_seq'),
-  content: text('content').notNull(),
-  memory_type: text('memory_type').notNull(),
-  namespace: text('namespace').notNull(),
-  status: text('status').notNull(),
-  origin_file: text('origin_file'),
-  heading: text('heading'),
-  tags: text('tags').notNull(),
-  record_json: text('record_json').notNull(),
   born_at: text('born_at').notNull(),
   last_changed_at: text('last_changed_at').notNull(),
 }, (t) => [

@@ -1,13 +1,13 @@
 /** Reads of the indexed current state that the indexer compares new entries against. */
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { sql } from 'drizzle-orm';
 import type { Drizzle } from '@/db/client';
-import { records, type RecordRow } from '@/db/schema';
-import { statements } from './statements';
+import type { CurrentRecord } from './index-rows';
+import { LATEST_VERSION_JOIN, statements } from './statements';
 
-/** Current rows (live or deleted) of the given record ids. */
-export function recordRowsById(db: Drizzle, agentId: string, ids: readonly string[]): Map<string, RecordRow> {
+/** Current state (live or deleted) of the given record ids. */
+export function recordRowsById(db: Drizzle, agentId: string, ids: readonly string[]): Map<string, CurrentRecord> {
   const { recordById } = statements(db);
-  const out = new Map<string, RecordRow>();
+  const out = new Map<string, CurrentRecord>();
   for (const id of ids) {
     const row = recordById.get({ agent_id: agentId, record_id: id });
     if (row) out.set(id, row);
@@ -16,9 +16,11 @@ export function recordRowsById(db: Drizzle, agentId: string, ids: readonly strin
 }
 
 /** Live records of an agent, in birth order then id (a deterministic "old order"). */
-export function liveRecordRows(db: Drizzle, agentId: string): RecordRow[] {
-  return db.select().from(records).where(and(eq(records.agent_id, agentId), isNull(records.deleted_seq)))
-    .orderBy(asc(records.first_seq), asc(records.record_id)).all();
+export function liveRecordRows(db: Drizzle, agentId: string): CurrentRecord[] {
+  return db.all<CurrentRecord>(sql`
+    SELECT r.*, v.record_json FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
+    WHERE r.agent_id = ${agentId} AND r.deleted_seq IS NULL
+    ORDER BY r.first_seq, r.record_id`);
 }
 
 /** Latest version per path for the given paths: sha, null when deleted, absent when never seen. */

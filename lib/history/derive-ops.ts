@@ -1,10 +1,9 @@
 /** Derives the effective record operations of a ledger entry against the indexed current state. */
-import type { RecordRow } from '@/db/schema';
 import type { PreparedDeltaLine } from './ledger-blob';
-import { currentFields, type DerivedOp, type RecordFields } from './index-rows';
+import { currentFields, type CurrentRecord, type DerivedOp, type RecordFields } from './index-rows';
 
 /** Fields of a record as currently indexed (for tombstones); by default from its stored JSON. */
-export type TombstoneFields = (row: RecordRow) => RecordFields;
+export type TombstoneFields = (row: CurrentRecord) => RecordFields;
 
 /**
  * Delta lines, with apply_delta's semantics (CONTRACT §5) so the index always equals the restore
@@ -14,7 +13,7 @@ export type TombstoneFields = (row: RecordRow) => RecordFields;
  */
 export function deriveDeltaOps(
   lines: readonly PreparedDeltaLine[],
-  rows: ReadonlyMap<string, RecordRow>,
+  rows: ReadonlyMap<string, CurrentRecord>,
   tombstone: TombstoneFields = currentFields,
 ): DerivedOp[] {
   const ops: DerivedOp[] = [];
@@ -39,8 +38,8 @@ export function deriveDeltaOps(
  */
 export function deriveSnapshotOps(
   records: readonly RecordFields[],
-  live: readonly RecordRow[],
-  deleted: ReadonlyMap<string, RecordRow>,
+  live: readonly CurrentRecord[],
+  deleted: ReadonlyMap<string, CurrentRecord>,
   tombstone: TombstoneFields = currentFields,
 ): DerivedOp[] {
   const liveById = new Map(live.map((r) => [r.record_id, r]));

@@ -47,8 +47,14 @@ export function recordFields(record: MemoryRecord): RecordFields {
   };
 }
 
+/**
+ * A record's current state as the fold reads it: its `records` row and the canonical JSON of its
+ * latest version (what an update is compared with, and a tombstone's fields are read from).
+ */
+export type CurrentRecord = RecordRow & { record_json: string };
+
 /** Fields of the record as currently indexed (for tombstones). */
-export function currentFields(row: RecordRow): RecordFields {
+export function currentFields(row: CurrentRecord): RecordFields {
   return recordFields(JSON.parse(row.record_json) as MemoryRecord);
 }
 
@@ -56,7 +62,7 @@ export function currentFields(row: RecordRow): RecordFields {
 export interface DerivedOp {
   op: RecordOp;
   fields: RecordFields;
-  prev: RecordRow | null;
+  prev: CurrentRecord | null;
   moved_from: string | null;
 }
 

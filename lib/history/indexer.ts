@@ -9,11 +9,10 @@
  * the same index by construction.
  */
 import type { Drizzle } from '@/db/client';
-import type { RecordRow } from '@/db/schema';
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
 import { deriveDeltaOps, deriveSnapshotOps } from './derive-ops';
 import { liveRawFiles, liveRecordRows, rawHeadsFor, recordRowsById } from './current-state';
-import { currentFields, type DerivedOp, type RecordFields } from './index-rows';
+import { currentFields, type CurrentRecord, type DerivedOp, type RecordFields } from './index-rows';
 import { prepareArchive, type PreparedEntry, type PreparedRawFile } from './ledger-blob';
 import { linkMoves } from './provenance';
 import { statements } from './statements';
@@ -57,19 +56,22 @@ export interface RawVersionRow {
 
 /** The current state the fold reads, and the rows it writes, for one agent. */
 export interface IndexTarget {
-  /** Current rows (live or deleted) of the given record ids. */
-  recordRows(ids: readonly string[]): Map<string, RecordRow>;
-  /** Live rows in birth order, then id. */
-  liveRecords(): RecordRow[];
+  /** Current state (live or deleted) of the given record ids. */
+  recordRows(ids: readonly string[]): Map<string, CurrentRecord>;
+  /** Live records in birth order, then id. */
+  liveRecords(): CurrentRecord[];
   /** Latest version per given path: sha, null when deleted, absent when never seen. */
   rawHeads(paths: readonly string[]): Map<string, string | null>;
   /** Every live path with its sha (path order). */
   liveRaw(): Map<string, string>;
   /** Fields of an indexed record (its tombstone when deleted): `currentFields(row)` or the same, remembered. */
-  tombstoneFields(row: RecordRow): RecordFields;
+  tombstoneFields(row: CurrentRecord): RecordFields;
   insertVersion(fields: RecordFields, meta: VersionMeta): void;
-  /** Inserts or replaces the `records` row of `row.record_id`; `fields` are the fields it was built from. */
-  putRecord(row: RecordRow, fields: RecordFields): void;
+  /**
+   * Inserts or replaces the `records` row of `row.record_id` (its `record_json` is that of the
+   * version just inserted); `fields` are that version's fields.
+   */
+  putRecord(row: CurrentRecord, fields: RecordFields): void;
   /** Stores a raw object (no-op when that sha is already stored; `bytes` null only then). */
   putObject(sha256: string, bytes: Uint8Array | null): void;
   insertRawVersion(row: RawVersionRow): void;
@@ -117,16 +119,9 @@ function writeRecordOps(target: IndexTarget, at: { agentId: string; seq: number;
       first_seq: o.prev?.first_seq ?? seq,
       last_seq: seq,
       deleted_seq: o.op === 'delete' ? seq : null,
-      content: o.fields.content,
-      memory_type: o.fields.memory_type,
-      namespace: o.fields.namespace,
-      status: o.fields.status,
-      origin_file: o.fields.origin_file,
-      heading: o.fields.heading,
-      tags: o.fields.tags,
-      record_json: o.fields.record_json,
       born_at: o.prev?.born_at ?? syncedAt,
       last_changed_at: syncedAt,
+      record_json: o.fields.record_json,
     }, o.fields);
   }
 }

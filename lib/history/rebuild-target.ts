@@ -8,7 +8,7 @@
  */
 import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
-import { currentFields, type RecordFields } from './index-rows';
+import { currentFields, type CurrentRecord, type RecordFields } from './index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
 
 /** SQLite's BINARY collation (UTF-8 bytes), for orders the database path gets from ORDER BY. */
@@ -27,8 +27,7 @@ export function compareBinary(a: string, b: string): number {
 
 const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
   'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
-const RECORD_COLUMNS = ['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'content', 'memory_type', 'namespace', 'status',
-  'origin_file', 'heading', 'tags', 'record_json', 'born_at', 'last_changed_at'] as const;
+const RECORD_COLUMNS = ['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
 const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
 
 const insertSql = (table: string, columns: readonly string[]) =>
@@ -81,8 +80,7 @@ export class RebuildWriter {
   }
 
   insertRecord(r: RecordRow): void {
-    this.insertRecordStmt.run(r.agent_id, r.record_id, r.first_seq, r.last_seq, r.deleted_seq, r.content, r.memory_type, r.namespace,
-      r.status, r.origin_file, r.heading, r.tags, r.record_json, r.born_at, r.last_changed_at);
+    this.insertRecordStmt.run(r.agent_id, r.record_id, r.first_seq, r.last_seq, r.deleted_seq, r.born_at, r.last_changed_at);
   }
 
   putObject(sha256: string, bytes: Uint8Array | null): void {
@@ -105,15 +103,15 @@ export class RebuildWriter {
 }
 
 export class AgentRebuildTarget implements IndexTarget {
-  private readonly records = new Map<string, RecordRow>();
+  private readonly records = new Map<string, CurrentRecord>();
   private readonly heads = new Map<string, string | null>();
   /** The fields each `records` row was built from: its tombstone fields without re-parsing its JSON. */
   private readonly fields = new Map<string, RecordFields>();
 
   constructor(private readonly writer: RebuildWriter, readonly agentId: string) {}
 
-  recordRows(ids: readonly string[]): Map<string, RecordRow> {
-    const out = new Map<string, RecordRow>();
+  recordRows(ids: readonly string[]): Map<string, CurrentRecord> {
+    const out = new Map<string, CurrentRecord>();
     for (const id of ids) {
       const row = this.records.get(id);
       if (row) out.set(id, row);
@@ -121,7 +119,7 @@ export class AgentRebuildTarget implements IndexTarget {
     return out;
   }
 
-  liveRecords(): RecordRow[] {
+  liveRecords(): CurrentRecord[] {
     return [...this.records.values()].filter((r) => r.deleted_seq === null)
       .sort((a, b) => a.first_seq - b.first_seq || compareBinary(a.record_id, b.record_id));
   }
@@ -149,12 +147,12 @@ export class AgentRebuildTarget implements IndexTarget {
    * built from are the same (canonical JSON of a parsed JSON value is idempotent, and every field
    * is read from that value), so they are reused when the JSON matches.
    */
-  tombstoneFields(row: RecordRow): RecordFields {
+  tombstoneFields(row: CurrentRecord): RecordFields {
     const known = this.fields.get(row.record_id);
     return known && known.record_json === row.record_json ? known : currentFields(row);
   }
 
-  putRecord(row: RecordRow, fields: RecordFields): void {
+  putRecord(row: CurrentRecord, fields: RecordFields): void {
     this.records.set(row.record_id, row);
     this.fields.set(row.record_id, fields);
   }

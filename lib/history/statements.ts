@@ -5,15 +5,14 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
-import type { RecordRow } from '@/db/schema';
+import type { CurrentRecord } from './index-rows';
 
 type Row = Record<string, unknown>;
 
 const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
   'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
 const RECORD_KEY = ['agent_id', 'record_id'] as const;
-const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'content', 'memory_type', 'namespace', 'status', 'origin_file',
-  'heading', 'tags', 'record_json', 'born_at', 'last_changed_at'] as const;
+const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
 const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
 const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
 
@@ -29,12 +28,21 @@ function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly str
   };
 }
 
+/**
+ * Joins a `records` row `r` with its latest version `v` (the row at `r.last_seq`, the later entry
+ * kind first), where its current fields live.
+ */
+export const LATEST_VERSION_JOIN = `JOIN record_versions v ON v.id = (
+  SELECT w.id FROM record_versions w WHERE w.agent_id = r.agent_id AND w.record_id = r.record_id
+  ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)`;
+
 const marks = (n: number) => Array.from({ length: n }, () => '?').join(', ');
 
 function build(db: Drizzle) {
   const sqlite = db.$client;
   const recordColumns = [...RECORD_KEY, ...RECORD_SET_COLUMNS];
-  const recordById: Statement<[string, string], RecordRow> = sqlite.prepare('SELECT * FROM records WHERE agent_id = ? AND record_id = ?');
+  const recordById: Statement<[string, string], CurrentRecord> = sqlite.prepare(
+    `SELECT r.*, v.record_json FROM records r ${LATEST_VERSION_JOIN} WHERE r.agent_id = ? AND r.record_id = ?`);
   const rawHead: Statement<[string, string], { sha256: string | null; deleted: number }> = sqlite.prepare(
     'SELECT sha256, deleted FROM raw_file_versions WHERE agent_id = ? AND path = ? ORDER BY seq DESC, entry_kind DESC LIMIT 1');
   return {

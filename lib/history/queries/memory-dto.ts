@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
+import { LATEST_VERSION_JOIN } from '../statements';
 import { findAgent, type TenantScope } from './common';
 
 /** `MemoryRecordDto` of CONTRACT §1.5 (keys as the reference golden) plus `source_sequence`. */
@@ -23,8 +24,9 @@ export function getAgentMemoryDto(params: { db: LineageDb; agentId: string; tena
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const rows = params.db.db.all<{ record_json: string; last_seq: number }>(sql`
-    SELECT record_json, last_seq FROM records WHERE agent_id = ${agent.id} AND deleted_seq IS NULL
-    ORDER BY first_seq, record_id`);
+    SELECT v.record_json, r.last_seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
+    WHERE r.agent_id = ${agent.id} AND r.deleted_seq IS NULL
+    ORDER BY r.first_seq, r.record_id`);
   return rows.map(({ record_json, last_seq }) => {
     const r = JSON.parse(record_json) as JsonObject;
     const temporal = isJsonObject(r.temporal) ? r.temporal : {};

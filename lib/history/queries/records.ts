@@ -2,6 +2,7 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
+import { LATEST_VERSION_JOIN } from '../statements';
 import {
   assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
 } from './common';
@@ -158,7 +159,10 @@ export function getRecordLineage(params: { db: LineageDb; agentId: string; recor
   const current = db.get<{
     record_id: string; memory_type: string; namespace: string; status: string; origin_file: string | null; heading: string | null;
     tags: string; content: string; first_seq: number; born_at: string; last_seq: number; last_changed_at: string; deleted_seq: number | null;
-  } | undefined>(sql`SELECT * FROM records WHERE agent_id = ${agent.id} AND record_id = ${recordId}`);
+  } | undefined>(sql`
+    SELECT r.record_id, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.content,
+      r.first_seq, r.born_at, r.last_seq, r.last_changed_at, r.deleted_seq
+    FROM records r ${sql.raw(LATEST_VERSION_JOIN)} WHERE r.agent_id = ${agent.id} AND r.record_id = ${recordId}`);
   if (!current) return null;
   const rows = db.all<Omit<LineageVersion, 'tags' | 'record'> & { tags: string; record_json: string; moved_from: string | null }>(sql`
     SELECT seq, entry_kind, op, synced_at, content, content_sha256, memory_type, namespace, status, origin_file, heading, tags, record_json, moved_from
@@ -169,8 +173,8 @@ export function getRecordLineage(params: { db: LineageDb; agentId: string; recor
   const fromVersion = rows.find((r) => r.moved_from !== null);
   const moved_from = fromVersion?.moved_from
     ? db.get<LineageLink | undefined>(sql`
-        SELECT agent_id, record_id, origin_file, ${fromVersion.seq} AS seq FROM records
-        WHERE agent_id = ${agent.id} AND record_id = ${fromVersion.moved_from}`) ?? null
+        SELECT r.agent_id, r.record_id, v.origin_file, ${fromVersion.seq} AS seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
+        WHERE r.agent_id = ${agent.id} AND r.record_id = ${fromVersion.moved_from}`) ?? null
     : null;
   const moved_to = db.all<LineageLink>(sql`
     SELECT agent_id, record_id, origin_file, seq FROM record_versions

@@ -1,0 +1,77 @@
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDatabase } from '@/db/client';
+import { openLedger, type Ledger } from '@/lib/ledger';
+import { HistoryGenerator } from '@/lib/history/testing/generator';
+import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
+import { getAgentMemoryDto, getRecordLineage, getRecordsAt } from '@/lib/history/queries';
+
+const AGENT = '3f2d1c0b-4444-4a2b-8c3d-000000000001';
+
+let ledger: Ledger;
+let dir: string;
+let cleanup: () => void;
+
+/** Every answer that reads a record's current fields. */
+function answers(l: Ledger): unknown {
+  const db = l.db;
+  const ids = db.sqlite.prepare('SELECT record_id FROM records ORDER BY record_id').pluck().all() as string[];
+  return {
+    memory: getAgentMemoryDto({ db, agentId: AGENT }),
+    live: getRecordsAt({ db, agentId: AGENT, limit: 1000 }),
+    lineages: ids.map((recordId) => getRecordLineage({ db, agentId: AGENT, recordId })),
+  };
+}
+
+beforeAll(async () => {
+  ({ ledger, dir, cleanup } = tempLedger());
+  const gen = new HistoryGenerator(ledger, AGENT, 7);
+  gen.register();
+  for (let i = 0; i < 8; i++) gen.addRecord();
+  await gen.sync(0);
+  for (let turn = 1; turn <= 25; turn++) {
+    gen.randomMutations();
+    if (turn === 8) gen.moveRecord(gen.records[0]!.id, 'memory/archive/old.md');
+    if (turn === 12) gen.deleteRecord();
+    await gen.sync(turn, { rollover: turn === 15 });
+  }
+});
+
+afterAll(() => cleanup?.());
+
+describe('migration 0002 (records keep no copy of their latest version)', () => {
+  it('converts a data directory with the old records table, and every answer stays the same', () => {
+    const before = answers(ledger);
+    const dumpBefore = dumpIndex(ledger);
+    expect(dumpBefore.records!.some((r) => (r as { deleted_seq: number | null }).deleted_seq !== null)).toBe(true);
+    closeDatabase(ledger.db);
+
+    // Put the database back as migration 0001 left it: the old records table, filled as the old
+    // indexer filled it (the fields of each record's latest version), and 0002 not applied.
+    const raw = new Database(`${dir}/lineage.db`);
+    raw.exec(`
+      CREATE TABLE old_records (agent_id text NOT NULL, record_id text NOT NULL, first_seq integer NOT NULL,
+        last_seq integer NOT NULL, deleted_seq integer, content text NOT NULL, memory_type text NOT NULL,
+        namespace text NOT NULL, status text NOT NULL, origin_file text, heading text, tags text NOT NULL,
+        record_json text NOT NULL, born_at text NOT NULL, last_changed_at text NOT NULL,
+        PRIMARY KEY(agent_id, record_id), FOREIGN KEY (agent_id) REFERENCES agents(id) ON UPDATE no action ON DELETE cascade);
+      INSERT INTO old_records SELECT r.agent_id, r.record_id, r.first_seq, r.last_seq, r.deleted_seq, v.content, v.memory_type,
+        v.namespace, v.status, v.origin_file, v.heading, v.tags, v.record_json, r.born_at, r.last_changed_at
+        FROM records r JOIN record_versions v ON v.id = (SELECT w.id FROM record_versions w
+          WHERE w.agent_id = r.agent_id AND w.record_id = r.record_id ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1);
+      DROP TABLE records;
+      ALTER TABLE old_records RENAME TO records;
+      CREATE INDEX records_agent_live_idx ON records (agent_id, deleted_seq);
+      DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations);`);
+    expect((raw.prepare('PRAGMA table_info(records)').all() as unknown[]).length).toBe(15);
+    raw.close();
+
+    const migrated = openLedger(dir);
+    expect((migrated.db.sqlite.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name))
+      .toEqual(['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at']);
+    expect(dumpIndex(migrated)).toEqual(dumpBefore);
+    expect(answers(migrated)).toEqual(before);
+    expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);
+    closeDatabase(migrated.db);
+  });
+});
