@@ -1,3 +1,5 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
@@ -11,6 +13,15 @@ const AGENT = '3f2d1c0b-4444-4a2b-8c3d-000000000001';
 let ledger: Ledger;
 let dir: string;
 let cleanup: () => void;
+
+/** The `when` drizzle records for the migration `tag` (the migrator applies those later than the last applied). */
+function journalWhen(tag: string): number {
+  const journal = JSON.parse(fs.readFileSync(path.resolve(__dirname, 'migrations/meta/_journal.json'), 'utf8')) as
+    { entries: { tag: string; when: number }[] };
+  const entry = journal.entries.find((e) => e.tag === tag);
+  if (!entry) throw new Error(`no migration ${tag}`);
+  return entry.when;
+}
 
 /** Every answer that reads a record's current fields. */
 function answers(l: Ledger): unknown {
@@ -39,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migration 0002 (records keep no copy of their latest version)', () => {
+describe('migrations 0002 (records keep no copy of their latest version) and 0003 (raw object lengths indexed)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -47,7 +58,7 @@ describe('migration 0002 (records keep no copy of their latest version)', () => 
     closeDatabase(ledger.db);
 
     // Put the database back as migration 0001 left it: the old records table, filled as the old
-    // indexer filled it (the fields of each record's latest version), and 0002 not applied.
+    // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
       CREATE TABLE old_records (agent_id text NOT NULL, record_id text NOT NULL, first_seq integer NOT NULL,
@@ -62,13 +73,15 @@ describe('migration 0002 (records keep no copy of their latest version)', () => 
       DROP TABLE records;
       ALTER TABLE old_records RENAME TO records;
       CREATE INDEX records_agent_live_idx ON records (agent_id, deleted_seq);
-      DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations);`);
+      DROP INDEX raw_objects_length_idx;
+      DELETE FROM __drizzle_migrations WHERE created_at >= ${journalWhen('0002_records_current_from_versions')};`);
     expect((raw.prepare('PRAGMA table_info(records)').all() as unknown[]).length).toBe(15);
     raw.close();
 
     const migrated = openLedger(dir);
     expect((migrated.db.sqlite.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name))
       .toEqual(['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at']);
+    expect(migrated.db.sqlite.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'raw_objects_length_idx'").pluck().get()).toBe(1);
     expect(dumpIndex(migrated)).toEqual(dumpBefore);
     expect(answers(migrated)).toEqual(before);
     expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);

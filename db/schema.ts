@@ -113,12 +113,16 @@ export const records = sqliteTable('records', {
   index('records_agent_live_idx').on(t.agent_id, t.deleted_seq),
 ]);
 
-/** Content-addressed raw file bytes, so workspace views never open archives. */
+/**
+ * Content-addressed raw file bytes, so workspace views never open archives. The index on each
+ * object's stored length lets the rebuild check every object's length against its `size` without
+ * reading the table (a page or more per object).
+ */
 export const raw_objects = sqliteTable('raw_objects', {
   sha256: text('sha256').primaryKey(),
   size: integer('size').notNull(),
   data: blob('data', { mode: 'buffer' }).notNull(),
-});
+}, (t) => [index('raw_objects_length_idx').on(t.sha256, t.size, sql`length(${t.data})`)]);
 
 /**
  * One row per raw workspace file per ledger entry in which it changed or was deleted. `path` is

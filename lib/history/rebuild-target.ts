@@ -54,8 +54,10 @@ export class RebuildWriter {
   readonly stored: Set<string>;
 
   constructor(private readonly sqlite: Database.Database) {
-    // One pass over the table: objects whose stored length is wrong are deleted (and written again
-    // from the blob when the replay meets them), the others are kept.
+    // One pass: objects whose stored length is wrong are deleted (and written again from the blob
+    // when the replay meets them), the others are kept. The lengths come from `raw_objects_length_idx`
+    // (sha256, size, length(data)), a covering index: a few hundred pages instead of the table's one
+    // or more per object.
     const rows = sqlite.prepare('SELECT sha256, length(data) IS size FROM raw_objects').raw().all() as [string, number][];
     const remove = sqlite.prepare('DELETE FROM raw_objects WHERE sha256 = ?');
     this.stored = new Set();

@@ -1,0 +1,1 @@
+CREATE INDEX `raw_objects_length_idx` ON `raw_objects` (`sha256`,`size`,length("data"));
