@@ -176,9 +176,12 @@ export function getRecordLineage(params: { db: LineageDb; agentId: string; recor
         SELECT r.agent_id, r.record_id, v.origin_file, ${fromVersion.seq} AS seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
         WHERE r.agent_id = ${agent.id} AND r.record_id = ${fromVersion.moved_from}`) ?? null
     : null;
+  // `+seq`: without it SQLite walks every version of the agent in (agent_id, seq) order to skip a
+  // sort (about 50 ms on 35,000 versions) instead of seeking the few moved rows in the partial
+  // index on (agent_id, moved_from).
   const moved_to = db.all<LineageLink>(sql`
     SELECT agent_id, record_id, origin_file, seq FROM record_versions
-    WHERE agent_id = ${agent.id} AND moved_from = ${recordId} ORDER BY seq, entry_kind, record_id`);
+    WHERE agent_id = ${agent.id} AND moved_from = ${recordId} ORDER BY +seq, entry_kind, record_id`);
   return {
     record: {
       agent_id: agent.id, record_id: current.record_id, memory_type: current.memory_type, namespace: current.namespace,
