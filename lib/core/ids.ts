@@ -28,8 +28,23 @@ export function chunkBirthId(args: {
   return birthIdOfTrimmed(args.runtime, args.agentId, args.originFile, rustTrimEnd(args.content), args.occurrence);
 }
 
-function birthIdOfTrimmed(runtime: TextRuntime, agentId: string, originFile: string, trimmed: string, occurrence: number): Uuid {
+/** Birth id of a chunk whose content is trimmed already (see chunkBirthId). */
+export function birthIdOfTrimmed(runtime: TextRuntime, agentId: string, originFile: string, trimmed: string, occurrence: number): Uuid {
   return uuidV5(NS[runtime], `content-v1:${agentId}:${originFile}:${sha256Hex(trimmed)}:${occurrence}`);
+}
+
+/**
+ * Each section's trimmed content and occurrence: how many earlier sections of the same file
+ * have identical trimmed content (the occurrence rule of the birth id).
+ */
+export function chunkOccurrences(contents: readonly string[]): { trimmed: string; occurrence: number }[] {
+  const seen = new Map<string, number>();
+  return contents.map((content) => {
+    const trimmed = rustTrimEnd(content);
+    const occurrence = seen.get(trimmed) ?? 0;
+    seen.set(trimmed, occurrence + 1);
+    return { trimmed, occurrence };
+  });
 }
 
 /**
@@ -42,13 +57,7 @@ export function chunkBirthIds(args: {
   originFile: string;
   contents: readonly string[];
 }): Uuid[] {
-  const seen = new Map<string, number>();
-  return args.contents.map((content) => {
-    const key = rustTrimEnd(content);
-    const occurrence = seen.get(key) ?? 0;
-    seen.set(key, occurrence + 1);
-    return birthIdOfTrimmed(args.runtime, args.agentId, args.originFile, key, occurrence);
-  });
+  return chunkOccurrences(args.contents).map(({ trimmed, occurrence }) => birthIdOfTrimmed(args.runtime, args.agentId, args.originFile, trimmed, occurrence));
 }
 
 /** Re-mint id for a reconcile collision; `taken` answers whether a candidate is in use. */

@@ -7,7 +7,7 @@ import { computeDelta } from './delta';
 import { prng } from './prng';
 import { recordJson, type MemoryRecord } from './record';
 import { reconcile } from './reconcile';
-import { reconcileWithBase } from './reconcile-base';
+import { KnownRecord, KnownRecordMismatch, reconcileWithBase } from './reconcile-base';
 
 const linesOf = (records: readonly MemoryRecord[]): RecordLines =>
   new RecordLines([{ file: 'memory/2026-Q1.jsonl', lines: records.map((r, k) => ({ line: k + 1, text: recordJson(r) })) }]);
@@ -38,7 +38,7 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
           content: pick(['## h\nx', '## h\nx \n', '## g\ny', 'z', '# t\nq', 'abcz', '## h\nx "quoted" {braces}']),
           memory_type: 'semantic',
           source: { runtime: 'openclaw', ...(file ? { origin_file: file } : {}) },
-          temporal: { created_at: pick(['2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z']), ...(rand() < 0.5 ? { observed_at: '2026-01-01T00:00:00Z' } : {}), updated_at: pick(['u1', 'u2']) },
+          temporal: { created_at: pick(['2026-01-01T00:00:00Z', '2026-02-01T00:00:00Z', '2026-04-01T00:00:00Z']), ...(rand() < 0.5 ? { observed_at: '2026-01-01T00:00:00Z' } : {}), updated_at: pick(['u1', 'u2']) },
           status: 'active',
           namespace: pick(['n1', 'n2']),
           ...(rand() < 0.3 ? { tags: [pick(['x', 'y'])] } : {}),
@@ -81,7 +81,35 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
       fast.lines.forEach((line, j) => {
         if (line !== undefined) expect(Buffer.from(line.source.subarray(line.start, line.end)).toString("utf8")).toBe(recordJson(fast.records[j]!));
       });
+
+      // The records paired early, passed again as known (unbuilt; some verified): same result, and
+      // the next base written from line-only records is the same bytes.
+      const known = curr.map((r, j) => (fast.lines[j] === undefined ? r : new KnownRecord(r.id, { build: () => r }, j % 2 === 0)));
+      const again = reconcileWithBase({ agentId: 'agent', base: lines, curr: known });
+      expect(again.entries.map((e) => `${e.operation} ${recordJson(e.record)}`)).toEqual(show(fast).entries);
+      expect(again.stats).toEqual(fast.stats);
+      expect(again.lines).toEqual(fast.lines);
+      again.records.forEach((r, j) => { if (fast.lines[j] === undefined) expect(recordJson(r)).toBe(recordJson(fast.records[j]!)); });
+      if (viaArchive) {
+        const next = Buffer.from(await writeSnapshot(makeSnapshot(fast.records)));
+        expect(Buffer.from(await writeSnapshot(makeSnapshot(again.records), { recordLines: again.lines })).equals(next)).toBe(true);
+      }
     }
+  });
+
+  it('throws when a verified known record does not pair with its line, and builds one whose line is gone', () => {
+    const r: MemoryRecord = {
+      id: 'x', agent_id: 'agent', content: 'c', memory_type: 'semantic', source: { runtime: 'openclaw' },
+      temporal: { created_at: '2026-01-01T00:00:00Z' }, status: 'active', namespace: 'n',
+    };
+    const lines = linesOf([r]);
+    const edited = { ...r, content: 'd' };
+    expect(() => reconcileWithBase({ agentId: 'agent', base: lines, curr: [new KnownRecord('x', { build: () => edited }, true)] })).toThrow(KnownRecordMismatch);
+    // Not verified, it is taken at its word: its base line, unchanged.
+    expect(reconcileWithBase({ agentId: 'agent', base: lines, curr: [new KnownRecord('x', { build: () => edited })] }).entries).toEqual([]);
+    // Said known with an id the base does not hold: built, and reconciled like any record.
+    const out = reconcileWithBase({ agentId: 'agent', base: lines, curr: [new KnownRecord('gone', { build: () => edited })] });
+    expect(out.entries.map((e) => e.operation)).toEqual(['update']);
   });
 
   it('pairs an unchanged large store without parsing it, and finds the one edit', () => {

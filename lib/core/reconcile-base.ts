@@ -1,14 +1,46 @@
 import type { LineBytes, RecordLines } from './archive/record-lines';
+import { lineOnlyRecord } from './archive/write-snapshot';
 import type { DeltaEntry } from './archive/types';
 import { computeDelta } from './delta';
 import { isJsonObject } from './json';
 import { recordJson, type MemoryRecord, type RecordTemporal } from './record';
 import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
 
+/**
+ * An extracted record its caller knows to pair early, unchanged, with the base line of record
+ * `id` (a sync remembers which records did last time: see lib/sync/record-memo.ts): it is not
+ * built unless that line is not there to pair with.
+ */
+export class KnownRecord {
+  /**
+   * `verify`: build it anyway and check that it does pair with that line (else
+   * {@link KnownRecordMismatch} is thrown: whatever said it was known is wrong).
+   */
+  constructor(readonly id: string, private readonly source: { build(): MemoryRecord }, readonly verify = false) {}
+
+  build(): MemoryRecord {
+    return this.source.build();
+  }
+}
+
+/** A known record checked (`verify`) did not pair with the base line it was said to. */
+export class KnownRecordMismatch extends Error {
+  constructor(readonly id: string) {
+    super(`record ${id} was said to be unchanged, but it does not serialize to its base line`);
+    this.name = 'KnownRecordMismatch';
+  }
+}
+
 export interface BaseReconcileResult {
-  /** The reconciled records, in extraction order (what `reconcile` returns). */
+  /**
+   * The reconciled records, in extraction order (what `reconcile` returns); a known record's
+   * output is line-only (`lineOnlyRecord`): its line says the rest.
+   */
   records: MemoryRecord[];
-  /** The UTF-8 of `recordJson` of each output record where known: its base line's bytes. */
+  /**
+   * The UTF-8 of `recordJson` of each output record paired early (its base line's bytes), else
+   * undefined.
+   */
   lines: (LineBytes | undefined)[];
   /** `computeDelta(base records, records)`. */
   entries: DeltaEntry[];
@@ -36,13 +68,18 @@ export interface BaseReconcileResult {
  * carry an early pair's id (the base ids are distinct, and P4 treats those ids as taken), so
  * compute_delta over the remainder gives every operation, in compute_delta's order.
  */
-export function reconcileWithBase(args: { agentId: string; base: RecordLines; curr: readonly MemoryRecord[] }): BaseReconcileResult {
+export function reconcileWithBase(args: { agentId: string; base: RecordLines; curr: readonly (MemoryRecord | KnownRecord)[] }): BaseReconcileResult {
   const { agentId, base, curr } = args;
   const lineById = new Map<string, number>();
+  const hints: (string | null)[] = new Array(base.length);
+  // Whether some line's id is not simply its hint, distinct from every other: then the ids are
+  // checked for duplicates one by one at the end.
+  let irregular = false;
   for (let i = 0; i < base.length; i++) {
-    const id = base.idHint(i);
+    const id = (hints[i] = base.idHint(i));
     // A repeated hint is left to parsing (it is a duplicate id, or a line only parsing reads right).
     if (id !== null && !lineById.has(id)) lineById.set(id, i);
+    else irregular = true;
   }
   const firstWithId = new Set<string>();
   const baseUsed = new Uint8Array(base.length);
@@ -50,12 +87,23 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const lines: (LineBytes | undefined)[] = new Array(curr.length);
   const reserved: string[] = [];
   const carried = new CarriedPairs();
+  const records: MemoryRecord[] = new Array(curr.length);
   for (let j = 0; j < curr.length; j++) {
-    const record = curr[j]!;
-    const first = !firstWithId.has(record.id);
-    firstWithId.add(record.id);
-    const i = lineById.get(record.id);
-    if (!first || i === undefined || baseUsed[i]) continue;
+    const entry = curr[j]!;
+    const first = !firstWithId.has(entry.id);
+    firstWithId.add(entry.id);
+    const i = lineById.get(entry.id);
+    const pairable = first && i !== undefined && !baseUsed[i];
+    if (entry instanceof KnownRecord && pairable) {
+      if (entry.verify && carried.pair(entry.build(), base, i) === null) throw new KnownRecordMismatch(entry.id);
+      baseUsed[i] = 1;
+      out[j] = records[j] = lineOnlyRecord(entry.id, base.timestamps(i));
+      lines[j] = base.bytesOf(i);
+      reserved.push(entry.id);
+      continue;
+    }
+    const record = (records[j] = entry instanceof KnownRecord ? entry.build() : entry);
+    if (!pairable) continue;
     const output = carried.pair(record, base, i);
     if (output === null) continue;
     baseUsed[i] = 1;
@@ -72,15 +120,17 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     const record = base.record(i);
     restBase.push(record);
     parsedId[i] = record.id;
+    if (record.id !== hints[i]) irregular = true;
   }
-  base.assertUniqueIds((i) => parsedId[i] ?? base.idHint(i)!);
+  // Otherwise every id is its line's hint (a paired line's is the id it was found by), all distinct.
+  if (irregular) base.assertUniqueIds((i) => parsedId[i] ?? hints[i]!);
 
   const restCurrIndex: number[] = [];
   const restCurr: MemoryRecord[] = [];
   for (let j = 0; j < curr.length; j++) {
     if (out[j] !== undefined) continue;
     restCurrIndex.push(j);
-    restCurr.push(curr[j]!);
+    restCurr.push(records[j]!);
   }
   const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reservedIds: reserved });
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });

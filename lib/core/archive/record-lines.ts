@@ -3,6 +3,12 @@ import { lineRecord, parseLineObject } from './read-common';
 import { forEachJsonLineRange, type JsonLine } from './json-text';
 import { ArchiveError } from './types';
 
+/** The timestamps of a record that decide its partition. */
+export interface RecordTimestamps {
+  created_at: string;
+  observed_at?: string;
+}
+
 /**
  * A line's bytes as a range of a larger buffer (cheaper than a view per line, and adjacent
  * ranges of one partition can be copied as one).
@@ -32,6 +38,8 @@ export class RecordLines {
   private readonly partitions: { file: string; bytes: Buffer }[] = [];
   private readonly parsed: (MemoryRecord | undefined)[] = [];
   private scratch = Buffer.allocUnsafe(64 * 1024);
+  /** The last temporal object `timestamps` read: where, and what it said. */
+  private lastTemporal: { bytes: Buffer; start: number; end: number; timestamps: RecordTimestamps } | null = null;
 
   /** Lines given as text (tests): each partition is encoded and read like an archive's. */
   constructor(partitions: readonly { file: string; lines: readonly (Pick<JsonLine, 'line' | 'text'>)[] }[] = []) {
@@ -126,6 +134,36 @@ export class RecordLines {
     return bytes.toString('utf8', start + ID_PREFIX.length, close);
   }
 
+  /**
+   * The `created_at` and `observed_at` (when present) of record `i`, what its partition is decided
+   * by, read from its line's `"temporal":{…}` object without parsing the line (the record is
+   * parsed when that object is not a flat one with string timestamps).
+   */
+  timestamps(i: number): RecordTimestamps {
+    const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+    const start = this.start[i]!;
+    const line = bytes.subarray(start, this.end[i]!);
+    const at = line.indexOf(TEMPORAL_KEY);
+    const open = at + TEMPORAL_KEY.length - 1;
+    const close = at < 0 ? -1 : line.indexOf(0x7d /* } */, open);
+    if (close >= 0 && line.indexOf(TEMPORAL_KEY, at + 1) < 0) {
+      // Lines of one file follow each other with the same temporal text.
+      const last = this.lastTemporal;
+      if (last !== null && last.bytes === bytes && last.end - last.start === close + 1 - open
+        && bytes.compare(bytes, last.start, last.end, start + open, start + close + 1) === 0) return last.timestamps;
+      const temporal = tryParseObject(line.toString('utf8', open, close + 1));
+      const createdAt = temporal?.created_at;
+      const observedAt = temporal?.observed_at;
+      if (typeof createdAt === 'string' && (observedAt === undefined || typeof observedAt === 'string')) {
+        const timestamps: RecordTimestamps = observedAt === undefined ? { created_at: createdAt } : { created_at: createdAt, observed_at: observedAt };
+        this.lastTemporal = { bytes, start: start + open, end: start + close + 1, timestamps };
+        return timestamps;
+      }
+    }
+    const { created_at, observed_at } = this.record(i).temporal;
+    return typeof observed_at === 'string' ? { created_at, observed_at } : { created_at };
+  }
+
   /** Where line `i` was read, for error messages. */
   describe(i: number): string {
     return `${this.partitions[this.partitionOf[i]!]!.file} line ${this.lineNumber[i]}`;
@@ -146,3 +184,13 @@ export class RecordLines {
 }
 
 const ID_PREFIX = Buffer.from('{"id":"', 'latin1');
+const TEMPORAL_KEY = Buffer.from('"temporal":{', 'latin1');
+
+function tryParseObject(text: string): Record<string, unknown> | null {
+  try {
+    const value: unknown = JSON.parse(text);
+    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import yauzl from 'yauzl';
 import { isJsonObject, type JsonObject } from '../json';
 import { ArchiveError, readSnapshot, readSnapshotLines, writeSnapshot } from './index';
+import { lineOnlyRecord } from './write-snapshot';
 import { prng } from '../prng';
 import { craftZip } from './testing/craft-zip';
 import { makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
@@ -122,6 +123,17 @@ describe('writeSnapshot', () => {
     await expect(writeSnapshot(makeSnapshot([makeRecord(1), makeRecord(1)]))).rejects.toMatchObject({ code: 'duplicate_record_id' });
     await expect(writeSnapshot(makeSnapshot([], { 'raw/openclaw/../x': 'a' }))).rejects.toBeInstanceOf(ArchiveError);
     await expect(writeSnapshot(makeSnapshot([makeRecord(1, { created_at: '2026-01-01 noon' })]))).rejects.toMatchObject({ code: 'bad_record' });
+  });
+
+  it('writes a line-only record as its line, in the partition its timestamps decide, and refuses one without its line', async () => {
+    const records = [makeRecord(1), makeRecord(2, { created_at: '2026-01-05T00:00:00Z', observed_at: '2026-08-01T00:00:00Z' })];
+    const expected = Buffer.from(await writeSnapshot(makeSnapshot(records)));
+    const { records: lines } = await readSnapshotLines(expected);
+    const order = [0, 1].map((i) => lines.idHint(i));
+    const stubs = records.map((r) => lineOnlyRecord(r.id, lines.timestamps(order.indexOf(r.id))));
+    const written = await writeSnapshot(makeSnapshot(stubs), { recordLines: records.map((r) => lines.bytesOf(order.indexOf(r.id))) });
+    expect(Buffer.from(written).equals(expected)).toBe(true);
+    await expect(writeSnapshot(makeSnapshot(stubs))).rejects.toThrow(/line-only record .* came without its line/);
   });
 });
 

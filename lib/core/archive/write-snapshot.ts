@@ -4,7 +4,7 @@ import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } fr
 import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
-import type { LineBytes } from './record-lines';
+import type { LineBytes, RecordTimestamps } from './record-lines';
 import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
 
 /** Options of {@link writeSnapshot}. */
@@ -46,11 +46,30 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   return writeZip(entries);
 }
 
+/** See {@link lineOnlyRecord}. */
+class LineOnlyRecord {
+  constructor(readonly id: string, readonly temporal: RecordTimestamps) {}
+}
+
+/**
+ * A record that stands for its line: it carries only what the writer reads of it (the id for the
+ * checks, the timestamps that decide its partition), and must come with its line in
+ * `recordLines`. A sync makes these for records it knows unchanged without building them; the line
+ * must be one without embeddings (what an adapter's export serializes to), as the inventory reads
+ * those off records.
+ */
+export function lineOnlyRecord(id: string, timestamps: RecordTimestamps): MemoryRecord {
+  return new LineOnlyRecord(id, timestamps) as unknown as MemoryRecord;
+}
+
 function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined): void {
   const seen = new Set<string>();
   records.forEach((record, index) => {
     try {
-      if (known?.[index] === undefined) asMemoryRecord(record, `records[${index}]`);
+      if (known?.[index] === undefined) {
+        if (record instanceof LineOnlyRecord) throw new Error(`writeSnapshot: line-only record ${record.id} came without its line`);
+        asMemoryRecord(record, `records[${index}]`);
+      }
     } catch (err) {
       if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
       throw err;
