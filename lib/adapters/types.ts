@@ -41,6 +41,29 @@ export interface ExportResult {
   warnings: string[];
 }
 
+/**
+ * One record of an export for sync, in export order. `key` determines every field of the record
+ * except the values of its `temporal` timestamps: two slots with the same key build records that
+ * differ at most in those values. A record whose key the caller said it knows is not built
+ * (`record` is null) unless `build()` is called; `build()` of a built one returns `record`.
+ */
+export interface RecordSlot {
+  key: string;
+  record: MemoryRecord | null;
+  build(): MemoryRecord;
+}
+
+/**
+ * Which record keys the caller knows (see RecordSlot), asked once the agent id is known: a sync
+ * reads what it remembers of that agent's last sync meanwhile.
+ */
+export type KnownKeys = (agentId: string) => Promise<(key: string) => boolean>;
+
+/** An export whose records come as slots (see {@link Adapter.exportSlots}). */
+export interface SlotExport extends Omit<ExportResult, 'records'> {
+  slots: RecordSlot[];
+}
+
 export interface ImportOptions {
   snapshot: AlfSnapshot;
   /** Directory to write into (a fresh `--out` directory or a live workspace). */
@@ -62,6 +85,12 @@ export interface ImportResult {
 export interface Adapter {
   runtime: Runtime;
   exportWorkspace(opts: ExportOptions): Promise<ExportResult>;
+  /**
+   * The export with its records as slots, those with a key `known` accepts left unbuilt: a sync
+   * that remembers what a key reconciled to last time needs nothing else of that record. Built,
+   * they are the records `exportWorkspace` returns, in the same order.
+   */
+  exportSlots?(opts: ExportOptions, known: KnownKeys): Promise<SlotExport>;
   importSnapshot(opts: ImportOptions): Promise<ImportResult>;
   /** Workspace-relative paths that count as "memory exists here" for the restore decision. */
   memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean>;

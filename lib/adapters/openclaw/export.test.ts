@@ -168,3 +168,43 @@ describe('openclaw export: workspace rules', () => {
     expect(await openclawAdapter.memoryPresent(ws)).toBe(true);
   });
 });
+
+describe('openclaw export as record slots', () => {
+  const slotsOf = (workspace: string, known: (key: string) => boolean) =>
+    openclawAdapter.exportSlots!({ workspace, persistAgentId: true, clock: FIXED_CLOCK }, async () => known);
+
+  it('leaves the records with a known key unbuilt, and builds exactly the exported records on demand', async () => {
+    const ws = await tempDir();
+    await mkdir(path.join(ws, 'memory/semantic'), { recursive: true });
+    await writeFile(path.join(ws, 'MEMORY.md'), '# Memory\n\n## Hosts\nweb is 10.0.4.17\n\n## Rules\nno deploys on Friday\n');
+    await writeFile(path.join(ws, 'memory/semantic/infra.md'), '# Infra\n#tags: infra, ops\n\n## Queue\nRedis\n\n## Queue\nRedis\n');
+    await writeFile(path.join(ws, 'memory/2026-01-15.md'), '## Standup\nshipped it\n');
+    const exported = await exportWs(ws);
+    const known = await slotsOf(ws, () => true);
+    expect(known.slots.every((slot) => slot.record === null)).toBe(true);
+    expect(known.slots.map((slot) => slot.build())).toEqual(exported.records);
+    const unknown = await slotsOf(ws, () => false);
+    expect(unknown.slots.map((slot) => slot.record)).toEqual(exported.records);
+    // One key per record (duplicate sections included), the same whichever way they were asked for.
+    expect(new Set(unknown.slots.map((slot) => slot.key)).size).toBe(exported.records.length);
+    expect(known.slots.map((slot) => slot.key)).toEqual(unknown.slots.map((slot) => slot.key));
+  });
+
+  it('keeps a key while only the file time moves, and changes it with the section or the file tags', async () => {
+    const ws = await tempDir();
+    await mkdir(path.join(ws, 'memory/semantic'), { recursive: true });
+    const file = path.join(ws, 'memory/semantic/infra.md');
+    const write = async (tags: string, queue: string, at: string) => {
+      await writeFile(file, `# Infra\n#tags: ${tags}\n\n## Hosts\nweb is 10.0.4.17\n\n## Queue\n${queue}\n`);
+      await utimes(file, new Date(at), new Date(at));
+      return (await slotsOf(ws, () => false)).slots.map((slot) => slot.key);
+    };
+    const first = await write('infra', 'Redis', '2026-01-01T00:00:00Z');
+    expect(await write('infra', 'Redis', '2026-02-01T00:00:00Z')).toEqual(first);
+    const edited = await write('infra', 'RabbitMQ', '2026-02-01T00:00:00Z');
+    expect(edited[0]).toBe(first[0]);
+    expect(edited[1]).not.toBe(first[1]);
+    const retagged = await write('infra, ops', 'Redis', '2026-02-01T00:00:00Z');
+    expect(retagged.every((key, k) => key !== first[k])).toBe(true);
+  });
+});

@@ -4,10 +4,10 @@ import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
 import { isFileInside, walkFiles } from '../shared/walk';
-import type { ExportOptions, ExportResult } from '../types';
+import type { ExportOptions, ExportResult, KnownKeys, RecordSlot, SlotExport } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
-import { fileRecords, sortByCreatedAt } from './records';
+import { fileSlots, sortByInstant } from './records';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest, readWithMtime } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
@@ -27,6 +27,12 @@ export class OpenclawExportError extends Error {
  * principal layers from the root prose files.
  */
 export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult> {
+  const { slots, ...rest } = await exportOpenclawSlots(opts, async () => () => false);
+  return { ...rest, records: slots.map((slot) => slot.record!) };
+}
+
+/** The export with its records as slots (Adapter.exportSlots). */
+export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownKeys): Promise<SlotExport> {
   if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
@@ -39,16 +45,19 @@ export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult>
     mtimes.set(rel, mtime);
   }
   const v41Layout = await isV41Layout(opts.workspace);
-  const perFile = files.map((rel) => recordsOfFile({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout }));
+  const known = await knownKeys(agentId);
+  const perFile = files.map((rel) => slotsOfFile({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout, known }));
   const warnings: string[] = perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]));
-  const records: MemoryRecord[] = [];
-  for (const file of perFile) for (const record of file.records) records.push(record);
+  // Records sort stably by created_at, and a file's records share theirs: sorting the files (stably)
+  // and keeping each file's order is the same order.
+  const slots: RecordSlot[] = [];
+  for (const file of sortByInstant(perFile.filter((f) => f.slots.length > 0), (f) => f.createdAt)) for (const slot of file.slots) slots.push(slot);
   const prose = readProse(raw, mtimes);
   return {
     runtime: 'openclaw',
     agentId,
     agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text),
-    records: sortByCreatedAt(records),
+    slots,
     raw,
     layers: layersOf(agentId, prose),
     excludedByAlfignore: excluded,
@@ -81,23 +90,24 @@ async function isV41Layout(workspace: string): Promise<boolean> {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function recordsOfFile(args: {
+function slotsOfFile(args: {
   agentId: string;
   rel: string;
   bytes: Uint8Array;
   mtime: string;
   v41Layout: boolean;
-}): { records: MemoryRecord[]; warning?: string } {
+  known: (key: string) => boolean;
+}): { slots: RecordSlot[]; createdAt: string; warning?: string } {
   const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
   const handler = isMarkdown ? handlerFor(args.rel) : null;
-  if (!handler) return { records: [] };
+  if (!handler) return { slots: [], createdAt: '' };
   let text: string;
   try {
     text = UTF8.decode(args.bytes);
   } catch {
-    return { records: [], warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
+    return { slots: [], createdAt: '', warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
   }
-  return { records: fileRecords(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) }) };
+  return fileSlots(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) }, args.known, () => UTF8.decode(args.bytes));
 }
 
 function readProse(raw: Map<string, Uint8Array>, mtimes: Map<string, string>): ProseFiles {

@@ -1,6 +1,6 @@
 import { walkFiles } from '../shared/walk';
 import type { Adapter } from '../types';
-import { exportOpenclaw } from './export';
+import { exportOpenclaw, exportOpenclawSlots } from './export';
 import { importOpenclaw } from './import';
 import { MEMORY_DIR, absPath, isFile } from './workspace-files';
 
@@ -14,6 +14,7 @@ export async function openclawMemoryPresent(workspace: string): Promise<boolean>
 export const openclawAdapter: Adapter = {
   runtime: 'openclaw',
   exportWorkspace: exportOpenclaw,
+  exportSlots: exportOpenclawSlots,
   importSnapshot: importOpenclaw,
   memoryPresent: (workspace) => openclawMemoryPresent(workspace),
 };

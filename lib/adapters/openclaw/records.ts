@@ -1,6 +1,8 @@
-import { chunkBirthIds } from '@/lib/core/ids';
+import { birthIdOfTrimmed, chunkOccurrences } from '@/lib/core/ids';
 import { splitSections, wholeFileSection, type Section } from '@/lib/core/markdown';
 import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
+import { sha256Hex } from '@/lib/core/uuid';
+import type { RecordSlot } from '../types';
 import { fileNameDate, type Handler, type Tier } from './handlers';
 import { dedupe, hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
 
@@ -20,15 +22,82 @@ export interface MarkdownFile {
  * tags + hashtags, then, for v4.1 tiered files, the `#tags:` line-2 tags and the tier.
  */
 export function fileRecords(agentId: string, file: MarkdownFile): MemoryRecord[] {
+  return fileSlots(agentId, file, () => false).slots.map((slot) => slot.record!);
+}
+
+/**
+ * Changes whenever what goes into a record changes in a way the key below does not capture (a
+ * new tag rule, a new field): every remembered key is then unknown, and every record is built.
+ */
+const RECORD_KEY_VERSION = 'openclaw-record-1';
+
+/**
+ * The records of one file as slots (see RecordSlot), with the created_at they all sort by (known
+ * without building them).
+ *
+ * A slot's key is a digest of everything its record is built from except the file's mtime (which
+ * only sets the values of `temporal`): the agent, the file's path and what the path decides (handler,
+ * date, tier), the file's line-2 tags, and the section (content, heading, lines, occurrence of
+ * its trimmed content, which with the path decides the birth id).
+ */
+export function fileSlots(
+  agentId: string, file: MarkdownFile, known: (key: string) => boolean, textAgain: () => string = () => file.text,
+): { slots: RecordSlot[]; createdAt: string } {
   const sections = chunk(file);
-  const ids = chunkBirthIds({
-    runtime: 'openclaw',
-    agentId,
-    originFile: file.relPath,
-    contents: sections.map((s) => s.content),
-  });
+  const occurrences = chunkOccurrences(sections.map((s) => s.content));
   const fileTags = file.tier === null ? null : lineTwoTags(file.text);
-  return sections.map((section, i) => buildRecord({ agentId, file, section, id: ids[i]!, fileTags }));
+  const { handler } = file;
+  const fileKey = sha256Hex(JSON.stringify([RECORD_KEY_VERSION, agentId, file.relPath, handler.memoryType, handler.namespace, handler.chunking,
+    handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
+  let group: FileGroup | null = null;
+  const slots = sections.map((section, i): RecordSlot => {
+    const { trimmed, occurrence } = occurrences[i]!;
+    // Injective: fixed-width file key, numbers with separators, the heading length-prefixed, content last.
+    const heading = section.heading === null ? '-' : `${section.heading.length}:${section.heading}`;
+    const key = sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrence},${heading}${section.content}`).slice(0, 32);
+    if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, fileTags, textAgain)), i);
+    const record = buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags });
+    return { key, record, build: () => record };
+  });
+  return { slots, createdAt: temporal(file).created_at };
+}
+
+/**
+ * What builds a file's known records if they are asked for after all (rarely): the file's text,
+ * decoded again, chunked again. Known slots hold no section and no text, which keeps a large
+ * store's export small.
+ */
+class FileGroup {
+  private built: { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[] } | null = null;
+
+  constructor(
+    private readonly agentId: string,
+    private readonly fileWithoutText: MarkdownFile,
+    private readonly fileTags: string[] | null,
+    private readonly textAgain: () => string,
+  ) {}
+
+  build(index: number): MemoryRecord {
+    if (this.built === null) {
+      const file = { ...this.fileWithoutText, text: this.textAgain() };
+      const sections = chunk(file);
+      this.built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)) };
+    }
+    const { file, sections, occurrences } = this.built;
+    const { trimmed, occurrence } = occurrences[index]!;
+    const id = birthIdOfTrimmed('openclaw', this.agentId, file.relPath, trimmed, occurrence);
+    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id, fileTags: this.fileTags });
+  }
+}
+
+class KnownSlot implements RecordSlot {
+  readonly record = null;
+
+  constructor(readonly key: string, private readonly group: FileGroup, private readonly index: number) {}
+
+  build(): MemoryRecord {
+    return this.group.build(this.index);
+  }
 }
 
 function chunk(file: MarkdownFile): Section[] {
@@ -98,6 +167,11 @@ function temporal(file: MarkdownFile): RecordTemporal {
  * as instants (fraction digits vary), not as strings.
  */
 export function sortByCreatedAt(records: MemoryRecord[]): MemoryRecord[] {
+  return sortByInstant(records, (record) => record.temporal.created_at);
+}
+
+/** Items sorted by an RFC 3339 timestamp compared as an instant, stable. */
+export function sortByInstant<T>(items: readonly T[], timestampOf: (item: T) => string): T[] {
   // Records of one file share their created_at: compute each distinct key once.
   const keys = new Map<string, string>();
   const keyOf = (timestamp: string) => {
@@ -105,10 +179,10 @@ export function sortByCreatedAt(records: MemoryRecord[]): MemoryRecord[] {
     if (key === undefined) keys.set(timestamp, (key = instantKey(timestamp)));
     return key;
   };
-  return records
-    .map((record, index) => ({ record, index, key: keyOf(record.temporal.created_at) }))
+  return items
+    .map((item, index) => ({ item, index, key: keyOf(timestampOf(item)) }))
     .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : a.index - b.index))
-    .map((entry) => entry.record);
+    .map((entry) => entry.item);
 }
 
 /** Sortable key: epoch milliseconds (zero-padded) + nanosecond remainder of the fraction. */
