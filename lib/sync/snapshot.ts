@@ -6,8 +6,11 @@ import type { MemoryRecord } from '@/lib/core/record';
 
 export const ALF_VERSION = '1.0.0';
 
-/** The `.alf` an adapter export becomes (no `sync` block: adapter exports carry none). */
-export function snapshotFromExport(exported: ExportResult, now: Date, records: MemoryRecord[] = exported.records): AlfSnapshot {
+/**
+ * The `.alf` an adapter export becomes (no `sync` block: adapter exports carry none), with its
+ * records or the ones given (a sync's reconciled records).
+ */
+export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now: Date, records: MemoryRecord[]): AlfSnapshot {
   const manifest: JsonObject = {
     alf_version: ALF_VERSION,
     created_at: now.toISOString(),

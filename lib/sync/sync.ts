@@ -1,13 +1,16 @@
 import { getAdapter } from '@/lib/adapters';
-import type { Runtime } from '@/lib/adapters/types';
+import type { ExportResult, RecordSlot, Runtime } from '@/lib/adapters/types';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
 import { jsonEqual, type JsonObject } from '@/lib/core/json';
-import { reconcileWithBase } from '@/lib/core/reconcile-base';
+import type { MemoryRecord } from '@/lib/core/record';
+import { KnownRecord, KnownRecordMismatch, reconcileWithBase, type BaseReconcileResult } from '@/lib/core/reconcile-base';
+import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
+import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type RecordMemo } from './record-memo';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
 import { writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
@@ -46,22 +49,26 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const log = opts.log ?? (() => {});
   const now = opts.clock();
   // The base is read (file, and its large members inflated on the thread pool) while the export
-  // runs, as soon as the adapter knows whose it is.
-  const early = new Map<string, Promise<LoadedBase>>();
-  const exported = await getAdapter(opts.runtime).exportWorkspace({
+  // runs, as soon as the adapter knows whose it is; so is the record memo, which the export asks for.
+  const early = new Map<string, BaseLoad>();
+  const adapter = getAdapter(opts.runtime);
+  const exportOptions = {
     workspace: opts.workspace,
     runtimeAgent: opts.runtimeAgent,
     persistAgentId: true,
     clock: opts.clock,
-    onAgentId: (agentId) => {
-      const base = loadBase(opts.alfHome, agentId);
-      base.catch(() => {}); // awaited below; a failure must not go unhandled meanwhile
-      early.set(agentId, base);
-    },
-  });
+    onAgentId: (agentId: string) => { early.set(agentId, startLoadingBase(opts.alfHome, agentId)); },
+  };
+  // Adapters that can export records as slots leave those the record memo knows unbuilt.
+  const slotted = adapter.exportSlots
+    ? await adapter.exportSlots(exportOptions, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)))
+    : null;
+  const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
+  const slots = slotted?.slots ?? null;
   const agentId = exported.agentId;
+  const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
-  const { state, base } = await (early.get(agentId) ?? loadBase(opts.alfHome, agentId));
+  const { state, base } = await loading.base;
 
   if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
@@ -74,15 +81,18 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
         'run `lineage restore -w WORKSPACE` to pick up the existing history, or pass --force-first-sync to upload a new full snapshot',
       );
     }
-    const snapshot = snapshotFromExport(exported, now);
+    const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
+    const snapshot = snapshotFromExport(exported, now, records);
     const bytes = await writeSnapshot(snapshot);
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
-    const snapshotPath = await persist(opts, agentId, sequence, now, bytes);
+    // Every record's line is its own serialization: each pairs with it next time.
+    const memo = slots ? slots.map((slot, j) => [slot.key, records[j]!.id] as const) : null;
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
   const baseSequence = state.last_synced_sequence;
-  const reconciled = reconcileWithBase({ agentId, base: base.records, curr: exported.records });
+  const reconciled = reconcileSlots({ agentId, base: base.records, memo: await loading.memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   if (!delta) {
@@ -95,7 +105,8 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const nextBase = writeSnapshot(current, { recordLines: reconciled.lines });
   nextBase.catch(() => {});
   const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase);
+  const memo = slots ? memoEntries(slots, reconciled) : null;
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, memo);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -119,20 +130,72 @@ interface LoadedBase {
   base: SnapshotWithLines | null;
 }
 
-async function loadBase(alfHome: string, agentId: string): Promise<LoadedBase> {
-  const state = await readClientState(alfHome, agentId);
-  if (state?.last_synced_sequence === undefined) return { state, base: null };
-  const bytes = await readBaseSnapshot(alfHome, agentId);
-  return { state, base: bytes ? await readSnapshotLines(bytes) : null };
+interface BaseLoad {
+  base: Promise<LoadedBase>;
+  /** The record memo of that base; null when there is none that describes it (never a failure). */
+  memo: Promise<RecordMemo | null>;
 }
 
-async function persist(opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array): Promise<string> {
+function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
+  const file = (async () => {
+    const state = await readClientState(alfHome, agentId);
+    return { state, bytes: state?.last_synced_sequence === undefined ? null : await readBaseSnapshot(alfHome, agentId) };
+  })();
+  const base = file.then(async ({ state, bytes }) => ({ state, base: bytes ? await readSnapshotLines(bytes) : null }));
+  base.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
+  const memo = file.then(({ bytes }) => (bytes ? readRecordMemo(memoPath(statePaths(alfHome, agentId).dir, agentId), bytes) : null)).catch(() => null);
+  return { base, memo };
+}
+
+/**
+ * One known record in SPOT_CHECK is built anyway and must pair with the base line of the id the
+ * memo names (KnownRecord.verify). The memo is tied to its base's bytes, and its keys to the code
+ * that builds records (RECORD_KEY_VERSION); this catches a memo that is wrong anyway (say, a code
+ * change that forgot to move that version), and then the reconcile runs again with every record
+ * built.
+ */
+const SPOT_CHECK = 256;
+
+function knownKeys(memo: RecordMemo | null): (key: string) => boolean {
+  return memo === null ? () => false : (key) => memo.has(key);
+}
+
+/** reconcileWithBase of the export; slots left unbuilt (the memo knows them) go as known records. */
+function reconcileSlots(args: { agentId: string; base: RecordLines; memo: RecordMemo | null; records?: MemoryRecord[]; slots: RecordSlot[] | null }): BaseReconcileResult {
+  const { agentId, base, memo, slots } = args;
+  if (!slots) return reconcileWithBase({ agentId, base, curr: args.records! });
+  let known = 0;
+  const curr = slots.map((slot) => slot.record ?? new KnownRecord(memo!.get(slot.key)!, slot, known++ % SPOT_CHECK === 0));
+  try {
+    return reconcileWithBase({ agentId, base, curr });
+  } catch (error) {
+    if (!(error instanceof KnownRecordMismatch)) throw error;
+    return reconcileWithBase({ agentId, base, curr: slots.map((slot) => slot.record ?? slot.build()) });
+  }
+}
+
+/** The memo for the next base: each record paired early with its base line (so its line is in the next base). */
+function memoEntries(slots: RecordSlot[], reconciled: BaseReconcileResult): (readonly [string, string])[] {
+  const entries: (readonly [string, string])[] = [];
+  slots.forEach((slot, j) => {
+    if (reconciled.lines[j] !== undefined) entries.push([slot.key, reconciled.records[j]!.id]);
+  });
+  return entries;
+}
+
+async function persist(
+  opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: (readonly [string, string])[] | null,
+): Promise<string> {
   const syncedAt = now.toISOString();
+  const memoFile = memoPath(statePaths(opts.alfHome, agentId).dir, agentId);
+  // The old memo goes first: it describes the old base, and must not outlive it half-replaced.
+  await removeRecordMemo(memoFile);
   const path = await writeClientState({
     alfHome: opts.alfHome,
     state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
     baseSnapshot,
   });
+  if (memo) await writeRecordMemo(memoFile, memo, baseSnapshot);
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;
 }

@@ -29,7 +29,7 @@ export function registerExportCommand(program: Command): void {
         return;
       }
       const output = path.resolve(flags.output ?? `${path.basename(path.resolve(workspace))}.alf`);
-      const bytes = await writeSnapshot(snapshotFromExport(exported, systemClock()));
+      const bytes = await writeSnapshot(snapshotFromExport(exported, systemClock(), exported.records));
       await fs.mkdir(path.dirname(output), { recursive: true });
       await writeFileAtomic(output, bytes);
       printJson({ ok: true, output, agent_name: exported.agentName, alf_version: ALF_VERSION, memory_records: exported.records.length, file_size: bytes.length, excluded_by_alfignore: exported.excludedByAlfignore, ...warnings });

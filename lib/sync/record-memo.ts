@@ -1,0 +1,93 @@
+/**
+ * The record memo: which export keys reconciled to which base line, unchanged, at the last sync.
+ *
+ * An adapter that exports record slots (`Adapter.exportSlots`) gives every record a key that
+ * determines the whole record except its timestamps' values. When a sync pairs a record early with
+ * its base line (reconcileWithBase: the record, with the base's timestamps carried over, serializes
+ * to exactly that line), that outcome depends on nothing but the key and the line. So the memo keeps,
+ * for each such record, `key → record id`; at the next sync, a record with the same key pairs with
+ * the base line of that id, as it did — without being built, serialized or compared.
+ *
+ * The memo describes one base file: it names that file's sha256, and is ignored for any other
+ * base (a crash between writing the two, a restore, another client writing the base). Anything
+ * unreadable is ignored too: the memo only ever saves work, and without it every record is built.
+ *
+ * File: `{agent}-snapshot.keys` beside the base, ASCII. A header line `lineage-record-memo 1 <base
+ * sha256> <count>\n`, then `count` entries of 68 characters with nothing between them: the key
+ * (32 hex digits), then the id (a hyphenated UUID). Fixed-width text, so reading it is slicing
+ * one string.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { sha256Hex } from '@/lib/core/uuid';
+import { writeFileAtomic } from './state';
+
+const MAGIC = 'lineage-record-memo 1';
+const KEY_CHARS = 32;
+const ENTRY_CHARS = KEY_CHARS + 36;
+
+/** Key → record id, for the base it was read against. */
+export type RecordMemo = ReadonlyMap<string, string>;
+
+export function memoPath(stateDir: string, agentId: string): string {
+  return path.join(stateDir, `${agentId}-snapshot.keys`);
+}
+
+/** The memo for the base whose bytes are `base`, or null when there is none that describes them. */
+export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
+  let bytes: Buffer;
+  try {
+    bytes = await fs.readFile(file);
+  } catch {
+    return null;
+  }
+  return parseRecordMemo(bytes, sha256Hex(base));
+}
+
+export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo | null {
+  const newline = bytes.indexOf(0x0a);
+  if (newline < 0 || newline > 200) return null;
+  const [magic, version, sha, countText] = bytes.toString('latin1', 0, newline).split(' ');
+  if (`${magic} ${version}` !== MAGIC || sha !== baseSha256 || !/^\d{1,9}$/.test(countText ?? '')) return null;
+  const count = Number(countText);
+  if (bytes.length !== newline + 1 + count * ENTRY_CHARS) return null;
+  const text = bytes.toString('latin1', newline + 1);
+  const memo = new Map<string, string>();
+  for (let at = 0; at < text.length; at += ENTRY_CHARS) memo.set(text.slice(at, at + KEY_CHARS), text.slice(at + KEY_CHARS, at + ENTRY_CHARS));
+  return memo.size === count ? memo : null;
+}
+
+/**
+ * The memo bytes for the base whose sha256 is `baseSha256`. Entries whose key or id does not have
+ * the fixed width of the file (32 and 36 printable ASCII characters) are left out: those records
+ * are simply built next time. Keys are distinct (one export's); a memo read back with a repeated
+ * key is not used at all.
+ */
+export function encodeRecordMemo(entries: readonly (readonly [key: string, id: string])[], baseSha256: string): Buffer {
+  const fits = (text: string, width: number) => {
+    if (text.length !== width) return false;
+    for (let c = 0; c < width; c++) {
+      const code = text.charCodeAt(c);
+      if (code <= 0x20 || code >= 0x7f) return false;
+    }
+    return true;
+  };
+  const kept = entries.filter(([key, id]) => fits(key, KEY_CHARS) && fits(id, ENTRY_CHARS - KEY_CHARS));
+  const header = `${MAGIC} ${baseSha256} ${kept.length}\n`;
+  const out = Buffer.allocUnsafe(header.length + kept.length * ENTRY_CHARS);
+  let at = out.write(header, 0, 'latin1');
+  for (const [key, id] of kept) {
+    at += out.write(key, at, 'latin1');
+    at += out.write(id, at, 'latin1');
+  }
+  return out;
+}
+
+export async function writeRecordMemo(file: string, entries: readonly (readonly [key: string, id: string])[], base: Uint8Array): Promise<void> {
+  await writeFileAtomic(file, encodeRecordMemo(entries, sha256Hex(base)));
+}
+
+/** Removes the memo (a base written without one must not keep an older one: it would not match anyway). */
+export async function removeRecordMemo(file: string): Promise<void> {
+  await fs.rm(file, { force: true });
+}
