@@ -17,10 +17,9 @@
  * (32 hex digits), then the id (a hyphenated UUID). Fixed-width text, so reading it is slicing
  * one string.
  */
+import { webcrypto } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { sha256Hex } from '@/lib/core/uuid';
-import { writeFileAtomic } from './state';
 
 const MAGIC = 'lineage-record-memo 1';
 const KEY_CHARS = 32;
@@ -35,13 +34,13 @@ export function memoPath(stateDir: string, agentId: string): string {
 
 /** The memo for the base whose bytes are `base`, or null when there is none that describes them. */
 export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
-  let bytes: Buffer;
-  try {
-    bytes = await fs.readFile(file);
-  } catch {
-    return null;
-  }
-  return parseRecordMemo(bytes, sha256Hex(base));
+  const [bytes, sha] = await Promise.all([fs.readFile(file).catch(() => null), sha256Off(base)]);
+  return bytes === null ? null : parseRecordMemo(bytes, sha);
+}
+
+/** sha256 hex of a base, computed on the thread pool (a base is megabytes; the sync has other work). */
+async function sha256Off(bytes: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
 }
 
 export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo | null {
@@ -83,8 +82,15 @@ export function encodeRecordMemo(entries: readonly (readonly [key: string, id: s
   return out;
 }
 
+/**
+ * Writes the memo (to a temporary name, then renamed over the old one). Not flushed to disk: after
+ * a crash it may be missing or torn, and is then not read (its size or header does not fit).
+ */
 export async function writeRecordMemo(file: string, entries: readonly (readonly [key: string, id: string])[], base: Uint8Array): Promise<void> {
-  await writeFileAtomic(file, encodeRecordMemo(entries, sha256Hex(base)));
+  const bytes = encodeRecordMemo(entries, await sha256Off(base));
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  await fs.writeFile(tmp, bytes, { mode: 0o600 });
+  await fs.rename(tmp, file);
 }
 
 /** Removes the memo (a base written without one must not keep an older one: it would not match anyway). */

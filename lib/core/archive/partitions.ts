@@ -51,6 +51,8 @@ export interface QuarterPartition {
   from: string;
   to: string;
   records: MemoryRecord[];
+  /** Where each of `records` is in the input. */
+  indexes: number[];
 }
 
 const QUARTER_RANGES = [
@@ -78,7 +80,7 @@ export function partitionRecords(records: readonly MemoryRecord[]): QuarterParti
   const byFile = new Map<string, QuarterPartition>();
   // Many records share a timestamp (every section of a file): parse each distinct one once.
   const quarterOfStamp = new Map<string, { file: string; year: string; quarter: 1 | 2 | 3 | 4 }>();
-  for (const record of records) {
+  records.forEach((record, index) => {
     const stamp = partitionTimestamp(record);
     let where = quarterOfStamp.get(stamp);
     if (where === undefined) {
@@ -89,11 +91,12 @@ export function partitionRecords(records: readonly MemoryRecord[]): QuarterParti
     let partition = byFile.get(file);
     if (!partition) {
       const [from, to] = QUARTER_RANGES[quarter - 1]!;
-      partition = { file, from: `${year}-${from}`, to: `${year}-${to}`, records: [] };
+      partition = { file, from: `${year}-${from}`, to: `${year}-${to}`, records: [], indexes: [] };
       byFile.set(file, partition);
     }
     partition.records.push(record);
-  }
+    partition.indexes.push(index);
+  });
   return [...byFile.values()].sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
 }
 

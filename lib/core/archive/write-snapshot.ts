@@ -37,8 +37,10 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   if (identity) entries.push({ name: LAYER_FILES.identity, data: jsonDocument(identity) });
   if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
   if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
-  const known = knownLines(snapshot.records, opts.recordLines);
-  for (const partition of partitions) entries.push({ name: partition.file, data: recordLines(partition.records, known) });
+  for (const partition of partitions) {
+    const known = opts.recordLines;
+    entries.push({ name: partition.file, data: recordLines(partition.records, known && partition.indexes.map((i) => known[i])) });
+  }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
   entries.push(...extraEntries(snapshot.extra));
   entries.push(...rawEntries(snapshot.raw));
@@ -89,22 +91,12 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
   };
 }
 
-function knownLines(records: readonly MemoryRecord[], lines: readonly (LineBytes | undefined)[] | undefined): Map<MemoryRecord, LineBytes> | undefined {
-  if (!lines) return undefined;
-  const known = new Map<MemoryRecord, LineBytes>();
-  records.forEach((record, i) => {
-    const line = lines[i];
-    if (line !== undefined) known.set(record, line);
-  });
-  return known;
-}
-
-/** One JSONL line per record, schema field order, `\n` after each. */
-export function recordLines(records: readonly MemoryRecord[], known?: ReadonlyMap<MemoryRecord, LineBytes>): Uint8Array {
+/** One JSONL line per record, schema field order, `\n` after each; `known[k]`: record k's line, when known. */
+export function recordLines(records: readonly MemoryRecord[], known?: readonly (LineBytes | undefined)[]): Uint8Array {
   if (records.length === 0) return new Uint8Array();
-  if (known && known.size > 0) {
-    return joinLineBytes(records.map((record) => {
-      const line = known.get(record);
+  if (known?.some((line) => line !== undefined)) {
+    return joinLineBytes(records.map((record, k) => {
+      const line = known[k];
       if (line) return line;
       const source = Buffer.from(recordJson(record), 'utf8');
       return { source, start: 0, end: source.byteLength };
