@@ -1,7 +1,43 @@
 import { describe, expect, it } from 'vitest';
-import { splitSections, wholeFileSection } from './markdown';
+import { splitSections, wholeFileSection, type Section } from './markdown';
+import { prng } from './prng';
+import { rustLines, rustTrim } from './rust-str';
+
+/** The chunker as first written, line strings and all: the oracle for the one that walks ranges. */
+function referenceSplit(text: string): Section[] {
+  const sections: Section[] = [];
+  let current = { heading: null as string | null, lines: [] as string[], lineStart: 1 };
+  let inFence = false;
+  const blank = (line: string) => rustTrim(line) === '';
+  const push = () => {
+    const { heading, lines } = current;
+    if (lines.length === 0) return;
+    const keep = heading === null ? lines.some((l) => !blank(l) && !l.startsWith('#')) : lines.slice(1).some((l) => !blank(l));
+    if (keep) sections.push({ heading, content: lines.join('\n'), lineStart: current.lineStart, lineEnd: current.lineStart + lines.length - 1 });
+  };
+  rustLines(text).forEach((line, index) => {
+    if (line.startsWith('```')) inFence = !inFence;
+    else if (!inFence && line.startsWith('## ')) {
+      push();
+      current = { heading: rustTrim(line.slice(3)), lines: [], lineStart: index + 1 };
+    }
+    current.lines.push(line);
+  });
+  push();
+  return sections;
+}
 
 describe('splitSections', () => {
+  it('chunks random texts exactly as the line-by-line reference (\\r\\n, lone \\r, fences, blank and # lines)', () => {
+    const pieces = ['## ', '# ', '```', '\n', '\r\n', '\r', ' ', '\t', '\u00a0', '\u2028', 'a', 'word', '#', '##', '\r\r\n', 'é'];
+    for (let n = 0; n < 3000; n++) {
+      const rand = prng(500 + n);
+      let text = '';
+      for (let k = Math.floor(rand() * 40); k > 0; k--) text += pieces[Math.floor(rand() * pieces.length)];
+      expect(splitSections(text), JSON.stringify(text)).toEqual(referenceSplit(text));
+    }
+  });
+
   it('splits on ## at column 0 with 1-based inclusive lines, heading line included', () => {
     const text = '## Morning standup\nDiscussed tests.\n\n## Afternoon sync\nWorked.\n\n## EOD summary\nPassing.';
     expect(splitSections(text)).toEqual([
