@@ -81,25 +81,24 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     if (id !== null && !lineById.has(id)) lineById.set(id, i);
     else irregular = true;
   }
-  const firstWithId = new Set<string>();
+  // Per base line: an extracted record with its id was seen (only the first may pair), it paired.
+  const idSeen = new Uint8Array(base.length);
   const baseUsed = new Uint8Array(base.length);
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
   const lines: (LineBytes | undefined)[] = new Array(curr.length);
-  const reserved: string[] = [];
   const carried = new CarriedPairs();
   const records: MemoryRecord[] = new Array(curr.length);
   for (let j = 0; j < curr.length; j++) {
     const entry = curr[j]!;
-    const first = !firstWithId.has(entry.id);
-    firstWithId.add(entry.id);
     const i = lineById.get(entry.id);
-    const pairable = first && i !== undefined && !baseUsed[i];
+    // The first extracted record with the id of line i (a pair needs its id: baseUsed implies idSeen).
+    const pairable = i !== undefined && !idSeen[i];
+    if (pairable) idSeen[i] = 1;
     if (entry instanceof KnownRecord && pairable) {
       if (entry.verify && carried.pair(entry.build(), base, i) === null) throw new KnownRecordMismatch(entry.id);
       baseUsed[i] = 1;
       out[j] = records[j] = lineOnlyRecord(entry.id, base.timestamps(i));
       lines[j] = base.bytesOf(i);
-      reserved.push(entry.id);
       continue;
     }
     const record = (records[j] = entry instanceof KnownRecord ? entry.build() : entry);
@@ -109,7 +108,6 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     baseUsed[i] = 1;
     out[j] = output;
     lines[j] = base.bytesOf(i);
-    reserved.push(record.id);
   }
 
   const restBase: MemoryRecord[] = [];
@@ -132,9 +130,16 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     restCurrIndex.push(j);
     restCurr.push(records[j]!);
   }
-  const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reservedIds: reserved });
+  // The early pairs' ids: exactly the ids of the lines they used.
+  const reserved = (id: string) => {
+    const i = lineById.get(id);
+    return i !== undefined && baseUsed[i] === 1;
+  };
+  const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reserved });
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });
-  const stats = { ...rest.stats, carried: rest.stats.carried + reserved.length };
+  let early = 0;
+  for (const line of lines) if (line !== undefined) early++;
+  const stats = { ...rest.stats, carried: rest.stats.carried + early };
   return { records: out as MemoryRecord[], lines, entries: computeDelta(restBase, rest.records), stats };
 }
 

@@ -35,10 +35,10 @@ export function reconcile(args: {
   prev: readonly MemoryRecord[];
   curr: readonly MemoryRecord[];
   /**
-   * Ids of base records paired outside this call (reconcileWithBase's exact-line pairs): no
-   * create may keep one, exactly as if those records were in `prev`.
+   * Whether an id is one of the base records paired outside this call (reconcileWithBase's
+   * exact-line pairs): no create may keep one, exactly as if those records were in `prev`.
    */
-  reservedIds?: Iterable<string>;
+  reserved?: (id: string) => boolean;
 }): ReconcileResult {
   const { agentId, prev, curr } = args;
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
@@ -98,15 +98,16 @@ export function reconcile(args: {
   pass((r) => r.id, carryBirth, 'id_matched');
 
   const taken = new Set<string>(prev.map((p) => p.id));
-  if (args.reservedIds) for (const id of args.reservedIds) taken.add(id);
   for (const r of out) if (r) taken.add(r.id);
+  const reserved = args.reserved ?? (() => false);
+  const isTaken = (id: string) => taken.has(id) || reserved(id);
   curr.forEach((c, j) => {
     if (out[j]) return;
     stats.created++;
-    if (!taken.has(c.id)) {
+    if (!isTaken(c.id)) {
       out[j] = c;
     } else {
-      const id = remintId({ agentId, scope: recordScope(c), content: c.content, taken: (x) => taken.has(x) });
+      const id = remintId({ agentId, scope: recordScope(c), content: c.content, taken: isTaken });
       out[j] = { ...c, id };
       stats.reminted++;
     }

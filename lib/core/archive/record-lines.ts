@@ -142,21 +142,25 @@ export class RecordLines {
   timestamps(i: number): RecordTimestamps {
     const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
     const start = this.start[i]!;
-    const line = bytes.subarray(start, this.end[i]!);
-    const at = line.indexOf(TEMPORAL_KEY);
+    const end = this.end[i]!;
+    // Searched in the whole partition, not a view of the line: a record line holds its temporal
+    // key (else its record is parsed below, which fails or finds it), so a search ends within the
+    // line or, looking for a second one, at the next line's.
+    const at = bytes.indexOf(TEMPORAL_KEY, start);
     const open = at + TEMPORAL_KEY.length - 1;
-    const close = at < 0 ? -1 : line.indexOf(0x7d /* } */, open);
-    if (close >= 0 && line.indexOf(TEMPORAL_KEY, at + 1) < 0) {
+    const close = at < 0 || at >= end ? -1 : bytes.indexOf(0x7d /* } */, open);
+    const again = close < 0 || close >= end ? -1 : bytes.indexOf(TEMPORAL_KEY, close);
+    if (close >= 0 && close < end && (again < 0 || again >= end)) {
       // Lines of one file follow each other with the same temporal text.
       const last = this.lastTemporal;
       if (last !== null && last.bytes === bytes && last.end - last.start === close + 1 - open
-        && bytes.compare(bytes, last.start, last.end, start + open, start + close + 1) === 0) return last.timestamps;
-      const temporal = tryParseObject(line.toString('utf8', open, close + 1));
+        && bytes.compare(bytes, last.start, last.end, open, close + 1) === 0) return last.timestamps;
+      const temporal = tryParseObject(bytes.toString('utf8', open, close + 1));
       const createdAt = temporal?.created_at;
       const observedAt = temporal?.observed_at;
       if (typeof createdAt === 'string' && (observedAt === undefined || typeof observedAt === 'string')) {
         const timestamps: RecordTimestamps = observedAt === undefined ? { created_at: createdAt } : { created_at: createdAt, observed_at: observedAt };
-        this.lastTemporal = { bytes, start: start + open, end: start + close + 1, timestamps };
+        this.lastTemporal = { bytes, start: open, end: close + 1, timestamps };
         return timestamps;
       }
     }
