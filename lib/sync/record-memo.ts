@@ -25,8 +25,79 @@ const MAGIC = 'lineage-record-memo 1';
 const KEY_CHARS = 32;
 const ENTRY_CHARS = KEY_CHARS + 36;
 
-/** Key → record id, for the base it was read against. */
-export type RecordMemo = ReadonlyMap<string, string>;
+/**
+ * Key → record id, for the base it was read against: the file's text itself, looked up through an
+ * open-addressing table of entry numbers (no string per entry is made until its id is asked for).
+ */
+export class RecordMemo {
+  private readonly table: Int32Array;
+  private readonly mask: number;
+
+  /** `text`: the entries, ENTRY_CHARS each; null when one key appears twice. */
+  static of(text: string): RecordMemo | null {
+    const memo = new RecordMemo(text);
+    return memo.fill() ? memo : null;
+  }
+
+  private constructor(private readonly text: string) {
+    let size = 16;
+    while (size < (text.length / ENTRY_CHARS) * 2) size *= 2;
+    this.table = new Int32Array(size);
+    this.mask = size - 1;
+  }
+
+  get size(): number {
+    return this.text.length / ENTRY_CHARS;
+  }
+
+  has(key: string): boolean {
+    return this.find(key) >= 0;
+  }
+
+  get(key: string): string | undefined {
+    const entry = this.find(key);
+    return entry < 0 ? undefined : this.idOf(entry);
+  }
+
+  *[Symbol.iterator](): IterableIterator<[key: string, id: string]> {
+    for (let entry = 0; entry < this.size; entry++) yield [this.text.slice(entry * ENTRY_CHARS, entry * ENTRY_CHARS + KEY_CHARS), this.idOf(entry)];
+  }
+
+  private idOf(entry: number): string {
+    return this.text.slice(entry * ENTRY_CHARS + KEY_CHARS, (entry + 1) * ENTRY_CHARS);
+  }
+
+  /** The key's slot hash: its first 8 characters' codes mixed (keys are hex digests). */
+  private static hash(text: string, at: number): number {
+    let h = 0x811c9dc5;
+    for (let k = 0; k < 8; k++) h = Math.imul(h ^ text.charCodeAt(at + k), 16777619);
+    return h >>> 0;
+  }
+
+  private fill(): boolean {
+    for (let entry = 0; entry < this.size; entry++) {
+      const at = entry * ENTRY_CHARS;
+      for (let slot = RecordMemo.hash(this.text, at) & this.mask; ; slot = (slot + 1) & this.mask) {
+        const held = this.table[slot]!;
+        if (held === 0) {
+          this.table[slot] = entry + 1;
+          break;
+        }
+        if (this.text.startsWith(this.text.slice(at, at + KEY_CHARS), (held - 1) * ENTRY_CHARS)) return false;
+      }
+    }
+    return true;
+  }
+
+  private find(key: string): number {
+    if (key.length !== KEY_CHARS) return -1;
+    for (let slot = RecordMemo.hash(key, 0) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const held = this.table[slot]!;
+      if (held === 0) return -1;
+      if (this.text.startsWith(key, (held - 1) * ENTRY_CHARS)) return held - 1;
+    }
+  }
+}
 
 export function memoPath(stateDir: string, agentId: string): string {
   return path.join(stateDir, `${agentId}-snapshot.keys`);
@@ -50,10 +121,7 @@ export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo |
   if (`${magic} ${version}` !== MAGIC || sha !== baseSha256 || !/^\d{1,9}$/.test(countText ?? '')) return null;
   const count = Number(countText);
   if (bytes.length !== newline + 1 + count * ENTRY_CHARS) return null;
-  const text = bytes.toString('latin1', newline + 1);
-  const memo = new Map<string, string>();
-  for (let at = 0; at < text.length; at += ENTRY_CHARS) memo.set(text.slice(at, at + KEY_CHARS), text.slice(at + KEY_CHARS, at + ENTRY_CHARS));
-  return memo.size === count ? memo : null;
+  return RecordMemo.of(bytes.toString('latin1', newline + 1));
 }
 
 /**
@@ -71,7 +139,7 @@ export function encodeRecordMemo(entries: readonly (readonly [key: string, id: s
     }
     return true;
   };
-  const kept = entries.filter(([key, id]) => fits(key, KEY_CHARS) && fits(id, ENTRY_CHARS - KEY_CHARS));
+  const kept = entries.filter(([key, id]) => key.length === KEY_CHARS && fits(id, ENTRY_CHARS - KEY_CHARS) && fits(key, KEY_CHARS));
   const header = `${MAGIC} ${baseSha256} ${kept.length}\n`;
   const out = Buffer.allocUnsafe(header.length + kept.length * ENTRY_CHARS);
   let at = out.write(header, 0, 'latin1');

@@ -7,7 +7,7 @@ import { isFileInside, walkFiles } from '../shared/walk';
 import type { ExportOptions, ExportResult, KnownKeys, RecordSlot, SlotExport } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
-import { fileSlots, sortByInstant } from './records';
+import { keyedFile, sortByInstant, type KeyedFile } from './records';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest, readWithMtime } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
@@ -45,13 +45,16 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     mtimes.set(rel, mtime);
   }
   const v41Layout = await isV41Layout(opts.workspace);
+  const perFile = files.map((rel) => keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout }));
+  // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
-  const perFile = files.map((rel) => slotsOfFile({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout, known }));
   const warnings: string[] = perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]));
   // Records sort stably by created_at, and a file's records share theirs: sorting the files (stably)
   // and keeping each file's order is the same order.
   const slots: RecordSlot[] = [];
-  for (const file of sortByInstant(perFile.filter((f) => f.slots.length > 0), (f) => f.createdAt)) for (const slot of file.slots) slots.push(slot);
+  for (const { keyed } of sortByInstant(perFile.filter((f) => f.keyed !== null), (f) => f.keyed!.createdAt)) {
+    for (const slot of keyed!.slots(known)) slots.push(slot);
+  }
   const prose = readProse(raw, mtimes);
   return {
     runtime: 'openclaw',
@@ -90,24 +93,24 @@ async function isV41Layout(workspace: string): Promise<boolean> {
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-function slotsOfFile(args: {
+function keyedFileOf(args: {
   agentId: string;
   rel: string;
   bytes: Uint8Array;
   mtime: string;
   v41Layout: boolean;
-  known: (key: string) => boolean;
-}): { slots: RecordSlot[]; createdAt: string; warning?: string } {
+}): { keyed: KeyedFile | null; warning?: string } {
   const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
   const handler = isMarkdown ? handlerFor(args.rel) : null;
-  if (!handler) return { slots: [], createdAt: '' };
+  if (!handler) return { keyed: null };
   let text: string;
   try {
     text = UTF8.decode(args.bytes);
   } catch {
-    return { slots: [], createdAt: '', warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
+    return { keyed: null, warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
   }
-  return fileSlots(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) }, args.known, () => UTF8.decode(args.bytes));
+  const file = { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) };
+  return { keyed: keyedFile(args.agentId, file, () => UTF8.decode(args.bytes)) };
 }
 
 function readProse(raw: Map<string, Uint8Array>, mtimes: Map<string, string>): ProseFiles {

@@ -43,23 +43,45 @@ const RECORD_KEY_VERSION = 'openclaw-record-1';
 export function fileSlots(
   agentId: string, file: MarkdownFile, known: (key: string) => boolean, textAgain: () => string = () => file.text,
 ): { slots: RecordSlot[]; createdAt: string } {
+  const keyed = keyedFile(agentId, file, textAgain);
+  return { slots: keyed.slots(known), createdAt: keyed.createdAt };
+}
+
+/** A file chunked, with its records' keys, before it is known which of them to build. */
+export interface KeyedFile {
+  keys: string[];
+  createdAt: string;
+  /** The file's slots: records whose key `known` accepts are left unbuilt. Call once. */
+  slots(known: (key: string) => boolean): RecordSlot[];
+}
+
+/** Chunks a file and computes its records' keys (see fileSlots). */
+export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => string = () => file.text): KeyedFile {
   const sections = chunk(file);
   const occurrences = chunkOccurrences(sections.map((s) => s.content));
   const fileTags = file.tier === null ? null : lineTwoTags(file.text);
   const { handler } = file;
   const fileKey = sha256Hex(JSON.stringify([RECORD_KEY_VERSION, agentId, file.relPath, handler.memoryType, handler.namespace, handler.chunking,
     handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
-  let group: FileGroup | null = null;
-  const slots = sections.map((section, i): RecordSlot => {
-    const { trimmed, occurrence } = occurrences[i]!;
+  const keys = sections.map((section, i) => {
     // Injective: fixed-width file key, numbers with separators, the heading length-prefixed, content last.
     const heading = section.heading === null ? '-' : `${section.heading.length}:${section.heading}`;
-    const key = sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrence},${heading}${section.content}`).slice(0, 32);
-    if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, fileTags, textAgain)), i);
-    const record = buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags });
-    return { key, record, build: () => record };
+    return sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrences[i]!.occurrence},${heading}${section.content}`).slice(0, 32);
   });
-  return { slots, createdAt: temporal(file).created_at };
+  return {
+    keys,
+    createdAt: temporal(file).created_at,
+    slots(known) {
+      let group: FileGroup | null = null;
+      return sections.map((section, i): RecordSlot => {
+        const key = keys[i]!;
+        if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, fileTags, textAgain)), i);
+        const { trimmed, occurrence } = occurrences[i]!;
+        const record = buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags });
+        return { key, record, build: () => record };
+      });
+    },
+  };
 }
 
 /**
