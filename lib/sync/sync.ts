@@ -1,3 +1,4 @@
+import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
 import type { ExportResult, RecordSlot, Runtime } from '@/lib/adapters/types';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
@@ -187,15 +188,18 @@ async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: (readonly [string, string])[] | null,
 ): Promise<string> {
   const syncedAt = now.toISOString();
-  const memoFile = memoPath(statePaths(opts.alfHome, agentId).dir, agentId);
-  // The old memo goes first: it describes the old base, and must not outlive it half-replaced.
-  await removeRecordMemo(memoFile);
-  const path = await writeClientState({
-    alfHome: opts.alfHome,
-    state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
-    baseSnapshot,
-  });
-  if (memo) await writeRecordMemo(memoFile, memo, baseSnapshot);
+  const stateDir = statePaths(opts.alfHome, agentId).dir;
+  const memoFile = memoPath(stateDir, agentId);
+  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  // The memo names the base it describes: written beside it, it is read only with that base.
+  const [path] = await Promise.all([
+    writeClientState({
+      alfHome: opts.alfHome,
+      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
+      baseSnapshot,
+    }),
+    memo ? writeRecordMemo(memoFile, memo, baseSnapshot) : removeRecordMemo(memoFile),
+  ]);
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;
 }
