@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from '@/lib/core/prng';
-import { isRustWhitespace } from '@/lib/core/rust-str';
+import { isRustWhitespace, rustLines } from '@/lib/core/rust-str';
 import { fileNameDate, handlerFor, tierFor } from './handlers';
 import { agentName } from './layers';
-import { hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
+import { hashtags, importanceTags, lineTwoTags, secondLine, withoutLineTwo } from './tags';
 
 describe('handler table', () => {
   it.each([
@@ -108,6 +108,18 @@ describe('hashtags on random text', () => {
     for (let n = 0; n < 2000; n++) {
       const text = Array.from({ length: Math.floor(rand() * 30) }, () => alphabet[Math.floor(rand() * alphabet.length)]).join('');
       expect(hashtags(text)).toEqual(referenceHashtags(text));
+    }
+  });
+});
+
+describe('secondLine', () => {
+  it('is line 2 of rustLines on random texts (\\r\\n, lone \\r, empty lines, no newline)', () => {
+    const pieces = ['\n', '\r\n', '\r', 'a', '#tags: x', ' ', ''];
+    for (let n = 0; n < 2000; n++) {
+      const rand = prng(9000 + n);
+      let text = '';
+      for (let k = Math.floor(rand() * 8); k > 0; k--) text += pieces[Math.floor(rand() * pieces.length)];
+      expect(secondLine(text), JSON.stringify(text)).toBe(rustLines(text)[1]);
     }
   });
 });

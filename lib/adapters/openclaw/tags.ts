@@ -63,13 +63,22 @@ function hashTokens(text: string): string[] {
  * `#tags: #networking #ssh`. Returns null when line 2 is not such a directive.
  */
 export function lineTwoTags(fileText: string): string[] | null {
-  const line = rustLines(fileText)[1];
+  const line = secondLine(fileText);
   const match = line === undefined ? null : TAG_DIRECTIVE.exec(line.trim());
   if (!match) return null;
   return match[1]!
     .split(/[\s,]+/)
     .map((t) => t.replace(/^#+/, '').replace(TRAILING_NON_ALNUM, ''))
     .filter((t) => t.length > 0);
+}
+
+/** `rustLines(text)[1]`, without splitting the whole text. */
+export function secondLine(text: string): string | undefined {
+  const first = text.indexOf('\n');
+  if (first < 0 || first + 1 === text.length) return undefined;
+  const next = text.indexOf('\n', first + 1);
+  const line = text.slice(first + 1, next < 0 ? text.length : next);
+  return line.endsWith('\r') ? line.slice(0, -1) : line;
 }
 
 /** Removes line 2 (the tag directive) so its tokens are not read again as hashtags. */
