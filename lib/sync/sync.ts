@@ -100,11 +100,11 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     log(`no changes since sequence ${baseSequence}`);
     return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
   }
-  const deltaBytes = await writeDelta(delta);
-  // The next base is written while the target ingests: its Deflate runs on the thread pool
-  // alongside the ingest. It is persisted only once the delta is accepted.
+  // The next base is written while the delta is and while the target ingests: its Deflate runs on
+  // the thread pool meanwhile. It is persisted only once the delta is accepted.
   const nextBase = writeSnapshot(current, { recordLines: reconciled.lines });
   nextBase.catch(() => {});
+  const deltaBytes = await writeDelta(delta);
   const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
   const memo = slots ? memoEntries(slots, reconciled) : null;
   const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, memo);
