@@ -18,7 +18,7 @@ import { runIngestHttp } from './measure/external';
 import { measureHttpSearch } from './measure/http-search';
 import { measureIndexRate } from './measure/index-rate';
 import { measureSearch } from './measure/search';
-import { measureSync50k } from './measure/sync-50k';
+import { measureSync50kInChild } from './measure/sync-50k';
 import { measureSyncTurn } from './measure/sync-turn';
 import { machineInfo, writeReport } from './report';
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     closeDatabase(ledger.db);
 
     if (!args.skip50k) {
-      results.push(...(await measureSync50k({ root: storeRoot, files: 500, sections: 100, reps: args.reps.sync50k, log })));
+      results.push(...(await measureSync50kInChild({ root: storeRoot, files: 500, sections: 100, reps: args.reps.sync50k, log })));
     }
     if (!args.skipIngest) {
       const ingest = await runIngestHttp({ repo: REPO, quick: args.quick, timeoutMs: args.quick ? 180_000 : 900_000, log });
