@@ -22,7 +22,7 @@ export interface MarkdownFile {
  * tags + hashtags, then, for v4.1 tiered files, the `#tags:` line-2 tags and the tier.
  */
 export function fileRecords(agentId: string, file: MarkdownFile): MemoryRecord[] {
-  return fileSlots(agentId, file, () => false).slots.map((slot) => slot.record!);
+  return keyedFile(agentId, file).slots(() => false).map((slot) => slot.record!);
 }
 
 /**
@@ -31,31 +31,21 @@ export function fileRecords(agentId: string, file: MarkdownFile): MemoryRecord[]
  */
 const RECORD_KEY_VERSION = 'openclaw-record-1';
 
-/**
- * The records of one file as slots (see RecordSlot), with the created_at they all sort by (known
- * without building them).
- *
- * A slot's key is a digest of everything its record is built from except the file's mtime (which
- * only sets the values of `temporal`): the agent, the file's path and what the path decides (handler,
- * date, tier), the file's line-2 tags, and the section (content, heading, lines, occurrence of
- * its trimmed content, which with the path decides the birth id).
- */
-export function fileSlots(
-  agentId: string, file: MarkdownFile, known: (key: string) => boolean, textAgain: () => string = () => file.text,
-): { slots: RecordSlot[]; createdAt: string } {
-  const keyed = keyedFile(agentId, file, textAgain);
-  return { slots: keyed.slots(known), createdAt: keyed.createdAt };
-}
-
 /** A file chunked, with its records' keys, before it is known which of them to build. */
 export interface KeyedFile {
-  keys: string[];
+  /** The created_at all its records sort by (known without building them). */
   createdAt: string;
-  /** The file's slots: records whose key `known` accepts are left unbuilt. Call once. */
+  /** The file's slots (see RecordSlot): records whose key `known` accepts are left unbuilt. */
   slots(known: (key: string) => boolean): RecordSlot[];
 }
 
-/** Chunks a file and computes its records' keys (see fileSlots). */
+/**
+ * Chunks a file and computes its records' keys. A key is a digest of everything its record is built
+ * from except the file's mtime (which only sets the values of `temporal`): the agent, the file's path
+ * and what the path decides (handler, date, tier), the file's line-2 tags, and the section (content,
+ * heading, lines, occurrence of its trimmed content, which with the path decides the birth id).
+ * `textAgain` gives the file's text again if a known record is built after all.
+ */
 export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => string = () => file.text): KeyedFile {
   const sections = chunk(file);
   const occurrences = chunkOccurrences(sections.map((s) => s.content));
@@ -69,7 +59,6 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
     return sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrences[i]!.occurrence},${heading}${section.content}`).slice(0, 32);
   });
   return {
-    keys,
     createdAt: temporal(file).created_at,
     slots(known) {
       let group: FileGroup | null = null;
