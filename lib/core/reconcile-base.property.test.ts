@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, readSnapshotLines, writeSnapshot } from './archive';
+import { partitionRecords } from './archive/partitions';
 import { RecordLines } from './archive/record-lines';
 import { makeSnapshot } from './archive/testing/fixtures';
 import { ArchiveError } from './archive/types';
@@ -11,6 +12,11 @@ import { KnownRecord, KnownRecordMismatch, reconcileWithBase } from './reconcile
 
 const linesOf = (records: readonly MemoryRecord[]): RecordLines =>
   new RecordLines([{ file: 'memory/2026-Q1.jsonl', lines: records.map((r, k) => ({ line: k + 1, text: recordJson(r) })) }]);
+
+/** Records in the order our writer lays them out (by partition), as lines in those partitions. */
+const inWriterOrder = (records: readonly MemoryRecord[]): MemoryRecord[] => partitionRecords(records).flatMap((p) => p.records);
+const partitionedLinesOf = (records: readonly MemoryRecord[]): RecordLines =>
+  new RecordLines(partitionRecords(records).map((p) => ({ file: p.file, lines: p.records.map((r, k) => ({ line: k + 1, text: recordJson(r) })) })));
 
 /** What a sync did before: parse the whole base, reconcile, compute_delta. */
 function full(agentId: string, base: readonly MemoryRecord[], curr: readonly MemoryRecord[]) {
@@ -68,9 +74,10 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
 
       // Every third store goes through a real archive: lines are views of the partition's bytes.
       const viaArchive = n % 3 === 0;
-      const lines = viaArchive ? (await readSnapshotLines(await writeSnapshot(makeSnapshot(base)))).records : linesOf(base);
+      // The others are lines laid out as our writer would (a record memo only exists beside such a base).
+      const lines = viaArchive ? (await readSnapshotLines(await writeSnapshot(makeSnapshot(base)))).records : partitionedLinesOf(base);
       const fast = reconcileWithBase({ agentId: 'agent', base: lines, curr });
-      const reference = full('agent', viaArchive ? (await readSnapshot(await writeSnapshot(makeSnapshot(base)))).records : base, curr);
+      const reference = full('agent', viaArchive ? (await readSnapshot(await writeSnapshot(makeSnapshot(base)))).records : inWriterOrder(base), curr);
       expect(show(fast)).toEqual(show(reference));
       expect(fast.stats).toEqual(reference.stats);
       if (viaArchive) {
@@ -110,6 +117,32 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
     // Said known with an id the base does not hold: built, and reconciled like any record.
     const out = reconcileWithBase({ agentId: 'agent', base: lines, curr: [new KnownRecord('gone', { build: () => edited })] });
     expect(out.entries.map((e) => e.operation)).toEqual(['update']);
+  });
+
+  it('puts a known record in its base line\'s partition when that file is named as ours, else where its timestamps say', async () => {
+    const r = (id: string, created_at: string): MemoryRecord => ({
+      id, agent_id: 'agent', content: `c ${id}`, memory_type: 'semantic', source: { runtime: 'openclaw' },
+      temporal: { created_at }, status: 'active', namespace: 'n',
+    });
+    const q1 = r('a', '2026-01-01T00:00:00Z');
+    const q2 = r('b', '2026-04-01T00:00:00Z');
+    const written = async (base: RecordLines) => {
+      const out = reconcileWithBase({ agentId: 'agent', base, curr: [q1, q2].map((x) => new KnownRecord(x.id, { build: () => x })) });
+      expect(out.entries).toEqual([]);
+      const { records } = await readSnapshotLines(await writeSnapshot(makeSnapshot(out.records), { recordLines: out.lines }));
+      return Array.from({ length: records.length }, (_, i) => `${records.partitionFile(i)} ${records.idHint(i)}`);
+    };
+    const line = (x: MemoryRecord, k: number) => ({ line: k + 1, text: recordJson(x) });
+    // Our layout: taken from the file, without reading the line's timestamps.
+    const ours = partitionedLinesOf([q1, q2]);
+    ours.timestamps = () => { throw new Error('timestamps read'); };
+    expect(await written(ours)).toEqual(['memory/2026-Q1.jsonl a', 'memory/2026-Q2.jsonl b']);
+    // Another layout (the reference's partitions/ folder, or one file for all): by timestamps.
+    expect(await written(new RecordLines([{ file: 'memory/partitions/2026-Q1.jsonl', lines: [q1, q2].map(line) }])))
+      .toEqual(['memory/2026-Q1.jsonl a', 'memory/2026-Q2.jsonl b']);
+    // A line in one of our files that is not its record's: a verified known record says so.
+    const misplaced = linesOf([q1, q2]);
+    expect(() => reconcileWithBase({ agentId: 'agent', base: misplaced, curr: [q1, new KnownRecord('b', { build: () => q2 }, true)] })).toThrow(KnownRecordMismatch);
   });
 
   it('pairs an unchanged large store without parsing it, and finds the one edit', () => {

@@ -1,4 +1,5 @@
 import type { LineBytes, RecordLines } from './archive/record-lines';
+import { isOwnPartitionFile, partitionFileOf } from './archive/partitions';
 import { lineOnlyRecord } from './archive/write-snapshot';
 import type { DeltaEntry } from './archive/types';
 import { computeDelta } from './delta';
@@ -10,6 +11,11 @@ import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
  * An extracted record its caller knows to pair early, unchanged, with the base line of record
  * `id` (a sync remembers which records did last time: see lib/sync/record-memo.ts): it is not
  * built unless that line is not there to pair with.
+ *
+ * The caller also knows the base was written by our own writer (`writeSnapshot`: a record memo
+ * is only ever kept beside such a base), so that when the line sits in a partition file named
+ * as ours, that is the partition its timestamps decide: the record goes to the same one without
+ * its timestamps being read.
  */
 export class KnownRecord {
   /**
@@ -95,9 +101,14 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     const pairable = i !== undefined && !idSeen[i];
     if (pairable) idSeen[i] = 1;
     if (entry instanceof KnownRecord && pairable) {
-      if (entry.verify && carried.pair(entry.build(), base, i) === null) throw new KnownRecordMismatch(entry.id);
+      const file = base.partitionFile(i);
+      const own = isOwnPartitionFile(file);
+      if (entry.verify) {
+        const output = carried.pair(entry.build(), base, i);
+        if (output === null || (own && partitionFileOf(output) !== file)) throw new KnownRecordMismatch(entry.id);
+      }
       baseUsed[i] = 1;
-      out[j] = records[j] = lineOnlyRecord(entry.id, base.timestamps(i));
+      out[j] = records[j] = lineOnlyRecord(entry.id, own ? { partition: file } : base.timestamps(i));
       lines[j] = base.bytesOf(i);
       continue;
     }

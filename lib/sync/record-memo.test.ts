@@ -33,6 +33,16 @@ describe('record memo file', () => {
     expect(parseRecordMemo(Buffer.alloc(0), SHA)).toBeNull();
   });
 
+  it('carries entries of the memo it was read from as they are, with the new ones after them', () => {
+    const read = parseRecordMemo(encodeRecordMemo([1, 2, 3, 4, 5].map((n) => [key(n), id(n)] as const), SHA), SHA)!;
+    const next = sha256Hex('the next base');
+    const bytes = encodeRecordMemo({ reused: { memo: read, entries: [0, 1, 3] }, added: [[key(9), id(9)]] }, next);
+    expect([...parseRecordMemo(bytes, next)!]).toEqual([[key(1), id(1)], [key(2), id(2)], [key(4), id(4)], [key(9), id(9)]]);
+    expect(read.entryOf(key(4))).toBe(3);
+    expect(read.idAt(read.entryOf(key(4)))).toBe(id(4));
+    expect(read.entryOf(key(9))).toBe(-1);
+  });
+
   it('leaves out entries that do not fit its fixed width', () => {
     const bytes = encodeRecordMemo([[key(1), id(1)], [key(2), 'short'], [key(3), `${id(3).slice(0, 35)}é`], ['k', id(4)]], SHA);
     expect([...parseRecordMemo(bytes, SHA)!]).toEqual([[key(1), id(1)]]);

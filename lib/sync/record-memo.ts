@@ -17,13 +17,16 @@
  * (32 hex digits), then the id (a hyphenated UUID). Fixed-width text, so reading it is slicing
  * one string.
  */
-import { webcrypto } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 
 const MAGIC = 'lineage-record-memo 1';
 const KEY_CHARS = 32;
-const ENTRY_CHARS = KEY_CHARS + 36;
+const ID_CHARS = 36;
+const ENTRY_CHARS = KEY_CHARS + ID_CHARS;
+/** Printable ASCII without the space: what every key and id character must be. */
+const PRINTABLE = /^[\x21-\x7e]*$/;
 
 /**
  * Key → record id, for the base it was read against: the file's text itself, looked up through an
@@ -33,13 +36,16 @@ export class RecordMemo {
   private readonly table: Int32Array;
   private readonly mask: number;
 
-  /** `text`: the entries, ENTRY_CHARS each; null when one key appears twice. */
-  static of(text: string): RecordMemo | null {
-    const memo = new RecordMemo(text);
+  /**
+   * `text`: the entries, ENTRY_CHARS each (and `body`, the same as bytes, when the caller has
+   * them); null when one key appears twice.
+   */
+  static of(text: string, body?: Buffer): RecordMemo | null {
+    const memo = new RecordMemo(text, body ?? null);
     return memo.fill() ? memo : null;
   }
 
-  private constructor(private readonly text: string) {
+  private constructor(private readonly text: string, private body: Buffer | null) {
     let size = 16;
     while (size < (text.length / ENTRY_CHARS) * 2) size *= 2;
     this.table = new Int32Array(size);
@@ -57,6 +63,22 @@ export class RecordMemo {
   get(key: string): string | undefined {
     const entry = this.find(key);
     return entry < 0 ? undefined : this.idOf(entry);
+  }
+
+  /** The number of the key's entry, or -1. */
+  entryOf(key: string): number {
+    return this.find(key);
+  }
+
+  /** The id of entry `entry` (a number `entryOf` gave). */
+  idAt(entry: number): string {
+    return this.idOf(entry);
+  }
+
+  /** The bytes of entries `from` to `to` (excluded), as the file holds them. */
+  entryBytes(from: number, to: number): Buffer {
+    this.body ??= Buffer.from(this.text, 'latin1');
+    return this.body.subarray(from * ENTRY_CHARS, to * ENTRY_CHARS);
   }
 
   *[Symbol.iterator](): IterableIterator<[key: string, id: string]> {
@@ -105,13 +127,16 @@ export function memoPath(stateDir: string, agentId: string): string {
 
 /** The memo for the base whose bytes are `base`, or null when there is none that describes them. */
 export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
-  const [bytes, sha] = await Promise.all([fs.readFile(file).catch(() => null), sha256Off(base)]);
-  return bytes === null ? null : parseRecordMemo(bytes, sha);
+  const bytes = await fs.readFile(file).catch(() => null);
+  return bytes === null ? null : parseRecordMemo(bytes, sha256Hex(base));
 }
 
-/** sha256 hex of a base, computed on the thread pool (a base is megabytes; the sync has other work). */
-async function sha256Off(bytes: Uint8Array): Promise<string> {
-  return Buffer.from(await webcrypto.subtle.digest('SHA-256', bytes)).toString('hex');
+/**
+ * sha256 hex of a base, here and now: a few milliseconds for megabytes (WebCrypto's digest, on
+ * the thread pool, first copies its input, which cost several times that in CPU and page faults).
+ */
+function sha256Hex(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
 }
 
 export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo | null {
@@ -121,41 +146,51 @@ export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo |
   if (`${magic} ${version}` !== MAGIC || sha !== baseSha256 || !/^\d{1,9}$/.test(countText ?? '')) return null;
   const count = Number(countText);
   if (bytes.length !== newline + 1 + count * ENTRY_CHARS) return null;
-  return RecordMemo.of(bytes.toString('latin1', newline + 1));
+  return RecordMemo.of(bytes.toString('latin1', newline + 1), bytes.subarray(newline + 1));
 }
 
 /**
- * The memo bytes for the base whose sha256 is `baseSha256`. Entries whose key or id does not have
- * the fixed width of the file (32 and 36 printable ASCII characters) are left out: those records
- * are simply built next time. Keys are distinct (one export's); a memo read back with a repeated
- * key is not used at all.
+ * What the next memo holds: entries of the memo read at this sync (`reused`: their numbers, in
+ * the memo's order, for records that paired as it said), and new `key → id` entries.
  */
-export function encodeRecordMemo(entries: readonly (readonly [key: string, id: string])[], baseSha256: string): Buffer {
-  const fits = (text: string, width: number) => {
-    if (text.length !== width) return false;
-    for (let c = 0; c < width; c++) {
-      const code = text.charCodeAt(c);
-      if (code <= 0x20 || code >= 0x7f) return false;
-    }
-    return true;
-  };
-  const kept = entries.filter(([key, id]) => key.length === KEY_CHARS && fits(id, ENTRY_CHARS - KEY_CHARS) && fits(key, KEY_CHARS));
-  const header = `${MAGIC} ${baseSha256} ${kept.length}\n`;
-  const out = Buffer.allocUnsafe(header.length + kept.length * ENTRY_CHARS);
-  let at = out.write(header, 0, 'latin1');
-  for (const [key, id] of kept) {
-    at += out.write(key, at, 'latin1');
-    at += out.write(id, at, 'latin1');
+export interface MemoDraft {
+  reused?: { memo: RecordMemo; entries: readonly number[] };
+  added: readonly (readonly [key: string, id: string])[];
+}
+
+/**
+ * The memo bytes for the base whose sha256 is `baseSha256`. Reused entries are copied as they
+ * are, a run of consecutive ones at a time. Added entries whose key or id does not have the fixed
+ * width of the file (32 and 36 printable ASCII characters) are left out: those records are simply
+ * built next time. Keys are distinct (one export's; an added key is one the memo read did not
+ * have); a memo read back with a repeated key is not used at all.
+ */
+export function encodeRecordMemo(draft: MemoDraft | readonly (readonly [key: string, id: string])[], baseSha256: string): Buffer {
+  const { reused, added } = 'added' in draft ? draft : { reused: undefined, added: draft };
+  const kept: string[] = [];
+  for (const [key, id] of added) if (key.length === KEY_CHARS && id.length === ID_CHARS) kept.push(key + id);
+  // Checked as one text (the common case: all printable), else entry by entry.
+  let fresh = kept.join('');
+  if (!PRINTABLE.test(fresh)) fresh = kept.filter((entry) => PRINTABLE.test(entry)).join('');
+  const parts: Buffer[] = [];
+  let count = fresh.length / ENTRY_CHARS;
+  const entries = reused?.entries ?? [];
+  for (let k = 0; k < entries.length; ) {
+    const from = entries[k]!;
+    let to = from + 1;
+    for (k++; k < entries.length && entries[k] === to; k++) to++;
+    parts.push(reused!.memo.entryBytes(from, to));
+    count += to - from;
   }
-  return out;
+  return Buffer.concat([Buffer.from(`${MAGIC} ${baseSha256} ${count}\n`, 'latin1'), ...parts, Buffer.from(fresh, 'latin1')]);
 }
 
 /**
  * Writes the memo (to a temporary name, then renamed over the old one). Not flushed to disk: after
  * a crash it may be missing or torn, and is then not read (its size or header does not fit).
  */
-export async function writeRecordMemo(file: string, entries: readonly (readonly [key: string, id: string])[], base: Uint8Array): Promise<void> {
-  const bytes = encodeRecordMemo(entries, await sha256Off(base));
+export async function writeRecordMemo(file: string, draft: MemoDraft, base: Uint8Array): Promise<void> {
+  const bytes = encodeRecordMemo(draft, sha256Hex(base));
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   await fs.writeFile(tmp, bytes, { mode: 0o600 });
   await fs.rename(tmp, file);

@@ -11,7 +11,7 @@ import { KnownRecord, KnownRecordMismatch, reconcileWithBase, type BaseReconcile
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
-import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type RecordMemo } from './record-memo';
+import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
 import { writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
@@ -87,13 +87,14 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     const bytes = await writeSnapshot(snapshot);
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     // Every record's line is its own serialization: each pairs with it next time.
-    const memo = slots ? slots.map((slot, j) => [slot.key, records[j]!.id] as const) : null;
+    const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
     const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
   const baseSequence = state.last_synced_sequence;
-  const reconciled = reconcileSlots({ agentId, base: base.records, memo: await loading.memo, records: exported.records, slots });
+  const memo = await loading.memo;
+  const { reconciled, memoEntry } = reconcileSlots({ agentId, base: base.records, memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   if (!delta) {
@@ -102,12 +103,12 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   }
   // The next base is written while the delta is and while the target ingests: its Deflate runs on
   // the thread pool meanwhile. It is persisted only once the delta is accepted.
-  const nextBase = writeSnapshot(current, { recordLines: reconciled.lines });
+  const nextBase = writeSnapshot(current, { recordLines: reconciled.lines, storeRaw: true });
   nextBase.catch(() => {});
   const deltaBytes = await writeDelta(delta);
   const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
-  const memo = slots ? memoEntries(slots, reconciled) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, memo);
+  const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -161,31 +162,52 @@ function knownKeys(memo: RecordMemo | null): (key: string) => boolean {
   return memo === null ? () => false : (key) => memo.has(key);
 }
 
-/** reconcileWithBase of the export; slots left unbuilt (the memo knows them) go as known records. */
-function reconcileSlots(args: { agentId: string; base: RecordLines; memo: RecordMemo | null; records?: MemoryRecord[]; slots: RecordSlot[] | null }): BaseReconcileResult {
+/**
+ * reconcileWithBase of the export; slots left unbuilt (the memo knows them) go as known records.
+ * `memoEntry[j]`: the memo entry slot j was known by, or -1 (null when the memo was not used).
+ */
+function reconcileSlots(args: { agentId: string; base: RecordLines; memo: RecordMemo | null; records?: MemoryRecord[]; slots: RecordSlot[] | null }): {
+  reconciled: BaseReconcileResult;
+  memoEntry: Int32Array | null;
+} {
   const { agentId, base, memo, slots } = args;
-  if (!slots) return reconcileWithBase({ agentId, base, curr: args.records! });
+  if (!slots) return { reconciled: reconcileWithBase({ agentId, base, curr: args.records! }), memoEntry: null };
   let known = 0;
-  const curr = slots.map((slot) => slot.record ?? new KnownRecord(memo!.get(slot.key)!, slot, known++ % SPOT_CHECK === 0));
+  const memoEntry = new Int32Array(slots.length).fill(-1);
+  const curr = slots.map((slot, j) => {
+    if (slot.record) return slot.record;
+    const entry = memo?.entryOf(slot.key) ?? -1;
+    if (entry < 0) return slot.build();
+    memoEntry[j] = entry;
+    return new KnownRecord(memo!.idAt(entry), slot, known++ % SPOT_CHECK === 0);
+  });
   try {
-    return reconcileWithBase({ agentId, base, curr });
+    return { reconciled: reconcileWithBase({ agentId, base, curr }), memoEntry };
   } catch (error) {
     if (!(error instanceof KnownRecordMismatch)) throw error;
-    return reconcileWithBase({ agentId, base, curr: slots.map((slot) => slot.record ?? slot.build()) });
+    return { reconciled: reconcileWithBase({ agentId, base, curr: slots.map((slot) => slot.record ?? slot.build()) }), memoEntry: null };
   }
 }
 
-/** The memo for the next base: each record paired early with its base line (so its line is in the next base). */
-function memoEntries(slots: RecordSlot[], reconciled: BaseReconcileResult): (readonly [string, string])[] {
-  const entries: (readonly [string, string])[] = [];
+/**
+ * The memo for the next base: each record paired early with its base line (so its line is in the
+ * next base). A known record that paired did so as its memo entry said (the id it was known by is
+ * its line's), so that entry is carried over as it is.
+ */
+function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: RecordMemo | null, memoEntry: Int32Array | null): MemoDraft {
+  const reusedEntries: number[] = [];
+  const added: (readonly [string, string])[] = [];
   slots.forEach((slot, j) => {
-    if (reconciled.lines[j] !== undefined) entries.push([slot.key, reconciled.records[j]!.id]);
+    if (reconciled.lines[j] === undefined) return;
+    const entry = memoEntry?.[j] ?? -1;
+    if (entry >= 0) reusedEntries.push(entry);
+    else added.push([slot.key, reconciled.records[j]!.id]);
   });
-  return entries;
+  return { added, reused: memo && reusedEntries.length > 0 ? { memo, entries: reusedEntries } : undefined };
 }
 
 async function persist(
-  opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: (readonly [string, string])[] | null,
+  opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
 ): Promise<string> {
   const syncedAt = now.toISOString();
   const stateDir = statePaths(opts.alfHome, agentId).dir;

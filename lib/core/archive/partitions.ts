@@ -75,17 +75,46 @@ export function quarterOf(record: MemoryRecord): { year: string; quarter: 1 | 2 
   return { year: String(year).padStart(4, '0'), quarter: (Math.floor(date.getUTCMonth() / 3) + 1) as 1 | 2 | 3 | 4 };
 }
 
-/** Groups records into quarterly partitions ordered by file name; input order kept inside each. */
-export function partitionRecords(records: readonly MemoryRecord[]): QuarterPartition[] {
+/** The partition file our writer puts a record in (`memory/2026-Q1.jsonl`). */
+export function partitionFileOf(record: MemoryRecord): string {
+  const { year, quarter } = quarterOf(record);
+  return `memory/${year}-Q${quarter}.jsonl`;
+}
+
+const OWN_PARTITION_FILE = /^memory\/(\d{4})-Q([1-4])\.jsonl$/;
+
+/** True for a partition file name as our writer makes them (`partitionFileOf`). */
+export function isOwnPartitionFile(file: string): boolean {
+  return OWN_PARTITION_FILE.test(file);
+}
+
+/**
+ * Groups records into quarterly partitions ordered by file name; input order kept inside each.
+ * `placedIn(record)`: the partition file a record is known to belong in (one of ours, see
+ * `isOwnPartitionFile`), for records that carry no timestamps; undefined for the others.
+ */
+export function partitionRecords(records: readonly MemoryRecord[], placedIn?: (record: MemoryRecord) => string | undefined): QuarterPartition[] {
   const byFile = new Map<string, QuarterPartition>();
   // Many records share a timestamp (every section of a file): parse each distinct one once.
   const quarterOfStamp = new Map<string, { file: string; year: string; quarter: 1 | 2 | 3 | 4 }>();
+  const quarterOfFile = new Map<string, { file: string; year: string; quarter: 1 | 2 | 3 | 4 }>();
   records.forEach((record, index) => {
-    const stamp = partitionTimestamp(record);
-    let where = quarterOfStamp.get(stamp);
-    if (where === undefined) {
-      const { year, quarter } = quarterOf(record);
-      quarterOfStamp.set(stamp, (where = { file: `memory/${year}-Q${quarter}.jsonl`, year, quarter }));
+    const placed = placedIn?.(record);
+    let where;
+    if (placed !== undefined) {
+      where = quarterOfFile.get(placed);
+      if (where === undefined) {
+        const m = OWN_PARTITION_FILE.exec(placed);
+        if (!m) throw new Error(`partitionRecords: ${JSON.stringify(placed)} is not a partition file of ours`);
+        quarterOfFile.set(placed, (where = { file: placed, year: m[1]!, quarter: Number(m[2]) as 1 | 2 | 3 | 4 }));
+      }
+    } else {
+      const stamp = partitionTimestamp(record);
+      where = quarterOfStamp.get(stamp);
+      if (where === undefined) {
+        const { year, quarter } = quarterOf(record);
+        quarterOfStamp.set(stamp, (where = { file: `memory/${year}-Q${quarter}.jsonl`, year, quarter }));
+      }
     }
     const { file, year, quarter } = where;
     let partition = byFile.get(file);

@@ -105,6 +105,11 @@ export class RecordLines {
     return { source: this.partitions[this.partitionOf[i]!]!.bytes, start: this.start[i]!, end: this.end[i]! };
   }
 
+  /** The file (partition) line `i` was read from. */
+  partitionFile(i: number): string {
+    return this.partitions[this.partitionOf[i]!]!.file;
+  }
+
   /** Record `i`, parsed and checked (a `bad_record` error names its file and line). */
   record(i: number): MemoryRecord {
     let record = this.parsed[i];

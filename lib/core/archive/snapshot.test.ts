@@ -15,6 +15,14 @@ async function entryNames(bytes: Uint8Array): Promise<string[]> {
   return names;
 }
 
+/** Each entry's compression method (0 stored, 8 Deflate), by name. */
+async function methods(bytes: Uint8Array): Promise<Record<string, number>> {
+  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
+  const out: Record<string, number> = {};
+  for await (const entry of zip.eachEntry()) out[entry.fileName] = entry.compressionMethod;
+  return out;
+}
+
 function memoryLayer(manifest: JsonObject): JsonObject {
   const layers = manifest.layers;
   if (!isJsonObject(layers) || !isJsonObject(layers.memory)) throw new Error('no layers.memory');
@@ -119,13 +127,26 @@ describe('writeSnapshot', () => {
     expect('raw_sources' in manifest).toBe(false);
   });
 
+  it('stores raw files uncompressed when asked (storeRaw), with the same contents', async () => {
+    const big = 'workspace line\n'.repeat(4000);
+    const snapshot = makeSnapshot(Array.from({ length: 400 }, (_, k) => makeRecord(k)), { 'raw/openclaw/MEMORY.md': big, 'raw/openclaw/small.md': 'x' });
+    const deflated = await writeSnapshot(snapshot);
+    const stored = await writeSnapshot(snapshot, { storeRaw: true });
+    expect(await methods(deflated)).toMatchObject({ 'raw/openclaw/MEMORY.md': 8, 'raw/openclaw/small.md': 0, 'memory/2026-Q1.jsonl': 8 });
+    expect(await methods(stored)).toMatchObject({ 'raw/openclaw/MEMORY.md': 0, 'raw/openclaw/small.md': 0, 'memory/2026-Q1.jsonl': 8 });
+    const [a, b] = await Promise.all([readSnapshot(deflated), readSnapshot(stored)]);
+    expect(b.records).toEqual(a.records);
+    expect(b.raw).toEqual(a.raw);
+    expect(Buffer.from(await writeSnapshot(snapshot, { storeRaw: true })).equals(Buffer.from(stored))).toBe(true);
+  });
+
   it('rejects duplicate record ids and unsafe raw names, writing nothing', async () => {
     await expect(writeSnapshot(makeSnapshot([makeRecord(1), makeRecord(1)]))).rejects.toMatchObject({ code: 'duplicate_record_id' });
     await expect(writeSnapshot(makeSnapshot([], { 'raw/openclaw/../x': 'a' }))).rejects.toBeInstanceOf(ArchiveError);
     await expect(writeSnapshot(makeSnapshot([makeRecord(1, { created_at: '2026-01-01 noon' })]))).rejects.toMatchObject({ code: 'bad_record' });
   });
 
-  it('writes a line-only record as its line, in the partition its timestamps decide, and refuses one without its line', async () => {
+  it('writes a line-only record as its line, in the partition its timestamps (or its known partition file) decide, and refuses one without its line', async () => {
     const records = [makeRecord(1), makeRecord(2, { created_at: '2026-01-05T00:00:00Z', observed_at: '2026-08-01T00:00:00Z' })];
     const expected = Buffer.from(await writeSnapshot(makeSnapshot(records)));
     const { records: lines } = await readSnapshotLines(expected);
@@ -134,6 +155,10 @@ describe('writeSnapshot', () => {
     const written = await writeSnapshot(makeSnapshot(stubs), { recordLines: records.map((r) => lines.bytesOf(order.indexOf(r.id))) });
     expect(Buffer.from(written).equals(expected)).toBe(true);
     await expect(writeSnapshot(makeSnapshot(stubs))).rejects.toThrow(/line-only record .* came without its line/);
+    // Or placed by its partition file, when that is known (one of our own names only).
+    const placed = records.map((r) => lineOnlyRecord(r.id, { partition: lines.partitionFile(order.indexOf(r.id)) }));
+    expect(Buffer.from(await writeSnapshot(makeSnapshot(placed), { recordLines: records.map((r) => lines.bytesOf(order.indexOf(r.id))) })).equals(expected)).toBe(true);
+    expect(() => lineOnlyRecord('x', { partition: 'memory/partitions/2026-Q1.jsonl' })).toThrow(/not a partition file of ours/);
   });
 });
 

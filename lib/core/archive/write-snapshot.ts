@@ -1,7 +1,7 @@
 import type { JsonObject } from '../json';
 import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from '../record';
 import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } from './inventory';
-import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
+import { isFullDate, isOwnPartitionFile, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
 import type { LineBytes, RecordTimestamps } from './record-lines';
@@ -18,6 +18,12 @@ export interface WriteSnapshotOptions {
    * is the line of a record this writer or the reader accepted.
    */
   recordLines?: readonly (LineBytes | undefined)[];
+  /**
+   * Store raw files without compressing them. For an archive read back soon by the same program
+   * (a sync's own base): writing and reading it then costs no Deflate or Inflate of the workspace's
+   * bytes, at the price of a larger file. Same inputs, same bytes, as always.
+   */
+  storeRaw?: boolean;
 }
 
 /**
@@ -30,7 +36,7 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
   checkRecords(snapshot.records, opts.recordLines);
-  const partitions = partitionRecords(snapshot.records);
+  const partitions = partitionRecords(snapshot.records, (record) => (record instanceof LineOnlyRecord ? record.partition : undefined));
   const infos = partitions.map((partition) => partitionInfo(partition, opts.today));
   const { identity, principals, credentials, attachments } = snapshot.layers;
   const entries: ZipEntry[] = [];
@@ -43,25 +49,29 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
   entries.push(...extraEntries(snapshot.extra));
-  entries.push(...rawEntries(snapshot.raw));
+  entries.push(...rawEntries(snapshot.raw, opts.storeRaw === true));
   entries.push({ name: MANIFEST_FILE, data: jsonDocument(buildManifest(snapshot, infos)) });
   return writeZip(entries);
 }
 
 /** See {@link lineOnlyRecord}. */
 class LineOnlyRecord {
-  constructor(readonly id: string, readonly temporal: RecordTimestamps) {}
+  constructor(readonly id: string, readonly temporal: RecordTimestamps | undefined, readonly partition: string | undefined) {}
 }
 
 /**
  * A record that stands for its line: it carries only what the writer reads of it (the id for the
- * checks, the timestamps that decide its partition), and must come with its line in
- * `recordLines`. A sync makes these for records it knows unchanged without building them; the line
- * must be one without embeddings (what an adapter's export serializes to), as the inventory reads
- * those off records.
+ * checks; the timestamps that decide its partition, or that partition's file when it is known: one
+ * of our own names, `memory/YYYY-Qn.jsonl`), and must come with its line in `recordLines`. A sync
+ * makes these for records it knows unchanged without building them; the line must be one without
+ * embeddings (what an adapter's export serializes to), as the inventory reads those off records.
  */
-export function lineOnlyRecord(id: string, timestamps: RecordTimestamps): MemoryRecord {
-  return new LineOnlyRecord(id, timestamps) as unknown as MemoryRecord;
+export function lineOnlyRecord(id: string, where: RecordTimestamps | { partition: string }): MemoryRecord {
+  if ('partition' in where) {
+    if (!isOwnPartitionFile(where.partition)) throw new Error(`lineOnlyRecord: ${JSON.stringify(where.partition)} is not a partition file of ours`);
+    return new LineOnlyRecord(id, undefined, where.partition) as unknown as MemoryRecord;
+  }
+  return new LineOnlyRecord(id, where, undefined) as unknown as MemoryRecord;
 }
 
 function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined): void {
@@ -142,14 +152,14 @@ function extraEntries(extra: ReadonlyMap<string, Uint8Array>): ZipEntry[] {
   return names.map((name) => ({ name, data: extra.get(name)! }));
 }
 
-function rawEntries(raw: ReadonlyMap<string, Uint8Array>): ZipEntry[] {
+function rawEntries(raw: ReadonlyMap<string, Uint8Array>, store: boolean): ZipEntry[] {
   const names = [...raw.keys()].sort();
   for (const name of names) {
     if (!/^raw\/[^/]+\/./.test(name)) {
       throw new ArchiveError('unsafe_path', `cannot write raw entry ${JSON.stringify(name)}: expected raw/<runtime>/<path>`);
     }
   }
-  return names.map((name) => ({ name, data: raw.get(name)! }));
+  return names.map((name) => ({ name, data: raw.get(name)!, store }));
 }
 
 function buildManifest(snapshot: AlfSnapshot, partitions: PartitionInfo[]): JsonObject {

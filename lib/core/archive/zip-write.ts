@@ -7,6 +7,8 @@ import { ArchiveError } from './types';
 export interface ZipEntry {
   name: string;
   data: Uint8Array;
+  /** Stored as it is, whatever its size (by default members of 16 KiB or more are deflated). */
+  store?: boolean;
 }
 
 /**
@@ -20,7 +22,7 @@ const FILE_MODE = 0o100644;
 const STORE_BELOW_BYTES = 16 * 1024;
 
 /**
- * Writes the entries, in the order given, as a ZIP (Deflate above 16 KiB, stored below) whose bytes depend only on
+ * Writes the entries, in the order given, as a ZIP (Deflate from 16 KiB up unless `store`, stored below) whose bytes depend only on
  * the entries: fixed mtime and mode, no comments, no platform-dependent fields.
  */
 export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
@@ -32,14 +34,14 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     seen.add(name);
   }
   const zip = new yazl.ZipFile();
-  for (const { name, data } of entries) {
+  for (const { name, data, store } of entries) {
     zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
       mtime: FIXED_MTIME,
       mode: FILE_MODE,
       // Small members are stored: each deflated member costs a zlib instance (hundreds of KB of
       // state), which dominated writing workspaces of many small files. Large ones use level 1:
       // memory JSONL compresses nearly as well as at level 6, at a fraction of the CPU.
-      compressionLevel: data.byteLength < STORE_BELOW_BYTES ? 0 : 1,
+      compressionLevel: store || data.byteLength < STORE_BELOW_BYTES ? 0 : 1,
       forceDosTimestamp: true,
     });
   }
