@@ -10,6 +10,7 @@ import { close, fdatasync, fsync, open, rename, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { asUint8Array } from '@/lib/core/archive/zip-write';
 import { LedgerError } from './errors';
 
 export interface BlobStore {
@@ -142,7 +143,7 @@ export class FsBlobStore implements BlobStore {
 
   async get(key: string): Promise<Uint8Array> {
     try {
-      return new Uint8Array(await fs.readFile(this.pathOf(key)));
+      return asUint8Array(await fs.readFile(this.pathOf(key)));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         throw new LedgerError('blob_missing', `blob ${key} is missing from ${this.root}`);

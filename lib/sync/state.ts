@@ -2,6 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
+import { asUint8Array } from '@/lib/core/archive/zip-write';
 
 /** `$ALF_HOME/.alf` (ALF_HOME replaces HOME as the base, CONTRACT §2.2). */
 export function alfDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -48,7 +49,7 @@ export async function writeClientState(args: { alfHome: string; state: ClientSta
 
 export async function readBaseSnapshot(alfHome: string, agentId: string): Promise<Uint8Array | null> {
   try {
-    return new Uint8Array(await fs.readFile(statePaths(alfHome, agentId).snapshot));
+    return asUint8Array(await fs.readFile(statePaths(alfHome, agentId).snapshot));
   } catch {
     return null;
   }

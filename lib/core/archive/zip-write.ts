@@ -49,9 +49,14 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     const chunks: Buffer[] = [];
     zip.outputStream.on('data', (chunk: Buffer) => chunks.push(chunk));
     zip.outputStream.on('error', reject);
-    zip.outputStream.on('end', () => resolve(new Uint8Array(Buffer.concat(chunks))));
+    zip.outputStream.on('end', () => resolve(asUint8Array(Buffer.concat(chunks))));
     zip.end();
   });
+}
+
+/** The same bytes as a plain Uint8Array, without copying them (`new Uint8Array(buffer)` copies). */
+export function asUint8Array(bytes: Buffer): Uint8Array {
+  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const encoder = new TextEncoder();
