@@ -20,6 +20,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { readWhole } from './state';
 
 const MAGIC = 'lineage-record-memo 1';
 const KEY_CHARS = 32;
@@ -127,7 +128,7 @@ export function memoPath(stateDir: string, agentId: string): string {
 
 /** The memo for the base whose bytes are `base`, or null when there is none that describes them. */
 export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
-  const bytes = await fs.readFile(file).catch(() => null);
+  const bytes = await readWhole(file).catch(() => null);
   return bytes === null ? null : parseRecordMemo(bytes, sha256Hex(base));
 }
 

@@ -49,9 +49,32 @@ export async function writeClientState(args: { alfHome: string; state: ClientSta
 
 export async function readBaseSnapshot(alfHome: string, agentId: string): Promise<Uint8Array | null> {
   try {
-    return asUint8Array(await fs.readFile(statePaths(alfHome, agentId).snapshot));
+    return asUint8Array(await readWhole(statePaths(alfHome, agentId).snapshot));
   } catch {
     return null;
+  }
+}
+
+/**
+ * A file's bytes, read by one positional read of its whole size on the thread pool (more only if
+ * it comes short). `fs.readFile` reads large files 512 KiB at a time, each next read scheduled from
+ * this thread: while a sync's export keeps this thread busy, reading its base that way stalls
+ * between chunks. For files replaced whole by rename (as the client state is), never appended to.
+ */
+export async function readWhole(file: string): Promise<Buffer> {
+  const handle = await fs.open(file, 'r');
+  try {
+    const { size } = await handle.stat();
+    const buffer = Buffer.allocUnsafeSlow(size);
+    let at = 0;
+    while (at < size) {
+      const { bytesRead } = await handle.read(buffer, at, size - at, at);
+      if (bytesRead === 0) break;
+      at += bytesRead;
+    }
+    return at === size ? buffer : buffer.subarray(0, at);
+  } finally {
+    await handle.close();
   }
 }
 
