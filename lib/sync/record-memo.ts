@@ -20,7 +20,7 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { readWhole } from './state';
+import { readWhole, writeFileAtomic } from './state';
 
 const MAGIC = 'lineage-record-memo 1';
 const KEY_CHARS = 32;
@@ -191,10 +191,7 @@ export function encodeRecordMemo(draft: MemoDraft | readonly (readonly [key: str
  * a crash it may be missing or torn, and is then not read (its size or header does not fit).
  */
 export async function writeRecordMemo(file: string, draft: MemoDraft, base: Uint8Array): Promise<void> {
-  const bytes = encodeRecordMemo(draft, sha256Hex(base));
-  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
-  await fs.writeFile(tmp, bytes, { mode: 0o600 });
-  await fs.rename(tmp, file);
+  await writeFileAtomic(file, encodeRecordMemo(draft, sha256Hex(base)), { durable: false });
 }
 
 /** Removes the memo (a base written without one must not keep an older one: it would not match anyway). */
