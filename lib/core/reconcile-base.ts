@@ -94,6 +94,9 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const lines: (LineBytes | undefined)[] = new Array(curr.length);
   const carried = new CarriedPairs();
   const records: MemoryRecord[] = new Array(curr.length);
+  // Where known records go: the partition of their line, when named as ours (one object per file).
+  let placedFile: string | null = null;
+  let placed: { partition: string } | null = null;
   for (let j = 0; j < curr.length; j++) {
     const entry = curr[j]!;
     const i = lineById.get(entry.id);
@@ -102,13 +105,16 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     if (pairable) idSeen[i] = 1;
     if (entry instanceof KnownRecord && pairable) {
       const file = base.partitionFile(i);
-      const own = isOwnPartitionFile(file);
+      if (file !== placedFile) {
+        placedFile = file;
+        placed = isOwnPartitionFile(file) ? { partition: file } : null;
+      }
       if (entry.verify) {
         const output = carried.pair(entry.build(), base, i);
-        if (output === null || (own && partitionFileOf(output) !== file)) throw new KnownRecordMismatch(entry.id);
+        if (output === null || (placed && partitionFileOf(output) !== file)) throw new KnownRecordMismatch(entry.id);
       }
       baseUsed[i] = 1;
-      out[j] = records[j] = lineOnlyRecord(entry.id, own ? { partition: file } : base.timestamps(i));
+      out[j] = records[j] = lineOnlyRecord(entry.id, placed ?? base.timestamps(i));
       lines[j] = base.bytesOf(i);
       continue;
     }

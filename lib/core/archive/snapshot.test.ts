@@ -158,7 +158,8 @@ describe('writeSnapshot', () => {
     // Or placed by its partition file, when that is known (one of our own names only).
     const placed = records.map((r) => lineOnlyRecord(r.id, { partition: lines.partitionFile(order.indexOf(r.id)) }));
     expect(Buffer.from(await writeSnapshot(makeSnapshot(placed), { recordLines: records.map((r) => lines.bytesOf(order.indexOf(r.id))) })).equals(expected)).toBe(true);
-    expect(() => lineOnlyRecord('x', { partition: 'memory/partitions/2026-Q1.jsonl' })).toThrow(/not a partition file of ours/);
+    const foreign = [lineOnlyRecord(records[0]!.id, { partition: 'memory/partitions/2026-Q1.jsonl' })];
+    await expect(writeSnapshot(makeSnapshot(foreign), { recordLines: [lines.bytesOf(order.indexOf(records[0]!.id))] })).rejects.toThrow(/not a partition file of ours/);
   });
 });
 

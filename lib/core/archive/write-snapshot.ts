@@ -1,7 +1,7 @@
 import type { JsonObject } from '../json';
 import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from '../record';
 import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } from './inventory';
-import { isFullDate, isOwnPartitionFile, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
+import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
 import type { LineBytes, RecordTimestamps } from './record-lines';
@@ -44,8 +44,7 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
   if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
   for (const partition of partitions) {
-    const known = opts.recordLines;
-    entries.push({ name: partition.file, data: recordLines(partition.records, known && partition.indexes.map((i) => known[i])) });
+    entries.push({ name: partition.file, data: recordLines(partition.records, opts.recordLines && { lines: opts.recordLines, indexes: partition.indexes }) });
   }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
   entries.push(...extraEntries(snapshot.extra));
@@ -67,28 +66,28 @@ class LineOnlyRecord {
  * embeddings (what an adapter's export serializes to), as the inventory reads those off records.
  */
 export function lineOnlyRecord(id: string, where: RecordTimestamps | { partition: string }): MemoryRecord {
-  if ('partition' in where) {
-    if (!isOwnPartitionFile(where.partition)) throw new Error(`lineOnlyRecord: ${JSON.stringify(where.partition)} is not a partition file of ours`);
-    return new LineOnlyRecord(id, undefined, where.partition) as unknown as MemoryRecord;
-  }
-  return new LineOnlyRecord(id, where, undefined) as unknown as MemoryRecord;
+  // A partition name that is not one of ours is refused where it is used (partitionRecords).
+  return ('partition' in where ? new LineOnlyRecord(id, undefined, where.partition) : new LineOnlyRecord(id, where, undefined)) as unknown as MemoryRecord;
 }
 
 function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined): void {
   const seen = new Set<string>();
-  records.forEach((record, index) => {
-    try {
-      if (known?.[index] === undefined) {
-        if (record instanceof LineOnlyRecord) throw new Error(`writeSnapshot: line-only record ${record.id} came without its line`);
-        asMemoryRecord(record, `records[${index}]`);
-      }
-    } catch (err) {
-      if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
-      throw err;
-    }
+  for (let index = 0; index < records.length; index++) {
+    const record = records[index]!;
+    if (known?.[index] === undefined) checkShape(record, index);
     if (seen.has(record.id)) throw new ArchiveError('duplicate_record_id', `cannot write: record id ${record.id} appears twice`);
     seen.add(record.id);
-  });
+  }
+}
+
+function checkShape(record: MemoryRecord, index: number): void {
+  if (record instanceof LineOnlyRecord) throw new Error(`writeSnapshot: line-only record ${record.id} came without its line`);
+  try {
+    asMemoryRecord(record, `records[${index}]`);
+  } catch (err) {
+    if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
+    throw err;
+  }
 }
 
 function partitionInfo(partition: QuarterPartition, today: string | undefined): PartitionInfo {
@@ -101,17 +100,13 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
   };
 }
 
-/** One JSONL line per record, schema field order, `\n` after each; `known[k]`: record k's line, when known. */
-export function recordLines(records: readonly MemoryRecord[], known?: readonly (LineBytes | undefined)[]): Uint8Array {
+/**
+ * One JSONL line per record, schema field order, `\n` after each. `known.lines[known.indexes[k]]`:
+ * record k's line, when known.
+ */
+export function recordLines(records: readonly MemoryRecord[], known?: { lines: readonly (LineBytes | undefined)[]; indexes: readonly number[] }): Uint8Array {
   if (records.length === 0) return new Uint8Array();
-  if (known?.some((line) => line !== undefined)) {
-    return joinLineBytes(records.map((record, k) => {
-      const line = known[k];
-      if (line) return line;
-      const source = Buffer.from(recordJson(record), 'utf8');
-      return { source, start: 0, end: source.byteLength };
-    }));
-  }
+  if (known) return joinLineBytes(records, known.lines, known.indexes);
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
   const lines = records.map(recordJson);
   lines.push('');
@@ -119,19 +114,41 @@ export function recordLines(records: readonly MemoryRecord[], known?: readonly (
 }
 
 /**
- * Lines' bytes, `\n` after each, in one buffer. Lines that follow each other in the same source
- * (unchanged records in base order, with the base's `\n` between them) are copied as one run.
+ * The records' lines, `\n` after each, in one buffer: the known ones' bytes, the others
+ * serialized. Known lines that follow each other in the same source (unchanged records in base
+ * order, with the base's `\n` between them) are copied as one run.
  */
-function joinLineBytes(lines: readonly LineBytes[]): Uint8Array {
+function joinLineBytes(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[], indexes: readonly number[]): Uint8Array {
+  const fresh = new Map<number, Buffer>();
   let size = 0;
-  for (const line of lines) size += line.end - line.start + 1;
+  for (let k = 0; k < records.length; k++) {
+    const line = known[indexes[k]!];
+    if (line) {
+      size += line.end - line.start + 1;
+    } else {
+      const bytes = Buffer.from(recordJson(records[k]!), 'utf8');
+      fresh.set(k, bytes);
+      size += bytes.byteLength + 1;
+    }
+  }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
-  for (let k = 0; k < lines.length; ) {
-    const { source, start } = lines[k]!;
-    let end = lines[k]!.end;
+  for (let k = 0; k < records.length; ) {
+    const line = known[indexes[k]!];
     k++;
-    while (k < lines.length && lines[k]!.source === source && lines[k]!.start === end + 1 && source[end] === 0x0a) end = lines[k++]!.end;
+    if (!line) {
+      const bytes = fresh.get(k - 1)!;
+      out.set(bytes, at);
+      at += bytes.byteLength;
+      out[at++] = 0x0a;
+      continue;
+    }
+    const { source, start } = line;
+    let end = line.end;
+    for (let next = known[indexes[k]!]; k < records.length && next && next.source === source && next.start === end + 1 && source[end] === 0x0a; next = known[indexes[k]!]) {
+      end = next.end;
+      k++;
+    }
     out.set(source.subarray(start, end), at);
     at += end - start;
     out[at++] = 0x0a;
