@@ -39,7 +39,7 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
       const make = (): MemoryRecord => {
         const file = pick(['memory/a.md', 'memory/b.md', 'MEMORY.md', '']);
         return {
-          id: pick(['id-1', 'id-2', 'id-3', `id-${serial++}`, 'q"uote', 'back\\slash']),
+          id: pick(['id-1', 'id-2', 'id-3', `id-${serial++}`, 'q"uote', 'back\\slash', 'ünï-code']),
           agent_id: 'agent',
           content: pick(['## h\nx', '## h\nx \n', '## g\ny', 'z', '# t\nq', 'abcz', '## h\nx "quoted" {braces}']),
           memory_type: 'semantic',

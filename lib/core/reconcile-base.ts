@@ -76,17 +76,12 @@ export interface BaseReconcileResult {
  */
 export function reconcileWithBase(args: { agentId: string; base: RecordLines; curr: readonly (MemoryRecord | KnownRecord)[] }): BaseReconcileResult {
   const { agentId, base, curr } = args;
-  const lineById = new Map<string, number>();
-  const hints: (string | null)[] = new Array(base.length);
+  // Lines by their id hint. A repeated hint is left to parsing (it is a duplicate id, or a line
+  // only parsing reads right); so is a line without one.
+  const ids = base.idIndex();
   // Whether some line's id is not simply its hint, distinct from every other: then the ids are
   // checked for duplicates one by one at the end.
-  let irregular = false;
-  for (let i = 0; i < base.length; i++) {
-    const id = (hints[i] = base.idHint(i));
-    // A repeated hint is left to parsing (it is a duplicate id, or a line only parsing reads right).
-    if (id !== null && !lineById.has(id)) lineById.set(id, i);
-    else irregular = true;
-  }
+  let irregular = ids.irregular;
   // Per base line: an extracted record with its id was seen (only the first may pair), it paired.
   const idSeen = new Uint8Array(base.length);
   const baseUsed = new Uint8Array(base.length);
@@ -99,9 +94,9 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   let placed: { partition: string } | null = null;
   for (let j = 0; j < curr.length; j++) {
     const entry = curr[j]!;
-    const i = lineById.get(entry.id);
+    const i = ids.lineOf(entry.id);
     // The first extracted record with the id of line i (a pair needs its id: baseUsed implies idSeen).
-    const pairable = i !== undefined && !idSeen[i];
+    const pairable = i >= 0 && !idSeen[i];
     if (pairable) idSeen[i] = 1;
     if (entry instanceof KnownRecord && pairable) {
       const file = base.partitionFile(i);
@@ -135,10 +130,10 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     const record = base.record(i);
     restBase.push(record);
     parsedId[i] = record.id;
-    if (record.id !== hints[i]) irregular = true;
+    if (!ids.hintIs(i, record.id)) irregular = true;
   }
   // Otherwise every id is its line's hint (a paired line's is the id it was found by), all distinct.
-  if (irregular) base.assertUniqueIds((i) => parsedId[i] ?? hints[i]!);
+  if (irregular) base.assertUniqueIds((i) => parsedId[i] ?? base.idHint(i)!);
 
   const restCurrIndex: number[] = [];
   const restCurr: MemoryRecord[] = [];
@@ -149,8 +144,8 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   }
   // The early pairs' ids: exactly the ids of the lines they used.
   const reserved = (id: string) => {
-    const i = lineById.get(id);
-    return i !== undefined && baseUsed[i] === 1;
+    const i = ids.lineOf(id);
+    return i >= 0 && baseUsed[i] === 1;
   };
   const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reserved });
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });

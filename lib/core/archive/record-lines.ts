@@ -140,6 +140,87 @@ export class RecordLines {
   }
 
   /**
+   * The lines by their {@link idHint}, without making a string per line: an open-addressing table
+   * of line numbers over the hints' bytes. Lines whose hint is missing or not ASCII are left out,
+   * and so is every line after the first with a hint already seen; `irregular` says whether any
+   * line was left out.
+   */
+  idIndex(): LineIdIndex {
+    let size = 16;
+    while (size < this.length * 2) size *= 2;
+    const table = new Int32Array(size);
+    const mask = size - 1;
+    const hintEnd = new Int32Array(this.length);
+    let irregular = false;
+    for (let i = 0; i < this.length; i++) {
+      const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+      const from = this.start[i]! + ID_PREFIX.length;
+      const close = this.asciiHintEnd(i);
+      if (close < 0) {
+        irregular = true;
+        continue;
+      }
+      hintEnd[i] = close;
+      let h = 0x811c9dc5;
+      for (let k = from; k < close; k++) h = Math.imul(h ^ bytes[k]!, 16777619);
+      for (let slot = (h >>> 0) & mask; ; slot = (slot + 1) & mask) {
+        const held = table[slot]!;
+        if (held === 0) {
+          table[slot] = i + 1;
+          break;
+        }
+        const other = held - 1;
+        const otherBytes = this.partitions[this.partitionOf[other]!]!.bytes;
+        const otherFrom = this.start[other]! + ID_PREFIX.length;
+        if (hintEnd[other]! - otherFrom === close - from && otherBytes.compare(bytes, from, close, otherFrom, hintEnd[other]!) === 0) {
+          irregular = true; // a repeated hint: only the first line is found by it
+          break;
+        }
+      }
+    }
+    const matches = (i: number, id: string): boolean => {
+      const end = hintEnd[i]!;
+      const from = this.start[i]! + ID_PREFIX.length;
+      if (end === 0 || end - from !== id.length) return false;
+      const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+      for (let k = 0; k < id.length; k++) if (bytes[from + k] !== id.charCodeAt(k)) return false;
+      return true;
+    };
+    return {
+      irregular,
+      lineOf(id: string): number {
+        let h = 0x811c9dc5;
+        for (let k = 0; k < id.length; k++) {
+          const c = id.charCodeAt(k);
+          if (c >= 0x80) return -1;
+          h = Math.imul(h ^ c, 16777619);
+        }
+        for (let slot = (h >>> 0) & mask; ; slot = (slot + 1) & mask) {
+          const held = table[slot]!;
+          if (held === 0) return -1;
+          if (matches(held - 1, id)) return held - 1;
+        }
+      },
+      hintIs: (i, id) => matches(i, id),
+    };
+  }
+
+  /** Where line `i`'s id hint ends (its closing quote), when it has one in ASCII; else -1. */
+  private asciiHintEnd(i: number): number {
+    const bytes = this.partitions[this.partitionOf[i]!]!.bytes;
+    const start = this.start[i]!;
+    const end = this.end[i]!;
+    if (end - start < 9) return -1;
+    for (let k = 0; k < ID_PREFIX.length; k++) if (bytes[start + k] !== ID_PREFIX[k]) return -1;
+    for (let k = start + ID_PREFIX.length; k < end; k++) {
+      const b = bytes[k]!;
+      if (b === 0x22 /* " */) return k + 1 < end && bytes[k + 1] === 0x2c /* , */ ? k : -1;
+      if (b === 0x5c /* \ */ || b >= 0x80) return -1;
+    }
+    return -1;
+  }
+
+  /**
    * The `created_at` and `observed_at` (when present) of record `i`, what its partition is decided
    * by, read from its line's `"temporal":{…}` object without parsing the line (the record is
    * parsed when that object is not a flat one with string timestamps).
@@ -193,6 +274,16 @@ export class RecordLines {
 }
 
 const ID_PREFIX = Buffer.from('{"id":"', 'latin1');
+
+/** See {@link RecordLines.idIndex}. */
+export interface LineIdIndex {
+  /** Whether some line is not in the index (no ASCII hint, or a hint seen on an earlier line). */
+  readonly irregular: boolean;
+  /** The line whose hint is `id`, or -1. */
+  lineOf(id: string): number;
+  /** Whether line `i` is in the index under `id`. */
+  hintIs(i: number, id: string): boolean;
+}
 const TEMPORAL_KEY = Buffer.from('"temporal":{', 'latin1');
 
 function tryParseObject(text: string): Record<string, unknown> | null {
