@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveError, readDelta, readSnapshot } from '@/lib/core/archive';
 import { FsBlobStore, isLedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
-import { prepareArchive, prepareLedgerBlobSync } from './ledger-blob';
+import { prepareArchive, prepareBlobFile, prepareLedgerBlobSync } from './ledger-blob';
 import { compareBinary } from './rebuild-target';
 import { rebuildIndex } from './rebuild';
 import { decodeChunk, encodeChunk } from './rebuild-worker';
@@ -15,8 +15,8 @@ const OTHER = '3f2d1c0b-3333-4a2b-8c3d-000000000002';
 let ledger: Ledger;
 let cleanup: () => void;
 
-interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string }
-const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256 FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
+interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string; size_bytes: number }
+const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256, size_bytes FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
 const triggerCount = () => (ledger.db.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions'").get() as { n: number }).n;
 /** The whole schema (tables, indexes, triggers) and the full-text index's configuration rows. */
 const schema = () => ({
@@ -77,6 +77,28 @@ describe('ledger blob reader', () => {
       const answer = structuredClone(encodeChunk(i / 16, chunk));
       expect(decodeChunk(answer, chunk.length)).toEqual(chunk);
     }
+  });
+
+  it('reads blob files one after another into entries that stay intact', async () => {
+    const store = ledger.blobs as FsBlobStore;
+    const job = (e: Entry) => ({ file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind });
+    // All prepared first, compared after: an entry holding a view of a reused read buffer would
+    // have been overwritten by the later reads.
+    const prepared = entries().map((e) => prepareBlobFile(job(e)));
+    const expected = [];
+    for (const e of entries()) expected.push(prepareLedgerBlobSync(e.kind, await readEntryBytes({ ledger, entry: e })));
+    expect(prepared).toEqual(expected);
+    expect(prepared.every((p) => p !== null)).toBe(true);
+  });
+
+  it('declines a blob file that is not its recorded size, or missing', () => {
+    const store = ledger.blobs as FsBlobStore;
+    const e = entries()[1]!;
+    const job = { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind };
+    expect(prepareBlobFile(job)).not.toBeNull();
+    expect(prepareBlobFile({ ...job, size: e.size_bytes - 1 })).toBeNull();
+    expect(prepareBlobFile({ ...job, size: e.size_bytes + 1 })).toBeNull();
+    expect(prepareBlobFile({ ...job, file: `${job.file}.missing` })).toBeNull();
   });
 
   it('declines what is not a regular archive instead of guessing', () => {

@@ -50,6 +50,7 @@ interface EntryRow {
   seq: number;
   kind: 'delta' | 'snapshot';
   blob_key: string;
+  size_bytes: number;
   sha256: string;
   created_at: string;
 }
@@ -247,7 +248,7 @@ class Preparer {
       const chunk = this.nextFree;
       this.state[chunk] = 1;
       this.inFlight++;
-      const jobs = this.jobs.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((j) => j ?? { file: '', sha256: '', kind: 'delta' as const });
+      const jobs = this.jobs.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((j) => j ?? { file: '', size: 0, sha256: '', kind: 'delta' as const });
       helper.port.postMessage({ chunk, jobs } satisfies ChunkRequest);
     }
   }
@@ -373,10 +374,10 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   try {
     sqlite.exec('BEGIN IMMEDIATE');
     try {
-      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.sha256, e.created_at
+      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.size_bytes, e.sha256, e.created_at
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
-      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), sha256: e.sha256, kind: e.kind } : null));
+      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
       // The helper thread boots and starts on the first chunks while this thread reads the stored
       // raw objects (until it is told which are stored, it sends every raw file's bytes).
       const script = store !== null && jobs.length > CHUNK ? helperScript() : null;
