@@ -157,6 +157,17 @@ describe('rebuild', () => {
     expect(dumpIndex(ledger)).toEqual(before);
   });
 
+  it('sets entry counts that are wrong, whichever count it is', async () => {
+    const before = dumpIndex(ledger);
+    const { sqlite } = ledger.db;
+    const columns = ['creates', 'updates', 'deletes', 'raw_changed', 'raw_deleted'];
+    columns.forEach((column, i) => sqlite.prepare(`UPDATE ledger_entries SET ${column} = ${column} + 7 WHERE rowid IN (
+      SELECT rowid FROM ledger_entries ORDER BY agent_id, seq, kind LIMIT 1 OFFSET ?)`).run(i * 5));
+    expect(dumpIndex(ledger).ledger_entries).not.toEqual(before.ledger_entries);
+    await rebuildIndex({ ledger });
+    expect(dumpIndex(ledger)).toEqual(before);
+  });
+
   it('fails cleanly on a blob that no longer matches its sha256, leaving the index as it was', async () => {
     const before = dumpIndex(ledger);
     const schemaBefore = schema();

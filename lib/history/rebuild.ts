@@ -53,6 +53,12 @@ interface EntryRow {
   size_bytes: number;
   sha256: string;
   created_at: string;
+  /** The counts stored on the entry (written again only where the replay's differ). */
+  creates: number;
+  updates: number;
+  deletes: number;
+  raw_changed: number;
+  raw_deleted: number;
 }
 
 /**
@@ -340,8 +346,8 @@ function suspendIndexes(ledger: Ledger): () => void {
 
 /**
  * Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter).
- * The counts of the entries the replay visits are overwritten entry by entry; the others (entries
- * of no registered agent, which the replay does not select) are zeroed here.
+ * The counts of the entries the replay visits are set entry by entry where they differ; the others
+ * (entries of no registered agent, which the replay does not select) are zeroed here.
  */
 function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
@@ -349,7 +355,8 @@ function wipe(ledger: Ledger): void {
     DELETE FROM records;
     DELETE FROM raw_file_versions;
     UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0
-      WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id);`);
+      WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id)
+        AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);
 }
 
 /** Wipes and replays the whole index; `onProgress` is called after each entry. */
@@ -374,7 +381,8 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   try {
     sqlite.exec('BEGIN IMMEDIATE');
     try {
-      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.size_bytes, e.sha256, e.created_at
+      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.size_bytes, e.sha256, e.created_at,
+          e.creates, e.updates, e.deletes, e.raw_changed, e.raw_deleted
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
       const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
@@ -405,7 +413,12 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
           target = writer.agent(entry.agent_id);
         }
         const c = foldEntry(target, { agentId: entry.agent_id, seq: entry.seq, syncedAt: entry.created_at }, prepared);
-        setCounts.run(c.creates, c.updates, c.deletes, c.raw_changed, c.raw_deleted, entry.rowid);
+        // Only counts that differ are written: rewriting a row with its own values would still
+        // dirty its page (every page of the table, in a rebuild that changes nothing there).
+        if (c.creates !== entry.creates || c.updates !== entry.updates || c.deletes !== entry.deletes
+          || c.raw_changed !== entry.raw_changed || c.raw_deleted !== entry.raw_deleted) {
+          setCounts.run(c.creates, c.updates, c.deletes, c.raw_changed, c.raw_deleted, entry.rowid);
+        }
         params.onProgress?.({ done: i + 1, total });
       }
       target?.finish();
