@@ -43,9 +43,13 @@ const insertSql = (table: string, columns: readonly string[]) =>
  * I/O. Rows whose length disagrees with their size are rewritten from the blob; objects the replay
  * no longer references are deleted at the end (`finishObjects`), so the table ends up exactly as
  * a replay from empty would leave it.
+ *
+ * Each version's full-text row is written with it: the writer is used with the full-text triggers
+ * dropped and the full-text index emptied (see `takeOverFts` in rebuild.ts).
  */
 export class RebuildWriter {
   private readonly insertVersionStmt: Database.Statement;
+  private readonly insertFtsStmt: Database.Statement;
   private readonly insertRecordStmt: Database.Statement;
   private readonly insertObjectStmt: Database.Statement;
   private readonly insertRawStmt: Database.Statement;
@@ -66,6 +70,7 @@ export class RebuildWriter {
       else remove.run(sha256);
     }
     this.insertVersionStmt = sqlite.prepare(insertSql('record_versions', VERSION_COLUMNS));
+    this.insertFtsStmt = sqlite.prepare('INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)');
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
@@ -76,9 +81,15 @@ export class RebuildWriter {
     return new AgentRebuildTarget(this, agentId);
   }
 
+  /**
+   * Inserts the version and its full-text row (what the insert trigger, dropped for the rebuild,
+   * would add).
+   */
   insertVersion(f: RecordFields, m: VersionMeta): void {
-    this.insertVersionStmt.run(m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type, f.namespace,
-      f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at, m.moved_from);
+    const { lastInsertRowid } = this.insertVersionStmt.run(m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256,
+      f.memory_type, f.namespace, f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at,
+      m.synced_at, m.moved_from);
+    this.insertFtsStmt.run(lastInsertRowid, f.content);
   }
 
   insertRecord(r: RecordRow): void {

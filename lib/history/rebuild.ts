@@ -16,10 +16,11 @@
  *   written once per agent, at its end;
  * - `raw_objects` (content-addressed) is reconciled rather than rewritten: objects stored under a
  *   sha256 the replay meets, with the right length, are kept; the rest is written or deleted;
- * - the secondary indexes of the rewritten tables and the full-text index are built once at the
- *   end, from the finished tables (`suspendIndexes`, `suspendFtsTriggers`: dropped and re-created
- *   from their own stored SQL inside the transaction), and foreign keys are not re-checked row by
- *   row (every row written belongs to an agent the replay selected by joining `agents`);
+ * - the secondary indexes of the rewritten tables are built once at the end, from the finished
+ *   tables (`suspendIndexes`: dropped and re-created from their own stored SQL inside the
+ *   transaction), the full-text index is written by the replay with its triggers dropped
+ *   (`takeOverFts`), and foreign keys are not re-checked row by row (every row written belongs
+ *   to an agent the replay selected by joining `agents`);
  * - the page cache is large enough for the whole rewrite for the duration (no spilling to the WAL
  *   midway, in-memory sorts for the index builds).
  */
@@ -278,34 +279,38 @@ class Preparer {
 }
 
 /**
- * The full-text index is rebuilt once at the end instead of row by row through its triggers
- * (which made a rebuild spend most of its time in FTS maintenance): the triggers are dropped for
- * the duration of the transaction and re-created from their own stored SQL, so a rollback restores
- * them and the schema never drifts from the migration.
+ * The full-text index is written by the replay itself (`RebuildWriter.insertVersion`: each
+ * version's content under its id, the rows the insert trigger would add) rather than row by row
+ * through its triggers or by an FTS5 'rebuild' after the replay: the triggers are dropped for the
+ * duration of the transaction and re-created from their own stored SQL, so a rollback restores
+ * them and the schema never drifts from the migration; the index is emptied first ('delete-all',
+ * the index of an external-content table is not touched by deleting the content rows). Written
+ * during the replay, its tokenizing overlaps the helper thread's blob parsing instead of adding
+ * to the transaction's single-threaded end; the segments are the same as a 'rebuild' writes
+ * (both insert every row in id order).
  *
- * The build itself runs with a larger FTS5 'hashsize' (the memory of pending terms before they
- * are written out as a segment; 1 MiB by default): the whole index is then written as one or a
- * few segments instead of dozens that automerge keeps merging meanwhile (a fifth of the build's
- * time here). The option is a row in the table's `_config` shadow table; it is set back exactly
- * as it was before the transaction ends (value restored, or the row removed again), so the
- * incremental path and every other connection see the same configuration as before.
+ * The replay runs with a larger FTS5 'hashsize' (the memory of pending terms before they are
+ * written out as a segment; 1 MiB by default): the whole index is then written as one or a few
+ * segments instead of dozens that automerge keeps merging meanwhile (a fifth of the build's time
+ * here). The option is a row in the table's `_config` shadow table; it is set back exactly as it
+ * was before the transaction ends (value restored, or the row removed again), so the incremental
+ * path and every other connection see the same configuration as before.
  */
-function suspendFtsTriggers(ledger: Ledger): () => void {
+function takeOverFts(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
   const triggers = sqlite.prepare(
     "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
   ).all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name.replace(/"/g, '""')}"`);
+  const setHashSize = (bytes: number) => {
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
+    // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
+    sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
+  };
+  const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
+  setHashSize(FTS_REBUILD_HASHSIZE);
+  sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('delete-all')");
   return () => {
-    const setHashSize = (bytes: number) => {
-      if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
-      // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
-      sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
-    };
-    const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
-    setHashSize(FTS_REBUILD_HASHSIZE);
-    // No 'delete-all' first: 'rebuild' empties the full-text index itself.
-    sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild')");
     // Setting the option tells every connection to reload it; the default first, so this one
     // holds the default too when the row then goes (shadow tables are read-only outside unsafe mode).
     setHashSize(before ?? FTS_DEFAULT_HASHSIZE);
@@ -393,7 +398,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       preparer = new Preparer(jobs, helper);
       const writer = new RebuildWriter(sqlite);
       preparer.setStored(writer.stored);
-      const restoreFts = suspendFtsTriggers(ledger);
+      const restoreFts = takeOverFts(ledger);
       const restoreIndexes = suspendIndexes(ledger);
       wipe(ledger);
       if (script !== null && typeof script !== 'string') {
