@@ -159,6 +159,32 @@ describe('rebuild', () => {
     expect(dumpIndex(ledger)).toEqual(before);
   });
 
+  it('writes record_versions over what was there: ids 1…n as into an emptied table, wrong, missing and extra rows set right', async () => {
+    const { sqlite } = ledger.db;
+    const versionsWithIds = () => sqlite.prepare('SELECT * FROM record_versions ORDER BY id').all();
+    const ftsCheck = () => sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    sqlite.exec('DELETE FROM record_versions'); // the full-text rows go with them (trigger)
+    await rebuildIndex({ ledger });
+    const expected = versionsWithIds();
+    const before = dumpIndex(ledger);
+    expect((expected as { id: number }[]).map((r) => r.id)).toEqual(Array.from({ length: expected.length }, (_, i) => i + 1));
+    // A changed row (content and size), a row gone (a gap), and rows past the end and far beyond.
+    sqlite.prepare("UPDATE record_versions SET content = 'stale', record_json = '{}' WHERE id = 3").run();
+    sqlite.prepare('DELETE FROM record_versions WHERE id = 5').run();
+    sqlite.prepare(`INSERT INTO record_versions (id, agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace,
+      status, tags, record_json, synced_at) SELECT id + ?, agent_id, record_id, seq + 1000, entry_kind, op, 'extra note', content_sha256,
+      memory_type, namespace, status, tags, record_json, synced_at FROM record_versions WHERE id IN (1, 2)`).run(1_000_000);
+    sqlite.prepare(`INSERT INTO record_versions (id, agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace,
+      status, tags, record_json, synced_at) SELECT ?, agent_id, record_id, seq + 2000, entry_kind, op, 'extra note', content_sha256,
+      memory_type, namespace, status, tags, record_json, synced_at FROM record_versions WHERE id = 1`).run(expected.length + 1);
+    ftsCheck();
+    expect(dumpIndex(ledger)).not.toEqual(before);
+    await rebuildIndex({ ledger });
+    expect(versionsWithIds()).toEqual(expected);
+    expect(dumpIndex(ledger)).toEqual(before);
+    ftsCheck();
+  });
+
   it('sets entry counts that are wrong, whichever count it is', async () => {
     const before = dumpIndex(ledger);
     const { sqlite } = ledger.db;

@@ -16,6 +16,9 @@
  *   written once per agent, at its end;
  * - `raw_objects` (content-addressed) is reconciled rather than rewritten: objects stored under a
  *   sha256 the replay meets, with the right length, are kept; the rest is written or deleted;
+ * - `record_versions` rows are written over the rows with their ids (1…n, as after emptying the
+ *   table) instead of into an emptied table, and rows past n deleted: SQLite leaves pages rewritten
+ *   with the same bytes clean, so what the index already held right costs no WAL writes at commit;
  * - the secondary indexes of the rewritten tables are built once at the end, from the finished
  *   tables (`suspendIndexes`: dropped and re-created from their own stored SQL inside the
  *   transaction), the full-text index is written by the replay with its triggers dropped
@@ -350,13 +353,13 @@ function suspendIndexes(ledger: Ledger): () => void {
 }
 
 /**
- * Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter).
+ * Empties the index tables (`record_versions` is written over by id and `raw_objects` reconciled
+ * by the writer instead: see RebuildWriter).
  * The counts of the entries the replay visits are set entry by entry where they differ; the others
  * (entries of no registered agent, which the replay does not select) are zeroed here.
  */
 function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
-    DELETE FROM record_versions;
     DELETE FROM records;
     DELETE FROM raw_file_versions;
     UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0
@@ -427,7 +430,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         params.onProgress?.({ done: i + 1, total });
       }
       target?.finish();
-      writer.finishObjects();
+      writer.finish();
       restoreIndexes();
       restoreFts();
       const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
