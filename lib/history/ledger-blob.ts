@@ -139,25 +139,57 @@ export function prepareLedgerBlobSync(kind: 'delta' | 'snapshot', bytes: Uint8Ar
   }
 }
 
-/** One blob to prepare: its file, the sha256 its ledger entry recorded, and its kind. */
+/**
+ * One blob to prepare: its file, the size and sha256 its ledger entry recorded, and its kind.
+ */
 export interface BlobJob {
   file: string;
+  size: number;
   sha256: string;
   kind: 'delta' | 'snapshot';
 }
 
 /**
- * Reads, verifies and prepares one blob file; null when anything is off (unreadable, sha256
- * mismatch, irregular archive): the caller then takes the ledger's own checked path, which
- * raises the precise error (`blob_missing`, `blob_corrupt`, an `ArchiveError`) or reads it.
+ * Blobs up to this size are read into one reused buffer (a fresh buffer per file, and the
+ * `fstat` `readFileSync` makes to size it, cost more than reading a typical delta). Nothing keeps
+ * a view of it: the sha256 is computed from it and every unzipped member is a copy.
  */
-export function prepareBlobFile(job: BlobJob, stored: ReadonlySet<string> = NOTHING_STORED): PreparedEntry | null {
-  let bytes: Buffer;
+const SCRATCH_BYTES = 1 << 20;
+let scratch: Buffer | null = null;
+
+/**
+ * The file's bytes if it holds exactly `size` bytes, else null (missing, unreadable, shorter or
+ * longer). Small files land in the shared scratch buffer: valid until the next call.
+ */
+function readBlobFile(file: string, size: number): Buffer | null {
+  if (!Number.isSafeInteger(size) || size < 0) return null;
+  // One byte more than expected: a longer file shows up as a read that fills it.
+  const buffer = size < SCRATCH_BYTES ? (scratch ??= Buffer.allocUnsafe(SCRATCH_BYTES)) : Buffer.allocUnsafe(size + 1);
+  let fd: number;
   try {
-    bytes = fs.readFileSync(job.file);
+    fd = fs.openSync(file, 'r');
   } catch {
     return null;
   }
-  if (sha256Hex(bytes) !== job.sha256) return null;
+  try {
+    let filled = 0;
+    for (let n = -1; n !== 0 && filled <= size; filled += n) n = fs.readSync(fd, buffer, filled, size + 1 - filled, filled);
+    return filled === size ? buffer.subarray(0, size) : null;
+  } catch {
+    return null;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/**
+ * Reads, verifies and prepares one blob file; null when anything is off (unreadable, not the
+ * recorded size, sha256 mismatch, irregular archive): the caller then takes the ledger's own
+ * checked path, which raises the precise error (`blob_missing`, `blob_corrupt`, an
+ * `ArchiveError`) or reads it.
+ */
+export function prepareBlobFile(job: BlobJob, stored: ReadonlySet<string> = NOTHING_STORED): PreparedEntry | null {
+  const bytes = readBlobFile(job.file, job.size);
+  if (bytes === null || sha256Hex(bytes) !== job.sha256) return null;
   return prepareLedgerBlobSync(job.kind, bytes, stored);
 }

@@ -33,6 +33,10 @@ const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 
 const insertSql = (table: string, columns: readonly string[]) =>
   `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
 
+/** Writes `record_versions` row `id` (the rebuild's ids are 1…n, in replay order) over whatever row had that id. */
+const VERSION_UPSERT = `${insertSql('record_versions', ['id', ...VERSION_COLUMNS])}
+  ON CONFLICT (id) DO UPDATE SET ${VERSION_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`;
+
 /**
  * Statements of one rebuild (prepared once) and its raw objects.
  *
@@ -43,13 +47,28 @@ const insertSql = (table: string, columns: readonly string[]) =>
  * I/O. Rows whose length disagrees with their size are rewritten from the blob; objects the replay
  * no longer references are deleted at the end (`finishObjects`), so the table ends up exactly as
  * a replay from empty would leave it.
+ *
+ * `record_versions` is not emptied first: the replay's versions get ids 1…n in replay order —
+ * the ids inserting them into the emptied table would give them — and each is written over the
+ * row that has its id (an upsert by primary key; the table's secondary indexes are suspended
+ * meanwhile and it has no triggers but the full-text ones, which are dropped), then rows past n
+ * are deleted (`finish`). The rows end up exactly those of an empty table filled by the replay,
+ * but SQLite leaves a page it rewrites with the same bytes clean: rebuilding an index that was
+ * right already writes no `record_versions` page to the WAL (deleting every row first, then
+ * inserting them again, made every page of the table a new write).
+ *
+ * Each version's full-text row is written with it: the writer is used with the full-text triggers
+ * dropped and the full-text index emptied (see `takeOverFts` in rebuild.ts).
  */
 export class RebuildWriter {
   private readonly insertVersionStmt: Database.Statement;
+  private readonly insertFtsStmt: Database.Statement;
   private readonly insertRecordStmt: Database.Statement;
   private readonly insertObjectStmt: Database.Statement;
   private readonly insertRawStmt: Database.Statement;
   private readonly objects = new Set<string>();
+  /** Versions written so far: the last id given. */
+  private versions = 0;
   /** Objects stored before the replay (kept when the replay meets them). */
   readonly stored: Set<string>;
 
@@ -65,7 +84,8 @@ export class RebuildWriter {
       if (intact) this.stored.add(sha256);
       else remove.run(sha256);
     }
-    this.insertVersionStmt = sqlite.prepare(insertSql('record_versions', VERSION_COLUMNS));
+    this.insertVersionStmt = sqlite.prepare(VERSION_UPSERT);
+    this.insertFtsStmt = sqlite.prepare('INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)');
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
@@ -76,9 +96,16 @@ export class RebuildWriter {
     return new AgentRebuildTarget(this, agentId);
   }
 
+  /**
+   * Inserts the version and its full-text row (what the insert trigger, dropped for the rebuild,
+   * would add).
+   */
   insertVersion(f: RecordFields, m: VersionMeta): void {
-    this.insertVersionStmt.run(m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type, f.namespace,
-      f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at, m.moved_from);
+    const id = ++this.versions;
+    this.insertVersionStmt.run(id, m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type,
+      f.namespace, f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at,
+      m.moved_from);
+    this.insertFtsStmt.run(id, f.content);
   }
 
   insertRecord(r: RecordRow): void {
@@ -93,8 +120,9 @@ export class RebuildWriter {
     this.insertObjectStmt.run(sha256, bytes.byteLength, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
   }
 
-  /** Deletes the stored objects this replay did not reference. */
-  finishObjects(): void {
+  /** Deletes the versions past the replay's last id and the stored objects the replay did not reference. */
+  finish(): void {
+    this.sqlite.prepare('DELETE FROM record_versions WHERE id > ?').run(this.versions);
     const remove = this.sqlite.prepare('DELETE FROM raw_objects WHERE sha256 = ?');
     for (const sha256 of this.stored) if (!this.objects.has(sha256)) remove.run(sha256);
   }

@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveError, readDelta, readSnapshot } from '@/lib/core/archive';
 import { FsBlobStore, isLedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
-import { prepareArchive, prepareLedgerBlobSync } from './ledger-blob';
+import { prepareArchive, prepareBlobFile, prepareLedgerBlobSync } from './ledger-blob';
 import { compareBinary } from './rebuild-target';
 import { rebuildIndex } from './rebuild';
 import { decodeChunk, encodeChunk } from './rebuild-worker';
@@ -15,8 +15,8 @@ const OTHER = '3f2d1c0b-3333-4a2b-8c3d-000000000002';
 let ledger: Ledger;
 let cleanup: () => void;
 
-interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string }
-const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256 FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
+interface Entry { agent_id: string; seq: number; kind: 'delta' | 'snapshot'; blob_key: string; sha256: string; size_bytes: number }
+const entries = () => ledger.db.sqlite.prepare('SELECT agent_id, seq, kind, blob_key, sha256, size_bytes FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Entry[];
 const triggerCount = () => (ledger.db.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions'").get() as { n: number }).n;
 /** The whole schema (tables, indexes, triggers) and the full-text index's configuration rows. */
 const schema = () => ({
@@ -79,6 +79,28 @@ describe('ledger blob reader', () => {
     }
   });
 
+  it('reads blob files one after another into entries that stay intact', async () => {
+    const store = ledger.blobs as FsBlobStore;
+    const job = (e: Entry) => ({ file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind });
+    // All prepared first, compared after: an entry holding a view of a reused read buffer would
+    // have been overwritten by the later reads.
+    const prepared = entries().map((e) => prepareBlobFile(job(e)));
+    const expected = [];
+    for (const e of entries()) expected.push(prepareLedgerBlobSync(e.kind, await readEntryBytes({ ledger, entry: e })));
+    expect(prepared).toEqual(expected);
+    expect(prepared.every((p) => p !== null)).toBe(true);
+  });
+
+  it('declines a blob file that is not its recorded size, or missing', () => {
+    const store = ledger.blobs as FsBlobStore;
+    const e = entries()[1]!;
+    const job = { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind };
+    expect(prepareBlobFile(job)).not.toBeNull();
+    expect(prepareBlobFile({ ...job, size: e.size_bytes - 1 })).toBeNull();
+    expect(prepareBlobFile({ ...job, size: e.size_bytes + 1 })).toBeNull();
+    expect(prepareBlobFile({ ...job, file: `${job.file}.missing` })).toBeNull();
+  });
+
   it('declines what is not a regular archive instead of guessing', () => {
     expect(prepareLedgerBlobSync('delta', new Uint8Array([1, 2, 3]))).toBeNull();
     expect(prepareLedgerBlobSync('delta', new Uint8Array(100))).toBeNull();
@@ -117,7 +139,9 @@ describe('rebuild', () => {
     expect(ledger.db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(ledger.db.sqlite.pragma('mmap_size', { simple: true })).toBe(0);
     expect(['cache_size', 'temp_store'].map(pragma)).toEqual(settingsBefore);
-    // The full-text index answers substring queries (trigram) after its one-pass build.
+    // The full-text index holds exactly the versions' content (FTS5 checks it against its
+    // external-content table) and answers substring queries (trigram).
+    ledger.db.sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
     const hits = ledger.db.sqlite.prepare(`SELECT count(*) FROM record_versions_fts WHERE record_versions_fts MATCH '"ote"'`).pluck().get();
     expect(hits).toBeGreaterThan(0);
     // A second rebuild (raw objects already stored) gives the same index again.
@@ -131,6 +155,43 @@ describe('rebuild', () => {
     const victim = (sqlite.prepare('SELECT sha256 FROM raw_objects ORDER BY sha256 LIMIT 1').get() as { sha256: string }).sha256;
     sqlite.prepare("UPDATE raw_objects SET data = x'00' WHERE sha256 = ?").run(victim);
     sqlite.prepare("INSERT INTO raw_objects (sha256, size, data) VALUES (?, 1, x'00')").run('f'.repeat(64));
+    await rebuildIndex({ ledger });
+    expect(dumpIndex(ledger)).toEqual(before);
+  });
+
+  it('writes record_versions over what was there: ids 1…n as into an emptied table, wrong, missing and extra rows set right', async () => {
+    const { sqlite } = ledger.db;
+    const versionsWithIds = () => sqlite.prepare('SELECT * FROM record_versions ORDER BY id').all();
+    const ftsCheck = () => sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    sqlite.exec('DELETE FROM record_versions'); // the full-text rows go with them (trigger)
+    await rebuildIndex({ ledger });
+    const expected = versionsWithIds();
+    const before = dumpIndex(ledger);
+    expect((expected as { id: number }[]).map((r) => r.id)).toEqual(Array.from({ length: expected.length }, (_, i) => i + 1));
+    // A changed row (content and size), a row gone (a gap), and rows past the end and far beyond.
+    sqlite.prepare("UPDATE record_versions SET content = 'stale', record_json = '{}' WHERE id = 3").run();
+    sqlite.prepare('DELETE FROM record_versions WHERE id = 5').run();
+    sqlite.prepare(`INSERT INTO record_versions (id, agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace,
+      status, tags, record_json, synced_at) SELECT id + ?, agent_id, record_id, seq + 1000, entry_kind, op, 'extra note', content_sha256,
+      memory_type, namespace, status, tags, record_json, synced_at FROM record_versions WHERE id IN (1, 2)`).run(1_000_000);
+    sqlite.prepare(`INSERT INTO record_versions (id, agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace,
+      status, tags, record_json, synced_at) SELECT ?, agent_id, record_id, seq + 2000, entry_kind, op, 'extra note', content_sha256,
+      memory_type, namespace, status, tags, record_json, synced_at FROM record_versions WHERE id = 1`).run(expected.length + 1);
+    ftsCheck();
+    expect(dumpIndex(ledger)).not.toEqual(before);
+    await rebuildIndex({ ledger });
+    expect(versionsWithIds()).toEqual(expected);
+    expect(dumpIndex(ledger)).toEqual(before);
+    ftsCheck();
+  });
+
+  it('sets entry counts that are wrong, whichever count it is', async () => {
+    const before = dumpIndex(ledger);
+    const { sqlite } = ledger.db;
+    const columns = ['creates', 'updates', 'deletes', 'raw_changed', 'raw_deleted'];
+    columns.forEach((column, i) => sqlite.prepare(`UPDATE ledger_entries SET ${column} = ${column} + 7 WHERE rowid IN (
+      SELECT rowid FROM ledger_entries ORDER BY agent_id, seq, kind LIMIT 1 OFFSET ?)`).run(i * 5));
+    expect(dumpIndex(ledger).ledger_entries).not.toEqual(before.ledger_entries);
     await rebuildIndex({ ledger });
     expect(dumpIndex(ledger)).toEqual(before);
   });

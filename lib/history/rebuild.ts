@@ -16,10 +16,14 @@
  *   written once per agent, at its end;
  * - `raw_objects` (content-addressed) is reconciled rather than rewritten: objects stored under a
  *   sha256 the replay meets, with the right length, are kept; the rest is written or deleted;
- * - the secondary indexes of the rewritten tables and the full-text index are built once at the
- *   end, from the finished tables (`suspendIndexes`, `suspendFtsTriggers`: dropped and re-created
- *   from their own stored SQL inside the transaction), and foreign keys are not re-checked row by
- *   row (every row written belongs to an agent the replay selected by joining `agents`);
+ * - `record_versions` rows are written over the rows with their ids (1…n, as after emptying the
+ *   table) instead of into an emptied table, and rows past n deleted: SQLite leaves pages rewritten
+ *   with the same bytes clean, so what the index already held right costs no WAL writes at commit;
+ * - the secondary indexes of the rewritten tables are built once at the end, from the finished
+ *   tables (`suspendIndexes`: dropped and re-created from their own stored SQL inside the
+ *   transaction), the full-text index is written by the replay with its triggers dropped
+ *   (`takeOverFts`), and foreign keys are not re-checked row by row (every row written belongs
+ *   to an agent the replay selected by joining `agents`);
  * - the page cache is large enough for the whole rewrite for the duration (no spilling to the WAL
  *   midway, in-memory sorts for the index builds).
  */
@@ -50,8 +54,15 @@ interface EntryRow {
   seq: number;
   kind: 'delta' | 'snapshot';
   blob_key: string;
+  size_bytes: number;
   sha256: string;
   created_at: string;
+  /** The counts stored on the entry (written again only where the replay's differ). */
+  creates: number;
+  updates: number;
+  deletes: number;
+  raw_changed: number;
+  raw_deleted: number;
 }
 
 /**
@@ -247,7 +258,7 @@ class Preparer {
       const chunk = this.nextFree;
       this.state[chunk] = 1;
       this.inFlight++;
-      const jobs = this.jobs.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((j) => j ?? { file: '', sha256: '', kind: 'delta' as const });
+      const jobs = this.jobs.slice(chunk * CHUNK, (chunk + 1) * CHUNK).map((j) => j ?? { file: '', size: 0, sha256: '', kind: 'delta' as const });
       helper.port.postMessage({ chunk, jobs } satisfies ChunkRequest);
     }
   }
@@ -271,34 +282,38 @@ class Preparer {
 }
 
 /**
- * The full-text index is rebuilt once at the end instead of row by row through its triggers
- * (which made a rebuild spend most of its time in FTS maintenance): the triggers are dropped for
- * the duration of the transaction and re-created from their own stored SQL, so a rollback restores
- * them and the schema never drifts from the migration.
+ * The full-text index is written by the replay itself (`RebuildWriter.insertVersion`: each
+ * version's content under its id, the rows the insert trigger would add) rather than row by row
+ * through its triggers or by an FTS5 'rebuild' after the replay: the triggers are dropped for the
+ * duration of the transaction and re-created from their own stored SQL, so a rollback restores
+ * them and the schema never drifts from the migration; the index is emptied first ('delete-all',
+ * the index of an external-content table is not touched by deleting the content rows). Written
+ * during the replay, its tokenizing overlaps the helper thread's blob parsing instead of adding
+ * to the transaction's single-threaded end; the segments are the same as a 'rebuild' writes
+ * (both insert every row in id order).
  *
- * The build itself runs with a larger FTS5 'hashsize' (the memory of pending terms before they
- * are written out as a segment; 1 MiB by default): the whole index is then written as one or a
- * few segments instead of dozens that automerge keeps merging meanwhile (a fifth of the build's
- * time here). The option is a row in the table's `_config` shadow table; it is set back exactly
- * as it was before the transaction ends (value restored, or the row removed again), so the
- * incremental path and every other connection see the same configuration as before.
+ * The replay runs with a larger FTS5 'hashsize' (the memory of pending terms before they are
+ * written out as a segment; 1 MiB by default): the whole index is then written as one or a few
+ * segments instead of dozens that automerge keeps merging meanwhile (a fifth of the build's time
+ * here). The option is a row in the table's `_config` shadow table; it is set back exactly as it
+ * was before the transaction ends (value restored, or the row removed again), so the incremental
+ * path and every other connection see the same configuration as before.
  */
-function suspendFtsTriggers(ledger: Ledger): () => void {
+function takeOverFts(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
   const triggers = sqlite.prepare(
     "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
   ).all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name.replace(/"/g, '""')}"`);
+  const setHashSize = (bytes: number) => {
+    if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
+    // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
+    sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
+  };
+  const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
+  setHashSize(FTS_REBUILD_HASHSIZE);
+  sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('delete-all')");
   return () => {
-    const setHashSize = (bytes: number) => {
-      if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
-      // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
-      sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
-    };
-    const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
-    setHashSize(FTS_REBUILD_HASHSIZE);
-    // No 'delete-all' first: 'rebuild' empties the full-text index itself.
-    sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild')");
     // Setting the option tells every connection to reload it; the default first, so this one
     // holds the default too when the row then goes (shadow tables are read-only outside unsafe mode).
     setHashSize(before ?? FTS_DEFAULT_HASHSIZE);
@@ -338,17 +353,18 @@ function suspendIndexes(ledger: Ledger): () => void {
 }
 
 /**
- * Empties the index tables (`raw_objects` is reconciled by the writer instead: see RebuildWriter).
- * The counts of the entries the replay visits are overwritten entry by entry; the others (entries
- * of no registered agent, which the replay does not select) are zeroed here.
+ * Empties the index tables (`record_versions` is written over by id and `raw_objects` reconciled
+ * by the writer instead: see RebuildWriter).
+ * The counts of the entries the replay visits are set entry by entry where they differ; the others
+ * (entries of no registered agent, which the replay does not select) are zeroed here.
  */
 function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
-    DELETE FROM record_versions;
     DELETE FROM records;
     DELETE FROM raw_file_versions;
     UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0
-      WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id);`);
+      WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id)
+        AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);
 }
 
 /** Wipes and replays the whole index; `onProgress` is called after each entry. */
@@ -373,10 +389,11 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   try {
     sqlite.exec('BEGIN IMMEDIATE');
     try {
-      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.sha256, e.created_at
+      const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.size_bytes, e.sha256, e.created_at,
+          e.creates, e.updates, e.deletes, e.raw_changed, e.raw_deleted
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
-      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), sha256: e.sha256, kind: e.kind } : null));
+      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
       // The helper thread boots and starts on the first chunks while this thread reads the stored
       // raw objects (until it is told which are stored, it sends every raw file's bytes).
       const script = store !== null && jobs.length > CHUNK ? helperScript() : null;
@@ -384,7 +401,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       preparer = new Preparer(jobs, helper);
       const writer = new RebuildWriter(sqlite);
       preparer.setStored(writer.stored);
-      const restoreFts = suspendFtsTriggers(ledger);
+      const restoreFts = takeOverFts(ledger);
       const restoreIndexes = suspendIndexes(ledger);
       wipe(ledger);
       if (script !== null && typeof script !== 'string') {
@@ -404,11 +421,16 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
           target = writer.agent(entry.agent_id);
         }
         const c = foldEntry(target, { agentId: entry.agent_id, seq: entry.seq, syncedAt: entry.created_at }, prepared);
-        setCounts.run(c.creates, c.updates, c.deletes, c.raw_changed, c.raw_deleted, entry.rowid);
+        // Only counts that differ are written: rewriting a row with its own values would still
+        // dirty its page (every page of the table, in a rebuild that changes nothing there).
+        if (c.creates !== entry.creates || c.updates !== entry.updates || c.deletes !== entry.deletes
+          || c.raw_changed !== entry.raw_changed || c.raw_deleted !== entry.raw_deleted) {
+          setCounts.run(c.creates, c.updates, c.deletes, c.raw_changed, c.raw_deleted, entry.rowid);
+        }
         params.onProgress?.({ done: i + 1, total });
       }
       target?.finish();
-      writer.finishObjects();
+      writer.finish();
       restoreIndexes();
       restoreFts();
       const versions = (sqlite.prepare('SELECT count(*) AS n FROM record_versions').get() as { n: number }).n;
