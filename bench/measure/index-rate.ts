@@ -1,12 +1,13 @@
 /**
  * `index_vs_sqlite_insert`: our indexing rate in record versions per second — the wall time of one
  * whole `rebuildIndex` call (what `lineage index --rebuild` runs), from BEGIN to COMMIT included:
- * wiping the index tables, reading every ledger blob file, checking its sha256, unzipping and
- * parsing it, deriving ops, writing `record_versions`, `records`, `raw_file_versions`, the
- * per-entry counts on `ledger_entries`, reconciling `raw_objects`, building the secondary indexes
- * of those three tables (dropped for the transaction, re-created at its end: five on
- * `record_versions`), the FTS5 trigram index built over every version's content, and the commit
- * (WAL checkpoint included) — against a raw better-sqlite3 prepared-insert loop of the same rows
+ * emptying `records` and `raw_file_versions`, reading every ledger blob file, checking its sha256,
+ * unzipping and parsing it, deriving ops, writing every `record_versions` row (over the row with
+ * its id: ids 1…n as into an emptied table, rows past n deleted) with its FTS5 trigram row,
+ * `records`, `raw_file_versions`, the per-entry counts on `ledger_entries` (where they differ),
+ * reconciling `raw_objects`, building the secondary indexes of those three tables (dropped for
+ * the transaction, re-created at its end: five on `record_versions`), and the commit (WAL
+ * checkpoint included) — against a raw better-sqlite3 prepared-insert loop of the same rows
  * into a plain table (same columns, no indexes, no FTS) in one transaction, in the same directory,
  * same run.
  * The rebuild's helper thread (blob reading and parsing) starts inside the timed call.
@@ -69,6 +70,6 @@ export async function measureIndexRate(args: { ledger: Ledger; workDir: string; 
     unit: 'record versions/s (ratio = ours ÷ raw insert)',
     goal: '≥ 0.3',
     meets_goal: rate / peer >= 0.3,
-    note: `ours: wall time of a whole rebuildIndex (lineage index --rebuild) of ${entries} ledger entries → ${versions} record versions, median of ${args.oursReps}: wipe, every blob file read + sha256-checked + unzipped + parsed (helper thread), ops derived, record_versions, records, raw_file_versions, ledger entry counts, raw_objects reconciled (content-addressed objects already stored under their sha256 with the right length are kept, not rewritten), the secondary indexes of the three rewritten tables built at the end of the transaction (dropped at its start), FTS5 trigram index built once over all version content, commit with its WAL checkpoint; peer: ${columns.length}-column prepared INSERT of the same rows into a plain table (no indexes, no FTS) in one transaction (median of ${args.peerReps})`,
+    note: `ours: wall time of a whole rebuildIndex (lineage index --rebuild) of ${entries} ledger entries → ${versions} record versions, median of ${args.oursReps}: every blob file read + sha256-checked + unzipped + parsed (helper thread), ops derived, every record_versions row written (over the row with its id) with its FTS5 trigram row, records, raw_file_versions, ledger entry counts (where they differ), raw_objects reconciled (content-addressed objects already stored under their sha256 with the right length are kept, not rewritten), the secondary indexes of the three rewritten tables built at the end of the transaction (dropped at its start), commit with its WAL checkpoint; peer: ${columns.length}-column prepared INSERT of the same rows into a plain table (no indexes, no FTS) in one transaction (median of ${args.peerReps})`,
   };
 }
