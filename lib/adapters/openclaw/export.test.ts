@@ -1,7 +1,10 @@
 import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import type { Section } from '@/lib/core/markdown';
+import { sha256Hex } from '@/lib/core/uuid';
 import { openclawAdapter } from './index';
+import { sectionKey } from './records';
 import { FIXED_CLOCK, SHARED_ALF, copyFixture, tempDir } from './test-helpers';
 
 const exportWs = (workspace: string, persistAgentId = true) =>
@@ -206,5 +209,24 @@ describe('openclaw export as record slots', () => {
     expect(edited[1]).not.toBe(first[1]);
     const retagged = await write('infra, ops', 'Redis', '2026-02-01T00:00:00Z');
     expect(retagged.every((key, k) => key !== first[k])).toBe(true);
+  });
+});
+
+describe('openclaw record keys', () => {
+  it('are the sha256 of the file key, lines, occurrence, heading and content, whatever their characters', () => {
+    const fileKey = sha256Hex('a file key');
+    const reference = (s: Section, occurrence: number) =>
+      sha256Hex(`${fileKey}${s.lineStart},${s.lineEnd},${occurrence},${s.heading === null ? '-' : `${s.heading.length}:${s.heading}`}${s.content}`).slice(0, 32);
+    const sections: Section[] = [
+      { heading: 'Plain', content: '## Plain\nbody', lineStart: 1, lineEnd: 2 },
+      { heading: null, content: 'no heading at all', lineStart: 3, lineEnd: 3 },
+      { heading: '', content: '## \nempty heading', lineStart: 4, lineEnd: 5 },
+      { heading: 'Ünïcödé 🧠', content: '## Ünïcödé 🧠\nnaïve café — 10.0.4.17 🎉', lineStart: 6, lineEnd: 7 },
+      { heading: 'lone \ud800 surrogate', content: `## x\n${'long line '.repeat(20_000)}\udc00`, lineStart: 8, lineEnd: 9 },
+    ];
+    sections.forEach((s, i) => expect(sectionKey(fileKey, s, i)).toBe(reference(s, i)));
+    // Distinct inputs, distinct keys (the heading is length-prefixed).
+    expect(sectionKey(fileKey, { heading: 'ab', content: 'c', lineStart: 1, lineEnd: 1 }, 0))
+      .not.toBe(sectionKey(fileKey, { heading: 'a', content: 'bc', lineStart: 1, lineEnd: 1 }, 0));
   });
 });

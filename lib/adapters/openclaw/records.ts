@@ -53,11 +53,7 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   const { handler } = file;
   const fileKey = sha256Hex(JSON.stringify([RECORD_KEY_VERSION, agentId, file.relPath, handler.memoryType, handler.namespace, handler.chunking,
     handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
-  const keys = sections.map((section, i) => {
-    // Injective: fixed-width file key, numbers with separators, the heading length-prefixed, content last.
-    const heading = section.heading === null ? '-' : `${section.heading.length}:${section.heading}`;
-    return sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrences[i]!.occurrence},${heading}${section.content}`).slice(0, 32);
-  });
+  const keys = sections.map((section, i) => sectionKey(fileKey, section, occurrences[i]!.occurrence));
   return {
     createdAt: temporal(file).created_at,
     slots(known) {
@@ -71,6 +67,25 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
       });
     },
   };
+}
+
+let keyScratch = Buffer.allocUnsafe(64 * 1024);
+
+/**
+ * A section's key: the sha256 (first 32 hex digits) of the UTF-8 of `fileKey`, the section's lines
+ * and occurrence, its heading and its content — injective: fixed-width file key, numbers with
+ * separators, the heading length-prefixed (`-` for none), content last. Encoded into one reused
+ * buffer rather than joined into a string first (a large store has tens of thousands of sections).
+ */
+export function sectionKey(fileKey: string, section: Section, occurrence: number): string {
+  const heading = section.heading;
+  const need = 3 * (fileKey.length + (heading?.length ?? 0) + section.content.length) + 64;
+  if (keyScratch.length < need) keyScratch = Buffer.allocUnsafe(Math.max(need, keyScratch.length * 2));
+  let n = keyScratch.write(fileKey, 0, 'utf8');
+  n += keyScratch.write(`${section.lineStart},${section.lineEnd},${occurrence},${heading === null ? '-' : `${heading.length}:`}`, n, 'latin1');
+  if (heading !== null) n += keyScratch.write(heading, n, 'utf8');
+  n += keyScratch.write(section.content, n, 'utf8');
+  return sha256Hex(keyScratch.subarray(0, n)).slice(0, 32);
 }
 
 /**
