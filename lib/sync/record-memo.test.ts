@@ -18,23 +18,23 @@ const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '0')
 
 describe('record memo file', () => {
   it('reads back what it wrote, for the base it names only', () => {
-    const bytes = encodeRecordMemo([[key(1), id(1)], [key(2), id(2)]], SHA);
+    const bytes = encodeRecordMemo({ added: [[key(1), id(1)], [key(2), id(2)]] }, SHA);
     expect([...parseRecordMemo(bytes, SHA)!]).toEqual([[key(1), id(1)], [key(2), id(2)]]);
     expect(parseRecordMemo(bytes, sha256Hex('another base'))).toBeNull();
   });
 
   it('ignores a memo it cannot read exactly: truncated, padded, foreign header, repeated key', () => {
-    const bytes = encodeRecordMemo([[key(1), id(1)], [key(2), id(2)]], SHA);
+    const bytes = encodeRecordMemo({ added: [[key(1), id(1)], [key(2), id(2)]] }, SHA);
     expect(parseRecordMemo(bytes.subarray(0, bytes.length - 1), SHA)).toBeNull();
     expect(parseRecordMemo(Buffer.concat([bytes, Buffer.from('x')]), SHA)).toBeNull();
     expect(parseRecordMemo(Buffer.from(`lineage-record-memo 2 ${SHA} 0\n`), SHA)).toBeNull();
     expect(parseRecordMemo(Buffer.from('not a memo at all'), SHA)).toBeNull();
-    expect(parseRecordMemo(encodeRecordMemo([[key(1), id(1)], [key(1), id(2)]], SHA), SHA)).toBeNull();
+    expect(parseRecordMemo(encodeRecordMemo({ added: [[key(1), id(1)], [key(1), id(2)]] }, SHA), SHA)).toBeNull();
     expect(parseRecordMemo(Buffer.alloc(0), SHA)).toBeNull();
   });
 
   it('carries entries of the memo it was read from as they are, with the new ones after them', () => {
-    const read = parseRecordMemo(encodeRecordMemo([1, 2, 3, 4, 5].map((n) => [key(n), id(n)] as const), SHA), SHA)!;
+    const read = parseRecordMemo(encodeRecordMemo({ added: [1, 2, 3, 4, 5].map((n) => [key(n), id(n)] as const) }, SHA), SHA)!;
     const next = sha256Hex('the next base');
     const bytes = encodeRecordMemo({ reused: { memo: read, entries: [0, 1, 3] }, added: [[key(9), id(9)]] }, next);
     expect([...parseRecordMemo(bytes, next)!]).toEqual([[key(1), id(1)], [key(2), id(2)], [key(4), id(4)], [key(9), id(9)]]);
@@ -44,7 +44,7 @@ describe('record memo file', () => {
   });
 
   it('leaves out entries that do not fit its fixed width', () => {
-    const bytes = encodeRecordMemo([[key(1), id(1)], [key(2), 'short'], [key(3), `${id(3).slice(0, 35)}é`], ['k', id(4)]], SHA);
+    const bytes = encodeRecordMemo({ added: [[key(1), id(1)], [key(2), 'short'], [key(3), `${id(3).slice(0, 35)}é`], ['k', id(4)]] }, SHA);
     expect([...parseRecordMemo(bytes, SHA)!]).toEqual([[key(1), id(1)]]);
   });
 });
@@ -146,7 +146,7 @@ describe('syncing with the record memo', () => {
     const base = sha256Hex(await fs.readFile(statePaths(t.sides.memo.alfHome, AGENT).snapshot));
     const entries = [...parseRecordMemo(bytes, base)!];
     expect(entries.length).toBeGreaterThan(10);
-    await fs.writeFile(file, encodeRecordMemo(entries.map(([k], n) => [k, entries[(n + 1) % entries.length]![1]] as const), base));
+    await fs.writeFile(file, encodeRecordMemo({ added: entries.map(([k], n) => [k, entries[(n + 1) % entries.length]![1]] as const) }, base));
     sections[3] = { heading: 'Fact 3', body: 'value 3, revised' };
     const outs = await t.sync(render(model));
     expect(outs.memo.changes).toEqual({ creates: 0, updates: 1, deletes: 0 });

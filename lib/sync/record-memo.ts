@@ -61,11 +61,6 @@ export class RecordMemo {
     return this.find(key) >= 0;
   }
 
-  get(key: string): string | undefined {
-    const entry = this.find(key);
-    return entry < 0 ? undefined : this.idOf(entry);
-  }
-
   /** The number of the key's entry, or -1. */
   entryOf(key: string): number {
     return this.find(key);
@@ -166,8 +161,8 @@ export interface MemoDraft {
  * built next time. Keys are distinct (one export's; an added key is one the memo read did not
  * have); a memo read back with a repeated key is not used at all.
  */
-export function encodeRecordMemo(draft: MemoDraft | readonly (readonly [key: string, id: string])[], baseSha256: string): Buffer {
-  const { reused, added } = 'added' in draft ? draft : { reused: undefined, added: draft };
+export function encodeRecordMemo(draft: MemoDraft, baseSha256: string): Buffer {
+  const { reused, added } = draft;
   const kept: string[] = [];
   for (const [key, id] of added) if (key.length === KEY_CHARS && id.length === ID_CHARS) kept.push(key + id);
   // Checked as one text (the common case: all printable), else entry by entry.

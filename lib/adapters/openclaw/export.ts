@@ -1,5 +1,6 @@
 import type { MemoryRecord } from '@/lib/core/record';
 import type { JsonObject } from '@/lib/core/json';
+import { asUint8Array } from '@/lib/core/archive/zip-write';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
@@ -41,7 +42,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   const mtimes = new Map<string, string>();
   for (const rel of files) {
     const { bytes, mtime } = readWithMtime(absPath(opts.workspace, rel));
-    raw.set(rel, new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    raw.set(rel, asUint8Array(bytes));
     mtimes.set(rel, mtime);
   }
   const v41Layout = await isV41Layout(opts.workspace);

@@ -2,6 +2,7 @@ import { promisify } from 'node:util';
 import { crc32, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import yauzl from 'yauzl';
 import { entryNameProblem, isDirectoryName } from './entry-names';
+import { asUint8Array } from './zip-write';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './types';
 
 /** The members of a ZIP read into memory, in central-directory order. */
@@ -170,7 +171,7 @@ async function inflateEntry(
   }
   if (crc32(data) >>> 0 !== entry.crc32 >>> 0) throw new ArchiveError('not_a_zip', `entry ${label} fails its CRC-32 check`);
   budget.total += data.length;
-  return new Uint8Array(data.buffer, data.byteOffset, data.byteLength);
+  return asUint8Array(data);
 }
 
 function pastDeclared(label: string, declared: number): ArchiveError {

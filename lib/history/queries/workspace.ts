@@ -5,6 +5,7 @@ import tar from 'tar-stream';
 import yazl from 'yazl';
 import type { LineageDb } from '@/db/client';
 import { writeSnapshot } from '@/lib/core/archive';
+import { asUint8Array } from '@/lib/core/archive/zip-write';
 import { foldSnapshot } from '@/lib/core/restore';
 import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
@@ -43,7 +44,7 @@ export function getWorkspaceFile(params: { db: LineageDb; agentId: string; seq: 
       SELECT w.rowid FROM raw_file_versions w WHERE w.agent_id = ${agent.id} AND w.path = ${params.path} AND w.seq <= ${params.seq}
       ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
     AND v.deleted = 0`);
-  return row ? new Uint8Array(row.data.buffer, row.data.byteOffset, row.data.byteLength) : null;
+  return row ? asUint8Array(row.data) : null;
 }
 
 /** Sync time of the last entry at `seq`: the deterministic mtime of files in downloads. */
