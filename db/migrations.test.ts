@@ -50,7 +50,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version) and 0003 (raw object lengths indexed)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -74,6 +74,9 @@ describe('migrations 0002 (records keep no copy of their latest version) and 000
       ALTER TABLE old_records RENAME TO records;
       CREATE INDEX records_agent_live_idx ON records (agent_id, deleted_seq);
       DROP INDEX raw_objects_length_idx;
+      CREATE TRIGGER record_versions_fts_ai AFTER INSERT ON record_versions BEGIN
+        INSERT INTO record_versions_fts(rowid, content) VALUES (new.id, new.content);
+      END;
       DELETE FROM __drizzle_migrations WHERE created_at >= ${journalWhen('0002_records_current_from_versions')};`);
     expect((raw.prepare('PRAGMA table_info(records)').all() as unknown[]).length).toBe(15);
     raw.close();
@@ -85,6 +88,9 @@ describe('migrations 0002 (records keep no copy of their latest version) and 000
     expect(dumpIndex(migrated)).toEqual(dumpBefore);
     expect(answers(migrated)).toEqual(before);
     expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);
+    // 0004: no insert trigger; the next ingest writes its versions' full-text rows itself.
+    const triggers = () => migrated.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
+    expect(triggers()).toEqual(['record_versions_fts_ad', 'record_versions_fts_au']);
     closeDatabase(migrated.db);
   });
 });

@@ -97,8 +97,7 @@ export class RebuildWriter {
   }
 
   /**
-   * Inserts the version and its full-text row (what the insert trigger, dropped for the rebuild,
-   * would add).
+   * Inserts the version and its full-text row (as the incremental indexer does, statements.ts).
    */
   insertVersion(f: RecordFields, m: VersionMeta): void {
     const id = ++this.versions;

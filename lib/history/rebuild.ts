@@ -283,8 +283,8 @@ class Preparer {
 
 /**
  * The full-text index is written by the replay itself (`RebuildWriter.insertVersion`: each
- * version's content under its id, the rows the insert trigger would add) rather than row by row
- * through its triggers or by an FTS5 'rebuild' after the replay: the triggers are dropped for the
+ * version's content under its id, as the incremental indexer writes them) rather than by an FTS5
+ * 'rebuild' after the replay; its delete and update triggers are dropped for the
  * duration of the transaction and re-created from their own stored SQL, so a rollback restores
  * them and the schema never drifts from the migration; the index is emptied first ('delete-all',
  * the index of an external-content table is not touched by deleting the content rows). Written

@@ -16,14 +16,31 @@ const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'born_at', '
 const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
 const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
 
+/** `row`'s values in `columns` order, a missing value as NULL. */
+function valuesOf(row: Row, columns: readonly string[]): unknown[] {
+  const values = new Array<unknown>(columns.length);
+  for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!] ?? null;
+  return values;
+}
+
 /** An INSERT of `columns` that takes a row object. */
 function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly string[]): { run(row: Row): void } {
   const statement = sqlite.prepare(sql);
+  return { run: (row) => void statement.run(valuesOf(row, columns)) };
+}
+
+/**
+ * Inserts a `record_versions` row and then its full-text row, in a statement of its own (migration
+ * 0004: as a trigger's second write, the full-text insert would run in a statement savepoint, at
+ * which FTS5 writes out a segment per row; here its terms stay pending until the commit).
+ */
+function versionInserter(sqlite: Drizzle['$client']): { run(row: Row): void } {
+  const version = sqlite.prepare(`INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`);
+  const fullText = sqlite.prepare('INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)');
   return {
     run(row: Row): void {
-      const values = new Array<unknown>(columns.length);
-      for (let i = 0; i < columns.length; i++) values[i] = row[columns[i]!] ?? null;
-      statement.run(values);
+      const { lastInsertRowid } = version.run(valuesOf(row, VERSION_COLUMNS));
+      fullText.run(lastInsertRowid, row.content);
     },
   };
 }
@@ -48,8 +65,7 @@ function build(db: Drizzle) {
   return {
     recordById: { get: (key: { agent_id: string; record_id: string }) => recordById.get(key.agent_id, key.record_id) },
     rawHead: { get: (key: { agent_id: string; path: string }) => rawHead.get(key.agent_id, key.path) },
-    insertVersion: inserter(sqlite,
-      `INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`, VERSION_COLUMNS),
+    insertVersion: versionInserter(sqlite),
     upsertRecord: inserter(sqlite,
       `INSERT INTO records (${recordColumns.join(', ')}) VALUES (${marks(recordColumns.length)})
        ON CONFLICT (agent_id, record_id) DO UPDATE SET ${RECORD_SET_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
