@@ -62,8 +62,7 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
         const key = keys[i]!;
         if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, fileTags, textAgain)), i);
         const { trimmed, occurrence } = occurrences[i]!;
-        const record = buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags });
-        return { key, record, build: () => record };
+        return new BuiltSlot(key, buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags }));
       });
     },
   };
@@ -88,13 +87,20 @@ export function sectionKey(fileKey: string, section: Section, occurrence: number
   return sha256Hex(keyScratch.subarray(0, n)).slice(0, 32);
 }
 
+type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[] };
+
 /**
  * What builds a file's known records if they are asked for after all (rarely): the file's text,
  * decoded again, chunked again. Known slots hold no section and no text, which keeps a large
  * store's export small.
+ *
+ * The chunked file is held weakly: records built one after another (a reconcile that builds every
+ * record) share it — a WeakRef's target lives at least until the current job ends — but a sync that
+ * builds one record of the file to spot-check it does not keep the whole file chunked in memory
+ * for as long as the slot lives (the rest of the sync).
  */
 class FileGroup {
-  private built: { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[] } | null = null;
+  private built: WeakRef<ChunkedFile> | null = null;
 
   constructor(
     private readonly agentId: string,
@@ -104,15 +110,30 @@ class FileGroup {
   ) {}
 
   build(index: number): MemoryRecord {
-    if (this.built === null) {
+    let built = this.built?.deref();
+    if (built === undefined) {
       const file = { ...this.fileWithoutText, text: this.textAgain() };
       const sections = chunk(file);
-      this.built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)) };
+      built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)) };
+      this.built = new WeakRef(built);
     }
-    const { file, sections, occurrences } = this.built;
+    const { file, sections, occurrences } = built;
     const { trimmed, occurrence } = occurrences[index]!;
     const id = birthIdOfTrimmed('openclaw', this.agentId, file.relPath, trimmed, occurrence);
     return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id, fileTags: this.fileTags });
+  }
+}
+
+/**
+ * A slot whose record is built. A class rather than an object with a `build` closure: a closure
+ * made here would hold this file's whole chunking (every section, occurrence and key) for as long
+ * as the slot lives, which is the whole sync.
+ */
+class BuiltSlot implements RecordSlot {
+  constructor(readonly key: string, readonly record: MemoryRecord) {}
+
+  build(): MemoryRecord {
+    return this.record;
   }
 }
 
