@@ -10,6 +10,7 @@ import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
 import { currentFields, type CurrentRecord, type RecordFields } from './index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
+import { INSERT_FULL_TEXT } from './statements';
 
 /** SQLite's BINARY collation (UTF-8 bytes), for orders the database path gets from ORDER BY. */
 export function compareBinary(a: string, b: string): number {
@@ -85,7 +86,7 @@ export class RebuildWriter {
       else remove.run(sha256);
     }
     this.insertVersionStmt = sqlite.prepare(VERSION_UPSERT);
-    this.insertFtsStmt = sqlite.prepare('INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)');
+    this.insertFtsStmt = sqlite.prepare(INSERT_FULL_TEXT);
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));

@@ -34,9 +34,12 @@ function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly str
  * 0004: as a trigger's second write, the full-text insert would run in a statement savepoint, at
  * which FTS5 writes out a segment per row; here its terms stay pending until the commit).
  */
+/** A version's full-text row (the external-content FTS5 table holds only the index). */
+export const INSERT_FULL_TEXT = 'INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)';
+
 function versionInserter(sqlite: Drizzle['$client']): { run(row: Row): void } {
   const version = sqlite.prepare(`INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`);
-  const fullText = sqlite.prepare('INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)');
+  const fullText = sqlite.prepare(INSERT_FULL_TEXT);
   return {
     run(row: Row): void {
       const { lastInsertRowid } = version.run(valuesOf(row, VERSION_COLUMNS));

@@ -10,7 +10,7 @@ import { close, fdatasync, fsync, open, rename, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { asUint8Array } from '@/lib/core/archive/zip-write';
+import { asUint8Array } from '@/lib/core/bytes';
 import { LedgerError } from './errors';
 
 export interface BlobStore {

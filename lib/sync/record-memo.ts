@@ -17,9 +17,9 @@
  * (32 hex digits), then the id (a hyphenated UUID). Fixed-width text, so reading it is slicing
  * one string.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { sha256Hex } from '@/lib/core/uuid';
 import { readWhole, writeFileAtomic } from './state';
 
 const MAGIC = 'lineage-record-memo 1';
@@ -58,17 +58,22 @@ export class RecordMemo {
   }
 
   has(key: string): boolean {
-    return this.find(key) >= 0;
+    return this.entryOf(key) >= 0;
   }
 
   /** The number of the key's entry, or -1. */
   entryOf(key: string): number {
-    return this.find(key);
+    if (key.length !== KEY_CHARS) return -1;
+    for (let slot = RecordMemo.hash(key, 0) & this.mask; ; slot = (slot + 1) & this.mask) {
+      const held = this.table[slot]!;
+      if (held === 0) return -1;
+      if (this.text.startsWith(key, (held - 1) * ENTRY_CHARS)) return held - 1;
+    }
   }
 
   /** The id of entry `entry` (a number `entryOf` gave). */
   idAt(entry: number): string {
-    return this.idOf(entry);
+    return this.text.slice(entry * ENTRY_CHARS + KEY_CHARS, (entry + 1) * ENTRY_CHARS);
   }
 
   /** The bytes of entries `from` to `to` (excluded), as the file holds them. */
@@ -78,11 +83,7 @@ export class RecordMemo {
   }
 
   *[Symbol.iterator](): IterableIterator<[key: string, id: string]> {
-    for (let entry = 0; entry < this.size; entry++) yield [this.text.slice(entry * ENTRY_CHARS, entry * ENTRY_CHARS + KEY_CHARS), this.idOf(entry)];
-  }
-
-  private idOf(entry: number): string {
-    return this.text.slice(entry * ENTRY_CHARS + KEY_CHARS, (entry + 1) * ENTRY_CHARS);
+    for (let entry = 0; entry < this.size; entry++) yield [this.text.slice(entry * ENTRY_CHARS, entry * ENTRY_CHARS + KEY_CHARS), this.idAt(entry)];
   }
 
   /** The key's slot hash: its first 8 characters' codes mixed (keys are hex digests). */
@@ -106,15 +107,6 @@ export class RecordMemo {
     }
     return true;
   }
-
-  private find(key: string): number {
-    if (key.length !== KEY_CHARS) return -1;
-    for (let slot = RecordMemo.hash(key, 0) & this.mask; ; slot = (slot + 1) & this.mask) {
-      const held = this.table[slot]!;
-      if (held === 0) return -1;
-      if (this.text.startsWith(key, (held - 1) * ENTRY_CHARS)) return held - 1;
-    }
-  }
 }
 
 export function memoPath(stateDir: string, agentId: string): string {
@@ -125,14 +117,6 @@ export function memoPath(stateDir: string, agentId: string): string {
 export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
   const bytes = await readWhole(file).catch(() => null);
   return bytes === null ? null : parseRecordMemo(bytes, sha256Hex(base));
-}
-
-/**
- * sha256 hex of a base, here and now: a few milliseconds for megabytes (WebCrypto's digest, on
- * the thread pool, first copies its input, which cost several times that in CPU and page faults).
- */
-function sha256Hex(bytes: Uint8Array): string {
-  return createHash('sha256').update(bytes).digest('hex');
 }
 
 export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo | null {

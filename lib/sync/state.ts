@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
-import { asUint8Array } from '@/lib/core/archive/zip-write';
+import { asUint8Array } from '@/lib/core/bytes';
 
 /** `$ALF_HOME/.alf` (ALF_HOME replaces HOME as the base, CONTRACT §2.2). */
 export function alfDir(env: NodeJS.ProcessEnv = process.env): string {

@@ -1,6 +1,6 @@
 import type { MemoryRecord } from '@/lib/core/record';
 import type { JsonObject } from '@/lib/core/json';
-import { asUint8Array } from '@/lib/core/archive/zip-write';
+import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';

@@ -78,6 +78,10 @@ export function quarterOf(record: MemoryRecord): { year: string; quarter: 1 | 2 
 /** The partition file our writer puts a record in (`memory/2026-Q1.jsonl`). */
 export function partitionFileOf(record: MemoryRecord): string {
   const { year, quarter } = quarterOf(record);
+  return quarterFile(year, quarter);
+}
+
+function quarterFile(year: string, quarter: 1 | 2 | 3 | 4): string {
   return `memory/${year}-Q${quarter}.jsonl`;
 }
 
@@ -113,7 +117,7 @@ export function partitionRecords(records: readonly MemoryRecord[], placedIn?: (r
       where = quarterOfStamp.get(stamp);
       if (where === undefined) {
         const { year, quarter } = quarterOf(record);
-        quarterOfStamp.set(stamp, (where = { file: `memory/${year}-Q${quarter}.jsonl`, year, quarter }));
+        quarterOfStamp.set(stamp, (where = { file: quarterFile(year, quarter), year, quarter }));
       }
     }
     const { file, year, quarter } = where;

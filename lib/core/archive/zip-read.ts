@@ -2,7 +2,7 @@ import { promisify } from 'node:util';
 import { crc32, inflateRaw, inflateRawSync, type ZlibOptions } from 'node:zlib';
 import yauzl from 'yauzl';
 import { entryNameProblem, isDirectoryName } from './entry-names';
-import { asUint8Array } from './zip-write';
+import { asUint8Array } from '../bytes';
 import { ArchiveError, DEFAULT_ARCHIVE_LIMITS, type ArchiveLimits } from './types';
 
 /** The members of a ZIP read into memory, in central-directory order. */

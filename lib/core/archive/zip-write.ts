@@ -1,4 +1,5 @@
 import yazl from 'yazl';
+import { asUint8Array } from '../bytes';
 import { fileNameProblem } from './entry-names';
 import { useNativeCrc32 } from './native-crc32';
 import { ArchiveError } from './types';
@@ -52,11 +53,6 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     zip.outputStream.on('end', () => resolve(asUint8Array(Buffer.concat(chunks))));
     zip.end();
   });
-}
-
-/** The same bytes as a plain Uint8Array, without copying them (`new Uint8Array(buffer)` copies). */
-export function asUint8Array(bytes: Buffer): Uint8Array {
-  return new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 }
 
 const encoder = new TextEncoder();

@@ -5,7 +5,7 @@ import tar from 'tar-stream';
 import yazl from 'yazl';
 import type { LineageDb } from '@/db/client';
 import { writeSnapshot } from '@/lib/core/archive';
-import { asUint8Array } from '@/lib/core/archive/zip-write';
+import { asUint8Array } from '@/lib/core/bytes';
 import { foldSnapshot } from '@/lib/core/restore';
 import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
