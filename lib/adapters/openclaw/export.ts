@@ -40,13 +40,19 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   const { files, excluded } = await rawFileSet(opts.workspace);
   const raw = new Map<string, Uint8Array>();
   const mtimes = new Map<string, string>();
-  for (const rel of files) {
+  const v41Layout = await isV41Layout(opts.workspace);
+  const perFile: ReturnType<typeof keyedFileOf>[] = [];
+  for (let i = 0; i < files.length; i++) {
+    // Files are read and chunked synchronously (a large store has hundreds of them), with a turn
+    // of the event loop now and then: what the caller started meanwhile (a sync reads and inflates
+    // its base on the thread pool, a chain of I/O steps each continued from this thread) goes on.
+    if (i > 0 && i % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
+    const rel = files[i]!;
     const { bytes, mtime } = readWithMtime(absPath(opts.workspace, rel));
     raw.set(rel, asUint8Array(bytes));
     mtimes.set(rel, mtime);
+    perFile.push(keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout }));
   }
-  const v41Layout = await isV41Layout(opts.workspace);
-  const perFile = files.map((rel) => keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime: mtimes.get(rel)!, v41Layout }));
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
   const warnings: string[] = perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]));
@@ -91,6 +97,9 @@ async function isV41Layout(workspace: string): Promise<boolean> {
   for (const dir of V41_MARKER_DIRS) if (await isDir(absPath(workspace, dir))) return true;
   return false;
 }
+
+/** Files read and chunked between two turns of the event loop (a few milliseconds of work). */
+const YIELD_EVERY_FILES = 16;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
