@@ -6,7 +6,7 @@ import { closeDatabase } from '@/db/client';
 import { openLedger, type Ledger } from '@/lib/ledger';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
-import { getAgentMemoryDto, getRecordLineage, getRecordsAt } from '@/lib/history/queries';
+import { getAgentMemoryDto, getRecordLineage, getRecordsAt, searchFirstAppearance } from '@/lib/history/queries';
 
 const AGENT = '3f2d1c0b-4444-4a2b-8c3d-000000000001';
 
@@ -50,10 +50,12 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
+    const searchBefore = searchFirstAppearance({ db: ledger.db, q: 'note' });
+    expect(searchBefore.total).toBeGreaterThan(0);
     expect(dumpBefore.records!.some((r) => (r as { deleted_seq: number | null }).deleted_seq !== null)).toBe(true);
     closeDatabase(ledger.db);
 
@@ -74,11 +76,18 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
       ALTER TABLE old_records RENAME TO records;
       CREATE INDEX records_agent_live_idx ON records (agent_id, deleted_seq);
       DROP INDEX raw_objects_length_idx;
-      CREATE TRIGGER record_versions_fts_ai AFTER INSERT ON record_versions BEGIN
-        INSERT INTO record_versions_fts(rowid, content) VALUES (new.id, new.content);
-      END;
+      DROP TRIGGER record_versions_fts_ad;
+      DROP TRIGGER record_versions_fts_au;
+      DROP TABLE record_versions_fts;
+      DROP VIEW record_versions_searchable;
+      ${fs.readFileSync(path.resolve(__dirname, 'migrations/0001_fts.sql'), 'utf8')}
+      INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild');
       DELETE FROM __drizzle_migrations WHERE created_at >= ${journalWhen('0002_records_current_from_versions')};`);
     expect((raw.prepare('PRAGMA table_info(records)').all() as unknown[]).length).toBe(15);
+    // 0001's full-text index held a row for every version, tombstones included.
+    const tombstones = raw.prepare("SELECT count(*) FROM record_versions WHERE op = 'delete'").pluck().get() as number;
+    expect(tombstones).toBeGreaterThan(0);
+    raw.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
     raw.close();
 
     const migrated = openLedger(dir);
@@ -91,6 +100,13 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // 0004: no insert trigger; the next ingest writes its versions' full-text rows itself.
     const triggers = () => migrated.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
     expect(triggers()).toEqual(['record_versions_fts_ad', 'record_versions_fts_au']);
+    // 0005: the index holds exactly the versions that are not tombstones (FTS5 checks it against its
+    // external content, the view of those versions), and search answers as before.
+    const { sqlite } = migrated.db;
+    sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    expect(sqlite.prepare('SELECT count(*) FROM record_versions_searchable').pluck().get())
+      .toBe((sqlite.prepare('SELECT count(*) FROM record_versions').pluck().get() as number) - tombstones);
+    expect(searchFirstAppearance({ db: migrated.db, q: 'note' })).toEqual(searchBefore);
     closeDatabase(migrated.db);
   });
 });

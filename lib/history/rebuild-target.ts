@@ -10,7 +10,7 @@ import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
 import { currentFields, type CurrentRecord, type RecordFields } from './index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
-import { INSERT_FULL_TEXT } from './statements';
+import { hasFullText, INSERT_FULL_TEXT } from './statements';
 
 /** SQLite's BINARY collation (UTF-8 bytes), for orders the database path gets from ORDER BY. */
 export function compareBinary(a: string, b: string): number {
@@ -98,14 +98,15 @@ export class RebuildWriter {
   }
 
   /**
-   * Inserts the version and its full-text row (as the incremental indexer does, statements.ts).
+   * Inserts the version and its full-text row, if it has one (as the incremental indexer does,
+   * statements.ts).
    */
   insertVersion(f: RecordFields, m: VersionMeta): void {
     const id = ++this.versions;
     this.insertVersionStmt.run(id, m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type,
       f.namespace, f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at,
       m.moved_from);
-    this.insertFtsStmt.run(id, f.content);
+    if (hasFullText(m.op)) this.insertFtsStmt.run(id, f.content);
   }
 
   insertRecord(r: RecordRow): void {

@@ -29,21 +29,29 @@ function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly str
   return { run: (row) => void statement.run(valuesOf(row, columns)) };
 }
 
+/** A version's full-text row (the external-content FTS5 table holds only the index). */
+export const INSERT_FULL_TEXT = 'INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)';
+
+/**
+ * Whether a version has a full-text row: every version but a tombstone (migration 0005: search
+ * reads creates and updates; a tombstone repeats the content its record's previous version holds).
+ */
+export function hasFullText(op: unknown): boolean {
+  return op !== 'delete';
+}
+
 /**
  * Inserts a `record_versions` row and then its full-text row, in a statement of its own (migration
  * 0004: as a trigger's second write, the full-text insert would run in a statement savepoint, at
  * which FTS5 writes out a segment per row; here its terms stay pending until the commit).
  */
-/** A version's full-text row (the external-content FTS5 table holds only the index). */
-export const INSERT_FULL_TEXT = 'INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)';
-
 function versionInserter(sqlite: Drizzle['$client']): { run(row: Row): void } {
   const version = sqlite.prepare(`INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`);
   const fullText = sqlite.prepare(INSERT_FULL_TEXT);
   return {
     run(row: Row): void {
       const { lastInsertRowid } = version.run(valuesOf(row, VERSION_COLUMNS));
-      fullText.run(lastInsertRowid, row.content);
+      if (hasFullText(row.op)) fullText.run(lastInsertRowid, row.content);
     },
   };
 }

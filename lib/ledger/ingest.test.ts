@@ -139,14 +139,19 @@ describe('agents', () => {
     for (let t = 0; t < 3; t++) {
       gen.randomMutations();
       gen.plantFact();
+      if (t === 1) gen.deleteRecord();
       await gen.sync(t);
     }
     expect(blobFiles(dir)).toHaveLength(3);
+    expect(ledger.db.sqlite.prepare("SELECT count(*) FROM record_versions WHERE op = 'delete'").pluck().get()).toBeGreaterThan(0);
     const result = await deleteAgent({ ledger, agentId: AGENT });
     expect(result).toEqual({ deleted: true, objects_removed: 3 });
     expect(countRows(ledger)).toEqual({ agents: 0, ledger_entries: 0, record_versions: 0, records: 0, raw_objects: 0, raw_file_versions: 0 });
     expect(blobFiles(dir)).toEqual([]);
     expect(ledger.db.sqlite.prepare(`SELECT count(*) AS n FROM record_versions_fts WHERE record_versions_fts MATCH '"note"'`).get()).toEqual({ n: 0 });
+    // The delete trigger removed exactly the indexed versions' full-text rows (tombstones have none).
+    ledger.db.sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    expect(ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions_fts_docsize').pluck().get()).toBe(0);
   });
 });
 
