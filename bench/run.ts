@@ -44,7 +44,7 @@ function parseArgs(argv: string[]) {
     skip50k: flag('skip-50k'), skipHttp: flag('skip-http'), skipIngest: flag('skip-ingest'),
     reps: quick
       ? { searchOurs: 15, searchGit: 1, agentFacts: 4, download: 5, indexOurs: 1, indexPeer: 3, syncTurn: 5, sync50k: 3 }
-      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 10, sync50k: 5 },
+      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 10, sync50k: 9 },
   };
 }
 

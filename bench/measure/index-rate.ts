@@ -3,7 +3,7 @@
  * whole `rebuildIndex` call (what `lineage index --rebuild` runs), from BEGIN to COMMIT included:
  * emptying `records` and `raw_file_versions`, reading every ledger blob file, checking its sha256,
  * unzipping and parsing it, deriving ops, writing every `record_versions` row (over the row with
- * its id: ids 1…n as into an emptied table, rows past n deleted) with its FTS5 trigram row,
+ * its id: ids 1…n as into an emptied table, rows past n deleted) with its FTS5 trigram row (tombstones have none),
  * `records`, `raw_file_versions`, the per-entry counts on `ledger_entries` (where they differ),
  * reconciling `raw_objects`, building the secondary indexes of those three tables (dropped for
  * the transaction, re-created at its end: five on `record_versions`), and the commit (WAL
@@ -70,6 +70,6 @@ export async function measureIndexRate(args: { ledger: Ledger; workDir: string; 
     unit: 'record versions/s (ratio = ours ÷ raw insert)',
     goal: '≥ 0.3',
     meets_goal: rate / peer >= 0.3,
-    note: `ours: wall time of a whole rebuildIndex (lineage index --rebuild) of ${entries} ledger entries → ${versions} record versions, median of ${args.oursReps}: every blob file read + sha256-checked + unzipped + parsed (helper thread), ops derived, every record_versions row written (over the row with its id) with its FTS5 trigram row, records, raw_file_versions, ledger entry counts (where they differ), raw_objects reconciled (content-addressed objects already stored under their sha256 with the right length are kept, not rewritten), the secondary indexes of the three rewritten tables built at the end of the transaction (dropped at its start), commit with its WAL checkpoint; peer: ${columns.length}-column prepared INSERT of the same rows into a plain table (no indexes, no FTS) in one transaction (median of ${args.peerReps})`,
+    note: `ours: wall time of a whole rebuildIndex (lineage index --rebuild) of ${entries} ledger entries → ${versions} record versions, median of ${args.oursReps}: every blob file read + sha256-checked + unzipped + parsed (helper thread), ops derived, every record_versions row written (over the row with its id) with its FTS5 trigram row (tombstones have none), records, raw_file_versions, ledger entry counts (where they differ), raw_objects reconciled (content-addressed objects already stored under their sha256 with the right length are kept, not rewritten), the secondary indexes of the three rewritten tables built at the end of the transaction (dropped at its start), commit with its WAL checkpoint; peer: ${columns.length}-column prepared INSERT of the same rows into a plain table (no indexes, no FTS) in one transaction (median of ${args.peerReps})`,
   };
 }

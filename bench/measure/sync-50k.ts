@@ -81,7 +81,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: { roo
     {
       name: 'sync_50k_1pct', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
       goal: 'ours < 1000 ms', meets_goal: o < 1000,
-      note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps}`,
+      note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
