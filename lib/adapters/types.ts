@@ -59,9 +59,22 @@ export interface RecordSlot {
  */
 export type KnownKeys = (agentId: string) => Promise<(key: string) => boolean>;
 
+/**
+ * The record keys of files an export chunked before, by the file's digest: an adapter's digest of
+ * everything the keys of a file's records derive from (its key version, the agent, the file's path
+ * and what the path decides, the file's bytes). A file whose digest is there has those keys, in
+ * that order, without being chunked again.
+ */
+export type FileKeys = ReadonlyMap<string, readonly string[]>;
+
+/** The file keys the caller remembers for the agent (asked once its id is known), if any. */
+export type KnownFileKeys = (agentId: string) => Promise<FileKeys>;
+
 /** An export whose records come as slots (see {@link Adapter.exportSlots}). */
 export interface SlotExport extends Omit<ExportResult, 'records'> {
   slots: RecordSlot[];
+  /** Every record-bearing file's digest and keys (see {@link FileKeys}): what to remember for the next export. */
+  fileKeys?: Map<string, readonly string[]>;
 }
 
 export interface ImportOptions {
@@ -88,9 +101,10 @@ export interface Adapter {
   /**
    * The export with its records as slots, those with a key `known` accepts left unbuilt: a sync
    * that remembers what a key reconciled to last time needs nothing else of that record. Built,
-   * they are the records `exportWorkspace` returns, in the same order.
+   * they are the records `exportWorkspace` returns, in the same order. `fileKeys`: the keys of
+   * files seen before, which need not be chunked again for them.
    */
-  exportSlots?(opts: ExportOptions, known: KnownKeys): Promise<SlotExport>;
+  exportSlots?(opts: ExportOptions, known: KnownKeys, fileKeys?: KnownFileKeys): Promise<SlotExport>;
   importSnapshot(opts: ImportOptions): Promise<ImportResult>;
   /** Workspace-relative paths that count as "memory exists here" for the restore decision. */
   memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean>;

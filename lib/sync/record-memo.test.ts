@@ -5,6 +5,7 @@ import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { sha256Hex } from '@/lib/core/uuid';
 import { localTarget } from './local-target';
+import { encodeFileKeys, fileKeysPath, parseFileKeys } from './file-keys';
 import { encodeRecordMemo, memoPath, parseRecordMemo } from './record-memo';
 import { statePaths } from './state';
 import { syncWorkspace, type SyncOutput } from './sync';
@@ -51,8 +52,8 @@ describe('record memo file', () => {
 
 /**
  * Two clients syncing the same workspace history side by side: `memo` as a sync normally runs,
- * `plain` with its record memo removed before every sync (so every record is built, serialized and
- * compared). What they upload and keep must be the same bytes.
+ * `plain` with its record memo and file keys removed before every sync (so every file is chunked
+ * and every record built, serialized and compared). What they upload and keep must be the same bytes.
  */
 async function twins() {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-memo-'));
@@ -67,12 +68,14 @@ async function twins() {
     await fs.writeFile(path.join(s.workspace, '.alf-agent-id'), AGENT);
   }
   const memoFile = (s: { alfHome: string }) => memoPath(statePaths(s.alfHome, AGENT).dir, AGENT);
+  const fileKeysFile = (s: { alfHome: string }) => fileKeysPath(statePaths(s.alfHome, AGENT).dir, AGENT);
   const lastChanged = new Map<string, number>();
   let step = 0;
   let previous = new Map<string, Buffer>();
   return {
     sides,
     memoFile,
+    fileKeysFile,
     /** Writes the files into both workspaces (each file's mtime: the step it last changed) and syncs both. */
     async sync(files: Map<string, Buffer>): Promise<{ memo: SyncOutput; plain: SyncOutput }> {
       step++;
@@ -85,7 +88,7 @@ async function twins() {
           const at = new Date(Date.parse('2026-10-01T00:00:00Z') + lastChanged.get(rel)! * 3_600_000);
           await fs.utimes(path.join(s.workspace, rel), at, at);
         }
-        if (name === 'plain') await fs.rm(memoFile(s), { force: true });
+        if (name === 'plain') await Promise.all([fs.rm(memoFile(s), { force: true }), fs.rm(fileKeysFile(s), { force: true })]);
         outs[name] = await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock });
       }
       return outs as { memo: SyncOutput; plain: SyncOutput };
@@ -124,6 +127,9 @@ describe('syncing with the record memo', () => {
             // The memo side keeps a memo for its current base, which the next sync reads.
             const kept = parseRecordMemo(await fs.readFile(t.memoFile(t.sides.memo)), sha256Hex(await fs.readFile(statePaths(t.sides.memo.alfHome, AGENT).snapshot)));
             expect(kept).not.toBeNull();
+            // And the keys of every markdown file it exported, for the next export.
+            const fileKeys = parseFileKeys(await fs.readFile(t.fileKeysFile(t.sides.memo)));
+            expect(fileKeys.size).toBe([...render(model).keys()].filter((rel) => rel.endsWith('.md') && (rel === 'MEMORY.md' || rel.startsWith('memory/'))).length);
           }
         } finally {
           await t.cleanup();
@@ -147,6 +153,23 @@ describe('syncing with the record memo', () => {
     const entries = [...parseRecordMemo(bytes, base)!];
     expect(entries.length).toBeGreaterThan(10);
     await fs.writeFile(file, encodeRecordMemo({ added: entries.map(([k], n) => [k, entries[(n + 1) % entries.length]![1]] as const) }, base));
+    sections[3] = { heading: 'Fact 3', body: 'value 3, revised' };
+    const outs = await t.sync(render(model));
+    expect(outs.memo.changes).toEqual({ creates: 0, updates: 1, deletes: 0 });
+    await t.expectSame(outs);
+  });
+
+  it('file keys that name other keys for every file: records are built where the memo does not know them, and the sync comes out right', async () => {
+    const t = await twins();
+    open.push(t);
+    const model: Model = seedModel();
+    const sections = Array.from({ length: 12 }, (_, n) => ({ heading: `Fact ${n}`, body: `value ${n}` }));
+    model.md.set('memory/semantic/facts.md', sections);
+    await t.expectSame(await t.sync(render(model)));
+    const file = t.fileKeysFile(t.sides.memo);
+    const remembered = parseFileKeys(await fs.readFile(file));
+    expect(remembered.size).toBeGreaterThan(0);
+    await fs.writeFile(file, encodeFileKeys(new Map([...remembered].map(([digest, keys]) => [digest, keys.map((_, i) => sha256Hex(`other ${i}`).slice(0, 32))]))));
     sections[3] = { heading: 'Fact 3', body: 'value 3, revised' };
     const outs = await t.sync(render(model));
     expect(outs.memo.changes).toEqual({ creates: 0, updates: 1, deletes: 0 });

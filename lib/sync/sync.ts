@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
-import type { ExportResult, RecordSlot, Runtime } from '@/lib/adapters/types';
+import type { ExportResult, FileKeys, RecordSlot, Runtime } from '@/lib/adapters/types';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -10,6 +10,7 @@ import type { MemoryRecord } from '@/lib/core/record';
 import { KnownRecord, KnownRecordMismatch, reconcileWithBase, type BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
+import { fileKeysPath, readFileKeys, writeFileKeys } from './file-keys';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
@@ -50,7 +51,8 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const log = opts.log ?? (() => {});
   const now = opts.clock();
   // The base is read (file, and its large members inflated on the thread pool) while the export
-  // runs, as soon as the adapter knows whose it is; so is the record memo, which the export asks for.
+  // runs, as soon as the adapter knows whose it is; so are the record memo and the file keys, which
+  // the export asks for.
   const early = new Map<string, BaseLoad>();
   const adapter = getAdapter(opts.runtime);
   const exportOptions = {
@@ -62,7 +64,8 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   };
   // Adapters that can export records as slots leave those the record memo knows unbuilt.
   const slotted = adapter.exportSlots
-    ? await adapter.exportSlots(exportOptions, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)))
+    ? await adapter.exportSlots(exportOptions, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)),
+      async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS)
     : null;
   const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
   const slots = slotted?.slots ?? null;
@@ -88,7 +91,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
-    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo);
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted?.fileKeys ?? null);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
@@ -99,6 +102,10 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   if (!delta) {
     log(`no changes since sequence ${baseSequence}`);
+    // Nothing is written, but file keys that were missing (a first sync with this version).
+    if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
+      await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
+    }
     return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
   }
   // The next base is written while the delta is and while the target ingests: its Deflate runs on
@@ -108,7 +115,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const deltaBytes = await writeDelta(delta);
   const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next);
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted?.fileKeys ?? null);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -136,7 +143,11 @@ interface BaseLoad {
   base: Promise<LoadedBase>;
   /** The record memo of that base; null when there is none that describes it (never a failure). */
   memo: Promise<RecordMemo | null>;
+  /** The file keys of the last export (empty when there are none: never a failure). */
+  fileKeys: Promise<FileKeys>;
 }
+
+const NO_FILE_KEYS: FileKeys = new Map();
 
 function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
   const file = (async () => {
@@ -146,7 +157,8 @@ function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
   const base = file.then(async ({ state, bytes }) => ({ state, base: bytes ? await readSnapshotLines(bytes) : null }));
   base.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
   const memo = file.then(({ bytes }) => (bytes ? readRecordMemo(memoPath(statePaths(alfHome, agentId).dir, agentId), bytes) : null)).catch(() => null);
-  return { base, memo };
+  const fileKeys = readFileKeys(fileKeysPath(statePaths(alfHome, agentId).dir, agentId)).catch(() => NO_FILE_KEYS);
+  return { base, memo, fileKeys };
 }
 
 /**
@@ -208,6 +220,7 @@ function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: Re
 
 async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
+  fileKeys: ReadonlyMap<string, readonly string[]> | null,
 ): Promise<string> {
   const syncedAt = now.toISOString();
   const stateDir = statePaths(opts.alfHome, agentId).dir;
@@ -221,6 +234,7 @@ async function persist(
       baseSnapshot,
     }),
     memo ? writeRecordMemo(memoFile, memo, baseSnapshot) : removeRecordMemo(memoFile),
+    fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
   ]);
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { Section } from '@/lib/core/markdown';
 import { sha256Hex } from '@/lib/core/uuid';
+import type { FileKeys } from '../types';
 import { openclawAdapter } from './index';
 import { sectionKey } from './records';
 import { FIXED_CLOCK, SHARED_ALF, copyFixture, tempDir } from './test-helpers';
@@ -209,6 +210,73 @@ describe('openclaw export as record slots', () => {
     expect(edited[1]).not.toBe(first[1]);
     const retagged = await write('infra, ops', 'Redis', '2026-02-01T00:00:00Z');
     expect(retagged.every((key, k) => key !== first[k])).toBe(true);
+  });
+});
+
+describe('openclaw export with remembered file keys', () => {
+  const slotsWith = (workspace: string, fileKeys: FileKeys, known: (key: string) => boolean = () => false) =>
+    openclawAdapter.exportSlots!({ workspace, persistAgentId: true, clock: FIXED_CLOCK }, async () => known, async () => fileKeys);
+
+  const store = async () => {
+    const ws = await tempDir();
+    await mkdir(path.join(ws, 'memory/semantic'), { recursive: true });
+    await writeFile(path.join(ws, 'MEMORY.md'), '# Memory\n\n## Hosts\nweb is 10.0.4.17\n\n## Rules\nno deploys on Friday\n');
+    await writeFile(path.join(ws, 'memory/semantic/infra.md'), '# Infra\n#tags: infra, ops\n\n## Queue\nRedis\n\n## Queue\nRedis\n');
+    await writeFile(path.join(ws, 'memory/2026-01-15.md'), '## Standup\nshipped it\n');
+    return ws;
+  };
+
+  it('reports every record-bearing file with its keys, and takes a remembered file\'s keys without chunking it', async () => {
+    const ws = await store();
+    const fresh = await slotsWith(ws, new Map());
+    expect(fresh.fileKeys!.size).toBe(3);
+    expect(new Set([...fresh.fileKeys!.values()].flat())).toEqual(new Set(fresh.slots.map((slot) => slot.key)));
+    // The keys are taken from what is remembered: keys no chunking would give show it.
+    const fake = new Map([...fresh.fileKeys!].map(([digest, keys]) => [digest, keys.map((_, i) => `${'f'.repeat(31)}${i}`)]));
+    const remembered = await slotsWith(ws, fake);
+    expect(remembered.slots.every((slot) => slot.record === null && slot.key.startsWith('f'.repeat(31)))).toBe(true);
+    expect(remembered.fileKeys).toEqual(fake);
+    // Built on demand, they are the records a fresh export builds, in the same order.
+    const exported = await exportWs(ws);
+    expect(remembered.slots.map((slot) => slot.build())).toEqual(exported.records);
+    // With the true keys remembered, the export is the one without them.
+    const same = await slotsWith(ws, fresh.fileKeys!);
+    expect(same.slots.map((slot) => slot.key)).toEqual(fresh.slots.map((slot) => slot.key));
+    expect(same.slots.map((slot) => slot.build())).toEqual(exported.records);
+  });
+
+  it('chunks a file again when its bytes change, and only that file', async () => {
+    const ws = await store();
+    const first = await slotsWith(ws, new Map());
+    await writeFile(path.join(ws, 'memory/semantic/infra.md'), '# Infra\n#tags: infra, ops\n\n## Queue\nRabbitMQ\n\n## Queue\nRedis\n');
+    const edited = await slotsWith(ws, first.fileKeys!);
+    const kept = [...edited.fileKeys!.keys()].filter((digest) => first.fileKeys!.has(digest));
+    expect(kept).toHaveLength(2);
+    expect(edited.slots.map((slot) => slot.key)).toEqual((await slotsWith(ws, new Map())).slots.map((slot) => slot.key));
+  });
+
+  it('does not reuse a file\'s keys once the layout gives it another tier', async () => {
+    const ws = await tempDir();
+    await mkdir(path.join(ws, 'memory'));
+    await writeFile(path.join(ws, 'MEMORY.md'), '# Memory\n\n## Hosts\nweb is 10.0.4.17\n');
+    await writeFile(path.join(ws, 'memory/2026-01-15.md'), '## Standup\nshipped it\n');
+    const flat = await slotsWith(ws, new Map());
+    // A v4.1 directory makes MEMORY.md the hot tier (same bytes, other records): only the daily
+    // note's keys are reused.
+    await mkdir(path.join(ws, 'memory/semantic'));
+    const tiered = await slotsWith(ws, flat.fileKeys!);
+    expect([...tiered.fileKeys!.keys()].filter((digest) => flat.fileKeys!.has(digest))).toHaveLength(1);
+    expect(tiered.slots.map((slot) => slot.key)).toEqual((await slotsWith(ws, new Map())).slots.map((slot) => slot.key));
+    expect(tiered.slots.map((slot) => slot.build())).toEqual((await exportWs(ws)).records);
+    expect((await exportWs(ws)).records.some((r) => r.tags.includes('tier:hot'))).toBe(true);
+  });
+
+  it('refuses to build from remembered keys that do not fit the file', async () => {
+    const ws = await store();
+    const fresh = await slotsWith(ws, new Map());
+    const wrong = new Map([...fresh.fileKeys!].map(([digest, keys]) => [digest, [...keys, 'e'.repeat(32)]]));
+    const slots = (await slotsWith(ws, wrong)).slots;
+    expect(() => slots.map((slot) => slot.build())).toThrow(/remembered for its bytes name \d+ sections, it has \d+/);
   });
 });
 

@@ -5,10 +5,10 @@ import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
 import { isFileInside, walkFiles } from '../shared/walk';
-import type { ExportOptions, ExportResult, KnownKeys, RecordSlot, SlotExport } from '../types';
+import type { ExportOptions, ExportResult, FileKeys, KnownFileKeys, KnownKeys, RecordSlot, SlotExport } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
-import { keyedFile, sortByInstant, type KeyedFile } from './records';
+import { fileDigest, keyedFile, keyedFileFromKeys, sortByInstant, type KeyedFile } from './records';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest, readWithMtime } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
@@ -32,8 +32,10 @@ export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult>
   return { ...rest, records: slots.map((slot) => slot.record!) };
 }
 
+const NO_FILE_KEYS: FileKeys = new Map();
+
 /** The export with its records as slots (Adapter.exportSlots). */
-export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownKeys): Promise<SlotExport> {
+export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownKeys, knownFileKeys?: KnownFileKeys): Promise<SlotExport> {
   if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
@@ -41,6 +43,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   const raw = new Map<string, Uint8Array>();
   const mtimes = new Map<string, string>();
   const v41Layout = await isV41Layout(opts.workspace);
+  const fileKeys = knownFileKeys ? await knownFileKeys(agentId) : NO_FILE_KEYS;
   const perFile: ReturnType<typeof keyedFileOf>[] = [];
   for (let i = 0; i < files.length; i++) {
     // Files are read and chunked synchronously (a large store has hundreds of them), with a turn
@@ -51,7 +54,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     const { bytes, mtime } = readWithMtime(absPath(opts.workspace, rel));
     raw.set(rel, asUint8Array(bytes));
     mtimes.set(rel, mtime);
-    perFile.push(keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout }));
+    perFile.push(keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout, fileKeys }));
   }
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
@@ -63,11 +66,14 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     for (const slot of keyed!.slots(known)) slots.push(slot);
   }
   const prose = readProse(raw, mtimes);
+  const nextFileKeys = new Map<string, readonly string[]>();
+  for (const { keyed, digest } of perFile) if (keyed && digest) nextFileKeys.set(digest, keyed.keys);
   return {
     runtime: 'openclaw',
     agentId,
     agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text),
     slots,
+    fileKeys: nextFileKeys,
     raw,
     layers: layersOf(agentId, prose),
     excludedByAlfignore: excluded,
@@ -103,24 +109,34 @@ const YIELD_EVERY_FILES = 16;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/**
+ * A record-bearing file, keyed: from the keys remembered for its digest when there are (nothing is
+ * decoded or chunked), else chunked. Files that are not valid UTF-8 have no records (and no keys
+ * are remembered for them, so their digest is never found).
+ */
 function keyedFileOf(args: {
   agentId: string;
   rel: string;
   bytes: Uint8Array;
   mtime: string;
   v41Layout: boolean;
-}): { keyed: KeyedFile | null; warning?: string } {
+  fileKeys: FileKeys;
+}): { keyed: KeyedFile | null; digest?: string; warning?: string } {
   const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
   const handler = isMarkdown ? handlerFor(args.rel) : null;
   if (!handler) return { keyed: null };
+  const tier = tierFor(args.rel, args.v41Layout);
+  const digest = fileDigest(args.agentId, args.rel, tier, args.bytes);
+  const textAgain = () => UTF8.decode(args.bytes);
+  const known = args.fileKeys.get(digest);
+  if (known) return { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime: args.mtime, handler, tier }, known, textAgain), digest };
   let text: string;
   try {
     text = UTF8.decode(args.bytes);
   } catch {
     return { keyed: null, warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
   }
-  const file = { relPath: args.rel, text, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) };
-  return { keyed: keyedFile(args.agentId, file, () => UTF8.decode(args.bytes)) };
+  return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain), digest };
 }
 
 function readProse(raw: Map<string, Uint8Array>, mtimes: Map<string, string>): ProseFiles {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { birthIdOfTrimmed, chunkOccurrences } from '@/lib/core/ids';
 import { splitSections, wholeFileSection, type Section } from '@/lib/core/markdown';
 import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
@@ -35,6 +36,8 @@ const RECORD_KEY_VERSION = 'openclaw-record-1';
 export interface KeyedFile {
   /** The created_at all its records sort by (known without building them). */
   createdAt: string;
+  /** Its records' keys, in order. */
+  keys: readonly string[];
   /** The file's slots (see RecordSlot): records whose key `known` accepts are left unbuilt. */
   slots(known: (key: string) => boolean): RecordSlot[];
 }
@@ -56,16 +59,50 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   const keys = sections.map((section, i) => sectionKey(fileKey, section, occurrences[i]!.occurrence));
   return {
     createdAt: temporal(file).created_at,
+    keys,
     slots(known) {
       let group: FileGroup | null = null;
       return sections.map((section, i): RecordSlot => {
         const key = keys[i]!;
-        if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, fileTags, textAgain)), i);
+        if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i);
         const { trimmed, occurrence } = occurrences[i]!;
         return new BuiltSlot(key, buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags }));
       });
     },
   };
+}
+
+/**
+ * A file whose keys are known from an earlier export of the same bytes (see {@link fileDigest}):
+ * nothing is chunked. Every slot is left unbuilt; one whose key the caller does not know is built
+ * when asked, from the file's text chunked then.
+ */
+export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'text'>, keys: readonly string[], textAgain: () => string): KeyedFile {
+  return {
+    createdAt: temporal({ ...file, text: '' }).created_at,
+    keys,
+    slots() {
+      const group = new FileGroup(agentId, { ...file, text: '' }, textAgain, keys.length);
+      return keys.map((key, i) => new KnownSlot(key, group, i));
+    },
+  };
+}
+
+/** Changes when the digest below takes its inputs differently. */
+const FILE_DIGEST_VERSION = 'openclaw-file-1';
+
+/**
+ * The digest of everything a file's record keys derive from (see `keyedFile`): the key version,
+ * the agent, the file's path (which decides its handler and date), its tier, and its bytes (which
+ * decide its sections, its line-2 tags and whether it decodes at all). Two files with the same
+ * digest have the same keys.
+ */
+export function fileDigest(agentId: string, relPath: string, tier: Tier | null, bytes: Uint8Array): string {
+  return createHash('sha256')
+    .update(JSON.stringify([FILE_DIGEST_VERSION, RECORD_KEY_VERSION, agentId, relPath, tier]))
+    .update('\n')
+    .update(bytes)
+    .digest('hex');
 }
 
 let keyScratch = Buffer.allocUnsafe(64 * 1024);
@@ -87,7 +124,7 @@ export function sectionKey(fileKey: string, section: Section, occurrence: number
   return sha256Hex(keyScratch.subarray(0, n)).slice(0, 32);
 }
 
-type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[] };
+type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[]; fileTags: string[] | null };
 
 /**
  * What builds a file's known records if they are asked for after all (rarely): the file's text,
@@ -102,11 +139,12 @@ type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { tri
 class FileGroup {
   private built: WeakRef<ChunkedFile> | null = null;
 
+  /** `sectionCount`: how many sections the keys it was given say the file has (checked when chunked). */
   constructor(
     private readonly agentId: string,
     private readonly fileWithoutText: MarkdownFile,
-    private readonly fileTags: string[] | null,
     private readonly textAgain: () => string,
+    private readonly sectionCount?: number,
   ) {}
 
   build(index: number): MemoryRecord {
@@ -114,13 +152,17 @@ class FileGroup {
     if (built === undefined) {
       const file = { ...this.fileWithoutText, text: this.textAgain() };
       const sections = chunk(file);
-      built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)) };
+      if (this.sectionCount !== undefined && sections.length !== this.sectionCount) {
+        throw new Error(`${file.relPath}: the keys remembered for its bytes name ${this.sectionCount} sections, it has ${sections.length}`);
+      }
+      const fileTags = file.tier === null ? null : lineTwoTags(file.text);
+      built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)), fileTags };
       this.built = new WeakRef(built);
     }
-    const { file, sections, occurrences } = built;
+    const { file, sections, occurrences, fileTags } = built;
     const { trimmed, occurrence } = occurrences[index]!;
     const id = birthIdOfTrimmed('openclaw', this.agentId, file.relPath, trimmed, occurrence);
-    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id, fileTags: this.fileTags });
+    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id, fileTags });
   }
 }
 
