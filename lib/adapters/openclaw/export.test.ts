@@ -268,7 +268,7 @@ describe('openclaw export with remembered file keys', () => {
     expect([...tiered.fileKeys!.keys()].filter((digest) => flat.fileKeys!.has(digest))).toHaveLength(1);
     expect(tiered.slots.map((slot) => slot.key)).toEqual((await slotsWith(ws, new Map())).slots.map((slot) => slot.key));
     expect(tiered.slots.map((slot) => slot.build())).toEqual((await exportWs(ws)).records);
-    expect((await exportWs(ws)).records.some((r) => r.tags.includes('tier:hot'))).toBe(true);
+    expect((await exportWs(ws)).records.some((r) => r.tags?.includes('tier:hot'))).toBe(true);
   });
 
   it('refuses to build from remembered keys that do not fit the file', async () => {
