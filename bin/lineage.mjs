@@ -1,9 +1,28 @@
 #!/usr/bin/env node
-// The package's bin: runs the TypeScript CLI through tsx's loader (path aliases from tsconfig).
-import { register } from 'tsx/esm/api';
-import { fileURLToPath } from 'node:url';
+// The package's bin (and `npm run lineage`, `npm start`): runs the CLI from its JavaScript bundle,
+// built on first use and whenever the sources change (cli-bundle.mjs). If it cannot be built, the
+// TypeScript sources run through tsx's loader instead (path aliases from tsconfig).
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildBundle, bundleEntry } from './cli-bundle.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-register({ tsconfig: path.join(root, 'tsconfig.json') });
-await import(path.join(root, 'lib/cli/main.ts'));
+
+async function entry() {
+  if (process.env.LINEAGE_CLI_FROM_SOURCE === '1') return null;
+  try {
+    return bundleEntry(root) ?? (await buildBundle(root));
+  } catch (error) {
+    process.stderr.write(`lineage: running from the TypeScript sources (the CLI bundle could not be built: ${error instanceof Error ? error.message : String(error)})\n`);
+    return null;
+  }
+}
+
+const bundle = await entry();
+if (bundle) {
+  await import(bundle);
+} else {
+  const { register } = await import('tsx/esm/api');
+  register({ tsconfig: path.join(root, 'tsconfig.json') });
+  await import(path.join(root, 'lib/cli/main.ts'));
+}

@@ -9,6 +9,7 @@ import Database from 'better-sqlite3';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
+import { packageRoot } from '../lib/package-root';
 
 export type Schema = typeof schema;
 /** The drizzle instance (with the driver handle as `$client`). */
@@ -26,10 +27,10 @@ const cache = new Map<string, LineageDb>();
 function migrationsFolder(): string {
   const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
   if (fs.existsSync(path.join(beside, 'meta', '_journal.json'))) return beside;
-  // Bundlers (Next.js) move this module; fall back to the repository layout.
-  const fromCwd = path.resolve(process.cwd(), 'db/migrations');
-  if (fs.existsSync(path.join(fromCwd, 'meta', '_journal.json'))) return fromCwd;
-  throw new Error(`database migrations not found beside ${beside} nor at ${fromCwd}`);
+  // Bundlers (Next.js, the CLI's bundle) move this module; the package's own layout then.
+  const inPackage = path.join(packageRoot(), 'db', 'migrations');
+  if (fs.existsSync(path.join(inPackage, 'meta', '_journal.json'))) return inPackage;
+  throw new Error(`database migrations not found beside ${beside} nor at ${inPackage}`);
 }
 
 /**

@@ -14,7 +14,8 @@ test('npm start seeds an empty data directory and serves a fleet of three runtim
   test.setTimeout(300_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-start-'));
   const port = await freePort();
-  const child = spawn('npx', ['tsx', 'lib/cli/main.ts', 'start'], {
+  // Exactly the README's quick start: npm start (the bin, running the CLI from its bundle).
+  const child = spawn('npm', ['start'], {
     cwd: ROOT,
     env: { ...process.env, PORT: String(port), LINEAGE_DATA: dataDir },
     stdio: ['ignore', 'pipe', 'pipe'],

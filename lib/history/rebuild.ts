@@ -29,7 +29,7 @@
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '@/lib/package-root';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { FsBlobStore, LedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
@@ -89,7 +89,8 @@ async function loadChecked(ledger: Ledger, entry: EntryRow): Promise<PreparedEnt
     : prepareArchive({ kind: 'snapshot', archive: await readSnapshot(bytes) });
 }
 
-const HERE = path.dirname(fileURLToPath(import.meta.url));
+/** This module's directory in the sources (the CLI may run from a bundle elsewhere). */
+const HERE = path.join(packageRoot(), 'lib', 'history');
 
 /**
  * The helper thread's code: rebuild-worker.ts and the few modules it imports, bundled into one

@@ -2,14 +2,14 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packageRoot } from '@/lib/package-root';
 
 /** The Node-style request handler of the Next.js dashboard. */
 export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
 /** The repository root (where `next.config.mjs` and `.next/` live). */
 export function repoRoot(): string {
-  return path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+  return packageRoot();
 }
 
 /** Sources the dashboard build depends on; a change in any of them makes the build stale. */

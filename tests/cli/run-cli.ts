@@ -2,7 +2,8 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
-const TSX = path.join(ROOT, 'node_modules', '.bin', 'tsx');
+/** The package's bin: the CLI from its JavaScript bundle, as `lineage` and `npm run lineage` run it. */
+const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
 
 export interface CliRun {
   code: number | null;
@@ -15,7 +16,7 @@ export interface CliRun {
 /** Runs `lineage <args>` as a child process, the way a user or a script would. */
 export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(TSX, [path.join(ROOT, 'lib/cli/main.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
