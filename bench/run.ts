@@ -43,8 +43,8 @@ function parseArgs(argv: string[]) {
     quick, builder, turns, keep: flag('keep'), work: value('work'),
     skip50k: flag('skip-50k'), skipHttp: flag('skip-http'), skipIngest: flag('skip-ingest'),
     reps: quick
-      ? { searchOurs: 15, searchGit: 1, agentFacts: 4, download: 5, indexOurs: 1, indexPeer: 3, syncTurn: 5, sync50k: 3 }
-      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 10, sync50k: 9 },
+      ? { searchOurs: 15, searchGit: 1, agentFacts: 4, download: 5, indexOurs: 1, indexPeer: 3, syncTurn: 5, sync50k: 3, sync50kCli: 2 }
+      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 10, sync50k: 9, sync50kCli: 3 },
   };
 }
 
@@ -85,7 +85,7 @@ async function main(): Promise<void> {
     closeDatabase(ledger.db);
 
     if (!args.skip50k) {
-      results.push(...(await measureSync50kInChild({ root: storeRoot, files: 500, sections: 100, reps: args.reps.sync50k, log })));
+      results.push(...(await measureSync50kInChild({ root: storeRoot, files: 500, sections: 100, reps: args.reps.sync50k, cliReps: args.reps.sync50kCli, log })));
     }
     if (!args.skipIngest) {
       const ingest = await runIngestHttp({ repo: REPO, quick: args.quick, timeoutMs: args.quick ? 180_000 : 900_000, log });

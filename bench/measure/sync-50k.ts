@@ -24,7 +24,18 @@ import { median, round } from '../lib/stats';
 
 const GIT = 'git -c user.name=Bench -c user.email=bench@bench.invalid -c commit.gpgsign=false';
 
-export async function measureSync50k(args: { root: string; files: number; sections: number; reps: number; log: (l: string) => void }): Promise<BenchResult[]> {
+/** The store's shape, in-process syncs measured, `lineage sync` processes measured after them. */
+export interface Sync50kArgs {
+  root: string;
+  files: number;
+  sections: number;
+  reps: number;
+  /** `lineage sync` processes after the in-process syncs (none if absent). */
+  cliReps?: number;
+  log: (l: string) => void;
+}
+
+export async function measureSync50k(args: Sync50kArgs): Promise<BenchResult[]> {
   const shell = startPeerShell();
   try {
     return await measureWith(shell, args);
@@ -33,7 +44,7 @@ export async function measureSync50k(args: { root: string; files: number; sectio
   }
 }
 
-async function measureWith(shell: ReturnType<typeof startPeerShell>, args: { root: string; files: number; sections: number; reps: number; log: (l: string) => void }): Promise<BenchResult[]> {
+async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync50kArgs): Promise<BenchResult[]> {
   const workspace = path.join(args.root, 'ws');
   const store = largeStore({ files: args.files, sections: args.sections });
   const records = args.files * args.sections;
@@ -53,7 +64,9 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: { roo
   await fs.writeFile(path.join(workspace, '.alf-agent-id'), BENCH_AGENT_ID);
   await writeFiles(store.files.keys());
   await shell.run(`git init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> .git/info/exclude`, workspace);
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome: path.join(args.root, 'alf-home'), clock });
+  // Client state where `lineage sync` keeps it for ALF_HOME=<root>/home: the CLI runs below continue this history.
+  const home = path.join(args.root, 'home');
+  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome: path.join(home, '.alf'), clock });
 
   let t0 = performance.now();
   await sync();
@@ -75,14 +88,35 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: { roo
     git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, workspace)).ms);
     args.log(`  sync 50k: 1% edit (${touched.length} files) ours ${ours.at(-1)!.toFixed(0)} ms, git ${git.at(-1)!.toFixed(0)} ms`);
   }
+  // The same sync as a user runs it: a fresh `lineage sync` process (the package's bin, the CLI from
+  // its bundle), start-up, database open and exit included, from the shell that runs git.
+  const cli: number[] = [];
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/lineage.mjs');
+  const command = `ALF_HOME=${JSON.stringify(home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} sync -r openclaw -w ${JSON.stringify(workspace)} --data ${JSON.stringify(path.join(args.root, 'data'))} 2>/dev/null`;
+  const cliReps = args.cliReps ?? 0;
+  if (cliReps > 0) await shell.run(`${command} >/dev/null || true`, workspace); // builds the CLI bundle if the sources changed (no edit: an idle sync)
+  for (let r = 0; r < cliReps; r++) {
+    now += 3600_000;
+    await writeFiles(store.editSections(onePct));
+    const run = await shell.run(command, workspace);
+    const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { changes?: { updates: number } };
+    if (out.changes?.updates !== onePct) throw new Error(`sync 50k CLI: expected ${onePct} updates, got ${run.stdout}`);
+    cli.push(run.ms);
+    args.log(`  sync 50k: 1% edit, lineage sync process ${run.ms.toFixed(0)} ms`);
+  }
   const o = median(ours);
   const g = median(git);
+  const cliResult: BenchResult[] = cli.length === 0 ? [] : [{
+    name: 'sync_50k_1pct_cli', ours: round(median(cli)), peer: round(g), ratio: round(median(cli) / g), unit: 'ms (ratio = ours ÷ git add+commit)',
+    note: `the same 1% sync as a fresh \`lineage sync\` process (bin/lineage.mjs, the CLI from its JavaScript bundle), start-up, database open and exit included, run from the same shell as git; median of ${cli.length} (runs: ${cli.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+  }];
   return [
     {
       name: 'sync_50k_1pct', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
       goal: 'ours < 1000 ms', meets_goal: o < 1000,
       note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
+    ...cliResult,
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
       note: 'first sync (full snapshot) of the same store; one run',
@@ -91,9 +125,9 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: { roo
 }
 
 /** measureSync50k in a fresh process (see the file comment); its log lines come through `log`. */
-export async function measureSync50kInChild(args: { root: string; files: number; sections: number; reps: number; log: (l: string) => void }): Promise<BenchResult[]> {
+export async function measureSync50kInChild(args: Sync50kArgs): Promise<BenchResult[]> {
   const tsx = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../node_modules/.bin/tsx');
-  const child = spawn(tsx, [fileURLToPath(import.meta.url), '--child', JSON.stringify({ root: args.root, files: args.files, sections: args.sections, reps: args.reps })], {
+  const child = spawn(tsx, [fileURLToPath(import.meta.url), '--child', JSON.stringify({ root: args.root, files: args.files, sections: args.sections, reps: args.reps, cliReps: args.cliReps })], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -112,7 +146,7 @@ export async function measureSync50kInChild(args: { root: string; files: number;
 }
 
 if (process.argv[2] === '--child' && process.argv[1] === fileURLToPath(import.meta.url)) {
-  const options = JSON.parse(process.argv[3]!) as { root: string; files: number; sections: number; reps: number };
+  const options = JSON.parse(process.argv[3]!) as Omit<Sync50kArgs, 'log'>;
   measureSync50k({ ...options, log: (line) => process.stderr.write(`${line}\n`) })
     .then((results) => process.stdout.write(`${JSON.stringify(results)}\n`))
     .catch((error: Error) => {
