@@ -21,7 +21,7 @@ export function sourceStamp(root) {
   let count = 0;
   let bytes = 0;
   let newest = 0;
-  const visit = (file, stat) => {
+  const visit = (stat) => {
     count++;
     bytes += stat.size;
     newest = Math.max(newest, stat.mtimeMs);
@@ -30,11 +30,11 @@ export function sourceStamp(root) {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) visit(full, fs.statSync(full));
+      else if (entry.isFile()) visit(fs.statSync(full));
     }
   };
   for (const dir of SOURCE_DIRS) walk(path.join(root, dir));
-  for (const file of SOURCE_FILES) visit(file, fs.statSync(path.join(root, file)));
+  for (const file of SOURCE_FILES) visit(fs.statSync(path.join(root, file)));
   return `${count}-${bytes}-${Math.floor(newest)}`;
 }
 

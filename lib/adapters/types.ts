@@ -67,6 +67,9 @@ export type KnownKeys = (agentId: string) => Promise<(key: string) => boolean>;
  */
 export type FileKeys = ReadonlyMap<string, readonly string[]>;
 
+/** No file keys remembered. */
+export const NO_FILE_KEYS: FileKeys = new Map();
+
 /** The file keys the caller remembers for the agent (asked once its id is known), if any. */
 export type KnownFileKeys = (agentId: string) => Promise<FileKeys>;
 

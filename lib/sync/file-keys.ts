@@ -12,7 +12,7 @@
  * (6 decimal digits), the keys (32 printable characters each).
  */
 import path from 'node:path';
-import type { FileKeys } from '@/lib/adapters/types';
+import { NO_FILE_KEYS, type FileKeys } from '@/lib/adapters/types';
 import { readWhole, writeFileAtomic } from './state';
 
 const MAGIC = 'lineage-file-keys 1';
@@ -23,7 +23,6 @@ const HEX_DIGEST = /^[0-9a-f]{64}$/;
 const COUNT = /^\d{6}$/;
 /** Printable ASCII without the space: what every key character must be. */
 const PRINTABLE = /^[\x21-\x7e]*$/;
-const NONE: FileKeys = new Map();
 
 export function fileKeysPath(stateDir: string, agentId: string): string {
   return path.join(stateDir, `${agentId}-files.keys`);
@@ -32,30 +31,30 @@ export function fileKeysPath(stateDir: string, agentId: string): string {
 /** The file keys in `file`; empty when there is none or it is not exactly as written. */
 export async function readFileKeys(file: string): Promise<FileKeys> {
   const bytes = await readWhole(file).catch(() => null);
-  return bytes === null ? NONE : parseFileKeys(bytes);
+  return bytes === null ? NO_FILE_KEYS : parseFileKeys(bytes);
 }
 
 export function parseFileKeys(bytes: Buffer): FileKeys {
   const newline = bytes.indexOf(0x0a);
-  if (newline < 0 || newline > 100) return NONE;
+  if (newline < 0 || newline > 100) return NO_FILE_KEYS;
   const [magic, version, countText, ...rest] = bytes.toString('latin1', 0, newline).split(' ');
-  if (`${magic} ${version}` !== MAGIC || rest.length > 0 || !/^\d{1,9}$/.test(countText ?? '')) return NONE;
+  if (`${magic} ${version}` !== MAGIC || rest.length > 0 || !/^\d{1,9}$/.test(countText ?? '')) return NO_FILE_KEYS;
   const text = bytes.toString('latin1', newline + 1);
-  if (!PRINTABLE.test(text)) return NONE;
+  if (!PRINTABLE.test(text)) return NO_FILE_KEYS;
   const out = new Map<string, string[]>();
   let at = 0;
   for (let files = Number(countText); files > 0; files--) {
     const digest = text.slice(at, at + DIGEST_CHARS);
     const count = text.slice(at + DIGEST_CHARS, at + DIGEST_CHARS + COUNT_CHARS);
-    if (!HEX_DIGEST.test(digest) || !COUNT.test(count) || out.has(digest)) return NONE;
+    if (!HEX_DIGEST.test(digest) || !COUNT.test(count) || out.has(digest)) return NO_FILE_KEYS;
     at += DIGEST_CHARS + COUNT_CHARS;
     const end = at + Number(count) * KEY_CHARS;
-    if (end > text.length) return NONE;
+    if (end > text.length) return NO_FILE_KEYS;
     const keys: string[] = [];
     for (; at < end; at += KEY_CHARS) keys.push(text.slice(at, at + KEY_CHARS));
     out.set(digest, keys);
   }
-  return at === text.length ? out : NONE;
+  return at === text.length ? out : NO_FILE_KEYS;
 }
 
 /**

@@ -139,41 +139,43 @@ describe('syncing with the record memo', () => {
     );
   }, 240_000);
 
-  it('a memo that names the wrong records is caught by its spot check, and the sync comes out right', async () => {
+  /**
+   * Twelve facts synced by both sides; `tamper` then changes what the memo side remembers, one fact
+   * is revised, and the next sync must still be exactly one update, the same bytes on both sides.
+   */
+  async function syncAfterTampering(tamper: (t: Awaited<ReturnType<typeof twins>>) => Promise<void>): Promise<void> {
     const t = await twins();
     open.push(t);
     const model: Model = seedModel();
     const sections = Array.from({ length: 12 }, (_, n) => ({ heading: `Fact ${n}`, body: `value ${n}` }));
     model.md.set('memory/semantic/facts.md', sections);
     await t.expectSame(await t.sync(render(model)));
-    // Every key now names another record's id; the header still names the right base.
-    const file = t.memoFile(t.sides.memo);
-    const bytes = await fs.readFile(file);
-    const base = sha256Hex(await fs.readFile(statePaths(t.sides.memo.alfHome, AGENT).snapshot));
-    const entries = [...parseRecordMemo(bytes, base)!];
-    expect(entries.length).toBeGreaterThan(10);
-    await fs.writeFile(file, encodeRecordMemo({ added: entries.map(([k], n) => [k, entries[(n + 1) % entries.length]![1]] as const) }, base));
+    await tamper(t);
     sections[3] = { heading: 'Fact 3', body: 'value 3, revised' };
     const outs = await t.sync(render(model));
     expect(outs.memo.changes).toEqual({ creates: 0, updates: 1, deletes: 0 });
     await t.expectSame(outs);
+  }
+
+  it('a memo that names the wrong records is caught by its spot check, and the sync comes out right', async () => {
+    await syncAfterTampering(async (t) => {
+      // Every key now names another record's id; the header still names the right base.
+      const file = t.memoFile(t.sides.memo);
+      const bytes = await fs.readFile(file);
+      const base = sha256Hex(await fs.readFile(statePaths(t.sides.memo.alfHome, AGENT).snapshot));
+      const entries = [...parseRecordMemo(bytes, base)!];
+      expect(entries.length).toBeGreaterThan(10);
+      await fs.writeFile(file, encodeRecordMemo({ added: entries.map(([k], n) => [k, entries[(n + 1) % entries.length]![1]] as const) }, base));
+    });
   });
 
   it('file keys that name other keys for every file: records are built where the memo does not know them, and the sync comes out right', async () => {
-    const t = await twins();
-    open.push(t);
-    const model: Model = seedModel();
-    const sections = Array.from({ length: 12 }, (_, n) => ({ heading: `Fact ${n}`, body: `value ${n}` }));
-    model.md.set('memory/semantic/facts.md', sections);
-    await t.expectSame(await t.sync(render(model)));
-    const file = t.fileKeysFile(t.sides.memo);
-    const remembered = parseFileKeys(await fs.readFile(file));
-    expect(remembered.size).toBeGreaterThan(0);
-    await fs.writeFile(file, encodeFileKeys(new Map([...remembered].map(([digest, keys]) => [digest, keys.map((_, i) => sha256Hex(`other ${i}`).slice(0, 32))]))));
-    sections[3] = { heading: 'Fact 3', body: 'value 3, revised' };
-    const outs = await t.sync(render(model));
-    expect(outs.memo.changes).toEqual({ creates: 0, updates: 1, deletes: 0 });
-    await t.expectSame(outs);
+    await syncAfterTampering(async (t) => {
+      const file = t.fileKeysFile(t.sides.memo);
+      const remembered = parseFileKeys(await fs.readFile(file));
+      expect(remembered.size).toBeGreaterThan(0);
+      await fs.writeFile(file, encodeFileKeys(new Map([...remembered].map(([digest, keys]) => [digest, keys.map((_, i) => sha256Hex(`other ${i}`).slice(0, 32))]))));
+    });
   });
 
   it('a memo left from another base is not used', async () => {

@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
-import type { ExportResult, FileKeys, RecordSlot, Runtime } from '@/lib/adapters/types';
+import { NO_FILE_KEYS, type ExportResult, type FileKeys, type RecordSlot, type Runtime } from '@/lib/adapters/types';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -146,8 +146,6 @@ interface BaseLoad {
   /** The file keys of the last export (empty when there are none: never a failure). */
   fileKeys: Promise<FileKeys>;
 }
-
-const NO_FILE_KEYS: FileKeys = new Map();
 
 function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
   const file = (async () => {

@@ -5,7 +5,7 @@ import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
 import { isFileInside, walkFiles } from '../shared/walk';
-import type { ExportOptions, ExportResult, FileKeys, KnownFileKeys, KnownKeys, RecordSlot, SlotExport } from '../types';
+import { NO_FILE_KEYS, type ExportOptions, type ExportResult, type FileKeys, type KnownFileKeys, type KnownKeys, type RecordSlot, type SlotExport } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
 import { fileDigest, keyedFile, keyedFileFromKeys, sortByInstant, type KeyedFile } from './records';
@@ -31,8 +31,6 @@ export async function exportOpenclaw(opts: ExportOptions): Promise<ExportResult>
   const { slots, ...rest } = await exportOpenclawSlots(opts, async () => () => false);
   return { ...rest, records: slots.map((slot) => slot.record!) };
 }
-
-const NO_FILE_KEYS: FileKeys = new Map();
 
 /** The export with its records as slots (Adapter.exportSlots). */
 export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownKeys, knownFileKeys?: KnownFileKeys): Promise<SlotExport> {
