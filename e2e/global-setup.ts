@@ -1,8 +1,9 @@
 /**
  * Seeds a temporary data directory through the real sync pipeline (the demo fleet via
- * `lineage demo`, then the scripted test agent via e2e/seed/seed.ts), builds the dashboard, and
- * starts `lineage serve` on a free port. The base URL, data dir and manifest path reach the specs
- * through the environment. Set E2E_SKIP_BUILD=1 to reuse an existing `.next` build.
+ * `lineage demo`, then the scripted test agent via e2e/seed/seed.ts) and starts `lineage serve` on a
+ * free port. The base URL, data dir and manifest path reach the specs through the environment.
+ * The dashboard is built the way `npm start` builds it: by the server itself, when there is no
+ * production build or its sources changed since (so a fresh clone's test run goes through that path).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,7 +21,7 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): voi
 
 
 async function waitForServer(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 180_000;
+  const deadline = Date.now() + 600_000; // a first run builds the dashboard
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`lineage serve exited with code ${child.exitCode}`);
     try {
@@ -41,7 +42,6 @@ export default async function globalSetup(): Promise<void> {
   const env = { ALF_HOME: path.join(scratch, 'alf-home'), LINEAGE_DATA: dataDir };
   run('npx', ['tsx', 'lib/cli/main.ts', 'demo', '--data', dataDir], env);
   run('npx', ['tsx', 'e2e/seed/seed.ts', dataDir, scratch], env);
-  if (process.env.E2E_SKIP_BUILD !== '1' || !fs.existsSync(path.join(ROOT, '.next', 'BUILD_ID'))) run('npx', ['next', 'build']);
 
   const port = await freePort();
   // Only --data names the data directory (no LINEAGE_DATA): the dashboard must follow the flag.

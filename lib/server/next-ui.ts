@@ -13,7 +13,7 @@ export function repoRoot(): string {
 }
 
 /** Sources the dashboard build depends on; a change in any of them makes the build stale. */
-const BUILD_INPUTS = ['app', 'components', 'lib', 'db', 'public', 'next.config.mjs', 'package-lock.json', 'postcss.config.mjs'];
+const BUILD_INPUTS = ['app', 'components', 'lib', 'db', 'public', 'next.config.mjs', 'package-lock.json', 'postcss.config.mjs', 'tsconfig.json'];
 
 function newestMtime(entry: string): number {
   let stat;

@@ -105,6 +105,8 @@ export interface ChildServer {
   url: string;
   child: ChildProcess;
   stderr: () => string;
+  /** Everything the server printed on stdout so far. */
+  stdout: () => string;
   /** SIGKILL and wait for exit. */
   kill(): Promise<void>;
   /** SIGTERM and wait for exit. */
@@ -124,7 +126,10 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
   child.stderr!.on('data', (chunk: Buffer) => {
     err += chunk.toString();
   });
-  child.stdout!.resume();
+  let out = '';
+  child.stdout!.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
@@ -142,7 +147,7 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
     if (child.exitCode === null && child.signalCode === null) child.kill(name);
     await exited;
   };
-  return { url, child, stderr: () => err, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
+  return { url, child, stderr: () => err, stdout: () => out, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }
 
 /** Issues a key directly in a data directory (what `lineage keys create` does). */

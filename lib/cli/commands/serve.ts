@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
-import { createLineageServer } from '@/lib/server/http-server';
 import { resolveServeSettings, type ServeFlags } from '@/lib/server/serve-options';
-import { CliError, progress } from '../output';
+import { CliError } from '../output';
+import { serveUntilStopped } from './serving';
 
 /**
  * `lineage serve [--port P] [--host H] [--data DIR] [--no-ui]`: the ALF protocol and
@@ -22,12 +22,6 @@ export function registerServeCommand(program: Command): void {
       } catch (err) {
         throw new CliError('invalid_argument', (err as Error).message);
       }
-      const server = await createLineageServer({ ...settings, log: progress });
-      progress(`lineage serve: listening on ${server.url} (data: ${settings.dataDir}${settings.ui ? '' : ', protocol only'})`);
-      await new Promise<void>((resolve) => {
-        const stop = () => void server.close().then(resolve, resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await serveUntilStopped(settings, (url) => `lineage serve: listening on ${url} (data: ${settings.dataDir}${settings.ui ? '' : ', protocol only'})`);
     });
 }

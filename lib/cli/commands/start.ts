@@ -3,9 +3,9 @@ import { systemClock } from '@/lib/core/clock';
 import { defaultDemoToday } from '@/lib/demo/clock';
 import { seedDemo } from '@/lib/demo/seed';
 import { listAgents, openLedger } from '@/lib/ledger';
-import { createLineageServer } from '@/lib/server/http-server';
 import { resolveServeSettings } from '@/lib/server/serve-options';
 import { CliError, progress } from '../output';
+import { serveUntilStopped } from './serving';
 
 /**
  * `npm start`: prepare the data directory (migrations), seed the demo fleet when it is empty,
@@ -32,13 +32,6 @@ export function registerStartCommand(program: Command): void {
         progress(`lineage start: ${settings.dataDir} is empty, seeding the demo fleet (about four weeks of syncs)…`);
         await seedDemo({ dataDir: settings.dataDir, today: defaultDemoToday(systemClock()), log: () => {} });
       }
-      const server = await createLineageServer({ ...settings, log: progress });
-      progress(`\n  ALF Lineage is running at ${server.url}\n  data: ${settings.dataDir}\n  stop with Ctrl+C\n`);
-      process.stdout.write(JSON.stringify({ ok: true, url: server.url, data: settings.dataDir }) + '\n');
-      await new Promise<void>((resolve) => {
-        const stop = () => void server.close().then(resolve, resolve);
-        process.once('SIGINT', stop);
-        process.once('SIGTERM', stop);
-      });
+      await serveUntilStopped(settings, (url) => `\n  ALF Lineage is running at ${url}\n  data: ${settings.dataDir}\n  stop with Ctrl+C\n`);
     });
 }

@@ -1,0 +1,27 @@
+import { createLineageServer } from '@/lib/server/http-server';
+import type { ServeSettings } from '@/lib/server/serve-options';
+import { printJson, progress } from '../output';
+
+/**
+ * What `start` and `serve` share: the server is created (the dashboard built first when needed),
+ * a banner goes to stderr and `{"ok":true,"url","data"}` to stdout, then it serves until SIGINT or
+ * SIGTERM. Libraries that log with `console.log` (Next.js does, as it loads its config) are sent
+ * to stderr for the process's life, so stdout carries that one JSON object and nothing else.
+ */
+export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string): Promise<void> {
+  consoleToStderr();
+  const server = await createLineageServer({ ...settings, log: progress });
+  progress(banner(server.url));
+  printJson({ ok: true, url: server.url, data: settings.dataDir });
+  await new Promise<void>((resolve) => {
+    const stop = () => void server.close().then(resolve, resolve);
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+}
+
+function consoleToStderr(): void {
+  console.log = console.error;
+  console.info = console.error;
+  console.debug = console.error;
+}
