@@ -1,8 +1,12 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared';
 import { readDelta } from '@/lib/core/archive';
 import { listEntries, openLedger, readEntryBytes } from '@/lib/ledger';
 import { localTarget } from './local-target';
 import { syncWorkspace } from './sync';
+import { readSyncedFrom } from './synced-marker';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -93,6 +97,15 @@ describe('sync: the curation example (DESIGN.md)', () => {
     expect(idle.changes).toBeUndefined();
     const ledger = openLedger(sb.dataDir);
     expect(listEntries({ ledger, agentId: first.agent.alf_agent_id })).toHaveLength(1);
+
+    // It still records what the workspace is synced from, when the marker no longer says so.
+    const marker = path.join(sb.workspace, SYNCED_MARKER_FILE);
+    const written = await fs.readFile(marker, 'utf8');
+    await sync();
+    expect(await fs.readFile(marker, 'utf8')).toBe(written); // already right: not rewritten
+    await fs.rm(marker);
+    await sync();
+    expect(await readSyncedFrom(sb.workspace, first.agent.alf_agent_id)).toMatchObject({ agent_id: first.agent.alf_agent_id, sequence: 0 });
   });
 
   it('a raw-only change (a binary file) is a delta with no record ops', async () => {

@@ -14,7 +14,7 @@ import { fileKeysPath, readFileKeys, writeFileKeys } from './file-keys';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
-import { writeSyncedFrom } from './synced-marker';
+import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 
 export interface SyncOptions {
@@ -105,6 +105,11 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     // Nothing is written, but file keys that were missing (a first sync with this version).
     if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
       await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
+    }
+    // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
+    // or written by a sync of another copy), so a later restore finds it up to date.
+    if ((await readSyncedFrom(opts.workspace, agentId))?.sequence !== baseSequence) {
+      await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence: baseSequence, synced_at: now.toISOString() });
     }
     return { ok: true, sequence: baseSequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false, agent: agentInfo };
   }
