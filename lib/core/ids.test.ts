@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { chunkBirthId, chunkBirthIds, hermesCuratedId, identityId, NS, principalId, remintId } from './ids';
+import { chunkBirthId, chunkBirthIds, hermesCuratedId, hermesSessionId, identityId, NS, principalId, remintId } from './ids';
 import { rustLines, rustTrimEnd } from './rust-str';
 
 const golden = JSON.parse(
   fs.readFileSync(path.resolve(process.cwd(), '../shared/alf/fixtures/captured/openclaw-memory-dto.golden.json'), 'utf8'),
-) as { sample_dto: { id: string; content: string; source: { origin_file: string } } };
+) as {
+  sample_dto: { id: string; content: string; source: { origin_file: string } };
+  id_test_vectors: { what: string; namespace_bytes: string; name: string; uuid: string }[];
+};
 const AGENT = 'a1b2c3d4-e5f6-4a7b-8c9d-0e1f2a3b4c5d';
 
 describe('record ids (CONTRACT §4.2)', () => {
@@ -19,6 +22,22 @@ describe('record ids (CONTRACT §4.2)', () => {
     expect(identityId(AGENT)).toBe('45cfd460-f3dc-5f62-b30b-03f31387866e');
     expect(principalId(AGENT, 'human')).toBe('d1f32c37-8eef-59cd-91f8-c5713a97300f');
     expect(hermesCuratedId('Same note.', 0)).toBe('940cb1c3-0d3b-50c7-a3a1-dac850dce5b9');
+  });
+
+  // Literals computed independently: python3 uuid.uuid5(UUID(bytes=b'alf-id-ns-v5-001'), name).
+  it('pins the Hermes curated occurrence suffix and session ids to independent literals', () => {
+    expect(hermesCuratedId('Same note.', 1)).toBe('de462e17-c5ae-5f9d-ae86-d8bd53d63c9a');
+    expect(hermesSessionId('sess-open')).toBe('7647e7a3-97ef-5817-b222-4703697ee78a');
+    expect(hermesSessionId('20260101_120000_aa')).toBe('6a0f1635-4f67-5c19-a11d-b2c1c7ea1e0f');
+  });
+
+  it("reproduces the golden fixture's Hermes vectors (today: one curated entry)", () => {
+    const hermes = golden.id_test_vectors
+      .filter((v) => v.name.startsWith('hermes-'))
+      .map((v) => ({ namespace_bytes: v.namespace_bytes, name: v.name, uuid: v.uuid }));
+    expect(hermes).toEqual([
+      { namespace_bytes: 'alf-id-ns-v5-001', name: 'hermes-curated:Same note.', uuid: hermesCuratedId('Same note.', 0) },
+    ]);
   });
 
   it('uses the 16 ASCII bytes of each namespace name', () => {
