@@ -6,7 +6,7 @@ import { NS, workspaceAgentId } from '@/lib/core/ids';
 import { canonicalJson } from '@/lib/core/json';
 import { uuidV5 } from '@/lib/core/uuid';
 import { zeroclawAdapter } from './index';
-import { f32Blob, fixedClock, insertSeedRow, seedBrainDb, tempDir, type SeedRow } from './test-support';
+import { f32Blob, fixedClock, insertSeedRow, LEGACY_MEMORIES_DDL, seedBrainDb, tempDir, type SeedRow } from './test-support';
 
 const A = 'a0000000-0000-4000-8000-00000000000a';
 const B = 'b0000000-0000-4000-8000-00000000000b';
@@ -154,7 +154,7 @@ describe('zeroclaw export', () => {
     const ws = await tempDir('zc-legacy');
     await mkdir(path.join(ws, 'data', 'memory'), { recursive: true });
     const db = new Database(path.join(ws, 'data', 'memory', 'brain.db'));
-    db.exec("CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, content TEXT NOT NULL, category TEXT NOT NULL DEFAULT 'core', embedding BLOB, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, session_id TEXT)");
+    db.exec(LEGACY_MEMORIES_DDL);
     db.prepare("INSERT INTO memories (id, key, content, created_at, updated_at) VALUES ('550e8400-e29b-41d4-a716-446655440001', 'k1', 'legacy fact', '2026-01-10T00:00:00Z', '2026-01-10T00:00:00Z')").run();
     db.close();
     const result = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock });

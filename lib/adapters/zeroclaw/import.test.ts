@@ -1,10 +1,10 @@
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '@/lib/core/json';
 import { zeroclawAdapter } from './index';
-import { dumpRows, f32Blob, fixedClock, insertSeedRow, seedBrainDb, snapshotOf, tempDir, type SeedRow } from './test-support';
+import { dumpRows, f32Blob, fixedClock, insertSeedRow, LEGACY_MEMORIES_DDL, seedBrainDb, snapshotOf, tempDir, type SeedRow } from './test-support';
 
 const A = 'a0000000-0000-4000-8000-00000000000a';
 const B = 'b0000000-0000-4000-8000-00000000000b';
@@ -101,6 +101,53 @@ describe('zeroclaw import', () => {
       zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: src, runtimeAgent: 'alpha', live: true, clock: fixedClock }),
     ).rejects.toThrow(/belongs to another agent/);
     expect(dumpRows(liveDb)).toEqual(before);
+  });
+
+  it('leaves every row as it was when a later restored row fails mid-write (one transaction)', async () => {
+    const ws = await tempDir('zc-atomic');
+    await seedBrainDb({ workspace: ws, agents: AGENTS, rows: [row(A, 0), row(A, 1), row(B, 0)] });
+    const exported = await exportAlpha(ws);
+    expect(exported.records.map((r) => r.raw_source_format?.key)).toEqual(['k0', 'k1']);
+    // The second row's key now collides with the first's: UNIQUE (agent_id, key) fails on its
+    // insert, after the agent's rows were deleted and the first row was written.
+    exported.records[1] = { ...exported.records[1]!, raw_source_format: { ...exported.records[1]!.raw_source_format, key: 'k0' } };
+    const liveDb = path.join(ws, 'memory', 'brain.db');
+    const db = new Database(liveDb);
+    db.prepare("UPDATE memories SET content = 'edited since the export' WHERE id = ?").run(row(A, 0).id);
+    db.close();
+    const before = dumpRows(liveDb);
+    await expect(
+      zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: ws, runtimeAgent: 'alpha', live: true, clock: fixedClock }),
+    ).rejects.toThrow(/UNIQUE constraint failed: memories\.agent_id, memories\.key/);
+    expect(dumpRows(liveDb)).toEqual(before);
+  });
+
+  it('restores a live pre-multi-agent database to exactly the exported rows', async () => {
+    const ws = await tempDir('zc-legacy-live');
+    await mkdir(path.join(ws, 'memory'), { recursive: true });
+    const liveDb = path.join(ws, 'memory', 'brain.db');
+    const db = new Database(liveDb);
+    db.exec(LEGACY_MEMORIES_DDL);
+    const add = db.prepare('INSERT INTO memories (id, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)');
+    for (const i of [1, 2, 3]) add.run(`550e8400-e29b-41d4-a716-44665544000${i}`, `k${i}`, `legacy fact ${i}`, `2026-01-1${i}T00:00:00Z`, `2026-01-1${i}T00:00:00Z`);
+    db.close();
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock });
+    const atExport = dumpRows(liveDb);
+    expect(atExport).toHaveLength(3);
+
+    const edit = new Database(liveDb);
+    edit.prepare("UPDATE memories SET content = 'edited' WHERE key = 'k1'").run();
+    edit.prepare("DELETE FROM memories WHERE key = 'k2'").run();
+    edit.prepare('INSERT INTO memories (id, key, content, created_at, updated_at) VALUES (?, ?, ?, ?, ?)').run(
+      '550e8400-e29b-41d4-a716-446655440009', 'k9', 'added after the export', '2026-01-19T00:00:00Z', '2026-01-19T00:00:00Z',
+    );
+    edit.close();
+
+    await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: ws, live: true, clock: fixedClock });
+    expect(dumpRows(liveDb)).toEqual(atExport);
+    const check = new Database(liveDb, { readonly: true });
+    expect(check.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").all()).toEqual([{ name: 'memories' }]);
+    check.close();
   });
 
   it('never writes a database file carried in the raw channel', async () => {

@@ -20,6 +20,10 @@ export async function capturedBrainSchema(): Promise<string> {
   return readFile(path.join(SHARED_ALF, 'fixtures/captured/zeroclaw-brain.db.schema.sql'), 'utf8');
 }
 
+/** ZeroClaw's pre-multi-agent `memories` table: no `agents` table, no `agent_id`, `key` unique. */
+export const LEGACY_MEMORIES_DDL =
+  "CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, content TEXT NOT NULL, category TEXT NOT NULL DEFAULT 'core', embedding BLOB, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, session_id TEXT)";
+
 export interface SeedRow {
   [column: string]: unknown;
   id: string;
