@@ -91,6 +91,16 @@ export interface ImportOptions {
   clock: Clock;
 }
 
+/**
+ * What an import would write: the files it writes whole (workspace-relative, byte-exact; runtime
+ * sidecars and control files excluded), and the database it creates or writes the agent's rows
+ * into (workspace-relative), null when none.
+ */
+export interface PlannedWrites {
+  files: Map<string, Uint8Array>;
+  database: string | null;
+}
+
 export interface ImportResult {
   /** Workspace-relative paths written, sorted. */
   written: string[];
@@ -109,6 +119,8 @@ export interface Adapter {
    */
   exportSlots?(opts: ExportOptions, known: KnownKeys, fileKeys?: KnownFileKeys): Promise<SlotExport>;
   importSnapshot(opts: ImportOptions): Promise<ImportResult>;
+  /** What `importSnapshot` with these options would write, without writing anything. */
+  plannedWrites(opts: ImportOptions): Promise<PlannedWrites>;
   /** Workspace-relative paths that count as "memory exists here" for the restore decision. */
   memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean>;
 }

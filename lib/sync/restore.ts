@@ -1,8 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
-import { rawFilesFor } from '@/lib/adapters/shared';
-import type { Runtime } from '@/lib/adapters/types';
+import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -82,10 +81,12 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
   if (opts.out) {
     await assertEmptyOrMissing(opts.out);
   } else {
-    action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence });
+    const plan = await adapter.plannedWrites({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: true, clock: opts.clock });
+    const changes = await plannedChanges(dir, plan);
+    action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changes });
     if (action === 'none') return { ...base, action, applied: false };
     if (action === 'prompt-update' && !opts.replace) {
-      return { ...base, action, applied: false, would_change: await wouldChange(dir, snapshot, opts.runtime) };
+      return { ...base, action, applied: false, would_change: wouldChange(plan, changes) };
     }
   }
 
@@ -100,24 +101,40 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
   return { ...base, action, applied: true, written: result.written, ...(result.warnings.length ? { warnings: result.warnings } : {}) };
 }
 
-async function decideAction(args: { workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number }): Promise<RestoreAction> {
+/**
+ * No memory there: initialize — unless a file the restore writes is there already with other bytes
+ * (a local SOUL.md, a file another agent of a shared workspace synced), which is not overwritten
+ * silently either.
+ */
+async function decideAction(args: {
+  workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number; changes: PlannedChanges;
+}): Promise<RestoreAction> {
   const present = await getAdapter(args.runtime).memoryPresent(args.workspace, args.runtimeAgent);
-  if (!present) return 'initialize';
+  if (!present) return args.changes.overwritten.length > 0 ? 'prompt-update' : 'initialize';
   const synced = await readSyncedFrom(args.workspace, args.agentId);
   if (!synced) return 'prompt-update';
   return synced.sequence === args.sequence ? 'none' : 'prompt-update';
 }
 
-/** Workspace paths the restore would create, change or that differ from the snapshot's raw files. */
-async function wouldChange(workspace: string, snapshot: AlfSnapshot, runtime: Runtime): Promise<string[]> {
-  const files = rawFilesFor(snapshot.raw, runtime);
-  // Database stores are rewritten row by row; name the database itself.
-  const changed: string[] = runtime === 'zeroclaw' ? ['memory/brain.db'] : runtime === 'hermes' ? ['state.db'] : [];
-  for (const [rel, bytes] of files) {
-    const existing = await fs.readFile(path.join(workspace, rel)).catch(() => null);
-    if (!existing || !existing.equals(Buffer.from(bytes))) changed.push(rel);
+/** Files the restore would write that are missing locally (`created`) or hold other bytes (`overwritten`). */
+interface PlannedChanges {
+  created: string[];
+  overwritten: string[];
+}
+
+async function plannedChanges(workspace: string, plan: PlannedWrites): Promise<PlannedChanges> {
+  const changes: PlannedChanges = { created: [], overwritten: [] };
+  for (const [rel, bytes] of plan.files) {
+    const existing = await fs.readFile(path.join(workspace, ...rel.split('/'))).catch(() => null);
+    if (!existing) changes.created.push(rel);
+    else if (!existing.equals(bytes)) changes.overwritten.push(rel);
   }
-  return changed.sort();
+  return changes;
+}
+
+/** What a prompt-update would change: the files it creates or overwrites, and the database it writes the agent's rows into. */
+function wouldChange(plan: PlannedWrites, changes: PlannedChanges): string[] {
+  return [...(plan.database === null ? [] : [plan.database]), ...changes.created, ...changes.overwritten].sort();
 }
 
 async function assertEmptyOrMissing(dir: string): Promise<void> {

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
 import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
-import type { ImportOptions, ImportResult } from '../types';
+import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE } from './raw-files';
 import { createStateDb } from './schema';
@@ -41,6 +41,14 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
     written.push(AGENT_ID_FILE);
   }
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+/** What `importHermes` writes: the memory files (a live `config.yaml` kept), and `state.db` when there are sessions. */
+export async function hermesPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
+  return {
+    files: withoutSidecars(await rawToWrite(opts, [])),
+    database: sessionsFromRecords(opts.snapshot.records).length > 0 ? STATE_DB_FILE : null,
+  };
 }
 
 async function rawToWrite(opts: ImportOptions, warnings: string[]): Promise<Map<string, Uint8Array>> {

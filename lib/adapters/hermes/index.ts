@@ -4,7 +4,7 @@ import { tableExists, withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import type { Adapter } from '../types';
 import { CURATED_FILE } from './curated';
 import { exportHermes } from './export';
-import { importHermes } from './import';
+import { hermesPlannedWrites, importHermes } from './import';
 import { STATE_DB_FILE } from './raw-files';
 
 /** The Hermes adapter (CONTRACT §4.5): curated notes plus `state.db` sessions of one Hermes home. */
@@ -12,6 +12,7 @@ export const hermesAdapter: Adapter = {
   runtime: 'hermes',
   exportWorkspace: exportHermes,
   importSnapshot: importHermes,
+  plannedWrites: hermesPlannedWrites,
   memoryPresent,
 };
 

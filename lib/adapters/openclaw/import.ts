@@ -1,9 +1,9 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { isJsonObject } from '@/lib/core/json';
 import { parseUuid } from '@/lib/core/uuid';
-import { writeRawFiles, rawFilesFor } from '../shared/raw-write';
+import { writeRawFiles, rawFilesFor, withoutSidecars } from '../shared/raw-write';
 import { AGENT_ID_FILE, isNeverRaw } from '../shared/sync-marker';
-import type { ImportOptions, ImportResult } from '../types';
+import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { proseFilesFromLayers } from './layers';
 import { reconstructMemoryFiles } from './reconstruct';
 import { absPath } from './workspace-files';
@@ -22,6 +22,11 @@ export async function importOpenclaw(opts: ImportOptions): Promise<ImportResult>
   const written = await writeRawFiles({ target: opts.target, files, skipSidecars: true });
   await writeFile(absPath(opts.target, AGENT_ID_FILE), agentId, 'utf8');
   return { written: [...written, AGENT_ID_FILE].sort(), memoryRecords: opts.snapshot.records.length, warnings: [] };
+}
+
+/** The files `importOpenclaw` writes (it writes no database). */
+export async function openclawPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
+  return { files: withoutSidecars(filesToWrite(opts)), database: null };
 }
 
 function filesToWrite(opts: ImportOptions): Map<string, Uint8Array> {

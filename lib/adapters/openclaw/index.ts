@@ -1,7 +1,7 @@
 import { walkFiles } from '../shared/walk';
 import type { Adapter } from '../types';
 import { exportOpenclaw, exportOpenclawSlots } from './export';
-import { importOpenclaw } from './import';
+import { importOpenclaw, openclawPlannedWrites } from './import';
 import { MEMORY_DIR, absPath, isFile } from './workspace-files';
 
 /** True when the workspace holds `MEMORY.md` or any `*.md` under `memory/`. */
@@ -16,6 +16,7 @@ export const openclawAdapter: Adapter = {
   exportWorkspace: exportOpenclaw,
   exportSlots: exportOpenclawSlots,
   importSnapshot: importOpenclaw,
+  plannedWrites: openclawPlannedWrites,
   memoryPresent: (workspace) => openclawMemoryPresent(workspace),
 };
 

@@ -12,6 +12,7 @@ export {
   rawArchivePath,
   rawRelPath,
   rawFilesFor,
+  withoutSidecars,
   toArchiveRaw,
 } from './raw-write';
 export * from './sync-marker';

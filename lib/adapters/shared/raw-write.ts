@@ -60,6 +60,11 @@ export async function writeRawFiles(args: {
   return rels;
 }
 
+/** The files minus runtime sidecars, which restore never writes. */
+export function withoutSidecars(files: Map<string, Uint8Array>): Map<string, Uint8Array> {
+  return new Map([...files].filter(([rel]) => !isRuntimeSidecar(rel)));
+}
+
 /** `raw/<runtime>/` prefix of the raw channel inside an archive. */
 export function rawPrefix(runtime: Runtime): string {
   return `raw/${runtime}/`;

@@ -1,9 +1,9 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
-import type { ImportOptions, ImportResult } from '../types';
+import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import type { ZeroclawAgent } from './agents';
 import { findBrainDb } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
@@ -64,6 +64,15 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
     written.push(AGENT_ID_FILE);
   }
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+/**
+ * What `importZeroclaw` writes: the raw files, and the live database it finds (or, when there is
+ * none, the fresh `memory/brain.db`).
+ */
+export async function zeroclawPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
+  const existingDb = opts.live ? await findBrainDb(opts.target) : null;
+  return { files: withoutSidecars(rawToWrite(rawFilesFor(opts.snapshot.raw, 'zeroclaw'), existingDb, [])), database: existingDb ?? FRESH_DB_PATH };
 }
 
 /** Raw files minus the sidecar, database files and control files (an archive may be hostile). */

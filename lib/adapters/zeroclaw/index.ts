@@ -1,7 +1,7 @@
 import path from 'node:path';
 import type { Adapter } from '../types';
 import { countAgentRows, exportZeroclaw } from './export';
-import { importZeroclaw } from './import';
+import { importZeroclaw, zeroclawPlannedWrites } from './import';
 import { findBrainDb } from './locate';
 import { withReadCopy } from './sqlite-io';
 
@@ -13,6 +13,7 @@ export const zeroclawAdapter: Adapter = {
   runtime: 'zeroclaw',
   exportWorkspace: exportZeroclaw,
   importSnapshot: importZeroclaw,
+  plannedWrites: zeroclawPlannedWrites,
   memoryPresent,
 };
 
