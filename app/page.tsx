@@ -17,7 +17,7 @@ export default function FleetPage() {
       <div className="space-y-6" data-testid="fleet-page">
         <div>
           <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>
-          <p className="text-[13px] text-muted">Every synced agent, its latest sequence and how its memory moved this week.</p>
+          <p className="text-[13px] text-muted">Every synced agent, its latest sequence and how its memory moved in the last 7 days.</p>
         </div>
         <FleetStats />
         <Panel title="Agents" flush>

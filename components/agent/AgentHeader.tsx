@@ -9,9 +9,9 @@ import { RuntimeBadge } from '../ui/RuntimeBadge';
 import { ShortId } from '../ui/ShortId';
 import { ErrorState } from '../ui/States';
 
-function Fact({ label, children }: { label: string; children: React.ReactNode }) {
+function Fact({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
-    <div className="flex items-baseline gap-1.5">
+    <div className="flex items-baseline gap-1.5" data-testid={testId}>
       <span className="text-faint">{label}</span>
       <span className="text-ink">{children}</span>
     </div>
@@ -58,8 +58,9 @@ export function AgentHeader({ agentId }: { agentId: string }) {
           <Fact label="Live memories">
             <span className="font-mono">{agent.live_records}</span>
           </Fact>
-          <Fact label="This week">
-            <span className="font-mono">{agent.changed_records_7d}</span> changed in <span className="font-mono">{agent.syncs_7d}</span> syncs
+          <Fact label="Last 7 days" testId="agent-changed-7d">
+            <span className="font-mono">{agent.changed_records_7d}</span> changed in <span className="font-mono">{agent.syncs_7d}</span>{' '}
+            {agent.syncs_7d === 1 ? 'sync' : 'syncs'}
           </Fact>
         </div>
       )}

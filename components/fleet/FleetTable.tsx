@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useAgents } from '@/lib/ui/hooks/use-agents';
+import { plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { RuntimeBadge } from '../ui/RuntimeBadge';
 import { RelativeTime } from '../ui/RelativeTime';
@@ -31,7 +32,9 @@ export function FleetTable() {
           <th className={`${TH} text-right`}>Sequence</th>
           <th className={TH}>Last sync</th>
           <th className={`${TH} text-right`}>Live memories</th>
-          <th className={`${TH} text-right`}>Changed this week</th>
+          <th className={`${TH} text-right`} data-testid="changed-7d-header" title="Distinct memories changed in the last 7 days (rolling), and the syncs that changed them">
+            Changed (7 days)
+          </th>
           <th className={TH}>Last 28 days</th>
         </tr>
       </thead>
@@ -58,9 +61,9 @@ export function FleetTable() {
             </td>
             <td className="px-4 py-2.5 text-muted">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
             <td className="px-4 py-2.5 text-right font-mono tabular-nums">{agent.live_records}</td>
-            <td className="px-4 py-2.5 text-right font-mono tabular-nums">
-              {agent.changed_records_7d}
-              <span className="ml-1 text-faint">in {agent.syncs_7d} syncs</span>
+            <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-testid="changed-7d">
+              <span data-testid="changed-7d-count">{agent.changed_records_7d}</span>
+              <span className="ml-1 text-faint">in {plural(agent.syncs_7d, 'sync')}</span>
             </td>
             <td className="px-4 py-1.5">
               <ActivitySparkline activity={agent.activity} />
