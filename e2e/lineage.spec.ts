@@ -1,5 +1,6 @@
 import { expect, FACTS, test } from './fixtures';
 import { AgentPage } from './pages/agent-page';
+import { FleetPage } from './pages/fleet-page';
 import { LineagePage } from './pages/lineage-page';
 
 test('a memory with several versions shows every version and word diffs with insertions and deletions', async ({ page, seed }) => {
@@ -12,6 +13,7 @@ test('a memory with several versions shows every version and word diffs with ins
   await expect(lineage.versions).toHaveCount(FACTS.lineageVersions.length);
   expect(await lineage.versionSeqs()).toEqual([...FACTS.lineageVersions].reverse());
   await expect(page.getByTestId('identity-born')).toContainText('#0');
+  await expect(page.getByTestId('identity-key')).toHaveCount(0);
 
   const update = lineage.version(1);
   await expect(update.getByTestId('diff-delete')).toContainText('tabs over spaces');
@@ -46,4 +48,28 @@ test('a memory moved into the archive links back to the record it came from, and
   await expect(lineage.version(4).getByTestId('tombstone')).toContainText('Discussed the gateway migration window.');
   await page.getByTestId('moved-to').click();
   await expect(page.getByTestId('identity-card')).toContainText('memory/archive/');
+});
+
+test('a ZeroClaw memory has no heading: its lineage shows its key and is titled by it', async ({ page, request }) => {
+  const agents = (await (await request.get('/api/agents')).json()) as { id: string; name: string; runtime: string }[];
+  const scout = agents.find((a) => a.name === 'scout');
+  expect(scout?.runtime).toBe('zeroclaw');
+  const fleet = new FleetPage(page);
+  await fleet.goto();
+  await fleet.row('scout').getByTestId('agent-link').click();
+  const agent = new AgentPage(page);
+  await page.getByTestId('agent-page').waitFor();
+  await agent.openTab('memories');
+  const row = agent.records.first();
+  const recordId = await row.getAttribute('data-record-id');
+  const versions = (await (await request.get(`/api/agents/${scout!.id}/records/${recordId}`)).json()).versions as { record: { raw_source_format: { key: string } } }[];
+  const key = versions.at(-1)!.record.raw_source_format.key;
+  expect(key).toMatch(/^[a-z0-9_]+$/);
+
+  await row.getByTestId('record-link').click();
+  const lineage = new LineagePage(page);
+  await page.getByTestId('lineage-page').waitFor();
+  await expect(page.getByTestId('identity-key')).toContainText(key);
+  await expect(lineage.title).toHaveText(key);
+  await expect(page).toHaveTitle(`${key} · ALF Lineage`);
 });

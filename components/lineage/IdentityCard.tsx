@@ -2,6 +2,7 @@ import Link from 'next/link';
 import type { ReactNode } from 'react';
 import type { Lineage } from '@/lib/ui/api-types';
 import { formatDate, formatDateTime } from '@/lib/ui/format';
+import { lineageKey } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { RelativeTime } from '../ui/RelativeTime';
@@ -19,6 +20,7 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
 /** Who this memory is: its metadata, birth, last change and tombstone. */
 export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: Lineage }) {
   const r = lineage.record;
+  const key = lineageKey(lineage);
   const tier = r.tags.find((t) => t.startsWith('tier:'));
   const seqLink = (seq: number) => (
     <Link href={routes.sequence(agentId, seq)} className="font-mono text-accent hover:underline">
@@ -30,6 +32,11 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       <Row label="Record id">
         <ShortId id={r.record_id} />
       </Row>
+      {key && (
+        <Row label="Key" testId="identity-key">
+          <span className="break-all font-mono">{key}</span>
+        </Row>
+      )}
       <Row label="Type">
         <Badge>{r.memory_type}</Badge>
       </Row>

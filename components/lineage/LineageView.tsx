@@ -3,7 +3,7 @@
 import { useLineage } from '@/lib/ui/hooks/use-records';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { plural } from '@/lib/ui/format';
-import { recordTitle } from '@/lib/ui/record-text';
+import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Segmented } from '../ui/Field';
 import { Panel } from '../ui/Panel';
 import { ErrorState, LoadingRows } from '../ui/States';
@@ -30,7 +30,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
     <div data-testid="lineage-page" className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h2 className="text-lg font-semibold tracking-tight" data-testid="lineage-title">
-          {recordTitle(lineage.record)}
+          {recordTitle({ ...lineage.record, key: lineageKey(lineage) })}
         </h2>
         {lineage.record.deleted_seq !== null && <Badge tone="delete">deleted at #{lineage.record.deleted_seq}</Badge>}
         <span className="text-[12px] text-muted" data-testid="version-count">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { bodyPreview, recordTitle } from './record-text';
+import { bodyPreview, lineageKey, recordKey, recordTitle } from './record-text';
 
 describe('recordTitle / bodyPreview', () => {
   it('uses the heading and drops its line from the preview', () => {
@@ -14,5 +14,26 @@ describe('recordTitle / bodyPreview', () => {
     expect(bodyPreview(r.content, null)).toBe('## Focus Deploys.');
     expect(recordTitle({ heading: null, origin_file: 'MEMORY.md', content: 'Never book Fridays.' })).toBe('Never book Fridays.');
     expect(recordTitle({ heading: null, origin_file: 'a/b.md', content: '' })).toBe('b.md');
+  });
+});
+
+describe('record keys (ZeroClaw rows have a key, no heading)', () => {
+  const row = (key: unknown) => ({ id: 'x', content: 'Dedupe by URL.', raw_source_format: { key, category: 'core' } });
+
+  it('reads raw_source_format.key, and nothing else', () => {
+    expect(recordKey(row('procedure_dedupe'))).toBe('procedure_dedupe');
+    expect(recordKey(row(''))).toBeNull();
+    expect(recordKey(row(42))).toBeNull();
+    expect(recordKey({ raw_source_format: null })).toBeNull();
+    expect(recordKey({ raw_source_format: { heading: 'Gateway', line_start: 1 } })).toBeNull();
+  });
+
+  it('takes the newest version that has a key, and titles a headingless record by it', () => {
+    const lineage = { versions: [{ record: row('old_key') }, { record: row('new_key') }, { record: {} }] };
+    const key = lineageKey(lineage);
+    expect(key).toBe('new_key');
+    expect(recordTitle({ heading: null, origin_file: null, content: 'Dedupe by URL.', key })).toBe('new_key');
+    expect(recordTitle({ heading: 'Gateway', origin_file: null, content: 'x', key })).toBe('Gateway');
+    expect(lineageKey({ versions: [] })).toBeNull();
   });
 });

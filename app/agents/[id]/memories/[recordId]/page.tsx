@@ -4,6 +4,7 @@ import { LoadingRows } from '@/components/ui/States';
 import { getRecordLineage } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Prefetched } from '../../../../_lib/prefetch';
 
 type Props = { params: Promise<{ id: string; recordId: string }> };
@@ -12,7 +13,7 @@ export async function generateMetadata({ params }: Props) {
   const { id, recordId } = await params;
   try {
     const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
-    return { title: lineage?.record.heading ?? `Memory ${recordId.slice(0, 8)}` };
+    return { title: lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : `Memory ${recordId.slice(0, 8)}` };
   } catch {
     return { title: 'Memory' };
   }
