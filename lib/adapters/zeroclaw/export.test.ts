@@ -163,6 +163,38 @@ describe('zeroclaw export', () => {
     expect(await zeroclawAdapter.memoryPresent(ws)).toBe(true);
   });
 
+  it('finds brain.db at memory.db, then by a shallow search (three path segments deep at most)', async () => {
+    const seedAt = async (rel: string, content: string) => {
+      const ws = await tempDir('zc-locate');
+      await seedBrainDb({ workspace: ws, rel, agents: [AGENTS[0]!], rows: [{ ...rowsFor(A, 'alpha', 1)[0]!, content }] });
+      return ws;
+    };
+    const contentsOf = async (ws: string) =>
+      (await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).records.map((r) => r.content);
+    expect(await contentsOf(await seedAt('memory.db', 'from memory.db'))).toEqual(['from memory.db']);
+    expect(await contentsOf(await seedAt('nested/x/brain.db', 'found by search'))).toEqual(['found by search']);
+    const tooDeep = await seedAt('nested/x/y/brain.db', 'too deep');
+    await expect(contentsOf(tooDeep)).rejects.toThrow(/no brain\.db/);
+    const hidden = await seedAt('.cache/brain.db', 'hidden');
+    await expect(contentsOf(hidden)).rejects.toThrow(/no brain\.db/);
+  });
+
+  it('tries memory/brain.db, data/memory/brain.db, memory.db, then the search, in that order', async () => {
+    const ws = await tempDir('zc-locate-order');
+    const seed = (rel: string, content: string) =>
+      seedBrainDb({ workspace: ws, rel, agents: [AGENTS[0]!], rows: [{ ...rowsFor(A, 'alpha', 1)[0]!, content }] });
+    const contents = async () =>
+      (await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).records.map((r) => r.content);
+    await seed('a/brain.db', 'searched');
+    expect(await contents()).toEqual(['searched']);
+    await seed('memory.db', 'memory.db');
+    expect(await contents()).toEqual(['memory.db']);
+    await seed('data/memory/brain.db', 'data/memory/brain.db');
+    expect(await contents()).toEqual(['data/memory/brain.db']);
+    await seed('memory/brain.db', 'memory/brain.db');
+    expect(await contents()).toEqual(['memory/brain.db']);
+  });
+
   it('carries later columns (kind, pinned, tenant_id) in raw_source_format', async () => {
     const ws = await tempDir('zc-later');
     await seedBrainDb({ workspace: ws, agents: [AGENTS[0]!], rows: [{ ...rowsFor(A, 'alpha', 1)[0]!, kind: 'fact', pinned: 1, tenant_id: 't1' }], extraColumns: true });
