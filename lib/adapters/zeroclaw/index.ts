@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Adapter } from '../types';
+import { readLayout, resolveAlfAgentId, selectAgent } from './agents';
 import { countAgentRows, exportZeroclaw } from './export';
 import { importZeroclaw, zeroclawPlannedWrites } from './import';
 import { findBrainDb } from './locate';
@@ -22,6 +23,18 @@ async function memoryPresent(workspace: string, runtimeAgent?: string): Promise<
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return false;
   return withReadCopy(path.join(workspace, ...dbRel.split('/')), (db) => countAgentRows(db, runtimeAgent) > 0);
+}
+
+/**
+ * The ALF agent id a sync of `runtimeAgent` (an `agents.alias`) in this workspace uses — the
+ * workspace's own id for the first agent, a derived one for the others — or null when the
+ * workspace has no brain.db to tell which agent the alias is.
+ */
+export async function zeroclawAlfAgentId(workspace: string, runtimeAgent?: string): Promise<string | null> {
+  const dbRel = await findBrainDb(workspace);
+  if (dbRel === null) return null;
+  const agent = await withReadCopy(path.join(workspace, ...dbRel.split('/')), (db) => selectAgent(readLayout(db), runtimeAgent));
+  return resolveAlfAgentId({ workspace, agent, persist: false });
 }
 
 export { ZeroclawError } from './agents';

@@ -1,5 +1,7 @@
 import type { Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared';
+import type { Runtime } from '@/lib/adapters/types';
+import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { systemClock } from '@/lib/core/clock';
 import { restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
@@ -15,6 +17,22 @@ interface RestoreFlags extends TargetFlags {
   atSequence?: string;
   replace?: boolean;
   runtimeAgent?: string;
+}
+
+/**
+ * The agent a live workspace was synced as, as its sync computes it: the workspace's
+ * `.alf-agent-id` — except for a ZeroClaw alias other than the database's first agent, whose id
+ * is derived from the workspace and the alias.
+ */
+async function workspaceAgentId(runtime: Runtime, workspace: string, runtimeAgent: string | undefined): Promise<string> {
+  if (runtime === 'zeroclaw') {
+    const id = await zeroclawAlfAgentId(workspace, runtimeAgent);
+    if (id !== null) return id;
+    if (runtimeAgent !== undefined) {
+      throw new CliError('agent_not_found', `the workspace has no brain.db to find --runtime-agent ${JSON.stringify(runtimeAgent)} in`, 'name the agent with --agent ID');
+    }
+  }
+  return readOrMintAgentId({ workspace, runtime, persist: false });
 }
 
 export function registerRestoreCommand(program: Command): void {
@@ -33,8 +51,8 @@ export function registerRestoreCommand(program: Command): void {
     const runtime = parseRuntime(flags.runtime);
     if (!flags.out && !flags.workspace) throw new CliError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE');
     if (flags.out && flags.workspace) throw new CliError('invalid_argument', 'use either --out or -w, not both');
-    const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime, persist: false }) : undefined);
-    if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'find agent ids with `lineage agents` or on the dashboard');
+    const agentId = flags.agent ?? (flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined);
+    if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
     const output = await restoreAgent({
       runtime,
       target: resolveTarget(flags),
