@@ -29,6 +29,15 @@ test('the workspace at a chosen sequence: tree, a file with its record sections,
   for (const [path, text] of Object.entries(expected)) expect(files.get(path)?.toString('utf8'), path).toBe(text);
 });
 
+test('a file with more records than a page of the records API has every record section marked', async ({ page, seed }) => {
+  const { agentId, file, records } = seed.large;
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(agentId, `?file=${file}`);
+  await expect(page.getByTestId('file-record-count')).toHaveText(`${records} memory records`);
+  await expect(workspace.sections).toHaveCount(records);
+  await expect(workspace.sections.last().getByTestId('section-lineage-link')).toContainText(`Term ${records}`);
+});
+
 test('the slider and the back button move through sequences', async ({ page, seed }) => {
   const workspace = new WorkspacePage(page);
   await workspace.goto(seed.agentId, `?seq=0&file=${FACTS.workspaceFile}`);

@@ -3,7 +3,7 @@
 import { ApiError, workspaceFileUrl } from '@/lib/ui/api-client';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { formatBytes, plural } from '@/lib/ui/format';
-import { useRecords } from '@/lib/ui/hooks/use-records';
+import { useFileRecords } from '@/lib/ui/hooks/use-records';
 import { useWorkspaceFile } from '@/lib/ui/hooks/use-workspace';
 import { locateSections } from '@/lib/ui/sections';
 import { Select } from '../ui/Field';
@@ -22,8 +22,8 @@ export function FileViewer({ agentId, seq, latest, path, compare, onCompare }: {
 }) {
   const file = useWorkspaceFile(agentId, seq, path);
   const other = useWorkspaceFile(agentId, compare, compare === null ? null : path);
-  const records = useRecords(agentId, seq, { file: path });
-  const live: LiveRecord[] = records.data?.pages.flatMap((p) => p.items) ?? [];
+  const records = useFileRecords(agentId, seq, path);
+  const live: LiveRecord[] = records.data ?? [];
   const missingThen = other.error instanceof ApiError && other.error.status === 404;
 
   return (
@@ -33,7 +33,8 @@ export function FileViewer({ agentId, seq, latest, path, compare, onCompare }: {
           {path}
         </h3>
         {file.data && <span className="text-[12px] text-faint">{formatBytes(file.data.size)}</span>}
-        {live.length > 0 && <span className="text-[12px] text-muted">{plural(live.length, 'memory record')}</span>}
+        {records.error && <span className="text-[12px] text-delete">record sections could not be loaded</span>}
+        {live.length > 0 && <span className="text-[12px] text-muted" data-testid="file-record-count">{plural(live.length, 'memory record')}</span>}
         <span className="ml-auto flex items-center gap-3">
           <Select label="Compare with" value={compare ?? ''} onChange={(e) => onCompare(e.target.value === '' ? null : Number(e.target.value))} data-testid="compare-select">
             <option value="">—</option>

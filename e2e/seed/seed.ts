@@ -39,6 +39,25 @@ export interface SeedManifest {
   agentId: string;
   agentName: string;
   steps: Files[];
+  /** A second agent, synced once ten days ago, whose one memory file holds more records than any page of the API. */
+  large: { agentId: string; agentName: string; file: string; records: number; syncedAt: string };
+}
+
+/** More records in one file than the dashboard's Changes panel shows (1000) or the records API pages (≤1000). */
+export const LARGE = { agentName: 'Lyra', file: 'memory/semantic/glossary.md', records: 1005 } as const;
+
+function largeWorkspace(): Files {
+  const term = (i: number) => String(i + 1).padStart(4, '0');
+  const sections = Array.from({ length: LARGE.records }, (_, i) => `## Term ${term(i)}\n\nTerm ${term(i)} is glossary entry number ${i + 1}.\n`);
+  return { 'IDENTITY.md': `# Identity\n\nName: ${LARGE.agentName}\n`, [LARGE.file]: sections.join('\n') };
+}
+
+async function seedLarge(target: ReturnType<typeof localTarget>, scratch: string, alfHome: string, at: Date): Promise<SeedManifest['large']> {
+  const workspace = path.join(scratch, 'lyra');
+  await mkdir(workspace, { recursive: true });
+  await writeWorkspace(workspace, largeWorkspace());
+  const out = await syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome, clock: () => at });
+  return { agentId: out.agent.alf_agent_id, agentName: LARGE.agentName, file: LARGE.file, records: LARGE.records, syncedAt: at.toISOString() };
 }
 
 export async function seed(dataDir: string, scratch: string): Promise<SeedManifest> {
@@ -62,7 +81,9 @@ export async function seed(dataDir: string, scratch: string): Promise<SeedManife
     if (out.sequence !== i) throw new Error(`step ${i} synced as sequence ${out.sequence} (no_changes=${out.no_changes})`);
     agentId = out.agent.alf_agent_id;
   }
-  const manifest: SeedManifest = { agentId, agentName: FACTS.agentName, steps };
+  clock = new Date(now.getTime() - 10 * 24 * HOUR);
+  const large = await seedLarge(target, scratch, alfHome, clock);
+  const manifest: SeedManifest = { agentId, agentName: FACTS.agentName, steps, large };
   await writeFile(path.join(scratch, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return manifest;
 }

@@ -56,6 +56,9 @@ async function getFile(url: string, signal?: AbortSignal): Promise<FileBody> {
   return { text: isText ? new TextDecoder().decode(bytes) : null, size: bytes.byteLength };
 }
 
+/** The records API's largest page. */
+export const RECORDS_MAX_PAGE = 1000;
+
 const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId)}`;
 
 export const api = {
@@ -64,8 +67,8 @@ export const api = {
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
   sequence: (agentId: string, seq: number, signal?: AbortSignal) =>
     getJson<SequenceDetail>(`${agentPath(agentId)}/sequences/${seq}`, signal),
-  records: (agentId: string, at: number | null, filters: RecordFilters, cursor: string | null, signal?: AbortSignal) =>
-    getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters, cursor, limit: 200 }), signal),
+  records: (agentId: string, at: number | null, filters: RecordFilters, cursor: string | null, signal?: AbortSignal, limit = 200) =>
+    getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters, cursor, limit }), signal),
   lineage: (agentId: string, recordId: string, signal?: AbortSignal) =>
     getJson<Lineage>(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, signal),
   changes: (filters: ChangeFilters, signal?: AbortSignal) =>

@@ -19,6 +19,7 @@ export const queryKeys = {
   sequences: (agentId: string) => ['agents', agentId, 'sequences'] as const,
   sequence: (agentId: string, seq: number) => ['agents', agentId, 'sequence', seq] as const,
   records: (agentId: string, at: number | null, filters: RecordFilters) => ['agents', agentId, 'records', at, filters] as const,
+  fileRecords: (agentId: string, seq: number, file: string) => ['agents', agentId, 'file-records', seq, file] as const,
   lineage: (agentId: string, recordId: string) => ['agents', agentId, 'lineage', recordId] as const,
   changes: (filters: ChangeFilters) => ['changes', filters] as const,
   search: (q: string, agent: string | null, offset: number) => ['search', q, agent, offset] as const,

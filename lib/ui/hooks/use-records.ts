@@ -1,7 +1,8 @@
 'use client';
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
-import { api } from '../api-client';
+import { api, RECORDS_MAX_PAGE } from '../api-client';
+import { fetchAllPages } from '../paging';
 import { queryKeys, type RecordFilters } from '../query-keys';
 
 /** Records live at `at` (null = latest) with the given filters, paged by cursor. */
@@ -13,6 +14,14 @@ export function useRecords(agentId: string, at: number | null, filters: RecordFi
     getNextPageParam: (last) => last.next_cursor ?? undefined,
     placeholderData: keepPreviousData,
     enabled,
+  });
+}
+
+/** Every record live at `seq` in one file, all pages of it (a file's sections are marked from these). */
+export function useFileRecords(agentId: string, seq: number, file: string) {
+  return useQuery({
+    queryKey: queryKeys.fileRecords(agentId, seq, file),
+    queryFn: ({ signal }) => fetchAllPages((cursor) => api.records(agentId, seq, { file }, cursor, signal, RECORDS_MAX_PAGE)),
   });
 }
 
