@@ -2,6 +2,7 @@
 
 import { useChanges } from '@/lib/ui/hooks/use-changes';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { changeCount, truncationNotice } from '@/lib/ui/changes';
 import { formatDateTime } from '@/lib/ui/format';
 import { Segmented } from '../ui/Field';
 import { Panel } from '../ui/Panel';
@@ -37,12 +38,13 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
   const op = (['create', 'update', 'delete'] as const).find((o) => o === url.get('op')) ?? 'all';
   const since = mode === 'date' ? `${date}T00:00:00Z` : mode;
   const query = useChanges({ since, agent: agentId, op: op === 'all' ? undefined : op });
-  const count = query.data?.groups.reduce((n, g) => n + g.changes.length, 0) ?? 0;
+  const count = query.data ? changeCount(query.data) : 0;
+  const notice = query.data ? truncationNotice(query.data, agentId ? 'agent' : 'fleet') : null;
 
   const setMode = (next: Since) => {
     if (next === 'date') {
-      const weekAgo = new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10);
-      url.set({ since: date || weekAgo });
+      const twoWeeksAgo = new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10);
+      url.set({ since: date || twoWeeksAgo });
     } else url.set({ since: next === 'this-week' ? null : next });
   };
 
@@ -55,7 +57,8 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
           {title}
           {query.data && (
             <span className="ml-2 font-normal text-faint" title={`since ${formatDateTime(query.data.since)}`} data-testid="changes-count">
-              {count} since {formatDateTime(query.data.since)}
+              {count}
+              {query.data.truncated ? '+' : ''} since {formatDateTime(query.data.since)}
             </span>
           )}
         </span>
@@ -86,6 +89,11 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
         <EmptyState title="No changes in this window">Try a wider window or another operation.</EmptyState>
       ) : (
         <div className={query.isPlaceholderData ? 'opacity-60 transition-opacity' : undefined}>
+          {notice && (
+            <p role="status" data-testid="changes-truncated" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-[12px] text-amber-900">
+              {notice}
+            </p>
+          )}
           <ChangesFeed groups={query.data.groups} showAgent={!agentId} />
         </div>
       )}
