@@ -1,4 +1,4 @@
-import { mkdir, readFile, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -6,7 +6,7 @@ import { NS, workspaceAgentId } from '@/lib/core/ids';
 import { canonicalJson } from '@/lib/core/json';
 import { uuidV5 } from '@/lib/core/uuid';
 import { zeroclawAdapter } from './index';
-import { f32Blob, fixedClock, insertSeedRow, LEGACY_MEMORIES_DDL, seedBrainDb, tempDir, type SeedRow } from './test-support';
+import { f32Blob, fileStates, fixedClock, insertSeedRow, LEGACY_MEMORIES_DDL, listFiles, seedBrainDb, tempDir, type SeedRow } from './test-support';
 
 const A = 'a0000000-0000-4000-8000-00000000000a';
 const B = 'b0000000-0000-4000-8000-00000000000b';
@@ -125,8 +125,9 @@ describe('zeroclaw export', () => {
     expect(await readFile(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(alpha.agentId);
   });
 
-  it('reads a WAL database held open by another connection consistently', async () => {
+  it('reads a WAL database held open by another connection consistently, never writing the live files', async () => {
     const ws = await sharedWorkspace();
+    await rm(path.join(ws, 'memory', 'brain.db-journal'));
     const writer = new Database(path.join(ws, 'memory', 'brain.db'));
     const pending = new Database(path.join(ws, 'memory', 'brain.db'));
     try {
@@ -137,11 +138,19 @@ describe('zeroclaw export', () => {
       insertSeedRow(pending, { ...rowsFor(A, 'alpha', 6)[5]!, content: 'never committed' });
       const walBytes = (await readFile(path.join(ws, 'memory', 'brain.db-wal'))).length;
       expect(walBytes).toBeGreaterThan(0);
+      const liveFiles = ['memory/brain.db', 'memory/brain.db-wal'];
+      const filesBefore = await listFiles(ws);
+      const statesBefore = await fileStates(ws, liveFiles);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // so that a write would move an mtime
       const result = await exportAlpha(ws);
       const contents = result.records.map((r) => r.content);
       expect(contents).toContain('committed only in the WAL');
       expect(contents).not.toContain('never committed');
       expect([...result.raw.keys()].some((k) => k.includes('brain.db'))).toBe(false);
+      expect(await fileStates(ws, liveFiles)).toEqual(statesBefore);
+      const filesAfter = await listFiles(ws);
+      expect(filesAfter).toEqual(filesBefore);
+      expect(filesAfter).not.toContain('memory/brain.db-journal');
       pending.exec('COMMIT');
       expect(writer.prepare('SELECT COUNT(*) AS n FROM memories').get()).toEqual({ n: 7 });
     } finally {

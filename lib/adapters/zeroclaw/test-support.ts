@@ -1,5 +1,5 @@
 /** Test support: real `brain.db` files built from the captured ZeroClaw schema. */
-import { mkdtemp, mkdir, readFile } from 'node:fs/promises';
+import { mkdtemp, mkdir, readdir, readFile, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -100,4 +100,23 @@ export function dumpRows(file: string, where = '', params: unknown[] = []): Reco
   } finally {
     db.close();
   }
+}
+
+/** Every file under a directory (recursive, forward-slash relative paths, sorted). */
+export async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((e) => e.isFile())
+    .map((e) => path.relative(root, path.join(e.parentPath, e.name)).split(path.sep).join('/'))
+    .sort();
+}
+
+/** Bytes (hex) and mtime of each file, to show that a read left them untouched. */
+export async function fileStates(root: string, rels: readonly string[]): Promise<{ rel: string; hex: string; mtimeMs: number }[]> {
+  return Promise.all(
+    rels.map(async (rel) => {
+      const abs = path.join(root, ...rel.split('/'));
+      return { rel, hex: (await readFile(abs)).toString('hex'), mtimeMs: (await stat(abs)).mtimeMs };
+    }),
+  );
 }

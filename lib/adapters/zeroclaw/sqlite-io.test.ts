@@ -1,0 +1,109 @@
+import { chmod, readdir } from 'node:fs/promises';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { withReadCopy } from './sqlite-io';
+import { fileStates, insertSeedRow, listFiles, seedBrainDb, tempDir, type SeedRow } from './test-support';
+
+/**
+ * A read-only connection cannot read a WAL database whose directory it cannot write
+ * (no `-shm` can be made): its backup fails with SQLITE_READONLY. Root can write any
+ * directory, so that failure is injected here to reach the copy fallback on every machine.
+ */
+const fault = vi.hoisted(() => ({ readonlyBackupFails: false, failures: 0 }));
+
+vi.mock('better-sqlite3', async (importOriginal) => {
+  const Actual = (await importOriginal<{ default: typeof Database }>()).default;
+  class FaultyDatabase extends Actual {
+    override backup(destination: string, options?: Database.BackupOptions): Promise<Database.BackupMetadata> {
+      if (fault.readonlyBackupFails && this.readonly) {
+        fault.failures++;
+        return Promise.reject(new Actual.SqliteError('attempt to write a readonly database', 'SQLITE_READONLY'));
+      }
+      return super.backup(destination, options);
+    }
+  }
+  return { default: FaultyDatabase };
+});
+
+const A = 'a0000000-0000-4000-8000-00000000000a';
+
+function row(i: number, content: string): SeedRow {
+  return { id: `a0000000-3333-4333-8333-${String(i).padStart(12, '0')}`, key: `k${i}`, content, created_at: '2026-01-10T00:00:00Z', updated_at: '2026-01-10T00:00:00Z', agent_id: A };
+}
+
+async function workspaceWithDb(): Promise<{ ws: string; dbPath: string }> {
+  const ws = await tempDir('zc-copy');
+  const dbPath = await seedBrainDb({ workspace: ws, agents: [{ id: A, alias: 'alpha', created_at: '2026-01-01T00:00:00Z' }], rows: [row(0, 'checkpointed')] });
+  return { ws, dbPath };
+}
+
+const contentsOf = (db: Database.Database): string[] =>
+  (db.prepare('SELECT content FROM memories ORDER BY id').all() as { content: string }[]).map((r) => r.content);
+
+/** Runs `read` with TMPDIR pointing at a fresh directory, and returns what is left in it. */
+async function withPrivateTmp<T>(read: () => Promise<T>): Promise<{ value: T; leftInTmp: string[] }> {
+  const tmp = await tempDir('zc-tmp');
+  const before = process.env.TMPDIR;
+  process.env.TMPDIR = tmp;
+  try {
+    const value = await read();
+    return { value, leftInTmp: await readdir(tmp) };
+  } finally {
+    process.env.TMPDIR = before;
+  }
+}
+
+afterEach(() => {
+  fault.readonlyBackupFails = false;
+  fault.failures = 0;
+});
+
+describe('withReadCopy', () => {
+  it('falls back to copying the db, -wal and -shm files when a read-only connection cannot read it', async () => {
+    const { ws, dbPath } = await workspaceWithDb();
+    const writer = new Database(dbPath);
+    const pending = new Database(dbPath);
+    try {
+      writer.pragma('journal_mode = WAL');
+      writer.pragma('wal_autocheckpoint = 0');
+      insertSeedRow(writer, row(1, 'committed only in the WAL'));
+      pending.exec('BEGIN IMMEDIATE');
+      insertSeedRow(pending, row(2, 'never committed'));
+      const liveFiles = ['memory/brain.db', 'memory/brain.db-wal'];
+      const filesBefore = await listFiles(ws);
+      const statesBefore = await fileStates(ws, liveFiles);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // so that a write would move an mtime
+
+      fault.readonlyBackupFails = true;
+      const { value, leftInTmp } = await withPrivateTmp(() => withReadCopy(dbPath, contentsOf));
+      expect(fault.failures).toBe(1);
+      expect(value).toEqual(['checkpointed', 'committed only in the WAL']);
+      expect(leftInTmp).toEqual([]);
+      expect(await fileStates(ws, liveFiles)).toEqual(statesBefore);
+      expect(await listFiles(ws)).toEqual(filesBefore);
+      pending.exec('ROLLBACK');
+    } finally {
+      pending.close();
+      writer.close();
+    }
+  });
+
+  // The real trigger; root ignores directory permissions, so it only runs as another user.
+  it.skipIf(process.getuid?.() === 0)('reads a WAL database in a read-only directory without writing there', async () => {
+    const { ws, dbPath } = await workspaceWithDb();
+    const db = new Database(dbPath);
+    db.pragma('journal_mode = WAL');
+    db.close(); // a clean close leaves no -wal or -shm: a read-only connection cannot make them here
+    const filesBefore = await listFiles(ws);
+    await chmod(path.dirname(dbPath), 0o555);
+    try {
+      const { value, leftInTmp } = await withPrivateTmp(() => withReadCopy(dbPath, contentsOf));
+      expect(value).toEqual(['checkpointed']);
+      expect(leftInTmp).toEqual([]);
+    } finally {
+      await chmod(path.dirname(dbPath), 0o755);
+    }
+    expect(await listFiles(ws)).toEqual(filesBefore);
+  });
+});
