@@ -31,7 +31,12 @@ async function home(): Promise<string> {
     'config.yaml': 'model: m1\napi_key: sk-secret\n',
     '.env': 'OPENAI_API_KEY=sk-secret\n',
     'skill-bundles/a/SKILL.md': 'skill',
+    'skill-bundles/a/.env': 'SKILL_TOKEN=dotenv-secret-1\n',
+    'skill-bundles/a/scripts/.env.production': 'SKILL_TOKEN=dotenv-secret-2\n',
     'cron/jobs.json': '[]',
+    'cron/.env.local': 'CRON_TOKEN=dotenv-secret-3\n',
+    'cron/env.md': 'not a .env file: carried',
+    'memories/.env': 'MEMORY_TOKEN=dotenv-secret-4\n',
     'logs/agent.log': 'not carried',
     'memories/state.db': 'nope',
   });
@@ -80,8 +85,12 @@ describe('hermes export', () => {
   it('carries the allowlist raw, redacted, and never .env or state.db', async () => {
     const result = await exportHome(await home());
     expect([...result.raw.keys()]).toEqual([
-      '.alf-state-db-schema.json', 'SOUL.md', 'config.yaml', 'cron/jobs.json', 'memories/MEMORY.md', 'memories/USER.md', 'skill-bundles/a/SKILL.md',
+      '.alf-state-db-schema.json', 'SOUL.md', 'config.yaml', 'cron/env.md', 'cron/jobs.json', 'memories/MEMORY.md', 'memories/USER.md', 'skill-bundles/a/SKILL.md',
     ]);
+    expect([...result.raw.keys()].filter((k) => /(^|\/)\.env(\.|$)/.test(k))).toEqual([]);
+    const everything = [...result.raw.values()].map((v) => Buffer.from(v).toString()).join('\n');
+    expect(everything).not.toContain('dotenv-secret');
+    expect(everything).not.toContain('sk-secret');
     expect(Buffer.from(result.raw.get('config.yaml')!).toString()).toBe('model: m1\napi_key:\n');
     const sidecar = JSON.parse(Buffer.from(result.raw.get('.alf-state-db-schema.json')!).toString());
     expect(sidecar.schema_version).toBe(16);
