@@ -14,6 +14,9 @@ test('a memory with several versions shows every version and word diffs with ins
   expect(await lineage.versionSeqs()).toEqual([...FACTS.lineageVersions].reverse());
   await expect(page.getByTestId('identity-born')).toContainText('#0');
   await expect(page.getByTestId('identity-key')).toHaveCount(0);
+  const recordId = await page.getByTestId('identity-card').locator('[data-full-id]').getAttribute('data-full-id');
+  await expect(page.getByTestId('crumb-page')).toHaveText(`Memory ${recordId!.slice(0, 8)}`);
+  await expect(page.getByTestId('crumb-memories')).toHaveAttribute('href', `/agents/${seed.agentId}?tab=memories`);
 
   const update = lineage.version(1);
   await expect(update.getByTestId('diff-delete')).toContainText('tabs over spaces');

@@ -56,7 +56,12 @@ test('"as of" a date opens the sequence that was in force then', async ({ page, 
   const between = new Date((at(1) + at(2)) / 2).toISOString().slice(0, 16);
   const workspace = new WorkspacePage(page);
   await workspace.goto(seed.agentId);
-  await page.getByTestId('workspace-as-of').fill(between);
+  await expect(page.getByTestId('crumb-page')).toHaveText('Workspace');
+  // A UTC time typed as the field asks for it (not the browser's local datetime-local format).
+  const field = page.getByTestId('workspace-as-of');
+  await expect(field).toHaveAttribute('type', 'text');
+  await expect(field).toHaveAttribute('placeholder', 'YYYY-MM-DD HH:MM');
+  await field.fill(between.replace('T', ' '));
   await page.getByTestId('workspace-as-of-go').click();
   await expect(page.locator('[data-testid="workspace-page"][data-seq="1"]')).toBeVisible();
   await expect(page).toHaveURL(/seq=1/);

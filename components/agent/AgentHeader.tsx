@@ -1,7 +1,9 @@
 'use client';
 
 import Link from 'next/link';
+import { usePathname } from 'next/navigation';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { agentPageCrumbs } from '@/lib/ui/breadcrumbs';
 import { routes } from '@/lib/ui/routes';
 import { LinkButton } from '../ui/Button';
 import { RelativeTime } from '../ui/RelativeTime';
@@ -18,21 +20,46 @@ function Fact({ label, children, testId }: { label: string; children: React.Reac
   );
 }
 
+const SEPARATOR = <span className="mx-1.5 text-faint" aria-hidden>/</span>;
+
+/** Fleet / agent / section / this page: the page's own crumb is text, the rest are links. */
+function Breadcrumbs({ agentId, agentName }: { agentId: string; agentName: string }) {
+  const crumbs = agentPageCrumbs(usePathname(), agentId);
+  const link = 'hover:text-accent hover:underline';
+  return (
+    <nav className="mb-2 text-[12px] text-muted" aria-label="Breadcrumb" data-testid="breadcrumbs">
+      <Link href={routes.fleet()} className={link}>
+        Fleet
+      </Link>
+      {SEPARATOR}
+      <Link href={routes.agent(agentId)} className={link} aria-current={crumbs.length === 0 ? 'page' : undefined} data-testid="crumb-agent">
+        {agentName}
+      </Link>
+      {crumbs.map((crumb) => (
+        <span key={crumb.testId}>
+          {SEPARATOR}
+          {crumb.href ? (
+            <Link href={crumb.href} className={link} data-testid={crumb.testId}>
+              {crumb.label}
+            </Link>
+          ) : (
+            <span aria-current="page" className="font-medium text-ink" data-testid={crumb.testId}>
+              {crumb.label}
+            </span>
+          )}
+        </span>
+      ))}
+    </nav>
+  );
+}
+
 /** Agent name, runtime and headline facts, shown above every agent page. */
 export function AgentHeader({ agentId }: { agentId: string }) {
   const { agent, error, refetch } = useAgent(agentId);
   if (error) return <ErrorState error={error} retry={() => void refetch()} />;
   return (
     <div className="mb-5" data-testid="agent-header">
-      <nav className="mb-2 text-[12px] text-muted" aria-label="Breadcrumb">
-        <Link href={routes.fleet()} className="hover:text-accent hover:underline">
-          Fleet
-        </Link>
-        <span className="mx-1.5 text-faint">/</span>
-        <Link href={routes.agent(agentId)} className="hover:text-accent hover:underline">
-          {agent?.name ?? '…'}
-        </Link>
-      </nav>
+      <Breadcrumbs agentId={agentId} agentName={agent?.name ?? '…'} />
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
         <h1 className="text-xl font-semibold tracking-tight" data-testid="agent-name">
           {agent?.name ?? <span className="inline-block h-5 w-32 animate-pulse rounded bg-zinc-200 align-middle" />}

@@ -1,6 +1,7 @@
 import Link from 'next/link';
 import type { SequenceOp } from '@/lib/ui/api-types';
 import { diffStats, wordDiff } from '@/lib/ui/diff';
+import { shortId } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { recordTitle } from '@/lib/ui/record-text';
 import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
@@ -20,8 +21,8 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         </Link>
         <ShortId id={op.record_id} />
         {op.moved_from && (
-          <Link href={routes.lineage(agentId, op.moved_from)} className="text-[11px] text-accent hover:underline" data-testid="op-moved-from">
-            moved from {op.moved_from.slice(0, 8)}
+          <Link href={routes.lineage(agentId, op.moved_from)} className="text-[11px] text-accent hover:underline" data-testid="op-moved-from" title={op.moved_from} data-full-id={op.moved_from}>
+            moved from {shortId(op.moved_from)}
           </Link>
         )}
         <span className="ml-auto flex items-center gap-2">

@@ -19,9 +19,11 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
           <div className="flex items-center gap-2">
             <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
             {f.change === 'deleted' ? (
-              <span className="truncate font-mono text-[12px] text-muted line-through">{f.path}</span>
+              <span className="truncate font-mono text-[12px] text-muted line-through" title={f.path} data-testid="raw-file-path">
+                {f.path}
+              </span>
             ) : (
-              <Link href={routes.workspace(agentId, seq, f.path)} className="truncate font-mono text-[12px] text-accent hover:underline">
+              <Link href={routes.workspace(agentId, seq, f.path)} className="truncate font-mono text-[12px] text-accent hover:underline" title={f.path} data-testid="raw-file-path">
                 {f.path}
               </Link>
             )}
@@ -36,7 +38,7 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
                 const op = byId.get(id);
                 return (
                   <li key={id} className="truncate text-[11px]">
-                    <a href={`#op-${id}`} className="text-muted hover:text-accent hover:underline" data-testid="raw-file-op">
+                    <a href={`#op-${id}`} className="text-muted hover:text-accent hover:underline" data-testid="raw-file-op" title={id}>
                       <span className={op?.op === 'create' ? 'text-create' : op?.op === 'delete' ? 'text-delete' : 'text-update'}>
                         {op?.op === 'create' ? '+' : op?.op === 'delete' ? '−' : '~'}
                       </span>{' '}

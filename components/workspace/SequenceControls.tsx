@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect, useState } from 'react';
+import { AS_OF_FORMAT } from '@/lib/ui/as-of';
 import { SequenceInput } from '../agent/SequenceInput';
 import { formText, UrlForm } from '../ui/UrlForm';
 
@@ -40,15 +41,25 @@ export function SequenceControls({ seq, latest, asOf, asOfError, onChange, onAsO
       </label>
       <UrlForm fields={['as_of']} drop={['seq']} onSubmit={(values) => onAsOf(formText(values, 'as_of'))} className="flex items-center gap-1.5 text-[12px] text-muted">
         <label htmlFor="as-of">As of (UTC)</label>
+        {/* A text field, not datetime-local: that one shows the browser's local, often 12-hour, format under a UTC label. */}
         <input
           key={asOf ?? ''}
           id="as-of"
           name="as_of"
-          type="datetime-local"
+          type="text"
+          inputMode="numeric"
+          autoComplete="off"
+          spellCheck={false}
+          placeholder={AS_OF_FORMAT}
+          title={`A UTC date and time, ${AS_OF_FORMAT} (e.g. 2026-03-04 14:05)`}
+          aria-describedby="as-of-format"
           defaultValue={asOf ?? ''}
           data-testid="workspace-as-of"
-          className="h-7 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs"
+          className="h-7 w-36 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs placeholder:text-faint"
         />
+        <span id="as-of-format" className="sr-only">
+          UTC, {AS_OF_FORMAT}
+        </span>
         <button type="submit" className="h-7 rounded-md border border-line bg-white px-2 font-medium text-ink shadow-xs hover:bg-zinc-50" data-testid="workspace-as-of-go">
           Go
         </button>

@@ -1,6 +1,7 @@
 'use client';
 
 import { useEffect } from 'react';
+import { AS_OF_FORMAT, parseAsOf } from '@/lib/ui/as-of';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
@@ -11,13 +12,6 @@ import { DownloadMenu } from './DownloadMenu';
 import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
 import { SequenceControls } from './SequenceControls';
-
-/** `?as_of=` as the datetime-local field writes it (UTC), as an ISO time; null when it is not one. */
-function asOfTime(value: string | null): string | null {
-  if (value === null || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?$/.test(value)) return null;
-  const time = new Date(`${value}Z`);
-  return Number.isNaN(time.getTime()) ? null : time.toISOString();
-}
 
 /**
  * The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff.
@@ -33,7 +27,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   const compare = intParam(url.get('compare'));
   const tree = useWorkspaceTree(agentId, seq);
   const asOf = url.get('as_of');
-  const asOfIso = asOfTime(asOf);
+  const asOfIso = parseAsOf(asOf);
   const resolved = useSequenceAt(agentId, asOfIso);
   const found = resolved.data;
   useEffect(() => {
@@ -41,7 +35,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   }, [asOf, found, latest, url.set]);
   const asOfError =
     asOf === null ? null
-    : asOfIso === null ? `“${asOf}” is not a date and time`
+    : asOfIso === null ? `“${asOf}” is not a date and time (${AS_OF_FORMAT}, UTC)`
     : resolved.error ? resolved.error.message
     : found === null ? 'no sync yet at that time'
     : null;

@@ -1,0 +1,28 @@
+import { expect, FACTS, test } from './fixtures';
+import { SequencePage } from './pages/sequence-page';
+
+/** The workspace files that differ between two steps of the seeded life (added, changed or gone). */
+function changedFiles(before: Record<string, string>, after: Record<string, string>): string[] {
+  const paths = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...paths].filter((p) => before[p] !== after[p]).sort();
+}
+
+test('a move between files names its source with the full id, and long raw paths carry their full path', async ({ page, seed }) => {
+  // Sequence 4 archives yesterday's daily log: its records move into memory/archive/YYYY/MM/.
+  const sequence = new SequencePage(page);
+  await sequence.goto(seed.agentId, 4);
+  await expect(page.getByTestId('crumb-page')).toHaveText('Sequence #4');
+  const moved = page.getByTestId('op-moved-from').first();
+  const fullId = await moved.getAttribute('title');
+  expect(fullId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+  await expect(moved).toHaveText(`moved from ${fullId!.slice(0, 8)}`);
+
+  const expected = changedFiles(seed.steps[3]!, seed.steps[4]!);
+  expect(await sequence.rawPaths()).toEqual(expected);
+  const archived = expected.find((p) => p.startsWith('memory/archive/'))!;
+  await expect(sequence.rawFile(archived).getByTestId('raw-file-path')).toHaveAttribute('title', archived);
+
+  await moved.click();
+  await page.getByTestId('lineage-page').waitFor();
+  await expect(page).toHaveURL(new RegExp(`/memories/${fullId}$`));
+});
