@@ -76,3 +76,23 @@ test('a ZeroClaw memory has no heading: its lineage shows its key and is titled 
   await expect(lineage.title).toHaveText(key);
   await expect(page).toHaveTitle(`${key} · ALF Lineage`);
 });
+
+test('the breadcrumb leads back to the Memories tab, and an unknown memory is a 404 page with ways back', async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'memories');
+  await agent.openMemory(FACTS.lineageHeading);
+  await page.getByTestId('crumb-memories').click();
+  await expect(page).toHaveURL(new RegExp(`/agents/${seed.agentId}\\?tab=memories$`));
+  await expect(agent.records.getByText(FACTS.lineageHeading, { exact: true })).toBeVisible();
+
+  const unknown = '00000000-0000-4000-8000-000000000000';
+  const response = await page.goto(`/agents/${seed.agentId}/memories/${unknown}`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByTestId('not-found-title')).toHaveText('No memory with this id');
+  await expect(page.getByTestId('not-found')).toContainText(unknown);
+  await expect(page.getByTestId('lineage-page')).toHaveCount(0);
+  await expect(page.getByTestId('crumb-page')).toHaveText('Memory 00000000');
+  await page.getByTestId('not-found-memories').click();
+  await expect(page).toHaveURL(/\?tab=memories$/);
+  await expect(agent.records.first()).toBeVisible();
+});

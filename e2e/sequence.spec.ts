@@ -26,3 +26,22 @@ test('a move between files names its source with the full id, and long raw paths
   await page.getByTestId('lineage-page').waitFor();
   await expect(page).toHaveURL(new RegExp(`/memories/${fullId}$`));
 });
+
+test('a sequence past the latest is a 404 page, with no links to sequences that do not exist', async ({ page, seed }) => {
+  const latest = seed.steps.length - 1;
+  const missing = latest + 90;
+  const response = await page.goto(`/agents/${seed.agentId}/sequences/${missing}`);
+  expect(response?.status()).toBe(404);
+  await expect(page.getByTestId('not-found-title')).toHaveText(`Sequence #${missing} does not exist`);
+  await expect(page.getByTestId('not-found')).toContainText(`${FACTS.agentName} has synced sequences #0 to #${latest}.`);
+  await expect(page.getByTestId('agent-name')).toHaveText(FACTS.agentName);
+  for (const href of [`/sequences/${missing - 1}`, `/sequences/${missing + 1}`, `seq=${missing}`]) {
+    await expect(page.locator(`a[href*="${href}"]`), href).toHaveCount(0);
+  }
+  await expect(page.getByTestId('prev-sequence')).toHaveCount(0);
+  await expect(page.getByTestId('sequence-workspace')).toHaveCount(0);
+
+  await page.getByTestId('not-found-latest').click();
+  await expect(page).toHaveURL(new RegExp(`/sequences/${latest}$`));
+  await expect(page.getByTestId('op-card').first()).toBeVisible();
+});

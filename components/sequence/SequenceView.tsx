@@ -39,19 +39,24 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
             synced <RelativeTime iso={query.data.synced_at} /> · {formatDateTime(query.data.synced_at)}
           </span>
         )}
-        <span className="ml-auto flex items-center gap-3">
-          {seq > 0 && (
-            <Link href={routes.sequence(agentId, seq - 1)} className={nav} data-testid="prev-sequence">
-              ← #{seq - 1}
-            </Link>
-          )}
-          {latest !== null && seq < latest && (
-            <Link href={routes.sequence(agentId, seq + 1)} className={nav} data-testid="next-sequence">
-              #{seq + 1} →
-            </Link>
-          )}
-          <LinkButton href={routes.workspace(agentId, seq)}>Workspace at #{seq}</LinkButton>
-        </span>
+        {/* Only around a sequence that loaded: a failed one has no neighbours or workspace to offer. */}
+        {query.data && (
+          <span className="ml-auto flex items-center gap-3">
+            {seq > 0 && (
+              <Link href={routes.sequence(agentId, seq - 1)} className={nav} data-testid="prev-sequence">
+                ← #{seq - 1}
+              </Link>
+            )}
+            {latest !== null && seq < latest && (
+              <Link href={routes.sequence(agentId, seq + 1)} className={nav} data-testid="next-sequence">
+                #{seq + 1} →
+              </Link>
+            )}
+            <LinkButton href={routes.workspace(agentId, seq)} testId="sequence-workspace">
+              Workspace at #{seq}
+            </LinkButton>
+          </span>
+        )}
       </div>
       {query.isPending ? (
         <LoadingRows rows={8} label="Loading sequence" />

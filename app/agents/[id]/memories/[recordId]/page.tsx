@@ -1,3 +1,4 @@
+import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { LineageView } from '@/components/lineage/LineageView';
 import { LoadingRows } from '@/components/ui/States';
@@ -13,7 +14,7 @@ export async function generateMetadata({ params }: Props) {
   const { id, recordId } = await params;
   try {
     const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
-    return { title: lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : `Memory ${recordId.slice(0, 8)}` };
+    return { title: lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found' };
   } catch {
     return { title: 'Memory' };
   }
@@ -22,8 +23,10 @@ export async function generateMetadata({ params }: Props) {
 export default async function LineagePage({ params }: Props) {
   const { id, recordId: raw } = await params;
   const recordId = decodeURIComponent(raw);
+  const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId });
+  if (!lineage) notFound();
   return (
-    <Prefetched entries={[[queryKeys.lineage(id, recordId), () => getRecordLineage({ db: getLedger().db, agentId: id, recordId })]]}>
+    <Prefetched entries={[[queryKeys.lineage(id, recordId), () => lineage]]}>
       <Suspense fallback={<LoadingRows rows={8} />}>
         <LineageView agentId={id} recordId={recordId} />
       </Suspense>

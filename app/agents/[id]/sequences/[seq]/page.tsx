@@ -1,6 +1,6 @@
 import { notFound } from 'next/navigation';
 import { SequenceView } from '@/components/sequence/SequenceView';
-import { getSequence } from '@/lib/history/queries';
+import { findAgent, getSequence } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from '../../../../_lib/prefetch';
@@ -14,7 +14,9 @@ export async function generateMetadata({ params }: Props) {
 
 export default async function SequencePage({ params }: Props) {
   const { id, seq: raw } = await params;
-  if (!/^\d+$/.test(raw)) notFound();
+  const latest = findAgent(getLedger().db, id)?.latest_sequence ?? null;
+  // Past the latest sync there is nothing to show, nor any neighbour to link to: the designed 404.
+  if (!/^\d+$/.test(raw) || latest === null || Number(raw) > latest) notFound();
   const seq = Number(raw);
   return (
     <Prefetched entries={[[queryKeys.sequence(id, seq), () => getSequence({ db: getLedger().db, agentId: id, seq })]]}>

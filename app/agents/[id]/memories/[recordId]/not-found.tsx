@@ -1,0 +1,5 @@
+import { MemoryNotFound } from '@/components/lineage/MemoryNotFound';
+
+export default function NotFound() {
+  return <MemoryNotFound />;
+}

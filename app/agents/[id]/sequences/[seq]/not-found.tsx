@@ -1,0 +1,5 @@
+import { SequenceNotFound } from '@/components/sequence/SequenceNotFound';
+
+export default function NotFound() {
+  return <SequenceNotFound />;
+}
