@@ -52,3 +52,35 @@ test('a window with more changes than the feed holds says it shows only the firs
   await expect(page.getByTestId('empty-state')).toBeVisible();
   await expect(notice).toHaveCount(0);
 });
+
+type ChangesJson = { groups: { changes: { seq: number; op: string; record_id: string }[] }[] };
+const keysOf = (json: ChangesJson) => json.groups.flatMap((g) => g.changes.map((c) => `${c.seq}:${c.op}:${c.record_id}`)).sort();
+
+test("an agent's Changes tab over the last 7 days and since a chosen date", async ({ page, request, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'changes');
+  const rows = page.getByTestId('change-row');
+  const rowKeys = async () =>
+    (await rows.evaluateAll((els) => els.map((e) => `${e.getAttribute('data-seq')}:${e.getAttribute('data-op')}:${e.getAttribute('data-record-id')}`))).sort();
+  const rowSeqs = async () => new Set((await rows.evaluateAll((els) => els.map((e) => Number(e.getAttribute('data-seq'))))));
+  // The seed's first three syncs fall before this week's Monday: "this week" has none of them.
+  await expect(rows.first()).toBeVisible();
+  expect([...(await rowSeqs())].every((seq) => seq >= 3)).toBe(true);
+
+  await page.getByTestId('since-filter').locator('[data-value="7d"]').click();
+  await expect(page).toHaveURL(/since=7d/);
+  const api7d = keysOf(await (await request.get(`/api/changes?since=7d&agent=${seed.agentId}`)).json());
+  await expect.poll(rowKeys).toEqual(api7d);
+
+  // Since the day of the first sync: every change of the agent's life, its first creates included.
+  const first = (await (await request.get(`/api/agents/${seed.agentId}/sequences/0`)).json()) as { synced_at: string; ops: unknown[] };
+  const day = first.synced_at.slice(0, 10);
+  await page.getByTestId('since-filter').locator('[data-value="date"]').click();
+  await page.getByTestId('since-date').fill(day);
+  await expect(page).toHaveURL(new RegExp(`since=${day}`));
+  await expect(page.getByTestId('changes-count')).toContainText(', 00:00 UTC');
+  await expect.poll(async () => (await rowKeys()).filter((k) => k.startsWith('0:')).length).toBe(first.ops.length);
+  const apiDate = keysOf(await (await request.get(`/api/changes?since=${day}&agent=${seed.agentId}`)).json());
+  expect(await rowKeys()).toEqual(apiDate);
+  expect(await rowSeqs()).toEqual(new Set(seed.steps.map((_, i) => i)));
+});

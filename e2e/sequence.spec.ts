@@ -1,4 +1,5 @@
 import { expect, FACTS, test } from './fixtures';
+import { AgentPage } from './pages/agent-page';
 import { SequencePage } from './pages/sequence-page';
 
 /** The workspace files that differ between two steps of the seeded life (added, changed or gone). */
@@ -6,6 +7,27 @@ function changedFiles(before: Record<string, string>, after: Record<string, stri
   const paths = new Set([...Object.keys(before), ...Object.keys(after)]);
   return [...paths].filter((p) => before[p] !== after[p]).sort();
 }
+
+test('a sync shows its update as a word diff against the previous version, next to the raw files it changed', async ({ page, seed }) => {
+  const sequence = new SequencePage(page);
+  await sequence.goto(seed.agentId, 1);
+  await expect(page.getByTestId('crumb-page')).toHaveText('Sequence #1');
+  await expect(page.getByTestId('crumb-timeline')).toHaveAttribute('href', `/agents/${seed.agentId}`);
+
+  const update = sequence.opCard('update', FACTS.lineageHeading);
+  await expect(update).toHaveCount(1);
+  await expect(update.getByTestId('diff-delete')).toContainText('tabs over spaces');
+  await expect(update.getByTestId('diff-insert')).toContainText('spaces over tabs (two of them)');
+  await expect(page.locator('[data-testid="op-card"]:not([data-op="update"])')).toHaveCount(0);
+
+  const expected = changedFiles(seed.steps[0]!, seed.steps[1]!);
+  expect(expected).toEqual([FACTS.workspaceFile]);
+  expect(await sequence.rawPaths()).toEqual(expected);
+  const raw = sequence.rawFile(FACTS.workspaceFile);
+  const recordId = await update.getAttribute('data-record-id');
+  await expect(raw.getByTestId('raw-file-op')).toHaveAttribute('href', `#op-${recordId}`);
+  await expect(raw.getByTestId('raw-file-op')).toContainText(FACTS.lineageHeading);
+});
 
 test('a move between files names its source with the full id, and long raw paths carry their full path', async ({ page, seed }) => {
   // Sequence 4 archives yesterday's daily log: its records move into memory/archive/YYYY/MM/.
@@ -25,6 +47,18 @@ test('a move between files names its source with the full id, and long raw paths
   await moved.click();
   await page.getByTestId('lineage-page').waitFor();
   await expect(page).toHaveURL(new RegExp(`/memories/${fullId}$`));
+});
+
+test('clicking a row of the timeline opens that sequence', async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId);
+  const row = page.locator('[data-testid="sequence-row"][data-seq="3"]');
+  await row.locator('td').nth(3).click();
+  await expect(page).toHaveURL(new RegExp(`/agents/${seed.agentId}/sequences/3$`));
+  await expect(page.getByTestId('sequence-page')).toContainText('Sequence #3');
+  await expect(page.getByTestId('prev-sequence')).toHaveText('← #2');
+  await page.goBack();
+  await expect(page.getByTestId('timeline-tab')).toBeVisible();
 });
 
 test('a sequence past the latest is a 404 page, with no links to sequences that do not exist', async ({ page, seed }) => {

@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import { expect, FACTS, test } from './fixtures';
+import { readSnapshot } from '@/lib/core/archive';
 import { untarGz } from './untar';
+import { unzip } from './unzip';
 import { WorkspacePage } from './pages/workspace-page';
 
 test('the workspace at a chosen sequence: tree, a file with its record sections, compare, and a byte-exact .tar.gz', async ({ page, seed }) => {
@@ -38,7 +40,57 @@ test('a file with more records than a page of the records API has every record s
   await expect(workspace.sections.last().getByTestId('section-lineage-link')).toContainText(`Term ${records}`);
 });
 
-test('the slider and the back button move through sequences', async ({ page, seed }) => {
+test('the .zip holds the same files as the .tar.gz, and the .alf is a snapshot of that sequence', async ({ page, seed }) => {
+  const seq = FACTS.workspaceSeq;
+  const expected = seed.steps[seq]!;
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(seed.agentId, `?seq=${seq}`);
+
+  const zip = await workspace.download('zip');
+  expect(zip.suggestedFilename()).toBe(`${FACTS.agentName}-seq${seq}.zip`);
+  const zipped = await unzip(fs.readFileSync(await zip.path()));
+  const tarred = await untarGz(fs.readFileSync(await (await workspace.download('tar.gz')).path()));
+  expect([...zipped.keys()].sort()).toEqual(Object.keys(expected).sort());
+  expect([...zipped.keys()].sort()).toEqual([...tarred.keys()].sort());
+  for (const [path, text] of Object.entries(expected)) expect(zipped.get(path)?.toString('utf8'), path).toBe(text);
+
+  const alf = await workspace.download('alf');
+  expect(alf.suggestedFilename()).toBe(`${FACTS.agentName}-seq${seq}.alf`);
+  const snapshot = await readSnapshot(new Uint8Array(fs.readFileSync(await alf.path())));
+  const raw = new Map([...snapshot.raw].map(([key, bytes]) => [key.replace(/^raw\/openclaw\//, ''), Buffer.from(bytes).toString('utf8')]));
+  for (const [path, text] of Object.entries(expected)) expect(raw.get(path), path).toBe(text);
+  const prefs = snapshot.records.find((r) => String(r.content).includes('Maya prefers'));
+  expect(String(prefs?.content)).toContain('spaces over tabs (two of them)');
+});
+
+test('the slider moves through sequences from the keyboard, and the URL and file tree follow', async ({ page, seed }) => {
+  const latest = seed.steps.length - 1;
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(seed.agentId);
+  const slider = page.getByTestId('workspace-slider');
+  const at = (seq: number) => page.locator(`[data-testid="workspace-page"][data-seq="${seq}"]`);
+  const tree = async () => (await workspace.treePaths()).sort();
+  await expect(at(latest)).toBeVisible();
+
+  await slider.focus();
+  await slider.press('ArrowLeft');
+  await expect(page).toHaveURL(new RegExp(`[?&]seq=${latest - 1}(&|$)`));
+  await expect(at(latest - 1)).toBeVisible();
+  await expect.poll(tree).toEqual(Object.keys(seed.steps[latest - 1]!).sort());
+
+  await slider.press('Home');
+  await expect(page).toHaveURL(/[?&]seq=0(&|$)/);
+  await expect(at(0)).toBeVisible();
+  await expect.poll(tree).toEqual(Object.keys(seed.steps[0]!).sort());
+  expect(await tree()).not.toEqual(Object.keys(seed.steps[latest]!).sort());
+
+  await slider.press('End');
+  await expect(at(latest)).toBeVisible();
+  await expect(page).not.toHaveURL(/[?&]seq=/);
+  await expect.poll(tree).toEqual(Object.keys(seed.steps[latest]!).sort());
+});
+
+test('the sequence field and the back button move through sequences', async ({ page, seed }) => {
   const workspace = new WorkspacePage(page);
   await workspace.goto(seed.agentId, `?seq=0&file=${FACTS.workspaceFile}`);
   await expect(workspace.content).toContainText('tabs over spaces');

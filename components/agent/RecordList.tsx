@@ -8,7 +8,15 @@ import { ShortId } from '../ui/ShortId';
 function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord }) {
   const extraTags = record.tags.filter((t) => !t.startsWith('tier:'));
   return (
-    <li data-testid="record-row" data-record-id={record.record_id} className="px-4 py-2.5 hover:bg-zinc-50">
+    <li
+      data-testid="record-row"
+      data-record-id={record.record_id}
+      data-memory-type={record.memory_type}
+      data-namespace={record.namespace}
+      data-status={record.status}
+      data-file={record.origin_file ?? ''}
+      className="px-4 py-2.5 hover:bg-zinc-50"
+    >
       <div className="flex items-baseline gap-2">
         <Link href={routes.lineage(agentId, record.record_id)} className="truncate font-medium text-ink hover:text-accent hover:underline" data-testid="record-link">
           {recordTitle(record)}

@@ -1,6 +1,7 @@
 'use client';
 
 import Link from 'next/link';
+import { useRouter } from 'next/navigation';
 import { useSequences } from '@/lib/ui/hooks/use-sequences';
 import { formatBytes, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
@@ -15,6 +16,12 @@ const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide 
 /** Every sequence of the agent, newest first, each opening the sequence view. */
 export function SequenceList({ agentId }: { agentId: string }) {
   const query = useSequences(agentId);
+  const router = useRouter();
+  // The whole row opens its sequence; its own links (and text being selected) keep their behaviour.
+  const openRow = (event: React.MouseEvent, seq: number) => {
+    if ((event.target as Element).closest('a, button') || window.getSelection()?.toString()) return;
+    router.push(routes.sequence(agentId, seq));
+  };
   if (query.isPending) return <LoadingRows rows={6} label="Loading sequences" />;
   if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
   const items = query.data.pages.flatMap((p) => p.items);
@@ -33,7 +40,13 @@ export function SequenceList({ agentId }: { agentId: string }) {
         </thead>
         <tbody>
           {items.map((s) => (
-            <tr key={`${s.seq}-${s.kind}`} data-testid="sequence-row" data-seq={s.seq} className="border-b border-line last:border-0 hover:bg-zinc-50">
+            <tr
+              key={`${s.seq}-${s.kind}`}
+              data-testid="sequence-row"
+              data-seq={s.seq}
+              onClick={(event) => openRow(event, s.seq)}
+              className="cursor-pointer border-b border-line last:border-0 hover:bg-zinc-50"
+            >
               <td className="px-4 py-2">
                 <Link href={routes.sequence(agentId, s.seq)} className="font-mono font-semibold text-accent hover:underline">
                   #{s.seq}

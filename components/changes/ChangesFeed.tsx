@@ -9,7 +9,7 @@ import { OpBadge } from '../ui/OpBadge';
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
   return (
-    <li data-testid="change-row" data-op={change.op} data-record-id={change.record_id} className="grid grid-cols-[76px_1fr_auto] items-start gap-3 px-4 py-2 hover:bg-zinc-50">
+    <li data-testid="change-row" data-op={change.op} data-seq={change.seq} data-record-id={change.record_id} className="grid grid-cols-[76px_1fr_auto] items-start gap-3 px-4 py-2 hover:bg-zinc-50">
       <div className="pt-px">
         <OpBadge op={change.op} />
       </div>
