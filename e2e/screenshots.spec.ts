@@ -40,6 +40,18 @@ test.describe('a screenshot of every page', () => {
     await screenshot(page, testInfo, 'lineage');
   });
 
+  test('lineage of a ZeroClaw memory (named by its key)', async ({ page }, testInfo) => {
+    const fleet = new FleetPage(page);
+    await fleet.goto();
+    await fleet.row('scout').getByTestId('agent-link').click();
+    const agent = new AgentPage(page);
+    await page.getByTestId('agent-page').waitFor();
+    await agent.openTab('memories');
+    await agent.records.first().getByTestId('record-link').click();
+    await expect(page.getByTestId('identity-key')).toBeVisible();
+    await screenshot(page, testInfo, 'lineage-zeroclaw');
+  });
+
   test('search', async ({ page }, testInfo) => {
     const search = new SearchPage(page);
     await search.goto('10.42.0');
@@ -60,5 +72,11 @@ test.describe('a screenshot of every page', () => {
     await page.goto('/agents/00000000-0000-0000-0000-000000000000');
     await expect(page.getByTestId('not-found')).toBeVisible();
     await screenshot(page, testInfo, 'not-found');
+  });
+
+  test('a sequence that does not exist', async ({ page, seed }, testInfo) => {
+    await page.goto(`/agents/${seed.agentId}/sequences/${seed.steps.length + 40}`);
+    await expect(page.getByTestId('not-found-latest')).toBeVisible();
+    await screenshot(page, testInfo, 'sequence-not-found');
   });
 });

@@ -39,7 +39,7 @@ export function SequenceControls({ seq, latest, asOf, asOfError, onChange, onAsO
         />
         <span className="font-mono text-faint">#{latest}</span>
       </label>
-      <UrlForm fields={['as_of']} drop={['seq']} onSubmit={(values) => onAsOf(formText(values, 'as_of'))} className="flex items-center gap-1.5 text-[12px] text-muted">
+      <UrlForm fields={['as_of']} drop={['seq']} onSubmit={(values) => onAsOf(formText(values, 'as_of'))} className="flex shrink-0 items-center gap-1.5 text-[12px] text-muted">
         <label htmlFor="as-of">As of (UTC)</label>
         {/* A text field, not datetime-local: that one shows the browser's local, often 12-hour, format under a UTC label. */}
         <input
@@ -55,7 +55,7 @@ export function SequenceControls({ seq, latest, asOf, asOfError, onChange, onAsO
           aria-describedby="as-of-format"
           defaultValue={asOf ?? ''}
           data-testid="workspace-as-of"
-          className="h-7 w-36 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs placeholder:text-faint"
+          className="h-7 w-40 shrink-0 rounded-md border border-line bg-white px-2 font-mono text-[12px] text-ink shadow-xs placeholder:text-faint"
         />
         <span id="as-of-format" className="sr-only">
           UTC, {AS_OF_FORMAT}
