@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { seed, type SeedManifest } from '@/e2e/seed/seed';
+import { LARGE, seed, type SeedManifest } from '@/e2e/seed/seed';
 import { untarGz } from '@/e2e/untar';
 import { FACTS } from '@/e2e/seed/openclaw-life';
 
@@ -28,7 +28,10 @@ describe('dashboard API routes', () => {
     const { GET } = await import('./agents/route');
     const res = await GET(req('/api/agents'), undefined);
     const body = (await res.json()) as { id: string; name: string; latest_sequence: number }[];
-    expect(body).toEqual([expect.objectContaining({ id: agentId, name: FACTS.agentName, latest_sequence: 5 })]);
+    // The seed's two agents: the scripted one, and one synced once with a large file.
+    expect(body.map((a) => a.name).sort()).toEqual([LARGE.agentName, FACTS.agentName].sort());
+    expect(body.find((a) => a.id === agentId)).toMatchObject({ name: FACTS.agentName, latest_sequence: 5 });
+    expect(body.find((a) => a.name === LARGE.agentName)).toMatchObject({ latest_sequence: 0 });
   });
 
   it('pages sequences, and answers 400 for bad parameters and 404 for unknown agents', async () => {
