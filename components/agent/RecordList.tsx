@@ -41,7 +41,7 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
           </span>
         ))}
       </div>
-      <p className="mt-1 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(record.content, record.heading)}</p>
+      <p className="mt-1 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(record.content, record.heading, record.key)}</p>
     </li>
   );
 }

@@ -19,11 +19,11 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
             href={routes.lineage(agentId, change.record_id, change.seq)}
             className={clsx('truncate font-medium text-ink hover:text-accent hover:underline', deleted && 'line-through decoration-delete/60')}
           >
-            {recordTitle({ heading: change.heading, origin_file: change.origin_file, content: change.snippet })}
+            {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
           </Link>
           {change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>}
         </div>
-        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading)}</p>
+        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
       </div>
       <div className="flex flex-col items-end gap-0.5 whitespace-nowrap text-[11px] text-faint">
         <Link href={routes.sequence(agentId, change.seq)} className="font-mono text-accent hover:underline">

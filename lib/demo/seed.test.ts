@@ -5,7 +5,7 @@ import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { registerDemoCommand } from '@/lib/cli/commands/demo';
-import { getChanges, getRecordLineage, listAgentsWithStats, searchFirstAppearance } from '@/lib/history/queries';
+import { getChanges, getRecordLineage, getRecordsAt, listAgentsWithStats, searchFirstAppearance } from '@/lib/history/queries';
 import { listAgents, listEntries, openLedger, type Ledger } from '@/lib/ledger';
 import { archivePathFor } from './atlas-content';
 import { LAST_DAY_SYNC_HOUR, demoCalendar, parseDay } from './clock';
@@ -128,6 +128,17 @@ describe('lineage demo', () => {
     expect(limit.first).toMatchObject({ sequence: 0, origin_file: null });
     const rows = getRecordLineage({ db: ledger.db, agentId: agentId(DEMO_AGENTS.scout), recordId: limit.first!.record_id })!;
     expect(rows.versions.map((v) => v.op)).toEqual(['create', 'update', 'update']);
+    // A row has no heading: the memories and the changes it appears in are named by its key.
+    const key = (rows.versions.at(-1)!.record.raw_source_format as { key: string }).key;
+    expect(key.length).toBeGreaterThan(0);
+    const scout = agentId(DEMO_AGENTS.scout);
+    const live = getRecordsAt({ db: ledger.db, agentId: scout, limit: 1000 })!.items;
+    expect(live.find((r) => r.record_id === limit.first!.record_id)).toMatchObject({ heading: null, key });
+    expect(live.every((r) => r.heading === null && typeof r.key === 'string' && r.key.length > 0)).toBe(true);
+    const changed = getChanges({ db: ledger.db, since: calendar.day(0), agentId: scout }).groups.flatMap((g) => g.changes);
+    expect(changed.filter((c) => c.record_id === limit.first!.record_id).map((c) => c.key)).toEqual([key, key, key]);
+    const atlas = getRecordsAt({ db: ledger.db, agentId: agentId(DEMO_AGENTS.atlas), limit: 1000 })!.items;
+    expect(atlas.filter((r) => r.heading !== null).every((r) => r.key === null)).toBe(true);
     expect(search('acme-data invoices', DEMO_AGENTS.scout).total).toBe(0);
     expect(search('acme-data invoices', DEMO_AGENTS.ledgerBot).total).toBeGreaterThan(0);
   });

@@ -12,6 +12,9 @@ describe('recordTitle / bodyPreview', () => {
     const r = { heading: null, origin_file: 'memory/working-buffer.md', content: '# Working buffer\n\n## Focus\n\nDeploys.' };
     expect(recordTitle(r)).toBe('Working buffer');
     expect(bodyPreview(r.content, null)).toBe('## Focus Deploys.');
+    // Titled by a key (a ZeroClaw row): the whole text is the preview.
+    expect(bodyPreview('Use Postgres for the queue\nsince May.', null, 'queue')).toBe('Use Postgres for the queue since May.');
+    expect(bodyPreview('Use Postgres for the queue', null, null)).toBe('');
     expect(recordTitle({ heading: null, origin_file: 'MEMORY.md', content: 'Never book Fridays.' })).toBe('Never book Fridays.');
     expect(recordTitle({ heading: null, origin_file: 'a/b.md', content: '' })).toBe('b.md');
   });

@@ -15,8 +15,12 @@ export function recordTitle(record: { heading: string | null; origin_file: strin
   return record.origin_file?.split('/').pop() ?? '(empty)';
 }
 
-/** The text of a memory without the line its title came from, on one line, for previews. */
-export function bodyPreview(content: string, heading: string | null): string {
+/**
+ * The text of a memory without the line its title came from, on one line, for previews (all of it
+ * when the title is a key, which is not part of the text).
+ */
+export function bodyPreview(content: string, heading: string | null, key: string | null = null): string {
+  if (!heading && key) return content.replace(/\s+/g, ' ').trim();
   const title = recordTitle({ heading, origin_file: null, content });
   const lines = content.split('\n');
   const index = lines.findIndex((l) => l.trim() !== '');

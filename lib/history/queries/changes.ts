@@ -35,6 +35,8 @@ export interface ChangeItem {
   op: RecordOp;
   record_id: string;
   heading: string | null;
+  /** What names a record without a heading (a ZeroClaw row's `raw_source_format.key`); null when it has a heading or no key. */
+  key: string | null;
   origin_file: string | null;
   memory_type: string;
   synced_at: string;
@@ -61,8 +63,9 @@ export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; sinc
   const limit = clampLimit(params.limit, 1000, 10_000);
   const since = params.since.toISOString();
   const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string }>(sql`
-    SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading, v.origin_file, v.memory_type, v.synced_at,
-      substr(v.content, 1, 400) AS content
+    SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
+      CASE WHEN v.heading IS NULL THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
+      v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
     WHERE v.synced_at >= ${since} ${tenantSql('a', params.tenantId)}
       ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}

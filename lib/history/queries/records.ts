@@ -15,6 +15,8 @@ export interface RecordAtItem {
   status: string;
   origin_file: string | null;
   heading: string | null;
+  /** What names a record without a heading (a ZeroClaw row's `raw_source_format.key`); null when it has a heading or no key. */
+  key: string | null;
   tags: string[];
   tier: string | null;
   /** Sequence of the version live at `at`. */
@@ -48,7 +50,7 @@ export interface RecordFilters {
 /** The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a delete. */
 function liveAt(agentId: string, at: number): SQL {
   return sql`
-    SELECT v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
+    SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
     FROM records r JOIN record_versions v ON v.id = (
       SELECT w.id FROM record_versions w WHERE w.agent_id = r.agent_id AND w.record_id = r.record_id AND w.seq <= ${at}
       ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
@@ -101,12 +103,15 @@ export function getRecordsAt(params: { db: LineageDb; agentId: string; at?: numb
     const [file, id] = decodeCursor(params.cursor, isCursor);
     return sql`AND (coalesce(origin_file, ''), record_id) > (${file}, ${id})`;
   })();
-  const rows = db.all<Omit<RecordAtItem, 'tags' | 'tier'> & { tags: string }>(sql`
+  const rows = db.all<Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number }>(sql`
     WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after}
     ORDER BY coalesce(origin_file, ''), record_id LIMIT ${limit + 1}`);
-  const page = rows.slice(0, limit).map((r) => {
+  // Keys only for the page's records without a heading: one small lookup each, not a JSON parse per live record.
+  const keyOf = params.db.sqlite.prepare(`SELECT json_extract(record_json, '$.raw_source_format.key') FROM record_versions WHERE id = ?`).pluck();
+  const page = rows.slice(0, limit).map(({ version_id, ...r }) => {
     const tags = parseTags(r.tags);
-    return { ...r, tags, tier: tierOf(tags) };
+    const key = r.heading === null ? keyOf.get(version_id) : null;
+    return { ...r, key: typeof key === 'string' ? key : null, tags, tier: tierOf(tags) };
   });
   const last = page[page.length - 1];
   return {
