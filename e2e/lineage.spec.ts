@@ -59,9 +59,7 @@ test('a ZeroClaw memory has no heading: its lineage shows its key and is titled 
   expect(scout?.runtime).toBe('zeroclaw');
   const fleet = new FleetPage(page);
   await fleet.goto();
-  await fleet.row('scout').getByTestId('agent-link').click();
-  const agent = new AgentPage(page);
-  await page.getByTestId('agent-page').waitFor();
+  const agent = await fleet.openAgent('scout');
   await agent.openTab('memories');
   const row = agent.records.first();
   const recordId = await row.getAttribute('data-record-id');

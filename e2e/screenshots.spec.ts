@@ -43,9 +43,7 @@ test.describe('a screenshot of every page', () => {
   test('lineage of a ZeroClaw memory (named by its key)', async ({ page }, testInfo) => {
     const fleet = new FleetPage(page);
     await fleet.goto();
-    await fleet.row('scout').getByTestId('agent-link').click();
-    const agent = new AgentPage(page);
-    await page.getByTestId('agent-page').waitFor();
+    const agent = await fleet.openAgent('scout');
     await agent.openTab('memories');
     await agent.records.first().getByTestId('record-link').click();
     await expect(page.getByTestId('identity-key')).toBeVisible();

@@ -1,4 +1,5 @@
 import type { Locator, Page } from '@playwright/test';
+import { AgentPage } from './agent-page';
 import { AppShell } from './app-shell';
 
 export class FleetPage extends AppShell {
@@ -18,6 +19,13 @@ export class FleetPage extends AppShell {
 
   row(agentName: string): Locator {
     return this.rows.filter({ has: this.page.getByTestId('agent-link').getByText(agentName, { exact: true }) });
+  }
+
+  /** Follows an agent's link from the fleet table to its page. */
+  async openAgent(agentName: string): Promise<AgentPage> {
+    await this.row(agentName).getByTestId('agent-link').click();
+    await this.page.getByTestId('agent-page').waitFor();
+    return new AgentPage(this.page);
   }
 
   async filterOp(op: 'all' | 'create' | 'update' | 'delete'): Promise<void> {

@@ -82,11 +82,13 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
     await assertEmptyOrMissing(opts.out);
   } else {
     const plan = await adapter.plannedWrites({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: true, clock: opts.clock });
-    const changes = await plannedChanges(dir, plan);
-    action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changes });
+    // The workspace's files are read only when the decision needs them ('none' does not).
+    let changes: Promise<PlannedChanges> | undefined;
+    const changesOf = () => (changes ??= plannedChanges(dir, plan));
+    action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changesOf });
     if (action === 'none') return { ...base, action, applied: false };
     if (action === 'prompt-update' && !opts.replace) {
-      return { ...base, action, applied: false, would_change: wouldChange(plan, changes) };
+      return { ...base, action, applied: false, would_change: wouldChange(plan, await changesOf()) };
     }
   }
 
@@ -107,10 +109,10 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
  * silently either.
  */
 async function decideAction(args: {
-  workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number; changes: PlannedChanges;
+  workspace: string; runtime: Runtime; runtimeAgent?: string; agentId: string; sequence: number; changesOf: () => Promise<PlannedChanges>;
 }): Promise<RestoreAction> {
   const present = await getAdapter(args.runtime).memoryPresent(args.workspace, args.runtimeAgent);
-  if (!present) return args.changes.overwritten.length > 0 ? 'prompt-update' : 'initialize';
+  if (!present) return (await args.changesOf()).overwritten.length > 0 ? 'prompt-update' : 'initialize';
   const synced = await readSyncedFrom(args.workspace, args.agentId);
   if (!synced) return 'prompt-update';
   return synced.sequence === args.sequence ? 'none' : 'prompt-update';
