@@ -63,7 +63,7 @@ describe('ZeroClaw: one shared brain.db, two agents', () => {
     // Restore at sequence 0: exactly agent A's rows as they were.
     const out = path.join(sb.root, 'restored');
     await restoreAgent({ runtime: 'zeroclaw', target, agentId, atSequence: 0, out, runtimeAgent: 'scout', replace: false, alfHome: sb.alfHome, clock });
-    const restored = new Database(path.join(out, 'memory', 'brain.db'), { readonly: true });
+    const restored = new Database(path.join(out, 'data', 'memory', 'brain.db'), { readonly: true });
     const rows = restored.prepare('SELECT id, key, content, agent_id FROM memories ORDER BY id').all();
     const agentsRows = restored.prepare('SELECT alias FROM agents').all();
     restored.close();

@@ -188,7 +188,7 @@ describe('zeroclaw export', () => {
     await expect(contentsOf(hidden)).rejects.toThrow(/no brain\.db/);
   });
 
-  it('tries memory/brain.db, data/memory/brain.db, memory.db, then the search, in that order', async () => {
+  it('tries data/memory/brain.db, memory/brain.db, memory.db, then the search, in that order (CONTRACT §4.4)', async () => {
     const ws = await tempDir('zc-locate-order');
     const seed = (rel: string, content: string) =>
       seedBrainDb({ workspace: ws, rel, agents: [AGENTS[0]!], rows: [{ ...rowsFor(A, 'alpha', 1)[0]!, content }] });
@@ -198,10 +198,10 @@ describe('zeroclaw export', () => {
     expect(await contents()).toEqual(['searched']);
     await seed('memory.db', 'memory.db');
     expect(await contents()).toEqual(['memory.db']);
-    await seed('data/memory/brain.db', 'data/memory/brain.db');
-    expect(await contents()).toEqual(['data/memory/brain.db']);
     await seed('memory/brain.db', 'memory/brain.db');
     expect(await contents()).toEqual(['memory/brain.db']);
+    await seed('data/memory/brain.db', 'data/memory/brain.db');
+    expect(await contents()).toEqual(['data/memory/brain.db']);
   });
 
   it('carries later columns (kind, pinned, tenant_id) in raw_source_format', async () => {

@@ -52,9 +52,9 @@ describe('zeroclaw import', () => {
     const exported = await exportAlpha(src);
     const out = await tempDir('zc-out');
     const result = await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
-    expect(result.written).toEqual(['.alf-agent-id', 'memory/brain.db', 'memory/notes.md']);
+    expect(result.written).toEqual(['.alf-agent-id', 'data/memory/brain.db', 'memory/notes.md']);
     expect(result.memoryRecords).toBe(4);
-    const restoredDb = path.join(out, 'memory', 'brain.db');
+    const restoredDb = path.join(out, 'data', 'memory', 'brain.db');
     expect(dumpRows(restoredDb)).toEqual(dumpRows(path.join(src, 'memory', 'brain.db'), 'WHERE agent_id = ?', [A]));
     const db = new Database(restoredDb, { readonly: true });
     expect(db.prepare('SELECT * FROM agents').all()).toEqual([AGENTS[0]]);
@@ -155,10 +155,14 @@ describe('zeroclaw import', () => {
     const snapshot = snapshotOf(await exportAlpha(src));
     snapshot.raw.set('raw/zeroclaw/memory/brain.db', new TextEncoder().encode('evil'));
     snapshot.raw.set('raw/zeroclaw/memory/brain.db-wal', new TextEncoder().encode('evil'));
+    snapshot.raw.set('raw/zeroclaw/data/memory/brain.db-shm', new TextEncoder().encode('evil'));
     const out = await tempDir('zc-hostile');
     const result = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
-    expect(result.warnings.filter((w) => w.includes('never restored'))).toHaveLength(2);
-    expect(dumpRows(path.join(out, 'memory', 'brain.db'))).toHaveLength(4);
+    expect(result.warnings.filter((w) => w.includes('never restored'))).toHaveLength(3);
+    expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toHaveLength(4);
+    for (const rel of ['memory/brain.db', 'memory/brain.db-wal', 'data/memory/brain.db-shm']) {
+      await expect(readFile(path.join(out, ...rel.split('/')))).rejects.toThrow(/ENOENT/);
+    }
   });
 
   it('restores later columns into a fresh database', async () => {
@@ -167,6 +171,6 @@ describe('zeroclaw import', () => {
     const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
     const out = await tempDir('zc-later-out');
     await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
-    expect(dumpRows(path.join(out, 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+    expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
   });
 });

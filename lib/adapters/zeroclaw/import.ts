@@ -5,18 +5,17 @@ import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import type { ZeroclawAgent } from './agents';
-import { findBrainDb } from './locate';
+import { findBrainDb, FRESH_BRAIN_DB } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
 import { createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar } from './sidecar';
 import { replaceLiveSlice, writeFreshSlice } from './slice-write';
 
-const FRESH_DB_PATH = 'memory/brain.db';
 
 /**
  * Restores one ZeroClaw agent from a snapshot. Raw files are written byte-exact
  * (never a database file, even if an archive carries one). Into a fresh directory
- * (`live: false`) it creates `memory/brain.db` from our own DDL holding exactly that
+ * (`live: false`) it creates `data/memory/brain.db` (ZeroClaw's store path) from our own DDL holding exactly that
  * agent; into a live workspace it replaces that agent's rows in one transaction and
  * leaves every other agent untouched.
  */
@@ -39,7 +38,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
 
   let ownsAgentIdFile = true;
   if (existingDb === null) {
-    const dbPath = path.join(opts.target, ...FRESH_DB_PATH.split('/'));
+    const dbPath = path.join(opts.target, ...FRESH_BRAIN_DB.split('/'));
     if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
     const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
@@ -47,7 +46,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
     } finally {
       db.close();
     }
-    written.push(FRESH_DB_PATH);
+    written.push(FRESH_BRAIN_DB);
   } else {
     const db = new Database(path.join(opts.target, ...existingDb.split('/')), { fileMustExist: true, timeout: 10_000 });
     try {
@@ -68,11 +67,11 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
 
 /**
  * What `importZeroclaw` writes: the raw files, and the live database it finds (or, when there is
- * none, the fresh `memory/brain.db`).
+ * none, the fresh `data/memory/brain.db`).
  */
 export async function zeroclawPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
   const existingDb = opts.live ? await findBrainDb(opts.target) : null;
-  return { files: withoutSidecars(rawToWrite(rawFilesFor(opts.snapshot.raw, 'zeroclaw'), existingDb, [])), database: existingDb ?? FRESH_DB_PATH };
+  return { files: withoutSidecars(rawToWrite(rawFilesFor(opts.snapshot.raw, 'zeroclaw'), existingDb, [])), database: existingDb ?? FRESH_BRAIN_DB };
 }
 
 /** Raw files minus the sidecar, database files and control files (an archive may be hostile). */

@@ -2,8 +2,14 @@ import { readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
 
-/** Where ZeroClaw keeps `brain.db`, in the order they are tried. */
-export const BRAIN_DB_CANDIDATES = ['memory/brain.db', 'data/memory/brain.db', 'memory.db'] as const;
+/**
+ * Where ZeroClaw keeps `brain.db`, in the order they are tried (CONTRACT §4.4): its store
+ * `<install>/data/memory/brain.db`, then the fallbacks `memory/brain.db` and `memory.db`.
+ */
+export const BRAIN_DB_CANDIDATES = ['data/memory/brain.db', 'memory/brain.db', 'memory.db'] as const;
+
+/** Where a restore into a workspace without a database creates one: ZeroClaw's own store path. */
+export const FRESH_BRAIN_DB = BRAIN_DB_CANDIDATES[0];
 
 /** Companion files of a SQLite database that must never ride in the raw channel. */
 export const SQLITE_COMPANIONS = ['', '-wal', '-shm', '-journal'] as const;
