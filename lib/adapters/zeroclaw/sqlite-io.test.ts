@@ -2,7 +2,8 @@ import { chmod, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { withReadCopy } from './sqlite-io';
+import { AdapterError } from '@/lib/adapters/shared/errors';
+import { COPY_ATTEMPTS, withReadCopy } from './sqlite-io';
 import { fileStates, insertSeedRow, listFiles, seedBrainDb, tempDir, type SeedRow } from './test-support';
 
 /**
@@ -10,7 +11,21 @@ import { fileStates, insertSeedRow, listFiles, seedBrainDb, tempDir, type SeedRo
  * (no `-shm` can be made): its backup fails with SQLITE_READONLY. Root can write any
  * directory, so that failure is injected here to reach the copy fallback on every machine.
  */
-const fault = vi.hoisted(() => ({ readonlyBackupFails: false, failures: 0 }));
+const fault = vi.hoisted(() => ({
+  readonlyBackupFails: false,
+  failures: 0,
+  /** Runs after each file the copy fallback copies (a concurrent writer's turn). */
+  afterCopy: null as ((source: string) => void) | null,
+}));
+
+vi.mock('node:fs/promises', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('node:fs/promises')>();
+  const copyFile: typeof actual.copyFile = async (source, destination, mode) => {
+    await actual.copyFile(source, destination, mode);
+    fault.afterCopy?.(String(source));
+  };
+  return { ...actual, default: { ...actual, copyFile }, copyFile };
+});
 
 vi.mock('better-sqlite3', async (importOriginal) => {
   const Actual = (await importOriginal<{ default: typeof Database }>()).default;
@@ -57,10 +72,21 @@ async function withPrivateTmp<T>(read: () => Promise<T>): Promise<{ value: T; le
 afterEach(() => {
   fault.readonlyBackupFails = false;
   fault.failures = 0;
+  fault.afterCopy = null;
 });
 
+/** A WAL database with one checkpointed row and one committed only in the WAL, and its writer. */
+async function walWorkspace(): Promise<{ ws: string; dbPath: string; writer: Database.Database }> {
+  const { ws, dbPath } = await workspaceWithDb();
+  const writer = new Database(dbPath);
+  writer.pragma('journal_mode = WAL');
+  writer.pragma('wal_autocheckpoint = 0');
+  insertSeedRow(writer, row(1, 'committed only in the WAL'));
+  return { ws, dbPath, writer };
+}
+
 describe('withReadCopy', () => {
-  it('falls back to copying the db, -wal and -shm files when a read-only connection cannot read it', async () => {
+  it('falls back to copying the db and -wal files when a read-only connection cannot read it', async () => {
     const { ws, dbPath } = await workspaceWithDb();
     const writer = new Database(dbPath);
     const pending = new Database(dbPath);
@@ -105,5 +131,47 @@ describe('withReadCopy', () => {
       await chmod(path.dirname(dbPath), 0o755);
     }
     expect(await listFiles(ws)).toEqual(filesBefore);
+  });
+
+  it('copies again when a checkpoint lands between the db copy and the -wal copy, never pairing an older db with a newer WAL', async () => {
+    const { dbPath, writer } = await walWorkspace();
+    try {
+      let dbCopies = 0;
+      fault.afterCopy = (source) => {
+        if (source !== dbPath || ++dbCopies > 1) return;
+        // Between the two copies: a commit, then a checkpoint that moves every page into the db
+        // and empties the WAL. The db copied before it holds neither WAL row.
+        insertSeedRow(writer, row(2, 'written during the copy'));
+        writer.pragma('wal_checkpoint(TRUNCATE)');
+      };
+      fault.readonlyBackupFails = true;
+      const { value, leftInTmp } = await withPrivateTmp(() => withReadCopy(dbPath, contentsOf));
+      expect(value).toEqual(['checkpointed', 'committed only in the WAL', 'written during the copy']);
+      expect(dbCopies).toBe(2);
+      expect(leftInTmp).toEqual([]);
+    } finally {
+      writer.close();
+    }
+  });
+
+  it('gives up with a clear error, and leaves nothing behind, when the database never stops changing', async () => {
+    const { dbPath, writer } = await walWorkspace();
+    try {
+      let dbCopies = 0;
+      let n = 10;
+      fault.afterCopy = (source) => {
+        if (source !== dbPath) return;
+        dbCopies++;
+        insertSeedRow(writer, row(n++, 'another write'));
+      };
+      fault.readonlyBackupFails = true;
+      const outcome = await withPrivateTmp(() => withReadCopy(dbPath, contentsOf).catch((error: unknown) => error));
+      expect(outcome.value).toBeInstanceOf(AdapterError);
+      expect(outcome.value).toMatchObject({ code: 'bad_store', message: expect.stringMatching(/kept changing while it was copied/) });
+      expect(dbCopies).toBe(COPY_ATTEMPTS);
+      expect(outcome.leftInTmp).toEqual([]);
+    } finally {
+      writer.close();
+    }
   });
 });

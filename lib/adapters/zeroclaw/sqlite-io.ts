@@ -1,5 +1,5 @@
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { copyFile, mkdtemp, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -13,8 +13,8 @@ export type Db = Database.Database;
  * backup API from a read-only connection, so it holds exactly the committed state
  * (checkpointed or still in the `-wal`) and never a torn page; the live files are
  * never written. When the live database cannot be opened read-only (e.g. its
- * directory is read-only and no `-shm` exists), the db, `-wal` and `-shm` files are
- * copied instead and the copy is opened. The temporary directory is always removed.
+ * directory is read-only and no `-shm` exists), the db and `-wal` files are copied
+ * instead (`copyStable`) and the copy is opened. The temporary directory is always removed.
  */
 export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'lineage-sqlite-'));
@@ -49,12 +49,59 @@ async function snapshotInto(dbPath: string, copy: string): Promise<void> {
   } finally {
     live?.close();
   }
-  await copyFile(dbPath, copy);
-  for (const suffix of ['-wal', '-shm']) {
-    await copyFile(dbPath + suffix, copy + suffix).catch((error: NodeJS.ErrnoException) => {
+  await copyStable(dbPath, copy);
+}
+
+/** Copies of the db and `-wal` files tried before giving up on a database that keeps changing. */
+export const COPY_ATTEMPTS = 5;
+
+/**
+ * Copies the db file, then its `-wal`, and keeps the pair only if neither changed meanwhile: a
+ * checkpoint between the two copies (pages moved into the db, the WAL restarted) would pair an
+ * older db with a newer WAL — committed rows missing, or pages of two states in one b-tree. The
+ * `-shm` (the WAL's index) is not copied: the copy's first connection rebuilds it from the WAL.
+ * A database still changing after `COPY_ATTEMPTS` copies is a clear error, not a guess.
+ */
+async function copyStable(dbPath: string, copy: string): Promise<void> {
+  for (let attempt = 0; attempt < COPY_ATTEMPTS; attempt++) {
+    const before = await fingerprint(dbPath);
+    await rm(copy + '-wal', { force: true });
+    await copyFile(dbPath, copy);
+    await copyFile(dbPath + '-wal', copy + '-wal').catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ENOENT') throw error;
     });
+    if ((await fingerprint(dbPath)) === before) return;
   }
+  throw new AdapterError('bad_store', `cannot read SQLite database ${dbPath}: it kept changing while it was copied (${COPY_ATTEMPTS} attempts); try again when it is idle`);
+}
+
+/**
+ * What changes when a database or its WAL is written: each file's size, mtime and inode, the
+ * db header (its first 100 bytes) and the WAL header (32 bytes: checkpoint sequence and salts,
+ * new whenever the WAL restarts) — a write within the filesystem's timestamp granularity still
+ * moves a size or a header.
+ */
+async function fingerprint(dbPath: string): Promise<string> {
+  const parts: string[] = [];
+  for (const [suffix, headerBytes] of [['', 100], ['-wal', 32]] as const) {
+    let handle;
+    try {
+      handle = await open(dbPath + suffix, 'r');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      parts.push('absent');
+      continue;
+    }
+    try {
+      const s = await handle.stat({ bigint: true });
+      const header = Buffer.alloc(headerBytes);
+      const { bytesRead } = await handle.read(header, 0, headerBytes, 0);
+      parts.push(`${s.size}:${s.mtimeNs}:${s.ino}:${header.subarray(0, bytesRead).toString('hex')}`);
+    } finally {
+      await handle.close();
+    }
+  }
+  return parts.join('|');
 }
 
 /** True when the database has a table (or view) of that name. */
