@@ -16,6 +16,7 @@ import { measureDownload } from './measure/download';
 import { measureDownloadFixedSize } from './measure/download-fixed';
 import { runIngestHttp } from './measure/external';
 import { measureHttpSearch } from './measure/http-search';
+import { measureIndexBreakdown } from './measure/index-floor';
 import { measureIndexRate } from './measure/index-rate';
 import { measureSearch } from './measure/search';
 import { measureSync50kInChild } from './measure/sync-50k';
@@ -80,7 +81,8 @@ async function main(): Promise<void> {
     }
     results.push(...(await measureDownload({ history, db: ledger.db, reps: args.reps.download, log })));
     results.push(await measureDownloadFixedSize({ turns: args.turns, reps: args.reps.download, log }));
-    results.push(await measureIndexRate({ ledger, workDir: historyRoot, oursReps: args.reps.indexOurs, peerReps: args.reps.indexPeer, log }));
+    const indexRate = await measureIndexRate({ ledger, workDir: historyRoot, oursReps: args.reps.indexOurs, peerReps: args.reps.indexPeer, log });
+    results.push(indexRate, ...measureIndexBreakdown({ ledger, peerRate: indexRate.peer!, reps: args.reps.indexOurs, log }));
     results.push(await measureSyncTurn({ history, turns: args.reps.syncTurn, log }));
     closeDatabase(ledger.db);
 

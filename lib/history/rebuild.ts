@@ -300,7 +300,7 @@ class Preparer {
  * was before the transaction ends (value restored, or the row removed again), so the incremental
  * path and every other connection see the same configuration as before.
  */
-function takeOverFts(ledger: Ledger): () => void {
+export function takeOverFts(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
   const triggers = sqlite.prepare(
     "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
@@ -341,7 +341,7 @@ const REBUILT_TABLES = ['record_versions', 'records', 'raw_file_versions'] as co
  * UNIQUE index is checked when it is re-created: a duplicate fails the rebuild (and rolls it
  * back) as it would have failed the row's insert. Primary keys are not touched.
  */
-function suspendIndexes(ledger: Ledger): () => void {
+export function suspendIndexes(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
   const indexes = sqlite.prepare(
     `SELECT name, sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL
@@ -359,7 +359,7 @@ function suspendIndexes(ledger: Ledger): () => void {
  * The counts of the entries the replay visits are set entry by entry where they differ; the others
  * (entries of no registered agent, which the replay does not select) are zeroed here.
  */
-function wipe(ledger: Ledger): void {
+export function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
     DELETE FROM records;
     DELETE FROM raw_file_versions;
@@ -368,11 +368,13 @@ function wipe(ledger: Ledger): void {
         AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);
 }
 
-/** Wipes and replays the whole index; `onProgress` is called after each entry. */
-export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: RebuildProgress) => void }): Promise<RebuildResult> {
-  const { ledger } = params;
+/**
+ * The connection settings of a rebuild, set for its duration; returns what puts them back.
+ * Foreign keys are not re-checked row by row (every row written belongs to an agent the replay
+ * selected by joining `agents`).
+ */
+export function rebuildPragmas(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
-  if (sqlite.inTransaction) throw new LedgerError('busy', 'a transaction is already open on this database; cannot rebuild now');
   const foreignKeys = sqlite.pragma('foreign_keys', { simple: true }) as number;
   sqlite.pragma('foreign_keys = OFF');
   // Memory-mapped reads for the duration: the wipe, the FTS build and the commit's checkpoint read
@@ -385,6 +387,20 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   sqlite.pragma(`cache_size = ${REBUILD_CACHE_SIZE}`);
   const tempStore = sqlite.pragma('temp_store', { simple: true }) as number;
   sqlite.pragma('temp_store = MEMORY');
+  return () => {
+    sqlite.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
+    sqlite.pragma(`mmap_size = ${mmapSize}`);
+    sqlite.pragma(`cache_size = ${cacheSize}`);
+    sqlite.pragma(`temp_store = ${tempStore}`);
+  };
+}
+
+/** Wipes and replays the whole index; `onProgress` is called after each entry. */
+export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: RebuildProgress) => void }): Promise<RebuildResult> {
+  const { ledger } = params;
+  const { sqlite } = ledger.db;
+  if (sqlite.inTransaction) throw new LedgerError('busy', 'a transaction is already open on this database; cannot rebuild now');
+  const restorePragmas = rebuildPragmas(ledger);
   let helper: Helper | null = null;
   let preparer: Preparer | null = null;
   try {
@@ -444,9 +460,6 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
   } finally {
     if (preparer) preparer.close();
     else if (helper) stopHelper(helper);
-    sqlite.pragma(`foreign_keys = ${foreignKeys ? 'ON' : 'OFF'}`);
-    sqlite.pragma(`mmap_size = ${mmapSize}`);
-    sqlite.pragma(`cache_size = ${cacheSize}`);
-    sqlite.pragma(`temp_store = ${tempStore}`);
+    restorePragmas();
   }
 }
