@@ -33,6 +33,18 @@ function migrationsFolder(): string {
   throw new Error(`database migrations not found beside ${beside} nor at ${inPackage}`);
 }
 
+/** The database file of a data directory. */
+export const DATABASE_FILE = 'lineage.db';
+
+/**
+ * Whether `dataDir` holds a lineage database: something has synced, served or seeded there. The
+ * commands that only read a data directory check this first, so a mistyped `--data` is an error
+ * instead of a new, empty data directory.
+ */
+export function databaseExists(dataDir: string): boolean {
+  return fs.existsSync(path.join(path.resolve(dataDir), DATABASE_FILE));
+}
+
 /**
  * Opens (creating if needed) `<dataDir>/lineage.db`, one handle per absolute path per process.
  *
@@ -48,7 +60,7 @@ export function openDatabase(dataDir: string): LineageDb {
   const cached = cache.get(dir);
   if (cached && cached.sqlite.open) return cached;
   fs.mkdirSync(dir, { recursive: true });
-  const sqlite = new Database(path.join(dir, 'lineage.db'));
+  const sqlite = new Database(path.join(dir, DATABASE_FILE));
   try {
     sqlite.pragma('journal_mode = WAL');
     sqlite.pragma('busy_timeout = 5000');

@@ -1,3 +1,4 @@
+import { databaseExists } from '@/db/client';
 import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan, type Ledger } from '@/lib/ledger';
 import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
@@ -30,6 +31,11 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
       }),
     fetchRestore: (agentId, upToSequence) =>
       ledgerCall(async () => {
+        // A read: a data directory that does not exist is not created (a mistyped --data).
+        if (opened === null && !databaseExists(dataDir)) {
+          throw new SyncError('agent_not_found', `agent ${agentId} not found: no lineage data directory at ${dataDir}`,
+            'pass --data DIR (or set LINEAGE_DATA) to the directory lineage sync wrote, or --server URL --key KEY');
+        }
         const ledger = open();
         const plan = restorePlan({ ledger, agentId, upToSequence });
         const snapshot = { sequence: plan.snapshot.seq, bytes: await readEntryBytes({ ledger, entry: plan.snapshot }) };

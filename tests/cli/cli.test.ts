@@ -26,6 +26,24 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     expect(unknown.json.ok).toBe(false);
   });
 
+  it('a command that only reads a data directory does not create one: a mistyped --data is a clear error', async () => {
+    const data = path.join(tmp, 'mistyped-data');
+    const runs = [
+      await runCli(['index', '--rebuild', '--data', data]),
+      await runCli(['keys', 'list', '--data', data]),
+      await runCli(['keys', 'revoke', 'k_0000', '--data', data]),
+    ];
+    for (const run of runs) {
+      expect(run.code).toBe(1);
+      expect(run.json).toMatchObject({ ok: false, code: 'data_not_found', error: expect.stringContaining(data), hint: expect.stringContaining('--data') });
+    }
+    const out = path.join(tmp, 'mistyped-out');
+    const restore = await runCli(['restore', '--agent', '5a5a5a5a-3333-4a2b-8c3d-000000000001', '--out', out, '--data', data]);
+    expect(restore.code).toBe(1);
+    expect(restore.json).toMatchObject({ ok: false, code: 'agent_not_found', error: expect.stringContaining(`no lineage data directory at ${data}`) });
+    for (const dir of [data, out]) await expect(fs.stat(dir)).rejects.toThrow(/ENOENT/);
+  });
+
   it('validate reports a hostile archive as invalid with a clear error, never a crash', async () => {
     const file = path.join(tmp, 'not-a-zip.alf');
     await fs.writeFile(file, 'PK\u0003\u0004 this is not really a zip');

@@ -1,7 +1,8 @@
 import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
 import { rebuildIndex } from '@/lib/history/rebuild';
-import { openLedger, resolveDataDir } from '@/lib/ledger';
+import { openLedger } from '@/lib/ledger';
+import { existingDataDir } from '../options';
 import { CliError, printJson } from '../output';
 
 /**
@@ -16,7 +17,7 @@ export function registerIndexCommand(program: Command): void {
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
     .action(async (opts: { rebuild?: boolean; data?: string }) => {
       if (!opts.rebuild) throw new CliError('invalid_argument', 'nothing to do', 'run `lineage index --rebuild`');
-      const ledger = openLedger(resolveDataDir(opts.data));
+      const ledger = openLedger(existingDataDir(opts.data));
       const bar = new cliProgress.SingleBar(
         { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} entries', hideCursor: false, noTTYOutput: false },
         cliProgress.Presets.shades_classic,

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { openDatabase } from '@/db/client';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { createApiKey, listApiKeys, revokeApiKey } from '@/lib/server/api-keys';
+import { existingDataDir } from '../options';
 import { CliError, printJson } from '../output';
 
 /** `lineage keys create|list|revoke`: API keys (each key is a tenant), stored hashed. */
@@ -21,7 +22,7 @@ export function registerKeysCommand(program: Command): void {
     .description('list keys (ids and names, never the keys)')
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
     .action((flags: { data?: string }) => {
-      printJson({ ok: true, keys: listApiKeys({ db: openDatabase(resolveDataDir(flags.data)) }) });
+      printJson({ ok: true, keys: listApiKeys({ db: openDatabase(existingDataDir(flags.data)) }) });
     });
   keys
     .command('revoke')
@@ -29,7 +30,7 @@ export function registerKeysCommand(program: Command): void {
     .argument('<id>', 'key id as printed by `keys create` or `keys list`')
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
     .action((id: string, flags: { data?: string }) => {
-      if (!revokeApiKey({ db: openDatabase(resolveDataDir(flags.data)), id })) {
+      if (!revokeApiKey({ db: openDatabase(existingDataDir(flags.data)), id })) {
         throw new CliError('key_not_found', `no API key with id ${id}`, 'run `lineage keys list`');
       }
       printJson({ ok: true, revoked: id });
