@@ -14,7 +14,8 @@ export const FRESH_BRAIN_DB = BRAIN_DB_CANDIDATES[0];
 /** Companion files of a SQLite database that must never ride in the raw channel. */
 export const SQLITE_COMPANIONS = ['', '-wal', '-shm', '-journal'] as const;
 
-const SEARCH_DEPTH = 3;
+/** How deep below the workspace the shallow search for `brain.db` looks. */
+export const SEARCH_DEPTH = 3;
 
 /**
  * Finds the workspace's `brain.db`: the fixed candidates first, then a shallow
