@@ -30,7 +30,11 @@ export const api_keys = sqliteTable('api_keys', {
 
 export const ENTRY_KINDS = ['snapshot', 'delta'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
-export const RECORD_OPS = ['create', 'update', 'delete'] as const;
+/**
+ * `move`: the version a record is created with when it is another record moved unchanged from
+ * another file in the same sync (`moved_from` = that record). A `delete` is only ever a deletion.
+ */
+export const RECORD_OPS = ['create', 'update', 'delete', 'move'] as const;
 export type RecordOp = (typeof RECORD_OPS)[number];
 
 /**
@@ -50,6 +54,8 @@ export const ledger_entries = sqliteTable('ledger_entries', {
   creates: integer('creates').notNull().default(0),
   updates: integer('updates').notNull().default(0),
   deletes: integer('deletes').notNull().default(0),
+  /** Moves: neither their create half nor their delete half is counted in `creates` / `deletes`. */
+  moves: integer('moves').notNull().default(0),
   raw_changed: integer('raw_changed').notNull().default(0),
   raw_deleted: integer('raw_deleted').notNull().default(0),
 }, (t) => [
@@ -61,7 +67,9 @@ export const ledger_entries = sqliteTable('ledger_entries', {
 /**
  * One row per record per ledger entry in which it changed. `id` is a stable integer rowid for the
  * FTS5 external-content table; the natural key is (agent_id, record_id, seq, entry_kind).
- * A delete row is the tombstone and carries the previous content.
+ * A delete row is the tombstone and carries the previous content. A move is one row: the moved-to
+ * record's version with op `move` and `moved_from` = the moved-from record, which gets no row at
+ * that sequence (its `records` row has `deleted_seq` = `last_seq` = the move's sequence).
  */
 export const record_versions = sqliteTable('record_versions', {
   id: integer('id').primaryKey(),
@@ -98,7 +106,9 @@ export const record_versions = sqliteTable('record_versions', {
  * Every record ever seen: its birth, its latest change and its deletion. Its current fields
  * (content, type, file, canonical JSON, …; a deleted record's last ones) are those of its latest
  * version — the `record_versions` row at `last_seq` (the later entry kind when a sequence holds
- * two) — and are read from there, not stored twice.
+ * two) — and are read from there, not stored twice. A record moved away (to another record, in
+ * another file) is not live from the move on: `deleted_seq` = `last_seq` = the move's sequence,
+ * and its latest version is the one before (the move's row belongs to the record it moved to).
  */
 export const records = sqliteTable('records', {
   agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),

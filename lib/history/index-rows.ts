@@ -58,12 +58,17 @@ export function currentFields(row: CurrentRecord): RecordFields {
   return recordFields(JSON.parse(row.record_json) as MemoryRecord);
 }
 
-/** One derived operation of a ledger entry. */
+/**
+ * One derived operation of a ledger entry. A move (provenance.ts) is the created record's op
+ * `move` with `moved_from` set, and the deleted record's `delete` with `moved_to` set: that one
+ * writes no version (the record ends there; its `records` row says so).
+ */
 export interface DerivedOp {
   op: RecordOp;
   fields: RecordFields;
   prev: CurrentRecord | null;
   moved_from: string | null;
+  moved_to?: string;
 }
 
 /** `raw/<runtime>/<path>` → `<path>` (the workspace-relative path). */

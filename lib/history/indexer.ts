@@ -22,6 +22,8 @@ export interface IndexCounts {
   creates: number;
   updates: number;
   deletes: number;
+  /** Moves, counted once each (their halves are in neither `creates` nor `deletes`). */
+  moves: number;
   raw_changed: number;
   raw_deleted: number;
 }
@@ -94,12 +96,14 @@ export function foldEntry(target: IndexTarget, at: { agentId: string; seq: numbe
   let creates = 0;
   let updates = 0;
   let deletes = 0;
+  let moves = 0;
   for (const o of ops) {
     if (o.op === 'create') creates++;
     else if (o.op === 'update') updates++;
-    else deletes++;
+    else if (o.op === 'move') moves++;
+    else if (o.moved_to === undefined) deletes++;
   }
-  return { creates, updates, deletes, raw_changed: raw.changed.length, raw_deleted: raw.deleted.length };
+  return { creates, updates, deletes, moves, raw_changed: raw.changed.length, raw_deleted: raw.deleted.length };
 }
 
 function snapshotOps(target: IndexTarget, records: RecordFields[]): DerivedOp[] {
@@ -112,7 +116,10 @@ function snapshotOps(target: IndexTarget, records: RecordFields[]): DerivedOp[] 
 function writeRecordOps(target: IndexTarget, at: { agentId: string; seq: number; syncedAt: string }, kind: PreparedEntry['kind'], ops: DerivedOp[]): void {
   const { agentId, seq, syncedAt } = at;
   for (const o of ops) {
-    target.insertVersion(o.fields, { agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
+    // A record moved away ends without a version of its own: the move is its successor's row.
+    if (o.moved_to === undefined) {
+      target.insertVersion(o.fields, { agent_id: agentId, seq, entry_kind: kind, op: o.op, synced_at: syncedAt, moved_from: o.moved_from });
+    }
     target.putRecord({
       agent_id: agentId,
       record_id: o.fields.record_id,

@@ -1,28 +1,85 @@
-import { rustTrim } from '@/lib/core/rust-str';
-import type { DerivedOp } from './index-rows';
+import { rustTrimEnd } from '@/lib/core/rust-str';
+import { isJsonObject } from '@/lib/core/json';
+import type { DerivedOp, RecordFields } from './index-rows';
+import { compareBinary } from './compare-binary';
 
 /**
- * Links moves within one ledger entry: a created record whose trimmed content equals that of a
- * record deleted in the same entry from ANOTHER origin file gets `moved_from` = the deleted id.
- * Pairing is FIFO: creates in entry order each take the first unused matching delete.
+ * The content a move must keep: line endings normalised (`\r\n` and `\r` to `\n`) and each line's
+ * trailing whitespace removed — so the blank lines at the very end go too (a section that was last
+ * in its file and is now in the middle of another differs only by them).
+ */
+export function moveContentKey(content: string): string {
+  return rustTrimEnd(content.split(/\r\n|\r|\n/).map(rustTrimEnd).join('\n'));
+}
+
+/**
+ * A record's position in its file: the markdown section's first line, else a database store's
+ * entry index, else none (then the entry's own order decides).
+ */
+function positionOf(fields: RecordFields): number {
+  const record = JSON.parse(fields.record_json) as Record<string, unknown>;
+  const rsf = isJsonObject(record.raw_source_format) ? record.raw_source_format : {};
+  if (typeof rsf.line_start === 'number') return rsf.line_start;
+  if (typeof rsf.entry_index === 'number') return rsf.entry_index;
+  return Number.MAX_SAFE_INTEGER;
+}
+
+interface Candidate {
+  op: DerivedOp;
+  file: string;
+  order: number;
+  /** Read from the record's JSON only when a sort needs it. */
+  position?: number;
+}
+
+const position = (c: Candidate) => (c.position ??= positionOf(c.op.fields));
+
+/** (file, position, entry order); a list of one is left as it is (no JSON is parsed for it). */
+function sortByFilePosition(list: Candidate[]): Candidate[] {
+  if (list.length < 2) return list;
+  return list.sort((a, b) => compareBinary(a.file, b.file) || position(a) - position(b) || a.order - b.order);
+}
+
+/**
+ * Finds the moves of one ledger entry (one sync of one agent) and marks them on `ops`: a record
+ * deleted from file A and a record created in another file B with the same content (see
+ * `moveContentKey`) are one move. The create becomes op `move` with `moved_from` = the deleted id;
+ * the delete gets `moved_to` = the created id (it writes no version: the record ends there).
+ *
+ * Deterministic and threshold-free: per content, creates in (file, position, entry order) order
+ * each take the first unpaired delete, in the same order, from another file. A record moved and
+ * edited in the same sync has other content: it stays a create and a delete. Records without an
+ * origin file never pair.
  */
 export function linkMoves(ops: DerivedOp[]): void {
-  const deletesByContent = new Map<string, DerivedOp[]>();
-  for (const op of ops) {
-    if (op.op !== 'delete') continue;
-    const key = rustTrim(op.fields.content);
-    const list = deletesByContent.get(key);
-    if (list) list.push(op);
-    else deletesByContent.set(key, [op]);
-  }
-  if (deletesByContent.size === 0) return;
-  const used = new Set<DerivedOp>();
-  for (const op of ops) {
-    if (op.op !== 'create') continue;
-    const candidates = deletesByContent.get(rustTrim(op.fields.content));
-    const match = candidates?.find((d) => !used.has(d) && d.fields.origin_file !== op.fields.origin_file);
-    if (!match) continue;
-    used.add(match);
-    op.moved_from = match.fields.record_id;
+  const deletes = new Map<string, Candidate[]>();
+  ops.forEach((op, order) => {
+    if (op.op !== 'delete' || op.fields.origin_file === null) return;
+    const key = moveContentKey(op.fields.content);
+    const list = deletes.get(key) ?? [];
+    list.push({ op, file: op.fields.origin_file, order });
+    deletes.set(key, list);
+  });
+  if (deletes.size === 0) return;
+  const creates = new Map<string, Candidate[]>();
+  ops.forEach((op, order) => {
+    if (op.op !== 'create' || op.fields.origin_file === null) return;
+    const key = moveContentKey(op.fields.content);
+    if (!deletes.has(key)) return;
+    const list = creates.get(key) ?? [];
+    list.push({ op, file: op.fields.origin_file, order });
+    creates.set(key, list);
+  });
+  for (const [key, created] of creates) {
+    const deleted = sortByFilePosition(deletes.get(key)!);
+    const used = new Set<Candidate>();
+    for (const c of sortByFilePosition(created)) {
+      const d = deleted.find((x) => !used.has(x) && x.file !== c.file);
+      if (!d) continue;
+      used.add(d);
+      c.op.op = 'move';
+      c.op.moved_from = d.op.fields.record_id;
+      d.op.moved_to = c.op.fields.record_id;
+    }
   }
 }

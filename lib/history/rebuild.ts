@@ -61,6 +61,7 @@ interface EntryRow {
   creates: number;
   updates: number;
   deletes: number;
+  moves: number;
   raw_changed: number;
   raw_deleted: number;
 }
@@ -363,9 +364,9 @@ export function wipe(ledger: Ledger): void {
   ledger.db.sqlite.exec(`
     DELETE FROM records;
     DELETE FROM raw_file_versions;
-    UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, raw_changed = 0, raw_deleted = 0
+    UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, moves = 0, raw_changed = 0, raw_deleted = 0
       WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id)
-        AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);
+        AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR moves <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);
 }
 
 /**
@@ -407,7 +408,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
     sqlite.exec('BEGIN IMMEDIATE');
     try {
       const entries = sqlite.prepare(`SELECT e.rowid AS rowid, e.agent_id, e.seq, e.kind, e.blob_key, e.size_bytes, e.sha256, e.created_at,
-          e.creates, e.updates, e.deletes, e.raw_changed, e.raw_deleted
+          e.creates, e.updates, e.deletes, e.moves, e.raw_changed, e.raw_deleted
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
       const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
@@ -427,7 +428,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         if (helper) preparer.attach(helper);
       }
       const setCounts = sqlite.prepare(
-        'UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, raw_changed = ?, raw_deleted = ? WHERE rowid = ?');
+        'UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, moves = ?, raw_changed = ?, raw_deleted = ? WHERE rowid = ?');
       const total = entries.length;
       let target: AgentRebuildTarget | null = null;
       for (let i = 0; i < total; i++) {
@@ -440,9 +441,9 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
         const c = foldEntry(target, { agentId: entry.agent_id, seq: entry.seq, syncedAt: entry.created_at }, prepared);
         // Only counts that differ are written: rewriting a row with its own values would still
         // dirty its page (every page of the table, in a rebuild that changes nothing there).
-        if (c.creates !== entry.creates || c.updates !== entry.updates || c.deletes !== entry.deletes
+        if (c.creates !== entry.creates || c.updates !== entry.updates || c.deletes !== entry.deletes || c.moves !== entry.moves
           || c.raw_changed !== entry.raw_changed || c.raw_deleted !== entry.raw_deleted) {
-          setCounts.run(c.creates, c.updates, c.deletes, c.raw_changed, c.raw_deleted, entry.rowid);
+          setCounts.run(c.creates, c.updates, c.deletes, c.moves, c.raw_changed, c.raw_deleted, entry.rowid);
         }
         params.onProgress?.({ done: i + 1, total });
       }

@@ -63,8 +63,8 @@ function ingestStatements(ledger: Ledger) {
       hasEntry: sqlite.prepare('SELECT 1 FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?').pluck(),
       agent: sqlite.prepare('SELECT * FROM agents WHERE id = ?'),
       insertEntry: sqlite.prepare(`INSERT INTO ledger_entries
-        (id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, raw_changed, raw_deleted)
-        VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @raw_changed, @raw_deleted)`),
+        (id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted)
+        VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @moves, @raw_changed, @raw_deleted)`),
       moveDelta: sqlite.prepare('UPDATE agents SET latest_sequence = ? WHERE id = ?'),
       moveSnapshot: sqlite.prepare('UPDATE agents SET latest_sequence = ?, latest_snapshot_seq = ? WHERE id = ?'),
     };
