@@ -134,7 +134,14 @@ describe('changes since', () => {
     const since = gen.timeOf(20);
     const result = getChanges({ db: ledger.db, since, agentId: AGENT });
     const got = result.groups.flatMap((g) => g.changes.map((c) => `${c.seq}:${c.op}:${c.record_id}`)).sort();
-    const want = gen.turns.filter((t) => t.syncedAt >= since.toISOString()).flatMap((t) => t.ops.map((o) => `${t.seq}:${o.op}:${o.recordId}`)).sort();
+    // A move is one change, the record moved to's: its delete half is no change of its own.
+    const want = gen.turns.filter((t) => t.syncedAt >= since.toISOString()).flatMap((t) => {
+      const from = new Set(t.moves.map((m) => m.from));
+      const to = new Set(t.moves.map((m) => m.to));
+      return t.ops.filter((o) => !(o.op === 'delete' && from.has(o.recordId)))
+        .map((o) => `${t.seq}:${o.op === 'create' && to.has(o.recordId) ? 'move' : o.op}:${o.recordId}`);
+    }).sort();
+    expect(want.some((w) => w.includes(':move:'))).toBe(true);
     expect(got).toEqual(want);
     for (const g of result.groups) for (const c of g.changes) expect(c.synced_at.slice(0, 10)).toBe(g.day);
     const deletes = getChanges({ db: ledger.db, since: gen.timeOf(0), agentId: AGENT, op: 'delete' });
@@ -203,17 +210,23 @@ describe('sequences, rollover and provenance', () => {
     expect(got).toEqual(truth.ops.map((o) => `${o.op}:${o.recordId}`).sort());
   });
 
-  it('links a move with moved_from / moved_to and shows it in the sequence', () => {
+  it('links a move with moved_from / moved_to, one chain from either id, and one op in the sequence', () => {
     const lineage = getRecordLineage({ db: ledger.db, agentId: AGENT, recordId: move.to })!;
     expect(lineage.moved_from).toMatchObject({ agent_id: AGENT, record_id: move.from, origin_file: 'memory/2026-01-01.md' });
     const old = getRecordLineage({ db: ledger.db, agentId: AGENT, recordId: move.from })!;
-    expect(old.record.deleted_seq).toBe(move.seq);
     expect(old.moved_to).toEqual([{ agent_id: AGENT, record_id: move.to, origin_file: 'memory/archive/old.md', seq: move.seq }]);
-    expect(old.versions.map((v) => v.op)).toEqual([...old.versions.slice(0, -1).map((v) => v.op), 'delete']);
+    expect(old.chain).toEqual(lineage.chain);
+    expect(old.versions).toEqual(lineage.versions);
+    expect(old.chain.slice(-2)).toEqual([move.from, move.to]);
+    expect(old.versions.filter((v) => v.op === 'move' && v.seq === move.seq)).toMatchObject([
+      { from_file: 'memory/2026-01-01.md', to_file: 'memory/archive/old.md', from_record_id: move.from, to_record_id: move.to },
+    ]);
+    expect(old.versions.some((v) => v.op === 'delete' && v.seq === move.seq)).toBe(false);
     const detail = getSequence({ db: ledger.db, agentId: AGENT, seq: move.seq })!;
-    expect(detail.ops.find((o) => o.record_id === move.to)?.moved_from).toBe(move.from);
-    const tomb = detail.ops.find((o) => o.record_id === move.from)!;
-    expect([tomb.op, tomb.previous_content]).toEqual(['delete', tomb.content]);
+    const moved = detail.ops.find((o) => o.record_id === move.to)!;
+    expect(moved).toMatchObject({ op: 'move', moved_from: move.from, from_file: 'memory/2026-01-01.md', origin_file: 'memory/archive/old.md' });
+    expect(moved.previous_content).toBe(moved.content);
+    expect(detail.ops.find((o) => o.record_id === move.from)).toBeUndefined();
     expect(detail.raw.find((r) => r.path === 'memory/archive/old.md')?.record_ids).toContain(move.to);
   });
 

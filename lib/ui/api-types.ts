@@ -9,7 +9,7 @@ import type {
   SequenceRawChange, WorkspaceFileInfo,
 } from '@/lib/history/queries';
 
-export type RecordOp = 'create' | 'update' | 'delete';
+export type RecordOp = 'create' | 'update' | 'delete' | 'move';
 export type ActivityDay = DayActivity;
 export type AgentSummary = AgentWithStats;
 export type SequenceSummary = SequenceItem;

@@ -3,7 +3,7 @@ import type { ChangeGroup, ChangeItem } from './api-types';
 import { changeCount, truncationNotice } from './changes';
 
 const item = (seq: number): ChangeItem => ({
-  seq, op: 'create', record_id: `r${seq}`, heading: null, key: null, origin_file: null, memory_type: 'semantic', synced_at: '2026-01-01T00:00:00Z', snippet: '',
+  seq, op: 'create', record_id: `r${seq}`, heading: null, key: null, origin_file: null, memory_type: 'semantic', synced_at: '2026-01-01T00:00:00Z', snippet: '', from_record_id: null, from_file: null,
 });
 const group = (day: string, n: number): ChangeGroup => ({ agent_id: 'a', agent_name: 'A', day, changes: Array.from({ length: n }, (_, i) => item(i)) });
 

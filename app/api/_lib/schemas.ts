@@ -27,7 +27,7 @@ export const changesQuery = z.object({
   /** ISO time, `Nd`, `today` or `this-week`; lib/history parses it (a bad value is its 400). */
   since: z.string().trim().min(1).max(64).default('this-week'),
   agent: text.optional(),
-  op: z.enum(['create', 'update', 'delete']).optional(),
+  op: z.enum(['create', 'update', 'delete', 'move']).optional(),
 }).strict();
 
 export const searchQuery = z.object({

@@ -7,6 +7,7 @@ export interface DayActivity {
   creates: number;
   updates: number;
   deletes: number;
+  moves: number;
 }
 
 export interface AgentWithStats {
@@ -28,7 +29,11 @@ function utcDay(time: number): string {
   return new Date(time).toISOString().slice(0, 10);
 }
 
-/** Every agent in scope with its dashboard stats, by creation time. */
+/**
+ * Every agent in scope with its dashboard stats, by creation time. `changed_records_7d` counts
+ * memories: a record and the record it moved to in the window are one (each move in the window
+ * whose moved-from record also changed in it counts one less).
+ */
 export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantScope; now: Date }): AgentWithStats[] {
   const { db, now } = params;
   const since7 = new Date(now.getTime() - 7 * DAY).toISOString();
@@ -38,12 +43,15 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
       (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.deleted_seq IS NULL) AS live_records,
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${since7}) AS syncs_7d,
-      (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7}) AS changed_records_7d
+      (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7})
+        - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.synced_at >= ${since7} AND m.op = 'move'
+            AND EXISTS (SELECT 1 FROM record_versions p WHERE p.agent_id = m.agent_id AND p.record_id = m.moved_from AND p.synced_at >= ${since7}))
+        AS changed_records_7d
     FROM agents a WHERE 1 = 1 ${tenantSql('a', params.tenantId)}
     ORDER BY a.created_at, a.id`);
   const activity = db.db.all<DayActivity & { agent_id: string }>(sql`
     SELECT v.agent_id, substr(v.synced_at, 1, 10) AS day,
-      sum(v.op = 'create') AS creates, sum(v.op = 'update') AS updates, sum(v.op = 'delete') AS deletes
+      sum(v.op = 'create') AS creates, sum(v.op = 'update') AS updates, sum(v.op = 'delete') AS deletes, sum(v.op = 'move') AS moves
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
     WHERE v.synced_at >= ${firstDay} ${tenantSql('a', params.tenantId)}
     GROUP BY v.agent_id, day`);
@@ -53,7 +61,7 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
     activity: Array.from({ length: 28 }, (_, i) => {
       const day = utcDay(now.getTime() - (27 - i) * DAY);
       const hit = byKey.get(`${row.id}|${day}`);
-      return { day, creates: hit?.creates ?? 0, updates: hit?.updates ?? 0, deletes: hit?.deletes ?? 0 };
+      return { day, creates: hit?.creates ?? 0, updates: hit?.updates ?? 0, deletes: hit?.deletes ?? 0, moves: hit?.moves ?? 0 };
     }),
   }));
 }

@@ -2,9 +2,10 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, snippet, tenantSql, type TenantScope } from './common';
+import { clampLimit, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
 
 const DAY = 86_400_000;
+
 const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
@@ -41,6 +42,9 @@ export interface ChangeItem {
   memory_type: string;
   synced_at: string;
   snippet: string;
+  /** A move's other side: the record it was moved from and that record's file (null for other ops). */
+  from_record_id: string | null;
+  from_file: string | null;
 }
 
 export interface ChangeGroup {
@@ -50,22 +54,28 @@ export interface ChangeGroup {
   changes: ChangeItem[];
 }
 
+/** The ops a change can be filtered by. */
+export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisfies readonly RecordOp[];
+
 /**
  * Record versions synced at or after `since` (tombstones included, with their time), grouped by
- * agent and UTC day, newest first. At most `limit` changes (default 1000); `truncated` says if more.
+ * agent and UTC day, newest first. A move is one change (op `move`, the record moved to, with the
+ * file it came from): neither a delete nor a create. At most `limit` changes (default 1000);
+ * `truncated` says if more.
  */
 export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
   { since: string; groups: ChangeGroup[]; truncated: boolean } {
   if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
-  if (params.op !== undefined && !['create', 'update', 'delete'].includes(params.op)) {
-    throw new LedgerError('invalid_input', `op must be create, update or delete, got "${String(params.op)}"`);
+  if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
+    throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
   const limit = clampLimit(params.limit, 1000, 10_000);
   const since = params.since.toISOString();
   const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string }>(sql`
     SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
       CASE WHEN v.heading IS NULL THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
-      v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content
+      v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content,
+      v.moved_from AS from_record_id, ${movedFromFile('v')} AS from_file
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
     WHERE v.synced_at >= ${since} ${tenantSql('a', params.tenantId)}
       ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}

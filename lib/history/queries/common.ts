@@ -71,3 +71,15 @@ export function tierOf(tags: readonly string[]): string | null {
   const tag = tags.find((t) => t.startsWith('tier:'));
   return tag ? tag.slice('tier:'.length) : null;
 }
+
+/**
+ * For a move's row `alias`: the file of the record it moved from (that record's latest version
+ * before the move); NULL for any other row.
+ */
+export function movedFromFile(alias: string) {
+  const v = sql.raw(alias);
+  return sql`CASE WHEN ${v}.op = 'move' THEN (
+    SELECT p.origin_file FROM record_versions p WHERE p.agent_id = ${v}.agent_id AND p.record_id = ${v}.moved_from
+      AND (p.seq < ${v}.seq OR (p.seq = ${v}.seq AND p.entry_kind < ${v}.entry_kind))
+    ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END`;
+}

@@ -1,8 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
-import type { EntryKind, RecordOp } from '@/db/schema';
-import type { JsonObject } from '@/lib/core/json';
-import { LATEST_VERSION_JOIN } from '../statements';
 import {
   assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
 } from './common';
@@ -47,14 +44,22 @@ export interface RecordFilters {
   tier?: string;
 }
 
-/** The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a delete. */
+/**
+ * The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a
+ * delete, or unless the record moved away after it (a move's row is its successor's: a record
+ * moved away has no row of its own at the move). The partial index on (agent_id, moved_from)
+ * answers that check.
+ */
 function liveAt(agentId: string, at: number): SQL {
   return sql`
     SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
     FROM records r JOIN record_versions v ON v.id = (
       SELECT w.id FROM record_versions w WHERE w.agent_id = r.agent_id AND w.record_id = r.record_id AND w.seq <= ${at}
       ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
-    WHERE r.agent_id = ${agentId} AND r.first_seq <= ${at} AND v.op <> 'delete'`;
+    WHERE r.agent_id = ${agentId} AND r.first_seq <= ${at} AND v.op <> 'delete'
+      AND NOT EXISTS (SELECT 1 FROM record_versions m
+        WHERE m.agent_id = r.agent_id AND m.moved_from = r.record_id AND m.seq <= ${at}
+          AND (m.seq > v.seq OR (m.seq = v.seq AND m.entry_kind > v.entry_kind)))`;
 }
 
 function filterSql(f: RecordFilters): SQL {
@@ -121,79 +126,4 @@ export function getRecordsAt(params: { db: LineageDb; agentId: string; at?: numb
   };
 }
 
-export interface LineageVersion {
-  seq: number;
-  entry_kind: EntryKind;
-  op: RecordOp;
-  synced_at: string;
-  content: string;
-  content_sha256: string;
-  memory_type: string;
-  namespace: string;
-  status: string;
-  origin_file: string | null;
-  heading: string | null;
-  tags: string[];
-  record: JsonObject;
-}
-
-export interface LineageLink {
-  agent_id: string;
-  record_id: string;
-  origin_file: string | null;
-  seq: number;
-}
-
-export interface RecordLineage {
-  record: {
-    agent_id: string; record_id: string; memory_type: string; namespace: string; status: string;
-    origin_file: string | null; heading: string | null; tags: string[]; content: string;
-    born_seq: number; born_at: string; last_changed_seq: number; last_changed_at: string; deleted_seq: number | null;
-  };
-  versions: LineageVersion[];
-  moved_from: LineageLink | null;
-  moved_to: LineageLink[];
-}
-
-/** Every version of one record, oldest first, with its provenance links. Null when unknown. */
-export function getRecordLineage(params: { db: LineageDb; agentId: string; recordId: string; tenantId?: TenantScope }): RecordLineage | null {
-  const agent = findAgent(params.db, params.agentId, params.tenantId);
-  if (!agent) return null;
-  const { db } = params.db;
-  const recordId = params.recordId.toLowerCase();
-  const current = db.get<{
-    record_id: string; memory_type: string; namespace: string; status: string; origin_file: string | null; heading: string | null;
-    tags: string; content: string; first_seq: number; born_at: string; last_seq: number; last_changed_at: string; deleted_seq: number | null;
-  } | undefined>(sql`
-    SELECT r.record_id, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.content,
-      r.first_seq, r.born_at, r.last_seq, r.last_changed_at, r.deleted_seq
-    FROM records r ${sql.raw(LATEST_VERSION_JOIN)} WHERE r.agent_id = ${agent.id} AND r.record_id = ${recordId}`);
-  if (!current) return null;
-  const rows = db.all<Omit<LineageVersion, 'tags' | 'record'> & { tags: string; record_json: string; moved_from: string | null }>(sql`
-    SELECT seq, entry_kind, op, synced_at, content, content_sha256, memory_type, namespace, status, origin_file, heading, tags, record_json, moved_from
-    FROM record_versions WHERE agent_id = ${agent.id} AND record_id = ${recordId} ORDER BY seq, entry_kind`);
-  const versions = rows.map(({ record_json, moved_from: _moved, tags, ...v }) => ({
-    ...v, tags: parseTags(tags), record: JSON.parse(record_json) as JsonObject,
-  }));
-  const fromVersion = rows.find((r) => r.moved_from !== null);
-  const moved_from = fromVersion?.moved_from
-    ? db.get<LineageLink | undefined>(sql`
-        SELECT r.agent_id, r.record_id, v.origin_file, ${fromVersion.seq} AS seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
-        WHERE r.agent_id = ${agent.id} AND r.record_id = ${fromVersion.moved_from}`) ?? null
-    : null;
-  // `+seq`: without it SQLite walks every version of the agent in (agent_id, seq) order to skip a
-  // sort (about 50 ms on 35,000 versions) instead of seeking the few moved rows in the partial
-  // index on (agent_id, moved_from).
-  const moved_to = db.all<LineageLink>(sql`
-    SELECT agent_id, record_id, origin_file, seq FROM record_versions
-    WHERE agent_id = ${agent.id} AND moved_from = ${recordId} ORDER BY +seq, entry_kind, record_id`);
-  return {
-    record: {
-      agent_id: agent.id, record_id: current.record_id, memory_type: current.memory_type, namespace: current.namespace,
-      status: current.status, origin_file: current.origin_file, heading: current.heading, tags: parseTags(current.tags),
-      content: current.content, born_seq: current.first_seq, born_at: current.born_at, last_changed_seq: current.last_seq,
-      last_changed_at: current.last_changed_at, deleted_seq: current.deleted_seq,
-    },
-    versions, moved_from, moved_to,
-  };
-}
+export * from './lineage';

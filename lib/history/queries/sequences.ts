@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
-import { clampLimit, findAgent, type TenantScope } from './common';
+import { clampLimit, findAgent, movedFromFile, type TenantScope } from './common';
 
 export interface SequenceItem {
   seq: number;
@@ -10,6 +10,8 @@ export interface SequenceItem {
   creates: number;
   updates: number;
   deletes: number;
+  /** Moves, each counted once (in neither `creates` nor `deletes`). */
+  moves: number;
   raw_changed: number;
   raw_deleted: number;
   size_bytes: number;
@@ -32,7 +34,7 @@ export function getSequences(params: { db: LineageDb; agentId: string; before?: 
   const lowest = page[page.length - 1]?.seq;
   if (lowest === undefined) return { items: [], next_before: null };
   const items = params.db.db.all<SequenceItem>(sql`
-    SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, raw_changed, raw_deleted, size_bytes
+    SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, moves, raw_changed, raw_deleted, size_bytes
     FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before} AND seq >= ${lowest}
     ORDER BY seq DESC, kind DESC`);
   return { items, next_before: seqs.length > limit ? lowest : null };
@@ -46,8 +48,11 @@ export interface SequenceOp {
   memory_type: string;
   namespace: string;
   content: string;
+  /** An update's previous text; a move's text in the file it left; a delete's last text. */
   previous_content: string | null;
   moved_from: string | null;
+  /** A move's file of origin (`origin_file` is the file it moved to); null for other ops. */
+  from_file: string | null;
   entry_kind: EntryKind;
 }
 
@@ -69,7 +74,10 @@ export interface SequenceDetail {
   raw: SequenceRawChange[];
 }
 
-/** One sequence: its record ops (with previous content) and raw changes, linked by file. */
+/**
+ * One sequence: its record ops (with previous content) and raw changes, linked by file. A move is
+ * one op, listed under both the file it left and the file it moved to.
+ */
 export function getSequence(params: { db: LineageDb; agentId: string; seq: number; tenantId?: TenantScope }): SequenceDetail | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
@@ -83,9 +91,10 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
     SELECT v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
       CASE WHEN v.op = 'create' THEN NULL ELSE (
         SELECT p.content FROM record_versions p
-        WHERE p.agent_id = v.agent_id AND p.record_id = v.record_id
+        WHERE p.agent_id = v.agent_id AND p.record_id = coalesce(v.moved_from, v.record_id)
           AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
-        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content
+        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content,
+      ${movedFromFile('v')} AS from_file
     FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq}
     ORDER BY v.entry_kind, v.id`);
   const rawRows = db.all<{ path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }>(sql`
@@ -100,7 +109,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
     path: r.path,
     change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
     size: r.size,
-    record_ids: ops.filter((o) => o.origin_file === r.path && o.entry_kind === r.entry_kind).map((o) => o.record_id),
+    record_ids: ops.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id),
     entry_kind: r.entry_kind,
   }));
   return { seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops, raw };
