@@ -7,7 +7,7 @@ import { OP_COLORS } from './op-colors';
 
 const shortDay = (day: string) => `${Number(day.slice(8, 10))}/${Number(day.slice(5, 7))}`;
 
-/** Creates / updates / deletes per UTC day, stacked. */
+/** Creates / updates / moves / deletes per UTC day, stacked. */
 export function ActivityChart({ activity }: { activity: ActivityDay[] }) {
   return (
     <div className="h-44 w-full" data-testid="activity-chart">
@@ -23,6 +23,7 @@ export function ActivityChart({ activity }: { activity: ActivityDay[] }) {
           />
           <Bar dataKey="creates" name="created" stackId="ops" fill={OP_COLORS.create} isAnimationActive={false} />
           <Bar dataKey="updates" name="updated" stackId="ops" fill={OP_COLORS.update} isAnimationActive={false} />
+          <Bar dataKey="moves" name="moved" stackId="ops" fill={OP_COLORS.move} isAnimationActive={false} />
           <Bar dataKey="deletes" name="deleted" stackId="ops" fill={OP_COLORS.delete} radius={[2, 2, 0, 0]} isAnimationActive={false} />
         </BarChart>
       </ResponsiveContainer>
@@ -41,6 +42,7 @@ export function ActivityLegend() {
     <span className="flex gap-3 text-[11px] font-normal text-muted">
       {item(OP_COLORS.create, 'created')}
       {item(OP_COLORS.update, 'updated')}
+      {item(OP_COLORS.move, 'moved')}
       {item(OP_COLORS.delete, 'deleted')}
     </span>
   );

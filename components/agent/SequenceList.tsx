@@ -62,7 +62,7 @@ export function SequenceList({ agentId }: { agentId: string }) {
                 <span className="ml-2 text-[11px] text-faint">{formatDateTime(s.synced_at)}</span>
               </td>
               <td className="px-4 py-2">
-                <OpCounts creates={s.creates} updates={s.updates} deletes={s.deletes} />
+                <OpCounts creates={s.creates} updates={s.updates} deletes={s.deletes} moves={s.moves} />
               </td>
               <td className="px-4 py-2 font-mono text-[12px] text-muted">
                 {s.raw_changed} changed{s.raw_deleted > 0 && <span className="text-delete">, {s.raw_deleted} deleted</span>}

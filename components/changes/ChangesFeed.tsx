@@ -21,7 +21,13 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
           >
             {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
           </Link>
-          {change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>}
+          {change.op === 'move' ? (
+            <span className="truncate font-mono text-[11px] text-faint" data-testid="change-move">
+              moved {change.from_file ?? '—'} → {change.origin_file ?? '—'}
+            </span>
+          ) : (
+            change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>
+          )}
         </div>
         <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
       </div>

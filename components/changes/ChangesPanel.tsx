@@ -9,13 +9,14 @@ import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { ChangesFeed } from './ChangesFeed';
 
-type Op = 'all' | 'create' | 'update' | 'delete';
+type Op = 'all' | 'create' | 'update' | 'delete' | 'move';
 type Since = 'this-week' | '7d' | 'date';
 
 const OP_OPTIONS: { value: Op; label: string }[] = [
   { value: 'all', label: 'All' },
   { value: 'create', label: 'Created' },
   { value: 'update', label: 'Updated' },
+  { value: 'move', label: 'Moved' },
   { value: 'delete', label: 'Deleted' },
 ];
 
@@ -35,7 +36,7 @@ function parseSince(raw: string | null): { mode: Since; date: string } {
 export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string; title?: string }) {
   const url = useUrlState();
   const { mode, date } = parseSince(url.get('since'));
-  const op = (['create', 'update', 'delete'] as const).find((o) => o === url.get('op')) ?? 'all';
+  const op = (['create', 'update', 'delete', 'move'] as const).find((o) => o === url.get('op')) ?? 'all';
   const since = mode === 'date' ? `${date}T00:00:00Z` : mode;
   const query = useChanges({ since, agent: agentId, op: op === 'all' ? undefined : op });
   const count = query.data ? changeCount(query.data) : 0;

@@ -17,7 +17,7 @@ function Row({ label, children, testId }: { label: string; children: ReactNode; 
   );
 }
 
-/** Who this memory is: its metadata, birth, last change and tombstone. */
+/** Who this memory is: its metadata, its current file and where it was born, last change and tombstone. */
 export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: Lineage }) {
   const r = lineage.record;
   const key = lineageKey(lineage);
@@ -32,6 +32,15 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       <Row label="Record id">
         <ShortId id={r.record_id} />
       </Row>
+      {lineage.chain.length > 1 && (
+        <Row label="Earlier ids" testId="identity-chain">
+          <span className="flex flex-wrap gap-1.5">
+            {lineage.chain.slice(0, -1).map((id) => (
+              <ShortId key={id} id={id} />
+            ))}
+          </span>
+        </Row>
+      )}
       {key && (
         <Row label="Key" testId="identity-key">
           <span className="break-all font-mono">{key}</span>
@@ -44,7 +53,7 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
         <span className="font-mono">{r.namespace}</span>
       </Row>
       <Row label="Tier">{tier ? <Badge tone="accent">{tier}</Badge> : <span className="text-faint">—</span>}</Row>
-      <Row label="File">
+      <Row label="File" testId="identity-file">
         {r.origin_file ? <span className="break-all font-mono">{r.origin_file}</span> : <span className="text-faint">—</span>}
       </Row>
       <Row label="Status" testId="identity-status">
@@ -52,6 +61,11 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       </Row>
       <Row label="Born" testId="identity-born">
         at sequence {seqLink(r.born_seq)} on <span title={formatDateTime(r.born_at)}>{formatDate(r.born_at)}</span>
+        {r.born_file && r.born_file !== r.origin_file && (
+          <>
+            {' '}in <span className="break-all font-mono" data-testid="identity-born-file">{r.born_file}</span>
+          </>
+        )}
       </Row>
       <Row label="Last changed" testId="identity-last-changed">
         {seqLink(r.last_changed_seq)} · <RelativeTime iso={r.last_changed_at} />

@@ -58,7 +58,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
           </div>
           <ol className="relative space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
             {versions.map(({ version, previous }) => (
-              <VersionCard key={`${version.seq}-${version.entry_kind}`} agentId={agentId} version={version} previous={previous} mode={mode} />
+              <VersionCard key={`${version.seq}-${version.entry_kind}-${version.record_id}`} agentId={agentId} version={version} previous={previous} mode={mode} />
             ))}
           </ol>
         </section>
@@ -67,7 +67,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
             <IdentityCard agentId={agentId} lineage={lineage} />
           </Panel>
           <Panel title="Provenance">
-            <Provenance lineage={lineage} />
+            <Provenance agentId={agentId} lineage={lineage} />
           </Panel>
         </aside>
       </div>

@@ -8,14 +8,16 @@ import { MemoryMarkdown } from '../memory/MemoryMarkdown';
 import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { OpBadge } from '../ui/OpBadge';
 import { RelativeTime } from '../ui/RelativeTime';
+import { MoveStep } from './MoveStep';
 
-const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete' } as const;
+const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete', move: 'bg-violet-500' } as const;
 
 /** Fields other than the text that changed since the previous version ("file", "status", …). */
 function metaChanges(version: LineageVersion, previous: LineageVersion | undefined): string[] {
   if (!previous) return [];
   const out: string[] = [];
-  if (version.origin_file !== previous.origin_file) out.push(`file → ${version.origin_file ?? '—'}`);
+  // A move names both files itself (MoveStep).
+  if (version.origin_file !== previous.origin_file && version.op !== 'move') out.push(`file → ${version.origin_file ?? '—'}`);
   if (version.status !== previous.status && version.op !== 'delete') out.push(`status → ${version.status}`);
   if (version.memory_type !== previous.memory_type) out.push(`type → ${version.memory_type}`);
   if (version.heading !== previous.heading && version.heading) out.push(`heading → ${version.heading}`);
@@ -30,10 +32,13 @@ export function VersionCard({ agentId, version, previous, mode }: {
   mode: 'diff' | 'full';
 }) {
   const deleted = version.op === 'delete';
+  const moved = version.op === 'move';
   const segments = wordDiff(previous?.content ?? '', version.content);
+  // A move keeps the text (up to line endings and trailing spaces): its diff is shown only if it has one.
+  const unchanged = moved && previous !== undefined && segments.every((s) => s.op === 'equal');
   const changes = metaChanges(version, previous);
   return (
-    <li id={`v${version.seq}`} data-testid="version" data-seq={version.seq} data-op={version.op} className="group relative scroll-mt-20 pl-8">
+    <li id={`v${version.seq}`} data-testid="version" data-seq={version.seq} data-op={version.op} data-record-id={version.record_id} className="group relative scroll-mt-20 pl-8">
       <span className={clsx('absolute left-[7px] top-3 h-3 w-3 rounded-full ring-4 ring-canvas', DOT[version.op])} aria-hidden />
       <article className="rounded-md border border-line bg-white group-target:border-accent group-target:ring-2 group-target:ring-accent/20">
         <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
@@ -57,8 +62,9 @@ export function VersionCard({ agentId, version, previous, mode }: {
             </Link>
           </span>
         </header>
-        <div className="px-4 py-3">
-          {deleted ? (
+        <div className="space-y-2 px-4 py-3">
+          {moved && <MoveStep agentId={agentId} version={version} />}
+          {unchanged ? null : deleted ? (
             <div data-testid="tombstone">
               <p className="mb-2 text-[12px] text-delete">Deleted in this sync. Its last text was:</p>
               <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-muted line-through decoration-delete/30">{version.content}</pre>

@@ -9,7 +9,24 @@ import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
 
-/** One record operation of a sync: created text, the word diff of an update, or the deleted text. */
+/** A move's two sides, each opening the workspace where that file holds the memory. */
+function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
+  const link = 'font-mono text-[11px] text-accent hover:underline';
+  return (
+    <p className="mb-1.5 text-[12px] text-muted" data-testid="op-move">
+      moved from{' '}
+      <Link href={routes.workspace(agentId, seq - 1, op.from_file ?? undefined)} className={link} data-testid="op-move-from">
+        {op.from_file ?? '—'}
+      </Link>{' '}
+      →{' '}
+      <Link href={routes.workspace(agentId, seq, op.origin_file ?? undefined)} className={link} data-testid="op-move-to">
+        {op.origin_file ?? '—'}
+      </Link>
+    </p>
+  );
+}
+
+/** One record operation of a sync: created text, the word diff of an update, a move's files, or the deleted text. */
 export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
   const segments = op.op === 'update' ? wordDiff(op.previous_content ?? '', op.content) : null;
   return (
@@ -32,6 +49,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         </span>
       </header>
       <div className="px-3 py-2">
+        {op.op === 'move' && <MoveFiles agentId={agentId} seq={seq} op={op} />}
         {segments ? (
           <WordDiff segments={segments} />
         ) : op.op === 'delete' ? (

@@ -7,6 +7,12 @@ import { Badge, type BadgeTone } from '../ui/Badge';
 import { EmptyState } from '../ui/States';
 
 const TONE: Record<string, BadgeTone> = { added: 'create', modified: 'update', deleted: 'delete' };
+const SIGN: Record<SequenceOp['op'], { sign: string; color: string }> = {
+  create: { sign: '+', color: 'text-create' },
+  update: { sign: '~', color: 'text-update' },
+  delete: { sign: '−', color: 'text-delete' },
+  move: { sign: '→', color: 'text-violet-700' },
+};
 
 /** The raw workspace files a sync changed, each opening the workspace at that sequence. */
 export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: number; raw: RawChange[]; ops: SequenceOp[] }) {
@@ -39,9 +45,7 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
                 return (
                   <li key={id} className="truncate text-[11px]">
                     <a href={`#op-${id}`} className="text-muted hover:text-accent hover:underline" data-testid="raw-file-op" title={id}>
-                      <span className={op?.op === 'create' ? 'text-create' : op?.op === 'delete' ? 'text-delete' : 'text-update'}>
-                        {op?.op === 'create' ? '+' : op?.op === 'delete' ? '−' : '~'}
-                      </span>{' '}
+                      <span className={op ? SIGN[op.op].color : 'text-update'}>{op ? SIGN[op.op].sign : '~'}</span>{' '}
                       {op ? recordTitle(op) : id.slice(0, 8)}
                     </a>
                   </li>

@@ -18,6 +18,7 @@ import { RawFileList } from './RawFileList';
 const SECTIONS: { op: SequenceOp['op']; title: string }[] = [
   { op: 'create', title: 'Created' },
   { op: 'update', title: 'Updated' },
+  { op: 'move', title: 'Moved' },
   { op: 'delete', title: 'Deleted' },
 ];
 
@@ -70,6 +71,7 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
                 creates={query.data.ops.filter((o) => o.op === 'create').length}
                 updates={query.data.ops.filter((o) => o.op === 'update').length}
                 deletes={query.data.ops.filter((o) => o.op === 'delete').length}
+                moves={query.data.ops.filter((o) => o.op === 'move').length}
               />
               <span>record operations</span>
             </div>

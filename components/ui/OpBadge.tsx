@@ -1,20 +1,21 @@
 import type { RecordOp } from '@/lib/ui/api-types';
-import { Badge } from './Badge';
+import { Badge, type BadgeTone } from './Badge';
 
-const LABEL: Record<RecordOp, string> = { create: 'created', update: 'updated', delete: 'deleted' };
+const LABEL: Record<RecordOp, string> = { create: 'created', update: 'updated', delete: 'deleted', move: 'moved' };
+const TONE: Record<RecordOp, BadgeTone> = { create: 'create', update: 'update', delete: 'delete', move: 'violet' };
 
 export function OpBadge({ op }: { op: RecordOp }) {
   return (
-    <Badge tone={op} testId="op-badge">
+    <Badge tone={TONE[op]} testId="op-badge">
       {LABEL[op]}
     </Badge>
   );
 }
 
-/** "+3 ~1 −2" op counts in their colours; zeros are dimmed. */
-export function OpCounts({ creates, updates, deletes }: { creates: number; updates: number; deletes: number }) {
+/** "+3 ~1 −2 →1" op counts in their colours; zeros are dimmed, and moves shown only when there are some. */
+export function OpCounts({ creates, updates, deletes, moves = 0 }: { creates: number; updates: number; deletes: number; moves?: number }) {
   const cell = (n: number, sign: string, color: string, label: string) => (
-    <span title={`${n} ${label}`} className={n === 0 ? 'text-zinc-300' : color}>
+    <span title={`${n} ${label}`} className={n === 0 ? 'text-zinc-300' : color} data-testid={`op-count-${label}`}>
       {sign}
       {n}
     </span>
@@ -24,6 +25,7 @@ export function OpCounts({ creates, updates, deletes }: { creates: number; updat
       {cell(creates, '+', 'text-create', 'created')}
       {cell(updates, '~', 'text-update', 'updated')}
       {cell(deletes, '−', 'text-delete', 'deleted')}
+      {moves > 0 && cell(moves, '→', 'text-violet-700', 'moved')}
     </span>
   );
 }

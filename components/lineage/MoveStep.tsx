@@ -1,0 +1,29 @@
+import Link from 'next/link';
+import type { LineageVersion } from '@/lib/ui/api-types';
+import { formatDate, formatDateTime } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+
+/**
+ * A move in the lineage: "moved from A to B at #21 (date)", each file opening the workspace on its
+ * side of the move (A just before it, B at it).
+ */
+export function MoveStep({ agentId, version }: { agentId: string; version: LineageVersion }) {
+  const link = 'break-all font-mono text-accent hover:underline';
+  return (
+    <p className="text-[12.5px] text-muted" data-testid="move-step">
+      moved from{' '}
+      <Link href={routes.workspace(agentId, Math.max(0, version.seq - 1), version.from_file ?? undefined)} className={link} data-testid="move-from-file">
+        {version.from_file ?? '—'}
+      </Link>{' '}
+      to{' '}
+      <Link href={routes.workspace(agentId, version.seq, version.to_file ?? undefined)} className={link} data-testid="move-to-file">
+        {version.to_file ?? '—'}
+      </Link>{' '}
+      at{' '}
+      <Link href={routes.sequence(agentId, version.seq)} className="font-mono text-accent hover:underline">
+        #{version.seq}
+      </Link>{' '}
+      (<span title={formatDateTime(version.synced_at)}>{formatDate(version.synced_at)}</span>)
+    </p>
+  );
+}
