@@ -110,7 +110,10 @@ describe('lineage demo', () => {
     expect(lineage.record.status).toBe('archived');
     expect(lineage.moved_from).toMatchObject({ record_id: hits.first!.record_id, origin_file: episodic(day) });
     const original = getRecordLineage({ db: ledger.db, agentId: agentId(DEMO_AGENTS.atlas), recordId: hits.first!.record_id })!;
-    expect(original.record.deleted_seq).toBe(archived!.sequence);
+    // One memory: the original's id answers with the same chain, which lives on in the archive.
+    expect(original.chain).toEqual(lineage.chain);
+    expect(original.record).toMatchObject({ record_id: archived!.record_id, deleted_seq: null, born_file: episodic(day) });
+    expect(original.versions.find((v) => v.op === 'move')).toMatchObject({ seq: archived!.sequence, from_file: episodic(day), to_record_id: archived!.record_id });
     expect(original.moved_to.map((l) => l.record_id)).toContain(archived!.record_id);
   });
 
