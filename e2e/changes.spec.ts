@@ -8,7 +8,7 @@ test("this week's changes appear on the fleet page and the op filter narrows the
   await expect(fleet.changes.first()).toBeVisible();
   const all = await fleet.changes.count();
   const ops = async () => new Set(await fleet.changes.evaluateAll((els) => els.map((e) => e.getAttribute('data-op'))));
-  expect(await ops()).toEqual(new Set(['create', 'update', 'delete']));
+  expect(await ops()).toEqual(new Set(['create', 'update', 'delete', 'move']));
 
   await fleet.filterOp('delete');
   await expect(page).toHaveURL(/op=delete/);
@@ -20,6 +20,31 @@ test("this week's changes appear on the fleet page and the op filter narrows the
 
   await page.goBack();
   await expect(fleet.changes).toHaveCount(all);
+});
+
+test('a move is one change, filtered by Moved, naming both files; Deleted no longer lists its delete half', async ({ page, request, seed }) => {
+  type Change = { seq: number; op: string; record_id: string; origin_file: string | null; from_file: string | null };
+  const feed = async (op: string) => ((await (await request.get(`/api/changes?since=this-week&op=${op}`)).json()) as { groups: { changes: Change[] }[] })
+    .groups.flatMap((g) => g.changes);
+  const moves = await feed('move');
+  expect(moves.length).toBeGreaterThan(0);
+  expect(moves.every((m) => m.op === 'move' && m.from_file !== null && m.from_file !== m.origin_file)).toBe(true);
+  const movedIds = new Set(moves.map((m) => m.record_id));
+  expect((await feed('create')).filter((c) => movedIds.has(c.record_id))).toEqual([]);
+
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId, 'changes');
+  const rows = page.getByTestId('change-row');
+  await page.getByTestId('op-filter').locator('[data-value="move"]').click();
+  await expect(page).toHaveURL(/op=move/);
+  await expect.poll(async () => new Set(await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-op'))))).toEqual(new Set(['move']));
+  const from = Object.keys(seed.steps[3]!).find((p) => p.startsWith('memory/episodic/'))!;
+  const to = Object.keys(seed.steps[4]!).find((p) => p.startsWith('memory/archive/'))!;
+  await expect(rows).toHaveCount(2);
+  await expect(rows.first().getByTestId('change-move')).toHaveText(`moved ${from} → ${to}`);
+  await expect(rows.first().getByTestId('op-badge')).toHaveText('moved');
+  await page.getByTestId('op-filter').locator('[data-value="delete"]').click();
+  await expect.poll(async () => (await rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-seq')))).includes('4')).toBe(false);
 });
 
 test("an agent's Changes tab groups by day and filters by op", async ({ page, seed }) => {

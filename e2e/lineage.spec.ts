@@ -37,20 +37,70 @@ test('a memory with several versions shows every version and word diffs with ins
   await expect(page.getByTestId('file-content')).toContainText('two of them) and a dark theme');
 });
 
-test('a memory moved into the archive links back to the record it came from, and that one forward', async ({ page, seed }) => {
+type Change = { seq: number; op: string; record_id: string; heading: string | null; origin_file: string | null; from_file: string | null; from_record_id: string | null };
+type LineageJson = { chain: string[]; versions: { op: string; seq: number; from_file?: string; to_file?: string; from_record_id?: string; to_record_id?: string }[] };
+
+test('the archived daily log is one move per section in the API: no delete, no create, the same chain from either id', async ({ request, seed }) => {
+  // Sequence 4 archives yesterday's daily log unchanged (two sections).
+  const changes = async (op: string) => ((await (await request.get(`/api/changes?agent=${seed.agentId}&since=30d&op=${op}`)).json()) as { groups: { changes: Change[] }[] })
+    .groups.flatMap((g) => g.changes).filter((c) => c.seq === 4);
+  const from = Object.keys(seed.steps[3]!).find((p) => p.startsWith('memory/episodic/'))!;
+  const to = Object.keys(seed.steps[4]!).find((p) => p.startsWith('memory/archive/'))!;
+  expect(await changes('delete')).toEqual([]);
+  const moves = await changes('move');
+  expect(moves.map((m) => [m.heading, m.from_file, m.origin_file]).sort()).toEqual([['Afternoon', from, to], ['Morning standup', from, to]]);
+  expect((await changes('create')).map((c) => c.origin_file)).not.toContain(to);
+  expect((await request.get(`/api/changes?agent=${seed.agentId}&op=moved`)).status()).toBe(400);
+
+  const timeline = (await (await request.get(`/api/agents/${seed.agentId}/sequences`)).json()) as { items: { seq: number; moves: number; deletes: number }[] };
+  expect(timeline.items.find((s) => s.seq === 4)).toMatchObject({ moves: 2, deletes: 0 });
+  for (const move of moves) {
+    const byNew = (await (await request.get(`/api/agents/${seed.agentId}/records/${move.record_id}`)).json()) as LineageJson;
+    const byOld = (await (await request.get(`/api/agents/${seed.agentId}/records/${move.from_record_id}`)).json()) as LineageJson;
+    expect(byNew.chain).toEqual([move.from_record_id, move.record_id]);
+    expect([byOld.chain, byOld.versions]).toEqual([byNew.chain, byNew.versions]);
+    expect(byNew.versions.filter((v) => v.op === 'move')).toMatchObject([
+      { seq: 4, from_file: from, to_file: to, from_record_id: move.from_record_id, to_record_id: move.record_id },
+    ]);
+  }
+});
+
+test('a memory moved into the archive shows its whole chain, the move as a step, from either of its ids', async ({ page, request, seed }) => {
   const agent = new AgentPage(page);
   await agent.goto(seed.agentId, 'memories');
   await agent.openMemory('Morning standup');
   const lineage = new LineagePage(page);
-  await expect(page.getByTestId('identity-card')).toContainText('memory/archive/');
-  const from = page.getByTestId('moved-from');
-  await expect(from).toContainText('memory/episodic/');
-  await from.click();
-  await expect(page.getByTestId('identity-deleted')).toBeVisible();
-  await expect(lineage.versions.first()).toHaveAttribute('data-op', 'delete');
-  await expect(lineage.version(4).getByTestId('tombstone')).toContainText('Discussed the gateway migration window.');
-  await page.getByTestId('moved-to').click();
-  await expect(page.getByTestId('identity-card')).toContainText('memory/archive/');
+  const from = Object.keys(seed.steps[3]!).find((p) => p.startsWith('memory/episodic/'))!;
+  const to = Object.keys(seed.steps[4]!).find((p) => p.startsWith('memory/archive/'))!;
+  await expect(page.getByTestId('identity-file')).toContainText(to);
+  await expect(page.getByTestId('identity-born')).toContainText('#0');
+  await expect(page.getByTestId('identity-born-file')).toHaveText(from);
+  expect(await lineage.versionSeqs()).toEqual([4, 0]);
+  const step = lineage.version(4);
+  await expect(step).toHaveAttribute('data-op', 'move');
+  await expect(step.getByTestId('move-step')).toHaveText(new RegExp(`^moved from ${from} to ${to} at #4 \\(.+\\)$`));
+  await expect(page.getByTestId('tombstone')).toHaveCount(0);
+  await expect(page.getByTestId('provenance-move')).toContainText(to);
+
+  // The id the memory had before the move shows the same page.
+  const oldId = await lineage.version(0).getAttribute('data-record-id');
+  const newId = await step.getAttribute('data-record-id');
+  expect(oldId).not.toBe(newId);
+  const versions = await page.getByTestId('version-list').innerText();
+  await lineage.goto(seed.agentId, oldId!);
+  await expect(page.getByTestId('version-list')).toHaveText(versions);
+  await expect(page.getByTestId('identity-file')).toContainText(to);
+  await expect(page.getByTestId('identity-status')).not.toContainText('deleted');
+
+  // Each side of the move opens the workspace where that file holds the memory.
+  await lineage.version(4).getByTestId('move-from-file').click();
+  await expect(page).toHaveURL(new RegExp(`/workspace\\?seq=3&file=${encodeURIComponent(from).replace(/%2F/g, '(/|%2F)')}`));
+  await expect(page.getByTestId('file-content')).toContainText('Discussed the gateway migration window.');
+  await page.goBack();
+  await lineage.version(4).getByTestId('move-to-file').click();
+  await expect(page).toHaveURL(/\/workspace\?seq=4&file=/);
+  await expect(page.getByTestId('file-content')).toContainText('Discussed the gateway migration window.');
+  expect((await request.get(`/api/agents/${seed.agentId}/records/${oldId}`)).status()).toBe(200);
 });
 
 test('a ZeroClaw memory has no heading: its lineage shows its key and is titled by it', async ({ page, request }) => {

@@ -29,24 +29,49 @@ test('a sync shows its update as a word diff against the previous version, next 
   await expect(raw.getByTestId('raw-file-op')).toContainText(FACTS.lineageHeading);
 });
 
-test('a move between files names its source with the full id, and long raw paths carry their full path', async ({ page, seed }) => {
+test('a move between files is one op under Moved, naming both files and its source with the full id', async ({ page, seed }) => {
   // Sequence 4 archives yesterday's daily log: its records move into memory/archive/YYYY/MM/.
   const sequence = new SequencePage(page);
   await sequence.goto(seed.agentId, 4);
   await expect(page.getByTestId('crumb-page')).toHaveText('Sequence #4');
-  const moved = page.getByTestId('op-moved-from').first();
+  const from = Object.keys(seed.steps[3]!).find((p) => p.startsWith('memory/episodic/'))!;
+  const to = Object.keys(seed.steps[4]!).find((p) => p.startsWith('memory/archive/'))!;
+  await expect(page.getByTestId('ops-move').getByTestId('op-card')).toHaveCount(2);
+  await expect(page.getByTestId('ops-delete')).toHaveCount(0);
+  await expect(page.getByTestId('op-count-moved')).toHaveText('→2');
+  await expect(page.getByTestId('op-count-deleted')).toHaveText('−0');
+  const standup = sequence.opCard('move', 'Morning standup');
+  await expect(standup.getByTestId('op-move')).toHaveText(`moved from ${from} → ${to}`);
+  await expect(standup.getByTestId('op-badge')).toHaveText('moved');
+  const moved = standup.getByTestId('op-moved-from');
   const fullId = await moved.getAttribute('title');
   expect(fullId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   await expect(moved).toHaveText(`moved from ${fullId!.slice(0, 8)}`);
 
   const expected = changedFiles(seed.steps[3]!, seed.steps[4]!);
   expect(await sequence.rawPaths()).toEqual(expected);
-  const archived = expected.find((p) => p.startsWith('memory/archive/'))!;
-  await expect(sequence.rawFile(archived).getByTestId('raw-file-path')).toHaveAttribute('title', archived);
+  await expect(sequence.rawFile(to).getByTestId('raw-file-path')).toHaveAttribute('title', to);
+  // The move is listed under both files, once each.
+  for (const path of [from, to]) await expect(sequence.rawFile(path).getByTestId('raw-file-op')).toHaveCount(2);
 
-  await moved.click();
+  await standup.getByTestId('op-move-from').click();
+  await expect(page).toHaveURL(/\/workspace\?seq=3&file=/);
+  await page.goBack();
+  await sequence.opCard('move', 'Morning standup').getByTestId('op-moved-from').click();
   await page.getByTestId('lineage-page').waitFor();
   await expect(page).toHaveURL(new RegExp(`/memories/${fullId}$`));
+  await expect(page.getByTestId('move-step')).toContainText(`moved from ${from} to ${to} at #4`);
+});
+
+test('the timeline counts moves apart, in their own colour', async ({ page, seed }) => {
+  const agent = new AgentPage(page);
+  await agent.goto(seed.agentId);
+  const row = page.locator('[data-testid="sequence-row"][data-seq="4"]');
+  await expect(row.getByTestId('op-count-moved')).toHaveText('→2');
+  await expect(row.getByTestId('op-count-deleted')).toHaveText('−0');
+  await expect(page.getByTestId('timeline-tab')).toContainText('moved');
+  // The chart stacks a bar series per op: moves are drawn in their own colour.
+  await expect(page.getByTestId('activity-chart').locator('path[fill="#7c3aed"]').first()).toBeAttached();
 });
 
 test('clicking a row of the timeline opens that sequence', async ({ page, seed }) => {

@@ -28,7 +28,7 @@ export class FleetPage extends AppShell {
     return new AgentPage(this.page);
   }
 
-  async filterOp(op: 'all' | 'create' | 'update' | 'delete'): Promise<void> {
+  async filterOp(op: 'all' | 'create' | 'update' | 'delete' | 'move'): Promise<void> {
     await this.page.getByTestId('op-filter').locator(`[data-value="${op}"]`).click();
   }
 }

@@ -16,7 +16,7 @@ export class SequencePage extends AppShell {
     await this.page.getByTestId('sequence-page').waitFor();
   }
 
-  opCard(op: 'create' | 'update' | 'delete', title: string): Locator {
+  opCard(op: 'create' | 'update' | 'delete' | 'move', title: string): Locator {
     return this.page.locator(`[data-testid="op-card"][data-op="${op}"]`).filter({ has: this.page.getByTestId('op-record-link').getByText(title, { exact: true }) });
   }
 
