@@ -18,6 +18,7 @@ import { runIngestHttp } from './measure/external';
 import { measureHttpSearch } from './measure/http-search';
 import { measureIndexBreakdown } from './measure/index-floor';
 import { measureIndexRate } from './measure/index-rate';
+import { lastRunRate, measureRebuildWithMoves } from './measure/rebuild-moves';
 import { measureSearch } from './measure/search';
 import { measureSync50kInChild } from './measure/sync-50k';
 import { measureSyncTurn } from './measure/sync-turn';
@@ -83,6 +84,7 @@ async function main(): Promise<void> {
     results.push(await measureDownloadFixedSize({ turns: args.turns, reps: args.reps.download, log }));
     const indexRate = await measureIndexRate({ ledger, workDir: historyRoot, oursReps: args.reps.indexOurs, peerReps: args.reps.indexPeer, log });
     results.push(indexRate, ...measureIndexBreakdown({ ledger, peerRate: indexRate.peer!, reps: args.reps.indexOurs, log }));
+    results.push(await measureRebuildWithMoves({ ledger, reps: args.reps.indexOurs, last: lastRunRate(path.join(BENCH_DIR, 'results.json')), log }));
     results.push(await measureSyncTurn({ history, turns: args.reps.syncTurn, log }));
     closeDatabase(ledger.db);
 
