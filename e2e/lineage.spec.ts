@@ -86,9 +86,13 @@ test('a memory moved into the archive shows its whole chain, the move as a step,
   const oldId = await lineage.version(0).getAttribute('data-record-id');
   const newId = await step.getAttribute('data-record-id');
   expect(oldId).not.toBe(newId);
-  const versions = await page.getByTestId('version-list').innerText();
+  const shown = () => lineage.versions.evaluateAll((els) => els.map((e) => [e.getAttribute('data-seq'), e.getAttribute('data-op'), e.getAttribute('data-record-id')]));
+  const versions = await shown();
+  const stepText = await step.getByTestId('move-step').textContent();
   await lineage.goto(seed.agentId, oldId!);
-  await expect(page.getByTestId('version-list')).toHaveText(versions);
+  await expect(lineage.version(4).getByTestId('move-step')).toHaveText(stepText!);
+  expect(await shown()).toEqual(versions);
+  await expect(lineage.title).toHaveText('Morning standup');
   await expect(page.getByTestId('identity-file')).toContainText(to);
   await expect(page.getByTestId('identity-status')).not.toContainText('deleted');
 

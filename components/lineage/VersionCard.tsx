@@ -56,7 +56,7 @@ export function VersionCard({ agentId, version, previous, mode }: {
             </span>
           ))}
           <span className="ml-auto flex items-center gap-3">
-            {!deleted && mode === 'diff' && <DiffStatsBadge {...diffStats(segments)} />}
+            {!deleted && !unchanged && mode === 'diff' && <DiffStatsBadge {...diffStats(segments)} />}
             <Link href={routes.workspace(agentId, version.seq, version.origin_file ?? undefined)} className="text-accent hover:underline" data-testid="version-workspace-link">
               workspace at #{version.seq}
             </Link>
