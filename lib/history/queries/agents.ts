@@ -32,7 +32,8 @@ function utcDay(time: number): string {
 /**
  * Every agent in scope with its dashboard stats, by creation time. `changed_records_7d` counts
  * memories: a record and the record it moved to in the window are one (each move in the window
- * whose moved-from record also changed in it counts one less).
+ * whose moved-from record also changed in it counts one less; `+p.synced_at` keeps that lookup on the
+ * record's own versions, not on every version of the agent in the window).
  */
 export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantScope; now: Date }): AgentWithStats[] {
   const { db, now } = params;
@@ -45,7 +46,7 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${since7}) AS syncs_7d,
       (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7})
         - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.synced_at >= ${since7} AND m.op = 'move'
-            AND EXISTS (SELECT 1 FROM record_versions p WHERE p.agent_id = m.agent_id AND p.record_id = m.moved_from AND p.synced_at >= ${since7}))
+            AND EXISTS (SELECT 1 FROM record_versions p WHERE p.agent_id = m.agent_id AND p.record_id = m.moved_from AND +p.synced_at >= ${since7}))
         AS changed_records_7d
     FROM agents a WHERE 1 = 1 ${tenantSql('a', params.tenantId)}
     ORDER BY a.created_at, a.id`);

@@ -63,14 +63,18 @@ type RecordRowLite = {
   record_id: string; first_seq: number; born_at: string; last_seq: number; last_changed_at: string; deleted_seq: number | null;
 };
 
-/** The ids linked to `recordId` by moves, either way (the successors through the partial index on (agent_id, moved_from)). */
+/**
+ * The ids linked to `recordId` by moves, either way: its own versions' `moved_from` (through the key
+ * index: `+moved_from` keeps SQLite from scanning every move of the agent in the partial index)
+ * and the versions moved from it (through the partial index on (agent_id, moved_from)).
+ */
 function chainIds(db: LineageDb['db'], agentId: string, recordId: string): Set<string> {
   const ids = new Set([recordId]);
   const queue = [recordId];
   while (queue.length > 0 && ids.size < MAX_CHAIN) {
     const id = queue.shift()!;
     const linked = db.all<{ id: string }>(sql`
-      SELECT moved_from AS id FROM record_versions WHERE agent_id = ${agentId} AND record_id = ${id} AND moved_from IS NOT NULL
+      SELECT moved_from AS id FROM record_versions WHERE agent_id = ${agentId} AND record_id = ${id} AND +moved_from IS NOT NULL
       UNION SELECT record_id AS id FROM record_versions WHERE agent_id = ${agentId} AND moved_from = ${id}`);
     for (const { id: next } of linked) {
       if (ids.has(next)) continue;

@@ -48,7 +48,8 @@ export interface RecordFilters {
  * The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a
  * delete, or unless the record moved away after it (a move's row is its successor's: a record
  * moved away has no row of its own at the move). The partial index on (agent_id, moved_from)
- * answers that check.
+ * answers that check: `+m.seq` keeps SQLite off the (agent_id, seq) index, which walks every
+ * version of the agent up to `at` per record (1.2 s instead of 60 ms for 1,000 records).
  */
 function liveAt(agentId: string, at: number): SQL {
   return sql`
@@ -58,8 +59,8 @@ function liveAt(agentId: string, at: number): SQL {
       ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
     WHERE r.agent_id = ${agentId} AND r.first_seq <= ${at} AND v.op <> 'delete'
       AND NOT EXISTS (SELECT 1 FROM record_versions m
-        WHERE m.agent_id = r.agent_id AND m.moved_from = r.record_id AND m.seq <= ${at}
-          AND (m.seq > v.seq OR (m.seq = v.seq AND m.entry_kind > v.entry_kind)))`;
+        WHERE m.agent_id = r.agent_id AND m.moved_from = r.record_id AND +m.seq <= ${at}
+          AND (+m.seq > v.seq OR (+m.seq = v.seq AND m.entry_kind > v.entry_kind)))`;
 }
 
 function filterSql(f: RecordFilters): SQL {
