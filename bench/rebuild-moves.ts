@@ -28,7 +28,7 @@ async function main(): Promise<void> {
     const history = await buildHistory({ root, turns, builder: 'pipeline', log });
     log(`  history built in ${(history.buildMs / 1000).toFixed(1)} s`);
     const ledger = openLedger(history.dataDir);
-    const result = await measureRebuildWithMoves({ ledger, reps: 2, last: lastRunRate(path.join(BENCH_DIR, 'results.json')), log });
+    const result = await measureRebuildWithMoves({ ledger, reps: 2, last: lastRunRate(path.join(BENCH_DIR, 'results.json')), workDir: root, log });
     closeDatabase(ledger.db);
     result.note += `; history of ${turns} turns built in ${(history.buildMs / 1000).toFixed(0)} s, measured ${new Date().toISOString()}, load average ${os.loadavg().map((l) => l.toFixed(2)).join(' / ')}, total ${((performance.now() - started) / 1000).toFixed(0)} s`;
     fs.writeFileSync(path.join(BENCH_DIR, 'results-rebuild-moves.json'), `${JSON.stringify({ turns, results: [result] }, null, 2)}\n`);

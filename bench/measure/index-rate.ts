@@ -20,7 +20,7 @@ import type { Ledger } from '@/lib/ledger';
 import type { BenchResult } from '../lib/result';
 import { median, round } from '../lib/stats';
 
-function peerInsertRate(rows: Record<string, unknown>[], columns: string[], dir: string, reps: number): number {
+export function peerInsertRate(rows: Record<string, unknown>[], columns: string[], dir: string, reps: number): number {
   const file = path.join(dir, 'peer-insert.db');
   const rates: number[] = [];
   for (let r = 0; r < reps; r++) {

@@ -10,17 +10,20 @@ import { rebuildIndex } from '@/lib/history/rebuild';
 import type { Ledger } from '@/lib/ledger';
 import type { BenchResult } from '../lib/result';
 import { median, round } from '../lib/stats';
+import { peerInsertRate } from './index-rate';
 
-/** The last run's figure from a results file, or null when it has none. */
-export function lastRunRate(resultsFile: string): { rate: number; date: string } | null {
+/** The last run's rebuild rate (and its ratio to the raw insert of that run) from a results file, or null. */
+export function lastRunRate(resultsFile: string): { rate: number; vsInsert: number | null; date: string } | null {
   if (!fs.existsSync(resultsFile)) return null;
   const report = JSON.parse(fs.readFileSync(resultsFile, 'utf8')) as { date: string; results: BenchResult[] };
   const row = report.results.find((r) => r.name === 'index_vs_sqlite_insert');
-  return row ? { rate: row.ours, date: report.date } : null;
+  return row ? { rate: row.ours, vsInsert: row.ratio, date: report.date } : null;
 }
 
 export async function measureRebuildWithMoves(args: {
-  ledger: Ledger; reps: number; last: { rate: number; date: string } | null; log: (l: string) => void;
+  ledger: Ledger; reps: number; last: { rate: number; vsInsert: number | null; date: string } | null; log: (l: string) => void;
+  /** When given, the raw insert rate of the same rows is measured too (in this directory): a reference taken under the same load. */
+  workDir?: string;
 }): Promise<BenchResult> {
   const rates: number[] = [];
   const runs: number[] = [];
@@ -39,6 +42,14 @@ export async function measureRebuildWithMoves(args: {
   const counts = sqlite.prepare('SELECT sum(moves) AS moves, sum(deletes) AS deletes, sum(creates) AS creates FROM ledger_entries').get() as
     { moves: number; deletes: number; creates: number };
   const rate = median(rates);
+  let insert = '';
+  if (args.workDir) {
+    const columns = (sqlite.prepare('PRAGMA table_info(record_versions)').all() as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id');
+    const rows = sqlite.prepare(`SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM record_versions ORDER BY id`).all() as Record<string, unknown>[];
+    const peer = peerInsertRate(rows, columns, args.workDir, 3);
+    insert = `; under this run's load the raw insert of the same rows ran at ${peer.toFixed(0)} rows/s: rebuild ÷ raw insert = ${(rate / peer).toFixed(3)}`
+      + (args.last?.vsInsert ? ` (last run ${args.last.vsInsert})` : '');
+  }
   args.log(`  rebuild with moves: ${rate.toFixed(0)} versions/s (${versions} versions, ${counts.moves} moves, ${entries} entries)`);
   return {
     name: 'index_rebuild_with_moves',
@@ -48,7 +59,7 @@ export async function measureRebuildWithMoves(args: {
     unit: 'record versions/s (ratio = ours ÷ last run\'s rebuild)',
     note: `informational: rebuildIndex of ${entries} ledger entries → ${versions} record versions, of which ${counts.moves} moves `
       + `(${counts.creates} creates, ${counts.deletes} deletes besides), median of ${args.reps} (${runs.join(', ')} ms); `
-      + `peer: index_vs_sqlite_insert's rebuild rate of the last run${args.last ? ` (${args.last.date})` : ''}, where each move was a create and a tombstone`,
+      + `peer: index_vs_sqlite_insert's rebuild rate of the last run${args.last ? ` (${args.last.date})` : ''}, where each move was a create and a tombstone${insert}`,
   };
 }
 
