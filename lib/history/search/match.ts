@@ -1,7 +1,8 @@
 /**
  * The exact matcher: whether a version's content holds every term of a query, and where. A term
  * that starts (ends) with a letter or digit matches only where the content has no letter or digit
- * just before (after) it; a prefix term has no end boundary. Matching runs on folded text, which
+ * just before (after) it; a prefix term has no end boundary, a fragment (an unquoted word of one or
+ * two characters) none at all. Matching runs on folded text, which
  * keeps offsets (fold.ts), so the ranges it returns index the original content.
  */
 import { charAt, charBefore, foldCase, isWordChar } from './fold';
@@ -23,8 +24,8 @@ function compileTerm(term: QueryTerm): CompiledTerm {
   const last = term.words.at(-1)!;
   return {
     pattern: new RegExp(term.words.map(escape).join('\\s+'), 'gu'),
-    startBoundary: isWordChar(charAt(first, 0)),
-    endBoundary: !term.prefix && isWordChar(charBefore(last, last.length)),
+    startBoundary: !term.fragment && isWordChar(charAt(first, 0)),
+    endBoundary: !term.fragment && !term.prefix && isWordChar(charBefore(last, last.length)),
   };
 }
 

@@ -44,8 +44,10 @@ function termMatches(content: string, term: OracleTerm): boolean {
   const text = [...content];
   const words = term.kind === 'word' ? [[...term.text]] : term.words.map((w) => [...w]);
   const prefix = term.kind === 'word' && term.prefix;
+  // An unquoted word of one or two characters is a fragment: no boundaries at all.
+  const fragment = term.kind === 'word' && !term.prefix && [...term.text].length <= 2;
   for (let i = 0; i < text.length; i++) {
-    if (isLD(words[0]![0]) && i > 0 && isLD(text[i - 1])) continue;
+    if (!fragment && isLD(words[0]![0]) && i > 0 && isLD(text[i - 1])) continue;
     let at = wordAt(text, i, words[0]!);
     for (let w = 1; w < words.length && at >= 0; w++) {
       let j = at;
@@ -54,7 +56,7 @@ function termMatches(content: string, term: OracleTerm): boolean {
     }
     if (at < 0) continue;
     const last = words.at(-1)!;
-    if (!prefix && isLD(last.at(-1)) && isLD(text[at])) continue;
+    if (!prefix && !fragment && isLD(last.at(-1)) && isLD(text[at])) continue;
     return true;
   }
   return false;
@@ -154,12 +156,13 @@ function randomQuery(rand: () => number, contents: readonly string[]): OracleTer
       return { kind: 'phrase', words: pair.map(caseOf), gaps: [pick([' ', '  ', ' \t '])] };
     }
     const token = caseOf(pick(wordy));
+    if (roll < 0.3) return { kind: 'phrase', words: [token], gaps: [] };
     if (roll < 0.4 && [...token].length > 1) return { kind: 'word', text: [...token].slice(0, 1 + Math.floor(rand() * ([...token].length - 1))).join(''), prefix: true };
     return { kind: 'word', text: token, prefix: false };
   });
 }
 
-const render = (terms: OracleTerm[]) => terms.map((t) => (t.kind === 'phrase' ? `"${t.words[0]}${t.gaps[0]}${t.words[1]}"` : `${t.text}${t.prefix ? '*' : ''}`)).join(' ');
+const render = (terms: OracleTerm[]) => terms.map((t) => (t.kind === 'phrase' ? `"${t.words.map((w, i) => `${i > 0 ? t.gaps[i - 1] : ''}${w}`).join('')}"` : `${t.text}${t.prefix ? '*' : ''}`)).join(' ');
 
 it('answers as a brute-force scan of every version does', async () => {
   const tally = { present: 0, deleted: 0, gone: 0, none: 0, phrase: 0, several: 0 };

@@ -1,6 +1,8 @@
 /**
  * The search language: unquoted words (each a whole token, all in the same version, any order;
- * `word*` a prefix) and quoted phrases (exact, runs of whitespace equal). Nothing else is syntax:
+ * `word*` a prefix; a word of one or two characters a fragment, found inside words too — quote it,
+ * `"ül"`, for the whole token) and quoted phrases (exact, whole tokens, runs of whitespace equal).
+ * Nothing else is syntax:
  * parentheses, colons, carets, `OR`, `NEAR` are text to find, and a quote without its partner is
  * ignored. A query the engine cannot take is a LedgerError('invalid_input') saying why in words.
  */
@@ -17,6 +19,8 @@ export interface QueryTerm {
   phrase: boolean;
   /** `word*`: matches a token that starts with the word. */
   prefix: boolean;
+  /** An unquoted word of one or two characters: matches inside words too (`ül` finds `MÜLLER`). */
+  fragment: boolean;
 }
 
 export interface ParsedQuery {
@@ -31,13 +35,13 @@ const SPACE = /\s+/u;
 function wordTerm(raw: string): QueryTerm {
   const prefix = raw.length > 1 && raw.endsWith('*');
   const text = prefix ? raw.slice(0, -1) : raw;
-  return { text: raw, words: [foldCase(text)], phrase: false, prefix };
+  return { text: raw, words: [foldCase(text)], phrase: false, prefix, fragment: !prefix && [...text].length <= 2 };
 }
 
 function phraseTerm(raw: string): QueryTerm | null {
   const words = raw.split(SPACE).filter((w) => w.length > 0);
   if (words.length === 0) return null;
-  return { text: words.join(' '), words: words.map(foldCase), phrase: true, prefix: false };
+  return { text: words.join(' '), words: words.map(foldCase), phrase: true, prefix: false, fragment: false };
 }
 
 /** Splits a query into terms; throws on a query that holds nothing to search for. */

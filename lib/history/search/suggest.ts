@@ -97,10 +97,9 @@ export function suggestTerms(db: LineageDb, parsed: ParsedQuery, scope: SearchSc
   }
   const out: Suggestion[] = [];
   parsed.terms.forEach((term, index) => {
-    if (term.phrase || term.prefix) return;
+    if (term.phrase || term.prefix || term.fragment) return;
     const word = term.words[0]!;
     const chars = [...word];
-    if (chars.length < 2) return;
     const near: { term: string; distance: number; count: number }[] = [];
     for (const [candidate, count] of counts) {
       if (candidate === word) continue;
@@ -113,7 +112,7 @@ export function suggestTerms(db: LineageDb, parsed: ParsedQuery, scope: SearchSc
       const terms = parsed.terms.map((t, i) => (i === index ? { text: n.term, phrase: false } : t));
       const query = formatQuery(terms);
       if (out.some((s) => s.query === query)) continue;
-      const replaced = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], phrase: false, prefix: false } : t)) };
+      const replaced = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], phrase: false, prefix: false, fragment: [...n.term].length <= 2 } : t)) };
       if (countAppearances(db, replaced, scope) > 0) out.push({ term: n.term, replaces: term.text, query });
     }
   });
