@@ -34,7 +34,8 @@ export function SearchView() {
         <h1 className="text-lg font-semibold tracking-tight">When did this first appear?</h1>
         <p className="text-[13px] text-muted">
           Searches every version of every memory, including ones later moved or deleted. Words are whole words, all in the same
-          version; <span className="font-mono">"quotes"</span> find an exact phrase; <span className="font-mono">word*</span> a prefix.
+          version (one or two letters are found inside words too); <span className="font-mono">"quotes"</span> find an exact phrase;{' '}
+          <span className="font-mono">word*</span> a prefix.
         </p>
       </div>
       <UrlForm
