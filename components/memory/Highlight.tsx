@@ -1,14 +1,16 @@
-/** `text` with every case-insensitive occurrence of `query` wrapped in <mark> (plain text only). */
-export function Highlight({ text, query }: { text: string; query: string }) {
-  const needle = query.trim().toLowerCase();
-  if (!needle) return <>{text}</>;
+/**
+ * `text` with the given [start, end) ranges wrapped in <mark> (plain text only). The ranges come
+ * from the search engine's matcher, so only what really matched is marked — never a look-alike
+ * substring such as 10.20.0.5 inside 10.20.0.53.
+ */
+export function Highlight({ text, ranges }: { text: string; ranges: readonly (readonly [number, number])[] }) {
   const parts: { text: string; hit: boolean }[] = [];
-  const lower = text.toLowerCase();
   let from = 0;
-  for (let at = lower.indexOf(needle); at >= 0; at = lower.indexOf(needle, from)) {
-    if (at > from) parts.push({ text: text.slice(from, at), hit: false });
-    parts.push({ text: text.slice(at, at + needle.length), hit: true });
-    from = at + needle.length;
+  for (const [start, end] of ranges) {
+    if (start < from || end > text.length || end <= start) continue;
+    if (start > from) parts.push({ text: text.slice(from, start), hit: false });
+    parts.push({ text: text.slice(start, end), hit: true });
+    from = end;
   }
   if (from < text.length) parts.push({ text: text.slice(from), hit: false });
   return (

@@ -10,8 +10,13 @@ import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
+import { OtherAgents } from './OtherAgents';
+import { Suggestions } from './Suggestions';
 
-/** "When did this fact first appear": `?q=` (and `?agent=`, `?offset=`) in the URL. */
+/**
+ * "When did this fact first appear, and what became of it": `?q=` (and `?agent=`, `?offset=`) in
+ * the URL. Words must all be in one version; "quotes" ask for an exact phrase; word* a prefix.
+ */
 export function SearchView() {
   const url = useUrlState();
   const q = url.get('q') ?? '';
@@ -27,7 +32,11 @@ export function SearchView() {
     <div className="space-y-4" data-testid="search-page">
       <div>
         <h1 className="text-lg font-semibold tracking-tight">When did this first appear?</h1>
-        <p className="text-[13px] text-muted">Searches every version of every memory, including ones later moved or deleted.</p>
+        <p className="text-[13px] text-muted">
+          Searches every version of every memory, including ones later moved or deleted. Words are whole words, all in the same
+          version (one or two letters are found inside words too); <span className="font-mono">"quotes"</span> find an exact phrase;{' '}
+          <span className="font-mono">word*</span> a prefix.
+        </p>
       </div>
       <UrlForm
         action="/search"
@@ -70,19 +79,21 @@ export function SearchView() {
       ) : !query.data.first ? (
         <Panel>
           <EmptyState title={`“${q}” never appeared`} testId="search-empty">
-            No version of any memory{agent ? ' of this agent' : ''} contains this text.
+            No version of any memory{agent ? ' of this agent' : ''} contains {query.data.query.includes(' ') ? 'all of these words' : 'this as a whole word'}.
+            <Suggestions suggestions={query.data.suggestions} agent={agent} />
           </EmptyState>
         </Panel>
       ) : (
         <>
-          <FirstAppearance first={query.data.first} query={q} agentName={name(query.data.first.agent_id)} />
+          <FirstAppearance first={query.data.first} status={query.data.status} agentName={name(query.data.first.agent_id)} />
+          <OtherAgents statuses={query.data.statuses.filter((s) => s.agent_id !== query.data.first?.agent_id)} name={name} />
           <Panel flush title={<span>Later appearances <span className="font-normal text-faint">{later}</span></span>}>
             {query.data.appearances.length === 0 ? (
               <EmptyState title="It appears in no later version" />
             ) : (
               <ol className="divide-y divide-line" data-testid="appearances">
                 {query.data.appearances.map((a) => (
-                  <AppearanceRow key={`${a.agent_id}-${a.record_id}-${a.sequence}`} appearance={a} query={q} agentName={name(a.agent_id)} />
+                  <AppearanceRow key={`${a.agent_id}-${a.record_id}-${a.sequence}`} appearance={a} agentName={name(a.agent_id)} />
                 ))}
               </ol>
             )}

@@ -1,12 +1,19 @@
 import { searchFirstAppearance } from '@/lib/history/queries';
-import { apiRoute, parseQuery } from '@/lib/server/api-errors';
+import { searchOptions } from '@/lib/history/search/options';
+import { apiRoute, badRequest } from '@/lib/server/api-errors';
 import { dashboardDb, requireAgent } from '../_lib/context';
-import { searchQuery } from '../_lib/schemas';
 
 export const dynamic = 'force-dynamic';
 
+/**
+ * GET /api/search?q=&agent=&limit=&offset=: the search engine's answer, the same JSON
+ * `lineage search` prints. The query is checked by the engine, whose 400s say what was wrong.
+ */
 export const GET = apiRoute((request: Request) => {
-  const { q, agent, limit, offset } = parseQuery(request, searchQuery);
-  if (agent !== undefined) requireAgent(agent);
-  return Response.json(searchFirstAppearance({ db: dashboardDb(), q, agentId: agent, limit, offset }));
+  const params = new URL(request.url).searchParams;
+  const unknown = [...params.keys()].find((k) => !['q', 'agent', 'limit', 'offset'].includes(k));
+  if (unknown !== undefined) throw badRequest(`unknown parameter "${unknown}": search takes q, agent, limit and offset`);
+  const options = searchOptions({ q: params.get('q'), agent: params.get('agent'), limit: params.get('limit'), offset: params.get('offset') });
+  if (options.agentId !== undefined) requireAgent(options.agentId);
+  return Response.json(searchFirstAppearance({ db: dashboardDb(), ...options }));
 });

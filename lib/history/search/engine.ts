@@ -1,0 +1,132 @@
+/**
+ * The one search engine behind GET /api/search, the dashboard and `lineage search`: candidate
+ * versions (candidates.ts), the exact matcher (match.ts), one appearance per (record, sequence),
+ * the fact's status per agent (status.ts), "did you mean" when nothing matches (suggest.ts).
+ */
+import { sql } from 'drizzle-orm';
+import type { LineageDb } from '@/db/client';
+import { LedgerError } from '@/lib/ledger/errors';
+import { clampLimit } from '../queries/common';
+import { candidateVersions, type SearchScope, type VersionHit } from './candidates';
+import { compileMatcher, type Matcher } from './match';
+import { parseSearchQuery, type ParsedQuery } from './parse-query';
+import { snippetAround } from './snippet';
+import { factStatus, NEVER_SEEN, type FactStatus, type RecordTimeline } from './status';
+import { suggestTerms, type Suggestion } from './suggest';
+
+export interface Appearance {
+  agent_id: string;
+  record_id: string;
+  sequence: number;
+  synced_at: string;
+  origin_file: string | null;
+  /** The version's op: create, update (or move). */
+  op: string;
+  snippet: string;
+  /** [start, end) UTF-16 offsets in `snippet` of every match. */
+  highlights: [number, number][];
+}
+
+export type AgentFactStatus = FactStatus & { agent_id: string };
+
+export interface SearchResult {
+  query: string;
+  first: Appearance | null;
+  /** Later appearances, oldest → newest, paged by `offset`/`limit`. */
+  appearances: Appearance[];
+  /** Every appearance, the first included. */
+  total: number;
+  offset: number;
+  /** The fact's status in the agent searched, or across agents in the agent of the first appearance. */
+  status: FactStatus;
+  /** The status in every agent it appeared in, in order of first appearance. */
+  statuses: AgentFactStatus[];
+  /** When nothing matched: indexed terms within edit distance 2 of a query word, each with the query it gives. */
+  suggestions: Suggestion[];
+}
+
+export interface SearchParams extends SearchScope {
+  db: LineageDb;
+  q: string;
+  limit?: number;
+  offset?: number;
+}
+
+interface VersionRow { id: number; agent_id: string; record_id: string; seq: number; entry_kind: string; op: string }
+
+const key = (agent: string, record: string) => `${agent}\u0000${record}`;
+
+/** Matching versions, one per (record, sequence): those whose record's last version at that sequence matches. */
+function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope) {
+  const hits = new Map<number, VersionHit>();
+  for (const v of candidateVersions(db, parsed.terms, scope)) if (matcher.test(v.content)) hits.set(v.id, v);
+  const pairs = [...new Set([...hits.values()].map((h) => JSON.stringify([h.agent_id, h.record_id])))];
+  const rows = pairs.length === 0 ? [] : db.db.all<VersionRow>(sql`
+    SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op FROM json_each(${`[${pairs.join(',')}]`}) j
+    CROSS JOIN record_versions v ON v.agent_id = j.value ->> 0 AND v.record_id = j.value ->> 1
+    ORDER BY v.agent_id, v.record_id, v.seq, v.entry_kind`);
+  const timelines = new Map<string, RecordTimeline & { agent_id: string }>();
+  const appearances: VersionHit[] = [];
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!;
+    const next = rows[i + 1];
+    if (next && next.agent_id === row.agent_id && next.record_id === row.record_id && next.seq === row.seq) continue;
+    const k = key(row.agent_id, row.record_id);
+    let timeline = timelines.get(k);
+    if (!timeline) timelines.set(k, (timeline = { agent_id: row.agent_id, record_id: row.record_id, versions: [] }));
+    const hit = hits.get(row.id);
+    timeline.versions.push({ seq: row.seq, op: row.op, matches: hit !== undefined });
+    if (hit) appearances.push(hit);
+  }
+  appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
+    || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
+  return { appearances, timelines: [...timelines.values()] };
+}
+
+function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], timelines: readonly (RecordTimeline & { agent_id: string })[]): AgentFactStatus[] {
+  const agents = [...new Set(appearances.map((a) => a.agent_id))];
+  const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
+    SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
+  const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
+  return agents.map((agent_id) => ({
+    agent_id,
+    ...factStatus({
+      latestSequence: latest.get(agent_id) ?? 0,
+      timelines: timelines.filter((t) => t.agent_id === agent_id),
+      isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
+    }),
+  }));
+}
+
+function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
+  const { snippet, highlights } = snippetAround(hit.content, matcher.ranges(hit.content));
+  return { agent_id: hit.agent_id, record_id: hit.record_id, sequence: hit.seq, synced_at: hit.synced_at, origin_file: hit.origin_file, op: hit.op, snippet, highlights };
+}
+
+/** The number of appearances of a query, for checking suggestions. */
+export function countAppearances(db: LineageDb, parsed: ParsedQuery, scope: SearchScope): number {
+  return findAppearances(db, compileMatcher(parsed.terms), parsed, scope).appearances.length;
+}
+
+export function searchHistory(params: SearchParams): SearchResult {
+  const parsed = parseSearchQuery(params.q);
+  const limit = clampLimit(params.limit, 50, 500);
+  const offset = params.offset ?? 0;
+  if (!Number.isSafeInteger(offset) || offset < 0) throw new LedgerError('invalid_input', `offset must be a non-negative integer, got ${String(offset)}`);
+  const scope: SearchScope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
+  const matcher = compileMatcher(parsed.terms);
+  const { appearances, timelines } = findAppearances(params.db, matcher, parsed, scope);
+  const statuses = agentStatuses(params.db, appearances, timelines);
+  const first = appearances[0];
+  const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === first?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
+  return {
+    query: parsed.text,
+    first: first ? toAppearance(first, matcher) : null,
+    appearances: appearances.slice(1 + offset, 1 + offset + limit).map((a) => toAppearance(a, matcher)),
+    total: appearances.length,
+    offset,
+    status,
+    statuses,
+    suggestions: appearances.length === 0 ? suggestTerms(params.db, parsed, scope) : [],
+  };
+}

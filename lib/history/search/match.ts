@@ -1,0 +1,86 @@
+/**
+ * The exact matcher: whether a version's content holds every term of a query, and where. A term
+ * that starts (ends) with a letter or digit matches only where the content has no letter or digit
+ * just before (after) it; a prefix term has no end boundary, a fragment (an unquoted word of one or
+ * two characters) none at all. Matching runs on folded text, which
+ * keeps offsets (fold.ts), so the ranges it returns index the original content.
+ */
+import { charAt, charBefore, foldCase, isWordChar } from './fold';
+import type { QueryTerm } from './parse-query';
+
+export type Range = readonly [start: number, end: number];
+
+interface CompiledTerm {
+  pattern: RegExp;
+  startBoundary: boolean;
+  endBoundary: boolean;
+}
+
+// Syntax characters only: in a `u` regex any other escaped character is an error.
+const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+function compileTerm(term: QueryTerm): CompiledTerm {
+  const first = term.words[0]!;
+  const last = term.words.at(-1)!;
+  return {
+    pattern: new RegExp(term.words.map(escape).join('\\s+'), 'gu'),
+    startBoundary: !term.fragment && isWordChar(charAt(first, 0)),
+    endBoundary: !term.fragment && !term.prefix && isWordChar(charBefore(last, last.length)),
+  };
+}
+
+/** Every place `t` matches in the folded content (overlapping starts included). */
+function termRanges(t: CompiledTerm, folded: string, firstOnly: boolean): Range[] {
+  const out: Range[] = [];
+  t.pattern.lastIndex = 0;
+  for (let m = t.pattern.exec(folded); m !== null; m = t.pattern.exec(folded)) {
+    const start = m.index;
+    const end = start + m[0].length;
+    const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(charAt(folded, end)));
+    if (ok) {
+      out.push([start, end]);
+      if (firstOnly) break;
+    }
+    // Retry from the next code point: a refused match may overlap an accepted one ("aa" in "baa aa").
+    t.pattern.lastIndex = start + (folded.codePointAt(start)! > 0xffff ? 2 : 1);
+  }
+  return out;
+}
+
+export interface Matcher {
+  /** Whether the content holds every term. */
+  test(content: string): boolean;
+  /** Every range where a term matches, sorted and merged; empty when a term is missing. */
+  ranges(content: string): Range[];
+}
+
+export function compileMatcher(terms: readonly QueryTerm[]): Matcher {
+  const compiled = terms.map(compileTerm);
+  return {
+    test(content) {
+      const folded = foldCase(content);
+      return compiled.every((t) => termRanges(t, folded, true).length > 0);
+    },
+    ranges(content) {
+      const folded = foldCase(content);
+      const all: Range[] = [];
+      for (const t of compiled) {
+        const found = termRanges(t, folded, false);
+        if (found.length === 0) return [];
+        all.push(...found);
+      }
+      return mergeRanges(all);
+    },
+  };
+}
+
+export function mergeRanges(ranges: readonly Range[]): Range[] {
+  const sorted = [...ranges].sort((a, b) => a[0] - b[0] || a[1] - b[1]);
+  const out: [number, number][] = [];
+  for (const [s, e] of sorted) {
+    const last = out.at(-1);
+    if (last && s <= last[1]) last[1] = Math.max(last[1], e);
+    else out.push([s, e]);
+  }
+  return out;
+}

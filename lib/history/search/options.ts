@@ -1,0 +1,24 @@
+/**
+ * The search's inputs as both doors receive them (query string, command-line options): strings
+ * checked here once, so GET /api/search and `lineage search` refuse the same things the same way.
+ */
+import { LedgerError } from '@/lib/ledger/errors';
+
+export interface SearchOptions { q: string; agentId?: string; limit?: number; offset?: number }
+
+function count(name: string, value: string, min: number): number {
+  if (!/^\d{1,15}$/.test(value) || Number(value) < min) {
+    throw new LedgerError('invalid_input', `${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} whole number, got "${value.slice(0, 40)}"`);
+  }
+  return Number(value);
+}
+
+export function searchOptions(raw: { q?: string | null; agent?: string | null; limit?: string | null; offset?: string | null }): SearchOptions {
+  const agent = raw.agent?.trim();
+  return {
+    q: raw.q ?? '',
+    ...(agent ? { agentId: agent } : {}),
+    ...(raw.limit != null && raw.limit !== '' ? { limit: count('limit', raw.limit, 1) } : {}),
+    ...(raw.offset != null && raw.offset !== '' ? { offset: count('offset', raw.offset, 0) } : {}),
+  };
+}
