@@ -12,6 +12,8 @@ import { AGENT_ID, makeRecord, makeSnapshot } from '@/lib/core/archive/testing/f
 import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
 import { writeZip } from '@/lib/core/archive/zip-write';
 import type { JsonObject } from '@/lib/core/json';
+import { tempLedger } from '@/lib/history/testing/temp-ledger';
+import { ingestSnapshot, registerAgent } from '@/lib/ledger';
 import { runCli } from './run-cli';
 
 let tmp: string;
@@ -36,13 +38,17 @@ const json = (bytes: Uint8Array) => JSON.parse(Buffer.from(bytes).toString('utf8
 const text = (value: unknown) => Buffer.from(typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 const partitions = (manifest: JsonObject) => ((manifest.layers as JsonObject).memory as JsonObject).partitions as JsonObject[];
 
-async function validate(name: string, edit: Edit) {
+async function archiveWith(edit: Edit): Promise<Uint8Array> {
   const files = await baseArchive();
   const manifest = json(files.get('manifest.json')!);
   edit(files, manifest);
   files.set('manifest.json', text(manifest));
+  return writeZip([...files].map(([n, data]) => ({ name: n, data })));
+}
+
+async function validate(name: string, edit: Edit) {
   const file = path.join(tmp, `${name}.alf`);
-  await fs.writeFile(file, await writeZip([...files].map(([n, data]) => ({ name: n, data }))));
+  await fs.writeFile(file, await archiveWith(edit));
   return runCli(['validate', file]);
 }
 
@@ -77,15 +83,26 @@ describe('lineage validate gives the reference verdict', () => {
     });
   }
 
-  it('duplicate record ids with consistent counts: valid (a warning), exit 0', async () => {
-    const run = await validate('duplicate-ids', (f, m) => {
+  it('duplicate record ids with consistent counts: valid (a warning), exit 0 — and ingest still refuses the archive', async () => {
+    const duplicated: Edit = (f, m) => {
       editLines(f, 'memory/2026-Q1.jsonl', (ls) => [...ls, ls[0]!]);
       partitions(m)[1]!.record_count = 3;
       ((m.layers as JsonObject).memory as JsonObject).record_count = 4;
-    });
+    };
+    const run = await validate('duplicate-ids', duplicated);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ ok: true, valid: true, errors: [] });
     expect(run.json.warnings).toEqual([{ path: 'memory/2026-Q1.jsonl:3#/id', message: expect.stringMatching(/duplicate record id/) }]);
+
+    const { ledger, cleanup } = tempLedger();
+    try {
+      registerAgent({ ledger, id: AGENT_ID, name: 'standard', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      await expect(ingestSnapshot({ ledger, agentId: AGENT_ID, bytes: await archiveWith(duplicated), now: new Date() }))
+        .rejects.toThrow(/appears twice/);
+      expect(ledger.db.sqlite.prepare('SELECT count(*) AS n FROM ledger_entries').get()).toEqual({ n: 0 });
+    } finally {
+      cleanup();
+    }
   });
 
   it('the reference synthetic fixture: valid, no warnings', async () => {
