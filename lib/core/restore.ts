@@ -36,10 +36,12 @@ export function foldArchives(args: FoldArgs): { snapshot: AlfSnapshot; reconstru
   const layers = { ...base.layers };
   const raw = new Map(base.raw);
   const reconstructed = new Set<string>();
+  // Records by id, kept in step with `records` (apply_delta's rules), so a delta's "before" costs its entries only.
+  const byId = new Map(base.records.map((r) => [r.id, r]));
   let sequence = Math.max(manifestSequence(base.manifest), args.baseSequence);
 
   for (const { sequence: seq, delta } of deltas) {
-    const before = records;
+    const touched = touchedRecords(delta, byId);
     records = applyDelta(records, delta.entries);
     for (const [name, doc] of Object.entries(delta.layers)) {
       if (doc) layers[name as keyof typeof delta.layers] = doc;
@@ -47,7 +49,7 @@ export function foldArchives(args: FoldArgs): { snapshot: AlfSnapshot; reconstru
     for (const path of delta.rawDeleted) raw.delete(path);
     for (const [path, bytes] of delta.rawChanged) raw.set(path, bytes);
     for (const path of [...delta.rawDeleted, ...delta.rawChanged.keys()]) reconstructed.delete(openclawPath(path) ?? '');
-    overlayRecordFiles(raw, reconstructed, delta, before, records);
+    overlayRecordFiles(raw, reconstructed, delta, touched, records);
     sequence = Math.max(sequence, seq, deltaNewSequence(delta), deltaBaseSequence(delta) + 1);
   }
 
@@ -58,21 +60,30 @@ export function foldArchives(args: FoldArgs): { snapshot: AlfSnapshot; reconstru
   return { snapshot: { manifest, records, layers, raw, extra: new Map(base.extra) }, reconstructed: [...reconstructed].sort() };
 }
 
+/** Each entry's record before and after `delta`; moves `byId` to after it, as apply_delta moves the records. */
+function touchedRecords(delta: AlfDelta, byId: Map<string, MemoryRecord>): TouchedRecord[] {
+  const touched: TouchedRecord[] = delta.entries.map(({ operation, record }) => ({
+    before: byId.get(record.id) ?? null,
+    after: operation === 'delete' ? null : record,
+  }));
+  for (const { operation, record } of delta.entries) {
+    if (operation === 'create' && !byId.has(record.id)) byId.set(record.id, record);
+    else if (operation === 'update' && byId.has(record.id)) byId.set(record.id, record);
+    else if (operation === 'delete') byId.delete(record.id);
+  }
+  return touched;
+}
+
 /** Renders into `raw` the OpenClaw files `delta` changed through its records alone. */
 function overlayRecordFiles(
   raw: Map<string, Uint8Array>,
   reconstructed: Set<string>,
   delta: AlfDelta,
-  before: readonly MemoryRecord[],
+  touched: readonly TouchedRecord[],
   after: readonly MemoryRecord[],
 ): void {
-  if (delta.entries.length === 0) return;
+  if (touched.length === 0) return;
   const carried = new Set([...delta.rawDeleted, ...delta.rawChanged.keys()].map(openclawPath).filter((p): p is string => p !== null));
-  const byId = new Map(before.map((r) => [r.id, r]));
-  const touched: TouchedRecord[] = delta.entries.map(({ operation, record }) => ({
-    before: byId.get(record.id) ?? null,
-    after: operation === 'delete' ? null : record,
-  }));
   const files = filesTouchedByRecords(touched, carried);
   if (files.length === 0) return;
   const rendered = renderFiles(files, after, (path) => raw.has(openclawArchivePath(path)));
