@@ -19,6 +19,7 @@ import { measureHttpSearch } from './measure/http-search';
 import { measureIndexBreakdown } from './measure/index-floor';
 import { measureIndexRate } from './measure/index-rate';
 import { lastRunRate, measureRebuildWithMoves } from './measure/rebuild-moves';
+import { measureLedgerSize } from './measure/ledger-size';
 import { measureSearch } from './measure/search';
 import { measureSync50kInChild } from './measure/sync-50k';
 import { measureSyncTurn } from './measure/sync-turn';
@@ -87,6 +88,7 @@ async function main(): Promise<void> {
     results.push(await measureRebuildWithMoves({ ledger, reps: args.reps.indexOurs, last: lastRunRate(path.join(BENCH_DIR, 'results.json')), log }));
     results.push(await measureSyncTurn({ history, turns: args.reps.syncTurn, log }));
     closeDatabase(ledger.db);
+    results.push(...(await measureLedgerSize({ history, log })));
 
     if (!args.skip50k) {
       results.push(...(await measureSync50kInChild({ root: storeRoot, files: 500, sections: 100, reps: args.reps.sync50k, cliReps: args.reps.sync50kCli, log })));

@@ -76,6 +76,8 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
       ALTER TABLE old_records RENAME TO records;
       CREATE INDEX records_agent_live_idx ON records (agent_id, deleted_seq);
       DROP INDEX raw_objects_length_idx;
+      DROP INDEX raw_file_versions_reconstructed_idx;
+      ALTER TABLE raw_file_versions DROP COLUMN reconstructed;
       DROP TRIGGER record_versions_fts_ad;
       DROP TRIGGER record_versions_fts_au;
       DROP TABLE record_versions_fts;

@@ -146,10 +146,13 @@ export const raw_file_versions = sqliteTable('raw_file_versions', {
   sha256: text('sha256'),
   size: integer('size').notNull(),
   deleted: integer('deleted').notNull(),
+  /** 1 when the bytes were rendered from the records of a record-only delta (not raw bytes); else NULL. */
+  reconstructed: integer('reconstructed'),
 }, (t) => [
   primaryKey({ columns: [t.agent_id, t.path, t.seq, t.entry_kind] }),
   index('raw_file_versions_agent_seq_idx').on(t.agent_id, t.seq),
   index('raw_file_versions_sha_idx').on(t.sha256),
+  index('raw_file_versions_reconstructed_idx').on(t.agent_id, t.seq).where(sql`${t.reconstructed} = 1`),
 ]);
 
 export type AgentRow = typeof agents.$inferSelect;

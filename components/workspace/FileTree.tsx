@@ -56,7 +56,8 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               data-testid="tree-file"
               data-path={file.path}
               aria-current={selected === file.path ? 'true' : undefined}
-              title={`${file.path} · ${formatBytes(file.size)} · written at #${file.changed_seq}`}
+              data-reconstructed={file.reconstructed ? 'true' : undefined}
+              title={`${file.path} · ${formatBytes(file.size)} · written at #${file.changed_seq}${file.reconstructed ? ' · reconstructed from records' : ''}`}
               className={clsx(
                 'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50',
                 selected === file.path ? 'bg-accent-soft text-accent' : 'text-ink',
@@ -65,6 +66,11 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
             >
               <FileIcon />
               <span className="truncate font-mono">{name}</span>
+              {file.reconstructed && (
+                <span className="shrink-0 rounded bg-amber-50 px-1 text-[10px] text-amber-700" data-testid="tree-file-reconstructed">
+                  from records
+                </span>
+              )}
               <span className={clsx('ml-auto shrink-0 font-mono text-[10px]', changedHere ? 'text-update' : 'text-faint')}>
                 {changedHere ? 'changed' : `#${file.changed_seq}`}
               </span>

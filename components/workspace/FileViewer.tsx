@@ -12,11 +12,13 @@ import { FileCompare } from './FileCompare';
 import { SectionedFile } from './SectionedFile';
 
 /** One file at `seq`: its record sections marked, or its line diff against `compare`. */
-export function FileViewer({ agentId, seq, latest, path, compare, onCompare }: {
+export function FileViewer({ agentId, seq, latest, path, reconstructed = false, compare, onCompare }: {
   agentId: string;
   seq: number;
   latest: number;
   path: string;
+  /** The file's content at `seq` was rendered from records (a record-only delta), not synced as bytes. */
+  reconstructed?: boolean;
   compare: number | null;
   onCompare: (seq: number | null) => void;
 }) {
@@ -51,6 +53,12 @@ export function FileViewer({ agentId, seq, latest, path, compare, onCompare }: {
           </a>
         </span>
       </header>
+      {reconstructed && (
+        <p className="border-b border-line bg-amber-50 px-4 py-1.5 text-[12px] text-amber-800" data-testid="file-reconstructed">
+          Reconstructed from records: this sync sent the file&apos;s memory records but not its bytes, so its text is
+          rebuilt from them and may differ from the file on the agent&apos;s machine.
+        </p>
+      )}
       {file.isPending ? (
         <LoadingRows rows={8} label="Loading file" />
       ) : file.error ? (

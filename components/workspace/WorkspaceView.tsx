@@ -44,7 +44,8 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   if (latest === null || seq === null) {
     return agent ? <EmptyState title="This agent has never synced" /> : <LoadingRows rows={8} label="Loading workspace" />;
   }
-  const fileExists = tree.data?.files.some((f) => f.path === file) ?? true;
+  const openFile = tree.data?.files.find((f) => f.path === file);
+  const fileExists = tree.data ? openFile !== undefined : true;
 
   return (
     <div className="space-y-4" data-testid="workspace-page" data-seq={seq}>
@@ -96,7 +97,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
                 Move the sequence forward, or compare with a sequence where it exists.
               </EmptyState>
             ) : (
-              <FileViewer agentId={agentId} seq={seq} latest={latest} path={file} compare={compare} onCompare={(c) => url.set({ compare: c })} />
+              <FileViewer agentId={agentId} seq={seq} latest={latest} path={file} reconstructed={openFile?.reconstructed === true} compare={compare} onCompare={(c) => url.set({ compare: c })} />
             )}
           </Panel>
         </div>

@@ -29,16 +29,8 @@ function snapshotWith(record: JsonObject, partition: JsonObject = {}): Uint8Arra
 const RECORD_PATH = 'memory/2026-Q1.jsonl:1';
 
 describe('validateArchive on snapshots', () => {
-  it('accepts the synthetic reference fixture; its only warnings are about its fuzzed raw_sources', async () => {
-    const report = await validateArchive(syntheticAgentBytes());
-    expect(report.valid).toBe(true);
-    expect(report.errors).toEqual([]);
-    // The generator filled raw_sources with lorem ipsum while the archive carries raw/openclaw/.keep.
-    expect(report.warnings).toEqual([
-      { path: 'manifest.json#/raw_sources/0', message: '"" has no files under raw/' },
-      { path: 'manifest.json#/raw_sources/1', message: '"ipsum nec magnam, arcu cursus Enim veniam Lorem a" has no files under raw/' },
-      { path: 'manifest.json#/raw_sources', message: 'raw/openclaw/ holds files but is not listed' },
-    ]);
+  it('accepts the synthetic reference fixture with no warnings, as the reference does (it has no raw_sources rule)', async () => {
+    expect(await validateArchive(syntheticAgentBytes())).toEqual({ valid: true, errors: [], warnings: [] });
   });
 
   it('accepts what writeSnapshot writes from the fixture, raw_sources now consistent', async () => {

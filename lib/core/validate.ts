@@ -55,6 +55,8 @@ async function confirmReadable(bytes: Uint8Array, caps: ArchiveLimits, delta: bo
   try {
     await (delta ? readDelta(bytes, caps) : readSnapshot(bytes, caps));
   } catch (err) {
+    // Duplicate ids were reported (as warnings) line by line already.
+    if (err instanceof ArchiveError && err.code === 'duplicate_record_id') return;
     issues.error('archive', describe(err));
   }
 }

@@ -15,6 +15,7 @@ import { liveRawFiles, liveRecordRows, rawHeadsFor, recordRowsById } from './cur
 import { currentFields, type CurrentRecord, type DerivedOp, type RecordFields } from './index-rows';
 import { prepareArchive, type PreparedEntry, type PreparedRawFile } from './ledger-blob';
 import { linkMoves } from './provenance';
+import { indexRecordFiles } from './record-files-index';
 import { statements } from './statements';
 
 /** Counts kept on the ledger entry. */
@@ -54,6 +55,8 @@ export interface RawVersionRow {
   sha256: string | null;
   size: number;
   deleted: 0 | 1;
+  /** 1: rendered from the records of a record-only delta (record-files-index.ts), not raw bytes. */
+  reconstructed?: 1 | null;
 }
 
 /** The current state the fold reads, and the rows it writes, for one agent. */
@@ -93,6 +96,7 @@ export function foldEntry(target: IndexTarget, at: { agentId: string; seq: numbe
   writeRecordOps(target, at, entry.kind, ops);
   const raw = entry.kind === 'delta' ? deltaRaw(target, entry.rawChanged, entry.rawDeleted) : snapshotRaw(target, entry.raw);
   writeRaw(target, at, entry.kind, raw);
+  if (entry.kind === 'delta') indexRecordFiles(target, at, ops, entry);
   let creates = 0;
   let updates = 0;
   let deletes = 0;

@@ -18,7 +18,7 @@ export { compareBinary };
 const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
   'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
 const RECORD_COLUMNS = ['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
-const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
+const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted', 'reconstructed'] as const;
 
 const insertSql = (table: string, columns: readonly string[]) =>
   `INSERT INTO ${table} (${columns.join(', ')}) VALUES (${columns.map(() => '?').join(', ')})`;
@@ -118,7 +118,7 @@ export class RebuildWriter {
   }
 
   insertRawVersion(r: RawVersionRow): void {
-    this.insertRawStmt.run(r.agent_id, r.path, r.seq, r.entry_kind, r.sha256, r.size, r.deleted);
+    this.insertRawStmt.run(r.agent_id, r.path, r.seq, r.entry_kind, r.sha256, r.size, r.deleted, r.reconstructed ?? null);
   }
 }
 

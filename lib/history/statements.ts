@@ -13,7 +13,7 @@ const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'co
   'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
 const RECORD_KEY = ['agent_id', 'record_id'] as const;
 const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
-const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted'] as const;
+const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted', 'reconstructed'] as const;
 const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
 
 /** `row`'s values in `columns` order, a missing value as NULL. */

@@ -5,20 +5,20 @@ import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
-import { foldSnapshot } from '@/lib/core/restore';
+import { foldArchives } from '@/lib/core/restore';
 import { SyncError } from './errors';
 import { writeClientState } from './state';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 
 /** Rebuilds an agent's snapshot at a sequence (default: latest) from the target's ledger. */
-export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number }> {
+export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number; reconstructed: string[] }> {
   const bundle = await args.target.fetchRestore(args.agentId, args.atSequence);
   const base = await readSnapshot(bundle.snapshot.bytes);
   const deltas = [];
   for (const d of bundle.deltas) deltas.push({ sequence: d.sequence, delta: await readDelta(d.bytes) });
-  const snapshot = foldSnapshot({ base, baseSequence: bundle.snapshot.sequence, deltas, now: args.now });
-  return { snapshot, sequence: bundle.sequence };
+  const { snapshot, reconstructed } = foldArchives({ base, baseSequence: bundle.snapshot.sequence, deltas, now: args.now });
+  return { snapshot, sequence: bundle.sequence, reconstructed };
 }
 
 export type RestoreAction = 'initialize' | 'prompt-update' | 'none';
@@ -51,6 +51,11 @@ export interface RestoreOutput {
   at_sequence?: number;
   would_change?: string[];
   written?: string[];
+  /**
+   * Workspace files written as rendered from records, not from raw bytes: those a record-only delta
+   * (the reference CLI sends no raw channel) changed. Present only when there are some.
+   */
+  reconstructed?: string[];
   warnings?: string[];
 }
 
@@ -64,7 +69,7 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
   const now = opts.clock();
   const dir = opts.out ?? opts.workspace;
   if (!dir) throw new SyncError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE', 'pass --out to restore into a fresh directory');
-  const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId: opts.agentId, atSequence: opts.atSequence, now });
+  const { snapshot, sequence, reconstructed } = await rebuildAt({ target: opts.target, agentId: opts.agentId, atSequence: opts.atSequence, now });
   const adapter = getAdapter(opts.runtime);
   const base = {
     ok: true as const,
@@ -100,7 +105,13 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
     // A head restore into the live workspace also becomes the local delta base, as in the reference.
     await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt }, baseSnapshot: await writeSnapshot(snapshot) });
   }
-  return { ...base, action, applied: true, written: result.written, ...(result.warnings.length ? { warnings: result.warnings } : {}) };
+  // Rendered files are among those written only when the adapter wrote the archive's OpenClaw raw files.
+  const rendered = reconstructed.filter((rel) => result.written.includes(rel));
+  return {
+    ...base, action, applied: true, written: result.written,
+    ...(rendered.length ? { reconstructed: rendered } : {}),
+    ...(result.warnings.length ? { warnings: result.warnings } : {}),
+  };
 }
 
 /**

@@ -16,6 +16,8 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
     created_at: now.toISOString(),
     agent: { id: exported.agentId, name: exported.agentName, source_runtime: exported.runtime },
     layers: {},
+    // Declared even when the workspace has no raw file, as the reference adapters do.
+    raw_sources: [exported.runtime],
   };
   return {
     manifest,

@@ -48,8 +48,9 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     const file = path.join(tmp, 'not-a-zip.alf');
     await fs.writeFile(file, 'PK\u0003\u0004 this is not really a zip');
     const run = await runCli(['validate', file]);
-    expect(run.code).toBe(0);
-    expect(run.json).toMatchObject({ ok: true, valid: false });
+    // As the reference: an invalid archive is ok:false and exits 1.
+    expect(run.code).toBe(1);
+    expect(run.json).toMatchObject({ ok: false, valid: false });
     expect((run.json.errors as { message: string }[])[0]!.message.length).toBeGreaterThan(5);
   });
 

@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
+import yauzl from 'yauzl';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { getAdapter } from '@/lib/adapters';
 import { readSnapshot } from '@/lib/core/archive';
@@ -16,6 +17,14 @@ beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-fixtures-'));
 });
 afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+/** Each entry's compression method (8 = Deflate, 0 = Stored). */
+async function methods(bytes: Uint8Array): Promise<Record<string, number>> {
+  const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
+  const out: Record<string, number> = {};
+  for await (const entry of zip.eachEntry()) out[entry.fileName] = entry.compressionMethod;
+  return out;
+}
 
 async function schemaValidator() {
   const ajv = new Ajv2020({ strict: false, allErrors: true });
@@ -41,7 +50,11 @@ describe('the reference OpenClaw fixtures', () => {
       const validated = await runCli(['validate', output]);
       expect(validated.json).toMatchObject({ ok: true, valid: true, errors: [] });
 
-      const snapshot = await readSnapshot(new Uint8Array(await fs.readFile(output)));
+      const bytes = new Uint8Array(await fs.readFile(output));
+      // Written as the reference writes: every entry Deflated, raw_sources declared even for an empty workspace.
+      expect(Object.values(await methods(bytes)).every((m) => m === 8)).toBe(true);
+      const snapshot = await readSnapshot(bytes);
+      expect(snapshot.manifest.raw_sources).toEqual(['openclaw']);
       const schemas = await schemaValidator();
       expect(schemas.manifest(snapshot.manifest), JSON.stringify(schemas.manifest.errors)).toBe(true);
       for (const record of snapshot.records) expect(schemas.record(record), JSON.stringify(schemas.record.errors)).toBe(true);

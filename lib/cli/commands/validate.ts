@@ -13,6 +13,8 @@ export function registerValidateCommand(program: Command): void {
         throw new CliError('file_not_found', `cannot read ${file}`);
       });
       const result = await validateArchive(new Uint8Array(bytes));
-      printJson({ ok: true, ...result });
+      // As the reference: `ok` is the verdict, and an invalid archive exits 1.
+      printJson({ ok: result.valid, ...result });
+      if (!result.valid) process.exitCode = 1;
     });
 }

@@ -220,6 +220,11 @@ describe('hostile archives', () => {
       expect((error as Error).message).toMatch(hostile.message);
 
       const report = await validateArchive(bytes, hostile.limits);
+      if (hostile.code === 'duplicate_record_id') {
+        // The reference validator has no such rule: a warning there, while every reader (and so ingest) refuses it.
+        expect(report.warnings.map((w) => w.message)).toContainEqual(expect.stringMatching(/duplicate record id/));
+        return;
+      }
       expect(report.valid).toBe(false);
       expect(report.errors.length).toBeGreaterThan(0);
     });

@@ -119,12 +119,17 @@ describe('writeSnapshot', () => {
     });
   });
 
-  it('omits layers.memory and raw_sources when there is nothing to list', async () => {
+  it('omits layers.memory when empty; raw_sources keeps what the manifest declares (as the reference adapters write it), omitted only when nothing is', async () => {
     const snapshot = makeSnapshot([]);
     snapshot.manifest.raw_sources = ['openclaw'];
     const manifest = (await readSnapshot(await writeSnapshot(snapshot))).manifest;
     expect(manifest.layers).toEqual({});
-    expect('raw_sources' in manifest).toBe(false);
+    expect(manifest.raw_sources).toEqual(['openclaw']);
+    delete snapshot.manifest.raw_sources;
+    expect('raw_sources' in (await readSnapshot(await writeSnapshot(snapshot))).manifest).toBe(false);
+    const withRaw = makeSnapshot([], { 'raw/zeroclaw/a.md': 'a' });
+    withRaw.manifest.raw_sources = ['openclaw'];
+    expect((await readSnapshot(await writeSnapshot(withRaw))).manifest.raw_sources).toEqual(['zeroclaw', 'openclaw']);
   });
 
   it('stores raw files uncompressed when asked (storeRaw), with the same contents', async () => {
@@ -132,7 +137,7 @@ describe('writeSnapshot', () => {
     const snapshot = makeSnapshot(Array.from({ length: 400 }, (_, k) => makeRecord(k)), { 'raw/openclaw/MEMORY.md': big, 'raw/openclaw/small.md': 'x' });
     const deflated = await writeSnapshot(snapshot);
     const stored = await writeSnapshot(snapshot, { storeRaw: true });
-    expect(await methods(deflated)).toMatchObject({ 'raw/openclaw/MEMORY.md': 8, 'raw/openclaw/small.md': 0, 'memory/2026-Q1.jsonl': 8 });
+    expect(await methods(deflated)).toMatchObject({ 'raw/openclaw/MEMORY.md': 8, 'raw/openclaw/small.md': 8, 'memory/2026-Q1.jsonl': 8, 'manifest.json': 8 });
     expect(await methods(stored)).toMatchObject({ 'raw/openclaw/MEMORY.md': 0, 'raw/openclaw/small.md': 0, 'memory/2026-Q1.jsonl': 8 });
     const [a, b] = await Promise.all([readSnapshot(deflated), readSnapshot(stored)]);
     expect(b.records).toEqual(a.records);

@@ -179,8 +179,17 @@ function rawEntries(raw: ReadonlyMap<string, Uint8Array>, store: boolean): ZipEn
   return names.map((name) => ({ name, data: raw.get(name)!, store }));
 }
 
+/**
+ * The manifest, inventory recomputed. `raw_sources` lists the runtimes with files under `raw/`
+ * and those the given manifest already declares (an adapter declares its own runtime even for
+ * an empty workspace, as the reference's do); it is omitted only when both are empty.
+ */
 function buildManifest(snapshot: AlfSnapshot, partitions: PartitionInfo[]): JsonObject {
-  const sources = rawSources(snapshot.raw);
+  const declared = Array.isArray(snapshot.manifest.raw_sources)
+    ? snapshot.manifest.raw_sources.filter((s): s is string => typeof s === 'string')
+    : [];
+  const present = rawSources(snapshot.raw);
+  const sources = [...present, ...declared.filter((s) => !present.includes(s))];
   const manifest: JsonObject = {
     ...snapshot.manifest,
     layers: recomputeLayers(snapshot, partitions),

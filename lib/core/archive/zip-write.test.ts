@@ -35,7 +35,7 @@ describe('writeZip deflate', () => {
     zlibModule.deflateRaw = spy;
     const big = jsonl(3 << 20);
     await writeZip([{ name: 'memory/2026-Q2.jsonl', data: big }, { name: 'small.md', data: Buffer.from('# small\n') }]);
-    expect(calls).toHaveLength(1); // the small member is stored
+    expect(calls).toHaveLength(1); // the small member is deflated by fflate, not zlib
     expect(calls[0]).toMatchObject({ level: 1, chunkSize: deflateChunkSize(big.byteLength) });
     expect(deflateChunkSize(big.byteLength)).toBeGreaterThan(zlib.deflateRawSync(big, { level: 1 }).byteLength);
     expect(zlibModule.deflateRaw).toBe(spy);
@@ -49,6 +49,18 @@ describe('writeZip deflate', () => {
     expect(bytes.byteLength).toBeLessThan(expected.byteLength + 512);
     const { files } = await readZip(bytes, resolveLimits());
     expect(Buffer.from(files.get('memory/2026-Q2.jsonl')!).equals(big)).toBe(true);
+  });
+
+  it('deflates every member, small and empty ones too (as the reference writer does), deterministically', async () => {
+    const entries = [{ name: 'small.md', data: Buffer.from('# small\nsmall small small\n') }, { name: 'empty', data: Buffer.alloc(0) }];
+    const bytes = Buffer.from(await writeZip(entries));
+    expect(bytes.readUInt16LE(8)).toBe(8);
+    const { files } = await readZip(bytes, resolveLimits());
+    expect(Buffer.from(files.get('small.md')!).equals(entries[0]!.data)).toBe(true);
+    expect(files.get('empty')!.byteLength).toBe(0);
+    expect(Buffer.from(await writeZip(entries)).equals(bytes)).toBe(true);
+    const stored = Buffer.from(await writeZip([{ ...entries[0]!, store: true }]));
+    expect(stored.readUInt16LE(8)).toBe(0);
   });
 
   it('gives every size an output chunk within its bounds', () => {

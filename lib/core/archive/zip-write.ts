@@ -1,4 +1,5 @@
 import zlib from 'node:zlib';
+import { deflateSync } from 'fflate';
 import yazl from 'yazl';
 import { asUint8Array } from '../bytes';
 import { fileNameProblem } from './entry-names';
@@ -9,7 +10,7 @@ import { ArchiveError } from './types';
 export interface ZipEntry {
   name: string;
   data: Uint8Array;
-  /** Stored as it is, whatever its size (by default members of 16 KiB or more are deflated). */
+  /** Stored as it is (by default every member is deflated, as the reference writer does). */
   store?: boolean;
 }
 
@@ -21,11 +22,15 @@ export interface ZipEntry {
 const FIXED_MTIME = new Date(2000, 0, 1, 0, 0, 0);
 useNativeCrc32();
 const FILE_MODE = 0o100644;
-const STORE_BELOW_BYTES = 16 * 1024;
+/** Members below this are deflated in this thread by fflate; larger ones by zlib on the thread pool. */
+const SMALL_BYTES = 16 * 1024;
+/** fflate's level for small members: deterministic bytes for a fixed level, and no zlib instance per member. */
+const SMALL_LEVEL = 6;
 
 /**
- * Writes the entries, in the order given, as a ZIP (Deflate from 16 KiB up unless `store`, stored below) whose bytes depend only on
- * the entries: fixed mtime and mode, no comments, no platform-dependent fields.
+ * Writes the entries, in the order given, as a ZIP whose bytes depend only on the entries: every
+ * member deflated unless `store` (as the reference writer does), fixed mtime and mode, no comments,
+ * no platform-dependent fields.
  */
 export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
   const seen = new Set<string>();
@@ -37,15 +42,17 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
   }
   const zip = new yazl.ZipFile();
   for (const { name, data, store } of entries) {
-    // Small members are stored: each deflated member costs a zlib instance (hundreds of KB of
-    // state), which dominated writing workspaces of many small files. Large ones use level 1:
-    // memory JSONL compresses nearly as well as at level 6, at a fraction of the CPU.
-    const compressionLevel = store || data.byteLength < STORE_BELOW_BYTES ? 0 : 1;
+    // A zlib instance per member costs hundreds of KB of state, which dominated writing workspaces
+    // of many small files: those are deflated by fflate, synchronously. Large ones use zlib at
+    // level 1: memory JSONL compresses nearly as well as at level 6, at a fraction of the CPU.
+    const small = data.byteLength < SMALL_BYTES;
+    const compressionLevel = store ? 0 : small ? SMALL_LEVEL : 1;
     const add = () => zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
       mtime: FIXED_MTIME, mode: FILE_MODE, compressionLevel, forceDosTimestamp: true,
     });
     if (compressionLevel === 0) add();
-    else withDeflateChunk(data.byteLength, add);
+    else if (small) withDeflate(smallDeflate, add);
+    else withDeflate(chunkedDeflate(data.byteLength), add);
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -70,7 +77,8 @@ export function deflateChunkSize(byteLength: number): number {
 
 /**
  * Runs `add` — one synchronous `addBuffer` of a member yazl deflates — with zlib's `deflateRaw`
- * given an output chunk sized to the member.
+ * replaced by `deflate`: fflate for a small member, zlib given an output chunk sized to the member
+ * for a large one.
  *
  * yazl deflates with zlib's asynchronous one-shot API and its default 16 KiB output chunk: the work
  * goes from the thread pool back through this thread's event loop after every 16 KiB of output,
@@ -81,16 +89,28 @@ export function deflateChunkSize(byteLength: number): number {
  * chunk size. `addBuffer` only starts the Deflate, synchronously, so the wrapper is in place for
  * that call alone: nothing else runs meanwhile.
  */
-function withDeflateChunk(byteLength: number, add: () => void): void {
+function withDeflate(deflate: (zlibDeflate: DeflateRaw) => DeflateRaw, add: () => void): void {
   const deflateRaw = zlibModule.deflateRaw;
-  const chunkSize = deflateChunkSize(byteLength);
-  zlibModule.deflateRaw = (buffer, options, callback) => deflateRaw(buffer, { ...options, chunkSize }, callback);
+  zlibModule.deflateRaw = deflate(deflateRaw);
   try {
     add();
   } finally {
     zlibModule.deflateRaw = deflateRaw;
   }
 }
+
+/** zlib's `deflateRaw` with one output chunk sized to the member (see {@link withDeflate}). */
+function chunkedDeflate(byteLength: number): (zlibDeflate: DeflateRaw) => DeflateRaw {
+  const chunkSize = deflateChunkSize(byteLength);
+  return (zlibDeflate) => (buffer, options, callback) => zlibDeflate(buffer, { ...options, chunkSize }, callback);
+}
+
+/** fflate's raw Deflate, called back at once: yazl then takes the member as it takes a stored one. */
+const smallDeflate = (): DeflateRaw => (buffer, options, callback) => {
+  const level = (options.level ?? SMALL_LEVEL) as 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
+  const out = deflateSync(buffer, { level });
+  callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+};
 
 const encoder = new TextEncoder();
 

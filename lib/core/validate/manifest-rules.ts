@@ -1,3 +1,4 @@
+import { checkPartitionOrder, checkPartitionRange, IDENTITY_KEYS, MANIFEST_KEYS, warnUnknownKeys, checkPrincipal } from './reference-rules';
 import { any, arr, bool, int, obj, str, type Rule } from './rules';
 
 const VERSION = /^\d+\.\d+\.\d+$/;
@@ -10,7 +11,7 @@ export const PARTITION: Rule = obj({
   to: str({ nullable: true, format: 'date' }),
   record_count: int({ required: true, min: 0 }),
   sealed: bool({ required: true }),
-});
+}, { check: checkPartitionRange });
 
 const LAYER_INVENTORY = obj({
   identity: obj({ version: int({ required: true, min: 1 }), file: str({ required: true }) }),
@@ -22,7 +23,7 @@ const LAYER_INVENTORY = obj({
     has_embeddings: bool(),
     has_raw_source: bool(),
     partitions: arr(PARTITION, { required: true }),
-  }),
+  }, { check: checkPartitionOrder }),
   attachments: obj({
     count: int({ required: true, min: 0 }),
     included_count: int({ min: 0 }),
@@ -39,8 +40,8 @@ export const SNAPSHOT_MANIFEST: Rule = obj({
   created_at: dateTime(true),
   agent: obj({
     id: str({ required: true, format: 'uuid' }),
-    name: str({ required: true }),
-    source_runtime: str({ required: true }),
+    name: str({ required: true, minLength: 1 }),
+    source_runtime: str({ required: true, minLength: 1 }),
     source_runtime_version: str(),
   }, { required: true }),
   runtime_hints: obj({
@@ -53,8 +54,8 @@ export const SNAPSHOT_MANIFEST: Rule = obj({
   sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }),
   layers: LAYER_INVENTORY,
   raw_sources: arr(str()),
-  checksum: str({ pattern: /^[a-z0-9]+:[a-f0-9]+$/ }),
-});
+  checksum: str({ pattern: /^[^:]+:[0-9a-fA-F]+$/ }),
+}, { check: warnUnknownKeys(MANIFEST_KEYS) });
 
 /** delta-manifest.schema.json */
 export const DELTA_MANIFEST: Rule = obj({
@@ -85,9 +86,9 @@ export const LAYER_DOCS: Record<string, Rule> = {
     agent_id: str({ required: true, format: 'uuid' }),
     version: int({ required: true, min: 1 }),
     updated_at: dateTime(true),
-  }),
+  }, { check: warnUnknownKeys(IDENTITY_KEYS) }),
   'principals.json': obj({
-    principals: arr(obj({ ...requiredKeys(['principal_type', 'profile']), id: str({ required: true, format: 'uuid' }) }), { required: true }),
+    principals: arr(obj({ ...requiredKeys(['principal_type', 'profile']), id: str({ required: true, format: 'uuid' }) }, { check: checkPrincipal }), { required: true }),
   }),
   'credentials.json': obj({
     credentials: arr(obj({

@@ -1,4 +1,5 @@
 import { MEMORY_TYPES, RECORD_STATUSES } from '../record';
+import { RECORD_KEYS, warnUnknownKeys } from './reference-rules';
 import { arr, int, num, obj, str, type Issues, type Rule } from './rules';
 
 export const EXTRACTION_METHODS = ['agent_written', 'llm_extracted', 'user_authored', 'migrated'] as const;
@@ -64,9 +65,9 @@ export const MEMORY_RECORD: Rule = obj({
   confidence: num({ min: 0, max: 1 }),
   entities: arr(ENTITY),
   tags: arr(str()),
-  namespace: str({ required: true }),
+  namespace: str({ required: true, minLength: 1 }),
   embeddings: arr(EMBEDDING),
   related_records: arr(RELATED),
   raw_source_format: obj(),
-});
+}, { check: warnUnknownKeys(RECORD_KEYS) });
 

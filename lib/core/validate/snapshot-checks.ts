@@ -1,8 +1,9 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { LAYER_FILES } from '../archive/types';
-import { checkDocument, checkRecordFile, type IdSightings } from './documents';
+import { checkDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
+import { checkIdentityAgent } from './reference-rules';
 import { LAYER_DOCS, SNAPSHOT_MANIFEST } from './manifest-rules';
-import { child, type Issues } from './rules';
+import { child, Issues } from './rules';
 
 const MANIFEST = 'manifest.json';
 
@@ -14,19 +15,7 @@ export function checkSnapshot(files: ReadonlyMap<string, Uint8Array>, issues: Is
   const layers = isJsonObject(manifest.layers) ? manifest.layers : {};
   checkMemory(files, layers, issues, maxLineBytes);
   checkLayers(files, layers, issues);
-  checkRawSources(files, manifest, issues);
-}
-
-/** `raw_sources` should name exactly the runtimes that have files under `raw/`. */
-function checkRawSources(files: ReadonlyMap<string, Uint8Array>, manifest: JsonObject, issues: Issues): void {
-  const present = new Set([...files.keys()].filter((name) => name.startsWith('raw/')).map((name) => name.split('/')[1]!));
-  const listed = Array.isArray(manifest.raw_sources) ? manifest.raw_sources.filter((s): s is string => typeof s === 'string') : [];
-  listed.forEach((runtime, index) => {
-    if (!present.has(runtime)) issues.warn(`${MANIFEST}#/raw_sources/${index}`, `${JSON.stringify(runtime)} has no files under raw/`);
-  });
-  for (const runtime of [...present].sort()) {
-    if (!listed.includes(runtime)) issues.warn(`${MANIFEST}#/raw_sources`, `raw/${runtime}/ holds files but is not listed`);
-  }
+  checkIdentityAgent(parseDocument(files, LAYER_FILES.identity, new Issues()), manifest, issues);
 }
 
 function checkMemory(files: ReadonlyMap<string, Uint8Array>, layers: JsonObject, issues: Issues, maxLineBytes: number): void {

@@ -17,6 +17,11 @@ export interface WorkspaceFileInfo {
   sha256: string;
   /** Sequence at which this content was written. */
   changed_seq: number;
+  /**
+   * Present (true) when this content was rendered from the records of a record-only delta (the
+   * reference CLI sends no raw files): what the records say the file holds, not its bytes.
+   */
+  reconstructed?: true;
 }
 
 /**
@@ -28,9 +33,19 @@ export function getWorkspaceTree(params: { db: LineageDb; agentId: string; seq: 
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   assertSequence(agent, params.seq);
-  const files = liveRawFiles(params.db.db, agent.id, params.seq)
-    .map((f) => ({ path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq }));
+  const rendered = reconstructedVersions(params.db, agent.id, params.seq);
+  const files = liveRawFiles(params.db.db, agent.id, params.seq).map((f): WorkspaceFileInfo => ({
+    path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq,
+    ...(rendered.has(`${f.seq}\n${f.path}`) ? { reconstructed: true as const } : {}),
+  }));
   return { seq: params.seq, files };
+}
+
+/** `seq\npath` of every version up to `seq` rendered from records (few: record-only deltas only). */
+function reconstructedVersions(db: LineageDb, agentId: string, seq: number): Set<string> {
+  const rows = db.db.all<{ seq: number; path: string }>(sql`
+    SELECT seq, path FROM raw_file_versions WHERE agent_id = ${agentId} AND seq <= ${seq} AND reconstructed = 1`);
+  return new Set(rows.map((r) => `${r.seq}\n${r.path}`));
 }
 
 /** One file's bytes at `seq`, or null when the path does not exist then (or the agent is unknown). */

@@ -1,0 +1,71 @@
+/**
+ * The checks the reference `alf validate` makes beyond the JSON schemas (alf-core validation.rs and
+ * the CLI's validate command, restated): partition order and ranges, the identity's agent, the
+ * principals' back-references, and warnings for top-level fields a newer version may have added.
+ */
+import { isJsonObject, type JsonObject } from '../json';
+import { child, type Issues } from './rules';
+
+/** Top-level manifest fields the reference knows; any other is a warning (it may be from a newer ALF). */
+export const MANIFEST_KEYS = ['alf_version', 'created_at', 'agent', 'layers', 'runtime_hints', 'sync', 'raw_sources', 'checksum'];
+/** Top-level memory record fields the reference knows. */
+export const RECORD_KEYS = ['id', 'agent_id', 'content', 'memory_type', 'source', 'temporal', 'status', 'namespace', 'category',
+  'supersedes', 'confidence', 'entities', 'tags', 'embeddings', 'related_records', 'raw_source_format'];
+/** Top-level identity fields the reference knows. */
+export const IDENTITY_KEYS = ['id', 'agent_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'];
+
+/** A rule check that warns on every key outside `known` (kept by readers, so never an error). */
+export function warnUnknownKeys(known: readonly string[]): (value: JsonObject, path: string, issues: Issues) => void {
+  const set = new Set(known);
+  return (value, path, issues) => {
+    for (const key of Object.keys(value)) {
+      if (!set.has(key)) issues.warn(child(path, key), `unknown field ${JSON.stringify(key)}; it may be from a newer ALF version`);
+    }
+  };
+}
+
+/** A sealed partition needs its `to`; a `to` must not precede its `from`. */
+export function checkPartitionRange(partition: JsonObject, path: string, issues: Issues): void {
+  const { from, to, sealed, file } = partition;
+  const name = JSON.stringify(typeof file === 'string' ? file : '');
+  if (sealed === true && (to === undefined || to === null)) issues.error(path, `partition ${name} is sealed but has no 'to' date`);
+  if (typeof to === 'string' && typeof from === 'string' && to < from) {
+    issues.error(path, `partition ${name} has 'to' (${to}) before 'from' (${from})`);
+  }
+}
+
+/** Partitions are listed chronologically by `from` (YYYY-MM-DD strings compare as dates). */
+export function checkPartitionOrder(memory: JsonObject, path: string, issues: Issues): void {
+  const partitions = Array.isArray(memory.partitions) ? memory.partitions : [];
+  for (let i = 1; i < partitions.length; i++) {
+    const prev = partitions[i - 1];
+    const next = partitions[i];
+    if (!isJsonObject(prev) || !isJsonObject(next) || typeof prev.from !== 'string' || typeof next.from !== 'string') continue;
+    if (next.from < prev.from) {
+      issues.error(`${path}/partitions`,
+        `partitions out of order: ${JSON.stringify(next.file)} (${next.from}) appears after ${JSON.stringify(prev.file)} (${prev.from})`);
+    }
+  }
+}
+
+/** A principal's profile has a version of at least 1 and names the principal it belongs to. */
+export function checkPrincipal(principal: JsonObject, path: string, issues: Issues): void {
+  const profile = principal.profile;
+  if (!isJsonObject(profile)) return;
+  if (typeof profile.version === 'number' && profile.version < 1) {
+    issues.error(child(child(path, 'profile'), 'version'), `profile version must be at least 1, got ${profile.version}`);
+  }
+  if (profile.principal_id !== undefined && profile.principal_id !== principal.id) {
+    issues.error(child(child(path, 'profile'), 'principal_id'),
+      `profile principal_id (${String(profile.principal_id)}) does not match principal id (${String(principal.id)})`);
+  }
+}
+
+/** The identity document belongs to the archive's agent. */
+export function checkIdentityAgent(identity: JsonObject | null, manifest: JsonObject, issues: Issues): void {
+  const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
+  if (!identity || typeof identity.agent_id !== 'string' || typeof agent.id !== 'string') return;
+  if (identity.agent_id.toLowerCase() !== agent.id.toLowerCase()) {
+    issues.error('identity.json#/agent_id', `identity agent_id (${identity.agent_id}) does not match manifest agent id (${agent.id})`);
+  }
+}
