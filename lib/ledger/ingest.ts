@@ -11,7 +11,9 @@ import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } fro
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
+import { liveRawFiles } from '@/lib/history/current-state';
 import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
+import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
 import { commitGrouped } from './group-commit';
@@ -129,6 +131,7 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
   const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
+  checkSnapshotServable(snapshot);
   const sha = sha256Hex(params.bytes);
   // A concurrent ingest may move the target between the blob write and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
@@ -176,6 +179,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
       `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
+  checkDeltaServable(delta, () => liveRawFiles(params.ledger.db.db, agent.id, baseSequence).map((f) => f.path));
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
