@@ -17,6 +17,8 @@ import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
 import { commitGrouped } from './group-commit';
+import { rebuildInProgress } from './rebuild-marker';
+import { mapStorageErrors } from './storage-errors';
 import type { Ledger } from './ledger';
 
 /** What an accepted upload became. */
@@ -91,11 +93,22 @@ function snapshotSequence(ledger: Ledger, agent: AgentRow): number {
   return hasEntry(ledger, agent.id, agent.latest_sequence, 'snapshot') ? agent.latest_sequence + 1 : agent.latest_sequence;
 }
 
-/** A rebuild of the index in this process holds a transaction open; uploads are refused meanwhile. */
+/**
+ * A rebuild of the index holds the database's write lock for its whole run: in this process (a
+ * transaction is open) or in another (`lineage index --rebuild` leaves its marker). Uploads are then
+ * refused at once with `busy` (503 + Retry-After) instead of waiting on the lock.
+ */
 function assertNotRebuilding(ledger: Ledger): void {
   if (ledger.db.sqlite.inTransaction) {
     throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
   }
+  const rebuilding = rebuildInProgress(ledger.db.dataDir);
+  if (rebuilding) throw new LedgerError('busy', `the history index is being rebuilt (${rebuilding}); retry when it finishes`);
+}
+
+/** Writes the blob, turning a full disk or a read-only data directory into errors that say so. */
+function putBlob(ledger: Ledger, key: string, bytes: Uint8Array): Promise<void> {
+  return mapStorageErrors(ledger.db.dataDir, () => ledger.blobs.put(key, bytes));
 }
 
 /**
@@ -112,7 +125,7 @@ async function commit(params: IngestBase & {
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${kind}:${sha}`);
   const syncedAt = now.toISOString();
   const statements = ingestStatements(ledger);
-  await commitGrouped(sqlite, () => {
+  await mapStorageErrors(ledger.db.dataDir, () => commitGrouped(sqlite, () => {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
@@ -122,7 +135,7 @@ async function commit(params: IngestBase & {
     });
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
-  });
+  }));
   return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
 }
 
@@ -138,7 +151,7 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
     const current = requireAgent({ ledger: params.ledger, agentId: agent.id });
     const seq = snapshotSequence(params.ledger, current);
     const key = blobKey(agent.id, seq, 'snapshot', sha);
-    await params.ledger.blobs.put(key, params.bytes);
+    await putBlob(params.ledger, key, params.bytes);
     try {
       return await commit({
         ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
@@ -183,7 +196,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
-  await params.ledger.blobs.put(key, params.bytes);
+  await putBlob(params.ledger, key, params.bytes);
   return commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
     expect: (current) => checkBase(current, baseSequence),
