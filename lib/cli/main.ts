@@ -13,6 +13,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   export: async () => (await import('./commands/export')).registerExportCommand,
   validate: async () => (await import('./commands/validate')).registerValidateCommand,
   index: async () => (await import('./commands/index-cmd')).registerIndexCommand,
+  doctor: async () => (await import('./commands/doctor')).registerDoctorCommand,
   serve: async () => (await import('./commands/serve')).registerServeCommand,
   keys: async () => (await import('./commands/keys')).registerKeysCommand,
   demo: async () => (await import('./commands/demo')).registerDemoCommand,

@@ -11,3 +11,4 @@ export * from './checkpointer';
 export * from './storage-errors';
 export * from './rebuild-marker';
 export * from './ingest-checks';
+export * from './consistency';
