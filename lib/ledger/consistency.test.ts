@@ -56,3 +56,22 @@ it('a blob that does not continue the ledger is listed, not recovered, and kept'
     t.cleanup();
   }
 });
+
+it('an upload that lost the sequence race takes its blob away: no blob is left without an entry', async () => {
+  const t = tempLedger();
+  try {
+    const { ledger } = t;
+    registerAgent({ ledger, id: AGENT, name: 'a', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+    const bodies = await Promise.all([1, 2, 3, 4].map((n) => deltaBytes(AGENT, 0, n)));
+    // Two identical uploads among them: they share one blob key, which the winner keeps.
+    bodies.push(bodies[0]!);
+    const outcomes = await Promise.allSettled(bodies.map((bytes) => ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes, now: new Date() })));
+    expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
+    expect(await findUnledgeredBlobs(ledger)).toEqual([]);
+    expect(await findDamagedBlobs(ledger)).toEqual([]);
+    expect(fs.readdirSync(path.join(t.dir, 'blobs'))).toHaveLength(2);
+  } finally {
+    t.cleanup();
+  }
+});

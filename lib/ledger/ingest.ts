@@ -2,7 +2,8 @@
  * Atomic, crash-safe ingest (DESIGN.md "Embedded default"): parse and check the archive completely,
  * precheck the sequence, write the blob (temp + fsync + rename), then ONE synchronous transaction that
  * re-checks the sequence (the authoritative compare-and-set), appends the ledger entry, moves the
- * agent forward and indexes the entry. A crash leaves at most an orphan blob.
+ * agent forward and indexes the entry. A crash leaves at most a blob without an entry; a commit
+ * known to have failed takes its blob away again (blob-claims.ts).
  */
 import type { Statement } from 'better-sqlite3';
 import type { AgentRow, EntryKind } from '@/db/schema';
@@ -16,6 +17,7 @@ import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
 import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
+import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
 import { rebuildInProgress } from './rebuild-marker';
 import { mapStorageErrors } from './storage-errors';
@@ -106,10 +108,6 @@ function assertNotRebuilding(ledger: Ledger): void {
   if (rebuilding) throw new LedgerError('busy', `the history index is being rebuilt (${rebuilding}); retry when it finishes`);
 }
 
-/** Writes the blob, turning a full disk or a read-only data directory into errors that say so. */
-function putBlob(ledger: Ledger, key: string, bytes: Uint8Array): Promise<void> {
-  return mapStorageErrors(ledger.db.dataDir, () => ledger.blobs.put(key, bytes));
-}
 
 /**
  * Appends the entry and indexes it in one transaction (grouped with concurrent uploads, each in its
@@ -151,16 +149,15 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
     const current = requireAgent({ ledger: params.ledger, agentId: agent.id });
     const seq = snapshotSequence(params.ledger, current);
     const key = blobKey(agent.id, seq, 'snapshot', sha);
-    await putBlob(params.ledger, key, params.bytes);
     try {
-      return await commit({
+      return await withStoredBlob(params.ledger, key, params.bytes, () => commit({
         ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
             throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
           }
         },
-      });
+      }));
     } catch (error) {
       if (!(error instanceof LedgerError && error.code === 'stale_sequence') || attempt >= 4) throw error;
     }
@@ -196,9 +193,8 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
-  await putBlob(params.ledger, key, params.bytes);
-  return commit({
+  return withStoredBlob(params.ledger, key, params.bytes, () => commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
     expect: (current) => checkBase(current, baseSequence),
-  });
+  }));
 }
