@@ -39,6 +39,8 @@ export function searchFirstAppearance(params: {
   const q = params.q.trim();
   if (q.length === 0) throw new LedgerError('invalid_input', 'q must not be empty');
   if (q.length > 500) throw new LedgerError('invalid_input', 'q must be at most 500 characters');
+  // SQLite's text functions and FTS5 stop at a NUL: refused, not an internal error.
+  if (q.includes('\u0000')) throw new LedgerError('invalid_input', 'q must not contain a NUL character');
   const limit = clampLimit(params.limit, 50, 500);
   const offset = params.offset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new LedgerError('invalid_input', `offset must be a non-negative integer, got ${String(offset)}`);
