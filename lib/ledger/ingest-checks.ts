@@ -25,16 +25,21 @@ function refuse(message: string): never {
   throw new LedgerError('bad_archive', `refused: ${message}`);
 }
 
-/** Depth of a parsed JSON value, walked with an explicit stack (a recursive walk is what overflowed). */
-export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [node, depth] = stack.pop()!;
-    if (node === null || typeof node !== 'object') continue;
-    if (depth > max) return true;
-    for (const child of Array.isArray(node) ? node : Object.values(node)) {
-      if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
-    }
+/**
+ * Whether a parsed JSON value nests deeper than `max`. Recursive, but never deeper than `max + 1`
+ * calls (it stops there), so a 10,000-deep value cannot overflow the stack as the indexer's
+ * walk did.
+ */
+export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (child !== null && typeof child === 'object' && jsonDepthExceeds(child, max, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && jsonDepthExceeds(child, max, depth + 1)) return true;
   }
   return false;
 }

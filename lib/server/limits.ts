@@ -10,6 +10,8 @@ export interface ServerLimits {
   uploadUrlTtlSeconds: number;
   /** How long a signed download URL stays valid. */
   downloadUrlTtlSeconds: number;
+  /** Uploads of at least this many bytes are parsed, checked and indexed on the ingest thread (lib/ledger/offload.ts). */
+  ingestThreadMinBytes: number;
   /** Caps passed to the archive reader (decompressed size, entry count, line length). */
   archive: Partial<ArchiveLimits>;
 }
@@ -24,6 +26,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxUploadBytes: 256 * MIB,
   uploadUrlTtlSeconds: 15 * 60,
   downloadUrlTtlSeconds: 15 * 60,
+  ingestThreadMinBytes: MIB,
   archive: {},
 };
 

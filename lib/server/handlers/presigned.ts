@@ -1,6 +1,6 @@
 import { requireAgent } from '@/lib/ledger/agents';
 import { LedgerError } from '@/lib/ledger/errors';
-import { ingestDelta, ingestSnapshot, type IngestResult } from '@/lib/ledger/ingest';
+import type { IngestResult } from '@/lib/ledger/ingest';
 import { readArchiveUpload } from '../body';
 import type { RequestContext } from '../context';
 import { errorToResponse, jsonResponse, ServiceError } from '../errors';
@@ -8,7 +8,7 @@ import { emptyResponse } from '../protocol-http';
 import { sequenceParam } from '../params';
 import { checkSignature } from '../signed-url';
 import type { PendingUpload } from '../upload-store';
-import { deltaReply, snapshotReply } from './uploads';
+import { deltaReply, ingestUpload, snapshotReply } from './uploads';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
 async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
@@ -104,17 +104,12 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
 
 /** POST /agents/{id}/snapshot/upload/{snapshot_id}/confirm — 201 like a direct PUT. */
 export async function confirmSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
-  return confirmOnce(ctx, 'snapshot', (upload, bytes) => ingestSnapshot({
-    ledger, agentId: upload.agentId, bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
-  }));
+  return confirmOnce(ctx, 'snapshot', (upload, bytes) => ingestUpload(ctx, { kind: 'snapshot', agentId: upload.agentId, bytes }));
 }
 
 /** POST /agents/{id}/deltas/upload/{delta_id}/confirm — 201, or 409 + `X-Latest-Sequence`. */
 export async function confirmDeltaUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
-  return confirmOnce(ctx, 'delta', (upload, bytes) => ingestDelta({
-    ledger, agentId: upload.agentId, baseSequence: upload.baseSequence ?? 0, bytes, now: clock(),
-    limits: limits.archive, tenantId: ctx.tenantId,
+  return confirmOnce(ctx, 'delta', (upload, bytes) => ingestUpload(ctx, {
+    kind: 'delta', agentId: upload.agentId, bytes, baseSequence: upload.baseSequence ?? 0,
   }));
 }
