@@ -34,7 +34,8 @@ function request(url: string, init: { method?: string; key: string; body?: Uint8
   return new Promise((resolve, reject) => {
     const headers: Record<string, string | number> = { authorization: `Bearer ${init.key}` };
     if (init.body) Object.assign(headers, { 'content-type': init.type ?? 'application/octet-stream', 'content-length': init.body.byteLength });
-    const req = http.request(url, { method: init.method ?? 'GET', agent, headers }, (res) => {
+    // Big bodies on a fresh connection: a kept-alive one may have been closed by the server meanwhile (EPIPE).
+    const req = http.request(url, { method: init.method ?? 'GET', agent: init.body && init.body.byteLength > 65536 ? false : agent, headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks) }));
@@ -56,7 +57,11 @@ async function startServer(dataDir: string): Promise<{ url: string; stop: () => 
     });
     child.once('exit', (code) => reject(new Error(`server exited ${code}: ${err}`)));
   });
-  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.stderr.on('data', (c: Buffer) => process.stderr.write(`server: ${c.toString()}`));
+  const exited = new Promise<void>((r) => child.once('exit', (code, signal) => {
+    if (code !== 0 && signal !== 'SIGTERM') process.stderr.write(`server exited: ${code ?? signal}\n`);
+    r();
+  }));
   return { url, stop: async () => { child.kill('SIGTERM'); await exited; } };
 }
 
