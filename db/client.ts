@@ -3,6 +3,7 @@
  * Loaded by the CLI as well as the server: no `next` or `server-only` imports here.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
@@ -23,6 +24,12 @@ export interface LineageDb {
 }
 
 const cache = new Map<string, LineageDb>();
+const readOnlyDirs = new Set<string>();
+
+/** The data directories this process opened read-only (what a failed write's message names). */
+export function readOnlyDataDirs(): string[] {
+  return [...readOnlyDirs];
+}
 
 function migrationsFolder(): string {
   const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -59,6 +66,7 @@ export function openDatabase(dataDir: string): LineageDb {
   const dir = path.resolve(dataDir);
   const cached = cache.get(dir);
   if (cached && cached.sqlite.open) return cached;
+  if (!writable(dir)) return openReadOnly(dir);
   fs.mkdirSync(dir, { recursive: true });
   const sqlite = new Database(path.join(dir, DATABASE_FILE));
   try {
@@ -75,6 +83,78 @@ export function openDatabase(dataDir: string): LineageDb {
     sqlite.close();
     throw error;
   }
+}
+
+/** Whether `dir` (or, when it does not exist yet, its nearest existing parent) can be written. */
+function writable(dir: string): boolean {
+  let probe = dir;
+  while (!fs.existsSync(probe) && path.dirname(probe) !== probe) probe = path.dirname(probe);
+  try {
+    fs.accessSync(probe, fs.constants.W_OK);
+  } catch {
+    return false;
+  }
+  if (probe !== dir) return true;
+  // Root passes access() on any mode bits, and a read-only mount may pass it too: try a write.
+  const test = path.join(probe, `.lineage-write-test-${process.pid}`);
+  try {
+    fs.writeFileSync(test, '');
+    fs.rmSync(test, { force: true });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A read-only handle. A WAL database is read through its -shm, which a cleanly closed database no
+ * longer has and a read-only directory cannot get (SQLite then says "unable to open database file",
+ * and this build has no `immutable` URIs): it is read from a private copy of its file (and -wal)
+ * in the temp directory instead, taken once per process.
+ */
+function openReadOnlyHandle(file: string): Database.Database {
+  try {
+    const sqlite = new Database(file, { readonly: true, fileMustExist: true });
+    sqlite.prepare('SELECT count(*) FROM sqlite_master').get();
+    return sqlite;
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== 'SQLITE_CANTOPEN') throw error;
+    const copy = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-readonly-')), DATABASE_FILE);
+    fs.copyFileSync(file, copy);
+    if (fs.existsSync(`${file}-wal`)) fs.copyFileSync(`${file}-wal`, `${copy}-wal`);
+    process.once('exit', () => fs.rmSync(path.dirname(copy), { recursive: true, force: true }));
+    return new Database(copy, { readonly: true, fileMustExist: true });
+  }
+}
+
+/**
+ * A data directory that cannot be written still serves reads (issue 18 §7): the database is opened
+ * read-only, unmigrated (it must be up to date already), and every write fails with SQLite's
+ * read-only error, which the ledger reports naming the directory.
+ */
+function openReadOnly(dir: string): LineageDb {
+  const file = path.join(dir, DATABASE_FILE);
+  if (!fs.existsSync(file)) {
+    throw Object.assign(new Error(`cannot open the database: ${dir} is read-only and holds no ${DATABASE_FILE}`), { code: 'SQLITE_CANTOPEN', path: file });
+  }
+  let sqlite: Database.Database;
+  try {
+    sqlite = openReadOnlyHandle(file);
+    sqlite.pragma('busy_timeout = 5000');
+    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+    const applied = (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
+    if (applied < journal.entries.length) {
+      sqlite.close();
+      throw Object.assign(new Error(`cannot open the database ${file} read-only: it needs ${journal.entries.length - applied} migration(s), and ${dir} is read-only`), { code: 'SQLITE_READONLY', path: file });
+    }
+  } catch (error) {
+    if ((error as { path?: unknown }).path === file) throw error;
+    throw Object.assign(new Error(`cannot open the database ${file} read-only: ${(error as Error).message}`), { code: 'SQLITE_CANTOPEN', path: file, cause: error });
+  }
+  const opened: LineageDb = { sqlite, db: drizzle({ client: sqlite, schema }), dataDir: dir };
+  cache.set(dir, opened);
+  readOnlyDirs.add(dir);
+  return opened;
 }
 
 /** Closes and forgets a handle opened by `openDatabase` (tests, CLI exit). */

@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   validate: async () => (await import('./commands/validate')).registerValidateCommand,
   index: async () => (await import('./commands/index-cmd')).registerIndexCommand,
   search: async () => (await import('./commands/search')).registerSearchCommand,
+  doctor: async () => (await import('./commands/doctor')).registerDoctorCommand,
   serve: async () => (await import('./commands/serve')).registerServeCommand,
   keys: async () => (await import('./commands/keys')).registerKeysCommand,
   demo: async () => (await import('./commands/demo')).registerDemoCommand,

@@ -1,4 +1,6 @@
 import { ArchiveError } from '@/lib/core/archive/types';
+import { readOnlyDataDirs } from '@/db/client';
+import { storageError } from '@/lib/ledger/storage-errors';
 import { SyncError } from '@/lib/sync/errors';
 
 /** A failure the CLI reports as `{ok:false, code, error, hint}` with exit code 1. */
@@ -31,6 +33,10 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
     return { ok: false, code: `archive_${error.code}`, error: error.message, hint: 'the archive is malformed or unsafe; nothing was changed' };
   }
   const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown };
+  // SQLite's own storage failures name no file: say which data directory could not be written.
+  const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_')
+    ? storageError(error, readOnlyDataDirs().join(', ') || 'the data directory') : null;
+  if (storage) return { ok: false, code: storage.code, error: storage.message };
   if (coded.code === 'EADDRINUSE') {
     return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use`, hint: 'stop the other server, or choose another port with --port or PORT' };
   }

@@ -53,13 +53,29 @@ export function restorePlan(params: { ledger: Ledger; agentId: string; upToSeque
   return { agentId: agent.id, sequence: n, snapshot, deltas };
 }
 
-/** The bytes of an entry, verified against its recorded sha256. */
-export async function readEntryBytes(params: { ledger: Ledger; entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256'> }): Promise<Uint8Array> {
-  const bytes = await params.ledger.blobs.get(params.entry.blob_key);
-  if (sha256Hex(bytes) !== params.entry.sha256) {
-    throw new LedgerError('blob_corrupt', `blob ${params.entry.blob_key} does not match its recorded sha256`);
+/**
+ * The bytes of an entry, verified against its recorded sha256. A missing or damaged blob is
+ * `blob_corrupt` naming the agent and sequence (the ledger says the entry exists; its bytes are gone).
+ */
+export async function readEntryBytes(params: {
+  ledger: Ledger; entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256' | 'agent_id' | 'seq' | 'kind'>;
+}): Promise<Uint8Array> {
+  const { entry } = params;
+  let bytes: Uint8Array;
+  try {
+    bytes = await params.ledger.blobs.get(entry.blob_key);
+  } catch (error) {
+    if (error instanceof LedgerError && error.code === 'blob_missing') throw blobCorrupt(entry, `its blob ${entry.blob_key} is missing`, error);
+    throw error;
   }
+  if (sha256Hex(bytes) !== entry.sha256) throw blobCorrupt(entry, `its blob ${entry.blob_key} does not match its recorded sha256`);
   return bytes;
+}
+
+function blobCorrupt(entry: Pick<LedgerEntryRow, 'blob_key' | 'agent_id' | 'seq' | 'kind'>, what: string, cause?: unknown): LedgerError {
+  return new LedgerError('blob_corrupt',
+    `the ${entry.kind} of agent ${entry.agent_id} at sequence ${entry.seq} is damaged: ${what}; restore that file from a backup ` +
+    '(`lineage index --rebuild` lists every damaged blob)', { agentId: entry.agent_id, sequence: entry.seq }, { cause });
 }
 
 /** The parsed snapshot and deltas of a plan, ready for the restore fold (`foldSnapshot`). */

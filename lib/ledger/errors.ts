@@ -12,11 +12,18 @@ export type LedgerErrorCode =
   | 'invalid_input'
   | 'blob_missing'
   | 'blob_corrupt'
-  | 'busy';
+  | 'busy'
+  | 'disk_full'
+  | 'read_only';
 
 /** Extra facts carried by some errors (e.g. the agent's latest sequence on a stale push). */
 export interface LedgerErrorDetails {
   latest?: number | null;
+  /** `blob_corrupt`: the entry whose blob is damaged. */
+  agentId?: string;
+  sequence?: number;
+  /** `disk_full`, `read_only`: the directory that could not be written. */
+  path?: string;
 }
 
 /** A ledger failure with a stable `code` and a message that says what was wrong. */

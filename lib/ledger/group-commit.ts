@@ -17,6 +17,25 @@ interface Waiter {
 }
 
 const queues = new WeakMap<Database.Database, Waiter[]>();
+const holds = new WeakMap<Database.Database, number>();
+
+/**
+ * Holds this handle's group commits back until the returned release is called: while the ingest
+ * thread (offload.ts) writes a large upload on its own connection, commits here wait their turn
+ * without blocking the event loop on SQLite's write lock.
+ */
+export function holdCommits(sqlite: Database.Database): () => void {
+  holds.set(sqlite, (holds.get(sqlite) ?? 0) + 1);
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    const left = (holds.get(sqlite) ?? 1) - 1;
+    if (left > 0) holds.set(sqlite, left);
+    else holds.delete(sqlite);
+    if (left <= 0 && queues.has(sqlite)) setImmediate(() => flush(sqlite));
+  };
+}
 const stats = new WeakMap<Database.Database, { transactions: number; commits: number }>();
 
 /** Runs `work` (synchronous statements) in the next group transaction; resolves once it committed. */
@@ -40,6 +59,7 @@ export function groupCommitStats(sqlite: Database.Database): { transactions: num
 const DONE = Symbol('done');
 
 function flush(sqlite: Database.Database): void {
+  if (holds.has(sqlite)) return; // the release flushes
   const queue = queues.get(sqlite) ?? [];
   queues.delete(sqlite);
   const outcomes: unknown[] = [];

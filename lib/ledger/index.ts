@@ -8,3 +8,7 @@ export * from './ingest';
 export * from './entries';
 export * from './orphans';
 export * from './checkpointer';
+export * from './storage-errors';
+export * from './rebuild-marker';
+export * from './ingest-checks';
+export * from './consistency';

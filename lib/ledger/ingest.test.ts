@@ -178,18 +178,27 @@ describe('FsBlobStore', () => {
 });
 
 describe('sweepOrphanBlobs', () => {
-  it('removes only old blobs that no ledger entry references', async () => {
+  it('removes only old staging files; a blob without an entry is kept, and reported when it continues the ledger', async () => {
     const { sweepOrphanBlobs } = await import('./orphans');
+    const { FsBlobStore } = await import('./blob-store');
+    const fsp = await import('node:fs/promises');
+    const path = await import('node:path');
     const { ledger, gen } = setup();
     gen.addRecord();
     await gen.sync(0);
     const agentId = AGENT;
     const kept = listEntries({ ledger, agentId }).map((e) => e.blob_key);
     await ledger.blobs.put(`${agentId}/1-00000000deadbeef.alf-delta`, new Uint8Array([1]));
+    const root = (ledger.blobs as InstanceType<typeof FsBlobStore>).root;
+    const staging = path.join(root, `${agentId}~2-00000000deadbeef.alf-delta.tmp-1-abc`);
+    await fsp.writeFile(staging, 'half');
     const later = new Date(Date.now() + 60 * 60 * 1000);
-    expect(await sweepOrphanBlobs({ ledger, now: new Date() })).toEqual({ removed: 0 });
-    expect(await sweepOrphanBlobs({ ledger, now: later })).toEqual({ removed: 1 });
+    const warnings: string[] = [];
+    expect(await sweepOrphanBlobs({ ledger, now: new Date(), warn: (l) => warnings.push(l) })).toEqual({ removed: 0, unledgered: 1, chaining: 1 });
+    expect(await sweepOrphanBlobs({ ledger, now: later, warn: (l) => warnings.push(l) })).toEqual({ removed: 1, unledgered: 1, chaining: 1 });
+    expect(warnings[0]).toMatch(/WARNING: 1 stored upload\(s\) .*`lineage doctor --repair/);
     for (const key of kept) expect(await ledger.blobs.exists(key)).toBe(true);
-    expect(await ledger.blobs.exists(`${agentId}/1-00000000deadbeef.alf-delta`)).toBe(false);
+    expect(await ledger.blobs.exists(`${agentId}/1-00000000deadbeef.alf-delta`)).toBe(true);
+    await expect(fsp.stat(staging)).rejects.toThrow(/ENOENT/);
   });
 });

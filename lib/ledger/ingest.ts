@@ -2,7 +2,8 @@
  * Atomic, crash-safe ingest (DESIGN.md "Embedded default"): parse and check the archive completely,
  * precheck the sequence, write the blob (temp + fsync + rename), then ONE synchronous transaction that
  * re-checks the sequence (the authoritative compare-and-set), appends the ledger entry, moves the
- * agent forward and indexes the entry. A crash leaves at most an orphan blob.
+ * agent forward and indexes the entry. A crash leaves at most a blob without an entry; a commit
+ * known to have failed takes its blob away again (blob-claims.ts).
  */
 import type { Statement } from 'better-sqlite3';
 import type { AgentRow, EntryKind } from '@/db/schema';
@@ -11,10 +12,15 @@ import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } fro
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
+import { liveRawFiles } from '@/lib/history/current-state';
 import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
+import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
+import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
+import { rebuildInProgress } from './rebuild-marker';
+import { mapStorageErrors } from './storage-errors';
 import type { Ledger } from './ledger';
 
 /** What an accepted upload became. */
@@ -89,12 +95,19 @@ function snapshotSequence(ledger: Ledger, agent: AgentRow): number {
   return hasEntry(ledger, agent.id, agent.latest_sequence, 'snapshot') ? agent.latest_sequence + 1 : agent.latest_sequence;
 }
 
-/** A rebuild of the index in this process holds a transaction open; uploads are refused meanwhile. */
+/**
+ * A rebuild of the index holds the database's write lock for its whole run: in this process (a
+ * transaction is open) or in another (`lineage index --rebuild` leaves its marker). Uploads are then
+ * refused at once with `busy` (503 + Retry-After) instead of waiting on the lock.
+ */
 function assertNotRebuilding(ledger: Ledger): void {
   if (ledger.db.sqlite.inTransaction) {
     throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
   }
+  const rebuilding = rebuildInProgress(ledger.db.dataDir);
+  if (rebuilding) throw new LedgerError('busy', `the history index is being rebuilt (${rebuilding}); retry when it finishes`);
 }
+
 
 /**
  * Appends the entry and indexes it in one transaction (grouped with concurrent uploads, each in its
@@ -110,7 +123,7 @@ async function commit(params: IngestBase & {
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${kind}:${sha}`);
   const syncedAt = now.toISOString();
   const statements = ingestStatements(ledger);
-  await commitGrouped(sqlite, () => {
+  await mapStorageErrors(ledger.db.dataDir, () => commitGrouped(sqlite, () => {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
@@ -120,7 +133,7 @@ async function commit(params: IngestBase & {
     });
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
-  });
+  }));
   return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
 }
 
@@ -129,22 +142,22 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
   const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
+  checkSnapshotServable(snapshot);
   const sha = sha256Hex(params.bytes);
   // A concurrent ingest may move the target between the blob write and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
     const current = requireAgent({ ledger: params.ledger, agentId: agent.id });
     const seq = snapshotSequence(params.ledger, current);
     const key = blobKey(agent.id, seq, 'snapshot', sha);
-    await params.ledger.blobs.put(key, params.bytes);
     try {
-      return await commit({
+      return await withStoredBlob(params.ledger, key, params.bytes, () => commit({
         ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
             throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
           }
         },
-      });
+      }));
     } catch (error) {
       if (!(error instanceof LedgerError && error.code === 'stale_sequence') || attempt >= 4) throw error;
     }
@@ -176,12 +189,12 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
       `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
+  checkDeltaServable(delta, () => liveRawFiles(params.ledger.db.db, agent.id, baseSequence).map((f) => f.path));
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
-  await params.ledger.blobs.put(key, params.bytes);
-  return commit({
+  return withStoredBlob(params.ledger, key, params.bytes, () => commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
     expect: (current) => checkBase(current, baseSequence),
-  });
+  }));
 }

@@ -46,6 +46,11 @@ export function errorResponse(error: unknown): Response {
   if (error instanceof LedgerError) {
     if (LEDGER_404.has(error.code)) return Response.json({ error: error.message }, { status: 404 });
     if (error.code === 'invalid_input') return Response.json({ error: error.message }, { status: 400 });
+    // Damaged stored data: said as such, naming the agent and sequence, never a bare "internal error".
+    if (error.code === 'blob_corrupt' || error.code === 'blob_missing') {
+      console.error(`[dashboard api] ${error.message}`);
+      return Response.json({ error: error.message, code: 'blob_corrupt', agent_id: error.details.agentId ?? null, sequence: error.details.sequence ?? null }, { status: 500 });
+    }
   }
   if (isCodedError(error)) {
     const status = codeStatus(error.code);

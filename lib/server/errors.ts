@@ -1,5 +1,7 @@
 import { ArchiveError } from '@/lib/core/archive/types';
+import path from 'node:path';
 import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
+import { storageError } from '@/lib/ledger/storage-errors';
 import { jsonResponse, type ProtocolResponse } from './protocol-http';
 
 /** Every error the protocol service turns into a 4xx; the status is fixed by the code. */
@@ -62,10 +64,26 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   blob_missing: 500,
   blob_corrupt: 500,
   busy: 503,
+  disk_full: 507,
+  read_only: 503,
 };
+
+/** Seconds a client is told to wait before retrying an upload refused while the index is rebuilt. */
+export const BUSY_RETRY_AFTER_SECONDS = 5;
 
 function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
   const status = LEDGER_STATUS[err.code] ?? 500;
+  if (err.code === 'busy') {
+    return jsonResponse({ error: err.message, code: err.code }, status, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+  }
+  if (err.code === 'disk_full' || err.code === 'read_only') {
+    console.error(`[lineage serve] ${err.message}`);
+    return jsonResponse({ error: err.message, code: err.code }, status);
+  }
+  if (err.code === 'blob_corrupt' || err.code === 'blob_missing') {
+    console.error(`[lineage serve] ${err.message}`);
+    return jsonResponse({ error: err.message, code: 'blob_corrupt', agent_id: err.details.agentId ?? null, sequence: err.details.sequence ?? null }, status);
+  }
   if (status >= 500) {
     console.error('[lineage serve] ledger error:', err);
     return jsonResponse({ error: status === 503 ? 'service busy, retry shortly' : 'internal error' }, status);
@@ -89,6 +107,8 @@ export function errorToResponse(err: unknown): ProtocolResponse {
     return jsonResponse({ error: `invalid archive: ${err.message}` }, ARCHIVE_STATUS[err.code] ?? 400);
   }
   if (err instanceof LedgerError) return ledgerErrorResponse(err);
+  const storage = storageError(err, typeof (err as { path?: unknown }).path === 'string' ? path.dirname((err as { path: string }).path) : 'the data directory');
+  if (storage) return ledgerErrorResponse(storage);
   console.error('[lineage serve] internal error:', err);
   return jsonResponse({ error: 'internal error' }, 500);
 }

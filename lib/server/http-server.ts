@@ -10,6 +10,7 @@ import { errorToResponse } from './errors';
 import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
 import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
+import { unreadablePath } from './request-checks';
 
 /** Options of `createLineageServer`. */
 export interface LineageServerOptions {
@@ -86,6 +87,8 @@ export async function createLineageServer(options: LineageServerOptions): Promis
 
 async function route(req: http.IncomingMessage, res: http.ServerResponse, service: ServiceContext, next: NodeHandler | null): Promise<void> {
   try {
+    const unreadable = unreadablePath(req.url);
+    if (unreadable) return sendProtocolResponse(req, res, unreadable);
     if (next && !isProtocolRequest(req)) return await next(req, res);
     sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req), service));
   } catch (err) {

@@ -10,6 +10,12 @@ export interface ServerLimits {
   uploadUrlTtlSeconds: number;
   /** How long a signed download URL stays valid. */
   downloadUrlTtlSeconds: number;
+  /**
+   * Uploads of at least this many bytes are parsed, checked and indexed on the ingest thread
+   * (lib/ledger/offload.ts). Archives compress about 10:1: 32 KiB is a snapshot of a few thousand
+   * records, below which the hand-over costs more than it saves.
+   */
+  ingestThreadMinBytes: number;
   /** Caps passed to the archive reader (decompressed size, entry count, line length). */
   archive: Partial<ArchiveLimits>;
 }
@@ -24,6 +30,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   maxUploadBytes: 256 * MIB,
   uploadUrlTtlSeconds: 15 * 60,
   downloadUrlTtlSeconds: 15 * 60,
+  ingestThreadMinBytes: 32 * 1024,
   archive: {},
 };
 

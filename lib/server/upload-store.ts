@@ -12,6 +12,8 @@ export interface PendingUpload {
   /** Delta uploads: the base sequence checked at initiate time and again at confirm. */
   baseSequence: number | null;
   expiresAt: string;
+  /** Set once confirmed: the reply every later confirm of this upload answers with (idempotent confirm). */
+  confirmed?: { status: number; body: Record<string, unknown> };
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -68,7 +70,24 @@ export class UploadStore {
     }
   }
 
-  /** Forgets an upload (after confirm or expiry). */
+  /**
+   * Marks an upload confirmed with the reply it got: its bytes go (they are in the ledger now), its
+   * record stays until it expires, so a repeated confirm answers the same instead of ingesting again.
+   */
+  markConfirmed(upload: PendingUpload, confirmed: NonNullable<PendingUpload['confirmed']>): void {
+    const temp = path.join(this.dir, `${upload.id}.${process.pid}.${randomUUID()}.part`);
+    const fd = openSync(temp, 'w', 0o600);
+    try {
+      writeSync(fd, JSON.stringify({ ...upload, confirmed }));
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, this.metaPath(upload.id));
+    rmSync(this.bytesPath(upload.id), { force: true });
+  }
+
+  /** Forgets an upload (after a refused confirm, or expiry). */
   async remove(id: string): Promise<void> {
     await rm(this.bytesPath(id), { force: true });
     await rm(this.metaPath(id), { force: true });

@@ -200,7 +200,9 @@ describe('presigned-style uploads (bundles over 6,000,000 bytes)', () => {
     expect(confirm.status).toBe(201);
     expect(confirm.json).toMatchObject({ sequence: 0, size_bytes: big.byteLength, snapshot_id: expect.any(String) });
     const again = await call(agentUrl(id, `/snapshot/upload/${init.json.snapshot_id}/confirm`), { method: 'POST', key: t.keyA });
-    expect(again.status).toBe(404);
+    // Idempotent (issue 18 §6): the same reply, no second entry.
+    expect(again.status).toBe(201);
+    expect(again.json).toEqual(confirm.json);
     const restore = await call(agentUrl(id, '/restore'), { key: t.keyA });
     const bytes = Buffer.from(await (await fetch(restore.json.snapshot.url)).arrayBuffer());
     expect(bytes.equals(Buffer.from(big))).toBe(true);

@@ -1,7 +1,10 @@
+import fs from 'node:fs';
+import path from 'node:path';
 import { Command } from 'commander';
 import { afterEach, expect, it, vi } from 'vitest';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
+import { CliError } from '../output';
 import { registerIndexCommand } from './index-cmd';
 
 afterEach(() => vi.restoreAllMocks());
@@ -25,6 +28,38 @@ it('rebuilds the index from the ledger and prints one JSON object', async () => 
     expect(out).toHaveLength(1);
     expect(JSON.parse(out[0]!)).toEqual({ ok: true, entries: gen.turns.length, record_versions: before.record_versions!.length });
     expect(dumpIndex(ledger)).toEqual(before);
+  } finally {
+    cleanup();
+  }
+});
+
+it('reports every damaged blob, not just the first, and leaves the index as it was', async () => {
+  const { ledger, dir, cleanup } = tempLedger();
+  try {
+    const agent = '5a5a5a5a-3333-4a2b-8c3d-000000000002';
+    const gen = new HistoryGenerator(ledger, agent, 4);
+    gen.register();
+    for (let turn = 0; turn < 5; turn++) {
+      gen.randomMutations();
+      await gen.sync(turn);
+    }
+    const before = dumpIndex(ledger);
+    const entries = ledger.db.sqlite.prepare('SELECT seq, blob_key FROM ledger_entries ORDER BY seq').all() as { seq: number; blob_key: string }[];
+    const file = (key: string) => path.join(dir, 'blobs', key.split('/').join('~'));
+    fs.rmSync(file(entries[1]!.blob_key));
+    fs.appendFileSync(file(entries[3]!.blob_key), 'x');
+    vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
+    const program = new Command().exitOverride();
+    registerIndexCommand(program);
+    const failure = await program.parseAsync(['node', 'lineage', 'index', '--rebuild', '--data', dir]).then(() => null, (e: unknown) => e);
+    expect(failure).toBeInstanceOf(CliError);
+    expect((failure as CliError).code).toBe('blob_corrupt');
+    const message = (failure as CliError).message;
+    expect(message).toMatch(/^2 ledger blob\(s\) are missing or damaged/);
+    expect(message).toContain(`agent ${agent} sequence ${entries[1]!.seq}`);
+    expect(message).toContain(`agent ${agent} sequence ${entries[3]!.seq}`);
+    expect(dumpIndex(ledger)).toEqual(before);
+    expect(fs.existsSync(path.join(dir, 'rebuilding.pid'))).toBe(false);
   } finally {
     cleanup();
   }

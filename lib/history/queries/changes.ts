@@ -73,7 +73,7 @@ export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; sinc
   const since = params.since.toISOString();
   const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string }>(sql`
     SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
-      CASE WHEN v.heading IS NULL THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
+      CASE WHEN v.heading IS NULL AND json_valid(v.record_json) THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
       v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content,
       v.moved_from AS from_record_id, ${movedFromFile('v')} AS from_file
     FROM record_versions v JOIN agents a ON a.id = v.agent_id

@@ -113,7 +113,9 @@ export function getRecordsAt(params: { db: LineageDb; agentId: string; at?: numb
     WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after}
     ORDER BY coalesce(origin_file, ''), record_id LIMIT ${limit + 1}`);
   // Keys only for the page's records without a heading: one small lookup each, not a JSON parse per live record.
-  const keyOf = params.db.sqlite.prepare(`SELECT json_extract(record_json, '$.raw_source_format.key') FROM record_versions WHERE id = ?`).pluck();
+  // json_valid first: a record stored before ingest refused deep JSON would make json_extract throw.
+  const keyOf = params.db.sqlite.prepare(`SELECT CASE WHEN json_valid(record_json) THEN json_extract(record_json, '$.raw_source_format.key') END
+    FROM record_versions WHERE id = ?`).pluck();
   const page = rows.slice(0, limit).map(({ version_id, ...r }) => {
     const tags = parseTags(r.tags);
     const key = r.heading === null ? keyOf.get(version_id) : null;

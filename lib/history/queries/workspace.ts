@@ -2,13 +2,13 @@ import { PassThrough, Readable } from 'node:stream';
 import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import tar from 'tar-stream';
-import yazl from 'yazl';
 import type { LineageDb } from '@/db/client';
 import { writeSnapshot } from '@/lib/core/archive';
 import { asUint8Array } from '@/lib/core/bytes';
 import { foldSnapshot } from '@/lib/core/restore';
 import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
+import { zipStream } from './zip-stream';
 import { assertSequence, findAgent, type TenantScope } from './common';
 
 export interface WorkspaceFileInfo {
@@ -69,70 +69,70 @@ function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
   return new Date(row?.t ?? 0);
 }
 
-/** Every file's bytes in one query (not one round trip per file), keyed by sha256. */
-function fileContents(db: LineageDb, files: readonly WorkspaceFileInfo[]): (sha256: string) => Buffer {
-  const shas = [...new Set(files.map((f) => f.sha256))];
+/**
+ * The bytes of `files[from]` … `files[to - 1]`, in one query per batch: the downloads read their
+ * contents batch by batch as they stream, not all at once before the first byte.
+ */
+function contentsOf(db: LineageDb, files: readonly WorkspaceFileInfo[], from: number, to: number): Buffer[] {
+  const batch = files.slice(from, to);
+  const shas = [...new Set(batch.map((f) => f.sha256))];
   const rows = shas.length === 0 ? [] : db.db.all<{ sha256: string; data: Buffer }>(sql`
     SELECT sha256, data FROM raw_objects WHERE sha256 IN (SELECT value FROM json_each(${JSON.stringify(shas)}))`);
   const bySha = new Map(rows.map((r) => [r.sha256, r.data]));
-  return (sha256) => {
-    const data = bySha.get(sha256);
-    if (!data) throw new Error(`raw object ${sha256} is missing from the index; run \`lineage index --rebuild\``);
+  return batch.map((f) => {
+    const data = bySha.get(f.sha256);
+    if (!data) throw new Error(`raw object ${f.sha256} is missing from the index; run \`lineage index --rebuild\``);
     return data;
-  };
+  });
 }
 
 /**
- * The workspace at `seq` as a `.tar.gz` (tar-stream + zlib) or `.zip` (yazl) stream, byte-exact file
- * contents, paths relative to the workspace root, every mtime = the sequence's sync time, so the same
- * sequence always gives the same bytes. Null for an unknown agent.
+ * The workspace at `seq` as a `.tar.gz` or `.zip` stream, byte-exact file contents, paths relative
+ * to the workspace root, every mtime = the sequence's sync time, so the same sequence always gives
+ * the same bytes. Both stream in time linear in the number of files, in batches that yield to the
+ * event loop (zip-stream.ts, tar below). Null for an unknown agent.
  */
 export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string; seq: number; format: 'tar.gz' | 'zip'; tenantId?: TenantScope }): Readable | null {
   const tree = getWorkspaceTree(params);
   if (!tree) return null;
   const mtime = sequenceTime(params.db, params.agentId.toLowerCase(), params.seq);
-  return params.format === 'zip' ? zipStream(params.db, tree.files, mtime) : tarGzStream(params.db, tree.files, mtime);
+  const contents = (from: number, to: number) => contentsOf(params.db, tree.files, from, to);
+  return params.format === 'zip'
+    ? zipStream({ names: tree.files.map((f) => f.path), contents, mtime })
+    : tarGzStream(tree.files, contents, mtime);
 }
+
+const TAR_BATCH = 256;
 
 /**
- * Workspaces are kilobytes to a few megabytes: the tar is assembled in memory and gzipped in one
- * pass, which is an order of magnitude faster than piping entry by entry through async zlib.
+ * tar-stream's pack, fed a batch of entries per event-loop turn, gzipped by zlib's stream (its
+ * work runs on the thread pool) in 256 KiB chunks: large chunks keep async zlib as fast as one
+ * gzipSync, without holding the event loop for the whole workspace.
  */
-function tarGzStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Readable {
+function tarGzStream(files: WorkspaceFileInfo[], contents: (from: number, to: number) => Buffer[], mtime: Date): Readable {
+  const pack = tar.pack();
+  const gzip = zlib.createGzip({ level: 6, chunkSize: 256 * 1024 });
   const out = new PassThrough();
-  try {
-    const fileBytes = fileContents(db, files);
-    const pack = tar.pack();
-    const chunks: Buffer[] = [];
-    pack.on('data', (chunk: unknown) => chunks.push(chunk as Buffer));
-    pack.on('error', (e: Error) => out.destroy(e));
-    pack.on('end', () => out.end(zlib.gzipSync(Buffer.concat(chunks), { level: 6 })));
-    for (const file of files) {
-      const data = fileBytes(file.sha256);
-      pack.entry({ name: file.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
+  pack.on('error', (e: Error) => out.destroy(e));
+  gzip.on('error', (e: Error) => out.destroy(e));
+  pack.pipe(gzip).pipe(out);
+  let next = 0;
+  const feed = () => {
+    try {
+      const to = Math.min(files.length, next + TAR_BATCH);
+      const batch = contents(next, to);
+      for (let i = next; i < to; i++) {
+        const data = batch[i - next]!;
+        pack.entry({ name: files[i]!.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
+      }
+      next = to;
+      if (next < files.length) setImmediate(feed);
+      else pack.finalize();
+    } catch (error) {
+      out.destroy(error as Error);
     }
-    pack.finalize();
-  } catch (error) {
-    out.destroy(error as Error);
-  }
-  return out;
-}
-
-function zipStream(db: LineageDb, files: WorkspaceFileInfo[], mtime: Date): Readable {
-  const zip = new yazl.ZipFile();
-  // yazl writes DOS times from local-time getters: shift so they read as UTC whatever the TZ.
-  const dosTime = new Date(mtime.getTime() + mtime.getTimezoneOffset() * 60_000);
-  const out = new PassThrough();
-  zip.outputStream.on('error', (e: Error) => out.destroy(e)).pipe(out);
-  try {
-    const fileBytes = fileContents(db, files);
-    for (const file of files) {
-      zip.addBuffer(fileBytes(file.sha256), file.path, { mtime: dosTime, mode: 0o100644, compress: true, forceDosTimestamp: true });
-    }
-    zip.end();
-  } catch (error) {
-    out.destroy(error as Error);
-  }
+  };
+  feed();
   return out;
 }
 

@@ -1,6 +1,6 @@
 import { requireAgent } from '@/lib/ledger/agents';
 import { LedgerError } from '@/lib/ledger/errors';
-import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
+import type { IngestResult } from '@/lib/ledger/ingest';
 import { readArchiveUpload } from '../body';
 import type { RequestContext } from '../context';
 import { errorToResponse, jsonResponse, ServiceError } from '../errors';
@@ -8,7 +8,7 @@ import { emptyResponse } from '../protocol-http';
 import { sequenceParam } from '../params';
 import { checkSignature } from '../signed-url';
 import type { PendingUpload } from '../upload-store';
-import { deltaReply, snapshotReply } from './uploads';
+import { deltaReply, ingestUpload, snapshotReply } from './uploads';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
 async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
@@ -53,49 +53,63 @@ export async function putUploadHandler(req: ProtocolRequest, ctx: RequestContext
   checkSignature(ctx, 'PUT');
   const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
   if (!upload) throw new ServiceError('not_found', 'upload not found (it may have been confirmed or expired)');
+  if (upload.confirmed) throw new ServiceError('conflict', `upload ${upload.id} is confirmed already: start a new upload`);
   const bytes = await readArchiveUpload(req, ctx.service.limits.maxUploadBytes);
   ctx.service.uploads.putBytes(upload.id, bytes);
   return emptyResponse(200);
 }
 
-async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Promise<{ upload: PendingUpload; bytes: Uint8Array }> {
+/** The caller's pending upload of this kind for this agent, or a 404 (also for another tenant's). */
+async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Promise<PendingUpload> {
   const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
   if (!upload || upload.agentId !== agent.id || upload.kind !== kind || upload.tenantId !== (ctx.tenantId ?? '')) {
     throw new ServiceError('not_found', `no pending ${kind} upload ${ctx.params.uploadId} for agent ${agent.id}`);
   }
-  const bytes = await ctx.service.uploads.readBytes(upload.id);
-  if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
-  return { upload, bytes };
+  return upload;
 }
 
-/** Runs the ingest of a confirmed upload; the temp copy is dropped unless the failure was ours (5xx). */
-async function confirm(ctx: RequestContext, upload: PendingUpload, ingest: () => Promise<ProtocolResponse>): Promise<ProtocolResponse> {
-  try {
-    const response = await ingest();
-    await ctx.service.uploads.remove(upload.id);
-    return response;
-  } catch (err) {
-    if (errorToResponse(err).status < 500) await ctx.service.uploads.remove(upload.id);
-    throw err;
-  }
+/** Confirms running now, per upload store and upload id: a concurrent confirm joins the running one. */
+const running = new WeakMap<object, Map<string, Promise<ProtocolResponse>>>();
+
+/**
+ * Confirms an upload once (issue 18 §6): concurrent confirms share one ingest, and a confirm of an
+ * upload confirmed already answers with the reply it got, so one upload makes one ledger entry and
+ * every confirm answers with its sequence. The bytes are dropped once ingested, or once refused for
+ * the client's fault (4xx); a failure of ours (5xx) keeps them for a retry.
+ */
+async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ingest: (upload: PendingUpload, bytes: Uint8Array) => Promise<IngestResult>): Promise<ProtocolResponse> {
+  const { uploads } = ctx.service;
+  const upload = await pendingFor(ctx, kind);
+  if (upload.confirmed) return jsonResponse(upload.confirmed.body, upload.confirmed.status);
+  let inStore = running.get(uploads);
+  if (!inStore) running.set(uploads, (inStore = new Map()));
+  const current = inStore.get(upload.id);
+  if (current) return current;
+  const attempt = (async () => {
+    const bytes = await uploads.readBytes(upload.id);
+    if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
+    try {
+      const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(await ingest(upload, bytes));
+      uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
+      return reply;
+    } catch (err) {
+      if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
+      throw err;
+    }
+  })().finally(() => inStore.delete(upload.id));
+  inStore.set(upload.id, attempt);
+  return attempt;
 }
 
 /** POST /agents/{id}/snapshot/upload/{snapshot_id}/confirm — 201 like a direct PUT. */
 export async function confirmSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
-  const { upload, bytes } = await pendingFor(ctx, 'snapshot');
-  return confirm(ctx, upload, async () => snapshotReply(await ingestSnapshot({
-    ledger, agentId: upload.agentId, bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
-  })));
+  return confirmOnce(ctx, 'snapshot', (upload, bytes) => ingestUpload(ctx, { kind: 'snapshot', agentId: upload.agentId, bytes }));
 }
 
 /** POST /agents/{id}/deltas/upload/{delta_id}/confirm — 201, or 409 + `X-Latest-Sequence`. */
 export async function confirmDeltaUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
-  const { upload, bytes } = await pendingFor(ctx, 'delta');
-  return confirm(ctx, upload, async () => deltaReply(await ingestDelta({
-    ledger, agentId: upload.agentId, baseSequence: upload.baseSequence ?? 0, bytes, now: clock(),
-    limits: limits.archive, tenantId: ctx.tenantId,
-  })));
+  return confirmOnce(ctx, 'delta', (upload, bytes) => ingestUpload(ctx, {
+    kind: 'delta', agentId: upload.agentId, bytes, baseSequence: upload.baseSequence ?? 0,
+  }));
 }

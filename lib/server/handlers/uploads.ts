@@ -1,5 +1,6 @@
 import { requireAgent } from '@/lib/ledger/agents';
 import { ingestDelta, ingestSnapshot, type IngestResult } from '@/lib/ledger/ingest';
+import { ingestOffThread } from '@/lib/ledger/offload';
 import { readArchiveUpload } from '../body';
 import type { RequestContext } from '../context';
 import { jsonResponse } from '../errors';
@@ -16,25 +17,33 @@ export function deltaReply(result: IngestResult): ProtocolResponse {
   return jsonResponse({ delta_id: result.id, sequence: result.sequence, size_bytes: result.sizeBytes }, 201);
 }
 
+/**
+ * Ingests an upload: a large one on the ingest thread, so the event loop keeps serving other
+ * requests while it is parsed, checked and indexed (issue 18 §5); a small one here, where it costs
+ * less than the hand-over.
+ */
+export function ingestUpload(ctx: RequestContext, upload: { kind: 'snapshot' | 'delta'; agentId: string; bytes: Uint8Array; baseSequence?: number }): Promise<IngestResult> {
+  const { ledger, limits, clock } = ctx.service;
+  const params = { ledger, agentId: upload.agentId, bytes: upload.bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId };
+  if (upload.bytes.byteLength >= limits.ingestThreadMinBytes) {
+    return ingestOffThread({ ...params, kind: upload.kind, baseSequence: upload.baseSequence, limits: { ...limits.archive } });
+  }
+  return upload.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: upload.baseSequence! });
+}
+
 /** PUT /agents/{id}/snapshot — raw `.alf` bytes; stored at the current latest sequence. */
 export async function putSnapshotHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
+  const { ledger, limits } = ctx.service;
   const agent = requireAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   const bytes = await readArchiveUpload(req, limits.maxBodyBytes);
-  const result = await ingestSnapshot({
-    ledger, agentId: agent.id, bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
-  });
-  return snapshotReply(result);
+  return snapshotReply(await ingestUpload(ctx, { kind: 'snapshot', agentId: agent.id, bytes }));
 }
 
 /** POST /agents/{id}/deltas?base_sequence=N — 201, or 409 + `X-Latest-Sequence` on a stale base. */
 export async function pushDeltaHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits, clock } = ctx.service;
+  const { ledger, limits } = ctx.service;
   const baseSequence = sequenceParam(ctx.url, 'base_sequence', true);
   const agent = requireAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
   const bytes = await readArchiveUpload(req, limits.maxBodyBytes);
-  const result = await ingestDelta({
-    ledger, agentId: agent.id, baseSequence, bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
-  });
-  return deltaReply(result);
+  return deltaReply(await ingestUpload(ctx, { kind: 'delta', agentId: agent.id, bytes, baseSequence }));
 }

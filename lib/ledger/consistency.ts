@@ -1,0 +1,145 @@
+/**
+ * Do the ledger and its blobs agree? (issue 18 §8) Two ways they can part:
+ * - an entry whose blob is missing or damaged (`findDamagedBlobs`: every one, not just the first);
+ * - blob files with no entry (`findUnledgeredBlobs`). Those that chain onto an agent's latest
+ *   sequence — latest + 1, + 2, … with no gap — are what a lost WAL leaves: uploads that were
+ *   acknowledged and whose commit is gone. `recoverUnledgered` re-ingests them in order. Others
+ *   (a race loser, an upload that died before its commit) are listed and left alone: no blob is
+ *   ever deleted automatically.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { EntryKind, LedgerEntryRow } from '@/db/schema';
+import { readSnapshot } from '@/lib/core/archive';
+import { isJsonObject } from '@/lib/core/json';
+import { getAgent, registerAgent } from './agents';
+import { readEntryBytes } from './entries';
+import { ingestDelta, ingestSnapshot } from './ingest';
+import { isLedgerError } from './errors';
+import { FsBlobStore } from './blob-store';
+import type { Ledger } from './ledger';
+
+export interface DamagedBlob {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  blob_key: string;
+  problem: string;
+}
+
+/** Every ledger entry whose blob is missing or does not match its sha256. */
+export async function findDamagedBlobs(ledger: Ledger): Promise<DamagedBlob[]> {
+  const entries = ledger.db.sqlite.prepare('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind').all() as LedgerEntryRow[];
+  const damaged: DamagedBlob[] = [];
+  for (const entry of entries) {
+    try {
+      await readEntryBytes({ ledger, entry });
+    } catch (error) {
+      if (!isLedgerError(error, 'blob_corrupt')) throw error;
+      damaged.push({ agent_id: entry.agent_id, sequence: entry.seq, kind: entry.kind, blob_key: entry.blob_key, problem: error.message });
+    }
+  }
+  return damaged;
+}
+
+/** A blob file no ledger entry points at. */
+export interface UnledgeredBlob {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  file: string;
+  /** Whether it continues the agent's ledger (latest + 1, + 2, … without a gap): a lost commit. */
+  chains: boolean;
+}
+
+const BLOB_NAME = /^([0-9a-f-]{36})~(\d+)-[0-9a-f]{16}\.(alf|alf-delta)$/;
+
+/** Blob files without a ledger entry, in replay order (agent, sequence, delta before snapshot). */
+export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlob[]> {
+  const store = ledger.blobs;
+  if (!(store instanceof FsBlobStore)) return [];
+  let names: string[];
+  try {
+    names = await fs.readdir(store.root);
+  } catch {
+    return [];
+  }
+  const { sqlite } = ledger.db;
+  const referenced = new Set((sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[])
+    .map((key) => path.basename(store.pathOf(key))));
+  const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
+  const found: UnledgeredBlob[] = [];
+  for (const name of names) {
+    const match = BLOB_NAME.exec(name);
+    if (!match || referenced.has(name)) continue;
+    found.push({ agent_id: match[1]!, sequence: Number(match[2]), kind: match[3] === 'alf' ? 'snapshot' : 'delta', file: path.join(store.root, name), chains: false });
+  }
+  found.sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.sequence - b.sequence || (a.kind === b.kind ? a.file.localeCompare(b.file) : a.kind === 'delta' ? -1 : 1));
+  let agent: string | null = null;
+  let next = 0;
+  for (const blob of found) {
+    if (blob.agent_id !== agent) {
+      agent = blob.agent_id;
+      const latest = latestOf.get(agent) as number | null | undefined;
+      next = latest === undefined || latest === null ? 0 : latest + 1;
+    }
+    // A delta at `next` continues the chain; a rollover snapshot sits at the sequence of the delta before it.
+    if (blob.kind === 'delta' && blob.sequence === next) {
+      blob.chains = true;
+      next += 1;
+    } else if (blob.kind === 'snapshot' && (blob.sequence === next || blob.sequence === next - 1)) {
+      blob.chains = true;
+      if (blob.sequence === next) next += 1;
+    }
+  }
+  return found;
+}
+
+/** What `recoverUnledgered` did with one blob. */
+export interface RecoveredBlob {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  recovered: boolean;
+  error?: string;
+}
+
+/**
+ * Re-ingests the blobs that chain onto their agent's latest sequence, in order, through the normal
+ * ingest (checked, indexed; the entry's time is the blob file's mtime, when it was first stored).
+ * An agent whose registration was lost too is registered again from its snapshot's manifest, with
+ * no tenant. An agent stops at its first blob that fails; the others go on.
+ */
+export async function recoverUnledgered(ledger: Ledger): Promise<RecoveredBlob[]> {
+  const out: RecoveredBlob[] = [];
+  const stopped = new Set<string>();
+  for (const blob of (await findUnledgeredBlobs(ledger)).filter((b) => b.chains)) {
+    const base = { agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind };
+    if (stopped.has(blob.agent_id)) {
+      out.push({ ...base, recovered: false, error: 'an earlier blob of this agent could not be recovered' });
+      continue;
+    }
+    try {
+      const bytes = new Uint8Array(await fs.readFile(blob.file));
+      const now = (await fs.stat(blob.file)).mtime;
+      if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
+      const result = blob.kind === 'delta'
+        ? await ingestDelta({ ledger, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
+        : await ingestSnapshot({ ledger, agentId: blob.agent_id, bytes, now });
+      if (result.sequence !== blob.sequence) throw new Error(`it was stored at sequence ${result.sequence}, not ${blob.sequence}`);
+      out.push({ ...base, recovered: true });
+    } catch (error) {
+      stopped.add(blob.agent_id);
+      out.push({ ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return out;
+}
+
+async function reRegister(ledger: Ledger, agentId: string, snapshotBytes: Uint8Array, now: Date): Promise<void> {
+  const { manifest } = await readSnapshot(snapshotBytes);
+  const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
+  const name = typeof agent.name === 'string' && agent.name.trim() !== '' ? agent.name : agentId;
+  const runtime = typeof agent.source_runtime === 'string' ? agent.source_runtime : null;
+  registerAgent({ ledger, id: agentId, name, sourceRuntime: runtime, tenantId: null, now });
+}

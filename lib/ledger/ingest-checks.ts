@@ -1,0 +1,131 @@
+/**
+ * What ingest refuses because it could not serve it later (issue 18 §4): an archive the readers
+ * accept can still hold things that break a restore, a download or a query afterwards — JSON too
+ * deep for SQLite's JSON functions or a recursive walk, a path no file system can hold, a tree where
+ * one path is both a file and a directory, two names one file system would take for one, a time no
+ * RFC 3339 reader parses, a record id that is not a UUID. Each check throws
+ * `LedgerError('bad_archive')` saying what and where, before anything is written.
+ */
+import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import type { JsonValue } from '@/lib/core/json';
+import { isUuid } from '@/lib/core/uuid';
+import { workspacePath } from '@/lib/history/index-rows';
+import { LedgerError } from './errors';
+
+/** Deepest JSON nesting accepted (objects and arrays; a flat object is depth 1). */
+export const MAX_JSON_DEPTH = 64;
+/** Longest path segment, in UTF-8 bytes (NAME_MAX of ext4, APFS, NTFS). */
+export const MAX_SEGMENT_BYTES = 255;
+
+const TEMPORAL_FIELDS = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at'] as const;
+/** RFC 3339 date-time: a four-digit year (0000–9999), a time and a zone. */
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function refuse(message: string): never {
+  throw new LedgerError('bad_archive', `refused: ${message}`);
+}
+
+/**
+ * Whether a parsed JSON value nests deeper than `max`. Recursive, but never deeper than `max + 1`
+ * calls (it stops there), so a 10,000-deep value cannot overflow the stack as the indexer's
+ * walk did.
+ */
+export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH, depth = 1): boolean {
+  if (value === null || typeof value !== 'object') return false;
+  if (depth > max) return true;
+  if (Array.isArray(value)) {
+    for (const child of value) if (child !== null && typeof child === 'object' && jsonDepthExceeds(child, max, depth + 1)) return true;
+    return false;
+  }
+  for (const key in value) {
+    const child = (value as Record<string, unknown>)[key];
+    if (child !== null && typeof child === 'object' && jsonDepthExceeds(child, max, depth + 1)) return true;
+  }
+  return false;
+}
+
+function checkDepth(value: unknown, where: string): void {
+  if (jsonDepthExceeds(value)) refuse(`${where} is JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
+}
+
+/** A valid RFC 3339 time with a year 0000–9999 and real month, day and clock values. */
+export function isRfc3339(text: string): boolean {
+  const m = RFC3339.exec(text);
+  if (!m) return false;
+  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
+  const zone = m[8]!;
+  if (zone.length === 6 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) return false;
+  const daysInMonth = new Date(Date.UTC(2000 + (Number(m[1]) % 400), month, 0)).getUTCDate();
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
+}
+
+function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string): void {
+  checkDepth(record, where);
+  if (!isUuid(record.id)) refuse(`${where}: record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
+  const temporal = record.temporal;
+  if (temporal === null || typeof temporal !== 'object' || Array.isArray(temporal)) return;
+  for (const field of TEMPORAL_FIELDS) {
+    const value = temporal[field];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== 'string' || !isRfc3339(value)) {
+      refuse(`${where}: temporal.${field} ${JSON.stringify(value)} is not an RFC 3339 time with a year 0000-9999`);
+    }
+  }
+}
+
+/** The segments of an archive path that no file system would hold. */
+function checkSegments(archivePath: string): void {
+  for (const segment of archivePath.split('/')) {
+    const bytes = Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES) refuse(`path "${archivePath.slice(0, 300)}" has a segment of ${bytes} bytes (at most ${MAX_SEGMENT_BYTES})`);
+  }
+}
+
+/**
+ * The file tree an entry leaves: no path may be a file and a directory at once, and no two paths
+ * may be equal under Unicode NFC (a normalizing file system would write them to one file).
+ */
+export function checkTree(paths: Iterable<string>): void {
+  const nodes = new Map<string, { name: string; file: boolean }>();
+  const add = (name: string, file: boolean) => {
+    const key = name.normalize('NFC');
+    const seen = nodes.get(key);
+    if (!seen) {
+      nodes.set(key, { name, file });
+      return;
+    }
+    if (seen.name !== name) refuse(`paths "${seen.name}" and "${name}" are the same name under Unicode NFC`);
+    if (seen.file || file) refuse(`"${name}" is both a file and a directory`);
+  };
+  for (const p of new Set(paths)) {
+    add(p, true);
+    for (let cut = p.indexOf('/'); cut > 0; cut = p.indexOf('/', cut + 1)) add(p.slice(0, cut), false);
+  }
+}
+
+/** Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files. */
+export function checkSnapshotServable(snapshot: AlfSnapshot): void {
+  checkDepth(snapshot.manifest, 'manifest.json');
+  for (const [name, layer] of Object.entries(snapshot.layers)) checkDepth(layer, `${name}.json`);
+  snapshot.records.forEach((record, i) => checkRecord(record, `record ${i + 1}`));
+  const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
+  paths.forEach(checkSegments);
+  checkTree(paths);
+}
+
+/**
+ * Every check of a delta; `livePaths` are the archive paths of the raw files live at its base,
+ * workspace-relative (the index's `raw_file_versions.path`), so the tree checked is the one the delta leaves.
+ */
+export function checkDeltaServable(delta: AlfDelta, livePaths: () => Iterable<string>): void {
+  checkDepth(delta.manifest, 'delta-manifest.json');
+  for (const [name, layer] of Object.entries(delta.layers)) checkDepth(layer, `${name}.json`);
+  delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`));
+  for (const p of [...delta.rawChanged.keys(), ...delta.rawDeleted]) checkSegments(p);
+  // Only an added path can make a conflict: a delta that adds none needs no look at the tree.
+  if (delta.rawChanged.size === 0) return;
+  const tree = new Set(livePaths());
+  for (const p of delta.rawDeleted) tree.delete(workspacePath(p));
+  for (const p of delta.rawChanged.keys()) tree.add(workspacePath(p));
+  checkTree(tree);
+}

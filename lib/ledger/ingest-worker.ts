@@ -1,0 +1,76 @@
+/**
+ * The ingest thread (issue 18 §5): a large upload is parsed, checked, stored and indexed here, on
+ * this thread's own connection to the data directory's database, so the server's event loop goes
+ * on serving other requests meanwhile. The very same `ingestSnapshot` / `ingestDelta` run as on the
+ * main thread; errors travel back as their code, message and details (offload.ts rebuilds them).
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { parentPort, workerData } from 'node:worker_threads';
+import type BetterSqlite3 from 'better-sqlite3';
+import { drizzle } from 'drizzle-orm/better-sqlite3';
+import type { Drizzle } from '@/db/client';
+import * as schema from '@/db/schema';
+import { ArchiveError } from '@/lib/core/archive/types';
+import { FsBlobStore } from './blob-store';
+import { LedgerError } from './errors';
+import { ingestDelta, ingestSnapshot, type IngestResult } from './ingest';
+import type { Ledger } from './ledger';
+
+/** One upload handed to the thread. */
+export interface IngestJob {
+  id: number;
+  kind: 'snapshot' | 'delta';
+  agentId: string;
+  baseSequence?: number;
+  bytes: Uint8Array;
+  now: string;
+  limits?: Record<string, number>;
+  tenantId?: string | null;
+}
+
+export interface SerializedError {
+  name: string;
+  message: string;
+  code?: string;
+  details?: Record<string, unknown>;
+  cause?: SerializedError;
+}
+
+export type IngestAnswer = { id: number; result: IngestResult } | { id: number; error: SerializedError };
+
+export function serializeError(error: unknown): SerializedError {
+  if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
+  const code = (error as { code?: unknown }).code;
+  return {
+    name: error.name, message: error.message, ...(typeof code === 'string' ? { code } : {}),
+    ...(error instanceof LedgerError ? { details: { ...error.details } } : {}),
+    ...(error.cause instanceof ArchiveError ? { cause: serializeError(error.cause) } : {}),
+  };
+}
+
+function openWorkerLedger(dataDir: string, driver: string): Ledger {
+  const Database = createRequire(driver)(driver) as typeof BetterSqlite3;
+  const sqlite = new Database(path.join(dataDir, 'lineage.db'), { fileMustExist: true });
+  sqlite.pragma('journal_mode = WAL');
+  sqlite.pragma('busy_timeout = 5000');
+  sqlite.pragma(`synchronous = ${process.env.LINEAGE_DB_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
+  sqlite.pragma('foreign_keys = ON');
+  // The server's checkpoint thread checkpoints; this connection never does on commit.
+  sqlite.pragma('wal_autocheckpoint = 0');
+  const db = drizzle({ client: sqlite, schema }) as unknown as Drizzle;
+  return { db: { sqlite, db, dataDir }, blobs: new FsBlobStore(path.join(dataDir, 'blobs')) };
+}
+
+if (parentPort && (workerData as { lineageIngestWorker?: boolean } | null)?.lineageIngestWorker) {
+  const port = parentPort;
+  const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string);
+  port.on('message', (job: IngestJob) => {
+    const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId };
+    const running = job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
+    running.then(
+      (result) => port.postMessage({ id: job.id, result } satisfies IngestAnswer),
+      (error: unknown) => port.postMessage({ id: job.id, error: serializeError(error) } satisfies IngestAnswer),
+    );
+  });
+}

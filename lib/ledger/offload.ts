@@ -1,0 +1,116 @@
+/**
+ * Large uploads go to the ingest thread (ingest-worker.ts): parsing, checking and indexing a
+ * 200,000-record snapshot takes seconds of CPU, which on the event loop held every other request
+ * (issue 18 §5). The thread has its own database connection; while it writes, this handle's group
+ * commits are held back (they would otherwise wait on SQLite's write lock, blocking the loop). One
+ * thread per database handle, started on first use, stopped when idle. If it cannot start, the
+ * upload is ingested here as before.
+ */
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import { Worker } from 'node:worker_threads';
+import { packageRoot } from '@/lib/package-root';
+import { ArchiveError } from '@/lib/core/archive/types';
+import { LedgerError, type LedgerErrorCode } from './errors';
+import { holdCommits } from './group-commit';
+import { ingestDelta, ingestSnapshot, type IngestResult } from './ingest';
+import type { IngestAnswer, IngestJob, SerializedError } from './ingest-worker';
+import type { Ledger } from './ledger';
+
+const IDLE_MS = 30_000;
+const HERE = path.join(packageRoot(), 'lib', 'ledger');
+
+let source: Promise<string | null> | null = null;
+/** The thread's code: ingest-worker.ts and what it imports, bundled once per process by esbuild (as the rebuild's helper). */
+function workerSource(): Promise<string | null> {
+  source ??= (async () => {
+    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
+    const esbuild = fromTsx('esbuild') as typeof import('esbuild');
+    const out = await esbuild.build({
+      entryPoints: [path.join(HERE, 'ingest-worker.ts')],
+      tsconfig: path.resolve(HERE, '../../tsconfig.json'),
+      bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent',
+      // The native driver is loaded by absolute path (workerData.driver), never bundled.
+      external: ['better-sqlite3'],
+    });
+    return out.outputFiles[0]!.text;
+  })().catch(() => {
+    source = null;
+    return null;
+  });
+  return source;
+}
+
+interface Thread { worker: Worker; pending: Map<number, { resolve: (r: IngestResult) => void; reject: (e: unknown) => void }>; idle: NodeJS.Timeout | null }
+const threads = new WeakMap<Ledger['db'], Promise<Thread | null>>();
+let nextJob = 0;
+
+function revive(e: SerializedError): Error {
+  const cause = e.cause ? revive(e.cause) : undefined;
+  if (e.name === 'LedgerError' && e.code) return new LedgerError(e.code as LedgerErrorCode, e.message, e.details ?? {}, cause ? { cause } : undefined);
+  if (e.name === 'ArchiveError' && e.code) return new ArchiveError(e.code as ArchiveError['code'], e.message);
+  return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
+}
+
+function startThread(ledger: Ledger): Promise<Thread | null> {
+  let started = threads.get(ledger.db);
+  if (started) return started;
+  started = workerSource().then((code) => {
+    if (code === null) return null;
+    const driver = createRequire(import.meta.url).resolve('better-sqlite3');
+    const worker = new Worker(code, { eval: true, execArgv: [], workerData: { lineageIngestWorker: true, dataDir: ledger.db.dataDir, driver } });
+    worker.unref();
+    const thread: Thread = { worker, pending: new Map(), idle: null };
+    const fail = (error: unknown) => {
+      threads.delete(ledger.db);
+      for (const waiter of thread.pending.values()) waiter.reject(error);
+      thread.pending.clear();
+    };
+    worker.on('message', (answer: IngestAnswer) => {
+      const waiter = thread.pending.get(answer.id);
+      if (!waiter) return;
+      thread.pending.delete(answer.id);
+      if ('result' in answer) waiter.resolve(answer.result);
+      else waiter.reject(revive(answer.error));
+    });
+    worker.on('error', fail);
+    worker.on('exit', () => fail(new Error('the ingest thread exited')));
+    return thread;
+  }).catch(() => null);
+  threads.set(ledger.db, started);
+  return started;
+}
+
+function run(ledger: Ledger, thread: Thread, job: IngestJob): Promise<IngestResult> {
+  if (thread.idle) clearTimeout(thread.idle);
+  return new Promise<IngestResult>((resolve, reject) => {
+    thread.pending.set(job.id, { resolve, reject });
+    thread.worker.postMessage(job);
+  }).finally(() => {
+    if (thread.pending.size > 0) return;
+    thread.idle = setTimeout(() => {
+      threads.delete(ledger.db);
+      void thread.worker.terminate();
+    }, IDLE_MS);
+    thread.idle.unref();
+  });
+}
+
+/** `ingestSnapshot` / `ingestDelta` on the ingest thread; here when the thread cannot start. */
+export async function ingestOffThread(params: {
+  ledger: Ledger; kind: 'snapshot' | 'delta'; agentId: string; baseSequence?: number; bytes: Uint8Array; now: Date;
+  limits?: Record<string, number>; tenantId?: string | null;
+}): Promise<IngestResult> {
+  const { ledger, kind, now, ...rest } = params;
+  const thread = await startThread(ledger);
+  if (!thread) {
+    const inline = { ledger, agentId: rest.agentId, bytes: rest.bytes, now, limits: rest.limits, tenantId: rest.tenantId };
+    return kind === 'snapshot' ? ingestSnapshot(inline) : ingestDelta({ ...inline, baseSequence: rest.baseSequence! });
+  }
+  const release = holdCommits(ledger.db.sqlite);
+  try {
+    return await run(ledger, thread, { id: nextJob++, kind, now: now.toISOString(), ...rest });
+  } finally {
+    release();
+  }
+}
