@@ -1,12 +1,13 @@
 import { searchFirstAppearance } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireAgent } from '../_lib/context';
+import { dashboardDb, requestScope, requireAgent } from '../_lib/context';
 import { searchQuery } from '../_lib/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute((request: Request) => {
+export const GET = apiRoute(async (request: Request) => {
   const { q, agent, limit, offset } = parseQuery(request, searchQuery);
-  if (agent !== undefined) requireAgent(agent);
-  return Response.json(searchFirstAppearance({ db: dashboardDb(), q, agentId: agent, limit, offset }));
+  const tenantId = await requestScope(request);
+  if (agent !== undefined) requireAgent(agent, tenantId);
+  return Response.json(searchFirstAppearance({ db: dashboardDb(), tenantId, q, agentId: agent, limit, offset }));
 });
