@@ -5,6 +5,7 @@ import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
+import { SafeName } from '@/components/ui/SafeName';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
@@ -21,7 +22,7 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
           >
             {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
           </Link>
-          {change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>}
+          {change.origin_file && <span className="truncate font-mono text-[11px] text-faint"><SafeName name={change.origin_file} max={120} /></span>}
         </div>
         <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
       </div>
@@ -56,7 +57,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
               {showAgent && (
                 <div className="px-4 pt-2 text-[12px] font-semibold">
                   <Link href={routes.agent(group.agent_id)} className="text-ink hover:text-accent hover:underline">
-                    {group.agent_name}
+                    <SafeName name={group.agent_name} />
                   </Link>
                 </div>
               )}

@@ -4,6 +4,7 @@ import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Highlight } from '../memory/Highlight';
 import { LinkButton } from '../ui/Button';
+import { SafeName } from '@/components/ui/SafeName';
 
 /** The headline answer: "first appeared in agent A at sequence N (date), in file F". */
 export function FirstAppearance({ first, query, agentName }: { first: Appearance; query: string; agentName: string }) {
@@ -14,7 +15,7 @@ export function FirstAppearance({ first, query, agentName }: { first: Appearance
         <p className="mt-1 text-[14px] text-ink" data-testid="first-sentence">
           First appeared in{' '}
           <Link href={routes.agent(first.agent_id)} className="font-semibold hover:text-accent hover:underline">
-            {agentName}
+            <SafeName name={agentName} />
           </Link>{' '}
           at sequence{' '}
           <Link href={routes.sequence(first.agent_id, first.sequence)} className="font-mono font-semibold text-accent hover:underline" data-testid="first-seq">
@@ -49,13 +50,13 @@ export function AppearanceRow({ appearance, query, agentName }: { appearance: Ap
         <Link href={routes.lineage(a.agent_id, a.record_id, a.sequence)} className="font-mono font-semibold text-accent hover:underline">
           #{a.sequence}
         </Link>
-        <span className="ml-1.5 text-muted">{agentName}</span>
+        <span className="ml-1.5 text-muted"><SafeName name={agentName} /></span>
         <div className="text-[11px] text-faint" title={formatDateTime(a.synced_at)}>
           {formatDate(a.synced_at)}
         </div>
       </div>
       <div className="min-w-0">
-        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint">{a.origin_file}</div>}
+        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint"><SafeName name={a.origin_file} max={120} /></div>}
         <p className="line-clamp-2 break-words font-mono text-[12px] leading-5 text-muted">
           <Highlight text={a.snippet.replace(/\s+/g, ' ')} query={query} />
         </p>

@@ -10,6 +10,7 @@ import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
+import { visibleName } from '@/components/ui/SafeName';
 
 /** "When did this fact first appear": `?q=` (and `?agent=`, `?offset=`) in the URL. */
 export function SearchView() {
@@ -49,7 +50,7 @@ export function SearchView() {
           <option value="">All agents</option>
           {(agents.data ?? []).map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name}
+              {visibleName(a.name)}
             </option>
           ))}
         </Select>

@@ -4,6 +4,7 @@ import clsx from 'clsx';
 import type { WorkspaceFile } from '@/lib/ui/api-types';
 import { formatBytes } from '@/lib/ui/format';
 import { FileIcon, FolderIcon } from '../ui/icons';
+import { SafeName, visibleName } from '@/components/ui/SafeName';
 
 interface Dir {
   name: string;
@@ -37,7 +38,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
           <details open>
             <summary className="flex cursor-pointer items-center gap-1.5 py-1 pr-2 text-[12px] text-muted hover:bg-zinc-50" style={pad}>
               <FolderIcon />
-              <span className="font-mono">{child.name}</span>
+              <span className="font-mono"><SafeName name={child.name} /></span>
             </summary>
             <ul>
               <DirNode dir={child} depth={depth + 1} selected={selected} seq={seq} onSelect={onSelect} />
@@ -56,7 +57,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               data-testid="tree-file"
               data-path={file.path}
               aria-current={selected === file.path ? 'true' : undefined}
-              title={`${file.path} · ${formatBytes(file.size)} · written at #${file.changed_seq}`}
+              title={`${visibleName(file.path)} · ${formatBytes(file.size)} · written at #${file.changed_seq}`}
               className={clsx(
                 'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50',
                 selected === file.path ? 'bg-accent-soft text-accent' : 'text-ink',
@@ -64,7 +65,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               style={pad}
             >
               <FileIcon />
-              <span className="truncate font-mono">{name}</span>
+              <span className="truncate font-mono"><SafeName name={name} /></span>
               <span className={clsx('ml-auto shrink-0 font-mono text-[10px]', changedHere ? 'text-update' : 'text-faint')}>
                 {changedHere ? 'changed' : `#${file.changed_seq}`}
               </span>
