@@ -10,9 +10,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
-import { createApiKey } from '@/lib/server/api-keys';
+import { createApiKey, revokeApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
-import { raw, signIn } from './dashboard-http';
+import { postLogin, raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 
 const APP = path.resolve(process.cwd(), 'app');
@@ -104,6 +104,16 @@ function urlsOf(pattern: string): string[] {
 
 const routes = appRoutes();
 
+/** Every page: a CSP with no remote source and no framing, nosniff, a Referrer-Policy. */
+function expectPageHeaders(headers: import('node:http').IncomingHttpHeaders, what: string): void {
+  const csp = String(headers['content-security-policy'] ?? '');
+  expect(csp, what).toContain("default-src 'self'");
+  expect(csp, what).toContain("frame-ancestors 'none'");
+  expect(csp, what).not.toMatch(/https?:|\*/);
+  expect(headers['x-content-type-options'], what).toBe('nosniff');
+  expect(headers['referrer-policy'], what).toBe('no-referrer');
+}
+
 describe('the route guard covers every route under app/', () => {
   it('finds the pages and route handlers from the file system', () => {
     expect(routes.length).toBeGreaterThanOrEqual(Object.keys(FIXTURES).length);
@@ -152,6 +162,7 @@ describe('the route guard covers every route under app/', () => {
       for (const who of ['owner', 'admin'] as const) {
         const reply = await as(who);
         expect(reply.status, `${who} ${target}: ${reply.text.slice(0, 300)}`).toBe(200);
+        if (kind === 'page') expectPageHeaders(reply.headers, target);
         if (kind === 'api' && !namesOwner && pattern !== '/api/changes') expect(reply.text, `${who} ${target}`).toContain(ownerAgent);
       }
     }
@@ -163,4 +174,81 @@ describe('the route guard covers every route under app/', () => {
     expect(await list(keys.owner)).toEqual([ownerAgent]);
     expect(await list(keys.other)).toEqual([otherAgent]);
   });
+});
+
+describe('sign-in and sessions on the network-bound dashboard', () => {
+  it('a wrong key goes back to /login with the reason; a cross-origin form post is refused', async () => {
+    const wrong = await postLogin(base, 'alf_sk_wrong');
+    expect(wrong.status).toBe(303);
+    expect(wrong.headers.location).toBe('/login?error=invalid&next=%2F');
+    expect(wrong.headers['set-cookie']).toBeUndefined();
+    const csrf = await postLogin(base, keys.owner, { origin: 'http://evil.example' });
+    expect(csrf.status).toBe(403);
+    expect(csrf.headers['set-cookie']).toBeUndefined();
+  });
+
+  it('the cookie: HttpOnly, SameSite=Lax, 7 days, Secure only over https', async () => {
+    const plain = (await postLogin(base, keys.owner)).headers['set-cookie']![0]!;
+    expect(plain).toMatch(/^lineage_session=v1\.[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
+    const tls = (await postLogin(base, keys.owner, { 'x-forwarded-proto': 'https' })).headers['set-cookie']![0]!;
+    expect(tls).toMatch(/; Secure$/);
+  });
+
+  it('sign-out clears the cookie', async () => {
+    const out = await raw(`${base}/logout`, { method: 'POST', headers: { cookie: cookies.owner } });
+    expect(out.status).toBe(303);
+    expect(out.headers.location).toBe('/login?signed_out=1');
+    expect(out.headers['set-cookie']![0]).toMatch(/^lineage_session=; .*Max-Age=0/);
+  });
+
+  it('a session dies as soon as its key is revoked', async () => {
+    const db = openDatabase(dataDir);
+    const issued = createApiKey({ db, name: 'short-lived', now: new Date() });
+    closeDatabase(db);
+    const cookie = await signIn(base, issued.key);
+    expect((await raw(`${base}/api/agents`, { headers: { cookie } })).status).toBe(200);
+    const again = openDatabase(dataDir);
+    expect(revokeApiKey({ db: again, id: issued.id })).toBe(true);
+    closeDatabase(again);
+    expect((await raw(`${base}/api/agents`, { headers: { cookie } })).status).toBe(401);
+    expect((await raw(`${base}/`, { headers: { cookie, accept: 'text/html' } })).status).toBe(303);
+  });
+
+  it('a foreign Host is a 421 on pages, the dashboard API and the protocol alike', async () => {
+    for (const target of ['/', '/login', '/api/agents', '/agents']) {
+      const reply = await raw(`${base}${target}`, { headers: { host: 'rebound.example', cookie: cookies.admin, authorization: `Bearer ${keys.admin}` } });
+      expect(reply.status, target).toBe(421);
+    }
+  });
+
+  it('sign-in attempts are rate-limited per client (429 with Retry-After)', async () => {
+    let limited = null;
+    for (let i = 0; i < 12 && !limited; i += 1) {
+      const reply = await postLogin(base, 'alf_sk_guess');
+      if (reply.status === 429) limited = reply;
+    }
+    expect(limited).not.toBeNull();
+    expect(Number(limited!.headers['retry-after'])).toBeGreaterThan(0);
+    // Even the right key waits now.
+    expect((await postLogin(base, keys.owner)).status).toBe(429);
+  });
+});
+
+describe('loopback bind: open as before, unless --auth required', () => {
+  let open: ChildServer | undefined;
+  let openDir: string;
+  afterAll(async () => {
+    await open?.stop();
+    if (openDir) fs.rmSync(openDir, { recursive: true, force: true });
+  });
+
+  it('answers every page and API route without a credential, showing every tenant', async () => {
+    openDir = tempDataDir();
+    open = await spawnServe(['--port', '0', '--data', openDir], {}, 900_000);
+    expect((await raw(`${open.url}/api/agents`)).status).toBe(200);
+    const home = await raw(`${open.url}/`, { headers: { accept: 'text/html' } });
+    expect(home.status).toBe(200);
+    expectPageHeaders(home.headers, '/');
+    expect(home.text).not.toContain('Sign out');
+  }, 900_000);
 });
