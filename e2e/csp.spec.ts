@@ -17,7 +17,7 @@ function expectHardened(headers: Record<string, string>, what: string): void {
   expect(csp, what).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]+'/);
   expect(csp, what).not.toMatch(/https?:|\*/);
   expect(headers['x-content-type-options'], what).toBe('nosniff');
-  expect(headers['referrer-policy'], what).toBe('no-referrer');
+  expect(headers['referrer-policy'], what).toBe('same-origin');
 }
 
 seeded('every page sends the CSP and the other headers, and nothing on it violates the policy', async ({ page, seed }) => {

@@ -28,7 +28,8 @@ export function contentSecurityPolicy(nonce: string): string {
 /** Headers every response carries, the protocol's JSON included. */
 export function setBaseSecurityHeaders(res: ServerResponse): void {
   res.setHeader('x-content-type-options', 'nosniff');
-  res.setHeader('referrer-policy', 'no-referrer');
+  // same-origin, not no-referrer: with no-referrer a browser's form post carries `Origin: null`, which sign-in refuses.
+  res.setHeader('referrer-policy', 'same-origin');
   res.setHeader('x-frame-options', 'DENY');
 }
 

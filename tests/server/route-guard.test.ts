@@ -10,6 +10,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
+import { registerAgent } from '@/lib/ledger/agents';
+import { openLedger } from '@/lib/ledger/ledger';
 import { createApiKey, revokeApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
 import { postLogin, raw, signIn } from './dashboard-http';
@@ -64,6 +66,7 @@ const keys = { owner: '', other: '', admin: '' };
 const cookies = { owner: '', other: '', admin: '' };
 const ownerAgent = randomUUID();
 const otherAgent = randomUUID();
+const localAgent = randomUUID();
 
 async function syncAgent(key: string, id: string, name: string): Promise<void> {
   const reg = await call(`${base}/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name, source_runtime: 'openclaw' }) });
@@ -79,6 +82,10 @@ beforeAll(async () => {
   keys.other = createApiKey({ db, name: 'other', now: new Date() }).key;
   keys.admin = createApiKey({ db, name: 'admin', now: new Date(), admin: true }).key;
   closeDatabase(db);
+  // An agent synced locally (`lineage sync --data`): it belongs to the local owner, no key.
+  const ledger = openLedger(dataDir);
+  registerAgent({ ledger, id: localAgent, name: 'local-agent', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+  closeDatabase(ledger.db);
   // Bound to every interface, as the README's several-machines setup does; the test talks to 127.0.0.1 only.
   server = await spawnServe(['--host', '0.0.0.0', '--port', '0', '--data', dataDir], {}, 900_000);
   base = server.url.replace('0.0.0.0', '127.0.0.1');
@@ -111,7 +118,7 @@ function expectPageHeaders(headers: import('node:http').IncomingHttpHeaders, wha
   expect(csp, what).toContain("frame-ancestors 'none'");
   expect(csp, what).not.toMatch(/https?:|\*/);
   expect(headers['x-content-type-options'], what).toBe('nosniff');
-  expect(headers['referrer-policy'], what).toBe('no-referrer');
+  expect(headers['referrer-policy'], what).toBe('same-origin');
 }
 
 describe('the route guard covers every route under app/', () => {
@@ -168,9 +175,9 @@ describe('the route guard covers every route under app/', () => {
     }
   }, 120_000);
 
-  it('an admin sees every tenant; a tenant only its own', async () => {
+  it('an admin sees every tenant and the local owner\'s agents; a tenant only its own', async () => {
     const list = async (key: string) => (JSON.parse((await raw(`${base}/api/agents`, { headers: { authorization: `Bearer ${key}` } })).text) as { id: string }[]).map((a) => a.id).sort();
-    expect(await list(keys.admin)).toEqual([ownerAgent, otherAgent].sort());
+    expect(await list(keys.admin)).toEqual([ownerAgent, otherAgent, localAgent].sort());
     expect(await list(keys.owner)).toEqual([ownerAgent]);
     expect(await list(keys.other)).toEqual([otherAgent]);
   });
