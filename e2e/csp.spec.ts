@@ -7,6 +7,7 @@
  */
 import { test as base, expect } from '@playwright/test';
 import { test as seeded } from './fixtures';
+import { LineagePage } from './pages/lineage-page';
 import { RLO_FILE, REMOTE_HEADING, TRACKER, startAuthServer, type AuthServer } from './auth-server';
 
 function expectHardened(headers: Record<string, string>, what: string): void {
@@ -59,7 +60,7 @@ test('a memory with a remote image makes no request to another host; the image i
   expect(remote).toBeTruthy();
   const res = await page.goto(`${auth.url}/agents/${auth.agentId}/memories/${remote!.record_id}`);
   expectHardened(res!.headers(), 'memory page');
-  await page.getByRole('button', { name: /full/i }).first().click().catch(() => undefined);
+  await new LineagePage(page).show('full');
   const link = page.locator(`[data-testid=memory-markdown] a[href="${TRACKER}"]`).first();
   await expect(link).toBeVisible();
   await expect(link).toHaveText('image: from the street');
