@@ -2,6 +2,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { AppHeader } from '@/components/layout/AppHeader';
 import { Providers } from '@/components/layout/Providers';
+import { signedIn } from './api/_lib/context';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -10,12 +11,13 @@ export const metadata: Metadata = {
   icons: { icon: '/favicon.svg' },
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const session = await signedIn();
   return (
     <html lang="en">
       <body className="min-h-screen antialiased">
         <Providers>
-          <AppHeader />
+          <AppHeader signedIn={session} />
           <main className="mx-auto max-w-[1400px] px-6 pb-16 pt-6">{children}</main>
         </Providers>
       </body>

@@ -6,14 +6,16 @@ import { Panel } from '@/components/ui/Panel';
 import { LoadingRows } from '@/components/ui/States';
 import { listAgentsWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
+import { requestScope } from './api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from './_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
 
-export default function FleetPage() {
+export default async function FleetPage() {
+  const tenantId = await requestScope();
   return (
-    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, now: new Date() })]]}>
+    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, tenantId, now: new Date() })]]}>
       <div className="space-y-6" data-testid="fleet-page">
         <div>
           <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>

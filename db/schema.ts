@@ -26,6 +26,8 @@ export const api_keys = sqliteTable('api_keys', {
   name: text('name').notNull(),
   key_hash: text('key_hash').notNull().unique(),
   created_at: text('created_at').notNull(),
+  /** 1 for a key made with `lineage keys create --admin`: it sees every tenant in the dashboard. */
+  admin: integer('admin').notNull().default(0),
 });
 
 export const ENTRY_KINDS = ['snapshot', 'delta'] as const;

@@ -9,12 +9,14 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { LARGE, seed, type SeedManifest } from '@/e2e/seed/seed';
 import { untarGz } from '@/e2e/untar';
 import { FACTS } from '@/e2e/seed/openclaw-life';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 let manifest: SeedManifest;
 let agentId: string;
 
 const params = <P>(p: P) => ({ params: Promise.resolve(p) });
-const req = (url: string) => new Request(`http://localhost${url}`);
+// As the guard in front of Next passes a request of the open loopback dashboard (every tenant).
+const req = (url: string) => new Request(`http://localhost${url}`, { headers: guardHeaders(undefined) });
 
 beforeAll(async () => {
   const base = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-api-'));

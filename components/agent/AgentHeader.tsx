@@ -10,6 +10,7 @@ import { RelativeTime } from '../ui/RelativeTime';
 import { RuntimeBadge } from '../ui/RuntimeBadge';
 import { ShortId } from '../ui/ShortId';
 import { ErrorState } from '../ui/States';
+import { SafeName } from '@/components/ui/SafeName';
 
 function Fact({ label, children, testId }: { label: string; children: React.ReactNode; testId?: string }) {
   return (
@@ -33,7 +34,7 @@ function Breadcrumbs({ agentId, agentName }: { agentId: string; agentName: strin
       </Link>
       {SEPARATOR}
       <Link href={routes.agent(agentId)} className={link} aria-current={crumbs.length === 0 ? 'page' : undefined} data-testid="crumb-agent">
-        {agentName}
+        <SafeName name={agentName} />
       </Link>
       {crumbs.map((crumb) => (
         <span key={crumb.testId}>

@@ -5,6 +5,7 @@ import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
+import { SafeName } from '@/components/ui/SafeName';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
@@ -23,10 +24,10 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
           </Link>
           {change.op === 'move' ? (
             <span className="truncate font-mono text-[11px] text-faint" data-testid="change-move">
-              moved {change.from_file ?? '—'} → {change.origin_file ?? '—'}
+              moved <SafeName name={change.from_file ?? '—'} max={120} /> → <SafeName name={change.origin_file ?? '—'} max={120} />
             </span>
           ) : (
-            change.origin_file && <span className="truncate font-mono text-[11px] text-faint">{change.origin_file}</span>
+            change.origin_file && <span className="truncate font-mono text-[11px] text-faint"><SafeName name={change.origin_file} max={120} /></span>
           )}
         </div>
         <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
@@ -62,7 +63,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
               {showAgent && (
                 <div className="px-4 pt-2 text-[12px] font-semibold">
                   <Link href={routes.agent(group.agent_id)} className="text-ink hover:text-accent hover:underline">
-                    {group.agent_name}
+                    <SafeName name={group.agent_name} />
                   </Link>
                 </div>
               )}

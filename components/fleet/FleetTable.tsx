@@ -9,6 +9,7 @@ import { RelativeTime } from '../ui/RelativeTime';
 import { ShortId } from '../ui/ShortId';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { ActivitySparkline } from './ActivitySparkline';
+import { SafeName } from '@/components/ui/SafeName';
 
 const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide text-faint';
 
@@ -43,7 +44,7 @@ export function FleetTable() {
           <tr key={agent.id} data-testid="fleet-row" data-agent-id={agent.id} className="border-b border-line last:border-0 hover:bg-zinc-50">
             <td className="px-4 py-2.5">
               <Link href={routes.agent(agent.id)} className="font-semibold text-ink hover:text-accent hover:underline" data-testid="agent-link">
-                {agent.name}
+                <SafeName name={agent.name} />
               </Link>
               <div>
                 <ShortId id={agent.id} />

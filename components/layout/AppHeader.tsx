@@ -16,7 +16,8 @@ function Logo() {
   );
 }
 
-export function AppHeader() {
+/** `signedIn`: the request carries a dashboard session, so a sign-out button is shown. */
+export function AppHeader({ signedIn = false }: { signedIn?: boolean }) {
   return (
     <header className="sticky top-0 z-20 border-b border-zinc-800 bg-zinc-900">
       <div className="mx-auto flex h-12 max-w-[1400px] items-center gap-6 px-6">
@@ -34,6 +35,13 @@ export function AppHeader() {
             <SearchBox />
           </Suspense>
         </div>
+        {signedIn ? (
+          <form method="post" action="/logout">
+            <button type="submit" className="whitespace-nowrap text-[13px] text-zinc-300 hover:text-white" data-testid="sign-out">
+              Sign out
+            </button>
+          </form>
+        ) : null}
       </div>
     </header>
   );

@@ -5,6 +5,7 @@ import { routes } from '@/lib/ui/routes';
 import { Highlight } from '../memory/Highlight';
 import { LinkButton } from '../ui/Button';
 import { OP_WORDS, shortDate, statusWords } from './status-words';
+import { SafeName } from '@/components/ui/SafeName';
 
 /**
  * The headline answer: "First appeared in atlas at #20 (Nov 16), in memory/semantic/infrastructure.md
@@ -18,7 +19,7 @@ export function FirstAppearance({ first, status, agentName }: { first: Appearanc
         <p className="mt-1 text-[14px] text-ink" data-testid="first-sentence">
           First appeared in{' '}
           <Link href={routes.agent(first.agent_id)} className="font-semibold hover:text-accent hover:underline">
-            {agentName}
+            <SafeName name={agentName} />
           </Link>{' '}
           at{' '}
           <Link href={routes.sequence(first.agent_id, first.sequence)} className="font-mono font-semibold text-accent hover:underline" data-testid="first-seq">
@@ -57,13 +58,13 @@ export function AppearanceRow({ appearance, agentName }: { appearance: Appearanc
         <Link href={routes.lineage(a.agent_id, a.record_id, a.sequence)} className="font-mono font-semibold text-accent hover:underline">
           #{a.sequence}
         </Link>
-        <span className="ml-1.5 text-muted">{agentName}</span>
+        <span className="ml-1.5 text-muted"><SafeName name={agentName} /></span>
         <div className="text-[11px] text-faint" title={formatDateTime(a.synced_at)}>
           {formatDate(a.synced_at)} · <span data-testid="appearance-op">{OP_WORDS[a.op] ?? a.op}</span>
         </div>
       </div>
       <div className="min-w-0">
-        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint">{a.origin_file}</div>}
+        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint"><SafeName name={a.origin_file} max={120} /></div>}
         {/* Whitespace collapses in CSS, not in the text: the highlight ranges index the snippet as sent. */}
         <p className="line-clamp-2 whitespace-normal break-words font-mono text-[12px] leading-5 text-muted">
           <Highlight text={a.snippet} ranges={a.highlights} />

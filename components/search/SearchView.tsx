@@ -12,6 +12,7 @@ import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
 import { OtherAgents } from './OtherAgents';
 import { Suggestions } from './Suggestions';
+import { visibleName } from '@/components/ui/SafeName';
 
 /**
  * "When did this fact first appear, and what became of it": `?q=` (and `?agent=`, `?offset=`) in
@@ -58,7 +59,7 @@ export function SearchView() {
           <option value="">All agents</option>
           {(agents.data ?? []).map((a) => (
             <option key={a.id} value={a.id}>
-              {a.name}
+              {visibleName(a.name)}
             </option>
           ))}
         </Select>

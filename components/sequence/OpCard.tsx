@@ -8,6 +8,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
+import { SafeName } from '@/components/ui/SafeName';
 
 /** A move's two sides, each opening the workspace where that file holds the memory. */
 function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
@@ -45,7 +46,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         <span className="ml-auto flex items-center gap-2">
           {segments && <DiffStatsBadge {...diffStats(segments)} />}
           <Badge>{op.memory_type}</Badge>
-          {op.origin_file && <span className="font-mono text-[11px] text-muted">{op.origin_file}</span>}
+          {op.origin_file && <span className="font-mono text-[11px] text-muted"><SafeName name={op.origin_file} max={120} /></span>}
         </span>
       </header>
       <div className="px-3 py-2">

@@ -4,6 +4,7 @@ import clsx from 'clsx';
 import type { WorkspaceFile } from '@/lib/ui/api-types';
 import { formatBytes } from '@/lib/ui/format';
 import { FileIcon, FolderIcon } from '../ui/icons';
+import { SafeName, visibleName } from '@/components/ui/SafeName';
 
 interface Dir {
   name: string;
@@ -37,7 +38,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
           <details open>
             <summary className="flex cursor-pointer items-center gap-1.5 py-1 pr-2 text-[12px] text-muted hover:bg-zinc-50" style={pad}>
               <FolderIcon />
-              <span className="font-mono">{child.name}</span>
+              <span className="font-mono"><SafeName name={child.name} /></span>
             </summary>
             <ul>
               <DirNode dir={child} depth={depth + 1} selected={selected} seq={seq} onSelect={onSelect} />
@@ -57,7 +58,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               data-path={file.path}
               aria-current={selected === file.path ? 'true' : undefined}
               data-reconstructed={file.reconstructed ? 'true' : undefined}
-              title={`${file.path} · ${formatBytes(file.size)} · written at #${file.changed_seq}${file.reconstructed ? ' · reconstructed from records' : ''}`}
+              title={`${visibleName(file.path)} · ${formatBytes(file.size)} · written at #${file.changed_seq}${file.reconstructed ? ' · reconstructed from records' : ''}`}
               className={clsx(
                 'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50',
                 selected === file.path ? 'bg-accent-soft text-accent' : 'text-ink',
@@ -65,7 +66,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               style={pad}
             >
               <FileIcon />
-              <span className="truncate font-mono">{name}</span>
+              <span className="truncate font-mono"><SafeName name={name} /></span>
               {file.reconstructed && (
                 <span className="shrink-0 rounded bg-amber-50 px-1 text-[10px] text-amber-700" data-testid="tree-file-reconstructed">
                   from records

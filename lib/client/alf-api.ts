@@ -1,4 +1,4 @@
-import { AlfApiError, SyncConflictError } from './errors';
+import { AgentIdTakenError, AlfApiError, SyncConflictError } from './errors';
 import type {
   AgentInfo,
   DeleteResult,
@@ -50,7 +50,11 @@ export class AlfApiClient {
   /** POST /agents; a 409 means the id is taken: the agent is fetched and `alreadyExisted` set. */
   async register(input: RegisterAgentInput): Promise<{ agent: AgentInfo; alreadyExisted: boolean }> {
     const res = await this.call(`/agents`, { method: 'POST', body: JSON.stringify(input), contentType: 'application/json' });
-    if (res.status === 409) return { agent: await this.getAgent(input.id), alreadyExisted: true };
+    if (res.status === 409) {
+      const body = (await res.json().catch(() => ({}))) as { code?: unknown; error?: unknown };
+      if (body.code === 'agent_id_taken') throw new AgentIdTakenError(String(body.error ?? 'agent id taken by another API key'));
+      return { agent: await this.getAgent(input.id), alreadyExisted: true };
+    }
     return { agent: await this.expectJson<AgentInfo>('register agent', res, 201), alreadyExisted: false };
   }
 

@@ -16,6 +16,14 @@ function describe(operation: string, status: number, serverMessage: string): str
   return `${operation} failed (HTTP ${status}): ${serverMessage}`;
 }
 
+/** POST /agents answered 409 `agent_id_taken`: another API key holds this agent id. */
+export class AgentIdTakenError extends AlfApiError {
+  constructor(serverMessage: string) {
+    super('register agent', 409, serverMessage);
+    this.name = 'AgentIdTakenError';
+  }
+}
+
 /** The server refused a delta because its base is stale (409 + `X-Latest-Sequence`). */
 export class SyncConflictError extends Error {
   constructor(

@@ -6,9 +6,9 @@
 import { ZodError, type z } from 'zod';
 import { LedgerError } from '@/lib/ledger/errors';
 
-export type ApiErrorCode = 'bad_request' | 'not_found';
+export type ApiErrorCode = 'bad_request' | 'unauthorized' | 'not_found';
 
-const STATUS: Record<ApiErrorCode, number> = { bad_request: 400, not_found: 404 };
+const STATUS: Record<ApiErrorCode, number> = { bad_request: 400, unauthorized: 401, not_found: 404 };
 
 /** A failure the caller caused; `message` is returned as `{"error": message}`. */
 export class ApiFailure extends Error {
@@ -69,6 +69,7 @@ function codeStatus(code: string): number | null {
   const kind = code.split(':')[0];
   if (kind === 'not_found' || kind === 'agent_not_found' || kind === 'record_not_found') return 404;
   if (kind === 'bad_request' || kind === 'invalid_input' || kind === 'invalid_query') return 400;
+  if (kind === 'unauthorized') return 401;
   return null;
 }
 

@@ -1,5 +1,6 @@
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
-import { eq, sql } from 'drizzle-orm';
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import { eq } from 'drizzle-orm';
 import { api_keys } from '@/db/schema';
 import type { LineageDb } from '@/db/client';
 
@@ -17,28 +18,36 @@ export interface IssuedApiKey {
   name: string;
   key: string;
   createdAt: string;
+  admin: boolean;
 }
 
-/** Issues a key (a new tenant): 32 random bytes, stored as its SHA-256 hash only. */
-export function createApiKey(params: { db: LineageDb; name?: string; now: Date }): IssuedApiKey {
+/** Issues a key (a new tenant): 32 random bytes, stored as its SHA-256 hash only. `admin` sees every tenant in the dashboard. */
+export function createApiKey(params: { db: LineageDb; name?: string; now: Date; admin?: boolean }): IssuedApiKey {
   const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
   const row = {
     id: randomUUID(),
     name: params.name && params.name.trim().length > 0 ? params.name.trim() : 'default',
     key_hash: hashApiKey(key),
     created_at: params.now.toISOString(),
+    admin: params.admin ? 1 : 0,
   };
   params.db.db.insert(api_keys).values(row).run();
-  return { id: row.id, name: row.name, key, createdAt: row.created_at };
+  return { id: row.id, name: row.name, key, createdAt: row.created_at, admin: row.admin === 1 };
 }
 
 /** Keys without their hashes, oldest first. */
-export function listApiKeys(params: { db: LineageDb }): { id: string; name: string; created_at: string }[] {
+export function listApiKeys(params: { db: LineageDb }): { id: string; name: string; created_at: string; admin: boolean }[] {
   return params.db.db
-    .select({ id: api_keys.id, name: api_keys.name, created_at: api_keys.created_at })
+    .select({ id: api_keys.id, name: api_keys.name, created_at: api_keys.created_at, admin: api_keys.admin })
     .from(api_keys)
     .orderBy(api_keys.created_at)
-    .all();
+    .all()
+    .map((row) => ({ ...row, admin: row.admin === 1 }));
+}
+
+/** How many keys exist (a non-loopback `serve` refuses to start with none). */
+export function countApiKeys(db: LineageDb): number {
+  return (db.sqlite.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
 }
 
 /** Revokes a key; its agents stay but are no longer reachable with any key. */
@@ -46,15 +55,53 @@ export function revokeApiKey(params: { db: LineageDb; id: string }): boolean {
   return params.db.db.delete(api_keys).where(eq(api_keys.id, params.id)).run().changes > 0;
 }
 
-/** The tenant (key id) a presented key belongs to, or null when unknown. */
-const keyByHash = new WeakMap<LineageDb, { get(values: { hash: string }): { id: string } | undefined }>();
+/** A key's identity: its id is the tenant id. */
+export interface KeyIdentity {
+  id: string;
+  admin: boolean;
+}
 
-/** Every request authenticates: the lookup is prepared once per database handle. */
-export function tenantForKey(params: { db: LineageDb; key: string }): string | null {
-  let statement = keyByHash.get(params.db);
+interface KeyRow {
+  id: string;
+  key_hash: string;
+  admin: number;
+}
+
+const allKeys = new WeakMap<LineageDb, Statement<[], KeyRow>>();
+const keyById = new WeakMap<LineageDb, Statement<[string], KeyRow>>();
+
+/**
+ * The key a presented secret belongs to, or null. Every stored hash is compared with
+ * `timingSafeEqual`, without stopping at the first match, so the time taken says nothing about
+ * which bytes of which key were right (an indexed lookup by hash would compare strings early-out).
+ */
+export function identifyKey(params: { db: LineageDb; key: string }): KeyIdentity | null {
+  let statement = allKeys.get(params.db);
   if (!statement) {
-    statement = params.db.db.select({ id: api_keys.id }).from(api_keys).where(eq(api_keys.key_hash, sql.placeholder('hash'))).prepare();
-    keyByHash.set(params.db, statement);
+    statement = params.db.sqlite.prepare<[], KeyRow>('SELECT id, key_hash, admin FROM api_keys');
+    allKeys.set(params.db, statement);
   }
-  return statement.get({ hash: hashApiKey(params.key) })?.id ?? null;
+  const presented = Buffer.from(hashApiKey(params.key), 'hex');
+  let match: KeyRow | null = null;
+  for (const row of statement.all()) {
+    const stored = Buffer.from(row.key_hash, 'hex');
+    if (stored.length === presented.length && timingSafeEqual(stored, presented) && match === null) match = row;
+  }
+  return match ? { id: match.id, admin: match.admin === 1 } : null;
+}
+
+/** The tenant (key id) a presented key belongs to, or null when unknown. */
+export function tenantForKey(params: { db: LineageDb; key: string }): string | null {
+  return identifyKey(params)?.id ?? null;
+}
+
+/** The key with this id, or null once it was revoked (sessions and signed URLs die with their key). */
+export function keyIdentityById(db: LineageDb, id: string): KeyIdentity | null {
+  let statement = keyById.get(db);
+  if (!statement) {
+    statement = db.sqlite.prepare<[string], KeyRow>('SELECT id, key_hash, admin FROM api_keys WHERE id = ?');
+    keyById.set(db, statement);
+  }
+  const row = statement.get(id);
+  return row ? { id: row.id, admin: row.admin === 1 } : null;
 }

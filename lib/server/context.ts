@@ -12,6 +12,8 @@ export interface ServiceContext {
   uploads: UploadStore;
   limits: ServerLimits;
   clock: Clock;
+  /** Origin of the URLs this server hands out: `LINEAGE_PUBLIC_URL`, else the bind address (set once listening). */
+  publicUrl: string;
 }
 
 /** Per-request context handed to a route handler. */
@@ -28,6 +30,7 @@ export function createServiceContext(options: {
   dataDir: string;
   limits?: Partial<ServerLimits>;
   clock?: Clock;
+  publicUrl?: string;
 }): ServiceContext {
   const ledger = openLedger(options.dataDir);
   const dataDir = ledger.db.dataDir;
@@ -38,5 +41,6 @@ export function createServiceContext(options: {
     uploads: new UploadStore(dataDir),
     limits: resolveLimits(options.limits),
     clock: options.clock ?? systemClock,
+    publicUrl: options.publicUrl ?? 'http://127.0.0.1',
   };
 }

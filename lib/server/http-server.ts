@@ -4,13 +4,19 @@ import type { Clock } from '@/lib/core/clock';
 import { closeDatabase } from '@/db/client';
 import { startCheckpointer } from '@/lib/ledger/checkpointer';
 import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
+import { countApiKeys } from './api-keys';
 import { createServiceContext, type ServiceContext } from './context';
+import { guardDashboardRequest, type DashboardGuardConfig } from './dashboard-guard';
 import { handleProtocolRequest } from './dispatch';
 import { errorToResponse } from './errors';
+import { allowedHostnames, hostnameOf, isLoopbackAddress } from './hosts';
 import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
 import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
 import { unreadablePath } from './request-checks';
+import { setBaseSecurityHeaders } from './security-headers';
+import { DEFAULT_SESSION_TTL_SECONDS, SessionSigner } from './session';
+import { SignInRateLimit } from './session-rate-limit';
 
 /** Options of `createLineageServer`. */
 export interface LineageServerOptions {
@@ -24,6 +30,22 @@ export interface LineageServerOptions {
   clock?: Clock;
   /** Progress lines (default: stderr). */
   log?: (line: string) => void;
+  /** `required`: sign-in even on a loopback bind. Any other bind always requires it. */
+  auth?: 'auto' | 'required';
+  /** Host names accepted in `Host` besides loopback, the bind address and the public URL's host. */
+  allowedHosts?: readonly string[];
+  /** Origin of the URLs handed out (`LINEAGE_PUBLIC_URL`); default: the bind address. */
+  publicUrl?: string;
+  /** Life of a dashboard session (default 7 days). */
+  sessionTtlSeconds?: number;
+}
+
+/** `serve` would expose data to the network with no key to sign in with. */
+export class ServeRefused extends Error {
+  constructor(message: string, readonly hint: string) {
+    super(message);
+    this.name = 'ServeRefused';
+  }
 }
 
 /** A listening `lineage serve`. */
@@ -42,7 +64,17 @@ const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
  */
 export async function createLineageServer(options: LineageServerOptions): Promise<LineageServer> {
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  const bindHost = options.host ?? '127.0.0.1';
+  const authRequired = options.auth === 'required' || !isLoopbackAddress(bindHost);
   const service = createServiceContext({ dataDir: options.dataDir, limits: options.limits, clock: options.clock });
+  if (authRequired && countApiKeys(service.ledger.db) === 0) {
+    closeDatabase(service.ledger.db);
+    const why = isLoopbackAddress(bindHost) ? 'sign-in is required (--auth required)' : `binding ${bindHost} exposes every agent's memory to the network`;
+    throw new ServeRefused(
+      `refusing to serve: ${why} and there is no API key to sign in with`,
+      `create an admin key first: \`lineage keys create --admin --data ${service.dataDir}\`, then sign in at /login with it`,
+    );
+  }
   let nextHandler: NodeHandler | null = null;
   if (options.ui) {
     // Next's route handlers and pages run in this process: they must read the data directory this
@@ -53,12 +85,21 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     await ensureNextBuild(root, log);
     nextHandler = await loadNextHandler(root);
   }
+  const allowedHosts = allowedHostnames({ bindHost, publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
+  const httpsPublic = options.publicUrl?.startsWith('https:') ?? false;
+  const guard: DashboardGuardConfig = {
+    authRequired, ledger: service.ledger, db: service.ledger.db,
+    sessions: new SessionSigner(service.signer.deriveKey('session-cookie')),
+    sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
+    rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock,
+    secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
+  };
   const server = http.createServer((req, res) => {
-    void route(req, res, service, nextHandler);
+    void route(req, res, { service, next: nextHandler, guard, allowedHosts });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 3000, options.host ?? '127.0.0.1', () => resolve());
+    server.listen(options.port ?? 3000, bindHost, () => resolve());
   });
   // Checkpoints run in a worker thread, not inside an upload's commit on this event loop.
   const checkpointer = startCheckpointer(service.ledger.db, { log });
@@ -71,6 +112,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   timer.unref();
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
+  service.publicUrl = options.publicUrl ?? `http://${host}:${port}`;
   return {
     url: `http://${host}:${port}`,
     port,
@@ -85,11 +127,34 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   };
 }
 
-async function route(req: http.IncomingMessage, res: http.ServerResponse, service: ServiceContext, next: NodeHandler | null): Promise<void> {
+interface Routing {
+  service: ServiceContext;
+  next: NodeHandler | null;
+  guard: DashboardGuardConfig;
+  allowedHosts: ReadonlySet<string>;
+}
+
+/** A Host this server does not answer to (DNS rebinding) is a 421 before anything else. */
+function misdirected(req: http.IncomingMessage, res: http.ServerResponse, allowedHosts: ReadonlySet<string>): boolean {
+  const name = hostnameOf(req.headers.host);
+  if (name !== null && allowedHosts.has(name)) return false;
+  req.resume();
+  const shown = JSON.stringify(String(req.headers.host ?? '').slice(0, 200));
+  res.writeHead(421, { 'content-type': 'application/json', connection: 'close' });
+  res.end(JSON.stringify({ error: `misdirected request: Host ${shown} is not served here; allow it with --allowed-hosts or LINEAGE_ALLOWED_HOSTS` }));
+  return true;
+}
+
+async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, guard, allowedHosts }: Routing): Promise<void> {
   try {
+    if (misdirected(req, res, allowedHosts)) return;
     const unreadable = unreadablePath(req.url);
     if (unreadable) return sendProtocolResponse(req, res, unreadable);
-    if (next && !isProtocolRequest(req)) return await next(req, res);
+    if (next && !isProtocolRequest(req)) {
+      if (await guardDashboardRequest(req, res, guard)) return;
+      return await next(req, res);
+    }
+    setBaseSecurityHeaders(res);
     sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req), service));
   } catch (err) {
     if (res.headersSent) {

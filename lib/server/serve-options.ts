@@ -1,4 +1,5 @@
 import { resolveDataDir } from '@/lib/ledger/data-dir';
+import { parseAllowedHosts } from './hosts';
 import type { ServerLimits } from './limits';
 
 /** Environment variables as read here. */
@@ -10,6 +11,9 @@ export interface ServeFlags {
   host?: string;
   data?: string;
   ui?: boolean;
+  auth?: string;
+  allowedHosts?: string;
+  publicUrl?: string;
 }
 
 /** Resolved settings: port `--port` › `PORT` › 3000; host `--host` › 127.0.0.1; data `--data` › `LINEAGE_DATA` › `./data`. */
@@ -19,6 +23,38 @@ export interface ServeSettings {
   dataDir: string;
   ui: boolean;
   limits: Partial<ServerLimits>;
+  /** `--auth` › `LINEAGE_AUTH`: `required` asks for sign-in on loopback too; `auto` (default) only on other binds. */
+  auth: 'auto' | 'required';
+  /** `--allowed-hosts` › `LINEAGE_ALLOWED_HOSTS` (comma-separated). */
+  allowedHosts: string[];
+  /** `--public-url` › `LINEAGE_PUBLIC_URL`: the origin of the signed URLs handed out. */
+  publicUrl?: string;
+  /** `LINEAGE_SESSION_DAYS` (default 7). */
+  sessionTtlSeconds?: number;
+}
+
+function parseAuth(text: string | undefined, source: string): 'auto' | 'required' {
+  if (text === undefined || text === '' || text === 'auto') return 'auto';
+  if (text === 'required') return 'required';
+  throw new Error(`${source} must be "required" or "auto", got "${text}"`);
+}
+
+function parsePublicUrl(text: string | undefined, source: string): string | undefined {
+  if (text === undefined || text === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(`${source} must be an http(s) URL, got "${text}"`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${source} must be an http(s) URL, got "${text}"`);
+  return url.origin;
+}
+
+function parseSessionDays(text: string | undefined): number | undefined {
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1) throw new Error(`LINEAGE_SESSION_DAYS must be a whole number of days ≥ 1, got "${text}"`);
+  return Number(text) * 24 * 60 * 60;
 }
 
 function parsePort(text: string, source: string): number {
@@ -48,5 +84,11 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxUploadBytes !== undefined ? { maxUploadBytes } : {}),
     },
+    auth: flags.auth !== undefined ? parseAuth(flags.auth, '--auth') : parseAuth(env.LINEAGE_AUTH, 'LINEAGE_AUTH'),
+    allowedHosts: flags.allowedHosts !== undefined
+      ? parseAllowedHosts(flags.allowedHosts, '--allowed-hosts')
+      : parseAllowedHosts(env.LINEAGE_ALLOWED_HOSTS, 'LINEAGE_ALLOWED_HOSTS'),
+    publicUrl: flags.publicUrl !== undefined ? parsePublicUrl(flags.publicUrl, '--public-url') : parsePublicUrl(env.LINEAGE_PUBLIC_URL, 'LINEAGE_PUBLIC_URL'),
+    sessionTtlSeconds: parseSessionDays(env.LINEAGE_SESSION_DAYS),
   };
 }

@@ -1,3 +1,4 @@
+import { keyIdentityById } from './api-keys';
 import type { RequestContext } from './context';
 import { ServiceError } from './errors';
 
@@ -6,9 +7,13 @@ export function checkSignature(ctx: RequestContext, method: string): void {
   const check = ctx.service.signer.verify(method, ctx.url, ctx.service.clock());
   if (check === 'expired') throw new ServiceError('forbidden', 'signed URL has expired');
   if (check !== 'ok') throw new ServiceError('forbidden', 'signed URL signature is invalid');
+  // A URL lives only as long as the key it was issued to.
+  const kid = ctx.url.searchParams.get('kid');
+  if (kid === null) throw new ServiceError('forbidden', 'signed URL names no API key; request a new one');
+  if (!keyIdentityById(ctx.service.ledger.db, kid)) throw new ServiceError('forbidden', 'signed URL was issued to an API key that has been revoked');
 }
 
-/** An absolute signed download URL for one ledger entry. */
+/** An absolute signed download URL for one ledger entry (origin: the server's public URL, never the request's Host). */
 export function downloadUrl(ctx: RequestContext, agentId: string, entryId: string): string {
   const { signer, limits, clock } = ctx.service;
   return `${ctx.url.origin}${signer.sign('GET', `/v1/blobs/${agentId}/${entryId}`, limits.downloadUrlTtlSeconds, clock())}`;

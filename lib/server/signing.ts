@@ -13,7 +13,13 @@ export type SignatureCheck = 'ok' | 'expired' | 'invalid';
  * unforgeable without the secret. Signed URLs are used without an Authorization header.
  */
 export class UrlSigner {
-  constructor(private readonly secret: Buffer) {}
+  /** `keyId`: the API key a URL is issued to; it goes into the URL (`kid`) and its MAC, and the URL dies with the key. */
+  constructor(private readonly secret: Buffer, readonly keyId: string | null = null) {}
+
+  /** The same secret, signing URLs for one API key. */
+  forKey(keyId: string): UrlSigner {
+    return new UrlSigner(this.secret, keyId);
+  }
 
   /** Loads the data directory's secret, creating it (0600) on first use. */
   static forDataDir(dataDir: string): UrlSigner {
@@ -29,10 +35,11 @@ export class UrlSigner {
     return new UrlSigner(Buffer.from(hex, 'hex'));
   }
 
-  /** `pathname?exp=…&sig=…` valid for `ttlSeconds` from `now`. */
+  /** `pathname?exp=…[&kid=…]&sig=…` valid for `ttlSeconds` from `now`. */
   sign(method: string, pathname: string, ttlSeconds: number, now: Date): string {
     const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
-    return `${pathname}?exp=${exp}&sig=${this.mac(method, pathname, exp)}`;
+    const kid = this.keyId ? `&kid=${this.keyId}` : '';
+    return `${pathname}?exp=${exp}${kid}&sig=${this.mac(method, pathname, exp, this.keyId)}`;
   }
 
   /** Checks the `exp` and `sig` query parameters of a signed URL. */
@@ -41,12 +48,20 @@ export class UrlSigner {
     const sig = url.searchParams.get('sig') ?? '';
     if (!/^\d{1,12}$/.test(expText) || !/^[0-9a-f]{64}$/.test(sig)) return 'invalid';
     const exp = Number(expText);
-    const expected = Buffer.from(this.mac(method, url.pathname, exp), 'hex');
+    const kid = url.searchParams.get('kid');
+    if (kid !== null && !/^[0-9a-f-]{36}$/.test(kid)) return 'invalid';
+    const expected = Buffer.from(this.mac(method, url.pathname, exp, kid), 'hex');
     if (!timingSafeEqual(expected, Buffer.from(sig, 'hex'))) return 'invalid';
     return exp * 1000 < now.getTime() ? 'expired' : 'ok';
   }
 
-  private mac(method: string, pathname: string, exp: number): string {
-    return createHmac('sha256', this.secret).update(`${method.toUpperCase()}\n${pathname}\n${exp}`).digest('hex');
+  /** A key for another purpose (session cookies), derived from the same secret so one file holds it. */
+  deriveKey(label: string): Buffer {
+    return createHmac('sha256', this.secret).update(`derive\n${label}`).digest();
+  }
+
+  private mac(method: string, pathname: string, exp: number, kid: string | null = null): string {
+    const keyPart = kid === null ? '' : `\n${kid}`;
+    return createHmac('sha256', this.secret).update(`${method.toUpperCase()}\n${pathname}\n${exp}${keyPart}`).digest('hex');
   }
 }

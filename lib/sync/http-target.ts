@@ -1,4 +1,4 @@
-import { AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
+import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
 import { SyncConflictError, SyncError } from './errors';
 import type { RestoreBundle, SyncTarget } from './target';
 
@@ -39,6 +39,9 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
+    if (error instanceof AgentIdTakenError) {
+      throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
+    }
     if (error instanceof AlfApiError) {
       if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);

@@ -117,7 +117,12 @@ const ENTRY = path.resolve(process.cwd(), 'lib/cli/main.ts');
 
 /** Spawns `serve --no-ui --port 0` on `dataDir` and waits for its URL on stderr. */
 export async function spawnServer(dataDir: string, env: Record<string, string> = {}): Promise<ChildServer> {
-  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', '--no-ui', '--port', '0', '--data', dataDir], {
+  return spawnServe(['--no-ui', '--port', '0', '--data', dataDir], env);
+}
+
+/** Spawns `lineage serve <args>` and waits for its URL on stderr (a dashboard may build first: long timeout). */
+export async function spawnServe(args: string[], env: Record<string, string> = {}, timeoutMs = 30_000): Promise<ChildServer> {
+  const child = spawn(process.execPath, ['--import', 'tsx', ENTRY, 'serve', ...args], {
     cwd: process.cwd(),
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -132,7 +137,7 @@ export async function spawnServer(dataDir: string, env: Record<string, string> =
   });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${err}`)), timeoutMs);
     const check = () => {
       const match = /listening on (http:\/\/\S+)/.exec(err);
       if (match) {

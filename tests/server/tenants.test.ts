@@ -58,7 +58,8 @@ describe.each(['', '/v1'])('tenant isolation under "%s"', (prefix) => {
   it('registering an id owned by another tenant is 409 without revealing the agent', async () => {
     const reply = await call(`${t.url}${prefix}/agents`, { method: 'POST', key: t.keyB, contentType: 'application/json', body: JSON.stringify({ id: agentId, name: 'x', source_runtime: 'openclaw' }) });
     expect(reply.status).toBe(409);
-    expect(Object.keys(reply.json)).toEqual(['error']);
+    expect(Object.keys(reply.json).sort()).toEqual(['code', 'error']);
+    expect(reply.json.code).toBe('agent_id_taken');
     expect(reply.text).not.toContain('mine');
   });
 

@@ -4,6 +4,7 @@ import { AgentHeader } from '@/components/agent/AgentHeader';
 import { findAgent, listAgentsWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { requestScope } from '../../api/_lib/context';
 import { Prefetched } from '../../_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
@@ -11,9 +12,10 @@ export const dynamic = 'force-dynamic';
 /** Every agent page: the agent's header above the view. */
 export default async function AgentLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
-  if (!findAgent(getLedger().db, id)) notFound();
+  const tenantId = await requestScope();
+  if (!findAgent(getLedger().db, id, tenantId)) notFound();
   return (
-    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, now: new Date() })]]}>
+    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, tenantId, now: new Date() })]]}>
       <AgentHeader agentId={id} />
       {children}
     </Prefetched>

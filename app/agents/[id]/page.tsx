@@ -4,10 +4,12 @@ import { AgentView } from '@/components/agent/AgentView';
 import { LoadingRows } from '@/components/ui/States';
 import { findAgent } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
+import { visibleName } from '@/components/ui/SafeName';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   const { id } = await params;
-  return { title: findAgent(getLedger().db, id)?.name ?? 'Agent' };
+  const name = findAgent(getLedger().db, id)?.name;
+  return { title: name ? visibleName(name) : 'Agent' };
 }
 
 export default async function AgentPage({ params }: { params: Promise<{ id: string }> }) {

@@ -1,23 +1,44 @@
-/** Shared bits of the dashboard route handlers: the ledger's database and typed route params. */
-import { findAgent } from '@/lib/history/queries';
+/** Shared bits of the dashboard route handlers: the ledger's database, the caller's tenant scope and typed route params. */
+import { headers } from 'next/headers';
+import { findAgent, type TenantScope } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { ApiFailure, notFound } from '@/lib/server/api-errors';
+import { scopeFromHeaders, SIGNED_IN_HEADER } from '@/lib/server/scope-header';
 import type { AgentRow } from '@/db/schema';
 
 export type Params<P> = { params: Promise<P> };
 
 export const dashboardDb = () => getLedger().db;
 
-/** The agent, or a 404. */
-export function requireAgent(agentId: string): AgentRow {
-  const agent = findAgent(dashboardDb(), agentId);
+/**
+ * The agents this request may see, as the guard in front of Next.js decided (lib/server/dashboard-guard.ts), read from the
+ * route handler's `request` or, in a page, from `next/headers`:
+ * `undefined` = every tenant (loopback without --auth, or an admin key), else one tenant. A request that
+ * did not pass the guard throws (401), so nothing is shown by mistake.
+ */
+export async function requestScope(request?: Request): Promise<TenantScope> {
+  const h = request ? request.headers : await headers();
+  return scopeFromHeaders((name) => h.get(name));
+}
+
+/** Whether the request carries a dashboard session (the header shows "Sign out"). */
+export async function signedIn(): Promise<boolean> {
+  return (await headers()).get(SIGNED_IN_HEADER) === '1';
+}
+
+/**
+ * The agent, or a 404. The guard has already answered 404 for an agent of another tenant named in the
+ * path or in `?agent=`; `scope` checks it again where a handler has it.
+ */
+export function requireAgent(agentId: string, scope?: TenantScope): AgentRow {
+  const agent = findAgent(dashboardDb(), agentId, scope);
   if (!agent) throw notFound(`agent ${agentId}`);
   return agent;
 }
 
 /** The agent with at least one sync, or a 404. */
-export function requireSynced(agentId: string): AgentRow & { latest_sequence: number } {
-  const agent = requireAgent(agentId);
+export function requireSynced(agentId: string, scope?: TenantScope): AgentRow & { latest_sequence: number } {
+  const agent = requireAgent(agentId, scope);
   if (agent.latest_sequence === null) throw new ApiFailure('not_found', `agent ${agentId} has never synced`);
   return agent as AgentRow & { latest_sequence: number };
 }

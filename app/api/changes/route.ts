@@ -1,12 +1,13 @@
 import { getChanges, parseSince } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireAgent } from '../_lib/context';
+import { dashboardDb, requestScope, requireAgent } from '../_lib/context';
 import { changesQuery } from '../_lib/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = apiRoute((request: Request) => {
+export const GET = apiRoute(async (request: Request) => {
   const { since, agent, op } = parseQuery(request, changesQuery);
-  if (agent !== undefined) requireAgent(agent);
-  return Response.json(getChanges({ db: dashboardDb(), since: parseSince(since, new Date()), agentId: agent, op }));
+  const tenantId = await requestScope(request);
+  if (agent !== undefined) requireAgent(agent, tenantId);
+  return Response.json(getChanges({ db: dashboardDb(), tenantId, since: parseSince(since, new Date()), agentId: agent, op }));
 });

@@ -1,7 +1,7 @@
 import { searchFirstAppearance } from '@/lib/history/queries';
 import { searchOptions } from '@/lib/history/search/options';
 import { apiRoute, badRequest } from '@/lib/server/api-errors';
-import { dashboardDb, requireAgent } from '../_lib/context';
+import { dashboardDb, requestScope, requireAgent } from '../_lib/context';
 
 export const dynamic = 'force-dynamic';
 
@@ -9,11 +9,12 @@ export const dynamic = 'force-dynamic';
  * GET /api/search?q=&agent=&limit=&offset=: the search engine's answer, the same JSON
  * `lineage search` prints. The query is checked by the engine, whose 400s say what was wrong.
  */
-export const GET = apiRoute((request: Request) => {
+export const GET = apiRoute(async (request: Request) => {
   const params = new URL(request.url).searchParams;
   const unknown = [...params.keys()].find((k) => !['q', 'agent', 'limit', 'offset'].includes(k));
   if (unknown !== undefined) throw badRequest(`unknown parameter "${unknown}": search takes q, agent, limit and offset`);
   const options = searchOptions({ q: params.get('q'), agent: params.get('agent'), limit: params.get('limit'), offset: params.get('offset') });
-  if (options.agentId !== undefined) requireAgent(options.agentId);
-  return Response.json(searchFirstAppearance({ db: dashboardDb(), ...options }));
+  const tenantId = await requestScope(request);
+  if (options.agentId !== undefined) requireAgent(options.agentId, tenantId);
+  return Response.json(searchFirstAppearance({ db: dashboardDb(), tenantId, ...options }));
 });

@@ -12,10 +12,11 @@ export function registerKeysCommand(program: Command): void {
     .command('create')
     .description('issue a key; it is printed once and only its hash is stored')
     .option('--name <name>', 'a label for the key')
+    .option('--admin', 'an admin key: it signs in to the dashboard and sees every tenant')
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .action((flags: { name?: string; data?: string }) => {
-      const issued = createApiKey({ db: openDatabase(resolveDataDir(flags.data)), name: flags.name, now: new Date() });
-      printJson({ ok: true, key: issued.key, id: issued.id, name: issued.name });
+    .action((flags: { name?: string; data?: string; admin?: boolean }) => {
+      const issued = createApiKey({ db: openDatabase(resolveDataDir(flags.data)), name: flags.name, now: new Date(), admin: flags.admin === true });
+      printJson({ ok: true, key: issued.key, id: issued.id, name: issued.name, admin: issued.admin });
     });
   keys
     .command('list')

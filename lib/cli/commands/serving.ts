@@ -1,6 +1,7 @@
-import { createLineageServer } from '@/lib/server/http-server';
+import { isLoopbackAddress } from '@/lib/server/hosts';
+import { createLineageServer, ServeRefused } from '@/lib/server/http-server';
 import type { ServeSettings } from '@/lib/server/serve-options';
-import { printJson, progress } from '../output';
+import { CliError, printJson, progress } from '../output';
 
 /**
  * What `start` and `serve` share: the server is created (the dashboard built first when needed),
@@ -10,8 +11,20 @@ import { printJson, progress } from '../output';
  */
 export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string): Promise<void> {
   consoleToStderr();
-  const server = await createLineageServer({ ...settings, log: progress });
+  let server;
+  try {
+    server = await createLineageServer({ ...settings, log: progress });
+  } catch (err) {
+    if (err instanceof ServeRefused) throw new CliError('no_admin_key', err.message, err.hint);
+    throw err;
+  }
   progress(banner(server.url));
+  if (!isLoopbackAddress(settings.host) && !settings.publicUrl) {
+    progress(`lineage serve: signed download and upload URLs use ${server.url}; set LINEAGE_PUBLIC_URL (or --public-url) to the address clients reach`);
+  }
+  if (settings.auth === 'required' || !isLoopbackAddress(settings.host)) {
+    progress('lineage serve: the dashboard asks for sign-in (/login with an API key); scripts send "Authorization: Bearer <key>" on /api/*');
+  }
   printJson({ ok: true, url: server.url, data: settings.dataDir });
   await new Promise<void>((resolve) => {
     const stop = () => void server.close().then(resolve, resolve);

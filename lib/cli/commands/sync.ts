@@ -1,16 +1,31 @@
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
 import type { Command } from 'commander';
+import { AGENT_ID_FILE } from '@/lib/adapters/shared/sync-marker';
 import { systemClock } from '@/lib/core/clock';
+import { parseUuid } from '@/lib/core/uuid';
 import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { parseRuntime, requireOption } from '../options';
-import { printJson, progress } from '../output';
+import { CliError, printJson, progress } from '../output';
 
 interface SyncFlags extends TargetFlags {
   runtime?: string;
   workspace?: string;
   runtimeAgent?: string;
   forceFirstSync?: boolean;
+  agentId?: string;
+}
+
+/**
+ * `--agent-id <uuid>`: the workspace takes this id from now on (written to its .alf-agent-id), the way
+ * out when another API key already holds the id it had (`agent_id_taken`).
+ */
+async function setAgentId(workspace: string, text: string): Promise<void> {
+  const id = parseUuid(text);
+  if (id === null) throw new CliError('invalid_argument', `--agent-id must be a UUID, got "${text}"`, 'generate one with `uuidgen`');
+  await writeFile(path.join(workspace, AGENT_ID_FILE), id, 'utf8');
 }
 
 export function registerSyncCommand(program: Command): void {
@@ -21,8 +36,10 @@ export function registerSyncCommand(program: Command): void {
       .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
       .option('-w, --workspace <dir>', 'the agent workspace (Hermes: its home)')
       .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync')
+      .option('--agent-id <uuid>', 'give the workspace this agent id (written to its .alf-agent-id) before syncing')
       .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false),
   ).action(async (flags: SyncFlags) => {
+    if (flags.agentId !== undefined) await setAgentId(requireOption(flags.workspace, '-w/--workspace'), flags.agentId);
     const output = await syncWorkspace({
       runtime: parseRuntime(flags.runtime),
       workspace: requireOption(flags.workspace, '-w/--workspace'),

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteAgent, listAgents, registerAgent, requireAgent } from '@/lib/ledger/agents';
+import { deleteAgent, getAgent, listAgents, registerAgent, requireAgent } from '@/lib/ledger/agents';
 import { readJsonBody } from '../body';
 import type { RequestContext } from '../context';
 import { jsonResponse, ServiceError } from '../errors';
@@ -13,7 +13,16 @@ const RegisterBody = z.object({
   source_runtime: z.string().nullish(),
 });
 
-/** POST /agents — 201 AgentInfo, 409 when the id is taken (by any tenant; nothing about it is revealed). */
+/** Why an id held by another API key cannot be used, and what to do instead. */
+export function agentIdTakenMessage(id: string): string {
+  return `agent id ${id} is already registered by another API key on this server. Give this workspace a new id: `
+    + '`lineage sync --agent-id <new uuid> …` (or delete its .alf-agent-id file and sync again)';
+}
+
+/**
+ * POST /agents — 201 AgentInfo; 409 when the id is taken: by the caller (plain conflict) or by another
+ * tenant (`code: agent_id_taken`, nothing else about that agent revealed).
+ */
 export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const parsed = RegisterBody.safeParse(await readJsonBody(req));
   if (!parsed.success) {
@@ -24,7 +33,11 @@ export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestCon
     ledger: ctx.service.ledger, id, name, sourceRuntime: source_runtime ?? null,
     tenantId: ctx.tenantId, now: ctx.service.clock(),
   });
-  if (row === 'exists') throw new ServiceError('conflict', `agent ${id} already exists`);
+  if (row === 'exists') {
+    // The caller's own agent: a plain 409 (the client then reads it). Another key's: say so, with the way out.
+    if (getAgent({ ledger: ctx.service.ledger, agentId: id, tenantId: ctx.tenantId })) throw new ServiceError('conflict', `agent ${id} already exists`);
+    return jsonResponse({ error: agentIdTakenMessage(id), code: 'agent_id_taken' }, 409);
+  }
   return jsonResponse(toAgentInfo(row), 201);
 }
 

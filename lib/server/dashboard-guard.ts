@@ -1,0 +1,101 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getAgent, type TenantScope } from '@/lib/ledger/agents';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { identifyKey, type KeyIdentity } from './api-keys';
+import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken } from './scope-header';
+import { setDashboardSecurityHeaders } from './security-headers';
+import { sessionIdentity } from './session';
+import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
+
+/** The guard's settings: sign-in is required unless the server is bound to loopback without `--auth required`. */
+export interface DashboardGuardConfig extends SignInConfig {
+  authRequired: boolean;
+  ledger: Ledger;
+}
+
+/** Paths anyone may load: the sign-in page and the static assets it needs (no data in them). */
+function isPublic(method: string, pathname: string): boolean {
+  if (pathname.startsWith('/_next/static/') || pathname === '/favicon.svg') return true;
+  return pathname === '/login' && (method === 'GET' || method === 'HEAD');
+}
+
+/** Agent ids a request names: `/agents/<id>…`, `/api/agents/<id>…` and an `agent` query parameter. */
+function agentIdsOf(url: URL): string[] | null {
+  const ids: string[] = [];
+  const match = /^\/(?:api\/)?agents\/([^/]+)/.exec(url.pathname);
+  try {
+    if (match) ids.push(decodeURIComponent(match[1]!));
+  } catch {
+    return null;
+  }
+  for (const id of url.searchParams.getAll('agent')) ids.push(id);
+  return ids;
+}
+
+const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
+  sendText(res, status, 'application/json', JSON.stringify(body), headers);
+
+/** Who is asking: a Bearer key on /api/*, else the session cookie; null when neither is valid. */
+function identify(req: IncomingMessage, api: boolean, config: DashboardGuardConfig): { identity: KeyIdentity | null; session: boolean; badBearer: boolean } {
+  const header = req.headers.authorization;
+  if (api && header) {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+    const identity = match ? identifyKey({ db: config.db, key: match[1]! }) : null;
+    return { identity, session: false, badBearer: identity === null };
+  }
+  const identity = sessionIdentity({ signer: config.sessions, db: config.db, cookieHeader: req.headers.cookie, now: config.clock() });
+  return { identity, session: identity !== null, badBearer: false };
+}
+
+/**
+ * Every dashboard request passes here before Next.js: security headers, sign-in and sign-out,
+ * the session or Bearer check, and the tenant check of any agent the request names (another
+ * tenant's agent is a 404, as in the protocol). Then the request goes on to Next.js carrying its
+ * tenant scope (scope-header.ts), which pages and route handlers read; a client cannot forge it.
+ * Returns true when the request was answered here.
+ */
+export async function guardDashboardRequest(req: IncomingMessage, res: ServerResponse, config: DashboardGuardConfig): Promise<boolean> {
+  for (const name of Object.keys(req.headers)) if (name.startsWith('x-lineage-')) delete req.headers[name];
+  setDashboardSecurityHeaders(req, res);
+  const method = req.method ?? 'GET';
+  let url: URL;
+  try {
+    url = new URL(req.url ?? '/', 'http://dashboard.invalid');
+  } catch {
+    json(res, 400, { error: 'malformed request URL' });
+    return true;
+  }
+  const { pathname } = url;
+  if (pathname === '/login' && method === 'POST') return handleSignIn(req, res, config).then(() => true);
+  if (pathname === '/logout' && method === 'POST') return (handleSignOut(req, res, config), true);
+  if (isPublic(method, pathname)) return false;
+  const api = pathname === '/api' || pathname.startsWith('/api/');
+  let scope: TenantScope = undefined;
+  let signedIn = false;
+  if (config.authRequired) {
+    const who = identify(req, api, config);
+    if (!who.identity) {
+      if (api) json(res, 401, { error: who.badBearer ? 'invalid API key' : 'sign-in required: send "Authorization: Bearer <api key>" or sign in at /login' }, { 'www-authenticate': 'Bearer' });
+      else redirect(res, `/login?next=${encodeURIComponent(pathname + url.search)}`);
+      return true;
+    }
+    scope = who.identity.admin ? undefined : who.identity.id;
+    signedIn = who.session;
+  }
+  if (scope !== undefined) {
+    const ids = agentIdsOf(url);
+    const foreign = ids === null ? 'agent' : ids.find((id) => !getAgent({ ledger: config.ledger, agentId: id, tenantId: scope }));
+    if (foreign !== undefined) {
+      if (api) {
+        json(res, 404, { error: `agent ${foreign} not found` });
+        return true;
+      }
+      // No route matches a private `_` folder: Next renders its not-found page with a 404.
+      req.url = '/_lineage/not-found';
+    }
+  }
+  req.headers[GUARD_HEADER] = guardToken();
+  req.headers[SCOPE_HEADER] = encodeScope(scope);
+  if (signedIn) req.headers[SIGNED_IN_HEADER] = '1';
+  return false;
+}

@@ -1,0 +1,71 @@
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { LineageDb } from '@/db/client';
+import { keyIdentityById, type KeyIdentity } from './api-keys';
+
+/** The dashboard's session cookie. */
+export const SESSION_COOKIE = 'lineage_session';
+
+/** Default life of a session: 7 days. */
+export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
+
+/**
+ * Session cookies: `v1.<key id>.<expiry seconds>.<HMAC>` signed with a key derived from the data
+ * directory's secret. Nothing is stored server-side: a cookie is good until it expires or its key
+ * is revoked (every request looks the key id up, so revocation kills its sessions at once).
+ */
+export class SessionSigner {
+  constructor(private readonly key: Buffer) {}
+
+  /** The cookie value for a key, valid `ttlSeconds` from `now`. */
+  issue(keyId: string, now: Date, ttlSeconds: number): string {
+    const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
+    return `v1.${keyId}.${exp}.${this.mac(keyId, exp)}`;
+  }
+
+  /** The key a cookie value names when its signature is right and it has not expired, else null. */
+  verify(value: string, now: Date): { keyId: string; exp: number } | null {
+    const match = /^v1\.([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value);
+    if (!match) return null;
+    const keyId = match[1]!;
+    const exp = Number(match[2]);
+    const expected = Buffer.from(this.mac(keyId, exp));
+    const given = Buffer.from(match[3]!);
+    if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
+    if (exp * 1000 <= now.getTime()) return null;
+    return { keyId, exp };
+  }
+
+  private mac(keyId: string, exp: number): string {
+    return createHmac('sha256', this.key).update(`session\n${keyId}\n${exp}`).digest('base64url');
+  }
+}
+
+/** Cookie name → value from a `Cookie` header (first occurrence wins). */
+export function parseCookies(header: string | undefined): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq < 0) continue;
+    const name = part.slice(0, eq).trim();
+    if (!out.has(name)) out.set(name, part.slice(eq + 1).trim());
+  }
+  return out;
+}
+
+/** The identity of a request's session cookie, or null (none, forged, expired, or its key revoked). */
+export function sessionIdentity(params: { signer: SessionSigner; db: LineageDb; cookieHeader: string | undefined; now: Date }): KeyIdentity | null {
+  const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
+  if (!value) return null;
+  const session = params.signer.verify(value, params.now);
+  return session ? keyIdentityById(params.db, session.keyId) : null;
+}
+
+/** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax, Secure when the dashboard is reached over https. */
+export function sessionCookie(value: string, ttlSeconds: number, secure: boolean): string {
+  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${ttlSeconds}${secure ? '; Secure' : ''}`;
+}
+
+/** `Set-Cookie` that removes the session (sign-out). */
+export function clearedSessionCookie(secure: boolean): string {
+  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
+}

@@ -1,0 +1,86 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Clock } from '@/lib/core/clock';
+import type { LineageDb } from '@/db/client';
+import { identifyKey } from './api-keys';
+import { hostnameOf } from './hosts';
+import { clearedSessionCookie, sessionCookie, type SessionSigner } from './session';
+import type { SignInRateLimit } from './session-rate-limit';
+
+/** What sign-in and sign-out need from the server. */
+export interface SignInConfig {
+  db: LineageDb;
+  sessions: SessionSigner;
+  sessionTtlSeconds: number;
+  rateLimit: SignInRateLimit;
+  allowedHosts: ReadonlySet<string>;
+  /** Set the cookie's Secure flag (the dashboard is reached over https). */
+  secure(req: IncomingMessage): boolean;
+  clock: Clock;
+}
+
+const MAX_FORM_BYTES = 8 * 1024;
+
+/** A same-site path to go back to after sign-in (never another origin). */
+export function safeNextPath(next: string | null | undefined): string {
+  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.startsWith('/login')) return '/';
+  return next;
+}
+
+export function sendText(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': contentType, 'cache-control': 'no-store', ...headers });
+  res.end(body);
+}
+
+export function redirect(res: ServerResponse, location: string, headers: Record<string, string | string[]> = {}): void {
+  res.writeHead(303, { location, 'cache-control': 'no-store', ...headers });
+  res.end();
+}
+
+/** A form post from another origin is refused (login CSRF); a post with no Origin (curl) is not. */
+function crossOrigin(req: IncomingMessage, allowed: ReadonlySet<string>): boolean {
+  const origin = req.headers.origin;
+  if (!origin || origin === 'null') return origin === 'null';
+  try {
+    const name = hostnameOf(new URL(origin).host);
+    return !name || !allowed.has(name);
+  } catch {
+    return true;
+  }
+}
+
+function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    req.on('data', (chunk: Buffer) => {
+      total += chunk.length;
+      if (total <= MAX_FORM_BYTES) chunks.push(chunk);
+    });
+    req.on('end', () => resolve(total > MAX_FORM_BYTES ? null : new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', () => resolve(null));
+  });
+}
+
+/** POST /login (form: `key`, `next`): a session cookie and back to `next`, or back to /login with the reason. */
+export async function handleSignIn(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
+  if (crossOrigin(req, config.allowedHosts)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-in from another origin refused\n');
+  const wait = config.rateLimit.attempt(req.socket.remoteAddress ?? 'unknown', config.clock());
+  if (wait > 0) {
+    req.resume();
+    return sendText(res, 429, 'text/html; charset=utf-8', `<!doctype html><title>Too many sign-in attempts</title><p>Too many sign-in attempts from this address. Try again in ${wait} s. <a href="/login">Back to sign-in</a></p>`, { 'retry-after': String(wait) });
+  }
+  const form = await readForm(req);
+  if (!form) return sendText(res, 400, 'text/plain; charset=utf-8', 'sign-in form too large\n');
+  const next = safeNextPath(form.get('next'));
+  const identity = identifyKey({ db: config.db, key: (form.get('key') ?? '').trim() });
+  if (!identity) return redirect(res, `/login?error=invalid&next=${encodeURIComponent(next)}`);
+  const value = config.sessions.issue(identity.id, config.clock(), config.sessionTtlSeconds);
+  redirect(res, next, { 'set-cookie': sessionCookie(value, config.sessionTtlSeconds, config.secure(req)) });
+}
+
+/** POST /logout: the session cookie removed, back to /login. */
+export function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): void {
+  if (crossOrigin(req, config.allowedHosts)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
+  req.resume();
+  redirect(res, '/login?signed_out=1', { 'set-cookie': clearedSessionCookie(config.secure(req)) });
+}
