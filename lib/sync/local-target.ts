@@ -1,5 +1,5 @@
 import { databaseExists } from '@/db/client';
-import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan, type Ledger } from '@/lib/ledger';
+import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, listEntries, openLedger, readEntryBytes, registerAgent, restorePlan, type Ledger } from '@/lib/ledger';
 import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
@@ -13,6 +13,7 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
   const open = (): Ledger => (opened ??= openLedger(dataDir));
   return {
     label: dataDir,
+    flags: `--data ${dataDir}`,
     async ensureAgent(agent) {
       const registered = registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
       if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
@@ -42,6 +43,17 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
         const deltas = [];
         for (const entry of plan.deltas) deltas.push({ sequence: entry.seq, bytes: await readEntryBytes({ ledger, entry }) });
         return { snapshot, deltas, sequence: plan.sequence };
+      }),
+    latestEntry: (agentId) =>
+      ledgerCall(async () => {
+        if (opened === null && !databaseExists(dataDir)) return null;
+        const ledger = open();
+        const latest = getAgent({ ledger, agentId })?.latest_sequence;
+        if (latest === null || latest === undefined) return null;
+        // The ledger itself: its row holds the blob's sha256; the blob is read only if asked for.
+        const entry = listEntries({ ledger, agentId, sinceSeq: latest - 1, upToSeq: latest }).at(-1);
+        if (!entry) return null;
+        return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => readEntryBytes({ ledger, entry }) };
       }),
   };
 }

@@ -87,12 +87,18 @@ export async function writeFileAtomic(file: string, bytes: Uint8Array, options: 
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   const handle = await fs.open(tmp, 'w', 0o600);
   try {
-    // One positional write of the whole (writeFile goes 512 KiB at a time, each next write
-    // scheduled from this thread).
-    for (let at = 0; at < bytes.byteLength; ) at += (await handle.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
-    if (options.durable !== false) await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      // One positional write of the whole (writeFile goes 512 KiB at a time, each next write
+      // scheduled from this thread).
+      for (let at = 0; at < bytes.byteLength; ) at += (await handle.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
+      if (options.durable !== false) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, file);
+  } catch (error) {
+    // A full disk must not leave the part written behind, taking the space a retry needs.
+    await fs.rm(tmp, { force: true }).catch(() => {});
+    throw error;
   }
-  await fs.rename(tmp, file);
 }

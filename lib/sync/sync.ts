@@ -14,8 +14,11 @@ import { fileKeysPath, readFileKeys, writeFileKeys } from './file-keys';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
-import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
+import { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
+import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
+import { sha256Hex } from '@/lib/core/uuid';
+import { SyncConflictError } from './errors';
 
 export interface SyncOptions {
   runtime: Runtime;
@@ -28,6 +31,8 @@ export interface SyncOptions {
   forceFirstSync?: boolean;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
+  /** Set on the sync that follows an adoption (recover.ts): it does not adopt again. */
+  adopted?: boolean;
 }
 
 /** The reference CLI's sync JSON (CONTRACT §2.3). */
@@ -78,16 +83,22 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     log(`first sync of ${agentId} to ${opts.target.label}`);
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
+      // This machine's own first snapshot, whose state was never written: adopted.
+      if (!opts.adopted && (await adoptSentSnapshot({ target: opts.target, alfHome: opts.alfHome, agentId, latest: registered.latestSequence, sent: await readSent(opts.workspace, agentId), now }))) {
+        log(`adopted sequence ${registered.latestSequence}: this machine's own upload`);
+        return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
+      }
       // The reference's E3 guard: a first sync must not silently bury an agent's existing history.
       throw new SyncError(
         'registration_failed',
         `agent ${agentId} already has history at sequence ${registered.latestSequence} on ${opts.target.label}, but this machine has no sync state for it`,
-        'run `lineage restore -w WORKSPACE` to pick up the existing history, or pass --force-first-sync to upload a new full snapshot',
+        `run \`${rebaseCommand({ ...opts, target: opts.target })}\` to take that history as this machine's base without changing the workspace (the next \`lineage sync\` uploads the workspace's difference), or pass --force-first-sync to upload a new full snapshot`,
       );
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
     const snapshot = snapshotFromExport(exported, now, records);
     const bytes = await writeSnapshot(snapshot);
+    await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
@@ -118,7 +129,25 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const nextBase = writeSnapshot(current, { recordLines: reconciled.lines, storeRaw: true });
   nextBase.catch(() => {});
   const deltaBytes = await writeDelta(delta);
-  const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
+  // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
+  const previousSent = await readSent(opts.workspace, agentId);
+  await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
+  let sequence: number;
+  try {
+    ({ sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes));
+  } catch (error) {
+    if (!(error instanceof SyncConflictError)) throw error;
+    // Refused: this upload was never accepted, so the record of the one before it is put back. It
+    // says whether the target's entry after the base is this machine's own.
+    const recorded = previousSent;
+    if (recorded) await writeSent(opts.workspace, agentId, recorded);
+    const adopted = opts.adopted ? null : await adoptSentDelta({ target: opts.target, alfHome: opts.alfHome, agentId, baseSequence, latest: error.latestSequence, sent: recorded, now });
+    if (adopted) {
+      log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
+      return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
+    }
+    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
+  }
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
   const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted?.fileKeys ?? null);
   log(`delta at sequence ${sequence}`);
@@ -228,7 +257,7 @@ async function persist(
   const syncedAt = now.toISOString();
   const stateDir = statePaths(opts.alfHome, agentId).dir;
   const memoFile = memoPath(stateDir, agentId);
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
+  await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   // The memo names the base it describes: written beside it, it is read only with that base.
   const [path] = await Promise.all([
     writeClientState({
@@ -238,9 +267,22 @@ async function persist(
     }),
     memo ? writeRecordMemo(memoFile, memo, baseSnapshot) : removeRecordMemo(memoFile),
     fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
-  ]);
+  ]).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;
+}
+
+/**
+ * The target accepted the upload, but this machine's state could not be written (a full disk, a
+ * read-only ALF_HOME). The upload's sha256 is in the workspace marker: the next sync adopts it.
+ */
+function stateWriteFailed(error: unknown, stateDir: string, agentId: string, sequence: number): never {
+  const reason = error instanceof Error ? error.message : String(error);
+  throw new SyncError(
+    'state_write_failed',
+    `the upload of agent ${agentId} was accepted at sequence ${sequence}, but this machine's sync state could not be written to ${stateDir}: ${reason}`,
+    'free space (or fix permissions) under ALF_HOME and run `lineage sync` again: it recognizes its own upload and adopts that sequence',
+  );
 }
 
 /**
