@@ -1,6 +1,8 @@
 import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
-import { NO_FILE_KEYS, type ExportResult, type FileKeys, type RecordSlot, type Runtime } from '@/lib/adapters/types';
+import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type FileKeys, type RecordSlot, type Runtime, type SlotExport, type UnchangedFiles } from '@/lib/adapters/types';
+import { rawArchivePath } from '@/lib/adapters/shared';
+import { readStatCache, statCachePath, writeStatCache, type StatCache } from './stat-cache';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -66,11 +68,22 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     persistAgentId: true,
     clock: opts.clock,
     onAgentId: (agentId: string) => { early.set(agentId, startLoadingBase(opts.alfHome, agentId)); },
+    unchanged: async (agentId: string, context: string) => {
+      const load = early.get(agentId);
+      return load ? unchangedFiles(load, await load.stat, context, opts.runtime) : null;
+    },
   };
   // Adapters that can export records as slots leave those the record memo knows unbuilt.
+  const exportSlots = (options: typeof exportOptions | Omit<typeof exportOptions, 'unchanged'>) => adapter.exportSlots!(
+    options, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)), async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS);
   const slotted = adapter.exportSlots
-    ? await adapter.exportSlots(exportOptions, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)),
-      async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS)
+    ? await exportSlots(exportOptions).catch((error: unknown) => {
+      // The stat cache did not describe the base after all (a crash between their writes, a
+      // restore): the export runs again, reading every file.
+      if (!(error instanceof StaleStatCache)) throw error;
+      const { unchanged: _none, ...plain } = exportOptions;
+      return exportSlots(plain);
+    })
     : null;
   const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
   const slots = slotted?.slots ?? null;
@@ -102,7 +115,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
-    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted?.fileKeys ?? null);
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
@@ -116,6 +129,11 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     // Nothing is written, but file keys that were missing (a first sync with this version).
     if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
       await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
+    }
+    // Nor is the stat cache, but one that was missing (racy entries are simply read again next time).
+    const baseSha = await loading.sha;
+    if (slotted?.fileStats && (await loading.stat) === null && baseSha) {
+      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, baseSha, slotted.statContext ?? '-').catch(() => {});
     }
     // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
     // or written by a sync of another copy), so a later restore finds it up to date.
@@ -149,7 +167,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
   }
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted?.fileKeys ?? null);
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -175,6 +193,10 @@ interface LoadedBase {
 
 interface BaseLoad {
   base: Promise<LoadedBase>;
+  /** The sha256 of the base file (null: none): what the memo and the stat cache must name. */
+  sha: Promise<string | null>;
+  /** The stat cache kept beside it, not yet checked against it (null: none readable). */
+  stat: Promise<StatCache | null>;
   /** The record memo of that base; null when there is none that describes it (never a failure). */
   memo: Promise<RecordMemo | null>;
   /** The file keys of the last export (empty when there are none: never a failure). */
@@ -188,9 +210,34 @@ function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
   })();
   const base = file.then(async ({ state, bytes }) => ({ state, base: bytes ? await readSnapshotLines(bytes) : null }));
   base.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
-  const memo = file.then(({ bytes }) => (bytes ? readRecordMemo(memoPath(statePaths(alfHome, agentId).dir, agentId), bytes) : null)).catch(() => null);
-  const fileKeys = readFileKeys(fileKeysPath(statePaths(alfHome, agentId).dir, agentId)).catch(() => NO_FILE_KEYS);
-  return { base, memo, fileKeys };
+  const dir = statePaths(alfHome, agentId).dir;
+  const sha = file.then(({ bytes }) => (bytes ? sha256Hex(bytes) : null)).catch(() => null);
+  const memo = sha.then((baseSha) => (baseSha ? readRecordMemo(memoPath(dir, agentId), baseSha) : null)).catch(() => null);
+  const fileKeys = readFileKeys(fileKeysPath(dir, agentId)).catch(() => NO_FILE_KEYS);
+  const stat = readStatCache(statCachePath(dir, agentId));
+  return { base, sha, stat, memo, fileKeys };
+}
+
+/**
+ * The export's view of the stat cache: lookups straight away, and the bytes of the files it found
+ * unchanged from the base — once the base is loaded and found to be the one the cache names.
+ */
+function unchangedFiles(load: BaseLoad, cache: StatCache | null, context: string, runtime: Runtime): UnchangedFiles | null {
+  if (!cache || cache.context !== context) return null;
+  return {
+    lookup: (rel, stat) => cache.lookup(rel, stat),
+    async bytes(rels) {
+      const [{ base }, sha] = await Promise.all([load.base, load.sha]);
+      if (!base || sha !== cache.baseSha256) throw new StaleStatCache();
+      const out = new Map<string, Uint8Array>();
+      for (const rel of rels) {
+        const bytes = base.raw.get(rawArchivePath(runtime, rel));
+        if (!bytes) throw new StaleStatCache(`the base carries no ${rel}`);
+        out.set(rel, bytes);
+      }
+      return out;
+    },
+  };
 }
 
 /**
@@ -252,8 +299,10 @@ function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: Re
 
 async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
-  fileKeys: ReadonlyMap<string, readonly string[]> | null,
+  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext'> | null,
 ): Promise<string> {
+  const fileKeys = exported?.fileKeys ?? null;
+  const baseSha = sha256Hex(baseSnapshot);
   const syncedAt = now.toISOString();
   const stateDir = statePaths(opts.alfHome, agentId).dir;
   const memoFile = memoPath(stateDir, agentId);
@@ -265,8 +314,9 @@ async function persist(
       state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
       baseSnapshot,
     }),
-    memo ? writeRecordMemo(memoFile, memo, baseSnapshot) : removeRecordMemo(memoFile),
+    memo ? writeRecordMemo(memoFile, memo, baseSha) : removeRecordMemo(memoFile),
     fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
+    exported?.fileStats ? writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, baseSha, exported.statContext ?? '-') : null,
   ]).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;
