@@ -12,6 +12,14 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
     ensureAgent: (agent) =>
       mapErrors(async () => {
         const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
+        // AgentInfo says 0 before the first upload too (CONTRACT §1.2): an agent registered by a
+        // first sync killed before its upload has no history to guard.
+        if (alreadyExisted && info.latest_sequence === 0 && !(await client.restore(agent.id).then(() => true, (error: unknown) => {
+          if (error instanceof AlfApiError && error.status === 404) return false;
+          throw error;
+        }))) {
+          return { alreadyExisted, latestSequence: null };
+        }
         return { alreadyExisted, latestSequence: info.latest_sequence };
       }),
     putSnapshot: (agentId, bytes) => mapErrors(async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),

@@ -13,7 +13,8 @@
  * Anything unreadable is ignored. An idle sync does not rewrite it.
  *
  * File: `{agent}-files.stat` in the state directory. A header line `lineage-stat-cache 1 <base
- * sha256> <context> <count>\n` (context: the adapter's, ExportOptions.unchanged), then one line per file: `<ino> <size> <mtime ns> <ctime ns> <digest or -> <path
+ * sha256> <context> <sequence> <count>\n` (context: the adapter's, ExportOptions.unchanged; sequence: the
+ * one the base is at, so a kill between the base and the TOML that points at it is finished), then one line per file: `<ino> <size> <mtime ns> <ctime ns> <digest or -> <path
  * as a JSON string>\n`.
  */
 import fs from 'node:fs/promises';
@@ -32,6 +33,8 @@ export class StatCache {
   constructor(
     readonly baseSha256: string,
     readonly context: string,
+    /** The sequence the base it names is at. */
+    readonly sequence: number,
     private readonly entries: ReadonlyMap<string, StatEntry>,
     /** The cache file's mtime (ns): entries not older than it are racy. */
     private readonly writtenNs: bigint,
@@ -58,8 +61,8 @@ export function isRacy(entry: FileStat, writtenNs: bigint): boolean {
   return entry.mtimeNs >= writtenNs || entry.ctimeNs >= writtenNs;
 }
 
-export function encodeStatCache(entries: ReadonlyMap<string, StatEntry>, baseSha256: string, context: string): Buffer {
-  const lines = [`${MAGIC} ${baseSha256} ${context} ${entries.size}`];
+export function encodeStatCache(entries: ReadonlyMap<string, StatEntry>, baseSha256: string, context: string, sequence: number): Buffer {
+  const lines = [`${MAGIC} ${baseSha256} ${context} ${sequence} ${entries.size}`];
   for (const [rel, e] of entries) lines.push(`${e.ino} ${e.size} ${e.mtimeNs} ${e.ctimeNs} ${e.digest ?? '-'} ${JSON.stringify(rel)}`);
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }
@@ -68,8 +71,9 @@ export function encodeStatCache(entries: ReadonlyMap<string, StatEntry>, baseSha
 export function parseStatCache(bytes: Buffer, writtenNs: bigint): StatCache | null {
   const lines = bytes.toString('utf8').split('\n');
   if (lines.pop() !== '') return null;
-  const [magic, version, sha, context, countText, ...rest] = (lines.shift() ?? '').split(' ');
-  if (`${magic} ${version}` !== MAGIC || !/^[0-9a-f]{64}$/.test(sha ?? '') || !context || rest.length > 0 || countText !== String(lines.length)) return null;
+  const [magic, version, sha, context, sequenceText, countText, ...rest] = (lines.shift() ?? '').split(' ');
+  if (`${magic} ${version}` !== MAGIC || !/^[0-9a-f]{64}$/.test(sha ?? '') || !context || !/^\d{1,15}$/.test(sequenceText ?? '')) return null;
+  if (rest.length > 0 || countText !== String(lines.length)) return null;
   const entries = new Map<string, StatEntry>();
   for (const line of lines) {
     const m = LINE.exec(line);
@@ -83,7 +87,7 @@ export function parseStatCache(bytes: Buffer, writtenNs: bigint): StatCache | nu
     if (typeof rel !== 'string' || entries.has(rel)) return null;
     entries.set(rel, { ino: BigInt(m[1]!), size: BigInt(m[2]!), mtimeNs: BigInt(m[3]!), ctimeNs: BigInt(m[4]!), digest: m[5] === '-' ? null : m[5]! });
   }
-  return new StatCache(sha!, context, entries, writtenNs);
+  return new StatCache(sha!, context, Number(sequenceText), entries, writtenNs);
 }
 
 export async function readStatCache(file: string): Promise<StatCache | null> {
@@ -101,6 +105,6 @@ export async function readStatCache(file: string): Promise<StatCache | null> {
 }
 
 /** Written beside the base it names (temporary name, renamed; not flushed: a torn cache is not read). */
-export async function writeStatCache(file: string, entries: ReadonlyMap<string, StatEntry>, baseSha256: string, context: string): Promise<void> {
-  await writeFileAtomic(file, encodeStatCache(entries, baseSha256, context), { durable: false });
+export async function writeStatCache(file: string, entries: ReadonlyMap<string, StatEntry>, baseSha256: string, context: string, sequence: number): Promise<void> {
+  await writeFileAtomic(file, encodeStatCache(entries, baseSha256, context, sequence), { durable: false });
 }

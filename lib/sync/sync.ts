@@ -15,7 +15,8 @@ import { SyncError } from './errors';
 import { fileKeysPath, readFileKeys, writeFileKeys } from './file-keys';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
-import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
+import { readBaseSnapshot, readClientState, statePaths, writeBaseFile, writeStateToml, type ClientState } from './state';
+import { crashPoint } from './crash-points';
 import { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
@@ -91,6 +92,8 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
   const { state, base } = await loading.base;
+  const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
+  if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
 
   if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
@@ -112,7 +115,9 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     const snapshot = snapshotFromExport(exported, now, records);
     const bytes = await writeSnapshot(snapshot);
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
+    crashPoint('sent-recorded');
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
+    crashPoint('uploaded');
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
     const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted);
@@ -130,10 +135,11 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
       await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
     }
-    // Nor is the stat cache, but one that was missing (racy entries are simply read again next time).
-    const baseSha = await loading.sha;
-    if (slotted?.fileStats && (await loading.stat) === null && baseSha) {
-      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, baseSha, slotted.statContext ?? '-').catch(() => {});
+    // Nor is the stat cache, but one that was missing or did not describe the base (after a restore,
+    // a rebase or an adoption); racy entries of one that did are simply read again next time.
+    const [baseSha, cache] = await Promise.all([loading.sha, loading.stat]);
+    if (slotted?.fileStats && baseSha && (cache?.baseSha256 !== baseSha || cache.context !== slotted.statContext)) {
+      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, baseSha, slotted.statContext ?? '-', baseSequence).catch(() => {});
     }
     // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
     // or written by a sync of another copy), so a later restore finds it up to date.
@@ -150,9 +156,11 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
   const previousSent = await readSent(opts.workspace, agentId);
   await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
+  crashPoint('sent-recorded');
   let sequence: number;
   try {
     ({ sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes));
+    crashPoint('uploaded');
   } catch (error) {
     if (!(error instanceof SyncConflictError)) throw error;
     // Refused: this upload was never accepted, so the record of the one before it is put back. It
@@ -180,6 +188,19 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     agent: agentInfo,
     raw: { changed: delta.rawChanged.size, deleted: delta.rawDeleted.length },
   };
+}
+
+/**
+ * A sync killed after writing the base (and the stat cache naming it) but before the TOML that
+ * points at it: the stat cache says which sequence that base is at, and it was written only once
+ * the target had accepted that upload. The TOML is written now (and `state` moved on).
+ */
+async function finishInterruptedWrite(alfHome: string, state: ClientState, loading: BaseLoad): Promise<boolean> {
+  const [cache, sha] = await Promise.all([loading.stat, loading.sha]);
+  if (state.last_synced_sequence === undefined || !cache || cache.baseSha256 !== sha || cache.sequence <= state.last_synced_sequence) return false;
+  state.last_synced_sequence = cache.sequence;
+  await writeStateToml(alfHome, state);
+  return true;
 }
 
 interface LoadedBase {
@@ -307,17 +328,21 @@ async function persist(
   const stateDir = statePaths(opts.alfHome, agentId).dir;
   const memoFile = memoPath(stateDir, agentId);
   await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
-  // The memo names the base it describes: written beside it, it is read only with that base.
+  // The base first, with what describes it (the memo and the stat cache name its sha256: read only
+  // with that base), then the TOML that points at it, then the workspace marker. A kill between
+  // any two leaves a state the next sync reads right: an older TOML under a newer base meets the
+  // target's 409, and the upload it recorded is adopted (folding it onto a base that already holds
+  // it changes nothing).
   const [path] = await Promise.all([
-    writeClientState({
-      alfHome: opts.alfHome,
-      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
-      baseSnapshot,
-    }),
+    writeBaseFile(opts.alfHome, agentId, baseSnapshot),
     memo ? writeRecordMemo(memoFile, memo, baseSha) : removeRecordMemo(memoFile),
     fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
-    exported?.fileStats ? writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, baseSha, exported.statContext ?? '-') : null,
+    exported?.fileStats ? writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, baseSha, exported.statContext ?? '-', sequence) : null,
   ]).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  crashPoint('files-written');
+  await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt })
+    .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  crashPoint('state-written');
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
   return path;
 }
