@@ -2,10 +2,9 @@ import type { Command } from 'commander';
 import { systemClock } from '@/lib/core/clock';
 import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
-import { rebaseWorkspace } from '@/lib/sync/rebase';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
-import { parseRuntime, requireOption } from '../options';
+import { parseRuntime, requireOption } from '../parse-options';
 import { printJson, progress } from '../output';
 
 interface SyncFlags extends TargetFlags {
@@ -29,6 +28,7 @@ export function registerSyncCommand(program: Command): void {
   ).action(async (flags: SyncFlags) => {
     if (flags.rebase) {
       if (flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
+      const { rebaseWorkspace } = await import('@/lib/sync/rebase');
       const rebased = await rebaseWorkspace({
         runtime: parseRuntime(flags.runtime),
         workspace: requireOption(flags.workspace, '-w/--workspace'),
