@@ -45,6 +45,8 @@ export interface StatEntry extends FileStat {
 }
 
 export interface UnchangedFiles {
+  /** How many files the last export had. */
+  readonly count: number;
   /** The entry of `rel` when `stat` says the file is unchanged since it was recorded (else null). */
   lookup(rel: string, stat: FileStat): StatEntry | null;
   /**
@@ -119,6 +121,11 @@ export interface SlotExport extends Omit<ExportResult, 'records'> {
   fileStats?: Map<string, StatEntry>;
   /** The `context` those entries hold under (a token: no spaces). */
   statContext?: string;
+  /**
+   * Every file was found unchanged and none came or went: the export is the last one, and its
+   * slots, raw files and layers are left empty (the caller has them in its base).
+   */
+  allUnchanged?: boolean;
 }
 
 export interface ImportOptions {

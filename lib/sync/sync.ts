@@ -2,7 +2,8 @@ import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type FileKeys, type RecordSlot, type Runtime, type SlotExport, type UnchangedFiles } from '@/lib/adapters/types';
 import { rawArchivePath } from '@/lib/adapters/shared';
-import { readStatCache, statCachePath, writeStatCache, type StatCache } from './stat-cache';
+import { baseIdentity, readStatCache, statCachePath, writeStatCache, type ExportSummary, type StatCache } from './stat-cache';
+import path from 'node:path';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -76,22 +77,29 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   };
   // Adapters that can export records as slots leave those the record memo knows unbuilt.
   const exportSlots = (options: typeof exportOptions | Omit<typeof exportOptions, 'unchanged'>) => adapter.exportSlots!(
-    options, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)), async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS);
-  const slotted = adapter.exportSlots
+    options, async (agentId) => knownKeys(await (early.get(agentId)?.memo() ?? null)), async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS);
+  const { unchanged: _none, ...plain } = exportOptions;
+  let slotted = adapter.exportSlots
     ? await exportSlots(exportOptions).catch((error: unknown) => {
-      // The stat cache did not describe the base after all (a crash between their writes, a
-      // restore): the export runs again, reading every file.
+      // The stat cache did not describe the base after all (its base went missing): the export
+      // runs again, reading every file.
       if (!(error instanceof StaleStatCache)) throw error;
-      const { unchanged: _none, ...plain } = exportOptions;
       return exportSlots(plain);
     })
     : null;
+  if (slotted?.allUnchanged) {
+    // Every file unchanged, none came or went: idle, without reading the base — when the cache's
+    // base is the state's. Else the export runs again, reading every file.
+    const idle = await idleFromStatCache(opts, early.get(slotted.agentId)!, slotted.agentId, now, log);
+    if (idle) return idle;
+    slotted = await exportSlots(plain);
+  }
   const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
   const slots = slotted?.slots ?? null;
   const agentId = exported.agentId;
   const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
-  const { state, base } = await loading.base;
+  const { state, base } = await loading.base();
   const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
   if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
 
@@ -125,7 +133,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   }
 
   const baseSequence = state.last_synced_sequence;
-  const memo = await loading.memo;
+  const memo = await loading.memo();
   const { reconciled, memoEntry } = reconcileSlots({ agentId, base: base.records, memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
@@ -137,9 +145,10 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     }
     // Nor is the stat cache, but one that was missing or did not describe the base (after a restore,
     // a rebase or an adoption); racy entries of one that did are simply read again next time.
-    const [baseSha, cache] = await Promise.all([loading.sha, loading.stat]);
-    if (slotted?.fileStats && baseSha && (cache?.baseSha256 !== baseSha || cache.context !== slotted.statContext)) {
-      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, baseSha, slotted.statContext ?? '-', baseSequence).catch(() => {});
+    const [identity, cache] = await Promise.all([baseIdentity(statePaths(opts.alfHome, agentId).snapshot), loading.stat]);
+    if (slotted?.fileStats && identity && (cache === null || cache.context !== slotted.statContext)) {
+      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, identity, slotted.statContext ?? '-', baseSequence, summaryOf(opts, exported))
+        .catch(() => {});
     }
     // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
     // or written by a sync of another copy), so a later restore finds it up to date.
@@ -196,8 +205,8 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
  * the target had accepted that upload. The TOML is written now (and `state` moved on).
  */
 async function finishInterruptedWrite(alfHome: string, state: ClientState, loading: BaseLoad): Promise<boolean> {
-  const [cache, sha] = await Promise.all([loading.stat, loading.sha]);
-  if (state.last_synced_sequence === undefined || !cache || cache.baseSha256 !== sha || cache.sequence <= state.last_synced_sequence) return false;
+  const cache = await loading.stat;
+  if (state.last_synced_sequence === undefined || !cache || cache.sequence <= state.last_synced_sequence) return false;
   state.last_synced_sequence = cache.sequence;
   await writeStateToml(alfHome, state);
   return true;
@@ -213,30 +222,75 @@ interface LoadedBase {
 }
 
 interface BaseLoad {
-  base: Promise<LoadedBase>;
-  /** The sha256 of the base file (null: none): what the memo and the stat cache must name. */
-  sha: Promise<string | null>;
-  /** The stat cache kept beside it, not yet checked against it (null: none readable). */
+  state: Promise<ClientState | null>;
+  /** The stat cache, when it names the base file there now (null: none, or not that base's). */
   stat: Promise<StatCache | null>;
-  /** The record memo of that base; null when there is none that describes it (never a failure). */
-  memo: Promise<RecordMemo | null>;
   /** The file keys of the last export (empty when there are none: never a failure). */
   fileKeys: Promise<FileKeys>;
+  /** The base, read on first call. */
+  base(): Promise<LoadedBase>;
+  /** The sha256 of the base file (null: none): what the memo must name. */
+  sha(): Promise<string | null>;
+  /** The record memo of that base; null when there is none that describes it (never a failure). */
+  memo(): Promise<RecordMemo | null>;
 }
 
 function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
-  const file = (async () => {
-    const state = await readClientState(alfHome, agentId);
-    return { state, bytes: state?.last_synced_sequence === undefined ? null : await readBaseSnapshot(alfHome, agentId) };
-  })();
-  const base = file.then(async ({ state, bytes }) => ({ state, base: bytes ? await readSnapshotLines(bytes) : null }));
-  base.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
-  const dir = statePaths(alfHome, agentId).dir;
-  const sha = file.then(({ bytes }) => (bytes ? sha256Hex(bytes) : null)).catch(() => null);
-  const memo = sha.then((baseSha) => (baseSha ? readRecordMemo(memoPath(dir, agentId), baseSha) : null)).catch(() => null);
-  const fileKeys = readFileKeys(fileKeysPath(dir, agentId)).catch(() => NO_FILE_KEYS);
-  const stat = readStatCache(statCachePath(dir, agentId));
-  return { base, sha, stat, memo, fileKeys };
+  const paths = statePaths(alfHome, agentId);
+  const state = readClientState(alfHome, agentId);
+  state.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
+  const stat = Promise.all([readStatCache(statCachePath(paths.dir, agentId)), baseIdentity(paths.snapshot)])
+    .then(([cache, identity]) => (cache && identity && cache.base === identity ? cache : null));
+  let file: Promise<{ state: ClientState | null; bytes: Uint8Array | null }> | undefined;
+  const loadFile = () => (file ??= state.then(async (st) => ({ state: st, bytes: st?.last_synced_sequence === undefined ? null : await readBaseSnapshot(alfHome, agentId) })));
+  let base: Promise<LoadedBase> | undefined;
+  let sha: Promise<string | null> | undefined;
+  let memo: Promise<RecordMemo | null> | undefined;
+  const load: BaseLoad = {
+    state,
+    stat,
+    fileKeys: readFileKeys(fileKeysPath(paths.dir, agentId)).catch(() => NO_FILE_KEYS),
+    base() {
+      if (!base) {
+        base = loadFile().then(async ({ state: st, bytes }) => ({ state: st, base: bytes ? await readSnapshotLines(bytes) : null }));
+        base.catch(() => {});
+      }
+      return base;
+    },
+    sha: () => (sha ??= loadFile().then(({ bytes }) => (bytes ? sha256Hex(bytes) : null)).catch(() => null)),
+    memo: () => (memo ??= load.sha().then((s) => (s ? readRecordMemo(memoPath(paths.dir, agentId), s) : null)).catch(() => null)),
+  };
+  // A stat cache that names the base promises an export that reads little, and maybe an idle sync
+  // that needs no base: the base is read when asked for. Without one, it is read (and its large
+  // members inflated on the thread pool) while the export reads every file.
+  void stat.then((cache) => {
+    if (!cache) void load.base().then(() => load.memo(), () => null);
+  });
+  return load;
+}
+
+/**
+ * The sync of an export that found every file unchanged (`allUnchanged`): idle at the cache's
+ * sequence, when that is the state's (a newer one finishes a killed sync's write) and the cache was
+ * made from this workspace. Null when it cannot tell: the caller exports again.
+ */
+async function idleFromStatCache(opts: SyncOptions, load: BaseLoad, agentId: string, now: Date, log: (line: string) => void): Promise<SyncOutput | null> {
+  const [cache, state] = await Promise.all([load.stat, load.state.catch(() => null)]);
+  if (!cache || !state || state.last_synced_sequence === undefined || cache.summary.workspace !== path.resolve(opts.workspace)) return null;
+  if (cache.sequence < state.last_synced_sequence) return null;
+  if (await finishInterruptedWrite(opts.alfHome, state, load)) log(`finished the state write a killed sync left: the base is at sequence ${cache.sequence}`);
+  log(`no changes since sequence ${cache.sequence} (no file changed)`);
+  if ((await readSyncedFrom(opts.workspace, agentId))?.sequence !== cache.sequence) {
+    await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence: cache.sequence, synced_at: now.toISOString() });
+  }
+  return {
+    ok: true, sequence: cache.sequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false,
+    agent: { runtime_agent: opts.runtimeAgent ?? cache.summary.agent_name, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' },
+  };
+}
+
+function summaryOf(opts: SyncOptions, exported: { agentName: string }): ExportSummary {
+  return { agent_name: exported.agentName, workspace: path.resolve(opts.workspace) };
 }
 
 /**
@@ -246,10 +300,11 @@ function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
 function unchangedFiles(load: BaseLoad, cache: StatCache | null, context: string, runtime: Runtime): UnchangedFiles | null {
   if (!cache || cache.context !== context) return null;
   return {
+    count: cache.size,
     lookup: (rel, stat) => cache.lookup(rel, stat),
     async bytes(rels) {
-      const [{ base }, sha] = await Promise.all([load.base, load.sha]);
-      if (!base || sha !== cache.baseSha256) throw new StaleStatCache();
+      const { base } = await load.base();
+      if (!base) throw new StaleStatCache();
       const out = new Map<string, Uint8Array>();
       for (const rel of rels) {
         const bytes = base.raw.get(rawArchivePath(runtime, rel));
@@ -320,7 +375,7 @@ function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: Re
 
 async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
-  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext'> | null,
+  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext' | 'agentName'> | null,
 ): Promise<string> {
   const fileKeys = exported?.fileKeys ?? null;
   const baseSha = sha256Hex(baseSnapshot);
@@ -333,18 +388,23 @@ async function persist(
   // any two leaves a state the next sync reads right: an older TOML under a newer base meets the
   // target's 409, and the upload it recorded is adopted (folding it onto a base that already holds
   // it changes nothing).
-  const [path] = await Promise.all([
+  const [basePath] = await Promise.all([
     writeBaseFile(opts.alfHome, agentId, baseSnapshot),
     memo ? writeRecordMemo(memoFile, memo, baseSha) : removeRecordMemo(memoFile),
     fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
-    exported?.fileStats ? writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, baseSha, exported.statContext ?? '-', sequence) : null,
   ]).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  // The stat cache names the base file just written (its inode: so it is written after it).
+  const identity = exported?.fileStats ? await baseIdentity(basePath) : null;
+  if (identity && exported?.fileStats) {
+    await writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, identity, exported.statContext ?? '-', sequence, summaryOf(opts, exported))
+      .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  }
   crashPoint('files-written');
   await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt })
     .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   crashPoint('state-written');
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
-  return path;
+  return basePath;
 }
 
 /**

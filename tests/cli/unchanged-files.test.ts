@@ -48,6 +48,8 @@ describe('a sync does not open files whose stat data are unchanged', () => {
       expect(idle.json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
       const inIdle = opened(idle);
       for (const rel of ['MEMORY.md', 'USER.md', 'memory/2026-11-01.md', 'memory/2026-11-02.md', 'memory/blob.bin']) expect(inIdle.has(rel), rel).toBe(false);
+      // Nor the base: an export that found every file unchanged (none came or went) is the base's own.
+      expect(idle.opens.filter((o) => o.file.endsWith('-snapshot.alf'))).toEqual([]);
       // Nothing opened for writing, in the workspace, the ALF home or the data directory.
       const written = idle.opens.filter((o) => /O_WRONLY|O_RDWR|O_CREAT/.test(o.flags) && [sb.workspace, sb.alfHome, sb.dataDir].some((dir) => o.file.startsWith(dir)));
       expect(written).toEqual([]);

@@ -72,6 +72,10 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     if (file.digest !== undefined || !isRecordBearing(rel)) fileStats.set(rel, { ...stat, digest: file.digest ?? null });
   }
+  if (unchanged && carried.length === files.length && unchanged.count === files.length) {
+    // Nothing changed, came or went: the last export's result, which the caller holds already.
+    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: [], allUnchanged: true };
+  }
   if (carried.length > 0) for (const [rel, bytes] of await unchanged!.bytes(carried)) raw.set(rel, bytes);
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
