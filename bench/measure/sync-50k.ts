@@ -104,6 +104,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     cli.push(run.ms);
     args.log(`  sync 50k: 1% edit, lineage sync process ${run.ms.toFixed(0)} ms`);
   }
+  const idle = cliReps > 0 ? await measureIdle(shell, command, workspace, args) : [];
   const o = median(ours);
   const g = median(git);
   const cliResult: BenchResult[] = cli.length === 0 ? [] : [{
@@ -117,11 +118,55 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
       note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
     ...cliResult,
+    ...idle,
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
       note: 'first sync (full snapshot) of the same store; one run',
     },
   ];
+}
+
+/**
+ * `sync_idle_cli`: a `lineage sync` process with nothing changed (the stat cache finds every file
+ * unchanged: none is opened, nothing is uploaded or written), against `git status --porcelain` of
+ * the same clean tree, from the same shell. `sync_cli_first_read`: in one more idle process run
+ * under strace, the time from its exec to its first open of a workspace file (its `.alf-agent-id`:
+ * start-up, the bundle's imports), informational.
+ */
+async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: string, workspace: string, args: Sync50kArgs): Promise<BenchResult[]> {
+  const reps = 5;
+  const ours: number[] = [];
+  const git: number[] = [];
+  await shell.run(`${GIT} add -A && ${GIT} commit -q -m idle --allow-empty`, workspace);
+  for (let r = 0; r < reps; r++) {
+    const run = await shell.run(command, workspace);
+    if (!/"no_changes":true/.test(run.stdout)) throw new Error(`sync 50k idle: expected no changes, got ${run.stdout}`);
+    ours.push(run.ms);
+    const status = await shell.run('git status --porcelain', workspace);
+    if (status.stdout.trim() !== '') throw new Error(`sync 50k idle: git status not clean: ${status.stdout.slice(0, 200)}`);
+    git.push(status.ms);
+  }
+  const o = median(ours);
+  const g = median(git);
+  args.log(`  sync 50k: idle lineage sync process ${o.toFixed(0)} ms, git status --porcelain ${g.toFixed(0)} ms`);
+  const results: BenchResult[] = [{
+    name: 'sync_idle_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git status --porcelain)',
+    note: `an idle \`lineage sync\` process on the 50k store (500 files): every file found unchanged by its stat data, none opened, nothing uploaded or written; median of ${reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+  }];
+  const trace = path.join(path.dirname(workspace), 'idle.strace');
+  const traced = await shell.run(`strace -f -ttt -qq -e trace=execve,openat -o ${JSON.stringify(trace)} ${command} >/dev/null && echo traced || echo no-strace`, workspace).catch(() => null);
+  if (traced?.stdout.includes('traced')) {
+    const lines = (await fs.readFile(trace, 'utf8')).split('\n');
+    const at = (line: string | undefined) => Number(/\s(\d+\.\d+) /.exec(` ${line ?? ''}`)?.[1]);
+    const exec = lines.find((line) => /execve\(".*node"/.test(line));
+    const firstRead = lines.find((line) => line.includes('openat(') && line.includes(`"${workspace}/`));
+    const ms = (at(firstRead) - at(exec)) * 1000;
+    if (Number.isFinite(ms)) {
+      args.log(`  sync 50k: idle process, exec to first workspace file opened (under strace): ${ms.toFixed(0)} ms`);
+      results.push({ name: 'sync_cli_first_read', ours: round(ms), peer: null, ratio: null, unit: 'ms from exec to the first open of a workspace file (under strace)', note: 'informational: start-up of a `lineage sync` process (bundle imports, client state found) before it reads the workspace; strace slows every system call' });
+    }
+  }
+  return results;
 }
 
 /** measureSync50k in a fresh process (see the file comment); its log lines come through `log`. */

@@ -23,6 +23,45 @@ export interface ExportOptions {
    * agent's base while the export runs.
    */
   onAgentId?: (agentId: string) => void;
+  /**
+   * Files the last sync exported whose stat data say they have not changed since (a sync's stat
+   * cache): an adapter that supports it does not open them. Loaded once the agent id is known;
+   * `context` is what else the adapter's per-file results depend on (a cache kept under another is not used).
+   */
+  unchanged?: (agentId: string, context: string) => Promise<UnchangedFiles | null>;
+}
+
+/** A file's stat data as git's index keeps them (nanosecond times). */
+export interface FileStat {
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
+}
+
+/** What a sync remembers of an exported file: its stat data and, if it bears records, its file-keys digest. */
+export interface StatEntry extends FileStat {
+  digest: string | null;
+}
+
+export interface UnchangedFiles {
+  /** How many files the last export had. */
+  readonly count: number;
+  /** The entry of `rel` when `stat` says the file is unchanged since it was recorded (else null). */
+  lookup(rel: string, stat: FileStat): StatEntry | null;
+  /**
+   * The bytes those files had, as the last sync exported them; rejects with `StaleStatCache` when
+   * they cannot be had (the export then runs again, reading every file).
+   */
+  bytes(rels: readonly string[]): Promise<Map<string, Uint8Array>>;
+}
+
+/** The stat cache does not describe the base it would take bytes from. */
+export class StaleStatCache extends Error {
+  constructor(message = 'the stat cache does not describe the base') {
+    super(message);
+    this.name = 'StaleStatCache';
+  }
 }
 
 /**
@@ -78,6 +117,15 @@ export interface SlotExport extends Omit<ExportResult, 'records'> {
   slots: RecordSlot[];
   /** Every record-bearing file's digest and keys (see {@link FileKeys}): what to remember for the next export. */
   fileKeys?: Map<string, readonly string[]>;
+  /** Every exported file's stat entry, for the next export's `unchanged` (absent: the adapter keeps none). */
+  fileStats?: Map<string, StatEntry>;
+  /** The `context` those entries hold under (a token: no spaces). */
+  statContext?: string;
+  /**
+   * Every file was found unchanged and none came or went: the export is the last one, and its
+   * slots, raw files and layers are left empty (the caller has them in its base).
+   */
+  allUnchanged?: boolean;
 }
 
 export interface ImportOptions {

@@ -1,15 +1,25 @@
+import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
 import { SyncConflictError, SyncError } from './errors';
-import type { RestoreBundle, SyncTarget } from './target';
+import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 
 /** A sync target that speaks the ALF HTTP protocol (ours or any compatible service). */
 export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarget {
   const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
   return {
     label: args.baseUrl,
+    flags: `--server ${args.baseUrl} --key KEY`,
     ensureAgent: (agent) =>
       mapErrors(async () => {
         const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
+        // AgentInfo says 0 before the first upload too (CONTRACT §1.2): an agent registered by a
+        // first sync killed before its upload has no history to guard.
+        if (alreadyExisted && info.latest_sequence === 0 && !(await client.restore(agent.id).then(() => true, (error: unknown) => {
+          if (error instanceof AlfApiError && error.status === 404) return false;
+          throw error;
+        }))) {
+          return { alreadyExisted, latestSequence: null };
+        }
         return { alreadyExisted, latestSequence: info.latest_sequence };
       }),
     putSnapshot: (agentId, bytes) => mapErrors(async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
@@ -31,6 +41,21 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
         for (const d of plan.deltas) deltas.push({ sequence: d.sequence, bytes: await client.download(d.url) });
         const sequence = upToSequence ?? Math.max(snapshot.sequence, ...deltas.map((d) => d.sequence));
         return { snapshot, deltas, sequence };
+      }),
+    latestEntry: (agentId) =>
+      mapErrors(async (): Promise<LatestEntry | null> => {
+        // The restore plan names the latest entry with a download URL (CONTRACT §1.2 #8): the last
+        // delta after the latest snapshot, else that snapshot. Only that blob is downloaded.
+        const plan = await client.restore(agentId).catch((error: unknown) => {
+          if (error instanceof AlfApiError && error.status === 404) return null;
+          throw error;
+        });
+        const last = plan?.deltas.at(-1);
+        const link = last ? { sequence: last.sequence, url: last.url, kind: 'delta' as const } : plan?.snapshot ? { ...plan.snapshot, kind: 'snapshot' as const } : null;
+        if (!link) return null;
+        let bytes: Promise<Uint8Array> | undefined;
+        const download = () => (bytes ??= client.download(link.url));
+        return { sequence: link.sequence, kind: link.kind, bytes: download, sha256: async () => sha256Hex(await download()) };
       }),
   };
 }

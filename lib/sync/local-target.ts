@@ -1,5 +1,4 @@
-import { databaseExists } from '@/db/client';
-import { getAgent, ingestDelta, ingestSnapshot, isLedgerError, openLedger, readEntryBytes, registerAgent, restorePlan, type Ledger } from '@/lib/ledger';
+import type { Ledger } from '@/lib/ledger';
 import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
@@ -9,49 +8,75 @@ import type { SyncTarget } from './target';
  */
 export function localTarget(dataDir: string, now: () => Date = () => new Date()): SyncTarget {
   // Opened on first use: a sync that fails before uploading (a bad workspace) creates nothing.
+  // The ledger's modules (SQLite, drizzle, the archive readers) load then too: an idle sync,
+  // which never reaches the target, does not pay for them at start-up.
   let opened: Ledger | null = null;
-  const open = (): Ledger => (opened ??= openLedger(dataDir));
+  let L: LedgerModules;
+  const open = (): Ledger => (opened ??= L.ledger.openLedger(dataDir));
+  const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
+    L ??= await loadLedgerModules();
+    return mappedLedgerCall(L, fn);
+  };
   return {
     label: dataDir,
-    async ensureAgent(agent) {
-      const registered = registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
+    flags: `--data ${dataDir}`,
+    ensureAgent: (agent) => ledgerCall(async () => {
+      const registered = L.ledger.registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
       if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
-      const existing = getAgent({ ledger: open(), agentId: agent.id });
+      const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
-    },
-    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
+    }),
+    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await L.ledger.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
-          return { sequence: (await ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
+          return { sequence: (await L.ledger.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
         } catch (error) {
-          if (isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
+          if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
         }
       }),
     fetchRestore: (agentId, upToSequence) =>
       ledgerCall(async () => {
         // A read: a data directory that does not exist is not created (a mistyped --data).
-        if (opened === null && !databaseExists(dataDir)) {
+        if (opened === null && !L.db.databaseExists(dataDir)) {
           throw new SyncError('agent_not_found', `agent ${agentId} not found: no lineage data directory at ${dataDir}`,
             'pass --data DIR (or set LINEAGE_DATA) to the directory lineage sync wrote, or --server URL --key KEY');
         }
         const ledger = open();
-        const plan = restorePlan({ ledger, agentId, upToSequence });
-        const snapshot = { sequence: plan.snapshot.seq, bytes: await readEntryBytes({ ledger, entry: plan.snapshot }) };
+        const plan = L.ledger.restorePlan({ ledger, agentId, upToSequence });
+        const snapshot = { sequence: plan.snapshot.seq, bytes: await L.ledger.readEntryBytes({ ledger, entry: plan.snapshot }) };
         const deltas = [];
-        for (const entry of plan.deltas) deltas.push({ sequence: entry.seq, bytes: await readEntryBytes({ ledger, entry }) });
+        for (const entry of plan.deltas) deltas.push({ sequence: entry.seq, bytes: await L.ledger.readEntryBytes({ ledger, entry }) });
         return { snapshot, deltas, sequence: plan.sequence };
+      }),
+    latestEntry: (agentId) =>
+      ledgerCall(async () => {
+        if (opened === null && !L.db.databaseExists(dataDir)) return null;
+        const ledger = open();
+        const latest = L.ledger.getAgent({ ledger, agentId })?.latest_sequence;
+        if (latest === null || latest === undefined) return null;
+        // The ledger itself: its row holds the blob's sha256; the blob is read only if asked for.
+        const entry = L.ledger.listEntries({ ledger, agentId, sinceSeq: latest - 1, upToSeq: latest }).at(-1);
+        if (!entry) return null;
+        return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => L.ledger.readEntryBytes({ ledger, entry }) };
       }),
   };
 }
 
-async function ledgerCall<T>(fn: () => Promise<T>): Promise<T> {
+type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client') };
+
+async function loadLedgerModules(): Promise<LedgerModules> {
+  const [ledger, db] = await Promise.all([import('@/lib/ledger'), import('@/db/client')]);
+  return { ledger, db };
+}
+
+async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
     if (error instanceof SyncError) throw error;
-    if (isLedgerError(error)) {
+    if (L.ledger.isLedgerError(error)) {
       const code = error.code === 'agent_not_found' || error.code === 'never_synced' ? 'agent_not_found' : error.code === 'bad_archive' ? 'sync_upload_failed' : error.code;
       throw new SyncError(code, error.message);
     }

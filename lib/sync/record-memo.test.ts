@@ -7,6 +7,7 @@ import { sha256Hex } from '@/lib/core/uuid';
 import { localTarget } from './local-target';
 import { encodeFileKeys, fileKeysPath, parseFileKeys } from './file-keys';
 import { encodeRecordMemo, memoPath, parseRecordMemo } from './record-memo';
+import { baseIdentity, readStatCache, statCachePath } from './stat-cache';
 import { statePaths } from './state';
 import { syncWorkspace, type SyncOutput } from './sync';
 import { apply, materialize, MD_FILES, op, render, seedModel, type Model, type Op } from './testing/histories';
@@ -69,6 +70,7 @@ async function twins() {
   }
   const memoFile = (s: { alfHome: string }) => memoPath(statePaths(s.alfHome, AGENT).dir, AGENT);
   const fileKeysFile = (s: { alfHome: string }) => fileKeysPath(statePaths(s.alfHome, AGENT).dir, AGENT);
+  const statFile = (s: { alfHome: string }) => statCachePath(statePaths(s.alfHome, AGENT).dir, AGENT);
   const lastChanged = new Map<string, number>();
   let step = 0;
   let previous = new Map<string, Buffer>();
@@ -85,10 +87,12 @@ async function twins() {
       for (const [name, s] of Object.entries(sides) as ['memo' | 'plain', (typeof sides)['memo']][]) {
         await materialize(s.workspace, files);
         for (const rel of files.keys()) {
+          // Only files written at this step: the others keep their stat data (ctime too), as in a real workspace.
+          if (lastChanged.get(rel) !== step) continue;
           const at = new Date(Date.parse('2026-10-01T00:00:00Z') + lastChanged.get(rel)! * 3_600_000);
           await fs.utimes(path.join(s.workspace, rel), at, at);
         }
-        if (name === 'plain') await Promise.all([fs.rm(memoFile(s), { force: true }), fs.rm(fileKeysFile(s), { force: true })]);
+        if (name === 'plain') await Promise.all([fs.rm(memoFile(s), { force: true }), fs.rm(fileKeysFile(s), { force: true }), fs.rm(statFile(s), { force: true })]);
         outs[name] = await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock });
       }
       return outs as { memo: SyncOutput; plain: SyncOutput };
@@ -127,6 +131,10 @@ describe('syncing with the record memo', () => {
             // The memo side keeps a memo for its current base, which the next sync reads.
             const kept = parseRecordMemo(await fs.readFile(t.memoFile(t.sides.memo)), sha256Hex(await fs.readFile(statePaths(t.sides.memo.alfHome, AGENT).snapshot)));
             expect(kept).not.toBeNull();
+            // And the stat cache of every file it exported, naming that base (its next export opens
+            // none of the files left unchanged).
+            const statCache = await readStatCache(statCachePath(statePaths(t.sides.memo.alfHome, AGENT).dir, AGENT));
+            expect(statCache).toMatchObject({ base: await baseIdentity(statePaths(t.sides.memo.alfHome, AGENT).snapshot), size: render(model).size });
             // And the keys of every markdown file it exported, for the next export.
             const fileKeys = parseFileKeys(await fs.readFile(t.fileKeysFile(t.sides.memo)));
             expect(fileKeys.size).toBe([...render(model).keys()].filter((rel) => rel.endsWith('.md') && (rel === 'MEMORY.md' || rel.startsWith('memory/'))).length);

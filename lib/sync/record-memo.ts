@@ -114,9 +114,9 @@ export function memoPath(stateDir: string, agentId: string): string {
 }
 
 /** The memo for the base whose bytes are `base`, or null when there is none that describes them. */
-export async function readRecordMemo(file: string, base: Uint8Array): Promise<RecordMemo | null> {
+export async function readRecordMemo(file: string, base: Uint8Array | string): Promise<RecordMemo | null> {
   const bytes = await readWhole(file).catch(() => null);
-  return bytes === null ? null : parseRecordMemo(bytes, sha256Hex(base));
+  return bytes === null ? null : parseRecordMemo(bytes, typeof base === 'string' ? base : sha256Hex(base));
 }
 
 export function parseRecordMemo(bytes: Buffer, baseSha256: string): RecordMemo | null {
@@ -169,8 +169,8 @@ export function encodeRecordMemo(draft: MemoDraft, baseSha256: string): Buffer {
  * Writes the memo (to a temporary name, then renamed over the old one). Not flushed to disk: after
  * a crash it may be missing or torn, and is then not read (its size or header does not fit).
  */
-export async function writeRecordMemo(file: string, draft: MemoDraft, base: Uint8Array): Promise<void> {
-  await writeFileAtomic(file, encodeRecordMemo(draft, sha256Hex(base)), { durable: false });
+export async function writeRecordMemo(file: string, draft: MemoDraft, base: Uint8Array | string): Promise<void> {
+  await writeFileAtomic(file, encodeRecordMemo(draft, typeof base === 'string' ? base : sha256Hex(base)), { durable: false });
 }
 
 /** Removes the memo (a base written without one must not keep an older one: it would not match anyway). */

@@ -40,11 +40,22 @@ export async function readClientState(alfHome: string, agentId: string): Promise
 
 /** Persists the base first, then the state that points at it (the reference's write order). */
 export async function writeClientState(args: { alfHome: string; state: ClientState; baseSnapshot: Uint8Array }): Promise<string> {
-  const paths = statePaths(args.alfHome, args.state.agent_id);
+  const path = await writeBaseFile(args.alfHome, args.state.agent_id, args.baseSnapshot);
+  await writeStateToml(args.alfHome, args.state);
+  return path;
+}
+
+/** The base alone (durable, atomic): the first half of writeClientState. */
+export async function writeBaseFile(alfHome: string, agentId: string, baseSnapshot: Uint8Array): Promise<string> {
+  const paths = statePaths(alfHome, agentId);
   await fs.mkdir(paths.dir, { recursive: true, mode: 0o700 });
-  await writeFileAtomic(paths.snapshot, args.baseSnapshot);
-  await writeFileAtomic(paths.toml, Buffer.from(stringify(args.state) + '\n'));
+  await writeFileAtomic(paths.snapshot, baseSnapshot);
   return paths.snapshot;
+}
+
+/** The state TOML that points at the base (written after it). */
+export async function writeStateToml(alfHome: string, state: ClientState): Promise<void> {
+  await writeFileAtomic(statePaths(alfHome, state.agent_id).toml, Buffer.from(stringify(state) + '\n'));
 }
 
 export async function readBaseSnapshot(alfHome: string, agentId: string): Promise<Uint8Array | null> {
@@ -87,12 +98,18 @@ export async function writeFileAtomic(file: string, bytes: Uint8Array, options: 
   const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
   const handle = await fs.open(tmp, 'w', 0o600);
   try {
-    // One positional write of the whole (writeFile goes 512 KiB at a time, each next write
-    // scheduled from this thread).
-    for (let at = 0; at < bytes.byteLength; ) at += (await handle.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
-    if (options.durable !== false) await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      // One positional write of the whole (writeFile goes 512 KiB at a time, each next write
+      // scheduled from this thread).
+      for (let at = 0; at < bytes.byteLength; ) at += (await handle.write(bytes, at, bytes.byteLength - at, at)).bytesWritten;
+      if (options.durable !== false) await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await fs.rename(tmp, file);
+  } catch (error) {
+    // A full disk must not leave the part written behind, taking the space a retry needs.
+    await fs.rm(tmp, { force: true }).catch(() => {});
+    throw error;
   }
-  await fs.rename(tmp, file);
 }

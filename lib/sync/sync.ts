@@ -1,6 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { getAdapter } from '@/lib/adapters';
-import { NO_FILE_KEYS, type ExportResult, type FileKeys, type RecordSlot, type Runtime } from '@/lib/adapters/types';
+import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type FileKeys, type RecordSlot, type Runtime, type SlotExport, type UnchangedFiles } from '@/lib/adapters/types';
+import { rawArchivePath } from '@/lib/adapters/shared';
+import { baseIdentity, readStatCache, statCachePath, writeStatCache, type ExportSummary, type StatCache } from './stat-cache';
+import path from 'node:path';
 import { readSnapshotLines, writeDelta, writeSnapshot, type SnapshotWithLines } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
@@ -13,9 +16,13 @@ import { SyncError } from './errors';
 import { fileKeysPath, readFileKeys, writeFileKeys } from './file-keys';
 import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, readRecordMemo, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
-import { readBaseSnapshot, readClientState, statePaths, writeClientState } from './state';
-import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
+import { readBaseSnapshot, readClientState, statePaths, writeBaseFile, writeStateToml, type ClientState } from './state';
+import { crashPoint } from './crash-points';
+import { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
+import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
+import { sha256Hex } from '@/lib/core/uuid';
+import { SyncConflictError } from './errors';
 
 export interface SyncOptions {
   runtime: Runtime;
@@ -28,6 +35,8 @@ export interface SyncOptions {
   forceFirstSync?: boolean;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
+  /** Set on the sync that follows an adoption (recover.ts): it does not adopt again. */
+  adopted?: boolean;
 }
 
 /** The reference CLI's sync JSON (CONTRACT §2.3). */
@@ -61,42 +70,70 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     persistAgentId: true,
     clock: opts.clock,
     onAgentId: (agentId: string) => { early.set(agentId, startLoadingBase(opts.alfHome, agentId)); },
+    unchanged: async (agentId: string, context: string) => {
+      const load = early.get(agentId);
+      return load ? unchangedFiles(load, await load.stat, context, opts.runtime) : null;
+    },
   };
   // Adapters that can export records as slots leave those the record memo knows unbuilt.
-  const slotted = adapter.exportSlots
-    ? await adapter.exportSlots(exportOptions, async (agentId) => knownKeys(await (early.get(agentId)?.memo ?? null)),
-      async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS)
+  const exportSlots = (options: typeof exportOptions | Omit<typeof exportOptions, 'unchanged'>) => adapter.exportSlots!(
+    options, async (agentId) => knownKeys(await (early.get(agentId)?.memo() ?? null)), async (agentId) => (await early.get(agentId)?.fileKeys) ?? NO_FILE_KEYS);
+  const { unchanged: _none, ...plain } = exportOptions;
+  let slotted = adapter.exportSlots
+    ? await exportSlots(exportOptions).catch((error: unknown) => {
+      // The stat cache did not describe the base after all (its base went missing): the export
+      // runs again, reading every file.
+      if (!(error instanceof StaleStatCache)) throw error;
+      return exportSlots(plain);
+    })
     : null;
+  if (slotted?.allUnchanged) {
+    // Every file unchanged, none came or went: idle, without reading the base — when the cache's
+    // base is the state's. Else the export runs again, reading every file.
+    const idle = await idleFromStatCache(opts, early.get(slotted.agentId)!, slotted.agentId, now, log);
+    if (idle) return idle;
+    slotted = await exportSlots(plain);
+  }
   const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
   const slots = slotted?.slots ?? null;
   const agentId = exported.agentId;
   const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
-  const { state, base } = await loading.base;
+  const { state, base } = await loading.base();
+  const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
+  if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
 
   if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
+      // This machine's own first snapshot, whose state was never written: adopted.
+      if (!opts.adopted && (await adoptSentSnapshot({ target: opts.target, alfHome: opts.alfHome, agentId, latest: registered.latestSequence, sent: await readSent(opts.workspace, agentId), now }))) {
+        log(`adopted sequence ${registered.latestSequence}: this machine's own upload`);
+        return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
+      }
       // The reference's E3 guard: a first sync must not silently bury an agent's existing history.
       throw new SyncError(
         'registration_failed',
         `agent ${agentId} already has history at sequence ${registered.latestSequence} on ${opts.target.label}, but this machine has no sync state for it`,
-        'run `lineage restore -w WORKSPACE` to pick up the existing history, or pass --force-first-sync to upload a new full snapshot',
+        `run \`${rebaseCommand({ ...opts, target: opts.target })}\` to take that history as this machine's base without changing the workspace (the next \`lineage sync\` uploads the workspace's difference), or pass --force-first-sync to upload a new full snapshot`,
       );
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
     const snapshot = snapshotFromExport(exported, now, records);
     const bytes = await writeSnapshot(snapshot);
+    await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
+    crashPoint('sent-recorded');
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
+    crashPoint('uploaded');
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
-    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted?.fileKeys ?? null);
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
   const baseSequence = state.last_synced_sequence;
-  const memo = await loading.memo;
+  const memo = await loading.memo();
   const { reconciled, memoEntry } = reconcileSlots({ agentId, base: base.records, memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
@@ -105,6 +142,13 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
     // Nothing is written, but file keys that were missing (a first sync with this version).
     if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
       await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
+    }
+    // Nor is the stat cache, but one that was missing or did not describe the base (after a restore,
+    // a rebase or an adoption); racy entries of one that did are simply read again next time.
+    const [identity, cache] = await Promise.all([baseIdentity(statePaths(opts.alfHome, agentId).snapshot), loading.stat]);
+    if (slotted?.fileStats && identity && (cache === null || cache.context !== slotted.statContext)) {
+      await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, identity, slotted.statContext ?? '-', baseSequence, summaryOf(opts, exported))
+        .catch(() => {});
     }
     // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
     // or written by a sync of another copy), so a later restore finds it up to date.
@@ -118,9 +162,29 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   const nextBase = writeSnapshot(current, { recordLines: reconciled.lines, storeRaw: true });
   nextBase.catch(() => {});
   const deltaBytes = await writeDelta(delta);
-  const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
+  // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
+  const previousSent = await readSent(opts.workspace, agentId);
+  await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
+  crashPoint('sent-recorded');
+  let sequence: number;
+  try {
+    ({ sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes));
+    crashPoint('uploaded');
+  } catch (error) {
+    if (!(error instanceof SyncConflictError)) throw error;
+    // Refused: this upload was never accepted, so the record of the one before it is put back. It
+    // says whether the target's entry after the base is this machine's own.
+    const recorded = previousSent;
+    if (recorded) await writeSent(opts.workspace, agentId, recorded);
+    const adopted = opts.adopted ? null : await adoptSentDelta({ target: opts.target, alfHome: opts.alfHome, agentId, baseSequence, latest: error.latestSequence, sent: recorded, now });
+    if (adopted) {
+      log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
+      return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
+    }
+    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
+  }
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted?.fileKeys ?? null);
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -135,6 +199,19 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   };
 }
 
+/**
+ * A sync killed after writing the base (and the stat cache naming it) but before the TOML that
+ * points at it: the stat cache says which sequence that base is at, and it was written only once
+ * the target had accepted that upload. The TOML is written now (and `state` moved on).
+ */
+async function finishInterruptedWrite(alfHome: string, state: ClientState, loading: BaseLoad): Promise<boolean> {
+  const cache = await loading.stat;
+  if (state.last_synced_sequence === undefined || !cache || cache.sequence <= state.last_synced_sequence) return false;
+  state.last_synced_sequence = cache.sequence;
+  await writeStateToml(alfHome, state);
+  return true;
+}
+
 interface LoadedBase {
   state: Awaited<ReturnType<typeof readClientState>>;
   /**
@@ -145,23 +222,98 @@ interface LoadedBase {
 }
 
 interface BaseLoad {
-  base: Promise<LoadedBase>;
-  /** The record memo of that base; null when there is none that describes it (never a failure). */
-  memo: Promise<RecordMemo | null>;
+  state: Promise<ClientState | null>;
+  /** The stat cache, when it names the base file there now (null: none, or not that base's). */
+  stat: Promise<StatCache | null>;
   /** The file keys of the last export (empty when there are none: never a failure). */
   fileKeys: Promise<FileKeys>;
+  /** The base, read on first call. */
+  base(): Promise<LoadedBase>;
+  /** The sha256 of the base file (null: none): what the memo must name. */
+  sha(): Promise<string | null>;
+  /** The record memo of that base; null when there is none that describes it (never a failure). */
+  memo(): Promise<RecordMemo | null>;
 }
 
 function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
-  const file = (async () => {
-    const state = await readClientState(alfHome, agentId);
-    return { state, bytes: state?.last_synced_sequence === undefined ? null : await readBaseSnapshot(alfHome, agentId) };
-  })();
-  const base = file.then(async ({ state, bytes }) => ({ state, base: bytes ? await readSnapshotLines(bytes) : null }));
-  base.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
-  const memo = file.then(({ bytes }) => (bytes ? readRecordMemo(memoPath(statePaths(alfHome, agentId).dir, agentId), bytes) : null)).catch(() => null);
-  const fileKeys = readFileKeys(fileKeysPath(statePaths(alfHome, agentId).dir, agentId)).catch(() => NO_FILE_KEYS);
-  return { base, memo, fileKeys };
+  const paths = statePaths(alfHome, agentId);
+  const state = readClientState(alfHome, agentId);
+  state.catch(() => {}); // awaited by the sync; a failure must not go unhandled meanwhile
+  const stat = Promise.all([readStatCache(statCachePath(paths.dir, agentId)), baseIdentity(paths.snapshot)])
+    .then(([cache, identity]) => (cache && identity && cache.base === identity ? cache : null));
+  let file: Promise<{ state: ClientState | null; bytes: Uint8Array | null }> | undefined;
+  const loadFile = () => (file ??= state.then(async (st) => ({ state: st, bytes: st?.last_synced_sequence === undefined ? null : await readBaseSnapshot(alfHome, agentId) })));
+  let base: Promise<LoadedBase> | undefined;
+  let sha: Promise<string | null> | undefined;
+  let memo: Promise<RecordMemo | null> | undefined;
+  const load: BaseLoad = {
+    state,
+    stat,
+    fileKeys: readFileKeys(fileKeysPath(paths.dir, agentId)).catch(() => NO_FILE_KEYS),
+    base() {
+      if (!base) {
+        base = loadFile().then(async ({ state: st, bytes }) => ({ state: st, base: bytes ? await readSnapshotLines(bytes) : null }));
+        base.catch(() => {});
+      }
+      return base;
+    },
+    sha: () => (sha ??= loadFile().then(({ bytes }) => (bytes ? sha256Hex(bytes) : null)).catch(() => null)),
+    memo: () => (memo ??= load.sha().then((s) => (s ? readRecordMemo(memoPath(paths.dir, agentId), s) : null)).catch(() => null)),
+  };
+  // A stat cache that names the base promises an export that reads little, and maybe an idle sync
+  // that needs no base: the base is read when asked for. Without one, it is read (and its large
+  // members inflated on the thread pool) while the export reads every file.
+  void stat.then((cache) => {
+    if (!cache) void load.base().then(() => load.memo(), () => null);
+  });
+  return load;
+}
+
+/**
+ * The sync of an export that found every file unchanged (`allUnchanged`): idle at the cache's
+ * sequence, when that is the state's (a newer one finishes a killed sync's write) and the cache was
+ * made from this workspace. Null when it cannot tell: the caller exports again.
+ */
+async function idleFromStatCache(opts: SyncOptions, load: BaseLoad, agentId: string, now: Date, log: (line: string) => void): Promise<SyncOutput | null> {
+  const [cache, state] = await Promise.all([load.stat, load.state.catch(() => null)]);
+  if (!cache || !state || state.last_synced_sequence === undefined || cache.summary.workspace !== path.resolve(opts.workspace)) return null;
+  if (cache.sequence < state.last_synced_sequence) return null;
+  if (await finishInterruptedWrite(opts.alfHome, state, load)) log(`finished the state write a killed sync left: the base is at sequence ${cache.sequence}`);
+  log(`no changes since sequence ${cache.sequence} (no file changed)`);
+  if ((await readSyncedFrom(opts.workspace, agentId))?.sequence !== cache.sequence) {
+    await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence: cache.sequence, synced_at: now.toISOString() });
+  }
+  return {
+    ok: true, sequence: cache.sequence, delta: false, snapshot_path: statePaths(opts.alfHome, agentId).snapshot, no_changes: true, recovered: false,
+    agent: { runtime_agent: opts.runtimeAgent ?? cache.summary.agent_name, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' },
+  };
+}
+
+function summaryOf(opts: SyncOptions, exported: { agentName: string }): ExportSummary {
+  return { agent_name: exported.agentName, workspace: path.resolve(opts.workspace) };
+}
+
+/**
+ * The export's view of the stat cache: lookups straight away, and the bytes of the files it found
+ * unchanged from the base — once the base is loaded and found to be the one the cache names.
+ */
+function unchangedFiles(load: BaseLoad, cache: StatCache | null, context: string, runtime: Runtime): UnchangedFiles | null {
+  if (!cache || cache.context !== context) return null;
+  return {
+    count: cache.size,
+    lookup: (rel, stat) => cache.lookup(rel, stat),
+    async bytes(rels) {
+      const { base } = await load.base();
+      if (!base) throw new StaleStatCache();
+      const out = new Map<string, Uint8Array>();
+      for (const rel of rels) {
+        const bytes = base.raw.get(rawArchivePath(runtime, rel));
+        if (!bytes) throw new StaleStatCache(`the base carries no ${rel}`);
+        out.set(rel, bytes);
+      }
+      return out;
+    },
+  };
 }
 
 /**
@@ -223,24 +375,49 @@ function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: Re
 
 async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
-  fileKeys: ReadonlyMap<string, readonly string[]> | null,
+  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext' | 'agentName'> | null,
 ): Promise<string> {
+  const fileKeys = exported?.fileKeys ?? null;
+  const baseSha = sha256Hex(baseSnapshot);
   const syncedAt = now.toISOString();
   const stateDir = statePaths(opts.alfHome, agentId).dir;
   const memoFile = memoPath(stateDir, agentId);
-  await mkdir(stateDir, { recursive: true, mode: 0o700 });
-  // The memo names the base it describes: written beside it, it is read only with that base.
-  const [path] = await Promise.all([
-    writeClientState({
-      alfHome: opts.alfHome,
-      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
-      baseSnapshot,
-    }),
-    memo ? writeRecordMemo(memoFile, memo, baseSnapshot) : removeRecordMemo(memoFile),
+  await mkdir(stateDir, { recursive: true, mode: 0o700 }).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  // The base first, with what describes it (the memo and the stat cache name its sha256: read only
+  // with that base), then the TOML that points at it, then the workspace marker. A kill between
+  // any two leaves a state the next sync reads right: an older TOML under a newer base meets the
+  // target's 409, and the upload it recorded is adopted (folding it onto a base that already holds
+  // it changes nothing).
+  const [basePath] = await Promise.all([
+    writeBaseFile(opts.alfHome, agentId, baseSnapshot),
+    memo ? writeRecordMemo(memoFile, memo, baseSha) : removeRecordMemo(memoFile),
     fileKeys ? writeFileKeys(fileKeysPath(stateDir, agentId), fileKeys) : null,
-  ]);
+  ]).catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  // The stat cache names the base file just written (its inode: so it is written after it).
+  const identity = exported?.fileStats ? await baseIdentity(basePath) : null;
+  if (identity && exported?.fileStats) {
+    await writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, identity, exported.statContext ?? '-', sequence, summaryOf(opts, exported))
+      .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  }
+  crashPoint('files-written');
+  await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt })
+    .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  crashPoint('state-written');
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
-  return path;
+  return basePath;
+}
+
+/**
+ * The target accepted the upload, but this machine's state could not be written (a full disk, a
+ * read-only ALF_HOME). The upload's sha256 is in the workspace marker: the next sync adopts it.
+ */
+function stateWriteFailed(error: unknown, stateDir: string, agentId: string, sequence: number): never {
+  const reason = error instanceof Error ? error.message : String(error);
+  throw new SyncError(
+    'state_write_failed',
+    `the upload of agent ${agentId} was accepted at sequence ${sequence}, but this machine's sync state could not be written to ${stateDir}: ${reason}`,
+    'free space (or fix permissions) under ALF_HOME and run `lineage sync` again: it recognizes its own upload and adopts that sequence',
+  );
 }
 
 /**

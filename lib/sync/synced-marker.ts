@@ -46,6 +46,34 @@ export async function writeSyncedFrom(workspace: string, marker: SyncedFrom): Pr
     agents[previous.agent_id] = { sequence: previous.sequence, synced_at: previous.synced_at };
   }
   agents[marker.agent_id] = { sequence: marker.sequence, synced_at: marker.synced_at };
-  const doc = { ...marker, agents };
+  const doc: JsonObject = { ...marker, agents };
+  if (previous && isJsonObject(previous.sent)) doc.sent = previous.sent;
+  await writeFileAtomic(path.join(workspace, SYNCED_MARKER_FILE), Buffer.from(JSON.stringify(doc, null, 2) + '\n'));
+}
+
+/**
+ * What a sync uploaded last, per agent: the sha256 of the blob and the sequence it was cut from
+ * (null for a first snapshot). Recorded in the workspace before the upload is sent, and kept after
+ * it is acknowledged: if the client state is then lost or rolled back (a kill before it was
+ * written, a full disk, a restored copy of `$ALF_HOME/.alf`), a target whose next entry is that
+ * very blob is this machine's own upload, and the next sync adopts it (recover.ts).
+ */
+export interface SentUpload {
+  base_sequence: number | null;
+  sha256: string;
+}
+
+export async function readSent(workspace: string, agentId: string): Promise<SentUpload | null> {
+  const doc = await readMarker(workspace);
+  const sent = doc && isJsonObject(doc.sent) ? doc.sent[agentId] : undefined;
+  if (!isJsonObject(sent) || typeof sent.sha256 !== 'string') return null;
+  const base = sent.base_sequence;
+  return { base_sequence: typeof base === 'number' ? base : null, sha256: sent.sha256 };
+}
+
+/** Records `sent` for `agentId`, leaving the rest of the marker as it is; durable before the upload. */
+export async function writeSent(workspace: string, agentId: string, sent: SentUpload): Promise<void> {
+  const doc: JsonObject = (await readMarker(workspace)) ?? {};
+  doc.sent = { ...(isJsonObject(doc.sent) ? doc.sent : {}), [agentId]: { base_sequence: sent.base_sequence, sha256: sent.sha256 } };
   await writeFileAtomic(path.join(workspace, SYNCED_MARKER_FILE), Buffer.from(JSON.stringify(doc, null, 2) + '\n'));
 }

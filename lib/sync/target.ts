@@ -5,6 +5,8 @@
 export interface SyncTarget {
   /** Human-readable description for progress output (a data dir or a URL). */
   readonly label: string;
+  /** The flags that name this target on the command line, for hints (`--data DIR`, `--server URL`). */
+  readonly flags: string;
   /** Registers the agent; `alreadyExisted` when it was known before. */
   ensureAgent(agent: { id: string; name: string; runtime: string }): Promise<{ alreadyExisted: boolean; latestSequence: number | null }>;
   /** Stores a full snapshot at the agent's current latest sequence (0 for the first). */
@@ -13,6 +15,16 @@ export interface SyncTarget {
   pushDelta(agentId: string, baseSequence: number, bytes: Uint8Array): Promise<{ sequence: number }>;
   /** The snapshot and deltas needed to rebuild the agent at `upToSequence` (default: latest). */
   fetchRestore(agentId: string, upToSequence?: number): Promise<RestoreBundle>;
+  /** The agent's latest entry (null when it has none): what a sync checks against the upload it recorded. */
+  latestEntry(agentId: string): Promise<LatestEntry | null>;
+}
+
+export interface LatestEntry {
+  sequence: number;
+  kind: 'snapshot' | 'delta';
+  /** The sha256 of its blob (the local ledger knows it without reading the blob). */
+  sha256(): Promise<string>;
+  bytes(): Promise<Uint8Array>;
 }
 
 export interface RestoreBundle {

@@ -64,21 +64,40 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     expect(first.json).toMatchObject({ ok: true, sequence: 0, delta: false, no_changes: false });
     expect(first.stderr).toContain('first sync');
 
-    // A second machine holding the same base state.
+    // A second machine holding the same base state (a copy of the workspace and of the ALF home).
+    const ws2 = path.join(tmp, 'ws2');
     await fs.cp(home1, home2, { recursive: true });
+    await fs.cp(ws, ws2, { recursive: true });
+    const home1Aside = path.join(tmp, 'home1-aside');
+    await fs.cp(home1, home1Aside, { recursive: true });
     await fs.writeFile(path.join(ws, 'MEMORY.md'), '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
     const second = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: home1 });
     expect(second.json).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
 
+    // The first machine's state put back from before that sync: its own upload is adopted.
     await fs.appendFile(path.join(ws, 'MEMORY.md'), '\n## Editor\nvim\n');
-    const stale = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: home2 });
+    const rolledBack = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: home1Aside });
+    expect(rolledBack.json).toMatchObject({ ok: true, sequence: 2, delta: true, recovered: true, changes: { creates: 1, updates: 0, deletes: 0 } });
+
+    // The second machine is behind by entries that are not its own: an error whose hint's command,
+    // run as printed, fixes it, without touching the workspace; the next sync uploads the difference.
+    await fs.appendFile(path.join(ws2, 'MEMORY.md'), '\n## Shell\nzsh\n');
+    const stale = await runCli(['sync', '-w', ws2, '--data', data], { ALF_HOME: home2 });
     expect(stale.code).toBe(1);
     expect(stale.json).toMatchObject({ ok: false, code: 'sync_upload_failed' });
-    expect(stale.json.error).toMatch(/sequence 0 .* at 1/);
+    expect(stale.json.error).toMatch(/at sequence 0, but .* is at sequence 2/);
+    const hinted = /`(lineage sync --rebase [^`]*)`/.exec(String(stale.json.hint))![1]!;
+    const memoryBefore = await fs.readFile(path.join(ws2, 'MEMORY.md'), 'utf8');
+    const rebased = await runCli(hinted.split(' ').slice(1), { ALF_HOME: home2 });
+    expect(rebased.json).toMatchObject({ ok: true, rebased: true, sequence: 2, previous_sequence: 0 });
+    expect(await fs.readFile(path.join(ws2, 'MEMORY.md'), 'utf8')).toBe(memoryBefore);
+    const after = await runCli(['sync', '-w', ws2, '--data', data], { ALF_HOME: home2 });
+    expect(after.json).toMatchObject({ ok: true, sequence: 3, delta: true, changes: { creates: 1, updates: 1, deletes: 1 } });
 
     // A fresh machine must not bury the existing history with a new first snapshot.
     const guarded = await runCli(['sync', '-w', ws, '--data', data], { ALF_HOME: path.join(tmp, 'home3') });
     expect(guarded.json).toMatchObject({ ok: false, code: 'registration_failed' });
+    expect(guarded.json.hint).toContain('lineage sync --rebase');
 
     const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
     const out = path.join(tmp, 'restored-0');
@@ -89,6 +108,6 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     const beyond = await runCli(['restore', '--agent', agentId, '--at-sequence', '9', '--out', path.join(tmp, 'nope'), '--data', data], { ALF_HOME: home1 });
     expect(beyond.code).toBe(1);
     expect(beyond.json).toMatchObject({ ok: false });
-    expect(String(beyond.json.error)).toMatch(/9 exceeds .* 1/);
+    expect(String(beyond.json.error)).toMatch(/9 exceeds .* 3/);
   });
 });

@@ -14,7 +14,7 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 describe('lineage sync/restore --server: the client speaks the protocol', () => {
-  it('registers, uploads a snapshot then deltas, restores byte-exact, and turns a 409 into sync_upload_failed', async () => {
+  it('registers, uploads a snapshot then deltas, restores byte-exact, and a copied home behind by its own upload adopts it', async () => {
     const sb = await makeSandbox('lineage-client-');
     try {
       const clock = steppingClock();
@@ -31,7 +31,9 @@ describe('lineage sync/restore --server: the client speaks the protocol', () => 
       expect(await sync()).toMatchObject({ sequence: 1, no_changes: true });
 
       await sb.write('memory/notes.md', 'a new note\n');
-      await expect(sync(path.join(sb.root, 'other-home'))).rejects.toMatchObject({ code: 'sync_upload_failed', message: expect.stringMatching(/at sequence 0 .* server is at 1/) });
+      // The copied home is behind by this machine's own upload (the workspace recorded its sha256):
+      // adopted, then the new note goes on top. A foreign entry's 409 is tests/server/client-recover.test.ts's.
+      expect(await sync(path.join(sb.root, 'other-home'))).toMatchObject({ sequence: 2, recovered: true, changes: { creates: 1, updates: 0, deletes: 0 } });
 
       const out = path.join(sb.root, 'restored');
       const restored = await restoreAgent({ runtime: 'openclaw', target, agentId: first.agent.alf_agent_id, atSequence: 0, out, replace: false, alfHome: sb.alfHome, clock });

@@ -5,11 +5,11 @@ import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
 import { isFileInside, walkFiles } from '../shared/walk';
-import { NO_FILE_KEYS, type ExportOptions, type ExportResult, type FileKeys, type KnownFileKeys, type KnownKeys, type RecordSlot, type SlotExport } from '../types';
+import { NO_FILE_KEYS, type ExportOptions, type ExportResult, type FileKeys, type KnownFileKeys, type KnownKeys, type RecordSlot, type SlotExport, type StatEntry, type UnchangedFiles } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
 import { fileDigest, keyedFile, keyedFileFromKeys, sortByInstant, type KeyedFile } from './records';
-import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest, readWithMtime } from './workspace-files';
+import { MEMORY_DIR, ROOT_FILES, absPath, formatNanos, isDir, newest, readWithMtime, statFile } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
 export class OpenclawExportError extends Error {
@@ -42,6 +42,10 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   const mtimes = new Map<string, string>();
   const v41Layout = await isV41Layout(opts.workspace);
   const fileKeys = knownFileKeys ? await knownFileKeys(agentId) : NO_FILE_KEYS;
+  const statContext = v41Layout ? 'v41' : 'flat';
+  const unchanged = opts.unchanged ? await opts.unchanged(agentId, statContext) : null;
+  const fileStats = new Map<string, StatEntry>();
+  const carried: string[] = [];
   const perFile: ReturnType<typeof keyedFileOf>[] = [];
   for (let i = 0; i < files.length; i++) {
     // Files are read and chunked synchronously (a large store has hundreds of them), with a turn
@@ -49,11 +53,30 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     // its base on the thread pool, a chain of I/O steps each continued from this thread) goes on.
     if (i > 0 && i % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
     const rel = files[i]!;
-    const { bytes, mtime } = readWithMtime(absPath(opts.workspace, rel));
+    const abs = absPath(opts.workspace, rel);
+    const same = unchanged ? unchangedFile({ unchanged, agentId, rel, abs, v41Layout, fileKeys, raw }) : null;
+    if (same) {
+      // Not opened: its bytes are the base's (filled in below, in this place of `raw`).
+      raw.set(rel, NOT_YET_READ);
+      mtimes.set(rel, same.mtime);
+      carried.push(rel);
+      fileStats.set(rel, same.entry);
+      perFile.push(same.file);
+      continue;
+    }
+    const { bytes, mtime, stat } = readWithMtime(abs);
     raw.set(rel, asUint8Array(bytes));
     mtimes.set(rel, mtime);
-    perFile.push(keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout, fileKeys }));
+    const file = keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout, fileKeys });
+    perFile.push(file);
+    // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
+    if (file.digest !== undefined || !isRecordBearing(rel)) fileStats.set(rel, { ...stat, digest: file.digest ?? null });
   }
+  if (unchanged && carried.length === files.length && unchanged.count === files.length) {
+    // Nothing changed, came or went: the last export's result, which the caller holds already.
+    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: [], allUnchanged: true };
+  }
+  if (carried.length > 0) for (const [rel, bytes] of await unchanged!.bytes(carried)) raw.set(rel, bytes);
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
   const warnings: string[] = perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]));
@@ -72,6 +95,8 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text),
     slots,
     fileKeys: nextFileKeys,
+    fileStats,
+    statContext,
     raw,
     layers: layersOf(agentId, prose),
     excludedByAlfignore: excluded,
@@ -112,6 +137,32 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
  * decoded or chunked), else chunked. Files that are not valid UTF-8 have no records (and no keys
  * are remembered for them, so their digest is never found).
  */
+/** A placeholder of `raw` for a file not opened, until its bytes come from the base. */
+const NOT_YET_READ = new Uint8Array(0);
+
+const isRecordBearing = (rel: string) => (rel === 'MEMORY.md' || (rel.startsWith(`${MEMORY_DIR}/`) && rel.endsWith('.md'))) && handlerFor(rel) !== null;
+
+/**
+ * A file the stat cache finds unchanged, keyed from its digest's keys without being opened (its
+ * text is decoded from `raw`, once its bytes are there, only if a record of it is built). Null when
+ * it must be read: changed, racy, or a record-bearing file whose keys are not remembered.
+ */
+function unchangedFile(args: {
+  unchanged: UnchangedFiles; agentId: string; rel: string; abs: string; v41Layout: boolean; fileKeys: FileKeys; raw: Map<string, Uint8Array>;
+}): { entry: StatEntry; mtime: string; file: ReturnType<typeof keyedFileOf> } | null {
+  const stat = statFile(args.abs);
+  const entry = stat && args.unchanged.lookup(args.rel, stat);
+  if (!stat || !entry) return null;
+  const mtime = formatNanos(stat.mtimeNs);
+  if (!isRecordBearing(args.rel)) return entry.digest === null ? { entry, mtime, file: { keyed: null } } : null;
+  const keys = entry.digest === null ? undefined : args.fileKeys.get(entry.digest);
+  if (!keys) return null;
+  const handler = handlerFor(args.rel)!;
+  const tier = tierFor(args.rel, args.v41Layout);
+  const textAgain = () => UTF8.decode(args.raw.get(args.rel)!);
+  return { entry, mtime, file: { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime, handler, tier }, keys, textAgain), digest: entry.digest! } };
+}
+
 function keyedFileOf(args: {
   agentId: string;
   rel: string;

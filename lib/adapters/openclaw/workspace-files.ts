@@ -1,4 +1,5 @@
-import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readFileSync, statSync, type BigIntStats } from 'node:fs';
+import type { FileStat } from '../types';
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -53,14 +54,25 @@ export async function readBytesIfFile(abs: string): Promise<Uint8Array | null> {
  * file of the workspace, and a thread-pool round trip per open, stat, read and close cost more
  * than the reads themselves on stores of hundreds of files.
  */
-export function readWithMtime(abs: string): { bytes: Buffer; mtime: string } {
+export function readWithMtime(abs: string): { bytes: Buffer; mtime: string; stat: FileStat } {
   const fd = openSync(abs, 'r');
   try {
+    // Stat'ed before it is read: a change while it is read leaves other stat data than recorded.
     const info = fstatSync(fd, { bigint: true });
-    return { bytes: readFileSync(fd), mtime: formatNanos(info.mtimeNs) };
+    return { bytes: readFileSync(fd), mtime: formatNanos(info.mtimeNs), stat: fileStatOf(info) };
   } finally {
     closeSync(fd);
   }
+}
+
+/** A file's stat data (following links), or null when it is not there; the file is not opened. */
+export function statFile(abs: string): FileStat | null {
+  const info = statSync(abs, { bigint: true, throwIfNoEntry: false });
+  return info ? fileStatOf(info) : null;
+}
+
+function fileStatOf(info: BigIntStats): FileStat {
+  return { ino: info.ino, size: info.size, mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs };
 }
 
 export async function mtimeRfc3339(abs: string): Promise<string> {

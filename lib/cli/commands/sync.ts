@@ -4,10 +4,11 @@ import type { Command } from 'commander';
 import { AGENT_ID_FILE } from '@/lib/adapters/shared/sync-marker';
 import { systemClock } from '@/lib/core/clock';
 import { parseUuid } from '@/lib/core/uuid';
+import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
-import { parseRuntime, requireOption } from '../options';
+import { parseRuntime, requireOption } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
 interface SyncFlags extends TargetFlags {
@@ -16,6 +17,7 @@ interface SyncFlags extends TargetFlags {
   runtimeAgent?: string;
   forceFirstSync?: boolean;
   agentId?: string;
+  rebase?: boolean;
 }
 
 /**
@@ -37,9 +39,25 @@ export function registerSyncCommand(program: Command): void {
       .option('-w, --workspace <dir>', 'the agent workspace (Hermes: its home)')
       .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync')
       .option('--agent-id <uuid>', 'give the workspace this agent id (written to its .alf-agent-id) before syncing')
-      .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false),
+      .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false)
+      .option('--rebase', "take the target's latest state as this machine's base, leaving the workspace as it is; the next sync uploads the difference", false),
   ).action(async (flags: SyncFlags) => {
     if (flags.agentId !== undefined) await setAgentId(requireOption(flags.workspace, '-w/--workspace'), flags.agentId);
+    if (flags.rebase) {
+      if (flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
+      const { rebaseWorkspace } = await import('@/lib/sync/rebase');
+      const rebased = await rebaseWorkspace({
+        runtime: parseRuntime(flags.runtime),
+        workspace: requireOption(flags.workspace, '-w/--workspace'),
+        runtimeAgent: flags.runtimeAgent,
+        target: resolveTarget(flags),
+        alfHome: alfDir(),
+        clock: systemClock,
+        log: progress,
+      });
+      printJson(rebased);
+      return;
+    }
     const output = await syncWorkspace({
       runtime: parseRuntime(flags.runtime),
       workspace: requireOption(flags.workspace, '-w/--workspace'),

@@ -98,8 +98,11 @@ export function render(model: Model): Map<string, Buffer> {
 export async function materialize(workspace: string, files: Map<string, Buffer>): Promise<void> {
   for (const rel of (await readTree(workspace)).keys()) if (!files.has(rel)) await fs.rm(path.join(workspace, rel));
   for (const [rel, bytes] of files) {
-    await fs.mkdir(path.dirname(path.join(workspace, rel)), { recursive: true });
-    await fs.writeFile(path.join(workspace, rel), bytes);
+    const file = path.join(workspace, rel);
+    // Unchanged files are left alone, as an editor leaves them: their stat data stay the same.
+    if ((await fs.readFile(file).catch(() => null))?.equals(bytes)) continue;
+    await fs.mkdir(path.dirname(file), { recursive: true });
+    await fs.writeFile(file, bytes);
   }
 }
 

@@ -1,0 +1,46 @@
+/**
+ * `npx tsx bench/sync-rows.ts [--turns N] [--skip-turn] [--skip-50k]`: only the sync rows of the
+ * bench (issue 22), each against git in the same run: `sync_turn_vs_git_commit` (after a history
+ * of N turns, default 10,000), `sync_50k_1pct`, `sync_50k_1pct_cli`, `sync_idle_cli`,
+ * `sync_cli_first_read`, `sync_50k_first`. Prints the results as one JSON line.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildHistory } from './history/build';
+import type { BenchResult } from './lib/result';
+import { measureSync50kInChild } from './measure/sync-50k';
+import { measureSyncTurn } from './measure/sync-turn';
+
+const log = (line: string) => process.stderr.write(`${line}\n`);
+const argv = process.argv.slice(2);
+const value = (name: string) => { const i = argv.indexOf(`--${name}`); return i < 0 ? undefined : argv[i + 1]; };
+
+async function main(): Promise<void> {
+  const results: BenchResult[] = [];
+  const base = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
+  if (!argv.includes('--skip-50k')) {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'alf-lineage-sync-rows-50k-'));
+    try {
+      results.push(...(await measureSync50kInChild({ root, files: 500, sections: 100, reps: 3, cliReps: 3, log })));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }
+  if (!argv.includes('--skip-turn')) {
+    const root = fs.mkdtempSync(path.join(base, 'alf-lineage-sync-rows-'));
+    try {
+      const history = await buildHistory({ root, turns: Number(value('turns') ?? 10_000), builder: 'pipeline', log });
+      log(`  history built in ${(history.buildMs / 1000).toFixed(1)} s`);
+      results.push(await measureSyncTurn({ history, turns: 10, log }));
+    } finally {
+      fs.rmSync(root, { recursive: true, force: true });
+    }
+  }
+  process.stdout.write(`${JSON.stringify(results)}\n`);
+}
+
+main().catch((error: Error) => {
+  log(error.stack ?? error.message);
+  process.exit(1);
+});

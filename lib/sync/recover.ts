@@ -1,0 +1,75 @@
+import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import { foldSnapshot } from '@/lib/core/restore';
+import { SyncError } from './errors';
+import { readBaseSnapshot, writeClientState } from './state';
+import type { SentUpload } from './synced-marker';
+import type { SyncTarget } from './target';
+
+/**
+ * Recovery from a sync whose upload the target accepted but whose client state was never written
+ * (killed in between, a full disk under ALF_HOME, or a state directory put back from an older
+ * copy). Before uploading, a sync records the blob's sha256 in the workspace marker (`writeSent`);
+ * when the target's latest entry is that very blob, one sequence after the local base (or, for a
+ * first snapshot, the target's only history), it is this machine's own upload and is adopted: the
+ * local base becomes that entry, and the sync goes on from there.
+ */
+export type Adopted = { sequence: number } | null;
+
+/** A delta push met `latest`: adopts it when it is the delta this machine sent from `baseSequence`. */
+export async function adoptSentDelta(args: {
+  target: SyncTarget; alfHome: string; agentId: string; baseSequence: number; latest: number | null; sent: SentUpload | null; now: Date;
+}): Promise<Adopted> {
+  const { target, agentId, baseSequence, sent } = args;
+  if (args.latest !== baseSequence + 1 || sent === null || sent.base_sequence !== baseSequence) return null;
+  const entry = await target.latestEntry(agentId);
+  if (!entry || entry.kind !== 'delta' || entry.sequence !== baseSequence + 1 || (await entry.sha256()) !== sent.sha256) return null;
+  const baseBytes = await readBaseSnapshot(args.alfHome, agentId);
+  if (!baseBytes) return null;
+  // The base that sync would have written: the local base with its own delta folded on.
+  const delta = await readDelta(await entry.bytes());
+  const folded = foldSnapshot({ base: await readSnapshot(baseBytes), baseSequence, deltas: [{ sequence: entry.sequence, delta }], now: args.now });
+  await writeClientState({
+    alfHome: args.alfHome,
+    state: { agent_id: agentId, last_synced_sequence: entry.sequence, last_synced_at: args.now.toISOString() },
+    baseSnapshot: await writeSnapshot(folded, { storeRaw: true }),
+  });
+  return { sequence: entry.sequence };
+}
+
+/** A first sync found history: adopts it when its latest entry is the snapshot this machine sent. */
+export async function adoptSentSnapshot(args: {
+  target: SyncTarget; alfHome: string; agentId: string; latest: number; sent: SentUpload | null; now: Date;
+}): Promise<Adopted> {
+  const { sent } = args;
+  if (sent === null || sent.base_sequence !== null) return null;
+  const entry = await args.target.latestEntry(args.agentId);
+  if (!entry || entry.kind !== 'snapshot' || entry.sequence !== args.latest || (await entry.sha256()) !== sent.sha256) return null;
+  // A first sync keeps the snapshot it uploaded as its base, byte for byte.
+  await writeClientState({
+    alfHome: args.alfHome,
+    state: { agent_id: args.agentId, last_synced_sequence: entry.sequence, last_synced_at: args.now.toISOString() },
+    baseSnapshot: await entry.bytes(),
+  });
+  return { sequence: entry.sequence };
+}
+
+/** The command that takes the target's latest as this machine's base (`lineage sync --rebase`). */
+export function rebaseCommand(args: { runtime: string; workspace: string; runtimeAgent?: string; target: SyncTarget }): string {
+  const alias = args.runtimeAgent === undefined ? '' : ` --runtime-agent ${args.runtimeAgent}`;
+  return `lineage sync --rebase -r ${args.runtime} -w ${args.workspace}${alias} ${args.target.flags}`;
+}
+
+/** The local base is behind the target, and the entries after it are not this machine's upload. */
+export function foreignHistoryError(args: {
+  agentId: string; local: number; latest: number | null; command: string; target: SyncTarget; sent: SentUpload | null; baseSequence: number;
+}): SyncError {
+  const at = args.latest === null ? 'has moved on' : `is at sequence ${args.latest}`;
+  const why = args.sent?.base_sequence === args.baseSequence
+    ? `its entry after ${args.local} is not the upload this machine sent (sha256 ${args.sent.sha256.slice(0, 12)}…)`
+    : `this machine sent nothing on top of sequence ${args.local}`;
+  return new SyncError(
+    'sync_upload_failed',
+    `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} ${at}, and ${why}: another machine synced this agent, or this machine's state was put back from an older copy`,
+    `run \`${args.command}\` to take the latest sequence as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it`,
+  );
+}

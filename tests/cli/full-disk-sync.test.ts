@@ -1,0 +1,59 @@
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeSandbox } from '@/lib/sync/testing/workspace';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
+
+/**
+ * Runs a shell script in its own user and mount namespace (`unshare -rm`), where it may mount a
+ * tmpfs: a real full disk under ALF_HOME, for the real bin. Each `lineage` run prints one line.
+ */
+function inMountNamespace(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('unshare', ['-rm', 'sh', '-euc', script], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('a full disk under ALF_HOME during a first sync', () => {
+  it('fails naming the state directory, and the next sync (space freed) adopts its own snapshot: nothing stuck', async () => {
+    const sb = await makeSandbox('lineage-full-disk-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      // Incompressible, so the base cannot fit in the 16 KiB disk.
+      await sb.write('memory/blob.bin', randomBytes(64 * 1024));
+      await fs.mkdir(sb.alfHome, { recursive: true });
+      const sync = `"${process.execPath}" "${BIN}" sync -r openclaw -w "${sb.workspace}" --data "${sb.dataDir}"`;
+      const result = await inMountNamespace(
+        [
+          `mount -t tmpfs -o size=16k tmpfs "${sb.alfHome}"`,
+          `${sync} || true`,
+          `mount -o remount,size=4m "${sb.alfHome}"`,
+          `${sync} || true`,
+          `echo x > "${sb.workspace}/memory/note.md"`,
+          `${sync} || true`,
+        ].join('\n'),
+        { ALF_HOME: sb.alfHome },
+      );
+      const lines = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+      expect(lines, result.stderr).toHaveLength(3);
+      const [full, adopted, next] = lines;
+      expect(full).toMatchObject({ ok: false, code: 'state_write_failed' });
+      expect(full!.error).toMatch(/accepted at sequence 0, but this machine's sync state could not be written to .*alf-home\/\.alf\/state: .*ENOSPC/);
+      expect(full!.hint).toMatch(/free space .* run `lineage sync` again/);
+      expect(adopted).toMatchObject({ ok: true, sequence: 0, no_changes: true, recovered: true });
+      expect(next).toMatchObject({ ok: true, sequence: 1, delta: true, recovered: false, raw: { changed: 1, deleted: 0 } });
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,94 @@
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeSandbox } from '@/lib/sync/testing/workspace';
+import { runCli } from './run-cli';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
+
+/** `lineage <args>` under strace: its JSON output and every path it opened, with the open flags. */
+function tracedCli(args: string[], env: Record<string, string>, traceFile: string): Promise<{ json: Record<string, unknown>; opens: { file: string; flags: string }[] }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('strace', ['-f', '-qq', '-e', 'trace=open,openat,creat', '-o', traceFile, process.execPath, BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.on('error', reject);
+    child.on('close', async () => {
+      const trace = await fs.readFile(traceFile, 'utf8');
+      const opens = [...trace.matchAll(/open(?:at)?\((?:[^,]+, )?"([^"]+)", ([A-Z_|]+)/g)].map((m) => ({ file: m[1]!, flags: m[2]! }));
+      resolve({ json: JSON.parse(stdout.trim().split('\n').at(-1)!) as Record<string, unknown>, opens });
+    });
+  });
+}
+
+describe('a sync does not open files whose stat data are unchanged', () => {
+  it('opens only the edited file; an idle sync opens no memory file and writes nothing', async () => {
+    const sb = await makeSandbox('lineage-unchanged-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      await sb.write('USER.md', '# User\nDana\n');
+      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+      await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
+      await sb.write('memory/blob.bin', new Uint8Array([0, 1, 2, 3]));
+      const env = { ALF_HOME: sb.alfHome };
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 0 });
+
+      await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue twice.\n');
+      const edit = await tracedCli(args, env, path.join(sb.root, 'edit.trace'));
+      expect(edit.json).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
+      const opened = (o: { opens: { file: string }[] }) => new Set(o.opens.map((x) => path.relative(sb.workspace, x.file)));
+      const inEdit = opened(edit);
+      expect(inEdit.has('memory/2026-11-02.md')).toBe(true);
+      for (const rel of ['MEMORY.md', 'USER.md', 'memory/2026-11-01.md', 'memory/blob.bin']) expect(inEdit.has(rel), rel).toBe(false);
+
+      const idle = await tracedCli(args, env, path.join(sb.root, 'idle.trace'));
+      expect(idle.json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+      const inIdle = opened(idle);
+      for (const rel of ['MEMORY.md', 'USER.md', 'memory/2026-11-01.md', 'memory/2026-11-02.md', 'memory/blob.bin']) expect(inIdle.has(rel), rel).toBe(false);
+      // Nor the base: an export that found every file unchanged (none came or went) is the base's own.
+      expect(idle.opens.filter((o) => o.file.endsWith('-snapshot.alf'))).toEqual([]);
+      // Nothing opened for writing, in the workspace, the ALF home or the data directory.
+      const written = idle.opens.filter((o) => /O_WRONLY|O_RDWR|O_CREAT/.test(o.flags) && [sb.workspace, sb.alfHome, sb.dataDir].some((dir) => o.file.startsWith(dir)));
+      expect(written).toEqual([]);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+
+  it('racy timestamps: a file edited in the same second as the last sync, same size and mtime, is seen as changed; one not older than the cache is read again', async () => {
+    const sb = await makeSandbox('lineage-racy-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+      const env = { ALF_HOME: sb.alfHome };
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      const file = path.join(sb.workspace, 'MEMORY.md');
+      // A second-granular mtime (as a coarse filesystem keeps it), within the current second.
+      const second = new Date(Math.floor(Date.now() / 1000) * 1000);
+      await fs.utimes(file, second, second);
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 0 });
+      // Edited right away: same size, and its mtime put back to the same second.
+      await fs.writeFile(file, '# M\n\n## Gateway\nThe gateway is 10.20.0.7.\n');
+      await fs.utimes(file, second, second);
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 1, changes: { creates: 0, updates: 1, deletes: 0 } });
+
+      // A file whose mtime is not older than the stat cache (here: set ahead of the clock) could
+      // change without its stat data showing it: it is read at every sync, changed or not.
+      const ahead = new Date(Date.now() + 3_600_000);
+      await fs.utimes(file, ahead, ahead);
+      // (A sync that uploads something, so the cache is written with MEMORY.md's stat data as they are now.)
+      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer again.\n');
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, changes: { creates: 0, updates: 1, deletes: 0 } });
+      const idle = await tracedCli(args, env, path.join(sb.root, 'racy.trace'));
+      expect(idle.json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
+      const opened = new Set(idle.opens.map((x) => path.relative(sb.workspace, x.file)));
+      expect(opened.has('MEMORY.md')).toBe(true);
+      expect(opened.has('memory/2026-11-01.md')).toBe(false);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});
