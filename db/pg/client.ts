@@ -33,16 +33,12 @@ function exactNumber(text: string): number {
   return value;
 }
 
-const INT8 = 20;
-const NUMERIC = 1700;
-
-/** The pool's type parsers: int8 and numeric as numbers, every other type as `pg` parses it. */
-export const numericTypes: pg.CustomTypesConfig = {
-  getTypeParser: ((oid: number, format?: string) => {
-    if ((oid === INT8 || oid === NUMERIC) && format !== 'binary') return exactNumber;
-    return pg.types.getTypeParser(oid, format as 'text');
-  }) as pg.CustomTypesConfig['getTypeParser'],
-};
+/**
+ * Set on `pg`'s global parsers, not per pool: drizzle's node-postgres driver passes its own
+ * per-query `types`, which fall back to the global ones. Only this backend uses `pg` in the process.
+ */
+pg.types.setTypeParser(pg.types.builtins.INT8, exactNumber);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, exactNumber);
 
 function migrationsFolder(): string {
   const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -60,7 +56,7 @@ const MIGRATION_LOCK = 0x6c696e65;
  * new database would otherwise each try to create the same tables.
  */
 export async function migratePg(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url, types: numericTypes });
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
@@ -73,7 +69,7 @@ export async function migratePg(url: string): Promise<void> {
 /** Migrates, then opens a pool of `max` connections (default 10). */
 export async function openPgDatabase(url: string, options: { max?: number } = {}): Promise<PgLineageDb> {
   await migratePg(url);
-  const pool = new pg.Pool({ connectionString: url, types: numericTypes, max: options.max ?? 10 });
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   return { pool, db: drizzle(pool, { schema }), close: () => pool.end() };
