@@ -6,7 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import { freePort, run, traversableTempDir } from './process-tools';
+import { freePort, run, startWatchdog, traversableTempDir } from './process-tools';
 
 const BIN = process.env.LINEAGE_PG_BIN ?? '/usr/lib/postgresql/15/bin';
 
@@ -46,6 +46,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
       if (attempt >= 2) throw error;
     }
   }
+  const [stopCommand, stopArgs] = asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+  const watchdog = startWatchdog(`${stopCommand} ${stopArgs.join(' ')} >/dev/null 2>&1; rm -rf ${dir}`);
   let stopped = false;
   return {
     url: `postgres://lineage@127.0.0.1:${port}/postgres`,
@@ -53,7 +55,8 @@ export async function startPostgres(): Promise<RunningPostgres> {
     async stop() {
       if (stopped) return;
       stopped = true;
-      await run(...asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop'])).catch(() => undefined);
+      watchdog.cancel();
+      await run(stopCommand, stopArgs).catch(() => undefined);
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };

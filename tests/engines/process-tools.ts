@@ -112,3 +112,20 @@ export async function waitFor(what: string, probe: () => Promise<boolean>, timeo
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
+
+/**
+ * A detached shell that waits for this process to end and then runs `cleanup` (kill the
+ * engine's daemons, remove its directory): the engines are stopped by the run's teardown, but a
+ * run killed outright (SIGKILL, an OOM) must not leave daemons holding memory and ports on a
+ * shared machine. `cancel` ends the watchdog once a normal stop has done the work.
+ */
+export function startWatchdog(cleanup: string): { cancel(): void } {
+  const script = `while kill -0 ${process.pid} 2>/dev/null; do sleep 1; done; ${cleanup}`;
+  const child = spawn('sh', ['-c', script], { detached: true, stdio: 'ignore' });
+  child.unref();
+  return {
+    cancel() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    },
+  };
+}

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import {
-  freePort, freePortRange, isRunning, run, sleep, startDaemon, stopDaemon, traversableTempDir, waitFor, type Daemon,
+  freePort, freePortRange, isRunning, run, sleep, startDaemon, startWatchdog, stopDaemon, traversableTempDir, waitFor, type Daemon,
 } from './process-tools';
 
 export interface RunningRadosgw {
@@ -78,7 +78,13 @@ export async function startRadosgw(): Promise<RunningRadosgw> {
   const conf = path.join(dir, 'ceph.conf');
   fs.writeFileSync(conf, cephConf(dir, fsid, monPort, range, rgwPort));
   const daemons: Daemon[] = [];
+  let watchdog: { cancel(): void } | null = null;
+  const guard = () => {
+    watchdog?.cancel();
+    watchdog = startWatchdog(`kill -9 ${daemons.map((daemon) => daemon.child.pid).join(' ')} 2>/dev/null; rm -rf ${dir}`);
+  };
   const stop = async () => {
+    watchdog?.cancel();
     for (const daemon of daemons.reverse()) await stopDaemon(daemon);
     daemons.length = 0;
     fs.rmSync(dir, { recursive: true, force: true });
@@ -88,12 +94,15 @@ export async function startRadosgw(): Promise<RunningRadosgw> {
     await run('monmaptool', ['--create', '--addv', 'a', `v1:127.0.0.1:${monPort}`, '--fsid', fsid, monmap]);
     await run('ceph-mon', ['--mkfs', '-i', 'a', '--monmap', monmap, '-c', conf]);
     daemons.push(startDaemon('ceph-mon', 'ceph-mon', ['-f', '-i', 'a', '-c', conf], path.join(dir, 'log', 'mon.stdout')));
+    guard();
     const osdId = (await run('ceph', ['-c', conf, '--connect-timeout', '20', 'osd', 'new', osdUuid])).trim();
     if (osdId !== '0') throw new Error(`ceph osd new printed ${JSON.stringify(osdId)}, expected 0`);
     await run('ceph-osd', ['-i', '0', '--mkfs', '--osd-uuid', osdUuid, '-c', conf]);
     daemons.push(await startOsd(dir, conf));
+    guard();
     const rgw = startDaemon('radosgw', 'radosgw', ['-f', '-n', 'client.rgw.t', '-c', conf], path.join(dir, 'log', 'rgw.stdout'));
     daemons.push(rgw);
+    guard();
     const endpoint = `http://127.0.0.1:${rgwPort}`;
     await waitFor(`radosgw at ${endpoint} (logs in ${dir}/log)`, async () => {
       if (!isRunning(rgw)) throw new Error(`radosgw exited; see ${dir}/log`);
