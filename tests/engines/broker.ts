@@ -16,14 +16,16 @@ export interface EnginesBroker {
   url: string;
   /** Starts the engine now (in the background) if it is not started yet. */
   warm(name: EngineName): void;
+  /** The engines started (or starting) so far. */
+  started(): EngineName[];
   close(): Promise<void>;
 }
 
-/** What a test receives: the connection settings, never the stop function. */
+/** What a test receives: the connection settings and the directory (its logs), never the stop function. */
 function publicView(name: EngineName, engine: RunningPostgres | RunningRadosgw): object {
-  if (name === 'postgres') return { url: (engine as RunningPostgres).url };
-  const { endpoint, region, accessKeyId, secretAccessKey } = engine as RunningRadosgw;
-  return { endpoint, region, accessKeyId, secretAccessKey };
+  if (name === 'postgres') return { url: (engine as RunningPostgres).url, dir: engine.dir };
+  const { endpoint, region, accessKeyId, secretAccessKey, dir } = engine as RunningRadosgw;
+  return { endpoint, region, accessKeyId, secretAccessKey, dir };
 }
 
 export async function startEnginesBroker(): Promise<EnginesBroker> {
@@ -51,6 +53,7 @@ export async function startEnginesBroker(): Promise<EnginesBroker> {
     warm(name) {
       start(name).catch(() => undefined);
     },
+    started: () => (Object.keys(starts) as EngineName[]).sort(),
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeAllConnections();

@@ -10,6 +10,8 @@ import { inject } from 'vitest';
 import { createS3Client } from '@/lib/ledger/s3-config';
 
 export interface S3Settings {
+  /** Where the engine keeps its data and logs (for a failing test's diagnosis). */
+  dir?: string;
   endpoint: string;
   region: string;
   accessKeyId: string;
@@ -23,7 +25,7 @@ async function ask<T>(engine: 'postgres' | 'radosgw'): Promise<T> {
 }
 
 /** The run's PostgreSQL 15 (superuser `lineage`, trust auth, loopback). */
-export function usePostgres(): Promise<{ url: string }> {
+export function usePostgres(): Promise<{ url: string; dir?: string }> {
   return ask('postgres');
 }
 
