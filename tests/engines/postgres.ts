@@ -47,7 +47,10 @@ export async function startPostgres(): Promise<RunningPostgres> {
     }
   }
   const [stopCommand, stopArgs] = asPostgres('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
-  const watchdog = startWatchdog(`${stopCommand} ${stopArgs.join(' ')} >/dev/null 2>&1; rm -rf ${dir}`);
+  // SIGQUIT to the postmaster is pg_ctl's immediate stop, and needs no data directory: the
+  // orphan's directory may be gone already (the run's temp root is removed by its own teardown).
+  const postmaster = Number(fs.readFileSync(path.join(data, 'postmaster.pid'), 'utf8').split('\n')[0]);
+  const watchdog = startWatchdog(`kill -QUIT ${postmaster} 2>/dev/null; rm -rf ${dir}`);
   let stopped = false;
   return {
     url: `postgres://lineage@127.0.0.1:${port}/postgres`,
