@@ -1,6 +1,6 @@
 /** The S3 blob store against a real radosgw (tests/engines): the contract, the write-once rule, paging, downloads. */
 import { ListObjectsV2Command } from '@aws-sdk/client-s3';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { freshBucket, testS3Client, useRadosgw } from '@/tests/engines/use-engines';
 import { sha256Hex } from '@/lib/core/uuid';
 import { runBlobStoreContract } from './blob-store-contract';
@@ -13,6 +13,9 @@ async function makeStore(options: { prefix?: string; listPageSize?: number } = {
 }
 
 const bytesOf = (text: string) => new TextEncoder().encode(text);
+
+// The gateway starts once per run (~15 s); wait for it under the hook timeout, not a test's.
+beforeAll(() => useRadosgw());
 
 runBlobStoreContract('S3 (radosgw)', () => makeStore());
 runBlobStoreContract('S3 (radosgw), whole bucket', () => makeStore({ prefix: '' }));

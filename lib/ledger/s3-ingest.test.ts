@@ -3,7 +3,7 @@
  * already carries the write, the race and the read-back; the entries' bytes come back from S3
  * exactly, by sha256.
  */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { writeDelta } from '@/lib/core/archive';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
@@ -19,8 +19,10 @@ afterEach(() => {
   cleanups = [];
 });
 
+// The gateway starts once per run (~15 s); wait for it under the hook timeout, not a test's.
+beforeAll(() => useRadosgw());
+
 async function s3Ledger(): Promise<{ ledger: Ledger; store: S3BlobStore; gen: HistoryGenerator }> {
-  await useRadosgw();
   const { bucket, settings } = await freshBucket();
   const local = tempLedger();
   cleanups.push(local.cleanup);

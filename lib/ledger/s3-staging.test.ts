@@ -1,10 +1,13 @@
 /** The presigned upload flow through a real radosgw: stage, HEAD-check, ingest as a final blob, download, clean up. */
 import { randomUUID } from 'node:crypto';
-import { describe, expect, it } from 'vitest';
-import { freshBucket, testS3Client } from '@/tests/engines/use-engines';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { freshBucket, testS3Client, useRadosgw } from '@/tests/engines/use-engines';
 import { isLedgerError } from './errors';
 import { S3BlobStore } from './s3-blob-store';
 import { checkStagedUpload, deleteStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging } from './s3-staging';
+
+// The gateway starts once per run (~15 s); wait for it under the hook timeout, not a test's.
+beforeAll(() => useRadosgw());
 
 async function setup(): Promise<{ staging: Staging; store: S3BlobStore }> {
   const { bucket, settings } = await freshBucket();
