@@ -9,6 +9,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
-    globalSetup: ['tests/temp-root.ts'],
+    // temp-root first: the engines' throwaway directories go under the run's TMPDIR.
+    globalSetup: ['tests/temp-root.ts', 'tests/engines/global-setup.ts'],
   },
 });

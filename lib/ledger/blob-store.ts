@@ -3,7 +3,8 @@
  * - `put` is atomic and durable: after it resolves the bytes survive a crash, and a reader never
  *   sees a partial blob under `key`;
  * - `get` returns exactly the bytes put, or throws `LedgerError('blob_missing')`;
- * - keys are `/`-separated relative names ending in `.alf` or `.alf-delta`.
+ * - keys are `/`-separated relative names ending in `.alf` or `.alf-delta`;
+ * - `list(prefix)` returns every stored key starting with `prefix`, sorted, nothing half-written.
  */
 import { randomBytes } from 'node:crypto';
 import { close, fdatasync, fsync, open, rename, write } from 'node:fs';
@@ -18,6 +19,7 @@ export interface BlobStore {
   get(key: string): Promise<Uint8Array>;
   exists(key: string): Promise<boolean>;
   delete(key: string): Promise<void>;
+  list(prefix?: string): Promise<string[]>;
 }
 
 const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -163,5 +165,18 @@ export class FsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     await fs.rm(this.pathOf(key), { force: true });
+  }
+
+  /** File names back to keys; temp files of writes in flight (`….tmp-…`) are not blobs yet. */
+  async list(prefix = ''): Promise<string[]> {
+    let names: string[];
+    try {
+      names = await fs.readdir(this.root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
+    return names.filter((name) => /\.alf(-delta)?$/.test(name)).map((name) => name.split('~').join('/'))
+      .filter((key) => key.startsWith(prefix)).sort();
   }
 }

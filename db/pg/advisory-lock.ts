@@ -1,0 +1,50 @@
+/**
+ * Cross-process mutual exclusion on PostgreSQL (issue 21 §3: one rebuild of the index at a time,
+ * whichever server process starts it). A session-level advisory lock on one connection held for
+ * the whole task: the server releases it when that connection ends, so a process killed mid-task
+ * (kill -9) never leaves the lock behind.
+ */
+import { createHash } from 'node:crypto';
+import type { PgLineageDb } from './client';
+import { LedgerError } from '../../lib/ledger/errors';
+
+/** The lock's 64-bit key: the first 8 bytes of sha256(`lineage:` + name), as PostgreSQL's signed int8. */
+export function advisoryKey(name: string): string {
+  return createHash('sha256').update(`lineage:${name}`).digest().readBigInt64BE(0).toString();
+}
+
+/**
+ * Runs `task` holding the lock `name`. `wait: false` (the default) refuses at once with
+ * `LedgerError('busy')` when another session holds it; `wait: true` queues behind it.
+ */
+export async function withAdvisoryLock<T>(
+  params: { db: PgLineageDb; name: string; wait?: boolean },
+  task: () => Promise<T>,
+): Promise<T> {
+  const client = await params.db.pool.connect();
+  // A checked-out client's connection error (the server ended the session) is an 'error' event
+  // that would crash the process; the next query on it fails instead, and the lock is gone with it.
+  const ignore = () => undefined;
+  client.on('error', ignore);
+  const key = advisoryKey(params.name);
+  let held = false;
+  try {
+    if (params.wait) {
+      await client.query('SELECT pg_advisory_lock($1::int8)', [key]);
+      held = true;
+    } else {
+      const { rows } = await client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1::int8) AS ok', [key]);
+      held = rows[0]?.ok === true;
+      if (!held) throw new LedgerError('busy', `${params.name} is already running in another process; retry when it finishes`);
+    }
+    return await task();
+  } finally {
+    client.off('error', ignore);
+    if (held) {
+      // A failed unlock means the connection is gone, and the lock with it; the client is not reused.
+      await client.query('SELECT pg_advisory_unlock($1::int8)', [key]).then(() => client.release(), (error: Error) => client.release(error));
+    } else {
+      client.release();
+    }
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Opens the scale-out backend's PostgreSQL database (`LINEAGE_DATABASE_URL=postgres://…`) with
+ * drizzle over a `pg` pool, migrated first. Integers come back as numbers: node-postgres returns
+ * int8 (`count(*)`, `sum` of ints, bigint columns) and numeric as strings, and the query verbs
+ * promise the same answers as the SQLite backend; a value beyond 2^53 is an error, not a
+ * silently rounded number.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { migrate } from 'drizzle-orm/node-postgres/migrator';
+import pg from 'pg';
+import { packageRoot } from '../../lib/package-root';
+import * as schema from './schema';
+
+export type PgSchema = typeof schema;
+export type PgDrizzle = NodePgDatabase<PgSchema>;
+
+/** An open PostgreSQL database: the pool and the drizzle instance over it. */
+export interface PgLineageDb {
+  pool: pg.Pool;
+  db: PgDrizzle;
+  close(): Promise<void>;
+}
+
+/** An integer beyond 2^53 would come back rounded: refuse it instead. */
+function exactNumber(text: string): number {
+  const value = Number(text);
+  if (/^-?\d+$/.test(text) && !Number.isSafeInteger(value)) {
+    throw new Error(`PostgreSQL returned ${text}, which a JavaScript number cannot hold exactly`);
+  }
+  return value;
+}
+
+/**
+ * Set on `pg`'s global parsers, not per pool: drizzle's node-postgres driver passes its own
+ * per-query `types`, which fall back to the global ones. Only this backend uses `pg` in the process.
+ */
+pg.types.setTypeParser(pg.types.builtins.INT8, exactNumber);
+pg.types.setTypeParser(pg.types.builtins.NUMERIC, exactNumber);
+
+function migrationsFolder(): string {
+  const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+  if (fs.existsSync(path.join(beside, 'meta', '_journal.json'))) return beside;
+  const inPackage = path.join(packageRoot(), 'db', 'pg', 'migrations');
+  if (fs.existsSync(path.join(inPackage, 'meta', '_journal.json'))) return inPackage;
+  throw new Error(`PostgreSQL migrations not found beside ${beside} nor at ${inPackage}`);
+}
+
+/** Any fixed number: the advisory lock that serialises migrations across processes. */
+const MIGRATION_LOCK = 0x6c696e65;
+
+/**
+ * Applies the pending migrations, one process at a time: servers starting together against a
+ * new database would otherwise each try to create the same tables.
+ */
+export async function migratePg(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
+  } finally {
+    await client.end();
+  }
+}
+
+/** Migrates, then opens a pool of `max` connections (default 10). */
+export async function openPgDatabase(url: string, options: { max?: number } = {}): Promise<PgLineageDb> {
+  await migratePg(url);
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
+  pool.on('error', () => undefined);
+  return { pool, db: drizzle(pool, { schema }), close: () => pool.end() };
+}

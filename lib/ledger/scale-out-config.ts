@@ -1,0 +1,53 @@
+/**
+ * Which backend a process runs on (issue 21 §2): `LINEAGE_DATABASE_URL` / `--database-url`
+ * (postgres://…) selects PostgreSQL, `LINEAGE_BLOB_URL` / `--blob-url` (s3://…) selects S3
+ * (s3-config.ts), a flag over its variable. With both set no process may keep state on local
+ * disk that another needs, so the URL-signing secret must come from `LINEAGE_SECRET` (64 hex
+ * characters, the format of the embedded `<data>/server-secret`) and is then required.
+ */
+import { z } from 'zod';
+import { s3SettingsFrom, type S3Settings } from './s3-config';
+
+export interface ScaleOutConfig {
+  /** null: the embedded SQLite database of the data directory. */
+  databaseUrl: string | null;
+  /** null: the embedded filesystem blob store. */
+  blobs: S3Settings | null;
+  /** null: the data directory's own secret file. */
+  secret: Buffer | null;
+}
+
+const databaseUrl = z.string().regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// URL').optional();
+const secret = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 random bytes: openssl rand -hex 32)').optional();
+
+function blobSettings(env: Record<string, string | undefined>, flag: string | undefined): S3Settings | null {
+  try {
+    return s3SettingsFrom({ ...env, LINEAGE_BLOB_URL: flag ?? env.LINEAGE_BLOB_URL });
+  } catch (error) {
+    if (flag === undefined || !(error instanceof Error)) throw error;
+    throw new Error(error.message.replaceAll('LINEAGE_BLOB_URL', '--blob-url'));
+  }
+}
+
+/** The backend settings of `env`, flags first; throws a message naming the variable at the first bad value. */
+export function scaleOutConfigFrom(
+  env: Record<string, string | undefined>,
+  flags: { databaseUrl?: string; blobUrl?: string } = {},
+): ScaleOutConfig {
+  const url = flags.databaseUrl ?? (env.LINEAGE_DATABASE_URL || undefined);
+  const parsedUrl = databaseUrl.safeParse(url);
+  if (!parsedUrl.success) {
+    throw new Error(`${flags.databaseUrl !== undefined ? '--database-url' : 'LINEAGE_DATABASE_URL'} ${parsedUrl.error.issues[0]?.message}`);
+  }
+  const parsedSecret = secret.safeParse(env.LINEAGE_SECRET || undefined);
+  if (!parsedSecret.success) throw new Error(`LINEAGE_SECRET ${parsedSecret.error.issues[0]?.message}`);
+  const blobs = blobSettings(env, flags.blobUrl);
+  if (parsedUrl.data !== undefined && blobs !== null && parsedSecret.data === undefined) {
+    throw new Error('LINEAGE_SECRET is required with a database URL and a blob URL: every server process must sign and check URLs with the same secret');
+  }
+  return {
+    databaseUrl: parsedUrl.data ?? null,
+    blobs,
+    secret: parsedSecret.data === undefined ? null : Buffer.from(parsedSecret.data, 'hex'),
+  };
+}

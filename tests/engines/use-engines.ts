@@ -1,0 +1,72 @@
+/**
+ * What a scale-out test calls to reach the run's throwaway engines (started once per run by the
+ * broker of global-setup.ts): a fresh database or a fresh bucket per suite, so suites running in
+ * parallel workers never see each other's rows or objects.
+ */
+import { randomBytes } from 'node:crypto';
+import { CreateBucketCommand, type S3Client } from '@aws-sdk/client-s3';
+import pg from 'pg';
+import { inject } from 'vitest';
+import { createS3Client } from '@/lib/ledger/s3-config';
+
+export interface S3Settings {
+  /** Where the engine keeps its data and logs (for a failing test's diagnosis). */
+  dir?: string;
+  endpoint: string;
+  region: string;
+  accessKeyId: string;
+  secretAccessKey: string;
+}
+
+async function ask<T>(engine: 'postgres' | 'radosgw'): Promise<T> {
+  const response = await fetch(`${inject('enginesBroker')}/${engine}`);
+  if (!response.ok) throw new Error(await response.text());
+  return (await response.json()) as T;
+}
+
+/** The run's PostgreSQL 15 (superuser `lineage`, trust auth, loopback). */
+export function usePostgres(): Promise<{ url: string; dir?: string }> {
+  return ask('postgres');
+}
+
+/** The run's radosgw (one S3 user; path-style addressing). */
+export function useRadosgw(): Promise<S3Settings> {
+  return ask('radosgw');
+}
+
+/** A new, empty database on the run's PostgreSQL; its URL. */
+export async function freshDatabase(): Promise<string> {
+  const { url } = await usePostgres();
+  const name = `t_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client(url);
+  await admin.connect();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
+  const fresh = new URL(url);
+  fresh.pathname = `/${name}`;
+  return fresh.toString();
+}
+
+/** An SDK client for the run's radosgw, with the settings radosgw needs. */
+export function testS3Client(settings: S3Settings): S3Client {
+  return createS3Client(
+    { endpoint: settings.endpoint, region: settings.region, forcePathStyle: true },
+    { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+  );
+}
+
+/** A new, empty bucket on the run's radosgw; its name and the gateway's settings. */
+export async function freshBucket(): Promise<{ bucket: string; settings: S3Settings }> {
+  const settings = await useRadosgw();
+  const bucket = `t-${randomBytes(6).toString('hex')}`;
+  const client = testS3Client(settings);
+  try {
+    await client.send(new CreateBucketCommand({ Bucket: bucket }));
+  } finally {
+    client.destroy();
+  }
+  return { bucket, settings };
+}
