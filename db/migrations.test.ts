@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { openLedger, type Ledger } from '@/lib/ledger';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
+import { writeMovesAsBefore0006 } from '@/lib/history/testing/old-moves';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
 import { getAgentMemoryDto, getRecordLineage, getRecordsAt, searchFirstAppearance } from '@/lib/history/queries';
 
@@ -50,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -62,6 +63,7 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // Put the database back as migration 0001 left it: the old records table, filled as the old
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
+    writeMovesAsBefore0006(raw, { dropColumn: true }); // 0006 undone too (it runs again below)
     raw.exec(`
       CREATE TABLE old_records (agent_id text NOT NULL, record_id text NOT NULL, first_seq integer NOT NULL,
         last_seq integer NOT NULL, deleted_seq integer, content text NOT NULL, memory_type text NOT NULL,
@@ -106,8 +108,11 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // external content, the view of those versions), and search answers as before.
     const { sqlite } = migrated.db;
     sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    const left = sqlite.prepare("SELECT count(*) FROM record_versions WHERE op = 'delete'").pluck().get() as number;
+    expect(left).toBeGreaterThan(0);
+    expect(left).toBeLessThan(tombstones); // 0006: a move's tombstone is gone with the move
     expect(sqlite.prepare('SELECT count(*) FROM record_versions_searchable').pluck().get())
-      .toBe((sqlite.prepare('SELECT count(*) FROM record_versions').pluck().get() as number) - tombstones);
+      .toBe((sqlite.prepare('SELECT count(*) FROM record_versions').pluck().get() as number) - left);
     expect(searchFirstAppearance({ db: migrated.db, q: 'note' })).toEqual(searchBefore);
     closeDatabase(migrated.db);
   });

@@ -70,7 +70,13 @@ describe('dashboard API routes', () => {
     expect((await changes.GET(req('/api/changes?since=yesterdayish'), undefined)).status).toBe(400);
     expect((await changes.GET(req('/api/changes?op=rename'), undefined)).status).toBe(400);
     const deletes = (await (await changes.GET(req('/api/changes?since=30d&op=delete'), undefined)).json()) as { groups: { changes: { op: string }[] }[] };
-    expect(deletes.groups.flatMap((g) => g.changes.map((c) => c.op))).toEqual(['delete', 'delete', 'delete']);
+    // The Team section's deletion; the daily log archived at sequence 4 is two moves, not deletes.
+    expect(deletes.groups.flatMap((g) => g.changes.map((c) => c.op))).toEqual(['delete']);
+    const moves = (await (await changes.GET(req('/api/changes?since=30d&op=move'), undefined)).json()) as
+      { groups: { changes: { op: string; seq: number; from_file: string | null; origin_file: string | null }[] }[] };
+    const moved = moves.groups.flatMap((g) => g.changes);
+    expect(moved.map((c) => [c.op, c.seq])).toEqual([['move', 4], ['move', 4]]);
+    expect(moved.every((c) => c.from_file?.startsWith('memory/episodic/') && c.origin_file?.startsWith('memory/archive/'))).toBe(true);
     const search = await import('./search/route');
     expect((await search.GET(req('/api/search?q='), undefined)).status).toBe(400);
     const found = (await (await search.GET(req(`/api/search?q=${FACTS.searchFact}`), undefined)).json()) as { first: { sequence: number; origin_file: string } };
