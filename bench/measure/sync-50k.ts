@@ -158,7 +158,7 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
   if (traced?.stdout.includes('traced')) {
     const lines = (await fs.readFile(trace, 'utf8')).split('\n');
     const at = (line: string | undefined) => Number(/\s(\d+\.\d+) /.exec(` ${line ?? ''}`)?.[1]);
-    const exec = lines.find((line) => /execve\(".*node"/.test(line));
+    const exec = lines.find((line) => /execve\("[^"]*\/node"/.test(line));
     const firstRead = lines.find((line) => line.includes('openat(') && line.includes(`"${workspace}/`));
     const ms = (at(firstRead) - at(exec)) * 1000;
     if (Number.isFinite(ms)) {
