@@ -154,11 +154,11 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
     note: `an idle \`lineage sync\` process on the 50k store (500 files): every file found unchanged by its stat data, none opened, nothing uploaded or written; median of ${reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
   }];
   const trace = path.join(path.dirname(workspace), 'idle.strace');
-  const traced = await shell.run(`strace -f -ttt -qq -e trace=execve,openat -o ${JSON.stringify(trace)} ${command} >/dev/null && echo traced || echo no-strace`, workspace).catch(() => null);
+  const traced = await shell.run(`strace -f -ttt -qq -e trace=execve,openat -o ${JSON.stringify(trace)} env ${command} >/dev/null && echo traced || echo no-strace`, workspace).catch(() => null);
   if (traced?.stdout.includes('traced')) {
     const lines = (await fs.readFile(trace, 'utf8')).split('\n');
     const at = (line: string | undefined) => Number(/\s(\d+\.\d+) /.exec(` ${line ?? ''}`)?.[1]);
-    const exec = lines.find((line) => /execve\(".*node"/.test(line));
+    const exec = lines.find((line) => /execve\("[^"]*\/node"/.test(line));
     const firstRead = lines.find((line) => line.includes('openat(') && line.includes(`"${workspace}/`));
     const ms = (at(firstRead) - at(exec)) * 1000;
     if (Number.isFinite(ms)) {

@@ -1,4 +1,3 @@
-import type { MemoryRecord } from '@/lib/core/record';
 import type { JsonObject } from '@/lib/core/json';
 import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
