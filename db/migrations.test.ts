@@ -86,6 +86,7 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
       DROP VIEW record_versions_searchable;
       ${fs.readFileSync(path.resolve(__dirname, 'migrations/0001_fts.sql'), 'utf8')}
       INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild');
+      ALTER TABLE api_keys DROP COLUMN admin; -- 0008 undone too: the migrator re-runs everything after 0001
       DELETE FROM __drizzle_migrations WHERE created_at >= ${journalWhen('0002_records_current_from_versions')};`);
     expect((raw.prepare('PRAGMA table_info(records)').all() as unknown[]).length).toBe(15);
     // 0001's full-text index held a row for every version, tombstones included.
