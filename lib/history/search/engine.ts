@@ -78,9 +78,29 @@ function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, s
     timeline.versions.push({ seq: row.seq, op: row.op, matches: hit !== undefined });
     if (hit) appearances.push(hit);
   }
+  addMovesAway(db, pairs, timelines);
   appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
     || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
   return { appearances, timelines: [...timelines.values()] };
+}
+
+/**
+ * A record moved to another file has no version at the move's sequence (the moved-to record's
+ * `move` row carries the content, with `moved_from` naming it): it stops holding the fact there,
+ * as if edited away, so each such move is put into the moved-from record's timeline (op `moved`).
+ */
+function addMovesAway(db: LineageDb, pairs: readonly string[], timelines: Map<string, RecordTimeline & { agent_id: string }>): void {
+  if (pairs.length === 0) return;
+  const moves = db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
+    SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM json_each(${`[${pairs.join(',')}]`}) j
+    CROSS JOIN record_versions m ON m.agent_id = j.value ->> 0 AND m.moved_from = j.value ->> 1
+    WHERE m.op = 'move'`);
+  for (const move of moves) {
+    const timeline = timelines.get(key(move.agent_id, move.record_id));
+    if (!timeline || timeline.versions.some((v) => v.seq === move.seq)) continue;
+    timeline.versions.push({ seq: move.seq, op: 'moved', matches: false });
+    timeline.versions.sort((a, b) => a.seq - b.seq);
+  }
 }
 
 function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], timelines: readonly (RecordTimeline & { agent_id: string })[]): AgentFactStatus[] {
