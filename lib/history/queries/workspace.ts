@@ -8,6 +8,7 @@ import { asUint8Array } from '@/lib/core/bytes';
 import { foldSnapshot } from '@/lib/core/restore';
 import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
+import { liveFilePages, type DownloadFile } from './workspace-pages';
 import { zipStream } from './zip-stream';
 import { assertSequence, findAgent, type TenantScope } from './common';
 
@@ -70,64 +71,41 @@ function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
 }
 
 /**
- * The bytes of `files[from]` … `files[to - 1]`, in one query per batch: the downloads read their
- * contents batch by batch as they stream, not all at once before the first byte.
- */
-function contentsOf(db: LineageDb, files: readonly WorkspaceFileInfo[], from: number, to: number): Buffer[] {
-  const batch = files.slice(from, to);
-  const shas = [...new Set(batch.map((f) => f.sha256))];
-  const rows = shas.length === 0 ? [] : db.db.all<{ sha256: string; data: Buffer }>(sql`
-    SELECT sha256, data FROM raw_objects WHERE sha256 IN (SELECT value FROM json_each(${JSON.stringify(shas)}))`);
-  const bySha = new Map(rows.map((r) => [r.sha256, r.data]));
-  return batch.map((f) => {
-    const data = bySha.get(f.sha256);
-    if (!data) throw new Error(`raw object ${f.sha256} is missing from the index; run \`lineage index --rebuild\``);
-    return data;
-  });
-}
-
-/**
  * The workspace at `seq` as a `.tar.gz` or `.zip` stream, byte-exact file contents, paths relative
  * to the workspace root, every mtime = the sequence's sync time, so the same sequence always gives
- * the same bytes. Both stream in time linear in the number of files, in batches that yield to the
- * event loop (zip-stream.ts, tar below). Null for an unknown agent.
+ * the same bytes. Both stream in time linear in the number of files, the tree and the contents read
+ * a page at a time (workspace-pages.ts), in batches that yield to the event loop (zip-stream.ts,
+ * tar below). Null for an unknown agent.
  */
 export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string; seq: number; format: 'tar.gz' | 'zip'; tenantId?: TenantScope }): Readable | null {
-  const tree = getWorkspaceTree(params);
-  if (!tree) return null;
-  const mtime = sequenceTime(params.db, params.agentId.toLowerCase(), params.seq);
-  const contents = (from: number, to: number) => contentsOf(params.db, tree.files, from, to);
-  return params.format === 'zip'
-    ? zipStream({ names: tree.files.map((f) => f.path), contents, mtime })
-    : tarGzStream(tree.files, contents, mtime);
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  assertSequence(agent, params.seq);
+  const mtime = sequenceTime(params.db, agent.id, params.seq);
+  const pages = liveFilePages(params.db, agent.id, params.seq);
+  return params.format === 'zip' ? zipStream({ pages, mtime }) : tarGzStream(pages, mtime);
 }
 
-const TAR_BATCH = 256;
-
 /**
- * tar-stream's pack, fed a batch of entries per event-loop turn, gzipped by zlib's stream (its
+ * tar-stream's pack, fed a page of entries per event-loop turn, gzipped by zlib's stream (its
  * work runs on the thread pool) in 256 KiB chunks: large chunks keep async zlib as fast as one
  * gzipSync, without holding the event loop for the whole workspace.
  */
-function tarGzStream(files: WorkspaceFileInfo[], contents: (from: number, to: number) => Buffer[], mtime: Date): Readable {
+function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
   const pack = tar.pack();
   const gzip = zlib.createGzip({ level: 6, chunkSize: 256 * 1024 });
   const out = new PassThrough();
   pack.on('error', (e: Error) => out.destroy(e));
   gzip.on('error', (e: Error) => out.destroy(e));
   pack.pipe(gzip).pipe(out);
-  let next = 0;
   const feed = () => {
     try {
-      const to = Math.min(files.length, next + TAR_BATCH);
-      const batch = contents(next, to);
-      for (let i = next; i < to; i++) {
-        const data = batch[i - next]!;
-        pack.entry({ name: files[i]!.path, size: data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, data);
+      const page = pages.next();
+      if (page.done) return void pack.finalize();
+      for (const file of page.value) {
+        pack.entry({ name: file.name, size: file.data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, file.data);
       }
-      next = to;
-      if (next < files.length) setImmediate(feed);
-      else pack.finalize();
+      setImmediate(feed);
     } catch (error) {
       out.destroy(error as Error);
     }

@@ -15,8 +15,11 @@ const toBuffer = async (stream: NodeJS.ReadableStream) => {
 function source(count: number, tiny = false): ZipSource & { files: Map<string, Buffer> } {
   const files = new Map<string, Buffer>();
   for (let i = 0; i < count; i++) files.set(`dir-${i % 7}/café ${i}.md`, Buffer.from(i % 3 === 0 ? '' : tiny ? `${i}` : `# note ${i}\n${'x'.repeat(i % 200)}`));
-  const names = [...files.keys()];
-  return { files, names, contents: (from, to) => names.slice(from, to).map((n) => files.get(n)!), mtime: new Date('2026-03-04T05:06:08Z') };
+  const all = [...files].map(([name, data]) => ({ name, data }));
+  const pages = function* () {
+    for (let i = 0; i < all.length; i += 50) yield all.slice(i, i + 50);
+  };
+  return { files, get pages() { return pages(); }, mtime: new Date('2026-03-04T05:06:08Z') };
 }
 
 describe('zipStream', () => {

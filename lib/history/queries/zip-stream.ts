@@ -9,16 +9,14 @@
  */
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import type { DownloadFile } from './workspace-pages';
 
 export interface ZipSource {
-  /** Entry names in output order. */
-  names: readonly string[];
-  /** The bytes of entries `from` … `to - 1` (a batch: one query, not one per file). */
-  contents(from: number, to: number): Buffer[];
+  /** The entries in output order, a page at a time (each page read when the stream needs it). */
+  pages: Iterator<DownloadFile[]>;
   mtime: Date;
 }
 
-const BATCH_FILES = 32;
 const BATCH_BYTES = 1 << 20;
 const BATCH_MS = 8;
 const U32 = 0xffffffff;
@@ -117,29 +115,35 @@ function* zipChunks(source: ZipSource): Generator<Buffer> {
   const dos = dosDateTime(source.mtime);
   const central: Central[] = [];
   let offset = 0;
-  let next = 0;
-  while (next < source.names.length) {
+  const pages = source.pages;
+  let pending: DownloadFile[] = [];
+  let exhausted = false;
+  const take = (): DownloadFile | undefined => {
+    while (pending.length === 0 && !exhausted) {
+      const page = pages.next();
+      if (page.done) exhausted = true;
+      else pending = page.value.slice().reverse();
+    }
+    return pending.pop();
+  };
+  for (let file = take(); file !== undefined;) {
     const started = performance.now();
     const out: Buffer[] = [];
     let bytes = 0;
-    while (next < source.names.length && bytes < BATCH_BYTES && performance.now() - started < BATCH_MS) {
-      const to = Math.min(source.names.length, next + BATCH_FILES);
-      const contents = source.contents(next, to);
-      for (let i = next; i < to; i++) {
-        const data = contents[i - next]!;
-        const deflated = compress(data);
-        const entry: Central = {
-          name: Buffer.from(source.names[i]!, 'utf8'), crc: zlib.crc32(data), method: deflated ? 8 : 0,
-          compressed: (deflated ?? data).byteLength, size: data.byteLength, offset,
-        };
-        const header = localHeader(entry, dos);
-        out.push(header, entry.name, deflated ?? data);
-        const length = header.byteLength + entry.name.byteLength + entry.compressed;
-        offset += length;
-        bytes += length;
-        central.push(entry);
-      }
-      next = to;
+    while (file !== undefined && bytes < BATCH_BYTES && performance.now() - started < BATCH_MS) {
+      const { data } = file;
+      const deflated = compress(data);
+      const entry: Central = {
+        name: Buffer.from(file.name, 'utf8'), crc: zlib.crc32(data), method: deflated ? 8 : 0,
+        compressed: (deflated ?? data).byteLength, size: data.byteLength, offset,
+      };
+      const header = localHeader(entry, dos);
+      out.push(header, entry.name, deflated ?? data);
+      const length = header.byteLength + entry.name.byteLength + entry.compressed;
+      offset += length;
+      bytes += length;
+      central.push(entry);
+      file = take();
     }
     yield Buffer.concat(out);
   }
