@@ -9,10 +9,11 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ingestSnapshot, openLedger, registerAgent } from '@/lib/ledger';
 import { snapshotBytes } from '@/tests/server/archives';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 const healthy = '0190b000-0000-7000-8000-000000000001';
 const odd = '0190b000-0000-7000-8000-000000000002';
-const req = (url: string) => new Request(`http://localhost${url}`);
+const req = (url: string) => new Request(`http://localhost${url}`, { headers: guardHeaders(undefined) });
 const params = <P>(p: P) => ({ params: Promise.resolve(p) });
 
 beforeAll(async () => {

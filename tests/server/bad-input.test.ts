@@ -8,6 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, startTestServer, type TestServer } from './harness';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 let t: TestServer;
 beforeAll(async () => {
@@ -40,10 +41,10 @@ describe('a NUL in the search query', () => {
     process.env.LINEAGE_DATA = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-nul-'));
     delete (globalThis as { lineageLedger?: unknown }).lineageLedger;
     const { GET } = await import('@/app/api/search/route');
-    const res = await GET(new Request('http://localhost/api/search?q=abc%00def'), undefined);
+    const res = await GET(new Request('http://localhost/api/search?q=abc%00def', { headers: guardHeaders(undefined) }), undefined);
     expect(res.status).toBe(400);
     expect(((await res.json()) as { error: string }).error).toMatch(/NUL/);
-    const ok = await GET(new Request('http://localhost/api/search?q=abcdef'), undefined);
+    const ok = await GET(new Request('http://localhost/api/search?q=abcdef', { headers: guardHeaders(undefined) }), undefined);
     expect(ok.status).toBe(200);
   });
 });

@@ -14,9 +14,10 @@ import { uuidV5 } from '@/lib/core/uuid';
 import { registerSearchCommand } from '@/lib/cli/commands/search';
 import { FactHistory } from '@/lib/history/search/testing/fact-history';
 import { openLedger } from '@/lib/ledger';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 const AGENT = '7c7c7c7c-3333-4a2b-8c3d-000000000001';
-const req = (query: string) => new Request(`http://localhost/api/search?${query}`);
+const req = (query: string) => new Request(`http://localhost/api/search?${query}`, { headers: guardHeaders(undefined) });
 let dataDir: string;
 
 beforeAll(async () => {
