@@ -1,7 +1,8 @@
 /**
  * Word-level diff between two versions of a memory (pure; no React). diff-match-patch works on
- * characters, so words are first mapped to single characters (the library's line-mode trick applied
- * to words), diffed, mapped back, then cleaned up semantically so edits read as whole phrases.
+ * characters, so tokens are first mapped to single characters (the library's line-mode trick applied
+ * to words), diffed and cleaned up semantically in that form, then mapped back: an edit always
+ * replaces whole tokens and reads as whole phrases.
  */
 import DiffMatchPatch from 'diff-match-patch';
 
@@ -20,9 +21,16 @@ export interface DiffStats {
 
 const OPS: Record<number, DiffOp> = { [-1]: 'delete', 0: 'equal', 1: 'insert' };
 
-/** Words and the whitespace/punctuation between them, so that joining the tokens gives the text back. */
-function tokenize(text: string): string[] {
-  return text.match(/\s+|[\p{L}\p{N}_'’-]+|[^\s\p{L}\p{N}_'’-]/gu) ?? [];
+/**
+ * Tokens that are replaced whole: a word is a run of letters, digits and `_`, joined across single
+ * inner separators (`.` `-` `:` `/` `@` `'`), so `10.20.0.5`, `2026-11-09`, `memory/notes.md` and
+ * `don't` are one token each, while a sentence's trailing `.` or `,` stays its own token. Whitespace
+ * runs and any other character are tokens too, so joining the tokens gives the text back.
+ */
+const TOKEN = /\s+|[\p{L}\p{N}_]+(?:['’.:/@-][\p{L}\p{N}_]+)*|[^\s\p{L}\p{N}_]/gu;
+
+export function tokenize(text: string): string[] {
+  return text.match(TOKEN) ?? [];
 }
 
 function encode(text: string, table: Map<string, string>, tokens: string[]): string {
@@ -57,16 +65,20 @@ export function wordDiff(before: string, after: string): DiffSegment[] {
   const tokens: string[] = [];
   const a = encode(before, table, tokens);
   const b = encode(after, table, tokens);
-  if (tokens.length >= 0xf000) return charDiff(dmp, before, after);
+  if (tokens.length >= 0xf000) return wholeLineDiff(dmp, before, after);
   const diffs = dmp.diff_main(a, b, false);
-  for (const d of diffs) d[1] = decode(d[1], tokens);
+  // Cleaned up while each character still stands for a whole token, so no edit boundary can move
+  // inside a token (cleaning the decoded text would re-split `10.20.0.5 → 10.20.0.9` down to `5 → 9`).
   dmp.diff_cleanupSemantic(diffs);
-  return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text })));
+  return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text: decode(text, tokens) })));
 }
 
-function charDiff(dmp: DiffMatchPatch, before: string, after: string): DiffSegment[] {
-  const diffs = dmp.diff_main(before, after);
+/** Beyond 61,440 distinct tokens the one-character code runs out: whole lines, still never split. */
+function wholeLineDiff(dmp: DiffMatchPatch, before: string, after: string): DiffSegment[] {
+  const { chars1, chars2, lineArray } = dmp.diff_linesToChars_(before, after);
+  const diffs = dmp.diff_main(chars1, chars2, false);
   dmp.diff_cleanupSemantic(diffs);
+  dmp.diff_charsToLines_(diffs, lineArray);
   return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text })));
 }
 
