@@ -7,6 +7,7 @@ import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ShortId } from '../ui/ShortId';
+import { PathText } from '../ui/PathText';
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -45,7 +46,7 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       </Row>
       <Row label="Tier">{tier ? <Badge tone="accent">{tier}</Badge> : <span className="text-faint">—</span>}</Row>
       <Row label="File">
-        {r.origin_file ? <span className="break-all font-mono">{r.origin_file}</span> : <span className="text-faint">—</span>}
+        {r.origin_file ? <PathText path={r.origin_file} /> : <span className="text-faint">—</span>}
       </Row>
       <Row label="Status" testId="identity-status">
         {r.deleted_seq !== null ? <Badge tone="delete">deleted</Badge> : <Badge tone={r.status === 'active' ? 'create' : 'update'}>{r.status}</Badge>}

@@ -37,7 +37,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
           {plural(lineage.versions.length, 'version')}
         </span>
       </div>
-      <div className="grid grid-cols-[minmax(0,1fr)_320px] items-start gap-5">
+      <div className="grid grid-cols-1 items-start gap-5 lg:grid-cols-[minmax(0,1fr)_320px]">
         <section>
           <div className="mb-3 flex items-center gap-3">
             <h3 className="text-[13px] font-semibold">History</h3>
@@ -62,7 +62,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
             ))}
           </ol>
         </section>
-        <aside className="sticky top-16 space-y-4">
+        <aside className="space-y-4 lg:sticky lg:top-16">
           <Panel title="Identity">
             <IdentityCard agentId={agentId} lineage={lineage} />
           </Panel>

@@ -4,6 +4,7 @@ import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Highlight } from '../memory/Highlight';
 import { LinkButton } from '../ui/Button';
+import { PathText } from '../ui/PathText';
 
 /** The headline answer: "first appeared in agent A at sequence N (date), in file F". */
 export function FirstAppearance({ first, query, agentName }: { first: Appearance; query: string; agentName: string }) {
@@ -23,7 +24,7 @@ export function FirstAppearance({ first, query, agentName }: { first: Appearance
           <span title={formatDateTime(first.synced_at)}>({formatDate(first.synced_at)})</span>
           {first.origin_file && (
             <>
-              , in file <span className="font-mono text-[13px]" data-testid="first-file">{first.origin_file}</span>
+              , in file <span className="text-[13px]" data-testid="first-file"><PathText path={first.origin_file} /></span>
             </>
           )}
         </p>
@@ -44,7 +45,7 @@ export function FirstAppearance({ first, query, agentName }: { first: Appearance
 export function AppearanceRow({ appearance, query, agentName }: { appearance: Appearance; query: string; agentName: string }) {
   const a = appearance;
   return (
-    <li data-testid="appearance" data-seq={a.sequence} className="grid grid-cols-[150px_minmax(0,1fr)] gap-4 px-4 py-2.5 hover:bg-zinc-50">
+    <li data-testid="appearance" data-seq={a.sequence} className="grid grid-cols-1 gap-1 sm:grid-cols-[150px_minmax(0,1fr)] sm:gap-4 px-4 py-2.5 hover:bg-zinc-50">
       <div className="text-[12px]">
         <Link href={routes.lineage(a.agent_id, a.record_id, a.sequence)} className="font-mono font-semibold text-accent hover:underline">
           #{a.sequence}
@@ -55,7 +56,7 @@ export function AppearanceRow({ appearance, query, agentName }: { appearance: Ap
         </div>
       </div>
       <div className="min-w-0">
-        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint">{a.origin_file}</div>}
+        {a.origin_file && <div className="text-[11px] text-faint"><PathText path={a.origin_file} /></div>}
         <p className="line-clamp-2 break-words font-mono text-[12px] leading-5 text-muted">
           <Highlight text={a.snippet.replace(/\s+/g, ' ')} query={query} />
         </p>

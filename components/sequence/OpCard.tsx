@@ -8,6 +8,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
+import { PathText } from '../ui/PathText';
 
 /** One record operation of a sync: created text, the word diff of an update, or the deleted text. */
 export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
@@ -28,7 +29,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         <span className="ml-auto flex items-center gap-2">
           {segments && <DiffStatsBadge {...diffStats(segments)} />}
           <Badge>{op.memory_type}</Badge>
-          {op.origin_file && <span className="font-mono text-[11px] text-muted">{op.origin_file}</span>}
+          {op.origin_file && <PathText path={op.origin_file} className="text-[11px] text-muted" />}
         </span>
       </header>
       <div className="px-3 py-2">

@@ -5,6 +5,7 @@ import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Badge, type BadgeTone } from '../ui/Badge';
 import { EmptyState } from '../ui/States';
+import { PathText } from '../ui/PathText';
 
 const TONE: Record<string, BadgeTone> = { added: 'create', modified: 'update', deleted: 'delete' };
 
@@ -19,12 +20,12 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
           <div className="flex items-center gap-2">
             <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
             {f.change === 'deleted' ? (
-              <span className="truncate font-mono text-[12px] text-muted line-through" title={f.path} data-testid="raw-file-path">
-                {f.path}
+              <span className="min-w-0 text-[12px] text-muted line-through" data-testid="raw-file-path">
+                <PathText path={f.path} />
               </span>
             ) : (
-              <Link href={routes.workspace(agentId, seq, f.path)} className="truncate font-mono text-[12px] text-accent hover:underline" title={f.path} data-testid="raw-file-path">
-                {f.path}
+              <Link href={routes.workspace(agentId, seq, f.path)} className="min-w-0 text-[12px] text-accent hover:underline" data-testid="raw-file-path">
+                <PathText path={f.path} />
               </Link>
             )}
           </div>

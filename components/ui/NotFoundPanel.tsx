@@ -10,7 +10,7 @@ export function NotFoundPanel({ title, children, links, testId = 'not-found' }: 
 }) {
   return (
     <div className="mx-auto mt-10 max-w-md rounded-lg border border-line bg-white px-6 py-10 text-center" data-testid={testId}>
-      <p className="font-mono text-3xl font-semibold text-zinc-300">404</p>
+      <p className="font-mono text-3xl font-semibold text-faint">404</p>
       <h1 className="mt-2 text-[15px] font-semibold" data-testid="not-found-title">
         {title}
       </h1>

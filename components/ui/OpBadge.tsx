@@ -14,7 +14,7 @@ export function OpBadge({ op }: { op: RecordOp }) {
 /** "+3 ~1 −2" op counts in their colours; zeros are dimmed. */
 export function OpCounts({ creates, updates, deletes }: { creates: number; updates: number; deletes: number }) {
   const cell = (n: number, sign: string, color: string, label: string) => (
-    <span title={`${n} ${label}`} className={n === 0 ? 'text-zinc-300' : color}>
+    <span title={`${n} ${label}`} className={n === 0 ? 'text-faint' : color}>
       {sign}
       {n}
     </span>

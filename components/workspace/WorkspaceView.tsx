@@ -70,10 +70,10 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
       {tree.error ? (
         <ErrorState error={tree.error} retry={() => void tree.refetch()} />
       ) : (
-        <div className="grid grid-cols-[300px_minmax(0,1fr)] items-start gap-4">
+        <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[300px_minmax(0,1fr)]">
           <Panel
             flush
-            className="sticky top-16 max-h-[calc(100vh-5rem)] overflow-y-auto"
+            className="max-h-[60vh] overflow-y-auto lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)]"
             title={tree.data ? <span>Files <span className="font-normal text-faint">{tree.data.files.length}</span></span> : 'Files'}
           >
             {tree.isPending ? (

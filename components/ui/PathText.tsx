@@ -1,0 +1,25 @@
+import { Fragment } from 'react';
+import clsx from 'clsx';
+
+/**
+ * A file path that may wrap after each `/` (a break opportunity per segment), so a narrow screen
+ * shows it on several lines instead of cutting it: the file name — what tells two paths apart —
+ * always stays visible. Only a single segment wider than its box breaks inside (globals.css .path-text).
+ */
+export function PathText({ path, className }: { path: string; className?: string }) {
+  const parts = path.split('/');
+  return (
+    <span className={clsx('path-text font-mono', className)} title={path} data-testid="path-text">
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 && (
+            <>
+              /<wbr />
+            </>
+          )}
+        </Fragment>
+      ))}
+    </span>
+  );
+}
