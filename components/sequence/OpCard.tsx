@@ -36,7 +36,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         {segments ? (
           <WordDiff segments={segments} />
         ) : op.op === 'delete' ? (
-          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete/80 line-through decoration-delete/30">
+          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete line-through decoration-delete/30">
             {op.previous_content ?? op.content}
           </pre>
         ) : (

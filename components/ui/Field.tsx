@@ -1,5 +1,6 @@
 import type { ReactNode, SelectHTMLAttributes } from 'react';
 import clsx from 'clsx';
+import { rovingKeyDown } from '@/lib/ui/roving';
 
 export function Select({ label, className, children, ...props }: SelectHTMLAttributes<HTMLSelectElement> & { label: string }) {
   return (
@@ -28,12 +29,14 @@ export function Segmented<T extends string>({ value, options, onChange, testId, 
 }) {
   return (
     <div role="radiogroup" aria-label={label} data-testid={testId} className="inline-flex max-w-full flex-wrap rounded-md border border-line bg-white p-0.5">
-      {options.map((o) => (
+      {options.map((o, index) => (
         <button
           key={o.value}
           type="button"
           role="radio"
           aria-checked={o.value === value}
+          tabIndex={o.value === value || (index === 0 && !options.some((x) => x.value === value)) ? 0 : -1}
+          onKeyDown={rovingKeyDown('radio', index, options.length, (i) => onChange(options[i]!.value))}
           data-value={o.value}
           onClick={() => onChange(o.value)}
           className={clsx(

@@ -12,6 +12,7 @@ import { DownloadMenu } from './DownloadMenu';
 import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
 import { SequenceControls } from './SequenceControls';
+import { WorkspaceNotFound } from './WorkspaceNotFound';
 
 /**
  * The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff.
@@ -44,6 +45,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   if (latest === null || seq === null) {
     return agent ? <EmptyState title="This agent has never synced" /> : <LoadingRows rows={8} label="Loading workspace" />;
   }
+  if (seq > latest) return <WorkspaceNotFound />;
   const fileExists = tree.data?.files.some((f) => f.path === file) ?? true;
 
   return (
