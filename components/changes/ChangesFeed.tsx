@@ -6,6 +6,7 @@ import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
 import { PathText } from '../ui/PathText';
+import { WordDiff } from '../memory/WordDiff';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
@@ -24,7 +25,11 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
           </Link>
           {change.origin_file && <PathText path={change.origin_file} className="min-w-0 text-[11px] text-faint" />}
         </div>
-        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
+        {change.diff ? (
+          <WordDiff segments={change.diff} className="mt-0.5 line-clamp-3 text-[12px] leading-5" testId="change-diff" />
+        ) : (
+          <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
+        )}
       </div>
       <div className="col-start-2 flex flex-wrap items-baseline gap-x-2 gap-y-0.5 whitespace-nowrap text-[11px] text-faint sm:col-start-auto sm:flex-col sm:items-end">
         <Link href={routes.sequence(agentId, change.seq)} className="font-mono text-accent hover:underline">
