@@ -7,12 +7,14 @@ function versionCards(): HTMLElement[] {
   return [...document.querySelectorAll<HTMLElement>('[data-testid="version"]')];
 }
 
-/** The card the keys act on: the one named by the URL's anchor, else the first one still on screen. */
-function currentIndex(cards: HTMLElement[]): number {
-  const byHash = cards.findIndex((c) => `#${c.id}` === window.location.hash);
-  if (byHash >= 0) return byHash;
-  const onScreen = cards.findIndex((c) => c.getBoundingClientRect().bottom > 80);
-  return onScreen;
+/** The card named by the URL's anchor (the selected version), or -1. */
+function selectedIndex(cards: HTMLElement[]): number {
+  return cards.findIndex((c) => `#${c.id}` === window.location.hash);
+}
+
+/** The first card still on screen (where j/k start when no version is selected yet). */
+function firstOnScreen(cards: HTMLElement[]): number {
+  return Math.max(0, cards.findIndex((c) => c.getBoundingClientRect().bottom > 80));
 }
 
 function typingIn(target: EventTarget | null): boolean {
@@ -47,15 +49,15 @@ export function useVersionKeys(): string {
       if (!['j', 'k', 'y'].includes(event.key)) return;
       const cards = versionCards();
       if (cards.length === 0) return;
-      const at = currentIndex(cards);
+      const at = selectedIndex(cards);
       if (event.key === 'y') {
-        const card = cards[Math.max(0, at)]!;
+        const card = cards[at >= 0 ? at : firstOnScreen(cards)]!;
         const link = `${window.location.origin}${window.location.pathname}${window.location.search}#${card.id}`;
         event.preventDefault();
         void copyText(link).then(() => setStatus(`Copied the link to version #${card.dataset.seq}`));
         return;
       }
-      const next = at < 0 ? 0 : Math.min(cards.length - 1, Math.max(0, at + (event.key === 'j' ? 1 : -1)));
+      const next = at < 0 ? firstOnScreen(cards) : Math.min(cards.length - 1, Math.max(0, at + (event.key === 'j' ? 1 : -1)));
       const card = cards[next]!;
       event.preventDefault();
       window.history.replaceState(window.history.state, '', `#${card.id}`);
