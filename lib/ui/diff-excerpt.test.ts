@@ -20,3 +20,12 @@ describe('diffExcerpt', () => {
     expect(diffExcerpt('same', 'same')).toEqual([]);
   });
 });
+
+describe('diffExcerpt on multi-line memories', () => {
+  it('reads as one line: the change is never pushed out by blank lines', () => {
+    const excerpt = diffExcerpt('## Gateway\n\nThe production gateway lives at 10.42.0.7 behind the pair.', '## Gateway\n\nThe production gateway lives at 10.42.0.9 behind the pair.');
+    const text = excerpt.map((s) => s.text).join('');
+    expect(text).not.toMatch(/\n/);
+    expect(text).toContain('lives at 10.42.0.7');
+  });
+});

@@ -7,7 +7,7 @@ import { wordDiff, type DiffSegment } from './diff';
 /** Characters of unchanged text kept on each side of a change. */
 const CONTEXT = 40;
 /** Total characters of the excerpt before it stops (with "…"). */
-const BUDGET = 320;
+const BUDGET = 240;
 
 function clipStart(text: string): string {
   if (text.length <= CONTEXT) return text;
@@ -44,6 +44,8 @@ export function diffExcerpt(before: string, after: string): DiffSegment[] {
     } else if (text.length > BUDGET - used) {
       text = `${text.slice(0, Math.max(0, BUDGET - used))}…`;
     }
+    // One line in a feed row: line breaks and indentation read as single spaces.
+    text = text.replace(/\s+/g, ' ');
     out.push({ op: s.op, text });
     used += text.length;
   }
