@@ -20,11 +20,11 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
           <div className="flex items-center gap-2">
             <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
             {f.change === 'deleted' ? (
-              <span className="min-w-0 text-[12px] text-muted line-through" data-testid="raw-file-path">
+              <span className="min-w-0 text-[12px] text-muted line-through" title={f.path} data-testid="raw-file-path">
                 <PathText path={f.path} />
               </span>
             ) : (
-              <Link href={routes.workspace(agentId, seq, f.path)} className="min-w-0 text-[12px] text-accent hover:underline" data-testid="raw-file-path">
+              <Link href={routes.workspace(agentId, seq, f.path)} className="min-w-0 text-[12px] text-accent hover:underline" title={f.path} data-testid="raw-file-path">
                 <PathText path={f.path} />
               </Link>
             )}
