@@ -14,7 +14,7 @@ export function WorkspaceNotFound() {
   const links = [{ href: routes.agent(id), label: 'Timeline', testId: 'not-found-timeline' }];
   if (latest !== null) links.unshift({ href: routes.workspace(id), label: `Workspace at the latest, #${latest}`, testId: 'not-found-latest' });
   return (
-    <NotFoundPanel title={`Sequence #${seq} does not exist`} links={links} testId="workspace-not-found">
+    <NotFoundPanel title={`Sequence #${seq} does not exist`} links={links} testId="workspace-not-found" fullLoad>
       {agent && (latest === null ? `${agent.name} has never synced.` : `${agent.name} has synced sequences #0 to #${latest}.`)}
     </NotFoundPanel>
   );

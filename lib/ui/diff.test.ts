@@ -59,6 +59,12 @@ describe('wordDiff', () => {
     expect(tokenize(text).join('')).toBe(text);
   });
 
+  it('reads a reworded phrase as one phrase replaced, as diff-match-patch would in characters', () => {
+    const segments = wordDiff('Maya prefers tabs over spaces and a dark theme.', 'Maya prefers spaces over tabs (two of them) and a dark theme.');
+    expect(segments.filter((s) => s.op === 'delete').map((s) => s.text)).toEqual(['tabs over spaces']);
+    expect(segments.filter((s) => s.op === 'insert').map((s) => s.text)).toEqual(['spaces over tabs (two of them)']);
+  });
+
   it('treats a birth as one insertion', () => {
     expect(wordDiff('', 'hello world')).toEqual([{ op: 'insert', text: 'hello world' }]);
   });

@@ -70,7 +70,43 @@ export function wordDiff(before: string, after: string): DiffSegment[] {
   // Cleaned up while each character still stands for a whole token, so no edit boundary can move
   // inside a token (cleaning the decoded text would re-split `10.20.0.5 → 10.20.0.9` down to `5 → 9`).
   dmp.diff_cleanupSemantic(diffs);
-  return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text: decode(text, tokens) })));
+  return absorbShortEqualities(merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text: decode(text, tokens) }))));
+}
+
+/**
+ * diff-match-patch's semantic rule — an unchanged stretch no longer than the edits on both of its
+ * sides becomes part of them ("tabs over spaces" → "spaces over tabs" reads as one phrase replaced) —
+ * applied with lengths in characters, as the token-space cleanup counts tokens. It only merges whole
+ * segments, so edits still start and end at token boundaries.
+ */
+function absorbShortEqualities(segments: DiffSegment[]): DiffSegment[] {
+  let current = segments;
+  for (;;) {
+    const runs: { equal: string | null; deleted: string; inserted: string }[] = [];
+    for (const s of current) {
+      if (s.op === 'equal') runs.push({ equal: s.text, deleted: '', inserted: '' });
+      else {
+        if (runs.length === 0 || runs[runs.length - 1]!.equal !== null) runs.push({ equal: null, deleted: '', inserted: '' });
+        const run = runs[runs.length - 1]!;
+        if (s.op === 'delete') run.deleted += s.text;
+        else run.inserted += s.text;
+      }
+    }
+    const editSize = (i: number) => {
+      const r = runs[i];
+      return r && r.equal === null ? Math.max(r.deleted.length, r.inserted.length) : 0;
+    };
+    const at = runs.findIndex((r, i) => r.equal !== null && i > 0 && i < runs.length - 1 && r.equal.length <= editSize(i - 1) && r.equal.length <= editSize(i + 1));
+    if (at < 0) return current;
+    const [before, equal, after] = [runs[at - 1]!, runs[at]!.equal!, runs[at + 1]!];
+    const joined = { equal: null, deleted: before.deleted + equal + after.deleted, inserted: before.inserted + equal + after.inserted };
+    runs.splice(at - 1, 3, joined);
+    current = runs.flatMap((r): DiffSegment[] =>
+      r.equal !== null ? [{ op: 'equal', text: r.equal }] : [
+        ...(r.deleted ? [{ op: 'delete' as const, text: r.deleted }] : []),
+        ...(r.inserted ? [{ op: 'insert' as const, text: r.inserted }] : []),
+      ]);
+  }
 }
 
 /** Beyond 61,440 distinct tokens the one-character code runs out: whole lines, still never split. */
