@@ -1,5 +1,0 @@
-import { WorkspaceNotFound } from '@/components/workspace/WorkspaceNotFound';
-
-export default function NotFound() {
-  return <WorkspaceNotFound />;
-}
