@@ -18,7 +18,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
       <body className="min-h-screen antialiased">
         <Providers>
           <AppHeader signedIn={session} />
-          <main className="mx-auto max-w-[1400px] px-6 pb-16 pt-6">{children}</main>
+          <main id="main" tabIndex={-1} className="mx-auto max-w-[1400px] px-4 pb-16 pt-6 outline-none sm:px-6">{children}</main>
         </Providers>
       </body>
     </html>

@@ -127,7 +127,7 @@ test('a ZeroClaw memory has no heading: its lineage shows its key and is titled 
   await page.getByTestId('lineage-page').waitFor();
   await expect(page.getByTestId('identity-key')).toContainText(key);
   await expect(lineage.title).toHaveText(key);
-  await expect(page).toHaveTitle(`${key} · ALF Lineage`);
+  await expect(page).toHaveTitle(`${key} · scout · ALF Lineage`);
 });
 
 test('the breadcrumb leads back to the Memories tab, and an unknown memory is a 404 page with ways back', async ({ page, seed }) => {

@@ -2,7 +2,7 @@
 
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { ChangesPanel } from '../changes/ChangesPanel';
-import { AgentTabs, currentTab } from './AgentTabs';
+import { AGENT_TABPANEL_ID, AgentTabs, currentTab } from './AgentTabs';
 import { MemoriesTab } from './MemoriesTab';
 import { TimelineTab } from './TimelineTab';
 
@@ -12,9 +12,11 @@ export function AgentView({ agentId }: { agentId: string }) {
   return (
     <div data-testid="agent-page">
       <AgentTabs active={tab} />
-      {tab === 'timeline' && <TimelineTab agentId={agentId} />}
-      {tab === 'memories' && <MemoriesTab agentId={agentId} />}
-      {tab === 'changes' && <ChangesPanel agentId={agentId} title="Changed memories" />}
+      <div role="tabpanel" id={AGENT_TABPANEL_ID} aria-labelledby={`tab-${tab}`}>
+        {tab === 'timeline' && <TimelineTab agentId={agentId} />}
+        {tab === 'memories' && <MemoriesTab agentId={agentId} />}
+        {tab === 'changes' && <ChangesPanel agentId={agentId} title="Changed memories" />}
+      </div>
     </div>
   );
 }

@@ -4,7 +4,7 @@ import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { ShortId } from '../ui/ShortId';
-import { SafeName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
 
 function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord }) {
   const extraTags = record.tags.filter((t) => !t.startsWith('tier:'));
@@ -31,7 +31,7 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
         </span>
       </div>
       <div className="mt-1 flex flex-wrap items-center gap-1.5 text-[11px]">
-        {record.origin_file && <span className="mr-1 font-mono text-muted"><SafeName name={record.origin_file} max={120} /></span>}
+        {record.origin_file && <PathText path={record.origin_file} className="mr-1 text-muted" />}
         <Badge>{record.memory_type}</Badge>
         {record.namespace !== record.memory_type && <Badge tone="neutral">ns:{record.namespace}</Badge>}
         {record.tier && <Badge tone="accent">tier:{record.tier}</Badge>}

@@ -28,7 +28,7 @@ export function SequenceList({ agentId }: { agentId: string }) {
   if (items.length === 0) return <EmptyState title="No syncs yet" />;
   return (
     <>
-      <table className="w-full border-collapse text-[13px]" data-testid="sequence-list">
+      <table className="card-table w-full border-collapse text-[13px]" data-testid="sequence-list">
         <thead className="border-b border-line bg-zinc-50/60">
           <tr>
             <th className={TH}>Sequence</th>
@@ -47,7 +47,7 @@ export function SequenceList({ agentId }: { agentId: string }) {
               onClick={(event) => openRow(event, s.seq)}
               className="cursor-pointer border-b border-line last:border-0 hover:bg-zinc-50"
             >
-              <td className="px-4 py-2">
+              <td className="px-4 py-2 card-title">
                 <Link href={routes.sequence(agentId, s.seq)} className="font-mono font-semibold text-accent hover:underline">
                   #{s.seq}
                 </Link>
@@ -57,17 +57,17 @@ export function SequenceList({ agentId }: { agentId: string }) {
                   </span>
                 )}
               </td>
-              <td className="px-4 py-2 text-muted">
+              <td className="px-4 py-2 text-muted" data-label="Synced">
                 <RelativeTime iso={s.synced_at} />
                 <span className="ml-2 text-[11px] text-faint">{formatDateTime(s.synced_at)}</span>
               </td>
-              <td className="px-4 py-2">
+              <td className="px-4 py-2" data-label="Records">
                 <OpCounts creates={s.creates} updates={s.updates} deletes={s.deletes} moves={s.moves} />
               </td>
-              <td className="px-4 py-2 font-mono text-[12px] text-muted">
+              <td className="px-4 py-2 font-mono text-[12px] text-muted" data-label="Raw files">
                 {s.raw_changed} changed{s.raw_deleted > 0 && <span className="text-delete">, {s.raw_deleted} deleted</span>}
               </td>
-              <td className="px-4 py-2 text-right font-mono text-[12px] text-faint">{formatBytes(s.size_bytes)}</td>
+              <td className="px-4 py-2 text-right font-mono text-[12px] text-faint" data-label="Archive">{formatBytes(s.size_bytes)}</td>
             </tr>
           ))}
         </tbody>

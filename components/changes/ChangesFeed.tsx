@@ -5,34 +5,40 @@ import { formatDay, formatTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
-import { SafeName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
+import { SafeName } from '../ui/SafeName';
+import { WordDiff } from '../memory/WordDiff';
 
 function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
   const deleted = change.op === 'delete';
   return (
-    <li data-testid="change-row" data-op={change.op} data-seq={change.seq} data-record-id={change.record_id} className="grid grid-cols-[76px_1fr_auto] items-start gap-3 px-4 py-2 hover:bg-zinc-50">
+    <li data-testid="change-row" data-op={change.op} data-seq={change.seq} data-record-id={change.record_id} className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-3 gap-y-1 px-4 py-2 hover:bg-zinc-50 sm:grid-cols-[76px_minmax(0,1fr)_auto]">
       <div className="pt-px">
         <OpBadge op={change.op} />
       </div>
       <div className="min-w-0">
-        <div className="flex min-w-0 items-baseline gap-2">
+        <div className="flex min-w-0 flex-wrap items-baseline gap-x-2">
           <Link
             href={routes.lineage(agentId, change.record_id, change.seq)}
-            className={clsx('truncate font-medium text-ink hover:text-accent hover:underline', deleted && 'line-through decoration-delete/60')}
+            className={clsx('min-w-0 truncate font-medium text-ink hover:text-accent hover:underline', deleted && 'line-through decoration-delete/60')}
           >
             {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
           </Link>
           {change.op === 'move' ? (
-            <span className="truncate font-mono text-[11px] text-faint" data-testid="change-move">
-              moved <SafeName name={change.from_file ?? '—'} max={120} /> → <SafeName name={change.origin_file ?? '—'} max={120} />
+            <span className="min-w-0 text-[11px] text-faint" data-testid="change-move">
+              moved <PathText path={change.from_file ?? '—'} /> → <PathText path={change.origin_file ?? '—'} />
             </span>
           ) : (
-            change.origin_file && <span className="truncate font-mono text-[11px] text-faint"><SafeName name={change.origin_file} max={120} /></span>
+            change.origin_file && <PathText path={change.origin_file} className="min-w-0 text-[11px] text-faint" />
           )}
         </div>
-        <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
+        {change.diff ? (
+          <WordDiff segments={change.diff} className="mt-0.5 text-[12px] leading-5" testId="change-diff" />
+        ) : (
+          <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>
+        )}
       </div>
-      <div className="flex flex-col items-end gap-0.5 whitespace-nowrap text-[11px] text-faint">
+      <div className="col-start-2 flex flex-wrap items-baseline gap-x-2 gap-y-0.5 whitespace-nowrap text-[11px] text-faint sm:col-start-auto sm:flex-col sm:items-end">
         <Link href={routes.sequence(agentId, change.seq)} className="font-mono text-accent hover:underline">
           #{change.seq}
         </Link>
@@ -54,7 +60,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
     <div data-testid="changes-feed">
       {ordered.map(([day, dayGroups]) => (
         <section key={day} data-testid="changes-day" data-day={day}>
-          <h3 className="sticky top-12 z-10 border-y border-line bg-zinc-50 px-4 py-1.5 text-[12px] font-semibold text-muted first:border-t-0">
+          <h3 className="sticky top-0 z-10 sm:top-12 border-y border-line bg-zinc-50 px-4 py-1.5 text-[12px] font-semibold text-muted first:border-t-0">
             {formatDay(day)}
             <span className="ml-2 font-normal text-faint">{dayGroups.reduce((n, g) => n + g.changes.length, 0)} changes</span>
           </h3>

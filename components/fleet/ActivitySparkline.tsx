@@ -10,9 +10,9 @@ export function ActivitySparkline({ activity }: { activity: ActivityDay[] }) {
   const total = activity.reduce((n, d) => n + d.creates + d.updates + d.deletes + d.moves, 0);
   return (
     <div data-testid="activity-sparkline" aria-label={`${total} record changes in the last ${activity.length} days`} role="img">
-      <BarChart width={140} height={28} data={activity} margin={{ top: 1, right: 0, bottom: 0, left: 0 }} barCategoryGap={1}>
+      <BarChart accessibilityLayer={false} width={140} height={28} data={activity} margin={{ top: 1, right: 0, bottom: 0, left: 0 }} barCategoryGap={1}>
         <Tooltip
-          cursor={{ fill: '#f4f4f5' }}
+          cursor={{ fill: 'var(--color-zinc-100)' }}
           wrapperStyle={{ zIndex: 30 }}
           content={({ active, payload }) => {
             const day = active ? (payload?.[0]?.payload as ActivityDay | undefined) : undefined;

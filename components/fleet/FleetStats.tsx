@@ -18,7 +18,7 @@ export function FleetStats() {
   const sum = (pick: (a: (typeof agents)[number]) => number) => agents.reduce((n, a) => n + pick(a), 0);
   const runtimes = new Set(agents.map((a) => a.runtime ?? 'unknown')).size;
   return (
-    <div className="grid grid-cols-4 gap-3">
+    <div className="grid grid-cols-2 gap-3 sm:grid-cols-4">
       <Stat label="Agents" value={data ? `${agents.length}` : '—'} testId="stat-agents" />
       <Stat label="Runtimes" value={data ? runtimes : '—'} testId="stat-runtimes" />
       <Stat label="Live memories" value={data ? sum((a) => a.live_records) : '—'} testId="stat-live" />

@@ -25,7 +25,7 @@ export function FleetTable() {
     );
   }
   return (
-    <table className="w-full border-collapse text-[13px]" data-testid="fleet-table">
+    <table className="card-table w-full border-collapse text-[13px]" data-testid="fleet-table">
       <thead className="border-b border-line bg-zinc-50/60">
         <tr>
           <th className={TH}>Agent</th>
@@ -42,7 +42,7 @@ export function FleetTable() {
       <tbody>
         {data.map((agent) => (
           <tr key={agent.id} data-testid="fleet-row" data-agent-id={agent.id} className="border-b border-line last:border-0 hover:bg-zinc-50">
-            <td className="px-4 py-2.5">
+            <td className="px-4 py-2.5 card-title">
               <Link href={routes.agent(agent.id)} className="font-semibold text-ink hover:text-accent hover:underline" data-testid="agent-link">
                 <SafeName name={agent.name} />
               </Link>
@@ -50,23 +50,23 @@ export function FleetTable() {
                 <ShortId id={agent.id} />
               </div>
             </td>
-            <td className="px-4 py-2.5">
+            <td className="px-4 py-2.5" data-label="Runtime">
               <RuntimeBadge runtime={agent.runtime} />
             </td>
-            <td className="px-4 py-2.5 text-right font-mono tabular-nums">
+            <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-label="Sequence">
               {agent.latest_sequence === null ? '—' : (
                 <Link href={routes.sequence(agent.id, agent.latest_sequence)} className="text-accent hover:underline">
                   #{agent.latest_sequence}
                 </Link>
               )}
             </td>
-            <td className="px-4 py-2.5 text-muted">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
-            <td className="px-4 py-2.5 text-right font-mono tabular-nums">{agent.live_records}</td>
-            <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-testid="changed-7d">
+            <td className="px-4 py-2.5 text-muted" data-label="Last sync">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
+            <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-label="Live memories">{agent.live_records}</td>
+            <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-testid="changed-7d" data-label="Changed (7 days)">
               <span data-testid="changed-7d-count">{agent.changed_records_7d}</span>
               <span className="ml-1 text-faint">in {plural(agent.syncs_7d, 'sync')}</span>
             </td>
-            <td className="px-4 py-1.5">
+            <td className="px-4 py-1.5" data-label="Last 28 days">
               <ActivitySparkline activity={agent.activity} />
             </td>
           </tr>

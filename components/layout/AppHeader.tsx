@@ -19,8 +19,11 @@ function Logo() {
 /** `signedIn`: the request carries a dashboard session, so a sign-out button is shown. */
 export function AppHeader({ signedIn = false }: { signedIn?: boolean }) {
   return (
-    <header className="sticky top-0 z-20 border-b border-zinc-800 bg-zinc-900">
-      <div className="mx-auto flex h-12 max-w-[1400px] items-center gap-6 px-6">
+    <header className="palette-fixed relative z-20 sm:sticky sm:top-0 border-b border-zinc-800 bg-zinc-900">
+      <a href="#main" className="sr-only rounded-md bg-white px-3 py-1.5 text-[13px] font-medium text-zinc-900 focus:not-sr-only focus:absolute focus:left-3 focus:top-2 focus:z-30" data-testid="skip-link">
+        Skip to content
+      </a>
+      <div className="mx-auto flex min-h-12 max-w-[1400px] flex-wrap items-center gap-x-6 gap-y-2 px-4 py-2 sm:flex-nowrap sm:px-6 sm:py-0">
         <Logo />
         <nav className="flex items-center gap-4 text-[13px] text-zinc-300">
           <Link href="/" className="hover:text-white">
@@ -30,7 +33,7 @@ export function AppHeader({ signedIn = false }: { signedIn?: boolean }) {
             Search
           </Link>
         </nav>
-        <div className="ml-auto flex w-full max-w-md justify-end">
+        <div className="flex w-full min-w-0 justify-end sm:ml-auto sm:max-w-md">
           <Suspense fallback={<div className="h-8 w-full max-w-md rounded-md bg-zinc-800" />}>
             <SearchBox />
           </Suspense>

@@ -7,7 +7,7 @@ import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ShortId } from '../ui/ShortId';
-import { SafeName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -55,7 +55,7 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       </Row>
       <Row label="Tier">{tier ? <Badge tone="accent">{tier}</Badge> : <span className="text-faint">—</span>}</Row>
       <Row label="File" testId="identity-file">
-        {r.origin_file ? <span className="break-all font-mono"><SafeName name={r.origin_file} max={200} /></span> : <span className="text-faint">—</span>}
+        {r.origin_file ? <PathText path={r.origin_file} /> : <span className="text-faint">—</span>}
       </Row>
       <Row label="Status" testId="identity-status">
         {r.deleted_seq !== null ? <Badge tone="delete">deleted</Badge> : <Badge tone={r.status === 'active' ? 'create' : 'update'}>{r.status}</Badge>}

@@ -11,6 +11,7 @@ import { Badge } from '../ui/Badge';
 import { IdentityCard } from './IdentityCard';
 import { Provenance } from './Provenance';
 import { VersionCard } from './VersionCard';
+import { VersionKeys } from './VersionKeys';
 
 type Mode = 'diff' | 'full';
 type Order = 'newest' | 'oldest';
@@ -37,9 +38,9 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
           {plural(lineage.versions.length, 'version')}
         </span>
       </div>
-      <div className="grid grid-cols-[minmax(0,1fr)_320px] items-start gap-5">
+      <div className="grid grid-cols-1 items-start gap-5 lg:grid-cols-[minmax(0,1fr)_320px]">
         <section>
-          <div className="mb-3 flex items-center gap-3">
+          <div className="mb-3 flex flex-wrap items-center gap-3">
             <h3 className="text-[13px] font-semibold">History</h3>
             <span className="ml-auto" />
             <Segmented<Order>
@@ -56,13 +57,14 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
               options={[{ value: 'diff', label: 'Diff' }, { value: 'full', label: 'Full text' }]}
             />
           </div>
-          <ol className="relative space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
+          <VersionKeys />
+          <ol className="relative mt-2 space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
             {versions.map(({ version, previous }) => (
               <VersionCard key={`${version.seq}-${version.entry_kind}-${version.record_id}`} agentId={agentId} version={version} previous={previous} mode={mode} />
             ))}
           </ol>
         </section>
-        <aside className="sticky top-16 space-y-4">
+        <aside className="space-y-4 lg:sticky lg:top-16">
           <Panel title="Identity">
             <IdentityCard agentId={agentId} lineage={lineage} />
           </Panel>

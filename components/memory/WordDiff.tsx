@@ -2,9 +2,9 @@ import clsx from 'clsx';
 import type { DiffSegment } from '@/lib/ui/diff';
 
 /** Renders a word diff computed by `lib/ui/diff` (insertions green, deletions struck through red). */
-export function WordDiff({ segments, className }: { segments: DiffSegment[]; className?: string }) {
+export function WordDiff({ segments, className, testId = 'word-diff' }: { segments: DiffSegment[]; className?: string; testId?: string }) {
   return (
-    <div data-testid="word-diff" className={clsx('whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-ink', className)}>
+    <div data-testid={testId} className={clsx('whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-ink [overflow-wrap:anywhere]', className)}>
       {segments.map((s, i) =>
         s.op === 'insert' ? (
           <ins key={i} data-testid="diff-insert" className="rounded-sm bg-create-soft text-create no-underline decoration-transparent">

@@ -6,6 +6,7 @@ import { Highlight } from '../memory/Highlight';
 import { LinkButton } from '../ui/Button';
 import { OP_WORDS, shortDate, statusWords } from './status-words';
 import { SafeName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
 
 /**
  * The headline answer: "First appeared in atlas at #20 (Nov 16), in memory/semantic/infrastructure.md
@@ -28,7 +29,7 @@ export function FirstAppearance({ first, status, agentName }: { first: Appearanc
           <span title={formatDateTime(first.synced_at)}>({shortDate(first.synced_at)})</span>
           {first.origin_file && (
             <>
-              , in <span className="font-mono text-[13px]" data-testid="first-file">{first.origin_file}</span>
+              , in <span className="text-[13px]" data-testid="first-file"><PathText path={first.origin_file} /></span>
             </>
           )}
           {' — '}
@@ -53,7 +54,7 @@ export function FirstAppearance({ first, status, agentName }: { first: Appearanc
 export function AppearanceRow({ appearance, agentName }: { appearance: Appearance; agentName: string }) {
   const a = appearance;
   return (
-    <li data-testid="appearance" data-seq={a.sequence} data-op={a.op} className="grid grid-cols-[150px_minmax(0,1fr)] gap-4 px-4 py-2.5 hover:bg-zinc-50">
+    <li data-testid="appearance" data-seq={a.sequence} data-op={a.op} className="grid grid-cols-1 gap-1 sm:grid-cols-[150px_minmax(0,1fr)] sm:gap-4 px-4 py-2.5 hover:bg-zinc-50">
       <div className="text-[12px]">
         <Link href={routes.lineage(a.agent_id, a.record_id, a.sequence)} className="font-mono font-semibold text-accent hover:underline">
           #{a.sequence}
@@ -64,7 +65,7 @@ export function AppearanceRow({ appearance, agentName }: { appearance: Appearanc
         </div>
       </div>
       <div className="min-w-0">
-        {a.origin_file && <div className="truncate font-mono text-[11px] text-faint"><SafeName name={a.origin_file} max={120} /></div>}
+        {a.origin_file && <div className="text-[11px] text-faint"><PathText path={a.origin_file} /></div>}
         {/* Whitespace collapses in CSS, not in the text: the highlight ranges index the snippet as sent. */}
         <p className="line-clamp-2 whitespace-normal break-words font-mono text-[12px] leading-5 text-muted">
           <Highlight text={a.snippet} ranges={a.highlights} />

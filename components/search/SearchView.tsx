@@ -43,7 +43,7 @@ export function SearchView() {
         action="/search"
         fields={['q']}
         drop={['offset']}
-        className="flex items-center gap-3"
+        className="flex flex-wrap items-center gap-3"
         onSubmit={(values) => url.set({ q: formText(values, 'q'), offset: null })}
       >
         <input
@@ -53,7 +53,7 @@ export function SearchView() {
           placeholder="A fact, a name, an IP address, an id…"
           aria-label="Search text"
           data-testid="search-input"
-          className="h-9 flex-1 rounded-md border border-line bg-white px-3 font-mono text-[13px] shadow-xs focus:border-accent focus:outline-none"
+          className="h-9 min-w-0 flex-1 basis-full rounded-md border sm:basis-auto border-line bg-white px-3 font-mono text-[13px] shadow-xs focus:border-accent focus:outline-none"
         />
         <Select label="Agent" value={agent ?? ''} onChange={(e) => url.set({ agent: e.target.value || null, offset: null })} data-testid="search-agent">
           <option value="">All agents</option>

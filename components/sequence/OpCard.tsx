@@ -8,7 +8,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
-import { SafeName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
 
 /** A move's two sides, each opening the workspace where that file holds the memory. */
 function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
@@ -46,7 +46,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         <span className="ml-auto flex items-center gap-2">
           {segments && <DiffStatsBadge {...diffStats(segments)} />}
           <Badge>{op.memory_type}</Badge>
-          {op.origin_file && <span className="font-mono text-[11px] text-muted"><SafeName name={op.origin_file} max={120} /></span>}
+          {op.origin_file && <PathText path={op.origin_file} className="text-[11px] text-muted" />}
         </span>
       </header>
       <div className="px-3 py-2">
@@ -54,7 +54,7 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
         {segments ? (
           <WordDiff segments={segments} />
         ) : op.op === 'delete' ? (
-          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete/80 line-through decoration-delete/30">
+          <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete line-through decoration-delete/30">
             {op.previous_content ?? op.content}
           </pre>
         ) : (

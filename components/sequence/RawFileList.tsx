@@ -5,7 +5,8 @@ import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Badge, type BadgeTone } from '../ui/Badge';
 import { EmptyState } from '../ui/States';
-import { SafeName, visibleName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
+import { visibleName } from '../ui/SafeName';
 
 const TONE: Record<string, BadgeTone> = { added: 'create', modified: 'update', deleted: 'delete' };
 const SIGN: Record<SequenceOp['op'], { sign: string; color: string }> = {
@@ -26,12 +27,12 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
           <div className="flex items-center gap-2">
             <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
             {f.change === 'deleted' ? (
-              <span className="truncate font-mono text-[12px] text-muted line-through" title={visibleName(f.path)} data-testid="raw-file-path">
-                <SafeName name={f.path} max={160} />
+              <span className="min-w-0 text-[12px] text-muted line-through" title={visibleName(f.path)} data-testid="raw-file-path">
+                <PathText path={f.path} />
               </span>
             ) : (
-              <Link href={routes.workspace(agentId, seq, f.path)} className="truncate font-mono text-[12px] text-accent hover:underline" title={visibleName(f.path)} data-testid="raw-file-path">
-                <SafeName name={f.path} max={160} />
+              <Link href={routes.workspace(agentId, seq, f.path)} className="min-w-0 text-[12px] text-accent hover:underline" title={visibleName(f.path)} data-testid="raw-file-path">
+                <PathText path={f.path} />
               </Link>
             )}
           </div>

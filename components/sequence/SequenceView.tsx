@@ -64,7 +64,7 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
       ) : query.error ? (
         <ErrorState error={query.error} retry={() => void query.refetch()} />
       ) : (
-        <div className="grid grid-cols-[minmax(0,1fr)_340px] items-start gap-4">
+        <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[minmax(0,1fr)_340px]">
           <div className="space-y-5">
             <div className="flex items-center gap-3 text-[12px] text-muted">
               <OpCounts
@@ -95,7 +95,7 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
               );
             })}
           </div>
-          <Panel title={`Raw files (${query.data.raw.length})`} flush className="sticky top-16">
+          <Panel title={`Raw files (${query.data.raw.length})`} flush className="lg:sticky lg:top-16">
             <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} ops={query.data.ops} />
           </Panel>
         </div>

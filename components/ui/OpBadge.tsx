@@ -15,7 +15,7 @@ export function OpBadge({ op }: { op: RecordOp }) {
 /** "+3 ~1 −2 →1" op counts in their colours; zeros are dimmed, and moves shown only when there are some. */
 export function OpCounts({ creates, updates, deletes, moves = 0 }: { creates: number; updates: number; deletes: number; moves?: number }) {
   const cell = (n: number, sign: string, color: string, label: string) => (
-    <span title={`${n} ${label}`} className={n === 0 ? 'text-zinc-300' : color} data-testid={`op-count-${label}`}>
+    <span title={`${n} ${label}`} className={n === 0 ? 'text-faint' : color} data-testid={`op-count-${label}`}>
       {sign}
       {n}
     </span>

@@ -13,9 +13,9 @@ export function Panel({ title, actions, children, className, testId, flush }: {
   return (
     <section data-testid={testId} className={clsx('rounded-lg border border-line bg-white', className)}>
       {(title || actions) && (
-        <header className="flex min-h-10 items-center justify-between gap-3 border-b border-line px-4 py-2">
+        <header className="flex min-h-10 flex-wrap items-center justify-between gap-x-3 gap-y-2 border-b border-line px-4 py-2">
           <h2 className="text-[13px] font-semibold text-ink">{title}</h2>
-          {actions && <div className="flex items-center gap-2">{actions}</div>}
+          {actions && <div className="flex min-w-0 flex-wrap items-center gap-2">{actions}</div>}
         </header>
       )}
       <div className={flush ? undefined : 'p-4'}>{children}</div>

@@ -18,7 +18,7 @@ export function LoadingRows({ rows = 4, label = 'Loading' }: { rows?: number; la
 export function EmptyState({ title, children, testId = 'empty-state' }: { title: string; children?: ReactNode; testId?: string }) {
   return (
     <div data-testid={testId} className="flex flex-col items-center justify-center gap-1 px-6 py-10 text-center">
-      <div className="mb-1 text-xl text-zinc-300" aria-hidden>
+      <div className="mb-1 text-xl text-faint" aria-hidden>
         ∅
       </div>
       <p className="text-[13px] font-medium text-ink">{title}</p>

@@ -10,6 +10,7 @@ import { Select } from '../ui/Field';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { FileCompare } from './FileCompare';
 import { SectionedFile } from './SectionedFile';
+import { PathText } from '../ui/PathText';
 
 /** One file at `seq`: its record sections marked, or its line diff against `compare`. */
 export function FileViewer({ agentId, seq, latest, path, reconstructed = false, compare, onCompare }: {
@@ -31,8 +32,8 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
   return (
     <div data-testid="file-viewer" data-path={path}>
       <header className="flex flex-wrap items-center gap-3 border-b border-line px-4 py-2">
-        <h3 className="font-mono text-[13px] font-semibold" data-testid="open-file">
-          {path}
+        <h3 className="min-w-0 text-[13px] font-semibold" data-testid="open-file">
+          <PathText path={path} />
         </h3>
         {file.data && <span className="text-[12px] text-faint">{formatBytes(file.data.size)}</span>}
         {records.error && <span className="text-[12px] text-delete">record sections could not be loaded</span>}

@@ -12,6 +12,7 @@ import { DownloadMenu } from './DownloadMenu';
 import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
 import { SequenceControls } from './SequenceControls';
+import { WorkspaceNotFound } from './WorkspaceNotFound';
 
 /**
  * The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff.
@@ -44,6 +45,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   if (latest === null || seq === null) {
     return agent ? <EmptyState title="This agent has never synced" /> : <LoadingRows rows={8} label="Loading workspace" />;
   }
+  if (seq > latest) return <WorkspaceNotFound />;
   const openFile = tree.data?.files.find((f) => f.path === file);
   const fileExists = tree.data ? openFile !== undefined : true;
 
@@ -71,10 +73,10 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
       {tree.error ? (
         <ErrorState error={tree.error} retry={() => void tree.refetch()} />
       ) : (
-        <div className="grid grid-cols-[300px_minmax(0,1fr)] items-start gap-4">
+        <div className="grid grid-cols-1 items-start gap-4 lg:grid-cols-[300px_minmax(0,1fr)]">
           <Panel
             flush
-            className="sticky top-16 max-h-[calc(100vh-5rem)] overflow-y-auto"
+            className="max-h-[60vh] overflow-y-auto lg:sticky lg:top-16 lg:max-h-[calc(100vh-5rem)]"
             title={tree.data ? <span>Files <span className="font-normal text-faint">{tree.data.files.length}</span></span> : 'Files'}
           >
             {tree.isPending ? (

@@ -5,6 +5,7 @@
  */
 import { ZodError, type z } from 'zod';
 import { LedgerError } from '@/lib/ledger/errors';
+import { zodErrorInWords } from './issue-words';
 
 export type ApiErrorCode = 'bad_request' | 'unauthorized' | 'not_found';
 
@@ -31,18 +32,12 @@ export function found<T>(value: T | null | undefined, what: string): T {
   return value;
 }
 
-function zodMessage(error: ZodError): string {
-  return error.issues
-    .map((issue) => (issue.path.length > 0 ? `${issue.path.join('.')}: ${issue.message}` : issue.message))
-    .join('; ');
-}
-
 const LEDGER_404 = new Set(['agent_not_found', 'never_synced', 'sequence_out_of_range']);
 
 /** Turns any thrown value into a JSON error response. */
 export function errorResponse(error: unknown): Response {
   if (error instanceof ApiFailure) return Response.json({ error: error.message }, { status: error.status });
-  if (error instanceof ZodError) return Response.json({ error: `invalid parameters: ${zodMessage(error)}` }, { status: 400 });
+  if (error instanceof ZodError) return Response.json({ error: zodErrorInWords(error, error instanceof QueryError ? error.input : undefined) }, { status: 400 });
   if (error instanceof LedgerError) {
     if (LEDGER_404.has(error.code)) return Response.json({ error: error.message }, { status: 404 });
     if (error.code === 'invalid_input') return Response.json({ error: error.message }, { status: 400 });
@@ -76,7 +71,16 @@ function codeStatus(code: string): number | null {
 /** Parses a request's query string with `schema` (→ 400 on failure). */
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
   const params = Object.fromEntries(new URL(request.url).searchParams);
-  return schema.parse(params);
+  const result = schema.safeParse(params);
+  if (!result.success) throw new QueryError(result.error.issues, params);
+  return result.data;
+}
+
+/** A failed query-string parse with the values it read, so the 400 can say how long a value was. */
+class QueryError extends ZodError {
+  constructor(issues: ZodError['issues'], readonly input: Record<string, string>) {
+    super(issues);
+  }
 }
 
 type Handler<C> = (request: Request, context: C) => Promise<Response> | Response;

@@ -1,7 +1,8 @@
 /**
  * Word-level diff between two versions of a memory (pure; no React). diff-match-patch works on
- * characters, so words are first mapped to single characters (the library's line-mode trick applied
- * to words), diffed, mapped back, then cleaned up semantically so edits read as whole phrases.
+ * characters, so tokens are first mapped to single characters (the library's line-mode trick applied
+ * to words), diffed and cleaned up semantically in that form, then mapped back: an edit always
+ * replaces whole tokens and reads as whole phrases.
  */
 import DiffMatchPatch from 'diff-match-patch';
 
@@ -20,9 +21,16 @@ export interface DiffStats {
 
 const OPS: Record<number, DiffOp> = { [-1]: 'delete', 0: 'equal', 1: 'insert' };
 
-/** Words and the whitespace/punctuation between them, so that joining the tokens gives the text back. */
-function tokenize(text: string): string[] {
-  return text.match(/\s+|[\p{L}\p{N}_'’-]+|[^\s\p{L}\p{N}_'’-]/gu) ?? [];
+/**
+ * Tokens that are replaced whole: a word is a run of letters, digits and `_`, joined across single
+ * inner separators (`.` `-` `:` `/` `@` `'`), so `10.20.0.5`, `2026-11-09`, `memory/notes.md` and
+ * `don't` are one token each, while a sentence's trailing `.` or `,` stays its own token. Whitespace
+ * runs and any other character are tokens too, so joining the tokens gives the text back.
+ */
+const TOKEN = /\s+|[\p{L}\p{N}_]+(?:['’.:/@-][\p{L}\p{N}_]+)*|[^\s\p{L}\p{N}_]/gu;
+
+export function tokenize(text: string): string[] {
+  return text.match(TOKEN) ?? [];
 }
 
 function encode(text: string, table: Map<string, string>, tokens: string[]): string {
@@ -57,16 +65,56 @@ export function wordDiff(before: string, after: string): DiffSegment[] {
   const tokens: string[] = [];
   const a = encode(before, table, tokens);
   const b = encode(after, table, tokens);
-  if (tokens.length >= 0xf000) return charDiff(dmp, before, after);
+  if (tokens.length >= 0xf000) return wholeLineDiff(dmp, before, after);
   const diffs = dmp.diff_main(a, b, false);
-  for (const d of diffs) d[1] = decode(d[1], tokens);
+  // Cleaned up while each character still stands for a whole token, so no edit boundary can move
+  // inside a token (cleaning the decoded text would re-split `10.20.0.5 → 10.20.0.9` down to `5 → 9`).
   dmp.diff_cleanupSemantic(diffs);
-  return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text })));
+  return absorbShortEqualities(merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text: decode(text, tokens) }))));
 }
 
-function charDiff(dmp: DiffMatchPatch, before: string, after: string): DiffSegment[] {
-  const diffs = dmp.diff_main(before, after);
+/**
+ * diff-match-patch's semantic rule — an unchanged stretch no longer than the edits on both of its
+ * sides becomes part of them ("tabs over spaces" → "spaces over tabs" reads as one phrase replaced) —
+ * applied with lengths in characters, as the token-space cleanup counts tokens. It only merges whole
+ * segments, so edits still start and end at token boundaries.
+ */
+function absorbShortEqualities(segments: DiffSegment[]): DiffSegment[] {
+  let current = segments;
+  for (;;) {
+    const runs: { equal: string | null; deleted: string; inserted: string }[] = [];
+    for (const s of current) {
+      if (s.op === 'equal') runs.push({ equal: s.text, deleted: '', inserted: '' });
+      else {
+        if (runs.length === 0 || runs[runs.length - 1]!.equal !== null) runs.push({ equal: null, deleted: '', inserted: '' });
+        const run = runs[runs.length - 1]!;
+        if (s.op === 'delete') run.deleted += s.text;
+        else run.inserted += s.text;
+      }
+    }
+    const editSize = (i: number) => {
+      const r = runs[i];
+      return r && r.equal === null ? Math.max(r.deleted.length, r.inserted.length) : 0;
+    };
+    const at = runs.findIndex((r, i) => r.equal !== null && i > 0 && i < runs.length - 1 && r.equal.length <= editSize(i - 1) && r.equal.length <= editSize(i + 1));
+    if (at < 0) return current;
+    const [before, equal, after] = [runs[at - 1]!, runs[at]!.equal!, runs[at + 1]!];
+    const joined = { equal: null, deleted: before.deleted + equal + after.deleted, inserted: before.inserted + equal + after.inserted };
+    runs.splice(at - 1, 3, joined);
+    current = runs.flatMap((r): DiffSegment[] =>
+      r.equal !== null ? [{ op: 'equal', text: r.equal }] : [
+        ...(r.deleted ? [{ op: 'delete' as const, text: r.deleted }] : []),
+        ...(r.inserted ? [{ op: 'insert' as const, text: r.inserted }] : []),
+      ]);
+  }
+}
+
+/** Beyond 61,440 distinct tokens the one-character code runs out: whole lines, still never split. */
+function wholeLineDiff(dmp: DiffMatchPatch, before: string, after: string): DiffSegment[] {
+  const { chars1, chars2, lineArray } = dmp.diff_linesToChars_(before, after);
+  const diffs = dmp.diff_main(chars1, chars2, false);
   dmp.diff_cleanupSemantic(diffs);
+  dmp.diff_charsToLines_(diffs, lineArray);
   return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text })));
 }
 

@@ -5,26 +5,35 @@ export function shortId(id: string): string {
   return id.length > 12 ? id.slice(0, 8) : id;
 }
 
-const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
-  ['year', 365 * 24 * 3600],
-  ['month', 30 * 24 * 3600],
-  ['week', 7 * 24 * 3600],
-  ['day', 24 * 3600],
-  ['hour', 3600],
-  ['minute', 60],
-];
+const DAY_MS = 86_400_000;
 
-const rtf = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+/** Whole UTC calendar days from `then` to `now` (the day headings of the feeds are UTC days too). */
+function calendarDays(then: Date, now: Date): number {
+  const day = (d: Date) => Math.floor(d.getTime() / DAY_MS);
+  return day(now) - day(then);
+}
 
-/** "3 hours ago", "yesterday", "just now"; `now` is injectable for tests. */
+/**
+ * The one relative-date rule: within the same UTC day "just now", "N minutes ago", "N hours ago";
+ * otherwise by calendar day — "yesterday", "N days ago" up to 6, then weeks, months and years — so
+ * a time on the day headed "yesterday" is always "yesterday", never "2 days ago". Future times
+ * (a clock skew) read "just now". `now` is injectable for tests.
+ */
 export function relativeTime(iso: string, now: Date = new Date()): string {
-  const seconds = (new Date(iso).getTime() - now.getTime()) / 1000;
+  const then = new Date(iso);
+  const seconds = (now.getTime() - then.getTime()) / 1000;
   if (!Number.isFinite(seconds)) return '—';
-  if (Math.abs(seconds) < 45) return 'just now';
-  for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return rtf.format(Math.round(seconds / size), unit);
+  const days = calendarDays(then, now);
+  if (seconds < 45 || days < 0) return 'just now';
+  if (days === 0) {
+    if (seconds < 3600) return plural(Math.max(1, Math.round(seconds / 60)), 'minute') + ' ago';
+    return plural(Math.floor(seconds / 3600), 'hour') + ' ago';
   }
-  return rtf.format(Math.round(seconds / 60), 'minute');
+  if (days === 1) return 'yesterday';
+  if (days < 7) return `${days} days ago`;
+  if (days < 30) return days < 14 ? 'last week' : `${Math.floor(days / 7)} weeks ago`;
+  if (days < 365) return days < 60 ? 'last month' : `${Math.floor(days / 30)} months ago`;
+  return days < 730 ? 'last year' : `${Math.floor(days / 365)} years ago`;
 }
 
 // Hand-written (not Intl) so the server's and the browser's ICU data can never render different text.
@@ -58,6 +67,12 @@ export function formatDateTime(iso: string): string {
 export function formatDay(day: string): string {
   const d = parse(`${day.slice(0, 10)}T00:00:00Z`);
   return d ? `${WEEKDAYS[d.getUTCDay()]}, ${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}` : day;
+}
+
+/** A `YYYY-MM-DD` day as "Nov 4": the short form of the one date format (chart axes). */
+export function formatShortDay(day: string): string {
+  const d = parse(`${day.slice(0, 10)}T00:00:00Z`);
+  return d ? `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}` : day;
 }
 
 /** "1.2 KB". */

@@ -3,6 +3,8 @@ import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
 import { clampLimit, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
+import { updateDiffs } from './change-diffs';
+import type { DiffSegment } from '@/lib/ui/diff';
 
 const DAY = 86_400_000;
 
@@ -45,6 +47,8 @@ export interface ChangeItem {
   /** A move's other side: the record it was moved from and that record's file (null for other ops). */
   from_record_id: string | null;
   from_file: string | null;
+  /** For an update: its changed words against the previous version, with a little context. */
+  diff?: DiffSegment[];
 }
 
 export interface ChangeGroup {
@@ -83,12 +87,16 @@ export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; sinc
     ORDER BY v.synced_at DESC, v.agent_id, v.seq DESC, v.entry_kind DESC, v.id
     LIMIT ${limit + 1}`);
   const groups = new Map<string, ChangeGroup>();
-  for (const { agent_id, agent_name, content, ...change } of rows.slice(0, limit)) {
+  const shown = rows.slice(0, limit);
+  const diffs = updateDiffs(params.db, shown.filter((r) => r.op === 'update'));
+  let nextDiff = 0;
+  for (const { agent_id, agent_name, content, ...change } of shown) {
     const day = change.synced_at.slice(0, 10);
     const key = `${day}|${agent_id}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { agent_id, agent_name, day, changes: [] }));
-    group.changes.push({ ...change, snippet: snippet(content, undefined, 80) });
+    const diff = change.op === 'update' ? diffs[nextDiff++] : undefined;
+    group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...(diff ? { diff } : {}) });
   }
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));

@@ -2,11 +2,12 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { LineageView } from '@/components/lineage/LineageView';
 import { LoadingRows } from '@/components/ui/States';
-import { getRecordLineage } from '@/lib/history/queries';
+import { findAgent, getRecordLineage } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Prefetched } from '../../../../_lib/prefetch';
+import { pageTitle } from '@/lib/ui/page-title';
 
 type Props = { params: Promise<{ id: string; recordId: string }> };
 
@@ -14,7 +15,8 @@ export async function generateMetadata({ params }: Props) {
   const { id, recordId } = await params;
   try {
     const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
-    return { title: lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found' };
+    const agent = findAgent(getLedger().db, id)?.name;
+    return { title: pageTitle(lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found', agent) };
   } catch {
     return { title: 'Memory' };
   }

@@ -4,12 +4,13 @@ import { findAgent, getSequence } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from '../../../../_lib/prefetch';
+import { pageTitle } from '@/lib/ui/page-title';
 
 type Props = { params: Promise<{ id: string; seq: string }> };
 
 export async function generateMetadata({ params }: Props) {
-  const { seq } = await params;
-  return { title: `Sequence #${seq}` };
+  const { id, seq } = await params;
+  return { title: pageTitle(`Sequence #${seq}`, findAgent(getLedger().db, id)?.name) };
 }
 
 export default async function SequencePage({ params }: Props) {

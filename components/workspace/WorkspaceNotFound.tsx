@@ -1,0 +1,21 @@
+'use client';
+
+import { useParams, useSearchParams } from 'next/navigation';
+import { useAgent } from '@/lib/ui/hooks/use-agents';
+import { routes } from '@/lib/ui/routes';
+import { NotFoundPanel } from '../ui/NotFoundPanel';
+
+/** The workspace at a sequence the agent has not synced: no files and no downloads, the range it has instead. */
+export function WorkspaceNotFound() {
+  const { id } = useParams<{ id: string }>();
+  const seq = useSearchParams().get('seq') ?? '';
+  const { agent } = useAgent(id);
+  const latest = agent?.latest_sequence ?? null;
+  const links = [{ href: routes.agent(id), label: 'Timeline', testId: 'not-found-timeline' }];
+  if (latest !== null) links.unshift({ href: routes.workspace(id), label: `Workspace at the latest, #${latest}`, testId: 'not-found-latest' });
+  return (
+    <NotFoundPanel title={`Sequence #${seq} does not exist`} links={links} testId="workspace-not-found" fullLoad>
+      {agent && (latest === null ? `${agent.name} has never synced.` : `${agent.name} has synced sequences #0 to #${latest}.`)}
+    </NotFoundPanel>
+  );
+}
