@@ -8,6 +8,7 @@ import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { seed, type SeedManifest } from '@/e2e/seed/seed';
 import type { ChangeGroup } from '@/lib/history/queries';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 let manifest: SeedManifest;
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
 describe('GET /api/changes', () => {
   it('shows an update as its changed words, whole tokens, not the start of the memory', async () => {
     const { GET } = await import('./changes/route');
-    const res = await GET(new Request(`http://localhost/api/changes?since=30d&agent=${manifest.agentId}&op=update`), undefined);
+    const res = await GET(new Request(`http://localhost/api/changes?since=30d&agent=${manifest.agentId}&op=update`, { headers: guardHeaders(undefined) }), undefined);
     const body = (await res.json()) as { groups: ChangeGroup[] };
     const changes = body.groups.flatMap((g) => g.changes);
     const gateway = changes.find((c) => c.diff?.some((s) => s.op === 'insert' && s.text === '10.42.0.9'));
