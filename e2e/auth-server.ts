@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { test as base } from '@playwright/test';
 import { freePort } from './free-port';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -76,3 +77,12 @@ export async function startAuthServer(): Promise<AuthServer> {
     },
   };
 }
+
+/** Specs that need the signed-in server: one per worker, shared by every spec that uses this test. */
+export const authTest = base.extend<object, { auth: AuthServer }>({
+  auth: [async ({}, use) => {
+    const server = await startAuthServer();
+    await use(server);
+    await server.stop();
+  }, { scope: 'worker', timeout: 600_000 }],
+});

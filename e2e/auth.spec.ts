@@ -3,16 +3,9 @@
  * sends an anonymous visitor to /login; a key signs in (HttpOnly, SameSite=Lax cookie, 7 days); a
  * tenant sees only its own agents, another's agent is a 404; an admin sees all; sign-out ends it.
  */
-import { test as base, expect } from '@playwright/test';
-import { startAuthServer, type AuthServer } from './auth-server';
+import { expect } from '@playwright/test';
+import { authTest as test } from './auth-server';
 
-const test = base.extend<object, { auth: AuthServer }>({
-  auth: [async ({}, use) => {
-    const server = await startAuthServer();
-    await use(server);
-    await server.stop();
-  }, { scope: 'worker', timeout: 600_000 }],
-});
 
 async function signIn(page: import('@playwright/test').Page, key: string): Promise<void> {
   await page.getByTestId('login-key').fill(key);

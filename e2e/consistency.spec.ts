@@ -12,11 +12,11 @@ test('the workspace at a sequence past the latest is a 404 page without download
 
 test('an over-long search is refused in words, not in the validator notation', async ({ page }) => {
   await page.goto(`/search?q=${'x'.repeat(600)}`);
-  await expect(page.getByText('The search text must be at most 500 characters long')).toBeVisible();
+  await expect(page.getByText('The query is too long: at most 500 characters, this one has 600.')).toBeVisible();
   await expect(page.getByText(/Too big|expected string/)).toHaveCount(0);
   const api = await page.request.get(`/api/search?q=${'x'.repeat(600)}`);
   expect(api.status()).toBe(400);
-  expect(((await api.json()) as { error: string }).error).toBe('The search text must be at most 500 characters long; it has 600.');
+  expect(((await api.json()) as { error: string }).error).toBe('The query is too long: at most 500 characters, this one has 600.');
 });
 
 test('page titles name the agent and the query', async ({ page, seed }) => {

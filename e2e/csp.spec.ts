@@ -5,10 +5,10 @@
  * image makes no request to any other host (the browser's network log), the image being a link.
  * A file name with a right-to-left override shows the override visibly.
  */
-import { test as base, expect } from '@playwright/test';
+import { expect } from '@playwright/test';
 import { test as seeded } from './fixtures';
 import { LineagePage } from './pages/lineage-page';
-import { RLO_FILE, REMOTE_HEADING, TRACKER, startAuthServer, type AuthServer } from './auth-server';
+import { authTest as test, RLO_FILE, REMOTE_HEADING, TRACKER } from './auth-server';
 
 function expectHardened(headers: Record<string, string>, what: string): void {
   const csp = headers['content-security-policy'] ?? '';
@@ -38,13 +38,6 @@ seeded('every page sends the CSP and the other headers, and nothing on it violat
   expect(violations).toEqual([]);
 });
 
-const test = base.extend<object, { auth: AuthServer }>({
-  auth: [async ({}, use) => {
-    const server = await startAuthServer();
-    await use(server);
-    await server.stop();
-  }, { scope: 'worker', timeout: 600_000 }],
-});
 
 test('a memory with a remote image makes no request to another host; the image is a link', async ({ page, auth }) => {
   const requests: string[] = [];

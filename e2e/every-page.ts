@@ -68,6 +68,7 @@ export async function everyPage(request: APIRequestContext, seed: SeedManifest):
     { name: 'workspace past the latest', url: `/agents/${id}/workspace?seq=999`, route: 'agents/[id]/workspace' },
     { name: 'search', url: '/search?q=10.42.0', route: 'search' },
     { name: 'search, empty', url: '/search', route: 'search' },
+    { name: 'sign in', url: '/login', route: 'login' },
     { name: 'unknown agent', url: '/agents/00000000-0000-0000-0000-000000000000', route: 'agents/[id]' },
     { name: 'unknown page', url: '/no-such-page', route: '' },
   ];
