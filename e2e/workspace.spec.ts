@@ -160,11 +160,13 @@ test.describe('before the page has hydrated', () => {
   });
 
   test('what was typed before hydration survives it, and Enter afterwards uses it', async ({ page, seed }) => {
-    // Hold the app's scripts until the field has been typed into, then let the page hydrate.
+    // Hold the app's scripts until the field has been typed into, then let the page hydrate. Only
+    // scripts: its stylesheet must load, since the browser runs no inline script after a pending
+    // stylesheet, and the workspace arrives in a streamed boundary that an inline script reveals.
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (release = resolve));
     await page.route('**/_next/static/chunks/**', async (route) => {
-      await gate;
+      if (route.request().resourceType() === 'script') await gate;
       await route.continue();
     });
     // 'commit': the load event would wait for the held scripts.
