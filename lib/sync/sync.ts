@@ -17,6 +17,7 @@ import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
+import { fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat } from './store-stat';
 import { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
@@ -56,6 +57,27 @@ export interface SyncOutput {
  * first snapshot or a delta. Idle syncs upload nothing and consume no sequence.
  */
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
+  // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
+  // (store-stat.ts), are an idle sync that opens none of them.
+  if (getAdapter(opts.runtime).exportSlots || opts.adopted) return syncExport(opts);
+  const key = { runtime: opts.runtime, workspace: opts.workspace, runtimeAgent: opts.runtimeAgent };
+  const fingerprint = takeFingerprint(opts.workspace);
+  const recorded = fingerprint ? await readStoreStat(storeStatPath(opts.alfHome, key)) : null;
+  if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint)) {
+    const idle = await idleFromStoreStat(opts, recorded, opts.clock(), opts.log ?? (() => {}));
+    if (idle) return idle;
+  }
+  const out = await syncExport(opts);
+  // What this export saw, for the next sync (after the state: a kill before leaves the old record,
+  // which names another sequence or base). Only a cache: a failure to write it is no failure.
+  if (fingerprint) {
+    const agentName = out.agent.runtime_agent;
+    await writeStoreStat(opts.alfHome, key, { agentId: out.agent.alf_agent_id, agentName, sequence: out.sequence, fingerprint }, out.snapshot_path).catch(() => {});
+  }
+  return out;
+}
+
+async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const log = opts.log ?? (() => {});
   const now = opts.clock();
   // The base is read (file, and its large members inflated on the thread pool) while the export
