@@ -11,6 +11,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
 import { packageRoot } from '../lib/package-root';
+import { markReadOnly } from './read-only-dirs';
 
 export type Schema = typeof schema;
 /** The drizzle instance (with the driver handle as `$client`). */
@@ -24,12 +25,7 @@ export interface LineageDb {
 }
 
 const cache = new Map<string, LineageDb>();
-const readOnlyDirs = new Set<string>();
-
-/** The data directories this process opened read-only (what a failed write's message names). */
-export function readOnlyDataDirs(): string[] {
-  return [...readOnlyDirs];
-}
+export { readOnlyDataDirs } from './read-only-dirs';
 
 function migrationsFolder(): string {
   const beside = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
@@ -153,7 +149,7 @@ function openReadOnly(dir: string): LineageDb {
   }
   const opened: LineageDb = { sqlite, db: drizzle({ client: sqlite, schema }), dataDir: dir };
   cache.set(dir, opened);
-  readOnlyDirs.add(dir);
+  markReadOnly(dir);
   return opened;
 }
 

@@ -1,5 +1,5 @@
 import { ArchiveError } from '@/lib/core/archive/types';
-import { readOnlyDataDirs } from '@/db/client';
+import { readOnlyDataDirs } from '@/db/read-only-dirs';
 import { storageError } from '@/lib/ledger/storage-errors';
 import { SyncError } from '@/lib/sync/errors';
 

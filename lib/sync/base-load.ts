@@ -7,7 +7,7 @@
 import path from 'node:path';
 import { rawArchivePath } from '@/lib/adapters/shared';
 import { NO_FILE_KEYS, StaleStatCache, type FileKeys, type Runtime, type UnchangedFiles } from '@/lib/adapters/types';
-import { readSnapshotLines, type SnapshotWithLines } from '@/lib/core/archive';
+import type { SnapshotWithLines } from '@/lib/core/archive';
 import { sha256Hex } from '@/lib/core/uuid';
 import { fileKeysPath, readFileKeys } from './file-keys';
 import { memoPath, readRecordMemo, type RecordMemo } from './record-memo';
@@ -69,7 +69,7 @@ export function startLoadingBase(alfHome: string, agentId: string): BaseLoad {
     fileKeys: readFileKeys(fileKeysPath(paths.dir, agentId)).catch(() => NO_FILE_KEYS),
     base() {
       if (!base) {
-        base = loadFile().then(async ({ state: st, bytes }) => ({ state: st, base: bytes ? await readSnapshotLines(bytes) : null }));
+        base = loadFile().then(async ({ state: st, bytes }) => ({ state: st, base: bytes ? await (await import('./sync-work')).readSnapshotLines(bytes) : null }));
         base.catch(() => {});
       }
       return base;

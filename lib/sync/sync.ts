@@ -3,13 +3,12 @@ import { getAdapter } from '@/lib/adapters';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
 import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf, unchangedFiles, type BaseLoad } from './base-load';
-import { writeDelta, writeSnapshot } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
 import { jsonEqual, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
-import { KnownRecord, KnownRecordMismatch, reconcileWithBase, type BaseReconcileResult } from '@/lib/core/reconcile-base';
+import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
 import { fileKeysPath, writeFileKeys } from './file-keys';
@@ -18,10 +17,13 @@ import { memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type Recor
 import { statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
 import { fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat } from './store-stat';
-import { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 import { sha256Hex } from '@/lib/core/uuid';
+
+/** The heavy half of a sync (sync-work.ts), loaded once there is something to reconcile. */
+let workModule: Promise<typeof import('./sync-work')> | undefined;
+const work = () => (workModule ??= import('./sync-work'));
 import { SyncConflictError } from './errors';
 
 export interface SyncOptions {
@@ -126,6 +128,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
 
   if (state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
+    const { adoptSentSnapshot, rebaseCommand, writeSnapshot } = await work();
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
       // This machine's own first snapshot, whose state was never written: adopted.
@@ -155,7 +158,9 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
 
   const baseSequence = state.last_synced_sequence;
   const memo = await loading.memo();
-  const { reconciled, memoEntry } = reconcileSlots({ agentId, base: base.records, memo, records: exported.records, slots });
+  const w = await work();
+  const { writeDelta, writeSnapshot, adoptSentDelta, foreignHistoryError, rebaseCommand } = w;
+  const { reconciled, memoEntry } = reconcileSlots(w, { agentId, base: base.records, memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   if (!delta) {
@@ -237,7 +242,7 @@ function knownKeys(memo: RecordMemo | null): (key: string) => boolean {
  * reconcileWithBase of the export; slots left unbuilt (the memo knows them) go as known records.
  * `memoEntry[j]`: the memo entry slot j was known by, or -1 (null when the memo was not used).
  */
-function reconcileSlots(args: { agentId: string; base: RecordLines; memo: RecordMemo | null; records?: MemoryRecord[]; slots: RecordSlot[] | null }): {
+function reconcileSlots({ KnownRecord, KnownRecordMismatch, reconcileWithBase }: Awaited<ReturnType<typeof work>>, args: { agentId: string; base: RecordLines; memo: RecordMemo | null; records?: MemoryRecord[]; slots: RecordSlot[] | null }): {
   reconciled: BaseReconcileResult;
   memoEntry: Int32Array | null;
 } {

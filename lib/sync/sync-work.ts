@@ -1,0 +1,8 @@
+/**
+ * What a sync needs only once it has something to reconcile or upload: the archive writers (and
+ * with them yazl, yauzl and fflate), the reconcile against the base and the recovery rules. sync.ts
+ * imports this module on first use, so that an idle `lineage sync` process never loads it.
+ */
+export { writeDelta, writeSnapshot, readSnapshotLines } from '@/lib/core/archive';
+export { KnownRecord, KnownRecordMismatch, reconcileWithBase } from '@/lib/core/reconcile-base';
+export { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
