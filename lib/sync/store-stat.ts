@@ -31,7 +31,7 @@ import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared/sync-marker';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncOptions, SyncOutput } from './sync';
 import { baseIdentity, isRacy, sameStat } from './stat-cache';
-import { readClientState, statePaths, writeFileAtomic } from './state';
+import { readClientState, statePaths, writeFileAtomic, writeStateToml } from './state';
 
 const VERSION = 'lineage-store-stat 1';
 /** How far back from the moment stat data were taken a timestamp still counts as racy. */
@@ -152,13 +152,26 @@ export function encodeStoreStat(stat: Omit<StoreStat, 'writtenNs'>): Buffer {
 }
 
 /**
- * Records `fingerprint` as what the export of a sync that left the state at `sequence` saw (written
- * after the state: a kill before leaves the older record, which no longer matches the state).
+ * Records `fingerprint` as what the export of a sync that left the state at `sequence` saw. Written
+ * after the base it names and before the TOML: the upload was accepted at that sequence, so a
+ * record newer than the TOML, naming the base there, finishes a killed write (finishFromStoreStat).
  */
 export async function writeStoreStat(alfHome: string, key: StoreKey, stat: Omit<StoreStat, 'writtenNs' | 'base'>, snapshotPath: string): Promise<void> {
   const base = await baseIdentity(snapshotPath);
   if (!base) return;
   await writeFileAtomic(storeStatPath(alfHome, key), encodeStoreStat({ ...stat, base }), { durable: false });
+}
+
+/**
+ * A sync killed after writing its base and store stat, before the TOML that points at them: the
+ * record names that base and the sequence its upload was accepted at. The TOML is written now.
+ */
+export async function finishFromStoreStat(alfHome: string, recorded: StoreStat): Promise<boolean> {
+  const state = await readClientState(alfHome, recorded.agentId).catch(() => null);
+  if (!state || state.last_synced_sequence === undefined || state.last_synced_sequence >= recorded.sequence) return false;
+  if ((await baseIdentity(statePaths(alfHome, recorded.agentId).snapshot)) !== recorded.base) return false;
+  await writeStateToml(alfHome, { ...state, last_synced_sequence: recorded.sequence });
+  return true;
 }
 
 /**

@@ -16,7 +16,7 @@ import { ALF_VERSION, snapshotFromExport } from './snapshot';
 import { memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
-import { fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat } from './store-stat';
+import { finishFromStoreStat, fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat, type StoreFingerprint, type StoreKey, type StoreStat } from './store-stat';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 import { sha256Hex } from '@/lib/core/uuid';
@@ -39,6 +39,8 @@ export interface SyncOptions {
   log?: (line: string) => void;
   /** Set on the sync that follows an adoption (recover.ts): it does not adopt again. */
   adopted?: boolean;
+  /** Internal: a SQLite-store sync's fingerprint, taken before its export, recorded with its state. */
+  store?: { key: StoreKey; fingerprint: StoreFingerprint; recorded: StoreStat | null };
 }
 
 /** The reference CLI's sync JSON (CONTRACT §2.3). */
@@ -61,22 +63,18 @@ export interface SyncOutput {
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
   // (store-stat.ts), are an idle sync that opens none of them.
-  if (getAdapter(opts.runtime).exportSlots || opts.adopted) return syncExport(opts);
+  if (getAdapter(opts.runtime).exportSlots || opts.adopted || opts.store) return syncExport(opts);
   const key = { runtime: opts.runtime, workspace: opts.workspace, runtimeAgent: opts.runtimeAgent };
   const fingerprint = takeFingerprint(opts.workspace);
   const recorded = fingerprint ? await readStoreStat(storeStatPath(opts.alfHome, key)) : null;
+  const log = opts.log ?? (() => {});
+  // A sync killed after its base and store stat, before the TOML: the TOML is written now.
+  if (recorded && (await finishFromStoreStat(opts.alfHome, recorded))) log(`finished the state write a killed sync left: the base is at sequence ${recorded.sequence}`);
   if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint)) {
-    const idle = await idleFromStoreStat(opts, recorded, opts.clock(), opts.log ?? (() => {}));
+    const idle = await idleFromStoreStat(opts, recorded, opts.clock(), log);
     if (idle) return idle;
   }
-  const out = await syncExport(opts);
-  // What this export saw, for the next sync (after the state: a kill before leaves the old record,
-  // which names another sequence or base). Only a cache: a failure to write it is no failure.
-  if (fingerprint) {
-    const agentName = out.agent.runtime_agent;
-    await writeStoreStat(opts.alfHome, key, { agentId: out.agent.alf_agent_id, agentName, sequence: out.sequence, fingerprint }, out.snapshot_path).catch(() => {});
-  }
-  return out;
+  return syncExport({ ...opts, store: fingerprint ? { key, fingerprint, recorded } : undefined });
 }
 
 async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
@@ -152,7 +150,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     crashPoint('uploaded');
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
-    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted);
+    const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted, agentInfo.runtime_agent);
     return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
   }
 
@@ -175,6 +173,10 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     if (slotted?.fileStats && identity && (cache === null || cache.context !== slotted.statContext)) {
       await writeStatCache(statCachePath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileStats, identity, slotted.statContext ?? '-', baseSequence, summaryOf(opts, exported))
         .catch(() => {});
+    }
+    // The store stat of a SQLite store: what this export saw (the record, if any, did not prove this idle).
+    if (opts.store) {
+      await writeStoreStat(opts.alfHome, opts.store.key, { agentId, agentName: agentInfo.runtime_agent, sequence: baseSequence, fingerprint: opts.store.fingerprint }, statePaths(opts.alfHome, agentId).snapshot).catch(() => {});
     }
     // The workspace is at the base's sequence: its marker says so unless it already did (deleted,
     // or written by a sync of another copy), so a later restore finds it up to date.
@@ -210,7 +212,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
   }
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted);
+  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted, agentInfo.runtime_agent);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -284,7 +286,7 @@ function nextMemo(slots: RecordSlot[], reconciled: BaseReconcileResult, memo: Re
 
 async function persist(
   opts: SyncOptions, agentId: string, sequence: number, now: Date, baseSnapshot: Uint8Array, memo: MemoDraft | null,
-  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext' | 'agentName'> | null,
+  exported: Pick<SlotExport, 'fileKeys' | 'fileStats' | 'statContext' | 'agentName'> | null, runtimeAgent: string,
 ): Promise<string> {
   const fileKeys = exported?.fileKeys ?? null;
   const baseSha = sha256Hex(baseSnapshot);
@@ -306,6 +308,12 @@ async function persist(
   const identity = exported?.fileStats ? await baseIdentity(basePath) : null;
   if (identity && exported?.fileStats) {
     await writeStatCache(statCachePath(stateDir, agentId), exported.fileStats, identity, exported.statContext ?? '-', sequence, summaryOf(opts, exported))
+      .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
+  }
+  // So does the store stat of a SQLite store (naming the base, and the sequence the upload was
+  // accepted at: a kill before the TOML is finished from it, as from the stat cache).
+  if (opts.store) {
+    await writeStoreStat(opts.alfHome, opts.store.key, { agentId, agentName: runtimeAgent, sequence, fingerprint: opts.store.fingerprint }, basePath)
       .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   }
   crashPoint('files-written');
