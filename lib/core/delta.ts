@@ -66,6 +66,8 @@ export function diffRaw(
   for (const path of [...curr.keys()].filter(own).sort()) {
     const bytes = curr.get(path)!;
     const before = base.get(path);
+    // A file the stat cache found unchanged carries the base's own bytes: nothing to compare.
+    if (before === bytes) continue;
     if (!before || !Buffer.from(before).equals(Buffer.from(bytes))) changed.set(path, bytes);
   }
   const deleted = [...base.keys()].filter((p) => own(p) && !curr.has(p)).sort();
