@@ -21,10 +21,11 @@ import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-m
 import type { SyncTarget } from './target';
 import { sha256Hex } from '@/lib/core/uuid';
 
+import { SyncConflictError } from './errors';
+
 /** The heavy half of a sync (sync-work.ts), loaded once there is something to reconcile. */
 let workModule: Promise<typeof import('./sync-work')> | undefined;
 const work = () => (workModule ??= import('./sync-work'));
-import { SyncConflictError } from './errors';
 
 export interface SyncOptions {
   runtime: Runtime;
