@@ -1,4 +1,7 @@
+import { createElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
+import { FoldedDiff } from '@/components/compare/FoldedDiff';
 import { wordDiff } from './diff';
 import { diffLines, foldRows } from './diff-lines';
 
@@ -31,5 +34,15 @@ describe('diffLines / foldRows', () => {
 
   it('folds nothing when everything changed (a memory created)', () => {
     expect(foldRows(diffLines(wordDiff('', text(50)))).filter((r) => r.kind === 'fold')).toEqual([]);
+  });
+});
+
+describe('FoldedDiff', () => {
+  it('draws the changed line with three lines around it and a "Show 40 more lines" button per fold', () => {
+    const html = renderToStaticMarkup(createElement(FoldedDiff, { before: text(200), after: text(200, 100) }));
+    expect(html.match(/data-testid="diff-line"/g)).toHaveLength(7);
+    expect(html.match(/Show 40 more lines/g)).toHaveLength(2);
+    expect(html).toContain('(97 unchanged)');
+    expect(html).toContain('<ins data-testid="diff-insert"');
   });
 });
