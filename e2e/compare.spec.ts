@@ -1,7 +1,7 @@
 import { expect, FACTS, test } from './fixtures';
 import { AgentPage } from './pages/agent-page';
 
-test('two sequences picked on the timeline open their comparison: created, updated, moved and deleted memories, files added, changed and removed', async ({ page, seed }) => {
+test('two sequences picked on the timeline open their comparison: created, updated (working-buffer.md is one whole-file memory), moved and deleted memories, files added, changed and removed', async ({ page, seed }) => {
   const agent = new AgentPage(page);
   await agent.goto(seed.agentId);
   const pick = (seq: number) => agent.sequences.and(page.locator(`[data-seq="${seq}"]`)).first().getByTestId('compare-pick');
@@ -24,7 +24,7 @@ test('two sequences picked on the timeline open their comparison: created, updat
   const titles = (kind: string) => page.getByTestId(`compare-${kind}`).getByTestId('compare-memory-title');
 
   await expect(titles('created')).toHaveText(['Morning']);
-  await expect(titles('updated')).toHaveText([FACTS.lineageHeading, 'Current focus']);
+  await expect(titles('updated')).toHaveText([FACTS.lineageHeading, 'Working buffer']);
   await expect(titles('deleted')).toHaveText(['Team']);
   await expect(titles('moved')).toHaveText(['Afternoon', 'Morning standup']);
   const move = page.getByTestId('compare-moved').getByTestId('compare-memory').first();
