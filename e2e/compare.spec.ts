@@ -1,3 +1,5 @@
+import AxeBuilder from '@axe-core/playwright';
+import { settle } from './every-page';
 import { expect, FACTS, test } from './fixtures';
 import { AgentPage } from './pages/agent-page';
 
@@ -88,4 +90,34 @@ test('lineage: any two versions of a memory compared as a word diff, from the ke
   await expect(diff).not.toContainText('no trailing whitespace');
   await panel.getByTestId('version-compare-to').selectOption({ index: 1 });
   await expect(panel.getByTestId('version-compare-same')).toHaveText('The text is the same in #1 and #1.');
+});
+
+test('at 360 px, light and dark: the compare page, the timeline with two picked and the lineage\'s version compare are axe-clean and never wider than the window', async ({ page, seed }) => {
+  test.setTimeout(240_000);
+  await page.setViewportSize({ width: 360, height: 800 });
+  const found: string[] = [];
+  const check = async (name: string) => {
+    await settle(page);
+    const width = await page.evaluate(() => document.documentElement.scrollWidth);
+    if (width > 360) found.push(`${name}: ${width} px wide`);
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    for (const v of result.violations) found.push(`${name}: ${v.id} ×${v.nodes.length} ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+  };
+  for (const scheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`/agents/${seed.agentId}/compare?from=0&to=${seed.steps.length - 1}`);
+    await check(`${scheme} compare 0→latest`);
+    await page.goto(`/agents/${seed.agentId}/compare?from=4&to=1`);
+    await check(`${scheme} compare, reversed`);
+    await page.goto(`/agents/${seed.agentId}`);
+    await page.getByTestId('compare-pick').nth(0).check();
+    await page.getByTestId('compare-pick').nth(2).check();
+    await check(`${scheme} timeline, two picked`);
+    const agent = new AgentPage(page);
+    await agent.goto(seed.agentId, 'memories');
+    await agent.openMemory(FACTS.lineageHeading);
+    await page.getByTestId('version-compare').locator('summary').click();
+    await check(`${scheme} lineage, version compare open`);
+  }
+  expect(found, found.join('\n')).toEqual([]);
 });
