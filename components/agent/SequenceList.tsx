@@ -2,6 +2,7 @@
 
 import Link from 'next/link';
 import { useRouter } from 'next/navigation';
+import { useState } from 'react';
 import { useSequences } from '@/lib/ui/hooks/use-sequences';
 import { formatBytes, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
@@ -10,6 +11,7 @@ import { Button } from '../ui/Button';
 import { OpCounts } from '../ui/OpBadge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { CompareBar, pickSequence } from '../compare/CompareBar';
 
 const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide text-faint';
 
@@ -17,9 +19,10 @@ const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide 
 export function SequenceList({ agentId }: { agentId: string }) {
   const query = useSequences(agentId);
   const router = useRouter();
+  const [picked, setPicked] = useState<number[]>([]);
   // The whole row opens its sequence; its own links (and text being selected) keep their behaviour.
   const openRow = (event: React.MouseEvent, seq: number) => {
-    if ((event.target as Element).closest('a, button') || window.getSelection()?.toString()) return;
+    if ((event.target as Element).closest('a, button, input, label') || window.getSelection()?.toString()) return;
     router.push(routes.sequence(agentId, seq));
   };
   if (query.isPending) return <LoadingRows rows={6} label="Loading sequences" />;
@@ -28,6 +31,7 @@ export function SequenceList({ agentId }: { agentId: string }) {
   if (items.length === 0) return <EmptyState title="No syncs yet" />;
   return (
     <>
+      <CompareBar agentId={agentId} picked={picked} onClear={() => setPicked([])} />
       <table className="card-table w-full border-collapse text-[13px]" data-testid="sequence-list">
         <thead className="border-b border-line bg-zinc-50/60">
           <tr>
@@ -48,6 +52,14 @@ export function SequenceList({ agentId }: { agentId: string }) {
               className="cursor-pointer border-b border-line last:border-0 hover:bg-zinc-50"
             >
               <td className="px-4 py-2 card-title">
+                <input
+                  type="checkbox"
+                  checked={picked.includes(s.seq)}
+                  onChange={() => setPicked((p) => pickSequence(p, s.seq))}
+                  aria-label={`Select sequence #${s.seq} to compare`}
+                  data-testid="compare-pick"
+                  className="mr-2 align-middle"
+                />
                 <Link href={routes.sequence(agentId, s.seq)} className="font-mono font-semibold text-accent hover:underline">
                   #{s.seq}
                 </Link>

@@ -11,6 +11,7 @@ import { Badge } from '../ui/Badge';
 import { IdentityCard } from './IdentityCard';
 import { Provenance } from './Provenance';
 import { VersionCard } from './VersionCard';
+import { VersionCompare } from './VersionCompare';
 import { VersionKeys } from './VersionKeys';
 
 type Mode = 'diff' | 'full';
@@ -57,6 +58,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
               options={[{ value: 'diff', label: 'Diff' }, { value: 'full', label: 'Full text' }]}
             />
           </div>
+          <VersionCompare versions={lineage.versions} />
           <VersionKeys />
           <ol className="relative mt-2 space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
             {versions.map(({ version, previous }) => (

@@ -6,6 +6,8 @@ import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
 import { formatDateTime, plural } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { LinkButton } from '../ui/Button';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { DownloadMenu } from './DownloadMenu';
@@ -56,7 +58,8 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
           Workspace at <span className="font-mono" data-testid="workspace-current-seq">#{seq}</span>
         </h2>
         {seq === latest && <span className="rounded bg-zinc-100 px-1.5 py-px text-[11px] text-muted">latest</span>}
-        <span className="ml-auto">
+        <span className="ml-auto flex flex-wrap items-center gap-2">
+          <LinkButton href={seq > 0 ? routes.compare(agentId, seq - 1, seq) : routes.compare(agentId, 0, latest)} testId="workspace-compare">Compare</LinkButton>
           <DownloadMenu agentId={agentId} seq={seq} />
         </span>
       </div>

@@ -24,6 +24,12 @@ export function agentPageCrumbs(pathname: string, agentId: string): Crumb[] {
       { label: `Memory ${shortId(decodeURIComponent(param))}`, testId: 'crumb-page' },
     ];
   }
+  if (section === 'compare') {
+    return [
+      { label: 'Timeline', href: routes.agent(agentId), testId: 'crumb-timeline' },
+      { label: 'Compare', testId: 'crumb-page' },
+    ];
+  }
   if (section === 'workspace') return [{ label: 'Workspace', testId: 'crumb-page' }];
   return [];
 }

@@ -11,5 +11,6 @@ export const routes = {
   lineage: (id: string, recordId: string, version?: number) =>
     `${agent(id)}/memories/${encodeURIComponent(recordId)}${version === undefined ? '' : `#v${version}`}`,
   workspace: (id: string, seq?: number, file?: string) => withQuery(`${agent(id)}/workspace`, { seq, file }),
+  compare: (id: string, from: number, to: number) => withQuery(`${agent(id)}/compare`, { from, to }),
   search: (q: string, agent?: string) => withQuery('/search', { q, agent }),
 };

@@ -47,3 +47,6 @@ export const downloadQuery = z.object({
   seq: seqString.optional(),
   format: z.enum(['tar.gz', 'zip', 'alf']).default('tar.gz'),
 }).strict();
+
+/** `?from=A&to=B` of a workspace comparison (the range itself is checked against the agent's sequences by the query). */
+export const compareQuery = z.object({ from: seqString, to: seqString }).strict();

@@ -1,0 +1,65 @@
+import { CompareForm } from '@/components/compare/CompareForm';
+import { CompareView } from '@/components/compare/CompareView';
+import { Panel } from '@/components/ui/Panel';
+import { compareWorkspace, findAgent } from '@/lib/history/queries';
+import { LedgerError } from '@/lib/ledger/errors';
+import { zodErrorInWords } from '@/lib/server/issue-words';
+import { getLedger } from '@/lib/server/db';
+import { pageTitle } from '@/lib/ui/page-title';
+import { requestScope } from '../../../api/_lib/context';
+import { compareQuery } from '../../../api/_lib/schemas';
+import { changedFileTexts } from './changed-files';
+
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+/** Entries per kind drawn on the page (the counts say how many there are in all). */
+const PAGE_LIMIT = 200;
+
+const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
+
+export async function generateMetadata({ params, searchParams }: Props) {
+  const { id } = await params;
+  const q = await searchParams;
+  const [from, to] = [one(q.from), one(q.to)];
+  const what = from !== undefined && to !== undefined ? `Compare #${from.slice(0, 20)} → #${to.slice(0, 20)}` : 'Compare';
+  return { title: pageTitle(what, findAgent(getLedger().db, id)?.name) };
+}
+
+/** The workspace's net change between two sequences (`?from=A&to=B`), or what is wrong with the two asked for. */
+export default async function ComparePage({ params, searchParams }: Props) {
+  const { id } = await params;
+  const query = await searchParams;
+  const db = getLedger().db;
+  const tenantId = await requestScope();
+  const agent = findAgent(db, id, tenantId);
+  const latest = agent?.latest_sequence ?? null;
+  if (!agent || latest === null) return <Problem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
+  const input = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, one(v) ?? '']));
+  const parsed = compareQuery.safeParse(input);
+  if (!parsed.success) return <Problem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
+  const { from, to } = parsed.data;
+  try {
+    const comparison = compareWorkspace({ db, agentId: agent.id, from, to, limit: PAGE_LIMIT, tenantId })!;
+    const changedFiles = changedFileTexts(db, agent.id, comparison);
+    return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFiles} />;
+  } catch (error) {
+    if (error instanceof LedgerError) return <Problem agentId={agent.id} latest={latest} message={error.message} from={from} to={to} />;
+    throw error;
+  }
+}
+
+function Problem({ agentId, latest, message, from = null, to = null }: { agentId: string; latest: number | null; message: string; from?: number | null; to?: number | null }) {
+  return (
+    <div className="space-y-4" data-testid="compare-page">
+      <h2 className="text-lg font-semibold tracking-tight">Compare two sequences</h2>
+      <Panel testId="compare-problem">
+        <p className="text-[13px] text-ink" role="alert" data-testid="compare-error">{message}</p>
+        {latest !== null && (
+          <div className="mt-3">
+            <CompareForm agentId={agentId} from={from !== null && from <= latest ? from : null} to={to !== null && to <= latest ? to : null} latest={latest} />
+          </div>
+        )}
+      </Panel>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+import type { ReactNode } from 'react';
+import type { WorkspaceComparison } from '@/lib/history/queries/compare';
+import { plural } from '@/lib/ui/format';
+import { Panel } from '../ui/Panel';
+import { CompareForm } from './CompareForm';
+import { ChangedFileEntry, FileRow, type ChangedFile } from './FileEntries';
+import { MemoryEntry, type MemoryChange } from './MemoryEntry';
+
+function Group({ title, count, shown, testId, children }: { title: string; count: number; shown: number; testId: string; children: ReactNode }) {
+  if (count === 0) return null;
+  return (
+    <section data-testid={testId} className="space-y-2">
+      <h3 className="text-[13px] font-semibold">
+        {title} <span className="font-normal text-muted">{count}</span>
+        {shown < count && <span className="ml-2 text-[12px] font-normal text-muted">(the first {shown} shown)</span>}
+      </h3>
+      {children}
+    </section>
+  );
+}
+
+/** The net change of the workspace from `from` to `to`: memories, then files, each kind in its own group. */
+export function CompareView({ agentId, latest, comparison, changedFiles }: {
+  agentId: string;
+  latest: number;
+  comparison: WorkspaceComparison;
+  changedFiles: ChangedFile[];
+}) {
+  const { from, to, memories: m, files: f, counts } = comparison;
+  const memoryTotal = counts.created + counts.updated + counts.deleted + counts.moved;
+  const fileTotal = counts.added + counts.changed + counts.removed;
+  const groups: { title: string; kind: MemoryChange['kind']; count: number; items: MemoryChange[] }[] = [
+    { title: 'Created', kind: 'created', count: counts.created, items: m.created.map((after) => ({ kind: 'created', after })) },
+    { title: 'Updated', kind: 'updated', count: counts.updated, items: m.updated.map((u) => ({ kind: 'updated', ...u })) },
+    { title: 'Moved', kind: 'moved', count: counts.moved, items: m.moved.map((u) => ({ kind: 'moved', ...u })) },
+    { title: 'Deleted', kind: 'deleted', count: counts.deleted, items: m.deleted.map((before) => ({ kind: 'deleted', before })) },
+  ];
+  return (
+    <div className="space-y-4" data-testid="compare-page" data-from={from} data-to={to}>
+      <div className="flex flex-wrap items-center gap-3">
+        <h2 className="text-lg font-semibold tracking-tight" data-testid="compare-title">
+          Compare <span className="font-mono">#{from}</span> → <span className="font-mono">#{to}</span>
+        </h2>
+        <span className="text-[12px] text-muted" data-testid="compare-summary">
+          {memoryTotal} {memoryTotal === 1 ? 'memory' : 'memories'} and {plural(fileTotal, 'file')} changed
+        </span>
+        <span className="ml-auto">
+          <CompareForm agentId={agentId} from={from} to={to} latest={latest} />
+        </span>
+      </div>
+      {memoryTotal + fileTotal === 0 && (
+        <Panel testId="compare-empty">
+          <p className="text-[13px] text-muted">{from === to ? `#${from} compared with itself: nothing changed.` : `Nothing changed between #${from} and #${to}.`}</p>
+        </Panel>
+      )}
+      {memoryTotal > 0 && (
+        <Panel title="Memories" testId="compare-memories">
+          <div className="space-y-5">
+            {groups.map((g) => (
+              <Group key={g.kind} title={g.title} count={g.count} shown={g.items.length} testId={`compare-${g.kind}`}>
+                <ul className="space-y-3">
+                  {g.items.map((change, i) => <MemoryEntry key={i} agentId={agentId} change={change} />)}
+                </ul>
+              </Group>
+            ))}
+          </div>
+        </Panel>
+      )}
+      {fileTotal > 0 && (
+        <Panel title="Files" testId="compare-files">
+          <div className="space-y-5">
+            <Group title="Changed" count={counts.changed} shown={changedFiles.length} testId="compare-changed">
+              <ul className="space-y-3">
+                {changedFiles.map((file) => <ChangedFileEntry key={file.path} agentId={agentId} file={file} from={from} to={to} />)}
+              </ul>
+            </Group>
+            <Group title="Added" count={counts.added} shown={f.added.length} testId="compare-added">
+              <ul className="divide-y divide-line rounded-md border border-line">
+                {f.added.map((file) => <FileRow key={file.path} agentId={agentId} file={file} kind="added" />)}
+              </ul>
+            </Group>
+            <Group title="Removed" count={counts.removed} shown={f.removed.length} testId="compare-removed">
+              <ul className="divide-y divide-line rounded-md border border-line">
+                {f.removed.map((file) => <FileRow key={file.path} agentId={agentId} file={file} kind="removed" />)}
+              </ul>
+            </Group>
+          </div>
+        </Panel>
+      )}
+    </div>
+  );
+}

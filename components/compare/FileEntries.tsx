@@ -1,0 +1,55 @@
+import Link from 'next/link';
+import type { CompareFile } from '@/lib/history/queries/compare';
+import { formatBytes } from '@/lib/ui/format';
+import { routes } from '@/lib/ui/routes';
+import { Badge } from '../ui/Badge';
+import { PathText } from '../ui/PathText';
+import { FoldedDiff } from './FoldedDiff';
+
+/** A changed file: both texts when they are small UTF-8 text, else null (then only a link to the workspace's compare). */
+export interface ChangedFile {
+  path: string;
+  before: CompareFile;
+  after: CompareFile;
+  texts: { before: string; after: string } | null;
+}
+
+/** A file added or removed: its path, size and a link to it in the workspace where it exists. */
+export function FileRow({ agentId, file, kind }: { agentId: string; file: CompareFile; kind: 'added' | 'removed' }) {
+  return (
+    <li data-testid="compare-file" data-kind={kind} className="flex flex-wrap items-center gap-2 px-4 py-2 text-[12.5px]">
+      <Badge tone={kind === 'added' ? 'create' : 'delete'}>{kind}</Badge>
+      <Link href={routes.workspace(agentId, file.seq, file.path)} className="min-w-0 font-mono text-accent hover:underline">
+        <PathText path={file.path} />
+      </Link>
+      <span className="ml-auto font-mono text-[11px] text-muted">{formatBytes(file.size)}</span>
+    </li>
+  );
+}
+
+/** A file whose bytes changed: its word diff with unchanged lines folded, or a link when it cannot be drawn here. */
+export function ChangedFileEntry({ agentId, file, from, to }: { agentId: string; file: ChangedFile; from: number; to: number }) {
+  const workspaceCompare = `${routes.workspace(agentId, to, file.path)}&compare=${from}`;
+  return (
+    <li data-testid="compare-file" data-kind="changed" className="rounded-md border border-line bg-white">
+      <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
+        <Badge tone="update">changed</Badge>
+        <Link href={workspaceCompare} className="min-w-0 font-mono font-semibold text-accent hover:underline">
+          <PathText path={file.path} />
+        </Link>
+        <span className="ml-auto font-mono text-[11px] text-muted">
+          {formatBytes(file.before.size)} → {formatBytes(file.after.size)}
+        </span>
+      </header>
+      <div className="px-1">
+        {file.texts ? (
+          <FoldedDiff before={file.texts.before} after={file.texts.after} />
+        ) : (
+          <p className="px-3 py-2 text-[12px] text-muted">
+            Not text, or too large to draw here: <Link href={workspaceCompare} className="text-accent hover:underline">compare it in the workspace</Link>.
+          </p>
+        )}
+      </div>
+    </li>
+  );
+}

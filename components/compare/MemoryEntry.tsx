@@ -1,0 +1,56 @@
+import Link from 'next/link';
+import type { CompareMemory } from '@/lib/history/queries/compare';
+import { recordTitle } from '@/lib/ui/record-text';
+import { routes } from '@/lib/ui/routes';
+import { OpBadge } from '../ui/OpBadge';
+import { PathText } from '../ui/PathText';
+import { SafeName } from '../ui/SafeName';
+import { FoldedDiff } from './FoldedDiff';
+
+export type MemoryChange =
+  | { kind: 'created'; after: CompareMemory }
+  | { kind: 'deleted'; before: CompareMemory }
+  | { kind: 'updated'; before: CompareMemory; after: CompareMemory }
+  | { kind: 'moved'; before: CompareMemory; after: CompareMemory; content_changed: boolean };
+
+const OP = { created: 'create', deleted: 'delete', updated: 'update', moved: 'move' } as const;
+
+function Place({ memory }: { memory: CompareMemory }) {
+  return (
+    <span className="inline-flex min-w-0 flex-wrap items-baseline gap-1 font-mono text-[11.5px] text-muted">
+      {memory.origin_file ? <PathText path={memory.origin_file} /> : <span>(no file)</span>}
+      {memory.heading && <span>§ <SafeName name={memory.heading} max={60} /></span>}
+    </span>
+  );
+}
+
+/** One memory's net change: its title, where it is (from → to for a move), and its word diff. */
+export function MemoryEntry({ agentId, change }: { agentId: string; change: MemoryChange }) {
+  const shown = change.kind === 'deleted' ? change.before : change.after;
+  const before = change.kind === 'created' ? '' : change.before.content;
+  const after = change.kind === 'deleted' ? '' : change.after.content;
+  const textChanged = before !== after;
+  return (
+    <li data-testid="compare-memory" data-kind={change.kind} className="rounded-md border border-line bg-white">
+      <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
+        <OpBadge op={OP[change.kind]} />
+        <Link href={routes.lineage(agentId, shown.record_id, shown.seq)} className="min-w-0 font-semibold text-accent hover:underline" data-testid="compare-memory-title">
+          <SafeName name={recordTitle(shown)} />
+        </Link>
+        {change.kind === 'moved' ? (
+          <span className="flex min-w-0 flex-wrap items-baseline gap-1" data-testid="compare-move">
+            <Place memory={change.before} /> <span aria-hidden>→</span><span className="sr-only">moved to</span> <Place memory={change.after} />
+          </span>
+        ) : (
+          <Place memory={shown} />
+        )}
+        {change.kind === 'moved' && change.content_changed && <span className="text-[11px] text-muted">and edited</span>}
+      </header>
+      <div className="px-1">
+        {textChanged ? <FoldedDiff before={before} after={after} /> : (
+          <p className="px-3 py-2 text-[12px] text-muted" data-testid="compare-text-unchanged">Text unchanged.</p>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,48 @@
+'use client';
+
+import { useState } from 'react';
+import type { LineageVersion } from '@/lib/ui/api-types';
+import { diffStats, wordDiff } from '@/lib/ui/diff';
+import { formatShortDay } from '@/lib/ui/format';
+import { FoldedDiff } from '../compare/FoldedDiff';
+import { DiffStatsBadge } from '../memory/WordDiff';
+import { Select } from '../ui/Field';
+
+const OP = { create: 'created', update: 'updated', delete: 'deleted', move: 'moved' } as const;
+
+const optionLabel = (v: LineageVersion) => `#${v.seq} · ${OP[v.op]} · ${formatShortDay(v.synced_at)}`;
+
+/**
+ * Any two versions of the memory side by side as one word diff: pick the older and the newer
+ * (oldest and newest at first). Native selects, so it is all keyboard; it folds long unchanged text.
+ */
+export function VersionCompare({ versions }: { versions: LineageVersion[] }) {
+  const [picked, setPicked] = useState<[number, number]>([0, versions.length - 1]);
+  if (versions.length < 2) return null;
+  const [a, b] = picked.map((i) => Math.min(Math.max(i, 0), versions.length - 1)) as [number, number];
+  const before = versions[a]!;
+  const after = versions[b]!;
+  const stats = diffStats(wordDiff(before.content, after.content));
+  const options = versions.map((v, i) => <option key={i} value={i}>{optionLabel(v)}</option>);
+  return (
+    <details className="rounded-md border border-line bg-white" data-testid="version-compare">
+      <summary className="cursor-pointer px-3 py-2 text-[13px] font-semibold">Compare two versions</summary>
+      <div className="space-y-2 border-t border-line px-3 py-2">
+        <div className="flex flex-wrap items-center gap-3">
+          <Select label="From" value={a} onChange={(e) => setPicked([Number(e.currentTarget.value), b])} data-testid="version-compare-from">
+            {options}
+          </Select>
+          <Select label="to" value={b} onChange={(e) => setPicked([a, Number(e.currentTarget.value)])} data-testid="version-compare-to">
+            {options}
+          </Select>
+          <span className="ml-auto">{before.content !== after.content && <DiffStatsBadge {...stats} />}</span>
+        </div>
+        {before.content === after.content ? (
+          <p className="text-[12px] text-muted" data-testid="version-compare-same">The text is the same in #{before.seq} and #{after.seq}.</p>
+        ) : (
+          <FoldedDiff before={before.content} after={after.content} testId="version-compare-diff" />
+        )}
+      </div>
+    </details>
+  );
+}
