@@ -28,7 +28,8 @@ export function requestLabel(url: string, pageUrl: string): string {
   const [pagePath] = pageUrl.split('?');
   const generic = pathPart!.replace(/[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g, ':id').replace(/\/sequences\/\d+/, '/sequences/:seq');
   if (pathPart === pagePath && !url.startsWith('/api/')) return query.includes('_rsc=') ? 'page (RSC)' : 'page (document)';
-  return generic;
+  // Next.js prefetches the pages the visit's links lead to (the header's, a row's): RSC requests.
+  return query.includes('_rsc=') ? `${generic} (RSC prefetch)` : generic;
 }
 
 const isData = (t: RequestTiming) => !t.url.startsWith('/_next/static/') && !t.url.startsWith('/favicon') && !t.url.startsWith('/__nextjs');
