@@ -45,6 +45,7 @@ const FIXTURES: Record<string, string[]> = {
   '/agents/[id]/sequences/[seq]': [''],
   '/agents/[id]/workspace': [''],
   '/api/agents': [''],
+  '/api/agents/[id]': [''],
   '/api/agents/[id]/at': ['?time=2099-01-01T00:00:00Z'],
   '/api/agents/[id]/records': [''],
   '/api/agents/[id]/records/[recordId]': [''],
