@@ -65,6 +65,11 @@ export async function visitPage(args: { browser: Browser; baseUrl: string; url: 
   } catch (error) {
     visit.ok = false;
     visit.error = (error as Error).message.split('\n')[0];
+    // What the page had drawn when time ran out (it may still have been growing).
+    visit.domElements = await Promise.race([
+      page.evaluate(() => document.getElementsByTagName('*').length).catch(() => null),
+      new Promise<null>((r) => setTimeout(() => r(null), 20_000)),
+    ]);
   } finally {
     await context.close();
   }

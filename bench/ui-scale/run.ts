@@ -66,10 +66,11 @@ async function main(): Promise<void> {
       const warm = await visit();
       const warmMs = performance.now() - t0;
       // A page that takes longer than SLOW_PAGE_MS to settle is measured once: its figures miss the
-      // goals by far, and six visits of it would not fit the run.
-      const count = warm.ok && warmMs < SLOW_PAGE_MS ? reps : 1;
+      // goals by far, and six visits of it would not fit the run. One that does not settle within
+      // PAGE_TIMEOUT_MS is reported from its warm-up visit alone (a failed visit).
+      const count = !warm.ok ? 0 : warmMs < SLOW_PAGE_MS ? reps : 1;
       log(`ui-scale: ${page.name}: warm-up ${warm.ok ? 'ok' : `failed (${warm.error})`} in ${(warmMs / 1000).toFixed(1)} s; ${count} measured visit(s)`);
-      const visits: Visit[] = [];
+      const visits: Visit[] = warm.ok ? [] : [warm];
       for (let r = 0; r < count; r++) visits.push(await visit());
       const result = summarise(page.name, page.url, visits);
       results.push(result);

@@ -25,7 +25,8 @@ const nums = (values: (number | null)[]) => values.filter((v): v is number => v 
 export function summarise(name: string, url: string, visits: Visit[]): PageResult {
   const ok = visits.filter((v) => v.ok);
   const lcps = visits.map((v) => (v.ok ? v.lcpMs : null));
-  const doms = visits.map((v) => (v.ok ? v.domElements : null));
+  // A visit that did not settle still says how many elements it had drawn by then (a lower bound).
+  const doms = visits.map((v) => v.domElements);
   const byLabel = new Map<string, number[]>();
   for (const visit of visits) for (const r of visit.requests) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r.ms]);
   const requests = [...byLabel].map(([label, ms]) => ({
@@ -61,7 +62,8 @@ export function markdownTable(pages: PageResult[]): string {
     const perVisit = round(p.requests.reduce((n, r) => n + r.perVisit, 0));
     const failed = p.failed > 0 ? ` (${p.failed}/${p.visits} visits failed: ${p.error ?? ''})` : '';
     const worst = p.serverP95.ms === null ? '—' : `${p.serverP95.ms} (${p.serverP95.label})`;
-    return `| ${p.name}${failed} | ${perVisit} | ${worst} | ${fmt(p.lcp.p50)} / ${fmt(p.lcp.p95)} | ${fmt(p.domElements.max)} | ${mark(p.meets.server)} | ${mark(p.meets.lcp)} | ${mark(p.meets.dom)} |`;
+    const dom = p.failed > 0 && p.domElements.max !== null ? `≥ ${p.domElements.max} (not settled)` : fmt(p.domElements.max);
+    return `| ${p.name}${failed} | ${perVisit} | ${worst} | ${fmt(p.lcp.p50)} / ${fmt(p.lcp.p95)} | ${dom} | ${mark(p.meets.server)} | ${mark(p.meets.lcp)} | ${mark(p.meets.dom)} |`;
   });
   return [head, '|---|---:|---|---:|---:|:-:|:-:|:-:|', ...rows].join('\n');
 }
