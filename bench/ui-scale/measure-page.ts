@@ -76,7 +76,10 @@ export async function visitPage(args: { browser: Browser; baseUrl: string; url: 
   // A response's line is written when it finishes: wait until the server has finished what the
   // visit asked for (a timed-out page may leave requests running), so the next visit starts clean.
   await logQuiet(args.timingLog, 400, 120_000);
-  visit.requests = readRequestTimings(args.timingLog, offset).filter(isData).map((t) => ({ label: requestLabel(t.url, args.url), url: t.url, status: t.status, ms: t.ms }));
+  visit.requests = readRequestTimings(args.timingLog, offset).filter(isData).map((t) => ({
+    // A request the browser gave up on (the visit timed out): its time is a lower bound.
+    label: `${requestLabel(t.url, args.url)}${t.aborted ? ' (unfinished)' : ''}`, url: t.url, status: t.status, ms: t.ms,
+  }));
   return visit;
 }
 

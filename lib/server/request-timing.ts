@@ -15,8 +15,10 @@ export interface RequestTiming {
   method: string;
   url: string;
   status: number;
-  /** Arrival → response finished, in ms. */
+  /** Arrival → response finished (or connection closed), in ms. */
   ms: number;
+  /** Present when the connection closed before the response was finished (the client left). */
+  aborted?: true;
 }
 
 export type RequestTimer = (req: IncomingMessage, res: ServerResponse) => void;
@@ -27,14 +29,21 @@ export function requestTimingLog(file: string | undefined): RequestTimer | null 
   return (req, res) => {
     const started = performance.now();
     const at = new Date().toISOString();
-    res.once('finish', () => {
+    let written = false;
+    const write = (aborted: boolean) => {
+      if (written) return;
+      written = true;
       const line: RequestTiming = { at, method: req.method ?? '', url: req.url ?? '', status: res.statusCode, ms: Math.round((performance.now() - started) * 100) / 100 };
+      if (aborted) line.aborted = true;
       try {
         fs.appendFileSync(file, `${JSON.stringify(line)}\n`);
       } catch {
         // A timing log that cannot be written must not break serving.
       }
-    });
+    };
+    res.once('finish', () => write(false));
+    // A client that leaves before the last byte (a page given up on) still gets its line.
+    res.once('close', () => write(!res.writableFinished));
   };
 }
 

@@ -1,8 +1,10 @@
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createLineageServer, type LineageServer } from '@/lib/server/http-server';
-import { readRequestTimings } from '@/lib/server/request-timing';
+import { readRequestTimings, requestTimingLog } from '@/lib/server/request-timing';
 import { resolveServeSettings } from '@/lib/server/serve-options';
 import { tempDataDir } from './harness';
 
@@ -39,6 +41,16 @@ describe('request timing log (LINEAGE_REQUEST_TIMING_LOG)', () => {
     const size = fs.statSync(log).size;
     await (await fetch(`${server.url}/again`)).text();
     expect(readRequestTimings(log, size).map((l) => l.url)).toEqual(['/again']);
+  });
+
+  it('logs a response the client left before its end as aborted, once', () => {
+    const log = path.join(tempDataDir(), 'timing.jsonl');
+    const timer = requestTimingLog(log)!;
+    const res = Object.assign(new EventEmitter(), { statusCode: 200, writableFinished: false }) as unknown as ServerResponse;
+    timer({ method: 'GET', url: '/agents/x/sequences/0' } as IncomingMessage, res);
+    res.emit('close');
+    res.emit('finish');
+    expect(readRequestTimings(log)).toEqual([expect.objectContaining({ url: '/agents/x/sequences/0', status: 200, aborted: true })]);
   });
 
   it('writes nothing when not configured', async () => {
