@@ -36,6 +36,19 @@ describe('dashboard API routes', () => {
     expect(body.find((a) => a.name === LARGE.agentName)).toMatchObject({ latest_sequence: 0 });
   });
 
+  it('gives one agent with its stats, equal to its entry in the fleet list; 404 for an unknown agent', async () => {
+    const fleet = (await (await (await import('./agents/route')).GET(req('/api/agents'), undefined)).json()) as { id: string }[];
+    const { GET } = await import('./agents/[id]/route');
+    for (const entry of fleet) {
+      const res = await GET(req(`/api/agents/${entry.id}`), params({ id: entry.id.toUpperCase() }));
+      expect(res.status).toBe(200);
+      expect(await res.json()).toEqual(entry);
+    }
+    const missing = await GET(req('/api/agents/x'), params({ id: '00000000-0000-0000-0000-000000000000' }));
+    expect(missing.status).toBe(404);
+    expect(((await missing.json()) as { error: string }).error).toMatch(/agent 00000000-0000-0000-0000-000000000000/);
+  });
+
   it('pages sequences, and answers 400 for bad parameters and 404 for unknown agents', async () => {
     const { GET } = await import('./agents/[id]/sequences/route');
     const page = (await (await GET(req('/api/x?limit=2'), params({ id: agentId }))).json()) as { items: { seq: number }[]; next_before: number };

@@ -70,6 +70,14 @@ describe('lineage demo', () => {
       // The last day's syncs all happen early, so a default seeding never holds a sync from the future.
       expect(agent.last_sync_at! >= calendar.date(27) && agent.last_sync_at! < calendar.at(27, LAST_DAY_SYNC_HOUR, 0).toISOString()).toBe(true);
     }
+    // Each day's activity is that day's record versions by op (the query reads the entries' counts).
+    const versionsByDay = ledger.db.sqlite.prepare(`SELECT agent_id, substr(synced_at, 1, 10) AS day, sum(op = 'create') AS creates,
+      sum(op = 'update') AS updates, sum(op = 'delete') AS deletes, sum(op = 'move') AS moves FROM record_versions
+      WHERE synced_at >= ? GROUP BY agent_id, day ORDER BY agent_id, day`).all(fleet[0]!.activity[0]!.day) as { agent_id: string; day: string }[];
+    const activityDays = fleet.flatMap((a) => a.activity.filter((d) => d.creates + d.updates + d.deletes + d.moves > 0).map((d) => ({ agent_id: a.id, ...d })))
+      .sort((x, y) => x.agent_id.localeCompare(y.agent_id) || x.day.localeCompare(y.day));
+    expect(activityDays).toEqual(versionsByDay);
+    for (const op of ['creates', 'updates', 'deletes', 'moves'] as const) expect(activityDays.some((d) => d[op] > 0), op).toBe(true);
     const week = getChanges({ db: ledger.db, since: new Date(endOfToday.getTime() - 7 * 86_400_000) });
     expect(new Set(week.groups.map((g) => g.agent_name))).toEqual(new Set(Object.values(DEMO_AGENTS)));
   });

@@ -14,6 +14,7 @@ import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
 import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
 import { unreadablePath } from './request-checks';
+import { requestTimingLog } from './request-timing';
 import { setBaseSecurityHeaders } from './security-headers';
 import { DEFAULT_SESSION_TTL_SECONDS, SessionSigner } from './session';
 import { SignInRateLimit } from './session-rate-limit';
@@ -38,6 +39,8 @@ export interface LineageServerOptions {
   publicUrl?: string;
   /** Life of a dashboard session (default 7 days). */
   sessionTtlSeconds?: number;
+  /** A file to append each request's server time to (`LINEAGE_REQUEST_TIMING_LOG`; see request-timing.ts). */
+  requestTimingLog?: string;
 }
 
 /** `serve` would expose data to the network with no key to sign in with. */
@@ -94,7 +97,9 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock,
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };
+  const timer = requestTimingLog(options.requestTimingLog);
   const server = http.createServer((req, res) => {
+    timer?.(req, res);
     void route(req, res, { service, next: nextHandler, guard, allowedHosts });
   });
   await new Promise<void>((resolve, reject) => {
@@ -108,8 +113,8 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     void sweepOrphanBlobs({ ledger: service.ledger, now: service.clock() }).catch((err) => log(`blob sweep failed: ${String(err)}`));
   };
   sweep();
-  const timer = setInterval(sweep, SWEEP_INTERVAL_MS);
-  timer.unref();
+  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
+  sweeper.unref();
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   service.publicUrl = options.publicUrl ?? `http://${host}:${port}`;
@@ -118,7 +123,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     port,
     service,
     close: async () => {
-      clearInterval(timer);
+      clearInterval(sweeper);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await checkpointer.stop();

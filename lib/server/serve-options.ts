@@ -31,6 +31,8 @@ export interface ServeSettings {
   publicUrl?: string;
   /** `LINEAGE_SESSION_DAYS` (default 7). */
   sessionTtlSeconds?: number;
+  /** `LINEAGE_REQUEST_TIMING_LOG`: a file each request's server time is appended to (off by default). */
+  requestTimingLog?: string;
 }
 
 function parseAuth(text: string | undefined, source: string): 'auto' | 'required' {
@@ -90,5 +92,6 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
       : parseAllowedHosts(env.LINEAGE_ALLOWED_HOSTS, 'LINEAGE_ALLOWED_HOSTS'),
     publicUrl: flags.publicUrl !== undefined ? parsePublicUrl(flags.publicUrl, '--public-url') : parsePublicUrl(env.LINEAGE_PUBLIC_URL, 'LINEAGE_PUBLIC_URL'),
     sessionTtlSeconds: parseSessionDays(env.LINEAGE_SESSION_DAYS),
+    requestTimingLog: env.LINEAGE_REQUEST_TIMING_LOG || undefined,
   };
 }

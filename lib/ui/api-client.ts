@@ -63,6 +63,7 @@ const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId
 
 export const api = {
   agents: (signal?: AbortSignal) => getJson<AgentSummary[]>('/api/agents', signal),
+  agent: (agentId: string, signal?: AbortSignal) => getJson<AgentSummary>(agentPath(agentId), signal),
   sequences: (agentId: string, before: number | null, limit: number, signal?: AbortSignal) =>
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
   sequence: (agentId: string, seq: number, signal?: AbortSignal) =>

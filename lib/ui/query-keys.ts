@@ -16,6 +16,8 @@ export interface ChangeFilters {
 
 export const queryKeys = {
   agents: () => ['agents'] as const,
+  /** One agent's summary (its pages' header), fetched alone: not the fleet list. */
+  agent: (agentId: string) => ['agent', agentId] as const,
   sequences: (agentId: string) => ['agents', agentId, 'sequences'] as const,
   sequence: (agentId: string, seq: number) => ['agents', agentId, 'sequence', seq] as const,
   records: (agentId: string, at: number | null, filters: RecordFilters) => ['agents', agentId, 'records', at, filters] as const,

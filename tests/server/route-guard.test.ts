@@ -46,6 +46,7 @@ const FIXTURES: Record<string, string[]> = {
   '/agents/[id]/workspace': [''],
   '/agents/[id]/compare': ['?from=0&to=0'],
   '/api/agents': [''],
+  '/api/agents/[id]': [''],
   '/api/agents/[id]/compare': ['?from=0&to=0'],
   '/api/agents/[id]/at': ['?time=2099-01-01T00:00:00Z'],
   '/api/agents/[id]/records': [''],

@@ -1,7 +1,7 @@
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { AgentHeader } from '@/components/agent/AgentHeader';
-import { findAgent, listAgentsWithStats } from '@/lib/history/queries';
+import { findAgent, getAgentWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { requestScope } from '../../api/_lib/context';
@@ -9,13 +9,13 @@ import { Prefetched } from '../../_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
 
-/** Every agent page: the agent's header above the view. */
+/** Every agent page: the agent's header above the view (its own stats prefetched, not the fleet's). */
 export default async function AgentLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
   const tenantId = await requestScope();
   if (!findAgent(getLedger().db, id, tenantId)) notFound();
   return (
-    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, tenantId, now: new Date() })]]}>
+    <Prefetched entries={[[queryKeys.agent(id), () => getAgentWithStats({ db: getLedger().db, tenantId, now: new Date(), agentId: id })]]}>
       <AgentHeader agentId={id} />
       {children}
     </Prefetched>
