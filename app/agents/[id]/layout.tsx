@@ -1,11 +1,12 @@
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { AgentHeader } from '@/components/agent/AgentHeader';
-import { findAgent, getAgentWithStats } from '@/lib/history/queries';
+import { getAgentWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { requestScope } from '../../api/_lib/context';
 import { Prefetched } from '../../_lib/prefetch';
+import { scopedAgent } from '../../_lib/scoped-agent';
 
 export const dynamic = 'force-dynamic';
 
@@ -13,7 +14,7 @@ export const dynamic = 'force-dynamic';
 export default async function AgentLayout({ children, params }: { children: ReactNode; params: Promise<{ id: string }> }) {
   const { id } = await params;
   const tenantId = await requestScope();
-  if (!findAgent(getLedger().db, id, tenantId)) notFound();
+  if (!(await scopedAgent(id))) notFound();
   return (
     <Prefetched entries={[[queryKeys.agent(id), () => getAgentWithStats({ db: getLedger().db, tenantId, now: new Date(), agentId: id })]]}>
       <AgentHeader agentId={id} />

@@ -2,13 +2,12 @@ import type { Metadata } from 'next';
 import { Suspense } from 'react';
 import { AgentView } from '@/components/agent/AgentView';
 import { LoadingRows } from '@/components/ui/States';
-import { findAgent } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
 import { visibleName } from '@/components/ui/SafeName';
+import { scopedAgent } from '../../_lib/scoped-agent';
 
 export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
   const { id } = await params;
-  const name = findAgent(getLedger().db, id)?.name;
+  const name = (await scopedAgent(id))?.name;
   return { title: name ? visibleName(name) : 'Agent' };
 }
 

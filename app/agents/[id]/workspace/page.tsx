@@ -1,15 +1,14 @@
 import { Suspense } from 'react';
 import { WorkspaceView } from '@/components/workspace/WorkspaceView';
 import { LoadingRows } from '@/components/ui/States';
-import { findAgent } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
 import { pageTitle } from '@/lib/ui/page-title';
+import { scopedAgent } from '../../../_lib/scoped-agent';
 
 type Props = { params: Promise<{ id: string }> };
 
 export async function generateMetadata({ params }: Props) {
   const { id } = await params;
-  return { title: pageTitle('Workspace', findAgent(getLedger().db, id)?.name) };
+  return { title: pageTitle('Workspace', (await scopedAgent(id))?.name) };
 }
 
 // A sequence past the latest is answered by WorkspaceView (WorkspaceNotFound: no files, no downloads). Reading

@@ -2,20 +2,22 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { LineageView } from '@/components/lineage/LineageView';
 import { LoadingRows } from '@/components/ui/States';
-import { findAgent, getRecordLineage } from '@/lib/history/queries';
+import { getRecordLineage } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
+import { scopedAgent } from '../../../../_lib/scoped-agent';
 
 type Props = { params: Promise<{ id: string; recordId: string }> };
 
 export async function generateMetadata({ params }: Props) {
   const { id, recordId } = await params;
   try {
+    const agent = (await scopedAgent(id))?.name;
+    if (agent === undefined) return { title: 'Memory' };
     const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
-    const agent = findAgent(getLedger().db, id)?.name;
     return { title: pageTitle(lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found', agent) };
   } catch {
     return { title: 'Memory' };

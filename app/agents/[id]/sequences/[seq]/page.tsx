@@ -1,21 +1,22 @@
 import { notFound } from 'next/navigation';
 import { SequenceView } from '@/components/sequence/SequenceView';
-import { findAgent, getSequence } from '@/lib/history/queries';
+import { getSequence } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
+import { scopedAgent } from '../../../../_lib/scoped-agent';
 
 type Props = { params: Promise<{ id: string; seq: string }> };
 
 export async function generateMetadata({ params }: Props) {
   const { id, seq } = await params;
-  return { title: pageTitle(`Sequence #${seq}`, findAgent(getLedger().db, id)?.name) };
+  return { title: pageTitle(`Sequence #${seq}`, (await scopedAgent(id))?.name) };
 }
 
 export default async function SequencePage({ params }: Props) {
   const { id, seq: raw } = await params;
-  const latest = findAgent(getLedger().db, id)?.latest_sequence ?? null;
+  const latest = (await scopedAgent(id))?.latest_sequence ?? null;
   // Past the latest sync there is nothing to show, nor any neighbour to link to: the designed 404.
   if (!/^\d+$/.test(raw) || latest === null || Number(raw) > latest) notFound();
   const seq = Number(raw);
