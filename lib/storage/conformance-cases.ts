@@ -118,6 +118,35 @@ export function runConformanceCases(b: Backends): void {
     expect(await same((s) => s.getRecordsAt({ agentId: A1, cursor: '!!' }))).toMatchObject({ error: { code: 'invalid_input' } });
   });
 
+  it('the timeline: sequence pages, every sequence in detail, the sequence at a time, agents with their stats', async () => {
+    for (const agentId of [A1, A2]) {
+      let before: number | undefined;
+      let pages = 0;
+      do {
+        const page = value(await same((s) => s.getSequences({ agentId, limit: 3, ...(before === undefined ? {} : { before }) })));
+        before = page?.next_before ?? undefined;
+        pages++;
+      } while (before !== undefined);
+      expect(pages).toBeGreaterThan(1);
+      await same((s) => s.getSequences({ agentId }));
+      for (let seq = 0; seq <= latest[agentId]! + 1; seq++) await same((s) => s.getSequence({ agentId, seq }));
+      for (const hours of [-1, 0, 2.5, 5, 100]) await same((s) => s.sequenceAt({ agentId, time: new Date(START + hours * 3_600_000) }));
+    }
+    const detail = value(await same((s) => s.getSequence({ agentId: A1, seq: 1 })))!;
+    expect(detail.ops.length).toBeGreaterThan(0);
+    await same((s) => s.getSequences({ agentId: A2, tenantId: null }));
+    // Sequences far past int4 (a URL can carry any integer): the same empty answers, not an engine error.
+    await same((s) => s.getSequences({ agentId: A1, before: 2 ** 40 }));
+    await same((s) => s.getSequence({ agentId: A1, seq: 2 ** 40 }));
+    await same((s) => s.listEntries({ agentId: A1, sinceSeq: -(2 ** 40), upToSeq: 2 ** 40 }));
+    expect(await same((s) => s.getSequences({ agentId: A1, limit: 0 }))).toMatchObject({ error: { code: 'invalid_input' } });
+    for (const now of [new Date(START + 86_400_000), new Date(START + 30 * 86_400_000)]) {
+      for (const tenantId of [undefined, null, TENANT]) await same((s) => s.listAgentsWithStats({ tenantId, now }));
+    }
+    const stats = value(await same((s) => s.listAgentsWithStats({ now: new Date(START + 86_400_000) })));
+    expect(stats.some((a) => a.activity.some((d) => d.moves > 0))).toBe(true);
+  });
+
   it('lineage of every record ever seen, moves included', async () => {
     const records = (await b.embedded.dump()).records as { agent_id: string; record_id: string }[];
     let moved = 0;

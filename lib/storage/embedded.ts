@@ -8,7 +8,9 @@ import { getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
 import { listEntries } from '@/lib/ledger/entries';
 import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
+import { listAgentsWithStats } from '@/lib/history/queries/agents';
 import { getChanges } from '@/lib/history/queries/changes';
+import { getSequence, getSequences, sequenceAt } from '@/lib/history/queries/sequences';
 import { getRecordsAt } from '@/lib/history/queries/records';
 import { getRecordLineage } from '@/lib/history/queries/lineage';
 import { findAgent, assertSequence } from '@/lib/history/queries/common';
@@ -53,6 +55,10 @@ export function embeddedStorage(ledger: Ledger): LineageStorage {
     ingestDelta: (p) => ingestDelta({ ledger, ...p }),
     listEntries: async (p) => listEntries({ ledger, ...p }),
     rebuildIndex: () => rebuildIndex({ ledger }),
+    listAgentsWithStats: async (p) => listAgentsWithStats({ db, ...p }),
+    getSequences: async (p) => getSequences({ db, ...p }),
+    getSequence: async (p) => getSequence({ db, ...p }),
+    sequenceAt: async (p) => sequenceAt({ db, ...p }),
     getRecordsAt: async (p) => getRecordsAt({ db, ...p }),
     getRecordLineage: async (p) => getRecordLineage({ db, ...p }),
     getChanges: async (p) => getChanges({ db, ...p }),

@@ -10,7 +10,9 @@ import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { S3Location } from '@/lib/ledger/s3-config';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import * as agents from './pg/agents';
+import { listAgentsWithStats } from './pg/agent-stats';
 import { getChanges } from './pg/changes';
+import { getSequence, getSequences, sequenceAt } from './pg/sequences';
 import { ingestDelta, ingestSnapshot, type PgBackend } from './pg/ingest';
 import { getRecordLineage } from './pg/lineage';
 import { getRecordsAt } from './pg/records';
@@ -37,6 +39,10 @@ export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; cli
     ingestDelta: (p) => ingestDelta(backend, p),
     listEntries: (p) => agents.listEntries(pool, p),
     rebuildIndex: () => rebuildIndex(backend),
+    listAgentsWithStats: (p) => listAgentsWithStats(pool, p),
+    getSequences: (p) => getSequences(pool, p),
+    getSequence: (p) => getSequence(pool, p),
+    sequenceAt: (p) => sequenceAt(pool, p),
     getRecordsAt: (p) => getRecordsAt(pool, p),
     getRecordLineage: (p) => getRecordLineage(pool, p),
     getChanges: (p) => getChanges(pool, p),

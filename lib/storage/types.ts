@@ -14,7 +14,9 @@ import type { ArchiveLimits } from '@/lib/core/archive/types';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import type { TenantScope } from '@/lib/ledger/agents';
+import type { AgentWithStats } from '@/lib/history/queries/agents';
 import type { ChangeGroup } from '@/lib/history/queries/changes';
+import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
 import type { RecordFilters, RecordsAtResult } from '@/lib/history/queries/records';
 import type { RecordLineage } from '@/lib/history/queries/lineage';
 import type { WorkspaceFileInfo } from '@/lib/history/queries/workspace';
@@ -68,6 +70,10 @@ export interface LineageStorage {
   rebuildIndex(): Promise<RebuildSummary>;
 
   // ---- the history index's query verbs ----
+  listAgentsWithStats(p: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]>;
+  getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;
+  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<SequenceDetail | null>;
+  sequenceAt(p: { agentId: string; time: Date; tenantId?: TenantScope }): Promise<{ sequence: number; synced_at: string } | null>;
   getRecordsAt(p: { agentId: string; at?: number; limit?: number; cursor?: string; tenantId?: TenantScope } & RecordFilters): Promise<RecordsAtResult | null>;
   getRecordLineage(p: { agentId: string; recordId: string; tenantId?: TenantScope }): Promise<RecordLineage | null>;
   getChanges(p: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):

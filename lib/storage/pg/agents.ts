@@ -52,8 +52,8 @@ export async function listAgents(db: Queryable, p: { tenantId?: TenantScope }): 
 export async function listEntries(db: Queryable, p: { agentId: string; sinceSeq?: number; upToSeq?: number; kind?: EntryKind }): Promise<LedgerEntryRow[]> {
   const params = new Params();
   const conditions = [`agent_id = ${params.add(p.agentId)}`];
-  if (p.sinceSeq !== undefined) conditions.push(`seq > ${params.add(p.sinceSeq)}`);
-  if (p.upToSeq !== undefined) conditions.push(`seq <= ${params.add(p.upToSeq)}`);
+  if (p.sinceSeq !== undefined) conditions.push(`seq > ${params.add(p.sinceSeq)}::bigint`);
+  if (p.upToSeq !== undefined) conditions.push(`seq <= ${params.add(p.upToSeq)}::bigint`);
   if (p.kind !== undefined) conditions.push(`kind = ${params.add(p.kind)}`);
   return rows<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
     raw_changed, raw_deleted FROM ledger_entries WHERE ${conditions.join(' AND ')} ORDER BY seq, kind`, params);

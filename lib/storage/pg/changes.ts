@@ -11,7 +11,7 @@ import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
 
-const MOVED_FROM_FILE = `CASE WHEN v.op = 'move' THEN (
+export const MOVED_FROM_FILE = `CASE WHEN v.op = 'move' THEN (
     SELECT p.origin_file FROM record_versions p WHERE p.agent_id = v.agent_id AND p.record_id = v.moved_from
       AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
     ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END`;
