@@ -147,6 +147,22 @@ export function runConformanceCases(b: Backends): void {
     expect(stats.some((a) => a.activity.some((d) => d.moves > 0))).toBe(true);
   });
 
+  it('a NUL character (U+0000) in what a caller asks for finds nothing on both backends, never an engine error', async () => {
+    const nul = 'a\u0000b';
+    await same((s) => s.getAgent({ agentId: nul }));
+    await same((s) => s.listAgents({ tenantId: nul }));
+    await same((s) => s.getRecordsAt({ agentId: A1, file: nul }));
+    await same((s) => s.getRecordsAt({ agentId: A1, tag: nul }));
+    await same((s) => s.getRecordsAt({ agentId: `${A1}\u0000` }));
+    await same((s) => s.getRecordLineage({ agentId: A1, recordId: nul }));
+    await same(async (s) => (await s.getWorkspaceFile({ agentId: A1, seq: 0, path: nul })) === null);
+    await same((s) => s.getChanges({ since: new Date(0), agentId: nul }));
+    await same((s) => s.search({ q: 'redis', agentId: nul }));
+    await same((s) => s.search({ q: 'redis', tenantId: nul }));
+    await same((s) => s.keyIdentityById(nul));
+    await same((s) => s.getSequences({ agentId: nul }));
+  });
+
   it('lineage of every record ever seen, moves included', async () => {
     const records = (await b.embedded.dump()).records as { agent_id: string; record_id: string }[];
     let moved = 0;

@@ -36,8 +36,17 @@ export class Params {
   }
 }
 
+const holdsNul = (value: unknown): boolean =>
+  (typeof value === 'string' && value.includes('\u0000')) || (Array.isArray(value) && value.some(holdsNul));
+
+/**
+ * The rows of a query. PostgreSQL text cannot hold U+0000 (the query would fail), so no stored
+ * value equals a string holding it: a read whose parameter holds one has no rows, as SQLite
+ * answers. Every string a caller gives is used in an equality of the WHERE clause, ANDed.
+ */
 export async function rows<T extends object>(db: Queryable, text: string, params: Params | unknown[] = []): Promise<T[]> {
   const values = params instanceof Params ? params.values : params;
+  if (/^\s*(SELECT|WITH)\b/i.test(text) && values.some(holdsNul)) return [];
   return (await db.query(text, values)).rows as T[];
 }
 
