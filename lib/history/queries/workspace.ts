@@ -64,7 +64,7 @@ export function getWorkspaceFile(params: { db: LineageDb; agentId: string; seq: 
 }
 
 /** Sync time of the last entry at `seq`: the deterministic mtime of files in downloads. */
-function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
+export function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
   const row = db.db.get<{ t: string } | undefined>(sql`
     SELECT created_at AS t FROM ledger_entries WHERE agent_id = ${agentId} AND seq = ${seq} ORDER BY kind DESC LIMIT 1`);
   return new Date(row?.t ?? 0);
@@ -91,7 +91,7 @@ export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string;
  * work runs on the thread pool) in 256 KiB chunks: large chunks keep async zlib as fast as one
  * gzipSync, without holding the event loop for the whole workspace.
  */
-function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
+export function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
   const pack = tar.pack();
   const gzip = zlib.createGzip({ level: 6, chunkSize: 256 * 1024 });
   const out = new PassThrough();
