@@ -8,3 +8,4 @@ export * from './queries/changes';
 export * from './queries/search';
 export * from './queries/workspace';
 export * from './queries/restored-download';
+export * from './queries/database-records';

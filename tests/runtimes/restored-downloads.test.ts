@@ -155,3 +155,38 @@ describe('Hermes downloads hold state.db with the sessions at the sequence and m
     }
   });
 });
+
+describe('GET /api/agents/:id/workspace/records: the database rows at a sequence, paged', () => {
+  async function records(agentId: string, query: string) {
+    const { GET } = await import('@/app/api/agents/[id]/workspace/records/route');
+    return GET(new Request(`http://localhost/api/x?${query}`, { headers: guardHeaders(undefined) }), params({ id: agentId }));
+  }
+
+  it('lists the ZeroClaw agent’s rows at #N with key, category and last change, a page at a time', async () => {
+    const at0 = await (await records(zeroclawId, 'seq=0')).json();
+    expect(at0).toMatchObject({ seq: 0, database: 'data/memory/brain.db', total: 2, next_cursor: null });
+    expect(at0.items.map((r: { key: string; category: string; seq: number }) => [r.key, r.category, r.seq]).sort()).toEqual([['editor', 'core', 0], ['gateway', 'core', 0]]);
+    const first = await (await records(zeroclawId, 'seq=1&limit=1')).json();
+    expect(first.total).toBe(2);
+    expect(first.items).toHaveLength(1);
+    const second = await (await records(zeroclawId, `seq=1&limit=1&cursor=${encodeURIComponent(first.next_cursor)}`)).json();
+    expect(second.next_cursor).toBeNull();
+    const both = [...first.items, ...second.items];
+    expect(both.map((r: { key: string; seq: number; content: string }) => [r.key, r.seq, r.content]).sort()).toEqual([
+      ['gateway', 1, 'The gateway is 10.20.0.9'], ['lesson', 1, 'Never deploy on Fridays'],
+    ]);
+  });
+
+  it('lists the Hermes sessions (not the curated entries, which live in memories/MEMORY.md)', async () => {
+    const body = await (await records(hermesId, 'seq=1')).json();
+    expect(body).toMatchObject({ database: 'state.db', total: 2 });
+    expect(body.items.map((r: { key: string; category: string }) => [r.key, r.category]).sort()).toEqual([['sess-closed', 'cli'], ['sess-new', 'telegram']]);
+  });
+
+  it('answers bad input with a 4xx', async () => {
+    expect((await records(zeroclawId, 'seq=9')).status).toBe(404);
+    expect((await records(zeroclawId, 'limit=0')).status).toBe(400);
+    expect((await records(zeroclawId, 'cursor=nonsense')).status).toBe(400);
+    expect((await records('00000000-0000-4000-8000-000000000000', 'seq=0')).status).toBe(404);
+  });
+});
