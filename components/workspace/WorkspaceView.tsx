@@ -8,6 +8,7 @@ import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
 import { formatDateTime, plural } from '@/lib/ui/format';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { DatabaseRecords } from './DatabaseRecords';
 import { DownloadMenu } from './DownloadMenu';
 import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
@@ -57,7 +58,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
         </h2>
         {seq === latest && <span className="rounded bg-zinc-100 px-1.5 py-px text-[11px] text-muted">latest</span>}
         <span className="ml-auto">
-          <DownloadMenu agentId={agentId} seq={seq} />
+          <DownloadMenu agentId={agentId} seq={seq} runtime={agent?.runtime ?? null} />
         </span>
       </div>
       <Panel>
@@ -70,6 +71,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
           onAsOf={(value) => url.set({ as_of: value, seq: null })}
         />
       </Panel>
+      {(agent?.runtime === 'zeroclaw' || agent?.runtime === 'hermes') && <DatabaseRecords agentId={agentId} seq={seq} />}
       {tree.error ? (
         <ErrorState error={tree.error} retry={() => void tree.refetch()} />
       ) : (

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
-import { databaseRuntime } from './restored-download';
+import { databaseRuntime } from './database-runtime';
 import { liveAt } from './records';
 import { assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, type TenantScope } from './common';
 

@@ -2,17 +2,13 @@ import type { Readable } from 'node:stream';
 import { restoredWorkspaceFiles } from '@/lib/adapters/restored-workspace';
 import { foldArchives } from '@/lib/core/restore';
 import { readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
+import { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 import type { DownloadFile } from './workspace-pages';
 import { sequenceTime, streamWorkspaceArchive, tarGzStream } from './workspace';
 import { zipStream } from './zip-stream';
 import { assertSequence, findAgent, type TenantScope } from './common';
 
-/** Runtimes whose memory lives in a database the restore rebuilds from the records (no raw bytes of it are synced). */
-export type DatabaseRuntime = 'zeroclaw' | 'hermes';
-
-export function databaseRuntime(sourceRuntime: string | null): DatabaseRuntime | null {
-  return sourceRuntime === 'zeroclaw' || sourceRuntime === 'hermes' ? sourceRuntime : null;
-}
+export { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 
 /**
  * What `lineage restore --out` writes for a ZeroClaw or Hermes agent at `seq`: the restore fold of
