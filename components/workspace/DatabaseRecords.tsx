@@ -35,7 +35,7 @@ export function DatabaseRecords({ agentId, seq }: { agentId: string; seq: number
       testId="database-records"
       title={
         <span>
-          {data ? <PathText path={data.database} /> : 'Database'}{' '}
+          {data?.database ? <PathText path={data.database} /> : 'Database'}{' '}
           <span className="font-normal text-faint" data-testid="database-total">
             {data ? `${data.total} ${data.total === 1 ? 'row' : 'rows'} at #${data.seq}` : ''}
           </span>

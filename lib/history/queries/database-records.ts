@@ -26,8 +26,8 @@ export interface DatabaseRecordItem {
 
 export interface DatabaseRecordsResult {
   seq: number;
-  /** The database file these rows are written into by restore and the downloads. */
-  database: string;
+  /** The database file these rows are written into by restore and the downloads; null for a runtime without one (OpenClaw). */
+  database: string | null;
   total: number;
   items: DatabaseRecordItem[];
   next_cursor: string | null;
@@ -38,14 +38,15 @@ const isCursor = (v: unknown): v is [string] => Array.isArray(v) && v.length ===
 /**
  * The rows of a ZeroClaw or Hermes agent's database at `seq`: its records live then that no file
  * carries (ZeroClaw's `memories` rows, Hermes' sessions; Hermes' curated entries live in
- * memories/MEMORY.md), in record-id order, a page at a time. Null for an unknown agent or one whose
- * runtime keeps no database (OpenClaw).
+ * memories/MEMORY.md), in record-id order, a page at a time. An OpenClaw agent has no database: no
+ * rows, `database` null. Null for an unknown agent.
  */
 export function getDatabaseRecords(params: { db: LineageDb; agentId: string; seq: number; limit?: number; cursor?: string; tenantId?: TenantScope }): DatabaseRecordsResult | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
-  const runtime = databaseRuntime(agent?.source_runtime ?? null);
-  if (!agent || runtime === null) return null;
+  if (!agent) return null;
   assertSequence(agent, params.seq);
+  const runtime = databaseRuntime(agent.source_runtime);
+  if (runtime === null) return { seq: params.seq, database: null, total: 0, items: [], next_cursor: null };
   const limit = clampLimit(params.limit, 200, 500);
   const live = liveAt(agent.id, params.seq);
   const after = params.cursor === undefined ? sql`` : sql`AND record_id > ${decodeCursor(params.cursor, isCursor)[0]}`;

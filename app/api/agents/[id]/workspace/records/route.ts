@@ -3,7 +3,7 @@ import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { dashboardDb, requireSynced, type Params } from '../../../../_lib/context';
 import { workspaceRecordsQuery } from '../../../../_lib/schemas';
 
-/** The rows of a ZeroClaw or Hermes agent's database at `seq` (default: latest), paged; 404 for an OpenClaw agent. */
+/** The rows of a ZeroClaw or Hermes agent's database at `seq` (default: latest), paged (none for an OpenClaw agent). */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceRecordsQuery);
