@@ -13,6 +13,9 @@ import { seedBrainDb, type SeedRow } from '@/lib/adapters/zeroclaw/test-support'
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import { ingestSnapshot, listEntries, readEntryBytes, registerAgent } from '@/lib/ledger';
+import { getLedger } from '@/lib/server/db';
 import { guardHeaders } from '@/lib/server/scope-header';
 import { runCli } from '@/tests/cli/run-cli';
 import { untarGz } from '@/e2e/untar';
@@ -188,5 +191,24 @@ describe('GET /api/agents/:id/workspace/records: the database rows at a sequence
     expect((await records(zeroclawId, 'limit=0')).status).toBe(400);
     expect((await records(zeroclawId, 'cursor=nonsense')).status).toBe(400);
     expect((await records('00000000-0000-4000-8000-000000000000', 'seq=0')).status).toBe(404);
+  });
+});
+
+describe('stored records the adapter cannot write back', () => {
+  it('the .tar.gz is a 422 that says so, not a 500', async () => {
+    const ledger = getLedger();
+    const stored = await readSnapshot(await readEntryBytes({ ledger, entry: listEntries({ ledger, agentId: hermesId })[0]! }));
+    const broken = 'cccccccc-0000-4000-8000-00000000000c';
+    // A session record whose session id is a number: state.db cannot be written from it (restore refuses it too).
+    const records = stored.records.map((r) => r.source.origin === 'state_db'
+      ? { ...r, agent_id: broken, raw_source_format: { ...r.raw_source_format, session: { ...(r.raw_source_format as { session: object }).session, id: 42 } } }
+      : { ...r, agent_id: broken });
+    const manifest = { ...stored.manifest, agent: { ...(stored.manifest.agent as object), id: broken } };
+    registerAgent({ ledger, id: broken, name: 'broken', sourceRuntime: 'hermes', tenantId: null, now: new Date() });
+    await ingestSnapshot({ ledger, agentId: broken, bytes: await writeSnapshot({ ...stored, manifest, records }), now: new Date() });
+    const { GET } = await import('@/app/api/agents/[id]/workspace/download/route');
+    const res = await GET(new Request('http://localhost/api/x?seq=0&format=tar.gz', { headers: guardHeaders(undefined) }), params({ id: broken }));
+    expect(res.status).toBe(422);
+    expect((await res.json()).error).toMatch(/cannot be rebuilt from its records: .*session\.id must be a string/);
   });
 });

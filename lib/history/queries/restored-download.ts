@@ -23,7 +23,24 @@ export async function restoredWorkspaceAt(params: { ledger: Ledger; agentId: str
   const archives = await readPlanArchives({ ledger: params.ledger, plan });
   const now = sequenceTime(params.ledger.db, plan.agentId, plan.sequence);
   const { snapshot } = foldArchives({ ...archives, now });
-  return restoredWorkspaceFiles({ runtime: params.runtime, snapshot, clock: () => now });
+  try {
+    return await restoredWorkspaceFiles({ runtime: params.runtime, snapshot, clock: () => now });
+  } catch (error) {
+    throw new WorkspaceRebuildError(`the workspace of agent ${plan.agentId} at #${plan.sequence} cannot be rebuilt from its records: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/**
+ * Stored records the adapter cannot write back (a session record without a session id, say): what
+ * `lineage restore` would refuse too. The download route answers it as a 422 that says so.
+ */
+export class WorkspaceRebuildError extends Error {
+  readonly code = 'unrestorable';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WorkspaceRebuildError';
+  }
 }
 
 /**
