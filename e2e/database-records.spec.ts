@@ -1,8 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import AxeBuilder from '@axe-core/playwright';
 import Database from 'better-sqlite3';
 import type { APIRequestContext } from '@playwright/test';
+import { settle } from './every-page';
 import { expect, test } from './fixtures';
 import { WorkspacePage } from './pages/workspace-page';
 import { untarGz } from './untar';
@@ -79,3 +81,23 @@ test('a Hermes workspace shows its state.db sessions', async ({ page, request })
   await expect(page.getByTestId('database-records')).toContainText('state.db');
   await expect(page.getByTestId('database-row')).toHaveCount(Math.min(api.total, 200));
 });
+
+for (const scheme of ['light', 'dark'] as const) {
+  test(`the database tables are axe-clean at 390 and 1440 px (${scheme})`, async ({ page, request }) => {
+    const agents = (await (await request.get('/api/agents')).json()) as AgentJson[];
+    await page.emulateMedia({ colorScheme: scheme });
+    const found: string[] = [];
+    for (const runtime of ['zeroclaw', 'hermes']) {
+      const agent = agents.find((a) => a.runtime === runtime && a.latest_sequence !== null)!;
+      for (const width of [390, 1440]) {
+        await page.setViewportSize({ width, height: 900 });
+        await page.goto(`/agents/${agent.id}/workspace`);
+        await page.getByTestId('database-row').first().waitFor();
+        await settle(page);
+        const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+        for (const v of result.violations) found.push(`${runtime} ${width}px: ${v.id} ×${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
+      }
+    }
+    expect(found, found.join('\n')).toEqual([]);
+  });
+}
