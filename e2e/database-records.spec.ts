@@ -84,6 +84,7 @@ test('a Hermes workspace shows its state.db sessions', async ({ page, request })
 
 for (const scheme of ['light', 'dark'] as const) {
   test(`the database tables are axe-clean at 390 and 1440 px (${scheme})`, async ({ page, request }) => {
+    test.setTimeout(240_000); // four pages with axe, as a11y.spec allows for its runs
     const agents = (await (await request.get('/api/agents')).json()) as AgentJson[];
     await page.emulateMedia({ colorScheme: scheme });
     const found: string[] = [];
@@ -92,7 +93,7 @@ for (const scheme of ['light', 'dark'] as const) {
       for (const width of [390, 1440]) {
         await page.setViewportSize({ width, height: 900 });
         await page.goto(`/agents/${agent.id}/workspace`);
-        await page.getByTestId('database-row').first().waitFor();
+        await page.getByTestId('database-row').first().waitFor({ timeout: 60_000 });
         await settle(page);
         const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
         for (const v of result.violations) found.push(`${runtime} ${width}px: ${v.id} ×${v.nodes.length}: ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(' | ')}`);
