@@ -10,6 +10,7 @@ import { routes } from '@/lib/ui/routes';
 import { LinkButton } from '../ui/Button';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { DatabaseRecords } from './DatabaseRecords';
 import { DownloadMenu } from './DownloadMenu';
 import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
@@ -60,7 +61,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
         {seq === latest && <span className="rounded bg-zinc-100 px-1.5 py-px text-[11px] text-muted">latest</span>}
         <span className="ml-auto flex flex-wrap items-center gap-2">
           <LinkButton href={seq > 0 ? routes.compare(agentId, seq - 1, seq) : routes.compare(agentId, 0, latest)} testId="workspace-compare">Compare</LinkButton>
-          <DownloadMenu agentId={agentId} seq={seq} />
+          <DownloadMenu agentId={agentId} seq={seq} runtime={agent?.runtime ?? null} />
         </span>
       </div>
       <Panel>
@@ -73,6 +74,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
           onAsOf={(value) => url.set({ as_of: value, seq: null })}
         />
       </Panel>
+      {(agent?.runtime === 'zeroclaw' || agent?.runtime === 'hermes') && <DatabaseRecords agentId={agentId} seq={seq} />}
       {tree.error ? (
         <ErrorState error={tree.error} retry={() => void tree.refetch()} />
       ) : (

@@ -8,3 +8,5 @@ export * from './queries/changes';
 export * from './queries/search';
 export * from './queries/workspace';
 export * from './queries/compare';
+export * from './queries/restored-download';
+export * from './queries/database-records';

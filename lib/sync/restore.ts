@@ -1,6 +1,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
+import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
@@ -98,7 +99,8 @@ export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput>
   }
 
   await fs.mkdir(dir, { recursive: true });
-  const result = await adapter.importSnapshot({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: !opts.out, clock: opts.clock });
+  // The one writer of a restored workspace, which the dashboard's downloads use too.
+  const result = await writeRestoredWorkspace(opts.runtime, { snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: !opts.out, clock: opts.clock });
   const syncedAt = now.toISOString();
   await writeSyncedFrom(dir, { agent_id: opts.agentId, sequence, synced_at: syncedAt });
   if (opts.workspace && opts.atSequence === undefined) {

@@ -36,7 +36,7 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(res.status, message);
 }
 
-async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
+export async function getJson<T>(url: string, signal?: AbortSignal): Promise<T> {
   const res = await fetch(url, { signal, headers: { accept: 'application/json' } });
   if (!res.ok) throw await failure(res);
   return (await res.json()) as T;

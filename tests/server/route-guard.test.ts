@@ -56,6 +56,7 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/workspace': [''],
   '/api/agents/[id]/workspace/file': ['?path=MEMORY.md'],
   '/api/agents/[id]/workspace/download': ['?format=tar.gz', '?format=zip', '?format=alf'],
+  '/api/agents/[id]/workspace/records': [''],
   '/api/changes': ['', '?agent={id}'],
   '/api/search': ['?q=fact', '?q=fact&agent={id}'],
 };

@@ -41,6 +41,12 @@ export const atQuery = z.object({ time: isoTime }).strict();
 
 export const workspaceQuery = z.object({ seq: seqString.optional() }).strict();
 
+export const workspaceRecordsQuery = z.object({
+  seq: seqString.optional(),
+  limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500)).optional(),
+  cursor: z.string().min(1).max(2000).optional(),
+}).strict();
+
 export const workspaceFileQuery = z.object({ seq: seqString.optional(), path: z.string().min(1).max(4096) }).strict();
 
 export const downloadQuery = z.object({

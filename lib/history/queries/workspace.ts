@@ -3,11 +3,13 @@ import zlib from 'node:zlib';
 import { sql } from 'drizzle-orm';
 import tar from 'tar-stream';
 import type { LineageDb } from '@/db/client';
+import { isRuntimeSidecar } from '@/lib/adapters/shared/sync-marker';
 import { writeSnapshot } from '@/lib/core/archive';
 import { asUint8Array } from '@/lib/core/bytes';
 import { foldSnapshot } from '@/lib/core/restore';
 import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { liveRawFiles } from '../current-state';
+import { databaseRuntime } from './database-runtime';
 import { liveFilePages, type DownloadFile } from './workspace-pages';
 import { zipStream } from './zip-stream';
 import { assertSequence, findAgent, type TenantScope } from './common';
@@ -35,7 +37,11 @@ export function getWorkspaceTree(params: { db: LineageDb; agentId: string; seq: 
   if (!agent) return null;
   assertSequence(agent, params.seq);
   const rendered = reconstructedVersions(params.db, agent.id, params.seq);
-  const files = liveRawFiles(params.db.db, agent.id, params.seq).map((f): WorkspaceFileInfo => ({
+  // A runtime's schema sidecar rides in the raw channel but is no workspace file: restore (and so
+  // the ZeroClaw/Hermes downloads) leave it out, and so does the tree.
+  const sidecarsHidden = databaseRuntime(agent.source_runtime) !== null;
+  const live = liveRawFiles(params.db.db, agent.id, params.seq).filter((f) => !(sidecarsHidden && isRuntimeSidecar(f.path)));
+  const files = live.map((f): WorkspaceFileInfo => ({
     path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq,
     ...(rendered.has(`${f.seq}\n${f.path}`) ? { reconstructed: true as const } : {}),
   }));
@@ -64,7 +70,7 @@ export function getWorkspaceFile(params: { db: LineageDb; agentId: string; seq: 
 }
 
 /** Sync time of the last entry at `seq`: the deterministic mtime of files in downloads. */
-function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
+export function sequenceTime(db: LineageDb, agentId: string, seq: number): Date {
   const row = db.db.get<{ t: string } | undefined>(sql`
     SELECT created_at AS t FROM ledger_entries WHERE agent_id = ${agentId} AND seq = ${seq} ORDER BY kind DESC LIMIT 1`);
   return new Date(row?.t ?? 0);
@@ -91,7 +97,7 @@ export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string;
  * work runs on the thread pool) in 256 KiB chunks: large chunks keep async zlib as fast as one
  * gzipSync, without holding the event loop for the whole workspace.
  */
-function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
+export function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
   const pack = tar.pack();
   const gzip = zlib.createGzip({ level: 6, chunkSize: 256 * 1024 });
   const out = new PassThrough();

@@ -1,5 +1,5 @@
 import { Readable } from 'node:stream';
-import { streamWorkspaceArchive, workspaceAlfAt } from '@/lib/history/queries';
+import { workspaceAlfAt, workspaceArchive, WorkspaceRebuildError } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { getLedger } from '@/lib/server/db';
 import { requireSynced, type Params } from '../../../../_lib/context';
@@ -12,7 +12,10 @@ function safeName(name: string): string {
   return name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'agent';
 }
 
-/** The workspace at `seq` (default: latest) as a streamed .tar.gz or .zip, or the folded .alf. */
+/**
+ * The workspace at `seq` (default: latest) as a .tar.gz or .zip — for ZeroClaw and Hermes what
+ * `lineage restore --out` writes, database included — or the folded .alf.
+ */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const { seq: askedSeq, format } = parseQuery(request, downloadQuery);
@@ -29,6 +32,14 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
     const bytes = await workspaceAlfAt({ ledger, agentId: agent.id, seq });
     return new Response(Buffer.from(bytes), { headers: { ...headers, 'content-length': String(bytes.byteLength) } });
   }
-  const stream = found(streamWorkspaceArchive({ db: ledger.db, agentId: agent.id, seq, format }), `agent ${id}`);
+  let archive;
+  try {
+    archive = await workspaceArchive({ ledger, agentId: agent.id, seq, format });
+  } catch (error) {
+    // Stored records that cannot be written back: said in words, as `lineage restore` would refuse them.
+    if (error instanceof WorkspaceRebuildError) return Response.json({ error: error.message }, { status: 422 });
+    throw error;
+  }
+  const stream = found(archive, `agent ${id}`);
   return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { headers });
 });
