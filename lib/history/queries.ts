@@ -7,3 +7,4 @@ export * from './queries/memory-dto';
 export * from './queries/changes';
 export * from './queries/search';
 export * from './queries/workspace';
+export * from './queries/blame';

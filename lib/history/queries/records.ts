@@ -51,7 +51,7 @@ export interface RecordFilters {
  * answers that check: `+m.seq` keeps SQLite off the (agent_id, seq) index, which walks every
  * version of the agent up to `at` per record (1.2 s instead of 60 ms for 1,000 records).
  */
-function liveAt(agentId: string, at: number): SQL {
+export function liveAt(agentId: string, at: number): SQL {
   return sql`
     SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
     FROM records r JOIN record_versions v ON v.id = (
