@@ -24,7 +24,7 @@ export function BlameGutter({ agentId, path, block }: { agentId: string; path: s
   if (block.kind === 'file') {
     return (
       <div className="text-[12px] leading-5 text-muted" data-testid="blame-gutter">
-        <p className="text-faint">Not in a memory</p>
+        <p className="text-faint">Outside any memory</p>
         <p>
           file changed <SeqLink agentId={agentId} seq={block.changed.seq} testId="blame-changed" /> · <RelativeTime iso={block.changed.at} />
         </p>
