@@ -3,7 +3,8 @@
  * born at #0 and edited at #1, #3, #5; "Gateway" edited at #3; the daily log archived unchanged at #4
  * (a move: its sections keep their birth at #0); the file's own lines from its last raw change.
  */
-import { movedFile } from './every-page';
+import AxeBuilder from '@axe-core/playwright';
+import { movedFile, settle } from './every-page';
 import { expect, FACTS, test } from './fixtures';
 import { WorkspacePage } from './pages/workspace-page';
 
@@ -78,3 +79,17 @@ test('at 360 px the gutter stacks above its lines and nothing scrolls sideways',
   expect(gutter && firstLine && gutter.y + gutter.height <= firstLine.y).toBe(true);
   expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
 });
+
+// MEMORY.md's blame is in e2e/every-page.ts (axe at three widths in both schemes, overflow at 360 px); this is the moved file's.
+for (const scheme of ['light', 'dark'] as const) {
+  test(`axe finds no WCAG 2.1 AA violation in the blame of a moved file at 390 px (${scheme})`, async ({ page, seed }) => {
+    await page.setViewportSize({ width: 390, height: 900 });
+    await page.emulateMedia({ colorScheme: scheme });
+    await page.goto(`/agents/${seed.agentId}/workspace?file=${encodeURIComponent(movedFile(seed))}&view=blame`);
+    await expect(page.getByTestId('blame-moved').first()).toBeVisible();
+    await settle(page);
+    const result = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+    expect(result.violations.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  });
+}
