@@ -49,6 +49,13 @@ async function firstRecord(request: APIRequestContext, agentId: string): Promise
   return id;
 }
 
+/** The seeded agent's archived daily log at the latest sequence: its sections were moved there from another file. */
+export function movedFile(seed: SeedManifest): string {
+  const file = Object.keys(seed.steps[seed.steps.length - 1]!).find((p) => p.startsWith('memory/archive/'));
+  if (!file) throw new Error('the seed has no archived file');
+  return file;
+}
+
 /** Every page, with the seeded OpenClaw agent's richest states and one agent of each other runtime. */
 export async function everyPage(request: APIRequestContext, seed: SeedManifest): Promise<PageToCheck[]> {
   const agents = await json<AgentJson[]>(request, '/api/agents');
@@ -65,6 +72,7 @@ export async function everyPage(request: APIRequestContext, seed: SeedManifest):
     { name: 'sequence past the latest', url: `/agents/${id}/sequences/${latest + 40}`, route: 'agents/[id]/sequences/[seq]' },
     { name: 'lineage', url: `/agents/${id}/memories/${lineageRecord}`, route: 'agents/[id]/memories/[recordId]' },
     { name: 'workspace', url: `/agents/${id}/workspace?seq=3&file=${FACTS.workspaceFile}`, route: 'agents/[id]/workspace' },
+    { name: 'workspace blame', url: `/agents/${id}/workspace?file=${FACTS.workspaceFile}&view=blame`, route: 'agents/[id]/workspace' },
     { name: 'workspace past the latest', url: `/agents/${id}/workspace?seq=999`, route: 'agents/[id]/workspace' },
     { name: 'search', url: '/search?q=10.42.0', route: 'search' },
     { name: 'search, empty', url: '/search', route: 'search' },

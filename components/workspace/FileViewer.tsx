@@ -4,15 +4,23 @@ import { ApiError, workspaceFileUrl } from '@/lib/ui/api-client';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { formatBytes, plural } from '@/lib/ui/format';
 import { useFileRecords } from '@/lib/ui/hooks/use-records';
+import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { useWorkspaceFile } from '@/lib/ui/hooks/use-workspace';
 import { locateSections } from '@/lib/ui/sections';
-import { Select } from '../ui/Field';
+import { Segmented, Select } from '../ui/Field';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { FileBlame } from './FileBlame';
 import { FileCompare } from './FileCompare';
 import { SectionedFile } from './SectionedFile';
 import { PathText } from '../ui/PathText';
 
-/** One file at `seq`: its record sections marked, or its line diff against `compare`. */
+/**
+ * One file at `seq`: its record sections marked, its blame (`?view=blame`: each section's birth and
+ * last change), or its line diff against `compare` (a compare replaces the blame while it is chosen).
+ */
+type FileView = 'file' | 'blame';
+const VIEWS: { value: FileView; label: string }[] = [{ value: 'file', label: 'File' }, { value: 'blame', label: 'Blame' }];
+
 export function FileViewer({ agentId, seq, latest, path, reconstructed = false, compare, onCompare }: {
   agentId: string;
   seq: number;
@@ -28,6 +36,8 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
   const records = useFileRecords(agentId, seq, path);
   const live: LiveRecord[] = records.data ?? [];
   const missingThen = other.error instanceof ApiError && other.error.status === 404;
+  const url = useUrlState();
+  const view: FileView = url.get('view') === 'blame' && compare === null ? 'blame' : 'file';
 
   return (
     <div data-testid="file-viewer" data-path={path}>
@@ -38,7 +48,14 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
         {file.data && <span className="text-[12px] text-faint">{formatBytes(file.data.size)}</span>}
         {records.error && <span className="text-[12px] text-delete">record sections could not be loaded</span>}
         {live.length > 0 && <span className="text-[12px] text-muted" data-testid="file-record-count">{plural(live.length, 'memory record')}</span>}
-        <span className="ml-auto flex items-center gap-3">
+        <span className="ml-auto flex flex-wrap items-center gap-3">
+          <Segmented
+            label="Show the file or its blame"
+            value={view}
+            options={VIEWS}
+            onChange={(v) => url.set({ view: v === 'blame' ? 'blame' : null, compare: null })}
+            testId="file-view-mode"
+          />
           <Select label="Compare with" value={compare ?? ''} onChange={(e) => onCompare(e.target.value === '' ? null : Number(e.target.value))} data-testid="compare-select">
             <option value="">—</option>
             {Array.from({ length: latest + 1 }, (_, i) => latest - i)
@@ -74,6 +91,8 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
         ) : (
           <FileCompare before={missingThen ? null : (other.data?.text ?? '')} after={file.data.text} fromSeq={compare} toSeq={seq} />
         )
+      ) : view === 'blame' ? (
+        <FileBlame agentId={agentId} seq={seq} path={path} />
       ) : (
         <SectionedFile agentId={agentId} seq={seq} text={file.data.text} sections={locateSections(file.data.text, live)} />
       )}

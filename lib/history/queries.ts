@@ -10,3 +10,4 @@ export * from './queries/workspace';
 export * from './queries/compare';
 export * from './queries/restored-download';
 export * from './queries/database-records';
+export * from './queries/blame';

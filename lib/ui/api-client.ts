@@ -4,6 +4,7 @@ import type {
   WorkspaceTree,
 } from './api-types';
 import type { ChangeFilters, RecordFilters } from './query-keys';
+import type { FileBlame } from '@/lib/history/queries/blame';
 
 /** A non-2xx answer of the API. */
 export class ApiError extends Error {
@@ -82,6 +83,8 @@ export const api = {
     getJson<WorkspaceTree>(withQuery(`${agentPath(agentId)}/workspace`, { seq }), signal),
   workspaceFile: (agentId: string, seq: number, path: string, signal?: AbortSignal) =>
     getFile(workspaceFileUrl(agentId, seq, path), signal),
+  blame: (agentId: string, seq: number, path: string, signal?: AbortSignal) =>
+    getJson<FileBlame>(withQuery(`${agentPath(agentId)}/workspace/blame`, { seq, path }), signal),
 };
 
 export function workspaceFileUrl(agentId: string, seq: number, path: string): string {

@@ -28,4 +28,5 @@ export const queryKeys = {
   sequenceAt: (agentId: string, time: string) => ['agents', agentId, 'at', time] as const,
   workspace: (agentId: string, seq: number) => ['agents', agentId, 'workspace', seq] as const,
   workspaceFile: (agentId: string, seq: number, path: string) => ['agents', agentId, 'workspace', seq, 'file', path] as const,
+  blame: (agentId: string, seq: number, path: string) => ['agents', agentId, 'workspace', seq, 'blame', path] as const,
 };

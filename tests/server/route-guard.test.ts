@@ -55,6 +55,7 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/sequences/[seq]': [''],
   '/api/agents/[id]/workspace': [''],
   '/api/agents/[id]/workspace/file': ['?path=MEMORY.md'],
+  '/api/agents/[id]/workspace/blame': ['?path=MEMORY.md', '?seq=0&path=MEMORY.md'],
   '/api/agents/[id]/workspace/download': ['?format=tar.gz', '?format=zip', '?format=alf'],
   '/api/agents/[id]/workspace/records': [''],
   '/api/changes': ['', '?agent={id}'],

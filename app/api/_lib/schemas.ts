@@ -49,6 +49,9 @@ export const workspaceRecordsQuery = z.object({
 
 export const workspaceFileQuery = z.object({ seq: seqString.optional(), path: z.string().min(1).max(4096) }).strict();
 
+/** Blame: the path is required (a file of the workspace at `seq`). */
+export const blameQuery = z.object({ seq: seqString.optional(), path: z.string().min(1, 'path is required').max(4096) }).strict();
+
 export const downloadQuery = z.object({
   seq: seqString.optional(),
   format: z.enum(['tar.gz', 'zip', 'alf']).default('tar.gz'),

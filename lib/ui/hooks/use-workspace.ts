@@ -21,6 +21,15 @@ export function useWorkspaceFile(agentId: string, seq: number | null, path: stri
   });
 }
 
+/** The blame of one file at `seq` (each section's birth, last change and move); only fetched when `enabled`. */
+export function useFileBlame(agentId: string, seq: number, path: string, enabled: boolean) {
+  return useQuery({
+    queryKey: queryKeys.blame(agentId, seq, path),
+    queryFn: ({ signal }) => api.blame(agentId, seq, path, signal),
+    enabled,
+  });
+}
+
 /** The sequence in force at an ISO time ("as of" picker). */
 export function useSequenceAt(agentId: string, time: string | null) {
   return useQuery({
