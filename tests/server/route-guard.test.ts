@@ -50,6 +50,7 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/records/[recordId]': [''],
   '/api/agents/[id]/sequences': [''],
   '/api/agents/[id]/sequences/[seq]': [''],
+  '/api/agents/[id]/sequences/[seq]/ops': ['?op=create'],
   '/api/agents/[id]/workspace': [''],
   '/api/agents/[id]/workspace/file': ['?path=MEMORY.md'],
   '/api/agents/[id]/workspace/download': ['?format=tar.gz', '?format=zip', '?format=alf'],
