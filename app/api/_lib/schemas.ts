@@ -31,8 +31,11 @@ export const recordsQuery = z.object({
   tag: text.optional(),
   status: text.optional(),
   tier: text.optional(),
+  /** Text a memory's content, heading or file contains. */
+  q: text.optional(),
+  sort: z.enum(['file', 'heading', 'changed']).optional(),
   limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000)).optional(),
-  cursor: z.string().min(1).max(2000).optional(),
+  cursor: cursor.optional(),
 }).strict();
 
 /** A lineage: every version (no parameter), or one keyset page of them (`limit`, `cursor`, `order`). */
