@@ -22,6 +22,7 @@ export type RecordsAt = RecordsAtResult;
 export type Lineage = RecordLineage;
 export type ProvenanceLink = LineageLink;
 export type Changes = { since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null };
+export type SequenceOpsPage = { op: RecordOp; items: SequenceOp[]; next_cursor: string | null };
 export type SequenceAt = { sequence: number; synced_at: string };
 export type WorkspaceFile = WorkspaceFileInfo;
 export type WorkspaceTree = { seq: number; files: WorkspaceFileInfo[] };

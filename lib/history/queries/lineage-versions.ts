@@ -42,7 +42,7 @@ function afterKey(id: string, key: Key | undefined, order: VersionOrder, place: 
 }
 
 /** Up to `count` versions of the chain strictly after `key` (from the start when undefined), in `order`. */
-export function chainVersions(db: LineageDb['db'], agentId: string, chain: string[], order: VersionOrder, count: number, key?: Key): LineageVersion[] {
+export function chainVersions(db: LineageDb['db'], agentId: string, chain: string[], order: VersionOrder, count: number, key?: Key, where: SQL = sql``): LineageVersion[] {
   const place = new Map(chain.map((id, i) => [id, i]));
   const dir = sql.raw(order === 'oldest' ? 'ASC' : 'DESC');
   const rows: Row[] = [];
@@ -50,7 +50,7 @@ export function chainVersions(db: LineageDb['db'], agentId: string, chain: strin
     rows.push(...db.all<Row>(sql`
       SELECT v.seq, v.entry_kind, v.op, v.synced_at, v.record_id, v.content, v.content_sha256, v.memory_type, v.namespace, v.status,
         v.origin_file, v.heading, v.tags, v.record_json, v.moved_from, ${movedFromFile('v')} AS from_file
-      FROM record_versions v WHERE v.agent_id = ${agentId} AND v.record_id = ${id} ${afterKey(id, key, order, place)}
+      FROM record_versions v WHERE v.agent_id = ${agentId} AND v.record_id = ${id} ${afterKey(id, key, order, place)} ${where}
       ORDER BY v.seq ${dir}, v.entry_kind ${dir} LIMIT ${count}`));
   }
   const cmp = ascending(place);

@@ -54,6 +54,8 @@ export interface RecordLineage {
   versions: LineageVersion[];
   /** How many versions the chain has in all. */
   version_count: number;
+  /** The chain's moves (each one version), oldest first, whatever page `versions` is. */
+  moves: LineageVersion[];
   /** With `limit`: the version before the page's oldest (its diff base), and the next page's cursor. */
   before: LineageVersion | null;
   next_cursor: string | null;
@@ -141,6 +143,7 @@ export function getRecordLineage(params: {
     chain,
     ...page,
     version_count: chainVersionCount(db, agent.id, chain),
+    moves: chainVersions(db, agent.id, chain.slice(1), 'oldest', MAX_CHAIN, undefined, sql`AND v.op = 'move'`),
     moved_from: ownMoveIn ? link(db, agent.id, ownMoveIn.moved_from, ownMoveIn.seq) : null,
     moved_to,
   };
