@@ -16,6 +16,8 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
       data-namespace={record.namespace}
       data-status={record.status}
       data-file={record.origin_file ?? ''}
+      data-heading={record.heading ?? ''}
+      data-seq={record.seq}
       className="px-4 py-2.5 hover:bg-zinc-50"
     >
       <div className="flex items-baseline gap-2">
