@@ -22,7 +22,7 @@ beforeAll(async () => {
 
 type Page<T> = { next_cursor: string | null } & T;
 
-async function walk<T>(get: (cursor: string | null) => Promise<Response>, items: (page: Page<T>) => unknown[]): Promise<unknown[]> {
+async function walk<T>(get: (cursor: string | null) => Promise<Response> | Response, items: (page: Page<T>) => unknown[]): Promise<unknown[]> {
   const out: unknown[] = [];
   let cursor: string | null = null;
   do {
