@@ -62,6 +62,8 @@ test.describe('paging at fleet scale', () => {
 
     await page.goto('/?since=7d');
     const panel = page.getByTestId('changes-panel');
+    // The feed's rows are fetched by the browser: once drawn, the page is hydrated and the filter acts.
+    await expect(panel.getByTestId('change-row').first()).toBeVisible();
     await panel.getByTestId('agent-filter').selectOption(orion.agentId);
     await expect(page).toHaveURL(new RegExp(`agent=${orion.agentId}`));
     const rows = panel.getByTestId('change-row');
@@ -160,6 +162,7 @@ test.describe('paging at fleet scale', () => {
     const headingsOf = (json: { items: { heading: string | null; seq: number }[] }) => json.items.map((r) => `${r.heading}@${r.seq}`);
     for (const sort of ['heading', 'changed'] as const) {
       await page.goto(`/agents/${orion.agentId}?tab=memories`);
+      await expect(rows).toHaveCount(200);
       await page.getByTestId('records-sort').selectOption(sort);
       await expect(page).toHaveURL(new RegExp(`sort=${sort}`));
       const api = headingsOf(await (await request.get(`/api/agents/${orion.agentId}/records?sort=${sort}&limit=200`)).json());
@@ -179,7 +182,7 @@ test.describe('a sequence past the latest', () => {
     expect(direct.status()).toBe(404);
     expect(await direct.text()).not.toContain('download-menu');
     const ok = await request.get(`/agents/${seed.agentId}/workspace?seq=1`);
-    expect(ok.status()).toBe(200);
+    expect(ok.status(), (await ok.text()).slice(0, 2000)).toBe(200);
 
     const response = await page.goto(`/agents/${seed.agentId}/workspace?seq=999`);
     expect(response?.status()).toBe(404);

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import Link from 'next/link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
@@ -49,11 +50,14 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
   );
 }
 
+/** Memoised: a list that loads another page redraws only the new rows. */
+const Row = memo(RecordRow);
+
 export function RecordList({ agentId, records }: { agentId: string; records: LiveRecord[] }) {
   return (
     <ul className="divide-y divide-line" data-testid="record-list">
       {records.map((r) => (
-        <RecordRow key={r.record_id} agentId={agentId} record={r} />
+        <Row key={r.record_id} agentId={agentId} record={r} />
       ))}
     </ul>
   );
