@@ -80,6 +80,9 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
       DROP INDEX raw_objects_length_idx;
       DROP INDEX raw_file_versions_reconstructed_idx;
       ALTER TABLE raw_file_versions DROP COLUMN reconstructed;
+      DROP INDEX record_versions_seq_op_idx; -- 0012 undone too
+      DROP INDEX record_versions_file_order_idx;
+      DROP INDEX record_versions_heading_order_idx;
       DROP TRIGGER record_versions_fts_ad;
       DROP TRIGGER record_versions_fts_au;
       DROP TABLE record_versions_fts;

@@ -102,6 +102,10 @@ export const record_versions = sqliteTable('record_versions', {
   index('record_versions_agent_synced_idx').on(t.agent_id, t.synced_at),
   index('record_versions_synced_idx').on(t.synced_at),
   index('record_versions_moved_from_idx').on(t.agent_id, t.moved_from).where(sql`moved_from IS NOT NULL`),
+  // Keyset paging (each ends in the rowid): a sequence's ops of one kind; the Memories list by file and by heading.
+  index('record_versions_seq_op_idx').on(t.agent_id, t.seq, t.op, t.entry_kind),
+  index('record_versions_file_order_idx').on(t.agent_id, sql`coalesce(${t.origin_file}, '')`),
+  index('record_versions_heading_order_idx').on(t.agent_id, sql`coalesce(${t.heading}, '')`),
 ]);
 
 /**

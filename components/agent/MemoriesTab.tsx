@@ -4,16 +4,19 @@ import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { useRecords } from '@/lib/ui/hooks/use-records';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
 import type { RecordFilters } from '@/lib/ui/query-keys';
-import { Button } from '../ui/Button';
+import { PageButton } from '../ui/PageButtons';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { RecordFilterBar } from './RecordFilterBar';
 import { RecordList } from './RecordList';
 import { SequenceInput } from './SequenceInput';
 
-const FILTER_KEYS = ['memory_type', 'namespace', 'tier', 'file', 'tag', 'status'] as const;
+const FILTER_KEYS = ['memory_type', 'namespace', 'tier', 'file', 'tag', 'status', 'q', 'sort'] as const;
 
-/** The records live at `?at=` (latest by default), filtered by the URL's facet parameters. */
+/**
+ * The records live at `?at=` (latest by default), filtered by the URL's facet parameters and text
+ * (`q`), sorted (`sort`), keyset-paged: "load more" brings the next page, at most MAX_DRAWN_ROWS drawn.
+ */
 export function MemoriesTab({ agentId }: { agentId: string }) {
   const url = useUrlState();
   const { agent } = useAgent(agentId);
@@ -27,7 +30,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
   const first = query.data?.pages[0];
   const records = query.data?.pages.flatMap((p) => p.items) ?? [];
   const latest = agent?.latest_sequence ?? first?.at ?? 0;
-  const active = Object.keys(filters).length > 0;
+  const active = Object.keys(filters).some((k) => k !== 'sort');
 
   return (
     <div className="space-y-3" data-testid="memories-tab">
@@ -38,7 +41,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
             Memories
             {first && (
               <span className="ml-2 font-normal text-faint" data-testid="records-total">
-                {first.total} live at #{first.at}
+                {first.total ?? records.length} {active ? 'match' : 'live'} at #{first.at}
               </span>
             )}
           </span>
@@ -65,14 +68,9 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
           <EmptyState title={active ? 'No memories match these filters' : 'No memories live at this sequence'} />
         ) : (
           <div className={query.isPlaceholderData ? 'opacity-60' : undefined}>
+            <PageButton query={query} edge="start" back="Show earlier memories" />
             <RecordList agentId={agentId} records={records} />
-            {query.hasNextPage && (
-              <div className="border-t border-line p-3 text-center">
-                <Button onClick={() => void query.fetchNextPage()} disabled={query.isFetchingNextPage}>
-                  {query.isFetchingNextPage ? 'Loading…' : 'Load more'}
-                </Button>
-              </div>
-            )}
+            <PageButton query={query} more="Load more memories" />
           </div>
         )}
       </Panel>

@@ -9,7 +9,7 @@ type FacetKey = 'memory_type' | 'namespace' | 'tier' | 'file' | 'status';
 
 const LABELS: Record<FacetKey, string> = { memory_type: 'Type', namespace: 'Namespace', tier: 'Tier', file: 'File', status: 'Status' };
 
-/** Filter selects fed by the facet counts of the records live at the chosen sequence, plus a tag field. */
+/** Filter selects fed by the facet counts of the records live at the chosen sequence, a text and a tag field, and the sort. */
 export function RecordFilterBar({ facets, filters, onChange }: {
   facets: Partial<Record<FacetKey, FacetValue[]>>;
   filters: RecordFilters;
@@ -40,6 +40,29 @@ export function RecordFilterBar({ facets, filters, onChange }: {
           </Select>
         );
       })}
+      <UrlForm fields={['q']} className="inline-flex items-center gap-1.5 text-[12px] text-muted" onSubmit={(values) => onChange('q', formText(values, 'q'))}>
+        <label htmlFor="filter-q">Text</label>
+        <input
+          id="filter-q"
+          name="q"
+          type="search"
+          data-testid="filter-q"
+          key={filters.q ?? ''}
+          defaultValue={filters.q ?? ''}
+          maxLength={500}
+          placeholder="words in a memory"
+          onBlur={(e) => {
+            const q = e.currentTarget.value.trim() || null;
+            if (q !== (filters.q ?? null)) onChange('q', q);
+          }}
+          className="h-7 w-40 rounded-md border border-line bg-white px-2 text-[12px] text-ink shadow-xs"
+        />
+      </UrlForm>
+      <Select label="Sort" data-testid="records-sort" value={filters.sort ?? 'file'} onChange={(e) => onChange('sort', e.target.value === 'file' ? null : e.target.value)}>
+        <option value="file">File</option>
+        <option value="heading">Heading</option>
+        <option value="changed">Last change</option>
+      </Select>
       <UrlForm fields={['tag']} className="inline-flex items-center gap-1.5 text-[12px] text-muted" onSubmit={(values) => onChange('tag', formText(values, 'tag'))}>
         <label htmlFor="filter-tag">Tag</label>
         <input

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import Link from 'next/link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
@@ -16,6 +17,8 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
       data-namespace={record.namespace}
       data-status={record.status}
       data-file={record.origin_file ?? ''}
+      data-heading={record.heading ?? ''}
+      data-seq={record.seq}
       className="px-4 py-2.5 hover:bg-zinc-50"
     >
       <div className="flex items-baseline gap-2">
@@ -47,11 +50,14 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
   );
 }
 
+/** Memoised: a list that loads another page redraws only the new rows. */
+const Row = memo(RecordRow);
+
 export function RecordList({ agentId, records }: { agentId: string; records: LiveRecord[] }) {
   return (
     <ul className="divide-y divide-line" data-testid="record-list">
       {records.map((r) => (
-        <RecordRow key={r.record_id} agentId={agentId} record={r} />
+        <Row key={r.record_id} agentId={agentId} record={r} />
       ))}
     </ul>
   );

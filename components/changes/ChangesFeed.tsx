@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import Link from 'next/link';
 import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
@@ -51,6 +52,9 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
   );
 }
 
+/** Memoised: a feed that loads another page redraws only the new rows. */
+const Row = memo(ChangeRow);
+
 /** Changes grouped by day (newest first), then by agent when the feed spans the fleet. */
 export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; showAgent: boolean }) {
   const days = new Map<string, ChangeGroup[]>();
@@ -75,7 +79,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
               )}
               <ul className="divide-y divide-zinc-100">
                 {group.changes.map((change) => (
-                  <ChangeRow key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />
+                  <Row key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />
                 ))}
               </ul>
             </div>

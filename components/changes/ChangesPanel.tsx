@@ -1,10 +1,12 @@
 'use client';
 
+import { useAgents } from '@/lib/ui/hooks/use-agents';
 import { useChanges } from '@/lib/ui/hooks/use-changes';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
-import { changeCount, truncationNotice } from '@/lib/ui/changes';
+import { changeCount, mergePages } from '@/lib/ui/changes';
 import { formatDateTime } from '@/lib/ui/format';
-import { Segmented } from '../ui/Field';
+import { Segmented, Select } from '../ui/Field';
+import { PageButton } from '../ui/PageButtons';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { ChangesFeed } from './ChangesFeed';
@@ -32,15 +34,37 @@ function parseSince(raw: string | null): { mode: Since; date: string } {
   return { mode: 'this-week', date: '' };
 }
 
-/** Changed memories since a time, with the window and op filter in the URL (`since`, `op`). */
+/** The fleet feed's agent filter (`?agent=`): every agent of the fleet list, by name. */
+function AgentFilter({ value, onChange }: { value: string; onChange: (agent: string | null) => void }) {
+  const agents = useAgents();
+  const sorted = [...(agents.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
+  return (
+    <Select label="Agent" value={value} onChange={(e) => onChange(e.target.value || null)} data-testid="agent-filter">
+      <option value="">All agents</option>
+      {sorted.map((a) => (
+        <option key={a.id} value={a.id}>
+          {a.name}
+        </option>
+      ))}
+    </Select>
+  );
+}
+
+/**
+ * Changed memories since a time, with the window, op and (on the fleet feed) agent filters in the
+ * URL (`since`, `op`, `agent`), keyset-paged: "load more" brings the next page, and at most
+ * MAX_DRAWN_ROWS changes are drawn ("show newer" brings back the pages the window let go).
+ */
 export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string; title?: string }) {
   const url = useUrlState();
+  const agentFilter = agentId ? '' : (url.get('agent') ?? '');
   const { mode, date } = parseSince(url.get('since'));
   const op = (['create', 'update', 'delete', 'move'] as const).find((o) => o === url.get('op')) ?? 'all';
   const since = mode === 'date' ? `${date}T00:00:00Z` : mode;
-  const query = useChanges({ since, agent: agentId, op: op === 'all' ? undefined : op });
-  const count = query.data ? changeCount(query.data) : 0;
-  const notice = query.data ? truncationNotice(query.data, agentId ? 'agent' : 'fleet') : null;
+  const query = useChanges({ since, agent: agentId ?? (agentFilter || undefined), op: op === 'all' ? undefined : op });
+  const first = query.data?.pages[0];
+  const groups = query.data ? mergePages(query.data.pages) : [];
+  const count = changeCount({ groups });
 
   const setMode = (next: Since) => {
     if (next === 'date') {
@@ -56,10 +80,10 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
       title={
         <span>
           {title}
-          {query.data && (
-            <span className="ml-2 font-normal text-faint" title={`since ${formatDateTime(query.data.since)}`} data-testid="changes-count">
+          {first && (
+            <span className="ml-2 font-normal text-faint" title={`since ${formatDateTime(first.since)}`} data-testid="changes-count">
               {count}
-              {query.data.truncated ? '+' : ''} since {formatDateTime(query.data.since)}
+              {query.hasNextPage ? '+' : ''} since {formatDateTime(first.since)}
             </span>
           )}
         </span>
@@ -78,6 +102,7 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
               className="h-7 rounded-md border border-line px-2 font-mono text-[12px]"
             />
           )}
+          {!agentId && <AgentFilter value={agentFilter} onChange={(agent) => url.set({ agent })} />}
           <Segmented label="Operation" value={op} options={OP_OPTIONS} onChange={(v) => url.set({ op: v === 'all' ? null : v })} testId="op-filter" />
         </>
       }
@@ -90,12 +115,9 @@ export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string;
         <EmptyState title="No changes in this window">Try a wider window or another operation.</EmptyState>
       ) : (
         <div className={query.isPlaceholderData ? 'opacity-60 transition-opacity' : undefined}>
-          {notice && (
-            <p role="status" data-testid="changes-truncated" className="border-b border-amber-200 bg-amber-50 px-4 py-2 text-[12px] text-amber-900">
-              {notice}
-            </p>
-          )}
-          <ChangesFeed groups={query.data.groups} showAgent={!agentId} />
+          <PageButton query={query} edge="start" back="Show newer changes" />
+          <ChangesFeed groups={groups} showAgent={!agentId} />
+          <PageButton query={query} more="Load more changes" />
         </div>
       )}
     </Panel>

@@ -1,6 +1,8 @@
 'use client';
 
-import { useLineage } from '@/lib/ui/hooks/use-records';
+import { useEffect } from 'react';
+import type { Lineage, LineageVersion } from '@/lib/ui/api-types';
+import { useLineagePages } from '@/lib/ui/hooks/use-records';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { plural } from '@/lib/ui/format';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
@@ -8,6 +10,7 @@ import { Segmented } from '../ui/Field';
 import { Panel } from '../ui/Panel';
 import { ErrorState, LoadingRows } from '../ui/States';
 import { Badge } from '../ui/Badge';
+import { PageButton } from '../ui/PageButtons';
 import { IdentityCard } from './IdentityCard';
 import { Provenance } from './Provenance';
 import { VersionCard } from './VersionCard';
@@ -17,26 +20,53 @@ import { VersionKeys } from './VersionKeys';
 type Mode = 'diff' | 'full';
 type Order = 'newest' | 'oldest';
 
-/** A memory's identity, provenance and every version across sequences (`?view=diff|full`, `?order=`). */
+/** A page's versions with the version each is diffed against (the one before it in time: in the page, or the page's `before`). */
+function withPrevious(page: Lineage, order: Order): { version: LineageVersion; previous: LineageVersion | undefined }[] {
+  const step = order === 'newest' ? 1 : -1;
+  return page.versions.map((version, i) => ({ version, previous: page.versions[i + step] ?? page.before ?? undefined }));
+}
+
+/** The version seq named by the URL's anchor (`#v12`), if any. */
+function anchorSeq(): number | null {
+  const match = /^#v(\d+)$/.exec(typeof window === 'undefined' ? '' : window.location.hash);
+  return match ? Number(match[1]) : null;
+}
+
+/**
+ * A memory's identity, provenance and its versions across sequences (`?view=diff|full`,
+ * `?order=`), a bounded window of keyset pages: "load older versions" brings the next page. A
+ * permalink to a version not on the first page (`#v<seq>`) loads pages until it is drawn.
+ */
 export function LineageView({ agentId, recordId }: { agentId: string; recordId: string }) {
   const url = useUrlState();
   const mode: Mode = url.get('view') === 'full' ? 'full' : 'diff';
   const order: Order = url.get('order') === 'oldest' ? 'oldest' : 'newest';
-  const query = useLineage(agentId, recordId);
+  const query = useLineagePages(agentId, recordId, order);
+  const pages = query.data?.pages ?? [];
+  const versions = pages.flatMap((page) => withPrevious(page, order));
+  const wanted = anchorSeq();
+  const drawn = wanted !== null && versions.some(({ version }) => version.seq === wanted);
+  const { hasNextPage, isFetchingNextPage, fetchNextPage } = query;
+  useEffect(() => {
+    if (wanted === null) return;
+    if (drawn) document.getElementById(`v${wanted}`)?.scrollIntoView({ block: 'start' });
+    else if (hasNextPage && !isFetchingNextPage) void fetchNextPage();
+  }, [wanted, drawn, hasNextPage, isFetchingNextPage, fetchNextPage]);
   if (query.isPending) return <LoadingRows rows={8} label="Loading lineage" />;
   if (query.error) return <ErrorState error={query.error} retry={() => void query.refetch()} />;
-  const lineage = query.data;
-  const versions = lineage.versions.map((v, i) => ({ version: v, previous: lineage.versions[i - 1] }));
-  if (order === 'newest') versions.reverse();
+  const lineage = pages[0]!;
+  const byTime = [...versions.map((v) => v.version)].sort((a, b) => a.seq - b.seq);
+  const older = order === 'newest' ? 'older' : 'newer';
   return (
     <div data-testid="lineage-page" className="space-y-4">
       <div className="flex flex-wrap items-center gap-3">
         <h2 className="text-lg font-semibold tracking-tight" data-testid="lineage-title">
-          {recordTitle({ ...lineage.record, key: lineageKey(lineage) })}
+          {recordTitle({ ...lineage.record, key: lineageKey({ versions: byTime }) })}
         </h2>
         {lineage.record.deleted_seq !== null && <Badge tone="delete">deleted at #{lineage.record.deleted_seq}</Badge>}
         <span className="text-[12px] text-muted" data-testid="version-count">
-          {plural(lineage.versions.length, 'version')}
+          {plural(lineage.version_count, 'version')}
+          {versions.length < lineage.version_count && <span data-testid="versions-shown"> · {versions.length} shown</span>}
         </span>
       </div>
       <div className="grid grid-cols-1 items-start gap-5 lg:grid-cols-[minmax(0,1fr)_320px]">
@@ -60,11 +90,13 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
           </div>
           <VersionCompare versions={lineage.versions} />
           <VersionKeys />
+          <PageButton query={query} edge="start" back={`Show ${order === 'newest' ? 'newer' : 'older'} versions`} testId="load-back-versions" />
           <ol className="relative mt-2 space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
             {versions.map(({ version, previous }) => (
               <VersionCard key={`${version.seq}-${version.entry_kind}-${version.record_id}`} agentId={agentId} version={version} previous={previous} mode={mode} />
             ))}
           </ol>
+          <PageButton query={query} more={`Load ${older} versions`} testId="load-more-versions" />
         </section>
         <aside className="space-y-4 lg:sticky lg:top-16">
           <Panel title="Identity">

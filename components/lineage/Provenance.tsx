@@ -3,8 +3,8 @@ import type { Lineage } from '@/lib/ui/api-types';
 import { routes } from '@/lib/ui/routes';
 
 /** Provenance: where the memory was born, and each file it moved to since (its whole chain). */
-export function Provenance({ agentId, lineage }: { agentId: string; lineage: Lineage }) {
-  const moves = lineage.versions.filter((v) => v.op === 'move');
+export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pick<Lineage, 'moves' | 'record'> }) {
+  const moves = lineage.moves;
   if (moves.length === 0) {
     return <p className="text-[12px] text-faint">Born here: no move into or out of another file.</p>;
   }

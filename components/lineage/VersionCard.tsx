@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import Link from 'next/link';
 import clsx from 'clsx';
 import type { LineageVersion } from '@/lib/ui/api-types';
@@ -25,7 +26,7 @@ function metaChanges(version: LineageVersion, previous: LineageVersion | undefin
 }
 
 /** One version in the lineage timeline, with its word diff against the previous version or its full text. */
-export function VersionCard({ agentId, version, previous, mode }: {
+function VersionCardView({ agentId, version, previous, mode }: {
   agentId: string;
   version: LineageVersion;
   previous: LineageVersion | undefined;
@@ -79,3 +80,6 @@ export function VersionCard({ agentId, version, previous, mode }: {
     </li>
   );
 }
+
+/** Memoised: a lineage that loads another page redraws only the new versions. */
+export const VersionCard = memo(VersionCardView);

@@ -1,3 +1,4 @@
+import { memo } from 'react';
 import Link from 'next/link';
 import type { SequenceOp } from '@/lib/ui/api-types';
 import { diffStats, wordDiff } from '@/lib/ui/diff';
@@ -28,7 +29,7 @@ function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: Seq
 }
 
 /** One record operation of a sync: created text, the word diff of an update, a move's files, or the deleted text. */
-export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
+function OpCardView({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
   const segments = op.op === 'update' ? wordDiff(op.previous_content ?? '', op.content) : null;
   return (
     <article id={`op-${op.record_id}`} data-testid="op-card" data-op={op.op} data-record-id={op.record_id} className="scroll-mt-20 rounded-md border border-line bg-white target:border-accent target:ring-2 target:ring-accent/20">
@@ -64,3 +65,6 @@ export function OpCard({ agentId, seq, op }: { agentId: string; seq: number; op:
     </article>
   );
 }
+
+/** Memoised: a list that loads another page redraws only the new cards. */
+export const OpCard = memo(OpCardView);

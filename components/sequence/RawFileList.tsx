@@ -38,7 +38,7 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
           </div>
           <div className="mt-0.5 pl-1 text-[11px] text-faint">
             {f.change !== 'deleted' && `${formatBytes(f.size)} · `}
-            {f.record_ids.length > 0 ? plural(f.record_ids.length, 'record op') : 'no record op'}
+            {f.record_count > 0 ? plural(f.record_count, 'record op') : 'no record op'}
           </div>
           {f.record_ids.length > 0 && (
             <ul className="mt-1 space-y-0.5 pl-1">
@@ -53,6 +53,9 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
                   </li>
                 );
               })}
+              {f.record_count > f.record_ids.length && (
+                <li className="text-[11px] text-faint" data-testid="raw-file-more">and {f.record_count - f.record_ids.length} more</li>
+              )}
             </ul>
           )}
         </li>

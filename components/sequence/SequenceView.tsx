@@ -1,14 +1,15 @@
 'use client';
 
 import Link from 'next/link';
-import type { SequenceOp } from '@/lib/ui/api-types';
+import type { SequenceDetail, SequenceOp } from '@/lib/ui/api-types';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
-import { useSequence } from '@/lib/ui/hooks/use-sequences';
+import { useSequence, useSequenceOps } from '@/lib/ui/hooks/use-sequences';
 import { formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { LinkButton } from '../ui/Button';
 import { OpCounts } from '../ui/OpBadge';
+import { PageButton } from '../ui/PageButtons';
 import { Panel } from '../ui/Panel';
 import { RelativeTime } from '../ui/RelativeTime';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
@@ -21,6 +22,27 @@ const SECTIONS: { op: SequenceOp['op']; title: string }[] = [
   { op: 'move', title: 'Moved' },
   { op: 'delete', title: 'Deleted' },
 ];
+
+/** One op kind of the sequence: a bounded window of its pages, "load more" below. */
+function OpSection({ agentId, detail, op, title }: { agentId: string; detail: SequenceDetail; op: SequenceOp['op']; title: string }) {
+  const query = useSequenceOps(agentId, detail, op);
+  const total = detail.op_counts[op];
+  if (total === 0 || !query.data) return null;
+  const ops = query.data.pages.flatMap((p) => p.items);
+  return (
+    <section data-testid={`ops-${op}`} className="space-y-2">
+      <h3 className="text-[12px] font-semibold uppercase tracking-wide text-muted">
+        {title} <span className="font-normal text-faint" data-testid="ops-count">{total}</span>
+        {ops.length < total && <span className="ml-2 font-normal normal-case text-faint" data-testid="ops-shown">{ops.length} shown</span>}
+      </h3>
+      <PageButton query={query} edge="start" back={`Show earlier ${title.toLowerCase()}`} testId={`load-earlier-${op}`} />
+      {ops.map((o) => (
+        <OpCard key={`${o.entry_kind}-${o.record_id}`} agentId={agentId} seq={detail.seq} op={o} />
+      ))}
+      <PageButton query={query} more={`Load more ${title.toLowerCase()}`} testId={`load-more-${op}`} />
+    </section>
+  );
+}
 
 /** What one sync did: record ops by kind next to the raw files it changed. */
 export function SequenceView({ agentId, seq }: { agentId: string; seq: number }) {
@@ -68,10 +90,10 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
           <div className="space-y-5">
             <div className="flex items-center gap-3 text-[12px] text-muted">
               <OpCounts
-                creates={query.data.ops.filter((o) => o.op === 'create').length}
-                updates={query.data.ops.filter((o) => o.op === 'update').length}
-                deletes={query.data.ops.filter((o) => o.op === 'delete').length}
-                moves={query.data.ops.filter((o) => o.op === 'move').length}
+                creates={query.data.op_counts.create}
+                updates={query.data.op_counts.update}
+                deletes={query.data.op_counts.delete}
+                moves={query.data.op_counts.move}
               />
               <span>record operations</span>
             </div>
@@ -80,20 +102,9 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
                 <EmptyState title="No record changed in this sync">Only raw files changed.</EmptyState>
               </Panel>
             )}
-            {SECTIONS.map(({ op, title }) => {
-              const ops = query.data.ops.filter((o) => o.op === op);
-              if (ops.length === 0) return null;
-              return (
-                <section key={op} data-testid={`ops-${op}`} className="space-y-2">
-                  <h3 className="text-[12px] font-semibold uppercase tracking-wide text-muted">
-                    {title} <span className="font-normal text-faint">{ops.length}</span>
-                  </h3>
-                  {ops.map((o) => (
-                    <OpCard key={`${o.entry_kind}-${o.record_id}`} agentId={agentId} seq={seq} op={o} />
-                  ))}
-                </section>
-              );
-            })}
+            {SECTIONS.map(({ op, title }) => (
+              <OpSection key={op} agentId={agentId} detail={query.data} op={op} title={title} />
+            ))}
           </div>
           <Panel title={`Raw files (${query.data.raw.length})`} flush className="lg:sticky lg:top-16">
             <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} ops={query.data.ops} />

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { localTarget } from '@/lib/sync/local-target';
 import { FACTS, lifeSteps, type Files } from './openclaw-life';
+import { seedPaging, type PagingSeed } from './paging';
 
 const HOUR = 3600_000;
 
@@ -41,6 +42,8 @@ export interface SeedManifest {
   steps: Files[];
   /** A second agent, synced once ten days ago, whose one memory file holds more records than any page of the API. */
   large: { agentId: string; agentName: string; file: string; records: number; syncedAt: string };
+  /** Fleet scale for the paging tests (e2e/seed/paging.ts): thousands of ops in one sequence, a long lineage. Only in the browser tests' seed. */
+  paging?: PagingSeed;
 }
 
 /** More records in one file than the dashboard's Changes panel shows (1000) or the records API pages (≤1000). */
@@ -60,7 +63,8 @@ async function seedLarge(target: ReturnType<typeof localTarget>, scratch: string
   return { agentId: out.agent.alf_agent_id, agentName: LARGE.agentName, file: LARGE.file, records: LARGE.records, syncedAt: at.toISOString() };
 }
 
-export async function seed(dataDir: string, scratch: string): Promise<SeedManifest> {
+/** `withPaging`: also the paging agents (the browser tests'; a minute of syncs the unit tests need not wait for). */
+export async function seed(dataDir: string, scratch: string, options: { withPaging?: boolean } = {}): Promise<SeedManifest> {
   const now = new Date();
   const iso = (d: Date) => d.toISOString().slice(0, 10);
   const today = iso(now);
@@ -83,7 +87,10 @@ export async function seed(dataDir: string, scratch: string): Promise<SeedManife
   }
   clock = new Date(now.getTime() - 10 * 24 * HOUR);
   const large = await seedLarge(target, scratch, alfHome, clock);
-  const manifest: SeedManifest = { agentId, agentName: FACTS.agentName, steps, large };
+  const paging = options.withPaging ? await seedPaging(scratch, alfHome, now, (at) => {
+    clock = at;
+  }, target) : undefined;
+  const manifest: SeedManifest = { agentId, agentName: FACTS.agentName, steps, large, ...(paging ? { paging } : {}) };
   await writeFile(path.join(scratch, 'manifest.json'), JSON.stringify(manifest, null, 2));
   return manifest;
 }
@@ -91,7 +98,7 @@ export async function seed(dataDir: string, scratch: string): Promise<SeedManife
 if (process.argv[1] && path.resolve(process.argv[1]).endsWith(path.join('e2e', 'seed', 'seed.ts'))) {
   const [dataDir, scratch] = process.argv.slice(2);
   if (!dataDir || !scratch) throw new Error('usage: tsx e2e/seed/seed.ts <dataDir> <scratchDir>');
-  seed(path.resolve(dataDir), path.resolve(scratch)).then(
+  seed(path.resolve(dataDir), path.resolve(scratch), { withPaging: true }).then(
     () => process.stdout.write(`seeded ${dataDir}\n`),
     (error: unknown) => {
       console.error(error);

@@ -2,6 +2,7 @@
 export * from './queries/common';
 export * from './queries/agents';
 export * from './queries/sequences';
+export { getSequenceOps, sequenceOpCounts } from './queries/sequence-ops';
 export * from './queries/records';
 export * from './queries/memory-dto';
 export * from './queries/changes';

@@ -3,6 +3,7 @@ import { getAgent, type TenantScope } from '@/lib/ledger/agents';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { identifyKey, type KeyIdentity } from './api-keys';
 import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken } from './scope-header';
+import { markPastLatest } from './past-latest';
 import { setDashboardSecurityHeaders } from './security-headers';
 import { sessionIdentity } from './session';
 import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
@@ -94,6 +95,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
       req.url = '/_lineage/not-found';
     }
   }
+  markPastLatest(req, res, url, config.ledger, scope);
   req.headers[GUARD_HEADER] = guardToken();
   req.headers[SCOPE_HEADER] = encodeScope(scope);
   if (signedIn) req.headers[SIGNED_IN_HEADER] = '1';

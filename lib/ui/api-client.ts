@@ -1,7 +1,7 @@
 /** Browser-side fetchers for the dashboard API. Errors carry the status and the server's message. */
 import type {
-  AgentSummary, ArchiveFormat, Changes, Lineage, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequencePage,
-  WorkspaceTree,
+  AgentSummary, ArchiveFormat, Changes, Lineage, RecordOp, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequenceOpsPage,
+  SequencePage, WorkspaceTree,
 } from './api-types';
 import type { ChangeFilters, RecordFilters } from './query-keys';
 import type { FileBlame } from '@/lib/history/queries/blame';
@@ -67,14 +67,18 @@ export const api = {
   agent: (agentId: string, signal?: AbortSignal) => getJson<AgentSummary>(agentPath(agentId), signal),
   sequences: (agentId: string, before: number | null, limit: number, signal?: AbortSignal) =>
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
-  sequence: (agentId: string, seq: number, signal?: AbortSignal) =>
-    getJson<SequenceDetail>(`${agentPath(agentId)}/sequences/${seq}`, signal),
+  sequence: (agentId: string, seq: number, limit: number, signal?: AbortSignal) =>
+    getJson<SequenceDetail>(withQuery(`${agentPath(agentId)}/sequences/${seq}`, { limit }), signal),
   records: (agentId: string, at: number | null, filters: RecordFilters, cursor: string | null, signal?: AbortSignal, limit = 200) =>
     getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters, cursor, limit }), signal),
   lineage: (agentId: string, recordId: string, signal?: AbortSignal) =>
     getJson<Lineage>(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, signal),
-  changes: (filters: ChangeFilters, signal?: AbortSignal) =>
-    getJson<Changes>(withQuery('/api/changes', { ...filters }), signal),
+  changes: (filters: ChangeFilters, cursor: string | null, limit: number, signal?: AbortSignal) =>
+    getJson<Changes>(withQuery('/api/changes', { ...filters, cursor, limit }), signal),
+  sequenceOps: (agentId: string, seq: number, op: RecordOp, cursor: string, limit: number, signal?: AbortSignal) =>
+    getJson<SequenceOpsPage>(withQuery(`${agentPath(agentId)}/sequences/${seq}/ops`, { op, cursor, limit }), signal),
+  lineagePage: (agentId: string, recordId: string, order: 'newest' | 'oldest', cursor: string | null, limit: number, signal?: AbortSignal) =>
+    getJson<Lineage>(withQuery(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, { order, cursor, limit }), signal),
   search: (q: string, agent: string | null, offset: number, limit: number, signal?: AbortSignal) =>
     getJson<SearchResult>(withQuery('/api/search', { q, agent, offset, limit }), signal),
   sequenceAt: (agentId: string, time: string, signal?: AbortSignal) =>

@@ -1,5 +1,5 @@
-/** What the Changes panels say about the feed they got (pure, so the wording is tested once). */
-import type { Changes } from './api-types';
+/** What the Changes panels draw from the feed's pages (pure, so merging and wording are tested once). */
+import type { ChangeGroup, Changes } from './api-types';
 
 /** How many changes the feed holds, across its day and agent groups. */
 export function changeCount(changes: Pick<Changes, 'groups'>): number {
@@ -7,11 +7,19 @@ export function changeCount(changes: Pick<Changes, 'groups'>): number {
 }
 
 /**
- * The notice for a feed the API cut short (`truncated`: it returns at most its first 1000 changes,
- * newest first), or null when the feed is whole. An agent's panel is already one agent's.
+ * The groups of consecutive feed pages as one feed: a (day, agent) group cut by a page boundary is
+ * joined back, its changes in page order; days newest first, agents by name within a day.
  */
-export function truncationNotice(changes: Pick<Changes, 'groups' | 'truncated'>, scope: 'fleet' | 'agent'): string | null {
-  if (!changes.truncated) return null;
-  const narrow = scope === 'fleet' ? 'narrow the window or filter by op or agent' : 'narrow the window or filter by op';
-  return `Showing the first ${changeCount(changes)} changes (newest first); older ones in this window are not listed: ${narrow}.`;
+export function mergePages(pages: Pick<Changes, 'groups'>[]): ChangeGroup[] {
+  const groups = new Map<string, ChangeGroup>();
+  for (const page of pages) {
+    for (const group of page.groups) {
+      const key = `${group.day}|${group.agent_id}`;
+      const known = groups.get(key);
+      if (known) known.changes.push(...group.changes);
+      else groups.set(key, { ...group, changes: [...group.changes] });
+    }
+  }
+  return [...groups.values()].sort((a, b) =>
+    (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
 }

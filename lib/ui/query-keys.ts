@@ -6,6 +6,9 @@ export interface RecordFilters {
   tag?: string;
   status?: string;
   tier?: string;
+  /** Text filter and sort of the Memories list (`file` when absent). */
+  q?: string;
+  sort?: string;
 }
 
 export interface ChangeFilters {
@@ -23,6 +26,8 @@ export const queryKeys = {
   records: (agentId: string, at: number | null, filters: RecordFilters) => ['agents', agentId, 'records', at, filters] as const,
   fileRecords: (agentId: string, seq: number, file: string) => ['agents', agentId, 'file-records', seq, file] as const,
   lineage: (agentId: string, recordId: string) => ['agents', agentId, 'lineage', recordId] as const,
+  lineagePages: (agentId: string, recordId: string, order: string) => ['agents', agentId, 'lineage', recordId, 'pages', order] as const,
+  sequenceOps: (agentId: string, seq: number, op: string) => ['agents', agentId, 'sequence', seq, 'ops', op] as const,
   changes: (filters: ChangeFilters) => ['changes', filters] as const,
   search: (q: string, agent: string | null, offset: number) => ['search', q, agent, offset] as const,
   sequenceAt: (agentId: string, time: string) => ['agents', agentId, 'at', time] as const,

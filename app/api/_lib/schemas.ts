@@ -5,9 +5,21 @@ const seqString = z.string().regex(/^\d+$/, 'must be a non-negative integer').tr
 const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500));
 const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
 const text = z.string().trim().min(1).max(500);
+/** A page size of the keyset-paged lists (1…1000). */
+const pageLimit = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000));
+/** An opaque paging cursor, as the previous page's `next_cursor` gave it (lib/history checks its contents). */
+const cursor = z.string().min(1).max(2000);
 
 /** The `[seq]` path segment. */
 export const sequencePath = z.object({ seq: seqString });
+
+export const sequenceQuery = z.object({ limit: pageLimit.optional() }).strict();
+
+export const sequenceOpsQuery = z.object({
+  op: z.enum(['create', 'update', 'delete', 'move']),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+}).strict();
 
 export const sequencesQuery = z.object({ before: seqString.optional(), limit: limitString.optional() }).strict();
 
@@ -19,8 +31,18 @@ export const recordsQuery = z.object({
   tag: text.optional(),
   status: text.optional(),
   tier: text.optional(),
+  /** Text a memory's content, heading or file contains. */
+  q: text.optional(),
+  sort: z.enum(['file', 'heading', 'changed']).optional(),
   limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000)).optional(),
-  cursor: z.string().min(1).max(2000).optional(),
+  cursor: cursor.optional(),
+}).strict();
+
+/** A lineage: every version (no parameter), or one keyset page of them (`limit`, `cursor`, `order`). */
+export const lineageQuery = z.object({
+  limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500)).optional(),
+  cursor: cursor.optional(),
+  order: z.enum(['newest', 'oldest']).optional(),
 }).strict();
 
 export const changesQuery = z.object({
@@ -28,6 +50,8 @@ export const changesQuery = z.object({
   since: z.string().trim().min(1).max(64).default('this-week'),
   agent: text.optional(),
   op: z.enum(['create', 'update', 'delete', 'move']).optional(),
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
 }).strict();
 
 export const searchQuery = z.object({

@@ -6,8 +6,8 @@ import { changesQuery } from '../_lib/schemas';
 export const dynamic = 'force-dynamic';
 
 export const GET = apiRoute(async (request: Request) => {
-  const { since, agent, op } = parseQuery(request, changesQuery);
+  const { since, agent, op, limit, cursor } = parseQuery(request, changesQuery);
   const tenantId = await requestScope(request);
   if (agent !== undefined) requireAgent(agent, tenantId);
-  return Response.json(getChanges({ db: dashboardDb(), tenantId, since: parseSince(since, new Date()), agentId: agent, op }));
+  return Response.json(getChanges({ db: dashboardDb(), tenantId, since: parseSince(since, new Date()), agentId: agent, op, limit, cursor }));
 });

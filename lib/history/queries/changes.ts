@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
+import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
 import { updateDiffs } from './change-diffs';
 import type { DiffSegment } from '@/lib/ui/diff';
 
@@ -61,36 +61,48 @@ export interface ChangeGroup {
 /** The ops a change can be filtered by. */
 export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisfies readonly RecordOp[];
 
+/** A feed cursor: the (synced_at, id) of the last change of the page before. */
+const isFeedCursor = (v: unknown): v is [string, number] =>
+  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && ISO.test(v[0]) && Number.isSafeInteger(v[1]);
+
 /**
  * Record versions synced at or after `since` (tombstones included, with their time), grouped by
  * agent and UTC day, newest first. A move is one change (op `move`, the record moved to, with the
- * file it came from): neither a delete nor a create. At most `limit` changes (default 1000);
- * `truncated` says if more.
+ * file it came from): neither a delete nor a create. Keyset-paged, `limit` changes a page (default
+ * 200): the order is (synced_at, id) descending — exactly the order of the synced_at indexes, which
+ * end in the rowid, so a page reads `limit` index entries. A change ingested between two pages has
+ * a later synced_at than any listed, so it never shifts the pages after it. `next_cursor` (opaque)
+ * asks for the next page; `truncated` = there is one.
  */
-export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
-  { since: string; groups: ChangeGroup[]; truncated: boolean } {
+export function getChanges(params: {
+  db: LineageDb; tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string;
+}): { since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null } {
   if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 1000, 10_000);
+  const limit = clampLimit(params.limit, 200, 1000);
   const since = params.since.toISOString();
-  const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string }>(sql`
-    SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
+  const after = params.cursor === undefined ? sql`` : (() => {
+    const [at, id] = decodeCursor(params.cursor, isFeedCursor);
+    return sql`AND (v.synced_at, v.id) < (${at}, ${id})`;
+  })();
+  const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string; id: number }>(sql`
+    SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
       CASE WHEN v.heading IS NULL AND json_valid(v.record_json) THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
       v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content,
       v.moved_from AS from_record_id, ${movedFromFile('v')} AS from_file
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
-    WHERE v.synced_at >= ${since} ${tenantSql('a', params.tenantId)}
+    WHERE v.synced_at >= ${since} ${after} ${tenantSql('a', params.tenantId)}
       ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}
       ${params.op === undefined ? sql`` : sql`AND v.op = ${params.op}`}
-    ORDER BY v.synced_at DESC, v.agent_id, v.seq DESC, v.entry_kind DESC, v.id
+    ORDER BY v.synced_at DESC, v.id DESC
     LIMIT ${limit + 1}`);
   const groups = new Map<string, ChangeGroup>();
   const shown = rows.slice(0, limit);
   const diffs = updateDiffs(params.db, shown.filter((r) => r.op === 'update'));
   let nextDiff = 0;
-  for (const { agent_id, agent_name, content, ...change } of shown) {
+  for (const { agent_id, agent_name, content, id: _id, ...change } of shown) {
     const day = change.synced_at.slice(0, 10);
     const key = `${day}|${agent_id}`;
     let group = groups.get(key);
@@ -100,5 +112,7 @@ export function getChanges(params: { db: LineageDb; tenantId?: TenantScope; sinc
   }
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
-  return { since, groups: ordered, truncated: rows.length > limit };
+  const last = shown[shown.length - 1];
+  const next_cursor = rows.length > limit && last ? encodeCursor([last.synced_at, last.id]) : null;
+  return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }

@@ -45,7 +45,8 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   } catch {
     // fall through to the error below
   }
-  throw new LedgerError('invalid_input', `bad cursor "${cursor}"`);
+  const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
+  throw new LedgerError('invalid_input', `The paging cursor "${shown}" is not one this list gave out; start again from the first page.`);
 }
 
 /** A short window of `content` around the first case-insensitive match of `needle` (or its start). */

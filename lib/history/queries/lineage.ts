@@ -8,7 +8,8 @@ import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
 import { LATEST_VERSION_JOIN } from '../statements';
-import { findAgent, parseTags, type TenantScope } from './common';
+import { clampLimit, findAgent, parseTags, type TenantScope } from './common';
+import { chainVersionCount, chainVersions, versionPage, type VersionOrder } from './lineage-versions';
 
 export interface LineageVersion {
   seq: number;
@@ -49,7 +50,15 @@ export interface RecordLineage {
   };
   /** The record ids of the chain, in the order the memory had them. */
   chain: string[];
+  /** Every version in sequence order; with `limit`, one page of them in `order` (see `next_cursor`). */
   versions: LineageVersion[];
+  /** How many versions the chain has in all. */
+  version_count: number;
+  /** The chain's moves (each one version), oldest first, whatever page `versions` is. */
+  moves: LineageVersion[];
+  /** With `limit`: the version before the page's oldest (its diff base), and the next page's cursor. */
+  before: LineageVersion | null;
+  next_cursor: string | null;
   /** The asked record's own provenance: the record it was moved from, and where it moved to. */
   moved_from: LineageLink | null;
   moved_to: LineageLink[];
@@ -58,7 +67,6 @@ export interface RecordLineage {
 /** Chains longer than this are cut (a guard: a memory is moved a few times in its life). */
 const MAX_CHAIN = 1000;
 
-type VersionRow = Omit<LineageVersion, 'tags' | 'record'> & { tags: string; record_json: string; moved_from: string | null };
 type RecordRowLite = {
   record_id: string; first_seq: number; born_at: string; last_seq: number; last_changed_at: string; deleted_seq: number | null;
 };
@@ -91,8 +99,14 @@ function link(db: LineageDb['db'], agentId: string, recordId: string, seq: numbe
     WHERE r.agent_id = ${agentId} AND r.record_id = ${recordId}`) ?? null;
 }
 
-/** The whole chain's lineage, asked by any of its record ids. Null when the agent or the record is unknown. */
-export function getRecordLineage(params: { db: LineageDb; agentId: string; recordId: string; tenantId?: TenantScope }): RecordLineage | null {
+/**
+ * The whole chain's lineage, asked by any of its record ids. Without `limit`, every version in
+ * sequence order; with it, one keyset page in `order` (default newest first) after `cursor`.
+ * Null when the agent or the record is unknown.
+ */
+export function getRecordLineage(params: {
+  db: LineageDb; agentId: string; recordId: string; tenantId?: TenantScope; limit?: number; cursor?: string; order?: VersionOrder;
+}): RecordLineage | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const { db } = params.db;
@@ -100,46 +114,37 @@ export function getRecordLineage(params: { db: LineageDb; agentId: string; recor
   const asked = db.get<{ n: number } | undefined>(sql`SELECT 1 AS n FROM records WHERE agent_id = ${agent.id} AND record_id = ${recordId}`);
   if (!asked) return null;
   const ids = [...chainIds(db, agent.id, recordId)];
-  const idList = JSON.stringify(ids);
   const records = db.all<RecordRowLite>(sql`
     SELECT record_id, first_seq, born_at, last_seq, last_changed_at, deleted_seq FROM records
-    WHERE agent_id = ${agent.id} AND record_id IN (SELECT value FROM json_each(${idList}))`);
+    WHERE agent_id = ${agent.id} AND record_id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
   records.sort((a, b) => a.first_seq - b.first_seq || (a.record_id < b.record_id ? -1 : 1));
   const chain = records.map((r) => r.record_id);
-  const place = new Map(chain.map((id, i) => [id, i]));
-  const rows = db.all<VersionRow>(sql`
-    SELECT seq, entry_kind, op, synced_at, record_id, content, content_sha256, memory_type, namespace, status, origin_file, heading, tags,
-      record_json, moved_from
-    FROM record_versions WHERE agent_id = ${agent.id} AND record_id IN (SELECT value FROM json_each(${idList}))`);
-  rows.sort((a, b) => a.seq - b.seq || (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0)
-    || place.get(a.record_id)! - place.get(b.record_id)!);
-  const lastFile = new Map<string, string | null>();
-  const versions = rows.map(({ record_json, moved_from, tags, ...v }): LineageVersion => {
-    const version: LineageVersion = { ...v, tags: parseTags(tags), record: JSON.parse(record_json) as JsonObject };
-    if (v.op === 'move' && moved_from !== null) {
-      Object.assign(version, { from_file: lastFile.get(moved_from) ?? null, to_file: v.origin_file, from_record_id: moved_from, to_record_id: v.record_id });
-    }
-    lastFile.set(v.record_id, v.origin_file);
-    return version;
-  });
+  const page = params.limit === undefined && params.cursor === undefined
+    ? { versions: chainVersions(db, agent.id, chain, 'oldest', Number.MAX_SAFE_INTEGER), before: null, next_cursor: null }
+    : versionPage(db, agent.id, chain, params.order ?? 'newest', clampLimit(params.limit, 50, 500), params.cursor);
   const head = records[records.length - 1]!;
-  const current = rows.filter((r) => r.record_id === head.record_id).at(-1)!;
   const born = records[0]!;
-  const ownMoveIn = rows.find((r) => r.record_id === recordId && r.moved_from !== null);
+  const current = chainVersions(db, agent.id, [head.record_id], 'newest', 1)[0]!;
+  const first = chainVersions(db, agent.id, [born.record_id], 'oldest', 1)[0];
+  const ownMoveIn = db.get<{ moved_from: string; seq: number } | undefined>(sql`
+    SELECT moved_from, seq FROM record_versions WHERE agent_id = ${agent.id} AND record_id = ${recordId} AND +moved_from IS NOT NULL
+    ORDER BY seq LIMIT 1`);
   const moved_to = db.all<LineageLink>(sql`
     SELECT agent_id, record_id, origin_file, seq FROM record_versions
     WHERE agent_id = ${agent.id} AND moved_from = ${recordId} ORDER BY +seq, entry_kind, record_id`);
   return {
     record: {
       agent_id: agent.id, record_id: head.record_id, memory_type: current.memory_type, namespace: current.namespace,
-      status: current.status, origin_file: current.origin_file, heading: current.heading, tags: parseTags(current.tags),
-      content: current.content, born_seq: born.first_seq, born_at: born.born_at, born_file: rows[0]?.origin_file ?? null,
+      status: current.status, origin_file: current.origin_file, heading: current.heading, tags: current.tags,
+      content: current.content, born_seq: born.first_seq, born_at: born.born_at, born_file: first?.origin_file ?? null,
       last_changed_seq: Math.max(...records.map((r) => r.last_seq)), last_changed_at: records.map((r) => r.last_changed_at).sort().at(-1)!,
       deleted_seq: head.deleted_seq,
     },
     chain,
-    versions,
-    moved_from: ownMoveIn?.moved_from ? link(db, agent.id, ownMoveIn.moved_from, ownMoveIn.seq) : null,
+    ...page,
+    version_count: chainVersionCount(db, agent.id, chain),
+    moves: chainVersions(db, agent.id, chain.slice(1), 'oldest', MAX_CHAIN, undefined, sql`AND v.op = 'move'`),
+    moved_from: ownMoveIn ? link(db, agent.id, ownMoveIn.moved_from, ownMoveIn.seq) : null,
     moved_to,
   };
 }

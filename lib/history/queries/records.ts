@@ -1,5 +1,6 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
+import { LedgerError } from '@/lib/ledger';
 import {
   assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
 } from './common';
@@ -26,14 +27,21 @@ export interface FacetCount {
   count: number;
 }
 
+export type FacetName = 'memory_type' | 'namespace' | 'status' | 'file' | 'tier';
+
 export interface RecordsAtResult {
   at: number;
-  total: number;
+  /** How many records match the filters (first page only: null on a page asked with a cursor). */
+  total: number | null;
   items: RecordAtItem[];
   next_cursor: string | null;
-  /** Counts over every record live at `at` (unfiltered), for filter UIs. */
-  facets: Record<'memory_type' | 'namespace' | 'status' | 'file' | 'tier', FacetCount[]>;
+  /** Counts over every record live at `at` (unfiltered), for filter UIs (first page only, else null). */
+  facets: Record<FacetName, FacetCount[]> | null;
 }
+
+/** The orders of the Memories list: by file (default), by heading, or last change first. */
+export const RECORD_SORTS = ['file', 'heading', 'changed'] as const;
+export type RecordSort = (typeof RECORD_SORTS)[number];
 
 export interface RecordFilters {
   memory_type?: string;
@@ -42,6 +50,8 @@ export interface RecordFilters {
   tag?: string;
   status?: string;
   tier?: string;
+  /** Text the content, heading or file must contain (case-insensitive for ASCII letters). */
+  q?: string;
 }
 
 /**
@@ -63,26 +73,68 @@ export function liveAt(agentId: string, at: number): SQL {
           AND (+m.seq > v.seq OR (+m.seq = v.seq AND m.entry_kind > v.entry_kind)))`;
 }
 
-function filterSql(f: RecordFilters): SQL {
+/**
+ * The versions live at the latest sequence, read from the ordering index on: each row of
+ * record_versions in `order` that is its record's current version (`records.last_seq`, the later
+ * entry kind) of a live record. CROSS JOIN keeps SQLite walking the version index in order, so a
+ * page reads about a page of index entries (plus a record's older versions it skips).
+ */
+function currentVersions(agentId: string, where: SQL, order: SQL, limit: number): SQL {
+  return sql`
+    SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
+    FROM record_versions v CROSS JOIN records r ON r.agent_id = v.agent_id AND r.record_id = v.record_id
+    WHERE v.agent_id = ${agentId} AND r.last_seq = v.seq AND r.deleted_seq IS NULL
+      AND NOT EXISTS (SELECT 1 FROM record_versions w
+        WHERE w.agent_id = v.agent_id AND w.record_id = v.record_id AND w.seq = v.seq AND w.entry_kind > v.entry_kind)
+      ${where}
+    ORDER BY ${order} LIMIT ${limit}`;
+}
+
+/** Per sort: the ORDER BY over a version alias (each backed by an index ending in the rowid) and its keyset condition. */
+function sortSql(sort: RecordSort, alias: string, id: string, cursor: SortCursor | undefined): { order: SQL; after: SQL } {
+  const v = sql.raw(alias);
+  const rowid = sql.raw(id);
+  if (sort === 'changed') {
+    return { order: sql`${v}.seq DESC, ${rowid} DESC`, after: cursor ? sql`AND (${v}.seq, ${rowid}) < (${cursor[1]}, ${cursor[2]})` : sql`` };
+  }
+  const key = sort === 'file' ? sql`coalesce(${v}.origin_file, '')` : sql`coalesce(${v}.heading, '')`;
+  // The plain `key >=` bound lets SQLite start the index range at the cursor (the row value alone only filters).
+  return { order: sql`${key}, ${rowid}`, after: cursor ? sql`AND ${key} >= ${cursor[1]} AND (${key}, ${rowid}) > (${cursor[1]}, ${cursor[2]})` : sql`` };
+}
+
+type SortCursor = [RecordSort, string | number, number];
+
+function filterSql(f: RecordFilters, alias = ''): SQL {
+  const c = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
   const parts: SQL[] = [];
-  if (f.memory_type !== undefined) parts.push(sql`AND memory_type = ${f.memory_type}`);
-  if (f.namespace !== undefined) parts.push(sql`AND namespace = ${f.namespace}`);
-  if (f.file !== undefined) parts.push(sql`AND origin_file = ${f.file}`);
-  if (f.status !== undefined) parts.push(sql`AND status = ${f.status}`);
-  if (f.tag !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = ${f.tag})`);
-  if (f.tier !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(tags) t WHERE t.value = ${`tier:${f.tier}`})`);
+  if (f.memory_type !== undefined) parts.push(sql`AND ${c('memory_type')} = ${f.memory_type}`);
+  if (f.namespace !== undefined) parts.push(sql`AND ${c('namespace')} = ${f.namespace}`);
+  if (f.file !== undefined) parts.push(sql`AND ${c('origin_file')} = ${f.file}`);
+  if (f.status !== undefined) parts.push(sql`AND ${c('status')} = ${f.status}`);
+  if (f.tag !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${f.tag})`);
+  if (f.tier !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${`tier:${f.tier}`})`);
+  if (f.q !== undefined) {
+    const needle = f.q.toLowerCase();
+    parts.push(sql`AND (instr(lower(${c('content')}), ${needle}) > 0 OR instr(lower(coalesce(${c('heading')}, '')), ${needle}) > 0
+      OR instr(lower(coalesce(${c('origin_file')}, '')), ${needle}) > 0)`);
+  }
   return sql.join(parts, sql` `);
 }
 
-const isCursor = (v: unknown): v is [string, string] =>
-  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+const isCursor = (v: unknown): v is SortCursor =>
+  Array.isArray(v) && v.length === 3 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
+  && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
 
 /**
- * The records live at sequence `at` (default: latest), filtered, ordered by file then id, paged by
- * an opaque cursor, with facet counts. Null when the agent is unknown.
+ * The records live at sequence `at` (default: latest), filtered, in `sort` order (file, heading or
+ * last change first), keyset-paged by an opaque cursor; the first page carries the total and the
+ * facet counts. At the latest sequence a page is read from the ordering index (currentVersions);
+ * at an earlier one every record's version at `at` is computed first (liveAt). Null when the agent
+ * is unknown.
  */
-export function getRecordsAt(params: { db: LineageDb; agentId: string; at?: number; limit?: number; cursor?: string; tenantId?: TenantScope } & RecordFilters):
-  RecordsAtResult | null {
+export function getRecordsAt(params: {
+  db: LineageDb; agentId: string; at?: number; limit?: number; cursor?: string; sort?: RecordSort; tenantId?: TenantScope;
+} & RecordFilters): RecordsAtResult | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const at = params.at ?? agent.latest_sequence ?? 0;
@@ -91,40 +143,56 @@ export function getRecordsAt(params: { db: LineageDb; agentId: string; at?: numb
   }
   assertSequence(agent, at);
   const limit = clampLimit(params.limit, 100, 1000);
+  const sort = params.sort ?? 'file';
+  if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
+  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, isCursor);
+  if (cursor && cursor[0] !== sort) {
+    throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
+  }
   const { db } = params.db;
-  const live = liveAt(agent.id, at);
-  const facetRows = db.all<{ dim: string; value: string | null; count: number }>(sql`
-    WITH live AS MATERIALIZED (${live})
-    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'tier', substr(t.value, 6), count(*) FROM live, json_each(live.tags) t WHERE t.value LIKE 'tier:%' GROUP BY 2
-    ORDER BY 1, 3 DESC, 2`);
-  const facets: RecordsAtResult['facets'] = { memory_type: [], namespace: [], status: [], file: [], tier: [] };
-  for (const row of facetRows) facets[row.dim as keyof RecordsAtResult['facets']].push({ value: row.value, count: row.count });
-  const filters = filterSql(params);
-  const total = db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filters}`)?.n ?? 0;
-  const after = params.cursor === undefined ? sql`` : (() => {
-    const [file, id] = decodeCursor(params.cursor, isCursor);
-    return sql`AND (coalesce(origin_file, ''), record_id) > (${file}, ${id})`;
-  })();
-  const rows = db.all<Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number }>(sql`
-    WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after}
-    ORDER BY coalesce(origin_file, ''), record_id LIMIT ${limit + 1}`);
+  const latest = at === agent.latest_sequence;
+  const first = cursor === undefined;
+  const live = latest ? currentVersions(agent.id, sql``, sql`v.id`, -1) : liveAt(agent.id, at);
+  let facets: RecordsAtResult['facets'] = null;
+  let total: number | null = null;
+  if (first) {
+    const facetRows = db.all<{ dim: string; value: string | null; count: number }>(sql`
+      WITH live AS MATERIALIZED (${live})
+      SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
+      UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'tier', substr(t.value, 6), count(*) FROM live, json_each(live.tags) t WHERE t.value LIKE 'tier:%' GROUP BY 2
+      ORDER BY 1, 3 DESC, 2`);
+    facets = { memory_type: [], namespace: [], status: [], file: [], tier: [] };
+    for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count });
+    total = db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(params)}`)?.n ?? 0;
+  }
+  type Row = Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number };
+  const rows = latest
+    ? (() => {
+      const { order, after } = sortSql(sort, 'v', 'v.id', cursor);
+      return db.all<Row>(currentVersions(agent.id, sql`${filterSql(params, 'v')} ${after}`, order, limit + 1));
+    })()
+    : (() => {
+      const { order, after } = sortSql(sort, 'live', 'live.version_id', cursor);
+      return db.all<Row>(sql`WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filterSql(params)} ${after} ORDER BY ${order} LIMIT ${limit + 1}`);
+    })();
   // Keys only for the page's records without a heading: one small lookup each, not a JSON parse per live record.
   // json_valid first: a record stored before ingest refused deep JSON would make json_extract throw.
   const keyOf = params.db.sqlite.prepare(`SELECT CASE WHEN json_valid(record_json) THEN json_extract(record_json, '$.raw_source_format.key') END
     FROM record_versions WHERE id = ?`).pluck();
-  const page = rows.slice(0, limit).map(({ version_id, ...r }) => {
+  const shown = rows.slice(0, limit);
+  const page = shown.map(({ version_id, ...r }) => {
     const tags = parseTags(r.tags);
     const key = r.heading === null ? keyOf.get(version_id) : null;
     return { ...r, key: typeof key === 'string' ? key : null, tags, tier: tierOf(tags) };
   });
-  const last = page[page.length - 1];
+  const last = shown[shown.length - 1];
+  const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: rows.length > limit && last ? encodeCursor([last.origin_file ?? '', last.record_id]) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor([sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }

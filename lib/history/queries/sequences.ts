@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
-import type { EntryKind, RecordOp } from '@/db/schema';
+import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { clampLimit, findAgent, movedFromFile, type TenantScope } from './common';
+import { sequenceOpCounts, sequenceOpsPage, type OpCounts, type SequenceOp } from './sequence-ops';
 
 export interface SequenceItem {
   seq: number;
@@ -40,29 +41,20 @@ export function getSequences(params: { db: LineageDb; agentId: string; before?: 
   return { items, next_before: seqs.length > limit ? lowest : null };
 }
 
-export interface SequenceOp {
-  op: RecordOp;
-  record_id: string;
-  origin_file: string | null;
-  heading: string | null;
-  memory_type: string;
-  namespace: string;
-  content: string;
-  /** An update's previous text; a move's text in the file it left; a delete's last text. */
-  previous_content: string | null;
-  moved_from: string | null;
-  /** A move's file of origin (`origin_file` is the file it moved to); null for other ops. */
-  from_file: string | null;
-  entry_kind: EntryKind;
-}
+export type { SequenceOp, OpCounts };
 
 export interface SequenceRawChange {
   path: string;
   change: 'added' | 'modified' | 'deleted';
   size: number;
+  /** The ops of the file (at most RAW_RECORD_IDS of them; `record_count` says how many). */
   record_ids: string[];
+  record_count: number;
   entry_kind: EntryKind;
 }
+
+/** A raw file lists at most this many of its record ops. */
+export const RAW_RECORD_IDS = 20;
 
 export interface SequenceDetail {
   seq: number;
@@ -70,15 +62,20 @@ export interface SequenceDetail {
   kind: EntryKind;
   synced_at: string;
   entries: { kind: EntryKind; synced_at: string; size_bytes: number }[];
+  /** With `opsLimit`: the first page of each op kind (see `op_cursors`); without: every op. */
   ops: SequenceOp[];
+  op_counts: OpCounts;
+  /** Per op kind, the cursor of its next page (GET …/sequences/:seq/ops), null when the page holds them all. */
+  op_cursors: Record<RecordOp, string | null>;
   raw: SequenceRawChange[];
 }
 
 /**
  * One sequence: its record ops (with previous content) and raw changes, linked by file. A move is
- * one op, listed under both the file it left and the file it moved to.
+ * one op, listed under both the file it left and the file it moved to. With `opsLimit`, `ops`
+ * holds the first `opsLimit` ops of each kind and `op_cursors` pages on (see sequence-ops.ts).
  */
-export function getSequence(params: { db: LineageDb; agentId: string; seq: number; tenantId?: TenantScope }): SequenceDetail | null {
+export function getSequence(params: { db: LineageDb; agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }): SequenceDetail | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const { db } = params.db;
@@ -87,16 +84,19 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
     WHERE agent_id = ${agent.id} AND seq = ${params.seq} ORDER BY kind`);
   const last = entries[entries.length - 1];
   if (!last) return null;
-  const ops = db.all<SequenceOp>(sql`
-    SELECT v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
-      CASE WHEN v.op = 'create' THEN NULL ELSE (
-        SELECT p.content FROM record_versions p
-        WHERE p.agent_id = v.agent_id AND p.record_id = coalesce(v.moved_from, v.record_id)
-          AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
-        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content,
-      ${movedFromFile('v')} AS from_file
-    FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq}
-    ORDER BY v.entry_kind, v.id`);
+  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
+  const ops: SequenceOp[] = [];
+  const op_cursors = {} as Record<RecordOp, string | null>;
+  for (const op of RECORD_OPS) {
+    const page = sequenceOpsPage(params.db, agent.id, params.seq, op, limit);
+    ops.push(...page.items);
+    op_cursors[op] = page.next_cursor;
+  }
+  ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
+  // Which ops touched each raw file: record ids and files only (no content), so this stays light for thousands of ops.
+  const touched = db.all<{ record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }>(sql`
+    SELECT v.record_id, v.origin_file, v.entry_kind, ${movedFromFile('v')} AS from_file
+    FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq} ORDER BY v.entry_kind, v.id`);
   const rawRows = db.all<{ path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }>(sql`
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
@@ -105,14 +105,21 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
     FROM raw_file_versions f WHERE f.agent_id = ${agent.id} AND f.seq = ${params.seq}
     ORDER BY f.entry_kind, f.path`);
-  const raw = rawRows.map((r): SequenceRawChange => ({
-    path: r.path,
-    change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
-    size: r.size,
-    record_ids: ops.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id),
-    entry_kind: r.entry_kind,
-  }));
-  return { seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops, raw };
+  const raw = rawRows.map((r): SequenceRawChange => {
+    const ids = touched.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id);
+    return {
+      path: r.path,
+      change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
+      size: r.size,
+      record_ids: params.opsLimit === undefined ? ids : ids.slice(0, RAW_RECORD_IDS),
+      record_count: ids.length,
+      entry_kind: r.entry_kind,
+    };
+  });
+  return {
+    seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
+    op_counts: sequenceOpCounts(params.db, agent.id, params.seq), op_cursors, raw,
+  };
 }
 
 /** The sequence in force at `time`: the highest sequence synced at or before it, or null. */

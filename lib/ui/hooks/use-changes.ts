@@ -1,13 +1,18 @@
 'use client';
 
-import { keepPreviousData, useQuery } from '@tanstack/react-query';
+import { keepPreviousData, useInfiniteQuery } from '@tanstack/react-query';
 import { api } from '../api-client';
+import type { Changes } from '../api-types';
+import { CHANGES_PAGE, windowOptions } from '../page-window';
 import { queryKeys, type ChangeFilters } from '../query-keys';
 
+
+/** The change feed, keyset-paged ("load more"), at most MAX_DRAWN_ROWS changes held at once. */
 export function useChanges(filters: ChangeFilters) {
-  return useQuery({
+  return useInfiniteQuery({
     queryKey: queryKeys.changes(filters),
-    queryFn: ({ signal }) => api.changes(filters, signal),
+    queryFn: ({ pageParam, signal }) => api.changes(filters, pageParam.cursor, CHANGES_PAGE, signal),
+    ...windowOptions<Changes>(CHANGES_PAGE),
     placeholderData: keepPreviousData,
   });
 }

@@ -2,6 +2,8 @@
 
 import { keepPreviousData, useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api, RECORDS_MAX_PAGE } from '../api-client';
+import type { Lineage, RecordsAt } from '../api-types';
+import { LINEAGE_PAGE, RECORDS_PAGE, windowOptions } from '../page-window';
 import { fetchAllPages } from '../paging';
 import { queryKeys, type RecordFilters } from '../query-keys';
 
@@ -9,9 +11,8 @@ import { queryKeys, type RecordFilters } from '../query-keys';
 export function useRecords(agentId: string, at: number | null, filters: RecordFilters, enabled = true) {
   return useInfiniteQuery({
     queryKey: queryKeys.records(agentId, at, filters),
-    queryFn: ({ pageParam, signal }) => api.records(agentId, at, filters, pageParam, signal),
-    initialPageParam: null as string | null,
-    getNextPageParam: (last) => last.next_cursor ?? undefined,
+    queryFn: ({ pageParam, signal }) => api.records(agentId, at, filters, pageParam.cursor, signal, RECORDS_PAGE),
+    ...windowOptions<RecordsAt>(RECORDS_PAGE),
     placeholderData: keepPreviousData,
     enabled,
   });
@@ -25,9 +26,11 @@ export function useFileRecords(agentId: string, seq: number, file: string) {
   });
 }
 
-export function useLineage(agentId: string, recordId: string) {
-  return useQuery({
-    queryKey: queryKeys.lineage(agentId, recordId),
-    queryFn: ({ signal }) => api.lineage(agentId, recordId, signal),
+/** A lineage as a bounded window of version pages in `order` ("load older/newer versions" goes on). */
+export function useLineagePages(agentId: string, recordId: string, order: 'newest' | 'oldest') {
+  return useInfiniteQuery({
+    queryKey: queryKeys.lineagePages(agentId, recordId, order),
+    queryFn: ({ pageParam, signal }) => api.lineagePage(agentId, recordId, order, pageParam.cursor, LINEAGE_PAGE, signal),
+    ...windowOptions<Lineage>(LINEAGE_PAGE),
   });
 }

@@ -2,9 +2,12 @@
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../api-client';
+import type { RecordOp, SequenceDetail, SequenceOpsPage } from '../api-types';
+import { OPS_PAGE, windowOptions } from '../page-window';
 import { queryKeys } from '../query-keys';
 
 const PAGE = 50;
+
 
 /** The agent's sequences, newest first, paged with `before`. */
 export function useSequences(agentId: string) {
@@ -17,5 +20,20 @@ export function useSequences(agentId: string) {
 }
 
 export function useSequence(agentId: string, seq: number) {
-  return useQuery({ queryKey: queryKeys.sequence(agentId, seq), queryFn: ({ signal }) => api.sequence(agentId, seq, signal) });
+  return useQuery({ queryKey: queryKeys.sequence(agentId, seq), queryFn: ({ signal }) => api.sequence(agentId, seq, OPS_PAGE, signal) });
+}
+
+/**
+ * One op kind of a loaded sequence as a bounded window of pages: the first page is the one the
+ * sequence came with, the next ones are asked from …/sequences/:seq/ops with the cursor.
+ */
+export function useSequenceOps(agentId: string, detail: SequenceDetail, op: RecordOp) {
+  return useInfiniteQuery({
+    queryKey: queryKeys.sequenceOps(agentId, detail.seq, op),
+    queryFn: ({ pageParam, signal }): Promise<SequenceOpsPage> | SequenceOpsPage => (pageParam.cursor === null
+      ? { op, items: detail.ops.filter((o) => o.op === op), next_cursor: detail.op_cursors[op] }
+      : api.sequenceOps(agentId, detail.seq, op, pageParam.cursor, OPS_PAGE, signal)),
+    ...windowOptions<SequenceOpsPage>(OPS_PAGE),
+    enabled: detail.op_counts[op] > 0,
+  });
 }

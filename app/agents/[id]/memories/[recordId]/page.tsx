@@ -5,6 +5,7 @@ import { LoadingRows } from '@/components/ui/States';
 import { getRecordLineage } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { LINEAGE_PAGE } from '@/lib/ui/page-window';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
@@ -17,7 +18,7 @@ export async function generateMetadata({ params }: Props) {
   try {
     const agent = (await scopedAgent(id))?.name;
     if (agent === undefined) return { title: 'Memory' };
-    const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId) });
+    const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId), limit: 1 });
     return { title: pageTitle(lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found', agent) };
   } catch {
     return { title: 'Memory' };
@@ -27,10 +28,12 @@ export async function generateMetadata({ params }: Props) {
 export default async function LineagePage({ params }: Props) {
   const { id, recordId: raw } = await params;
   const recordId = decodeURIComponent(raw);
-  const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId });
+  // The first page of the default order (newest first), as the view's infinite query holds it.
+  const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId, limit: LINEAGE_PAGE, order: 'newest' });
   if (!lineage) notFound();
+  const firstPage = { pages: [lineage], pageParams: [{ cursor: null }] };
   return (
-    <Prefetched entries={[[queryKeys.lineage(id, recordId), () => lineage]]}>
+    <Prefetched entries={[[queryKeys.lineagePages(id, recordId, 'newest'), () => firstPage]]}>
       <Suspense fallback={<LoadingRows rows={8} />}>
         <LineageView agentId={id} recordId={recordId} />
       </Suspense>

@@ -3,6 +3,7 @@ import { SequenceView } from '@/components/sequence/SequenceView';
 import { getSequence } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { OPS_PAGE } from '@/lib/ui/page-window';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
 import { scopedAgent } from '../../../../_lib/scoped-agent';
@@ -21,7 +22,7 @@ export default async function SequencePage({ params }: Props) {
   if (!/^\d+$/.test(raw) || latest === null || Number(raw) > latest) notFound();
   const seq = Number(raw);
   return (
-    <Prefetched entries={[[queryKeys.sequence(id, seq), () => getSequence({ db: getLedger().db, agentId: id, seq })]]}>
+    <Prefetched entries={[[queryKeys.sequence(id, seq), () => getSequence({ db: getLedger().db, agentId: id, seq, opsLimit: OPS_PAGE })]]}>
       <SequenceView agentId={id} seq={seq} />
     </Prefetched>
   );

@@ -1,0 +1,77 @@
+/**
+ * A sequence's record ops, one op kind at a time, keyset-paged in (entry_kind, id) order through the
+ * index on (agent_id, seq, op, entry_kind) (its rowid ends it), so a page reads its own rows only.
+ */
+import { sql } from 'drizzle-orm';
+import type { LineageDb } from '@/db/client';
+import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
+import { LedgerError } from '@/lib/ledger';
+import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type TenantScope } from './common';
+
+export interface SequenceOp {
+  op: RecordOp;
+  record_id: string;
+  origin_file: string | null;
+  heading: string | null;
+  memory_type: string;
+  namespace: string;
+  content: string;
+  /** An update's previous text; a move's text in the file it left; a delete's last text. */
+  previous_content: string | null;
+  moved_from: string | null;
+  /** A move's file of origin (`origin_file` is the file it moved to); null for other ops. */
+  from_file: string | null;
+  entry_kind: EntryKind;
+}
+
+export type OpCounts = Record<RecordOp, number>;
+
+const isOpCursor = (v: unknown): v is [EntryKind, number] =>
+  Array.isArray(v) && v.length === 2 && (v[0] === 'delta' || v[0] === 'snapshot') && Number.isSafeInteger(v[1]);
+
+/** How many ops of each kind the sequence holds (an index-only count over the sequence's entries). */
+export function sequenceOpCounts(db: LineageDb, agentId: string, seq: number): OpCounts {
+  const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
+  const rows = db.db.all<{ op: RecordOp; n: number }>(sql`
+    SELECT op, count(*) AS n FROM record_versions WHERE agent_id = ${agentId} AND seq = ${seq} GROUP BY op`);
+  for (const row of rows) counts[row.op] = row.n;
+  return counts;
+}
+
+/** One page of the sequence's ops of kind `op`, after `cursor`, in (entry_kind, id) order. */
+export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op: RecordOp, limit: number, cursor?: string):
+  { items: SequenceOp[]; next_cursor: string | null } {
+  const after = cursor === undefined ? sql`` : (() => {
+    const [kind, id] = decodeCursor(cursor, isOpCursor);
+    return sql`AND (v.entry_kind, v.id) > (${kind}, ${id})`;
+  })();
+  const rows = db.db.all<SequenceOp & { id: number }>(sql`
+    SELECT v.id, v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
+      CASE WHEN v.op = 'create' THEN NULL ELSE (
+        SELECT p.content FROM record_versions p
+        WHERE p.agent_id = v.agent_id AND p.record_id = coalesce(v.moved_from, v.record_id)
+          AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
+        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content,
+      ${movedFromFile('v')} AS from_file
+    FROM record_versions v WHERE v.agent_id = ${agentId} AND v.seq = ${seq} AND v.op = ${op} ${after}
+    ORDER BY v.entry_kind, v.id LIMIT ${limit + 1}`);
+  const page = rows.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(({ id: _id, ...o }) => o),
+    next_cursor: rows.length > limit && last ? encodeCursor([last.entry_kind, last.id]) : null,
+  };
+}
+
+/** The API's verb: a page of one op kind of a sequence. Null when the agent is unknown. */
+export function getSequenceOps(params: {
+  db: LineageDb; agentId: string; seq: number; op: RecordOp; limit?: number; cursor?: string; tenantId?: TenantScope;
+}): { op: RecordOp; items: SequenceOp[]; next_cursor: string | null } | null {
+  const agent = findAgent(params.db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  if (!(RECORD_OPS as readonly string[]).includes(params.op)) {
+    throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
+  }
+  const limit = clampLimit(params.limit, 100, 1000);
+  return { op: params.op, ...sequenceOpsPage(params.db, agent.id, params.seq, params.op, limit, params.cursor) };
+}

@@ -1,0 +1,38 @@
+/**
+ * A workspace asked at a sequence past the agent's latest (`/agents/<id>/workspace?seq=999`) is a
+ * 404 page. The page itself cannot say so: it reads the sequence on the client (reading
+ * `searchParams` on the server made every move between sequences a server round trip), and it
+ * streams, so its status is sent before anything is known. So the server in front of Next.js looks
+ * the sequence up for a document load and sends the page's own HTML (WorkspaceNotFound: no files,
+ * no downloads) with status 404. Client-side navigation (RSC requests, `RSC: 1`) is left alone.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { getAgent, type TenantScope } from '@/lib/ledger/agents';
+import type { Ledger } from '@/lib/ledger/ledger';
+
+const WORKSPACE = /^\/agents\/([^/]+)\/workspace\/?$/;
+
+/** Whether `url` is a workspace page at a sequence the agent (inside `scope`) does not have. */
+export function isWorkspacePastLatest(url: URL, ledger: Ledger, scope: TenantScope): boolean {
+  const match = WORKSPACE.exec(url.pathname);
+  const seq = url.searchParams.get('seq');
+  if (!match || seq === null || !/^\d+$/.test(seq)) return false;
+  let agentId: string;
+  try {
+    agentId = decodeURIComponent(match[1]!);
+  } catch {
+    return false;
+  }
+  const agent = getAgent({ ledger, agentId, tenantId: scope });
+  return agent !== null && (agent.latest_sequence === null || Number(seq) > agent.latest_sequence);
+}
+
+/** For a document load (not a client navigation) of such a page: the response goes out as a 404. */
+export function markPastLatest(req: IncomingMessage, res: ServerResponse, url: URL, ledger: Ledger, scope: TenantScope): void {
+  if (req.method !== 'GET' && req.method !== 'HEAD') return;
+  if (req.headers.rsc !== undefined) return;
+  if (!isWorkspacePastLatest(url, ledger, scope)) return;
+  const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
+  // Node sends an implicit head through this.writeHead(this.statusCode) too, so every path passes here.
+  res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status === 200 ? 404 : status, ...rest)) as typeof res.writeHead;
+}
