@@ -5,18 +5,32 @@
  * streams, so its status is sent before anything is known. So the server in front of Next.js looks
  * the sequence up for a document load and sends the page's own HTML (WorkspaceNotFound: no files,
  * no downloads) with status 404. Client-side navigation (RSC requests, `RSC: 1`) is left alone.
+ * The compare page (`/agents/<id>/compare?from=A&to=B`) reads its sequences the same way, so a
+ * sequence past the latest there is a 404 too (the page says which one in words).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { getAgent, type TenantScope } from '@/lib/ledger/agents';
 import type { Ledger } from '@/lib/ledger/ledger';
 
-const WORKSPACE = /^\/agents\/([^/]+)\/workspace\/?$/;
+/** The pages that take sequences in their query, and the parameters that name them. */
+const PAGES: [RegExp, string[]][] = [
+  [/^\/agents\/([^/]+)\/workspace\/?$/, ['seq']],
+  [/^\/agents\/([^/]+)\/compare\/?$/, ['from', 'to']],
+];
 
-/** Whether `url` is a workspace page at a sequence the agent (inside `scope`) does not have. */
-export function isWorkspacePastLatest(url: URL, ledger: Ledger, scope: TenantScope): boolean {
-  const match = WORKSPACE.exec(url.pathname);
-  const seq = url.searchParams.get('seq');
-  if (!match || seq === null || !/^\d+$/.test(seq)) return false;
+/** Whether `url` is a workspace or compare page at a sequence the agent (inside `scope`) does not have. */
+export function isPagePastLatest(url: URL, ledger: Ledger, scope: TenantScope): boolean {
+  let match: RegExpExecArray | null = null;
+  let names: string[] = [];
+  for (const [pattern, params] of PAGES) {
+    match = pattern.exec(url.pathname);
+    if (match) {
+      names = params;
+      break;
+    }
+  }
+  const seqs = names.map((name) => url.searchParams.get(name)).filter((v): v is string => v !== null && /^\d+$/.test(v));
+  if (!match || seqs.length === 0) return false;
   let agentId: string;
   try {
     agentId = decodeURIComponent(match[1]!);
@@ -24,14 +38,14 @@ export function isWorkspacePastLatest(url: URL, ledger: Ledger, scope: TenantSco
     return false;
   }
   const agent = getAgent({ ledger, agentId, tenantId: scope });
-  return agent !== null && (agent.latest_sequence === null || Number(seq) > agent.latest_sequence);
+  return agent !== null && seqs.some((seq) => agent.latest_sequence === null || Number(seq) > agent.latest_sequence!);
 }
 
 /** For a document load (not a client navigation) of such a page: the response goes out as a 404. */
 export function markPastLatest(req: IncomingMessage, res: ServerResponse, url: URL, ledger: Ledger, scope: TenantScope): void {
   if (req.method !== 'GET' && req.method !== 'HEAD') return;
   if (req.headers.rsc !== undefined) return;
-  if (!isWorkspacePastLatest(url, ledger, scope)) return;
+  if (!isPagePastLatest(url, ledger, scope)) return;
   const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
   // Node sends an implicit head through this.writeHead(this.statusCode) too, so every path passes here.
   res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status === 200 ? 404 : status, ...rest)) as typeof res.writeHead;
