@@ -69,7 +69,23 @@ async function startOsd(dir: string, conf: string): Promise<Daemon> {
   }
 }
 
+/**
+ * A one-node cluster, started afresh up to three times: a cluster of another test run on the same
+ * machine can take a port between our free-port check and the daemon's bind (seen as `ceph osd new`
+ * answering "EPERM: problem getting command descriptions from mon"). Each attempt has new ports and
+ * a new directory, and a failed one is stopped and removed before the next.
+ */
 export async function startRadosgw(): Promise<RunningRadosgw> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startRadosgwOnce();
+    } catch (error) {
+      if (attempt >= 3) throw error;
+    }
+  }
+}
+
+async function startRadosgwOnce(): Promise<RunningRadosgw> {
   const dir = traversableTempDir('lineage-ceph-');
   for (const sub of ['run', 'log', 'mon', 'osd/osd.0']) fs.mkdirSync(path.join(dir, sub), { recursive: true });
   const fsid = randomUUID();
