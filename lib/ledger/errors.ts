@@ -12,6 +12,8 @@ export type LedgerErrorCode =
   | 'invalid_input'
   | 'blob_missing'
   | 'blob_corrupt'
+  /** A write-once blob key already holds other bytes (S3BlobStore): nothing was overwritten. */
+  | 'blob_conflict'
   | 'busy'
   | 'disk_full'
   | 'read_only';

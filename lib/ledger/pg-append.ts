@@ -29,6 +29,7 @@ export interface EntryCounts {
   creates: number;
   updates: number;
   deletes: number;
+  moves: number;
   raw_changed: number;
   raw_deleted: number;
 }

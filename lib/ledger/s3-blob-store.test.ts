@@ -26,7 +26,7 @@ describe('S3BlobStore write-once rule', () => {
     await store.put('agent/1-aaaa.alf-delta', bytesOf('first'));
     const error = await store.put('agent/1-aaaa.alf-delta', bytesOf('second')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BlobConflictError);
-    expect(isLedgerError(error, 'blob_corrupt')).toBe(true);
+    expect(isLedgerError(error, 'blob_conflict')).toBe(true);
     expect((error as Error).message).toContain(sha256Hex(bytesOf('first')));
     expect((error as Error).message).toContain(sha256Hex(bytesOf('second')));
     expect(new TextDecoder().decode(await store.get('agent/1-aaaa.alf-delta'))).toBe('first');

@@ -22,7 +22,7 @@ import type { S3Location } from './s3-config';
  */
 export class BlobConflictError extends LedgerError {
   constructor(key: string, storedSha: string, offeredSha: string) {
-    super('blob_corrupt', `blob ${key} already holds other bytes (sha256 ${storedSha}); refusing to replace them with sha256 ${offeredSha}`);
+    super('blob_conflict', `blob ${key} already holds other bytes (sha256 ${storedSha}); refusing to replace them with sha256 ${offeredSha}`);
     this.name = 'BlobConflictError';
   }
 }

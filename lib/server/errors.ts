@@ -63,6 +63,8 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   invalid_input: 400,
   blob_missing: 500,
   blob_corrupt: 500,
+  // The upload's blob key is taken by other bytes: the stored state conflicts with this write (nothing was replaced).
+  blob_conflict: 409,
   busy: 503,
   disk_full: 507,
   read_only: 503,
@@ -77,6 +79,10 @@ function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
     return jsonResponse({ error: err.message, code: err.code }, status, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
   }
   if (err.code === 'disk_full' || err.code === 'read_only') {
+    console.error(`[lineage serve] ${err.message}`);
+    return jsonResponse({ error: err.message, code: err.code }, status);
+  }
+  if (err.code === 'blob_conflict') {
     console.error(`[lineage serve] ${err.message}`);
     return jsonResponse({ error: err.message, code: err.code }, status);
   }

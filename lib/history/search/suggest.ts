@@ -31,7 +31,8 @@ interface Vocabulary { lastId: number; rows: number; byAgent: Map<string, Map<st
 
 const vocabularies = new WeakMap<object, Vocabulary>();
 
-function addTerms(into: Map<string, number>, content: string): void {
+/** Adds the terms of `content` to `into` (exported for the scale-out backend's vocabulary, lib/storage/pg/search.ts). */
+export function addTerms(into: Map<string, number>, content: string): void {
   const folded = foldCase(content);
   for (const [token] of folded.matchAll(TOKEN)) {
     const trimmed = token.replace(EDGE, '');

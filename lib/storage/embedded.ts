@@ -1,0 +1,91 @@
+/**
+ * The embedded implementation of the storage seam: today's SQLite + filesystem code, unchanged and
+ * unmoved, each verb called as it is and its answer handed back as a promise. Nothing is cached
+ * or translated here, so the embedded backend keeps its speed and its behaviour.
+ */
+import { closeDatabase } from '@/db/client';
+import { getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
+import { listEntries } from '@/lib/ledger/entries';
+import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
+import { openLedger, type Ledger } from '@/lib/ledger/ledger';
+import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { getChanges } from '@/lib/history/queries/changes';
+import { getSequence, getSequences, sequenceAt } from '@/lib/history/queries/sequences';
+import { getRecordsAt } from '@/lib/history/queries/records';
+import { getRecordLineage } from '@/lib/history/queries/lineage';
+import { findAgent, assertSequence } from '@/lib/history/queries/common';
+import { getWorkspaceFile, getWorkspaceTree } from '@/lib/history/queries/workspace';
+import { liveFilePages } from '@/lib/history/queries/workspace-pages';
+import { searchHistory } from '@/lib/history/search/engine';
+import { rebuildIndex } from '@/lib/history/rebuild';
+import {
+  countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
+} from '@/lib/server/api-keys';
+import { UploadStore } from '@/lib/server/upload-store';
+import type { LineageStorage, PendingUploads } from './types';
+
+function uploadsOf(store: UploadStore): PendingUploads {
+  return {
+    create: (input) => store.create(input),
+    get: (id) => store.get(id),
+    putBytes: async (id, bytes) => store.putBytes(id, bytes),
+    readBytes: (id) => store.readBytes(id),
+    markConfirmed: async (upload, confirmed) => store.markConfirmed(upload, confirmed),
+    remove: (id) => store.remove(id),
+    removeAgent: (agentId) => store.removeAgent(agentId),
+    sweep: (now, graceMs) => store.sweep(now, graceMs),
+  };
+}
+
+/** The storage seam over an open ledger (its database and blob store); `close` closes the database. */
+export function embeddedStorage(ledger: Ledger): LineageStorage {
+  const db = ledger.db;
+  let uploads: PendingUploads | null = null;
+  return {
+    backend: 'embedded',
+    blobs: ledger.blobs,
+    get uploads() {
+      // `<data>/uploads/` is made on first use, as the server does today.
+      return (uploads ??= uploadsOf(new UploadStore(db.dataDir)));
+    },
+    registerAgent: async (p) => registerAgent({ ledger, ...p }),
+    getAgent: async (p) => getAgent({ ledger, ...p }),
+    listAgents: async (p) => listAgents({ ledger, ...p }),
+    ingestSnapshot: (p) => ingestSnapshot({ ledger, ...p }),
+    ingestDelta: (p) => ingestDelta({ ledger, ...p }),
+    listEntries: async (p) => listEntries({ ledger, ...p }),
+    rebuildIndex: () => rebuildIndex({ ledger }),
+    listAgentsWithStats: async (p) => listAgentsWithStats({ db, ...p }),
+    getSequences: async (p) => getSequences({ db, ...p }),
+    getSequence: async (p) => getSequence({ db, ...p }),
+    sequenceAt: async (p) => sequenceAt({ db, ...p }),
+    getRecordsAt: async (p) => getRecordsAt({ db, ...p }),
+    getRecordLineage: async (p) => getRecordLineage({ db, ...p }),
+    getChanges: async (p) => getChanges({ db, ...p }),
+    getWorkspaceTree: async (p) => getWorkspaceTree({ db, ...p }),
+    getWorkspaceFile: async (p) => getWorkspaceFile({ db, ...p }),
+    downloadFiles: async (p) => {
+      // The checks streamWorkspaceArchive makes before it streams.
+      const agent = findAgent(db, p.agentId, p.tenantId);
+      if (!agent) return null;
+      assertSequence(agent, p.seq);
+      const pages = liveFilePages(db, agent.id, p.seq, p.pageSize);
+      return (async function* () {
+        yield* pages;
+      })();
+    },
+    search: async (p) => searchHistory({ db, ...p }),
+    createApiKey: async (p) => createApiKey({ db, ...p }),
+    listApiKeys: async () => listApiKeys({ db }),
+    countApiKeys: async () => countApiKeys(db),
+    revokeApiKey: async (p) => revokeApiKey({ db, ...p }),
+    identifyKey: async (p) => identifyKey({ db, ...p }),
+    keyIdentityById: async (id) => keyIdentityById(db, id),
+    close: async () => closeDatabase(db),
+  };
+}
+
+/** The embedded storage of a data directory (`<data>/lineage.db` + `<data>/blobs/`). */
+export function openEmbeddedStorage(dataDir: string): LineageStorage {
+  return embeddedStorage(openLedger(dataDir));
+}

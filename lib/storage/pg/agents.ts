@@ -1,0 +1,97 @@
+/**
+ * Agents, ledger entries and API keys on PostgreSQL: the verbs of lib/ledger/agents.ts,
+ * lib/ledger/entries.ts and lib/server/api-keys.ts, with the same rules and answers (a key is
+ * stored as its SHA-256 only and identified by comparing every stored hash in constant time).
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type { AgentRow, EntryKind, LedgerEntryRow } from '@/db/schema';
+import { parseUuid } from '@/lib/core/uuid';
+import type { TenantScope } from '@/lib/ledger/agents';
+import { LedgerError } from '@/lib/ledger/errors';
+import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
+import { first, Params, rows, type Queryable } from './sql';
+
+export async function registerAgent(db: Queryable, p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }):
+  Promise<AgentRow | 'exists'> {
+  const id = parseUuid(p.id);
+  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${p.id}"`);
+  if (typeof p.name !== 'string' || p.name.trim().length === 0) throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
+  const row = await first<AgentRow>(db, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
+    VALUES ($1, $2, $3, $4, $5, NULL, NULL) ON CONFLICT DO NOTHING RETURNING *`, [id, p.tenantId, p.name, p.sourceRuntime, p.now.toISOString()]);
+  return row ?? 'exists';
+}
+
+export async function getAgent(db: Queryable, p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null> {
+  const id = parseUuid(p.agentId);
+  if (id === null) return null;
+  const row = await first<AgentRow>(db, 'SELECT * FROM agents WHERE id = $1', [id]);
+  return row && (p.tenantId === undefined || row.tenant_id === p.tenantId) ? row : null;
+}
+
+export async function requireAgent(db: Queryable, p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow> {
+  const row = await getAgent(db, p);
+  if (!row) throw new LedgerError('agent_not_found', `agent ${p.agentId} not found`);
+  return row;
+}
+
+/**
+ * The agent as the history queries find it (lib/history/queries/common.ts `findAgent`): by the
+ * lower-cased id, within the tenant scope.
+ */
+export async function findAgent(db: Queryable, agentId: string, tenantId: TenantScope): Promise<AgentRow | null> {
+  const row = await first<AgentRow>(db, 'SELECT * FROM agents WHERE id = $1', [agentId.toLowerCase()]);
+  return row && (tenantId === undefined || row.tenant_id === tenantId) ? row : null;
+}
+
+export async function listAgents(db: Queryable, p: { tenantId?: TenantScope }): Promise<AgentRow[]> {
+  const params = new Params();
+  const where = p.tenantId === undefined ? '' : p.tenantId === null ? 'WHERE tenant_id IS NULL' : `WHERE tenant_id = ${params.add(p.tenantId)}`;
+  return rows<AgentRow>(db, `SELECT * FROM agents ${where} ORDER BY created_at, id`, params);
+}
+
+export async function listEntries(db: Queryable, p: { agentId: string; sinceSeq?: number; upToSeq?: number; kind?: EntryKind }): Promise<LedgerEntryRow[]> {
+  const params = new Params();
+  const conditions = [`agent_id = ${params.add(p.agentId)}`];
+  if (p.sinceSeq !== undefined) conditions.push(`seq > ${params.add(p.sinceSeq)}::bigint`);
+  if (p.upToSeq !== undefined) conditions.push(`seq <= ${params.add(p.upToSeq)}::bigint`);
+  if (p.kind !== undefined) conditions.push(`kind = ${params.add(p.kind)}`);
+  return rows<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
+    raw_changed, raw_deleted FROM ledger_entries WHERE ${conditions.join(' AND ')} ORDER BY seq, kind`, params);
+}
+
+export async function createApiKey(db: Queryable, p: { name?: string; now: Date; admin?: boolean }): Promise<IssuedApiKey> {
+  const key = `${API_KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
+  const id = randomUUID();
+  const name = p.name && p.name.trim().length > 0 ? p.name.trim() : 'default';
+  const createdAt = p.now.toISOString();
+  await db.query('INSERT INTO api_keys (id, name, key_hash, created_at, admin) VALUES ($1, $2, $3, $4, $5)', [id, name, hashApiKey(key), createdAt, p.admin ? 1 : 0]);
+  return { id, name, key, createdAt, admin: p.admin === true };
+}
+
+export async function listApiKeys(db: Queryable): Promise<{ id: string; name: string; created_at: string; admin: boolean }[]> {
+  const found = await rows<{ id: string; name: string; created_at: string; admin: number }>(db, 'SELECT id, name, created_at, admin FROM api_keys ORDER BY created_at');
+  return found.map((r) => ({ ...r, admin: r.admin === 1 }));
+}
+
+export async function countApiKeys(db: Queryable): Promise<number> {
+  return (await first<{ n: number }>(db, 'SELECT count(*) AS n FROM api_keys'))?.n ?? 0;
+}
+
+export async function revokeApiKey(db: Queryable, p: { id: string }): Promise<boolean> {
+  return (await rows(db, 'DELETE FROM api_keys WHERE id = $1 RETURNING id', [p.id])).length > 0;
+}
+
+export async function identifyKey(db: Queryable, p: { key: string }): Promise<KeyIdentity | null> {
+  const presented = Buffer.from(hashApiKey(p.key), 'hex');
+  let match: { id: string; admin: number } | null = null;
+  for (const row of await rows<{ id: string; key_hash: string; admin: number }>(db, 'SELECT id, key_hash, admin FROM api_keys')) {
+    const stored = Buffer.from(row.key_hash, 'hex');
+    if (stored.length === presented.length && timingSafeEqual(stored, presented) && match === null) match = row;
+  }
+  return match ? { id: match.id, admin: match.admin === 1 } : null;
+}
+
+export async function keyIdentityById(db: Queryable, id: string): Promise<KeyIdentity | null> {
+  const row = await first<{ id: string; admin: number }>(db, 'SELECT id, admin FROM api_keys WHERE id = $1', [id]);
+  return row ? { id: row.id, admin: row.admin === 1 } : null;
+}

@@ -1,0 +1,148 @@
+/**
+ * Ingest on the scale-out backend, with the embedded ingest's rules and answers (lib/ledger/ingest.ts):
+ * the archive is parsed and checked completely first, the blob is written once to the bucket
+ * (S3 `If-None-Match: *`: a retry with the same bytes is a success), then ONE PostgreSQL
+ * transaction locks the agent's row, re-checks the sequence (`appendLedgerEntry`), folds the entry
+ * into the history index with the same `foldEntry` as SQLite, and writes the entry with its counts.
+ * A failed append leaves at most a blob without an entry, as a crash does in the embedded backend:
+ * it is not deleted here, because another process may be confirming the same bytes at that key.
+ */
+import type { EntryKind } from '@/db/schema';
+import type { PgLineageDb } from '@/db/pg/client';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { ArchiveError, type AlfDelta, type AlfSnapshot } from '@/lib/core/archive/types';
+import { NS } from '@/lib/core/ids';
+import { isJsonObject } from '@/lib/core/json';
+import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
+import { foldEntry, type IndexCounts } from '@/lib/history/indexer';
+import { prepareArchive, type PreparedEntry } from '@/lib/history/ledger-blob';
+import type { BlobStore } from '@/lib/ledger/blob-store';
+import { LedgerError } from '@/lib/ledger/errors';
+import type { IngestResult } from '@/lib/ledger/ingest';
+import { checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
+import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
+import type { IngestParams } from '../types';
+import { requireAgent } from './agents';
+import { PgFoldTarget } from './fold-target';
+import { onDrizzle } from './sql';
+import { liveRawFiles } from './workspace';
+
+export interface PgBackend {
+  db: PgLineageDb;
+  blobs: BlobStore;
+}
+
+// The three helpers below say what their twins in lib/ledger/ingest.ts say, word for word.
+async function parse<T>(read: () => Promise<T>): Promise<T> {
+  try {
+    return await read();
+  } catch (error) {
+    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`, {}, { cause: error });
+    throw error;
+  }
+}
+
+function checkAgentId(manifest: AlfSnapshot['manifest'], agentId: string, file: string): void {
+  const id = isJsonObject(manifest.agent) ? manifest.agent.id : undefined;
+  if (typeof id !== 'string' || id.toLowerCase() !== agentId) {
+    throw new LedgerError('agent_mismatch', `${file} agent.id ${JSON.stringify(id ?? null)} does not match agent ${agentId}`);
+  }
+}
+
+function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): string {
+  return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
+}
+
+/**
+ * PostgreSQL text cannot hold U+0000, which SQLite stores: an archive whose records or paths carry
+ * one is refused before anything is written (a clear 400 instead of a failed transaction). This is
+ * the one place where the backends answer differently.
+ */
+function refuseNul(prepared: PreparedEntry): void {
+  const fields = prepared.kind === 'delta' ? prepared.lines.map((l) => l.fields) : prepared.records;
+  for (const f of fields) {
+    for (const [name, value] of Object.entries(f)) {
+      if (typeof value === 'string' && value.includes('\u0000')) {
+        throw new LedgerError('bad_archive', `bad archive: record ${f.record_id.replace(/\u0000/g, '\\0')} has a NUL character (U+0000) in ${name}, which this server's PostgreSQL database cannot store`);
+      }
+    }
+  }
+  const paths = prepared.kind === 'delta' ? [...prepared.rawChanged.map((r) => r.path), ...prepared.rawDeleted] : prepared.raw.map((r) => r.path);
+  if (paths.some((p) => p.includes('\u0000'))) throw new LedgerError('bad_archive', 'bad archive: a raw file path has a NUL character (U+0000)');
+}
+
+/** Writes the blob, then appends and indexes the entry in one transaction. */
+async function store(backend: PgBackend, params: {
+  agentId: string; seq: number; place: AppendPlace; bytes: Uint8Array; now: Date;
+  archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
+}): Promise<IngestResult> {
+  const { agentId, seq, place, bytes } = params;
+  const sha = sha256Hex(bytes);
+  const key = blobKey(agentId, seq, place.kind, sha);
+  const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${place.kind}:${sha}`);
+  const syncedAt = params.now.toISOString();
+  const prepared = prepareArchive(params.archive);
+  refuseNul(prepared);
+  await backend.blobs.put(key, bytes);
+  await appendLedgerEntry({
+    db: backend.db, agentId, ...place,
+    entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
+    inTransaction: async (tx, at) => {
+      const db = onDrizzle(tx);
+      const { target, result } = await PgFoldTarget.fold(db, agentId, prepared, (t) => foldEntry(t, { agentId, seq: at, syncedAt }, prepared));
+      await target.flush(db);
+      return result satisfies IndexCounts;
+    },
+  });
+  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
+}
+
+export async function ingestSnapshot(backend: PgBackend, params: IngestParams): Promise<IngestResult> {
+  const pool = backend.db.pool;
+  const agent = await requireAgent(pool, params);
+  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+  checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
+  checkSnapshotServable(snapshot);
+  // A concurrent ingest may move the target between the blob write and the transaction: retry.
+  for (let attempt = 0; ; attempt++) {
+    const seq = await nextSnapshotSequence({ db: backend.db, agentId: agent.id });
+    try {
+      return await store(backend, {
+        agentId: agent.id, seq, place: { kind: 'snapshot', sequence: seq }, bytes: params.bytes, now: params.now,
+        archive: { kind: 'snapshot', archive: snapshot },
+      });
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'stale_sequence') || attempt >= 4) throw error;
+    }
+  }
+}
+
+export async function ingestDelta(backend: PgBackend, params: IngestParams & { baseSequence: number }): Promise<IngestResult> {
+  const { baseSequence } = params;
+  if (!Number.isSafeInteger(baseSequence) || baseSequence < 0) {
+    throw new LedgerError('invalid_input', `base_sequence must be a non-negative integer, got ${String(baseSequence)}`);
+  }
+  const pool = backend.db.pool;
+  const agent = await requireAgent(pool, params);
+  const delta = await parse(() => readDelta(params.bytes, params.limits));
+  checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
+  const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
+  if (sync.base_sequence !== baseSequence) {
+    throw new LedgerError('base_mismatch',
+      `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
+  }
+  // The precheck (the append checks again under the agent's lock).
+  if (agent.latest_sequence === null || agent.latest_snapshot_seq === null) {
+    throw new LedgerError('no_snapshot', `agent ${agent.id} has no snapshot yet: upload a full snapshot first`);
+  }
+  if (baseSequence !== agent.latest_sequence) {
+    throw new LedgerError('stale_sequence',
+      `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
+  }
+  const live = (await liveRawFiles(pool, agent.id, baseSequence)).map((f) => f.path);
+  checkDeltaServable(delta, () => live);
+  return store(backend, {
+    agentId: agent.id, seq: baseSequence + 1, place: { kind: 'delta', baseSequence }, bytes: params.bytes, now: params.now,
+    archive: { kind: 'delta', archive: delta },
+  });
+}

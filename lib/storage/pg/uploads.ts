@@ -1,0 +1,66 @@
+/**
+ * Pending presigned uploads on the scale-out backend: what an upload is for lives in the
+ * `pending_uploads` table and its bytes in the bucket's staging prefix (s3-staging.ts), so the
+ * confirm may reach any server process. Same answers as `UploadStore` (lib/server/upload-store.ts).
+ */
+import { randomUUID } from 'node:crypto';
+import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type { PgPendingUploadRow } from '@/db/pg/schema';
+import { deleteStaged, readStaged, stagedSize, stagingKey, type Staging } from '@/lib/ledger/s3-staging';
+import type { PendingUpload } from '@/lib/server/upload-store';
+import type { PendingUploads } from '../types';
+import { first, rows, type Queryable } from './sql';
+
+const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function toUpload(row: PgPendingUploadRow): PendingUpload {
+  return {
+    id: row.id, agentId: row.agent_id, tenantId: row.tenant_id, kind: row.kind, baseSequence: row.base_sequence, expiresAt: row.expires_at,
+    ...(row.confirmed_status === null ? {} : { confirmed: { status: row.confirmed_status, body: JSON.parse(row.confirmed_body ?? '{}') as Record<string, unknown> } }),
+  };
+}
+
+export function pgPendingUploads(db: Queryable, staging: Staging): PendingUploads {
+  const at = (uploadId: string) => ({ ...staging, uploadId });
+  const remove = async (id: string) => {
+    if (!UUID_RE.test(id)) return;
+    await deleteStaged(at(id));
+    await db.query('DELETE FROM pending_uploads WHERE id = $1', [id]);
+  };
+  return {
+    async create(input) {
+      const upload: PendingUpload = { id: randomUUID(), ...input };
+      await db.query('INSERT INTO pending_uploads (id, agent_id, tenant_id, kind, base_sequence, expires_at) VALUES ($1, $2, $3, $4, $5, $6)',
+        [upload.id, upload.agentId, upload.tenantId, upload.kind, upload.baseSequence, upload.expiresAt]);
+      return upload;
+    },
+    async get(id) {
+      if (!UUID_RE.test(id)) return null;
+      const row = await first<PgPendingUploadRow>(db, 'SELECT * FROM pending_uploads WHERE id = $1', [id]);
+      return row ? toUpload(row) : null;
+    },
+    async putBytes(id, bytes) {
+      await staging.client.send(new PutObjectCommand({ Bucket: staging.location.bucket, Key: stagingKey(staging.location, id), Body: bytes }));
+    },
+    async readBytes(id) {
+      if (!UUID_RE.test(id) || (await stagedSize(at(id))) === null) return null;
+      return readStaged(at(id));
+    },
+    async markConfirmed(upload, confirmed) {
+      await db.query('UPDATE pending_uploads SET confirmed_status = $2, confirmed_body = $3 WHERE id = $1',
+        [upload.id, confirmed.status, JSON.stringify(confirmed.body)]);
+      await deleteStaged(at(upload.id));
+    },
+    remove,
+    async removeAgent(agentId) {
+      const ids = await rows<{ id: string }>(db, 'SELECT id FROM pending_uploads WHERE agent_id = $1 ORDER BY id', [agentId]);
+      for (const { id } of ids) await remove(id);
+      return ids.length;
+    },
+    async sweep(now, graceMs = 60 * 60 * 1000) {
+      for (const row of await rows<{ id: string; expires_at: string }>(db, 'SELECT id, expires_at FROM pending_uploads')) {
+        if (Date.parse(row.expires_at) + graceMs < now.getTime()) await remove(row.id);
+      }
+    },
+  };
+}

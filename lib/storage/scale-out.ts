@@ -1,0 +1,75 @@
+/**
+ * The scale-out implementation of the storage seam: PostgreSQL (drizzle pg-core migrations, `pg`)
+ * for the ledger's sequence check, the history index, keys and pending uploads; an S3-compatible
+ * bucket for the blobs (write-once keys) and staged uploads. Any number of processes may open it on
+ * the same database and bucket: appends serialise on the agent's row, a rebuild on an advisory lock.
+ */
+import type { S3Client } from '@aws-sdk/client-s3';
+import { openPgDatabase, type PgLineageDb } from '@/db/pg/client';
+import type { BlobStore } from '@/lib/ledger/blob-store';
+import type { S3Location } from '@/lib/ledger/s3-config';
+import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
+import * as agents from './pg/agents';
+import { listAgentsWithStats } from './pg/agent-stats';
+import { getChanges } from './pg/changes';
+import { getSequence, getSequences, sequenceAt } from './pg/sequences';
+import { ingestDelta, ingestSnapshot, type PgBackend } from './pg/ingest';
+import { getRecordLineage } from './pg/lineage';
+import { getRecordsAt } from './pg/records';
+import { rebuildIndex } from './pg/rebuild';
+import { searchHistory } from './pg/search';
+import { pgPendingUploads } from './pg/uploads';
+import { getWorkspaceFile, getWorkspaceTree, liveFilePages } from './pg/workspace';
+import { assertSequence } from '@/lib/history/queries/common';
+import type { LineageStorage } from './types';
+
+/** The storage over an open database, a blob store and the bucket's staging prefix. */
+export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; client: S3Client; location: S3Location }): LineageStorage {
+  const { db } = params;
+  const pool = db.pool;
+  const backend: PgBackend = { db, blobs: params.blobs };
+  return {
+    backend: 'scale-out',
+    blobs: params.blobs,
+    uploads: pgPendingUploads(pool, { client: params.client, location: params.location }),
+    registerAgent: (p) => agents.registerAgent(pool, p),
+    getAgent: (p) => agents.getAgent(pool, p),
+    listAgents: (p) => agents.listAgents(pool, p),
+    ingestSnapshot: (p) => ingestSnapshot(backend, p),
+    ingestDelta: (p) => ingestDelta(backend, p),
+    listEntries: (p) => agents.listEntries(pool, p),
+    rebuildIndex: () => rebuildIndex(backend),
+    listAgentsWithStats: (p) => listAgentsWithStats(pool, p),
+    getSequences: (p) => getSequences(pool, p),
+    getSequence: (p) => getSequence(pool, p),
+    sequenceAt: (p) => sequenceAt(pool, p),
+    getRecordsAt: (p) => getRecordsAt(pool, p),
+    getRecordLineage: (p) => getRecordLineage(pool, p),
+    getChanges: (p) => getChanges(pool, p),
+    getWorkspaceTree: (p) => getWorkspaceTree(pool, p),
+    getWorkspaceFile: (p) => getWorkspaceFile(pool, p),
+    downloadFiles: async (p) => {
+      const agent = await agents.findAgent(pool, p.agentId, p.tenantId);
+      if (!agent) return null;
+      assertSequence(agent, p.seq);
+      return liveFilePages(pool, agent.id, p.seq, p.pageSize);
+    },
+    search: (p) => searchHistory(pool, p),
+    createApiKey: (p) => agents.createApiKey(pool, p),
+    listApiKeys: () => agents.listApiKeys(pool),
+    countApiKeys: () => agents.countApiKeys(pool),
+    revokeApiKey: (p) => agents.revokeApiKey(pool, p),
+    identifyKey: (p) => agents.identifyKey(pool, p),
+    keyIdentityById: (id) => agents.keyIdentityById(pool, id),
+    close: async () => {
+      await db.close();
+      params.client.destroy();
+    },
+  };
+}
+
+/** Opens (and migrates) the database at `databaseUrl` and the bucket location with `client`. */
+export async function openScaleOutStorage(params: { databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number }): Promise<LineageStorage> {
+  const db = await openPgDatabase(params.databaseUrl, { max: params.poolSize });
+  return scaleOutStorage({ db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location });
+}

@@ -1,0 +1,96 @@
+/**
+ * The one asynchronous storage seam of issue 21: everything the service, the dashboard and the CLI
+ * read and write — ledger append with its atomic sequence check, the history index's writes and
+ * query verbs, the rebuild, keys and tenants, pending uploads — behind one interface with two
+ * implementations: `embedded` (today's SQLite + filesystem code, embedded.ts) and `scale-out`
+ * (PostgreSQL + S3, scale-out.ts). Both give the same answers (conformance.test.ts). Sessions need
+ * no verb of their own: a session is a signed cookie checked against its key (`keyIdentityById`).
+ *
+ * Parameters and results are those of today's synchronous verbs (same names, same shapes), minus
+ * their `db`/`ledger` handle, so a caller switches over by awaiting the storage's verb instead.
+ */
+import type { AgentRow, EntryKind, LedgerEntryRow, RecordOp } from '@/db/schema';
+import type { ArchiveLimits } from '@/lib/core/archive/types';
+import type { BlobStore } from '@/lib/ledger/blob-store';
+import type { IngestResult } from '@/lib/ledger/ingest';
+import type { TenantScope } from '@/lib/ledger/agents';
+import type { AgentWithStats } from '@/lib/history/queries/agents';
+import type { ChangeGroup } from '@/lib/history/queries/changes';
+import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
+import type { RecordFilters, RecordsAtResult } from '@/lib/history/queries/records';
+import type { RecordLineage } from '@/lib/history/queries/lineage';
+import type { WorkspaceFileInfo } from '@/lib/history/queries/workspace';
+import type { DownloadFile } from '@/lib/history/queries/workspace-pages';
+import type { SearchResult } from '@/lib/history/search/engine';
+import type { IssuedApiKey, KeyIdentity } from '@/lib/server/api-keys';
+import type { PendingUpload } from '@/lib/server/upload-store';
+
+export type { TenantScope };
+
+export interface IngestParams {
+  agentId: string;
+  bytes: Uint8Array;
+  now: Date;
+  limits?: Partial<ArchiveLimits>;
+  tenantId?: string | null;
+}
+
+export interface RebuildSummary {
+  entries: number;
+  record_versions: number;
+}
+
+/** Presigned-style uploads between initiate and confirm (embedded: `<data>/uploads/`; scale-out: a table + the staging prefix). */
+export interface PendingUploads {
+  create(input: Omit<PendingUpload, 'id'>): Promise<PendingUpload>;
+  get(id: string): Promise<PendingUpload | null>;
+  putBytes(id: string, bytes: Uint8Array): Promise<void>;
+  readBytes(id: string): Promise<Uint8Array | null>;
+  markConfirmed(upload: PendingUpload, confirmed: NonNullable<PendingUpload['confirmed']>): Promise<void>;
+  remove(id: string): Promise<void>;
+  removeAgent(agentId: string): Promise<number>;
+  sweep(now: Date, graceMs?: number): Promise<void>;
+}
+
+export interface LineageStorage {
+  readonly backend: 'embedded' | 'scale-out';
+  readonly blobs: BlobStore;
+  readonly uploads: PendingUploads;
+
+  // ---- agents (tenants are API key ids) ----
+  registerAgent(p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }): Promise<AgentRow | 'exists'>;
+  getAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null>;
+  listAgents(p: { tenantId?: TenantScope }): Promise<AgentRow[]>;
+
+  // ---- the ledger: append with the atomic sequence check, indexed in the same commit ----
+  ingestSnapshot(p: IngestParams): Promise<IngestResult>;
+  ingestDelta(p: IngestParams & { baseSequence: number }): Promise<IngestResult>;
+  listEntries(p: { agentId: string; sinceSeq?: number; upToSeq?: number; kind?: EntryKind }): Promise<LedgerEntryRow[]>;
+  /** Wipes and replays the whole history index from the ledger's blobs (one rebuild at a time). */
+  rebuildIndex(): Promise<RebuildSummary>;
+
+  // ---- the history index's query verbs ----
+  listAgentsWithStats(p: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]>;
+  getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;
+  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<SequenceDetail | null>;
+  sequenceAt(p: { agentId: string; time: Date; tenantId?: TenantScope }): Promise<{ sequence: number; synced_at: string } | null>;
+  getRecordsAt(p: { agentId: string; at?: number; limit?: number; cursor?: string; tenantId?: TenantScope } & RecordFilters): Promise<RecordsAtResult | null>;
+  getRecordLineage(p: { agentId: string; recordId: string; tenantId?: TenantScope }): Promise<RecordLineage | null>;
+  getChanges(p: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
+    Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean }>;
+  getWorkspaceTree(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<{ seq: number; files: WorkspaceFileInfo[] } | null>;
+  getWorkspaceFile(p: { agentId: string; seq: number; path: string; tenantId?: TenantScope }): Promise<Uint8Array | null>;
+  /** The files of a workspace download at `seq` (path order, a page at a time); null for an unknown agent. */
+  downloadFiles(p: { agentId: string; seq: number; tenantId?: TenantScope; pageSize?: number }): Promise<AsyncIterable<DownloadFile[]> | null>;
+  search(p: { q: string; agentId?: string; tenantId?: TenantScope; limit?: number; offset?: number }): Promise<SearchResult>;
+
+  // ---- API keys ----
+  createApiKey(p: { name?: string; now: Date; admin?: boolean }): Promise<IssuedApiKey>;
+  listApiKeys(): Promise<{ id: string; name: string; created_at: string; admin: boolean }[]>;
+  countApiKeys(): Promise<number>;
+  revokeApiKey(p: { id: string }): Promise<boolean>;
+  identifyKey(p: { key: string }): Promise<KeyIdentity | null>;
+  keyIdentityById(id: string): Promise<KeyIdentity | null>;
+
+  close(): Promise<void>;
+}
