@@ -271,21 +271,31 @@ export function runConformanceCases(b: Backends): void {
 
   it('paging: Memories with q and in each sort, at the latest and earlier sequences, page by page', async () => {
     let walked = 0;
+    const hits = new Map<string, number>();
     for (const agentId of [A1, A2]) {
       for (const at of [undefined, 1, Math.floor(latest[agentId]! / 2), latest[agentId]! - 1]) {
         for (const sort of ['file', 'heading', 'changed'] as const) {
-          for (const q of [undefined, 'redis', 'REDIS', 'MÜLLER', 'müller', 'semantic', 'İ', 'σ', '']) {
+          for (const q of [undefined, 'redis', 'REDIS', 'MÜLLER', 'ller', 'semantic', 'İ', 'σ', '']) {
             const ask = { agentId, sort, ...(at === undefined ? {} : { at }), ...(q === undefined ? {} : { q }) };
             const whole = value(await same((s) => s.getRecordsAt({ ...ask, limit: 1000 })))!;
             const pages = await walk((s, cursor) => s.getRecordsAt({ ...ask, limit: 2, ...(cursor ? { cursor } : {}) }));
             expect(pages.flatMap((page) => page.items)).toEqual(whole.items);
             expect(pages.slice(1).every((page) => page.total === null && page.facets === null)).toBe(true);
+            hits.set(String(q), (hits.get(String(q)) ?? 0) + whole.items.length);
             walked += pages.length;
           }
         }
       }
     }
     expect(walked).toBeGreaterThan(100);
+    // The filters select: ASCII case folds (REDIS = redis), nothing else does (MÜLLER ≠ müller, as SQLite's lower()).
+    expect(hits.get('REDIS')).toBe(hits.get('redis'));
+    expect(hits.get('redis')).toBeGreaterThan(0);
+    expect(hits.get('redis')).toBeLessThan(hits.get('undefined')!);
+    // 'MÜLLER' asks for "müller": a memory holding only "MÜLLER" is found by "ller" alone (Ü is not ASCII).
+    expect(hits.get('MÜLLER')).toBeGreaterThan(0);
+    expect(hits.get('ller')).toBeGreaterThan(hits.get('MÜLLER')!);
+    expect(hits.get('')).toBe(hits.get('undefined'));
     const page = value(await same((s) => s.getRecordsAt({ agentId: A1, sort: 'file', limit: 1 })))!;
     expect(page.next_cursor).not.toBeNull();
     expect(await same((s) => s.getRecordsAt({ agentId: A1, sort: 'changed', cursor: page.next_cursor! }))).toMatchObject({ error: { code: 'invalid_input' } });
