@@ -94,9 +94,15 @@ export const record_versions = pgTable('record_versions', {
   moved_from: text('moved_from'),
 }, (t) => [
   uniqueIndex('record_versions_key_idx').on(t.agent_id, t.record_id, t.seq, t.entry_kind),
-  index('record_versions_agent_seq_idx').on(t.agent_id, t.seq),
-  index('record_versions_agent_synced_idx').on(t.agent_id, t.synced_at),
-  index('record_versions_synced_idx').on(t.synced_at),
+  // SQLite's indexes end in the rowid; here `id` ends the ones keyset pages walk ((key, id) cursors, migration 0003).
+  index('record_versions_agent_seq_idx').on(t.agent_id, t.seq, t.id),
+  index('record_versions_agent_synced_idx').on(t.agent_id, t.synced_at, t.id),
+  index('record_versions_synced_idx').on(t.synced_at, t.id),
+  // db/migrations/0012_list_paging_indexes.sql: a sequence's ops of one kind in (entry_kind, id) order, and the
+  // Memories list by file and by heading; text in byte order (the queries say COLLATE "C").
+  index('record_versions_seq_op_idx').on(t.agent_id, t.seq, t.op, sql`${t.entry_kind} COLLATE "C"`, t.id),
+  index('record_versions_file_order_idx').on(t.agent_id, sql`(coalesce(${t.origin_file}, '') COLLATE "C")`, t.id),
+  index('record_versions_heading_order_idx').on(t.agent_id, sql`(coalesce(${t.heading}, '') COLLATE "C")`, t.id),
   index('record_versions_moved_from_idx').on(t.agent_id, t.moved_from).where(sql`moved_from IS NOT NULL`),
   index('record_versions_content_trgm_idx').using('gin', sql`${t.content} gin_trgm_ops`).where(sql`op <> 'delete'`),
 ]);

@@ -113,7 +113,7 @@ describe('PostgreSQL migrations', () => {
     const fresh = await openPgDatabase(url);
     try {
       const { rows: applied } = await fresh.pool.query('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
-      expect(applied).toEqual([{ n: 3 }]);
+      expect(applied).toEqual([{ n: 4 }]);
       const { rows: extensions } = await fresh.pool.query("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'");
       expect(extensions).toHaveLength(1);
       const { rows: tables } = await fresh.pool.query(
@@ -122,6 +122,9 @@ describe('PostgreSQL migrations', () => {
         'agents', 'api_keys', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_versions', 'records']);
       const { rows: gin } = await fresh.pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'record_versions_content_trgm_idx'");
       expect(gin[0]?.indexdef).toContain('USING gin (content gin_trgm_ops) WHERE (op <> \'delete\'::text)');
+      const { rows: paging } = await fresh.pool.query(
+        "SELECT indexname FROM pg_indexes WHERE indexname LIKE 'record_versions_%_order_idx' OR indexname = 'record_versions_seq_op_idx' ORDER BY 1");
+      expect(paging.map((r) => r.indexname)).toEqual(['record_versions_file_order_idx', 'record_versions_heading_order_idx', 'record_versions_seq_op_idx']);
     } finally {
       await fresh.close();
     }

@@ -188,6 +188,121 @@ export function runConformanceCases(b: Backends): void {
     expect(await same((s) => s.getChanges({ since, op: 'rename' as never }))).toMatchObject({ error: { code: 'invalid_input' } });
   });
 
+  /** Walks a keyset-paged list page by page on both backends (each page, its next_cursor included, equal); the pages. */
+  const walk = async <T extends { next_cursor: string | null }>(ask: (s: LineageStorage, cursor: string | undefined) => Promise<T | null>): Promise<T[]> => {
+    const pages: T[] = [];
+    let cursor: string | undefined;
+    do {
+      const page = value(await same((s) => ask(s, cursor)));
+      if (!page) break;
+      pages.push(page);
+      cursor = page.next_cursor ?? undefined;
+      expect(pages.length).toBeLessThan(500);
+    } while (cursor);
+    return pages;
+  };
+
+  it('paging: the change feeds (fleet, per agent, per op, per tenant) walked page by page', async () => {
+    const since = new Date(START - 86_400_000);
+    const flat = (r: { groups: { agent_id: string; changes: unknown[] }[] }) => r.groups.flatMap((g) => g.changes.map((c) => ({ agent_id: g.agent_id, c })));
+    let walked = 0;
+    for (const filter of [{}, { agentId: A1 }, { agentId: A2.toUpperCase() }, { agentId: A1, op: 'update' as const }, { op: 'move' as const }, { tenantId: TENANT }, { tenantId: null, agentId: A2 }]) {
+      const whole = value(await same((s) => s.getChanges({ since, limit: 1000, ...filter })));
+      expect(whole.next_cursor).toBeNull();
+      const pages = await walk((s, cursor) => s.getChanges({ since, limit: 2, ...filter, ...(cursor ? { cursor } : {}) }));
+      // The pages together hold exactly the whole feed's changes.
+      const key = (j: unknown) => JSON.stringify(j);
+      expect(pages.flatMap(flat).map(key).sort()).toEqual(flat(whole).map(key).sort());
+      walked += pages.length;
+    }
+    expect(walked).toBeGreaterThan(20);
+    expect(await same((s) => s.getChanges({ since, cursor: 'bm90LWEtY3Vyc29y' }))).toMatchObject({ error: { code: 'invalid_input' } });
+    expect(await same((s) => s.getChanges({ since, limit: 0 }))).toMatchObject({ error: { code: 'invalid_input' } });
+  });
+
+  it('paging: each memory\'s lineage, newest and oldest first, page by page (with `before`)', async () => {
+    const records = (await b.embedded.dump()).records as { agent_id: string; record_id: string }[];
+    let multi = 0;
+    for (const r of records) {
+      const whole = value(await same((s) => s.getRecordLineage({ agentId: r.agent_id, recordId: r.record_id })))!;
+      expect(whole.version_count).toBe(whole.versions.length);
+      for (const order of ['newest', 'oldest'] as const) {
+        const pages = await walk((s, cursor) => s.getRecordLineage({ agentId: r.agent_id, recordId: r.record_id, limit: 2, order, ...(cursor ? { cursor } : {}) }));
+        const versions = pages.flatMap((page) => page.versions);
+        expect(versions).toEqual(order === 'oldest' ? whole.versions : [...whole.versions].reverse());
+        if (pages.length > 1) multi++;
+      }
+    }
+    expect(multi).toBeGreaterThan(4);
+    const [x, y] = [records.find((r) => r.agent_id === A1)!, records.filter((r) => r.agent_id === A1).at(-1)!];
+    const page = value(await same((s) => s.getRecordLineage({ agentId: A1, recordId: x.record_id, limit: 1 })))!;
+    if (page.next_cursor) {
+      // A lineage cursor of another memory, and one of nothing, are refused the same way.
+      expect(await same((s) => s.getRecordLineage({ agentId: A1, recordId: y.record_id, limit: 1, cursor: page.next_cursor! }))).toMatchObject({ error: { code: 'invalid_input' } });
+    }
+    expect(await same((s) => s.getRecordLineage({ agentId: A1, recordId: x.record_id, cursor: 'W10' }))).toMatchObject({ error: { code: 'invalid_input' } });
+  });
+
+  it('paging: every sequence\'s ops, one kind at a time, page by page', async () => {
+    let walked = 0;
+    for (const agentId of [A1, A2]) {
+      for (let seq = 0; seq <= latest[agentId]!; seq++) {
+        const whole = value(await same((s) => s.getSequence({ agentId, seq })))!;
+        const first = value(await same((s) => s.getSequence({ agentId, seq, opsLimit: 1 })))!;
+        for (const op of ['create', 'update', 'delete', 'move'] as const) {
+          const pages = await walk((s, cursor) => s.getSequenceOps({ agentId, seq, op, limit: 1, ...(cursor ? { cursor } : {}) }));
+          expect(pages.flatMap((page) => page.items)).toEqual(whole.ops.filter((o) => o.op === op));
+          expect(pages.flatMap((page) => page.items).length).toBe(first.op_counts[op]);
+          expect(first.op_cursors[op]).toBe(pages[0]!.next_cursor);
+          if (first.op_cursors[op]) {
+            await walk((s, cursor) => s.getSequenceOps({ agentId, seq, op, limit: 2, cursor: cursor ?? first.op_cursors[op]! }));
+          }
+          walked += pages.length;
+        }
+      }
+    }
+    expect(walked).toBeGreaterThan(40);
+    await same((s) => s.getSequenceOps({ agentId: A1, seq: 2 ** 40, op: 'create' }));
+    await same((s) => s.getSequenceOps({ agentId: A2, seq: 0, op: 'create', tenantId: null }));
+    await same((s) => s.getSequenceOps({ agentId: 'a\u0000b', seq: 0, op: 'create' }));
+    expect(await same((s) => s.getSequenceOps({ agentId: A1, seq: 0, op: 'rename' as never }))).toMatchObject({ error: { code: 'invalid_input' } });
+    expect(await same((s) => s.getSequenceOps({ agentId: A1, seq: 0, op: 'create', cursor: '!!' }))).toMatchObject({ error: { code: 'invalid_input' } });
+  });
+
+  it('paging: Memories with q and in each sort, at the latest and earlier sequences, page by page', async () => {
+    let walked = 0;
+    const hits = new Map<string, number>();
+    for (const agentId of [A1, A2]) {
+      for (const at of [undefined, 1, Math.floor(latest[agentId]! / 2), latest[agentId]! - 1]) {
+        for (const sort of ['file', 'heading', 'changed'] as const) {
+          for (const q of [undefined, 'redis', 'REDIS', 'MÜLLER', 'ller', 'semantic', 'İ', 'σ', '']) {
+            const ask = { agentId, sort, ...(at === undefined ? {} : { at }), ...(q === undefined ? {} : { q }) };
+            const whole = value(await same((s) => s.getRecordsAt({ ...ask, limit: 1000 })))!;
+            const pages = await walk((s, cursor) => s.getRecordsAt({ ...ask, limit: 2, ...(cursor ? { cursor } : {}) }));
+            expect(pages.flatMap((page) => page.items)).toEqual(whole.items);
+            expect(pages.slice(1).every((page) => page.total === null && page.facets === null)).toBe(true);
+            hits.set(String(q), (hits.get(String(q)) ?? 0) + whole.items.length);
+            walked += pages.length;
+          }
+        }
+      }
+    }
+    expect(walked).toBeGreaterThan(100);
+    // The filters select: ASCII case folds (REDIS = redis), nothing else does (MÜLLER ≠ müller, as SQLite's lower()).
+    expect(hits.get('REDIS')).toBe(hits.get('redis'));
+    expect(hits.get('redis')).toBeGreaterThan(0);
+    expect(hits.get('redis')).toBeLessThan(hits.get('undefined')!);
+    // 'MÜLLER' asks for "müller": a memory holding only "MÜLLER" is found by "ller" alone (Ü is not ASCII).
+    expect(hits.get('MÜLLER')).toBeGreaterThan(0);
+    expect(hits.get('ller')).toBeGreaterThan(hits.get('MÜLLER')!);
+    expect(hits.get('')).toBe(hits.get('undefined'));
+    const page = value(await same((s) => s.getRecordsAt({ agentId: A1, sort: 'file', limit: 1 })))!;
+    expect(page.next_cursor).not.toBeNull();
+    expect(await same((s) => s.getRecordsAt({ agentId: A1, sort: 'changed', cursor: page.next_cursor! }))).toMatchObject({ error: { code: 'invalid_input' } });
+    expect(await same((s) => s.getRecordsAt({ agentId: A1, sort: 'size' as never }))).toMatchObject({ error: { code: 'invalid_input' } });
+    await same((s) => s.getRecordsAt({ agentId: A1, q: 'a\u0000b' }));
+  });
+
   it('the workspace at every sequence: tree, every file, and the download files page by page', async () => {
     const hex = (bytes: Uint8Array | null) => (bytes ? Buffer.from(bytes).toString('hex') : null);
     let reconstructed = 0;

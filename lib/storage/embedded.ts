@@ -11,6 +11,7 @@ import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { listAgentsWithStats } from '@/lib/history/queries/agents';
 import { getChanges } from '@/lib/history/queries/changes';
 import { getSequence, getSequences, sequenceAt } from '@/lib/history/queries/sequences';
+import { getSequenceOps } from '@/lib/history/queries/sequence-ops';
 import { getRecordsAt } from '@/lib/history/queries/records';
 import { getRecordLineage } from '@/lib/history/queries/lineage';
 import { findAgent, assertSequence } from '@/lib/history/queries/common';
@@ -58,6 +59,7 @@ export function embeddedStorage(ledger: Ledger): LineageStorage {
     listAgentsWithStats: async (p) => listAgentsWithStats({ db, ...p }),
     getSequences: async (p) => getSequences({ db, ...p }),
     getSequence: async (p) => getSequence({ db, ...p }),
+    getSequenceOps: async (p) => getSequenceOps({ db, ...p }),
     sequenceAt: async (p) => sequenceAt({ db, ...p }),
     getRecordsAt: async (p) => getRecordsAt({ db, ...p }),
     getRecordLineage: async (p) => getRecordLineage({ db, ...p }),

@@ -12,7 +12,7 @@ import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import * as agents from './pg/agents';
 import { listAgentsWithStats } from './pg/agent-stats';
 import { getChanges } from './pg/changes';
-import { getSequence, getSequences, sequenceAt } from './pg/sequences';
+import { getSequence, getSequenceOps, getSequences, sequenceAt } from './pg/sequences';
 import { ingestDelta, ingestSnapshot, type PgBackend } from './pg/ingest';
 import { getRecordLineage } from './pg/lineage';
 import { getRecordsAt } from './pg/records';
@@ -42,6 +42,7 @@ export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; cli
     listAgentsWithStats: (p) => listAgentsWithStats(pool, p),
     getSequences: (p) => getSequences(pool, p),
     getSequence: (p) => getSequence(pool, p),
+    getSequenceOps: (p) => getSequenceOps(pool, p),
     sequenceAt: (p) => sequenceAt(pool, p),
     getRecordsAt: (p) => getRecordsAt(pool, p),
     getRecordLineage: (p) => getRecordLineage(pool, p),

@@ -17,8 +17,10 @@ import type { TenantScope } from '@/lib/ledger/agents';
 import type { AgentWithStats } from '@/lib/history/queries/agents';
 import type { ChangeGroup } from '@/lib/history/queries/changes';
 import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
-import type { RecordFilters, RecordsAtResult } from '@/lib/history/queries/records';
+import type { SequenceOp } from '@/lib/history/queries/sequence-ops';
+import type { RecordFilters, RecordSort, RecordsAtResult } from '@/lib/history/queries/records';
 import type { RecordLineage } from '@/lib/history/queries/lineage';
+import type { VersionOrder } from '@/lib/history/queries/lineage-versions';
 import type { WorkspaceFileInfo } from '@/lib/history/queries/workspace';
 import type { DownloadFile } from '@/lib/history/queries/workspace-pages';
 import type { SearchResult } from '@/lib/history/search/engine';
@@ -72,12 +74,19 @@ export interface LineageStorage {
   // ---- the history index's query verbs ----
   listAgentsWithStats(p: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]>;
   getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;
-  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<SequenceDetail | null>;
+  /** With `opsLimit`: the first page of each op kind, `op_cursors` page on through `getSequenceOps`. */
+  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }): Promise<SequenceDetail | null>;
+  /** One keyset page of a sequence's ops of one kind; null for an unknown agent. */
+  getSequenceOps(p: { agentId: string; seq: number; op: RecordOp; limit?: number; cursor?: string; tenantId?: TenantScope }):
+    Promise<{ op: RecordOp; items: SequenceOp[]; next_cursor: string | null } | null>;
   sequenceAt(p: { agentId: string; time: Date; tenantId?: TenantScope }): Promise<{ sequence: number; synced_at: string } | null>;
-  getRecordsAt(p: { agentId: string; at?: number; limit?: number; cursor?: string; tenantId?: TenantScope } & RecordFilters): Promise<RecordsAtResult | null>;
-  getRecordLineage(p: { agentId: string; recordId: string; tenantId?: TenantScope }): Promise<RecordLineage | null>;
-  getChanges(p: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
-    Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean }>;
+  getRecordsAt(p: { agentId: string; at?: number; limit?: number; cursor?: string; sort?: RecordSort; tenantId?: TenantScope } & RecordFilters):
+    Promise<RecordsAtResult | null>;
+  /** Without `limit`/`cursor`/`order`: every version; with them, one keyset page (`next_cursor`, `before`). */
+  getRecordLineage(p: { agentId: string; recordId: string; tenantId?: TenantScope; limit?: number; cursor?: string; order?: VersionOrder }):
+    Promise<RecordLineage | null>;
+  getChanges(p: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string }):
+    Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null }>;
   getWorkspaceTree(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<{ seq: number; files: WorkspaceFileInfo[] } | null>;
   getWorkspaceFile(p: { agentId: string; seq: number; path: string; tenantId?: TenantScope }): Promise<Uint8Array | null>;
   /** The files of a workspace download at `seq` (path order, a page at a time); null for an unknown agent. */

@@ -62,7 +62,7 @@ export interface ChangeGroup {
 export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisfies readonly RecordOp[];
 
 /** A feed cursor: the (synced_at, id) of the last change of the page before. */
-const isFeedCursor = (v: unknown): v is [string, number] =>
+export const isFeedCursor = (v: unknown): v is [string, number] =>
   Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && ISO.test(v[0]) && Number.isSafeInteger(v[1]);
 
 /**

@@ -5,8 +5,8 @@
  */
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
-import { clampLimit, snippet, type TenantScope } from '@/lib/history/queries/common';
-import { CHANGE_OPS, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
+import { clampLimit, decodeCursor, encodeCursor, snippet, type TenantScope } from '@/lib/history/queries/common';
+import { CHANGE_OPS, isFeedCursor, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
 import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
@@ -38,29 +38,35 @@ async function updateDiff(db: Queryable, r: { agent_id: string; record_id: strin
   return row && row.before !== null ? diffExcerpt(row.before, row.after) : undefined;
 }
 
-export async function getChanges(db: Queryable, params: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number }):
-  Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean }> {
+/** Keyset-paged in (synced_at, id) descending order, as the embedded feed (its cursor: the same keys). */
+export async function getChanges(db: Queryable, params: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string }):
+  Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null }> {
   if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 1000, 10_000);
+  const limit = clampLimit(params.limit, 200, 1000);
   const since = params.since.toISOString();
   const p = new Params();
-  const found = await rows<Omit<ChangeItem, 'snippet' | 'key'> & { agent_id: string; agent_name: string; content: string; key_json: string | null }>(db, `
-    SELECT v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
+  let after = '';
+  if (params.cursor !== undefined) {
+    const [at, id] = decodeCursor(params.cursor, isFeedCursor);
+    after = `AND (v.synced_at, v.id) < (${p.add(at)}, ${p.add(id)}::bigint)`;
+  }
+  const found = await rows<Omit<ChangeItem, 'snippet' | 'key'> & { id: number; agent_id: string; agent_name: string; content: string; key_json: string | null }>(db, `
+    SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
       CASE WHEN v.heading IS NULL THEN v.record_json END AS key_json,
       v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content,
       v.moved_from AS from_record_id, ${MOVED_FROM_FILE} AS from_file
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
-    WHERE v.synced_at >= ${p.add(since)} ${tenantCondition(p, 'a', params.tenantId)}
+    WHERE v.synced_at >= ${p.add(since)} ${after} ${tenantCondition(p, 'a', params.tenantId)}
       ${params.agentId === undefined ? '' : `AND v.agent_id = ${p.add(params.agentId.toLowerCase())}`}
       ${params.op === undefined ? '' : `AND v.op = ${p.add(params.op)}`}
-    ORDER BY v.synced_at DESC, v.agent_id COLLATE "C", v.seq DESC, v.entry_kind DESC, v.id
+    ORDER BY v.synced_at DESC, v.id DESC
     LIMIT ${p.add(limit + 1)}`, p);
   const groups = new Map<string, ChangeGroup>();
   const shown = found.slice(0, limit);
-  for (const { agent_id, agent_name, content, key_json, ...rest } of shown) {
+  for (const { agent_id, agent_name, content, key_json, id: _id, ...rest } of shown) {
     const change = { seq: rest.seq, op: rest.op, record_id: rest.record_id, heading: rest.heading, key: keyOf(key_json),
       origin_file: rest.origin_file, memory_type: rest.memory_type, synced_at: rest.synced_at, from_record_id: rest.from_record_id, from_file: rest.from_file };
     const day = change.synced_at.slice(0, 10);
@@ -72,5 +78,7 @@ export async function getChanges(db: Queryable, params: { tenantId?: TenantScope
   }
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
-  return { since, groups: ordered, truncated: found.length > limit };
+  const last = shown[shown.length - 1];
+  const next_cursor = found.length > limit && last ? encodeCursor([last.synced_at, last.id]) : null;
+  return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }

@@ -7,7 +7,10 @@
  */
 import { compareBinary } from '@/lib/history/compare-binary';
 import { assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
-import type { FacetCount, RecordAtItem, RecordFilters, RecordsAtResult } from '@/lib/history/queries/records';
+import {
+  RECORD_SORTS, type FacetCount, type FacetName, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
+} from '@/lib/history/queries/records';
+import { LedgerError } from '@/lib/ledger/errors';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
 
@@ -26,19 +29,59 @@ function liveAt(p: Params, agentId: string, at: number): string {
           AND (m.seq > v.seq OR (m.seq = v.seq AND m.entry_kind > v.entry_kind)))`;
 }
 
-function filterSql(p: Params, f: RecordFilters): string {
-  const parts: string[] = [];
-  if (f.memory_type !== undefined) parts.push(`AND memory_type = ${p.add(f.memory_type)}`);
-  if (f.namespace !== undefined) parts.push(`AND namespace = ${p.add(f.namespace)}`);
-  if (f.file !== undefined) parts.push(`AND origin_file = ${p.add(f.file)}`);
-  if (f.status !== undefined) parts.push(`AND status = ${p.add(f.status)}`);
-  if (f.tag !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags::jsonb) t WHERE t = ${p.add(f.tag)})`);
-  if (f.tier !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(tags::jsonb) t WHERE t = ${p.add(`tier:${f.tier}`)})`);
-  return parts.join(' ');
+/**
+ * The versions live at the latest sequence, in the sort's order (records.ts `currentVersions`): each
+ * version that is its record's current one (`records.last_seq`, the later entry kind) of a live record.
+ */
+function currentVersions(p: Params, agentId: string, where: (alias: string) => string, order: string, limit?: number): string {
+  const a = p.add(agentId);
+  const w = where('v');
+  return `
+    SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq,
+      v.synced_at, v.record_json
+    FROM record_versions v JOIN records r ON r.agent_id = v.agent_id AND r.record_id = v.record_id
+    WHERE v.agent_id = ${a} AND r.last_seq = v.seq AND r.deleted_seq IS NULL
+      AND NOT EXISTS (SELECT 1 FROM record_versions w
+        WHERE w.agent_id = v.agent_id AND w.record_id = v.record_id AND w.seq = v.seq AND w.entry_kind > v.entry_kind)
+      ${w}
+    ${order ? `ORDER BY ${order}` : ''} ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`;
 }
 
-const isCursor = (v: unknown): v is [string, string] =>
-  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && typeof v[1] === 'string';
+type SortCursor = [RecordSort, string | number, number];
+
+const isCursor = (v: unknown): v is SortCursor =>
+  Array.isArray(v) && v.length === 3 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
+  && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
+
+/** Per sort: the ORDER BY over a version alias and its keyset condition (records.ts `sortSql`), text in byte order. */
+function sortSql(p: Params, sort: RecordSort, alias: string, id: string, cursor: SortCursor | undefined): { order: string; after: string } {
+  if (sort === 'changed') {
+    return { order: `${alias}.seq DESC, ${id} DESC`, after: cursor ? `AND (${alias}.seq, ${id}) < (${p.add(cursor[1])}::bigint, ${p.add(cursor[2])}::bigint)` : '' };
+  }
+  const key = `coalesce(${alias}.${sort === 'file' ? 'origin_file' : 'heading'}, '') COLLATE "C"`;
+  return { order: `${key}, ${id}`, after: cursor ? `AND (${key}, ${id}) > (${p.add(cursor[1])}, ${p.add(cursor[2])}::bigint)` : '' };
+}
+
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ';
+/** SQLite's `lower()`: ASCII letters only, whatever the database's locale. */
+const asciiLower = (expr: string): string => `translate(${expr}, '${ASCII_UPPER}', '${ASCII_UPPER.toLowerCase()}')`;
+
+function filterSql(p: Params, f: RecordFilters, alias = ''): string {
+  const c = (name: string) => (alias ? `${alias}.${name}` : name);
+  const parts: string[] = [];
+  if (f.memory_type !== undefined) parts.push(`AND ${c('memory_type')} = ${p.add(f.memory_type)}`);
+  if (f.namespace !== undefined) parts.push(`AND ${c('namespace')} = ${p.add(f.namespace)}`);
+  if (f.file !== undefined) parts.push(`AND ${c('origin_file')} = ${p.add(f.file)}`);
+  if (f.status !== undefined) parts.push(`AND ${c('status')} = ${p.add(f.status)}`);
+  if (f.tag !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(f.tag)})`);
+  if (f.tier !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(`tier:${f.tier}`)})`);
+  if (f.q !== undefined) {
+    const needle = p.add(f.q.toLowerCase());
+    parts.push(`AND (strpos(${asciiLower(c('content'))}, ${needle}) > 0 OR strpos(${asciiLower(`coalesce(${c('heading')}, '')`)}, ${needle}) > 0
+      OR strpos(${asciiLower(`coalesce(${c('origin_file')}, '')`)}, ${needle}) > 0)`);
+  }
+  return parts.join(' ');
+}
 
 /** `raw_source_format.key` of a record's JSON when it is a string (json_extract's answer), else null. */
 function keyOf(recordJson: string): string | null {
@@ -51,50 +94,67 @@ function keyOf(recordJson: string): string | null {
   }
 }
 
-const EMPTY_FACETS = (): RecordsAtResult['facets'] => ({ memory_type: [], namespace: [], status: [], file: [], tier: [] });
+const EMPTY_FACETS = (): NonNullable<RecordsAtResult['facets']> => ({ memory_type: [], namespace: [], status: [], file: [], tier: [] });
 
-export async function getRecordsAt(db: Queryable, params: { agentId: string; at?: number; limit?: number; cursor?: string; tenantId?: TenantScope } & RecordFilters):
-  Promise<RecordsAtResult | null> {
+export async function getRecordsAt(db: Queryable, params: {
+  agentId: string; at?: number; limit?: number; cursor?: string; sort?: RecordSort; tenantId?: TenantScope;
+} & RecordFilters): Promise<RecordsAtResult | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
   const at = params.at ?? agent.latest_sequence ?? 0;
   if (agent.latest_sequence === null) return { at, total: 0, items: [], next_cursor: null, facets: EMPTY_FACETS() };
   assertSequence(agent, at);
   const limit = clampLimit(params.limit, 100, 1000);
-  const fp = new Params();
-  const facetRows = await rows<{ dim: string; value: string | null; count: number }>(db, `
-    WITH live AS MATERIALIZED (${liveAt(fp, agent.id, at)})
-    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'tier', substr(t, 6), count(*) FROM live, jsonb_array_elements_text(live.tags::jsonb) t WHERE t LIKE 'tier:%' GROUP BY 2`, fp);
-  facetRows.sort((a, b) => compareBinary(a.dim, b.dim) || b.count - a.count
-    || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : compareBinary(a.value, b.value)));
-  const facets = EMPTY_FACETS();
-  for (const row of facetRows) facets[row.dim as keyof RecordsAtResult['facets']].push({ value: row.value, count: row.count } satisfies FacetCount);
-  const tp = new Params();
-  const totalSql = `WITH live AS (${liveAt(tp, agent.id, at)}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, params)}`;
-  const total = (await first<{ n: number }>(db, totalSql, tp))?.n ?? 0;
-  const pp = new Params();
-  const live = liveAt(pp, agent.id, at);
-  const filters = filterSql(pp, params);
-  let after = '';
-  if (params.cursor !== undefined) {
-    const [file, id] = decodeCursor(params.cursor, isCursor);
-    after = `AND (coalesce(origin_file, '') COLLATE "C", record_id COLLATE "C") > (${pp.add(file)}, ${pp.add(id)})`;
+  const sort = params.sort ?? 'file';
+  if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
+  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, isCursor);
+  if (cursor && cursor[0] !== sort) {
+    throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
   }
-  const found = await rows<Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number; record_json: string }>(db, `
-    WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after}
-    ORDER BY coalesce(origin_file, '') COLLATE "C", record_id COLLATE "C" LIMIT ${pp.add(limit + 1)}`, pp);
-  const page = found.slice(0, limit).map(({ version_id: _v, record_json, ...r }) => {
+  const latest = at === agent.latest_sequence;
+  const live = (p: Params) => (latest ? currentVersions(p, agent.id, () => '', '') : liveAt(p, agent.id, at));
+  let facets: RecordsAtResult['facets'] = null;
+  let total: number | null = null;
+  if (cursor === undefined) {
+    const fp = new Params();
+    const facetRows = await rows<{ dim: string; value: string | null; count: number }>(db, `
+      WITH live AS MATERIALIZED (${live(fp)})
+      SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
+      UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
+      UNION ALL SELECT 'tier', substr(t, 6), count(*) FROM live, jsonb_array_elements_text(live.tags::jsonb) t WHERE t LIKE 'tier:%' GROUP BY 2`, fp);
+    facetRows.sort((a, b) => compareBinary(a.dim, b.dim) || b.count - a.count
+      || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : compareBinary(a.value, b.value)));
+    const all = EMPTY_FACETS();
+    for (const row of facetRows) all[row.dim as FacetName].push({ value: row.value, count: row.count } satisfies FacetCount);
+    facets = all;
+    const tp = new Params();
+    const totalSql = `WITH live AS (${live(tp)}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, params)}`;
+    total = (await first<{ n: number }>(db, totalSql, tp))?.n ?? 0;
+  }
+  type Row = Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number; record_json: string };
+  const pp = new Params();
+  let found: Row[];
+  if (latest) {
+    const { order, after } = sortSql(pp, sort, 'v', 'v.id', cursor);
+    found = await rows<Row>(db, currentVersions(pp, agent.id, (v) => `${filterSql(pp, params, v)} ${after}`, order, limit + 1), pp);
+  } else {
+    const body = liveAt(pp, agent.id, at);
+    const filters = filterSql(pp, params);
+    const { order, after } = sortSql(pp, sort, 'live', 'live.version_id', cursor);
+    found = await rows<Row>(db, `WITH live AS (${body}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after} ORDER BY ${order} LIMIT ${pp.add(limit + 1)}`, pp);
+  }
+  const shown = found.slice(0, limit);
+  const page = shown.map(({ version_id: _v, record_json, ...r }) => {
     const tags = parseTags(r.tags);
     return { ...r, key: r.heading === null ? keyOf(record_json) : null, tags, tier: tierOf(tags) };
   });
-  const last = page[page.length - 1];
+  const last = shown[shown.length - 1];
+  const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: found.length > limit && last ? encodeCursor([last.origin_file ?? '', last.record_id]) : null,
+    next_cursor: found.length > limit && last ? encodeCursor([sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }

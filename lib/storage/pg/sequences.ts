@@ -3,11 +3,13 @@
  * (lib/history/queries/sequences.ts) on PostgreSQL, with the same rows and order. A sequence the caller
  * gives is compared as `bigint`: SQLite compares any integer with a column, PostgreSQL refuses one past int4.
  */
-import type { EntryKind } from '@/db/schema';
-import { clampLimit, type TenantScope } from '@/lib/history/queries/common';
-import type { SequenceDetail, SequenceItem, SequenceOp, SequenceRawChange } from '@/lib/history/queries/sequences';
+import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
+import { LedgerError } from '@/lib/ledger/errors';
+import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
+import { RAW_RECORD_IDS, type SequenceDetail, type SequenceItem, type SequenceRawChange } from '@/lib/history/queries/sequences';
+import type { OpCounts, SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { findAgent } from './agents';
-import { first, rows, type Queryable } from './sql';
+import { first, Params, rows, type Queryable } from './sql';
 import { MOVED_FROM_FILE } from './changes';
 
 export async function getSequences(db: Queryable, params: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }):
@@ -27,7 +29,63 @@ export async function getSequences(db: Queryable, params: { agentId: string; bef
   return { items, next_before: seqs.length > limit ? lowest : null };
 }
 
-export async function getSequence(db: Queryable, params: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<SequenceDetail | null> {
+/** How many ops of each kind the sequence holds (lib/history/queries/sequence-ops.ts `sequenceOpCounts`). */
+export async function sequenceOpCounts(db: Queryable, agentId: string, seq: number): Promise<OpCounts> {
+  const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
+  const found = await rows<{ op: RecordOp; n: number }>(db, `
+    SELECT op, count(*)::int AS n FROM record_versions WHERE agent_id = $1 AND seq = $2::bigint GROUP BY op`, [agentId, seq]);
+  for (const row of found) counts[row.op] = row.n;
+  return counts;
+}
+
+const isOpCursor = (v: unknown): v is [EntryKind, number] =>
+  Array.isArray(v) && v.length === 2 && (v[0] === 'delta' || v[0] === 'snapshot') && Number.isSafeInteger(v[1]);
+
+/** One page of the sequence's ops of kind `op` after `cursor`, in (entry_kind, id) order (`sequenceOpsPage`). */
+export async function sequenceOpsPage(db: Queryable, agentId: string, seq: number, op: RecordOp, limit: number, cursor?: string):
+  Promise<{ items: SequenceOp[]; next_cursor: string | null }> {
+  const p = new Params();
+  const a = p.add(agentId);
+  const n = p.add(seq);
+  const o = p.add(op);
+  let after = '';
+  if (cursor !== undefined) {
+    const [kind, id] = decodeCursor(cursor, isOpCursor);
+    after = `AND (v.entry_kind COLLATE "C", v.id) > (${p.add(kind)}, ${p.add(id)}::bigint)`;
+  }
+  const found = await rows<SequenceOp & { id: number }>(db, `
+    SELECT v.id, v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
+      CASE WHEN v.op = 'create' THEN NULL ELSE (
+        SELECT p.content FROM record_versions p
+        WHERE p.agent_id = v.agent_id AND p.record_id = coalesce(v.moved_from, v.record_id)
+          AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
+        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content,
+      ${MOVED_FROM_FILE} AS from_file
+    FROM record_versions v WHERE v.agent_id = ${a} AND v.seq = ${n}::bigint AND v.op = ${o} ${after}
+    ORDER BY v.entry_kind COLLATE "C", v.id LIMIT ${p.add(limit + 1)}`, p);
+  const page = found.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    items: page.map(({ id: _id, ...rest }) => rest),
+    next_cursor: found.length > limit && last ? encodeCursor([last.entry_kind, last.id]) : null,
+  };
+}
+
+/** A page of one op kind of a sequence (`getSequenceOps`). Null when the agent is unknown. */
+export async function getSequenceOps(db: Queryable, params: {
+  agentId: string; seq: number; op: RecordOp; limit?: number; cursor?: string; tenantId?: TenantScope;
+}): Promise<{ op: RecordOp; items: SequenceOp[]; next_cursor: string | null } | null> {
+  const agent = await findAgent(db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  if (!(RECORD_OPS as readonly string[]).includes(params.op)) {
+    throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
+  }
+  const limit = clampLimit(params.limit, 100, 1000);
+  return { op: params.op, ...(await sequenceOpsPage(db, agent.id, params.seq, params.op, limit, params.cursor)) };
+}
+
+export async function getSequence(db: Queryable, params: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }):
+  Promise<SequenceDetail | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
   const entries = await rows<{ kind: EntryKind; synced_at: string; size_bytes: number }>(db, `
@@ -35,14 +93,17 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
   [agent.id, params.seq]);
   const last = entries[entries.length - 1];
   if (!last) return null;
-  const ops = await rows<SequenceOp>(db, `
-    SELECT v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
-      CASE WHEN v.op = 'create' THEN NULL ELSE (
-        SELECT p.content FROM record_versions p
-        WHERE p.agent_id = v.agent_id AND p.record_id = coalesce(v.moved_from, v.record_id)
-          AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
-        ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS previous_content,
-      ${MOVED_FROM_FILE} AS from_file
+  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
+  const ops: SequenceOp[] = [];
+  const op_cursors = {} as Record<RecordOp, string | null>;
+  for (const op of RECORD_OPS) {
+    const page = await sequenceOpsPage(db, agent.id, params.seq, op, limit);
+    ops.push(...page.items);
+    op_cursors[op] = page.next_cursor;
+  }
+  ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
+  const touched = await rows<{ record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }>(db, `
+    SELECT v.record_id, v.origin_file, v.entry_kind, ${MOVED_FROM_FILE} AS from_file
     FROM record_versions v WHERE v.agent_id = $1 AND v.seq = $2::bigint ORDER BY v.entry_kind COLLATE "C", v.id`, [agent.id, params.seq]);
   const rawRows = await rows<{ path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }>(db, `
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
@@ -50,14 +111,21 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
       WHERE p.agent_id = f.agent_id AND p.path = f.path AND (p.seq < f.seq OR (p.seq = f.seq AND p.entry_kind < f.entry_kind))
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
     FROM raw_file_versions f WHERE f.agent_id = $1 AND f.seq = $2::bigint ORDER BY f.entry_kind COLLATE "C", f.path COLLATE "C"`, [agent.id, params.seq]);
-  const raw = rawRows.map((r): SequenceRawChange => ({
-    path: r.path,
-    change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
-    size: r.size,
-    record_ids: ops.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id),
-    entry_kind: r.entry_kind,
-  }));
-  return { seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops, raw };
+  const raw = rawRows.map((r): SequenceRawChange => {
+    const ids = touched.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id);
+    return {
+      path: r.path,
+      change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
+      size: r.size,
+      record_ids: params.opsLimit === undefined ? ids : ids.slice(0, RAW_RECORD_IDS),
+      record_count: ids.length,
+      entry_kind: r.entry_kind,
+    };
+  });
+  return {
+    seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
+    op_counts: await sequenceOpCounts(db, agent.id, params.seq), op_cursors, raw,
+  };
 }
 
 export async function sequenceAt(db: Queryable, params: { agentId: string; time: Date; tenantId?: TenantScope }): Promise<{ sequence: number; synced_at: string } | null> {
