@@ -88,7 +88,7 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
               options={[{ value: 'diff', label: 'Diff' }, { value: 'full', label: 'Full text' }]}
             />
           </div>
-          <VersionCompare versions={lineage.versions} />
+          <VersionCompare versions={byTime} />
           <VersionKeys />
           <PageButton query={query} edge="start" back={`Show ${order === 'newest' ? 'newer' : 'older'} versions`} testId="load-back-versions" />
           <ol className="relative mt-2 space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">

@@ -14,7 +14,8 @@ const optionLabel = (v: LineageVersion) => `#${v.seq} · ${OP[v.op]} · ${format
 
 /**
  * Any two versions of the memory side by side as one word diff: pick the older and the newer
- * (oldest and newest at first). Native selects, so it is all keyboard; it folds long unchanged text.
+ * (oldest and newest at first). `versions` are the drawn versions, oldest first (the lineage pages
+ * newest first, so the view sorts them by sequence before passing them). Native selects, so it is all keyboard; it folds long unchanged text.
  */
 export function VersionCompare({ versions }: { versions: LineageVersion[] }) {
   const [picked, setPicked] = useState<[number, number]>([0, versions.length - 1]);
