@@ -54,13 +54,19 @@ describe('withAdvisoryLock', () => {
       await release.promise;
     }).catch((e: unknown) => e);
     await started.promise;
-    await second.pool.query(
-      'SELECT pg_terminate_backend(pid) FROM pg_locks WHERE locktype = $1 AND ((classid::int8 << 32) | objid::int8) = $2::int8',
-      ['advisory', advisoryKey('killed')],
-    );
-    expect(await withAdvisoryLock({ db: second, name: 'killed' }, async () => 'taken over')).toBe('taken over');
-    release.resolve();
-    await holding;
+    try {
+      // The timeout makes pg_terminate_backend wait until the backend has exited (PostgreSQL ≥ 14);
+      // without it the call returns at once, and the lock can still be held for a moment.
+      const { rows } = await second.pool.query<{ gone: boolean }>(
+        'SELECT pg_terminate_backend(pid, 10000) AS gone FROM pg_locks WHERE locktype = $1 AND ((classid::int8 << 32) | objid::int8) = $2::int8',
+        ['advisory', advisoryKey('killed')],
+      );
+      expect(rows.map((r) => r.gone)).toEqual([true]);
+      expect(await withAdvisoryLock({ db: second, name: 'killed' }, async () => 'taken over')).toBe('taken over');
+    } finally {
+      release.resolve();
+      await holding;
+    }
   });
 
   it('wait: true queues behind the holder instead of refusing', async () => {
