@@ -82,7 +82,7 @@ export function s3Settings(): S3Settings | null {
  * default (a CRC32 trailer on every PUT) is not understood by every S3-compatible server.
  * `credentials` overrides the SDK's default chain (tests, `lineage migrate`).
  */
-export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region' | 'forcePathStyle'>, credentials?: { accessKeyId: string; secretAccessKey: string }): S3Client {
+export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region' | 'forcePathStyle'>, credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): S3Client {
   // The SDK is pinned to the last release for Node 20 on purpose (package.json); its yearly
   // "upgrade to Node 22" warning would only repeat that.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';

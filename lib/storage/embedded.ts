@@ -6,6 +6,7 @@
 import { closeDatabase } from '@/db/client';
 import { getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
 import { listEntries } from '@/lib/ledger/entries';
+import { LedgerError } from '@/lib/ledger/errors';
 import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { listAgentsWithStats } from '@/lib/history/queries/agents';
@@ -30,7 +31,14 @@ function uploadsOf(store: UploadStore): PendingUploads {
     create: (input) => store.create(input),
     get: (id) => store.get(id),
     putBytes: async (id, bytes) => store.putBytes(id, bytes),
-    readBytes: (id) => store.readBytes(id),
+    readBytes: async (id, limits) => {
+      const bytes = await store.readBytes(id);
+      if (bytes && limits && bytes.byteLength > limits.maxBytes) {
+        throw new LedgerError('invalid_input', `upload ${id} holds ${bytes.byteLength} bytes, more than the limit ${limits.maxBytes}`);
+      }
+      return bytes;
+    },
+    uploadUrl: async () => null,
     markConfirmed: async (upload, confirmed) => store.markConfirmed(upload, confirmed),
     remove: (id) => store.remove(id),
     removeAgent: (agentId) => store.removeAgent(agentId),
@@ -49,6 +57,7 @@ export function embeddedStorage(ledger: Ledger): LineageStorage {
       // `<data>/uploads/` is made on first use, as the server does today.
       return (uploads ??= uploadsOf(new UploadStore(db.dataDir)));
     },
+    blobDownloadUrl: async () => null,
     registerAgent: async (p) => registerAgent({ ledger, ...p }),
     getAgent: async (p) => getAgent({ ledger, ...p }),
     listAgents: async (p) => listAgents({ ledger, ...p }),

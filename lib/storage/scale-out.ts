@@ -24,7 +24,13 @@ import { assertSequence } from '@/lib/history/queries/common';
 import type { LineageStorage } from './types';
 
 /** The storage over an open database, a blob store and the bucket's staging prefix. */
-export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; client: S3Client; location: S3Location }): LineageStorage {
+/**
+ * `downloads`: 'presigned' (default) hands clients S3 presigned GETs of the blobs; 'proxied' answers
+ * null so the server streams them (a bucket clients cannot reach).
+ */
+export function scaleOutStorage(params: {
+  db: PgLineageDb; blobs: BlobStore; client: S3Client; location: S3Location; downloads?: 'presigned' | 'proxied';
+}): LineageStorage {
   const { db } = params;
   const pool = db.pool;
   const backend: PgBackend = { db, blobs: params.blobs };
@@ -32,6 +38,10 @@ export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; cli
     backend: 'scale-out',
     blobs: params.blobs,
     uploads: pgPendingUploads(pool, { client: params.client, location: params.location }),
+    blobDownloadUrl: async ({ key, expiresInSeconds }) => {
+      if (params.downloads === 'proxied' || !(params.blobs instanceof S3BlobStore)) return null;
+      return params.blobs.presignDownload(key, expiresInSeconds);
+    },
     registerAgent: (p) => agents.registerAgent(pool, p),
     getAgent: (p) => agents.getAgent(pool, p),
     listAgents: (p) => agents.listAgents(pool, p),
@@ -70,7 +80,11 @@ export function scaleOutStorage(params: { db: PgLineageDb; blobs: BlobStore; cli
 }
 
 /** Opens (and migrates) the database at `databaseUrl` and the bucket location with `client`. */
-export async function openScaleOutStorage(params: { databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number }): Promise<LineageStorage> {
+export async function openScaleOutStorage(params: {
+  databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number; downloads?: 'presigned' | 'proxied';
+}): Promise<LineageStorage> {
   const db = await openPgDatabase(params.databaseUrl, { max: params.poolSize });
-  return scaleOutStorage({ db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location });
+  return scaleOutStorage({
+    db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location, downloads: params.downloads,
+  });
 }

@@ -47,7 +47,17 @@ export interface PendingUploads {
   create(input: Omit<PendingUpload, 'id'>): Promise<PendingUpload>;
   get(id: string): Promise<PendingUpload | null>;
   putBytes(id: string, bytes: Uint8Array): Promise<void>;
-  readBytes(id: string): Promise<Uint8Array | null>;
+  /**
+   * The uploaded bytes, or null when nothing was PUT yet. With `maxBytes` the size is checked
+   * before any byte is read (scale-out: HEAD on the staged object) and a larger upload is refused
+   * `invalid_input`: a presigned PUT cannot cap the size.
+   */
+  readBytes(id: string, limits?: { maxBytes: number }): Promise<Uint8Array | null>;
+  /**
+   * Where the client PUTs the bytes of upload `id`: a presigned S3 PUT into the staging prefix
+   * (scale-out), or null when the server hands out its own signed URL and takes the PUT (embedded).
+   */
+  uploadUrl(id: string, expiresInSeconds: number): Promise<string | null>;
   markConfirmed(upload: PendingUpload, confirmed: NonNullable<PendingUpload['confirmed']>): Promise<void>;
   remove(id: string): Promise<void>;
   removeAgent(agentId: string): Promise<number>;
@@ -58,6 +68,12 @@ export interface LineageStorage {
   readonly backend: 'embedded' | 'scale-out';
   readonly blobs: BlobStore;
   readonly uploads: PendingUploads;
+  /**
+   * Where a client downloads ledger blob `key` (a restore's snapshot and deltas): a presigned S3 GET
+   * (scale-out, `LINEAGE_S3_DOWNLOADS=presigned`, the default), or null when the server streams the
+   * bytes itself behind its own signed URL (embedded, or `proxied` when clients cannot reach the bucket).
+   */
+  blobDownloadUrl(p: { key: string; expiresInSeconds: number }): Promise<string | null>;
 
   // ---- agents (tenants are API key ids) ----
   registerAgent(p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }): Promise<AgentRow | 'exists'>;

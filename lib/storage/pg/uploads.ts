@@ -6,7 +6,9 @@
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { PgPendingUploadRow } from '@/db/pg/schema';
-import { deleteStaged, readStaged, stagedSize, stagingKey, type Staging } from '@/lib/ledger/s3-staging';
+import {
+  checkStagedUpload, deleteStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging,
+} from '@/lib/ledger/s3-staging';
 import type { PendingUpload } from '@/lib/server/upload-store';
 import type { PendingUploads } from '../types';
 import { first, rows, type Queryable } from './sql';
@@ -42,9 +44,14 @@ export function pgPendingUploads(db: Queryable, staging: Staging): PendingUpload
     async putBytes(id, bytes) {
       await staging.client.send(new PutObjectCommand({ Bucket: staging.location.bucket, Key: stagingKey(staging.location, id), Body: bytes }));
     },
-    async readBytes(id) {
+    async readBytes(id, limits) {
       if (!UUID_RE.test(id) || (await stagedSize(at(id))) === null) return null;
+      // HEAD first: a client may have PUT any size to the presigned URL; nothing larger is read.
+      if (limits) await checkStagedUpload({ ...at(id), maxBytes: limits.maxBytes });
       return readStaged(at(id));
+    },
+    async uploadUrl(id, expiresInSeconds) {
+      return (await presignStagingPut({ ...at(id), expiresInSeconds })).url;
     },
     async markConfirmed(upload, confirmed) {
       await db.query('UPDATE pending_uploads SET confirmed_status = $2, confirmed_body = $3 WHERE id = $1',
