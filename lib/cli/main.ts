@@ -19,6 +19,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   keys: async () => (await import('./commands/keys')).registerKeysCommand,
   demo: async () => (await import('./commands/demo')).registerDemoCommand,
   start: async () => (await import('./commands/start')).registerStartCommand,
+  migrate: async () => (await import('./commands/migrate')).registerMigrateCommand,
 };
 
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */
