@@ -19,6 +19,13 @@ function tenantCondition(tenantId: TenantScope): SQL | undefined {
 }
 
 /** Registers an agent; `'exists'` when the id is already taken (in any tenant). */
+/** A NUL character (U+0000) in an agent's name or runtime: refused on both backends (PostgreSQL text cannot hold it). */
+export function checkAgentText(name: string, sourceRuntime: string | null): void {
+  if (name.includes('\u0000') || (sourceRuntime ?? '').includes('\u0000')) {
+    throw new LedgerError('invalid_input', `agent ${name.includes('\u0000') ? 'name' : 'source_runtime'} holds a NUL character (U+0000)`);
+  }
+}
+
 export function registerAgent(params: {
   ledger: Ledger; id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date;
 }): AgentRow | 'exists' {
@@ -27,6 +34,7 @@ export function registerAgent(params: {
   if (typeof params.name !== 'string' || params.name.trim().length === 0) {
     throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
   }
+  checkAgentText(params.name, params.sourceRuntime);
   const row: AgentRow = {
     id, tenant_id: params.tenantId, name: params.name, source_runtime: params.sourceRuntime,
     created_at: params.now.toISOString(), latest_sequence: null, latest_snapshot_seq: null,

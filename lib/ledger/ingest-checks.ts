@@ -3,7 +3,9 @@
  * accept can still hold things that break a restore, a download or a query afterwards — JSON too
  * deep for SQLite's JSON functions or a recursive walk, a path no file system can hold, a tree where
  * one path is both a file and a directory, two names one file system would take for one, a time no
- * RFC 3339 reader parses, a record id that is not a UUID. Each check throws
+ * RFC 3339 reader parses, a record id that is not a UUID, a NUL character (U+0000) in a record or a
+ * path (no text column of PostgreSQL can hold it, a rendered Markdown file should not, and both
+ * backends must give the same answer). Each check throws
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
@@ -59,8 +61,36 @@ export function isRfc3339(text: string): boolean {
   return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
 }
 
+const NUL = '\u0000';
+const shown = (text: string) => JSON.stringify(text).slice(1, -1);
+
+/**
+ * Where in `value` a string or an object key holds U+0000 (a JSON-ish path), or null. Recursive:
+ * called only after `checkDepth`, so never deeper than MAX_JSON_DEPTH.
+ */
+export function nulAt(value: unknown, at: string): string | null {
+  if (typeof value === 'string') return value.includes(NUL) ? at : null;
+  if (value === null || typeof value !== 'object') return null;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const found = nulAt(value[i], `${at}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  for (const key in value) {
+    const path = at === '' ? shown(key) : `${at}.${shown(key)}`;
+    if (key.includes(NUL)) return path;
+    const found = nulAt((value as Record<string, unknown>)[key], path);
+    if (found) return found;
+  }
+  return null;
+}
+
 function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string): void {
   checkDepth(record, where);
+  const nul = nulAt(record, '');
+  if (nul !== null) refuse(`${where}: ${nul} holds a NUL character (U+0000), which a memory may not contain`);
   if (!isUuid(record.id)) refuse(`${where}: record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
   const temporal = record.temporal;
   if (temporal === null || typeof temporal !== 'object' || Array.isArray(temporal)) return;
@@ -75,6 +105,7 @@ function checkRecord(record: { [key: string]: JsonValue | undefined }, where: st
 
 /** The segments of an archive path that no file system would hold. */
 function checkSegments(archivePath: string): void {
+  if (archivePath.includes(NUL)) refuse(`path "${shown(archivePath.slice(0, 300))}" holds a NUL character (U+0000)`);
   for (const segment of archivePath.split('/')) {
     const bytes = Buffer.byteLength(segment, 'utf8');
     if (bytes > MAX_SEGMENT_BYTES) refuse(`path "${archivePath.slice(0, 300)}" has a segment of ${bytes} bytes (at most ${MAX_SEGMENT_BYTES})`);

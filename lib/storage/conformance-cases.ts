@@ -7,6 +7,7 @@
 import { beforeAll, expect, it } from 'vitest';
 import { isLedgerError } from '@/lib/ledger/errors';
 import { prng } from '@/lib/core/prng';
+import type { MemoryRecord } from '@/lib/core/record';
 import type { LineageStorage } from './types';
 import type { IndexDump } from './testing/dumps';
 import { agentHistory, oneRecordDelta, TOKENS, type Upload } from './testing/scenario';
@@ -94,6 +95,26 @@ export function runConformanceCases(b: Backends): void {
     expect(await same((s) => s.ingestSnapshot({ agentId: A1, bytes: a2Snapshot.bytes, now: new Date(START) }))).toMatchObject({ error: { code: 'agent_mismatch' } });
     expect(await same((s) => s.ingestDelta({ agentId: A1, baseSequence: -1, bytes, now: new Date(START) }))).toMatchObject({ error: { code: 'invalid_input' } });
     expect(await b.scaleOut.dump()).toEqual(await b.embedded.dump());
+  });
+
+  it('a NUL character (U+0000) in a memory or an agent is refused the same on both backends, naming where, and nothing changes', async () => {
+    const before = { embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() };
+    const now = new Date(START + 90 * 86_400_000);
+    const variants: [string, (r: MemoryRecord) => MemoryRecord, string][] = [
+      ['before\u0000after', (r) => r, 'content'],
+      ['nul tag', (r) => ({ ...r, tags: ['infra', 'ti\u0000er'] }), 'tags[1]'],
+      ['nul file', (r) => ({ ...r, source: { ...r.source, origin_file: 'memory/a\u0000.md' } }), 'source.origin_file'],
+      ['nul key', (r) => ({ ...r, metadata: { 'k\u0000': 1 } } as MemoryRecord), 'metadata.k\\u0000'],
+    ];
+    for (const [content, edit, where] of variants) {
+      const bytes = await oneRecordDelta(A1, latest[A1]!, content, now, edit);
+      const refused = await same((s) => s.ingestDelta({ agentId: A1, baseSequence: latest[A1]!, bytes, now }));
+      expect(refused).toEqual({ error: { code: 'bad_archive', details: {},
+        message: `refused: memory/delta.jsonl entry 1: ${where} holds a NUL character (U+0000), which a memory may not contain` } });
+    }
+    const nulName = await same((s) => s.registerAgent({ id: '7c7c7c7c-1111-4a2b-8c3d-0000000000aa', name: 'a\u0000b', sourceRuntime: null, tenantId: null, now }));
+    expect(nulName).toMatchObject({ error: { code: 'invalid_input', message: 'agent name holds a NUL character (U+0000)' } });
+    expect({ embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() }).toEqual(before);
   });
 
   it('records live at every sequence, with facets, filters and cursor pages', async () => {

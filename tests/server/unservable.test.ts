@@ -52,6 +52,11 @@ const CASES: Case[] = [
   { name: 'a year 10000 timestamp', body: () => delta(memory(lineWith(1, {}, { temporal: { created_at: '2026-01-01T00:00:00Z', updated_at: '+010000-01-01T00:00:00Z' } }))), message: /temporal\.updated_at/ },
   { name: 'a timestamp that is not a time', body: () => delta(memory(lineWith(1, {}, { temporal: { created_at: '2026-02-30T00:00:00Z' } }))), message: /RFC 3339/ },
   { name: 'a non-UUID record id', body: () => delta(memory(lineWith(1, {}, { id: 'note-1' }))), message: /record id "note-1" is not a UUID/ },
+  { name: 'a NUL character in a memory (PostgreSQL text cannot hold it)', body: () => delta(memory(lineWith(1, {}, { content: 'a\u0000b' }))), message: /entry 1: content holds a NUL character \(U\+0000\)/ },
+  {
+    name: 'a NUL character in a snapshot record\'s tag', snapshot: true, message: /record 1: tags\[0\] holds a NUL character/,
+    body: () => craftZip([{ name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify({ ...record(agent, 1), tags: ['a\u0000'] })}\n` }, { name: 'manifest.json', data: snapshotManifest(agent) }]),
+  },
   {
     name: 'a non-UUID record id in a snapshot', snapshot: true, message: /record id "r1" is not a UUID/,
     body: () => craftZip([{ name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify({ ...record(agent, 1), id: 'r1' })}\n` }, { name: 'manifest.json', data: snapshotManifest(agent) }]),

@@ -6,7 +6,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { AgentRow, EntryKind, LedgerEntryRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
-import type { TenantScope } from '@/lib/ledger/agents';
+import { checkAgentText, type TenantScope } from '@/lib/ledger/agents';
 import { LedgerError } from '@/lib/ledger/errors';
 import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
 import { first, Params, rows, type Queryable } from './sql';
@@ -16,6 +16,7 @@ export async function registerAgent(db: Queryable, p: { id: string; name: string
   const id = parseUuid(p.id);
   if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${p.id}"`);
   if (typeof p.name !== 'string' || p.name.trim().length === 0) throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
+  checkAgentText(p.name, p.sourceRuntime);
   const row = await first<AgentRow>(db, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
     VALUES ($1, $2, $3, $4, $5, NULL, NULL) ON CONFLICT DO NOTHING RETURNING *`, [id, p.tenantId, p.name, p.sourceRuntime, p.now.toISOString()]);
   return row ?? 'exists';

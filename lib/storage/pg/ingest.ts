@@ -15,7 +15,7 @@ import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
 import { foldEntry, type IndexCounts } from '@/lib/history/indexer';
-import { prepareArchive, type PreparedEntry } from '@/lib/history/ledger-blob';
+import { prepareArchive } from '@/lib/history/ledger-blob';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
@@ -53,24 +53,6 @@ function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): st
   return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
 }
 
-/**
- * PostgreSQL text cannot hold U+0000, which SQLite stores: an archive whose records or paths carry
- * one is refused before anything is written (a clear 400 instead of a failed transaction). This is
- * the one place where the backends answer differently.
- */
-function refuseNul(prepared: PreparedEntry): void {
-  const fields = prepared.kind === 'delta' ? prepared.lines.map((l) => l.fields) : prepared.records;
-  for (const f of fields) {
-    for (const [name, value] of Object.entries(f)) {
-      if (typeof value === 'string' && value.includes('\u0000')) {
-        throw new LedgerError('bad_archive', `bad archive: record ${f.record_id.replace(/\u0000/g, '\\0')} has a NUL character (U+0000) in ${name}, which this server's PostgreSQL database cannot store`);
-      }
-    }
-  }
-  const paths = prepared.kind === 'delta' ? [...prepared.rawChanged.map((r) => r.path), ...prepared.rawDeleted] : prepared.raw.map((r) => r.path);
-  if (paths.some((p) => p.includes('\u0000'))) throw new LedgerError('bad_archive', 'bad archive: a raw file path has a NUL character (U+0000)');
-}
-
 /** Writes the blob, then appends and indexes the entry in one transaction. */
 async function store(backend: PgBackend, params: {
   agentId: string; seq: number; place: AppendPlace; bytes: Uint8Array; now: Date;
@@ -82,7 +64,6 @@ async function store(backend: PgBackend, params: {
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${place.kind}:${sha}`);
   const syncedAt = params.now.toISOString();
   const prepared = prepareArchive(params.archive);
-  refuseNul(prepared);
   await backend.blobs.put(key, bytes);
   await appendLedgerEntry({
     db: backend.db, agentId, ...place,

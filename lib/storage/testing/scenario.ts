@@ -102,9 +102,12 @@ export async function agentHistory(agentId: string, seed: number, start: number,
   return uploads;
 }
 
-/** A delta on `baseSequence` whose only change is one new record with `content` (the race's uploads). */
-export async function oneRecordDelta(agentId: string, baseSequence: number, content: string, now: Date): Promise<Uint8Array> {
-  const record = toRecord(agentId, { id: uuidV5(NS.alf, `race:${content}`), file: 'memory/race.md', content });
+/**
+ * A delta on `baseSequence` whose only change is one new record with `content` (the race's
+ * uploads); `edit` changes that record first (odd records for the refusals).
+ */
+export async function oneRecordDelta(agentId: string, baseSequence: number, content: string, now: Date, edit: (r: MemoryRecord) => MemoryRecord = (r) => r): Promise<Uint8Array> {
+  const record = edit(toRecord(agentId, { id: uuidV5(NS.alf, `race:${content}`), file: 'memory/race.md', content }));
   return writeDelta({
     manifest: { alf_version: '1.0.0', created_at: now.toISOString(), agent: { id: agentId, source_runtime: RUNTIME }, sync: { base_sequence: baseSequence, new_sequence: baseSequence + 1 } },
     entries: computeDelta([], [record]), layers: {}, rawChanged: new Map(), rawDeleted: [],
