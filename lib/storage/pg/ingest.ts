@@ -24,6 +24,7 @@ import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib
 import type { IngestParams } from '../types';
 import { requireAgent } from './agents';
 import { PgFoldTarget } from './fold-target';
+import { ANALYZE_AFTER_VERSIONS, refreshIndexStatistics } from './statistics';
 import { onDrizzle } from './sql';
 import { liveRawFiles } from './workspace';
 
@@ -65,7 +66,7 @@ async function store(backend: PgBackend, params: {
   const syncedAt = params.now.toISOString();
   const prepared = prepareArchive(params.archive);
   await backend.blobs.put(key, bytes);
-  await appendLedgerEntry({
+  const entry = await appendLedgerEntry({
     db: backend.db, agentId, ...place,
     entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
     inTransaction: async (tx, at) => {
@@ -75,6 +76,7 @@ async function store(backend: PgBackend, params: {
       return result satisfies IndexCounts;
     },
   });
+  if (entry.creates + entry.updates + entry.deletes + entry.moves >= ANALYZE_AFTER_VERSIONS) await refreshIndexStatistics(backend.db.pool);
   return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
 }
 

@@ -16,6 +16,7 @@ import { prepareArchive, prepareLedgerBlobSync } from '@/lib/history/ledger-blob
 import { LedgerError } from '@/lib/ledger/errors';
 import type { RebuildSummary } from '../types';
 import { PgFoldTarget } from './fold-target';
+import { refreshIndexStatistics } from './statistics';
 import type { PgBackend } from './ingest';
 import { first, inTransaction, rows } from './sql';
 
@@ -30,7 +31,16 @@ function damaged(entry: EntryRow, what: string): LedgerError {
 }
 
 export async function rebuildIndex(backend: PgBackend): Promise<RebuildSummary> {
-  return withAdvisoryLock({ db: backend.db, name: 'rebuild' }, () => inTransaction(backend.db.pool, async (db) => {
+  return withAdvisoryLock({ db: backend.db, name: 'rebuild' }, async () => {
+    const summary = await replayAll(backend);
+    // Every row is new: the planner's samples are of the old index (statistics.ts).
+    await refreshIndexStatistics(backend.db.pool);
+    return summary;
+  });
+}
+
+function replayAll(backend: PgBackend): Promise<RebuildSummary> {
+  return inTransaction(backend.db.pool, async (db) => {
     await db.query('SELECT id FROM agents ORDER BY id FOR UPDATE');
     const entries = await rows<EntryRow>(db, `SELECT e.agent_id, e.seq, e.kind, e.blob_key, e.sha256, e.created_at,
         e.creates, e.updates, e.deletes, e.moves, e.raw_changed, e.raw_deleted
@@ -59,5 +69,5 @@ export async function rebuildIndex(backend: PgBackend): Promise<RebuildSummary> 
     }
     const versions = (await first<{ n: number }>(db, 'SELECT count(*) AS n FROM record_versions'))?.n ?? 0;
     return { entries: entries.length, record_versions: versions };
-  }));
+  });
 }

@@ -37,12 +37,19 @@ function scopeSql(p: Params, scope: Scope): string {
     ${scope.tenantId === undefined ? '' : `AND EXISTS (SELECT 1 FROM agents a WHERE a.id = v.agent_id ${tenantCondition(p, 'a', scope.tenantId)})`}`;
 }
 
-async function candidateVersions(db: Queryable, terms: readonly QueryTerm[], scope: Scope): Promise<VersionHit[]> {
+/** The candidates' query: every searchable version holding each folded word (see the header). */
+export function candidateQuery(terms: readonly QueryTerm[], scope: Scope): { text: string; params: Params } {
   const p = new Params();
   const words = [...new Set(terms.flatMap((t) => t.words))];
   const filters = words.map((w) => `AND v.content ~ ${p.add(wordPattern(w))}`).join(' ');
-  return rows<VersionHit>(db, `SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op, v.synced_at, v.origin_file, v.content
-    FROM record_versions v WHERE v.op <> 'delete' ${filters} ${scopeSql(p, scope)}`, p);
+  const text = `SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op, v.synced_at, v.origin_file, v.content
+    FROM record_versions v WHERE v.op <> 'delete' ${filters} ${scopeSql(p, scope)}`;
+  return { text, params: p };
+}
+
+async function candidateVersions(db: Queryable, terms: readonly QueryTerm[], scope: Scope): Promise<VersionHit[]> {
+  const { text, params } = candidateQuery(terms, scope);
+  return rows<VersionHit>(db, text, params);
 }
 
 const key = (agent: string, record: string) => `${agent}\u0000${record}`;
