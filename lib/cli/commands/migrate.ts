@@ -22,7 +22,9 @@ export function registerMigrateCommand(program: Command): void {
       const dataDir = existingDataDir(opts.fromData);
       let target;
       try {
-        target = storageConfigFrom(process.env, { databaseUrl: opts.databaseUrl, blobUrl: opts.blobUrl });
+        // A copy signs no URL and no session: the servers' LINEAGE_SECRET is not needed here.
+        const env = { ...process.env, LINEAGE_SECRET: process.env.LINEAGE_SECRET || '0'.repeat(64) };
+        target = storageConfigFrom(env, { databaseUrl: opts.databaseUrl, blobUrl: opts.blobUrl });
       } catch (error) {
         if (error instanceof StorageConfigError) throw new CliError('invalid_argument', error.message, 'see `lineage migrate --help` and the README section "Outgrowing one machine"');
         throw error;
