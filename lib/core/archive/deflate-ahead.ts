@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
@@ -67,6 +68,8 @@ let pool: Pool | null | undefined;
 function deflatePool(): Pool | null {
   if (pool !== undefined) return pool;
   pool = null;
+  // With one core the worker would only take turns with this thread, at the cost of its start.
+  if (os.availableParallelism() < 2) return pool;
   try {
     pool = startPool(fflateModuleUrl());
   } catch {
