@@ -100,7 +100,8 @@ import(workerData.fflate).then(({ deflateSync }) => {
 `;
 
 function startPool(fflate: string): Pool {
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fflate } });
+  // No inherited execArgv: the worker needs plain Node (a loader such as tsx's would start again in it).
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fflate }, execArgv: [] });
   const waiting = new Map<number, (out: Uint8Array | null) => void>();
   let next = 0;
   let broken = false;
