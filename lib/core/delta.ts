@@ -68,8 +68,13 @@ export function diffRaw(
     const before = base.get(path);
     // A file the stat cache found unchanged carries the base's own bytes: nothing to compare.
     if (before === bytes) continue;
-    if (!before || !Buffer.from(before).equals(Buffer.from(bytes))) changed.set(path, bytes);
+    if (!before || !sameBytes(before, bytes)) changed.set(path, bytes);
   }
   const deleted = [...base.keys()].filter((p) => own(p) && !curr.has(p)).sort();
   return { changed, deleted };
+}
+
+/** Byte equality without copying either side (`Buffer.from(uint8Array)` copies; a view does not). */
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.byteLength === b.byteLength && Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
 }

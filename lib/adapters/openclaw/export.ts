@@ -1,4 +1,5 @@
 import type { JsonObject } from '@/lib/core/json';
+import { deflateAhead } from '@/lib/core/archive/deflate-ahead';
 import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { loadAlfIgnore } from '../shared/alfignore';
@@ -65,6 +66,9 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     }
     const { bytes, mtime, stat } = readWithMtime(abs);
     raw.set(rel, asUint8Array(bytes));
+    // A file read is most likely a changed one, whose bytes the upload deflates: that starts now,
+    // in a worker, while this thread chunks and reconciles (deflate-ahead.ts).
+    deflateAhead(raw.get(rel)!);
     mtimes.set(rel, mtime);
     const file = keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout, fileKeys });
     perFile.push(file);

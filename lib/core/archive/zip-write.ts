@@ -2,6 +2,7 @@ import zlib from 'node:zlib';
 import { deflateSync } from 'fflate';
 import yazl from 'yazl';
 import { asUint8Array } from '../bytes';
+import { deflatedAhead, SMALL_BYTES, SMALL_LEVEL } from './deflate-ahead';
 import { fileNameProblem } from './entry-names';
 import { useNativeCrc32 } from './native-crc32';
 import { ArchiveError } from './types';
@@ -22,10 +23,9 @@ export interface ZipEntry {
 const FIXED_MTIME = new Date(2000, 0, 1, 0, 0, 0);
 useNativeCrc32();
 const FILE_MODE = 0o100644;
-/** Members below this are deflated in this thread by fflate; larger ones by zlib on the thread pool. */
-const SMALL_BYTES = 16 * 1024;
-/** fflate's level for small members: deterministic bytes for a fixed level, and no zlib instance per member. */
-const SMALL_LEVEL = 6;
+// Members below SMALL_BYTES are deflated by fflate at SMALL_LEVEL (deterministic bytes for a fixed
+// level, and no zlib instance per member): in this thread, or ahead in a worker (deflate-ahead.ts);
+// larger ones by zlib on the thread pool.
 
 /**
  * Writes the entries, in the order given, as a ZIP whose bytes depend only on the entries: every
@@ -51,7 +51,7 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
       mtime: FIXED_MTIME, mode: FILE_MODE, compressionLevel, forceDosTimestamp: true,
     });
     if (compressionLevel === 0) add();
-    else if (small) withDeflate(smallDeflate, add);
+    else if (small) withDeflate(smallDeflate(data), add);
     else withDeflate(chunkedDeflate(data.byteLength), add);
   }
   return new Promise((resolve, reject) => {
@@ -105,11 +105,20 @@ function chunkedDeflate(byteLength: number): (zlibDeflate: DeflateRaw) => Deflat
   return (zlibDeflate) => (buffer, options, callback) => zlibDeflate(buffer, { ...options, chunkSize }, callback);
 }
 
-/** fflate's raw Deflate, called back at once: yazl then takes the member as it takes a stored one. */
-const smallDeflate = (): DeflateRaw => (buffer, options, callback) => {
+/**
+ * fflate's raw Deflate of `data`: the one started ahead for it in a worker when there is one
+ * (called back once it is done), else here and called back at once (yazl then takes the member as
+ * it takes a stored one).
+ */
+const smallDeflate = (data: Uint8Array) => (): DeflateRaw => (buffer, options, callback) => {
   const level = (options.level ?? SMALL_LEVEL) as 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9;
-  const out = deflateSync(buffer, { level });
-  callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+  const here = () => {
+    const out = deflateSync(buffer, { level });
+    callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength));
+  };
+  const started = deflatedAhead(data, level);
+  if (!started) return here();
+  started.then((out) => (out ? callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength)) : here()), here);
 };
 
 const encoder = new TextEncoder();
