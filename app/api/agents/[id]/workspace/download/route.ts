@@ -19,7 +19,7 @@ function safeName(name: string): string {
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const { seq: askedSeq, format } = parseQuery(request, downloadQuery);
-  const agent = requireSynced(id);
+  const agent = await requireSynced(id);
   const seq = askedSeq ?? agent.latest_sequence;
   const ledger = getLedger();
   const headers = {
