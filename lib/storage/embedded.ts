@@ -7,9 +7,7 @@ import { closeDatabase } from '@/db/client';
 import { deleteAgent, getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
 import { startCheckpointer } from '@/lib/ledger/checkpointer';
 import { getEntry, listEntries, readEntryBytesFrom, readPlanArchivesFrom, restorePlan } from '@/lib/ledger/entries';
-import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
-import { ingestOffThread } from '@/lib/ledger/offload';
 import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
 import { getAgentWithStats, listAgentsWithStats } from '@/lib/history/queries/agents';
 import { getAgentMemoryDto } from '@/lib/history/queries/memory-dto';
@@ -29,6 +27,8 @@ import {
 import { UploadStore } from '@/lib/server/upload-store';
 import type { IngestParams, LineageStorage, PendingUploads } from './types';
 import { startSweeps } from './maintenance';
+import { ingestDelta, ingestSnapshot } from './embedded-ingest';
+import { ingestOffThread } from './offload';
 
 /** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
 export interface EmbeddedStorage extends LineageStorage {
