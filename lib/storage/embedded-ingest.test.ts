@@ -59,7 +59,7 @@ describe('embedded ingest: ledger append + history index in one SQLite transacti
     const result = await ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes: delta, now: new Date() });
     expect(result.sequence).toBe(1);
     const after = countRows(ledger);
-    expect([after.ledger_entries - before.ledger_entries, after.record_versions - before.record_versions]).toEqual([1, 1]);
+    expect([after.ledger_entries! - before.ledger_entries!, after.record_versions! - before.record_versions!]).toEqual([1, 1]);
     expect(listEntries({ ledger, agentId: AGENT }).at(-1)).toMatchObject({ seq: 1, creates: 1 });
   });
 });
