@@ -1,11 +1,14 @@
 /**
  * Conformance cases of the verbs the service's protocol handlers use besides the index queries
  * (conformance-cases.ts): the memory DTO, one agent's stats, entries by id, restore plans, entry
- * bytes, the parsed plan archives, and deleting an agent — same answers on both backends. They run
+ * bytes, the parsed plan archives, the workspace downloads (.alf, .tar.gz, .zip) and deleting an agent — same answers on both backends. They run
  * after conformance-cases.ts's, on the agents it ingested.
  */
 import { expect, it } from 'vitest';
+import type { Readable } from 'node:stream';
 import { sha256Hex } from '@/lib/core/uuid';
+import { workspaceAlfAt } from '@/lib/history/queries/workspace';
+import { workspaceArchive } from '@/lib/history/queries/restored-download';
 import type { LineageStorage } from './types';
 import { A1, A2, EMPTY, outcome, START, TENANT, type Backends, type Outcome } from './conformance-cases';
 import { agentHistory } from './testing/scenario';
@@ -68,6 +71,27 @@ export function runLedgerVerbCases(b: Backends): void {
     // A damaged blob: the same blob_corrupt naming agent and sequence.
     const [entry] = ok(await same((s) => s.listEntries({ agentId: A1, kind: 'snapshot' })));
     expect(await same((s) => s.readEntryBytes({ entry: { ...entry!, sha256: '0'.repeat(64) } }))).toMatchObject({ error: { code: 'blob_corrupt' } });
+  });
+
+  it('downloads: the .alf, .tar.gz and .zip of the workspace at every sequence are the same bytes on both backends', async () => {
+    const bytesOf = async (stream: Readable | null) => {
+      if (!stream) return null;
+      const chunks: Buffer[] = [];
+      for await (const chunk of stream) chunks.push(chunk as Buffer);
+      return sha256Hex(Buffer.concat(chunks));
+    };
+    for (const [agentId, tenantId] of [[A1, null], [A2, TENANT]] as const) {
+      const latest = await latestOf(agentId);
+      for (let seq = 0; seq <= latest; seq += 1) {
+        expect(ok(await same(async (s) => sha256Hex(await workspaceAlfAt({ storage: s, agentId, seq, tenantId }))))).toMatch(/^[0-9a-f]{64}$/);
+        for (const format of ['tar.gz', 'zip'] as const) {
+          expect(ok(await same(async (s) => bytesOf(await workspaceArchive({ storage: s, agentId, seq, format, tenantId }))))).not.toBeNull();
+        }
+      }
+      expect(await same(async (s) => bytesOf(await workspaceArchive({ storage: s, agentId, seq: latest + 1, format: 'zip' }))))
+        .toMatchObject({ error: { code: 'sequence_out_of_range' } });
+      expect(ok(await same(async (s) => bytesOf(await workspaceArchive({ storage: s, agentId, seq: 0, format: 'zip', tenantId: 'nobody' }))))).toBeNull();
+    }
   });
 
   it('deleting an agent: rows, ledger, index and blobs gone; the other agents untouched; refusals the same', async () => {
