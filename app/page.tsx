@@ -4,9 +4,7 @@ import { FleetStats } from '@/components/fleet/FleetStats';
 import { FleetTable } from '@/components/fleet/FleetTable';
 import { Panel } from '@/components/ui/Panel';
 import { LoadingRows } from '@/components/ui/States';
-import { listAgentsWithStats } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
-import { requestScope } from './api/_lib/context';
+import { requestScope, storage } from './api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { Prefetched } from './_lib/prefetch';
 
@@ -14,8 +12,9 @@ export const dynamic = 'force-dynamic';
 
 export default async function FleetPage() {
   const tenantId = await requestScope();
+  const s = await storage();
   return (
-    <Prefetched entries={[[queryKeys.agents(), () => listAgentsWithStats({ db: getLedger().db, tenantId, now: new Date() })]]}>
+    <Prefetched entries={[[queryKeys.agents(), () => s.listAgentsWithStats({ tenantId, now: new Date() })]]}>
       <div className="space-y-6" data-testid="fleet-page">
         <div>
           <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>

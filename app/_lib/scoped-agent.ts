@@ -4,8 +4,8 @@
  * page title can never name another tenant's agent even if the guard in front of Next.js were bypassed.
  */
 import { cache } from 'react';
-import { findAgent } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
-import { requestScope } from '../api/_lib/context';
+import { requestScope, storage } from '../api/_lib/context';
 
-export const scopedAgent = cache(async (agentId: string) => findAgent(getLedger().db, agentId, await requestScope()));
+export const scopedAgent = cache(async (agentId: string) =>
+  // The storage reads a UUID (trimmed); the path segment must be one as it is.
+  (agentId === agentId.trim() ? (await storage()).getAgent({ agentId, tenantId: await requestScope() }) : null));

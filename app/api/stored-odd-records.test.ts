@@ -7,7 +7,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ingestSnapshot, openLedger, registerAgent } from '@/lib/ledger';
+import { openLedger, registerAgent } from '@/lib/ledger';
+import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { snapshotBytes } from '@/tests/server/archives';
 import { guardHeaders } from '@/lib/server/scope-header';
 

@@ -4,6 +4,7 @@
  * dashboard's workspace `.zip` (`streamWorkspaceArchive`, what the download route serves) on the
  * same event loop. Prints `listening on URL` on stderr.
  */
+import { embeddedLedger } from '@/lib/storage/embedded';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { streamWorkspaceArchive } from '@/lib/history/queries';
@@ -14,11 +15,11 @@ import { sendProtocolResponse, toProtocolRequest } from '@/lib/server/node-bridg
 
 const dataDir = process.argv[2]!;
 const service = createServiceContext({ dataDir });
-startCheckpointer(service.ledger.db, { log: () => undefined });
+startCheckpointer(embeddedLedger(service.storage).db, { log: () => undefined });
 const server = http.createServer((req, res) => {
   const url = new URL(req.url ?? '/', 'http://localhost');
   if (url.pathname === '/bench/zip') {
-    const stream = streamWorkspaceArchive({ db: service.ledger.db, agentId: url.searchParams.get('agent')!, seq: Number(url.searchParams.get('seq')), format: 'zip' });
+    const stream = streamWorkspaceArchive({ db: embeddedLedger(service.storage).db, agentId: url.searchParams.get('agent')!, seq: Number(url.searchParams.get('seq')), format: 'zip' });
     if (!stream) return res.writeHead(404).end();
     res.writeHead(200, { 'content-type': 'application/zip' });
     stream.pipe(res);

@@ -1,3 +1,4 @@
+import { embeddedStorage } from '@/lib/storage/embedded';
 import { gunzipSync } from 'node:zlib';
 import { Readable } from 'node:stream';
 import tar from 'tar-stream';
@@ -187,7 +188,7 @@ describe('point in time', () => {
       expect(again.equals(tgz)).toBe(true);
       const zip = await toBuffer(streamWorkspaceArchive({ db: ledger.db, agentId: AGENT, seq, format: 'zip' })!);
       expect(asMap(await unzip(zip))).toEqual(want);
-      const alf = await readSnapshot(await workspaceAlfAt({ ledger, agentId: AGENT, seq }));
+      const alf = await readSnapshot(await workspaceAlfAt({ storage: embeddedStorage(ledger), agentId: AGENT, seq }));
       expect(asMap(new Map([...alf.raw].map(([p, b]) => [p.replace('raw/openclaw/', ''), b])))).toEqual(want);
       expect(alf.records.map((r) => r.id).sort()).toEqual(gen.recordsAt.get(seq)!.map((r) => r.id).sort());
     }

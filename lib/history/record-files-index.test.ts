@@ -1,9 +1,11 @@
+import { embeddedStorage } from '@/lib/storage/embedded';
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSnapshot } from '@/lib/core/archive';
-import { ingestDelta, ingestSnapshot, registerAgent, type Ledger } from '@/lib/ledger';
+import { registerAgent, type Ledger } from '@/lib/ledger';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { DELETED_FILE, NEW_SECTION, recordOnlyDelta, standardWorkspace } from '@/tests/interop/reference-archives';
 import { getWorkspaceFile, workspaceAlfAt } from './queries';
 import { rebuildIndex } from './rebuild';
@@ -38,7 +40,7 @@ describe('record-only deltas in the index', () => {
   it('serves the same bytes as the restore fold (the .alf download at that sequence)', async () => {
     const shown = getWorkspaceFile({ db: ledger.db, agentId, seq: 1, path: 'MEMORY.md' })!;
     expect(Buffer.from(shown).toString('utf8')).toContain(NEW_SECTION);
-    const folded = await readSnapshot(await workspaceAlfAt({ ledger, agentId, seq: 1 }));
+    const folded = await readSnapshot(await workspaceAlfAt({ storage: embeddedStorage(ledger), agentId, seq: 1 }));
     expect(Buffer.from(folded.raw.get('raw/openclaw/MEMORY.md')!).equals(Buffer.from(shown))).toBe(true);
     expect(folded.raw.has(`raw/openclaw/${DELETED_FILE}`)).toBe(false);
   });

@@ -4,7 +4,8 @@ import { expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
-import { findDamagedBlobs, findUnledgeredBlobs, getAgent, ingestDelta, ingestSnapshot, openLedger, recoverUnledgered, registerAgent } from './index';
+import { findDamagedBlobs, findUnledgeredBlobs, getAgent, openLedger, recoverUnledgered, registerAgent } from './index';
+import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-000000000001';
 
@@ -29,7 +30,7 @@ it('recovers an agent whose registration was lost with its commits, in order, to
     expect(getAgent({ ledger, agentId: AGENT })).toBeNull();
     expect((await findUnledgeredBlobs(ledger)).map((b) => [b.sequence, b.kind, b.chains]))
       .toEqual([[0, 'snapshot', true], [1, 'delta', true], [2, 'delta', true], [3, 'delta', true]]);
-    const recovered = await recoverUnledgered(ledger);
+    const recovered = await recoverUnledgered(ledger, historyIndexer);
     expect(recovered.map((r) => [r.sequence, r.recovered])).toEqual([[0, true], [1, true], [2, true], [3, true]]);
     expect(getAgent({ ledger, agentId: AGENT })).toMatchObject({ name: 'test agent', tenant_id: null, latest_sequence: 3 });
     const { ledger_entries: _again, ...after } = dumpIndex(ledger);
@@ -50,7 +51,7 @@ it('a blob that does not continue the ledger is listed, not recovered, and kept'
     // A gap: sequence 2 with no 1 (a race loser or a stray copy, not a lost commit).
     await ledger.blobs.put(`${AGENT}/2-00000000deadbeef.alf-delta`, await deltaBytes(AGENT, 1, 2));
     expect((await findUnledgeredBlobs(ledger)).map((b) => [b.sequence, b.chains])).toEqual([[2, false]]);
-    expect(await recoverUnledgered(ledger)).toEqual([]);
+    expect(await recoverUnledgered(ledger, historyIndexer)).toEqual([]);
     expect(await ledger.blobs.exists(`${AGENT}/2-00000000deadbeef.alf-delta`)).toBe(true);
   } finally {
     t.cleanup();

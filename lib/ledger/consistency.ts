@@ -14,7 +14,7 @@ import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
 import { getAgent, registerAgent } from './agents';
 import { readEntryBytes } from './entries';
-import { ingestDelta, ingestSnapshot } from './ingest';
+import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
 import { isLedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
 import type { Ledger } from './ledger';
@@ -108,9 +108,10 @@ export interface RecoveredBlob {
  * Re-ingests the blobs that chain onto their agent's latest sequence, in order, through the normal
  * ingest (checked, indexed; the entry's time is the blob file's mtime, when it was first stored).
  * An agent whose registration was lost too is registered again from its snapshot's manifest, with
- * no tenant. An agent stops at its first blob that fails; the others go on.
+ * no tenant. An agent stops at its first blob that fails; the others go on. `indexer`: the index the
+ * ingest writes in its transaction (the composition root's, lib/storage/embedded-ingest.ts).
  */
-export async function recoverUnledgered(ledger: Ledger): Promise<RecoveredBlob[]> {
+export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): Promise<RecoveredBlob[]> {
   const out: RecoveredBlob[] = [];
   const stopped = new Set<string>();
   for (const blob of (await findUnledgeredBlobs(ledger)).filter((b) => b.chains)) {
@@ -124,8 +125,8 @@ export async function recoverUnledgered(ledger: Ledger): Promise<RecoveredBlob[]
       const now = (await fs.stat(blob.file)).mtime;
       if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
       const result = blob.kind === 'delta'
-        ? await ingestDelta({ ledger, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
-        : await ingestSnapshot({ ledger, agentId: blob.agent_id, bytes, now });
+        ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
+        : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
       if (result.sequence !== blob.sequence) throw new Error(`it was stored at sequence ${result.sequence}, not ${blob.sequence}`);
       out.push({ ...base, recovered: true });
     } catch (error) {

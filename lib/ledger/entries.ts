@@ -1,12 +1,13 @@
 /** Reading the ledger: entries, restore plans (CONTRACT §1.3) and entry bytes. */
 import { and, asc, eq, gt, lte, type SQL } from 'drizzle-orm';
-import { ledger_entries, type EntryKind, type LedgerEntryRow } from '@/db/schema';
+import { ledger_entries, type AgentRow, type EntryKind, type LedgerEntryRow } from '@/db/schema';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { SequencedDelta } from '@/lib/core/restore';
 import { sha256Hex } from '@/lib/core/uuid';
 import { requireAgent, type TenantScope } from './agents';
 import { LedgerError } from './errors';
+import type { BlobStore } from './blob-store';
 import type { Ledger } from './ledger';
 
 export type { LedgerEntryRow };
@@ -38,19 +39,37 @@ export interface RestorePlan {
  */
 export function restorePlan(params: { ledger: Ledger; agentId: string; upToSequence?: number; tenantId?: TenantScope }): RestorePlan {
   const agent = requireAgent(params);
+  const n = restoreTarget(agent, params.upToSequence);
+  const snapshots = listEntries({ ledger: params.ledger, agentId: agent.id, upToSeq: n, kind: 'snapshot' });
+  const snapshot = lastSnapshot(agent, n, snapshots);
+  const deltas = listEntries({ ledger: params.ledger, agentId: agent.id, sinceSeq: snapshot.seq, upToSeq: n, kind: 'delta' });
+  return { agentId: agent.id, sequence: n, snapshot, deltas };
+}
+
+/** The sequence a restore plan reaches (default latest), or `never_synced` / `sequence_out_of_range` (both backends' check). */
+export function restoreTarget(agent: AgentRow, upToSequence: number | undefined): number {
   const latest = agent.latest_sequence;
   if (latest === null || agent.latest_snapshot_seq === null) {
     throw new LedgerError('never_synced', `agent ${agent.id} has never been synced`);
   }
-  const n = params.upToSequence ?? latest;
+  const n = upToSequence ?? latest;
   if (!Number.isSafeInteger(n) || n < 0 || n > latest) {
     throw new LedgerError('sequence_out_of_range', `up_to_sequence ${n} exceeds agent's latest sequence ${latest}`, { latest });
   }
-  const snapshots = listEntries({ ledger: params.ledger, agentId: agent.id, upToSeq: n, kind: 'snapshot' });
+  return n;
+}
+
+/** The plan's base: the last of the snapshots at or before `n` (seq order). */
+export function lastSnapshot(agent: AgentRow, n: number, snapshots: LedgerEntryRow[]): LedgerEntryRow {
   const snapshot = snapshots[snapshots.length - 1];
   if (!snapshot) throw new LedgerError('never_synced', `agent ${agent.id} has no snapshot at or before sequence ${n}`);
-  const deltas = listEntries({ ledger: params.ledger, agentId: agent.id, sinceSeq: snapshot.seq, upToSeq: n, kind: 'delta' });
-  return { agentId: agent.id, sequence: n, snapshot, deltas };
+  return snapshot;
+}
+
+/** One entry of an agent by its id (a signed download names both), or null. */
+export function getEntry(params: { ledger: Ledger; agentId: string; entryId: string }): LedgerEntryRow | null {
+  return params.ledger.db.db.select().from(ledger_entries)
+    .where(and(eq(ledger_entries.id, params.entryId), eq(ledger_entries.agent_id, params.agentId))).get() ?? null;
 }
 
 /**
@@ -60,10 +79,14 @@ export function restorePlan(params: { ledger: Ledger; agentId: string; upToSeque
 export async function readEntryBytes(params: {
   ledger: Ledger; entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256' | 'agent_id' | 'seq' | 'kind'>;
 }): Promise<Uint8Array> {
-  const { entry } = params;
+  return readEntryBytesFrom(params.ledger.blobs, params.entry);
+}
+
+/** `readEntryBytes` on any blob store (the scale-out storage's bucket too). */
+export async function readEntryBytesFrom(blobs: BlobStore, entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256' | 'agent_id' | 'seq' | 'kind'>): Promise<Uint8Array> {
   let bytes: Uint8Array;
   try {
-    bytes = await params.ledger.blobs.get(entry.blob_key);
+    bytes = await blobs.get(entry.blob_key);
   } catch (error) {
     if (error instanceof LedgerError && error.code === 'blob_missing') throw blobCorrupt(entry, `its blob ${entry.blob_key} is missing`, error);
     throw error;
@@ -80,10 +103,15 @@ function blobCorrupt(entry: Pick<LedgerEntryRow, 'blob_key' | 'agent_id' | 'seq'
 
 /** The parsed snapshot and deltas of a plan, ready for the restore fold (`foldSnapshot`). */
 export async function readPlanArchives(params: { ledger: Ledger; plan: RestorePlan }): Promise<{ base: AlfSnapshot; baseSequence: number; deltas: SequencedDelta[] }> {
-  const base = await readSnapshot(await readEntryBytes({ ledger: params.ledger, entry: params.plan.snapshot }));
+  return readPlanArchivesFrom(params.ledger.blobs, params.plan);
+}
+
+/** `readPlanArchives` on any blob store. */
+export async function readPlanArchivesFrom(blobs: BlobStore, plan: RestorePlan): Promise<{ base: AlfSnapshot; baseSequence: number; deltas: SequencedDelta[] }> {
+  const base = await readSnapshot(await readEntryBytesFrom(blobs, plan.snapshot));
   const deltas: SequencedDelta[] = [];
-  for (const entry of params.plan.deltas) {
-    deltas.push({ sequence: entry.seq, delta: await readDelta(await readEntryBytes({ ledger: params.ledger, entry })) });
+  for (const entry of plan.deltas) {
+    deltas.push({ sequence: entry.seq, delta: await readDelta(await readEntryBytesFrom(blobs, entry)) });
   }
-  return { base, baseSequence: params.plan.snapshot.seq, deltas };
+  return { base, baseSequence: plan.snapshot.seq, deltas };
 }

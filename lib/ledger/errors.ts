@@ -29,6 +29,9 @@ export interface LedgerErrorDetails {
 }
 
 /** A ledger failure with a stable `code` and a message that says what was wrong. */
+/** The brand every LedgerError carries, shared by every copy of this module in the process. */
+const BRAND = Symbol.for('alf-lineage.LedgerError');
+
 export class LedgerError extends Error {
   readonly details: LedgerErrorDetails;
 
@@ -36,6 +39,18 @@ export class LedgerError extends Error {
     super(message, options);
     this.name = 'LedgerError';
     this.details = details;
+    Object.defineProperty(this, BRAND, { value: true });
+  }
+
+  /**
+   * `instanceof` by brand: under `lineage serve` the dashboard's route handlers (Next's bundle) call
+   * the storage the server opened (the server's own copy of this module), and its refusals must
+   * still map to their 4xx there.
+   */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    // A subclass (BlobConflictError) keeps the plain prototype check.
+    if (this !== LedgerError) return Function.prototype[Symbol.hasInstance].call(this, value);
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true;
   }
 
   /** The agent's latest sequence, on `stale_sequence`. */

@@ -2,10 +2,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { writeDelta, writeSnapshot } from '@/lib/core/archive';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { blobFiles, countRows, tempLedger } from '@/lib/history/testing/temp-ledger';
-import {
-  deleteAgent, getAgent, ingestDelta, ingestSnapshot, isLedgerError, listEntries, readEntryBytes, registerAgent, restorePlan,
-  type Ledger, type LedgerError,
-} from './index';
+import { deleteAgent, getAgent, isLedgerError, listEntries, readEntryBytes, registerAgent, restorePlan, type Ledger, type LedgerError } from './index';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 const AGENT = '7b0f3c2e-1111-4a2b-8c3d-000000000001';
 let cleanups: (() => void)[] = [];

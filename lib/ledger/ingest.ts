@@ -4,16 +4,18 @@
  * re-checks the sequence (the authoritative compare-and-set), appends the ledger entry, moves the
  * agent forward and indexes the entry. A crash leaves at most a blob without an entry; a commit
  * known to have failed takes its blob away again (blob-claims.ts).
+ *
+ * The ledger knows no index: the caller hands in an `EntryIndexer` (the composition root,
+ * lib/storage/embedded-ingest.ts, wires the history indexer), which runs inside that transaction.
  */
 import type { Statement } from 'better-sqlite3';
+import type { Drizzle } from '@/db/client';
 import type { AgentRow, EntryKind } from '@/db/schema';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
-import { liveRawFiles } from '@/lib/history/current-state';
-import { indexEntry, type IndexCounts } from '@/lib/history/indexer';
 import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
@@ -22,6 +24,7 @@ import { commitGrouped } from './group-commit';
 import { rebuildInProgress } from './rebuild-marker';
 import { mapStorageErrors } from './storage-errors';
 import type { Ledger } from './ledger';
+import type { EntryCounts } from './pg-append';
 
 /** What an accepted upload became. */
 export interface IngestResult {
@@ -31,8 +34,20 @@ export interface IngestResult {
   sizeBytes: number;
 }
 
+/** One entry to index: its identity, its sync time and the parsed archive. */
+export type IndexedEntry = { agentId: string; seq: number; syncedAt: string }
+  & ({ kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot });
+
+/** What ingest needs of the index: the entry indexed inside the append's transaction, and the live paths a delta is checked against. */
+export interface EntryIndexer {
+  /** Synchronous: it runs inside the one SQLite transaction that appends the entry. */
+  index(db: Drizzle, entry: IndexedEntry): EntryCounts;
+  livePaths(db: Drizzle, agentId: string, seq: number): string[];
+}
+
 interface IngestBase {
   ledger: Ledger;
+  indexer: EntryIndexer;
   agentId: string;
   bytes: Uint8Array;
   now: Date;
@@ -127,7 +142,7 @@ async function commit(params: IngestBase & {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
-    const counts: IndexCounts = indexEntry(db, { agentId, seq, syncedAt, ...params.archive });
+    const counts: EntryCounts = params.indexer.index(db, { agentId, seq, syncedAt, ...params.archive });
     statements.insertEntry.run({
       id, agent_id: agentId, seq, kind, blob_key: key, sha256: sha, size_bytes: bytes.byteLength, created_at: syncedAt, ...counts,
     });
@@ -189,7 +204,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
       `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
-  checkDeltaServable(delta, () => liveRawFiles(params.ledger.db.db, agent.id, baseSequence).map((f) => f.path));
+  checkDeltaServable(delta, () => params.indexer.livePaths(params.ledger.db.db, agent.id, baseSequence));
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);

@@ -9,7 +9,8 @@ import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { sha256Hex } from '@/lib/core/uuid';
 import { freshBucket, testS3Client, useRadosgw } from '@/tests/engines/use-engines';
-import { ingestDelta, isLedgerError, listEntries, readEntryBytes, restorePlan, type Ledger } from './index';
+import { isLedgerError, listEntries, readEntryBytes, restorePlan, type Ledger } from './index';
+import { ingestDelta } from '@/lib/storage/embedded-ingest';
 import { S3BlobStore } from './s3-blob-store';
 
 const AGENT = '7b0f3c2e-1111-4a2b-8c3d-00000000053a';

@@ -1,15 +1,16 @@
 import { systemClock, type Clock } from '@/lib/core/clock';
-import { openLedger, type Ledger } from '@/lib/ledger/ledger';
+import { resolveDataDir } from '@/lib/ledger/data-dir';
+import { embeddedLedger, openEmbeddedStorage } from '@/lib/storage/embedded';
+import type { LineageStorage } from '@/lib/storage/types';
 import { resolveLimits, type ServerLimits } from './limits';
 import { UrlSigner } from './signing';
-import { UploadStore } from './upload-store';
 
-/** Everything the protocol handlers share for one data directory. */
+/** Everything the protocol handlers share: the storage (embedded or scale-out) and this process's settings. */
 export interface ServiceContext {
+  /** The data directory (embedded) or the directory the signing secret is kept in. */
   dataDir: string;
-  ledger: Ledger;
+  storage: LineageStorage;
   signer: UrlSigner;
-  uploads: UploadStore;
   limits: ServerLimits;
   clock: Clock;
   /** Origin of the URLs this server hands out: `LINEAGE_PUBLIC_URL`, else the bind address (set once listening). */
@@ -25,20 +26,23 @@ export interface RequestContext {
   tenantId: string | null;
 }
 
-/** Opens the ledger and the signing secret of a data directory. */
+/**
+ * The service over `storage` (the composition root opened it: lib/storage/open.ts), or else over
+ * the embedded storage of `dataDir`, with the data directory's signing secret.
+ */
 export function createServiceContext(options: {
   dataDir: string;
+  storage?: LineageStorage;
   limits?: Partial<ServerLimits>;
   clock?: Clock;
   publicUrl?: string;
 }): ServiceContext {
-  const ledger = openLedger(options.dataDir);
-  const dataDir = ledger.db.dataDir;
+  const storage = options.storage ?? openEmbeddedStorage(options.dataDir);
+  const dataDir = storage.backend === 'embedded' ? embeddedLedger(storage).db.dataDir : resolveDataDir(options.dataDir);
   return {
     dataDir,
-    ledger,
+    storage,
     signer: UrlSigner.forDataDir(dataDir),
-    uploads: new UploadStore(dataDir),
     limits: resolveLimits(options.limits),
     clock: options.clock ?? systemClock,
     publicUrl: options.publicUrl ?? 'http://127.0.0.1',

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getAgent, type TenantScope } from '@/lib/ledger/agents';
-import type { Ledger } from '@/lib/ledger/ledger';
-import { identifyKey, type KeyIdentity } from './api-keys';
+import type { TenantScope } from '@/lib/ledger/agents';
+import type { KeyIdentity } from './api-keys';
 import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken } from './scope-header';
 import { markPastLatest } from './past-latest';
 import { setDashboardSecurityHeaders } from './security-headers';
@@ -11,7 +10,6 @@ import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } fr
 /** The guard's settings: sign-in is required unless the server is bound to loopback without `--auth required`. */
 export interface DashboardGuardConfig extends SignInConfig {
   authRequired: boolean;
-  ledger: Ledger;
 }
 
 /** Paths anyone may load: the sign-in page and the static assets it needs (no data in them). */
@@ -37,14 +35,14 @@ const json = (res: ServerResponse, status: number, body: unknown, headers: Recor
   sendText(res, status, 'application/json', JSON.stringify(body), headers);
 
 /** Who is asking: a Bearer key on /api/*, else the session cookie; null when neither is valid. */
-function identify(req: IncomingMessage, api: boolean, config: DashboardGuardConfig): { identity: KeyIdentity | null; session: boolean; badBearer: boolean } {
+async function identify(req: IncomingMessage, api: boolean, config: DashboardGuardConfig): Promise<{ identity: KeyIdentity | null; session: boolean; badBearer: boolean }> {
   const header = req.headers.authorization;
   if (api && header) {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
-    const identity = match ? identifyKey({ db: config.db, key: match[1]! }) : null;
+    const identity = match ? await config.storage.identifyKey({ key: match[1]! }) : null;
     return { identity, session: false, badBearer: identity === null };
   }
-  const identity = sessionIdentity({ signer: config.sessions, db: config.db, cookieHeader: req.headers.cookie, now: config.clock() });
+  const identity = await sessionIdentity({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, now: config.clock() });
   return { identity, session: identity !== null, badBearer: false };
 }
 
@@ -74,7 +72,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   let scope: TenantScope = undefined;
   let signedIn = false;
   if (config.authRequired) {
-    const who = identify(req, api, config);
+    const who = await identify(req, api, config);
     if (!who.identity) {
       if (api) json(res, 401, { error: who.badBearer ? 'invalid API key' : 'sign-in required: send "Authorization: Bearer <api key>" or sign in at /login' }, { 'www-authenticate': 'Bearer' });
       else redirect(res, `/login?next=${encodeURIComponent(pathname + url.search)}`);
@@ -85,7 +83,13 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   }
   if (scope !== undefined) {
     const ids = agentIdsOf(url);
-    const foreign = ids === null ? 'agent' : ids.find((id) => !getAgent({ ledger: config.ledger, agentId: id, tenantId: scope }));
+    let foreign: string | undefined = ids === null ? 'agent' : undefined;
+    for (const id of ids ?? []) {
+      if (!(await config.storage.getAgent({ agentId: id, tenantId: scope }))) {
+        foreign = id;
+        break;
+      }
+    }
     if (foreign !== undefined) {
       if (api) {
         json(res, 404, { error: `agent ${foreign} not found` });
@@ -95,7 +99,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
       req.url = '/_lineage/not-found';
     }
   }
-  markPastLatest(req, res, url, config.ledger, scope);
+  await markPastLatest(req, res, url, config.storage, scope);
   req.headers[GUARD_HEADER] = guardToken();
   req.headers[SCOPE_HEADER] = encodeScope(scope);
   if (signedIn) req.headers[SIGNED_IN_HEADER] = '1';

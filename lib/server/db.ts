@@ -1,17 +1,14 @@
 /**
- * The dashboard's handle on the data directory: the ledger is opened once per process
- * (`LINEAGE_DATA`, else `./data`) and shared by every route handler and server component.
+ * The ledger handle of the dashboard callers not yet on the storage seam (whole-workspace downloads,
+ * compare, blame, database records: see docs/MODULES.md): the embedded storage's own ledger — the one
+ * `lineage serve` installed, else the process's embedded storage of `LINEAGE_DATA` — so every caller
+ * in the process shares one database handle.
  */
-import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { embeddedStorageFor, installedEmbedded } from '@/lib/storage/open';
 
-const globalForLedger = globalThis as unknown as { lineageLedger?: Ledger };
-
-/** The process-wide ledger (survives Next's dev-mode module reloads). */
+/** The process-wide embedded ledger. */
 export function getLedger(): Ledger {
-  const existing = globalForLedger.lineageLedger;
-  if (existing && existing.db.sqlite.open) return existing;
-  const ledger = openLedger(resolveDataDir());
-  globalForLedger.lineageLedger = ledger;
-  return ledger;
+  return (installedEmbedded() ?? embeddedStorageFor(resolveDataDir())).ledger;
 }

@@ -16,7 +16,7 @@ export async function handleProtocolRequest(req: ProtocolRequest, service: Servi
     if (match.kind === 'method_not_allowed') {
       return jsonResponse({ error: `method ${req.method} not allowed on ${url.pathname}` }, 405, { allow: match.allowed.join(', ') });
     }
-    const tenantId = match.route.auth ? authenticate(req, service.ledger.db) : null;
+    const tenantId = match.route.auth ? await authenticate(req, service.storage) : null;
     // URLs signed while serving a key carry it, and stop working once it is revoked.
     const scoped = tenantId === null ? service : { ...service, signer: service.signer.forKey(tenantId) };
     return await match.route.handler(req, { service: scoped, url, params: match.params, tenantId });

@@ -1,10 +1,8 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
-import { closeDatabase } from '@/db/client';
-import { startCheckpointer } from '@/lib/ledger/checkpointer';
-import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
-import { countApiKeys } from './api-keys';
+import { useProcessStorage } from '@/lib/storage/open';
+import type { LineageStorage } from '@/lib/storage/types';
 import { createServiceContext, type ServiceContext } from './context';
 import { guardDashboardRequest, type DashboardGuardConfig } from './dashboard-guard';
 import { handleProtocolRequest } from './dispatch';
@@ -22,6 +20,8 @@ import { SignInRateLimit } from './session-rate-limit';
 /** Options of `createLineageServer`. */
 export interface LineageServerOptions {
   dataDir: string;
+  /** The storage to serve (the composition root opened it); default: the embedded storage of `dataDir`. */
+  storage?: LineageStorage;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -59,8 +59,6 @@ export interface LineageServer {
   close(): Promise<void>;
 }
 
-const SWEEP_INTERVAL_MS = 10 * 60 * 1000;
-
 /**
  * Starts the HTTP server: ALF protocol requests are handled here (protocol-http.ts shapes, no
  * Fetch objects); everything else goes to Next.js when `ui` is on (404 JSON otherwise).
@@ -69,9 +67,9 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const bindHost = options.host ?? '127.0.0.1';
   const authRequired = options.auth === 'required' || !isLoopbackAddress(bindHost);
-  const service = createServiceContext({ dataDir: options.dataDir, limits: options.limits, clock: options.clock });
-  if (authRequired && countApiKeys(service.ledger.db) === 0) {
-    closeDatabase(service.ledger.db);
+  const service = createServiceContext({ dataDir: options.dataDir, storage: options.storage, limits: options.limits, clock: options.clock });
+  if (authRequired && (await service.storage.countApiKeys()) === 0) {
+    await service.storage.close();
     const why = isLoopbackAddress(bindHost) ? 'sign-in is required (--auth required)' : `binding ${bindHost} exposes every agent's memory to the network`;
     throw new ServeRefused(
       `refusing to serve: ${why} and there is no API key to sign in with`,
@@ -81,9 +79,9 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   let nextHandler: NodeHandler | null = null;
   if (options.ui) {
     // Next's route handlers and pages run in this process: they must read the data directory this
-    // server was given (--data), through the very ledger handle the protocol uses.
-    process.env.LINEAGE_DATA = service.ledger.db.dataDir;
-    (globalThis as { lineageLedger?: typeof service.ledger }).lineageLedger = service.ledger;
+    // server was given (--data), through the very storage handle the protocol uses.
+    process.env.LINEAGE_DATA = service.dataDir;
+    useProcessStorage(service.storage);
     const root = repoRoot();
     await ensureNextBuild(root, log);
     nextHandler = await loadNextHandler(root);
@@ -91,7 +89,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   const allowedHosts = allowedHostnames({ bindHost, publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
   const httpsPublic = options.publicUrl?.startsWith('https:') ?? false;
   const guard: DashboardGuardConfig = {
-    authRequired, ledger: service.ledger, db: service.ledger.db,
+    authRequired, storage: service.storage,
     sessions: new SessionSigner(service.signer.deriveKey('session-cookie')),
     sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock,
@@ -106,15 +104,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     server.once('error', reject);
     server.listen(options.port ?? 3000, bindHost, () => resolve());
   });
-  // Checkpoints run in a worker thread, not inside an upload's commit on this event loop.
-  const checkpointer = startCheckpointer(service.ledger.db, { log });
-  const sweep = () => {
-    void service.uploads.sweep(service.clock()).catch((err) => log(`upload sweep failed: ${String(err)}`));
-    void sweepOrphanBlobs({ ledger: service.ledger, now: service.clock() }).catch((err) => log(`blob sweep failed: ${String(err)}`));
-  };
-  sweep();
-  const sweeper = setInterval(sweep, SWEEP_INTERVAL_MS);
-  sweeper.unref();
+  const maintenance = service.storage.startMaintenance({ log, clock: service.clock });
   const { port, address } = server.address() as AddressInfo;
   const host = address.includes(':') ? `[${address}]` : address;
   service.publicUrl = options.publicUrl ?? `http://${host}:${port}`;
@@ -123,11 +113,10 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     port,
     service,
     close: async () => {
-      clearInterval(sweeper);
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await checkpointer.stop();
-      closeDatabase(service.ledger.db);
+      await maintenance.stop();
+      await service.storage.close();
     },
   };
 }

@@ -12,7 +12,7 @@ export interface ServerLimits {
   downloadUrlTtlSeconds: number;
   /**
    * Uploads of at least this many bytes are parsed, checked and indexed on the ingest thread
-   * (lib/ledger/offload.ts). Archives compress about 10:1: 32 KiB is a snapshot of a few thousand
+   * (lib/storage/offload.ts). Archives compress about 10:1: 32 KiB is a snapshot of a few thousand
    * records, below which the hand-over costs more than it saves.
    */
   ingestThreadMinBytes: number;

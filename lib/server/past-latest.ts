@@ -9,8 +9,8 @@
  * sequence past the latest there is a 404 too (the page says which one in words).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { getAgent, type TenantScope } from '@/lib/ledger/agents';
-import type { Ledger } from '@/lib/ledger/ledger';
+import type { TenantScope } from '@/lib/ledger/agents';
+import type { LineageStorage } from '@/lib/storage/types';
 
 /** The pages that take sequences in their query, and the parameters that name them. */
 const PAGES: [RegExp, string[]][] = [
@@ -19,7 +19,7 @@ const PAGES: [RegExp, string[]][] = [
 ];
 
 /** Whether `url` is a workspace or compare page at a sequence the agent (inside `scope`) does not have. */
-export function isPagePastLatest(url: URL, ledger: Ledger, scope: TenantScope): boolean {
+export async function isPagePastLatest(url: URL, storage: LineageStorage, scope: TenantScope): Promise<boolean> {
   let match: RegExpExecArray | null = null;
   let names: string[] = [];
   for (const [pattern, params] of PAGES) {
@@ -37,15 +37,15 @@ export function isPagePastLatest(url: URL, ledger: Ledger, scope: TenantScope): 
   } catch {
     return false;
   }
-  const agent = getAgent({ ledger, agentId, tenantId: scope });
+  const agent = await storage.getAgent({ agentId, tenantId: scope });
   return agent !== null && seqs.some((seq) => agent.latest_sequence === null || Number(seq) > agent.latest_sequence!);
 }
 
 /** For a document load (not a client navigation) of such a page: the response goes out as a 404. */
-export function markPastLatest(req: IncomingMessage, res: ServerResponse, url: URL, ledger: Ledger, scope: TenantScope): void {
+export async function markPastLatest(req: IncomingMessage, res: ServerResponse, url: URL, storage: LineageStorage, scope: TenantScope): Promise<void> {
   if (req.method !== 'GET' && req.method !== 'HEAD') return;
   if (req.headers.rsc !== undefined) return;
-  if (!isPagePastLatest(url, ledger, scope)) return;
+  if (!(await isPagePastLatest(url, storage, scope))) return;
   const writeHead = res.writeHead.bind(res) as (status: number, ...rest: unknown[]) => ServerResponse;
   // Node sends an implicit head through this.writeHead(this.statusCode) too, so every path passes here.
   res.writeHead = ((status: number, ...rest: unknown[]) => writeHead(status === 200 ? 404 : status, ...rest)) as typeof res.writeHead;

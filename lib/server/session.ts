@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { LineageDb } from '@/db/client';
+import type { LineageStorage } from '@/lib/storage/types';
 import { keyIdentityById, type KeyIdentity } from './api-keys';
 
 /** The dashboard's session cookie. */
@@ -53,11 +53,11 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 /** The identity of a request's session cookie, or null (none, forged, expired, or its key revoked). */
-export function sessionIdentity(params: { signer: SessionSigner; db: LineageDb; cookieHeader: string | undefined; now: Date }): KeyIdentity | null {
+export async function sessionIdentity(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; now: Date }): Promise<KeyIdentity | null> {
   const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
   if (!value) return null;
   const session = params.signer.verify(value, params.now);
-  return session ? keyIdentityById(params.db, session.keyId) : null;
+  return session ? params.storage.keyIdentityById(session.keyId) : null;
 }
 
 /** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax, Secure when the dashboard is reached over https. */

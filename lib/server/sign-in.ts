@@ -1,14 +1,13 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '@/lib/core/clock';
-import type { LineageDb } from '@/db/client';
-import { identifyKey } from './api-keys';
+import type { LineageStorage } from '@/lib/storage/types';
 import { hostnameOf } from './hosts';
 import { clearedSessionCookie, sessionCookie, type SessionSigner } from './session';
 import type { SignInRateLimit } from './session-rate-limit';
 
 /** What sign-in and sign-out need from the server. */
 export interface SignInConfig {
-  db: LineageDb;
+  storage: LineageStorage;
   sessions: SessionSigner;
   sessionTtlSeconds: number;
   rateLimit: SignInRateLimit;
@@ -72,7 +71,7 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
   const form = await readForm(req);
   if (!form) return sendText(res, 400, 'text/plain; charset=utf-8', 'sign-in form too large\n');
   const next = safeNextPath(form.get('next'));
-  const identity = identifyKey({ db: config.db, key: (form.get('key') ?? '').trim() });
+  const identity = await config.storage.identifyKey({ key: (form.get('key') ?? '').trim() });
   if (!identity) return redirect(res, `/login?error=invalid&next=${encodeURIComponent(next)}`);
   const value = config.sessions.issue(identity.id, config.clock(), config.sessionTtlSeconds);
   redirect(res, next, { 'set-cookie': sessionCookie(value, config.sessionTtlSeconds, config.secure(req)) });

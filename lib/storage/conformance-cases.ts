@@ -15,17 +15,17 @@ import { agentHistory, oneRecordDelta, TOKENS, type Upload } from './testing/sce
 export interface Backend { storage: LineageStorage; dump(): Promise<IndexDump> }
 export interface Backends { embedded: Backend; scaleOut: Backend }
 
-const TENANT = '5e5e5e5e-0000-4000-8000-000000000001';
-const A1 = '7c7c7c7c-1111-4a2b-8c3d-000000000001';
-const A2 = '7c7c7c7c-1111-4a2b-8c3d-000000000002';
+export const TENANT = '5e5e5e5e-0000-4000-8000-000000000001';
+export const A1 = '7c7c7c7c-1111-4a2b-8c3d-000000000001';
+export const A2 = '7c7c7c7c-1111-4a2b-8c3d-000000000002';
 const RACE = '7c7c7c7c-1111-4a2b-8c3d-000000000003';
-const EMPTY = '7c7c7c7c-1111-4a2b-8c3d-000000000004';
-const START = Date.parse('2026-11-01T08:00:00Z');
+export const EMPTY = '7c7c7c7c-1111-4a2b-8c3d-000000000004';
+export const START = Date.parse('2026-11-01T08:00:00Z');
 
-type Outcome<T> = { ok: T } | { error: { code: string; message: string; details: unknown } };
+export type Outcome<T> = { ok: T } | { error: { code: string; message: string; details: unknown } };
 
 /** A verb's answer or its refusal, in a form two backends can be compared by. */
-async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
+export async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   try {
     return { ok: await run() };
   } catch (error) {

@@ -13,6 +13,7 @@ import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import { freshBucket, freshDatabase, testS3Client, usePostgres, useRadosgw } from '@/tests/engines/use-engines';
 import { runConformanceCases, type Backends } from './conformance-cases';
+import { runLedgerVerbCases } from './conformance-ledger-cases';
 import { embeddedStorage } from './embedded';
 import { scaleOutStorage } from './scale-out';
 import { dumpEmbedded, dumpPg } from './testing/dumps';
@@ -42,4 +43,5 @@ afterAll(async () => {
 
 describe('storage conformance: embedded (SQLite + fs) and scale-out (PostgreSQL 15 + radosgw) give the same answers', () => {
   runConformanceCases(backends);
+  runLedgerVerbCases(backends);
 });

@@ -4,12 +4,14 @@
  * or translated here, so the embedded backend keeps its speed and its behaviour.
  */
 import { closeDatabase } from '@/db/client';
-import { getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
-import { listEntries } from '@/lib/ledger/entries';
+import { deleteAgent, getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
+import { startCheckpointer } from '@/lib/ledger/checkpointer';
+import { getEntry, listEntries, readEntryBytesFrom, readPlanArchivesFrom, restorePlan } from '@/lib/ledger/entries';
 import { LedgerError } from '@/lib/ledger/errors';
-import { ingestDelta, ingestSnapshot } from '@/lib/ledger/ingest';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
-import { listAgentsWithStats } from '@/lib/history/queries/agents';
+import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
+import { getAgentWithStats, listAgentsWithStats } from '@/lib/history/queries/agents';
+import { getAgentMemoryDto } from '@/lib/history/queries/memory-dto';
 import { getChanges } from '@/lib/history/queries/changes';
 import { getSequence, getSequences, sequenceAt } from '@/lib/history/queries/sequences';
 import { getSequenceOps } from '@/lib/history/queries/sequence-ops';
@@ -24,7 +26,29 @@ import {
   countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
 } from '@/lib/server/api-keys';
 import { UploadStore } from '@/lib/server/upload-store';
-import type { LineageStorage, PendingUploads } from './types';
+import type { IngestParams, LineageStorage, PendingUploads } from './types';
+import { startSweeps } from './maintenance';
+import { ingestDelta, ingestSnapshot } from './embedded-ingest';
+import { ingestOffThread } from './offload';
+
+/** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
+export interface EmbeddedStorage extends LineageStorage {
+  readonly backend: 'embedded';
+  readonly ledger: Ledger;
+}
+
+/** The ledger of an embedded storage; throws for any other backend (callers that need the data directory itself). */
+export function embeddedLedger(storage: LineageStorage): Ledger {
+  if (storage.backend !== 'embedded') throw new Error('this needs the embedded storage (a data directory), not the scale-out one');
+  return (storage as EmbeddedStorage).ledger;
+}
+
+/** Today's ingest, on the ingest thread for a large upload. */
+function ingest(ledger: Ledger, kind: 'snapshot' | 'delta', p: IngestParams & { baseSequence?: number }) {
+  const { offThread, ...params } = p;
+  if (offThread) return ingestOffThread({ ledger, kind, ...params, limits: { ...params.limits } as Record<string, number> });
+  return kind === 'snapshot' ? ingestSnapshot({ ledger, ...params }) : ingestDelta({ ledger, ...params, baseSequence: p.baseSequence! });
+}
 
 function uploadsOf(store: UploadStore): PendingUploads {
   return {
@@ -47,11 +71,12 @@ function uploadsOf(store: UploadStore): PendingUploads {
 }
 
 /** The storage seam over an open ledger (its database and blob store); `close` closes the database. */
-export function embeddedStorage(ledger: Ledger): LineageStorage {
+export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
   const db = ledger.db;
   let uploads: PendingUploads | null = null;
   return {
     backend: 'embedded',
+    ledger,
     blobs: ledger.blobs,
     get uploads() {
       // `<data>/uploads/` is made on first use, as the server does today.
@@ -61,11 +86,18 @@ export function embeddedStorage(ledger: Ledger): LineageStorage {
     registerAgent: async (p) => registerAgent({ ledger, ...p }),
     getAgent: async (p) => getAgent({ ledger, ...p }),
     listAgents: async (p) => listAgents({ ledger, ...p }),
-    ingestSnapshot: (p) => ingestSnapshot({ ledger, ...p }),
-    ingestDelta: (p) => ingestDelta({ ledger, ...p }),
+    deleteAgent: (p) => deleteAgent({ ledger, ...p }),
+    ingestSnapshot: (p) => ingest(ledger, 'snapshot', p),
+    ingestDelta: (p) => ingest(ledger, 'delta', p),
     listEntries: async (p) => listEntries({ ledger, ...p }),
+    getEntry: async (p) => getEntry({ ledger, ...p }),
+    restorePlan: async (p) => restorePlan({ ledger, ...p }),
+    readEntryBytes: (p) => readEntryBytesFrom(ledger.blobs, p.entry),
+    readPlanArchives: (p) => readPlanArchivesFrom(ledger.blobs, p.plan),
     rebuildIndex: () => rebuildIndex({ ledger }),
     listAgentsWithStats: async (p) => listAgentsWithStats({ db, ...p }),
+    getAgentWithStats: async (p) => getAgentWithStats({ db, ...p }),
+    getAgentMemoryDto: async (p) => getAgentMemoryDto({ db, ...p }),
     getSequences: async (p) => getSequences({ db, ...p }),
     getSequence: async (p) => getSequence({ db, ...p }),
     getSequenceOps: async (p) => getSequenceOps({ db, ...p }),
@@ -92,11 +124,20 @@ export function embeddedStorage(ledger: Ledger): LineageStorage {
     revokeApiKey: async (p) => revokeApiKey({ db, ...p }),
     identifyKey: async (p) => identifyKey({ db, ...p }),
     keyIdentityById: async (id) => keyIdentityById(db, id),
+    startMaintenance(p) {
+      // Checkpoints run in a worker thread, not inside an upload's commit on the event loop.
+      const checkpointer = startCheckpointer(db, { log: p.log });
+      const sweeps = startSweeps(p, [
+        ['upload sweep', (now) => this.uploads.sweep(now)],
+        ['blob sweep', (now) => sweepOrphanBlobs({ ledger, now })],
+      ]);
+      return { stop: async () => { sweeps.stop(); await checkpointer.stop(); } };
+    },
     close: async () => closeDatabase(db),
   };
 }
 
 /** The embedded storage of a data directory (`<data>/lineage.db` + `<data>/blobs/`). */
-export function openEmbeddedStorage(dataDir: string): LineageStorage {
+export function openEmbeddedStorage(dataDir: string): EmbeddedStorage {
   return embeddedStorage(openLedger(dataDir));
 }

@@ -11,6 +11,10 @@ import type { S3Location } from '@/lib/ledger/s3-config';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import * as agents from './pg/agents';
 import { listAgentsWithStats } from './pg/agent-stats';
+import { deleteAgent } from './pg/delete-agent';
+import { getAgentMemoryDto } from './pg/memory';
+import { readEntryBytesFrom, readPlanArchivesFrom } from '@/lib/ledger/entries';
+import { startSweeps } from './maintenance';
 import { getChanges } from './pg/changes';
 import { getSequence, getSequenceOps, getSequences, sequenceAt } from './pg/sequences';
 import { ingestDelta, ingestSnapshot, type PgBackend } from './pg/ingest';
@@ -34,10 +38,11 @@ export function scaleOutStorage(params: {
   const { db } = params;
   const pool = db.pool;
   const backend: PgBackend = { db, blobs: params.blobs };
+  const uploads = pgPendingUploads(pool, { client: params.client, location: params.location });
   return {
     backend: 'scale-out',
     blobs: params.blobs,
-    uploads: pgPendingUploads(pool, { client: params.client, location: params.location }),
+    uploads,
     blobDownloadUrl: async ({ key, expiresInSeconds }) => {
       if (params.downloads === 'proxied' || !(params.blobs instanceof S3BlobStore)) return null;
       return params.blobs.presignDownload(key, expiresInSeconds);
@@ -45,11 +50,18 @@ export function scaleOutStorage(params: {
     registerAgent: (p) => agents.registerAgent(pool, p),
     getAgent: (p) => agents.getAgent(pool, p),
     listAgents: (p) => agents.listAgents(pool, p),
-    ingestSnapshot: (p) => ingestSnapshot(backend, p),
-    ingestDelta: (p) => ingestDelta(backend, p),
+    deleteAgent: (p) => deleteAgent(pool, params.blobs, p),
+    ingestSnapshot: ({ offThread: _, ...p }) => ingestSnapshot(backend, p),
+    ingestDelta: ({ offThread: _, ...p }) => ingestDelta(backend, p),
     listEntries: (p) => agents.listEntries(pool, p),
+    getEntry: (p) => agents.getEntry(pool, p),
+    restorePlan: (p) => agents.restorePlan(pool, p),
+    readEntryBytes: (p) => readEntryBytesFrom(params.blobs, p.entry),
+    readPlanArchives: (p) => readPlanArchivesFrom(params.blobs, p.plan),
     rebuildIndex: () => rebuildIndex(backend),
     listAgentsWithStats: (p) => listAgentsWithStats(pool, p),
+    getAgentWithStats: async (p) => (await listAgentsWithStats(pool, p))[0] ?? null,
+    getAgentMemoryDto: (p) => getAgentMemoryDto(pool, p),
     getSequences: (p) => getSequences(pool, p),
     getSequence: (p) => getSequence(pool, p),
     getSequenceOps: (p) => getSequenceOps(pool, p),
@@ -72,6 +84,8 @@ export function scaleOutStorage(params: {
     revokeApiKey: (p) => agents.revokeApiKey(pool, p),
     identifyKey: (p) => agents.identifyKey(pool, p),
     keyIdentityById: (id) => agents.keyIdentityById(pool, id),
+    // Orphan blobs of failed appends are not swept on S3 yet (pgport.md "What remains").
+    startMaintenance: (p) => startSweeps(p, [['upload sweep', (now) => uploads.sweep(now)]]),
     close: async () => {
       await db.close();
       params.client.destroy();

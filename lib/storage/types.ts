@@ -14,6 +14,10 @@ import type { ArchiveLimits } from '@/lib/core/archive/types';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import type { TenantScope } from '@/lib/ledger/agents';
+import type { RestorePlan } from '@/lib/ledger/entries';
+import type { AlfSnapshot } from '@/lib/core/archive/types';
+import type { SequencedDelta } from '@/lib/core/restore';
+import type { MemoryRecordDto } from '@/lib/history/queries/memory-dto';
 import type { AgentWithStats } from '@/lib/history/queries/agents';
 import type { ChangeGroup } from '@/lib/history/queries/changes';
 import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
@@ -35,6 +39,11 @@ export interface IngestParams {
   now: Date;
   limits?: Partial<ArchiveLimits>;
   tenantId?: string | null;
+  /**
+   * A large upload: the embedded backend parses, checks and indexes it on its ingest thread so the
+   * event loop keeps serving (issue 18 §5); the scale-out backend's I/O is asynchronous anyway.
+   */
+  offThread?: boolean;
 }
 
 export interface RebuildSummary {
@@ -79,16 +88,29 @@ export interface LineageStorage {
   registerAgent(p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }): Promise<AgentRow | 'exists'>;
   getAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null>;
   listAgents(p: { tenantId?: TenantScope }): Promise<AgentRow[]>;
+  /** Removes the agent, its ledger, its index rows and its blobs (pending uploads: `uploads.removeAgent`). */
+  deleteAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<{ deleted: true; objects_removed: number }>;
 
   // ---- the ledger: append with the atomic sequence check, indexed in the same commit ----
   ingestSnapshot(p: IngestParams): Promise<IngestResult>;
   ingestDelta(p: IngestParams & { baseSequence: number }): Promise<IngestResult>;
   listEntries(p: { agentId: string; sinceSeq?: number; upToSeq?: number; kind?: EntryKind }): Promise<LedgerEntryRow[]>;
+  /** One entry of an agent by its id, or null. */
+  getEntry(p: { agentId: string; entryId: string }): Promise<LedgerEntryRow | null>;
+  /** Snapshot + deltas reaching `upToSequence` (default latest); `never_synced` / `sequence_out_of_range`. */
+  restorePlan(p: { agentId: string; upToSequence?: number; tenantId?: TenantScope }): Promise<RestorePlan>;
+  /** An entry's stored bytes, checked against its sha256 (`blob_corrupt` otherwise). */
+  readEntryBytes(p: { entry: Pick<LedgerEntryRow, 'blob_key' | 'sha256' | 'agent_id' | 'seq' | 'kind'> }): Promise<Uint8Array>;
+  /** A plan's snapshot and deltas parsed, ready for the restore fold. */
+  readPlanArchives(p: { plan: RestorePlan }): Promise<{ base: AlfSnapshot; baseSequence: number; deltas: SequencedDelta[] }>;
   /** Wipes and replays the whole history index from the ledger's blobs (one rebuild at a time). */
   rebuildIndex(): Promise<RebuildSummary>;
 
   // ---- the history index's query verbs ----
   listAgentsWithStats(p: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]>;
+  getAgentWithStats(p: { agentId: string; tenantId?: TenantScope; now: Date }): Promise<AgentWithStats | null>;
+  /** The agent's live records as MemoryRecordDto (birth order); null for an unknown agent. */
+  getAgentMemoryDto(p: { agentId: string; tenantId?: TenantScope }): Promise<MemoryRecordDto[] | null>;
   getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;
   /** With `opsLimit`: the first page of each op kind, `op_cursors` page on through `getSequenceOps`. */
   getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }): Promise<SequenceDetail | null>;
@@ -116,6 +138,12 @@ export interface LineageStorage {
   revokeApiKey(p: { id: string }): Promise<boolean>;
   identifyKey(p: { key: string }): Promise<KeyIdentity | null>;
   keyIdentityById(id: string): Promise<KeyIdentity | null>;
+
+  /**
+   * The background upkeep of a serving process, until `stop`: expired pending uploads swept (both);
+   * embedded also checkpoints the WAL on its own thread and sweeps orphan blobs of crashed uploads.
+   */
+  startMaintenance(p: { log: (line: string) => void; clock: () => Date; intervalMs?: number }): { stop(): Promise<void> };
 
   close(): Promise<void>;
 }

@@ -26,11 +26,11 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
       const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
-    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await L.ledger.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
+    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await L.ingest.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
-          return { sequence: (await L.ledger.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
+          return { sequence: (await L.ingest.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
@@ -64,11 +64,11 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
   };
 }
 
-type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client') };
+type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest') };
 
 async function loadLedgerModules(): Promise<LedgerModules> {
-  const [ledger, db] = await Promise.all([import('@/lib/ledger'), import('@/db/client')]);
-  return { ledger, db };
+  const [ledger, db, ingest] = await Promise.all([import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest')]);
+  return { ledger, db, ingest };
 }
 
 async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Promise<T> {

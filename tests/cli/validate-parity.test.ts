@@ -13,7 +13,8 @@ import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
 import { writeZip } from '@/lib/core/archive/zip-write';
 import type { JsonObject } from '@/lib/core/json';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
-import { ingestSnapshot, registerAgent } from '@/lib/ledger';
+import { registerAgent } from '@/lib/ledger';
+import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { runCli } from './run-cli';
 
 let tmp: string;

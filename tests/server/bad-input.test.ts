@@ -3,6 +3,7 @@
  * before any route, the protocol's or the dashboard's), and a NUL in a search query. The
  * 10,000-deep upload is in unservable.test.ts.
  */
+import { useProcessStorage } from '@/lib/storage/open';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,7 +40,7 @@ describe('unreadable paths', () => {
 describe('a NUL in the search query', () => {
   it('GET /api/search?q=… with a NUL is a 400 saying so', async () => {
     process.env.LINEAGE_DATA = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-nul-'));
-    delete (globalThis as { lineageLedger?: unknown }).lineageLedger;
+    useProcessStorage(undefined);
     const { GET } = await import('@/app/api/search/route');
     const res = await GET(new Request('http://localhost/api/search?q=abc%00def', { headers: guardHeaders(undefined) }), undefined);
     expect(res.status).toBe(400);

@@ -1,3 +1,4 @@
+import { embeddedLedger } from '@/lib/storage/embedded';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
@@ -52,7 +53,7 @@ export interface TestServer {
 export async function startTestServer(limits: Partial<ServerLimits> = {}): Promise<TestServer> {
   const dataDir = tempDataDir();
   const server = await createLineageServer({ dataDir, port: 0, ui: false, limits, log: () => undefined });
-  const db = server.service.ledger.db;
+  const db = embeddedLedger(server.service.storage).db;
   const keyA = createApiKey({ db, name: 'tenant-a', now: new Date() }).key;
   const keyB = createApiKey({ db, name: 'tenant-b', now: new Date() }).key;
   return {

@@ -3,6 +3,7 @@
  * are built from the public URL (never the request's Host), and a signed URL dies with its key (403).
  * Also §10: an agent id another tenant holds is a 409 `agent_id_taken` that says what to do.
  */
+import { embeddedLedger } from '@/lib/storage/embedded';
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,7 +26,7 @@ beforeAll(async () => {
     dataDir, port: 0, ui: false, log: () => undefined,
     publicUrl: 'https://lineage.example', allowedHosts: ['lineage.test'],
   });
-  const issued = createApiKey({ db: server.service.ledger.db, name: 'a', now: new Date() });
+  const issued = createApiKey({ db: embeddedLedger(server.service.storage).db, name: 'a', now: new Date() });
   key = issued.key;
   keyId = issued.id;
   expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agentId, name: 'mine', source_runtime: 'openclaw' }) })).status).toBe(201);
@@ -79,10 +80,10 @@ describe('signed URLs', () => {
     expect(new URL(download).searchParams.get('kid')).toBe(keyId);
     expect((await call(download)).status).toBe(200);
     // A kid swapped for another key's breaks the signature.
-    const other = createApiKey({ db: server.service.ledger.db, name: 'b', now: new Date() });
+    const other = createApiKey({ db: embeddedLedger(server.service.storage).db, name: 'b', now: new Date() });
     expect((await call(download.replace(keyId, other.id))).status).toBe(403);
 
-    expect(revokeApiKey({ db: server.service.ledger.db, id: keyId })).toBe(true);
+    expect(revokeApiKey({ db: embeddedLedger(server.service.storage).db, id: keyId })).toBe(true);
     const before = stateFingerprint(dataDir);
     const gone = await call(download);
     expect(gone.status).toBe(403);
@@ -96,7 +97,7 @@ describe('signed URLs', () => {
 
 describe('agent-id collisions', () => {
   it('registering an id another key holds is 409 agent_id_taken naming the way out; the owner\'s own re-register stays a plain 409', async () => {
-    const db = server.service.ledger.db;
+    const db = embeddedLedger(server.service.storage).db;
     const owner = createApiKey({ db, name: 'owner', now: new Date() }).key;
     const late = createApiKey({ db, name: 'late', now: new Date() }).key;
     const id = randomUUID();

@@ -3,6 +3,7 @@
  * answers as on the main thread: 201s with their sequences, 400s with their messages, 409s with
  * X-Latest-Sequence. The main connection's group commits show where the work ran.
  */
+import { embeddedLedger } from '@/lib/storage/embedded';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craftZip } from '@/lib/core/archive/testing/craft-zip';
@@ -12,7 +13,7 @@ import { call, startTestServer, stateFingerprint, type TestServer } from './harn
 
 const OCTET = 'application/octet-stream';
 let t: TestServer;
-const commitsHere = () => groupCommitStats(t.server.service.ledger.db.sqlite).commits;
+const commitsHere = () => groupCommitStats(embeddedLedger(t.server.service.storage).db.sqlite).commits;
 
 beforeAll(async () => {
   t = await startTestServer({ ingestThreadMinBytes: 64 * 1024 });

@@ -4,6 +4,8 @@
  * sequence (`blob_corrupt`) in the protocol, the dashboard API and the CLI, and an upload while
  * another process holds the database for a rebuild is a 503 with Retry-After.
  */
+import { useProcessStorage } from '@/lib/storage/open';
+import { embeddedLedger } from '@/lib/storage/embedded';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +28,7 @@ afterAll(() => {
 
 async function serve(dataDir: string) {
   const server = await createLineageServer({ dataDir, port: 0, ui: false, log: () => undefined });
-  const key = createApiKey({ db: server.service.ledger.db, name: 't', now: new Date() }).key;
+  const key = createApiKey({ db: embeddedLedger(server.service.storage).db, name: 't', now: new Date() }).key;
   return { server, key, url: server.url };
 }
 
@@ -117,7 +119,7 @@ describe('a damaged blob', () => {
     expect(blob.json).toMatchObject({ code: 'blob_corrupt', agent_id: agent, sequence: 1, error: expect.stringMatching(message) });
 
     process.env.LINEAGE_DATA = dataDir;
-    (globalThis as { lineageLedger?: unknown }).lineageLedger = server.service.ledger;
+    useProcessStorage(server.service.storage);
     const { GET } = await import('@/app/api/agents/[id]/workspace/download/route');
     const alf = await GET(new Request(`http://localhost/api/agents/${agent}/workspace/download?format=alf`), { params: Promise.resolve({ id: agent }) });
     expect(alf.status).toBe(500);

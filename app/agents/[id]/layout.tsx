@@ -1,10 +1,8 @@
 import { notFound } from 'next/navigation';
 import type { ReactNode } from 'react';
 import { AgentHeader } from '@/components/agent/AgentHeader';
-import { getAgentWithStats } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
 import { queryKeys } from '@/lib/ui/query-keys';
-import { requestScope } from '../../api/_lib/context';
+import { requestScope, storage } from '../../api/_lib/context';
 import { Prefetched } from '../../_lib/prefetch';
 import { scopedAgent } from '../../_lib/scoped-agent';
 
@@ -15,8 +13,9 @@ export default async function AgentLayout({ children, params }: { children: Reac
   const { id } = await params;
   const tenantId = await requestScope();
   if (!(await scopedAgent(id))) notFound();
+  const s = await storage();
   return (
-    <Prefetched entries={[[queryKeys.agent(id), () => getAgentWithStats({ db: getLedger().db, tenantId, now: new Date(), agentId: id })]]}>
+    <Prefetched entries={[[queryKeys.agent(id), () => s.getAgentWithStats({ tenantId, now: new Date(), agentId: id })]]}>
       <AgentHeader agentId={id} />
       {children}
     </Prefetched>

@@ -1,13 +1,19 @@
-/** Shared bits of the dashboard route handlers: the ledger's database, the caller's tenant scope and typed route params. */
+/** Shared bits of the dashboard route handlers: the storage (and, for routes not on it yet, the ledger's database), the caller's tenant scope and typed route params. */
 import { headers } from 'next/headers';
 import { findAgent, type TenantScope } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
+import { dashboardStorage } from '@/lib/storage/open';
+import type { LineageStorage } from '@/lib/storage/types';
 import { ApiFailure, notFound } from '@/lib/server/api-errors';
 import { scopeFromHeaders, SIGNED_IN_HEADER } from '@/lib/server/scope-header';
 import type { AgentRow } from '@/db/schema';
 
 export type Params<P> = { params: Promise<P> };
 
+/** The process's storage (lib/storage/open.ts): every route on the seam reads through it. */
+export const storage = (): Promise<LineageStorage> => dashboardStorage();
+
+/** The embedded ledger's database, for the routes whose verbs are not on the storage seam yet (compare, blame, database records, downloads). */
 export const dashboardDb = () => getLedger().db;
 
 /**
@@ -30,15 +36,19 @@ export async function signedIn(): Promise<boolean> {
  * The agent, or a 404. The guard has already answered 404 for an agent of another tenant named in the
  * path or in `?agent=`; `scope` checks it again where a handler has it.
  */
-export function requireAgent(agentId: string, scope?: TenantScope): AgentRow {
-  const agent = findAgent(dashboardDb(), agentId, scope);
+export async function requireAgent(agentId: string, scope?: TenantScope): Promise<AgentRow> {
+  // The storage reads a UUID (trimmed); the path segment must be one as it is.
+  const agent = agentId === agentId.trim() ? await (await storage()).getAgent({ agentId, tenantId: scope }) : null;
   if (!agent) throw notFound(`agent ${agentId}`);
   return agent;
 }
 
 /** The agent with at least one sync, or a 404. */
-export function requireSynced(agentId: string, scope?: TenantScope): AgentRow & { latest_sequence: number } {
-  const agent = requireAgent(agentId, scope);
+export async function requireSynced(agentId: string, scope?: TenantScope): Promise<AgentRow & { latest_sequence: number }> {
+  return synced(agentId, await requireAgent(agentId, scope));
+}
+
+function synced(agentId: string, agent: AgentRow): AgentRow & { latest_sequence: number } {
   if (agent.latest_sequence === null) throw new ApiFailure('not_found', `agent ${agentId} has never synced`);
   return agent as AgentRow & { latest_sequence: number };
 }

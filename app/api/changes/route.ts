@@ -1,6 +1,6 @@
-import { getChanges, parseSince } from '@/lib/history/queries';
+import { parseSince } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requestScope, requireAgent } from '../_lib/context';
+import { requestScope, requireAgent, storage } from '../_lib/context';
 import { changesQuery } from '../_lib/schemas';
 
 export const dynamic = 'force-dynamic';
@@ -8,6 +8,6 @@ export const dynamic = 'force-dynamic';
 export const GET = apiRoute(async (request: Request) => {
   const { since, agent, op, limit, cursor } = parseQuery(request, changesQuery);
   const tenantId = await requestScope(request);
-  if (agent !== undefined) requireAgent(agent, tenantId);
-  return Response.json(getChanges({ db: dashboardDb(), tenantId, since: parseSince(since, new Date()), agentId: agent, op, limit, cursor }));
+  if (agent !== undefined) await requireAgent(agent, tenantId);
+  return Response.json(await (await storage()).getChanges({ tenantId, since: parseSince(since, new Date()), agentId: agent, op, limit, cursor }));
 });

@@ -1,7 +1,6 @@
-import { searchFirstAppearance } from '@/lib/history/queries';
 import { searchOptions } from '@/lib/history/search/options';
 import { apiRoute, badRequest } from '@/lib/server/api-errors';
-import { dashboardDb, requestScope, requireAgent } from '../_lib/context';
+import { requestScope, requireAgent, storage } from '../_lib/context';
 
 export const dynamic = 'force-dynamic';
 
@@ -15,6 +14,6 @@ export const GET = apiRoute(async (request: Request) => {
   if (unknown !== undefined) throw badRequest(`unknown parameter "${unknown}": search takes q, agent, limit and offset`);
   const options = searchOptions({ q: params.get('q'), agent: params.get('agent'), limit: params.get('limit'), offset: params.get('offset') });
   const tenantId = await requestScope(request);
-  if (options.agentId !== undefined) requireAgent(options.agentId, tenantId);
-  return Response.json(searchFirstAppearance({ db: dashboardDb(), tenantId, ...options }));
+  if (options.agentId !== undefined) await requireAgent(options.agentId, tenantId);
+  return Response.json(await (await storage()).search({ tenantId, ...options }));
 });

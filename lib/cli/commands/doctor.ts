@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered } from '@/lib/ledger';
+import { historyIndexer } from '@/lib/storage/embedded-ingest';
 import { existingDataDir } from '../options';
 import { printJson, progress } from '../output';
 
@@ -18,7 +19,7 @@ export function registerDoctorCommand(program: Command): void {
     .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
     .action(async (opts: { repair?: boolean; data?: string }) => {
       const ledger = openLedger(existingDataDir(opts.data));
-      const recovered = opts.repair ? await recoverUnledgered(ledger) : [];
+      const recovered = opts.repair ? await recoverUnledgered(ledger, historyIndexer) : [];
       const damaged = await findDamagedBlobs(ledger);
       const unledgered = (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b);
       const lost = unledgered.filter((b) => b.chains);

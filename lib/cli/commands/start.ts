@@ -2,9 +2,9 @@ import type { Command } from 'commander';
 import { systemClock } from '@/lib/core/clock';
 import { defaultDemoToday } from '@/lib/demo/clock';
 import { seedDemo } from '@/lib/demo/seed';
-import { listAgents, openLedger } from '@/lib/ledger';
 import { resolveServeSettings } from '@/lib/server/serve-options';
 import { CliError, progress } from '../output';
+import { cliStorage } from '../storage';
 import { serveUntilStopped } from './serving';
 
 /**
@@ -27,8 +27,8 @@ export function registerStartCommand(program: Command): void {
       } catch (err) {
         throw new CliError('invalid_argument', (err as Error).message);
       }
-      const ledger = openLedger(settings.dataDir);
-      if (flags.demo !== false && listAgents({ ledger }).length === 0) {
+      const storage = await cliStorage(settings.dataDir);
+      if (flags.demo !== false && (await storage.listAgents({})).length === 0) {
         progress(`lineage start: ${settings.dataDir} is empty, seeding the demo fleet (about four weeks of syncs)…`);
         await seedDemo({ dataDir: settings.dataDir, today: defaultDemoToday(systemClock()), log: () => {} });
       }

@@ -27,22 +27,28 @@ export function getAgentMemoryDto(params: { db: LineageDb; agentId: string; tena
     SELECT v.record_json, r.last_seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
     WHERE r.agent_id = ${agent.id} AND r.deleted_seq IS NULL
     ORDER BY r.first_seq, r.record_id`);
-  return rows.map(({ record_json, last_seq }) => {
-    const r = JSON.parse(record_json) as JsonObject;
-    const temporal = isJsonObject(r.temporal) ? r.temporal : {};
-    const str = (v: unknown) => (typeof v === 'string' ? v : null);
-    return {
-      id: String(r.id),
-      memory_type: String(r.memory_type),
-      namespace: String(r.namespace),
-      content: String(r.content),
-      observed_at: str(temporal.observed_at) ?? str(temporal.created_at),
-      created_at_alf: str(temporal.created_at),
-      updated_at_alf: str(temporal.updated_at),
-      tags: Array.isArray(r.tags) ? r.tags : [],
-      source: isJsonObject(r.source) ? r.source : {},
-      raw_source_format: isJsonObject(r.raw_source_format) ? r.raw_source_format : null,
-      source_sequence: last_seq,
-    };
-  });
+  return rows.map(({ record_json, last_seq }) => memoryDtoOf(record_json, last_seq));
+}
+
+/**
+ * One live record's stored JSON projected to the DTO: the row folding both backends share (the
+ * scale-out storage reads the same two columns, lib/storage/pg/memory.ts).
+ */
+export function memoryDtoOf(recordJson: string, lastSeq: number): MemoryRecordDto {
+  const r = JSON.parse(recordJson) as JsonObject;
+  const temporal = isJsonObject(r.temporal) ? r.temporal : {};
+  const str = (v: unknown) => (typeof v === 'string' ? v : null);
+  return {
+    id: String(r.id),
+    memory_type: String(r.memory_type),
+    namespace: String(r.namespace),
+    content: String(r.content),
+    observed_at: str(temporal.observed_at) ?? str(temporal.created_at),
+    created_at_alf: str(temporal.created_at),
+    updated_at_alf: str(temporal.updated_at),
+    tags: Array.isArray(r.tags) ? r.tags : [],
+    source: isJsonObject(r.source) ? r.source : {},
+    raw_source_format: isJsonObject(r.raw_source_format) ? r.raw_source_format : null,
+    source_sequence: lastSeq,
+  };
 }

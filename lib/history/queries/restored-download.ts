@@ -1,12 +1,11 @@
 import type { Readable } from 'node:stream';
 import { restoredWorkspaceFiles } from '@/lib/adapters/restored-workspace';
 import { foldArchives } from '@/lib/core/restore';
-import { readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 import type { DownloadFile } from './workspace-pages';
-import { sequenceTime, streamWorkspaceArchive, tarGzStream } from './workspace';
+import { sequenceTimeOf, tarGzStream, type DownloadSource } from './workspace';
 import { zipStream } from './zip-stream';
-import { assertSequence, findAgent, type TenantScope } from './common';
+import { assertSequence, type TenantScope } from './common';
 
 export { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 
@@ -18,10 +17,11 @@ export { databaseRuntime, type DatabaseRuntime } from './database-runtime';
  * `memories/*.md` and its other raw files. The sync marker `restore` adds afterwards
  * (`.alf-synced.json`, when the restore ran) is not part of it.
  */
-export async function restoredWorkspaceAt(params: { ledger: Ledger; agentId: string; seq: number; runtime: DatabaseRuntime; tenantId?: TenantScope }): Promise<DownloadFile[]> {
-  const plan = restorePlan({ ledger: params.ledger, agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
-  const archives = await readPlanArchives({ ledger: params.ledger, plan });
-  const now = sequenceTime(params.ledger.db, plan.agentId, plan.sequence);
+export async function restoredWorkspaceAt(params: { storage: DownloadSource; agentId: string; seq: number; runtime: DatabaseRuntime; tenantId?: TenantScope }): Promise<DownloadFile[]> {
+  const { storage } = params;
+  const plan = await storage.restorePlan({ agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
+  const archives = await storage.readPlanArchives({ plan });
+  const now = await sequenceTimeOf(storage, plan.agentId, plan.sequence);
   const { snapshot } = foldArchives({ ...archives, now });
   try {
     return await restoredWorkspaceFiles({ runtime: params.runtime, snapshot, clock: () => now });
@@ -46,17 +46,22 @@ export class WorkspaceRebuildError extends Error {
 /**
  * The `.tar.gz` or `.zip` download of the workspace at `seq`. ZeroClaw and Hermes: the restored
  * workspace (`restoredWorkspaceAt`); OpenClaw: the indexed raw files, streamed a page at a time
- * (`streamWorkspaceArchive`; its files are the workspace byte for byte). Null for an unknown agent.
+ * (the storage's `downloadFiles`, as `streamWorkspaceArchive` reads them; the workspace byte for
+ * byte). Null for an unknown agent.
  */
-export async function workspaceArchive(params: { ledger: Ledger; agentId: string; seq: number; format: 'tar.gz' | 'zip'; tenantId?: TenantScope }): Promise<Readable | null> {
-  const agent = findAgent(params.ledger.db, params.agentId, params.tenantId);
+export async function workspaceArchive(params: { storage: DownloadSource; agentId: string; seq: number; format: 'tar.gz' | 'zip'; tenantId?: TenantScope }): Promise<Readable | null> {
+  const { storage } = params;
+  const agent = await storage.getAgent({ agentId: params.agentId, tenantId: params.tenantId });
   if (!agent) return null;
   assertSequence(agent, params.seq);
   const runtime = databaseRuntime(agent.source_runtime);
-  if (runtime === null) return streamWorkspaceArchive({ db: params.ledger.db, agentId: agent.id, seq: params.seq, format: params.format, tenantId: params.tenantId });
-  const files = await restoredWorkspaceAt({ ledger: params.ledger, agentId: agent.id, seq: params.seq, runtime, tenantId: params.tenantId });
-  const pages = pagesOf(files, 64);
-  const mtime = sequenceTime(params.ledger.db, agent.id, params.seq);
+  const mtime = await sequenceTimeOf(storage, agent.id, params.seq);
+  let pages: Iterator<DownloadFile[]> | AsyncIterator<DownloadFile[]>;
+  if (runtime === null) {
+    pages = (await storage.downloadFiles({ agentId: agent.id, seq: params.seq, tenantId: params.tenantId }))![Symbol.asyncIterator]();
+  } else {
+    pages = pagesOf(await restoredWorkspaceAt({ storage, agentId: agent.id, seq: params.seq, runtime, tenantId: params.tenantId }), 64);
+  }
   return params.format === 'zip' ? zipStream({ pages, mtime }) : tarGzStream(pages, mtime);
 }
 

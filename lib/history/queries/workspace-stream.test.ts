@@ -1,7 +1,8 @@
 import { expect, it } from 'vitest';
 import { writeSnapshot } from '@/lib/core/archive';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
-import { ingestSnapshot, registerAgent } from '@/lib/ledger';
+import { registerAgent } from '@/lib/ledger';
+import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { untarGz } from '@/e2e/untar';
 import { unzip } from '@/e2e/unzip';
 import { streamWorkspaceArchive } from './workspace';

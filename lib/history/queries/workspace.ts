@@ -7,7 +7,7 @@ import { isRuntimeSidecar } from '@/lib/adapters/shared/sync-marker';
 import { writeSnapshot } from '@/lib/core/archive';
 import { asUint8Array } from '@/lib/core/bytes';
 import { foldSnapshot } from '@/lib/core/restore';
-import { readEntryBytes, readPlanArchives, restorePlan, type Ledger } from '@/lib/ledger';
+import type { LineageStorage } from '@/lib/storage/types';
 import { liveRawFiles } from '../current-state';
 import { databaseRuntime } from './database-runtime';
 import { liveFilePages, type DownloadFile } from './workspace-pages';
@@ -97,21 +97,26 @@ export function streamWorkspaceArchive(params: { db: LineageDb; agentId: string;
  * work runs on the thread pool) in 256 KiB chunks: large chunks keep async zlib as fast as one
  * gzipSync, without holding the event loop for the whole workspace.
  */
-export function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Readable {
+export function tarGzStream(pages: Iterator<DownloadFile[]> | AsyncIterator<DownloadFile[]>, mtime: Date): Readable {
   const pack = tar.pack();
   const gzip = zlib.createGzip({ level: 6, chunkSize: 256 * 1024 });
   const out = new PassThrough();
   pack.on('error', (e: Error) => out.destroy(e));
   gzip.on('error', (e: Error) => out.destroy(e));
   pack.pipe(gzip).pipe(out);
+  const write = (page: IteratorResult<DownloadFile[]>) => {
+    if (page.done) return void pack.finalize();
+    for (const file of page.value) {
+      pack.entry({ name: file.name, size: file.data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, file.data);
+    }
+    setImmediate(feed);
+  };
   const feed = () => {
     try {
+      // A page from the database at once, or one the storage reads asynchronously (scale-out).
       const page = pages.next();
-      if (page.done) return void pack.finalize();
-      for (const file of page.value) {
-        pack.entry({ name: file.name, size: file.data.byteLength, mtime, mode: 0o644, uid: 0, gid: 0, uname: '', gname: '', type: 'file' }, file.data);
-      }
-      setImmediate(feed);
+      if (page instanceof Promise) page.then(write).catch((error: Error) => out.destroy(error));
+      else write(page);
     } catch (error) {
       out.destroy(error as Error);
     }
@@ -120,16 +125,26 @@ export function tarGzStream(pages: Iterator<DownloadFile[]>, mtime: Date): Reada
   return out;
 }
 
+/** What the downloads read: verbs of the storage seam (lib/storage/types.ts), so they run on either backend. */
+export type DownloadSource = Pick<LineageStorage, 'getAgent' | 'listEntries' | 'restorePlan' | 'readEntryBytes' | 'readPlanArchives' | 'downloadFiles'>;
+
+/** `sequenceTime` from the ledger's entries: the sync time of the entry at `seq` (the snapshot when a rollover sits there too). */
+export async function sequenceTimeOf(storage: DownloadSource, agentId: string, seq: number): Promise<Date> {
+  const entries = await storage.listEntries({ agentId, sinceSeq: seq - 1, upToSeq: seq });
+  return new Date(entries.at(-1)?.created_at ?? 0);
+}
+
 /**
  * The `.alf` at `seq`: the restore fold (CONTRACT §6) of the largest snapshot ≤ seq and the deltas
  * after it, stamped with the sequence's sync time so it is deterministic. With no delta to fold the
  * stored snapshot bytes are returned as they were uploaded.
  */
-export async function workspaceAlfAt(params: { ledger: Ledger; agentId: string; seq: number; tenantId?: TenantScope }): Promise<Uint8Array> {
-  const plan = restorePlan({ ledger: params.ledger, agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
-  const snapshotBytes = await readEntryBytes({ ledger: params.ledger, entry: plan.snapshot });
+export async function workspaceAlfAt(params: { storage: DownloadSource; agentId: string; seq: number; tenantId?: TenantScope }): Promise<Uint8Array> {
+  const { storage } = params;
+  const plan = await storage.restorePlan({ agentId: params.agentId, upToSequence: params.seq, tenantId: params.tenantId });
+  const snapshotBytes = await storage.readEntryBytes({ entry: plan.snapshot });
   if (plan.deltas.length === 0) return snapshotBytes;
-  const archives = await readPlanArchives({ ledger: params.ledger, plan });
-  const now = sequenceTime(params.ledger.db, plan.agentId, plan.sequence);
+  const archives = await storage.readPlanArchives({ plan });
+  const now = await sequenceTimeOf(storage, plan.agentId, plan.sequence);
   return writeSnapshot(foldSnapshot({ ...archives, now }), { today: now.toISOString().slice(0, 10) });
 }

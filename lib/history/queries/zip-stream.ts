@@ -13,7 +13,8 @@ import type { DownloadFile } from './workspace-pages';
 
 export interface ZipSource {
   /** The entries in output order, a page at a time (each page read when the stream needs it). */
-  pages: Iterator<DownloadFile[]>;
+  /** Pages read at once (the database) or asynchronously (the storage seam's `downloadFiles`). */
+  pages: Iterator<DownloadFile[]> | AsyncIterator<DownloadFile[]>;
   mtime: Date;
 }
 
@@ -111,22 +112,22 @@ function compress(data: Buffer): Buffer | null {
  * asynchronous calls (whose per-call overhead, times 20,000 small files, took several times as
  * long); the batches keep the event loop's pauses short.
  */
-function* zipChunks(source: ZipSource): Generator<Buffer> {
+async function* zipChunks(source: ZipSource): AsyncGenerator<Buffer> {
   const dos = dosDateTime(source.mtime);
   const central: Central[] = [];
   let offset = 0;
   const pages = source.pages;
   let pending: DownloadFile[] = [];
   let exhausted = false;
-  const take = (): DownloadFile | undefined => {
+  const take = async (): Promise<DownloadFile | undefined> => {
     while (pending.length === 0 && !exhausted) {
-      const page = pages.next();
+      const page = await pages.next();
       if (page.done) exhausted = true;
       else pending = page.value.slice().reverse();
     }
     return pending.pop();
   };
-  for (let file = take(); file !== undefined;) {
+  for (let file = await take(); file !== undefined;) {
     const started = performance.now();
     const out: Buffer[] = [];
     let bytes = 0;
@@ -143,7 +144,7 @@ function* zipChunks(source: ZipSource): Generator<Buffer> {
       offset += length;
       bytes += length;
       central.push(entry);
-      file = take();
+      file = await take();
     }
     yield Buffer.concat(out);
   }
@@ -159,13 +160,10 @@ export function zipStream(source: ZipSource): Readable {
     read() {
       // setImmediate, not at once: between two batches the event loop serves other requests.
       setImmediate(() => {
-        try {
-          const { value, done } = chunks.next();
+        chunks.next().then(({ value, done }) => {
           if (done) this.push(null);
           else this.push(value);
-        } catch (error) {
-          this.destroy(error as Error);
-        }
+        }, (error: Error) => this.destroy(error));
       });
     },
   });

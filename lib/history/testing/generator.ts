@@ -10,7 +10,8 @@ import { computeDelta, diffRaw } from '@/lib/core/delta';
 import { NS } from '@/lib/core/ids';
 import type { MemoryRecord } from '@/lib/core/record';
 import { uuidV5 } from '@/lib/core/uuid';
-import { ingestDelta, ingestSnapshot, registerAgent, type Ledger } from '@/lib/ledger';
+import { registerAgent, type Ledger } from '@/lib/ledger';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 import { prng } from '@/lib/core/prng';
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { deleteAgent, getAgent, listAgents, registerAgent, requireAgent } from '@/lib/ledger/agents';
+import { requireStorageAgent } from '../require-agent';
 import { readJsonBody } from '../body';
 import type { RequestContext } from '../context';
 import { jsonResponse, ServiceError } from '../errors';
@@ -29,13 +29,12 @@ export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestCon
     throw new ServiceError('bad_request', `invalid agent: ${parsed.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ')}`);
   }
   const { id, name, source_runtime } = parsed.data;
-  const row = registerAgent({
-    ledger: ctx.service.ledger, id, name, sourceRuntime: source_runtime ?? null,
-    tenantId: ctx.tenantId, now: ctx.service.clock(),
+  const row = await ctx.service.storage.registerAgent({
+    id, name, sourceRuntime: source_runtime ?? null, tenantId: ctx.tenantId, now: ctx.service.clock(),
   });
   if (row === 'exists') {
     // The caller's own agent: a plain 409 (the client then reads it). Another key's: say so, with the way out.
-    if (getAgent({ ledger: ctx.service.ledger, agentId: id, tenantId: ctx.tenantId })) throw new ServiceError('conflict', `agent ${id} already exists`);
+    if (await ctx.service.storage.getAgent({ agentId: id, tenantId: ctx.tenantId })) throw new ServiceError('conflict', `agent ${id} already exists`);
     return jsonResponse({ error: agentIdTakenMessage(id), code: 'agent_id_taken' }, 409);
   }
   return jsonResponse(toAgentInfo(row), 201);
@@ -43,20 +42,20 @@ export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestCon
 
 /** GET /agents/{id} — AgentInfo with `layer_counts`. */
 export async function getAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const row = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  return jsonResponse(toAgentInfo(row, await layerCountsOf(ctx.service.ledger, row)));
+  const row = await requireStorageAgent(ctx);
+  return jsonResponse(toAgentInfo(row, await layerCountsOf(ctx.service.storage, row)));
 }
 
 /** GET /agents — the caller's agents only. */
 export async function listAgentsHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const rows = listAgents({ ledger: ctx.service.ledger, tenantId: ctx.tenantId });
+  const rows = await ctx.service.storage.listAgents({ tenantId: ctx.tenantId });
   return jsonResponse({ agents: rows.map((row) => toAgentInfo(row)) });
 }
 
 /** DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads. */
 export async function deleteAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, uploads } = ctx.service;
-  const result = await deleteAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  await uploads.removeAgent(ctx.params.id!.toLowerCase());
+  const { storage } = ctx.service;
+  const result = await storage.deleteAgent({ agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  await storage.uploads.removeAgent(ctx.params.id!.toLowerCase());
   return jsonResponse(result);
 }

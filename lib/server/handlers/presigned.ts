@@ -1,4 +1,4 @@
-import { requireAgent } from '@/lib/ledger/agents';
+import { requireStorageAgent } from '../require-agent';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import { readArchiveUpload } from '../body';
@@ -12,9 +12,9 @@ import { deltaReply, ingestUpload, snapshotReply } from './uploads';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
 async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
-  const { uploads, limits, clock } = ctx.service;
+  const { storage, limits, clock } = ctx.service;
   const now = clock();
-  return uploads.create({
+  return storage.uploads.create({
     agentId: ctx.params.id!.toLowerCase(), tenantId: ctx.tenantId ?? '', kind, baseSequence,
     expiresAt: new Date(now.getTime() + limits.uploadUrlTtlSeconds * 1000).toISOString(),
   });
@@ -27,7 +27,7 @@ function uploadUrl(ctx: RequestContext, upload: PendingUpload): string {
 
 /** POST /agents/{id}/snapshot/upload — 200 `{upload_url, snapshot_id}`. */
 export async function initiateSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  await requireStorageAgent(ctx);
   const upload = await initiate(ctx, 'snapshot', null);
   return jsonResponse({ upload_url: uploadUrl(ctx, upload), snapshot_id: upload.id });
 }
@@ -35,7 +35,7 @@ export async function initiateSnapshotUploadHandler(_req: ProtocolRequest, ctx: 
 /** POST /agents/{id}/deltas/upload?base_sequence=N — 200 `{upload_url, delta_id}`, or 409 on a stale base. */
 export async function initiateDeltaUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const baseSequence = sequenceParam(ctx.url, 'base_sequence', true);
-  const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
+  const agent = await requireStorageAgent(ctx);
   // Early answer only: the authoritative compare-and-set runs again at confirm, inside the ledger.
   if (agent.latest_sequence === null) {
     throw new LedgerError('no_snapshot', `agent ${agent.id} has no snapshot yet: upload a full snapshot first`);
@@ -50,19 +50,20 @@ export async function initiateDeltaUploadHandler(_req: ProtocolRequest, ctx: Req
 
 /** PUT /v1/uploads/{upload_id}?exp&sig — the signed upload URL; no Authorization header. */
 export async function putUploadHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  checkSignature(ctx, 'PUT');
-  const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
+  await checkSignature(ctx, 'PUT');
+  const { uploads } = ctx.service.storage;
+  const upload = await uploads.get(ctx.params.uploadId!);
   if (!upload) throw new ServiceError('not_found', 'upload not found (it may have been confirmed or expired)');
   if (upload.confirmed) throw new ServiceError('conflict', `upload ${upload.id} is confirmed already: start a new upload`);
   const bytes = await readArchiveUpload(req, ctx.service.limits.maxUploadBytes);
-  ctx.service.uploads.putBytes(upload.id, bytes);
+  await uploads.putBytes(upload.id, bytes);
   return emptyResponse(200);
 }
 
 /** The caller's pending upload of this kind for this agent, or a 404 (also for another tenant's). */
 async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Promise<PendingUpload> {
-  const agent = requireAgent({ ledger: ctx.service.ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  const upload = await ctx.service.uploads.get(ctx.params.uploadId!);
+  const agent = await requireStorageAgent(ctx);
+  const upload = await ctx.service.storage.uploads.get(ctx.params.uploadId!);
   if (!upload || upload.agentId !== agent.id || upload.kind !== kind || upload.tenantId !== (ctx.tenantId ?? '')) {
     throw new ServiceError('not_found', `no pending ${kind} upload ${ctx.params.uploadId} for agent ${agent.id}`);
   }
@@ -79,7 +80,7 @@ const running = new WeakMap<object, Map<string, Promise<ProtocolResponse>>>();
  * the client's fault (4xx); a failure of ours (5xx) keeps them for a retry.
  */
 async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ingest: (upload: PendingUpload, bytes: Uint8Array) => Promise<IngestResult>): Promise<ProtocolResponse> {
-  const { uploads } = ctx.service;
+  const { uploads } = ctx.service.storage;
   const upload = await pendingFor(ctx, kind);
   if (upload.confirmed) return jsonResponse(upload.confirmed.body, upload.confirmed.status);
   let inStore = running.get(uploads);
@@ -91,7 +92,7 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
     if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
     try {
       const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(await ingest(upload, bytes));
-      uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
+      await uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
       return reply;
     } catch (err) {
       if (errorToResponse(err).status < 500) await uploads.remove(upload.id);

@@ -1,6 +1,5 @@
-import { requireAgent } from '@/lib/ledger/agents';
-import { ingestDelta, ingestSnapshot, type IngestResult } from '@/lib/ledger/ingest';
-import { ingestOffThread } from '@/lib/ledger/offload';
+import type { IngestResult } from '@/lib/ledger/ingest';
+import { requireStorageAgent } from '../require-agent';
 import { readArchiveUpload } from '../body';
 import type { RequestContext } from '../context';
 import { jsonResponse } from '../errors';
@@ -23,27 +22,25 @@ export function deltaReply(result: IngestResult): ProtocolResponse {
  * less than the hand-over.
  */
 export function ingestUpload(ctx: RequestContext, upload: { kind: 'snapshot' | 'delta'; agentId: string; bytes: Uint8Array; baseSequence?: number }): Promise<IngestResult> {
-  const { ledger, limits, clock } = ctx.service;
-  const params = { ledger, agentId: upload.agentId, bytes: upload.bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId };
-  if (upload.bytes.byteLength >= limits.ingestThreadMinBytes) {
-    return ingestOffThread({ ...params, kind: upload.kind, baseSequence: upload.baseSequence, limits: { ...limits.archive } });
-  }
-  return upload.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: upload.baseSequence! });
+  const { storage, limits, clock } = ctx.service;
+  const params = {
+    agentId: upload.agentId, bytes: upload.bytes, now: clock(), limits: limits.archive, tenantId: ctx.tenantId,
+    offThread: upload.bytes.byteLength >= limits.ingestThreadMinBytes,
+  };
+  return upload.kind === 'snapshot' ? storage.ingestSnapshot(params) : storage.ingestDelta({ ...params, baseSequence: upload.baseSequence! });
 }
 
 /** PUT /agents/{id}/snapshot — raw `.alf` bytes; stored at the current latest sequence. */
 export async function putSnapshotHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits } = ctx.service;
-  const agent = requireAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  const bytes = await readArchiveUpload(req, limits.maxBodyBytes);
+  const agent = await requireStorageAgent(ctx);
+  const bytes = await readArchiveUpload(req, ctx.service.limits.maxBodyBytes);
   return snapshotReply(await ingestUpload(ctx, { kind: 'snapshot', agentId: agent.id, bytes }));
 }
 
 /** POST /agents/{id}/deltas?base_sequence=N — 201, or 409 + `X-Latest-Sequence` on a stale base. */
 export async function pushDeltaHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  const { ledger, limits } = ctx.service;
   const baseSequence = sequenceParam(ctx.url, 'base_sequence', true);
-  const agent = requireAgent({ ledger, agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  const bytes = await readArchiveUpload(req, limits.maxBodyBytes);
+  const agent = await requireStorageAgent(ctx);
+  const bytes = await readArchiveUpload(req, ctx.service.limits.maxBodyBytes);
   return deltaReply(await ingestUpload(ctx, { kind: 'delta', agentId: agent.id, bytes, baseSequence }));
 }

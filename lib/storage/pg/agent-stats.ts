@@ -9,7 +9,7 @@ import { Params, rows, tenantCondition, type Queryable } from './sql';
 const DAY = 86_400_000;
 const utcDay = (time: number) => new Date(time).toISOString().slice(0, 10);
 
-export async function listAgentsWithStats(db: Queryable, params: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]> {
+export async function listAgentsWithStats(db: Queryable, params: { tenantId?: TenantScope; now: Date; agentId?: string }): Promise<AgentWithStats[]> {
   const { now } = params;
   const since7 = new Date(now.getTime() - 7 * DAY).toISOString();
   const firstDay = utcDay(now.getTime() - 27 * DAY);
@@ -25,6 +25,7 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
             AND EXISTS (SELECT 1 FROM record_versions q WHERE q.agent_id = m.agent_id AND q.record_id = m.moved_from AND q.synced_at >= ${s}))
         AS changed_records_7d
     FROM agents a WHERE true ${tenantCondition(p, 'a', params.tenantId)}
+      ${params.agentId === undefined ? '' : `AND a.id = ${p.add(params.agentId.toLowerCase())}`}
     ORDER BY a.created_at, a.id COLLATE "C"`, p);
   const ap = new Params();
   const activity = await rows<DayActivity & { agent_id: string }>(db, `
@@ -33,6 +34,7 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
       count(*) FILTER (WHERE v.op = 'delete') AS deletes, count(*) FILTER (WHERE v.op = 'move') AS moves
     FROM record_versions v JOIN agents a ON a.id = v.agent_id
     WHERE v.synced_at >= ${ap.add(firstDay)} ${tenantCondition(ap, 'a', params.tenantId)}
+      ${params.agentId === undefined ? '' : `AND a.id = ${ap.add(params.agentId.toLowerCase())}`}
     GROUP BY v.agent_id, day`, ap);
   const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
   return agents.map((row) => ({

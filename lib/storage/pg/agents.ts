@@ -8,6 +8,7 @@ import type { AgentRow, EntryKind, LedgerEntryRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
 import { checkAgentText, type TenantScope } from '@/lib/ledger/agents';
 import { LedgerError } from '@/lib/ledger/errors';
+import { lastSnapshot, restoreTarget, type RestorePlan } from '@/lib/ledger/entries';
 import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
 import { first, Params, rows, type Queryable } from './sql';
 
@@ -95,4 +96,19 @@ export async function identifyKey(db: Queryable, p: { key: string }): Promise<Ke
 export async function keyIdentityById(db: Queryable, id: string): Promise<KeyIdentity | null> {
   const row = await first<{ id: string; admin: number }>(db, 'SELECT id, admin FROM api_keys WHERE id = $1', [id]);
   return row ? { id: row.id, admin: row.admin === 1 } : null;
+}
+
+/** One ledger entry of an agent by its id (a signed download names both), or null. */
+export async function getEntry(db: Queryable, p: { agentId: string; entryId: string }): Promise<LedgerEntryRow | null> {
+  return first<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
+    raw_changed, raw_deleted FROM ledger_entries WHERE id = $1 AND agent_id = $2`, [p.entryId, p.agentId]);
+}
+
+/** The restore plan (lib/ledger/entries.ts `restorePlan`) from the same checks. */
+export async function restorePlan(db: Queryable, p: { agentId: string; upToSequence?: number; tenantId?: TenantScope }): Promise<RestorePlan> {
+  const agent = await requireAgent(db, p);
+  const n = restoreTarget(agent, p.upToSequence);
+  const snapshot = lastSnapshot(agent, n, await listEntries(db, { agentId: agent.id, upToSeq: n, kind: 'snapshot' }));
+  const deltas = await listEntries(db, { agentId: agent.id, sinceSeq: snapshot.seq, upToSeq: n, kind: 'delta' });
+  return { agentId: agent.id, sequence: n, snapshot, deltas };
 }

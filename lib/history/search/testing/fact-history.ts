@@ -6,7 +6,8 @@
 import { writeDelta, writeSnapshot } from '@/lib/core/archive';
 import { computeDelta } from '@/lib/core/delta';
 import type { MemoryRecord } from '@/lib/core/record';
-import { ingestDelta, ingestSnapshot, registerAgent, type Ledger } from '@/lib/ledger';
+import { registerAgent, type Ledger } from '@/lib/ledger';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 export interface MemoryState { id: string; file: string; content: string }
 

@@ -2,8 +2,7 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { LineageView } from '@/components/lineage/LineageView';
 import { LoadingRows } from '@/components/ui/States';
-import { getRecordLineage } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
+import { storage } from '../../../../api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { LINEAGE_PAGE } from '@/lib/ui/page-window';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
@@ -18,7 +17,7 @@ export async function generateMetadata({ params }: Props) {
   try {
     const agent = (await scopedAgent(id))?.name;
     if (agent === undefined) return { title: 'Memory' };
-    const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId: decodeURIComponent(recordId), limit: 1 });
+    const lineage = await (await storage()).getRecordLineage({ agentId: id, recordId: decodeURIComponent(recordId), limit: 1 });
     return { title: pageTitle(lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found', agent) };
   } catch {
     return { title: 'Memory' };
@@ -29,7 +28,7 @@ export default async function LineagePage({ params }: Props) {
   const { id, recordId: raw } = await params;
   const recordId = decodeURIComponent(raw);
   // The first page of the default order (newest first), as the view's infinite query holds it.
-  const lineage = getRecordLineage({ db: getLedger().db, agentId: id, recordId, limit: LINEAGE_PAGE, order: 'newest' });
+  const lineage = await (await storage()).getRecordLineage({ agentId: id, recordId, limit: LINEAGE_PAGE, order: 'newest' });
   if (!lineage) notFound();
   const firstPage = { pages: [lineage], pageParams: [{ cursor: null }] };
   return (

@@ -1,7 +1,6 @@
 import { notFound } from 'next/navigation';
 import { SequenceView } from '@/components/sequence/SequenceView';
-import { getSequence } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
+import { storage } from '../../../../api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { OPS_PAGE } from '@/lib/ui/page-window';
 import { Prefetched } from '../../../../_lib/prefetch';
@@ -21,8 +20,9 @@ export default async function SequencePage({ params }: Props) {
   // Past the latest sync there is nothing to show, nor any neighbour to link to: the designed 404.
   if (!/^\d+$/.test(raw) || latest === null || Number(raw) > latest) notFound();
   const seq = Number(raw);
+  const s = await storage();
   return (
-    <Prefetched entries={[[queryKeys.sequence(id, seq), () => getSequence({ db: getLedger().db, agentId: id, seq, opsLimit: OPS_PAGE })]]}>
+    <Prefetched entries={[[queryKeys.sequence(id, seq), () => s.getSequence({ agentId: id, seq, opsLimit: OPS_PAGE })]]}>
       <SequenceView agentId={id} seq={seq} />
     </Prefetched>
   );

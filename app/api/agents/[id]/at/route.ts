@@ -1,12 +1,11 @@
-import { sequenceAt } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireAgent, type Params } from '../../../_lib/context';
+import { requireAgent, storage, type Params } from '../../../_lib/context';
 import { atQuery } from '../../../_lib/schemas';
 
 /** The sequence in force at `time`, or `null` when the agent had not synced yet. */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const { time } = parseQuery(request, atQuery);
-  requireAgent(id);
-  return Response.json(sequenceAt({ db: dashboardDb(), agentId: id, time: new Date(time) }));
+  await requireAgent(id);
+  return Response.json(await (await storage()).sequenceAt({ agentId: id, time: new Date(time) }));
 });

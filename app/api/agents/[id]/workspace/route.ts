@@ -1,12 +1,11 @@
-import { getWorkspaceTree } from '@/lib/history/queries';
 import { apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireSynced, type Params } from '../../../_lib/context';
+import { requireSynced, storage, type Params } from '../../../_lib/context';
 import { workspaceQuery } from '../../../_lib/schemas';
 
 /** The file tree at `seq` (default: latest). */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceQuery);
-  const agent = requireSynced(id);
-  return Response.json(getWorkspaceTree({ db: dashboardDb(), agentId: agent.id, seq: query.seq ?? agent.latest_sequence }));
+  const agent = await requireSynced(id);
+  return Response.json(await (await storage()).getWorkspaceTree({ agentId: agent.id, seq: query.seq ?? agent.latest_sequence }));
 });

@@ -7,7 +7,7 @@ import { blameQuery } from '../../../../_lib/schemas';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, blameQuery);
-  const agent = requireSynced(id);
+  const agent = await requireSynced(id);
   const seq = query.seq ?? agent.latest_sequence;
   const blame = getFileBlame({ db: dashboardDb(), agentId: agent.id, seq, path: query.path });
   if (!blame) throw new ApiFailure('not_found', `${query.path} is not a file of the workspace at sequence ${seq}`);

@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import { workspaceAlfAt, workspaceArchive, WorkspaceRebuildError } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { getLedger } from '@/lib/server/db';
-import { requireSynced, type Params } from '../../../../_lib/context';
+import { requireSynced, storage as dashboardStorage, type Params } from '../../../../_lib/context';
 import { downloadQuery } from '../../../../_lib/schemas';
 
 const CONTENT_TYPE = { 'tar.gz': 'application/gzip', zip: 'application/zip', alf: 'application/octet-stream' } as const;
@@ -19,9 +18,9 @@ function safeName(name: string): string {
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const { seq: askedSeq, format } = parseQuery(request, downloadQuery);
-  const agent = requireSynced(id);
+  const agent = await requireSynced(id);
   const seq = askedSeq ?? agent.latest_sequence;
-  const ledger = getLedger();
+  const storage = await dashboardStorage();
   const headers = {
     'content-type': CONTENT_TYPE[format],
     'content-disposition': `attachment; filename="${safeName(agent.name)}-seq${seq}.${format}"`,
@@ -29,12 +28,12 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
     'cache-control': askedSeq === undefined ? 'no-store' : 'private, max-age=31536000, immutable',
   };
   if (format === 'alf') {
-    const bytes = await workspaceAlfAt({ ledger, agentId: agent.id, seq });
+    const bytes = await workspaceAlfAt({ storage, agentId: agent.id, seq });
     return new Response(Buffer.from(bytes), { headers: { ...headers, 'content-length': String(bytes.byteLength) } });
   }
   let archive;
   try {
-    archive = await workspaceArchive({ ledger, agentId: agent.id, seq, format });
+    archive = await workspaceArchive({ storage, agentId: agent.id, seq, format });
   } catch (error) {
     // Stored records that cannot be written back: said in words, as `lineage restore` would refuse them.
     if (error instanceof WorkspaceRebuildError) return Response.json({ error: error.message }, { status: 422 });

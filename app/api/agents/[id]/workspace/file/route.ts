@@ -1,6 +1,5 @@
-import { getWorkspaceFile } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireSynced, type Params } from '../../../../_lib/context';
+import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceFileQuery } from '../../../../_lib/schemas';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -18,9 +17,9 @@ function isUtf8(bytes: Uint8Array): boolean {
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceFileQuery);
-  const agent = requireSynced(id);
+  const agent = await requireSynced(id);
   const seq = query.seq ?? agent.latest_sequence;
-  const bytes = found(getWorkspaceFile({ db: dashboardDb(), agentId: agent.id, seq, path: query.path }), `file ${query.path} at sequence ${seq}`);
+  const bytes = found(await (await storage()).getWorkspaceFile({ agentId: agent.id, seq, path: query.path }), `file ${query.path} at sequence ${seq}`);
   return new Response(Buffer.from(bytes), {
     headers: {
       'content-type': isUtf8(bytes) ? 'text/plain; charset=utf-8' : 'application/octet-stream',

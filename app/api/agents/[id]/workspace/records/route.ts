@@ -7,7 +7,7 @@ import { workspaceRecordsQuery } from '../../../../_lib/schemas';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceRecordsQuery);
-  const agent = requireSynced(id);
+  const agent = await requireSynced(id);
   const result = getDatabaseRecords({ db: dashboardDb(), agentId: agent.id, seq: query.seq ?? agent.latest_sequence, limit: query.limit, cursor: query.cursor });
   return Response.json(found(result, `a database of agent ${id}`));
 });

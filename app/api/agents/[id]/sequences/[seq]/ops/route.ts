@@ -1,6 +1,5 @@
-import { getSequenceOps } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requestScope, requireAgent, type Params } from '../../../../../_lib/context';
+import { requestScope, requireAgent, storage, type Params } from '../../../../../_lib/context';
 import { sequenceOpsQuery, sequencePath } from '../../../../../_lib/schemas';
 
 /** One page of one op kind of a sequence (`?op=create&cursor=…&limit=…`), for the sequence view's "load more". */
@@ -9,9 +8,9 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { seq } = sequencePath.parse({ seq: rawSeq });
   const query = parseQuery(request, sequenceOpsQuery);
   const tenantId = await requestScope(request);
-  const agent = requireAgent(id, tenantId);
+  const agent = await requireAgent(id, tenantId);
   if (agent.latest_sequence === null || seq > agent.latest_sequence) {
     return Response.json({ error: `sequence ${seq} of agent ${id} does not exist (the latest is ${agent.latest_sequence ?? 'none'})` }, { status: 404 });
   }
-  return Response.json(found(getSequenceOps({ db: dashboardDb(), agentId: id, seq, tenantId, ...query }), `agent ${id}`));
+  return Response.json(found(await (await storage()).getSequenceOps({ agentId: id, seq, tenantId, ...query }), `agent ${id}`));
 });

@@ -12,10 +12,11 @@ import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import * as schema from '@/db/schema';
 import { ArchiveError } from '@/lib/core/archive/types';
-import { FsBlobStore } from './blob-store';
-import { LedgerError } from './errors';
-import { ingestDelta, ingestSnapshot, type IngestResult } from './ingest';
-import type { Ledger } from './ledger';
+import { FsBlobStore } from '@/lib/ledger/blob-store';
+import { LedgerError } from '@/lib/ledger/errors';
+import type { IngestResult } from '@/lib/ledger/ingest';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 
 /** One upload handed to the thread. */
 export interface IngestJob {

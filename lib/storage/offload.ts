@@ -11,14 +11,15 @@ import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '@/lib/package-root';
 import { ArchiveError } from '@/lib/core/archive/types';
-import { LedgerError, type LedgerErrorCode } from './errors';
-import { holdCommits } from './group-commit';
-import { ingestDelta, ingestSnapshot, type IngestResult } from './ingest';
+import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
+import { holdCommits } from '@/lib/ledger/group-commit';
+import type { IngestResult } from '@/lib/ledger/ingest';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 import type { IngestAnswer, IngestJob, SerializedError } from './ingest-worker';
-import type { Ledger } from './ledger';
 
 const IDLE_MS = 30_000;
-const HERE = path.join(packageRoot(), 'lib', 'ledger');
+const HERE = path.join(packageRoot(), 'lib', 'storage');
 
 let source: Promise<string | null> | null = null;
 /** The thread's code: ingest-worker.ts and what it imports, bundled once per process by esbuild (as the rebuild's helper). */
