@@ -16,8 +16,10 @@ const log = (line: string) => process.stderr.write(`${line}\n`);
 async function main(): Promise<void> {
   const i = process.argv.indexOf('--turns');
   const turns = i > 0 ? Number(process.argv[i + 1]) : 10_000;
+  const keep = process.argv.includes('--keep');
   const base = fs.existsSync('/dev/shm') ? '/dev/shm' : os.tmpdir();
   const root = fs.mkdtempSync(path.join(base, 'alf-lineage-ledger-size-'));
+  if (keep) log(`  history kept in ${root}`);
   try {
     const history = await buildHistory({ root, turns, builder: 'pipeline', log });
     log(`  history of ${turns} syncs built in ${(history.buildMs / 1000).toFixed(1)} s`);
@@ -26,7 +28,7 @@ async function main(): Promise<void> {
     fs.writeFileSync(path.join(BENCH_DIR, 'results-ledger-size.json'), `${JSON.stringify(out, null, 2)}\n`);
     process.stdout.write(`${JSON.stringify(out)}\n`);
   } finally {
-    fs.rmSync(root, { recursive: true, force: true });
+    if (!keep) fs.rmSync(root, { recursive: true, force: true });
   }
 }
 
