@@ -9,7 +9,7 @@
  * store and blob-files.ts may read its files.
  */
 import { randomBytes } from 'node:crypto';
-import { close, fdatasync, fsync, open, readFileSync, rename, write } from 'node:fs';
+import { close, existsSync, fdatasync, fsync, open, readFileSync, rename, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { asUint8Array } from '@/lib/core/bytes';
@@ -86,9 +86,26 @@ export class FsBlobStore implements BlobStore {
     return wholePath(this.root, key);
   }
 
+  /** The file that holds `key` at rest now (whole or packed), or null; for tools and tests that inspect or damage it. */
+  fileOf(key: string): string | null {
+    const whole = this.pathOf(key);
+    if (existsSync(whole)) return whole;
+    return existsSync(whole + PACKED_SUFFIX) ? whole + PACKED_SUFFIX : null;
+  }
+
+  private async holds(key: string, bytes: Uint8Array): Promise<boolean> {
+    try {
+      return Buffer.from(await this.get(key)).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+    } catch {
+      return false;
+    }
+  }
+
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const final = this.pathOf(key);
     await (this.rootReady ??= fs.mkdir(this.root, { recursive: true }).then(() => undefined));
+    // The same bytes again (a re-ingest, two uploads of one key): already durable, in whichever form.
+    if (await this.holds(key, bytes)) return;
     const packing = await this.packFor(key, bytes);
     if (packing) {
       await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
