@@ -34,7 +34,7 @@ describe('FsBlobStore packed at rest', () => {
         const root = tempRoot();
         const store = new FsBlobStore(root);
         const truth = new Map<string, Uint8Array>();
-        const last = starts.map((s) => s);
+        const last: Uint8Array[] = starts.map((s) => s);
         const seq = starts.map(() => 0);
         for (const [i, step] of steps.entries()) {
           const agent = step.agent % starts.length;
