@@ -63,7 +63,7 @@ describe('FsBlobStore packed at rest', () => {
   it('packs a delta against the one before it, and starts every group of sequences whole', async () => {
     const root = tempRoot();
     const store = new FsBlobStore(root);
-    let bytes = new Uint8Array(Buffer.from('PK header and a manifest '.repeat(40)));
+    let bytes: Uint8Array = new Uint8Array(Buffer.from('PK header and a manifest '.repeat(40)));
     for (let seq = 0; seq < GROUP + 3; seq++) {
       bytes = nextVersion(bytes, [{ at: seq * 7, cut: 3, insert: [seq & 255, 1, 2, 3] }]);
       await store.put(`a/${seq}-x.alf-delta`, bytes);
@@ -79,7 +79,7 @@ describe('FsBlobStore packed at rest', () => {
     const root = tempRoot();
     const old = new FsBlobStore(root, { pack: false });
     const truth = new Map<string, Uint8Array>();
-    let bytes = new Uint8Array(Buffer.from('an old ledger blob, stored whole. '.repeat(30)));
+    let bytes: Uint8Array = new Uint8Array(Buffer.from('an old ledger blob, stored whole. '.repeat(30)));
     for (let seq = 0; seq < 5; seq++) {
       bytes = nextVersion(bytes, [{ at: seq * 11, cut: 2, insert: [seq, seq] }]);
       await old.put(`old/${seq}-x.alf-delta`, bytes);
