@@ -107,7 +107,7 @@ describe('FsBlobStore packed at rest', () => {
     const wrong = new FsBlobStore(root, {
       deflate: (bytes, dictionary) => {
         const copy = Buffer.from(bytes);
-        copy[copy.length >> 1] ^= 1;
+        copy[copy.length >> 1] = copy[copy.length >> 1]! ^ 1;
         return zlibDeflater(copy, dictionary);
       },
     });
@@ -129,7 +129,7 @@ describe('FsBlobStore packed at rest', () => {
   it('a deleted base first has its dependants rewritten whole; a base being deleted is not used', async () => {
     const root = tempRoot();
     const store = new FsBlobStore(root);
-    const v = [new Uint8Array(Buffer.from('version zero of the blob. '.repeat(40)))];
+    const v: Uint8Array[] = [new Uint8Array(Buffer.from('version zero of the blob. '.repeat(40)))];
     for (let i = 1; i < 4; i++) v.push(nextVersion(v[i - 1]!, [{ at: i * 13, cut: 1, insert: [i] }]));
     for (let i = 0; i < 4; i++) await store.put(`d/${i}-k.alf-delta`, v[i]!);
     expect(packedCount(root)).toBe(3);
@@ -168,7 +168,7 @@ describe('FsBlobStore packed at rest', () => {
     fs.writeFileSync(base, original);
     const packed = store.fileOf('c/1-b.alf-delta')!;
     const body = fs.readFileSync(packed);
-    body[body.length - 3] ^= 0xff;
+    body[body.length - 3] = body[body.length - 3]! ^ 0xff;
     fs.writeFileSync(packed, body);
     const again = await new FsBlobStore(root).get('c/1-b.alf-delta').catch((e: unknown) => e);
     expect(isLedgerError(again, 'blob_corrupt')).toBe(true);
