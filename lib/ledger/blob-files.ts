@@ -7,8 +7,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { LedgerError } from './errors';
-import { decodePackedHeader, unpack } from './packed-blob';
+import { isLedgerError, LedgerError } from './errors';
+import { decodePackedHeader, sha256Of, unpack } from './packed-blob';
 
 export const PACKED_SUFFIX = '.packed';
 /** Marker of a delete in progress: no new blob may take this key as a base (blob-store.ts). */
@@ -79,7 +79,15 @@ export class BlobFiles {
   constructor(readonly root: string) {}
 
   /** The bytes put under `key`; `blob_missing` when neither form exists, `blob_corrupt` when a packed one cannot be rebuilt. */
-  read(key: string): Uint8Array {
+  read(key: string, packedFirst = false): Uint8Array {
+    // A base just packed by this process is most likely packed itself: one failed open fewer.
+    if (packedFirst && this.cache.get(key)) {
+      try {
+        return this.readPacked(key, 0);
+      } catch (error) {
+        if (!isLedgerError(error, 'blob_missing')) throw error;
+      }
+    }
     const whole = wholePath(this.root, key);
     try {
       return new Uint8Array(fs.readFileSync(whole));
@@ -111,6 +119,9 @@ export class BlobFiles {
     } catch (error) {
       throw damaged((error as Error).message, error);
     }
+    // Read or put a moment ago: the cached bytes, when they are the ones this file records.
+    const known = this.cache.get(key);
+    if (known && known.byteLength === header.size && sha256Of(known).equals(header.sha256)) return known;
     // First with the cached bases; a result that misses its sha256 is retried from the files.
     for (const useCache of [true, false]) {
       const bases = header.bases.map((base) => {

@@ -6,7 +6,7 @@
  * and each group's first blob is stored whole, like a keyframe.
  */
 import { BlobFiles } from './blob-files';
-import { decodePackedHeader, encodePacked, sha256Of, unpack, zlibDeflater, type Deflater } from './packed-blob';
+import { decodePackedHeader, encodePacked, unpack, zlibDeflater, type Deflater } from './packed-blob';
 
 export const GROUP = 64;
 export const WINDOW = 1;
@@ -53,7 +53,7 @@ export function choosePacking(args: {
     if (bases.length === WINDOW) break;
     if (!args.usable(key)) continue;
     try {
-      const base = args.files.read(key);
+      const base = args.files.read(key, true);
       if (base.byteLength <= MAX_PACK_BYTES) bases.unshift({ key, bytes: base });
     } catch {
       // Gone or damaged meanwhile: not a base.
@@ -70,8 +70,9 @@ export function choosePacking(args: {
   // Read the stored form back exactly as a later get will, and compare with what was put.
   try {
     const header = decodePackedHeader(args.key, file);
+    // unpack checks the recorded sha256; the byte comparison checks that record against the input.
     const again = unpack(file, header, bases.map((b) => b.bytes));
-    if (!sha256Of(again).equals(sha256Of(bytes))) return null;
+    if (!again.equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return null;
   } catch {
     return null;
   }

@@ -93,11 +93,12 @@ export class FsBlobStore implements BlobStore {
     return existsSync(whole + PACKED_SUFFIX) ? whole + PACKED_SUFFIX : null;
   }
 
-  private async holds(key: string, bytes: Uint8Array): Promise<boolean> {
+  private async holds(key: string, bytes: Uint8Array): Promise<'same' | 'different' | 'absent'> {
+    if (!(await this.exists(key))) return 'absent';
     try {
-      return Buffer.from(await this.get(key)).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength));
+      return Buffer.from(await this.get(key)).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) ? 'same' : 'different';
     } catch {
-      return false;
+      return 'different';
     }
   }
 
@@ -105,17 +106,21 @@ export class FsBlobStore implements BlobStore {
     const final = this.pathOf(key);
     await (this.rootReady ??= fs.mkdir(this.root, { recursive: true }).then(() => undefined));
     // The same bytes again (a re-ingest, two uploads of one key): already durable, in whichever form.
-    if (await this.holds(key, bytes)) return;
-    const packing = await this.packFor(key, bytes);
+    const held = await this.holds(key, bytes);
+    if (held === 'same') return;
+    // Other bytes under a stored key are written whole (read first), never packed beside them.
+    const packing = held === 'absent' ? await this.packFor(key, bytes) : null;
     if (packing) {
       await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
       // A delete of a base that began meanwhile may not have seen this blob: store it whole instead.
       if (await this.anyGone(packing.bases)) await this.materialize(key, bytes);
     } else {
       await this.writeDurably(final, final, bytes);
-      await fs.rm(final + PACKED_SUFFIX, { force: true });
+      if (held === 'different') await fs.rm(final + PACKED_SUFFIX, { force: true });
     }
     this.remember(key);
+    // The next blob of this agent packs against this one: keep a copy of what a read will return.
+    if (packing) this.files.cache.set(key, Uint8Array.from(bytes));
   }
 
   /**
@@ -152,7 +157,7 @@ export class FsBlobStore implements BlobStore {
 
   private async packFor(key: string, bytes: Uint8Array): Promise<Packing | null> {
     const g = this.packing ? groupOf(key) : null;
-    if (!g || bytes.byteLength > MAX_PACK_BYTES || (await this.exists(key))) return null;
+    if (!g || bytes.byteLength > MAX_PACK_BYTES) return null;
     let known = this.known.get(g.dir);
     if (!known || known.max < g.seq - 1) known = await this.scan(g.dir);
     const candidates = known.keys.filter((k) => k.seq < g.seq && Math.floor(k.seq / GROUP) === g.group).map((k) => k.key);
