@@ -83,7 +83,7 @@ export class BlobFiles {
     // A base just packed by this process is most likely packed itself: one failed open fewer.
     if (packedFirst && this.cache.get(key)) {
       try {
-        return this.readPacked(key, 0);
+        return this.readPacked(key, 0, true);
       } catch (error) {
         if (!isLedgerError(error, 'blob_missing')) throw error;
       }
@@ -97,7 +97,11 @@ export class BlobFiles {
     return this.readPacked(key, 0);
   }
 
-  private readPacked(key: string, depth: number): Uint8Array {
+  /**
+   * `trustCache` (packing only): the cached bytes stand for the file when its header records
+   * their sha256. A read for a caller always inflates its own file, so damage to it shows.
+   */
+  private readPacked(key: string, depth: number, trustCache = false): Uint8Array {
     let file: Buffer;
     try {
       file = fs.readFileSync(wholePath(this.root, key) + PACKED_SUFFIX);
@@ -120,7 +124,7 @@ export class BlobFiles {
       throw damaged((error as Error).message, error);
     }
     // Read or put a moment ago: the cached bytes, when they are the ones this file records.
-    const known = this.cache.get(key);
+    const known = trustCache ? this.cache.get(key) : undefined;
     if (known && known.byteLength === header.size && sha256Of(known).equals(header.sha256)) return known;
     // First with the cached bases; a result that misses its sha256 is retried from the files.
     for (const useCache of [true, false]) {
