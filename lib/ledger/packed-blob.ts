@@ -1,20 +1,27 @@
 /**
- * The packed at-rest form of a blob (FsBlobStore): the blob's bytes deflated with a preset
- * dictionary made of earlier blobs of the same agent (its bases). Consecutive ledger blobs share
- * most of their ZIP headers, entry names and manifest text, which a blob compressed alone cannot
- * use. Reading is inflating, whose output RFC 1951 fixes for a given input and dictionary: no zlib
- * upgrade can change what a stored blob reads back as (we never re-deflate to reproduce bytes).
+ * The packed at-rest form of a blob (FsBlobStore): the blob's structural form (zip-structure.ts:
+ * its Deflated members taken apart into Huffman headers, tokens and literals, everything else raw)
+ * deflated with a preset dictionary made of the structural forms of earlier blobs of the same
+ * agent (its bases). Consecutive ledger blobs hold new versions of the same files; their deflate
+ * streams share no bytes (each has its own Huffman codes) but their token and literal sequences
+ * share nearly everything, and so do the ZIP headers and names.
+ *
+ * Reading is inflating (RFC 1951 fixes its output for a given input and dictionary) followed by
+ * our own re-emission of each member's bits from its structure: nothing is ever re-deflated by
+ * zlib to reproduce bytes, so no zlib upgrade can change what a stored blob reads back as.
  *
  * Layout: MAGIC | u32 size | sha256 (32) | u8 base count | per base: u8 name length, the base's
  * key relative to the blob's own key directory (UTF-8) | raw deflate stream. Integers little-endian.
- * Bases carry no checksum of their own: whatever they are, the result must match the blob's sha256.
- * Per blob this is ~70 bytes; a typical delta blob is 1–4 KB and one base (the previous blob) gives
- * nearly all of the gain (measured: a second to eighth base saved < 5 bytes of body each).
+ * MAGIC `ALP2`: the stream is the structural form against the bases' structural forms; `ALP1`
+ * (branch `ledger`): the blob's bytes against the bases' bytes. Bases carry no checksum of their
+ * own: whatever they are, the result must match the blob's sha256.
  */
 import { createHash } from 'node:crypto';
 import zlib from 'node:zlib';
+import { fromStructure, toStructure } from './zip-structure';
 
-const MAGIC = Buffer.from('ALP1', 'latin1');
+const MAGIC = Buffer.from('ALP2', 'latin1');
+const MAGIC_V1 = Buffer.from('ALP1', 'latin1');
 /** Deflate's window: a dictionary longer than this is never referenced. */
 export const DICTIONARY_BYTES = 32 * 1024;
 
@@ -24,6 +31,8 @@ export interface PackedHeader {
   /** The bases' keys, oldest first. */
   bases: string[];
   bodyOffset: number;
+  /** The stream holds the structural form (ALP2), against the bases' structural forms. */
+  structural: boolean;
 }
 
 /** The directory part of a key, with its trailing `/` (`''` at the top). */
@@ -50,7 +59,7 @@ export const zlibDeflater: Deflater = (bytes, dictionary) => {
 };
 
 /** The packed form of `key`'s `bytes` against `bases` (keys in the same directory, oldest first). */
-export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array }[], deflate: Deflater = zlibDeflater): Buffer {
+export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array; structure?: Uint8Array }[], deflate: Deflater = zlibDeflater): Buffer {
   if (bases.length > 255) throw new Error('at most 255 bases');
   const dir = dirOf(key);
   const parts: Buffer[] = [MAGIC, u32(bytes.byteLength), sha256Of(bytes), Buffer.from([bases.length])];
@@ -60,13 +69,20 @@ export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { k
     if (name.byteLength > 255) throw new Error(`base name ${base.key} is too long`);
     parts.push(Buffer.from([name.byteLength]), name);
   }
-  parts.push(Buffer.from(deflate(bytes, dictionaryOf(bases.map((b) => b.bytes)))));
+  parts.push(Buffer.from(deflate(toStructure(bytes), dictionaryOf(bases.map((b) => b.structure ?? toStructure(b.bytes))))));
   return Buffer.concat(parts);
 }
 
 /** Whether a stored file is in the packed form (its first bytes are the magic). */
 export function isPacked(file: Uint8Array): boolean {
-  return file.byteLength >= MAGIC.byteLength && Buffer.from(file.buffer, file.byteOffset, MAGIC.byteLength).equals(MAGIC);
+  return packedVersion(file) !== 0;
+}
+
+/** 2: structural form; 1: the bytes themselves; 0: not a packed file. */
+function packedVersion(file: Uint8Array): 0 | 1 | 2 {
+  if (file.byteLength < MAGIC.byteLength) return 0;
+  const magic = Buffer.from(file.buffer, file.byteOffset, MAGIC.byteLength);
+  return magic.equals(MAGIC) ? 2 : magic.equals(MAGIC_V1) ? 1 : 0;
 }
 
 /** Parses the header of `key`'s packed file; throws on anything malformed (the caller reports the blob as damaged). */
@@ -90,7 +106,7 @@ export function decodePackedHeader(key: string, file: Uint8Array): PackedHeader 
     bases.push(dirOf(key) + buf.subarray(at + 1, at + 1 + length).toString('utf8'));
     at += 1 + length;
   }
-  return { size, sha256, bases, bodyOffset: at };
+  return { size, sha256, bases, bodyOffset: at, structural: packedVersion(buf) === 2 };
 }
 
 /**
@@ -99,8 +115,15 @@ export function decodePackedHeader(key: string, file: Uint8Array): PackedHeader 
  */
 export function unpack(file: Uint8Array, header: PackedHeader, bases: readonly Uint8Array[]): Buffer {
   const body = Buffer.from(file.buffer, file.byteOffset + header.bodyOffset, file.byteLength - header.bodyOffset);
-  const dictionary = dictionaryOf(bases);
-  const out = zlib.inflateRawSync(body, { ...(dictionary.byteLength > 0 ? { dictionary } : {}), maxOutputLength: Math.max(1, header.size) });
+  const dictionary = dictionaryOf(header.structural ? bases.map((b) => toStructure(b)) : bases);
+  let out: Buffer;
+  try {
+    // Every token of a member costs ≥ 2 bits of its stream and ≤ 5 bytes of structure: 24× bounds any form.
+    const inflated = zlib.inflateRawSync(body, { ...(dictionary.byteLength > 0 ? { dictionary } : {}), maxOutputLength: Math.max(1, header.structural ? header.size * 24 + 4096 : header.size) });
+    out = header.structural ? Buffer.from(fromStructure(inflated)) : inflated;
+  } catch (error) {
+    throw new Error(`packed blob cannot be rebuilt: ${(error as Error).message}`, { cause: error });
+  }
   if (out.byteLength !== header.size || !sha256Of(out).equals(header.sha256)) throw new Error('packed blob does not inflate to its recorded sha256');
   return out;
 }
