@@ -99,3 +99,19 @@ export function fromStructure(form: Uint8Array): Uint8Array {
   }
   return out.bytes().slice();
 }
+
+/** Section sizes of a structural form and how many members it took apart (bench, tests). */
+export function describeStructure(form: Uint8Array): { skeleton: number; head: number; tokens: number; literals: number; members: number } {
+  const top = new ByteSource(form);
+  top.byte();
+  const [skeleton, head, tokens, literals] = [top.varint(), top.varint(), top.varint(), top.varint()] as [number, number, number, number];
+  const s = new ByteSource(top.take(skeleton));
+  let members = 0;
+  for (;;) {
+    s.take(s.varint());
+    if (s.byte() === 0) break;
+    s.byte();
+    members++;
+  }
+  return { skeleton, head, tokens, literals, members };
+}
