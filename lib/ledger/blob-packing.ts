@@ -7,6 +7,7 @@
  */
 import { BlobFiles } from './blob-files';
 import { decodePackedHeader, encodePacked, unpack, zlibDeflater, type Deflater } from './packed-blob';
+import { toStructure } from './zip-structure';
 
 export const GROUP = 64;
 export const WINDOW = 1;
@@ -36,6 +37,8 @@ export function groupOf(key: string): BlobGroup | null {
 export interface Packing {
   file: Buffer;
   bases: string[];
+  /** The blob's structural form (what the next blob of the group is packed against). */
+  form: Uint8Array;
 }
 
 /**
@@ -61,8 +64,10 @@ export function choosePacking(args: {
   }
   if (bases.length === 0) return null;
   let file: Buffer;
+  let form: Uint8Array;
   try {
-    file = encodePacked(args.key, bytes, bases, args.deflate ?? zlibDeflater);
+    form = toStructure(bytes);
+    file = encodePacked(args.key, bytes, bases, args.deflate ?? zlibDeflater, form);
   } catch {
     return null;
   }
@@ -76,7 +81,7 @@ export function choosePacking(args: {
   } catch {
     return null;
   }
-  return { file, bases: bases.map((b) => b.key) };
+  return { file, bases: bases.map((b) => b.key), form };
 }
 
 /** Which packed blobs among `packedKeys` have a base in `doomed` (and are not doomed themselves). */

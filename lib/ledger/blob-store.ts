@@ -9,13 +9,13 @@
  * store and blob-files.ts may read its files.
  */
 import { randomBytes } from 'node:crypto';
-import { close, existsSync, fdatasync, fsync, open, readFileSync, rename, write } from 'node:fs';
+import { close, existsSync, fdatasync, fsync, open, readFileSync, rename, statSync, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { asUint8Array } from '@/lib/core/bytes';
 import { BLOB_FILE, BlobFiles, DELETING_SUFFIX, PACKED_SUFFIX, wholePath } from './blob-files';
 import { choosePacking, GROUP, groupOf, MAX_PACK_BYTES, packedDependants, type Packing, WINDOW } from './blob-packing';
-import { decodePackedHeader, type Deflater } from './packed-blob';
+import { decodePackedHeader, rememberStructure, type Deflater } from './packed-blob';
 
 export interface BlobStore {
   put(key: string, bytes: Uint8Array): Promise<void>;
@@ -94,7 +94,9 @@ export class FsBlobStore implements BlobStore {
   }
 
   private async holds(key: string, bytes: Uint8Array): Promise<'same' | 'different' | 'absent'> {
-    if (!(await this.exists(key))) return 'absent';
+    // Synchronous checks: a missing file is the common case on this path, and a rejected fs
+    // promise (an Error with its stack per call) cost more than the check itself.
+    if (!this.existsNow(key)) return 'absent';
     try {
       return Buffer.from(await this.get(key)).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) ? 'same' : 'different';
     } catch {
@@ -113,14 +115,18 @@ export class FsBlobStore implements BlobStore {
     if (packing) {
       await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
       // A delete of a base that began meanwhile may not have seen this blob: store it whole instead.
-      if (await this.anyGone(packing.bases)) await this.materialize(key, bytes);
+      if (this.anyGone(packing.bases)) await this.materialize(key, bytes);
     } else {
       await this.writeDurably(final, final, bytes);
       if (held === 'different') await fs.rm(final + PACKED_SUFFIX, { force: true });
     }
     this.remember(key);
     // The next blob of this agent packs against this one: keep a copy of what a read will return.
-    if (packing) this.files.cache.set(key, Uint8Array.from(bytes));
+    if (packing) {
+      const copy = Uint8Array.from(bytes);
+      rememberStructure(copy, packing.form);
+      this.files.cache.set(key, copy);
+    }
   }
 
   /**
@@ -162,19 +168,22 @@ export class FsBlobStore implements BlobStore {
     if (!known || known.max < g.seq - 1) known = await this.scan(g.dir);
     const candidates = known.keys.filter((k) => k.seq < g.seq && Math.floor(k.seq / GROUP) === g.group).map((k) => k.key);
     if (candidates.length === 0) return null;
-    const deleting = new Set(await this.deletingKeys(candidates.slice(-2 * WINDOW)));
+    const deleting = new Set(this.deletingKeys(candidates.slice(-2 * WINDOW)));
     return choosePacking({ key, bytes, candidates, files: this.files, deflate: this.deflate, usable: (k) => !deleting.has(k) });
   }
 
-  private async deletingKeys(keys: string[]): Promise<string[]> {
-    const marked = await Promise.all(keys.map((k) => fs.access(this.pathOf(k) + DELETING_SUFFIX).then(() => true, () => false)));
-    return keys.filter((_, i) => marked[i]);
+  private deletingKeys(keys: string[]): string[] {
+    return keys.filter((k) => existsSync(this.pathOf(k) + DELETING_SUFFIX));
   }
 
-  private async anyGone(bases: string[]): Promise<boolean> {
-    if ((await this.deletingKeys(bases)).length > 0) return true;
-    for (const base of bases) if (!(await this.exists(base))) return true;
-    return false;
+  private anyGone(bases: string[]): boolean {
+    return this.deletingKeys(bases).length > 0 || bases.some((base) => !this.existsNow(base));
+  }
+
+  /** Either form of `key` is a file now. */
+  private existsNow(key: string): boolean {
+    const final = this.pathOf(key);
+    return [final, final + PACKED_SUFFIX].some((file) => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false);
   }
 
   /** Re-reads which keys a directory holds (at start, or when another writer got ahead of this one). */

@@ -91,13 +91,21 @@ const CL_EXTRA: Record<number, [number, number]> = { 16: [2, 3], 17: [3, 3], 18:
 const FIXED_LIT = Array.from({ length: 288 }, (_, s) => (s < 144 ? 8 : s < 256 ? 9 : s < 280 ? 7 : 8));
 const FIXED_DIST = Array.from({ length: 30 }, () => 5);
 
+/** 8-bit reversal, for writing Huffman codes (most significant bit first) into the LSB-first stream. */
+const REV8 = Uint8Array.from({ length: 256 }, (_, i) => {
+  let r = 0;
+  for (let b = 0; b < 8; b++) r |= ((i >> b) & 1) << (7 - b);
+  return r;
+});
+
 /** A canonical Huffman code from its lengths: decode tables (puff.c style) and per-symbol codes, bit-reversed for LSB-first output. */
 class Code {
   readonly count = new Uint16Array(16);
   readonly symbol: Uint16Array;
   readonly reversed: Uint16Array;
-  constructor(readonly lengths: readonly number[]) {
-    for (const l of lengths) this.count[l]!++;
+  constructor(readonly lengths: ArrayLike<number>) {
+    const n = lengths.length;
+    for (let s = 0; s < n; s++) this.count[lengths[s]!]!++;
     this.count[0] = 0;
     let left = 1;
     for (let len = 1; len < 16; len++) {
@@ -106,47 +114,84 @@ class Code {
     }
     const offs = new Uint16Array(16);
     for (let len = 1; len < 15; len++) offs[len + 1] = offs[len]! + this.count[len]!;
-    this.symbol = new Uint16Array(lengths.length);
-    for (let s = 0; s < lengths.length; s++) if (lengths[s]) this.symbol[offs[lengths[s]!]!++] = s;
-    this.reversed = new Uint16Array(lengths.length);
+    this.symbol = new Uint16Array(n);
+    for (let s = 0; s < n; s++) if (lengths[s]) this.symbol[offs[lengths[s]!]!++] = s;
     // RFC 1951 3.2.2: the first code of each length, then consecutive codes in symbol order.
+    this.reversed = new Uint16Array(n);
     const next = new Uint16Array(16);
     let code = 0;
     for (let len = 1; len < 16; len++) {
       next[len] = code;
       code = (code + this.count[len]!) << 1;
     }
-    for (let s = 0; s < lengths.length; s++) {
+    for (let s = 0; s < n; s++) {
       const l = lengths[s]!;
       if (!l) continue;
-      let c = next[l]!++;
-      let r = 0;
-      for (let i = 0; i < l; i++) {
-        r = (r << 1) | (c & 1);
-        c >>= 1;
-      }
-      this.reversed[s] = r;
+      const c = next[l]!++;
+      this.reversed[s] = ((REV8[c & 0xff]! << 8) | REV8[c >> 8]!) >> (16 - l);
     }
+  }
+
+  /** Codes of up to FAST_BITS bits by their next FAST_BITS stream bits: symbol << 4 | length; 0 = longer (decoded bit by bit). */
+  private fastTable: Uint16Array | null = null;
+
+  get fast(): Uint16Array {
+    if (this.fastTable) return this.fastTable;
+    const table = new Uint16Array(1 << FAST_BITS);
+    for (let s = 0; s < this.lengths.length; s++) {
+      const l = this.lengths[s]!;
+      if (!l || l > FAST_BITS) continue;
+      for (let j = this.reversed[s]!; j < table.length; j += 1 << l) table[j] = (s << 4) | l;
+    }
+    return (this.fastTable = table);
   }
 }
 
+const FAST_BITS = 9;
+
+/** LSB-first bit reader over whole bytes (RFC 1951 3.1.1); throws past the end. */
 class BitReader {
-  private pos = 0;
+  private at = 0;
+  private acc = 0;
+  private count = 0;
   constructor(private readonly buf: Uint8Array) {}
 
   bit(): number {
-    const i = this.pos >> 3;
-    if (i >= this.buf.length) throw new Error('deflate stream ends early');
-    return (this.buf[i]! >> (this.pos++ & 7)) & 1;
-  }
-
-  bits(n: number): number {
-    let v = 0;
-    for (let i = 0; i < n; i++) v |= this.bit() << i;
+    if (this.count === 0) this.load();
+    const v = this.acc & 1;
+    this.acc >>>= 1;
+    this.count--;
     return v;
   }
 
+  bits(n: number): number {
+    while (this.count < n) this.load();
+    const v = this.acc & ((1 << n) - 1);
+    this.acc >>>= n;
+    this.count -= n;
+    return v;
+  }
+
+  private load(): void {
+    if (this.at >= this.buf.length) throw new Error('deflate stream ends early');
+    this.acc |= this.buf[this.at++]! << this.count;
+    this.count += 8;
+  }
+
   decode(code: Code): number {
+    // Fast path: the next FAST_BITS bits (fewer at the very end) name a short code directly.
+    while (this.count < FAST_BITS && this.at < this.buf.length) this.load();
+    const entry = code.fast[this.acc & ((1 << FAST_BITS) - 1)]!;
+    const l = entry & 15;
+    if (entry !== 0 && l <= this.count) {
+      this.acc >>>= l;
+      this.count -= l;
+      return entry >> 4;
+    }
+    return this.decodeSlowly(code);
+  }
+
+  private decodeSlowly(code: Code): number {
     let c = 0, first = 0, index = 0;
     for (let len = 1; len < 16; len++) {
       c |= this.bit();
@@ -159,13 +204,13 @@ class BitReader {
     throw new Error('bad Huffman code in deflate stream');
   }
 
-  /** Bits left in the current byte (they pad it). */
+  /** Bits left in the current byte (they pad it): whole bytes are loaded, so the partial one is the remainder. */
   get padBits(): number {
-    return (8 - (this.pos & 7)) & 7;
+    return this.count & 7;
   }
 
   get bytesUsed(): number {
-    return (this.pos + 7) >> 3;
+    return this.at - (this.count >> 3);
   }
 }
 
@@ -174,14 +219,14 @@ class BitWriter {
   private acc = 0;
   private n = 0;
 
+  /** `count` ≤ 16 bits of `v`; fewer than 8 are ever pending, so the accumulator stays below 2^24. */
   bits(v: number, count: number): void {
-    for (let i = 0; i < count; i++) {
-      this.acc |= ((v >> i) & 1) << this.n;
-      if (++this.n === 8) {
-        this.out.push(this.acc);
-        this.acc = 0;
-        this.n = 0;
-      }
+    this.acc |= (v & ((1 << count) - 1)) << this.n;
+    this.n += count;
+    while (this.n >= 8) {
+      this.out.push(this.acc & 0xff);
+      this.acc >>>= 8;
+      this.n -= 8;
     }
   }
 
@@ -209,23 +254,24 @@ function readDynamicHeader(r: BitReader, head: ByteSink): [Code, Code] {
   }
   const clCode = new Code(clLengths);
   const total = hlit + 257 + hdist + 1;
-  const lengths: number[] = [];
-  while (lengths.length < total) {
+  const lengths = new Uint8Array(total + 138);
+  let filled = 0;
+  while (filled < total) {
     const sym = r.decode(clCode);
     head.push(sym);
     if (sym < 16) {
-      lengths.push(sym);
+      lengths[filled++] = sym;
       continue;
     }
     const [nbits, base] = CL_EXTRA[sym]!;
     const extra = r.bits(nbits);
     head.push(extra);
-    if (sym === 16 && lengths.length === 0) throw new Error('repeat with no previous length');
-    const value = sym === 16 ? lengths[lengths.length - 1]! : 0;
-    for (let i = 0; i < base + extra; i++) lengths.push(value);
+    if (sym === 16 && filled === 0) throw new Error('repeat with no previous length');
+    const value = sym === 16 ? lengths[filled - 1]! : 0;
+    for (let i = 0; i < base + extra; i++) lengths[filled++] = value;
   }
-  if (lengths.length > total) throw new Error('code lengths overrun');
-  return [new Code(lengths.slice(0, hlit + 257)), new Code(lengths.slice(hlit + 257))];
+  if (filled > total) throw new Error('code lengths overrun');
+  return [new Code(lengths.subarray(0, hlit + 257)), new Code(lengths.subarray(hlit + 257, total))];
 }
 
 function writeDynamicHeader(w: BitWriter, head: ByteSource): [Code, Code] {
@@ -243,25 +289,26 @@ function writeDynamicHeader(w: BitWriter, head: ByteSource): [Code, Code] {
   }
   const clCode = new Code(clLengths);
   const total = hlit + 257 + hdist + 1;
-  const lengths: number[] = [];
-  while (lengths.length < total) {
+  const lengths = new Uint8Array(total + 138);
+  let filled = 0;
+  while (filled < total) {
     const sym = head.byte();
     if (sym > 18) throw new Error('deflate structure has a bad code-length symbol');
     w.symbol(clCode, sym);
     if (sym < 16) {
-      lengths.push(sym);
+      lengths[filled++] = sym;
       continue;
     }
     const [nbits, base] = CL_EXTRA[sym]!;
     const extra = head.byte();
     if (extra >= 1 << nbits) throw new Error('deflate structure has bad extra bits');
     w.bits(extra, nbits);
-    if (sym === 16 && lengths.length === 0) throw new Error('repeat with no previous length');
-    const value = sym === 16 ? lengths[lengths.length - 1]! : 0;
-    for (let i = 0; i < base + extra; i++) lengths.push(value);
+    if (sym === 16 && filled === 0) throw new Error('repeat with no previous length');
+    const value = sym === 16 ? lengths[filled - 1]! : 0;
+    for (let i = 0; i < base + extra; i++) lengths[filled++] = value;
   }
-  if (lengths.length > total) throw new Error('code lengths overrun');
-  return [new Code(lengths.slice(0, hlit + 257)), new Code(lengths.slice(hlit + 257))];
+  if (filled > total) throw new Error('code lengths overrun');
+  return [new Code(lengths.subarray(0, hlit + 257)), new Code(lengths.subarray(hlit + 257, total))];
 }
 
 const FIXED: [Code, Code] = [new Code(FIXED_LIT), new Code(FIXED_DIST)];

@@ -40,6 +40,27 @@ export const dirOf = (key: string): string => key.slice(0, key.lastIndexOf('/') 
 
 export const sha256Of = (bytes: Uint8Array): Buffer => createHash('sha256').update(bytes).digest();
 
+/**
+ * Structural forms already computed, by the very byte array they were computed from (a cached
+ * base is the same array on every read: its form is not recomputed; any other array is).
+ */
+const FORMS = new WeakMap<Uint8Array, Uint8Array>();
+
+/** `toStructure(bytes)`, remembered for this array (callers never modify arrays they pass here). */
+export function structureOf(bytes: Uint8Array): Uint8Array {
+  let form = FORMS.get(bytes);
+  if (!form) {
+    form = toStructure(bytes);
+    FORMS.set(bytes, form);
+  }
+  return form;
+}
+
+/** Records that `bytes` (a fresh copy nobody else holds) has the structural form `form` computed from equal bytes. */
+export function rememberStructure(bytes: Uint8Array, form: Uint8Array): void {
+  FORMS.set(bytes, form);
+}
+
 /** The bases' bytes, concatenated in order, cut to the window deflate can reach. */
 export function dictionaryOf(bases: readonly Uint8Array[]): Buffer {
   const all = Buffer.concat(bases);
@@ -59,7 +80,7 @@ export const zlibDeflater: Deflater = (bytes, dictionary) => {
 };
 
 /** The packed form of `key`'s `bytes` against `bases` (keys in the same directory, oldest first). */
-export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array; structure?: Uint8Array }[], deflate: Deflater = zlibDeflater): Buffer {
+export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array }[], deflate: Deflater = zlibDeflater, form = toStructure(bytes)): Buffer {
   if (bases.length > 255) throw new Error('at most 255 bases');
   const dir = dirOf(key);
   const parts: Buffer[] = [MAGIC, u32(bytes.byteLength), sha256Of(bytes), Buffer.from([bases.length])];
@@ -69,7 +90,7 @@ export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { k
     if (name.byteLength > 255) throw new Error(`base name ${base.key} is too long`);
     parts.push(Buffer.from([name.byteLength]), name);
   }
-  parts.push(Buffer.from(deflate(toStructure(bytes), dictionaryOf(bases.map((b) => b.structure ?? toStructure(b.bytes))))));
+  parts.push(Buffer.from(deflate(form, dictionaryOf(bases.map((b) => structureOf(b.bytes))))));
   return Buffer.concat(parts);
 }
 
@@ -115,7 +136,7 @@ export function decodePackedHeader(key: string, file: Uint8Array): PackedHeader 
  */
 export function unpack(file: Uint8Array, header: PackedHeader, bases: readonly Uint8Array[]): Buffer {
   const body = Buffer.from(file.buffer, file.byteOffset + header.bodyOffset, file.byteLength - header.bodyOffset);
-  const dictionary = dictionaryOf(header.structural ? bases.map((b) => toStructure(b)) : bases);
+  const dictionary = dictionaryOf(header.structural ? bases.map(structureOf) : bases);
   let out: Buffer;
   try {
     // Every token of a member costs ≥ 2 bits of its stream and ≤ 5 bytes of structure: 24× bounds any form.
