@@ -63,15 +63,22 @@ export function choosePacking(args: {
     }
   }
   if (bases.length === 0) return null;
-  let file: Buffer;
-  let form: Uint8Array;
-  try {
-    form = toStructure(bytes);
-    file = encodePacked(args.key, bytes, bases, args.deflate ?? zlibDeflater, form);
-  } catch {
-    return null;
-  }
-  if (file.byteLength > bytes.byteLength - MIN_SAVING) return null;
+  const form = toStructure(bytes);
+  // The structural form first; when the base holds too little of this blob's files, the bytes
+  // against the base's bytes may still save its headers and names.
+  const attempt = (mode: Uint8Array | null): Buffer | null => {
+    try {
+      const candidate = encodePacked(args.key, bytes, bases, args.deflate ?? zlibDeflater, mode);
+      return candidate.byteLength <= bytes.byteLength - MIN_SAVING ? candidate : null;
+    } catch {
+      return null;
+    }
+  };
+  // A structural pack that saves little is compared with the bytes' pack (one more deflate, rarely).
+  const structural = attempt(form);
+  const plain = !structural || structural.byteLength > bytes.byteLength * 0.9 ? attempt(null) : null;
+  const file = structural && (!plain || structural.byteLength <= plain.byteLength) ? structural : plain;
+  if (!file) return null;
   // Read the stored form back exactly as a later get will, and compare with what was put.
   try {
     const header = decodePackedHeader(args.key, file);

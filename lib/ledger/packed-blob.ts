@@ -79,18 +79,23 @@ export const zlibDeflater: Deflater = (bytes, dictionary) => {
   return zlib.deflateRawSync(bytes, { level: 6, windowBits, memLevel: 8, ...(dictionary.byteLength > 0 ? { dictionary } : {}) });
 };
 
-/** The packed form of `key`'s `bytes` against `bases` (keys in the same directory, oldest first). */
-export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array }[], deflate: Deflater = zlibDeflater, form = toStructure(bytes)): Buffer {
+/**
+ * The packed form of `key`'s `bytes` against `bases` (keys in the same directory, oldest first):
+ * ALP2 from the blob's structural form `form`, or ALP1 (the bytes against the bases' bytes) when
+ * `form` is null — better for the few blobs whose files the base does not hold.
+ */
+export function encodePacked(key: string, bytes: Uint8Array, bases: readonly { key: string; bytes: Uint8Array }[], deflate: Deflater = zlibDeflater, form: Uint8Array | null = toStructure(bytes)): Buffer {
   if (bases.length > 255) throw new Error('at most 255 bases');
   const dir = dirOf(key);
-  const parts: Buffer[] = [MAGIC, u32(bytes.byteLength), sha256Of(bytes), Buffer.from([bases.length])];
+  const parts: Buffer[] = [form ? MAGIC : MAGIC_V1, u32(bytes.byteLength), sha256Of(bytes), Buffer.from([bases.length])];
   for (const base of bases) {
     if (dirOf(base.key) !== dir) throw new Error(`base ${base.key} is not in ${key}'s directory`);
     const name = Buffer.from(base.key.slice(dir.length), 'utf8');
     if (name.byteLength > 255) throw new Error(`base name ${base.key} is too long`);
     parts.push(Buffer.from([name.byteLength]), name);
   }
-  parts.push(Buffer.from(deflate(form, dictionaryOf(bases.map((b) => structureOf(b.bytes))))));
+  const body = form ? deflate(form, dictionaryOf(bases.map((b) => structureOf(b.bytes)))) : deflate(bytes, dictionaryOf(bases.map((b) => b.bytes)));
+  parts.push(Buffer.from(body));
   return Buffer.concat(parts);
 }
 

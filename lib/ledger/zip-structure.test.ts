@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { writeZip } from '@/lib/core/archive/zip-write';
 import { FsBlobStore } from './blob-store';
 import { isLedgerError } from './errors';
-import { decodePackedHeader } from './packed-blob';
+import { decodePackedHeader, zlibDeflater } from './packed-blob';
 import { describeStructure, fromStructure, toStructure } from './zip-structure';
 
 const same = (a: Uint8Array, b: Uint8Array) => Buffer.from(a).equals(Buffer.from(b));
@@ -55,6 +55,28 @@ describe('structural form of a blob', () => {
     const badVersion = Uint8Array.from(form);
     badVersion[0] = 9;
     expect(() => fromStructure(badVersion)).toThrow(/unknown/);
+  });
+
+  it('falls back to packing the bytes against the base (ALP1) when the structural form cannot be packed, read back exactly', async () => {
+    const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'zip-structure-')), 'blobs');
+    // A deflater that refuses structural forms (they start with their version byte, archives with "PK").
+    const store = new FsBlobStore(root, { deflate: (bytes, dictionary) => {
+      if (bytes[0] !== 0x50) throw new Error('no structural forms today');
+      return zlibDeflater(bytes, dictionary);
+    } });
+    const v0 = await archive(0), v1 = await archive(1);
+    await store.put('agent-y/0-k.alf-delta', v0);
+    await store.put('agent-y/1-k.alf-delta', v1);
+    const file = store.fileOf('agent-y/1-k.alf-delta')!;
+    expect(file.endsWith('.packed')).toBe(true);
+    expect(decodePackedHeader('agent-y/1-k.alf-delta', fs.readFileSync(file)).structural).toBe(false);
+    expect(same(await new FsBlobStore(root).get('agent-y/1-k.alf-delta'), v1)).toBe(true);
+    // The store's own deflater packs the next one structurally, against the ALP1 blob.
+    const v2 = await archive(2);
+    await new FsBlobStore(root).put('agent-y/2-k.alf-delta', v2);
+    expect(decodePackedHeader('agent-y/2-k.alf-delta', fs.readFileSync(store.fileOf('agent-y/2-k.alf-delta')!)).structural).toBe(true);
+    expect(same(await new FsBlobStore(root).get('agent-y/2-k.alf-delta'), v2)).toBe(true);
+    fs.rmSync(path.dirname(root), { recursive: true, force: true });
   });
 
   it('packs consecutive archive versions small, and a damaged packed archive is blob_corrupt naming its key', async () => {
