@@ -7,7 +7,7 @@
  */
 import { BlobFiles } from './blob-files';
 import { decodePackedHeader, encodePacked, unpack, zlibDeflater, type Deflater } from './packed-blob';
-import { toStructure } from './zip-structure';
+import { toStructure, toStructureUnchecked } from './zip-structure';
 
 export const GROUP = 64;
 export const WINDOW = 1;
@@ -37,8 +37,8 @@ export function groupOf(key: string): BlobGroup | null {
 export interface Packing {
   file: Buffer;
   bases: string[];
-  /** The blob's structural form (what the next blob of the group is packed against). */
-  form: Uint8Array;
+  /** The blob's structural form (what the next blob of the group is packed against), when known exactly. */
+  form: Uint8Array | null;
 }
 
 /**
@@ -63,9 +63,24 @@ export function choosePacking(args: {
     }
   }
   if (bases.length === 0) return null;
-  const form = toStructure(bytes);
-  // The structural form first; when the base holds too little of this blob's files, the bytes
-  // against the base's bytes may still save its headers and names.
+  const quick = toStructureUnchecked(bytes);
+  const packed = packAndCheck(args, bases, quick.form, quick.members)
+    // A member that did not re-emit as itself: the checked form keeps it raw.
+    ?? packAndCheck(args, bases, toStructure(bytes), null);
+  if (!packed) return null;
+  return { file: packed.file, bases: bases.map((b) => b.key), form: packed.form };
+}
+
+/**
+ * Packs against `bases` (structurally, or the bytes when that saves more) and reads the result
+ * back exactly as a later get will. `form` is returned only when it is known to be
+ * `toStructure(bytes)` — what every reader computes for this blob as a base.
+ */
+function packAndCheck(
+  args: { key: string; bytes: Uint8Array; deflate?: Deflater }, bases: readonly { key: string; bytes: Uint8Array }[],
+  form: Uint8Array, members: number[] | null,
+): { file: Buffer; form: Uint8Array | null } | null {
+  const { bytes } = args;
   const attempt = (mode: Uint8Array | null): Buffer | null => {
     try {
       const candidate = encodePacked(args.key, bytes, bases, args.deflate ?? zlibDeflater, mode);
@@ -79,16 +94,18 @@ export function choosePacking(args: {
   const plain = !structural || structural.byteLength > bytes.byteLength * 0.9 ? attempt(null) : null;
   const file = structural && (!plain || structural.byteLength <= plain.byteLength) ? structural : plain;
   if (!file) return null;
-  // Read the stored form back exactly as a later get will, and compare with what was put.
   try {
     const header = decodePackedHeader(args.key, file);
     // unpack checks the recorded sha256; the byte comparison checks that record against the input.
-    const again = unpack(file, header, bases.map((b) => b.bytes));
+    const emitted: number[] = [];
+    const again = unpack(file, header, bases.map((b) => b.bytes), emitted);
     if (!again.equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength))) return null;
+    // Every member came back as itself, at its own length: this form is the checked one.
+    const exact = members === null || (header.structural && emitted.length === members.length && emitted.every((n, i) => n === members[i]));
+    return { file, form: exact ? form : null };
   } catch {
     return null;
   }
-  return { file, bases: bases.map((b) => b.key), form };
 }
 
 /** Which packed blobs among `packedKeys` have a base in `doomed` (and are not doomed themselves). */

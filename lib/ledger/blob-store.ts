@@ -124,7 +124,7 @@ export class FsBlobStore implements BlobStore {
     // The next blob of this agent packs against this one: keep a copy of what a read will return.
     if (packing) {
       const copy = Uint8Array.from(bytes);
-      rememberStructure(copy, packing.form);
+      if (packing.form) rememberStructure(copy, packing.form);
       this.files.cache.set(key, copy);
     }
   }

@@ -137,16 +137,17 @@ export function decodePackedHeader(key: string, file: Uint8Array): PackedHeader 
 
 /**
  * The blob's bytes from its packed file and its bases' bytes (already checked against the
- * header). Throws unless the result has exactly the recorded size and sha256.
+ * header). Throws unless the result has exactly the recorded size and sha256. `members` gets the
+ * length of each member re-emitted from a structural form.
  */
-export function unpack(file: Uint8Array, header: PackedHeader, bases: readonly Uint8Array[]): Buffer {
+export function unpack(file: Uint8Array, header: PackedHeader, bases: readonly Uint8Array[], members?: number[]): Buffer {
   const body = Buffer.from(file.buffer, file.byteOffset + header.bodyOffset, file.byteLength - header.bodyOffset);
   const dictionary = dictionaryOf(header.structural ? bases.map(structureOf) : bases);
   let out: Buffer;
   try {
     // Every token of a member costs ≥ 2 bits of its stream and ≤ 5 bytes of structure: 24× bounds any form.
     const inflated = zlib.inflateRawSync(body, { ...(dictionary.byteLength > 0 ? { dictionary } : {}), maxOutputLength: Math.max(1, header.structural ? header.size * 24 + 4096 : header.size) });
-    out = header.structural ? Buffer.from(fromStructure(inflated)) : inflated;
+    out = header.structural ? Buffer.from(fromStructure(inflated, members)) : inflated;
   } catch (error) {
     throw new Error(`packed blob cannot be rebuilt: ${(error as Error).message}`, { cause: error });
   }

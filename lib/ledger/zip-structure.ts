@@ -35,8 +35,22 @@ function deflatedMembers(zip: Uint8Array): { start: number; end: number }[] {
 
 const sinks = (): Streams<ByteSink> => ({ head: new ByteSink(), tokens: new ByteSink(), literals: new ByteSink() });
 
-/** The structural form of `blob`. */
+/** The structural form of `blob`: every member taken apart is checked to re-emit exactly, the others stay raw. */
 export function toStructure(blob: Uint8Array): Uint8Array {
+  return structure(blob, true).form;
+}
+
+/**
+ * The form without the per-member re-emission check, and each member's length: it is
+ * `toStructure(blob)` exactly when `fromStructure` gives `blob` back with those member lengths
+ * (every member then re-emitted as itself), which the put's read-back checks anyway.
+ */
+export function toStructureUnchecked(blob: Uint8Array): { form: Uint8Array; members: number[] } {
+  return structure(blob, false);
+}
+
+function structure(blob: Uint8Array, check: boolean): { form: Uint8Array; members: number[] } {
+  const members: number[] = [];
   const skeleton = new ByteSink();
   const s = sinks();
   let raw = 0;
@@ -46,12 +60,12 @@ export function toStructure(blob: Uint8Array): Uint8Array {
     let parsed: { used: number; pad: number } | null = null;
     try {
       parsed = parseDeflate(data, s);
-      const again = emitDeflate({
+      const again = !check ? null : emitDeflate({
         head: new ByteSource(s.head.bytes().subarray(marks.head)),
         tokens: new ByteSource(s.tokens.bytes().subarray(marks.tokens)),
         literals: new ByteSource(s.literals.bytes().subarray(marks.literals)),
       }, parsed.pad);
-      if (!Buffer.from(again).equals(data.subarray(0, parsed.used))) parsed = null;
+      if (again && !Buffer.from(again).equals(data.subarray(0, parsed.used))) parsed = null;
     } catch {
       parsed = null;
     }
@@ -66,6 +80,7 @@ export function toStructure(blob: Uint8Array): Uint8Array {
     skeleton.pushBytes(blob.subarray(raw, member.start));
     skeleton.push(1);
     skeleton.push(parsed.pad);
+    members.push(parsed.used);
     raw = member.start + parsed.used;
   }
   skeleton.varint(blob.byteLength - raw);
@@ -76,11 +91,11 @@ export function toStructure(blob: Uint8Array): Uint8Array {
   const sections = [skeleton, s.head, s.tokens, s.literals];
   for (const section of sections) out.varint(section.length);
   for (const section of sections) out.pushBytes(section.bytes());
-  return out.bytes().slice();
+  return { form: out.bytes().slice(), members };
 }
 
-/** The blob back from its structural form; throws on a damaged form (never returns other bytes silently: callers check sha256 too). */
-export function fromStructure(form: Uint8Array): Uint8Array {
+/** The blob back from its structural form (`members` gets each member's length); throws on a damaged form (callers check sha256 too). */
+export function fromStructure(form: Uint8Array, members?: number[]): Uint8Array {
   const top = new ByteSource(form);
   if (top.byte() !== VERSION) throw new Error('unknown structural form');
   const lengths = [top.varint(), top.varint(), top.varint(), top.varint()];
@@ -92,7 +107,9 @@ export function fromStructure(form: Uint8Array): Uint8Array {
     const kind = skeleton.byte();
     if (kind === 0) break;
     if (kind !== 1) throw new Error('structural form has a bad skeleton');
-    out.pushBytes(emitDeflate({ head, tokens, literals }, skeleton.byte()));
+    const member = emitDeflate({ head, tokens, literals }, skeleton.byte());
+    members?.push(member.byteLength);
+    out.pushBytes(member);
   }
   for (const section of [skeleton, head, tokens, literals]) {
     if (section.at !== section.buf.byteLength) throw new Error('structural form has unused bytes');
