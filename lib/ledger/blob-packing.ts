@@ -10,7 +10,12 @@ import { decodePackedHeader, encodePacked, unpack, zlibDeflater, type Deflater }
 import { toStructure, toStructureUnchecked } from './zip-structure';
 
 export const GROUP = 64;
-export const WINDOW = 1;
+/**
+ * Three bases: a delta often carries a file the blob just before did not but one of the two before
+ * it did (bench history, first 5,000 blobs: 0.725 of whole with one base, 0.691 with three, 0.686
+ * with six); their structural forms (~5 KB each) fit deflate's 32 KiB window together.
+ */
+export const WINDOW = 3;
 /** Larger blobs (snapshots of big workspaces) are stored whole and never serve as bases. */
 export const MAX_PACK_BYTES = 1 << 20;
 const MIN_PACK_BYTES = 64;

@@ -59,7 +59,7 @@ async function fsyncDir(dir: string): Promise<void> {
  * lets concurrent uploads share the directory fsync that makes their renames durable.
  *
  * At rest a blob is whole (`a~b.alf`) or packed (`a~b.alf.packed`: deflated against up to
- * WINDOW (one) earlier blob of its group). Before `put` resolves, the packed form has been inflated
+ * WINDOW (three) earlier blobs of its group). Before `put` resolves, the packed form has been inflated
  * back and its sha256 compared with the bytes put; any doubt and the blob is stored whole. A base
  * is never removed while a packed blob needs it: `delete` first rewrites such dependants whole.
  */

@@ -4,7 +4,7 @@
  * blocks' LEN/NLEN and padding bits — and put back bit for bit by our own canonical-Huffman
  * writer. Two versions of an appended file deflate to streams whose Huffman codes differ and so
  * share no bytes, but their token sequences share everything up to the change: this structure is
- * what the at-rest packing (zip-structure.ts) compresses against the previous blob's.
+ * what the at-rest packing (zip-structure.ts) compresses against the forms of the blobs before it.
  *
  * Re-emission depends on nothing but this code and the stored structure (never on zlib
  * re-deflating), so a zlib upgrade cannot change what a stored blob reads back as. Symbols and
