@@ -83,7 +83,7 @@ function prepareAll(ledger: Ledger): number {
   const stored = new Set(sqlite.prepare('SELECT sha256 FROM raw_objects').pluck().all() as string[]);
   const t0 = performance.now();
   for (const e of entries) {
-    const prepared = prepareBlobFile({ file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind }, stored);
+    const prepared = prepareBlobFile({ file: store.pathOf(e.blob_key), root: store.root, key: e.blob_key, size: e.size_bytes, sha256: e.sha256, kind: e.kind }, stored);
     if (prepared === null) throw new Error(`blob ${e.blob_key} did not prepare`);
   }
   return performance.now() - t0;

@@ -18,6 +18,7 @@
  * thread (see rebuild-worker.ts).
  */
 import fs from 'node:fs';
+import { BlobFiles } from '@/lib/ledger/blob-files';
 import { unzipSync } from 'fflate';
 import { entryNameProblem } from '@/lib/core/archive/entry-names';
 import { deltaFromFiles } from '@/lib/core/archive/read-delta';
@@ -143,7 +144,10 @@ export function prepareLedgerBlobSync(kind: 'delta' | 'snapshot', bytes: Uint8Ar
  * One blob to prepare: its file, the size and sha256 its ledger entry recorded, and its kind.
  */
 export interface BlobJob {
+  /** The blob's whole-form file; when it is not there, the blob is read from `root` by `key` (it may be packed). */
   file: string;
+  root?: string;
+  key?: string;
   size: number;
   sha256: string;
   kind: 'delta' | 'snapshot';
@@ -182,6 +186,22 @@ function readBlobFile(file: string, size: number): Buffer | null {
   }
 }
 
+/** One reader per store root in this thread: its cache keeps the bases of consecutive packed blobs. */
+const readers = new Map<string, BlobFiles>();
+
+/** The blob through the store's reader (packed or whole), or null when it cannot be read. */
+function readThroughStore(job: BlobJob): Uint8Array | null {
+  if (job.root === undefined || job.key === undefined) return null;
+  let reader = readers.get(job.root);
+  if (!reader) readers.set(job.root, (reader = new BlobFiles(job.root)));
+  try {
+    const bytes = reader.read(job.key);
+    return bytes.byteLength === job.size ? bytes : null;
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Reads, verifies and prepares one blob file; null when anything is off (unreadable, not the
  * recorded size, sha256 mismatch, irregular archive): the caller then takes the ledger's own
@@ -189,7 +209,7 @@ function readBlobFile(file: string, size: number): Buffer | null {
  * `ArchiveError`) or reads it.
  */
 export function prepareBlobFile(job: BlobJob, stored: ReadonlySet<string> = NOTHING_STORED): PreparedEntry | null {
-  const bytes = readBlobFile(job.file, job.size);
+  const bytes = readBlobFile(job.file, job.size) ?? readThroughStore(job);
   if (bytes === null || sha256Hex(bytes) !== job.sha256) return null;
   return prepareLedgerBlobSync(job.kind, bytes, stored);
 }

@@ -81,7 +81,7 @@ describe('ledger blob reader', () => {
 
   it('reads blob files one after another into entries that stay intact', async () => {
     const store = ledger.blobs as FsBlobStore;
-    const job = (e: Entry) => ({ file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind });
+    const job = (e: Entry) => ({ file: store.pathOf(e.blob_key), root: store.root, key: e.blob_key, size: e.size_bytes, sha256: e.sha256, kind: e.kind });
     // All prepared first, compared after: an entry holding a view of a reused read buffer would
     // have been overwritten by the later reads.
     const prepared = entries().map((e) => prepareBlobFile(job(e)));
@@ -94,11 +94,18 @@ describe('ledger blob reader', () => {
   it('declines a blob file that is not its recorded size, or missing', () => {
     const store = ledger.blobs as FsBlobStore;
     const e = entries()[1]!;
-    const job = { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind };
+    // Sequence 1 is at rest packed against sequence 0: read through the store's reader by key.
+    expect(store.fileOf(e.blob_key)).toBe(`${store.pathOf(e.blob_key)}.packed`);
+    const job = { file: store.pathOf(e.blob_key), root: store.root, key: e.blob_key, size: e.size_bytes, sha256: e.sha256, kind: e.kind };
     expect(prepareBlobFile(job)).not.toBeNull();
     expect(prepareBlobFile({ ...job, size: e.size_bytes - 1 })).toBeNull();
     expect(prepareBlobFile({ ...job, size: e.size_bytes + 1 })).toBeNull();
-    expect(prepareBlobFile({ ...job, file: `${job.file}.missing` })).toBeNull();
+    expect(prepareBlobFile({ ...job, key: `${e.blob_key}.missing.alf` })).toBeNull();
+    const whole = entries()[0]!;
+    expect(store.fileOf(whole.blob_key)).toBe(store.pathOf(whole.blob_key));
+    const wholeJob = { file: store.pathOf(whole.blob_key), size: whole.size_bytes, sha256: whole.sha256, kind: whole.kind };
+    expect(prepareBlobFile(wholeJob)).not.toBeNull();
+    expect(prepareBlobFile({ ...wholeJob, file: `${wholeJob.file}.missing` })).toBeNull();
   });
 
   it('declines what is not a regular archive instead of guessing', () => {
@@ -212,7 +219,7 @@ describe('rebuild', () => {
     const before = dumpIndex(ledger);
     const schemaBefore = schema();
     const entry = entries().find((e) => e.kind === 'delta' && e.seq === 33)!;
-    const file = (ledger.blobs as FsBlobStore).pathOf(entry.blob_key);
+    const file = (ledger.blobs as FsBlobStore).fileOf(entry.blob_key)!;
     const original = fs.readFileSync(file);
     const corrupt = Buffer.from(original);
     corrupt[corrupt.length >> 1] = corrupt[corrupt.length >> 1]! ^ 0xff;
@@ -232,8 +239,9 @@ describe('rebuild', () => {
   it('reports an archive error for a blob that matches its sha256 but is not an archive', async () => {
     const before = dumpIndex(ledger);
     const entry = entries().find((e) => e.kind === 'delta' && e.seq === 20)!;
+    // A whole file beside a packed one is what the store reads first.
     const file = (ledger.blobs as FsBlobStore).pathOf(entry.blob_key);
-    const original = fs.readFileSync(file);
+    const original = fs.existsSync(file) ? fs.readFileSync(file) : null;
     const garbage = Buffer.from('PK\x05\x06 not really a zip archive at all');
     const { sqlite } = ledger.db;
     const { createHash } = await import('node:crypto');
@@ -246,7 +254,8 @@ describe('rebuild', () => {
       expect((error as ArchiveError).code).toBe('not_a_zip');
       expect(dumpIndex(ledger).record_versions).toEqual(before.record_versions);
     } finally {
-      fs.writeFileSync(file, original);
+      if (original) fs.writeFileSync(file, original);
+      else fs.rmSync(file);
       sqlite.prepare('UPDATE ledger_entries SET sha256 = ? WHERE agent_id = ? AND seq = ? AND kind = ?').run(entry.sha256, entry.agent_id, entry.seq, entry.kind);
     }
     await rebuildIndex({ ledger });

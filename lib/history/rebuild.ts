@@ -411,7 +411,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
           e.creates, e.updates, e.deletes, e.moves, e.raw_changed, e.raw_deleted
         FROM ledger_entries e JOIN agents a ON a.id = e.agent_id ORDER BY e.agent_id, e.seq, e.kind`).all() as EntryRow[];
       const store = ledger.blobs instanceof FsBlobStore ? ledger.blobs : null;
-      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
+      const jobs = entries.map((e): BlobJob | null => (store ? { file: store.pathOf(e.blob_key), root: store.root, key: e.blob_key, size: e.size_bytes, sha256: e.sha256, kind: e.kind } : null));
       // The helper thread boots and starts on the first chunks while this thread reads the stored
       // raw objects (until it is told which are stored, it sends every raw file's bytes).
       const script = store !== null && jobs.length > CHUNK ? helperScript() : null;

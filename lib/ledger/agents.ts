@@ -3,6 +3,7 @@ import { asc, eq, isNull, type SQL } from 'drizzle-orm';
 import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
 import { LedgerError } from './errors';
+import { FsBlobStore } from './blob-store';
 import type { Ledger } from './ledger';
 
 export type { AgentRow };
@@ -104,6 +105,9 @@ export async function deleteAgent(params: { ledger: Ledger; agentId: string; ten
     for (const { sha256 } of shas) if (sha256 !== null) unused.run(sha256, sha256);
   }).immediate();
   const unique = [...new Set(keys)];
-  for (const key of unique) await params.ledger.blobs.delete(key);
+  // All at once where the store packs blobs against each other: dependants that go too are not rewritten first.
+  const { blobs } = params.ledger;
+  if (blobs instanceof FsBlobStore) await blobs.deleteMany(unique);
+  else for (const key of unique) await blobs.delete(key);
   return { deleted: true, objects_removed: unique.length };
 }

@@ -5,14 +5,17 @@
  * - `get` returns exactly the bytes put, or throws `LedgerError('blob_missing')`;
  * - keys are `/`-separated relative names ending in `.alf` or `.alf-delta`;
  * - `list(prefix)` returns every stored key starting with `prefix`, sorted, nothing half-written.
+ * FsBlobStore keeps most blobs packed against earlier ones (blob-packing.ts); nothing but this
+ * store and blob-files.ts may read its files.
  */
 import { randomBytes } from 'node:crypto';
-import { close, fdatasync, fsync, open, rename, write } from 'node:fs';
+import { close, existsSync, fdatasync, fsync, open, readFileSync, rename, statSync, write } from 'node:fs';
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import { promisify } from 'node:util';
 import { asUint8Array } from '@/lib/core/bytes';
-import { LedgerError } from './errors';
+import { BLOB_FILE, BlobFiles, DELETING_SUFFIX, PACKED_SUFFIX, wholePath } from './blob-files';
+import { choosePacking, GROUP, groupOf, MAX_PACK_BYTES, packedDependants, type Packing, WINDOW } from './blob-packing';
+import { decodePackedHeader, rememberStructure, type Deflater } from './packed-blob';
 
 export interface BlobStore {
   put(key: string, bytes: Uint8Array): Promise<void>;
@@ -22,15 +25,7 @@ export interface BlobStore {
   list(prefix?: string): Promise<string[]>;
 }
 
-const SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
-
-/** Throws unless `key` is a safe relative blob name with an `.alf` / `.alf-delta` extension. */
-export function assertBlobKey(key: string): void {
-  const segments = key.split('/');
-  const ok = segments.length >= 1 && segments.every((s) => SEGMENT.test(s) && s !== '..')
-    && (key.endsWith('.alf') || key.endsWith('.alf-delta'));
-  if (!ok) throw new LedgerError('invalid_input', `bad blob key "${key}": expected safe path segments ending in .alf or .alf-delta`);
-}
+export { assertBlobKey } from './blob-files';
 
 const openFile = promisify(open);
 const closeFile = promisify(close);
@@ -62,28 +57,85 @@ async function fsyncDir(dir: string): Promise<void> {
  * `BlobStore` on the local filesystem: every blob is a file directly in `<data>/blobs/`, its key's
  * `/` written as `~` (a character keys cannot contain, so names stay unique). One flat directory
  * lets concurrent uploads share the directory fsync that makes their renames durable.
+ *
+ * At rest a blob is whole (`a~b.alf`) or packed (`a~b.alf.packed`: deflated against up to
+ * WINDOW (three) earlier blobs of its group). Before `put` resolves, the packed form has been inflated
+ * back and its sha256 compared with the bytes put; any doubt and the blob is stored whole. A base
+ * is never removed while a packed blob needs it: `delete` first rewrites such dependants whole.
  */
 export class FsBlobStore implements BlobStore {
   private rootReady: Promise<void> | null = null;
   private dirSyncRunning: Promise<void> | null = null;
   private dirSyncQueued: Promise<void> | null = null;
+  /** Reads both forms (shared with the rebuild's helper thread through blob-files.ts). */
+  readonly files: BlobFiles;
+  /** Per key directory: the keys stored there and the highest sequence seen (a hint; every base is re-read and checked). */
+  private readonly known = new Map<string, { keys: { seq: number; key: string }[]; max: number }>();
+  private readonly packing: boolean;
+  private readonly deflate: Deflater | undefined;
 
-  constructor(readonly root: string) {}
-
-  /** The file that holds `key`. */
-  pathOf(key: string): string {
-    assertBlobKey(key);
-    return path.join(this.root, key.split('/').join('~'));
+  /** `pack: false` stores every blob whole (as before packing); `deflate` replaces the packer's deflater (tests). */
+  constructor(readonly root: string, options: { pack?: boolean; deflate?: Deflater } = {}) {
+    this.files = new BlobFiles(root);
+    this.packing = options.pack ?? process.env.LINEAGE_BLOB_PACKING !== '0';
+    this.deflate = options.deflate;
   }
 
-  /**
-   * Temp file, fdatasync, rename onto the final name, fsync the directory (shared with concurrent
-   * puts). Plain fd calls rather than a FileHandle: this is every upload's path, and each
-   * FileHandle operation costs the event loop noticeably more.
-   */
+  /** The file that holds `key` when stored whole. */
+  pathOf(key: string): string {
+    return wholePath(this.root, key);
+  }
+
+  /** The file that holds `key` at rest now (whole or packed), or null; for tools and tests that inspect or damage it. */
+  fileOf(key: string): string | null {
+    const whole = this.pathOf(key);
+    if (existsSync(whole)) return whole;
+    return existsSync(whole + PACKED_SUFFIX) ? whole + PACKED_SUFFIX : null;
+  }
+
+  private async holds(key: string, bytes: Uint8Array): Promise<'same' | 'different' | 'absent'> {
+    // Synchronous checks: a missing file is the common case on this path, and a rejected fs
+    // promise (an Error with its stack per call) cost more than the check itself.
+    if (!this.existsNow(key)) return 'absent';
+    try {
+      return Buffer.from(await this.get(key)).equals(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)) ? 'same' : 'different';
+    } catch {
+      return 'different';
+    }
+  }
+
   async put(key: string, bytes: Uint8Array): Promise<void> {
     const final = this.pathOf(key);
     await (this.rootReady ??= fs.mkdir(this.root, { recursive: true }).then(() => undefined));
+    // The same bytes again (a re-ingest, two uploads of one key): already durable, in whichever form.
+    const held = await this.holds(key, bytes);
+    if (held === 'same') return;
+    // Other bytes under a stored key are written whole (read first), never packed beside them.
+    const packing = held === 'absent' ? await this.packFor(key, bytes) : null;
+    if (packing) {
+      await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
+      // A delete of a base that began meanwhile may not have seen this blob: store it whole instead.
+      if (this.anyGone(packing.bases)) await this.materialize(key, bytes);
+    } else {
+      await this.writeDurably(final, final, bytes);
+      if (held === 'different') await fs.rm(final + PACKED_SUFFIX, { force: true });
+    }
+    this.remember(key);
+    // The next blob of this agent packs against this one: keep a copy of what a read will return.
+    if (packing) {
+      const copy = Uint8Array.from(bytes);
+      if (packing.form) rememberStructure(copy, packing.form);
+      this.files.cache.set(key, copy);
+    }
+  }
+
+  /**
+   * Temp file, fdatasync, rename onto `target`, fsync the directory (shared with concurrent
+   * puts). The temp file is named after the whole form (`….alf.tmp-…`), what the orphan sweep
+   * removes. Plain fd calls rather than a FileHandle: this is every upload's path, and each
+   * FileHandle operation costs the event loop noticeably more.
+   */
+  private async writeDurably(final: string, target: string, bytes: Uint8Array): Promise<void> {
     const temp = `${final}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
     const fd = await openFile(temp, 'wx');
     try {
@@ -98,8 +150,66 @@ export class FsBlobStore implements BlobStore {
       throw error;
     }
     await closeFile(fd);
-    await renameFile(temp, final);
+    await renameFile(temp, target);
     await this.syncRoot();
+  }
+
+  /** Rewrites a packed blob whole (durably), then removes its packed form: one of them exists throughout. */
+  private async materialize(key: string, bytes?: Uint8Array): Promise<void> {
+    const final = this.pathOf(key);
+    await this.writeDurably(final, final, bytes ?? this.files.read(key));
+    await fs.rm(final + PACKED_SUFFIX, { force: true });
+  }
+
+  private async packFor(key: string, bytes: Uint8Array): Promise<Packing | null> {
+    const g = this.packing ? groupOf(key) : null;
+    if (!g || bytes.byteLength > MAX_PACK_BYTES) return null;
+    let known = this.known.get(g.dir);
+    if (!known || known.max < g.seq - 1) known = await this.scan(g.dir);
+    const candidates = known.keys.filter((k) => k.seq < g.seq && Math.floor(k.seq / GROUP) === g.group).map((k) => k.key);
+    if (candidates.length === 0) return null;
+    const deleting = new Set(this.deletingKeys(candidates.slice(-2 * WINDOW)));
+    return choosePacking({ key, bytes, candidates, files: this.files, deflate: this.deflate, usable: (k) => !deleting.has(k) });
+  }
+
+  private deletingKeys(keys: string[]): string[] {
+    return keys.filter((k) => existsSync(this.pathOf(k) + DELETING_SUFFIX));
+  }
+
+  private anyGone(bases: string[]): boolean {
+    return this.deletingKeys(bases).length > 0 || bases.some((base) => !this.existsNow(base));
+  }
+
+  /** Either form of `key` is a file now. */
+  private existsNow(key: string): boolean {
+    const final = this.pathOf(key);
+    return [final, final + PACKED_SUFFIX].some((file) => statSync(file, { throwIfNoEntry: false })?.isFile() ?? false);
+  }
+
+  /** Re-reads which keys a directory holds (at start, or when another writer got ahead of this one). */
+  private async scan(dir: string): Promise<{ keys: { seq: number; key: string }[]; max: number }> {
+    const keys = (await this.list(dir)).flatMap((key) => {
+      const g = groupOf(key);
+      return g && g.dir === dir ? [{ seq: g.seq, key }] : [];
+    }).sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+    const known = { keys, max: keys.at(-1)?.seq ?? -1 };
+    this.known.set(dir, known);
+    return known;
+  }
+
+  private remember(key: string): void {
+    const g = groupOf(key);
+    const known = g && this.known.get(g.dir);
+    if (!g || !known || known.keys.some((k) => k.key === key)) return;
+    known.keys.push({ seq: g.seq, key });
+    if (g.seq < known.max) known.keys.sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+    known.max = Math.max(known.max, g.seq);
+  }
+
+  private forget(key: string): void {
+    const g = groupOf(key);
+    const known = g && this.known.get(g.dir);
+    if (known) known.keys = known.keys.filter((k) => k.key !== key);
   }
 
   /**
@@ -147,27 +257,60 @@ export class FsBlobStore implements BlobStore {
     try {
       return asUint8Array(await fs.readFile(this.pathOf(key)));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-        throw new LedgerError('blob_missing', `blob ${key} is missing from ${this.root}`);
-      }
-      throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
+    // Packed: a few small files inflated (the bases of recent reads are cached).
+    return Uint8Array.from(this.files.read(key));
   }
 
   async exists(key: string): Promise<boolean> {
-    try {
-      return (await fs.stat(this.pathOf(key))).isFile();
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-      throw error;
+    const final = this.pathOf(key);
+    for (const file of [final, final + PACKED_SUFFIX]) {
+      try {
+        if ((await fs.stat(file)).isFile()) return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+      }
     }
+    return false;
   }
 
   async delete(key: string): Promise<void> {
-    await fs.rm(this.pathOf(key), { force: true });
+    await this.deleteMany([key]);
   }
 
-  /** File names back to keys; temp files of writes in flight (`….tmp-…`) are not blobs yet. */
+  /**
+   * Removes the keys (an agent's blobs at once). Each is first marked as being deleted, so no new
+   * blob takes it as a base; packed blobs that keep one as a base and are not deleted too are
+   * rewritten whole; then the keys go. A crash at any point leaves every remaining blob readable.
+   */
+  async deleteMany(keys: readonly string[]): Promise<void> {
+    const doomed = new Set(keys);
+    const present: string[] = [];
+    for (const key of doomed) if (await this.exists(key)) present.push(key);
+    if (present.length === 0) return;
+    for (const key of present) await fs.writeFile(this.pathOf(key) + DELETING_SUFFIX, '');
+    await this.syncRoot();
+    const packed = (await fs.readdir(this.root)).filter((n) => n.endsWith(PACKED_SUFFIX)).map((n) => n.slice(0, -PACKED_SUFFIX.length).split('~').join('/'));
+    const dependants = packedDependants(packed, doomed, (k) => {
+      try {
+        return decodePackedHeader(k, readFileSync(this.pathOf(k) + PACKED_SUFFIX)).bases;
+      } catch {
+        return null;
+      }
+    });
+    for (const key of dependants) await this.materialize(key);
+    for (const key of present) {
+      await fs.rm(this.pathOf(key), { force: true });
+      await fs.rm(this.pathOf(key) + PACKED_SUFFIX, { force: true });
+      this.files.cache.drop(key);
+      this.forget(key);
+    }
+    await this.syncRoot();
+    for (const key of present) await fs.rm(this.pathOf(key) + DELETING_SUFFIX, { force: true });
+  }
+
+  /** File names back to keys (either form); temp files of writes in flight (`….tmp-…`) are not blobs yet. */
   async list(prefix = ''): Promise<string[]> {
     let names: string[];
     try {
@@ -176,7 +319,11 @@ export class FsBlobStore implements BlobStore {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
-    return names.filter((name) => /\.alf(-delta)?$/.test(name)).map((name) => name.split('~').join('/'))
-      .filter((key) => key.startsWith(prefix)).sort();
+    const keys = new Set<string>();
+    for (const name of names) {
+      const flat = BLOB_FILE.exec(name)?.[1];
+      if (flat) keys.add(flat.split('~').join('/'));
+    }
+    return [...keys].filter((key) => key.startsWith(prefix)).sort();
   }
 }

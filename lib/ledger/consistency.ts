@@ -17,6 +17,7 @@ import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
 import { isLedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
+import { PACKED_SUFFIX } from './blob-files';
 import type { Ledger } from './ledger';
 
 export interface DamagedBlob {
@@ -47,6 +48,8 @@ export interface UnledgeredBlob {
   agent_id: string;
   sequence: number;
   kind: EntryKind;
+  key: string;
+  /** Its whole-form file name (the blob may be stored packed beside it: read it through the store). */
   file: string;
   /** Whether it continues the agent's ledger (latest + 1, + 2, … without a gap): a lost commit. */
   chains: boolean;
@@ -58,21 +61,16 @@ const BLOB_NAME = /^([0-9a-f-]{36})~(\d+)-[0-9a-f]{16}\.(alf|alf-delta)$/;
 export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlob[]> {
   const store = ledger.blobs;
   if (!(store instanceof FsBlobStore)) return [];
-  let names: string[];
-  try {
-    names = await fs.readdir(store.root);
-  } catch {
-    return [];
-  }
+  // The store's own listing: a blob is in one of two files (whole or packed), never read directly here.
+  const keys = await store.list();
   const { sqlite } = ledger.db;
-  const referenced = new Set((sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[])
-    .map((key) => path.basename(store.pathOf(key))));
+  const referenced = new Set(sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[]);
   const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
   const found: UnledgeredBlob[] = [];
-  for (const name of names) {
-    const match = BLOB_NAME.exec(name);
-    if (!match || referenced.has(name)) continue;
-    found.push({ agent_id: match[1]!, sequence: Number(match[2]), kind: match[3] === 'alf' ? 'snapshot' : 'delta', file: path.join(store.root, name), chains: false });
+  for (const key of keys) {
+    const match = BLOB_NAME.exec(path.basename(store.pathOf(key)));
+    if (!match || referenced.has(key)) continue;
+    found.push({ agent_id: match[1]!, sequence: Number(match[2]), kind: match[3] === 'alf' ? 'snapshot' : 'delta', key, file: store.pathOf(key), chains: false });
   }
   found.sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.sequence - b.sequence || (a.kind === b.kind ? a.file.localeCompare(b.file) : a.kind === 'delta' ? -1 : 1));
   let agent: string | null = null;
@@ -121,8 +119,8 @@ export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): 
       continue;
     }
     try {
-      const bytes = new Uint8Array(await fs.readFile(blob.file));
-      const now = (await fs.stat(blob.file)).mtime;
+      const bytes = await ledger.blobs.get(blob.key);
+      const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
       if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
       const result = blob.kind === 'delta'
         ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })

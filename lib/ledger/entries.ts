@@ -89,6 +89,8 @@ export async function readEntryBytesFrom(blobs: BlobStore, entry: Pick<LedgerEnt
     bytes = await blobs.get(entry.blob_key);
   } catch (error) {
     if (error instanceof LedgerError && error.code === 'blob_missing') throw blobCorrupt(entry, `its blob ${entry.blob_key} is missing`, error);
+    // A packed blob whose file or base is damaged (blob-files.ts).
+    if (error instanceof LedgerError && error.code === 'blob_corrupt') throw blobCorrupt(entry, error.message.replace(/^blob /, 'its blob '), error);
     throw error;
   }
   if (sha256Hex(bytes) !== entry.sha256) throw blobCorrupt(entry, `its blob ${entry.blob_key} does not match its recorded sha256`);

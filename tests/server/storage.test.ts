@@ -6,6 +6,7 @@
  */
 import { useProcessStorage } from '@/lib/storage/open';
 import { embeddedLedger } from '@/lib/storage/embedded';
+import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -108,7 +109,7 @@ describe('a damaged blob', () => {
     const plan = await call(`${url}/agents/${agent}/restore`, { key });
     const { sqlite } = openDatabase(dataDir);
     const deltaBlob = sqlite.prepare("SELECT blob_key FROM ledger_entries WHERE agent_id = ? AND seq = 1").pluck().get(agent) as string;
-    const file = path.join(dataDir, 'blobs', deltaBlob.split('/').join('~'));
+    const file = new FsBlobStore(path.join(dataDir, 'blobs')).fileOf(deltaBlob)!;
     const bytes = fs.readFileSync(file);
     bytes[bytes.length - 30] = bytes[bytes.length - 30]! ^ 0xff;
     fs.writeFileSync(file, bytes);

@@ -4,6 +4,7 @@ import { Command } from 'commander';
 import { afterEach, expect, it, vi } from 'vitest';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
+import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { CliError } from '../output';
 import { registerIndexCommand } from './index-cmd';
 
@@ -45,9 +46,14 @@ it('reports every damaged blob, not just the first, and leaves the index as it w
     }
     const before = dumpIndex(ledger);
     const entries = ledger.db.sqlite.prepare('SELECT seq, blob_key FROM ledger_entries ORDER BY seq').all() as { seq: number; blob_key: string }[];
-    const file = (key: string) => path.join(dir, 'blobs', key.split('/').join('~'));
-    fs.rmSync(file(entries[1]!.blob_key));
-    fs.appendFileSync(file(entries[3]!.blob_key), 'x');
+    // At rest each delta is packed against the blob before it: damaging sequence 2 makes 3 and 4
+    // unreadable too (their base is gone), and the rebuild must name all of them.
+    const store = new FsBlobStore(path.join(dir, 'blobs'));
+    const file = (key: string) => store.fileOf(key)!;
+    const damaged = fs.readFileSync(file(entries[2]!.blob_key));
+    damaged[damaged.length >> 1] = damaged[damaged.length >> 1]! ^ 0xff;
+    fs.writeFileSync(file(entries[2]!.blob_key), damaged);
+    fs.rmSync(file(entries[4]!.blob_key));
     vi.spyOn(process.stderr, 'write').mockImplementation(() => true);
     const program = new Command().exitOverride();
     registerIndexCommand(program);
@@ -55,9 +61,9 @@ it('reports every damaged blob, not just the first, and leaves the index as it w
     expect(failure).toBeInstanceOf(CliError);
     expect((failure as CliError).code).toBe('blob_corrupt');
     const message = (failure as CliError).message;
-    expect(message).toMatch(/^2 ledger blob\(s\) are missing or damaged/);
-    expect(message).toContain(`agent ${agent} sequence ${entries[1]!.seq}`);
-    expect(message).toContain(`agent ${agent} sequence ${entries[3]!.seq}`);
+    expect(message).toMatch(/^3 ledger blob\(s\) are missing or damaged/);
+    for (const seq of [2, 3, 4]) expect(message).toContain(`agent ${agent} sequence ${entries[seq]!.seq}`);
+    expect(message).not.toContain(`agent ${agent} sequence ${entries[1]!.seq}`);
     expect(dumpIndex(ledger)).toEqual(before);
     expect(fs.existsSync(path.join(dir, 'rebuilding.pid'))).toBe(false);
   } finally {
