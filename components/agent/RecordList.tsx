@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';

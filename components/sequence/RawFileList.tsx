@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { RawChange, SequenceOp } from '@/lib/ui/api-types';
 import { recordTitle } from '@/lib/ui/record-text';
 import { formatBytes, plural } from '@/lib/ui/format';
