@@ -52,7 +52,7 @@ test('search: one search request per page load', async ({ page }) => {
     if (new URL(request.url()).pathname === '/api/search') searches.push(request.url());
   });
   await page.goto('/search?q=10.42.0');
-  await expect(page.getByTestId('appearances')).toBeVisible();
+  await expect(page.getByTestId('first-appearance')).toBeVisible();
   await settle(page);
   expect(searches).toHaveLength(1);
 });
