@@ -121,6 +121,25 @@ test.describe('paging at fleet scale', () => {
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
   });
 
+  test('the lineage API without parameters gives the first page of 50 (newest first) and a cursor, not every version', async ({ request, seed }) => {
+    const { kepler } = seed.paging!;
+    const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };
+    const url = `/api/agents/${kepler.agentId}/records/${records.items[0]!.record_id}`;
+    type LineagePage = { versions: { seq: number }[]; version_count: number; next_cursor: string | null };
+    const first = (await (await request.get(url)).json()) as LineagePage;
+    expect(first.version_count).toBe(kepler.versions);
+    expect(first.versions.map((v) => v.seq)).toEqual(Array.from({ length: 50 }, (_, i) => kepler.versions - 1 - i));
+    expect(first.next_cursor).not.toBeNull();
+    const seqs = first.versions.map((v) => v.seq);
+    for (let cursor = first.next_cursor; cursor; ) {
+      const page = (await (await request.get(`${url}?cursor=${cursor}`)).json()) as LineagePage;
+      seqs.push(...page.versions.map((v) => v.seq));
+      cursor = page.next_cursor;
+    }
+    expect(seqs).toEqual(Array.from({ length: kepler.versions }, (_, i) => kepler.versions - 1 - i));
+    expect((await request.get(`${url}?all=1`)).status()).toBe(400);
+  });
+
   test('a lineage of 130 versions draws 50, loads older ones, and a permalink to the first version opens at it', async ({ page, request, seed }) => {
     const { kepler } = seed.paging!;
     const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };
