@@ -8,6 +8,7 @@ import { listAgentsWithStats } from '@/lib/history/queries';
 import { getLedger } from '@/lib/server/db';
 import { requestScope } from './api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { FLEET_FEED_PAGE } from '@/lib/ui/page-window';
 import { Prefetched } from './_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
@@ -26,7 +27,7 @@ export default async function FleetPage() {
           <FleetTable />
         </Panel>
         <Suspense fallback={<LoadingRows />}>
-          <ChangesPanel title="Fleet changes" />
+          <ChangesPanel title="Fleet changes" pageSize={FLEET_FEED_PAGE} />
         </Suspense>
       </div>
     </Prefetched>
