@@ -6,6 +6,7 @@ import { Panel } from '@/components/ui/Panel';
 import { LoadingRows } from '@/components/ui/States';
 import { requestScope, storage } from './api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
+import { FLEET_FEED_PAGE } from '@/lib/ui/page-window';
 import { Prefetched } from './_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
@@ -25,7 +26,7 @@ export default async function FleetPage() {
           <FleetTable />
         </Panel>
         <Suspense fallback={<LoadingRows />}>
-          <ChangesPanel title="Fleet changes" />
+          <ChangesPanel title="Fleet changes" pageSize={FLEET_FEED_PAGE} />
         </Suspense>
       </div>
     </Prefetched>

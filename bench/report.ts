@@ -1,4 +1,9 @@
-/** Writes `bench/results.json` and the markdown table `bench/RESULTS.md`. */
+/**
+ * Writes `bench/results.json` and the markdown table `bench/RESULTS.md`. The file is regenerated,
+ * but hand-written sections marked `<!-- keep:NAME -->…<!-- /keep -->` and the section that
+ * `npm run bench:ui-scale` writes (`<!-- ui-scale:start -->…<!-- ui-scale:end -->`) are carried
+ * over from the previous file, in their order, after the generated part.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +31,20 @@ export function machineInfo(): BenchReport['machine'] {
 }
 
 const fmt = (n: number | null) => (n === null ? '—' : Math.abs(n) >= 100 ? n.toFixed(0) : String(n));
+
+/** Marked sections another writer owns: hand-written ones, and the ui-scale bench's. */
+const KEPT = /<!-- keep:([\w.-]+) -->[\s\S]*?<!-- \/keep -->|<!-- ui-scale:start -->[\s\S]*?<!-- ui-scale:end -->/g;
+
+/** The marked sections of a previous RESULTS.md, verbatim and in order. */
+export function keptSections(previous: string): string[] {
+  return previous.match(KEPT) ?? [];
+}
+
+/** The generated markdown followed by the previous file's marked sections. */
+export function withKeptSections(generated: string, previous: string): string {
+  const kept = keptSections(previous);
+  return kept.length === 0 ? generated : `${generated.trimEnd()}\n\n${kept.join('\n\n')}\n`;
+}
 
 export function writeReport(dir: string, report: BenchReport): void {
   fs.writeFileSync(path.join(dir, 'results.json'), `${JSON.stringify(report, null, 2)}\n`);
@@ -62,5 +81,6 @@ Options: \`--turns N\`, \`--builder sync|pipeline\`, \`--work DIR\` (history wor
 directory under \`/dev/shm\` when it exists, else the OS temp dir), \`--keep\` (keep the work directories),
 \`--skip-50k\`, \`--skip-http\`, \`--skip-ingest\`. The last line printed is one JSON object \`{"results":[…]}\`.
 `;
-  fs.writeFileSync(path.join(dir, 'RESULTS.md'), md);
+  const file = path.join(dir, 'RESULTS.md');
+  fs.writeFileSync(file, withKeptSections(md, fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : ''));
 }

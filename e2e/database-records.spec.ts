@@ -8,6 +8,7 @@ import { settle } from './every-page';
 import { expect, test } from './fixtures';
 import { WorkspacePage } from './pages/workspace-page';
 import { untarGz } from './untar';
+import { formatBytes } from '@/lib/ui/format';
 
 interface AgentJson { id: string; name: string; runtime: string; latest_sequence: number | null }
 
@@ -53,6 +54,18 @@ test('a ZeroClaw workspace shows its brain.db rows as a table linked to their li
     db.close();
   }
 
+  // The file tree lists that brain.db too: its size in the download, what it is, and a way to its rows.
+  const entry = page.getByTestId('tree-database');
+  await expect(entry).toHaveAttribute('data-path', 'data/memory/brain.db');
+  await expect(entry.getByTestId('tree-database-size')).toHaveText(formatBytes(files.get('data/memory/brain.db')!.byteLength));
+  await expect(entry.getByTestId('tree-database-label')).toHaveText(`database — rebuilt from records at #${scout.latest_sequence}`);
+  const database = (await (await request.get(`/api/agents/${scout.id}/workspace/database?seq=0`)).json()) as { path: string; size: number; seq: number };
+  expect(database).toMatchObject({ path: 'data/memory/brain.db', seq: 0 });
+  expect([400, 404]).toContain((await request.get(`/api/agents/${scout.id}/workspace/database?seq=999`)).status());
+  await entry.click();
+  await expect(page).toHaveURL(/#database-records$/);
+  await expect(table).toBeInViewport();
+
   await row.getByTestId('database-row-key').click();
   await page.getByTestId('lineage-page').waitFor();
   await expect(page).toHaveURL(new RegExp(`/memories/${first.record_id}`));
@@ -80,6 +93,13 @@ test('a Hermes workspace shows its state.db sessions', async ({ page, request })
   await workspace.goto(hermes.id);
   await expect(page.getByTestId('database-records')).toContainText('state.db');
   await expect(page.getByTestId('database-row')).toHaveCount(Math.min(api.total, 200));
+  const entry = page.getByTestId('tree-database');
+  await expect(entry).toHaveAttribute('data-path', 'state.db');
+  await expect(entry.getByTestId('tree-database-label')).toHaveText(`database — rebuilt from records at #${hermes.latest_sequence}`);
+  const files = await untarGz(fs.readFileSync(await (await workspace.download('tar.gz')).path()));
+  await expect(entry.getByTestId('tree-database-size')).toHaveText(formatBytes(files.get('state.db')!.byteLength));
+  const openclaw = agents.find((a) => a.runtime === 'openclaw' && a.latest_sequence !== null)!;
+  expect(await (await request.get(`/api/agents/${openclaw.id}/workspace/database`)).json()).toMatchObject({ path: null, size: null });
 });
 
 for (const scheme of ['light', 'dark'] as const) {

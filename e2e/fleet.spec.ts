@@ -38,4 +38,9 @@ test("the fleet's change count takes a moved memory once, and its sparkline draw
   await fleet.goto();
   await expect(fleet.row(vega.name).getByTestId('changed-7d-count')).toHaveText(String(ids.size - pairs));
   await expect(fleet.row(vega.name).getByTestId('activity-sparkline').locator('path[fill="#7c3aed"]').first()).toBeAttached();
+  // One path per op, not an element per bar: the fleet table draws one sparkline per agent (101 at fleet scale).
+  const sparkline = fleet.row(vega.name).getByTestId('activity-sparkline');
+  expect(await sparkline.locator('*').count()).toBeLessThanOrEqual(6);
+  await sparkline.hover({ position: { x: 138, y: 14 } });
+  await expect(sparkline).toContainText(/\+\d+ ~\d+ −\d+ →\d+/);
 });

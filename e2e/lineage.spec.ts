@@ -118,7 +118,7 @@ test('a ZeroClaw memory has no heading: its lineage shows its key and is titled 
   const row = agent.records.first();
   const recordId = await row.getAttribute('data-record-id');
   const versions = (await (await request.get(`/api/agents/${scout!.id}/records/${recordId}`)).json()).versions as { record: { raw_source_format: { key: string } } }[];
-  const key = versions.at(-1)!.record.raw_source_format.key;
+  const key = versions[0]!.record.raw_source_format.key; // newest first
   expect(key).toMatch(/^[a-z0-9_]+$/);
   await expect(row.getByTestId('record-link')).toHaveText(key); // the list names it by its key too
 

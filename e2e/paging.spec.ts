@@ -68,10 +68,10 @@ test.describe('paging at fleet scale', () => {
     await panel.getByTestId('agent-filter').selectOption(orion.agentId);
     await expect(page).toHaveURL(new RegExp(`agent=${orion.agentId}`));
     const rows = panel.getByTestId('change-row');
-    await expect(rows).toHaveCount(200, { timeout: 60_000 });
+    await expect(rows).toHaveCount(100, { timeout: 60_000 }); // the home feed's page (FLEET_FEED_PAGE)
     // Only Orion's changes: every row links to Orion's sequences.
     expect(await rows.evaluateAll((els, id) => els.every((e) => e.querySelector(`a[href^="/agents/${id}/sequences/"]`)), orion.agentId)).toBe(true);
-    await expect(panel.getByTestId('changes-count')).toContainText('200+ since');
+    await expect(panel.getByTestId('changes-count')).toContainText('100+ since');
 
     const { seen, maxDrawn } = await loadAll(page, rows, panel.getByTestId('load-more'), rowKeys);
     expect(seen).toEqual(expected);
@@ -80,9 +80,9 @@ test.describe('paging at fleet scale', () => {
     const newer = panel.getByTestId('load-newer');
     await expect(newer).toBeVisible();
     await newer.click();
-    const pages = Math.ceil(expected.length / 200);
-    const firstHeld = pages - MAX_DRAWN / 200; // the index of the first page the window still holds
-    await expect.poll(async () => (await rowKeys(rows))[0]).toBe(expected[(firstHeld - 1) * 200]);
+    const pages = Math.ceil(expected.length / 100);
+    const firstHeld = pages - MAX_DRAWN / 100; // the index of the first page the window still holds
+    await expect.poll(async () => (await rowKeys(rows))[0]).toBe(expected[(firstHeld - 1) * 100]);
     expect(await rows.count()).toBeLessThanOrEqual(MAX_DRAWN);
   });
 
@@ -119,6 +119,25 @@ test.describe('paging at fleet scale', () => {
     await expect(raw).toContainText(`${orion.items} record ops`);
     await expect(raw.getByTestId('raw-file-op')).toHaveCount(20);
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
+  });
+
+  test('the lineage API without parameters gives the first page of 50 (newest first) and a cursor, not every version', async ({ request, seed }) => {
+    const { kepler } = seed.paging!;
+    const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };
+    const url = `/api/agents/${kepler.agentId}/records/${records.items[0]!.record_id}`;
+    type LineagePage = { versions: { seq: number }[]; version_count: number; next_cursor: string | null };
+    const first = (await (await request.get(url)).json()) as LineagePage;
+    expect(first.version_count).toBe(kepler.versions);
+    expect(first.versions.map((v) => v.seq)).toEqual(Array.from({ length: 50 }, (_, i) => kepler.versions - 1 - i));
+    expect(first.next_cursor).not.toBeNull();
+    const seqs = first.versions.map((v) => v.seq);
+    for (let cursor = first.next_cursor; cursor; ) {
+      const page = (await (await request.get(`${url}?cursor=${cursor}`)).json()) as LineagePage;
+      seqs.push(...page.versions.map((v) => v.seq));
+      cursor = page.next_cursor;
+    }
+    expect(seqs).toEqual(Array.from({ length: kepler.versions }, (_, i) => kepler.versions - 1 - i));
+    expect((await request.get(`${url}?all=1`)).status()).toBe(400);
   });
 
   test('a lineage of 130 versions draws 50, loads older ones, and a permalink to the first version opens at it', async ({ page, request, seed }) => {

@@ -107,12 +107,15 @@ describe('cursor-paged routes', () => {
     const id = manifest.agentId;
     const ids = ((await (await records(req('/api/x?limit=1000'), params({ id }))).json()) as { items: { record_id: string }[] }).items.map((r) => r.record_id);
     for (const recordId of ids) {
-      const whole = ((await (await GET(req('/api/x'), params({ id, recordId }))).json()) as { versions: { seq: number }[] }).versions.map((v) => v.seq);
+      const whole = await walk<{ versions: { seq: number }[] }>((c) => GET(req(`/api/x${c ? `?cursor=${c}` : ''}`), params({ id, recordId })), (p) => p.versions.map((v) => v.seq));
+      whole.reverse();
       const walked = await walk<{ versions: { seq: number }[] }>((c) => GET(req(`/api/x?limit=1&order=oldest${c ? `&cursor=${c}` : ''}`), params({ id, recordId })), (p) => p.versions.map((v) => v.seq));
       expect(walked).toEqual(whole);
     }
     const recordId = ids[0]!;
     for (const bad of BAD) expect((await GET(req(`/api/x?limit=2&cursor=${bad}`), params({ id, recordId }))).status).toBe(400);
     expect((await GET(req('/api/x?order=sideways'), params({ id, recordId }))).status).toBe(400);
+    // No "every version" form: unknown parameters and oversized pages are refused.
+    for (const bad of ['?all', '?all=1', '?limit=501', '?limit=0']) expect((await GET(req(`/api/x${bad}`), params({ id, recordId }))).status).toBe(400);
   });
 });

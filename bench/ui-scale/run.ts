@@ -7,6 +7,7 @@
  *   --small        a small fleet (10 × 50, one agent of 5,000 memories × 200 syncs) to try the bench out
  *   --reps N       measured visits per page (default 5)
  *   --no-write     print the table, write no result file
+ *   --only A,B     only the pages whose name contains A or B (with --no-write: a partial run)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -60,7 +61,8 @@ async function main(): Promise<void> {
   });
   const results: PageResult[] = [];
   try {
-    for (const page of benchPages(fleet.manifest, ids)) {
+    const only = value('--only')?.split(',').filter(Boolean);
+    for (const page of benchPages(fleet.manifest, ids).filter((p) => !only || only.some((o) => p.name.includes(o)))) {
       const visit = () => visitPage({ browser, baseUrl: server.url, url: page.url, timingLog, timeoutMs: PAGE_TIMEOUT_MS });
       const t0 = performance.now();
       const warm = await visit();

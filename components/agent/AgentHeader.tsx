@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import { usePathname } from 'next/navigation';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { agentPageCrumbs } from '@/lib/ui/breadcrumbs';

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
@@ -25,7 +25,8 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
         <Link href={routes.lineage(agentId, record.record_id)} className="truncate font-medium text-ink hover:text-accent hover:underline" data-testid="record-link">
           {recordTitle(record)}
         </Link>
-        <ShortId id={record.record_id} />
+        {/* No copy button per row: 200 rows × 4 elements; the lineage page copies the id. */}
+        <ShortId id={record.record_id} copy={false} />
         <span className="ml-auto shrink-0 text-[11px] text-faint">
           last changed{' '}
           <Link href={routes.sequence(agentId, record.seq)} className="font-mono text-accent hover:underline">

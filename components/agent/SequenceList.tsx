@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { useSequences } from '@/lib/ui/hooks/use-sequences';

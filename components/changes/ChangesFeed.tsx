@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
 import { formatDay, formatTime } from '@/lib/ui/format';

@@ -55,13 +55,13 @@ function AgentFilter({ value, onChange }: { value: string; onChange: (agent: str
  * URL (`since`, `op`, `agent`), keyset-paged: "load more" brings the next page, and at most
  * MAX_DRAWN_ROWS changes are drawn ("show newer" brings back the pages the window let go).
  */
-export function ChangesPanel({ agentId, title = 'Changes' }: { agentId?: string; title?: string }) {
+export function ChangesPanel({ agentId, title = 'Changes', pageSize }: { agentId?: string; title?: string; pageSize?: number }) {
   const url = useUrlState();
   const agentFilter = agentId ? '' : (url.get('agent') ?? '');
   const { mode, date } = parseSince(url.get('since'));
   const op = (['create', 'update', 'delete', 'move'] as const).find((o) => o === url.get('op')) ?? 'all';
   const since = mode === 'date' ? `${date}T00:00:00Z` : mode;
-  const query = useChanges({ since, agent: agentId ?? (agentFilter || undefined), op: op === 'all' ? undefined : op });
+  const query = useChanges({ since, agent: agentId ?? (agentFilter || undefined), op: op === 'all' ? undefined : op }, pageSize);
   const first = query.data?.pages[0];
   const groups = query.data ? mergePages(query.data.pages) : [];
   const count = changeCount({ groups });

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { CompareFile } from '@/lib/history/queries/compare';
 import { formatBytes } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { CompareMemory } from '@/lib/history/queries/compare';
 import { recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import { useAgents } from '@/lib/ui/hooks/use-agents';
 import { plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { ReactNode } from 'react';
 import type { Lineage } from '@/lib/ui/api-types';
 import { formatDate, formatDateTime } from '@/lib/ui/format';

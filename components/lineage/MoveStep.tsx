@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';

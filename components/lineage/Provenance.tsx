@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { Lineage } from '@/lib/ui/api-types';
 import { routes } from '@/lib/ui/routes';
 

@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import clsx from 'clsx';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { diffStats, wordDiff } from '@/lib/ui/diff';

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { Appearance, FactStatus } from '@/lib/history/queries';
 import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { Suggestion } from '@/lib/history/queries';
 import { routes } from '@/lib/ui/routes';
 

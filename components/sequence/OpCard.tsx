@@ -1,5 +1,5 @@
 import { memo } from 'react';
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { SequenceOp } from '@/lib/ui/api-types';
 import { diffStats, wordDiff } from '@/lib/ui/diff';
 import { shortId } from '@/lib/ui/format';

@@ -1,9 +1,14 @@
-import Link from 'next/link';
+'use client';
+
+import { useState } from 'react';
+import Link from '@/components/ui/Link';
 import type { RawChange, SequenceOp } from '@/lib/ui/api-types';
 import { recordTitle } from '@/lib/ui/record-text';
 import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
+import { RAW_FILES_PAGE, rawFileWindow } from '@/lib/ui/raw-file-window';
 import { Badge, type BadgeTone } from '../ui/Badge';
+import { Button } from '../ui/Button';
 import { EmptyState } from '../ui/States';
 import { PathText } from '../ui/PathText';
 import { visibleName } from '../ui/SafeName';
@@ -16,13 +21,22 @@ const SIGN: Record<SequenceOp['op'], { sign: string; color: string }> = {
   move: { sign: '→', color: 'text-violet-700' },
 };
 
-/** The raw workspace files a sync changed, each opening the workspace at that sequence. */
+/**
+ * The raw workspace files a sync changed, each opening the workspace at that sequence, with the
+ * record ops each file carries (at most 20 per file from the API), bounded by rawFileWindow: a
+ * page of files at a time, and a budget of op links inline (files further down list theirs behind
+ * a button).
+ */
 export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: number; raw: RawChange[]; ops: SequenceOp[] }) {
+  const [shown, setShown] = useState(RAW_FILES_PAGE);
+  const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   const byId = new Map(ops.map((o) => [o.record_id, o]));
   if (raw.length === 0) return <EmptyState title="No raw file changed" />;
+  const { files, inline, hidden } = rawFileWindow(raw, shown);
   return (
+    <>
     <ul className="divide-y divide-line" data-testid="raw-file-list">
-      {raw.map((f) => (
+      {files.map((f) => (
         <li key={`${f.entry_kind}-${f.path}`} data-testid="raw-file" data-path={f.path} className="px-4 py-2">
           <div className="flex items-center gap-2">
             <Badge tone={TONE[f.change] ?? 'neutral'}>{f.change}</Badge>
@@ -40,7 +54,17 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
             {f.change !== 'deleted' && `${formatBytes(f.size)} · `}
             {f.record_count > 0 ? plural(f.record_count, 'record op') : 'no record op'}
           </div>
-          {f.record_ids.length > 0 && (
+          {f.record_ids.length > 0 && !inline.has(f.path) && !opened.has(f.path) && (
+            <button
+              type="button"
+              className="mt-1 pl-1 text-[11px] text-accent hover:underline"
+              data-testid="raw-file-ops-toggle"
+              onClick={() => setOpened(new Set([...opened, f.path]))}
+            >
+              Show its record ops
+            </button>
+          )}
+          {f.record_ids.length > 0 && (inline.has(f.path) || opened.has(f.path)) && (
             <ul className="mt-1 space-y-0.5 pl-1">
               {f.record_ids.map((id) => {
                 const op = byId.get(id);
@@ -61,5 +85,13 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
         </li>
       ))}
     </ul>
+    {hidden > 0 && (
+      <div className="border-t border-line p-3 text-center">
+        <Button onClick={() => setShown(shown + RAW_FILES_PAGE)} testId="raw-file-more-files">
+          Show {Math.min(RAW_FILES_PAGE, hidden)} more of {plural(hidden, 'file')}
+        </Button>
+      </div>
+    )}
+    </>
   );
 }

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { SequenceDetail, SequenceOp } from '@/lib/ui/api-types';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { useSequence, useSequenceOps } from '@/lib/ui/hooks/use-sequences';

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { ReactNode } from 'react';
 
 /** A page that does not exist: what was asked for, and where to go instead (real pages only). */

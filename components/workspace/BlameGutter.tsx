@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { BlameBlock } from '@/lib/history/queries/blame';
 import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { recordTitle } from '@/lib/ui/record-text';

@@ -1,6 +1,6 @@
 'use client';
 
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import { useState } from 'react';
 import type { DatabaseRecordItem } from '@/lib/history/queries';
 import { DATABASE_PAGE_ROWS, useDatabaseRecords } from '@/lib/ui/hooks/use-database-records';

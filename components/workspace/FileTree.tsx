@@ -5,6 +5,7 @@ import type { WorkspaceFile } from '@/lib/ui/api-types';
 import { formatBytes } from '@/lib/ui/format';
 import { FileIcon, FolderIcon } from '../ui/icons';
 import { SafeName, visibleName } from '@/components/ui/SafeName';
+import { PathText } from '../ui/PathText';
 
 interface Dir {
   name: string;
@@ -83,10 +84,44 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
   );
 }
 
-/** The workspace's files as a folder tree; files written at this sequence are marked. */
-export function FileTree({ files, selected, seq, onSelect }: { files: WorkspaceFile[]; selected: string | null; seq: number; onSelect: (p: string) => void }) {
+/** A ZeroClaw/Hermes workspace's database file: not stored as bytes, rebuilt from the records at `seq`. */
+export interface TreeDatabase {
+  path: string;
+  /** Bytes as the downloads carry it; null while it is being rebuilt. */
+  size: number | null;
+  seq: number;
+}
+
+/** The database's entry: its path and size, and a link to its rows (the records table above the tree). */
+function DatabaseNode({ database }: { database: TreeDatabase }) {
+  const label = `database — rebuilt from records at #${database.seq}`;
+  return (
+    <li>
+      <a
+        href="#database-records"
+        data-testid="tree-database"
+        data-path={database.path}
+        title={`${visibleName(database.path)}${database.size === null ? '' : ` · ${formatBytes(database.size)}`} · ${label}: its rows are the table above`}
+        className="flex w-full items-start gap-1.5 py-1 pl-2.5 pr-2 text-left text-[12px] text-ink hover:bg-zinc-50"
+      >
+        <FileIcon />
+        <span className="min-w-0 flex-1">
+          <span className="block break-words font-mono"><PathText path={database.path} /></span>
+          <span className="block text-[10.5px] text-muted" data-testid="tree-database-label">{label}</span>
+        </span>
+        <span className="ml-auto shrink-0 font-mono text-[10px] text-muted" data-testid="tree-database-size">
+          {database.size === null ? '…' : formatBytes(database.size)}
+        </span>
+      </a>
+    </li>
+  );
+}
+
+/** The workspace's files as a folder tree; files written at this sequence are marked; a runtime's database file first. */
+export function FileTree({ files, selected, seq, onSelect, database }: { files: WorkspaceFile[]; selected: string | null; seq: number; onSelect: (p: string) => void; database?: TreeDatabase | null }) {
   return (
     <ul className="py-1" data-testid="file-tree">
+      {database && <DatabaseNode database={database} />}
       <DirNode dir={buildTree(files)} depth={0} selected={selected} seq={seq} onSelect={onSelect} />
     </ul>
   );

@@ -1,4 +1,4 @@
-import Link from 'next/link';
+import Link from '@/components/ui/Link';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import type { FileSection } from '@/lib/ui/sections';
 import { routes } from '@/lib/ui/routes';

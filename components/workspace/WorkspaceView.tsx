@@ -5,6 +5,7 @@ import { AS_OF_FORMAT, parseAsOf } from '@/lib/ui/as-of';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
+import { useRestoredDatabase } from '@/lib/ui/hooks/use-database-records';
 import { formatDateTime, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { LinkButton } from '../ui/Button';
@@ -30,6 +31,9 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   const file = url.get('file');
   const compare = intParam(url.get('compare'));
   const tree = useWorkspaceTree(agentId, seq);
+  // ZeroClaw and Hermes workspaces hold a database rebuilt from the records (what the downloads carry).
+  const hasDatabase = agent?.runtime === 'zeroclaw' || agent?.runtime === 'hermes';
+  const database = useRestoredDatabase(agentId, seq ?? 0, hasDatabase && seq !== null);
   const asOf = url.get('as_of');
   const asOfIso = parseAsOf(asOf);
   const resolved = useSequenceAt(agentId, asOfIso);
@@ -74,7 +78,11 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
           onAsOf={(value) => url.set({ as_of: value, seq: null })}
         />
       </Panel>
-      {(agent?.runtime === 'zeroclaw' || agent?.runtime === 'hermes') && <DatabaseRecords agentId={agentId} seq={seq} />}
+      {hasDatabase && (
+        <div id="database-records" className="scroll-mt-16">
+          <DatabaseRecords agentId={agentId} seq={seq} />
+        </div>
+      )}
       {tree.error ? (
         <ErrorState error={tree.error} retry={() => void tree.refetch()} />
       ) : (
@@ -90,7 +98,13 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
               <EmptyState title="No files at this sequence" />
             ) : (
               <div className={tree.isPlaceholderData ? 'opacity-60' : undefined}>
-                <FileTree files={tree.data.files} selected={file} seq={seq} onSelect={(p) => url.set({ file: p })} />
+                <FileTree
+                  files={tree.data.files}
+                  selected={file}
+                  seq={seq}
+                  onSelect={(p) => url.set({ file: p })}
+                  database={hasDatabase ? { path: database.data?.path ?? (agent?.runtime === 'zeroclaw' ? 'data/memory/brain.db' : 'state.db'), size: database.data?.seq === seq ? database.data.size : null, seq } : null}
+                />
               </div>
             )}
           </Panel>

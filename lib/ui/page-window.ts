@@ -8,6 +8,8 @@ export const MAX_DRAWN_ROWS = 2000;
 
 /** Page sizes: changes of the feeds, ops of one kind in the sequence view, versions in the lineage. */
 export const CHANGES_PAGE = 200;
+/** The home page's fleet feed: below the fleet table (101 rows at fleet scale), so half a page keeps home under 5,000 elements. */
+export const FLEET_FEED_PAGE = 100;
 export const OPS_PAGE = 100;
 export const LINEAGE_PAGE = 50;
 export const RECORDS_PAGE = 200;

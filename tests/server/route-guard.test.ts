@@ -59,6 +59,7 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/workspace/blame': ['?path=MEMORY.md', '?seq=0&path=MEMORY.md'],
   '/api/agents/[id]/workspace/download': ['?format=tar.gz', '?format=zip', '?format=alf'],
   '/api/agents/[id]/workspace/records': [''],
+  '/api/agents/[id]/workspace/database': [''],
   '/api/changes': ['', '?agent={id}'],
   '/api/search': ['?q=fact', '?q=fact&agent={id}'],
 };

@@ -84,17 +84,41 @@ function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, s
   return { appearances, timelines: [...timelines.values()] };
 }
 
+/** Each agent searched with the (agent, record) pairs of its matched records. */
+function pairsPerAgent(pairs: readonly string[]): Map<string, string[]> {
+  const out = new Map<string, string[]>();
+  for (const pair of pairs) {
+    const agent = (JSON.parse(pair) as [string, string])[0];
+    const list = out.get(agent);
+    if (list) list.push(pair);
+    else out.set(agent, [pair]);
+  }
+  return out;
+}
+
 /**
  * A record moved to another file has no version at the move's sequence (the moved-to record's
  * `move` row carries the content, with `moved_from` naming it): it stops holding the fact there,
  * as if edited away, so each such move is put into the moved-from record's timeline (op `moved`).
+ * An agent's moves are few next to a broad search's matched records: when the agent has no more
+ * moves than matched records they are all read from the moves index (one range), otherwise each
+ * matched record's moves are looked up; either way only the matched records' moves are kept.
  */
 function addMovesAway(db: LineageDb, pairs: readonly string[], timelines: Map<string, RecordTimeline & { agent_id: string }>): void {
   if (pairs.length === 0) return;
-  const moves = db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
-    SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM json_each(${`[${pairs.join(',')}]`}) j
-    CROSS JOIN record_versions m ON m.agent_id = j.value ->> 0 AND m.moved_from = j.value ->> 1
-    WHERE m.op = 'move'`);
+  const countMoves = db.sqlite.prepare('SELECT count(*) FROM (SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from IS NOT NULL LIMIT ?)').pluck();
+  const moves: { agent_id: string; record_id: string; seq: number }[] = [];
+  for (const [agent, agentPairs] of pairsPerAgent(pairs)) {
+    const fewMoves = (countMoves.get(agent, agentPairs.length + 1) as number) <= agentPairs.length;
+    moves.push(...(fewMoves
+      ? db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
+          SELECT agent_id, moved_from AS record_id, seq FROM record_versions
+          WHERE agent_id = ${agent} AND moved_from IS NOT NULL AND op = 'move'`)
+      : db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
+          SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM json_each(${`[${agentPairs.join(',')}]`}) j
+          CROSS JOIN record_versions m ON m.agent_id = j.value ->> 0 AND m.moved_from = j.value ->> 1
+          WHERE m.op = 'move'`)));
+  }
   for (const move of moves) {
     const timeline = timelines.get(key(move.agent_id, move.record_id));
     if (!timeline || timeline.versions.some((v) => v.seq === move.seq)) continue;
@@ -108,11 +132,17 @@ function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], timeli
   const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
     SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
   const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
+  const perAgent = new Map<string, RecordTimeline[]>();
+  for (const t of timelines) {
+    const list = perAgent.get(t.agent_id);
+    if (list) list.push(t);
+    else perAgent.set(t.agent_id, [t]);
+  }
   return agents.map((agent_id) => ({
     agent_id,
     ...factStatus({
       latestSequence: latest.get(agent_id) ?? 0,
-      timelines: timelines.filter((t) => t.agent_id === agent_id),
+      timelines: perAgent.get(agent_id) ?? [],
       isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
     }),
   }));

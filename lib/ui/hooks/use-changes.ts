@@ -7,12 +7,12 @@ import { CHANGES_PAGE, windowOptions } from '../page-window';
 import { queryKeys, type ChangeFilters } from '../query-keys';
 
 
-/** The change feed, keyset-paged ("load more"), at most MAX_DRAWN_ROWS changes held at once. */
-export function useChanges(filters: ChangeFilters) {
+/** The change feed, keyset-paged ("load more") by `pageSize`, at most MAX_DRAWN_ROWS changes held at once. */
+export function useChanges(filters: ChangeFilters, pageSize = CHANGES_PAGE) {
   return useInfiniteQuery({
-    queryKey: queryKeys.changes(filters),
-    queryFn: ({ pageParam, signal }) => api.changes(filters, pageParam.cursor, CHANGES_PAGE, signal),
-    ...windowOptions<Changes>(CHANGES_PAGE),
+    queryKey: [...queryKeys.changes(filters), pageSize] as const,
+    queryFn: ({ pageParam, signal }) => api.changes(filters, pageParam.cursor, pageSize, signal),
+    ...windowOptions<Changes>(pageSize),
     placeholderData: keepPreviousData,
   });
 }
