@@ -8,6 +8,7 @@ import { getLedger } from '@/lib/server/db';
 import { pageTitle } from '@/lib/ui/page-title';
 import { requestScope } from '../../../api/_lib/context';
 import { compareQuery } from '../../../api/_lib/schemas';
+import { scopedAgent } from '../../../_lib/scoped-agent';
 import { changedFileTexts } from './changed-files';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
@@ -22,7 +23,7 @@ export async function generateMetadata({ params, searchParams }: Props) {
   const q = await searchParams;
   const [from, to] = [one(q.from), one(q.to)];
   const what = from !== undefined && to !== undefined ? `Compare #${from.slice(0, 20)} → #${to.slice(0, 20)}` : 'Compare';
-  return { title: pageTitle(what, findAgent(getLedger().db, id)?.name) };
+  return { title: pageTitle(what, (await scopedAgent(id))?.name) };
 }
 
 /** The workspace's net change between two sequences (`?from=A&to=B`), or what is wrong with the two asked for. */
