@@ -33,7 +33,9 @@ test('home: no RSC prefetch requests for links not hovered; hovering an agent li
   const link = page.getByTestId('fleet-row').first().getByTestId('agent-link');
   const href = (await link.getAttribute('href'))!;
   await link.hover();
-  await expect.poll(() => rsc).toEqual([href]);
+  // Next may fetch one prefetch in more than one request (route tree, then segment data, or a retry
+  // under load): what counts is that the hovered page is the only one fetched.
+  await expect.poll(() => [...new Set(rsc)]).toEqual([href]);
 });
 
 test('lineage: no RSC prefetch requests for links not hovered', async ({ page, request, seed }) => {
