@@ -6,7 +6,9 @@
  * by a process with another secret, the presigned upload flow goes straight to S3, and a kill -9 of
  * one process mid-stream loses no acknowledged delta while the other keeps serving.
  */
+import { spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import type { LineageStorage } from '@/lib/storage/types';
@@ -24,6 +26,8 @@ let a: ChildServer;
 let b: ChildServer;
 let c: ChildServer;
 const agent = randomUUID();
+/** C's LINEAGE_MAX_UPLOAD_BYTES: S3 takes any size on a presigned PUT, the confirm must refuse more. */
+const UPLOAD_LIMIT = 100_000;
 
 /** The same request's path and query on another process (a load balancer's choice). */
 const on = (server: ChildServer, url: string) => `${server.url}${new URL(url).pathname}${new URL(url).search}`;
@@ -44,7 +48,9 @@ beforeAll(async () => {
   a = await spawnServe(['--port', '0', '--auth', 'required'], proxied, 900_000); // builds the dashboard when needed
   b = await spawnServe(['--port', '0', '--auth', 'required'], { ...proxied, LINEAGE_DATA: tempDataDir() }, 300_000);
   // C: protocol only, presigned downloads, and ANOTHER secret.
-  c = await spawnServe(['--port', '0', '--no-ui'], { ...env, LINEAGE_DATA: tempDataDir(), LINEAGE_SECRET: randomBytes(32).toString('hex') }, 120_000);
+  c = await spawnServe(['--port', '0', '--no-ui'], {
+    ...env, LINEAGE_DATA: tempDataDir(), LINEAGE_SECRET: randomBytes(32).toString('hex'), LINEAGE_MAX_UPLOAD_BYTES: String(UPLOAD_LIMIT),
+  }, 120_000);
 }, 1_500_000);
 
 afterAll(async () => {
@@ -120,12 +126,24 @@ describe('lineage serve ×3 on one PostgreSQL + one bucket', () => {
     expect(Buffer.from(await (await fetch(link.url)).arrayBuffer()).equals(Buffer.from(body))).toBe(true);
   });
 
+  it('a presigned upload over the limit is refused at confirm (HEAD), nothing ingested, the staged upload gone', async () => {
+    const before = await storage.listEntries({ agentId: agent });
+    const initiated = await call(`${c.url}/v1/agents/${agent}/snapshot/upload`, { method: 'POST', key });
+    const big = await snapshotBytes(agent, { rawBytes: 3 * UPLOAD_LIMIT });
+    expect(big.byteLength).toBeGreaterThan(UPLOAD_LIMIT);
+    expect((await fetch(initiated.json.upload_url, { method: 'PUT', body: Buffer.from(big) })).status).toBe(200);
+    const confirmed = await call(`${c.url}/v1/agents/${agent}/snapshot/upload/${initiated.json.snapshot_id}/confirm`, { method: 'POST', key });
+    expect(confirmed.status).toBe(400);
+    expect(confirmed.json.error).toBe(`upload ${initiated.json.snapshot_id} holds ${big.byteLength} bytes, more than the limit ${UPLOAD_LIMIT}`);
+    expect(await storage.listEntries({ agentId: agent })).toEqual(before);
+    expect(await storage.uploads.get(initiated.json.snapshot_id)).toBeNull();
+  });
+
   it('kill -9 of A during a stream of deltas: every acknowledged delta is in the ledger, B keeps serving', async () => {
     const acked: { seq: number; bytes: Uint8Array }[] = [];
     let base = (await call(`${a.url}/v1/agents/${agent}`, { key })).json.latest_sequence as number;
-    let killed = false;
     const stream = (async () => {
-      for (let n = 0; !killed; n += 1) {
+      for (let n = 0; ; n += 1) {
         const bytes = await deltaBytes(agent, base, 100 + n);
         const reply = await call(`${a.url}/v1/agents/${agent}/deltas?base_sequence=${base}`, { method: 'POST', key, contentType: OCTET, body: bytes }).catch(() => null);
         if (!reply) return; // the connection died with the process
@@ -135,8 +153,7 @@ describe('lineage serve ×3 on one PostgreSQL + one bucket', () => {
       }
     })();
     while (acked.length < 5) await new Promise((resolve) => setTimeout(resolve, 20));
-    killed = true;
-    await a.kill(); // SIGKILL while the next delta is in flight
+    await a.kill(); // SIGKILL while the stream keeps sending: a delta is in flight or about to be
     await stream;
     expect(a.child.signalCode).toBe('SIGKILL');
 
@@ -151,4 +168,24 @@ describe('lineage serve ×3 on one PostgreSQL + one bucket', () => {
     expect(next.status).toBe(201);
     expect(next.json.sequence).toBe(latest + 1);
   });
+
+  it('a bad scale-out setting is refused before anything opens: its message, exit code ≠ 0, no stack trace', () => {
+    const cases: [Record<string, string>, RegExp][] = [
+      [{ LINEAGE_BLOB_URL: '' }, /^LINEAGE_DATABASE_URL is set but LINEAGE_BLOB_URL is not/],
+      [{ LINEAGE_SECRET: '' }, /^LINEAGE_SECRET is required with a database URL and a blob URL/],
+      [{ LINEAGE_SECRET: 'abc' }, /^LINEAGE_SECRET/],
+      [{ LINEAGE_DATABASE_URL: 'mysql://x/y' }, /^LINEAGE_DATABASE_URL/],
+    ];
+    for (const [bad, message] of cases) {
+      const run = spawnSync(process.execPath, ['--import', 'tsx', path.resolve('lib/cli/main.ts'), 'serve', '--no-ui', '--port', '0'], {
+        env: { ...process.env, ...env, ...bad }, encoding: 'utf8', timeout: 60_000,
+      });
+      expect(run.status).not.toBe(0);
+      const out = JSON.parse(run.stdout.trim().split('\n').pop()!);
+      expect(out).toMatchObject({ ok: false, code: 'invalid_argument' });
+      expect(out.error).toMatch(message);
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+      expect(run.stderr).not.toMatch(/listening on/);
+    }
+  }, 240_000);
 });

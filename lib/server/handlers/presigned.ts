@@ -93,17 +93,21 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
   if (!inStore) running.set(uploads, (inStore = new Map()));
   const current = inStore.get(upload.id);
   if (current) return current;
+  const dropOnClientError = async (err: unknown): Promise<never> => {
+    if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
+    throw err;
+  };
   const attempt = (async () => {
-    // The size is checked before a byte is read (scale-out: HEAD of the staged object; the client PUT it straight to S3).
-    const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes });
+    // The size is checked before a byte is read (scale-out: HEAD of the staged object, which the
+    // client PUT straight to S3, so no server saw its size): too large is the client's fault, dropped.
+    const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes }).catch(dropOnClientError);
     if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
     try {
       const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(await ingest(upload, bytes));
       await uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
       return reply;
     } catch (err) {
-      if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
-      throw err;
+      return dropOnClientError(err);
     }
   })().finally(() => inStore.delete(upload.id));
   inStore.set(upload.id, attempt);
