@@ -28,7 +28,9 @@ export interface RequestContext {
 
 /**
  * The service over `storage` (the composition root opened it: lib/storage/open.ts), or else over
- * the embedded storage of `dataDir`, with the data directory's signing secret.
+ * the embedded storage of `dataDir`. URLs and sessions are signed with `secret` when given
+ * (`LINEAGE_SECRET`: every process of a scale-out service shares it, none keeps it on disk), else
+ * with the data directory's `server-secret` file.
  */
 export function createServiceContext(options: {
   dataDir: string;
@@ -36,13 +38,14 @@ export function createServiceContext(options: {
   limits?: Partial<ServerLimits>;
   clock?: Clock;
   publicUrl?: string;
+  secret?: Buffer | null;
 }): ServiceContext {
   const storage = options.storage ?? openEmbeddedStorage(options.dataDir);
   const dataDir = storage.backend === 'embedded' ? embeddedLedger(storage).db.dataDir : resolveDataDir(options.dataDir);
   return {
     dataDir,
     storage,
-    signer: UrlSigner.forDataDir(dataDir),
+    signer: options.secret ? new UrlSigner(options.secret) : UrlSigner.forDataDir(dataDir),
     limits: resolveLimits(options.limits),
     clock: options.clock ?? systemClock,
     publicUrl: options.publicUrl ?? 'http://127.0.0.1',

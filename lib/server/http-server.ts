@@ -22,6 +22,8 @@ export interface LineageServerOptions {
   dataDir: string;
   /** The storage to serve (the composition root opened it); default: the embedded storage of `dataDir`. */
   storage?: LineageStorage;
+  /** The signing secret (`LINEAGE_SECRET`); default: the data directory's `server-secret` file. */
+  secret?: Buffer | null;
   host?: string;
   /** 0 picks a free port. */
   port?: number;
@@ -67,7 +69,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   const log = options.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const bindHost = options.host ?? '127.0.0.1';
   const authRequired = options.auth === 'required' || !isLoopbackAddress(bindHost);
-  const service = createServiceContext({ dataDir: options.dataDir, storage: options.storage, limits: options.limits, clock: options.clock });
+  const service = createServiceContext({ dataDir: options.dataDir, storage: options.storage, secret: options.secret, limits: options.limits, clock: options.clock });
   if (authRequired && (await service.storage.countApiKeys()) === 0) {
     await service.storage.close();
     const why = isLoopbackAddress(bindHost) ? 'sign-in is required (--auth required)' : `binding ${bindHost} exposes every agent's memory to the network`;

@@ -1,3 +1,4 @@
+import type { LedgerEntryRow } from '@/db/schema';
 import type { RequestContext } from './context';
 import { ServiceError } from './errors';
 
@@ -12,8 +13,13 @@ export async function checkSignature(ctx: RequestContext, method: string): Promi
   if (!(await ctx.service.storage.keyIdentityById(kid))) throw new ServiceError('forbidden', 'signed URL was issued to an API key that has been revoked');
 }
 
-/** An absolute signed download URL for one ledger entry (origin: the server's public URL, never the request's Host). */
-export function downloadUrl(ctx: RequestContext, agentId: string, entryId: string): string {
-  const { signer, limits, clock } = ctx.service;
-  return `${ctx.url.origin}${signer.sign('GET', `/v1/blobs/${agentId}/${entryId}`, limits.downloadUrlTtlSeconds, clock())}`;
+/**
+ * An absolute download URL for one ledger entry: the storage's own (scale-out with
+ * `LINEAGE_S3_DOWNLOADS=presigned`: an S3 presigned GET of the blob), else this server's signed
+ * `/v1/blobs/{agent}/{entry}` (proxied).
+ */
+export async function downloadUrl(ctx: RequestContext, entry: Pick<LedgerEntryRow, 'agent_id' | 'id' | 'blob_key'>): Promise<string> {
+  const { storage, signer, limits, clock } = ctx.service;
+  const direct = await storage.blobDownloadUrl({ key: entry.blob_key, expiresInSeconds: limits.downloadUrlTtlSeconds });
+  return direct ?? `${ctx.url.origin}${signer.sign('GET', `/v1/blobs/${entry.agent_id}/${entry.id}`, limits.downloadUrlTtlSeconds, clock())}`;
 }

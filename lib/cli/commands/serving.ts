@@ -1,6 +1,7 @@
 import { isLoopbackAddress } from '@/lib/server/hosts';
 import { createLineageServer, ServeRefused } from '@/lib/server/http-server';
 import type { ServeSettings } from '@/lib/server/serve-options';
+import type { LineageStorage } from '@/lib/storage/types';
 import { CliError, printJson, progress } from '../output';
 
 /**
@@ -9,11 +10,17 @@ import { CliError, printJson, progress } from '../output';
  * SIGTERM. Libraries that log with `console.log` (Next.js does, as it loads its config) are sent
  * to stderr for the process's life, so stdout carries that one JSON object and nothing else.
  */
-export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string): Promise<void> {
+/** A storage opened by the composition root, and the secret its URLs and sessions are signed with. */
+export interface ServedBackend {
+  storage: LineageStorage;
+  secret: Buffer;
+}
+
+export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string, backend?: ServedBackend): Promise<void> {
   consoleToStderr();
   let server;
   try {
-    server = await createLineageServer({ ...settings, log: progress });
+    server = await createLineageServer({ ...settings, ...backend, log: progress });
   } catch (err) {
     if (err instanceof ServeRefused) throw new CliError('no_admin_key', err.message, err.hint);
     throw err;

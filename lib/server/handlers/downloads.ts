@@ -7,8 +7,8 @@ import { sequenceParam } from '../params';
 import { checkSignature, downloadUrl } from '../signed-url';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 
-function deltaLink(ctx: RequestContext, entry: LedgerEntryRow) {
-  return { url: downloadUrl(ctx, entry.agent_id, entry.id), sequence: entry.seq, size_bytes: entry.size_bytes, created_at: entry.created_at };
+async function deltaLink(ctx: RequestContext, entry: LedgerEntryRow) {
+  return { url: await downloadUrl(ctx, entry), sequence: entry.seq, size_bytes: entry.size_bytes, created_at: entry.created_at };
 }
 
 /** GET /agents/{id}/restore[?up_to_sequence=N] — snapshot + ascending deltas as signed URLs. */
@@ -16,8 +16,8 @@ export async function restoreHandler(_req: ProtocolRequest, ctx: RequestContext)
   const upToSequence = sequenceParam(ctx.url, 'up_to_sequence');
   const plan = await ctx.service.storage.restorePlan({ agentId: ctx.params.id!, upToSequence, tenantId: ctx.tenantId });
   return jsonResponse({
-    snapshot: { url: downloadUrl(ctx, plan.agentId, plan.snapshot.id), snapshot_id: plan.snapshot.id, sequence: plan.snapshot.seq },
-    deltas: plan.deltas.map((entry) => deltaLink(ctx, entry)),
+    snapshot: { url: await downloadUrl(ctx, plan.snapshot), snapshot_id: plan.snapshot.id, sequence: plan.snapshot.seq },
+    deltas: await Promise.all(plan.deltas.map((entry) => deltaLink(ctx, entry))),
   });
 }
 
@@ -26,7 +26,7 @@ export async function deltasSinceHandler(_req: ProtocolRequest, ctx: RequestCont
   const since = sequenceParam(ctx.url, 'since') ?? 0;
   const agent = await requireStorageAgent(ctx);
   const entries = await ctx.service.storage.listEntries({ agentId: agent.id, sinceSeq: since, kind: 'delta' });
-  return jsonResponse({ deltas: entries.map((entry) => deltaLink(ctx, entry)) });
+  return jsonResponse({ deltas: await Promise.all(entries.map((entry) => deltaLink(ctx, entry))) });
 }
 
 /** GET /agents/{id}/snapshot — a signed link to the latest snapshot; 404 before the first sync. */
@@ -35,7 +35,7 @@ export async function getSnapshotHandler(_req: ProtocolRequest, ctx: RequestCont
   const snapshots = await ctx.service.storage.listEntries({ agentId: agent.id, kind: 'snapshot' });
   const latest = snapshots[snapshots.length - 1];
   if (!latest) throw new ServiceError('not_found', `agent ${agent.id} has no snapshot yet`);
-  return jsonResponse({ snapshot_url: downloadUrl(ctx, agent.id, latest.id), snapshot_id: latest.id, sequence: latest.seq });
+  return jsonResponse({ snapshot_url: await downloadUrl(ctx, latest), snapshot_id: latest.id, sequence: latest.seq });
 }
 
 /** GET /v1/blobs/{agent}/{entry}?exp&sig — the exact stored bytes; no Authorization header. */

@@ -20,16 +20,22 @@ async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSe
   });
 }
 
-function uploadUrl(ctx: RequestContext, upload: PendingUpload): string {
-  const { signer, limits, clock } = ctx.service;
-  return `${ctx.url.origin}${signer.sign('PUT', `/v1/uploads/${upload.id}`, limits.uploadUrlTtlSeconds, clock())}`;
+/**
+ * Where the client PUTs the bytes: the storage's own URL when it has one (scale-out: an S3 presigned
+ * PUT into the staging prefix, so the bytes never pass through a server process), else this server's
+ * signed `/v1/uploads/{id}`.
+ */
+async function uploadUrl(ctx: RequestContext, upload: PendingUpload): Promise<string> {
+  const { storage, signer, limits, clock } = ctx.service;
+  const direct = await storage.uploads.uploadUrl(upload.id, limits.uploadUrlTtlSeconds);
+  return direct ?? `${ctx.url.origin}${signer.sign('PUT', `/v1/uploads/${upload.id}`, limits.uploadUrlTtlSeconds, clock())}`;
 }
 
 /** POST /agents/{id}/snapshot/upload — 200 `{upload_url, snapshot_id}`. */
 export async function initiateSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   await requireStorageAgent(ctx);
   const upload = await initiate(ctx, 'snapshot', null);
-  return jsonResponse({ upload_url: uploadUrl(ctx, upload), snapshot_id: upload.id });
+  return jsonResponse({ upload_url: await uploadUrl(ctx, upload), snapshot_id: upload.id });
 }
 
 /** POST /agents/{id}/deltas/upload?base_sequence=N — 200 `{upload_url, delta_id}`, or 409 on a stale base. */
@@ -45,7 +51,7 @@ export async function initiateDeltaUploadHandler(_req: ProtocolRequest, ctx: Req
       `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
   }
   const upload = await initiate(ctx, 'delta', baseSequence);
-  return jsonResponse({ upload_url: uploadUrl(ctx, upload), delta_id: upload.id });
+  return jsonResponse({ upload_url: await uploadUrl(ctx, upload), delta_id: upload.id });
 }
 
 /** PUT /v1/uploads/{upload_id}?exp&sig — the signed upload URL; no Authorization header. */
@@ -87,16 +93,21 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
   if (!inStore) running.set(uploads, (inStore = new Map()));
   const current = inStore.get(upload.id);
   if (current) return current;
+  const dropOnClientError = async (err: unknown): Promise<never> => {
+    if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
+    throw err;
+  };
   const attempt = (async () => {
-    const bytes = await uploads.readBytes(upload.id);
+    // The size is checked before a byte is read (scale-out: HEAD of the staged object, which the
+    // client PUT straight to S3, so no server saw its size): too large is the client's fault, dropped.
+    const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes }).catch(dropOnClientError);
     if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
     try {
       const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(await ingest(upload, bytes));
       await uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
       return reply;
     } catch (err) {
-      if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
-      throw err;
+      return dropOnClientError(err);
     }
   })().finally(() => inStore.delete(upload.id));
   inStore.set(upload.id, attempt);
