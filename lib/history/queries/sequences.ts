@@ -97,7 +97,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
   const touched = db.all<{ record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }>(sql`
     SELECT v.record_id, v.origin_file, v.entry_kind, ${movedFromFile('v')} AS from_file
     FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq} ORDER BY v.entry_kind, v.id`);
-  const rawRows = db.all<{ path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }>(sql`
+  const rawRows = db.all<SequenceRawRow>(sql`
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
       WHERE p.agent_id = f.agent_id AND p.path = f.path
@@ -105,21 +105,35 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
     FROM raw_file_versions f WHERE f.agent_id = ${agent.id} AND f.seq = ${params.seq}
     ORDER BY f.entry_kind, f.path`);
-  const raw = rawRows.map((r): SequenceRawChange => {
+  const raw = sequenceRawChanges(rawRows, touched, params.opsLimit);
+  return {
+    seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
+    op_counts: sequenceOpCounts(params.db, agent.id, params.seq), op_cursors, raw,
+  };
+}
+
+/** A raw file row of one sequence, with the deleted flag of the version before it (null: none). */
+export interface SequenceRawRow { path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }
+
+/** The records a sequence touched, with the file each came from (and moved from). */
+export interface SequenceTouchedRow { record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }
+
+/**
+ * A sequence's raw file changes from its rows (both backends): added, modified or deleted, with the
+ * records that came from or left each file; `opsLimit` set (a paged sequence) caps the ids listed.
+ */
+export function sequenceRawChanges(rawRows: SequenceRawRow[], touched: SequenceTouchedRow[], opsLimit: number | undefined): SequenceRawChange[] {
+  return rawRows.map((r): SequenceRawChange => {
     const ids = touched.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id);
     return {
       path: r.path,
       change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
       size: r.size,
-      record_ids: params.opsLimit === undefined ? ids : ids.slice(0, RAW_RECORD_IDS),
+      record_ids: opsLimit === undefined ? ids : ids.slice(0, RAW_RECORD_IDS),
       record_count: ids.length,
       entry_kind: r.entry_kind,
     };
   });
-  return {
-    seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
-    op_counts: sequenceOpCounts(params.db, agent.id, params.seq), op_cursors, raw,
-  };
 }
 
 /** The sequence in force at `time`: the highest sequence synced at or before it, or null. */
