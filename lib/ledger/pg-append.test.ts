@@ -80,8 +80,8 @@ describe('appendLedgerEntry on PostgreSQL', () => {
     await appendLedgerEntry({ db, agentId, kind: 'snapshot', sequence: 0, entry: entry(`${agentId}s0`) });
     const failed = await failure(appendLedgerEntry({
       db, agentId, kind: 'delta', baseSequence: 0, entry: entry(`${agentId}d1`),
-      inTransaction: async (tx) => {
-        await tx.update(agents).set({ name: 'renamed inside' }).where(eq(agents.id, agentId));
+      inTransaction: async (client) => {
+        await client.query("UPDATE agents SET name = 'renamed inside' WHERE id = $1", [agentId]);
         throw new Error('indexing failed');
       },
     }));

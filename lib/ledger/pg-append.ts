@@ -7,13 +7,17 @@
  * sequence. The primary key (agent_id, seq, kind) is the backstop: a writer that skipped the lock
  * still cannot put a second entry at a sequence.
  */
-import { and, eq, sql } from 'drizzle-orm';
+import type pg from 'pg';
 import type { EntryKind } from '@/db/schema';
 import type { PgLineageDb } from '@/db/pg/client';
-import { agents, ledger_entries, type PgAgentRow, type PgLedgerEntryRow } from '@/db/pg/schema';
+import type { PgAgentRow, PgLedgerEntryRow } from '@/db/pg/schema';
 import { LedgerError } from './errors';
 
-type Transaction = Parameters<Parameters<PgLineageDb['db']['transaction']>[0]>[0];
+/**
+ * The append's connection, in its transaction: plain `pg` rather than drizzle, since an ingest's
+ * server CPU on this path was mostly query building (drizzle's SQL objects) and round trips.
+ */
+export type AppendClient = pg.PoolClient;
 
 /** What an entry records besides its place (CONTRACT: the ledger entry row). */
 export interface AppendedEntry {
@@ -46,29 +50,33 @@ export type AppendParams = AppendPlace & {
    * seam: it indexes the entry in the same commit); its counts go on the entry row. A throw
    * rolls everything back.
    */
-  inTransaction?: (tx: Transaction, seq: number) => Promise<Partial<EntryCounts> | void>;
+  inTransaction?: (client: AppendClient, seq: number) => Promise<Partial<EntryCounts> | void>;
 };
 
 /** Where a snapshot goes: 0 on the first sync, else latest (a rollover), or latest + 1 when a snapshot sits at latest. */
-async function snapshotSequenceOf(tx: Pick<Transaction, 'select'>, agent: PgAgentRow): Promise<number> {
+async function snapshotSequenceOf(db: Pick<pg.Pool, 'query'>, agent: PgAgentRow): Promise<number> {
   if (agent.latest_sequence === null) return 0;
-  const atLatest = await tx.select({ one: sql<number>`1` }).from(ledger_entries).where(and(
-    eq(ledger_entries.agent_id, agent.id), eq(ledger_entries.seq, agent.latest_sequence), eq(ledger_entries.kind, 'snapshot'),
-  ));
-  return atLatest.length > 0 ? agent.latest_sequence + 1 : agent.latest_sequence;
+  const atLatest = await db.query({
+    name: 'lineage_snapshot_at_latest',
+    text: "SELECT 1 FROM ledger_entries WHERE agent_id = $1 AND seq = $2 AND kind = 'snapshot'",
+    values: [agent.id, agent.latest_sequence],
+  });
+  return atLatest.rows.length > 0 ? agent.latest_sequence + 1 : agent.latest_sequence;
 }
+
+const AGENT_COLUMNS = 'id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq';
 
 /** The sequence a snapshot uploaded now would get (a precheck: the append checks it again under the lock). */
 export async function nextSnapshotSequence(params: { db: PgLineageDb; agentId: string }): Promise<number> {
-  const [agent] = await params.db.db.select().from(agents).where(eq(agents.id, params.agentId));
-  if (!agent) throw new LedgerError('agent_not_found', `agent ${params.agentId} not found`);
-  return snapshotSequenceOf(params.db.db, agent);
+  const { rows } = await params.db.pool.query<PgAgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = $1`, [params.agentId]);
+  if (!rows[0]) throw new LedgerError('agent_not_found', `agent ${params.agentId} not found`);
+  return snapshotSequenceOf(params.db.pool, rows[0]);
 }
 
 /** The sequence this append takes, or the error that refuses it (the agent's row is locked). */
-async function placeUnderLock(tx: Transaction, agent: PgAgentRow, place: AppendPlace): Promise<number> {
+async function placeUnderLock(client: AppendClient, agent: PgAgentRow, place: AppendPlace): Promise<number> {
   if (place.kind === 'snapshot') {
-    const seq = await snapshotSequenceOf(tx, agent);
+    const seq = await snapshotSequenceOf(client, agent);
     if (seq !== place.sequence) {
       throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${agent.latest_sequence} during the upload`, { latest: agent.latest_sequence });
     }
@@ -107,6 +115,24 @@ async function latestSeen(db: PgLineageDb, agentId: string): Promise<number | nu
   return rows[0]?.latest ?? null;
 }
 
+const ENTRY_COLUMNS = ['id', 'agent_id', 'seq', 'kind', 'blob_key', 'sha256', 'size_bytes', 'created_at',
+  'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted'] as const;
+
+/** The entry's row and the agent moved forward, in one statement (one round trip). */
+function insertEntrySql(kind: EntryKind): string {
+  const moved = kind === 'snapshot' ? 'latest_sequence = $3, latest_snapshot_seq = $3' : 'latest_sequence = $3';
+  return `WITH entry AS (INSERT INTO ledger_entries (${ENTRY_COLUMNS.join(', ')})
+      VALUES (${ENTRY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${ENTRY_COLUMNS.join(', ')}),
+    moved AS (UPDATE agents SET ${moved} WHERE id = $2)
+    SELECT * FROM entry`;
+}
+
+/** `BEGIN` and the agent's row locked, in one round trip (a simple query of two statements). */
+async function beginLocked(client: AppendClient, agentId: string): Promise<PgAgentRow | undefined> {
+  const results = await client.query(`BEGIN; SELECT ${AGENT_COLUMNS} FROM agents WHERE id = ${client.escapeLiteral(agentId)} FOR UPDATE`) as unknown as pg.QueryResult[];
+  return results[1]!.rows[0] as PgAgentRow | undefined;
+}
+
 /**
  * Appends one ledger entry with the atomic sequence check and moves the agent forward.
  * Errors: `invalid_input`, `agent_not_found`, `no_snapshot`, `stale_sequence` (with `latest`).
@@ -114,24 +140,26 @@ async function latestSeen(db: PgLineageDb, agentId: string): Promise<number | nu
 export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerEntryRow> {
   checkPlace(params);
   const { db, agentId, entry } = params;
+  const client = await db.pool.connect();
+  let broken: Error | undefined;
   try {
-    return await db.db.transaction(async (tx) => {
-      const [agent] = await tx.select().from(agents).where(eq(agents.id, agentId)).for('update');
-      if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
-      const seq = await placeUnderLock(tx, agent, params);
-      const counts = (await params.inTransaction?.(tx, seq)) ?? {};
-      const [row] = await tx.insert(ledger_entries).values({
-        id: entry.id, agent_id: agentId, seq, kind: params.kind satisfies EntryKind, blob_key: entry.blobKey,
-        sha256: entry.sha256, size_bytes: entry.sizeBytes, created_at: entry.createdAt, ...counts,
-      }).returning();
-      await tx.update(agents).set(params.kind === 'snapshot' ? { latest_sequence: seq, latest_snapshot_seq: seq } : { latest_sequence: seq })
-        .where(eq(agents.id, agentId));
-      if (!row) throw new Error(`the insert of ledger entry ${entry.id} returned no row`);
-      return row;
-    });
+    const agent = await beginLocked(client, agentId);
+    if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
+    const seq = await placeUnderLock(client, agent, params);
+    const counts = (await params.inTransaction?.(client, seq)) ?? {};
+    const row = { id: entry.id, agent_id: agentId, seq, kind: params.kind, blob_key: entry.blobKey, sha256: entry.sha256,
+      size_bytes: entry.sizeBytes, created_at: entry.createdAt, creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0, ...counts };
+    const inserted = await client.query<PgLedgerEntryRow>({ name: `lineage_append_${params.kind}`, text: insertEntrySql(params.kind), values: ENTRY_COLUMNS.map((c) => row[c]) });
+    await client.query('COMMIT');
+    if (!inserted.rows[0]) throw new Error(`the insert of ledger entry ${entry.id} returned no row`);
+    return inserted.rows[0];
   } catch (error) {
+    // A connection that cannot even roll back is not handed to the next ingest.
+    await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
     if (!isDuplicateEntry(error)) throw error;
     const latest = await latestSeen(db, agentId);
     throw new LedgerError('stale_sequence', `agent ${agentId} already has a ${params.kind} at that sequence (latest ${latest})`, { latest }, { cause: error });
+  } finally {
+    client.release(broken);
   }
 }

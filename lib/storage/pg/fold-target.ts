@@ -12,7 +12,7 @@ import { compareBinary } from '@/lib/history/compare-binary';
 import { currentFields, type CurrentRecord, type RecordFields } from '@/lib/history/index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from '@/lib/history/indexer';
 import type { PreparedEntry } from '@/lib/history/ledger-blob';
-import { insertRows, rows, type Queryable } from './sql';
+import type { Queryable } from './sql';
 
 class NeedsWholeState extends Error {}
 
@@ -24,10 +24,53 @@ const CURRENT_RECORDS = `SELECT r.agent_id, r.record_id, r.first_seq, r.last_seq
 const RAW_HEADS = `SELECT DISTINCT ON (path) path, sha256, deleted FROM raw_file_versions WHERE agent_id = $1`;
 const RAW_HEADS_ORDER = 'ORDER BY path, seq DESC, entry_kind DESC';
 
+/**
+ * The state an entry's fold reads, in one round trip: the records and the paths' heads as two
+ * JSON arrays. `partial`: only the record ids ($2) and paths ($3) the entry names.
+ */
+function stateQuery(partial: boolean): { name: string; text: string } {
+  const records = partial ? `${CURRENT_RECORDS} AND r.record_id = ANY($2::text[])` : CURRENT_RECORDS;
+  const heads = partial ? `${RAW_HEADS} AND path = ANY($3::text[]) ${RAW_HEADS_ORDER}` : `${RAW_HEADS} ${RAW_HEADS_ORDER}`;
+  return {
+    name: partial ? 'lineage_fold_state_partial' : 'lineage_fold_state_whole',
+    text: `SELECT (SELECT coalesce(json_agg(x), '[]') FROM (${records}) x) AS records,
+      (SELECT coalesce(json_agg(h), '[]') FROM (${heads}) h) AS heads`,
+  };
+}
+
 export const VERSION_COLUMNS = ['agent_id', 'record_id', 'seq', 'entry_kind', 'op', 'content', 'content_sha256', 'memory_type', 'namespace',
   'status', 'origin_file', 'heading', 'tags', 'record_json', 'created_at', 'updated_at', 'observed_at', 'synced_at', 'moved_from'] as const;
 export const RECORD_COLUMNS = ['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
 export const RAW_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted', 'reconstructed'] as const;
+
+const TYPES: Record<string, string> = {
+  seq: 'int4', first_seq: 'int4', last_seq: 'int4', deleted_seq: 'int4', deleted: 'int4', reconstructed: 'int4', size: 'int8', data: 'bytea',
+};
+const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
+
+/** `INSERT INTO table (columns) SELECT … FROM unnest($a::type[], …)` over one array per column, rows kept in array order. */
+function insertFromArrays(table: string, columns: readonly string[], first: number, suffix = ''): string {
+  const arrays = columns.map((c, i) => `$${first + i}::${TYPES[c] ?? 'text'}[]`).join(', ');
+  return `INSERT INTO ${table} (${columns.join(', ')}) SELECT ${columns.join(', ')}
+    FROM unnest(${arrays}) WITH ORDINALITY AS t(${columns.join(', ')}, n) ORDER BY n ${suffix}`;
+}
+
+/** Every write of a fold in one statement: the four tables' rows as arrays, one per column. */
+const FLUSH = (() => {
+  let at = 1;
+  const next = (columns: readonly string[]) => { const first = at; at += columns.length; return first; };
+  const versions = insertFromArrays('record_versions', VERSION_COLUMNS, next(VERSION_COLUMNS));
+  const records = insertFromArrays('records', RECORD_COLUMNS, next(RECORD_COLUMNS),
+    `ON CONFLICT (agent_id, record_id) DO UPDATE SET ${RECORD_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')}`);
+  const objects = insertFromArrays('raw_objects', OBJECT_COLUMNS, next(OBJECT_COLUMNS), 'ON CONFLICT DO NOTHING');
+  const raw = insertFromArrays('raw_file_versions', RAW_COLUMNS, next(RAW_COLUMNS));
+  return { name: 'lineage_fold_flush', text: `WITH v AS (${versions}), r AS (${records}), o AS (${objects}) ${raw}` };
+})();
+
+/** Rows as one array per column. */
+function columnsOf(rows: readonly unknown[][], width: number): unknown[][] {
+  return Array.from({ length: width }, (_, c) => rows.map((row) => row[c]));
+}
 
 export class PgFoldTarget implements IndexTarget {
   private readonly records = new Map<string, CurrentRecord>();
@@ -51,14 +94,11 @@ export class PgFoldTarget implements IndexTarget {
     const target = new PgFoldTarget(agentId, whole);
     const ids = entry.kind === 'delta' && !whole ? entry.lines.map((l) => l.fields.record_id) : null;
     const paths = entry.kind === 'delta' && !whole ? [...entry.rawChanged.map((f) => f.path), ...entry.rawDeleted] : null;
-    const recordRows = ids === null
-      ? await rows<CurrentRecord>(db, CURRENT_RECORDS, [agentId])
-      : await rows<CurrentRecord>(db, `${CURRENT_RECORDS} AND r.record_id = ANY($2::text[])`, [agentId, ids]);
-    for (const r of recordRows) target.records.set(r.record_id, r);
-    const headRows = paths === null
-      ? await rows<{ path: string; sha256: string | null; deleted: number }>(db, `${RAW_HEADS} ${RAW_HEADS_ORDER}`, [agentId])
-      : await rows<{ path: string; sha256: string | null; deleted: number }>(db, `${RAW_HEADS} AND path = ANY($2::text[]) ${RAW_HEADS_ORDER}`, [agentId, paths]);
-    for (const h of headRows) target.heads.set(h.path, h.deleted ? null : h.sha256);
+    const partial = ids !== null && paths !== null;
+    const { rows } = await db.query({ ...stateQuery(partial), values: partial ? [agentId, ids, paths] : [agentId] });
+    const state = rows[0] as { records: CurrentRecord[]; heads: { path: string; sha256: string | null; deleted: number }[] };
+    for (const r of state.records) target.records.set(r.record_id, r);
+    for (const h of state.heads) target.heads.set(h.path, h.deleted ? null : h.sha256);
     if (ids) for (const id of ids) target.known.add(id);
     if (paths) for (const path of paths) target.knownPaths.add(path);
     return target;
@@ -144,18 +184,31 @@ export class PgFoldTarget implements IndexTarget {
     this.knownPaths.add(row.path);
   }
 
-  /** Writes what the fold wrote since the last flush, in fold order. */
+  /**
+   * Writes what the fold wrote since the last flush, in fold order: one statement (one round trip,
+   * one plan per connection) for the four tables, in slices of FLUSH_ROWS rows per table.
+   */
   async flush(db: Queryable): Promise<void> {
-    await insertRows(db, 'record_versions', VERSION_COLUMNS, this.versions.splice(0));
+    const versions = this.versions.splice(0);
     const touched = [...this.touched].sort(compareBinary);
     this.touched.clear();
-    await insertRows(db, 'records', RECORD_COLUMNS, touched.map((id) => {
+    const records = touched.map((id) => {
       const r = this.records.get(id)!;
       return [r.agent_id, r.record_id, r.first_seq, r.last_seq, r.deleted_seq, r.born_at, r.last_changed_at];
-    }), `ON CONFLICT (agent_id, record_id) DO UPDATE SET ${RECORD_COLUMNS.slice(2).map((c) => `${c} = excluded.${c}`).join(', ')}`);
+    });
     const objects = [...this.objects].map(([sha, bytes]) => [sha, bytes.byteLength, Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength)]);
     this.objects.clear();
-    await insertRows(db, 'raw_objects', ['sha256', 'size', 'data'], objects, 'ON CONFLICT DO NOTHING');
-    await insertRows(db, 'raw_file_versions', RAW_COLUMNS, this.raw.splice(0));
+    const raw = this.raw.splice(0);
+    const slices = Math.max(...[versions, records, objects, raw].map((rows) => Math.ceil(rows.length / FLUSH_ROWS)));
+    for (let i = 0; i < slices; i++) {
+      const slice = (rows: unknown[][]) => rows.slice(i * FLUSH_ROWS, (i + 1) * FLUSH_ROWS);
+      await db.query({ ...FLUSH, values: [
+        ...columnsOf(slice(versions), VERSION_COLUMNS.length), ...columnsOf(slice(records), RECORD_COLUMNS.length),
+        ...columnsOf(slice(objects), OBJECT_COLUMNS.length), ...columnsOf(slice(raw), RAW_COLUMNS.length),
+      ] });
+    }
   }
 }
+
+/** Rows per table in one flush statement (a 200,000-record snapshot is written in slices). */
+const FLUSH_ROWS = 5000;

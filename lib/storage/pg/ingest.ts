@@ -25,7 +25,6 @@ import type { IngestParams } from '../types';
 import { requireAgent } from './agents';
 import { PgFoldTarget } from './fold-target';
 import { ANALYZE_AFTER_VERSIONS, refreshIndexStatistics } from './statistics';
-import { onDrizzle } from './sql';
 import { liveRawFiles } from './workspace';
 
 export interface PgBackend {
@@ -69,10 +68,9 @@ async function store(backend: PgBackend, params: {
   const entry = await appendLedgerEntry({
     db: backend.db, agentId, ...place,
     entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
-    inTransaction: async (tx, at) => {
-      const db = onDrizzle(tx);
-      const { target, result } = await PgFoldTarget.fold(db, agentId, prepared, (t) => foldEntry(t, { agentId, seq: at, syncedAt }, prepared));
-      await target.flush(db);
+    inTransaction: async (client, at) => {
+      const { target, result } = await PgFoldTarget.fold(client, agentId, prepared, (t) => foldEntry(t, { agentId, seq: at, syncedAt }, prepared));
+      await target.flush(client);
       return result satisfies IndexCounts;
     },
   });

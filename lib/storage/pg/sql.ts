@@ -3,27 +3,15 @@
  * so optional filters can be spliced in without counting by hand. Integers arrive as numbers
  * (db/pg/client.ts sets the parsers).
  */
-import { sql, type SQL } from 'drizzle-orm';
 import type pg from 'pg';
 import type { TenantScope } from '@/lib/ledger/agents';
 
-/** Anything that runs a query: the pool, one checked-out client, or a drizzle transaction (`onDrizzle`). */
-export interface Queryable {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-}
+/** A statement with a name: PostgreSQL parses and plans it once per connection, then reuses the plan. */
+export interface NamedQuery { name: string; text: string; values?: unknown[] }
 
-/**
- * A drizzle transaction (`appendLedgerEntry`'s `inTransaction` hands one over) as a `Queryable`:
- * the `$n` text is cut into raw chunks and parameters, and drizzle numbers them again in order.
- */
-export function onDrizzle(tx: { execute(query: SQL): Promise<{ rows: unknown[] }> }): Queryable {
-  return {
-    query: (text, values = []) => {
-      const parts = text.split(/\$(\d+)/);
-      const chunks = parts.map((part, i) => (i % 2 === 0 ? sql.raw(part) : sql.param(values[Number(part) - 1])));
-      return tx.execute(sql.join(chunks));
-    },
-  };
+/** Anything that runs a query: the pool or one checked-out client. */
+export interface Queryable {
+  query(text: string | NamedQuery, values?: unknown[]): Promise<{ rows: unknown[] }>;
 }
 
 export class Params {
