@@ -18,6 +18,7 @@ import type { RebuildSummary } from '../types';
 import { PgFoldTarget } from './fold-target';
 import { refreshIndexStatistics } from './statistics';
 import type { PgBackend } from './ingest';
+import { readAhead } from './read-ahead';
 import { first, inTransaction, rows } from './sql';
 
 interface EntryRow {
@@ -29,6 +30,9 @@ function damaged(entry: EntryRow, what: string): LedgerError {
   return new LedgerError('blob_corrupt', `the ${entry.kind} of agent ${entry.agent_id} at sequence ${entry.seq} is damaged: ${what}`,
     { agentId: entry.agent_id, sequence: entry.seq });
 }
+
+/** Blobs requested ahead of the fold: each GET is a round trip to the bucket, the fold waits for none of them. */
+const READ_AHEAD = 16;
 
 export async function rebuildIndex(backend: PgBackend): Promise<RebuildSummary> {
   return withAdvisoryLock({ db: backend.db, name: 'rebuild' }, async () => {
@@ -52,8 +56,9 @@ function replayAll(backend: PgBackend): Promise<RebuildSummary> {
     }
     await db.query('TRUNCATE record_versions, records, raw_file_versions, raw_objects RESTART IDENTITY');
     let target: PgFoldTarget | null = null;
+    const blobs = readAhead(entries.map((e) => e.blob_key), (key) => backend.blobs.get(key), READ_AHEAD);
     for (const entry of entries) {
-      const bytes = await backend.blobs.get(entry.blob_key);
+      const bytes = await blobs.next();
       if (sha256Hex(bytes) !== entry.sha256) throw damaged(entry, `its blob ${entry.blob_key} does not match its recorded sha256`);
       const prepared = prepareLedgerBlobSync(entry.kind, bytes) ?? (entry.kind === 'delta'
         ? prepareArchive({ kind: 'delta', archive: await readDelta(bytes) })
