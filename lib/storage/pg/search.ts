@@ -47,25 +47,47 @@ export function candidateQuery(terms: readonly QueryTerm[], scope: Scope): { tex
   return { text, params: p };
 }
 
-async function candidateVersions(db: Queryable, terms: readonly QueryTerm[], scope: Scope): Promise<VersionHit[]> {
+/**
+ * The candidates and, for the records they belong to, every version (the timelines), the moves
+ * away from them and their agents' latest sequences: one statement, one round trip. The matcher
+ * then keeps the true hits, and only their records' rows are used, so the extra rows of candidates
+ * the matcher refuses change nothing.
+ */
+function appearancesQuery(terms: readonly QueryTerm[], scope: Scope): { text: string; params: Params } {
   const { text, params } = candidateQuery(terms, scope);
-  return rows<VersionHit>(db, text, params);
+  return {
+    params,
+    text: `WITH c AS MATERIALIZED (${text}),
+      p AS (SELECT DISTINCT agent_id, record_id FROM c)
+    SELECT (SELECT coalesce(json_agg(c), '[]') FROM c) AS candidates,
+      (SELECT coalesce(json_agg(t ORDER BY t.agent_id COLLATE "C", t.record_id COLLATE "C", t.seq, t.entry_kind COLLATE "C"), '[]')
+        FROM (SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op FROM p
+          JOIN record_versions v ON v.agent_id = p.agent_id AND v.record_id = p.record_id) t) AS versions,
+      (SELECT coalesce(json_agg(m), '[]') FROM (SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM p
+          JOIN record_versions m ON m.agent_id = p.agent_id AND m.moved_from = p.record_id WHERE m.op = 'move') m) AS moves,
+      (SELECT coalesce(json_agg(a), '[]') FROM (SELECT id, latest_sequence FROM agents WHERE id IN (SELECT agent_id FROM p)) a) AS agents`,
+  };
 }
+
+interface TimelineRow { id: number; agent_id: string; record_id: string; seq: number; entry_kind: string; op: string }
+interface Rows { candidates: VersionHit[]; versions: TimelineRow[]; moves: { agent_id: string; record_id: string; seq: number }[]; agents: { id: string; latest_sequence: number | null }[] }
 
 const key = (agent: string, record: string) => `${agent}\u0000${record}`;
 
-interface Found { appearances: VersionHit[]; timelines: (RecordTimeline & { agent_id: string })[]; moveSources: Set<string> }
+interface Found {
+  appearances: VersionHit[];
+  timelines: (RecordTimeline & { agent_id: string })[];
+  moveSources: Set<string>;
+  latest: Map<string, number>;
+}
 
 async function findAppearances(db: Queryable, matcher: Matcher, parsed: ParsedQuery, scope: Scope): Promise<Found> {
+  const { text, params } = appearancesQuery(parsed.terms, scope);
+  const found = (await rows<Rows>(db, text, params))[0] ?? { candidates: [], versions: [], moves: [], agents: [] };
   const hits = new Map<number, VersionHit>();
-  for (const v of await candidateVersions(db, parsed.terms, scope)) if (matcher.test(v.content)) hits.set(v.id, v);
-  const pairs = [...new Map([...hits.values()].map((h) => [key(h.agent_id, h.record_id), h])).values()];
-  const agentsOf = pairs.map((h) => h.agent_id);
-  const recordsOf = pairs.map((h) => h.record_id);
-  const versions = pairs.length === 0 ? [] : await rows<{ id: number; agent_id: string; record_id: string; seq: number; entry_kind: string; op: string }>(db, `
-    SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op FROM unnest($1::text[], $2::text[]) AS j(agent_id, record_id)
-    JOIN record_versions v ON v.agent_id = j.agent_id AND v.record_id = j.record_id
-    ORDER BY v.agent_id COLLATE "C", v.record_id COLLATE "C", v.seq, v.entry_kind COLLATE "C"`, [agentsOf, recordsOf]);
+  for (const v of found.candidates) if (matcher.test(v.content)) hits.set(v.id, v);
+  const pairs = new Set([...hits.values()].map((h) => key(h.agent_id, h.record_id)));
+  const versions = found.versions.filter((v) => pairs.has(key(v.agent_id, v.record_id)));
   const timelines = new Map<string, RecordTimeline & { agent_id: string }>();
   const appearances: VersionHit[] = [];
   for (let i = 0; i < versions.length; i++) {
@@ -80,11 +102,9 @@ async function findAppearances(db: Queryable, matcher: Matcher, parsed: ParsedQu
     if (hit) appearances.push(hit);
   }
   // Moves away (engine.ts addMovesAway): the moved-from record stops holding the fact at the move.
-  const moves = pairs.length === 0 ? [] : await rows<{ agent_id: string; record_id: string; seq: number }>(db, `
-    SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM unnest($1::text[], $2::text[]) AS j(agent_id, record_id)
-    JOIN record_versions m ON m.agent_id = j.agent_id AND m.moved_from = j.record_id WHERE m.op = 'move'`, [agentsOf, recordsOf]);
   const moveSources = new Set<string>();
-  for (const move of moves) {
+  for (const move of found.moves) {
+    if (!pairs.has(key(move.agent_id, move.record_id))) continue;
     moveSources.add(`${key(move.agent_id, move.record_id)}\u0000${move.seq}`);
     const timeline = timelines.get(key(move.agent_id, move.record_id));
     if (!timeline || timeline.versions.some((v) => v.seq === move.seq)) continue;
@@ -93,17 +113,16 @@ async function findAppearances(db: Queryable, matcher: Matcher, parsed: ParsedQu
   }
   appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
     || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
-  return { appearances, timelines: [...timelines.values()], moveSources };
+  const latest = new Map(found.agents.map((a) => [a.id, a.latest_sequence ?? 0]));
+  return { appearances, timelines: [...timelines.values()], moveSources, latest };
 }
 
-async function agentStatuses(db: Queryable, found: Found): Promise<AgentFactStatus[]> {
+function agentStatuses(found: Found): AgentFactStatus[] {
   const agents = [...new Set(found.appearances.map((a) => a.agent_id))];
-  const latest = new Map((await rows<{ id: string; latest_sequence: number | null }>(db,
-    'SELECT id, latest_sequence FROM agents WHERE id = ANY($1::text[])', [agents])).map((a) => [a.id, a.latest_sequence ?? 0]));
   return agents.map((agent_id) => ({
     agent_id,
     ...factStatus({
-      latestSequence: latest.get(agent_id) ?? 0,
+      latestSequence: found.latest.get(agent_id) ?? 0,
       timelines: found.timelines.filter((t) => t.agent_id === agent_id),
       isMoveSource: (recordId, seq) => found.moveSources.has(`${key(agent_id, recordId)}\u0000${seq}`),
     }),
@@ -200,7 +219,7 @@ export async function searchHistory(db: Queryable, params: { q: string; agentId?
   const scope: Scope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
   const matcher = compileMatcher(parsed.terms);
   const found = await findAppearances(db, matcher, parsed, scope);
-  const statuses = await agentStatuses(db, found);
+  const statuses = agentStatuses(found);
   const firstHit = found.appearances[0];
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === firstHit?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
   return {
