@@ -118,13 +118,18 @@ async function latestSeen(db: PgLineageDb, agentId: string): Promise<number | nu
 const ENTRY_COLUMNS = ['id', 'agent_id', 'seq', 'kind', 'blob_key', 'sha256', 'size_bytes', 'created_at',
   'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted'] as const;
 
-/** The entry's row and the agent moved forward, in one statement (one round trip). */
-function insertEntrySql(kind: EntryKind): string {
-  const moved = kind === 'snapshot' ? 'latest_sequence = $3, latest_snapshot_seq = $3' : 'latest_sequence = $3';
+/**
+ * The entry's row, the agent moved forward and COMMIT, in one round trip: a simple query of two
+ * statements, so the values are literals (`escapeLiteral`; the rest are integers). When the insert
+ * fails (the key's backstop), PostgreSQL skips the COMMIT and the transaction is rolled back.
+ */
+function insertAndCommitSql(client: AppendClient, kind: EntryKind, row: Record<(typeof ENTRY_COLUMNS)[number], string | number>): string {
+  const literal = (v: string | number) => (typeof v === 'number' ? String(Math.trunc(v)) : client.escapeLiteral(v));
+  const moved = kind === 'snapshot' ? `latest_sequence = ${literal(row.seq)}, latest_snapshot_seq = ${literal(row.seq)}` : `latest_sequence = ${literal(row.seq)}`;
   return `WITH entry AS (INSERT INTO ledger_entries (${ENTRY_COLUMNS.join(', ')})
-      VALUES (${ENTRY_COLUMNS.map((_, i) => `$${i + 1}`).join(', ')}) RETURNING ${ENTRY_COLUMNS.join(', ')}),
-    moved AS (UPDATE agents SET ${moved} WHERE id = $2)
-    SELECT * FROM entry`;
+      VALUES (${ENTRY_COLUMNS.map((c) => literal(row[c])).join(', ')}) RETURNING ${ENTRY_COLUMNS.join(', ')}),
+    moved AS (UPDATE agents SET ${moved} WHERE id = ${literal(row.agent_id)})
+    SELECT * FROM entry; COMMIT`;
 }
 
 /** `BEGIN` and the agent's row locked, in one round trip (a simple query of two statements). */
@@ -141,7 +146,6 @@ export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerE
   checkPlace(params);
   const { db, agentId, entry } = params;
   const client = await db.pool.connect();
-  let broken: Error | undefined;
   try {
     const agent = await beginLocked(client, agentId);
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
@@ -149,17 +153,16 @@ export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerE
     const counts = (await params.inTransaction?.(client, seq)) ?? {};
     const row = { id: entry.id, agent_id: agentId, seq, kind: params.kind, blob_key: entry.blobKey, sha256: entry.sha256,
       size_bytes: entry.sizeBytes, created_at: entry.createdAt, creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0, ...counts };
-    const inserted = await client.query<PgLedgerEntryRow>({ name: `lineage_append_${params.kind}`, text: insertEntrySql(params.kind), values: ENTRY_COLUMNS.map((c) => row[c]) });
-    await client.query('COMMIT');
-    if (!inserted.rows[0]) throw new Error(`the insert of ledger entry ${entry.id} returned no row`);
+    const [inserted] = await client.query(insertAndCommitSql(client, params.kind, row)) as unknown as pg.QueryResult<PgLedgerEntryRow>[];
+    if (!inserted?.rows[0]) throw new Error(`the insert of ledger entry ${entry.id} returned no row`);
     return inserted.rows[0];
   } catch (error) {
-    // A connection that cannot even roll back is not handed to the next ingest.
-    await client.query('ROLLBACK').catch((e: Error) => { broken = e; });
+    // (A connection that died is dropped by the pool at release: pg-pool checks it is still queryable.)
+    await client.query('ROLLBACK').catch(() => undefined);
     if (!isDuplicateEntry(error)) throw error;
     const latest = await latestSeen(db, agentId);
     throw new LedgerError('stale_sequence', `agent ${agentId} already has a ${params.kind} at that sequence (latest ${latest})`, { latest }, { cause: error });
   } finally {
-    client.release(broken);
+    client.release();
   }
 }
