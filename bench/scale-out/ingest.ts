@@ -29,6 +29,20 @@ export interface IngestRow {
   /** CPU ms per timed delta: every server together, each server, PostgreSQL, Ceph (mon + osd + radosgw), the load generator. */
   cpu_ms_per_delta: { servers: number; per_server: number[]; postgres: number | null; radosgw: number | null; client: number };
   loadavg: { start: number[]; end: number[] };
+  /**
+   * Share of the machine's CPU (all cores) during the timed run: what this stack used (servers +
+   * PostgreSQL + Ceph + client, from /proc/PID/stat) and what every process used (/proc/stat, other
+   * engineers' work included). Near 1 means the machine, not a process, set the pace.
+   */
+  cpu_share: { ours: number; machine: number };
+}
+
+/** Busy and total jiffies of all CPUs so far (/proc/stat's first line). */
+function machineJiffies(): { busy: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = fields[3]! + (fields[4] ?? 0);
+  return { busy: total - idle, total };
 }
 
 export interface IngestShape { agents: number; deltas: number; warmup: number }
@@ -50,10 +64,11 @@ async function drive(params: {
     const bodies = await deltaBodies(agents, shape.deltas, shape.warmup);
     await runDeltaLoad({ client, urls, key, agents, bodies: warm });
     const start = la();
-    const before = { servers: servers.map((s) => cpuMs(s.pid) ?? 0), engines: params.engines?.cpu(), client: process.cpuUsage() };
+    const before = { servers: servers.map((s) => cpuMs(s.pid) ?? 0), engines: params.engines?.cpu(), client: process.cpuUsage(), machine: machineJiffies() };
     const { seconds, latencies } = await runDeltaLoad({ client, urls, key, agents, bodies, from: shape.warmup });
     const clientCpu = process.cpuUsage(before.client);
     const engines = params.engines?.cpu();
+    const machine = machineJiffies();
     const total = shape.agents * shape.deltas;
     const perServer = servers.map((s, i) => r2(((cpuMs(s.pid) ?? 0) - before.servers[i]!) / total));
     const row: IngestRow = {
@@ -67,8 +82,11 @@ async function drive(params: {
         client: r2((clientCpu.user + clientCpu.system) / 1000 / total),
       },
       loadavg: { start, end: la() },
+      cpu_share: { ours: 0, machine: r2((machine.busy - before.machine.busy) / (machine.total - before.machine.total)) },
     };
-    params.log(`  ${row.name}: ${row.deltas_per_second} deltas/s, p50 ${row.latency_ms.p50} ms, p99 ${row.latency_ms.p99} ms; CPU ms/delta servers ${row.cpu_ms_per_delta.servers} (${perServer.join(' + ')}), postgres ${row.cpu_ms_per_delta.postgres}, ceph ${row.cpu_ms_per_delta.radosgw}, client ${row.cpu_ms_per_delta.client}; load ${start[0]} → ${row.loadavg.end[0]}`);
+    const c = row.cpu_ms_per_delta;
+    row.cpu_share.ours = r2(((c.servers + (c.postgres ?? 0) + (c.radosgw ?? 0) + c.client) * total) / (seconds * 1000 * os.cpus().length));
+    params.log(`  ${row.name}: ${row.deltas_per_second} deltas/s, p50 ${row.latency_ms.p50} ms, p99 ${row.latency_ms.p99} ms; CPU ms/delta servers ${row.cpu_ms_per_delta.servers} (${perServer.join(' + ')}), postgres ${row.cpu_ms_per_delta.postgres}, ceph ${row.cpu_ms_per_delta.radosgw}, client ${row.cpu_ms_per_delta.client}; CPU share ours ${row.cpu_share.ours}, machine ${row.cpu_share.machine}; load ${start[0]} → ${row.loadavg.end[0]}`);
     return row;
   } finally {
     client.destroy();

@@ -27,7 +27,7 @@ const mark = (ok: boolean | null) => (ok === null ? '' : ok ? ' ✅' : ' ❌');
 
 export function markdown(report: ScaleOutReport): string {
   const g = report.goals;
-  const ingest = report.ingest.map((r) => `| ${r.name} | ${r.deltas_per_second} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.cpu_ms_per_delta.servers}${r.processes > 1 ? ` (${r.cpu_ms_per_delta.per_server.join(' + ')})` : ''} | ${r.cpu_ms_per_delta.postgres ?? '—'} | ${r.cpu_ms_per_delta.radosgw ?? '—'} | ${r.cpu_ms_per_delta.client} | ${r.loadavg.start[0]} → ${r.loadavg.end[0]} |`);
+  const ingest = report.ingest.map((r) => `| ${r.name} | ${r.deltas_per_second} | ${r.latency_ms.p50} | ${r.latency_ms.p99} | ${r.cpu_ms_per_delta.servers}${r.processes > 1 ? ` (${r.cpu_ms_per_delta.per_server.join(' + ')})` : ''} | ${r.cpu_ms_per_delta.postgres ?? '—'} | ${r.cpu_ms_per_delta.radosgw ?? '—'} | ${r.cpu_ms_per_delta.client} | ${r.cpu_share.ours} / ${r.cpu_share.machine} | ${r.loadavg.start[0]} → ${r.loadavg.end[0]} |`);
   const search = report.search.map((r) => `| ${r.name} (${r.queries}) | ${r.sqlite.p50_ms} / ${r.sqlite.p95_ms} | ${r.postgres.p50_ms} / ${r.postgres.p95_ms} | ${r.answers_equal ? 'yes' : '**no**'} |`);
   const rb = report.rebuild;
   return `<!-- keep:scale-out -->
@@ -35,10 +35,10 @@ export function markdown(report: ScaleOutReport): string {
 
 Run ${report.date} at ${report.commit}: ${report.machine.cores} × ${report.machine.cpus}, Node ${report.machine.node}; load average ${report.loadavg.start.join(' / ')} at the start, ${report.loadavg.end.join(' / ')} at the end. PostgreSQL 15 (fsync off) and a one-node radosgw (memstore OSD) on the same 2 cores as the servers and the load generator. Settings: ${Object.entries(report.settings).map(([k, v]) => `${k} = ${v}`).join('; ')}. Full figures: \`bench/results-scale-out.json\`.
 
-**HTTP ingest**, ${report.ingest[0]?.agents ?? '?'} agents each syncing deltas on its own latest base, round-robin over the processes (CPU: ms per delta, from /proc):
+**HTTP ingest**, ${report.ingest[0]?.agents ?? '?'} agents each syncing deltas on its own latest base, round-robin over the processes (CPU: ms per delta, from /proc; CPU share: of both cores during the timed run, this stack's / every process's):
 
-| backend | deltas/s | p50 ms | p99 ms | CPU servers | CPU PostgreSQL | CPU Ceph | CPU client | load |
-|---|---:|---:|---:|---:|---:|---:|---:|---|
+| backend | deltas/s | p50 ms | p99 ms | CPU servers | CPU PostgreSQL | CPU Ceph | CPU client | CPU share ours / machine | load |
+|---|---:|---:|---:|---:|---:|---:|---:|---|---|
 ${ingest.join('\n')}
 
 Two processes ÷ one: **${g.two_processes_over_one ?? '—'}×** (goal ≥ ${g.two_processes_goal}×${mark(g.two_processes_over_one === null ? null : g.two_processes_over_one >= g.two_processes_goal)}).

@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/scale-out/search-probe.ts [--turns 2000] [--history DIR] [--fact N]`: diagnosis of the
+ * `npx tsx bench/scale-out/search-probe.ts [--turns 2000] [--history DIR] [--fact N] [--no-seqscan]`: diagnosis of the
  * PostgreSQL search on the bench history — the candidates' query plan (EXPLAIN ANALYZE) for planted
  * facts and the time of each of the search's statements (log_min_duration_statement = 0), on a copy made
  * by `lineage migrate`'s code in a throwaway PostgreSQL + radosgw.
@@ -27,9 +27,20 @@ async function main(): Promise<void> {
     const config = storageConfigFrom(target.env);
     if (config.backend !== 'scale-out') throw new Error('not scale-out');
     await migrateDataDir({ dataDir: history.dataDir, target: config });
+    if (argv.includes('--no-seqscan')) {
+      // What the plan would be at a size where the planner picks the trigram index (a small history scans).
+      await engines.sql(engines.postgres.url, 'ALTER SYSTEM SET enable_seqscan = off');
+      await engines.sql(engines.postgres.url, 'SELECT pg_reload_conf()');
+    }
     const storage = await openStorage(config);
     const client = new pg.Client(target.databaseUrl);
     await client.connect();
+    if (argv.includes('--clean-pending')) await client.query("SELECT gin_clean_pending_list('record_versions_content_trgm_idx'::regclass)");
+    // --explain 'A|B|…': plans of `content ~ A`, `content ~ B`, … (which patterns the trigram index takes well).
+    for (const pattern of (value('explain') ?? '').split('|').filter(Boolean)) {
+      const plan = await client.query(`EXPLAIN (ANALYZE, BUFFERS) SELECT v.id FROM record_versions v WHERE v.op <> 'delete' AND v.content ~ $1`, [pattern]);
+      log(`--- ~ ${pattern}\n${plan.rows.map((r) => r['QUERY PLAN']).join('\n')}`);
+    }
     const facts = value('fact') ? [history.facts[Number(value('fact'))]!] : history.facts.slice(0, 3);
     for (const fact of facts) {
       const { text, params } = candidateQuery(parseSearchQuery(fact.fact).terms, {});

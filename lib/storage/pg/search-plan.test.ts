@@ -20,6 +20,7 @@ import { freshBucket, freshDatabase, testS3Client } from '@/tests/engines/use-en
 import { scaleOutStorage } from '../scale-out';
 import type { LineageStorage } from '../types';
 import { candidateQuery } from './search';
+import { TRIGRAM_INDEX } from './statistics';
 
 const SMALL = '7d7d7d7d-3333-4a2b-8c3d-00000000b001';
 const BIG = '7d7d7d7d-3333-4a2b-8c3d-00000000b002';
@@ -27,6 +28,12 @@ const NOW = new Date('2026-11-06T09:00:00Z');
 const WORDS = ['redis', 'gateway', 'kafka', 'postgres', 'nginx', 'docker', 'tailscale', 'grafana', 'backup', 'vlan'];
 let db: PgLineageDb;
 let storage: LineageStorage;
+let smallPending = 0;
+
+/** Pages in the trigram index's pending list (GIN fastupdate), which every search reads whole. */
+async function pendingPages(): Promise<number> {
+  return (await db.pool.query(`SELECT pending_pages FROM pgstatginindex('${TRIGRAM_INDEX}')`)).rows[0].pending_pages;
+}
 
 function snapshot(agentId: string, count: number, content: (i: number) => string): Promise<Uint8Array> {
   const records: MemoryRecord[] = Array.from({ length: count }, (_, i) => ({
@@ -56,12 +63,14 @@ async function planOf(q: string): Promise<{ nodes: string[]; indexes: string[] }
 beforeAll(async () => {
   const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
   db = await openPgDatabase(url);
+  await db.pool.query('CREATE EXTENSION IF NOT EXISTS pgstattuple');
   await db.pool.query('ALTER TABLE record_versions SET (autovacuum_enabled = false, toast.autovacuum_enabled = false)');
   const client = testS3Client(settings);
   const location = { bucket, prefix: '' };
   storage = scaleOutStorage({ db, blobs: new S3BlobStore(client, location), client, location });
   for (const id of [SMALL, BIG]) await storage.registerAgent({ id, name: 'plan', sourceRuntime: 'openclaw', tenantId: null, now: NOW });
   await storage.ingestSnapshot({ agentId: SMALL, bytes: await snapshot(SMALL, 300, (i) => `zanzibar ferry ${i}`), now: NOW });
+  smallPending = await pendingPages();
   // What autovacuum would have sampled at that time.
   await db.pool.query('ANALYZE record_versions');
   const big = await snapshot(BIG, 30_000, (i) => `note ${i}: ${WORDS[i % WORDS.length]} on host-${i % 997} in rack ${i % 31}, `
@@ -80,8 +89,16 @@ describe('the PostgreSQL search plan at 30,000 versions', () => {
     expect(result.total).toBe(20);
   });
 
+  it('the trigram index\'s pending list is merged after a big ingest (a small ingest leaves it to vacuum; after a rebuild: below)', async () => {
+    expect(smallPending).toBeGreaterThan(0);
+    expect(await pendingPages()).toBe(0);
+    await storage.ingestSnapshot({ agentId: SMALL, bytes: await snapshot(SMALL, 200, (i) => `ferry to pemba ${i}`), now: NOW });
+    expect(await pendingPages()).toBeGreaterThan(0);
+  });
+
   it('after a rebuild too (every row new), and for several words and words whose classes hold non-ASCII variants (k: K, U+212A)', async () => {
     await storage.rebuildIndex();
+    expect(await pendingPages()).toBe(0);
     for (const q of ['zanzibar', 'ZANZIBAR ferry', 'kafka-zanzibar']) {
       const plan = await planOf(q);
       expect(plan.indexes, q).toContain('record_versions_content_trgm_idx');
