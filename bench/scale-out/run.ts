@@ -12,6 +12,7 @@
  *   --turns N          the history's turns (default 10,000; quick 2,000)
  *   --agents N --deltas N --warmup N   the ingest load (default 10 × 200, 10 untimed first)
  *   --processes 1,2    the scale-out process counts
+ *   --rebuild-reps N   rebuilds timed on each backend (default 2; quick 1)
  *   --skip-embedded    no embedded ingest row (profiling the scale-out servers)
  *   --cpu-prof DIR     servers under --cpu-prof (profiles in DIR)
  *   --pg-log FILE      PostgreSQL logs every statement with its duration; its log copied to FILE at the end
@@ -52,7 +53,7 @@ async function main(): Promise<void> {
   const turns = num('turns', quick ? 2000 : 10_000);
   const processes = (value('processes') ?? '1,2').split(',').map(Number);
   const searchReps = quick ? 7 : 25;
-  const rebuildReps = quick ? 1 : 2;
+  const rebuildReps = num('rebuild-reps', quick ? 1 : 2);
   const cpuProfDir = value('cpu-prof');
   const started = load();
   log(`scale-out bench (${quick ? 'quick' : 'full'}): load ${started.join(' / ')}`);
