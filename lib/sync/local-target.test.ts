@@ -1,0 +1,51 @@
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { closeDatabase } from '@/db/client';
+import { dumpIndex } from '@/lib/history/testing/temp-ledger';
+import { rebuildIndex } from '@/lib/history/rebuild';
+import { FsBlobStore, listEntries, openLedger, PACK_GROUP, readEntryBytes } from '@/lib/ledger';
+import { localTarget } from './local-target';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+it('a local sync stores its blob whole; the sync that begins a packing group packs the group before it, and every entry reads back as uploaded', async () => {
+  const sb = await makeSandbox();
+  cleanups.push(sb.cleanup);
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const file = path.join(sb.workspace, 'MEMORY.md');
+  const blobs = path.join(sb.dataDir, 'blobs');
+  const packedFiles = async () => (await fs.readdir(blobs)).filter((n) => n.endsWith('.packed'));
+  const uploaded: Buffer[] = [];
+  const ledger = openLedger(sb.dataDir);
+  cleanups.unshift(async () => closeDatabase(ledger.db));
+  const entryBytes = async () => Promise.all(listEntries({ ledger, agentId: agentIdOf(await fs.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')) })
+    .map(async (entry) => Buffer.from(await readEntryBytes({ ledger, entry }))));
+  for (let seq = 0; seq <= PACK_GROUP; seq++) {
+    await fs.writeFile(file, `# Memory\n\n${Array.from({ length: seq + 3 }, (_, i) => `## Fact ${i}\nThe value of fact ${i} is ${i * 7 + seq}.\n`).join('\n')}`);
+    const out = await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    expect(out.sequence).toBe(seq);
+    if (seq === PACK_GROUP - 1) {
+      expect(await packedFiles()).toEqual([]);
+      uploaded.push(...(await entryBytes()));
+    }
+  }
+  // Sequence 64 began group 1: group 0's blobs (but its first) are packed, 64 is whole.
+  const packed = await packedFiles();
+  expect(packed.length).toBeGreaterThan(PACK_GROUP / 2);
+  expect(packed.every((n) => Number(/~(\d+)-/.exec(n)![1]) < PACK_GROUP)).toBe(true);
+  const after = await entryBytes();
+  expect(after.slice(0, PACK_GROUP).map((b, i) => b.equals(uploaded[i]!))).toEqual(uploaded.map(() => true));
+  expect(new FsBlobStore(blobs).fileOf(listEntries({ ledger, agentId: agentIdOf(await fs.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')) }).at(-1)!.blob_key)).not.toMatch(/\.packed$/);
+  const incremental = dumpIndex(ledger);
+  await rebuildIndex({ ledger });
+  expect(dumpIndex(ledger)).toEqual(incremental);
+}, 120_000);
+
+const agentIdOf = (text: string) => text.trim();
