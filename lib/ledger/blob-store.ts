@@ -170,10 +170,9 @@ export class FsBlobStore implements BlobStore {
    * that a later group of the same directory follows — no blob will join them any more. Each blob
    * is written packed (durably) before its whole file goes, so a kill at any moment leaves it in
    * one form or both, and a later call finishes the work. Blobs that do not pack stay whole.
-   * `group`: only that group (of each directory under `prefix`). Returns how many blobs were
-   * packed and how many stored whole were looked at.
+   * Returns how many blobs were packed and how many stored whole were looked at.
    */
-  async packStored(options: { prefix?: string; completeOnly?: boolean; group?: number } = {}): Promise<{ packed: number; considered: number }> {
+  async packStored(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<{ packed: number; considered: number }> {
     if (!this.packing) return { packed: 0, considered: 0 };
     const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
     const lastGroup = new Map<string, number>();
@@ -181,7 +180,6 @@ export class FsBlobStore implements BlobStore {
       const g = groupOf(key);
       if (!g) continue;
       lastGroup.set(g.dir, Math.max(lastGroup.get(g.dir) ?? -1, g.group));
-      if (options.group !== undefined && g.group !== options.group) continue;
       const id = `${g.dir}|${g.group}`;
       if (!groups.has(id)) groups.set(id, { dir: g.dir, group: g.group, keys: [] });
       groups.get(id)!.keys.push({ seq: g.seq, key });
@@ -194,7 +192,9 @@ export class FsBlobStore implements BlobStore {
       for (const { seq, key } of keys) {
         // As at put: the earlier sequences of the group (a rollover snapshot is not packed against its delta).
         const candidates = keys.filter((k) => k.seq < seq).map((k) => k.key);
-        if (candidates.length === 0 || !existsSync(this.pathOf(key))) continue;
+        // Stored whole and small enough to pack (a larger one is never packed: not read again on every pass).
+        const size = statSync(this.pathOf(key), { throwIfNoEntry: false })?.size;
+        if (candidates.length === 0 || size === undefined || size > MAX_PACK_BYTES) continue;
         considered++;
         if (await this.packWhole(key, candidates)) packed++;
       }
@@ -219,11 +219,7 @@ export class FsBlobStore implements BlobStore {
     }
     const deleting = new Set(this.deletingKeys(candidates.slice(-2 * WINDOW)));
     const packing = choosePacking({ key, bytes, candidates, files: this.files, deflate: this.deflate, usable: (k) => !deleting.has(k) });
-    if (!packing) {
-      // Stays whole; still the next blob's base, read from here rather than from disk again.
-      this.files.cache.set(key, bytes);
-      return false;
-    }
+    if (!packing) return false; // stays whole
     await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
     // This blob deleted, or a base being deleted, since it was read: the packed form goes again.
     if (!existsSync(final) || this.deletingKeys([key]).length > 0 || this.anyGone(packing.bases)) {

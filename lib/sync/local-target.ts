@@ -75,12 +75,13 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
  * The first blob of a packing group (blob-packing.ts) completes the group before it: its blobs,
  * stored whole at ingest, are packed now, in one pass (each blob's structure computed once and
  * kept for the next; packing them one by one at ingest re-read, in a fresh `lineage sync`
- * process, each base's chain back to its group's start). Packing needs nothing of the upload,
+ * process, each base's chain back to its group's start). Every complete group of the agent is
+ * passed over, so one a kill interrupted is finished too. Packing needs nothing of the upload,
  * which is already committed: a failure here leaves blobs whole, readable, and is not the sync's.
  */
 async function packCompletedGroup(L: LedgerModules, ledger: Ledger, agentId: string, sequence: number): Promise<void> {
   if (sequence % L.ledger.PACK_GROUP !== 0 || !(ledger.blobs instanceof L.ledger.FsBlobStore)) return;
-  await ledger.blobs.packStored({ prefix: `${agentId}/`, group: sequence / L.ledger.PACK_GROUP - 1 }).catch(() => undefined);
+  await ledger.blobs.packStored({ prefix: `${agentId}/`, completeOnly: true }).catch(() => undefined);
 }
 
 type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest') };
