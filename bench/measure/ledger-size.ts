@@ -47,6 +47,9 @@ async function wholeAndOldLayoutBytes(store: FsBlobStore): Promise<{ blobs: numb
 
 export async function measureLedgerSize(args: { history: BuiltHistory; log: (line: string) => void }): Promise<BenchResult[]> {
   const root = path.join(args.history.dataDir, 'blobs');
+  // The history was synced through the local target, which packs a group once the next begins:
+  // the last, open group is packed now, as packing at put would have left it (the same files).
+  await new FsBlobStore(root, { pack: 'deferred' }).packStored();
   const files = filesUnder(root);
   const after = sizeOf(files);
   const packedFiles = files.filter((f) => f.endsWith('.packed')).length;

@@ -26,6 +26,8 @@ export interface BlobStore {
 }
 
 export { assertBlobKey } from './blob-files';
+/** Blobs per packing group (a group is packed against itself only; its first blob stays whole). */
+export { GROUP as PACK_GROUP } from './blob-packing';
 
 const openFile = promisify(open);
 const closeFile = promisify(close);
@@ -72,12 +74,19 @@ export class FsBlobStore implements BlobStore {
   /** Per key directory: the keys stored there and the highest sequence seen (a hint; every base is re-read and checked). */
   private readonly known = new Map<string, { keys: { seq: number; key: string }[]; max: number }>();
   private readonly packing: boolean;
+  /** Packing is left to `packStored` (deferred): `put` writes every blob whole. */
+  private readonly deferred: boolean;
   private readonly deflate: Deflater | undefined;
 
-  /** `pack: false` stores every blob whole (as before packing); `deflate` replaces the packer's deflater (tests). */
-  constructor(readonly root: string, options: { pack?: boolean; deflate?: Deflater } = {}) {
+  /**
+   * `pack: false` stores every blob whole (as before packing); `'deferred'` stores every blob whole
+   * at `put` and packs them later, a group at a time, in `packStored`; `deflate` replaces the
+   * packer's deflater (tests).
+   */
+  constructor(readonly root: string, options: { pack?: boolean | 'deferred'; deflate?: Deflater } = {}) {
     this.files = new BlobFiles(root);
-    this.packing = options.pack ?? process.env.LINEAGE_BLOB_PACKING !== '0';
+    this.packing = options.pack === undefined || options.pack === 'deferred' ? process.env.LINEAGE_BLOB_PACKING !== '0' : options.pack;
+    this.deferred = options.pack === 'deferred';
     this.deflate = options.deflate;
   }
 
@@ -111,7 +120,7 @@ export class FsBlobStore implements BlobStore {
     const held = await this.holds(key, bytes);
     if (held === 'same') return;
     // Other bytes under a stored key are written whole (read first), never packed beside them.
-    const packing = held === 'absent' ? await this.packFor(key, bytes) : null;
+    const packing = held === 'absent' && !this.deferred ? await this.packFor(key, bytes) : null;
     if (packing) {
       await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
       // A delete of a base that began meanwhile may not have seen this blob: store it whole instead.
@@ -152,6 +161,78 @@ export class FsBlobStore implements BlobStore {
     await closeFile(fd);
     await renameFile(temp, target);
     await this.syncRoot();
+  }
+
+  /**
+   * Packs the blobs stored whole under `prefix` (deferred packing: `put` wrote them whole), group
+   * by group in sequence order, each against the blobs before it in its group exactly as `put`
+   * would have packed it (the same bases, so the same packed file). `completeOnly`: only groups
+   * that a later group of the same directory follows — no blob will join them any more. Each blob
+   * is written packed (durably) before its whole file goes, so a kill at any moment leaves it in
+   * one form or both, and a later call finishes the work. Blobs that do not pack stay whole.
+   * Returns how many blobs were packed and how many stored whole were looked at.
+   */
+  async packStored(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<{ packed: number; considered: number }> {
+    if (!this.packing) return { packed: 0, considered: 0 };
+    const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
+    const lastGroup = new Map<string, number>();
+    for (const key of await this.list(options.prefix ?? '')) {
+      const g = groupOf(key);
+      if (!g) continue;
+      lastGroup.set(g.dir, Math.max(lastGroup.get(g.dir) ?? -1, g.group));
+      const id = `${g.dir}|${g.group}`;
+      if (!groups.has(id)) groups.set(id, { dir: g.dir, group: g.group, keys: [] });
+      groups.get(id)!.keys.push({ seq: g.seq, key });
+    }
+    let packed = 0;
+    let considered = 0;
+    for (const { dir, group, keys } of groups.values()) {
+      if (options.completeOnly && group >= lastGroup.get(dir)!) continue;
+      keys.sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+      for (const { seq, key } of keys) {
+        // As at put: the earlier sequences of the group (a rollover snapshot is not packed against its delta).
+        const candidates = keys.filter((k) => k.seq < seq).map((k) => k.key);
+        // Stored whole and small enough to pack (a larger one is never packed: not read again on every pass).
+        const size = statSync(this.pathOf(key), { throwIfNoEntry: false })?.size;
+        if (candidates.length === 0 || size === undefined || size > MAX_PACK_BYTES) continue;
+        considered++;
+        if (await this.packWhole(key, candidates)) packed++;
+      }
+    }
+    if (packed > 0) await this.syncRoot();
+    return { packed, considered };
+  }
+
+  /**
+   * One blob stored whole, packed against `candidates` (earlier keys of its group, oldest first):
+   * the packed form written durably, then the whole file removed. A delete that began meanwhile
+   * (of a base: marked `.deleting`, or of this blob) wins: the blob is left, or made, whole.
+   */
+  private async packWhole(key: string, candidates: string[]): Promise<boolean> {
+    const final = this.pathOf(key);
+    if (this.deletingKeys([key]).length > 0) return false;
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(readFileSync(final));
+    } catch {
+      return false; // packed or deleted meanwhile
+    }
+    const deleting = new Set(this.deletingKeys(candidates.slice(-2 * WINDOW)));
+    const packing = choosePacking({ key, bytes, candidates, files: this.files, deflate: this.deflate, usable: (k) => !deleting.has(k) });
+    if (!packing) return false; // stays whole
+    await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
+    // This blob deleted, or a base being deleted, since it was read: the packed form goes again.
+    if (!existsSync(final) || this.deletingKeys([key]).length > 0 || this.anyGone(packing.bases)) {
+      await fs.rm(final + PACKED_SUFFIX, { force: true });
+      return false;
+    }
+    if (packing.form) rememberStructure(bytes, packing.form);
+    this.files.cache.set(key, bytes);
+    await fs.rm(final, { force: true });
+    // A delete of a base that began between the check and the removal may have missed this blob
+    // (or materialized it and seen its whole file go): it is written whole again.
+    if (this.anyGone(packing.bases)) await this.materialize(key, bytes);
+    return true;
   }
 
   /** Rewrites a packed blob whole (durably), then removes its packed form: one of them exists throughout. */

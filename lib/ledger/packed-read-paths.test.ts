@@ -13,11 +13,14 @@ import type { Ledger } from './ledger';
 const AGENT = '3f2d1c0b-4444-4a2b-8c3d-000000000001';
 const TURNS = 90;
 
-/** The same generated history (rollovers included) into a ledger that packs blobs and one that stores them whole, as before packing. */
-async function build(pack: boolean): Promise<ReturnType<typeof tempLedger>> {
+/**
+ * The same generated history (rollovers included) into a ledger that packs blobs, one that stores
+ * them whole, as before packing, and one that defers packing (whole at ingest, `packStored` later).
+ */
+async function build(pack: boolean | 'deferred'): Promise<ReturnType<typeof tempLedger>> {
   const previous = process.env.LINEAGE_BLOB_PACKING;
   process.env.LINEAGE_BLOB_PACKING = pack ? '1' : '0';
-  const t = tempLedger();
+  const t = tempLedger(pack === 'deferred' ? { packing: 'deferred' } : {});
   if (previous === undefined) delete process.env.LINEAGE_BLOB_PACKING;
   else process.env.LINEAGE_BLOB_PACKING = previous;
   const gen = new HistoryGenerator(t.ledger, AGENT, 17);
@@ -34,13 +37,16 @@ async function build(pack: boolean): Promise<ReturnType<typeof tempLedger>> {
 
 let packed: ReturnType<typeof tempLedger>;
 let whole: ReturnType<typeof tempLedger>;
+let deferred: ReturnType<typeof tempLedger>;
 beforeAll(async () => {
   packed = await build(true);
   whole = await build(false);
-}, 120_000);
+  deferred = await build('deferred');
+}, 180_000);
 afterAll(() => {
   packed?.cleanup();
   whole?.cleanup();
+  deferred?.cleanup();
 });
 
 const entriesOf = (ledger: Ledger) => ledger.db.sqlite.prepare('SELECT * FROM ledger_entries ORDER BY seq, kind').all() as
@@ -82,4 +88,40 @@ it('a rebuild over packed blobs (helper thread included) equals the incremental 
   await rebuildIndex({ ledger: packed.ledger });
   expect(dumpIndex(packed.ledger)).toEqual(incremental);
   expect(packed.ledger.blobs).toBeInstanceOf(FsBlobStore);
+});
+
+it('deferred packing: every blob whole at ingest; packStored then writes, for the complete group, the very files packing at put wrote, and every read stays byte-exact', async () => {
+  const blobDir = (t: typeof packed) => path.join(t.dir, 'blobs');
+  const names = (t: typeof packed) => fs.readdirSync(blobDir(t)).sort();
+  expect(names(deferred).filter((n) => n.endsWith('.packed'))).toEqual([]);
+  const store = deferred.ledger.blobs as FsBlobStore;
+  const readAll = async () => Promise.all(entriesOf(deferred.ledger).map(async (entry) => Buffer.from(await readEntryBytes({ ledger: deferred.ledger, entry }))));
+  const before = await readAll();
+  // Group 0 (sequences 0–63) is complete, group 1 (64–89) is not: only group 0 is packed.
+  const result = await store.packStored({ completeOnly: true });
+  expect(result.packed).toBeGreaterThan(40);
+  const packedNames = names(deferred).filter((n) => n.endsWith('.packed'));
+  expect(packedNames.length).toBe(result.packed);
+  const seqOf = (name: string) => Number(/~(\d+)-/.exec(name)![1]);
+  expect(packedNames.every((n) => seqOf(n) < 64)).toBe(true);
+  for (const name of packedNames) {
+    expect(fs.readFileSync(path.join(blobDir(deferred), name)).equals(fs.readFileSync(path.join(blobDir(packed), name))), name).toBe(true);
+    expect(fs.existsSync(path.join(blobDir(deferred), name.slice(0, -'.packed'.length))), `${name}: whole form removed`).toBe(false);
+  }
+  const after = await readAll();
+  expect(after.map((b, i) => b.equals(before[i]!))).toEqual(before.map(() => true));
+  // The same bytes through a fresh store (no cache of what was just packed).
+  const fresh = new FsBlobStore(blobDir(deferred));
+  for (const [i, entry] of entriesOf(deferred.ledger).entries()) expect(Buffer.from(await fresh.get(entry.blob_key)).equals(after[i]!), entry.blob_key).toBe(true);
+  // Again: nothing left to pack in complete groups; then every group, the open one too.
+  expect((await store.packStored({ completeOnly: true })).packed).toBe(0);
+  await store.packStored();
+  expect(names(deferred)).toEqual(names(packed));
+});
+
+it('a rebuild over blobs packed later equals the incremental index', async () => {
+  const incremental = dumpIndex(deferred.ledger);
+  expect(incremental).toEqual(dumpIndex(whole.ledger));
+  await rebuildIndex({ ledger: deferred.ledger });
+  expect(dumpIndex(deferred.ledger)).toEqual(incremental);
 });

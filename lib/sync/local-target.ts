@@ -12,7 +12,8 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
   // which never reaches the target, does not pay for them at start-up.
   let opened: Ledger | null = null;
   let L: LedgerModules;
-  const open = (): Ledger => (opened ??= L.ledger.openLedger(dataDir));
+  // Blobs are stored whole at ingest and packed a group at a time (packCompletedGroup).
+  const open = (): Ledger => (opened ??= L.ledger.openLedger(dataDir, { packing: 'deferred' }));
   const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
     L ??= await loadLedgerModules();
     return mappedLedgerCall(L, fn);
@@ -26,11 +27,17 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
       const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
-    putSnapshot: (agentId, bytes) => ledgerCall(async () => ({ sequence: (await L.ingest.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() })).sequence })),
+    putSnapshot: (agentId, bytes) => ledgerCall(async () => {
+      const { sequence } = await L.ingest.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() });
+      await packCompletedGroup(L, open(), agentId, sequence);
+      return { sequence };
+    }),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
-          return { sequence: (await L.ingest.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() })).sequence };
+          const { sequence } = await L.ingest.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() });
+          await packCompletedGroup(L, open(), agentId, sequence);
+          return { sequence };
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
@@ -62,6 +69,19 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
         return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => L.ledger.readEntryBytes({ ledger, entry }) };
       }),
   };
+}
+
+/**
+ * The first blob of a packing group (blob-packing.ts) completes the group before it: its blobs,
+ * stored whole at ingest, are packed now, in one pass (each blob's structure computed once and
+ * kept for the next; packing them one by one at ingest re-read, in a fresh `lineage sync`
+ * process, each base's chain back to its group's start). Every complete group of the agent is
+ * passed over, so one a kill interrupted is finished too. Packing needs nothing of the upload,
+ * which is already committed: a failure here leaves blobs whole, readable, and is not the sync's.
+ */
+async function packCompletedGroup(L: LedgerModules, ledger: Ledger, agentId: string, sequence: number): Promise<void> {
+  if (sequence % L.ledger.PACK_GROUP !== 0 || !(ledger.blobs instanceof L.ledger.FsBlobStore)) return;
+  await ledger.blobs.packStored({ prefix: `${agentId}/`, completeOnly: true }).catch(() => undefined);
 }
 
 type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest') };

@@ -5,9 +5,9 @@ import path from 'node:path';
 import { closeDatabase } from '@/db/client';
 import { openLedger, type Ledger } from '@/lib/ledger';
 
-export function tempLedger(): { ledger: Ledger; dir: string; cleanup: () => void } {
+export function tempLedger(options: Parameters<typeof openLedger>[1] = {}): { ledger: Ledger; dir: string; cleanup: () => void } {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-test-'));
-  const ledger = openLedger(dir);
+  const ledger = openLedger(dir, options);
   return {
     ledger, dir,
     cleanup: () => {

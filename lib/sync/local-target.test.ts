@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { afterEach, expect, it } from 'vitest';
+import { closeDatabase } from '@/db/client';
+import { dumpIndex } from '@/lib/history/testing/temp-ledger';
+import { rebuildIndex } from '@/lib/history/rebuild';
+import { FsBlobStore, listEntries, openLedger, PACK_GROUP, readEntryBytes } from '@/lib/ledger';
+import { localTarget } from './local-target';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+it('a local sync stores its blob whole; the sync that begins a packing group packs the complete groups (one a kill left half packed too), and every entry reads back as uploaded', async () => {
+  const sb = await makeSandbox();
+  cleanups.push(sb.cleanup);
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const file = path.join(sb.workspace, 'MEMORY.md');
+  const blobs = path.join(sb.dataDir, 'blobs');
+  const packedFiles = async () => (await fsp.readdir(blobs)).filter((n) => n.endsWith('.packed'));
+  const uploaded: Buffer[] = [];
+  const ledger = openLedger(sb.dataDir);
+  cleanups.unshift(async () => closeDatabase(ledger.db));
+  const entryBytes = async () => Promise.all(listEntries({ ledger, agentId: agentIdOf(await fsp.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')) })
+    .map(async (entry) => Buffer.from(await readEntryBytes({ ledger, entry }))));
+  for (let seq = 0; seq <= PACK_GROUP; seq++) {
+    await writeMemory(file, seq);
+    const out = await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    expect(out.sequence).toBe(seq);
+    if (seq === PACK_GROUP - 1) {
+      expect(await packedFiles()).toEqual([]);
+      uploaded.push(...(await entryBytes()));
+    }
+  }
+  // Sequence 64 began group 1: group 0's blobs (but its first) are packed, 64 is whole.
+  const packed = await packedFiles();
+  expect(packed.length).toBeGreaterThan(PACK_GROUP / 2);
+  expect(packed.every((n) => Number(/~(\d+)-/.exec(n)![1]) < PACK_GROUP)).toBe(true);
+  const after = await entryBytes();
+  expect(after.slice(0, PACK_GROUP).map((b, i) => b.equals(uploaded[i]!))).toEqual(uploaded.map(() => true));
+  expect(new FsBlobStore(blobs).fileOf(listEntries({ ledger, agentId: agentIdOf(await fsp.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')) }).at(-1)!.blob_key)).not.toMatch(/\.packed$/);
+  const incremental = dumpIndex(ledger);
+  await rebuildIndex({ ledger });
+  expect(dumpIndex(ledger)).toEqual(incremental);
+
+  // A pass a kill interrupted leaves blobs of group 0 whole: the pass at sequence 128 finishes it.
+  const left = packed.slice(-3);
+  for (const name of left) {
+    const key = name.slice(0, -'.packed'.length).split('~').join('/');
+    fs.writeFileSync(path.join(blobs, name.slice(0, -'.packed'.length)), await new FsBlobStore(blobs).get(key));
+    fs.rmSync(path.join(blobs, name));
+  }
+  for (let seq = PACK_GROUP + 1; seq <= 2 * PACK_GROUP; seq++) {
+    await writeMemory(file, seq);
+    expect((await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock })).sequence).toBe(seq);
+  }
+  const now = await packedFiles();
+  for (const name of packed) expect(now, name).toContain(name);
+  expect(now.filter((n) => Number(/~(\d+)-/.exec(n)![1]) >= PACK_GROUP).length).toBeGreaterThan(PACK_GROUP / 2);
+  const all = await entryBytes();
+  expect(all.slice(0, PACK_GROUP).map((b, i) => b.equals(uploaded[i]!))).toEqual(uploaded.map(() => true));
+}, 240_000);
+
+const agentIdOf = (text: string) => text.trim();
+
+/** MEMORY.md as of sync `seq`: every sync changes it (and it grows), so each is a delta. */
+const writeMemory = (file: string, seq: number) =>
+  fsp.writeFile(file, `# Memory\n\n${Array.from({ length: seq + 3 }, (_, i) => `## Fact ${i}\nThe value of fact ${i} is ${i * 7 + seq}.\n`).join('\n')}`);
