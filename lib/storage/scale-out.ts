@@ -93,7 +93,9 @@ export function scaleOutStorage(params: {
     revokeApiKey: (p) => agents.revokeApiKey(pool, p),
     identifyKey: (p) => agents.identifyKey(pool, p),
     keyIdentityById: (id) => agents.keyIdentityById(pool, id),
-    // Orphan blobs of failed appends are not swept on S3 yet (pgport.md "What remains").
+    // Pending uploads past their expiry (row + staged object) and staged objects no upload owns
+    // (staging-sweep.test.ts). Final keys are never swept: a blob whose process died before its
+    // commit continues its agent's ledger, and only `lineage doctor --repair` decides about it.
     startMaintenance: (p) => startSweeps(p, [['upload sweep', (now) => uploads.sweep(now)]]),
     close: async () => {
       await db.close();
