@@ -127,22 +127,36 @@ export interface RecoveredBlob {
  * ingest writes in its transaction (the composition root's, lib/storage/embedded-ingest.ts).
  */
 export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): Promise<RecoveredBlob[]> {
+  return recoverInOrder(await findUnledgeredBlobs(ledger), async (blob) => {
+    const bytes = await ledger.blobs.get(blob.key);
+    const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
+    if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
+    const result = blob.kind === 'delta'
+      ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
+      : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
+    return result.sequence;
+  });
+}
+
+/**
+ * Recovers, in order, the blobs that continue their agent's ledger (`recover` ingests one and gives
+ * the sequence it got, which must be the blob's). An agent stops at its first blob that fails; the
+ * others go on. Shared by both backends' doctor.
+ */
+export async function recoverInOrder<T extends { agent_id: string; sequence: number; kind: EntryKind; chains: boolean }>(
+  blobs: T[], recover: (blob: T) => Promise<number>,
+): Promise<RecoveredBlob[]> {
   const out: RecoveredBlob[] = [];
   const stopped = new Set<string>();
-  for (const blob of (await findUnledgeredBlobs(ledger)).filter((b) => b.chains)) {
+  for (const blob of blobs.filter((b) => b.chains)) {
     const base = { agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind };
     if (stopped.has(blob.agent_id)) {
       out.push({ ...base, recovered: false, error: 'an earlier blob of this agent could not be recovered' });
       continue;
     }
     try {
-      const bytes = await ledger.blobs.get(blob.key);
-      const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
-      if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
-      const result = blob.kind === 'delta'
-        ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
-        : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
-      if (result.sequence !== blob.sequence) throw new Error(`it was stored at sequence ${result.sequence}, not ${blob.sequence}`);
+      const sequence = await recover(blob);
+      if (sequence !== blob.sequence) throw new Error(`it was stored at sequence ${sequence}, not ${blob.sequence}`);
       out.push({ ...base, recovered: true });
     } catch (error) {
       stopped.add(blob.agent_id);

@@ -15,7 +15,7 @@
  * or a backup; a blob that continues nothing (an upload that died racing another) is listed and kept.
  */
 import type { EntryKind } from '@/db/schema';
-import { agentOfSnapshot, markChains, parseBlobKey, type DamagedBlob, type RecoveredBlob } from '@/lib/ledger/consistency';
+import { agentOfSnapshot, markChains, parseBlobKey, recoverInOrder, type DamagedBlob, type RecoveredBlob } from '@/lib/ledger/consistency';
 import { isLedgerError } from '@/lib/ledger/errors';
 import type { LineageStorage } from './types';
 
@@ -67,33 +67,19 @@ async function storedAt(storage: LineageStorage, key: string): Promise<Date> {
 /**
  * Re-ingests the blobs that continue their agent's ledger, in order, through the storage's own
  * ingest (checked, indexed, the sequence compared under the agent's lock). An agent whose
- * registration is gone too is registered again from its snapshot's manifest, with no tenant. An
- * agent stops at its first blob that fails; the others go on.
+ * registration is gone too is registered again from its snapshot's manifest, with no tenant
+ * (`recoverInOrder`: an agent stops at its first blob that fails; the others go on).
  */
 export async function recoverUnledgeredObjects(storage: LineageStorage): Promise<RecoveredBlob[]> {
-  const out: RecoveredBlob[] = [];
-  const stopped = new Set<string>();
-  for (const blob of (await findUnledgeredObjects(storage)).filter((b) => b.chains)) {
-    const base = { agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind };
-    if (stopped.has(blob.agent_id)) {
-      out.push({ ...base, recovered: false, error: 'an earlier blob of this agent could not be recovered' });
-      continue;
+  return recoverInOrder(await findUnledgeredObjects(storage), async (blob) => {
+    const bytes = await storage.blobs.get(blob.key);
+    const now = await storedAt(storage, blob.key);
+    if (!(await storage.getAgent({ agentId: blob.agent_id }))) {
+      await storage.registerAgent({ id: blob.agent_id, ...(await agentOfSnapshot(blob.agent_id, bytes)), tenantId: null, now });
     }
-    try {
-      const bytes = await storage.blobs.get(blob.key);
-      const now = await storedAt(storage, blob.key);
-      if (!(await storage.getAgent({ agentId: blob.agent_id }))) {
-        await storage.registerAgent({ id: blob.agent_id, ...(await agentOfSnapshot(blob.agent_id, bytes)), tenantId: null, now });
-      }
-      const result = blob.kind === 'delta'
-        ? await storage.ingestDelta({ agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
-        : await storage.ingestSnapshot({ agentId: blob.agent_id, bytes, now });
-      if (result.sequence !== blob.sequence) throw new Error(`it was stored at sequence ${result.sequence}, not ${blob.sequence}`);
-      out.push({ ...base, recovered: true });
-    } catch (error) {
-      stopped.add(blob.agent_id);
-      out.push({ ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
-    }
-  }
-  return out;
+    const result = blob.kind === 'delta'
+      ? await storage.ingestDelta({ agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
+      : await storage.ingestSnapshot({ agentId: blob.agent_id, bytes, now });
+    return result.sequence;
+  });
 }
