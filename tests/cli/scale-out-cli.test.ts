@@ -259,7 +259,9 @@ describe('demo and start on PostgreSQL + S3', () => {
 
 describe('bad or half settings', () => {
   const commands: [string, string[]][] = [
-    ['sync', ['sync', '-w', '.']], ['sync --rebase', ['sync', '--rebase', '-w', '.']], ['restore', ['restore', '--out', 'x', '--agent', 'a']],
+    // Paths that cannot be written: were a setting let through, nothing would be made in the repository.
+    ['sync', ['sync', '-w', '/nonexistent/ws']], ['sync --rebase', ['sync', '--rebase', '-w', '/nonexistent/ws']],
+    ['restore', ['restore', '--out', '/nonexistent/out', '--agent', 'a']],
     ['index', ['index', '--rebuild']], ['doctor', ['doctor']], ['doctor --repair', ['doctor', '--repair']], ['keys create', ['keys', 'create']],
     ['keys list', ['keys', 'list']], ['keys revoke', ['keys', 'revoke', 'x']], ['search', ['search', 'relay']], ['demo', ['demo']],
     ['start', ['start', '--port', '0']], ['serve', ['serve', '--no-ui', '--port', '0']],
@@ -282,6 +284,12 @@ describe('bad or half settings', () => {
       expect(run.stderr, what).not.toMatch(/\n\s+at /);
       await expect(fs.stat(dataDir), what).rejects.toThrow();
     }
+  });
+
+  it('--server with a database URL: refused, naming both', async () => {
+    const run = await runCli(['sync', '-w', '/nonexistent/ws', '--server', 'http://127.0.0.1:1', '--key', 'k', '--database-url', 'postgres://u@h/x'], aws);
+    expect(run.code).toBe(1);
+    expect(run.json).toMatchObject({ ok: false, code: 'invalid_argument', error: 'use either --server or --database-url/--blob-url, not both' });
   });
 
   it('a database that cannot be reached: storage_unavailable in words, no password, no stack', async () => {
