@@ -1,4 +1,5 @@
 import { Command, CommanderError } from 'commander';
+import { endCommand } from './command-end';
 import { CliError, failAndExit } from './output';
 
 type Register = (program: Command) => void;
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   try {
     const program = await buildProgram(process.argv[2]);
     await program.parseAsync(process.argv);
+    await endCommand();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);

@@ -1,10 +1,11 @@
 /**
  * Runs the demo's syncs through the real pipeline (adapter → reconcile → delta → ingest → index)
- * into a local data directory, with the scripted clock as every timestamp's source.
+ * into a sync target (the local data directory, or the scale-out storage), with the scripted clock
+ * as every timestamp's source.
  */
 import type { Runtime } from '@/lib/adapters/types';
-import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace, type SyncOutput } from '@/lib/sync/sync';
+import type { SyncTarget } from '@/lib/sync/target';
 import type { DemoClock } from './clock';
 
 /** One scripted sync: when it runs and what it exports. */
@@ -31,8 +32,9 @@ export interface SyncDriver {
   totalSyncs(): number;
 }
 
-export function createSyncDriver(args: { dataDir: string; alfHome: string; clock: DemoClock; log: (line: string) => void }): SyncDriver {
-  const target = localTarget(args.dataDir, args.clock.now);
+/** `target` takes its ingest times from `args.clock` (`localTarget(dir, clock.now)`). */
+export function createSyncDriver(args: { target: SyncTarget; alfHome: string; clock: DemoClock; log: (line: string) => void }): SyncDriver {
+  const { target } = args;
   const agents = new Map<string, DemoAgentSummary>();
   let total = 0;
   return {

@@ -8,7 +8,6 @@
  *   ever deleted automatically.
  */
 import fs from 'node:fs/promises';
-import path from 'node:path';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
 import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
@@ -55,8 +54,6 @@ export interface UnledgeredBlob {
   chains: boolean;
 }
 
-const BLOB_NAME = /^([0-9a-f-]{36})~(\d+)-[0-9a-f]{16}\.(alf|alf-delta)$/;
-
 /** Blob files without a ledger entry, in replay order (agent, sequence, delta before snapshot). */
 export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlob[]> {
   const store = ledger.blobs;
@@ -68,17 +65,37 @@ export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlo
   const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
   const found: UnledgeredBlob[] = [];
   for (const key of keys) {
-    const match = BLOB_NAME.exec(path.basename(store.pathOf(key)));
-    if (!match || referenced.has(key)) continue;
-    found.push({ agent_id: match[1]!, sequence: Number(match[2]), kind: match[3] === 'alf' ? 'snapshot' : 'delta', key, file: store.pathOf(key), chains: false });
+    const named = parseBlobKey(key);
+    if (!named || referenced.has(key)) continue;
+    found.push({ ...named, key, file: store.pathOf(key), chains: false });
   }
-  found.sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.sequence - b.sequence || (a.kind === b.kind ? a.file.localeCompare(b.file) : a.kind === 'delta' ? -1 : 1));
+  return markChains(found, (agentId) => latestOf.get(agentId) as number | null | undefined);
+}
+
+/** A blob key as both backends write it: `<agent>/<seq>-<sha256 prefix>.alf|.alf-delta`. */
+const BLOB_KEY = /^([0-9a-f-]{36})\/(\d+)-[0-9a-f]{16}\.(alf|alf-delta)$/;
+
+/** The agent, sequence and kind a blob key names, or null for a key no ingest writes. */
+export function parseBlobKey(key: string): { agent_id: string; sequence: number; kind: EntryKind } | null {
+  const match = BLOB_KEY.exec(key);
+  return match ? { agent_id: match[1]!, sequence: Number(match[2]), kind: match[3] === 'alf' ? 'snapshot' : 'delta' } : null;
+}
+
+/**
+ * Sorts unledgered blobs into replay order (agent, sequence, delta before snapshot, then key) and
+ * marks those that continue their agent's ledger (`latestOf`: its latest sequence, null/undefined
+ * for none) — latest + 1, + 2, … without a gap. Shared by both backends' doctor.
+ */
+export function markChains<T extends { agent_id: string; sequence: number; kind: EntryKind; key: string; chains: boolean }>(
+  found: T[], latestOf: (agentId: string) => number | null | undefined,
+): T[] {
+  found.sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.sequence - b.sequence || (a.kind === b.kind ? a.key.localeCompare(b.key) : a.kind === 'delta' ? -1 : 1));
   let agent: string | null = null;
   let next = 0;
   for (const blob of found) {
     if (blob.agent_id !== agent) {
       agent = blob.agent_id;
-      const latest = latestOf.get(agent) as number | null | undefined;
+      const latest = latestOf(agent);
       next = latest === undefined || latest === null ? 0 : latest + 1;
     }
     // A delta at `next` continues the chain; a rollover snapshot sits at the sequence of the delta before it.
@@ -110,22 +127,36 @@ export interface RecoveredBlob {
  * ingest writes in its transaction (the composition root's, lib/storage/embedded-ingest.ts).
  */
 export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): Promise<RecoveredBlob[]> {
+  return recoverInOrder(await findUnledgeredBlobs(ledger), async (blob) => {
+    const bytes = await ledger.blobs.get(blob.key);
+    const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
+    if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
+    const result = blob.kind === 'delta'
+      ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
+      : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
+    return result.sequence;
+  });
+}
+
+/**
+ * Recovers, in order, the blobs that continue their agent's ledger (`recover` ingests one and gives
+ * the sequence it got, which must be the blob's). An agent stops at its first blob that fails; the
+ * others go on. Shared by both backends' doctor.
+ */
+export async function recoverInOrder<T extends { agent_id: string; sequence: number; kind: EntryKind; chains: boolean }>(
+  blobs: T[], recover: (blob: T) => Promise<number>,
+): Promise<RecoveredBlob[]> {
   const out: RecoveredBlob[] = [];
   const stopped = new Set<string>();
-  for (const blob of (await findUnledgeredBlobs(ledger)).filter((b) => b.chains)) {
+  for (const blob of blobs.filter((b) => b.chains)) {
     const base = { agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind };
     if (stopped.has(blob.agent_id)) {
       out.push({ ...base, recovered: false, error: 'an earlier blob of this agent could not be recovered' });
       continue;
     }
     try {
-      const bytes = await ledger.blobs.get(blob.key);
-      const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
-      if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
-      const result = blob.kind === 'delta'
-        ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
-        : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
-      if (result.sequence !== blob.sequence) throw new Error(`it was stored at sequence ${result.sequence}, not ${blob.sequence}`);
+      const sequence = await recover(blob);
+      if (sequence !== blob.sequence) throw new Error(`it was stored at sequence ${sequence}, not ${blob.sequence}`);
       out.push({ ...base, recovered: true });
     } catch (error) {
       stopped.add(blob.agent_id);
@@ -136,9 +167,13 @@ export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): 
 }
 
 async function reRegister(ledger: Ledger, agentId: string, snapshotBytes: Uint8Array, now: Date): Promise<void> {
+  registerAgent({ ledger, id: agentId, ...(await agentOfSnapshot(agentId, snapshotBytes)), tenantId: null, now });
+}
+
+/** The name and runtime an agent whose registration was lost gets back, from its snapshot's manifest. */
+export async function agentOfSnapshot(agentId: string, snapshotBytes: Uint8Array): Promise<{ name: string; sourceRuntime: string | null }> {
   const { manifest } = await readSnapshot(snapshotBytes);
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
   const name = typeof agent.name === 'string' && agent.name.trim() !== '' ? agent.name : agentId;
-  const runtime = typeof agent.source_runtime === 'string' ? agent.source_runtime : null;
-  registerAgent({ ledger, id: agentId, name, sourceRuntime: runtime, tenantId: null, now });
+  return { name, sourceRuntime: typeof agent.source_runtime === 'string' ? agent.source_runtime : null };
 }

@@ -99,6 +99,17 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
+  /** When the object was stored (HEAD's Last-Modified), or null when it is not there. */
+  async lastModified(key: string): Promise<Date | null> {
+    try {
+      const head = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
+      return head.LastModified ?? null;
+    } catch (error) {
+      if (s3Status(error) === 404) return null;
+      throw error;
+    }
+  }
+
   async delete(key: string): Promise<void> {
     await this.client.send(new DeleteObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
   }

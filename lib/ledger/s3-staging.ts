@@ -5,7 +5,7 @@
  * ingest then writes the final blob with its own conditional PutObject (never a copy), and the
  * staged object is deleted. Nothing here is ever a ledger blob.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { LedgerError } from './errors';
 import type { S3Location } from './s3-config';
@@ -77,4 +77,23 @@ export async function readStaged(params: Staging & { uploadId: string }): Promis
 /** Removes the staged object (idempotent). */
 export async function deleteStaged(params: Staging & { uploadId: string }): Promise<void> {
   await params.client.send(new DeleteObjectCommand({ Bucket: params.location.bucket, Key: stagingKey(params.location, params.uploadId) }));
+}
+
+/**
+ * Every object in the staging prefix that is an upload's (`<prefix>/staging/<upload id>`), with when
+ * it was stored. Only that prefix is listed: nothing here ever names a final key.
+ */
+export async function listStaged(params: Staging): Promise<{ uploadId: string; lastModified: Date | null }[]> {
+  const prefix = areaPrefix(params.location, 'staging');
+  const staged: { uploadId: string; lastModified: Date | null }[] = [];
+  let ContinuationToken: string | undefined;
+  do {
+    const page = await params.client.send(new ListObjectsV2Command({ Bucket: params.location.bucket, Prefix: prefix, ContinuationToken }));
+    for (const object of page.Contents ?? []) {
+      const uploadId = object.Key?.slice(prefix.length) ?? '';
+      if (UPLOAD_ID.test(uploadId)) staged.push({ uploadId, lastModified: object.LastModified ?? null });
+    }
+    ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+  } while (ContinuationToken);
+  return staged;
 }

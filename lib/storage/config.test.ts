@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
-import { openStorage, StorageConfigError, storageConfigFrom } from './config';
+import { openStorage, StorageConfigError, storageConfigFrom, StorageUnavailableError } from './config';
 
 const SECRET = 'cd'.repeat(32);
 const BOTH = { LINEAGE_DATABASE_URL: 'postgres://u@db:5432/lineage', LINEAGE_BLOB_URL: 's3://lineage-blobs/prod', LINEAGE_SECRET: SECRET };
@@ -39,7 +39,9 @@ describe('storageConfigFrom', () => {
       backend: 'scale-out', databaseUrl: BOTH.LINEAGE_DATABASE_URL,
       blobs: { bucket: 'lineage-blobs', prefix: 'prod', endpoint: 'http://127.0.0.1:7480', region: 'eu-west-3', forcePathStyle: true },
       credentials: { accessKeyId: 'AK', secretAccessKey: 'SK' }, secret: Buffer.from(SECRET, 'hex'), downloads: 'presigned',
+      presignedGetSeconds: 300,
     });
+    expect(storageConfigFrom({ ...BOTH, LINEAGE_S3_DOWNLOAD_SECONDS: '45' })).toMatchObject({ presignedGetSeconds: 45 });
     expect(storageConfigFrom({ ...BOTH, AWS_ENDPOINT_URL: 'http://gw:1', LINEAGE_S3_DOWNLOADS: 'proxied' })).toMatchObject({
       blobs: { endpoint: 'http://gw:1', region: 'us-east-1', forcePathStyle: false }, credentials: undefined, downloads: 'proxied',
     });
@@ -77,6 +79,9 @@ describe('storageConfigFrom', () => {
       [{ ...BOTH, AWS_REGION: 'us east' }, {}, /^AWS_REGION must be a region name/],
       [{ ...BOTH, LINEAGE_S3_FORCE_PATH_STYLE: 'yes' }, {}, /LINEAGE_S3_FORCE_PATH_STYLE/],
       [{ ...BOTH, LINEAGE_S3_DOWNLOADS: 'direct' }, {}, /^LINEAGE_S3_DOWNLOADS must be "presigned" .* or "proxied" .*, got "direct"/],
+      [{ ...BOTH, LINEAGE_S3_DOWNLOAD_SECONDS: '0' }, {}, /^LINEAGE_S3_DOWNLOAD_SECONDS must be a whole number of seconds from 1 to 604800 .*, got "0"/],
+      [{ ...BOTH, LINEAGE_S3_DOWNLOAD_SECONDS: '604801' }, {}, /^LINEAGE_S3_DOWNLOAD_SECONDS must be/],
+      [{ ...BOTH, LINEAGE_S3_DOWNLOAD_SECONDS: '5m' }, {}, /^LINEAGE_S3_DOWNLOAD_SECONDS must be/],
       [{ ...BOTH, AWS_ACCESS_KEY_ID: 'AK' }, {}, /^AWS_SECRET_ACCESS_KEY is missing: set both/],
       [{ ...BOTH, AWS_SECRET_ACCESS_KEY: 'SK' }, {}, /^AWS_ACCESS_KEY_ID is missing: set both/],
     ];
@@ -115,12 +120,29 @@ describe('openStorage', () => {
       expect(await storage.blobs.exists(`${agent}/0-0123456789abcdef.alf`)).toBe(true);
       const download = await storage.blobDownloadUrl({ key: `${agent}/0-0123456789abcdef.alf`, expiresInSeconds: 60 });
       expect(Buffer.from(await (await fetch(download!)).arrayBuffer())).toEqual(Buffer.from([1, 2, 3]));
+      // The presigned GET lives the shorter of the caller's lifetime and LINEAGE_S3_DOWNLOAD_SECONDS (300 by default).
+      expect(new URL(download!).searchParams.get('X-Amz-Expires')).toBe('60');
+      const long = await storage.blobDownloadUrl({ key: `${agent}/0-0123456789abcdef.alf`, expiresInSeconds: 900 });
+      expect(new URL(long!).searchParams.get('X-Amz-Expires')).toBe('300');
     } finally {
       await storage.close();
     }
     if (config.backend !== 'scale-out') throw new Error('expected the scale-out config');
+    const brief = await openStorage({ ...config, presignedGetSeconds: 7 });
+    expect(new URL((await brief.blobDownloadUrl({ key: '7b0f3c2e-1111-4a2b-8c3d-0000000000c2/0-0123456789abcdef.alf', expiresInSeconds: 900 }))!)
+      .searchParams.get('X-Amz-Expires')).toBe('7');
+    await brief.close();
     const proxied = await openStorage({ ...config, downloads: 'proxied' });
     expect(await proxied.blobDownloadUrl({ key: '7b0f3c2e-1111-4a2b-8c3d-0000000000c2/0-0123456789abcdef.alf', expiresInSeconds: 60 })).toBeNull();
     await proxied.close();
+  });
+
+  it('a database that cannot be reached: StorageUnavailableError naming host and database, never the password', async () => {
+    const config = storageConfigFrom({ LINEAGE_DATABASE_URL: 'postgres://u:hunter2@127.0.0.1:1/lineage', LINEAGE_BLOB_URL: 's3://b-1', LINEAGE_SECRET: SECRET });
+    const error = await openStorage(config).then(() => null, (e: unknown) => e);
+    expect(error).toBeInstanceOf(StorageUnavailableError);
+    expect((error as StorageUnavailableError).code).toBe('storage_unavailable');
+    expect((error as Error).message).toMatch(/^cannot open the scale-out storage \(database 127\.0\.0\.1:1\/lineage, blobs s3:\/\/b-1\): \S/);
+    expect((error as Error).message).not.toMatch(/hunter2/);
   });
 });

@@ -6,18 +6,26 @@
  * SDK's standard settings (`AWS_ENDPOINT_URL_S3` › `AWS_ENDPOINT_URL`, `AWS_REGION`, keys) and
  * `LINEAGE_S3_FORCE_PATH_STYLE=1`. A scale-out process keeps nothing on local disk another needs,
  * so the signing secret must come from `LINEAGE_SECRET`. `LINEAGE_S3_DOWNLOADS=presigned|proxied`
- * says whether clients fetch blobs from the bucket (presigned GET) or through the server.
+ * says whether clients fetch blobs from the bucket (presigned GET) or through the server, and
+ * `LINEAGE_S3_DOWNLOAD_SECONDS` how long such a GET stays valid (see `DEFAULT_PRESIGNED_GET_SECONDS`).
  * Every bad value is a `StorageConfigError` naming the variable or flag; nothing is opened then.
+ * A storage that cannot be opened (PostgreSQL unreachable, a refused login) is a `StorageUnavailableError`.
  */
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { createS3Client, type S3Settings } from '@/lib/ledger/s3-config';
 import { scaleOutConfigFrom } from '@/lib/ledger/scale-out-config';
 import { openEmbeddedStorage } from './embedded';
-import { openScaleOutStorage } from './scale-out';
+import { DEFAULT_PRESIGNED_GET_SECONDS, openScaleOutStorage } from './scale-out';
+import { describeScaleOut, type StorageFlags } from './scale-out-requested';
 import type { LineageStorage } from './types';
+
+export { DEFAULT_PRESIGNED_GET_SECONDS };
+export type { StorageFlags };
 
 export type DownloadMode = 'presigned' | 'proxied';
 export const DOWNLOAD_MODES: readonly DownloadMode[] = ['presigned', 'proxied'];
+/** SigV4's longest presigned lifetime (7 days). */
+const MAX_PRESIGNED_SECONDS = 7 * 24 * 60 * 60;
 
 export interface S3Credentials {
   accessKeyId: string;
@@ -35,13 +43,9 @@ export type StorageConfig =
     credentials: S3Credentials | undefined;
     secret: Buffer;
     downloads: DownloadMode;
+    /** The lifetime of a presigned GET (`LINEAGE_S3_DOWNLOAD_SECONDS`). */
+    presignedGetSeconds: number;
   };
-
-export interface StorageFlags {
-  data?: string;
-  databaseUrl?: string;
-  blobUrl?: string;
-}
 
 /** A setting that cannot be used; its message names the variable or flag and what it must be. */
 export class StorageConfigError extends Error {
@@ -73,6 +77,15 @@ function downloadsFrom(env: Env): DownloadMode {
   return value as DownloadMode;
 }
 
+function presignedGetSecondsFrom(env: Env): number {
+  const text = set(env, 'LINEAGE_S3_DOWNLOAD_SECONDS');
+  if (text === undefined) return DEFAULT_PRESIGNED_GET_SECONDS;
+  if (!/^\d{1,6}$/.test(text) || Number(text) < 1 || Number(text) > MAX_PRESIGNED_SECONDS) {
+    throw new StorageConfigError(`LINEAGE_S3_DOWNLOAD_SECONDS must be a whole number of seconds from 1 to ${MAX_PRESIGNED_SECONDS} (7 days, S3's limit), got "${text}"`);
+  }
+  return Number(text);
+}
+
 function checkRegion(env: Env): void {
   for (const name of ['AWS_REGION', 'AWS_DEFAULT_REGION']) {
     const value = set(env, name);
@@ -93,6 +106,7 @@ export function storageConfigFrom(env: Env, flags: StorageFlags = {}): StorageCo
     throw new StorageConfigError(error.message);
   }
   const downloads = downloadsFrom(env);
+  const presignedGetSeconds = presignedGetSecondsFrom(env);
   const dbName = flags.databaseUrl !== undefined ? '--database-url' : 'LINEAGE_DATABASE_URL';
   const blobName = flags.blobUrl !== undefined ? '--blob-url' : 'LINEAGE_BLOB_URL';
   if (parsed.databaseUrl === null && parsed.blobs === null) {
@@ -109,8 +123,20 @@ export function storageConfigFrom(env: Env, flags: StorageFlags = {}): StorageCo
   if (parsed.secret === null) throw new StorageConfigError('LINEAGE_SECRET is required with a database URL and a blob URL');
   return {
     backend: 'scale-out', databaseUrl: parsed.databaseUrl, blobs: parsed.blobs, credentials: credentialsFrom(env),
-    secret: parsed.secret, downloads,
+    secret: parsed.secret, downloads, presignedGetSeconds,
   };
+}
+
+/** The scale-out storage could not be opened; `code` and `hint` are what the CLI prints (no stack). */
+export class StorageUnavailableError extends Error {
+  readonly code = 'storage_unavailable';
+
+  readonly hint = 'check LINEAGE_DATABASE_URL / --database-url (PostgreSQL running and reachable, the user and password) and the AWS_* settings';
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'StorageUnavailableError';
+  }
 }
 
 /** Opens the storage `config` names (the scale-out one migrated first). */
@@ -120,10 +146,11 @@ export async function openStorage(config: StorageConfig, options: { poolSize?: n
   try {
     return await openScaleOutStorage({
       databaseUrl: config.databaseUrl, client, location: { bucket: config.blobs.bucket, prefix: config.blobs.prefix },
-      poolSize: options.poolSize, downloads: config.downloads,
+      poolSize: options.poolSize, downloads: config.downloads, presignedGetSeconds: config.presignedGetSeconds,
     });
   } catch (error) {
     client.destroy();
-    throw error;
+    const why = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? error.name) : String(error);
+    throw new StorageUnavailableError(`cannot open the scale-out storage (${describeScaleOut(config.databaseUrl, config.blobs)}): ${why}`, { cause: error });
   }
 }

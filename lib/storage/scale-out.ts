@@ -27,13 +27,22 @@ import { getWorkspaceFile, getWorkspaceTree, liveFilePages } from './pg/workspac
 import { assertSequence } from '@/lib/history/queries/common';
 import type { LineageStorage } from './types';
 
-/** The storage over an open database, a blob store and the bucket's staging prefix. */
 /**
- * `downloads`: 'presigned' (default) hands clients S3 presigned GETs of the blobs; 'proxied' answers
- * null so the server streams them (a bucket clients cannot reach).
+ * How long a presigned S3 GET stays valid by default (`LINEAGE_S3_DOWNLOAD_SECONDS`, config.ts). The
+ * bucket checks only the URL's own signature, so a link handed out before its key was revoked still
+ * works until it expires (a proxied download checks the key on every request): short, since a
+ * restore fetches its links right away.
+ */
+export const DEFAULT_PRESIGNED_GET_SECONDS = 300;
+
+/**
+ * The storage over an open database, a blob store and the bucket's staging prefix.
+ * `downloads`: 'presigned' (default) hands clients S3 presigned GETs of the blobs, valid the shorter
+ * of what the caller asks and `presignedGetSeconds` (a revoked key's links live that long: config.ts);
+ * 'proxied' answers null so the server streams them (a bucket clients cannot reach).
  */
 export function scaleOutStorage(params: {
-  db: PgLineageDb; blobs: BlobStore; client: S3Client; location: S3Location; downloads?: 'presigned' | 'proxied';
+  db: PgLineageDb; blobs: BlobStore; client: S3Client; location: S3Location; downloads?: 'presigned' | 'proxied'; presignedGetSeconds?: number;
 }): LineageStorage {
   const { db } = params;
   const pool = db.pool;
@@ -45,7 +54,7 @@ export function scaleOutStorage(params: {
     uploads,
     blobDownloadUrl: async ({ key, expiresInSeconds }) => {
       if (params.downloads === 'proxied' || !(params.blobs instanceof S3BlobStore)) return null;
-      return params.blobs.presignDownload(key, expiresInSeconds);
+      return params.blobs.presignDownload(key, Math.min(expiresInSeconds, params.presignedGetSeconds ?? DEFAULT_PRESIGNED_GET_SECONDS));
     },
     registerAgent: (p) => agents.registerAgent(pool, p),
     getAgent: (p) => agents.getAgent(pool, p),
@@ -84,7 +93,9 @@ export function scaleOutStorage(params: {
     revokeApiKey: (p) => agents.revokeApiKey(pool, p),
     identifyKey: (p) => agents.identifyKey(pool, p),
     keyIdentityById: (id) => agents.keyIdentityById(pool, id),
-    // Orphan blobs of failed appends are not swept on S3 yet (pgport.md "What remains").
+    // Pending uploads past their expiry (row + staged object) and staged objects no upload owns
+    // (staging-sweep.test.ts). Final keys are never swept: a blob whose process died before its
+    // commit continues its agent's ledger, and only `lineage doctor --repair` decides about it.
     startMaintenance: (p) => startSweeps(p, [['upload sweep', (now) => uploads.sweep(now)]]),
     close: async () => {
       await db.close();
@@ -95,10 +106,11 @@ export function scaleOutStorage(params: {
 
 /** Opens (and migrates) the database at `databaseUrl` and the bucket location with `client`. */
 export async function openScaleOutStorage(params: {
-  databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number; downloads?: 'presigned' | 'proxied';
+  databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number; downloads?: 'presigned' | 'proxied'; presignedGetSeconds?: number;
 }): Promise<LineageStorage> {
   const db = await openPgDatabase(params.databaseUrl, { max: params.poolSize });
   return scaleOutStorage({
-    db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location, downloads: params.downloads,
+    db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location,
+    downloads: params.downloads, presignedGetSeconds: params.presignedGetSeconds,
   });
 }

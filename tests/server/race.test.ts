@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { openDatabase } from '@/db/client';
+import { embeddedStorageFor } from '@/lib/storage/open';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, startTestServer, type TestServer } from './harness';
 
@@ -15,6 +16,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await t.close();
 });
+
+const storage = () => embeddedStorageFor(t.dataDir);
+
+function blobKeys(agentId: string): string[] {
+  return (openDatabase(t.dataDir).sqlite.prepare('SELECT blob_key FROM ledger_entries WHERE agent_id = ? ORDER BY blob_key').pluck().all(agentId) as string[]);
+}
 
 function ledgerRows(agentId: string): { seq: number; kind: string }[] {
   return openDatabase(t.dataDir).sqlite
@@ -37,8 +44,8 @@ it(`${CLIENTS} clients pushing on the same base: exactly one 201, the rest 409 +
     expect(conflicts).toHaveLength(CLIENTS - 1);
     expect(created[0]!.json.sequence).toBe(base + 1);
     for (const conflict of conflicts) {
-      expect(conflict.headers.get('x-latest-sequence')).toMatch(/^\d+$/);
-      expect(Number(conflict.headers.get('x-latest-sequence'))).toBeGreaterThanOrEqual(base);
+      // Every loser is told the winner's sequence: the next round starts only once all have answered.
+      expect(conflict.headers.get('x-latest-sequence')).toBe(String(base + 1));
       expect(conflict.json.error).toEqual(expect.any(String));
     }
     const rows = ledgerRows(id);
@@ -49,6 +56,8 @@ it(`${CLIENTS} clients pushing on the same base: exactly one 201, the rest 409 +
     const last = plan.json.deltas[plan.json.deltas.length - 1];
     expect(last.sequence).toBe(base + 1);
     expect(Buffer.from(await (await fetch(last.url)).arrayBuffer()).equals(Buffer.from(winner))).toBe(true);
+    // The losers' blobs are gone: the blob store holds exactly the ledger's blobs.
+    expect(await storage().blobs.list(`${id}/`)).toEqual(blobKeys(id));
   }
   const info = await call(`${t.url}/v1/agents/${id}`, { key: t.keyA });
   expect(info.json.latest_sequence).toBe(ROUNDS);

@@ -1,23 +1,44 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { systemClock } from '@/lib/core/clock';
 import { defaultDemoToday, parseDay } from '@/lib/demo/clock';
-import { seedDemo } from '@/lib/demo/seed';
-import { resolveDataDir } from '@/lib/ledger';
+import { seedDemo, seedDemoInto, type SeedDemoResult } from '@/lib/demo/seed';
+import type { LineageStorage } from '@/lib/storage/types';
 import { CliError, printJson, progress } from '../output';
+import { cliStorageConfig, openScaleOut, storageOptions, type StorageFlags } from '../storage';
 
 /**
- * `lineage demo [--data DIR] [--today YYYY-MM-DD]`: seeds an empty data directory with the demo
- * fleet (four agents, three runtimes, four weeks ending `--today`) through the real sync pipeline.
- * A data directory that already has agents is left alone (`seeded: false`).
+ * The demo fleet into a storage that keeps nothing on local disk: the scripted workspaces and the
+ * sync client's state go to a temporary directory, removed afterwards.
+ */
+export async function seedScaleOutDemo(storage: LineageStorage, today: Date, log: (line: string) => void): Promise<SeedDemoResult> {
+  const workDir = await mkdtemp(path.join(os.tmpdir(), 'lineage-demo-'));
+  try {
+    return await seedDemoInto({ storage, workDir: path.join(workDir, 'demo'), today, log });
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * `lineage demo [--data DIR | --database-url … --blob-url …] [--today YYYY-MM-DD]`: seeds an empty
+ * data directory (or an empty scale-out storage) with the demo fleet (four agents, three runtimes,
+ * four weeks ending `--today`) through the real sync pipeline. A storage that already has agents is
+ * left alone (`seeded: false`).
  */
 export function registerDemoCommand(program: Command): void {
-  program
+  storageOptions(program
     .command('demo')
     .description('seed an empty data directory with a demo fleet synced through the real pipeline')
-    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .option('--today <YYYY-MM-DD>', 'last day of the four scripted weeks (default: the current UTC date; the day before until 08:00 UTC)')
-    .action(async (opts: { data?: string; today?: string }) => {
-      const result = await seedDemo({ dataDir: resolveDataDir(opts.data), today: parseToday(opts.today), log: progress });
+    .option('--today <YYYY-MM-DD>', 'last day of the four scripted weeks (default: the current UTC date; the day before until 08:00 UTC)'))
+    .action(async (opts: StorageFlags & { today?: string }) => {
+      const today = parseToday(opts.today);
+      const config = await cliStorageConfig(opts, 'demo');
+      const result = config.backend === 'scale-out'
+        ? await seedScaleOutDemo(await openScaleOut(config), today, progress)
+        : await seedDemo({ dataDir: config.dataDir, today, log: progress });
       printJson(result);
     });
 }

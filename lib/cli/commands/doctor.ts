@@ -1,31 +1,63 @@
 import type { Command } from 'commander';
-import { findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered } from '@/lib/ledger';
-import { historyIndexer } from '@/lib/storage/embedded-ingest';
-import { existingDataDir } from '../options';
+import type { DamagedBlob, RecoveredBlob } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
+import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
+
+interface Findings {
+  recovered: RecoveredBlob[];
+  damaged: DamagedBlob[];
+  unledgered: { agent_id: string; sequence: number; kind: string; key: string; chains: boolean }[];
+  /** How to re-ingest what continues a ledger, said when `--repair` was not given. */
+  repairHint: string;
+}
+
+/** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
+async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
+  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { historyIndexer }, { existingDataDir }] = await Promise.all([
+    import('@/lib/ledger'), import('@/lib/storage/embedded-ingest'), import('../options'),
+  ]);
+  const ledger = openLedger(existingDataDir(dataDir));
+  const recovered = repair ? await recoverUnledgered(ledger, historyIndexer) : [];
+  return {
+    recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
+    repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
+  };
+}
+
+/** PostgreSQL + the bucket: lib/storage/consistency.ts through the storage seam. */
+async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promise<Findings> {
+  const { findDamagedEntries, findUnledgeredObjects, recoverUnledgeredObjects } = await import('@/lib/storage/consistency');
+  const storage = await openScaleOut(config);
+  const recovered = repair ? await recoverUnledgeredObjects(storage) : [];
+  return {
+    recovered, damaged: await findDamagedEntries(storage), unledgered: await findUnledgeredObjects(storage),
+    repairHint: 'run `lineage doctor --repair` to re-ingest them through the normal append (servers may keep running)',
+  };
+}
 
 /**
- * `lineage doctor [--repair] [--data DIR]`: do the ledger and its blobs agree? Lists entries whose
- * blob is missing or damaged, and blobs with no entry — those that continue an agent's ledger are
- * acknowledged uploads whose commit was lost (a deleted lineage.db-wal). `--repair` re-ingests
- * those in order (run it with the server stopped). Nothing is ever deleted. Prints one JSON object;
- * `ok` is false (exit 1) while a problem remains.
+ * `lineage doctor [--repair] [--data DIR | --database-url … --blob-url …]`: do the ledger and its
+ * blobs agree? Lists entries whose blob is missing or damaged, and blobs with no entry — those that
+ * continue an agent's ledger are uploads whose commit is not there (a deleted lineage.db-wal; on
+ * the scale-out storage, a database restored from an older dump). `--repair` re-ingests those in
+ * order. Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
+ * versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
  */
 export function registerDoctorCommand(program: Command): void {
-  program
+  storageOptions(program
     .command('doctor')
     .description('check that the ledger and its blobs agree; --repair re-ingests uploads whose commit was lost')
-    .option('--repair', 're-ingest, in order, the blobs that continue an agent\'s ledger but have no entry')
-    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .action(async (opts: { repair?: boolean; data?: string }) => {
-      const ledger = openLedger(existingDataDir(opts.data));
-      const recovered = opts.repair ? await recoverUnledgered(ledger, historyIndexer) : [];
-      const damaged = await findDamagedBlobs(ledger);
-      const unledgered = (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b);
+    .option('--repair', 're-ingest, in order, the blobs that continue an agent\'s ledger but have no entry'))
+    .action(async (opts: StorageFlags & { repair?: boolean }) => {
+      const config = await cliStorageConfig(opts, 'doctor');
+      const repair = opts.repair === true;
+      const { recovered, damaged, unledgered, repairHint } = config.backend === 'scale-out'
+        ? await scaleOutFindings(config, repair)
+        : await embeddedFindings(config.dataDir, repair);
       const lost = unledgered.filter((b) => b.chains);
       for (const d of damaged) progress(`damaged: ${d.problem}`);
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
-      if (lost.length > 0 && !opts.repair) progress('run `lineage doctor --repair` with the server stopped to re-ingest them');
+      if (lost.length > 0 && !repair) progress(repairHint);
       const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered);
       printJson({ ok, damaged, unledgered, recovered });
       if (!ok) process.exitCode = 1;

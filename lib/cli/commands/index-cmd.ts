@@ -1,54 +1,77 @@
-import cliProgress from 'cli-progress';
 import type { Command } from 'commander';
-import { rebuildIndex } from '@/lib/history/rebuild';
-import { findDamagedBlobs, isLedgerError, openLedger, withRebuildMarker, type Ledger } from '@/lib/ledger';
-import { existingDataDir } from '../options';
-import { CliError, printJson } from '../output';
+import type { DamagedBlob } from '@/lib/ledger/consistency';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { isLedgerError } from '@/lib/ledger/errors';
+import { CliError, printJson, progress } from '../output';
+import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
 
 /** The rebuild stops at the first damaged blob (and rolls back): the error lists every one. */
-async function everyDamagedBlob(ledger: Ledger): Promise<CliError> {
-  const damaged = await findDamagedBlobs(ledger);
+function everyDamagedBlob(damaged: DamagedBlob[], where: string): CliError {
   const list = damaged.map((d) => `agent ${d.agent_id} sequence ${d.sequence} (${d.kind}, blob ${d.blob_key})`).join('; ');
   return new CliError('blob_corrupt', `${damaged.length} ledger blob(s) are missing or damaged, so the index was not rebuilt (it is unchanged): ${list}`,
-    'restore those files under <data>/blobs from a backup, then run `lineage index --rebuild` again; `lineage doctor` lists them too');
+    `restore those ${where} from a backup, then run \`lineage index --rebuild\` again; \`lineage doctor\` lists them too`);
+}
+
+/** The data directory's rebuild, with a progress bar, under the rebuild marker (a server there answers uploads 503). */
+async function rebuildEmbedded(dataDir: string): Promise<{ entries: number; record_versions: number }> {
+  const [{ default: cliProgress }, { rebuildIndex }, ledgerModule, { existingDataDir }] = await Promise.all([
+    import('cli-progress'), import('@/lib/history/rebuild'), import('@/lib/ledger'), import('../options'),
+  ]);
+  const ledger: Ledger = ledgerModule.openLedger(existingDataDir(dataDir));
+  const bar = new cliProgress.SingleBar(
+    { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} entries', hideCursor: false, noTTYOutput: false },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  try {
+    const result = await ledgerModule.withRebuildMarker(ledger.db.dataDir, () => rebuildIndex({
+      ledger,
+      onProgress: ({ done, total }) => {
+        if (!started) {
+          bar.start(total, 0);
+          started = true;
+        }
+        bar.update(done);
+      },
+    }));
+    if (started) bar.stop();
+    return result;
+  } catch (error) {
+    if (started) bar.stop();
+    if (isLedgerError(error, 'blob_corrupt')) throw everyDamagedBlob(await ledgerModule.findDamagedBlobs(ledger), 'files under <data>/blobs');
+    throw error;
+  }
 }
 
 /**
- * `lineage index --rebuild [--data DIR]`: rebuilds the history index from the ledger's blobs, with a
- * progress bar on stderr, and prints `{"ok":true,"entries":N,"record_versions":M}`. While it runs it holds
- * the rebuild marker, so a server on the same directory answers uploads 503 + Retry-After.
+ * PostgreSQL's rebuild from the bucket, under the advisory lock `rebuild` (a second one anywhere is
+ * refused `busy`) and in one transaction holding every agent's row (uploads wait for it).
+ */
+async function rebuildScaleOut(config: ScaleOutConfig): Promise<{ entries: number; record_versions: number }> {
+  const storage = await openScaleOut(config);
+  progress(`lineage index: rebuilding the PostgreSQL index from s3://${config.blobs.bucket}${config.blobs.prefix ? `/${config.blobs.prefix}` : ''} (uploads wait until it is done)…`);
+  try {
+    return await storage.rebuildIndex();
+  } catch (error) {
+    if (!isLedgerError(error, 'blob_corrupt')) throw error;
+    const { findDamagedEntries } = await import('@/lib/storage/consistency');
+    throw everyDamagedBlob(await findDamagedEntries(storage), 'objects (bucket versioning)');
+  }
+}
+
+/**
+ * `lineage index --rebuild [--data DIR | --database-url … --blob-url …]`: rebuilds the history index
+ * from the ledger's blobs and prints `{"ok":true,"entries":N,"record_versions":M}`.
  */
 export function registerIndexCommand(program: Command): void {
-  program
+  storageOptions(program
     .command('index')
     .description('rebuild the history index from the ledger')
-    .option('--rebuild', 'wipe the index and replay every ledger entry from its blob')
-    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .action(async (opts: { rebuild?: boolean; data?: string }) => {
+    .option('--rebuild', 'wipe the index and replay every ledger entry from its blob'))
+    .action(async (opts: StorageFlags & { rebuild?: boolean }) => {
       if (!opts.rebuild) throw new CliError('invalid_argument', 'nothing to do', 'run `lineage index --rebuild`');
-      const ledger = openLedger(existingDataDir(opts.data));
-      const bar = new cliProgress.SingleBar(
-        { stream: process.stderr, format: 'indexing [{bar}] {value}/{total} entries', hideCursor: false, noTTYOutput: false },
-        cliProgress.Presets.shades_classic,
-      );
-      let started = false;
-      try {
-        const result = await withRebuildMarker(ledger.db.dataDir, () => rebuildIndex({
-          ledger,
-          onProgress: ({ done, total }) => {
-            if (!started) {
-              bar.start(total, 0);
-              started = true;
-            }
-            bar.update(done);
-          },
-        }));
-        if (started) bar.stop();
-        printJson({ ok: true, ...result });
-      } catch (error) {
-        if (started) bar.stop();
-        if (isLedgerError(error, 'blob_corrupt')) throw await everyDamagedBlob(ledger);
-        throw error;
-      }
+      const config = await cliStorageConfig(opts, 'index');
+      const result = config.backend === 'scale-out' ? await rebuildScaleOut(config) : await rebuildEmbedded(config.dataDir);
+      printJson({ ok: true, ...result });
     });
 }

@@ -5,7 +5,8 @@ import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { systemClock } from '@/lib/core/clock';
 import { restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
-import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { cliTarget } from '../target';
 import { parseRuntime, parseSequence } from '../options';
 import { CliError, printJson, progress } from '../output';
 
@@ -55,7 +56,7 @@ export function registerRestoreCommand(program: Command): void {
     if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
     const output = await restoreAgent({
       runtime,
-      target: resolveTarget(flags),
+      target: await cliTarget(flags),
       agentId,
       atSequence: parseSequence(flags.atSequence, '--at-sequence'),
       out: flags.out,

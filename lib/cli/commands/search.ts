@@ -1,25 +1,23 @@
 import type { Command } from 'commander';
 import { searchOptions } from '@/lib/history/search/options';
-import { existingDataDir } from '../options';
 import { CliError, printJson } from '../output';
-import { cliStorage } from '../storage';
+import { cliStorage, storageOptions, type StorageFlags } from '../storage';
 
 /**
- * `lineage search "QUERY" [--agent ID] [--limit N] [--offset N] [--data DIR]`: the same search, and
- * the same JSON, as GET /api/search (both doors call the storage's `search` with searchOptions).
+ * `lineage search "QUERY" [--agent ID] [--limit N] [--offset N] [--data DIR | --database-url … --blob-url …]`:
+ * the same search, and the same JSON, as GET /api/search (both doors call the storage's `search` with searchOptions).
  */
 export function registerSearchCommand(program: Command): void {
-  program
+  storageOptions(program
     .command('search')
     .description('when did this fact first appear, and what became of it (the JSON of GET /api/search)')
     .argument('<query>', 'words (all in one version), "exact phrases", prefix*')
     .option('--agent <id>', 'search one agent only')
     .option('--limit <n>', 'later appearances per page (default 50, at most 500)')
-    .option('--offset <n>', 'later appearances to skip')
-    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
-    .action(async (query: string, opts: { agent?: string; limit?: string; offset?: string; data?: string }) => {
-      const storage = await cliStorage(existingDataDir(opts.data));
+    .option('--offset <n>', 'later appearances to skip'))
+    .action(async (query: string, opts: StorageFlags & { agent?: string; limit?: string; offset?: string }) => {
       const options = searchOptions({ q: query, agent: opts.agent, limit: opts.limit, offset: opts.offset });
+      const storage = await cliStorage(opts, { command: 'search', mustExist: true });
       const agentId = options.agentId;
       // The storage reads a UUID (trimmed); the id must be one as given.
       if (agentId !== undefined && (agentId !== agentId.trim() || !(await storage.getAgent({ agentId })))) {

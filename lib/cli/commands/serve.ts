@@ -1,38 +1,11 @@
 import type { Command } from 'commander';
 import { resolveServeSettings, type ServeFlags } from '@/lib/server/serve-options';
-import { openStorage, StorageConfigError, storageConfigFrom, type StorageConfig } from '@/lib/storage/config';
-import { storageFor } from '@/lib/storage/open';
 import { CliError } from '../output';
-import { serveUntilStopped, type ServedBackend } from './serving';
+import { cliStorageConfig, type StorageFlags } from '../storage';
+import { describeServed, scaleOutBackend, serveUntilStopped } from './serving';
 
 /** Flags of `lineage serve`, with the scale-out backend's two URLs. */
-type ServeCommandFlags = ServeFlags & { databaseUrl?: string; blobUrl?: string };
-
-/**
- * The backend the settings name: nothing set = the embedded data directory (the server opens it,
- * signing with its `server-secret` file, as always); both URLs = PostgreSQL + S3 through the
- * composition root, signing with `LINEAGE_SECRET` so every process accepts the others' URLs and sessions.
- */
-async function servedBackend(flags: ServeCommandFlags): Promise<{ config: StorageConfig; backend: ServedBackend | undefined }> {
-  let config: StorageConfig;
-  try {
-    config = storageConfigFrom(process.env, { data: flags.data, databaseUrl: flags.databaseUrl, blobUrl: flags.blobUrl });
-  } catch (err) {
-    if (err instanceof StorageConfigError) throw new CliError('invalid_argument', err.message, 'see `lineage serve --help` and the README section "Outgrowing one machine"');
-    throw err;
-  }
-  if (config.backend === 'embedded') return { config, backend: undefined };
-  const scaleOut = config;
-  const key = `${scaleOut.databaseUrl}|${scaleOut.blobs.bucket}/${scaleOut.blobs.prefix}`;
-  const storage = await storageFor({ backend: 'scale-out', key, open: () => openStorage(scaleOut) });
-  return { config, backend: { storage, secret: scaleOut.secret } };
-}
-
-function describeTarget(config: StorageConfig, dataDir: string): string {
-  if (config.backend === 'embedded') return `data: ${dataDir}`;
-  const where = new URL(config.databaseUrl);
-  return `database: ${where.host}${where.pathname}, blobs: s3://${config.blobs.bucket}${config.blobs.prefix ? `/${config.blobs.prefix}` : ''}`;
-}
+type ServeCommandFlags = ServeFlags & StorageFlags;
 
 /**
  * `lineage serve [--port P] [--host H] [--data DIR] [--no-ui] [--auth required] [--allowed-hosts …] [--public-url …]`: the ALF protocol and
@@ -58,8 +31,11 @@ export function registerServeCommand(program: Command): void {
       } catch (err) {
         throw new CliError('invalid_argument', (err as Error).message);
       }
-      const { config, backend } = await servedBackend(flags);
-      const target = describeTarget(config, settings.dataDir);
+      // Nothing set: the embedded data directory (the server opens it, signing with its `server-secret`
+      // file, as always); both URLs: PostgreSQL + S3 through the composition root, signing with LINEAGE_SECRET.
+      const config = await cliStorageConfig({ data: flags.data, databaseUrl: flags.databaseUrl, blobUrl: flags.blobUrl }, 'serve');
+      const backend = config.backend === 'scale-out' ? await scaleOutBackend(config) : undefined;
+      const target = describeServed(config.backend === 'embedded' ? { backend: 'embedded', dataDir: settings.dataDir } : config);
       await serveUntilStopped(settings, (url) => `lineage serve: listening on ${url} (${target}${settings.ui ? '' : ', protocol only'})`, backend);
     });
 }

@@ -1,8 +1,11 @@
 import { isLoopbackAddress } from '@/lib/server/hosts';
 import { createLineageServer, ServeRefused } from '@/lib/server/http-server';
 import type { ServeSettings } from '@/lib/server/serve-options';
+import { storageFor } from '@/lib/storage/open';
+import { describeScaleOut } from '@/lib/storage/scale-out-requested';
 import type { LineageStorage } from '@/lib/storage/types';
 import { CliError, printJson, progress } from '../output';
+import type { ScaleOutConfig } from '../storage';
 
 /**
  * What `start` and `serve` share: the server is created (the dashboard built first when needed),
@@ -14,6 +17,21 @@ import { CliError, printJson, progress } from '../output';
 export interface ServedBackend {
   storage: LineageStorage;
   secret: Buffer;
+}
+
+/**
+ * The scale-out storage a serving process installs (opened once per process by the composition
+ * root), signing URLs and sessions with `LINEAGE_SECRET` so every process accepts the others'.
+ */
+export async function scaleOutBackend(config: ScaleOutConfig): Promise<ServedBackend> {
+  const { openStorage } = await import('@/lib/storage/config');
+  const key = `${config.databaseUrl}|${config.blobs.bucket}/${config.blobs.prefix}`;
+  return { storage: await storageFor({ backend: 'scale-out', key, open: () => openStorage(config) }), secret: config.secret };
+}
+
+/** Where a served storage is, for the banner: the data directory, or the database and bucket (no password). */
+export function describeServed(config: { backend: 'embedded'; dataDir: string } | ScaleOutConfig): string {
+  return config.backend === 'embedded' ? `data: ${config.dataDir}` : describeScaleOut(config.databaseUrl, config.blobs);
 }
 
 export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string, backend?: ServedBackend): Promise<void> {

@@ -7,7 +7,8 @@ import { parseUuid } from '@/lib/core/uuid';
 import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
-import { resolveTarget, targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { cliTarget } from '../target';
 import { parseRuntime, requireOption } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
@@ -50,7 +51,7 @@ export function registerSyncCommand(program: Command): void {
         runtime: parseRuntime(flags.runtime),
         workspace: requireOption(flags.workspace, '-w/--workspace'),
         runtimeAgent: flags.runtimeAgent,
-        target: resolveTarget(flags),
+        target: await cliTarget(flags),
         alfHome: alfDir(),
         clock: systemClock,
         log: progress,
@@ -63,7 +64,7 @@ export function registerSyncCommand(program: Command): void {
       workspace: requireOption(flags.workspace, '-w/--workspace'),
       runtimeAgent: flags.runtimeAgent,
       forceFirstSync: Boolean(flags.forceFirstSync),
-      target: resolveTarget(flags),
+      target: await cliTarget(flags),
       alfHome: alfDir(),
       clock: systemClock,
       log: progress,

@@ -1,11 +1,13 @@
 /**
  * Ingest on the scale-out backend, with the embedded ingest's rules and answers (lib/ledger/ingest.ts):
- * the archive is parsed and checked completely first, the blob is written once to the bucket
- * (S3 `If-None-Match: *`: a retry with the same bytes is a success), then ONE PostgreSQL
- * transaction locks the agent's row, re-checks the sequence (`appendLedgerEntry`), folds the entry
- * into the history index with the same `foldEntry` as SQLite, and writes the entry with its counts.
- * A failed append leaves at most a blob without an entry, as a crash does in the embedded backend:
- * it is not deleted here, because another process may be confirming the same bytes at that key.
+ * the archive is parsed and checked completely first, then ONE PostgreSQL transaction locks the
+ * agent's row, re-checks the sequence (`appendLedgerEntry`), writes the blob once to the bucket (S3
+ * `If-None-Match: *`: a retry with the same bytes is a success), folds the entry into the history
+ * index with the same `foldEntry` as SQLite, and writes the entry with its counts. The blob is in
+ * the bucket before the entry commits (never an entry without its blob); an upload that loses the
+ * sequence race writes no blob at all, so no blob is ever deleted here. A process that dies between
+ * the blob write and the commit leaves one blob continuing the agent's ledger, never acknowledged:
+ * `lineage doctor` lists it (lib/storage/consistency.ts).
  */
 import type { EntryKind } from '@/db/schema';
 import type { PgLineageDb } from '@/db/pg/client';
@@ -53,7 +55,7 @@ function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): st
   return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
 }
 
-/** Writes the blob, then appends and indexes the entry in one transaction. */
+/** Appends and indexes the entry in one transaction, writing the blob under the agent's lock once the sequence check passed. */
 async function store(backend: PgBackend, params: {
   agentId: string; seq: number; place: AppendPlace; bytes: Uint8Array; now: Date;
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
@@ -64,11 +66,13 @@ async function store(backend: PgBackend, params: {
   const id = uuidV5(NS.alf, `ledger-entry:${agentId}:${seq}:${place.kind}:${sha}`);
   const syncedAt = params.now.toISOString();
   const prepared = prepareArchive(params.archive);
-  await backend.blobs.put(key, bytes);
   const entry = await appendLedgerEntry({
     db: backend.db, agentId, ...place,
     entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
     inTransaction: async (client, at) => {
+      // Written once the sequence check passed under the agent's lock, before the commit: a lost
+      // race writes nothing to the bucket's final keys (lost-race-blobs.test.ts).
+      await backend.blobs.put(key, bytes);
       const { target, result } = await PgFoldTarget.fold(client, agentId, prepared, (t) => foldEntry(t, { agentId, seq: at, syncedAt }, prepared));
       await target.flush(client);
       return result satisfies IndexCounts;
@@ -84,7 +88,7 @@ export async function ingestSnapshot(backend: PgBackend, params: IngestParams): 
   const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
   checkSnapshotServable(snapshot);
-  // A concurrent ingest may move the target between the blob write and the transaction: retry.
+  // A concurrent ingest may move the target between choosing the sequence and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
     const seq = await nextSnapshotSequence({ db: backend.db, agentId: agent.id });
     try {

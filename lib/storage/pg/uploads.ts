@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
 import type { PgPendingUploadRow } from '@/db/pg/schema';
 import {
-  checkStagedUpload, deleteStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging,
+  checkStagedUpload, deleteStaged, listStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging,
 } from '@/lib/ledger/s3-staging';
 import type { PendingUpload } from '@/lib/server/upload-store';
 import type { PendingUploads } from '../types';
@@ -68,6 +68,25 @@ export function pgPendingUploads(db: Queryable, staging: Staging): PendingUpload
       for (const row of await rows<{ id: string; expires_at: string }>(db, 'SELECT id, expires_at FROM pending_uploads')) {
         if (Date.parse(row.expires_at) + graceMs < now.getTime()) await remove(row.id);
       }
+      await sweepStrays(db, staging, now, graceMs);
     },
   };
+}
+
+/**
+ * Staged objects no pending upload owns: bytes PUT to a presigned URL still valid after its upload
+ * was removed (a confirm refused for its size, an agent deleted). Never acknowledged, never needed
+ * by a confirm; removed once older than the grace. The objects are listed before the rows are read:
+ * a row exists before its URL is handed out, so an object listed has a row to be found, if it has one.
+ */
+async function sweepStrays(db: Queryable, staging: Staging, now: Date, graceMs: number): Promise<void> {
+  // Only names this service gives uploads (UUIDs): anything else there is not ours to judge.
+  const staged = (await listStaged(staging)).filter((s) => UUID_RE.test(s.uploadId));
+  if (staged.length === 0) return;
+  const ids = staged.map((s) => s.uploadId);
+  const owned = new Set((await rows<{ id: string }>(db, 'SELECT id FROM pending_uploads WHERE id = ANY($1::text[])', [ids])).map((r) => r.id));
+  for (const { uploadId, lastModified } of staged) {
+    if (owned.has(uploadId) || lastModified === null || lastModified.getTime() + graceMs >= now.getTime()) continue;
+    await deleteStaged({ ...staging, uploadId });
+  }
 }

@@ -1,0 +1,73 @@
+import type { LineageStorage } from '@/lib/storage/types';
+import { isLedgerError } from '@/lib/ledger/errors';
+import { SyncConflictError, SyncError } from './errors';
+import type { LatestEntry, SyncTarget } from './target';
+
+/**
+ * A sync target over the storage seam (issue 21 §2): what `localTarget` does on a data directory,
+ * done through a `LineageStorage` — the scale-out backend (PostgreSQL + S3) when `lineage sync`,
+ * `restore` or `sync --rebase` are given `--database-url`/`--blob-url` or the `LINEAGE_*`
+ * variables. Same ingest, same answers as the server's; agents it registers belong to no tenant,
+ * like the local ones. `open` runs on first use, so an idle sync never connects.
+ */
+export function storageTarget(args: {
+  open: () => Promise<LineageStorage>;
+  label: string;
+  flags: string;
+  now?: () => Date;
+}): SyncTarget & { close(): Promise<void> } {
+  const now = args.now ?? (() => new Date());
+  let opening: Promise<LineageStorage> | null = null;
+  const storage = () => (opening ??= args.open());
+  return {
+    label: args.label,
+    flags: args.flags,
+    ensureAgent: (agent) => mapped(async () => {
+      const s = await storage();
+      const registered = await s.registerAgent({ id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
+      if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
+      return { alreadyExisted: true, latestSequence: (await s.getAgent({ agentId: agent.id }))?.latest_sequence ?? null };
+    }),
+    putSnapshot: (agentId, bytes) => mapped(async () => ({ sequence: (await (await storage()).ingestSnapshot({ agentId, bytes, now: now() })).sequence })),
+    pushDelta: (agentId, baseSequence, bytes) => mapped(async () => {
+      try {
+        return { sequence: (await (await storage()).ingestDelta({ agentId, baseSequence, bytes, now: now() })).sequence };
+      } catch (error) {
+        if (isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
+        throw error;
+      }
+    }),
+    fetchRestore: (agentId, upToSequence) => mapped(async () => {
+      const s = await storage();
+      const plan = await s.restorePlan({ agentId, upToSequence });
+      const snapshot = { sequence: plan.snapshot.seq, bytes: await s.readEntryBytes({ entry: plan.snapshot }) };
+      const deltas = [];
+      for (const entry of plan.deltas) deltas.push({ sequence: entry.seq, bytes: await s.readEntryBytes({ entry }) });
+      return { snapshot, deltas, sequence: plan.sequence };
+    }),
+    latestEntry: (agentId) => mapped(async (): Promise<LatestEntry | null> => {
+      const s = await storage();
+      const latest = (await s.getAgent({ agentId }))?.latest_sequence;
+      if (latest === null || latest === undefined) return null;
+      // The entry row holds the blob's sha256: the blob is read only if asked for.
+      const entry = (await s.listEntries({ agentId, sinceSeq: latest - 1, upToSeq: latest })).at(-1);
+      if (!entry) return null;
+      return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => s.readEntryBytes({ entry }) };
+    }),
+    close: async () => {
+      if (opening) await (await opening.catch(() => null))?.close();
+      opening = null;
+    },
+  };
+}
+
+/** Ledger refusals as the sync's own errors (the codes `localTarget` gives for the same refusals). */
+async function mapped<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    if (error instanceof SyncError || !isLedgerError(error)) throw error;
+    const code = error.code === 'agent_not_found' || error.code === 'never_synced' ? 'agent_not_found' : error.code === 'bad_archive' ? 'sync_upload_failed' : error.code;
+    throw new SyncError(code, error.message);
+  }
+}

@@ -1,0 +1,43 @@
+/**
+ * Start-up cost: a `lineage sync` on the embedded data directory never loads the scale-out
+ * backend's modules (`pg`, drizzle's node-postgres driver, zod, the AWS SDK; drizzle's own SQL builder reads parts of its pg-core whatever the database); they load only when a
+ * database or blob URL is given (lib/sync/targets.ts). Seen under strace: the files the process opens.
+ */
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { makeSandbox } from '@/lib/sync/testing/workspace';
+import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { tracedCli } from './traced-cli';
+
+const SCALE_OUT_MODULES = /\/node_modules\/(pg|pg-pool|pg-protocol|@aws-sdk|@smithy|zod)\/|\/drizzle-orm\/node-postgres\//;
+
+const loaded = (opens: { file: string }[]) => [...new Set(opens.map((o) => o.file).filter((f) => SCALE_OUT_MODULES.test(f)))];
+
+describe('what a sync loads', () => {
+  it('embedded: a first sync and a delta open no file of pg, zod or the AWS SDK; with scale-out settings they do', async () => {
+    const sb = await makeSandbox('lineage-sync-modules-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const env = { ALF_HOME: sb.alfHome, LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' };
+      const args = ['sync', '-w', sb.workspace, '--data', sb.dataDir];
+      const first = await tracedCli(args, env, path.join(sb.root, 'first.trace'));
+      expect(first.json).toMatchObject({ ok: true, sequence: 0 });
+      expect(loaded(first.opens)).toEqual([]);
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.6.\n');
+      const delta = await tracedCli(args, env, path.join(sb.root, 'delta.trace'));
+      expect(delta.json).toMatchObject({ ok: true, sequence: 1 });
+      expect(loaded(delta.opens)).toEqual([]);
+
+      const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+      const scaleOut = await tracedCli(['sync', '-w', sb.workspace, '--database-url', url, '--blob-url', `s3://${bucket}`], {
+        ALF_HOME: path.join(sb.root, 'home-2'), LINEAGE_SECRET: 'ab'.repeat(32), LINEAGE_S3_FORCE_PATH_STYLE: '1',
+        AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+      }, path.join(sb.root, 'scale-out.trace'));
+      expect(scaleOut.json).toMatchObject({ ok: true, sequence: 0 });
+      const modules = loaded(scaleOut.opens);
+      for (const name of ['/node_modules/pg/', '/node_modules/@aws-sdk/', '/node_modules/zod/']) expect(modules.some((f) => f.includes(name)), name).toBe(true);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});
