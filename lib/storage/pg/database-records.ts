@@ -1,0 +1,41 @@
+/**
+ * The rows of a ZeroClaw or Hermes agent's database at a sequence (lib/history/queries/
+ * database-records.ts) on PostgreSQL: the same live records without a file (`liveAt`), in record
+ * id order (`COLLATE "C"`), the same cut content (`substr`/`length` count characters on both),
+ * the key and category read from the record's JSON in JS (json-path.ts), the same page.
+ */
+import { assertSequence, clampLimit, type TenantScope } from '@/lib/history/queries/common';
+import {
+  DATABASE_CONTENT_CHARS, databaseRecordsAfter, databaseRecordsPage, noDatabase, type DatabaseRecordsResult,
+} from '@/lib/history/queries/database-records';
+import { databaseRuntime } from '@/lib/history/queries/database-runtime';
+import { findAgent } from './agents';
+import { parsedJson, stringAt } from './json-path';
+import { liveAt } from './records';
+import { first, Params, rows, type Queryable } from './sql';
+
+export async function getDatabaseRecords(db: Queryable, params: { agentId: string; seq: number; limit?: number; cursor?: string; tenantId?: TenantScope }):
+  Promise<DatabaseRecordsResult | null> {
+  const agent = await findAgent(db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  assertSequence(agent, params.seq);
+  const runtime = databaseRuntime(agent.source_runtime);
+  if (runtime === null) return noDatabase(params.seq);
+  const limit = clampLimit(params.limit, 200, 500);
+  const afterId = databaseRecordsAfter(params.cursor);
+  const tp = new Params();
+  const total = (await first<{ n: number }>(db, `WITH live AS (${liveAt(tp, agent.id, params.seq)})
+    SELECT count(*)::int AS n FROM live WHERE origin_file IS NULL`, tp))?.n ?? 0;
+  const p = new Params();
+  const live = liveAt(p, agent.id, params.seq);
+  const after = afterId === undefined ? '' : `AND record_id COLLATE "C" > ${p.add(afterId)}`;
+  const found = await rows<{ record_id: string; content: string; content_length: number; seq: number; synced_at: string; record_json: string }>(db, `
+    WITH live AS (${live})
+    SELECT record_id, substr(content, 1, ${p.add(DATABASE_CONTENT_CHARS)}) AS content, length(content) AS content_length, seq, synced_at, record_json
+    FROM live WHERE origin_file IS NULL ${after} ORDER BY record_id COLLATE "C" LIMIT ${p.add(limit + 1)}`, p);
+  const page = found.map(({ record_json, ...row }) => {
+    const json = parsedJson(record_json);
+    return { ...row, key: stringAt(json, ['raw_source_format', 'key'], ['source', 'session_id']), category: stringAt(json, ['category']) };
+  });
+  return databaseRecordsPage({ seq: params.seq, runtime, total, limit, rows: page });
+}
