@@ -9,8 +9,8 @@
 import { beforeAll, expect, it } from 'vitest';
 import type { BlameSectionBlock, FileBlame } from '@/lib/history/queries/blame';
 import type { WorkspaceComparison } from '@/lib/history/queries/compare';
-import { COMPARE_FACTS as F } from '@/lib/history/testing/compare-history';
-import { ARCHIVED, DAILY } from '@/lib/history/testing/blame-history';
+import { CHANGES_1_TO_3, COMPARE_FACTS as F, compareNames } from '@/lib/history/testing/compare-history';
+import { ARCHIVED, blameSummary, DAILY } from '@/lib/history/testing/blame-history';
 import type { LineageStorage } from './types';
 import type { IndexDump } from './testing/dumps';
 import { A1, A2, asking, EMPTY, TENANT, withoutRace, type Backends } from './conformance-cases';
@@ -18,21 +18,8 @@ import { blameUploads, compareUploads, hermesUploads, LONG_CONTENT, zeroclawUplo
 
 const UNKNOWN = '7c7c7c7c-1111-4a2b-8c3d-0000000000ff';
 
-/** What a comparison says, by heading and path. */
-const names = (c: WorkspaceComparison) => ({
-  created: c.memories.created.map((m) => m.heading),
-  updated: c.memories.updated.map((m) => m.after.heading),
-  deleted: c.memories.deleted.map((m) => m.heading),
-  moved: c.memories.moved.map((m) => [m.before.heading, m.before.origin_file, m.after.origin_file, m.content_changed]),
-  added: c.files.added.map((f) => f.path),
-  changed: c.files.changed.map((f) => f.path),
-  removed: c.files.removed.map((f) => f.path),
-});
-
-/** A blame's sections by heading: born, changed and moved sequences, and the lines each block covers. */
-const summary = (b: FileBlame) => b.blocks.map((x) => (x.kind === 'file'
-  ? { lines: [x.line_start, x.line_end], file: x.changed.seq }
-  : { lines: [x.line_start, x.line_end], heading: x.heading, born: x.born.seq, changed: x.changed.seq, moved: x.moved?.seq ?? null }));
+const names = compareNames;
+const summary = (b: FileBlame) => blameSummary(b.blocks);
 
 export function runDashboardReadCases(b: Backends): void {
   const { each, same, value } = asking(b);
@@ -78,15 +65,7 @@ export function runDashboardReadCases(b: Backends): void {
   it('compare: the hand-built history — a create, updates, a delete, two moves, files added, changed and removed from #1 to #3 — and every pair, equal', async () => {
     const agentId = h.compare.agentId;
     const c = value(await same((s) => s.compareWorkspace({ agentId, from: 1, to: 3 })))!;
-    expect(names(c)).toEqual({
-      created: ['Fresh'],
-      updated: ['Edit', 'Gateway'],
-      deleted: ['Drop'],
-      moved: [['Webhook replay', F.webhookFrom, F.webhookTo, false], ['Standup', F.standupFrom, F.standupTo, true]],
-      added: [F.webhookTo, F.standupTo],
-      changed: ['MEMORY.md', F.infra],
-      removed: ['TOOLS.md', F.webhookFrom, F.standupFrom],
-    });
+    expect(names(c)).toEqual(CHANGES_1_TO_3);
     const edit = c.memories.updated.find((u) => u.after.heading === 'Edit')!;
     expect([edit.before.content, edit.after.content]).toEqual([expect.stringContaining(F.edit[1]), expect.stringContaining(F.edit[2])]);
     expect(names(value(await same((s) => s.compareWorkspace({ agentId, from: 2, to: 3 })))!).updated).toEqual(['Edit', 'Standup', 'Gateway']);
