@@ -24,15 +24,19 @@ export async function getDatabaseRecords(db: Queryable, params: { agentId: strin
   const limit = clampLimit(params.limit, 200, 500);
   const afterId = databaseRecordsAfter(params.cursor);
   const tp = new Params();
-  const total = (await first<{ n: number }>(db, `WITH live AS (${liveAt(tp, agent.id, params.seq)})
-    SELECT count(*)::int AS n FROM live WHERE origin_file IS NULL`, tp))?.n ?? 0;
+  const counting = first<{ n: number }>(db, `WITH live AS (${liveAt(tp, agent.id, params.seq)})
+    SELECT count(*)::int AS n FROM live WHERE origin_file IS NULL`, tp);
+  // The page's record ids first, then the cut contents and JSON of those rows only (as the SQLite verb).
   const p = new Params();
   const live = liveAt(p, agent.id, params.seq);
   const after = afterId === undefined ? '' : `AND record_id COLLATE "C" > ${p.add(afterId)}`;
-  const found = await rows<{ record_id: string; content: string; content_length: number; seq: number; synced_at: string; record_json: string }>(db, `
-    WITH live AS (${live})
-    SELECT record_id, substr(content, 1, ${p.add(DATABASE_CONTENT_CHARS)}) AS content, length(content) AS content_length, seq, synced_at, record_json
-    FROM live WHERE origin_file IS NULL ${after} ORDER BY record_id COLLATE "C" LIMIT ${p.add(limit + 1)}`, p);
+  const reading = rows<{ record_id: string; content: string; content_length: number; seq: number; synced_at: string; record_json: string }>(db, `
+    WITH live AS (${live}), page AS (
+      SELECT record_id, version_id FROM live WHERE origin_file IS NULL ${after} ORDER BY record_id COLLATE "C" LIMIT ${p.add(limit + 1)})
+    SELECT page.record_id, substr(v.content, 1, ${p.add(DATABASE_CONTENT_CHARS)}) AS content, length(v.content) AS content_length, v.seq, v.synced_at,
+      v.record_json
+    FROM page JOIN record_versions v ON v.id = page.version_id ORDER BY page.record_id COLLATE "C"`, p);
+  const [total, found] = await Promise.all([counting.then((r) => r?.n ?? 0), reading]);
   const page = found.map(({ record_json, ...row }) => {
     const json = parsedJson(record_json);
     return { ...row, key: stringAt(json, ['raw_source_format', 'key'], ['source', 'session_id']), category: stringAt(json, ['category']) };

@@ -7,15 +7,15 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { closeDatabase } from '@/db/client';
 import { insert, seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
 import { insertSeedRow, seedBrainDb, type SeedRow } from '@/lib/adapters/zeroclaw/test-support';
-import { getAgent, listEntries, openLedger, readEntryBytes } from '@/lib/ledger';
 import { compareHistory } from '@/lib/history/testing/compare-history';
 import { buildBlameHistory } from '@/lib/history/testing/blame-history';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { openEmbeddedStorage } from '../embedded';
+import type { LineageStorage } from '../types';
 import type { Upload } from './scenario';
 
 export interface SyncedHistory {
@@ -25,18 +25,23 @@ export interface SyncedHistory {
   uploads: Upload[];
 }
 
-/** The agent's ledger entries in `dataDir` as uploads (bytes read back and checked), each at its sync time. */
+/** The agent's ledger entries in a storage as uploads (bytes read back and checked), each at its sync time. */
+export async function uploadsFrom(storage: LineageStorage, agentId: string): Promise<SyncedHistory> {
+  const agent = (await storage.getAgent({ agentId }))!;
+  const uploads: Upload[] = [];
+  for (const entry of await storage.listEntries({ agentId })) {
+    uploads.push({ agentId, kind: entry.kind, baseSequence: Math.max(0, entry.seq - 1), bytes: await storage.readEntryBytes({ entry }), now: new Date(entry.created_at) });
+  }
+  return { agentId, name: agent.name, runtime: agent.source_runtime ?? 'openclaw', uploads };
+}
+
+/** The same from a data directory nothing else holds open (its database is closed after). */
 export async function uploadsOf(dataDir: string, agentId: string): Promise<SyncedHistory> {
-  const ledger = openLedger(dataDir);
+  const storage = openEmbeddedStorage(dataDir);
   try {
-    const agent = getAgent({ ledger, agentId })!;
-    const uploads: Upload[] = [];
-    for (const entry of listEntries({ ledger, agentId })) {
-      uploads.push({ agentId, kind: entry.kind, baseSequence: Math.max(0, entry.seq - 1), bytes: await readEntryBytes({ ledger, entry }), now: new Date(entry.created_at) });
-    }
-    return { agentId, name: agent.name, runtime: agent.source_runtime ?? 'openclaw', uploads };
+    return await uploadsFrom(storage, agentId);
   } finally {
-    closeDatabase(ledger.db);
+    await storage.close();
   }
 }
 
