@@ -214,6 +214,11 @@ export function runDashboardReadCases(b: Backends): void {
     expect(await same((s) => s.getDatabaseRecords({ agentId, seq: 0, cursor: 'nonsense' }))).toMatchObject({ error: { code: 'invalid_input' } });
     expect(await same((s) => s.getDatabaseRecords({ agentId: EMPTY, seq: 0 }))).toMatchObject({ error: { code: 'never_synced' } });
     expect(value(await same((s) => s.getDatabaseRecords({ agentId: UNKNOWN, seq: 0 })))).toBeNull();
+    // A cursor holding U+0000 (PostgreSQL text cannot) pages on from the same place on both.
+    for (const at of ['10000000-0000-4000-8000-000000000004\u0000x', '\u0000']) {
+      const cursor = Buffer.from(JSON.stringify([at])).toString('base64url');
+      expect(value(await same((s) => s.getDatabaseRecords({ agentId, seq: 2, cursor })))!.items.length).toBeGreaterThan(0);
+    }
     const { embedded, scaleOut } = await each((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 1000 }));
     expect(value(scaleOut)!.items.length).toBe(value(embedded)!.items.length);
   });

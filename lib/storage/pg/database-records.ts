@@ -29,7 +29,8 @@ export async function getDatabaseRecords(db: Queryable, params: { agentId: strin
   // The page's record ids first, then the cut contents and JSON of those rows only (as the SQLite verb).
   const p = new Params();
   const live = liveAt(p, agent.id, params.seq);
-  const after = afterId === undefined ? '' : `AND record_id COLLATE "C" > ${p.add(afterId)}`;
+  // PostgreSQL text cannot hold U+0000; no stored id does, so "after p + NUL + q" is "after p" in byte order, as SQLite compares.
+  const after = afterId === undefined ? '' : `AND record_id COLLATE "C" > ${p.add(afterId.split('\u0000')[0])}`;
   const reading = rows<{ record_id: string; content: string; content_length: number; seq: number; synced_at: string; record_json: string }>(db, `
     WITH live AS (${live}), page AS (
       SELECT record_id, version_id FROM live WHERE origin_file IS NULL ${after} ORDER BY record_id COLLATE "C" LIMIT ${p.add(limit + 1)})
