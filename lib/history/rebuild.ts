@@ -27,9 +27,9 @@
  * - the page cache is large enough for the whole rewrite for the duration (no spilling to the WAL
  *   midway, in-memory sorts for the index builds).
  */
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { packageRoot } from '@/lib/package-root';
+import { workerScript } from '@/lib/worker-script';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { FsBlobStore, LedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
@@ -94,31 +94,11 @@ async function loadChecked(ledger: Ledger, entry: EntryRow): Promise<PreparedEnt
 const HERE = path.join(packageRoot(), 'lib', 'history');
 
 /**
- * The helper thread's code: rebuild-worker.ts and the few modules it imports, bundled into one
- * CommonJS script by esbuild (the TypeScript toolchain tsx runs the CLI with), so the thread starts
- * in milliseconds instead of loading a TypeScript loader. Built once per process, by esbuild's
- * own process (the asynchronous API): the first rebuild of a process reads the stored raw objects
- * and wipes the index meanwhile instead of waiting for the bundle (a fifth of a second).
+ * The helper thread's code: rebuild-worker.ts and the few modules it imports, bundled once per
+ * process (lib/worker-script.ts): the first rebuild of a process reads the stored raw objects and
+ * wipes the index meanwhile instead of waiting for the bundle (a fifth of a second).
  */
-let helperSource: string | null = null;
-let helperBuild: Promise<string | null> | null = null;
-function helperScript(): string | Promise<string | null> {
-  if (helperSource !== null) return helperSource;
-  helperBuild ??= (async () => {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    const esbuild = fromTsx('esbuild') as typeof import('esbuild');
-    const out = await esbuild.build({
-      entryPoints: [path.join(HERE, 'rebuild-worker.ts')],
-      tsconfig: path.resolve(HERE, '../../tsconfig.json'),
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent',
-    });
-    return (helperSource = out.outputFiles[0]!.text);
-  })().catch(() => {
-    helperBuild = null; // tried again by the next rebuild
-    return null;
-  });
-  return helperBuild;
-}
+const helperScript = workerScript(path.join(HERE, 'rebuild-worker.ts'));
 
 type Helper = { worker: Worker; port: MessagePort; signal: Int32Array };
 

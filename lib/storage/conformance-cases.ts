@@ -22,6 +22,10 @@ const RACE = '7c7c7c7c-1111-4a2b-8c3d-000000000003';
 export const EMPTY = '7c7c7c7c-1111-4a2b-8c3d-000000000004';
 export const START = Date.parse('2026-11-01T08:00:00Z');
 
+/** A dump without the race agent's rows: its winners may differ between backends; everything else is equal. */
+export const withoutRace = (d: IndexDump) => Object.fromEntries(Object.entries(d).map(([t, rows]) => [t, (rows as { agent_id?: string; id?: string }[])
+  .filter((r) => r.agent_id !== RACE && !(t === 'agents' && r.id === RACE))]));
+
 export type Outcome<T> = { ok: T } | { error: { code: string; message: string; details: unknown } };
 
 /** A verb's answer or its refusal, in a form two backends can be compared by. */
@@ -34,7 +38,11 @@ export async function outcome<T>(run: () => Promise<T>): Promise<Outcome<T>> {
   }
 }
 
-export function runConformanceCases(b: Backends): void {
+/**
+ * The suite's ways to ask: `each` asks both backends, `same` asserts their outcomes are equal (and
+ * answers the embedded one), `value` unwraps an answer (a refusal fails the test).
+ */
+export function asking(b: Backends) {
   const each = async <T>(ask: (s: LineageStorage) => Promise<T>): Promise<{ embedded: Outcome<T>; scaleOut: Outcome<T> }> => ({
     embedded: await outcome(() => ask(b.embedded.storage)),
     scaleOut: await outcome(() => ask(b.scaleOut.storage)),
@@ -48,6 +56,11 @@ export function runConformanceCases(b: Backends): void {
     if ('error' in o) throw new Error(`expected an answer, got ${o.error.code}: ${o.error.message}`);
     return o.ok;
   };
+  return { each, same, value };
+}
+
+export function runConformanceCases(b: Backends): void {
+  const { each, same, value } = asking(b);
 
   let uploads: Upload[] = [];
   let latest: Record<string, number> = {};
@@ -410,10 +423,7 @@ export function runConformanceCases(b: Backends): void {
     expect(value(summaries.scaleOut).entries).toBe(value(summaries.embedded).entries);
     expect(await b.embedded.dump()).toEqual(before.embedded);
     expect(await b.scaleOut.dump()).toEqual(before.scaleOut);
-    // The race agent's winners may differ between backends; everything else is equal.
-    const without = (d: IndexDump) => Object.fromEntries(Object.entries(d).map(([t, rows]) => [t, (rows as { agent_id?: string; id?: string }[])
-      .filter((r) => r.agent_id !== RACE && !(t === 'agents' && r.id === RACE))])) ;
-    const objects = (d: IndexDump) => ({ ...without(d), raw_objects: [] });
+    const objects = (d: IndexDump) => ({ ...withoutRace(d), raw_objects: [] });
     expect(objects(await b.scaleOut.dump())).toEqual(objects(await b.embedded.dump()));
     await same((s) => s.search({ q: 'redis' }));
   });

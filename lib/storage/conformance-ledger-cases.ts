@@ -9,8 +9,7 @@ import type { Readable } from 'node:stream';
 import { sha256Hex } from '@/lib/core/uuid';
 import { workspaceAlfAt } from '@/lib/history/queries/workspace';
 import { workspaceArchive } from '@/lib/history/queries/restored-download';
-import type { LineageStorage } from './types';
-import { A1, A2, EMPTY, outcome, START, TENANT, type Backends, type Outcome } from './conformance-cases';
+import { A1, A2, asking, EMPTY, START, TENANT, type Backends } from './conformance-cases';
 import { agentHistory } from './testing/scenario';
 
 const GONE = '7c7c7c7c-1111-4a2b-8c3d-000000000009';
@@ -18,15 +17,7 @@ const UNKNOWN = '7c7c7c7c-1111-4a2b-8c3d-0000000000ff';
 const SCOPES = [undefined, null, TENANT, 'nobody'] as const;
 
 export function runLedgerVerbCases(b: Backends): void {
-  const same = async <T>(ask: (s: LineageStorage) => Promise<T>): Promise<Outcome<T>> => {
-    const embedded = await outcome(() => ask(b.embedded.storage));
-    expect(await outcome(() => ask(b.scaleOut.storage))).toEqual(embedded);
-    return embedded;
-  };
-  const ok = <T>(o: Outcome<T>): T => {
-    if ('error' in o) throw new Error(`expected an answer, got ${o.error.code}: ${o.error.message}`);
-    return o.ok;
-  };
+  const { same, value: ok } = asking(b);
   const latestOf = async (agentId: string) => (await b.embedded.storage.getAgent({ agentId }))!.latest_sequence!;
 
   it('memory DTO and one agent\'s stats: each agent in each tenant scope, upper-case ids, unknown agents', async () => {

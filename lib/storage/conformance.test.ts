@@ -14,6 +14,7 @@ import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import { freshBucket, freshDatabase, testS3Client, usePostgres, useRadosgw } from '@/tests/engines/use-engines';
 import { runConformanceCases, type Backends } from './conformance-cases';
 import { runLedgerVerbCases } from './conformance-ledger-cases';
+import { runDashboardReadCases } from './conformance-dashboard-cases';
 import { embeddedStorage } from './embedded';
 import { scaleOutStorage } from './scale-out';
 import { dumpEmbedded, dumpPg } from './testing/dumps';
@@ -44,4 +45,5 @@ afterAll(async () => {
 describe('storage conformance: embedded (SQLite + fs) and scale-out (PostgreSQL 15 + radosgw) give the same answers', () => {
   runConformanceCases(backends);
   runLedgerVerbCases(backends);
+  runDashboardReadCases(backends);
 });

@@ -21,6 +21,9 @@ import { findAgent, assertSequence } from '@/lib/history/queries/common';
 import { getWorkspaceFile, getWorkspaceTree } from '@/lib/history/queries/workspace';
 import { liveFilePages } from '@/lib/history/queries/workspace-pages';
 import { searchHistory } from '@/lib/history/search/engine';
+import { compareWorkspace } from '@/lib/history/queries/compare';
+import { getFileBlame } from '@/lib/history/queries/blame';
+import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
 import {
   countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
@@ -118,6 +121,9 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
       })();
     },
     search: async (p) => searchHistory({ db, ...p }),
+    compareWorkspace: async (p) => compareWorkspace({ db, ...p }),
+    getFileBlame: async (p) => getFileBlame({ db, ...p }),
+    getDatabaseRecords: async (p) => getDatabaseRecords({ db, ...p }),
     createApiKey: async (p) => createApiKey({ db, ...p }),
     listApiKeys: async () => listApiKeys({ db }),
     countApiKeys: async () => countApiKeys(db),

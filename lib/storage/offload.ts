@@ -10,6 +10,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { packageRoot } from '@/lib/package-root';
+import { workerScript } from '@/lib/worker-script';
 import { ArchiveError } from '@/lib/core/archive/types';
 import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
 import { holdCommits } from '@/lib/ledger/group-commit';
@@ -21,26 +22,8 @@ import type { IngestAnswer, IngestJob, SerializedError } from './ingest-worker';
 const IDLE_MS = 30_000;
 const HERE = path.join(packageRoot(), 'lib', 'storage');
 
-let source: Promise<string | null> | null = null;
-/** The thread's code: ingest-worker.ts and what it imports, bundled once per process by esbuild (as the rebuild's helper). */
-function workerSource(): Promise<string | null> {
-  source ??= (async () => {
-    const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
-    const esbuild = fromTsx('esbuild') as typeof import('esbuild');
-    const out = await esbuild.build({
-      entryPoints: [path.join(HERE, 'ingest-worker.ts')],
-      tsconfig: path.resolve(HERE, '../../tsconfig.json'),
-      bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent',
-      // The native driver is loaded by absolute path (workerData.driver), never bundled.
-      external: ['better-sqlite3'],
-    });
-    return out.outputFiles[0]!.text;
-  })().catch(() => {
-    source = null;
-    return null;
-  });
-  return source;
-}
+/** The thread's code: ingest-worker.ts and what it imports (the native driver is loaded by absolute path, `workerData.driver`, never bundled). */
+const workerSource = workerScript(path.join(HERE, 'ingest-worker.ts'), { external: ['better-sqlite3'] });
 
 interface Thread { worker: Worker; pending: Map<number, { resolve: (r: IngestResult) => void; reject: (e: unknown) => void }>; idle: NodeJS.Timeout | null }
 const threads = new WeakMap<Ledger['db'], Promise<Thread | null>>();
@@ -56,7 +39,7 @@ function revive(e: SerializedError): Error {
 function startThread(ledger: Ledger): Promise<Thread | null> {
   let started = threads.get(ledger.db);
   if (started) return started;
-  started = workerSource().then((code) => {
+  started = Promise.resolve(workerSource()).then((code) => {
     if (code === null) return null;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(code, { eval: true, execArgv: [], workerData: { lineageIngestWorker: true, dataDir: ledger.db.dataDir, driver } });

@@ -56,12 +56,6 @@ export function embeddedStorageFor(dataDir: string): EmbeddedStorage {
   return storage;
 }
 
-/** The process's installed storage when it is embedded and open (for callers that need the data directory's ledger). */
-export function installedEmbedded(): EmbeddedStorage | null {
-  const installed = cached.lineageStorage;
-  return installed && installed.backend === 'embedded' && stillOpen(installed) ? (installed as EmbeddedStorage) : null;
-}
-
 /** The storage `lineage serve` serves: route handlers and pages in its process use it (survives Next's dev reloads). */
 export function useProcessStorage(storage: LineageStorage | undefined): void {
   cached.lineageStorage = storage;

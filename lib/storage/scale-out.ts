@@ -22,6 +22,9 @@ import { getRecordLineage } from './pg/lineage';
 import { getRecordsAt } from './pg/records';
 import { rebuildIndex } from './pg/rebuild';
 import { searchHistory } from './pg/search';
+import { compareWorkspace } from './pg/compare';
+import { getFileBlame } from './pg/blame';
+import { getDatabaseRecords } from './pg/database-records';
 import { pgPendingUploads } from './pg/uploads';
 import { getWorkspaceFile, getWorkspaceTree, liveFilePages } from './pg/workspace';
 import { assertSequence } from '@/lib/history/queries/common';
@@ -87,6 +90,9 @@ export function scaleOutStorage(params: {
       return liveFilePages(pool, agent.id, p.seq, p.pageSize);
     },
     search: (p) => searchHistory(pool, p),
+    compareWorkspace: (p) => compareWorkspace(pool, p),
+    getFileBlame: (p) => getFileBlame(pool, p),
+    getDatabaseRecords: (p) => getDatabaseRecords(pool, p),
     createApiKey: (p) => agents.createApiKey(pool, p),
     listApiKeys: () => agents.listApiKeys(pool),
     countApiKeys: () => agents.countApiKeys(pool),

@@ -28,6 +28,9 @@ import type { VersionOrder } from '@/lib/history/queries/lineage-versions';
 import type { WorkspaceFileInfo } from '@/lib/history/queries/workspace';
 import type { DownloadFile } from '@/lib/history/queries/workspace-pages';
 import type { SearchResult } from '@/lib/history/search/engine';
+import type { WorkspaceComparison } from '@/lib/history/queries/compare';
+import type { FileBlame } from '@/lib/history/queries/blame';
+import type { DatabaseRecordsResult } from '@/lib/history/queries/database-records';
 import type { IssuedApiKey, KeyIdentity } from '@/lib/server/api-keys';
 import type { PendingUpload } from '@/lib/server/upload-store';
 
@@ -130,6 +133,16 @@ export interface LineageStorage {
   /** The files of a workspace download at `seq` (path order, a page at a time); null for an unknown agent. */
   downloadFiles(p: { agentId: string; seq: number; tenantId?: TenantScope; pageSize?: number }): Promise<AsyncIterable<DownloadFile[]> | null>;
   search(p: { q: string; agentId?: string; tenantId?: TenantScope; limit?: number; offset?: number }): Promise<SearchResult>;
+  /**
+   * The net change of the workspace from `from` to `to` (memories created, updated, deleted, moved;
+   * files added, changed, removed; `limit` per kind). Null for an unknown agent; a reversed range is
+   * `invalid_input`, a sequence past the latest `sequence_out_of_range`, both in words.
+   */
+  compareWorkspace(p: { agentId: string; from: number; to: number; limit?: number; tenantId?: TenantScope }): Promise<WorkspaceComparison | null>;
+  /** The blame of one file at `seq`; null for an unknown agent or a path not in the workspace then. */
+  getFileBlame(p: { agentId: string; seq: number; path: string; tenantId?: TenantScope }): Promise<FileBlame | null>;
+  /** A ZeroClaw or Hermes agent's database rows at `seq`, a keyset page at a time (none for OpenClaw); null for an unknown agent. */
+  getDatabaseRecords(p: { agentId: string; seq: number; limit?: number; cursor?: string; tenantId?: TenantScope }): Promise<DatabaseRecordsResult | null>;
 
   // ---- API keys ----
   createApiKey(p: { name?: string; now: Date; admin?: boolean }): Promise<IssuedApiKey>;

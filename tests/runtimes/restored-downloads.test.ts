@@ -16,7 +16,8 @@ import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
 import { readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import { listEntries, readEntryBytes, registerAgent } from '@/lib/ledger';
 import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
-import { getLedger } from '@/lib/server/db';
+import { embeddedLedger } from '@/lib/storage/embedded';
+import { dashboardStorage } from '@/lib/storage/open';
 import { guardHeaders } from '@/lib/server/scope-header';
 import { runCli } from '@/tests/cli/run-cli';
 import { untarGz } from '@/e2e/untar';
@@ -197,7 +198,7 @@ describe('GET /api/agents/:id/workspace/records: the database rows at a sequence
 
 describe('stored records the adapter cannot write back', () => {
   it('the .tar.gz is a 422 that says so, not a 500', async () => {
-    const ledger = getLedger();
+    const ledger = embeddedLedger(await dashboardStorage());
     const stored = await readSnapshot(await readEntryBytes({ ledger, entry: listEntries({ ledger, agentId: hermesId })[0]! }));
     const broken = 'cccccccc-0000-4000-8000-00000000000c';
     // A session record whose session id is a number: state.db cannot be written from it (restore refuses it too).

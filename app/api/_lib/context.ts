@@ -1,7 +1,6 @@
-/** Shared bits of the dashboard route handlers: the storage (and, for routes not on it yet, the ledger's database), the caller's tenant scope and typed route params. */
+/** Shared bits of the dashboard route handlers and pages: the storage, the caller's tenant scope and typed route params. */
 import { headers } from 'next/headers';
-import { findAgent, type TenantScope } from '@/lib/history/queries';
-import { getLedger } from '@/lib/server/db';
+import type { TenantScope } from '@/lib/history/queries';
 import { dashboardStorage } from '@/lib/storage/open';
 import type { LineageStorage } from '@/lib/storage/types';
 import { ApiFailure, notFound } from '@/lib/server/api-errors';
@@ -10,11 +9,8 @@ import type { AgentRow } from '@/db/schema';
 
 export type Params<P> = { params: Promise<P> };
 
-/** The process's storage (lib/storage/open.ts): every route on the seam reads through it. */
+/** The process's storage (lib/storage/open.ts): every dashboard route and page reads through it, on either backend. */
 export const storage = (): Promise<LineageStorage> => dashboardStorage();
-
-/** The embedded ledger's database, for the routes whose verbs are not on the storage seam yet (compare, blame, database records, downloads). */
-export const dashboardDb = () => getLedger().db;
 
 /**
  * The agents this request may see, as the guard in front of Next.js decided (lib/server/dashboard-guard.ts), read from the

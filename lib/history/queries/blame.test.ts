@@ -12,9 +12,9 @@ import { readSnapshot } from '@/lib/core/archive';
 import { openLedger, registerAgent, type Ledger } from '@/lib/ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { NEW_SECTION, recordOnlyDelta, standardWorkspace } from '@/tests/interop/reference-archives';
-import { ARCHIVED, buildBlameHistory, BLAME_STEPS, DAILY } from '../testing/blame-history';
+import { ARCHIVED, blameSummary, buildBlameHistory, BLAME_STEPS, DAILY } from '../testing/blame-history';
 import { tempLedger } from '../testing/temp-ledger';
-import { getFileBlame, type BlameBlock, type BlameSectionBlock, type FileBlame } from './blame';
+import { getFileBlame, type BlameSectionBlock, type FileBlame } from './blame';
 
 let ledger: Ledger;
 let agentId: string;
@@ -35,10 +35,7 @@ const blame = (seq: number, path: string) => getFileBlame({ db: ledger.db, agent
 const syncedAt = (seq: number) =>
   (ledger.db.sqlite.prepare('SELECT created_at FROM ledger_entries WHERE agent_id = ? AND seq = ?').pluck().get(agentId, seq) as string);
 const section = (b: FileBlame, heading: string) => b.blocks.find((x): x is BlameSectionBlock => x.kind === 'section' && x.heading === heading)!;
-const summary = (blocks: BlameBlock[]) =>
-  blocks.map((x) => x.kind === 'section'
-    ? { lines: [x.line_start, x.line_end], heading: x.heading, born: x.born.seq, changed: x.changed.seq, moved: x.moved?.seq ?? null }
-    : { lines: [x.line_start, x.line_end], file: x.changed.seq });
+const summary = blameSummary;
 
 /** Every line exactly once, in order, and the blocks' lines are the file's. */
 function expectCovers(b: FileBlame, text: string) {

@@ -5,8 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { openLedger, type Ledger } from '@/lib/ledger';
-import { COMPARE_FACTS as F, compareHistory } from '../testing/compare-history';
-import { compareWorkspace, type WorkspaceComparison } from '../queries';
+import { CHANGES_1_TO_3, COMPARE_FACTS as F, compareHistory, compareNames } from '../testing/compare-history';
+import { compareWorkspace } from '../queries';
 
 let ledger: Ledger;
 let agentId: string;
@@ -26,28 +26,12 @@ afterAll(async () => {
 });
 
 const compare = (from: number, to: number, limit?: number) => compareWorkspace({ db: ledger.db, agentId, from, to, limit })!;
-const names = (c: WorkspaceComparison) => ({
-  created: c.memories.created.map((m) => m.heading),
-  updated: c.memories.updated.map((m) => m.after.heading),
-  deleted: c.memories.deleted.map((m) => m.heading),
-  moved: c.memories.moved.map((m) => [m.before.heading, m.before.origin_file, m.after.origin_file, m.content_changed]),
-  added: c.files.added.map((f) => f.path),
-  changed: c.files.changed.map((f) => f.path),
-  removed: c.files.removed.map((f) => f.path),
-});
+const names = compareNames;
 
 describe('compareWorkspace', () => {
   it('gives the net change from 1 to 3: a create, updates, a delete, two moves (one edited after), files added, changed and removed', () => {
     const c = compare(1, 3);
-    expect(names(c)).toEqual({
-      created: ['Fresh'],
-      updated: ['Edit', 'Gateway'],
-      deleted: ['Drop'],
-      moved: [['Webhook replay', F.webhookFrom, F.webhookTo, false], ['Standup', F.standupFrom, F.standupTo, true]],
-      added: [F.webhookTo, F.standupTo],
-      changed: ['MEMORY.md', F.infra],
-      removed: ['TOOLS.md', F.webhookFrom, F.standupFrom],
-    });
+    expect(names(c)).toEqual(CHANGES_1_TO_3);
     expect(c.counts).toEqual({ created: 1, updated: 2, deleted: 1, moved: 2, added: 2, changed: 2, removed: 3 });
     expect(c.truncated).toBe(false);
   });

@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
-import { databaseRuntime } from './database-runtime';
+import { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 import { liveAt } from './records';
 import { assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, type TenantScope } from './common';
 
@@ -35,6 +35,24 @@ export interface DatabaseRecordsResult {
 
 const isCursor = (v: unknown): v is [string] => Array.isArray(v) && v.length === 1 && typeof v[0] === 'string';
 
+/** The record id a page starts after (a cursor this list gave out), or undefined for the first page. */
+export function databaseRecordsAfter(cursor: string | undefined): string | undefined {
+  return cursor === undefined ? undefined : decodeCursor(cursor, isCursor)[0];
+}
+
+/** A row as read: at most `limit + 1` of them in record-id order (one more tells there is a next page), the key and category as extracted. */
+export type DatabaseRecordRow = Omit<DatabaseRecordItem, 'key' | 'category'> & { key: unknown; category: unknown };
+
+/** The page from the rows read (shared with the PostgreSQL verb, lib/storage/pg/database-records.ts). */
+export function databaseRecordsPage(p: { seq: number; runtime: DatabaseRuntime; total: number; limit: number; rows: readonly DatabaseRecordRow[] }): DatabaseRecordsResult {
+  const items = p.rows.slice(0, p.limit).map((r) => ({ ...r, key: typeof r.key === 'string' ? r.key : null, category: typeof r.category === 'string' ? r.category : null }));
+  const last = items[items.length - 1];
+  return { seq: p.seq, database: DATABASE_FILE[p.runtime], total: p.total, items, next_cursor: p.rows.length > p.limit && last ? encodeCursor([last.record_id]) : null };
+}
+
+/** The answer for an agent without a database (OpenClaw). */
+export const noDatabase = (seq: number): DatabaseRecordsResult => ({ seq, database: null, total: 0, items: [], next_cursor: null });
+
 /**
  * The rows of a ZeroClaw or Hermes agent's database at `seq`: its records live then that no file
  * carries (ZeroClaw's `memories` rows, Hermes' sessions; Hermes' curated entries live in
@@ -46,20 +64,19 @@ export function getDatabaseRecords(params: { db: LineageDb; agentId: string; seq
   if (!agent) return null;
   assertSequence(agent, params.seq);
   const runtime = databaseRuntime(agent.source_runtime);
-  if (runtime === null) return { seq: params.seq, database: null, total: 0, items: [], next_cursor: null };
+  if (runtime === null) return noDatabase(params.seq);
   const limit = clampLimit(params.limit, 200, 500);
   const live = liveAt(agent.id, params.seq);
-  const after = params.cursor === undefined ? sql`` : sql`AND record_id > ${decodeCursor(params.cursor, isCursor)[0]}`;
+  const afterId = databaseRecordsAfter(params.cursor);
+  const after = afterId === undefined ? sql`` : sql`AND record_id > ${afterId}`;
   const { db } = params.db;
   const total = db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE origin_file IS NULL`)?.n ?? 0;
   // json_valid first: a record stored before ingest refused deep JSON would make json_extract throw.
-  const rows = db.all<Omit<DatabaseRecordItem, 'content_length'> & { content_length: number }>(sql`
+  const rows = db.all<DatabaseRecordRow>(sql`
     WITH live AS (${live}), page AS (SELECT * FROM live WHERE origin_file IS NULL ${after} ORDER BY record_id LIMIT ${limit + 1})
     SELECT p.record_id, substr(p.content, 1, ${DATABASE_CONTENT_CHARS}) AS content, length(p.content) AS content_length, p.seq, p.synced_at,
       CASE WHEN json_valid(v.record_json) THEN coalesce(json_extract(v.record_json, '$.raw_source_format.key'), json_extract(v.record_json, '$.source.session_id')) END AS key,
       CASE WHEN json_valid(v.record_json) THEN json_extract(v.record_json, '$.category') END AS category
     FROM page p JOIN record_versions v ON v.id = p.version_id ORDER BY p.record_id`);
-  const items = rows.slice(0, limit).map((r) => ({ ...r, key: typeof r.key === 'string' ? r.key : null, category: typeof r.category === 'string' ? r.category : null }));
-  const last = items[items.length - 1];
-  return { seq: params.seq, database: DATABASE_FILE[runtime], total, items, next_cursor: rows.length > limit && last ? encodeCursor([last.record_id]) : null };
+  return databaseRecordsPage({ seq: params.seq, runtime, total, limit, rows });
 }

@@ -37,15 +37,22 @@ export function getWorkspaceTree(params: { db: LineageDb; agentId: string; seq: 
   if (!agent) return null;
   assertSequence(agent, params.seq);
   const rendered = reconstructedVersions(params.db, agent.id, params.seq);
-  // A runtime's schema sidecar rides in the raw channel but is no workspace file: restore (and so
-  // the ZeroClaw/Hermes downloads) leave it out, and so does the tree.
-  const sidecarsHidden = databaseRuntime(agent.source_runtime) !== null;
-  const live = liveRawFiles(params.db.db, agent.id, params.seq).filter((f) => !(sidecarsHidden && isRuntimeSidecar(f.path)));
+  const live = liveRawFiles(params.db.db, agent.id, params.seq).filter(treeFileOf(agent.source_runtime));
   const files = live.map((f): WorkspaceFileInfo => ({
     path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq,
     ...(rendered.has(`${f.seq}\n${f.path}`) ? { reconstructed: true as const } : {}),
   }));
   return { seq: params.seq, files };
+}
+
+/**
+ * Which raw paths the tree lists (shared with the PostgreSQL verb): a runtime's schema sidecar
+ * rides in the raw channel but is no workspace file — restore (and so the ZeroClaw/Hermes
+ * downloads) leave it out, and so does the tree.
+ */
+export function treeFileOf(sourceRuntime: string | null): (file: { path: string }) => boolean {
+  const sidecarsHidden = databaseRuntime(sourceRuntime) !== null;
+  return (file) => !(sidecarsHidden && isRuntimeSidecar(file.path));
 }
 
 /** `seq\npath` of every version up to `seq` rendered from records (few: record-only deltas only). */

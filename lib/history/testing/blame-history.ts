@@ -10,6 +10,7 @@ import path from 'node:path';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import type { BlameBlock } from '../queries/blame';
 
 export const DAILY = 'memory/episodic/2026-10-01.md';
 export const ARCHIVED = 'memory/archive/2026/10/2026-10-01.md';
@@ -24,6 +25,12 @@ export const BLAME_STEPS: Record<string, string>[] = [
   { 'MEMORY.md': memory('The queue runs on Redis Streams now.', true), [ARCHIVED]: DAILY_TEXT },
   { 'MEMORY.md': memory('The queue runs on Redis Streams now.', true), [ARCHIVED]: DAILY_TEXT.replace('10%', '25%') },
 ];
+
+/** A blame's blocks in short: the lines each covers, a section's heading and born / changed / moved sequences, the file's change. */
+export const blameSummary = (blocks: BlameBlock[]) =>
+  blocks.map((x) => x.kind === 'section'
+    ? { lines: [x.line_start, x.line_end], heading: x.heading, born: x.born.seq, changed: x.changed.seq, moved: x.moved?.seq ?? null }
+    : { lines: [x.line_start, x.line_end], file: x.changed.seq });
 
 /** Syncs every step into `dataDir` (a fresh directory under a sandbox); returns the agent id and a cleanup. */
 export async function buildBlameHistory(): Promise<{ dataDir: string; agentId: string; cleanup: () => Promise<void> }> {

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import type { WorkspaceComparison } from '../queries/compare';
 
 const memory = (sections: Record<string, string>) =>
   ['# MEMORY', '', ...Object.entries(sections).flatMap(([h, text]) => [`## ${h}`, text, ''])].join('\n');
@@ -23,6 +24,28 @@ export const COMPARE_FACTS = {
 } as const;
 
 const F = COMPARE_FACTS;
+
+/** The net change from #1 to #3, as `compareNames` says it: a create, updates, a delete, two moves (one edited after), files added, changed and removed. */
+export const CHANGES_1_TO_3 = {
+  created: ['Fresh'],
+  updated: ['Edit', 'Gateway'],
+  deleted: ['Drop'],
+  moved: [['Webhook replay', F.webhookFrom, F.webhookTo, false], ['Standup', F.standupFrom, F.standupTo, true]],
+  added: [F.webhookTo, F.standupTo],
+  changed: ['MEMORY.md', F.infra],
+  removed: ['TOOLS.md', F.webhookFrom, F.standupFrom],
+};
+
+/** What a comparison says, by heading and path (what the tests of this history assert). */
+export const compareNames = (c: WorkspaceComparison) => ({
+  created: c.memories.created.map((m) => m.heading),
+  updated: c.memories.updated.map((m) => m.after.heading),
+  deleted: c.memories.deleted.map((m) => m.heading),
+  moved: c.memories.moved.map((m) => [m.before.heading, m.before.origin_file, m.after.origin_file, m.content_changed]),
+  added: c.files.added.map((f) => f.path),
+  changed: c.files.changed.map((f) => f.path),
+  removed: c.files.removed.map((f) => f.path),
+});
 const infra = (gateway: string, temp: boolean) => `## Gateway\n${gateway}\n${temp ? '\n## Temp\nA note that lives one sync.\n' : ''}`;
 
 /**

@@ -14,7 +14,11 @@ import { LedgerError } from '@/lib/ledger/errors';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
 
-function liveAt(p: Params, agentId: string, at: number): string {
+/**
+ * The versions live at `at` (records.ts `liveAt`), with their record JSON: per record its latest
+ * version ≤ at, unless a delete or moved away after it. Also read by blame and the database records.
+ */
+export function liveAt(p: Params, agentId: string, at: number): string {
   const a = p.add(agentId);
   const n = p.add(at);
   return `

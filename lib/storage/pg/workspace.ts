@@ -6,7 +6,7 @@
 import { asUint8Array } from '@/lib/core/bytes';
 import type { TenantScope } from '@/lib/ledger/agents';
 import { assertSequence } from '@/lib/history/queries/common';
-import type { WorkspaceFileInfo } from '@/lib/history/queries/workspace';
+import { treeFileOf, type WorkspaceFileInfo } from '@/lib/history/queries/workspace';
 import type { DownloadFile } from '@/lib/history/queries/workspace-pages';
 import { findAgent } from './agents';
 import { first, rows, type Queryable } from './sql';
@@ -28,7 +28,7 @@ export async function getWorkspaceTree(db: Queryable, p: { agentId: string; seq:
   const rendered = new Set((await rows<{ seq: number; path: string }>(db,
     'SELECT seq, path FROM raw_file_versions WHERE agent_id = $1 AND seq <= $2 AND reconstructed = 1', [agent.id, p.seq]))
     .map((r) => `${r.seq}\n${r.path}`));
-  const files = (await liveRawFiles(db, agent.id, p.seq)).map((f): WorkspaceFileInfo => ({
+  const files = (await liveRawFiles(db, agent.id, p.seq)).filter(treeFileOf(agent.source_runtime)).map((f): WorkspaceFileInfo => ({
     path: f.path, size: f.size, sha256: f.sha256, changed_seq: f.seq,
     ...(rendered.has(`${f.seq}\n${f.path}`) ? { reconstructed: true as const } : {}),
   }));

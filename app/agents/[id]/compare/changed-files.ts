@@ -1,6 +1,6 @@
 /** The texts of a comparison's changed files, for their diffs: small UTF-8 files only, within a total budget. */
-import type { LineageDb } from '@/db/client';
-import { getWorkspaceFile, type WorkspaceComparison } from '@/lib/history/queries';
+import type { WorkspaceComparison } from '@/lib/history/queries/compare';
+import type { LineageStorage } from '@/lib/storage/types';
 import type { ChangedFile } from '@/components/compare/FileEntries';
 
 /** Larger files are linked to the workspace's compare instead (it draws them line by line). */
@@ -19,15 +19,24 @@ function text(bytes: Uint8Array | null): string | null {
   }
 }
 
-export function changedFileTexts(db: LineageDb, agentId: string, comparison: WorkspaceComparison): ChangedFile[] {
+export async function changedFileTexts(storage: LineageStorage, agentId: string, comparison: WorkspaceComparison): Promise<ChangedFile[]> {
   let budget = MAX_TOTAL_BYTES;
-  return comparison.files.changed.map((file): ChangedFile => {
+  const out: ChangedFile[] = [];
+  // One file after another: whether a file fits depends on what the ones before it used of the budget.
+  for (const file of comparison.files.changed) {
     const size = file.before.size + file.after.size;
-    if (file.before.size > MAX_FILE_BYTES || file.after.size > MAX_FILE_BYTES || size > budget) return { ...file, texts: null };
-    const before = text(getWorkspaceFile({ db, agentId, seq: comparison.from, path: file.path }));
-    const after = text(getWorkspaceFile({ db, agentId, seq: comparison.to, path: file.path }));
-    if (before === null || after === null) return { ...file, texts: null };
+    if (file.before.size > MAX_FILE_BYTES || file.after.size > MAX_FILE_BYTES || size > budget) {
+      out.push({ ...file, texts: null });
+      continue;
+    }
+    const read = async (seq: number) => text(await storage.getWorkspaceFile({ agentId, seq, path: file.path }));
+    const [before, after] = await Promise.all([read(comparison.from), read(comparison.to)]);
+    if (before === null || after === null) {
+      out.push({ ...file, texts: null });
+      continue;
+    }
     budget -= size;
-    return { ...file, texts: { before, after } };
-  });
+    out.push({ ...file, texts: { before, after } });
+  }
+  return out;
 }

@@ -1,12 +1,10 @@
 import { CompareForm } from '@/components/compare/CompareForm';
 import { CompareView } from '@/components/compare/CompareView';
 import { Panel } from '@/components/ui/Panel';
-import { compareWorkspace, findAgent } from '@/lib/history/queries';
 import { LedgerError } from '@/lib/ledger/errors';
 import { zodErrorInWords } from '@/lib/server/issue-words';
-import { getLedger } from '@/lib/server/db';
 import { pageTitle } from '@/lib/ui/page-title';
-import { requestScope } from '../../../api/_lib/context';
+import { requestScope, storage } from '../../../api/_lib/context';
 import { compareQuery } from '../../../api/_lib/schemas';
 import { scopedAgent } from '../../../_lib/scoped-agent';
 import { changedFileTexts } from './changed-files';
@@ -30,9 +28,9 @@ export async function generateMetadata({ params, searchParams }: Props) {
 export default async function ComparePage({ params, searchParams }: Props) {
   const { id } = await params;
   const query = await searchParams;
-  const db = getLedger().db;
+  const store = await storage();
   const tenantId = await requestScope();
-  const agent = findAgent(db, id, tenantId);
+  const agent = await store.getAgent({ agentId: id, tenantId });
   const latest = agent?.latest_sequence ?? null;
   if (!agent || latest === null) return <Problem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
   const input = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, one(v) ?? '']));
@@ -40,8 +38,8 @@ export default async function ComparePage({ params, searchParams }: Props) {
   if (!parsed.success) return <Problem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
   const { from, to } = parsed.data;
   try {
-    const comparison = compareWorkspace({ db, agentId: agent.id, from, to, limit: PAGE_LIMIT, tenantId })!;
-    const changedFiles = changedFileTexts(db, agent.id, comparison);
+    const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit: PAGE_LIMIT, tenantId }))!;
+    const changedFiles = await changedFileTexts(store, agent.id, comparison);
     return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFiles} />;
   } catch (error) {
     if (error instanceof LedgerError) return <Problem agentId={agent.id} latest={latest} message={error.message} from={from} to={to} />;

@@ -1,6 +1,5 @@
-import { compareWorkspace } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requestScope, type Params } from '../../../_lib/context';
+import { requestScope, storage, type Params } from '../../../_lib/context';
 import { compareQuery } from '../../../_lib/schemas';
 
 /**
@@ -11,7 +10,8 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { id } = await params;
   const { from, to } = parseQuery(request, compareQuery);
   const scope = await requestScope(request);
-  return Response.json(found(compareWorkspace({ db: dashboardDb(), agentId: id, from, to, tenantId: scope }), `agent ${id}`), {
+  const comparison = await (await storage()).compareWorkspace({ agentId: id, from, to, tenantId: scope });
+  return Response.json(found(comparison, `agent ${id}`), {
     headers: { 'cache-control': 'no-store' },
   });
 });

@@ -1,6 +1,5 @@
-import { getFileBlame } from '@/lib/history/queries';
 import { ApiFailure, apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireSynced, type Params } from '../../../../_lib/context';
+import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { blameQuery } from '../../../../_lib/schemas';
 
 /** Blame of one file at `seq` (default: latest): each section's birth, last change and move, and the file's own lines. */
@@ -9,7 +8,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const query = parseQuery(request, blameQuery);
   const agent = await requireSynced(id);
   const seq = query.seq ?? agent.latest_sequence;
-  const blame = getFileBlame({ db: dashboardDb(), agentId: agent.id, seq, path: query.path });
+  const blame = await (await storage()).getFileBlame({ agentId: agent.id, seq, path: query.path });
   if (!blame) throw new ApiFailure('not_found', `${query.path} is not a file of the workspace at sequence ${seq}`);
   return Response.json(blame, { headers: { 'cache-control': query.seq === undefined ? 'no-store' : 'private, max-age=31536000, immutable' } });
 });

@@ -1,6 +1,5 @@
-import { getDatabaseRecords } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { dashboardDb, requireSynced, type Params } from '../../../../_lib/context';
+import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceRecordsQuery } from '../../../../_lib/schemas';
 
 /** The rows of a ZeroClaw or Hermes agent's database at `seq` (default: latest), paged (none for an OpenClaw agent). */
@@ -8,6 +7,8 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { id } = await params;
   const query = parseQuery(request, workspaceRecordsQuery);
   const agent = await requireSynced(id);
-  const result = getDatabaseRecords({ db: dashboardDb(), agentId: agent.id, seq: query.seq ?? agent.latest_sequence, limit: query.limit, cursor: query.cursor });
+  const result = await (await storage()).getDatabaseRecords({
+    agentId: agent.id, seq: query.seq ?? agent.latest_sequence, limit: query.limit, cursor: query.cursor,
+  });
   return Response.json(found(result, `a database of agent ${id}`));
 });
