@@ -50,7 +50,7 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
   const rows = db.db.all<Omit<AgentWithStats, 'activity'>>(sql`
     SELECT a.id, a.name, a.source_runtime AS runtime, a.latest_sequence,
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
-      (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.deleted_seq IS NULL) AS live_records,
+      coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${since7}) AS syncs_7d,
       (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7})
         - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.synced_at >= ${since7} AND m.op = 'move'
@@ -61,7 +61,8 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
   // Per-day op counts from the ledger entries' own counts, not from the record versions: the
   // indexer writes one version per op it counts (foldEntry), with the entry's time as synced_at, so
   // the sums are the same, read from one row per sync instead of one per changed record (the fleet
-  // page of 100 agents × 200 syncs read ~45,000 version rows here; bench/ui-scale).
+  // page of 100 agents × 200 syncs read ~45,000 version rows here; bench/ui-scale), from the
+  // (agent_id, created_at, op counts) index alone. Live records come from the live-facet counters.
   const activity = db.db.all<DayActivity & { agent_id: string }>(sql`
     SELECT e.agent_id, substr(e.created_at, 1, 10) AS day,
       sum(e.creates) AS creates, sum(e.updates) AS updates, sum(e.deletes) AS deletes, sum(e.moves) AS moves

@@ -12,6 +12,7 @@ import { compareBinary } from '@/lib/history/compare-binary';
 import { currentFields, type CurrentRecord, type RecordFields } from '@/lib/history/index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from '@/lib/history/indexer';
 import type { PreparedEntry } from '@/lib/history/ledger-blob';
+import { applyFacetDelta, type FacetCount } from '@/lib/history/live-facets';
 import { insertRows, rows, type Queryable } from './sql';
 
 class NeedsWholeState extends Error {}
@@ -37,6 +38,8 @@ export class PgFoldTarget implements IndexTarget {
   private readonly touched = new Set<string>();
   private readonly objects = new Map<string, Uint8Array>();
   private readonly raw: unknown[][] = [];
+  /** Changes of the live-facet counters since the last flush (summed by key; zeros dropped). */
+  private readonly facets = new Map<string, FacetCount>();
 
   /** `whole`: the state holds every record and path of the agent (else only those the entry names). */
   private constructor(readonly agentId: string, private readonly whole: boolean) {}
@@ -144,6 +147,10 @@ export class PgFoldTarget implements IndexTarget {
     this.knownPaths.add(row.path);
   }
 
+  addFacetCounts(delta: readonly FacetCount[]): void {
+    applyFacetDelta(this.facets, delta);
+  }
+
   /** Writes what the fold wrote since the last flush, in fold order. */
   async flush(db: Queryable): Promise<void> {
     await insertRows(db, 'record_versions', VERSION_COLUMNS, this.versions.splice(0));
@@ -157,5 +164,12 @@ export class PgFoldTarget implements IndexTarget {
     this.objects.clear();
     await insertRows(db, 'raw_objects', ['sha256', 'size', 'data'], objects, 'ON CONFLICT DO NOTHING');
     await insertRows(db, 'raw_file_versions', RAW_COLUMNS, this.raw.splice(0));
+    const facets = [...this.facets.values()].map((c) => [this.agentId, c.facet, c.value, c.count]);
+    this.facets.clear();
+    if (facets.length > 0) {
+      await insertRows(db, 'record_facets', ['agent_id', 'facet', 'value', 'count'], facets,
+        'ON CONFLICT (agent_id, facet, value) DO UPDATE SET count = record_facets.count + excluded.count');
+      await db.query('DELETE FROM record_facets WHERE agent_id = $1 AND count = 0', [this.agentId]);
+    }
   }
 }
