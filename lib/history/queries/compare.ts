@@ -10,6 +10,7 @@ import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
 import { findAgent, parseTags, type TenantScope } from './common';
 import { linkMemories, type MemoryStateRow, type MoveEdge } from './compare-chains';
+import { sequenceMissingWords } from '@/lib/ui/sequence-words';
 
 /** A memory as it was at one end of the comparison. */
 export interface CompareMemory {
@@ -72,7 +73,7 @@ function checkRange(latest: number | null, agentName: string, from: number, to: 
   }
   for (const n of [from, to]) {
     if (n > latest) {
-      throw new LedgerError('sequence_out_of_range', `Sequence #${n} does not exist: the sequences of ${agentName} run from 0 to ${latest}.`, { latest });
+      throw new LedgerError('sequence_out_of_range', sequenceMissingWords({ seq: n, agentName, latest }), { latest });
     }
   }
 }
