@@ -110,7 +110,8 @@ function filterSql(f: RecordFilters, alias = ''): SQL {
   const parts: SQL[] = [];
   if (f.memory_type !== undefined) parts.push(sql`AND ${c('memory_type')} = ${f.memory_type}`);
   if (f.namespace !== undefined) parts.push(sql`AND ${c('namespace')} = ${f.namespace}`);
-  if (f.file !== undefined) parts.push(sql`AND ${c('origin_file')} = ${f.file}`);
+  // The coalesce form too: the file-order index's expression, so a page of one file reads that file's range of it.
+  if (f.file !== undefined) parts.push(sql`AND coalesce(${c('origin_file')}, '') = ${f.file} AND ${c('origin_file')} = ${f.file}`);
   if (f.status !== undefined) parts.push(sql`AND ${c('status')} = ${f.status}`);
   if (f.tag !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${f.tag})`);
   if (f.tier !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${`tier:${f.tier}`})`);

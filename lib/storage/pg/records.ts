@@ -72,7 +72,10 @@ function filterSql(p: Params, f: RecordFilters, alias = ''): string {
   const parts: string[] = [];
   if (f.memory_type !== undefined) parts.push(`AND ${c('memory_type')} = ${p.add(f.memory_type)}`);
   if (f.namespace !== undefined) parts.push(`AND ${c('namespace')} = ${p.add(f.namespace)}`);
-  if (f.file !== undefined) parts.push(`AND ${c('origin_file')} = ${p.add(f.file)}`);
+  if (f.file !== undefined) {
+    const file = p.add(f.file);
+    parts.push(`AND (coalesce(${c('origin_file')}, '') COLLATE "C") = ${file} AND ${c('origin_file')} = ${file}`);
+  }
   if (f.status !== undefined) parts.push(`AND ${c('status')} = ${p.add(f.status)}`);
   if (f.tag !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(f.tag)})`);
   if (f.tier !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(`tier:${f.tier}`)})`);
