@@ -4,31 +4,30 @@ import { FleetStats } from '@/components/fleet/FleetStats';
 import { FleetTable } from '@/components/fleet/FleetTable';
 import { Panel } from '@/components/ui/Panel';
 import { LoadingRows } from '@/components/ui/States';
-import { requestScope, storage } from './api/_lib/context';
-import { queryKeys } from '@/lib/ui/query-keys';
 import { FLEET_FEED_PAGE } from '@/lib/ui/page-window';
-import { Prefetched } from './_lib/prefetch';
 
 export const dynamic = 'force-dynamic';
 
-export default async function FleetPage() {
-  const tenantId = await requestScope();
-  const s = await storage();
+/**
+ * The fleet. Its first paint is the page itself; the agent list (GET /api/agents: every agent's stats,
+ * a row and a sparkline each) and the change feed arrive after it, each its own request. Rendered into
+ * the document, 101 agents made it a 650 KB answer costing about 90 ms of server CPU, finished only
+ * after the browser had read all of it (bench/ui-scale: 320 ms p50 on an idle machine).
+ */
+export default function FleetPage() {
   return (
-    <Prefetched entries={[[queryKeys.agents(), () => s.listAgentsWithStats({ tenantId, now: new Date() })]]}>
-      <div className="space-y-6" data-testid="fleet-page">
-        <div>
-          <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>
-          <p className="text-[13px] text-muted">Every synced agent, its latest sequence and how its memory moved in the last 7 days.</p>
-        </div>
-        <FleetStats />
-        <Panel title="Agents" flush>
-          <FleetTable />
-        </Panel>
-        <Suspense fallback={<LoadingRows />}>
-          <ChangesPanel title="Fleet changes" pageSize={FLEET_FEED_PAGE} />
-        </Suspense>
+    <div className="space-y-6" data-testid="fleet-page">
+      <div>
+        <h1 className="text-lg font-semibold tracking-tight">Fleet</h1>
+        <p className="text-[13px] text-muted">Every synced agent, its latest sequence and how its memory moved in the last 7 days.</p>
       </div>
-    </Prefetched>
+      <FleetStats />
+      <Panel title="Agents" flush>
+        <FleetTable />
+      </Panel>
+      <Suspense fallback={<LoadingRows />}>
+        <ChangesPanel title="Fleet changes" pageSize={FLEET_FEED_PAGE} />
+      </Suspense>
+    </div>
   );
 }

@@ -51,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -63,6 +63,11 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // Put the database back as migration 0001 left it: the old records table, filled as the old
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
+    raw.exec(`
+      DROP TABLE record_facets; -- 0013 undone first (its index covers the moves column 0006 added)
+      DROP INDEX record_versions_seq_file_idx;
+      DROP INDEX ledger_entries_agent_time_idx;
+      CREATE INDEX ledger_entries_agent_time_idx ON ledger_entries (agent_id, created_at);`);
     writeMovesAsBefore0006(raw, { dropColumn: true }); // 0006 undone too (it runs again below)
     raw.exec(`
       CREATE TABLE old_records (agent_id text NOT NULL, record_id text NOT NULL, first_seq integer NOT NULL,

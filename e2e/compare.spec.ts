@@ -61,7 +61,7 @@ test('the compare form and the workspace header lead to a comparison; bad sequen
   await expect(page).toHaveURL(/\/compare\?from=5&to=1$/);
   await expect(page.getByTestId('compare-error')).toHaveText(/The first sequence \(from, #5\) comes after the second \(to, #1\)/);
 
-  // A sequence past the latest is a 404 page on a direct load (lib/server/past-latest.ts), its reason in words.
+  // A sequence past the latest is the page's own 404 (compare/not-found.tsx), its reason in words.
   expect((await page.goto(`/agents/${seed.agentId}/compare?from=1&to=999`))?.status()).toBe(404);
   await expect(page.getByTestId('compare-error')).toHaveText(/Sequence #999 does not exist: the sequences of Vega run from 0 to 5\./);
   await page.goto(`/agents/${seed.agentId}/compare?from=x&to=2`);

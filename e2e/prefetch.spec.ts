@@ -48,13 +48,19 @@ test('lineage: no RSC prefetch requests for links not hovered', async ({ page, r
   expect(rsc, 'RSC requests after the lineage page loaded, nothing hovered').toEqual([]);
 });
 
-test('search: one search request per page load', async ({ page }) => {
+test('search: one search request per page load, and the agent filter comes with the page', async ({ page, seed }) => {
   const searches: string[] = [];
+  const agentLists: string[] = [];
   page.on('request', (request) => {
-    if (new URL(request.url()).pathname === '/api/search') searches.push(request.url());
+    const url = new URL(request.url());
+    if (url.pathname === '/api/search') searches.push(request.url());
+    if (url.pathname === '/api/agents') agentLists.push(request.url());
   });
   await page.goto('/search?q=10.42.0');
   await expect(page.getByTestId('first-appearance')).toBeVisible();
   await settle(page);
   expect(searches).toHaveLength(1);
+  // The filter's names were prefetched into the page: no fleet list (with stats, or names) is asked for.
+  expect(agentLists).toEqual([]);
+  await expect(page.getByTestId('search-agent').locator('option', { hasText: seed.agentName })).toHaveCount(1);
 });

@@ -36,6 +36,21 @@ describe('dashboard API routes', () => {
     expect(body.find((a) => a.name === LARGE.agentName)).toMatchObject({ latest_sequence: 0 });
   });
 
+  it('lists the agents\' names alone for a filter (view=names), within the tenant scope; other views and parameters are a 400', async () => {
+    const { GET } = await import('./agents/route');
+    const fleet = (await (await GET(req('/api/agents'), undefined)).json()) as { id: string; name: string; runtime: string | null }[];
+    const names = (await (await GET(req('/api/agents?view=names'), undefined)).json()) as unknown[];
+    expect(names).toEqual(fleet.map((a) => ({ id: a.id, name: a.name, runtime: a.runtime })));
+    // Another tenant's request sees none of the local agents.
+    const scoped = new Request('http://localhost/api/agents?view=names', { headers: guardHeaders('k-other-tenant') });
+    expect(await (await GET(scoped, undefined)).json()).toEqual([]);
+    for (const bad of ['/api/agents?view=all', '/api/agents?limit=3']) {
+      const res = await GET(req(bad), undefined);
+      expect(res.status).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/view|limit/);
+    }
+  });
+
   it('gives one agent with its stats, equal to its entry in the fleet list; 404 for an unknown agent', async () => {
     const fleet = (await (await (await import('./agents/route')).GET(req('/api/agents'), undefined)).json()) as { id: string }[];
     const { GET } = await import('./agents/[id]/route');

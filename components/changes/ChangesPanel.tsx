@@ -1,6 +1,6 @@
 'use client';
 
-import { useAgents } from '@/lib/ui/hooks/use-agents';
+import { useAgentNames } from '@/lib/ui/hooks/use-agents';
 import { useChanges } from '@/lib/ui/hooks/use-changes';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { changeCount, mergePages } from '@/lib/ui/changes';
@@ -34,9 +34,13 @@ function parseSince(raw: string | null): { mode: Since; date: string } {
   return { mode: 'this-week', date: '' };
 }
 
-/** The fleet feed's agent filter (`?agent=`): every agent of the fleet list, by name. */
+/**
+ * The fleet feed's agent filter (`?agent=`): every agent, by name. It asks for the names alone, under its
+ * own key: sharing the fleet table's query, it drew options the server had not (hydrated after the
+ * table's data had come, the feed sits in its own Suspense boundary) — a hydration mismatch.
+ */
 function AgentFilter({ value, onChange }: { value: string; onChange: (agent: string | null) => void }) {
-  const agents = useAgents();
+  const agents = useAgentNames();
   const sorted = [...(agents.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <Select label="Agent" value={value} onChange={(e) => onChange(e.target.value || null)} data-testid="agent-filter">

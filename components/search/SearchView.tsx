@@ -1,6 +1,6 @@
 'use client';
 
-import { useAgents } from '@/lib/ui/hooks/use-agents';
+import { useAgentNames } from '@/lib/ui/hooks/use-agents';
 import { SEARCH_PAGE, useSearch } from '@/lib/ui/hooks/use-search';
 import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { plural } from '@/lib/ui/format';
@@ -23,7 +23,7 @@ export function SearchView() {
   const q = url.get('q') ?? '';
   const agent = url.get('agent');
   const offset = intParam(url.get('offset')) ?? 0;
-  const agents = useAgents();
+  const agents = useAgentNames();
   const names = new Map((agents.data ?? []).map((a) => [a.id, a.name]));
   const name = (id: string) => names.get(id) ?? id.slice(0, 8);
   const query = useSearch(q, agent, offset);

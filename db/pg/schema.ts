@@ -105,6 +105,8 @@ export const record_versions = pgTable('record_versions', {
   index('record_versions_heading_order_idx').on(t.agent_id, sql`(coalesce(${t.heading}, '') COLLATE "C")`, t.id),
   index('record_versions_moved_from_idx').on(t.agent_id, t.moved_from).where(sql`moved_from IS NOT NULL`),
   index('record_versions_content_trgm_idx').using('gin', sql`${t.content} gin_trgm_ops`).where(sql`op <> 'delete'`),
+  // db/migrations/0013_live_facets.sql: a sequence's ops counted per file from the index.
+  index('record_versions_seq_file_idx').on(t.agent_id, t.seq, sql`${t.entry_kind} COLLATE "C"`, sql`${t.origin_file} COLLATE "C"`),
 ]);
 
 /** Every record ever seen: birth, latest change, deletion (its current fields are its latest version's). */
@@ -120,6 +122,17 @@ export const records = pgTable('records', {
   primaryKey({ columns: [t.agent_id, t.record_id] }),
   index('records_agent_live_idx').on(t.agent_id, t.deleted_seq),
 ]);
+
+/**
+ * The facet counts of each agent's live records at its latest sequence (db/schema.ts `record_facets`), kept
+ * by the fold (lib/history/live-facets.ts) in the append's transaction.
+ */
+export const record_facets = pgTable('record_facets', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  facet: text('facet', { enum: ['live', 'memory_type', 'namespace', 'status', 'file', 'tier'] }).notNull(),
+  value: text('value').notNull(),
+  count: integer('count').notNull(),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.facet, t.value] })]);
 
 /** Content-addressed raw file bytes. */
 export const raw_objects = pgTable('raw_objects', {

@@ -14,6 +14,7 @@ import { deriveDeltaOps, deriveSnapshotOps } from './derive-ops';
 import { liveRawFiles, liveRecordRows, rawHeadsFor, recordRowsById } from './current-state';
 import { currentFields, type CurrentRecord, type DerivedOp, type RecordFields } from './index-rows';
 import { prepareArchive, type PreparedEntry, type PreparedRawFile } from './ledger-blob';
+import { liveFacetDelta, type FacetCount } from './live-facets';
 import { linkMoves } from './provenance';
 import { indexRecordFiles } from './record-files-index';
 import { statements } from './statements';
@@ -80,6 +81,8 @@ export interface IndexTarget {
   /** Stores a raw object (no-op when that sha is already stored; `bytes` null only then). */
   putObject(sha256: string, bytes: Uint8Array | null): void;
   insertRawVersion(row: RawVersionRow): void;
+  /** Changes the agent's live-facet counters (`record_facets`) by `delta` (live-facets.ts; never empty). */
+  addFacetCounts(delta: readonly FacetCount[]): void;
 }
 
 /** Indexes one entry into the database; call inside a transaction. Returns the effective op counts. */
@@ -94,6 +97,8 @@ export function foldEntry(target: IndexTarget, at: { agentId: string; seq: numbe
     : snapshotOps(target, entry.records);
   linkMoves(ops);
   writeRecordOps(target, at, entry.kind, ops);
+  const facets = liveFacetDelta(ops, (row) => target.tombstoneFields(row));
+  if (facets.length > 0) target.addFacetCounts(facets);
   const raw = entry.kind === 'delta' ? deltaRaw(target, entry.rawChanged, entry.rawDeleted) : snapshotRaw(target, entry.raw);
   writeRaw(target, at, entry.kind, raw);
   if (entry.kind === 'delta') indexRecordFiles(target, at, ops, entry);
@@ -188,5 +193,12 @@ export function dbTarget(db: Drizzle, agentId: string): IndexTarget {
       s.insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     },
     insertRawVersion: (row) => s.insertRawVersion.run(row as unknown as Record<string, unknown>),
+    addFacetCounts: (delta) => {
+      for (const c of delta) {
+        const row = { agent_id: agentId, ...c };
+        s.addFacetCount.run(row);
+        if (c.count < 0) s.dropEmptyFacet.run(row);
+      }
+    },
   };
 }

@@ -110,6 +110,26 @@ describe('keyset paging', () => {
     expect(allMoves.map((o) => [o.from_file, o.origin_file])).toEqual(Array(SECTIONS - 100).fill(['memory/semantic/notes.md', 'memory/semantic/old-notes.md']));
   });
 
+  it("a sequence's raw files: every op counted, ids only of the ops on the page (at most 20 a file); moves under both files", () => {
+    const NOTES = 'memory/semantic/notes.md';
+    const whole = getSequence({ db, agentId, seq: 0 })!;
+    const paged = getSequence({ db, agentId, seq: 0, opsLimit: 25 })!;
+    const notesOps = whole.ops.filter((o) => o.origin_file === NOTES).map((o) => o.record_id);
+    expect(notesOps).toHaveLength(SECTIONS);
+    expect(whole.raw.find((r) => r.path === NOTES)).toMatchObject({ record_count: SECTIONS, record_ids: notesOps });
+    const onPage = paged.ops.filter((o) => o.origin_file === NOTES).map((o) => o.record_id);
+    expect(paged.raw.find((r) => r.path === NOTES)).toMatchObject({ record_count: SECTIONS, record_ids: onPage.slice(0, 20) });
+    expect(paged.raw.find((r) => r.path === 'MEMORY.md')).toMatchObject({ record_count: 1, record_ids: whole.raw.find((r) => r.path === 'MEMORY.md')!.record_ids });
+    // The sync that moved notes 100–119 from notes.md to old-notes.md: 20 moves, each touching both files.
+    const moved = getSequence({ db, agentId, seq: EDITS + 1, opsLimit: 7 })!;
+    for (const path of [NOTES, 'memory/semantic/old-notes.md']) {
+      const file = moved.raw.find((r) => r.path === path)!;
+      expect(file.record_count).toBe(SECTIONS - 100);
+      expect(file.record_ids).toEqual(moved.ops.filter((o) => o.op === 'move').map((o) => o.record_id));
+      expect(file.record_ids).toHaveLength(7);
+    }
+  });
+
   it('a lineage: pages newest first and oldest first are the whole chain, each with its diff base', async () => {
     const noteId = (n: number) => getRecordsAt({ db, agentId, q: `Note ${n} says`, limit: 5 })!.items[0]!.record_id;
     for (const recordId of [noteId(0), noteId(105)]) {
@@ -229,6 +249,17 @@ describe('each page is read in index order (EXPLAIN QUERY PLAN)', () => {
       expect(plan.plan).toMatch(/record_versions_seq_op_idx/);
       expect(plan.plan).not.toMatch(/TEMP B-TREE/);
     }
+  });
+
+  it("a sequence's ops are counted per file on the (agent_id, seq, entry_kind, origin_file) index alone", () => {
+    const plans = pageQuery(plansOf(() => getSequence({ db, agentId, seq: 0, opsLimit: 5 })), /GROUP BY entry_kind, origin_file/);
+    for (const plan of plans) expect(plan.plan).toMatch(/COVERING INDEX record_versions_seq_file_idx \(agent_id=\? AND seq=\?\)/);
+  });
+
+  it('a first Memories page at the latest sequence counts no record: its facets and total are the kept counters', () => {
+    const plans = plansOf(() => getRecordsAt({ db, agentId, limit: 5 }));
+    expect(plans.map((p) => p.sql).join('\n')).toMatch(/FROM record_facets/);
+    for (const plan of plans) expect(plan.sql).not.toMatch(/count\(\*\)|GROUP BY/);
   });
 
   it('a lineage page reads each record of the chain through the key index from the cursor', () => {

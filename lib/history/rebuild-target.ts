@@ -2,9 +2,9 @@
  * The rebuild's `IndexTarget`: the current state of the agent being replayed is mirrored in memory
  * (its `records` rows and raw heads), so deriving an entry's ops costs map lookups instead of
  * queries, and the index rows are written with plain better-sqlite3 statements prepared once for
- * the whole rebuild. `records` rows are only written when the agent is finished (`finish`): the
- * table holds current state, so its final contents are the same as after upserting them one
- * version at a time, as the incremental indexer does.
+ * the whole rebuild. `records` rows and `record_facets` counters are only written when the agent is
+ * finished (`finish`): those tables hold current state, so their final contents are the same as
+ * after upserting them one entry at a time, as the incremental indexer does.
  */
 import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
@@ -12,6 +12,7 @@ import { currentFields, type CurrentRecord, type RecordFields } from './index-ro
 import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
 import { hasFullText, INSERT_FULL_TEXT } from './statements';
 import { compareBinary } from './compare-binary';
+import { applyFacetDelta, type FacetCount } from './live-facets';
 
 export { compareBinary };
 
@@ -56,6 +57,7 @@ export class RebuildWriter {
   private readonly insertRecordStmt: Database.Statement;
   private readonly insertObjectStmt: Database.Statement;
   private readonly insertRawStmt: Database.Statement;
+  private readonly insertFacetStmt: Database.Statement;
   private readonly objects = new Set<string>();
   /** Versions written so far: the last id given. */
   private versions = 0;
@@ -79,6 +81,7 @@ export class RebuildWriter {
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
+    this.insertFacetStmt = sqlite.prepare(insertSql('record_facets', ['agent_id', 'facet', 'value', 'count']));
   }
 
   /** A target for one agent, starting from an empty index. */
@@ -120,6 +123,10 @@ export class RebuildWriter {
   insertRawVersion(r: RawVersionRow): void {
     this.insertRawStmt.run(r.agent_id, r.path, r.seq, r.entry_kind, r.sha256, r.size, r.deleted, r.reconstructed ?? null);
   }
+
+  insertFacet(agentId: string, c: FacetCount): void {
+    this.insertFacetStmt.run(agentId, c.facet, c.value, c.count);
+  }
 }
 
 export class AgentRebuildTarget implements IndexTarget {
@@ -127,6 +134,8 @@ export class AgentRebuildTarget implements IndexTarget {
   private readonly heads = new Map<string, string | null>();
   /** The fields each `records` row was built from: its tombstone fields without re-parsing its JSON. */
   private readonly fields = new Map<string, RecordFields>();
+  /** The live-facet counters, changed entry by entry as the incremental indexer changes its rows. */
+  private readonly facets = new Map<string, FacetCount>();
 
   constructor(private readonly writer: RebuildWriter, readonly agentId: string) {}
 
@@ -186,9 +195,14 @@ export class AgentRebuildTarget implements IndexTarget {
     this.heads.set(row.path, row.deleted ? null : row.sha256);
   }
 
-  /** Writes the agent's `records` rows (its final current state). */
+  addFacetCounts(delta: readonly FacetCount[]): void {
+    applyFacetDelta(this.facets, delta);
+  }
+
+  /** Writes the agent's `records` rows and live-facet counters (its final current state). */
   finish(): void {
     const ids = [...this.records.keys()].sort(compareBinary);
     for (const id of ids) this.writer.insertRecord(this.records.get(id)!);
+    for (const c of this.facets.values()) this.writer.insertFacet(this.agentId, c);
   }
 }

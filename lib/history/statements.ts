@@ -15,6 +15,8 @@ const RECORD_KEY = ['agent_id', 'record_id'] as const;
 const RECORD_SET_COLUMNS = ['first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at'] as const;
 const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 'size', 'deleted', 'reconstructed'] as const;
 const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
+const FACET_KEY = ['agent_id', 'facet', 'value'] as const;
+const FACET_COLUMNS = [...FACET_KEY, 'count'] as const;
 
 /** `row`'s values in `columns` order, a missing value as NULL. */
 function valuesOf(row: Row, columns: readonly string[]): unknown[] {
@@ -23,8 +25,8 @@ function valuesOf(row: Row, columns: readonly string[]): unknown[] {
   return values;
 }
 
-/** An INSERT of `columns` that takes a row object. */
-function inserter(sqlite: Drizzle['$client'], sql: string, columns: readonly string[]): { run(row: Row): void } {
+/** A statement (an INSERT, or a DELETE by key) whose parameters are `columns` of a row object. */
+function rowStatement(sqlite: Drizzle['$client'], sql: string, columns: readonly string[]): { run(row: Row): void } {
   const statement = sqlite.prepare(sql);
   return { run: (row) => void statement.run(valuesOf(row, columns)) };
 }
@@ -77,14 +79,18 @@ function build(db: Drizzle) {
     recordById: { get: (key: { agent_id: string; record_id: string }) => recordById.get(key.agent_id, key.record_id) },
     rawHead: { get: (key: { agent_id: string; path: string }) => rawHead.get(key.agent_id, key.path) },
     insertVersion: versionInserter(sqlite),
-    upsertRecord: inserter(sqlite,
+    upsertRecord: rowStatement(sqlite,
       `INSERT INTO records (${recordColumns.join(', ')}) VALUES (${marks(recordColumns.length)})
        ON CONFLICT (agent_id, record_id) DO UPDATE SET ${RECORD_SET_COLUMNS.map((c) => `${c} = excluded.${c}`).join(', ')}`,
       recordColumns),
-    insertObject: inserter(sqlite,
+    insertObject: rowStatement(sqlite,
       `INSERT INTO raw_objects (${OBJECT_COLUMNS.join(', ')}) VALUES (${marks(OBJECT_COLUMNS.length)}) ON CONFLICT DO NOTHING`, OBJECT_COLUMNS),
-    insertRawVersion: inserter(sqlite,
+    insertRawVersion: rowStatement(sqlite,
       `INSERT INTO raw_file_versions (${RAW_VERSION_COLUMNS.join(', ')}) VALUES (${marks(RAW_VERSION_COLUMNS.length)})`, RAW_VERSION_COLUMNS),
+    addFacetCount: rowStatement(sqlite,
+      `INSERT INTO record_facets (${FACET_COLUMNS.join(', ')}) VALUES (${marks(FACET_COLUMNS.length)})
+       ON CONFLICT (agent_id, facet, value) DO UPDATE SET count = count + excluded.count`, FACET_COLUMNS),
+    dropEmptyFacet: rowStatement(sqlite, 'DELETE FROM record_facets WHERE agent_id = ? AND facet = ? AND value = ? AND count = 0', FACET_KEY),
   };
 }
 

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { TenantScope } from '@/lib/ledger/agents';
 import type { KeyIdentity } from './api-keys';
 import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken } from './scope-header';
-import { markPastLatest } from './past-latest';
 import { setDashboardSecurityHeaders } from './security-headers';
 import { sessionIdentity } from './session';
 import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
@@ -99,7 +98,6 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
       req.url = '/_lineage/not-found';
     }
   }
-  await markPastLatest(req, res, url, config.storage, scope);
   req.headers[GUARD_HEADER] = guardToken();
   req.headers[SCOPE_HEADER] = encodeScope(scope);
   if (signedIn) req.headers[SIGNED_IN_HEADER] = '1';

@@ -17,7 +17,7 @@ import { runLedgerVerbCases } from './conformance-ledger-cases';
 import { runDashboardReadCases } from './conformance-dashboard-cases';
 import { embeddedStorage } from './embedded';
 import { scaleOutStorage } from './scale-out';
-import { dumpEmbedded, dumpPg } from './testing/dumps';
+import { dumpEmbedded, dumpPg, facetFillStatement } from './testing/dumps';
 
 const backends = {} as Backends;
 let dir = '';
@@ -32,8 +32,14 @@ beforeAll(async () => {
   pgDb = await openPgDatabase(url);
   const client = testS3Client(settings);
   const location = { bucket, prefix: 'lineage' };
-  backends.embedded = { storage: embeddedStorage(ledger), dump: async () => dumpEmbedded(ledger) };
-  backends.scaleOut = { storage: scaleOutStorage({ db: pgDb, blobs: new S3BlobStore(client, location), client, location }), dump: () => dumpPg(pgDb) };
+  backends.embedded = {
+    storage: embeddedStorage(ledger), dump: async () => dumpEmbedded(ledger),
+    refillFacets: async () => void ledger.db.sqlite.exec(`DELETE FROM record_facets; ${facetFillStatement('sqlite')}`),
+  };
+  backends.scaleOut = {
+    storage: scaleOutStorage({ db: pgDb, blobs: new S3BlobStore(client, location), client, location }), dump: () => dumpPg(pgDb),
+    refillFacets: async () => void await pgDb.pool.query(`DELETE FROM record_facets; ${facetFillStatement('pg')}`),
+  };
 });
 
 afterAll(async () => {

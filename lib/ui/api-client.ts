@@ -1,6 +1,6 @@
 /** Browser-side fetchers for the dashboard API. Errors carry the status and the server's message. */
 import type {
-  AgentSummary, ArchiveFormat, Changes, Lineage, RecordOp, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequenceOpsPage,
+  AgentName, AgentSummary, ArchiveFormat, Changes, Lineage, RecordOp, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequenceOpsPage,
   SequencePage, WorkspaceTree,
 } from './api-types';
 import type { ChangeFilters, RecordFilters } from './query-keys';
@@ -64,6 +64,7 @@ const agentPath = (agentId: string) => `/api/agents/${encodeURIComponent(agentId
 
 export const api = {
   agents: (signal?: AbortSignal) => getJson<AgentSummary[]>('/api/agents', signal),
+  agentNames: (signal?: AbortSignal) => getJson<AgentName[]>('/api/agents?view=names', signal),
   agent: (agentId: string, signal?: AbortSignal) => getJson<AgentSummary>(agentPath(agentId), signal),
   sequences: (agentId: string, before: number | null, limit: number, signal?: AbortSignal) =>
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),

@@ -12,6 +12,8 @@ import type {
 export type RecordOp = 'create' | 'update' | 'delete' | 'move';
 export type ActivityDay = DayActivity;
 export type AgentSummary = AgentWithStats;
+/** GET /api/agents?view=names: an agent filter's options. */
+export interface AgentName { id: string; name: string; runtime: string | null }
 export type SequenceSummary = SequenceItem;
 export type SequencePage = { items: SequenceItem[]; next_before: number | null };
 export type { SequenceDetail, SequenceOp, LineageVersion, ChangeGroup, ChangeItem, Appearance, SearchResult };

@@ -19,6 +19,7 @@ export interface ChangeFilters {
 
 export const queryKeys = {
   agents: () => ['agents'] as const,
+  agentNames: () => ['agent-names'] as const,
   /** One agent's summary (its pages' header), fetched alone: not the fleet list. */
   agent: (agentId: string) => ['agent', agentId] as const,
   sequences: (agentId: string) => ['agents', agentId, 'sequences'] as const,

@@ -10,6 +10,12 @@ const pageLimit = z.string().regex(/^\d+$/, 'must be a positive integer').transf
 /** An opaque paging cursor, as the previous page's `next_cursor` gave it (lib/history checks its contents). */
 const cursor = z.string().min(1).max(2000);
 
+/**
+ * GET /api/agents: the fleet with its stats (default), or `view=names`, the agents' ids, names and
+ * runtimes alone — what an agent filter needs, without computing every agent's stats.
+ */
+export const agentsQuery = z.object({ view: z.enum(['stats', 'names']).optional() }).strict();
+
 /** The `[seq]` path segment. */
 export const sequencePath = z.object({ seq: seqString });
 

@@ -5,6 +5,7 @@
  * compare.ts, PostgreSQL: lib/storage/pg/compare.ts) read rows and hand them to these.
  */
 import { LedgerError } from '@/lib/ledger/errors';
+import { sequenceMissingWords } from '@/lib/ui/sequence-words';
 import type { LinkedMemories } from './compare-chains';
 import { parseTags } from './common';
 
@@ -74,7 +75,7 @@ export function checkRange(latest: number | null, agentName: string, from: numbe
   }
   for (const n of [from, to]) {
     if (n > latest) {
-      throw new LedgerError('sequence_out_of_range', `Sequence #${n} does not exist: the sequences of ${agentName} run from 0 to ${latest}.`, { latest });
+      throw new LedgerError('sequence_out_of_range', sequenceMissingWords({ seq: n, agentName, latest }), { latest });
     }
   }
 }

@@ -1,6 +1,7 @@
 import { sql, type SQL } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger';
+import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from './record-facets';
 import {
   assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
 } from './common';
@@ -109,7 +110,8 @@ function filterSql(f: RecordFilters, alias = ''): SQL {
   const parts: SQL[] = [];
   if (f.memory_type !== undefined) parts.push(sql`AND ${c('memory_type')} = ${f.memory_type}`);
   if (f.namespace !== undefined) parts.push(sql`AND ${c('namespace')} = ${f.namespace}`);
-  if (f.file !== undefined) parts.push(sql`AND ${c('origin_file')} = ${f.file}`);
+  // The coalesce form too: the file-order index's expression, so a page of one file reads that file's range of it.
+  if (f.file !== undefined) parts.push(sql`AND coalesce(${c('origin_file')}, '') = ${f.file} AND ${c('origin_file')} = ${f.file}`);
   if (f.status !== undefined) parts.push(sql`AND ${c('status')} = ${f.status}`);
   if (f.tag !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${f.tag})`);
   if (f.tier !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${`tier:${f.tier}`})`);
@@ -124,6 +126,35 @@ function filterSql(f: RecordFilters, alias = ''): SQL {
 const isCursor = (v: unknown): v is SortCursor =>
   Array.isArray(v) && v.length === 3 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
   && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
+
+/**
+ * The facets and total of a first page. At the latest sequence they are read from the counters the
+ * indexer keeps (record-facets.ts), and only a total the counters cannot say (text, tag, several
+ * filters) is counted; at an earlier sequence both are counted over the records live there.
+ */
+function firstPageCounts(lineageDb: LineageDb, agentId: string, at: number, latest: boolean, filters: RecordFilters):
+  { facets: NonNullable<RecordsAtResult['facets']>; total: number } {
+  const { db } = lineageDb;
+  const live = latest ? currentVersions(agentId, sql``, sql`v.id`, -1) : liveAt(agentId, at);
+  const count = () => db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(filters)}`)?.n ?? 0;
+  if (latest) {
+    const counters = db.all<StoredFacetRow>(sql`SELECT facet, value, count FROM record_facets WHERE agent_id = ${agentId}`);
+    return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? count() };
+  }
+  const facetRows = db.all<{ dim: string; value: string | null; count: number }>(sql`
+    WITH live AS MATERIALIZED (${live})
+    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
+    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'tier', tier, count(*) FROM (
+      SELECT DISTINCT live.version_id, substr(t.value, 6) AS tier FROM live, json_each(live.tags) t
+      WHERE t.type = 'text' AND substr(t.value, 1, 5) = 'tier:') GROUP BY 2
+    ORDER BY 1, 3 DESC, 2`);
+  const facets: NonNullable<RecordsAtResult['facets']> = { memory_type: [], namespace: [], status: [], file: [], tier: [] };
+  for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count });
+  return { facets, total: count() };
+}
 
 /**
  * The records live at sequence `at` (default: latest), filtered, in `sort` order (file, heading or
@@ -152,22 +183,9 @@ export function getRecordsAt(params: {
   const { db } = params.db;
   const latest = at === agent.latest_sequence;
   const first = cursor === undefined;
-  const live = latest ? currentVersions(agent.id, sql``, sql`v.id`, -1) : liveAt(agent.id, at);
   let facets: RecordsAtResult['facets'] = null;
   let total: number | null = null;
-  if (first) {
-    const facetRows = db.all<{ dim: string; value: string | null; count: number }>(sql`
-      WITH live AS MATERIALIZED (${live})
-      SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-      UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'tier', substr(t.value, 6), count(*) FROM live, json_each(live.tags) t WHERE t.value LIKE 'tier:%' GROUP BY 2
-      ORDER BY 1, 3 DESC, 2`);
-    facets = { memory_type: [], namespace: [], status: [], file: [], tier: [] };
-    for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count });
-    total = db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(params)}`)?.n ?? 0;
-  }
+  if (first) ({ facets, total } = firstPageCounts(params.db, agent.id, at, latest, params));
   type Row = Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number };
   const rows = latest
     ? (() => {
@@ -176,7 +194,8 @@ export function getRecordsAt(params: {
     })()
     : (() => {
       const { order, after } = sortSql(sort, 'live', 'live.version_id', cursor);
-      return db.all<Row>(sql`WITH live AS (${live}) SELECT * FROM live WHERE 1 = 1 ${filterSql(params)} ${after} ORDER BY ${order} LIMIT ${limit + 1}`);
+      return db.all<Row>(sql`WITH live AS (${liveAt(agent.id, at)}) SELECT * FROM live WHERE 1 = 1 ${filterSql(params)} ${after}
+        ORDER BY ${order} LIMIT ${limit + 1}`);
     })();
   // Keys only for the page's records without a heading: one small lookup each, not a JSON parse per live record.
   // json_valid first: a record stored before ingest refused deep JSON would make json_extract throw.

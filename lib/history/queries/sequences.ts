@@ -93,10 +93,16 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
     op_cursors[op] = page.next_cursor;
   }
   ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
-  // Which ops touched each raw file: record ids and files only (no content), so this stays light for thousands of ops.
-  const touched = db.all<{ record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }>(sql`
-    SELECT v.record_id, v.origin_file, v.entry_kind, ${movedFromFile('v')} AS from_file
-    FROM record_versions v WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq} ORDER BY v.entry_kind, v.id`);
+  // How many ops touched each raw file, counted on the (agent_id, seq, entry_kind, origin_file) index, and the
+  // moves' files of origin (a move touches both files): never every op of a 50,000-op sequence.
+  const byFile = db.all<SequenceFileCount>(sql`
+    SELECT origin_file AS path, entry_kind, count(*) AS count FROM record_versions
+    WHERE agent_id = ${agent.id} AND seq = ${params.seq} GROUP BY entry_kind, origin_file`);
+  const movesFrom = db.all<SequenceFileCount>(sql`
+    SELECT from_file AS path, entry_kind, count(*) AS count FROM (
+      SELECT v.entry_kind, ${movedFromFile('v')} AS from_file FROM record_versions v
+      WHERE v.agent_id = ${agent.id} AND v.seq = ${params.seq} AND v.op = 'move')
+    GROUP BY entry_kind, from_file`);
   const rawRows = db.all<SequenceRawRow>(sql`
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
@@ -105,7 +111,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
     FROM raw_file_versions f WHERE f.agent_id = ${agent.id} AND f.seq = ${params.seq}
     ORDER BY f.entry_kind, f.path`);
-  const raw = sequenceRawChanges(rawRows, touched, params.opsLimit);
+  const raw = sequenceRawChanges(rawRows, [...byFile, ...movesFrom], ops, params.opsLimit);
   return {
     seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
     op_counts: sequenceOpCounts(params.db, agent.id, params.seq), op_cursors, raw,
@@ -115,25 +121,38 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
 /** A raw file row of one sequence, with the deleted flag of the version before it (null: none). */
 export interface SequenceRawRow { path: string; deleted: number; size: number; entry_kind: EntryKind; prev_deleted: number | null }
 
-/** The records a sequence touched, with the file each came from (and moved from). */
-export interface SequenceTouchedRow { record_id: string; origin_file: string | null; from_file: string | null; entry_kind: EntryKind }
+/** How many ops of one entry touched a file: versions whose file it is, or moves out of it. */
+export interface SequenceFileCount { path: string | null; entry_kind: EntryKind; count: number }
 
 /**
- * A sequence's raw file changes from its rows (both backends): added, modified or deleted, with the
- * records that came from or left each file; `opsLimit` set (a paged sequence) caps the ids listed.
+ * A sequence's raw file changes from its rows (both backends): added, modified or deleted, with how
+ * many ops touched each file (`counts`, summed per file and entry) and the ids of those among `ops`
+ * — every op of the sequence without `opsLimit`; with it, the first page of each kind, whose cards
+ * the ids link to, at most RAW_RECORD_IDS per file.
  */
-export function sequenceRawChanges(rawRows: SequenceRawRow[], touched: SequenceTouchedRow[], opsLimit: number | undefined): SequenceRawChange[] {
-  return rawRows.map((r): SequenceRawChange => {
-    const ids = touched.filter((o) => (o.origin_file === r.path || o.from_file === r.path) && o.entry_kind === r.entry_kind).map((o) => o.record_id);
-    return {
-      path: r.path,
-      change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
-      size: r.size,
-      record_ids: opsLimit === undefined ? ids : ids.slice(0, RAW_RECORD_IDS),
-      record_count: ids.length,
-      entry_kind: r.entry_kind,
-    };
-  });
+export function sequenceRawChanges(rawRows: SequenceRawRow[], counts: SequenceFileCount[], ops: SequenceOp[], opsLimit: number | undefined): SequenceRawChange[] {
+  const key = (path: string | null, kind: EntryKind) => `${kind}\u0000${path ?? ''}`;
+  const total = new Map<string, number>();
+  for (const c of counts) if (c.path !== null) total.set(key(c.path, c.entry_kind), (total.get(key(c.path, c.entry_kind)) ?? 0) + c.count);
+  const ids = new Map<string, string[]>();
+  const note = (path: string | null, o: SequenceOp) => {
+    if (path === null) return;
+    const list = ids.get(key(path, o.entry_kind));
+    if (!list) ids.set(key(path, o.entry_kind), [o.record_id]);
+    else if (opsLimit === undefined || list.length < RAW_RECORD_IDS) list.push(o.record_id);
+  };
+  for (const o of ops) {
+    note(o.origin_file, o);
+    if (o.from_file !== o.origin_file) note(o.from_file, o);
+  }
+  return rawRows.map((r): SequenceRawChange => ({
+    path: r.path,
+    change: r.deleted ? 'deleted' : r.prev_deleted === null || r.prev_deleted === 1 ? 'added' : 'modified',
+    size: r.size,
+    record_ids: ids.get(key(r.path, r.entry_kind)) ?? [],
+    record_count: total.get(key(r.path, r.entry_kind)) ?? 0,
+    entry_kind: r.entry_kind,
+  }));
 }
 
 /** The sequence in force at `time`: the highest sequence synced at or before it, or null. */

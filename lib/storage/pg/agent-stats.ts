@@ -1,6 +1,6 @@
 /**
  * Every agent in scope with its dashboard stats (lib/history/queries/agents.ts) on PostgreSQL:
- * `sum(op = 'create')` becomes `count(*) FILTER (WHERE op = 'create')`.
+ * the same sources: live records from the live-facet counters, the 28-day activity from the ledger entries' op counts.
  */
 import type { TenantScope } from '@/lib/history/queries/common';
 import type { AgentWithStats, DayActivity } from '@/lib/history/queries/agents';
@@ -18,7 +18,7 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
   const agents = await rows<Omit<AgentWithStats, 'activity'>>(db, `
     SELECT a.id, a.name, a.source_runtime AS runtime, a.latest_sequence,
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
-      (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.deleted_seq IS NULL) AS live_records,
+      coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${s}) AS syncs_7d,
       (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${s})
         - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.synced_at >= ${s} AND m.op = 'move'
@@ -29,13 +29,12 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
     ORDER BY a.created_at, a.id COLLATE "C"`, p);
   const ap = new Params();
   const activity = await rows<DayActivity & { agent_id: string }>(db, `
-    SELECT v.agent_id, substr(v.synced_at, 1, 10) AS day,
-      count(*) FILTER (WHERE v.op = 'create') AS creates, count(*) FILTER (WHERE v.op = 'update') AS updates,
-      count(*) FILTER (WHERE v.op = 'delete') AS deletes, count(*) FILTER (WHERE v.op = 'move') AS moves
-    FROM record_versions v JOIN agents a ON a.id = v.agent_id
-    WHERE v.synced_at >= ${ap.add(firstDay)} ${tenantCondition(ap, 'a', params.tenantId)}
+    SELECT e.agent_id, substr(e.created_at, 1, 10) AS day,
+      sum(e.creates)::int AS creates, sum(e.updates)::int AS updates, sum(e.deletes)::int AS deletes, sum(e.moves)::int AS moves
+    FROM ledger_entries e JOIN agents a ON a.id = e.agent_id
+    WHERE e.created_at >= ${ap.add(firstDay)} ${tenantCondition(ap, 'a', params.tenantId)}
       ${params.agentId === undefined ? '' : `AND a.id = ${ap.add(params.agentId.toLowerCase())}`}
-    GROUP BY v.agent_id, day`, ap);
+    GROUP BY e.agent_id, day`, ap);
   const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
   return agents.map((row) => ({
     ...row,

@@ -12,7 +12,8 @@ import { compareBinary } from '@/lib/history/compare-binary';
 import { currentFields, type CurrentRecord, type RecordFields } from '@/lib/history/index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from '@/lib/history/indexer';
 import type { PreparedEntry } from '@/lib/history/ledger-blob';
-import type { Queryable } from './sql';
+import { applyFacetDelta, type FacetCount } from '@/lib/history/live-facets';
+import { insertRows, type Queryable } from './sql';
 
 class NeedsWholeState extends Error {}
 
@@ -80,6 +81,8 @@ export class PgFoldTarget implements IndexTarget {
   private readonly touched = new Set<string>();
   private readonly objects = new Map<string, Uint8Array>();
   private readonly raw: unknown[][] = [];
+  /** Changes of the live-facet counters since the last flush (summed by key; zeros dropped). */
+  private readonly facets = new Map<string, FacetCount>();
 
   /** `whole`: the state holds every record and path of the agent (else only those the entry names). */
   private constructor(readonly agentId: string, private readonly whole: boolean) {}
@@ -184,9 +187,14 @@ export class PgFoldTarget implements IndexTarget {
     this.knownPaths.add(row.path);
   }
 
+  addFacetCounts(delta: readonly FacetCount[]): void {
+    applyFacetDelta(this.facets, delta);
+  }
+
   /**
    * Writes what the fold wrote since the last flush, in fold order: one statement (one round trip,
-   * one plan per connection) for the four tables, in slices of FLUSH_ROWS rows per table.
+   * one plan per connection) for the four tables, in slices of FLUSH_ROWS rows per table; then the
+   * live-facet counters' changes, if any (and the counters that fell to zero dropped).
    */
   async flush(db: Queryable): Promise<void> {
     const versions = this.versions.splice(0);
@@ -206,6 +214,13 @@ export class PgFoldTarget implements IndexTarget {
         ...columnsOf(slice(versions), VERSION_COLUMNS.length), ...columnsOf(slice(records), RECORD_COLUMNS.length),
         ...columnsOf(slice(objects), OBJECT_COLUMNS.length), ...columnsOf(slice(raw), RAW_COLUMNS.length),
       ] });
+    }
+    const facets = [...this.facets.values()].map((c) => [this.agentId, c.facet, c.value, c.count]);
+    this.facets.clear();
+    if (facets.length > 0) {
+      await insertRows(db, 'record_facets', ['agent_id', 'facet', 'value', 'count'], facets,
+        'ON CONFLICT (agent_id, facet, value) DO UPDATE SET count = record_facets.count + excluded.count');
+      if (facets.some((f) => (f[3] as number) < 0)) await db.query('DELETE FROM record_facets WHERE agent_id = $1 AND count = 0', [this.agentId]);
     }
   }
 }

@@ -10,6 +10,7 @@ import { assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tier
 import {
   RECORD_SORTS, type FacetCount, type FacetName, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
 } from '@/lib/history/queries/records';
+import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from '@/lib/history/queries/record-facets';
 import { LedgerError } from '@/lib/ledger/errors';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
@@ -75,7 +76,10 @@ function filterSql(p: Params, f: RecordFilters, alias = ''): string {
   const parts: string[] = [];
   if (f.memory_type !== undefined) parts.push(`AND ${c('memory_type')} = ${p.add(f.memory_type)}`);
   if (f.namespace !== undefined) parts.push(`AND ${c('namespace')} = ${p.add(f.namespace)}`);
-  if (f.file !== undefined) parts.push(`AND ${c('origin_file')} = ${p.add(f.file)}`);
+  if (f.file !== undefined) {
+    const file = p.add(f.file);
+    parts.push(`AND (coalesce(${c('origin_file')}, '') COLLATE "C") = ${file} AND ${c('origin_file')} = ${file}`);
+  }
   if (f.status !== undefined) parts.push(`AND ${c('status')} = ${p.add(f.status)}`);
   if (f.tag !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(f.tag)})`);
   if (f.tier !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(`tier:${f.tier}`)})`);
@@ -100,6 +104,35 @@ function keyOf(recordJson: string): string | null {
 
 const EMPTY_FACETS = (): NonNullable<RecordsAtResult['facets']> => ({ memory_type: [], namespace: [], status: [], file: [], tier: [] });
 
+/** records.ts `firstPageCounts`: at the latest sequence from the counters, else counted over the records live at `at`. */
+async function firstPageCounts(db: Queryable, agentId: string, at: number, latest: boolean, filters: RecordFilters):
+  Promise<{ facets: NonNullable<RecordsAtResult['facets']>; total: number }> {
+  const live = (p: Params) => (latest ? currentVersions(p, agentId, () => '', '') : liveAt(p, agentId, at));
+  const count = async () => {
+    const tp = new Params();
+    return (await first<{ n: number }>(db, `WITH live AS (${live(tp)}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, filters)}`, tp))?.n ?? 0;
+  };
+  if (latest) {
+    const counters = await rows<StoredFacetRow>(db, 'SELECT facet, value, count FROM record_facets WHERE agent_id = $1', [agentId]);
+    return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? await count() };
+  }
+  const fp = new Params();
+  const facetRows = await rows<{ dim: string; value: string | null; count: number }>(db, `
+    WITH live AS MATERIALIZED (${live(fp)})
+    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
+    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
+    UNION ALL SELECT 'tier', tier, count(*) FROM (
+      SELECT DISTINCT live.version_id, substr(t.value #>> '{}', 6) AS tier FROM live, jsonb_array_elements(live.tags::jsonb) t
+      WHERE jsonb_typeof(t.value) = 'string' AND left(t.value #>> '{}', 5) = 'tier:') tiers GROUP BY 2`, fp);
+  facetRows.sort((a, b) => compareBinary(a.dim, b.dim) || b.count - a.count
+    || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : compareBinary(a.value, b.value)));
+  const facets = EMPTY_FACETS();
+  for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count } satisfies FacetCount);
+  return { facets, total: await count() };
+}
+
 export async function getRecordsAt(db: Queryable, params: {
   agentId: string; at?: number; limit?: number; cursor?: string; sort?: RecordSort; tenantId?: TenantScope;
 } & RecordFilters): Promise<RecordsAtResult | null> {
@@ -116,27 +149,9 @@ export async function getRecordsAt(db: Queryable, params: {
     throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
   }
   const latest = at === agent.latest_sequence;
-  const live = (p: Params) => (latest ? currentVersions(p, agent.id, () => '', '') : liveAt(p, agent.id, at));
   let facets: RecordsAtResult['facets'] = null;
   let total: number | null = null;
-  if (cursor === undefined) {
-    const fp = new Params();
-    const facetRows = await rows<{ dim: string; value: string | null; count: number }>(db, `
-      WITH live AS MATERIALIZED (${live(fp)})
-      SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-      UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-      UNION ALL SELECT 'tier', substr(t, 6), count(*) FROM live, jsonb_array_elements_text(live.tags::jsonb) t WHERE t LIKE 'tier:%' GROUP BY 2`, fp);
-    facetRows.sort((a, b) => compareBinary(a.dim, b.dim) || b.count - a.count
-      || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : compareBinary(a.value, b.value)));
-    const all = EMPTY_FACETS();
-    for (const row of facetRows) all[row.dim as FacetName].push({ value: row.value, count: row.count } satisfies FacetCount);
-    facets = all;
-    const tp = new Params();
-    const totalSql = `WITH live AS (${live(tp)}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, params)}`;
-    total = (await first<{ n: number }>(db, totalSql, tp))?.n ?? 0;
-  }
+  if (cursor === undefined) ({ facets, total } = await firstPageCounts(db, agent.id, at, latest, params));
   type Row = Omit<RecordAtItem, 'tags' | 'tier' | 'key'> & { tags: string; version_id: number; record_json: string };
   const pp = new Params();
   let found: Row[];

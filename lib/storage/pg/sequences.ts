@@ -6,7 +6,9 @@
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
-import { sequenceRawChanges, type SequenceDetail, type SequenceItem, type SequenceRawRow, type SequenceTouchedRow } from '@/lib/history/queries/sequences';
+import {
+  sequenceRawChanges, type SequenceDetail, type SequenceFileCount, type SequenceItem, type SequenceRawRow,
+} from '@/lib/history/queries/sequences';
 import type { OpCounts, SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
@@ -102,16 +104,21 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
     op_cursors[op] = page.next_cursor;
   }
   ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
-  const touched = await rows<SequenceTouchedRow>(db, `
-    SELECT v.record_id, v.origin_file, v.entry_kind, ${MOVED_FROM_FILE} AS from_file
-    FROM record_versions v WHERE v.agent_id = $1 AND v.seq = $2::bigint ORDER BY v.entry_kind COLLATE "C", v.id`, [agent.id, params.seq]);
+  const byFile = await rows<SequenceFileCount>(db, `
+    SELECT origin_file AS path, entry_kind, count(*)::int AS count FROM record_versions
+    WHERE agent_id = $1 AND seq = $2::bigint GROUP BY entry_kind, origin_file`, [agent.id, params.seq]);
+  const movesFrom = await rows<SequenceFileCount>(db, `
+    SELECT from_file AS path, entry_kind, count(*)::int AS count FROM (
+      SELECT v.entry_kind, ${MOVED_FROM_FILE} AS from_file FROM record_versions v
+      WHERE v.agent_id = $1 AND v.seq = $2::bigint AND v.op = 'move') moves
+    GROUP BY entry_kind, from_file`, [agent.id, params.seq]);
   const rawRows = await rows<SequenceRawRow>(db, `
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
       WHERE p.agent_id = f.agent_id AND p.path = f.path AND (p.seq < f.seq OR (p.seq = f.seq AND p.entry_kind < f.entry_kind))
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
     FROM raw_file_versions f WHERE f.agent_id = $1 AND f.seq = $2::bigint ORDER BY f.entry_kind COLLATE "C", f.path COLLATE "C"`, [agent.id, params.seq]);
-  const raw = sequenceRawChanges(rawRows, touched, params.opsLimit);
+  const raw = sequenceRawChanges(rawRows, [...byFile, ...movesFrom], ops, params.opsLimit);
   return {
     seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
     op_counts: await sequenceOpCounts(db, agent.id, params.seq), op_cursors, raw,

@@ -3,6 +3,8 @@
  * form (surrogate version ids left out, bytes as upper-case hex), so the embedded index and the
  * PostgreSQL one can be compared row for row, and each with itself after a rebuild.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type { PgLineageDb } from '@/db/pg/client';
 import type { Ledger } from '@/lib/ledger/ledger';
 
@@ -23,6 +25,7 @@ export function dumpEmbedded(ledger: Ledger): IndexDump {
     records: q(`SELECT ${RECORD_COLUMNS} FROM records ORDER BY agent_id, record_id`),
     raw_objects: q('SELECT sha256, size, hex(data) AS data FROM raw_objects ORDER BY sha256'),
     raw_file_versions: q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY agent_id, path, seq, entry_kind`),
+    record_facets: q('SELECT agent_id, facet, value, count FROM record_facets ORDER BY agent_id, facet, value'),
   };
 }
 
@@ -36,5 +39,19 @@ export async function dumpPg(db: PgLineageDb): Promise<IndexDump> {
     records: await q(`SELECT ${RECORD_COLUMNS} FROM records ORDER BY ${c('agent_id, record_id')}`),
     raw_objects: await q(`SELECT sha256, size, upper(encode(data, 'hex')) AS data FROM raw_objects ORDER BY sha256 COLLATE "C"`),
     raw_file_versions: await q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY ${c('agent_id, path')}, seq, entry_kind COLLATE "C"`),
+    record_facets: await q(`SELECT agent_id, facet, value, count FROM record_facets ORDER BY ${c('agent_id, facet, value')}`),
   };
+}
+
+/**
+ * The statement of a migration that fills the live-facet counters from the records live now
+ * (db/migrations/0013_live_facets.sql, db/pg/migrations/0004_live_facets.sql): run over an emptied
+ * `record_facets`, it must write what the fold keeps.
+ */
+export function facetFillStatement(dialect: 'sqlite' | 'pg'): string {
+  const file = dialect === 'sqlite' ? 'db/migrations/0013_live_facets.sql' : 'db/pg/migrations/0004_live_facets.sql';
+  const statements = fs.readFileSync(path.resolve(process.cwd(), file), 'utf8').split('--> statement-breakpoint').map((t) => t.trim());
+  const fill = statements.find((t) => t.startsWith('WITH live'));
+  if (!fill) throw new Error(`${file} has no statement filling record_facets`);
+  return fill;
 }

@@ -1,9 +1,10 @@
-import { CompareForm } from '@/components/compare/CompareForm';
+import { notFound } from 'next/navigation';
+import { CompareProblem } from '@/components/compare/CompareProblem';
 import { CompareView } from '@/components/compare/CompareView';
-import { Panel } from '@/components/ui/Panel';
 import { LedgerError } from '@/lib/ledger/errors';
 import { zodErrorInWords } from '@/lib/server/issue-words';
 import { pageTitle } from '@/lib/ui/page-title';
+import { isPastLatest } from '@/lib/ui/sequence-words';
 import { requestScope, storage } from '../../../api/_lib/context';
 import { compareQuery } from '../../../api/_lib/schemas';
 import { scopedAgent } from '../../../_lib/scoped-agent';
@@ -24,7 +25,7 @@ export async function generateMetadata({ params, searchParams }: Props) {
   return { title: pageTitle(what, (await scopedAgent(id))?.name) };
 }
 
-/** The workspace's net change between two sequences (`?from=A&to=B`), or what is wrong with the two asked for. */
+/** The workspace's net change between two sequences (`?from=A&to=B`), or what is wrong with the two asked for (a 404 past the latest). */
 export default async function ComparePage({ params, searchParams }: Props) {
   const { id } = await params;
   const query = await searchParams;
@@ -32,33 +33,19 @@ export default async function ComparePage({ params, searchParams }: Props) {
   const tenantId = await requestScope();
   const agent = await store.getAgent({ agentId: id, tenantId });
   const latest = agent?.latest_sequence ?? null;
-  if (!agent || latest === null) return <Problem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
+  // A sequence the agent has not synced is this page's 404 (not-found.tsx says which, in words).
+  if (agent && [one(query.from), one(query.to)].some((v) => isPastLatest(v, latest))) notFound();
+  if (!agent || latest === null) return <CompareProblem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
   const input = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, one(v) ?? '']));
   const parsed = compareQuery.safeParse(input);
-  if (!parsed.success) return <Problem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
+  if (!parsed.success) return <CompareProblem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
   const { from, to } = parsed.data;
   try {
     const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit: PAGE_LIMIT, tenantId }))!;
     const changedFiles = await changedFileTexts(store, agent.id, comparison);
     return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFiles} />;
   } catch (error) {
-    if (error instanceof LedgerError) return <Problem agentId={agent.id} latest={latest} message={error.message} from={from} to={to} />;
+    if (error instanceof LedgerError) return <CompareProblem agentId={agent.id} latest={latest} message={error.message} from={from} to={to} />;
     throw error;
   }
-}
-
-function Problem({ agentId, latest, message, from = null, to = null }: { agentId: string; latest: number | null; message: string; from?: number | null; to?: number | null }) {
-  return (
-    <div className="space-y-4" data-testid="compare-page">
-      <h2 className="text-lg font-semibold tracking-tight">Compare two sequences</h2>
-      <Panel testId="compare-problem">
-        <p className="text-[13px] text-ink" role="alert" data-testid="compare-error">{message}</p>
-        {latest !== null && (
-          <div className="mt-3">
-            <CompareForm agentId={agentId} from={from !== null && from <= latest ? from : null} to={to !== null && to <= latest ? to : null} latest={latest} />
-          </div>
-        )}
-      </Panel>
-    </div>
-  );
 }

@@ -1,0 +1,5 @@
+import { CompareNotFound } from '@/components/compare/CompareNotFound';
+
+export default function NotFound() {
+  return <CompareNotFound />;
+}

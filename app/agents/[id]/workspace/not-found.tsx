@@ -1,0 +1,5 @@
+import { WorkspaceNotFound } from '@/components/workspace/WorkspaceNotFound';
+
+export default function NotFound() {
+  return <WorkspaceNotFound />;
+}
