@@ -5,6 +5,7 @@ import path from 'node:path';
 import { expect, it } from 'vitest';
 import { FsBlobStore, PACK_GROUP } from './blob-store';
 import { crashBlobAt, crashKey } from './packed-crash-data';
+import { removeDeadAnnouncements } from './pack-intents';
 
 const BLOBS = 3 * PACK_GROUP;
 
@@ -39,8 +40,10 @@ it('deferred packing killed at random moments (SIGKILL) loses no blob: each read
     await expectEveryBlobExact(root);
   }
   expect(kills).toBeGreaterThan(0);
-  // A kill during a write leaves at most its temp file (what the orphan sweep removes).
+  // A kill during a write leaves at most its temp file (what the orphan sweep removes), and a kill
+  // in a step its announcement (what the next packer removes).
   for (const name of fs.readdirSync(root)) if (name.includes('.tmp-')) fs.rmSync(path.join(root, name));
+  removeDeadAnnouncements(root);
   await new FsBlobStore(root, { pack: 'deferred' }).packStored();
   await expectEveryBlobExact(root);
   // Now the directory is what packing at put leaves (the same files, byte for byte), nothing else.
