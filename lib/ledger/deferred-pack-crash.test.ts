@@ -56,3 +56,24 @@ it('deferred packing killed at random moments (SIGKILL) loses no blob: each read
   for (const name of names) expect(fs.readFileSync(path.join(root, name)).equals(fs.readFileSync(path.join(eager, name))), name).toBe(true);
   fs.rmSync(path.dirname(root), { recursive: true, force: true });
 }, 300_000);
+
+it('a blob keeps its file time through packing and through being rewritten whole (recovery dates a lost commit by it)', async () => {
+  const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'deferred-pack-times-')), 'blobs');
+  const store = new FsBlobStore(root, { pack: 'deferred' });
+  const stored = (seq: number) => new Date(Date.UTC(2026, 0, 1, 0, seq));
+  for (let seq = 0; seq <= PACK_GROUP; seq++) {
+    await store.put(crashKey(seq), crashBlobAt(seq));
+    fs.utimesSync(store.pathOf(crashKey(seq)), stored(seq), stored(seq));
+  }
+  expect((await store.packStored({ completeOnly: true })).packed).toBeGreaterThan(PACK_GROUP / 2);
+  const timeOf = (seq: number) => fs.statSync(store.fileOf(crashKey(seq))!).mtime.getTime();
+  const packedSeqs = Array.from({ length: PACK_GROUP }, (_, seq) => seq).filter((seq) => store.fileOf(crashKey(seq))!.endsWith('.packed'));
+  expect(packedSeqs.length).toBeGreaterThan(PACK_GROUP / 2);
+  for (let seq = 0; seq <= PACK_GROUP; seq++) expect(timeOf(seq), `seq ${seq}`).toBe(stored(seq).getTime());
+  // Deleting a base rewrites its packed dependants whole: from their packed files, with their times.
+  const base = packedSeqs[0]! - 1;
+  await store.delete(crashKey(base));
+  for (let seq = 0; seq <= PACK_GROUP; seq++) if (seq !== base) expect(timeOf(seq), `seq ${seq}`).toBe(stored(seq).getTime());
+  expect(store.fileOf(crashKey(base + 1))).not.toMatch(/\.packed$/);
+  fs.rmSync(path.dirname(root), { recursive: true, force: true });
+});
