@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { waitForPacker } from '@/lib/ledger/background-packer';
 import { localTarget, type LocalPacking } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
-import { largeStore } from './history/large-store';
+import { largeWorkspace } from './history/large-store';
 import { BENCH_AGENT_ID } from './history/replay';
 import { median } from './lib/stats';
 
@@ -46,30 +46,18 @@ async function main(): Promise<void> {
   const packerLog = path.join(root, 'packer.log');
   process.env.LINEAGE_PACKER_LOG = packerLog;
   try {
-    const store = largeStore({ files: 500, sections: 100 });
-    const workspace = path.join(root, 'ws');
     const dataDir = path.join(root, 'data');
     const home = path.join(root, 'home');
     let now = Date.parse('2026-06-01T00:00:00Z');
     const clock = () => new Date(now);
     const target = localTarget(dataDir, clock, { packing });
-    const write = (rels: Iterable<string>) => {
-      for (const rel of rels) {
-        const file = path.join(workspace, rel);
-        fs.mkdirSync(path.dirname(file), { recursive: true });
-        fs.writeFileSync(file, store.render(rel));
-        fs.utimesSync(file, new Date(now), new Date(now));
-      }
-    };
-    fs.mkdirSync(workspace, { recursive: true });
-    fs.writeFileSync(path.join(workspace, '.alf-agent-id'), BENCH_AGENT_ID);
-    write(store.files.keys());
+    const { workspace, edit } = largeWorkspace({ root, agentId: BENCH_AGENT_ID, now: () => now });
     const sync = () => syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome: path.join(home, '.alf'), clock });
     await sync();
     const inProcess: SyncCost[] = [];
     for (let i = 0; i < syncs; i++) {
       now += 3600_000;
-      write(store.editSections(500));
+      edit(500);
       const cpu0 = process.cpuUsage();
       const t0 = performance.now();
       const out = await sync();
@@ -83,7 +71,7 @@ async function main(): Promise<void> {
     const timeFile = path.join(root, 'time.txt');
     for (let i = 0; i < cliSyncs; i++) {
       now += 3600_000;
-      write(store.editSections(500));
+      edit(500);
       const stdout = execFileSync('/usr/bin/time', ['-f', '%U %S %e', '-o', timeFile, process.execPath, bin, 'sync', '-r', 'openclaw', '-w', workspace, '--data', dataDir], {
         env: { ...process.env, ALF_HOME: home }, stdio: ['ignore', 'pipe', 'ignore'],
       }).toString();

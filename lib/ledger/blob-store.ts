@@ -209,13 +209,7 @@ export class FsBlobStore implements BlobStore {
    */
   private async wholeToPack(options: { prefix?: string; completeOnly?: boolean }): Promise<{ key: string; candidates: string[] }[]> {
     if (!this.packing) return [];
-    let names: string[];
-    try {
-      names = await fs.readdir(this.root);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
+    const names = await this.fileNames();
     const whole = new Set<string>();
     const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
     const lastGroup = new Map<string, number>();
@@ -449,18 +443,21 @@ export class FsBlobStore implements BlobStore {
 
   /** File names back to keys (either form); temp files of writes in flight (`….tmp-…`) are not blobs yet. */
   async list(prefix = ''): Promise<string[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.root);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
     const keys = new Set<string>();
-    for (const name of names) {
+    for (const name of await this.fileNames()) {
       const flat = BLOB_FILE.exec(name)?.[1];
       if (flat) keys.add(flat.split('~').join('/'));
     }
     return [...keys].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  /** Every file name in the root (none before the first put). */
+  private async fileNames(): Promise<string[]> {
+    try {
+      return await fs.readdir(this.root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
   }
 }
