@@ -15,7 +15,7 @@ import { syncWorkspace } from '@/lib/sync/sync';
 import { localTarget } from '@/lib/sync/local-target';
 import type { SyncTarget } from '@/lib/sync/target';
 import { buildHistory } from './history/build';
-import { largeStore } from './history/large-store';
+import { largeWorkspace } from './history/large-store';
 import { BENCH_AGENT_ID } from './history/replay';
 
 const argv = process.argv.slice(2);
@@ -63,27 +63,15 @@ async function main(): Promise<void> {
   if (!argv.includes('--skip-50k')) {
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'alf-sync-profile-50k-'));
     try {
-      const store = largeStore({ files: 500, sections: 100 });
-      const workspace = path.join(root, 'ws');
       let now = Date.parse('2026-06-01T00:00:00Z');
       const clock = () => new Date(now);
       const { target, upload } = timedTarget(localTarget(path.join(root, 'data'), clock));
-      const write = (rels: Iterable<string>) => {
-        for (const rel of rels) {
-          const file = path.join(workspace, rel);
-          fs.mkdirSync(path.dirname(file), { recursive: true });
-          fs.writeFileSync(file, store.render(rel));
-          fs.utimesSync(file, new Date(now), new Date(now));
-        }
-      };
-      fs.mkdirSync(workspace, { recursive: true });
-      fs.writeFileSync(path.join(workspace, '.alf-agent-id'), BENCH_AGENT_ID);
-      write(store.files.keys());
+      const { workspace, edit } = largeWorkspace({ root, agentId: BENCH_AGENT_ID, now: () => now });
       const sync = () => syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome: path.join(root, 'home', '.alf'), clock });
       await profiled(session, '50k-first', upload, sync);
       for (let i = 1; i <= 3; i++) {
         now += 3600_000;
-        write(store.editSections(500));
+        edit(500);
         await profiled(session, `50k-1pct-${i}`, upload, sync);
       }
     } finally {

@@ -56,7 +56,8 @@ export async function buildHistory(opts: { root: string; turns: number; builder:
   await fs.writeFile(path.join(dirs.workspace, '.alf-agent-id'), BENCH_AGENT_ID);
   let clockNow = new Date(0);
   const clock = () => clockNow;
-  const target = localTarget(dirs.dataDir, clock);
+  // Packed in this process as the groups complete: no background packer runs on while rows are measured.
+  const target = localTarget(dirs.dataDir, clock, { packing: 'inline' });
   const gen = new WorkspaceHistory(opts.turns, opts.seed ?? 42);
   const gitWriter = gitHistoryWriter(gitRepo);
   const realSync = () => syncWorkspace({ runtime: 'openclaw', workspace: dirs.workspace, target, alfHome: dirs.alfHome, clock });

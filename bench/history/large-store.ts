@@ -2,6 +2,8 @@
  * A large OpenClaw store for the issue-2 sync benchmark: `files` semantic files × `sections` `## `
  * sections each (50,000 records by default), and deterministic in-place edits of a fraction of them.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { body, prng } from './text';
 
 export interface LargeStore {
@@ -45,4 +47,26 @@ export function largeStore(opts: { files: number; sections: number; seed?: numbe
       return [...touched].sort();
     },
   };
+}
+
+/**
+ * The bench's 50,000-record store written as a workspace under `root/ws` (its `.alf-agent-id` the
+ * bench agent's), every file's mtime the clock's: `edit(count)` edits sections in place and writes
+ * the touched files again. For the profiling and CPU scripts that sync it (`bench/sync-*.ts`).
+ */
+export function largeWorkspace(args: { root: string; agentId: string; now: () => number }): { workspace: string; store: LargeStore; edit(count: number): void } {
+  const store = largeStore({ files: 500, sections: 100 });
+  const workspace = path.join(args.root, 'ws');
+  const write = (rels: Iterable<string>) => {
+    for (const rel of rels) {
+      const file = path.join(workspace, rel);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, store.render(rel));
+      fs.utimesSync(file, new Date(args.now()), new Date(args.now()));
+    }
+  };
+  fs.mkdirSync(workspace, { recursive: true });
+  fs.writeFileSync(path.join(workspace, '.alf-agent-id'), args.agentId);
+  write(store.files.keys());
+  return { workspace, store, edit: (count) => write(store.editSections(count)) };
 }

@@ -46,7 +46,8 @@ export async function generateUiScale(opts: { root: string; shape: UiScaleShape;
   const { shape } = opts;
   let now = new Date(0);
   const time: PipelineClock = { set: (t) => (now = t), clock: () => now };
-  const target = localTarget(path.join(opts.root, 'data'), time.clock);
+  // Packed in this process as groups complete: the cached fleet is left with no packer running.
+  const target = localTarget(path.join(opts.root, 'data'), time.clock, { packing: 'inline' });
   const alfRoot = path.join(opts.root, 'alf');
   const ws = (id: string) => path.join(opts.root, 'ws', id);
   const sources: Source[] = [];

@@ -76,7 +76,8 @@ export async function seed(dataDir: string, scratch: string, options: { withPagi
   const alfHome = path.join(scratch, 'alf-home');
   await mkdir(workspace, { recursive: true });
   let clock = times[0]!;
-  const target = localTarget(dataDir, () => clock);
+  // Packed as each group completes, before the seed returns: no packer runs on beside the browser tests.
+  const target = localTarget(dataDir, () => clock, { packing: 'inline' });
   let agentId = '';
   for (const [i, files] of steps.entries()) {
     clock = times[i]!;

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   demo: async () => (await import('./commands/demo')).registerDemoCommand,
   start: async () => (await import('./commands/start')).registerStartCommand,
   migrate: async () => (await import('./commands/migrate')).registerMigrateCommand,
+  'pack-blobs': async () => (await import('./commands/pack-blobs')).registerPackBlobsCommand,
 };
 
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */

@@ -9,13 +9,15 @@
  * store and blob-files.ts may read its files.
  */
 import { randomBytes } from 'node:crypto';
-import { close, existsSync, fdatasync, fsync, open, readFileSync, rename, statSync, write } from 'node:fs';
+import { close, existsSync, fdatasync, fsync, futimes, open, readFileSync, rename, statSync, write } from 'node:fs';
 import fs from 'node:fs/promises';
 import { promisify } from 'node:util';
 import { asUint8Array } from '@/lib/core/bytes';
 import { BLOB_FILE, BlobFiles, DELETING_SUFFIX, PACKED_SUFFIX, wholePath } from './blob-files';
 import { choosePacking, GROUP, groupOf, MAX_PACK_BYTES, packedDependants, type Packing, WINDOW } from './blob-packing';
 import { decodePackedHeader, rememberStructure, type Deflater } from './packed-blob';
+import { announcePacking, awaitPackingOf, endPacking } from './pack-intents';
+import { packerStopPoint } from './packer-stop-points';
 
 export interface BlobStore {
   put(key: string, bytes: Uint8Array): Promise<void>;
@@ -33,6 +35,7 @@ const openFile = promisify(open);
 const closeFile = promisify(close);
 const datasync = promisify(fdatasync);
 const fsyncFd = promisify(fsync);
+const setTimes = promisify(futimes);
 
 /**
  * Closes the directory descriptor of a store nobody holds any more. A plain descriptor, not a
@@ -144,15 +147,21 @@ export class FsBlobStore implements BlobStore {
    * removes. Plain fd calls rather than a FileHandle: this is every upload's path, and each
    * FileHandle operation costs the event loop noticeably more.
    */
-  private async writeDurably(final: string, target: string, bytes: Uint8Array): Promise<void> {
+  private async writeDurably(final: string, target: string, bytes: Uint8Array, mtime?: Date): Promise<void> {
     const temp = `${final}.tmp-${process.pid}-${randomBytes(6).toString('hex')}`;
     const fd = await openFile(temp, 'wx');
     try {
       for (let offset = 0; offset < bytes.byteLength;) {
         offset += await writeFile(fd, bytes, offset, bytes.byteLength - offset);
       }
-      // fdatasync: the bytes and the size needed to read them back, without the inode's times.
-      await datasync(fd);
+      // fdatasync: the bytes and the size needed to read them back, without the inode's times
+      // (unless the caller keeps a time: then fsync).
+      if (mtime) {
+        await setTimes(fd, mtime, mtime);
+        await fsyncFd(fd);
+      } else {
+        await datasync(fd);
+      }
     } catch (error) {
       await closeFile(fd);
       await fs.rm(temp, { force: true });
@@ -170,75 +179,109 @@ export class FsBlobStore implements BlobStore {
    * that a later group of the same directory follows — no blob will join them any more. Each blob
    * is written packed (durably) before its whole file goes, so a kill at any moment leaves it in
    * one form or both, and a later call finishes the work. Blobs that do not pack stay whole.
+   * `signal`: stop before the next blob. Safe beside deletes in other processes (pack-intents.ts).
    * Returns how many blobs were packed and how many stored whole were looked at.
    */
-  async packStored(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<{ packed: number; considered: number }> {
-    if (!this.packing) return { packed: 0, considered: 0 };
-    const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
-    const lastGroup = new Map<string, number>();
-    for (const key of await this.list(options.prefix ?? '')) {
-      const g = groupOf(key);
-      if (!g) continue;
-      lastGroup.set(g.dir, Math.max(lastGroup.get(g.dir) ?? -1, g.group));
-      const id = `${g.dir}|${g.group}`;
-      if (!groups.has(id)) groups.set(id, { dir: g.dir, group: g.group, keys: [] });
-      groups.get(id)!.keys.push({ seq: g.seq, key });
-    }
+  async packStored(options: { prefix?: string; completeOnly?: boolean; signal?: AbortSignal } = {}): Promise<{ packed: number; considered: number }> {
     let packed = 0;
     let considered = 0;
-    for (const { dir, group, keys } of groups.values()) {
-      if (options.completeOnly && group >= lastGroup.get(dir)!) continue;
-      keys.sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
-      for (const { seq, key } of keys) {
-        // As at put: the earlier sequences of the group (a rollover snapshot is not packed against its delta).
-        const candidates = keys.filter((k) => k.seq < seq).map((k) => k.key);
-        // Stored whole and small enough to pack (a larger one is never packed: not read again on every pass).
-        const size = statSync(this.pathOf(key), { throwIfNoEntry: false })?.size;
-        if (candidates.length === 0 || size === undefined || size > MAX_PACK_BYTES) continue;
-        considered++;
-        if (await this.packWhole(key, candidates)) packed++;
-      }
+    for (const { key, candidates } of await this.wholeToPack(options)) {
+      if (options.signal?.aborted) break;
+      // Still whole and small enough (a larger one is never packed: not read again on every pass).
+      const size = statSync(this.pathOf(key), { throwIfNoEntry: false })?.size;
+      if (size === undefined || size > MAX_PACK_BYTES) continue;
+      considered++;
+      if (await this.packWhole(key, candidates)) packed++;
     }
     if (packed > 0) await this.syncRoot();
     return { packed, considered };
   }
 
+  /** How many blobs a `packStored` with these options would look at now (from the file names alone). */
+  async countWholeToPack(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<number> {
+    return (await this.wholeToPack(options)).length;
+  }
+
+  /**
+   * The blobs stored whole (by name) that a pass would pack, in packing order, each with its
+   * candidates: as at put, the earlier sequences of its group (a rollover snapshot is not packed
+   * against the delta of its own sequence). A group's first blob has none.
+   */
+  private async wholeToPack(options: { prefix?: string; completeOnly?: boolean }): Promise<{ key: string; candidates: string[] }[]> {
+    if (!this.packing) return [];
+    const names = await this.fileNames();
+    const whole = new Set<string>();
+    const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
+    const lastGroup = new Map<string, number>();
+    for (const name of names) {
+      const match = BLOB_FILE.exec(name);
+      if (!match) continue;
+      const key = match[1]!.split('~').join('/');
+      if (name === match[1]) whole.add(key);
+      const g = key.startsWith(options.prefix ?? '') ? groupOf(key) : null;
+      if (!g) continue;
+      lastGroup.set(g.dir, Math.max(lastGroup.get(g.dir) ?? -1, g.group));
+      const id = `${g.dir}|${g.group}`;
+      if (!groups.has(id)) groups.set(id, { dir: g.dir, group: g.group, keys: [] });
+      const keys = groups.get(id)!.keys;
+      keys.push({ seq: g.seq, key }); // twice when both forms are on disk (a pass a kill interrupted)
+    }
+    const out: { key: string; candidates: string[] }[] = [];
+    for (const { dir, group, keys } of [...groups.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : a.group - b.group))) {
+      if (options.completeOnly && group >= lastGroup.get(dir)!) continue;
+      const unique = [...new Map(keys.map((k) => [k.key, k])).values()].sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
+      for (const { seq, key } of unique) {
+        const candidates = unique.filter((k) => k.seq < seq).map((k) => k.key);
+        if (candidates.length > 0 && whole.has(key)) out.push({ key, candidates });
+      }
+    }
+    return out;
+  }
+
   /**
    * One blob stored whole, packed against `candidates` (earlier keys of its group, oldest first):
-   * the packed form written durably, then the whole file removed. A delete that began meanwhile
-   * (of a base: marked `.deleting`, or of this blob) wins: the blob is left, or made, whole.
+   * the packed form written durably, then the whole file removed. The step is announced first
+   * (pack-intents.ts): a delete of this blob or of a base that began before that is seen and wins
+   * (the blob stays whole); one that begins after it waits for the step to end.
    */
   private async packWhole(key: string, candidates: string[]): Promise<boolean> {
     const final = this.pathOf(key);
     if (this.deletingKeys([key]).length > 0) return false;
     let bytes: Uint8Array;
+    let mtime: Date;
     try {
       bytes = new Uint8Array(readFileSync(final));
+      mtime = statSync(final).mtime;
     } catch {
       return false; // packed or deleted meanwhile
     }
     const deleting = new Set(this.deletingKeys(candidates.slice(-2 * WINDOW)));
     const packing = choosePacking({ key, bytes, candidates, files: this.files, deflate: this.deflate, usable: (k) => !deleting.has(k) });
     if (!packing) return false; // stays whole
-    await this.writeDurably(final, final + PACKED_SUFFIX, packing.file);
-    // This blob deleted, or a base being deleted, since it was read: the packed form goes again.
-    if (!existsSync(final) || this.deletingKeys([key]).length > 0 || this.anyGone(packing.bases)) {
-      await fs.rm(final + PACKED_SUFFIX, { force: true });
-      return false;
+    const announced = announcePacking(this.root, key, packing.bases);
+    try {
+      // Deleted meanwhile (both forms gone), or a delete of it or of a base under way: left whole.
+      if (!existsSync(final) || this.deletingKeys([key]).length > 0 || this.anyGone(packing.bases)) return false;
+      // The whole file's time kept: recovery dates a lost commit's entry by it (consistency.ts).
+      await this.writeDurably(final, final + PACKED_SUFFIX, packing.file, mtime);
+      packerStopPoint('step');
+      if (packing.form) rememberStructure(bytes, packing.form);
+      this.files.cache.set(key, bytes);
+      await fs.rm(final, { force: true });
+      return true;
+    } finally {
+      endPacking(announced);
     }
-    if (packing.form) rememberStructure(bytes, packing.form);
-    this.files.cache.set(key, bytes);
-    await fs.rm(final, { force: true });
-    // A delete of a base that began between the check and the removal may have missed this blob
-    // (or materialized it and seen its whole file go): it is written whole again.
-    if (this.anyGone(packing.bases)) await this.materialize(key, bytes);
-    return true;
   }
 
-  /** Rewrites a packed blob whole (durably), then removes its packed form: one of them exists throughout. */
+  /**
+   * Rewrites a packed blob whole (durably), then removes its packed form: one of them exists
+   * throughout. Rewritten from its file, it keeps that file's time (what recovery dates it by).
+   */
   private async materialize(key: string, bytes?: Uint8Array): Promise<void> {
     const final = this.pathOf(key);
-    await this.writeDurably(final, final, bytes ?? this.files.read(key));
+    const mtime = bytes ? undefined : statSync(final + PACKED_SUFFIX, { throwIfNoEntry: false })?.mtime;
+    await this.writeDurably(final, final, bytes ?? this.files.read(key), mtime);
     await fs.rm(final + PACKED_SUFFIX, { force: true });
   }
 
@@ -372,6 +415,13 @@ export class FsBlobStore implements BlobStore {
     if (present.length === 0) return;
     for (const key of present) await fs.writeFile(this.pathOf(key) + DELETING_SUFFIX, '');
     await this.syncRoot();
+    // A packer in its step (pack-intents.ts) finishes it first: its packed blob is then seen below.
+    try {
+      await awaitPackingOf(this.root, doomed);
+    } catch (error) {
+      for (const key of present) await fs.rm(this.pathOf(key) + DELETING_SUFFIX, { force: true });
+      throw error;
+    }
     const packed = (await fs.readdir(this.root)).filter((n) => n.endsWith(PACKED_SUFFIX)).map((n) => n.slice(0, -PACKED_SUFFIX.length).split('~').join('/'));
     const dependants = packedDependants(packed, doomed, (k) => {
       try {
@@ -393,18 +443,21 @@ export class FsBlobStore implements BlobStore {
 
   /** File names back to keys (either form); temp files of writes in flight (`….tmp-…`) are not blobs yet. */
   async list(prefix = ''): Promise<string[]> {
-    let names: string[];
-    try {
-      names = await fs.readdir(this.root);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
-      throw error;
-    }
     const keys = new Set<string>();
-    for (const name of names) {
+    for (const name of await this.fileNames()) {
       const flat = BLOB_FILE.exec(name)?.[1];
       if (flat) keys.add(flat.split('~').join('/'));
     }
     return [...keys].filter((key) => key.startsWith(prefix)).sort();
+  }
+
+  /** Every file name in the root (none before the first put). */
+  private async fileNames(): Promise<string[]> {
+    try {
+      return await fs.readdir(this.root);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+      throw error;
+    }
   }
 }

@@ -175,14 +175,18 @@ export function checkSnapshotServable(snapshot: AlfSnapshot): void {
 /**
  * Every check of a delta; `livePaths` are the archive paths of the raw files live at its base,
  * workspace-relative (the index's `raw_file_versions.path`), so the tree checked is the one the delta leaves.
+ * `checkedTreeHolds(paths)`: whether the base's tree is one these checks saw whole and holds all
+ * `paths` (lib/history/checked-tree.ts) — then the tree is not read (same verdict: see there).
  */
-export function checkDeltaServable(delta: AlfDelta, livePaths: () => Iterable<string>): void {
+export function checkDeltaServable(delta: AlfDelta, livePaths: () => Iterable<string>, checkedTreeHolds?: (paths: string[]) => boolean): void {
   checkDepth(delta.manifest, 'delta-manifest.json');
   for (const [name, layer] of Object.entries(delta.layers)) checkDepth(layer, `${name}.json`);
   delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`));
   for (const p of [...delta.rawChanged.keys(), ...delta.rawDeleted]) checkSegments(p);
   // Only an added path can make a conflict: a delta that adds none needs no look at the tree.
   if (delta.rawChanged.size === 0) return;
+  // Nor does one that changes only files the base holds: it leaves a subset of a tree without conflicts.
+  if (checkedTreeHolds?.([...delta.rawChanged.keys()].map(workspacePath))) return;
   const tree = new Set(livePaths());
   for (const p of delta.rawDeleted) tree.delete(workspacePath(p));
   for (const p of delta.rawChanged.keys()) tree.add(workspacePath(p));

@@ -43,6 +43,8 @@ export interface EntryIndexer {
   /** Synchronous: it runs inside the one SQLite transaction that appends the entry. */
   index(db: Drizzle, entry: IndexedEntry): EntryCounts;
   livePaths(db: Drizzle, agentId: string, seq: number): string[];
+  /** Whether the live tree at `seq` came whole through the ingest checks and holds every one of `paths` (the tree is then not read). */
+  checkedTreeHolds?(db: Drizzle, agentId: string, seq: number, paths: readonly string[]): boolean;
 }
 
 interface IngestBase {
@@ -204,7 +206,10 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
       `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
-  checkDeltaServable(delta, () => params.indexer.livePaths(params.ledger.db.db, agent.id, baseSequence));
+  const { indexer } = params;
+  const db = params.ledger.db.db;
+  checkDeltaServable(delta, () => indexer.livePaths(db, agent.id, baseSequence),
+    indexer.checkedTreeHolds && ((paths) => indexer.checkedTreeHolds!(db, agent.id, baseSequence, paths)));
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);

@@ -4,6 +4,7 @@
  * transaction. Everything that ingests into a data directory calls these (the embedded storage,
  * the ingest thread, `lineage sync` to a local directory, recovery, the test generators).
  */
+import { checkedTreeHolds } from '@/lib/history/checked-tree';
 import { liveRawFiles } from '@/lib/history/current-state';
 import { indexEntry } from '@/lib/history/indexer';
 import * as ledgerIngest from '@/lib/ledger/ingest';
@@ -15,6 +16,7 @@ export type { IngestResult };
 export const historyIndexer: EntryIndexer = {
   index: (db, entry) => indexEntry(db, entry),
   livePaths: (db, agentId, seq) => liveRawFiles(db, agentId, seq).map((f) => f.path),
+  checkedTreeHolds: (db, agentId, seq, paths) => checkedTreeHolds(db, agentId, seq, paths),
 };
 
 type Params<F> = F extends (params: infer P) => unknown ? Omit<P, 'indexer'> : never;

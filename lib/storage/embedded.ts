@@ -10,6 +10,7 @@ import { getEntry, listEntries, readEntryBytesFrom, readPlanArchivesFrom, restor
 import { LedgerError } from '@/lib/ledger/errors';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { sweepOrphanBlobs } from '@/lib/ledger/orphans';
+import { startPackingLeftWhole } from '@/lib/ledger/run-packer';
 import { getAgentWithStats, listAgentsWithStats } from '@/lib/history/queries/agents';
 import { getAgentMemoryDto } from '@/lib/history/queries/memory-dto';
 import { getChanges } from '@/lib/history/queries/changes';
@@ -136,6 +137,8 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
       const sweeps = startSweeps(p, [
         ['upload sweep', (now) => this.uploads.sweep(now)],
         ['blob sweep', (now) => sweepOrphanBlobs({ ledger, now })],
+        // Off the request path: a detached, low-priority process (lib/ledger/background-packer.ts).
+        ['blob packing', () => startPackingLeftWhole(ledger)],
       ]);
       return { stop: async () => { sweeps.stop(); await checkpointer.stop(); } };
     },

@@ -6,6 +6,8 @@ import { closeDatabase } from '@/db/client';
 import { dumpIndex } from '@/lib/history/testing/temp-ledger';
 import { rebuildIndex } from '@/lib/history/rebuild';
 import { FsBlobStore, listEntries, openLedger, PACK_GROUP, readEntryBytes } from '@/lib/ledger';
+import { packingPending, waitForPacker } from '@/lib/ledger/background-packer';
+import { acquirePackerLock } from '@/lib/ledger/packer-lock';
 import { localTarget } from './local-target';
 import { syncWorkspace } from './sync';
 import { makeSandbox, steppingClock } from './testing/workspace';
@@ -15,11 +17,11 @@ afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-it('a local sync stores its blob whole; the sync that begins a packing group packs the complete groups (one a kill left half packed too), and every entry reads back as uploaded', async () => {
+it('a local sync stores its blob whole; the sync that begins a packing group packs the complete groups (one a kill left half packed too), and every entry reads back as uploaded (packing inline)', async () => {
   const sb = await makeSandbox();
   cleanups.push(sb.cleanup);
   const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
+  const target = localTarget(sb.dataDir, clock, { packing: 'inline' });
   const file = path.join(sb.workspace, 'MEMORY.md');
   const blobs = path.join(sb.dataDir, 'blobs');
   const packedFiles = async () => (await fsp.readdir(blobs)).filter((n) => n.endsWith('.packed'));
@@ -48,13 +50,14 @@ it('a local sync stores its blob whole; the sync that begins a packing group pac
   await rebuildIndex({ ledger });
   expect(dumpIndex(ledger)).toEqual(incremental);
 
-  // A pass a kill interrupted leaves blobs of group 0 whole: the pass at sequence 128 finishes it.
+  // A pass a kill interrupted leaves blobs of group 0 whole (and its request taken): the pass at sequence 128 finishes it.
   const left = packed.slice(-3);
   for (const name of left) {
     const key = name.slice(0, -'.packed'.length).split('~').join('/');
     fs.writeFileSync(path.join(blobs, name.slice(0, -'.packed'.length)), await new FsBlobStore(blobs).get(key));
     fs.rmSync(path.join(blobs, name));
   }
+  fs.rmSync(path.join(sb.dataDir, 'blob-packer.request.taken'), { force: true });
   for (let seq = PACK_GROUP + 1; seq <= 2 * PACK_GROUP; seq++) {
     await writeMemory(file, seq);
     expect((await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock })).sequence).toBe(seq);
@@ -71,3 +74,58 @@ const agentIdOf = (text: string) => text.trim();
 /** MEMORY.md as of sync `seq`: every sync changes it (and it grows), so each is a delta. */
 const writeMemory = (file: string, seq: number) =>
   fsp.writeFile(file, `# Memory\n\n${Array.from({ length: seq + 3 }, (_, i) => `## Fact ${i}\nThe value of fact ${i} is ${i * 7 + seq}.\n`).join('\n')}`);
+
+it('by default the sync that completes a group packs nothing itself: it starts a detached, low-priority packer process and returns; a request a held lock kept waiting is started by the next sync', async () => {
+  const sb = await makeSandbox();
+  cleanups.push(async () => {
+    await waitForPacker(sb.dataDir);
+    await sb.cleanup();
+  });
+  const log = path.join(sb.root, 'packer.log');
+  process.env.LINEAGE_PACKER_LOG = log;
+  // Above the niceness the tests run at (15): the packer must lower its own priority to it.
+  process.env.LINEAGE_PACKER_NICE = '19';
+  cleanups.push(async () => {
+    delete process.env.LINEAGE_PACKER_LOG;
+    delete process.env.LINEAGE_PACKER_NICE;
+  });
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const file = path.join(sb.workspace, 'MEMORY.md');
+  const blobs = path.join(sb.dataDir, 'blobs');
+  const packedBelow = async (seq: number) => (await fsp.readdir(blobs)).filter((n) => n.endsWith('.packed') && Number(/~(\d+)-/.exec(n)![1]) < seq).length;
+  const sync = async (seq: number) => {
+    await writeMemory(file, seq);
+    expect((await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock })).sequence).toBe(seq);
+  };
+  for (let seq = 0; seq < PACK_GROUP; seq++) await sync(seq);
+  // This process holds the packer lock: the sync at 64 finds a packer "running", packs nothing and returns.
+  const held = acquirePackerLock(sb.dataDir)!;
+  await sync(PACK_GROUP);
+  expect(await packedBelow(PACK_GROUP)).toBe(0);
+  expect(packingPending(sb.dataDir)).toBe(true);
+  held.release();
+  // The next sync finds the request pending and no packer: it starts one, in another process.
+  await sync(PACK_GROUP + 1);
+  await waitForPacker(sb.dataDir);
+  expect(await packedBelow(PACK_GROUP)).toBeGreaterThan(PACK_GROUP / 2);
+  const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; nice: number; packed: number });
+  expect(runs).toHaveLength(1);
+  expect(runs[0]!.pid).not.toBe(process.pid);
+  expect(runs[0]!.packed).toBeGreaterThan(PACK_GROUP / 2);
+  expect(runs[0]!.nice).toBe(19);
+  expect(packingPending(sb.dataDir)).toBe(false);
+  // LINEAGE_BLOB_PACKING=0: the sync that completes group 1 asks for nothing, starts nothing.
+  process.env.LINEAGE_BLOB_PACKING = '0';
+  try {
+    for (let seq = PACK_GROUP + 2; seq <= 2 * PACK_GROUP; seq++) await sync(seq);
+  } finally {
+    delete process.env.LINEAGE_BLOB_PACKING;
+  }
+  expect(packingPending(sb.dataDir)).toBe(false);
+  expect(await packedBelow(2 * PACK_GROUP)).toBe(await packedBelow(PACK_GROUP));
+  const ledger = openLedger(sb.dataDir);
+  cleanups.unshift(async () => closeDatabase(ledger.db));
+  const agentId = agentIdOf(await fsp.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8'));
+  for (const entry of listEntries({ ledger, agentId })) expect((await readEntryBytes({ ledger, entry })).byteLength).toBe(entry.size_bytes);
+}, 240_000);

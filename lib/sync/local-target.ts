@@ -3,16 +3,23 @@ import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
 /**
+ * How the blobs a local sync stores whole get packed once their group is complete: `background`
+ * (what a user gets) starts a detached packer process and returns; `inline` runs the pass in this
+ * process before the upload returns (tests and benchmarks that look at the packed files at once).
+ */
+export type LocalPacking = 'background' | 'inline';
+
+/**
  * A sync target backed by the local ledger in a data directory: the same ingest code the
  * server runs, without HTTP in between. Local agents belong to no tenant.
  */
-export function localTarget(dataDir: string, now: () => Date = () => new Date()): SyncTarget {
+export function localTarget(dataDir: string, now: () => Date = () => new Date(), options: { packing?: LocalPacking } = {}): SyncTarget {
   // Opened on first use: a sync that fails before uploading (a bad workspace) creates nothing.
   // The ledger's modules (SQLite, drizzle, the archive readers) load then too: an idle sync,
   // which never reaches the target, does not pay for them at start-up.
   let opened: Ledger | null = null;
   let L: LedgerModules;
-  // Blobs are stored whole at ingest and packed a group at a time (packCompletedGroup).
+  // Blobs are stored whole at ingest and packed a group at a time, off the sync's path (packAfterUpload).
   const open = (): Ledger => (opened ??= L.ledger.openLedger(dataDir, { packing: 'deferred' }));
   const ledgerCall = async <T>(fn: () => Promise<T>): Promise<T> => {
     L ??= await loadLedgerModules();
@@ -29,14 +36,14 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
     }),
     putSnapshot: (agentId, bytes) => ledgerCall(async () => {
       const { sequence } = await L.ingest.ingestSnapshot({ ledger: open(), agentId, bytes, now: now() });
-      await packCompletedGroup(L, open(), agentId, sequence);
+      await packAfterUpload(L, open(), sequence, options.packing ?? 'background');
       return { sequence };
     }),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
           const { sequence } = await L.ingest.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now() });
-          await packCompletedGroup(L, open(), agentId, sequence);
+          await packAfterUpload(L, open(), sequence, options.packing ?? 'background');
           return { sequence };
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
@@ -72,23 +79,35 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date())
 }
 
 /**
- * The first blob of a packing group (blob-packing.ts) completes the group before it: its blobs,
- * stored whole at ingest, are packed now, in one pass (each blob's structure computed once and
- * kept for the next; packing them one by one at ingest re-read, in a fresh `lineage sync`
- * process, each base's chain back to its group's start). Every complete group of the agent is
- * passed over, so one a kill interrupted is finished too. Packing needs nothing of the upload,
- * which is already committed: a failure here leaves blobs whole, readable, and is not the sync's.
+ * The first blob of a packing group (blob-packing.ts) completes the group before it: a pass is
+ * requested, and a packer started unless one runs (lib/ledger/background-packer.ts). A pass still
+ * pending — asked for earlier and not finished: the packer was killed, or could not start — is
+ * started again by the next upload. Packing needs nothing of the upload, which is already
+ * committed: a failure here leaves blobs whole, readable, and is not the sync's.
  */
-async function packCompletedGroup(L: LedgerModules, ledger: Ledger, agentId: string, sequence: number): Promise<void> {
-  if (sequence % L.ledger.PACK_GROUP !== 0 || !(ledger.blobs instanceof L.ledger.FsBlobStore)) return;
-  await ledger.blobs.packStored({ prefix: `${agentId}/`, completeOnly: true }).catch(() => undefined);
+async function packAfterUpload(L: LedgerModules, ledger: Ledger, sequence: number, packing: LocalPacking): Promise<void> {
+  const { dataDir } = ledger.db;
+  try {
+    if (!L.packer.packingEnabled()) return;
+    if (sequence > 0 && sequence % L.ledger.PACK_GROUP === 0) L.packer.requestPacking(dataDir);
+    if (!L.packer.packingPending(dataDir)) return;
+    if (packing === 'inline') await (await import('@/lib/ledger/run-packer')).runPacker({ dataDir });
+    else L.packer.startBackgroundPacker(dataDir);
+  } catch {
+    // the blobs stay whole until the next pass
+  }
 }
 
-type LedgerModules = { ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest') };
+type LedgerModules = {
+  ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest');
+  packer: typeof import('@/lib/ledger/background-packer');
+};
 
 async function loadLedgerModules(): Promise<LedgerModules> {
-  const [ledger, db, ingest] = await Promise.all([import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest')]);
-  return { ledger, db, ingest };
+  const [ledger, db, ingest, packer] = await Promise.all([
+    import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest'), import('@/lib/ledger/background-packer'),
+  ]);
+  return { ledger, db, ingest, packer };
 }
 
 async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Promise<T> {

@@ -9,6 +9,19 @@ interface Findings {
   unledgered: { agent_id: string; sequence: number; kind: string; key: string; chains: boolean }[];
   /** How to re-ingest what continues a ledger, said when `--repair` was not given. */
   repairHint: string;
+  /** `--repair` on a data directory: the packing pass over what local syncs left whole. */
+  packing?: Awaited<ReturnType<typeof packLeftWhole>>;
+}
+
+/** The pass a background packer would run, here and now (a whole pass: whatever was left whole). */
+async function packLeftWhole(dataDir: string): Promise<{ packed: number; considered: number } | { running: number | null } | { off: true }> {
+  const [{ packingEnabled, requestPacking }, { runPacker }] = await Promise.all([
+    import('@/lib/ledger/background-packer'), import('@/lib/ledger/run-packer'),
+  ]);
+  if (!packingEnabled()) return { off: true };
+  requestPacking(dataDir);
+  const run = await runPacker({ dataDir });
+  return run.ran ? { packed: run.packed, considered: run.considered } : { running: run.holder ?? null };
 }
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
@@ -18,8 +31,9 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
   const recovered = repair ? await recoverUnledgered(ledger, historyIndexer) : [];
+  const packing = repair ? await packLeftWhole(ledger.db.dataDir) : undefined;
   return {
-    recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
+    packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
   };
 }
@@ -40,7 +54,9 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
  * blobs agree? Lists entries whose blob is missing or damaged, and blobs with no entry — those that
  * continue an agent's ledger are uploads whose commit is not there (a deleted lineage.db-wal; on
  * the scale-out storage, a database restored from an older dump). `--repair` re-ingests those in
- * order. Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
+ * order; on a data directory (run it with the server stopped) it then packs what local syncs left
+ * whole in complete packing groups (`packing`: what the pass did, or the pid of a background packer
+ * doing it). Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
  * versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
  */
 export function registerDoctorCommand(program: Command): void {
@@ -51,7 +67,7 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (opts: StorageFlags & { repair?: boolean }) => {
       const config = await cliStorageConfig(opts, 'doctor');
       const repair = opts.repair === true;
-      const { recovered, damaged, unledgered, repairHint } = config.backend === 'scale-out'
+      const { recovered, damaged, unledgered, repairHint, packing } = config.backend === 'scale-out'
         ? await scaleOutFindings(config, repair)
         : await embeddedFindings(config.dataDir, repair);
       const lost = unledgered.filter((b) => b.chains);
@@ -59,7 +75,7 @@ export function registerDoctorCommand(program: Command): void {
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
       if (lost.length > 0 && !repair) progress(repairHint);
       const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered);
-      printJson({ ok, damaged, unledgered, recovered });
+      printJson({ ok, damaged, unledgered, recovered, ...(packing ? { packing } : {}) });
       if (!ok) process.exitCode = 1;
     });
 }

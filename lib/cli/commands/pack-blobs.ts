@@ -1,0 +1,43 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import type { Command } from 'commander';
+import { resolveDataDir } from '@/lib/ledger/data-dir';
+import { runPacker } from '@/lib/ledger/run-packer';
+import { printJson } from '../output';
+
+/** The niceness the packer runs at (higher is lower priority; `LINEAGE_PACKER_NICE`, 0–19): a sync or a request never waits for it. */
+const PACKER_NICENESS = 10;
+
+/**
+ * `lineage pack-blobs [--data DIR]` (hidden): the background packer a sync starts when it completes
+ * a packing group (lib/ledger/background-packer.ts). Lowers its own priority, serves every pending
+ * request, prints `{"ok":true,…}`. `LINEAGE_PACKER_LOG=<file>` appends one JSON line per run with
+ * what it did and the CPU it took (the benchmarks read it: nobody waits for this process).
+ */
+export function registerPackBlobsCommand(program: Command): void {
+  program
+    .command('pack-blobs', { hidden: true })
+    .description('pack the blobs that local syncs stored whole, in complete packing groups (run in the background by lineage sync)')
+    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
+    .action(async (opts: { data?: string }) => {
+      lowerPriority();
+      const started = Date.now();
+      const run = await runPacker({ dataDir: resolveDataDir(opts.data) });
+      const cpu = process.cpuUsage();
+      const out = { ok: true, ...run, pid: process.pid, nice: os.getPriority(), ms: Date.now() - started, cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000) };
+      const log = process.env.LINEAGE_PACKER_LOG;
+      if (log) fs.appendFileSync(log, `${JSON.stringify({ at: new Date(started).toISOString(), ...out })}\n`);
+      printJson(out);
+    });
+}
+
+/** Never raises the priority: a packer started from a `nice`d process keeps the higher niceness. */
+function lowerPriority(): void {
+  const asked = Number(process.env.LINEAGE_PACKER_NICE ?? PACKER_NICENESS);
+  const niceness = Number.isInteger(asked) ? Math.min(19, Math.max(0, asked)) : PACKER_NICENESS;
+  try {
+    if (os.getPriority() < niceness) os.setPriority(niceness);
+  } catch {
+    // not permitted here: run at the priority given
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * The packer's work (background-packer.ts starts it as `lineage pack-blobs`; `doctor --repair` and
+ * the local target's inline option call it directly): under the data directory's packer lock,
+ * every pending request is served by a pass over the complete groups of every agent
+ * (`FsBlobStore.packStored({ completeOnly: true })`). It never opens the database: the blob files
+ * alone say what to pack, and ingests, reads and deletes may run beside it (pack-intents.ts).
+ */
+import path from 'node:path';
+import { finishRequest, packingEnabled, packingPending, requestPacking, startBackgroundPacker, takeRequest } from './background-packer';
+import { FsBlobStore } from './blob-store';
+import type { Ledger } from './ledger';
+import { removeDeadAnnouncements } from './pack-intents';
+import { acquirePackerLock, livePacker } from './packer-lock';
+import { packerStopPoint } from './packer-stop-points';
+
+export interface PackerRun {
+  /** False when another live packer held the lock (it serves the request): nothing was done here. */
+  ran: boolean;
+  /** Its pid, when `ran` is false. */
+  holder?: number | null;
+  passes: number;
+  packed: number;
+  considered: number;
+}
+
+export async function runPacker(p: { dataDir: string }): Promise<PackerRun> {
+  const store = new FsBlobStore(path.join(p.dataDir, 'blobs'), { pack: 'deferred' });
+  const run: PackerRun = { ran: false, passes: 0, packed: 0, considered: 0 };
+  for (;;) {
+    const lock = acquirePackerLock(p.dataDir);
+    if (!lock) return run.ran ? run : { ...run, holder: livePacker(p.dataDir) };
+    run.ran = true;
+    packerStopPoint('locked');
+    try {
+      removeDeadAnnouncements(store.root);
+      while (!lock.signal.aborted && takeRequest(p.dataDir)) {
+        const pass = await store.packStored({ completeOnly: true, signal: lock.signal });
+        run.passes++;
+        run.packed += pass.packed;
+        run.considered += pass.considered;
+        // A pass cut short leaves the request taken: the next packer does it again.
+        if (!lock.signal.aborted) finishRequest(p.dataDir);
+      }
+    } finally {
+      lock.release();
+    }
+    // A request made while the lock was let go saw it still held, and started nobody: serve it.
+    if (lock.signal.aborted || !packingPending(p.dataDir)) return run;
+  }
+}
+
+/**
+ * `lineage serve`'s maintenance: blobs left whole in complete groups — by syncs whose packer was
+ * killed or never started, or with packing off at the time — get the background packer even when
+ * no sync comes any more. Looks at file names only; starts nothing when there is nothing to pack.
+ */
+export async function startPackingLeftWhole(ledger: Ledger): Promise<'started' | 'running' | 'idle'> {
+  const { blobs } = ledger;
+  const { dataDir } = ledger.db;
+  if (!packingEnabled() || !(blobs instanceof FsBlobStore)) return 'idle';
+  if (!packingPending(dataDir)) {
+    if ((await blobs.countWholeToPack({ completeOnly: true })) === 0) return 'idle';
+    requestPacking(dataDir);
+  }
+  return startBackgroundPacker(dataDir);
+}
