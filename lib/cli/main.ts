@@ -20,6 +20,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   demo: async () => (await import('./commands/demo')).registerDemoCommand,
   start: async () => (await import('./commands/start')).registerStartCommand,
   migrate: async () => (await import('./commands/migrate')).registerMigrateCommand,
+  state: async () => (await import('./commands/state')).registerStateCommand,
 };
 
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */

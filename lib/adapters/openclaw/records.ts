@@ -91,6 +91,9 @@ export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'tex
 /** Changes when the digest below takes its inputs differently. */
 const FILE_DIGEST_VERSION = 'openclaw-file-1';
 
+/** What a kept record table of this adapter depends on besides the file: its keys' and digests' versions. */
+export const RECORD_STATE_VERSION = `${RECORD_KEY_VERSION}/${FILE_DIGEST_VERSION}`;
+
 /**
  * The digest of everything a file's record keys derive from (see `keyedFile`): the key version,
  * the agent, the file's path (which decides its handler and date), its tier, and its bytes (which
@@ -242,6 +245,12 @@ function buildRecord(args: {
 function extractionMethod(relPath: string): string {
   const lower = relPath.toLowerCase();
   return lower === 'memory.md' || lower.includes('gating-policies') ? 'user_authored' : 'agent_written';
+}
+
+/** The created_at every record of a file gets (its records sort by it): known from its path and mtime. */
+export function fileCreatedAt(relPath: string, handler: Handler, mtime: string): string {
+  const date = handler.dated ? fileNameDate(relPath) : null;
+  return date === null ? mtime : `${date}T00:00:00Z`;
 }
 
 function temporal(file: MarkdownFile): RecordTemporal {

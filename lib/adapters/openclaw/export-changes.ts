@@ -1,0 +1,123 @@
+/**
+ * The OpenClaw export of a sync whose client state is kept per file (lib/sync/store): every file
+ * is stat'ed, and one whose stat data the last sync recorded (git's racy rule applied by the
+ * caller) is not opened. What comes back per file is what that sync needs to decide what to
+ * reconcile: the bytes of the files read, their keys, and, for every record-bearing file, the
+ * created_at its records sort by. Records are not made here: which files to key and build is the
+ * caller's decision (`keyed()`).
+ */
+import { deflateAhead } from '@/lib/core/archive/deflate-ahead';
+import { asUint8Array } from '@/lib/core/bytes';
+import { readOrMintAgentId } from '../shared/agent-id';
+import type { ExportOptions, FileStat, StatEntry } from '../types';
+import { OpenclawExportError } from './export';
+import { UTF8, YIELD_EVERY_FILES, agentName, isRecordBearing, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
+import { handlerFor } from './handlers';
+import { fileCreatedAt, type KeyedFile } from './records';
+import { absPath, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
+
+/** What the last sync recorded of the workspace's files. */
+export interface PriorFiles {
+  /** The file's recorded digest (null: none) when `stat` shows it unchanged and not racy; else undefined. */
+  unchanged(rel: string, stat: FileStat): { digest: string | null } | undefined;
+  /** The keys the last sync recorded for `rel` when its digest was `digest`. */
+  keys(rel: string, digest: string): readonly string[] | undefined;
+  /** The bytes of `rel` as the last sync recorded them. */
+  bytes(rel: string): Uint8Array;
+  /** How many files the last sync recorded. */
+  readonly count: number;
+}
+
+export interface ExportedFile {
+  rel: string;
+  /** Its stat data as the next sync should find them, with its digest; null: read it every time. */
+  stat: StatEntry | null;
+  /** Opened (its bytes are `bytes`), or not (its bytes are the prior state's). */
+  bytes: Uint8Array | null;
+  /** Bears records (possibly none): then `createdAt` is what they sort by and `keyed()` keys it. */
+  records: boolean;
+  createdAt: string;
+  keyed(): KeyedFile;
+}
+
+export interface ChangesExport {
+  agentId: string;
+  agentName: string;
+  /** Every exported file, in walk order. */
+  files: ExportedFile[];
+  layers: ReturnType<typeof layersOf>;
+  statContext: string;
+  excludedByAlfignore: number;
+  warnings: string[];
+  /** Every file unchanged and none came or went: `files` holds nothing opened, and the layers are not made. */
+  allUnchanged: boolean;
+}
+
+export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agentId: string, context: string) => Promise<PriorFiles | null>): Promise<ChangesExport> {
+  if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
+  const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
+  opts.onAgentId?.(agentId);
+  const { files: rels, excluded } = await rawFileSet(opts.workspace);
+  const v41Layout = await isV41Layout(opts.workspace);
+  const statContext = v41Layout ? 'v41' : 'flat';
+  const prior = await priorOf(agentId, statContext);
+  const files: ExportedFile[] = [];
+  const warnings: string[] = [];
+  let unopened = 0;
+  for (let i = 0; i < rels.length; i++) {
+    if (i > 0 && i % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
+    const rel = rels[i]!;
+    const abs = absPath(opts.workspace, rel);
+    const bearing = isRecordBearing(rel);
+    const stat = prior ? statFile(abs) : null;
+    const same = stat && prior!.unchanged(rel, stat);
+    // Unchanged: a record-bearing file only with the keys of its digest (else it is read).
+    if (same && (!bearing || same.digest !== null)) {
+      unopened++;
+      const mtime = formatNanos(stat!.mtimeNs);
+      const keys = () => prior!.keys(rel, same.digest!) ?? [];
+      const textAgain = () => UTF8.decode(prior!.bytes(rel));
+      files.push({
+        rel, stat: { ...stat!, digest: same.digest }, bytes: null, records: bearing, createdAt: bearing ? fileCreatedAt(rel, handlerFor(rel)!, mtime) : '',
+        keyed: () => keyedFromKeys({ agentId, rel, mtime, v41Layout, keys: keys(), textAgain }),
+      });
+      continue;
+    }
+    const read = readWithMtime(abs);
+    const bytes = asUint8Array(read.bytes);
+    // A file read is most likely a changed one, whose bytes the upload deflates (deflate-ahead.ts).
+    deflateAhead(bytes);
+    const fileKeys = { get: (digest: string) => prior?.keys(rel, digest) };
+    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys });
+    if (file.warning !== undefined) warnings.push(file.warning);
+    // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
+    const next = file.digest !== undefined || !bearing ? { ...read.stat, digest: file.digest ?? null } : null;
+    files.push({
+      rel, stat: next, bytes, records: file.keyed !== null, createdAt: file.keyed?.createdAt ?? '',
+      keyed: () => file.keyed!,
+    });
+  }
+  if (prior && unopened === rels.length && prior.count === rels.length) {
+    return { agentId, agentName: '', files, layers: {}, statContext, excludedByAlfignore: excluded, warnings, allUnchanged: true };
+  }
+  // The root prose files make the layers: those not opened are taken from the prior state.
+  const raw = new Map<string, Uint8Array>();
+  const mtimes = new Map<string, string>();
+  for (const f of files) {
+    if (f.rel.includes('/') || f.rel === 'MEMORY.md') continue;
+    raw.set(f.rel, f.bytes ?? prior!.bytes(f.rel));
+    // Root files bear no records: their stat data are always recorded.
+    mtimes.set(f.rel, formatNanos(f.stat!.mtimeNs));
+  }
+  const prose = readProse(raw, mtimes);
+  return {
+    agentId, agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text), files, layers: layersOf(agentId, prose),
+    statContext, excludedByAlfignore: excluded, warnings, allUnchanged: false,
+  };
+}
+
+/** The workspace's agent id (minted and written when it has none), before anything is exported. */
+export async function openclawAgentId(workspace: string): Promise<string> {
+  if (!(await isDir(workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${workspace}`);
+  return readOrMintAgentId({ workspace, runtime: 'openclaw', persist: true });
+}
