@@ -83,7 +83,17 @@ export interface BaseReconcileResult {
  * carry an early pair's id (the base ids are distinct, and P4 treats those ids as taken), so
  * compute_delta over the remainder gives every operation, in compute_delta's order.
  */
-export function reconcileWithBase(args: { agentId: string; base: BaseLines; curr: readonly (MemoryRecord | KnownRecord)[]; withLines?: boolean }): BaseReconcileResult {
+export function reconcileWithBase(args: {
+  agentId: string;
+  base: BaseLines;
+  curr: readonly (MemoryRecord | KnownRecord)[];
+  withLines?: boolean;
+  /**
+   * Ids of base records paired outside this call (their lines are not in `base`, their records
+   * not in `curr`: a caller that left out records it knows pair early): no create may keep one.
+   */
+  reserved?: (id: string) => boolean;
+}): BaseReconcileResult {
   const { agentId, base, curr } = args;
   const withLines = args.withLines !== false;
   // Lines by their id hint. A repeated hint is left to parsing (it is a duplicate id, or a line
@@ -156,9 +166,10 @@ export function reconcileWithBase(args: { agentId: string; base: BaseLines; curr
     restCurr.push(records[j]!);
   }
   // The early pairs' ids: exactly the ids of the lines they used.
+  const reservedOutside = args.reserved ?? (() => false);
   const reserved = (id: string) => {
     const i = ids.lineOf(id);
-    return i >= 0 && baseUsed[i] === 1;
+    return (i >= 0 && baseUsed[i] === 1) || reservedOutside(id);
   };
   const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reserved });
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });

@@ -18,13 +18,13 @@ function killedCli(args: string[], env: Record<string, string>, point: CrashPoin
   });
 }
 
-const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'files-written', 'state-written'];
+const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'log-written', 'files-written', 'state-written'];
 
 /**
- * A sync killed at each step of its state write (the upload recorded, accepted, the base and what
- * describes it written, the TOML written): the next sync, not killed, leaves the ledger and the
- * client state as if the killed one had finished or never run — every sequence restores
- * byte-exact, nothing is uploaded twice, and an idle sync after it finds nothing to do.
+ * A sync killed at each step of its state write (the upload recorded, accepted, the store's log
+ * flushed, its index renamed into place, the TOML written): the next sync, not killed, leaves the
+ * ledger and the client state as if the killed one had finished or never run — every sequence
+ * restores byte-exact, nothing is uploaded twice, and an idle sync after it finds nothing to do.
  */
 describe.each(POINTS)('a sync killed at %s', (point) => {
   it('is recovered by the next sync: first sync and delta sync', async () => {
@@ -62,11 +62,12 @@ describe.each(POINTS)('a sync killed at %s', (point) => {
       states.push(await readTree(sb.workspace));
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
       for (let seq = 0; seq < states.length; seq++) expect(await restoreTree(agentId, seq)).toEqual(states[seq]);
-      // The state directory holds the state and what describes it, no temporary file left by a kill.
-      const state = await fs.readdir(path.join(sb.alfHome, '.alf', 'state'));
-      expect(state.sort()).toEqual(
-        [`${agentId}-files.keys`, `${agentId}-files.stat`, `${agentId}-snapshot.alf`, `${agentId}-snapshot.keys`, `${agentId}.toml`].sort(),
-      );
+      // The state directory holds the state (the store: its index and one log), no temporary file
+      // left by a kill, no log of another generation, no `.alf` it no longer is.
+      const state = (await fs.readdir(path.join(sb.alfHome, '.alf', 'state'))).sort();
+      expect(state).toHaveLength(3);
+      expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
+      expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
     } finally {
       await sb.cleanup();
     }

@@ -10,7 +10,8 @@ import type { LineBytes } from '@/lib/core/archive/record-lines';
 import { partitionFileOf } from '@/lib/core/archive/partitions';
 import { recordJson, type MemoryRecord } from '@/lib/core/record';
 import type { StoreIndex } from './index-file';
-import { isStable, type ReconcileCode } from './stable';
+import type { ReconcileCode } from './reconcile-known';
+import { isStable } from './stable';
 import { writeState, type NextFile, type NextRow } from './write-state';
 
 export interface FullState {
@@ -37,12 +38,10 @@ export async function writeFullState(code: ReconcileCode, args: { stateDir: stri
   for (const { rel, count } of exported.slotFiles ?? []) {
     recordFiles.add(rel);
     const rows: NextRow[] = [];
-    const paired: number[] = [];
     for (const end = j + count; j < end; j++) {
       const record = state.records[j]!;
       const line = state.lines?.[j];
       const early = state.lines === null || line !== undefined;
-      paired.push(early ? 0 : -1);
       rows.push({
         key: exported.slots[j]!.key, early, id: record.id,
         partition: state.placed?.[j] ?? partitionFileOf(record),
@@ -51,7 +50,7 @@ export async function writeFullState(code: ReconcileCode, args: { stateDir: stri
     }
     const stat = exported.fileStats!.get(rel)!;
     const slots = exported.slots.slice(j - count, j);
-    const kind = isStable(code, { agentId, rows, slots, paired, log: null }) ? 's' : 'u';
+    const kind = isStable(code, { agentId, rows, slots, log: null }) ? 's' : 'u';
     files.push({ rel, stat, digest: stat.digest, kind, raw: exported.raw.get(rel)!, rows });
   }
   for (const [rel, bytes] of exported.raw) {

@@ -6,14 +6,13 @@
  */
 import { partitionFileOf } from '@/lib/core/archive/partitions';
 import { recordJson } from '@/lib/core/record';
-import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { OpenStore } from './open-store';
-import type { FilePlan } from './plan';
-import { isStable, type ReconcileCode } from './stable';
-import type { PlannedSlots } from './sync-store';
+import type { FilePlan, PlannedSlots } from './plan';
+import type { KnownReconcile, ReconcileCode } from './reconcile-known';
+import { isStable } from './stable';
 import type { NextFile, NextRow } from './write-state';
 
-export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; store: OpenStore; plan: FilePlan; slots: PlannedSlots; reconciled: BaseReconcileResult }): NextFile[] {
+export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; store: OpenStore; plan: FilePlan; slots: PlannedSlots; reconciled: KnownReconcile }): NextFile[] {
   const { store, plan, reconciled } = args;
   const planned = new Map(args.slots.files.map((f) => [f.file.rel, f]));
   return plan.ordered.map((file): NextFile => {
@@ -27,14 +26,13 @@ export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; st
       const key = args.slots.slots[j]!.key;
       const i = reconciled.paired[j]!;
       if (i >= 0) {
-        const at = plan.baseRows[i]!;
-        const base = store.table(at.rel)[at.row]!;
-        rows.push({ key, early: true, partition: base.partition, id: record.id, line: base.line });
+        const base = plan.lines[i]!;
+        rows.push({ key, early: true, partition: base.partition, id: base.id, line: base.line });
       } else {
         rows.push({ key, early: false, partition: partitionFileOf(record), id: record.id, line: Buffer.from(recordJson(record), 'utf8') });
       }
     }
-    const stable = isStable(code, { agentId: args.agentId, rows, slots: args.slots.slots.slice(range.from, range.to), paired: reconciled.paired.subarray(range.from, range.to), log: store.log });
+    const stable = isStable(code, { agentId: args.agentId, rows, slots: args.slots.slots.slice(range.from, range.to), log: store.log });
     const sameBytes = file.bytes === null || (prior !== undefined && prior.digest === stat.digest);
     return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw: sameBytes ? prior!.raw : file.bytes!, rows };
   });

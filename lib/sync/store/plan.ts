@@ -11,24 +11,19 @@
 import type { ExportedFile } from '@/lib/adapters/openclaw/export-changes';
 import { sortByInstant } from '@/lib/adapters/openclaw/records';
 import type { RecordSlot } from '@/lib/adapters/types';
-import type { MemoryRecord } from '@/lib/core/record';
-import type { BaseReconcileResult, KnownRecord as KnownRecordClass, KnownRecordMismatch as MismatchClass, reconcileWithBase as reconcileFn } from '@/lib/core/reconcile-base';
-import { SPOT_CHECK } from '../record-memo';
-import { StoreLines, type StoreLine } from './base-lines';
-import type { IndexFile } from './index-file';
+import type { IndexFile, Ref } from './index-file';
 import type { OpenStore } from './open-store';
+import type { BaseLine } from './reconcile-known';
 
 export interface FilePlan {
   /** Record-bearing files of this export, in the order of its records. */
   ordered: ExportedFile[];
   /** Those reconciled (the others are skipped: unchanged and stable). */
   reconciled: Set<string>;
-  /** The base's lines of the reconciled files and of record-bearing files gone, in the base's order. */
-  base: StoreLines;
-  /** Per base line, its file and row: what its line is in the log. */
-  baseRows: { rel: string; row: number }[];
-  /** `key → id` of the records of those files that paired early last time (the record memo). */
-  memo: Map<string, string>;
+  /** The base's records of the reconciled files and of record-bearing files gone, in the base's order. */
+  lines: BaseLine[];
+  /** Per reconciled file, `key → line` of its records that paired early last time (the record memo). */
+  memo: Map<string, Map<string, number>>;
 }
 
 export function planFiles(store: OpenStore, files: readonly ExportedFile[]): FilePlan {
@@ -38,17 +33,22 @@ export function planFiles(store: OpenStore, files: readonly ExportedFile[]): Fil
   const current = new Set(ordered.map((f) => f.rel));
   // The base's record-bearing files in their order (the index lists them first, in the last export's order).
   const priorFiles = store.index.files.filter((f) => f.table !== null);
-  const lines: (StoreLine & { rel: string; row: number; file: number })[] = [];
-  const memo = new Map<string, string>();
+  const lines: (BaseLine & { file: number; row: number; key: string; early: boolean })[] = [];
   priorFiles.forEach((prior, position) => {
     if (current.has(prior.rel) && !reconciled.has(prior.rel)) return;
     store.table(prior.rel).forEach((row, k) => {
-      lines.push({ id: row.id, partition: row.partition, line: row.line, rel: prior.rel, row: k, file: position });
-      if (row.early && reconciled.has(prior.rel)) memo.set(row.key, row.id);
+      lines.push({ id: row.id, partition: row.partition, line: row.line, rel: prior.rel, file: position, row: k, key: row.key, early: row.early });
     });
   });
   lines.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : a.file - b.file || a.row - b.row));
-  return { ordered, reconciled, base: new StoreLines(lines, store.log), baseRows: lines.map(({ rel, row }) => ({ rel, row })), memo };
+  const memo = new Map<string, Map<string, number>>();
+  lines.forEach((line, i) => {
+    if (!line.early || !reconciled.has(line.rel)) return;
+    let keys = memo.get(line.rel);
+    if (!keys) memo.set(line.rel, (keys = new Map()));
+    keys.set(line.key, i);
+  });
+  return { ordered, reconciled, lines, memo };
 }
 
 /** Unchanged (not opened, or read with the same digest and mtime) and stable last time. */
@@ -58,27 +58,27 @@ function skipped(file: ExportedFile, prior: IndexFile | undefined): boolean {
   return file.stat !== null && file.stat.digest !== null && file.stat.digest === prior.digest && file.stat.mtimeNs === prior.stat.mtimeNs;
 }
 
-export interface ReconcileWork {
-  KnownRecord: typeof KnownRecordClass;
-  KnownRecordMismatch: typeof MismatchClass;
-  reconcileWithBase: typeof reconcileFn;
+/** The slots of the files reconciled, in export order; where each file's are; the base line each is known to pair with. */
+export interface PlannedSlots {
+  slots: RecordSlot[];
+  files: { file: ExportedFile; from: number; to: number }[];
+  known: Int32Array;
 }
 
-/**
- * reconcileWithBase of the reconciled files' slots: those whose key the memo knows go as known
- * records (one in SPOT_CHECK built and checked; a mismatch builds them all and runs again).
- */
-export function reconcilePlanned(code: ReconcileWork, args: { agentId: string; plan: FilePlan; slots: readonly RecordSlot[] }): BaseReconcileResult {
-  const { plan, slots } = args;
-  let known = 0;
-  const curr = slots.map((slot): MemoryRecord | KnownRecordClass => {
-    const id = slot.record ? undefined : plan.memo.get(slot.key);
-    return id === undefined ? slot.record ?? slot.build() : new code.KnownRecord(id, slot, known++ % SPOT_CHECK === 0);
-  });
-  try {
-    return code.reconcileWithBase({ agentId: args.agentId, base: plan.base, curr, withLines: false });
-  } catch (error) {
-    if (!(error instanceof code.KnownRecordMismatch)) throw error;
-    return code.reconcileWithBase({ agentId: args.agentId, base: plan.base, curr: slots.map((slot) => slot.record ?? slot.build()), withLines: false });
+export function plannedSlots(plan: FilePlan): PlannedSlots {
+  const slots: RecordSlot[] = [];
+  const files: PlannedSlots['files'] = [];
+  const known: number[] = [];
+  for (const file of plan.ordered) {
+    if (!plan.reconciled.has(file.rel)) continue;
+    const memo = plan.memo.get(file.rel);
+    const from = slots.length;
+    for (const slot of file.keyed().slots((key) => memo?.has(key) === true)) {
+      slots.push(slot);
+      known.push(slot.record ? -1 : memo?.get(slot.key) ?? -1);
+    }
+    files.push({ file, from, to: slots.length });
   }
+  return { slots, files, known: Int32Array.from(known) };
 }
+

@@ -9,17 +9,16 @@ import path from 'node:path';
 import { exportOpenclawChanges, type ChangesExport, type ExportedFile } from '@/lib/adapters/openclaw/export-changes';
 import { RECORD_STATE_VERSION } from '@/lib/adapters/openclaw/records';
 import { rawArchivePath } from '@/lib/adapters/shared';
-import type { RecordSlot } from '@/lib/adapters/types';
 import type { AlfDelta } from '@/lib/core/archive/types';
 import { countOps } from '@/lib/core/delta';
-import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import { crashPoint } from '../crash-points';
 import { statePaths, writeStateToml, type ClientState } from '../state';
 import { buildDelta, uploadDelta, type SyncOptions, type SyncOutput } from '../sync';
 import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
 import { nextRecordFiles } from './next-files';
 import { removeStale, type OpenStore } from './open-store';
-import { planFiles, reconcilePlanned, type FilePlan } from './plan';
+import { planFiles, plannedSlots } from './plan';
+import { reconcileKnown, type KnownReconcile } from './reconcile-known';
 import { writeState, type NextFile } from './write-state';
 
 /** The heavy half of a sync (archive writers, reconcile), as sync.ts loads it. */
@@ -32,6 +31,8 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
   const baseSequence = state.last_synced_sequence;
   if (args.finished) log(`finished the state write a killed sync left: the base is at sequence ${baseSequence}`);
   const workspace = path.resolve(opts.workspace);
+  let c0 = process.cpuUsage(); let t0 = performance.now();
+  const lap = (name: string) => { if (!process.env.SS_LAP) return; const c = process.cpuUsage(c0); process.stderr.write(`LAP ${name} cpu ${((c.user + c.system) / 1000).toFixed(0)} wall ${(performance.now() - t0).toFixed(0)}\n`); c0 = process.cpuUsage(); t0 = performance.now(); };
   try {
     const exported = await exportOpenclawChanges({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: true, clock: opts.clock }, async (_agent, context) => store.prior(context, workspace));
     const agentId = exported.agentId;
@@ -48,15 +49,22 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       }
       return { ok: true, sequence: baseSequence, delta: false, snapshot_path: snapshotPath, no_changes: true, recovered: false, agent };
     };
+    lap('export');
     if (exported.allUnchanged) return await idle(' (no file changed)');
 
     const code = await work();
+    lap('work-import');
     const plan = planFiles(store, exported.files);
-    const slotted = slotsOf(plan);
-    const reconciled = reconcilePlanned(code, { agentId, plan, slots: slotted.slots });
+    lap(`plan (${plan.reconciled.size} files, ${plan.lines.length} base lines)`);
+    const slotted = plannedSlots(plan);
+    lap(`slots (${slotted.slots.length})`);
+    const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true });
+    lap('reconcile');
     const delta = deltaOf({ store, exported, reconciled, agentId, baseSequence, now, baseTimestamp: state.last_synced_at });
+    lap('delta');
     if (!delta) return await idle('');
     const pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now });
+    lap('upload');
     if ('output' in pushed) return pushed.output;
     const { sequence } = pushed;
 
@@ -64,7 +72,9 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       ...nextRecordFiles(code, { agentId, store, plan, slots: slotted, reconciled }),
       ...otherFiles(exported.files, store, delta.sameRaw),
     ];
+    lap('next files');
     await commit(opts, { agentId, store, sequence, now, exported, files });
+    lap('commit');
     log(`delta at sequence ${sequence}`);
     return {
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
@@ -75,32 +85,13 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
   }
 }
 
-/** The slots of the files reconciled, in export order, and where each file's begin. */
-export interface PlannedSlots {
-  slots: RecordSlot[];
-  files: { file: ExportedFile; from: number; to: number }[];
-}
-
-function slotsOf(plan: FilePlan): PlannedSlots {
-  const slots: RecordSlot[] = [];
-  const files: PlannedSlots['files'] = [];
-  const known = (key: string) => plan.memo.has(key);
-  for (const file of plan.ordered) {
-    if (!plan.reconciled.has(file.rel)) continue;
-    const from = slots.length;
-    for (const slot of file.keyed().slots(known)) slots.push(slot);
-    files.push({ file, from, to: slots.length });
-  }
-  return { slots, files };
-}
-
 /**
  * The delta of this sync, or null when nothing differs: the reconciled files' operations, the raw
  * files read whose bytes differ (or are new), the files gone, and the layers. `sameRaw`: files read
  * whose bytes are the base's.
  */
 function deltaOf(args: {
-  store: OpenStore; exported: ChangesExport; reconciled: BaseReconcileResult; agentId: string; baseSequence: number; now: Date; baseTimestamp?: string;
+  store: OpenStore; exported: ChangesExport; reconciled: KnownReconcile; agentId: string; baseSequence: number; now: Date; baseTimestamp?: string;
 }): { delta: AlfDelta; sameRaw: Set<string> } | null {
   const { store, exported } = args;
   const current = new Map<string, Uint8Array>();
