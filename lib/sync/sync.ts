@@ -19,7 +19,7 @@ import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
 import { fileKeysPath, writeFileKeys } from './file-keys';
-import { ALF_VERSION, snapshotFromExport } from './snapshot';
+import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
 import { SPOT_CHECK, memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
@@ -171,14 +171,16 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
     const snapshot = snapshotFromExport(exported, now, records);
-    const bytes = await writeSnapshot(snapshot);
+    // With the store, each record is serialized once: for the upload and for the store.
+    const lines = slotted && usesStore(opts) ? checkedRecordLines(records) : null;
+    const bytes = await writeSnapshot(snapshot, lines ? { recordLines: lines } : {});
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     crashPoint('uploaded');
     if (slotted && usesStore(opts)) {
       // Every record's line is its own serialization: each pairs with it next time.
-      const snapshotPath = await persistStore(opts, { agentId, sequence, now, exported: slotted, records, lines: null, placed: null, storeRaw: false });
+      const snapshotPath = await persistStore(opts, { agentId, sequence, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true });
       return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
     }
     // Every record's line is its own serialization: each pairs with it next time.
@@ -196,7 +198,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
   // With the store, the next base is written there (whole, this once: its base was a `.alf`).
   const storeState = slotted && usesStore(opts)
-    ? () => ({ exported: slotted, records: reconciled.records, lines: reconciled.lines, placed: placedOf(base.records, reconciled, memoEntry), now, storeRaw: true })
+    ? () => ({ exported: slotted, records: reconciled.records, lines: reconciled.lines, placed: placedOf(base.records, reconciled, memoEntry), now, storeRaw: true, allEarly: false })
     : null;
   if (!delta) {
     log(`no changes since sequence ${baseSequence}`);

@@ -11,9 +11,9 @@ import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
 import type { ExportOptions, FileStat, StatEntry } from '../types';
 import { OpenclawExportError } from './export';
-import { UTF8, YIELD_EVERY_FILES, agentName, isRecordBearing, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
-import { handlerFor } from './handlers';
-import { fileCreatedAt, type KeyedFile } from './records';
+import { UTF8, YIELD_EVERY_FILES, agentName, isMarkdownPath, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
+import { fileNameDay, handlerFor, type Handler } from './handlers';
+import type { KeyedFile } from './records';
 import { absPath, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
 
 /** What the last sync recorded of the workspace's files. */
@@ -34,9 +34,13 @@ export interface ExportedFile {
   stat: StatEntry | null;
   /** Opened (its bytes are `bytes`), or not (its bytes are the prior state's). */
   bytes: Uint8Array | null;
-  /** Bears records (possibly none): then `createdAt` is what they sort by and `keyed()` keys it. */
+  /** Bears records (possibly none): then `sortKey` is what they sort by and `keyed()` keys it. */
   records: boolean;
-  createdAt: string;
+  /**
+   * The instant (ns since the epoch) of the created_at its records get — its mtime, or its name's
+   * date: records sort stably by it (sortByInstant's order, without making the timestamp).
+   */
+  sortKey: bigint;
   keyed(): KeyedFile;
 }
 
@@ -64,25 +68,29 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
   const files: ExportedFile[] = [];
   const warnings: string[] = [];
   let unopened = 0;
+  let opened = 0;
   for (let i = 0; i < rels.length; i++) {
-    if (i > 0 && i % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
     const rel = rels[i]!;
     const abs = absPath(opts.workspace, rel);
-    const bearing = isRecordBearing(rel);
+    const handler = isMarkdownPath(rel) ? handlerFor(rel) : null;
     const stat = prior ? statFile(abs) : null;
     const same = stat && prior!.unchanged(rel, stat);
     // Unchanged: a record-bearing file only with the keys of its digest (else it is read).
-    if (same && (!bearing || same.digest !== null)) {
+    if (same && (handler === null || same.digest !== null)) {
       unopened++;
-      const mtime = formatNanos(stat!.mtimeNs);
-      const keys = () => prior!.keys(rel, same.digest!) ?? [];
-      const textAgain = () => UTF8.decode(prior!.bytes(rel));
+      const { digest } = same;
       files.push({
-        rel, stat: { ...stat!, digest: same.digest }, bytes: null, records: bearing, createdAt: bearing ? fileCreatedAt(rel, handlerFor(rel)!, mtime) : '',
-        keyed: () => keyedFromKeys({ agentId, rel, mtime, v41Layout, keys: keys(), textAgain }),
+        rel, stat: { ino: stat!.ino, size: stat!.size, mtimeNs: stat!.mtimeNs, ctimeNs: stat!.ctimeNs, digest }, bytes: null,
+        records: handler !== null, sortKey: handler === null ? 0n : sortKeyOf(rel, handler, stat!.mtimeNs),
+        keyed: () => keyedFromKeys({
+          agentId, rel, mtime: formatNanos(stat!.mtimeNs), v41Layout, keys: prior!.keys(rel, digest!) ?? [], textAgain: () => UTF8.decode(prior!.bytes(rel)),
+        }),
       });
       continue;
     }
+    // Files read are chunked synchronously, with a turn of the event loop now and then (the
+    // deflate-ahead worker's results come in meanwhile).
+    if (++opened % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
     const read = readWithMtime(abs);
     const bytes = asUint8Array(read.bytes);
     // A file read is most likely a changed one, whose bytes the upload deflates (deflate-ahead.ts).
@@ -91,9 +99,9 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys });
     if (file.warning !== undefined) warnings.push(file.warning);
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
-    const next = file.digest !== undefined || !bearing ? { ...read.stat, digest: file.digest ?? null } : null;
+    const next = file.digest !== undefined || handler === null ? { ...read.stat, digest: file.digest ?? null } : null;
     files.push({
-      rel, stat: next, bytes, records: file.keyed !== null, createdAt: file.keyed?.createdAt ?? '',
+      rel, stat: next, bytes, records: file.keyed !== null, sortKey: file.keyed ? sortKeyOf(rel, handler!, read.stat.mtimeNs) : 0n,
       keyed: () => file.keyed!,
     });
   }
@@ -114,6 +122,12 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     agentId, agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text), files, layers: layersOf(agentId, prose),
     statContext, excludedByAlfignore: excluded, warnings, allUnchanged: false,
   };
+}
+
+/** The instant (ns) of the created_at a file's records get (records.ts `temporal`): a dated file's day, else its mtime. */
+function sortKeyOf(rel: string, handler: Handler, mtimeNs: bigint): bigint {
+  const day = handler.dated ? fileNameDay(rel) : null;
+  return day === null ? mtimeNs : BigInt(day) * 1_000_000n;
 }
 
 /** The workspace's agent id (minted and written when it has none), before anything is exported. */

@@ -6,7 +6,7 @@
 import type { JsonObject } from '@/lib/core/json';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { isFileInside, walkFiles } from '../shared/walk';
+import { isFileInside, isPlainFileSync, walkFiles, walkPlainFilesSync } from '../shared/walk';
 import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
@@ -18,9 +18,10 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
-    if (await isFileInside(workspace, rel)) candidates.push(rel);
+    // A plain file (or none) is told synchronously; a symlink is followed only if it stays inside.
+    if (isPlainFileSync(workspace, rel) ?? (await isFileInside(workspace, rel))) candidates.push(rel);
   }
-  candidates.push(...(await walkFiles(workspace, MEMORY_DIR)));
+  candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR))));
   const files: string[] = [];
   let excluded = 0;
   for (const rel of candidates) {
@@ -41,8 +42,11 @@ export const YIELD_EVERY_FILES = 16;
 
 export const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
+/** `MEMORY.md` or a markdown file under `memory/`: the paths the handlers are asked about. */
+export const isMarkdownPath = (rel: string) => rel === 'MEMORY.md' || (rel.startsWith(`${MEMORY_DIR}/`) && rel.endsWith('.md'));
+
 /** A markdown path one of the handlers turns into records. */
-export const isRecordBearing = (rel: string) => (rel === 'MEMORY.md' || (rel.startsWith(`${MEMORY_DIR}/`) && rel.endsWith('.md'))) && handlerFor(rel) !== null;
+export const isRecordBearing = (rel: string) => isMarkdownPath(rel) && handlerFor(rel) !== null;
 
 /**
  * A record-bearing file, keyed: from the keys remembered for its digest when there are (nothing is
@@ -58,8 +62,7 @@ export function keyedFileOf(args: {
   /** The keys remembered for a digest, if any. */
   fileKeys: Pick<FileKeys, 'get'>;
 }): { keyed: KeyedFile | null; digest?: string; warning?: string } {
-  const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
-  const handler = isMarkdown ? handlerFor(args.rel) : null;
+  const handler = isMarkdownPath(args.rel) ? handlerFor(args.rel) : null;
   if (!handler) return { keyed: null };
   const tier = tierFor(args.rel, args.v41Layout);
   const digest = fileDigest(args.agentId, args.rel, tier, args.bytes);

@@ -247,12 +247,6 @@ function extractionMethod(relPath: string): string {
   return lower === 'memory.md' || lower.includes('gating-policies') ? 'user_authored' : 'agent_written';
 }
 
-/** The created_at every record of a file gets (its records sort by it): known from its path and mtime. */
-export function fileCreatedAt(relPath: string, handler: Handler, mtime: string): string {
-  const date = handler.dated ? fileNameDate(relPath) : null;
-  return date === null ? mtime : `${date}T00:00:00Z`;
-}
-
 function temporal(file: MarkdownFile): RecordTemporal {
   const date = file.handler.dated ? fileNameDate(file.relPath) : null;
   if (date === null) return { created_at: file.mtime, updated_at: file.mtime };

@@ -21,8 +21,10 @@ export interface FullState {
   exported: SlotExport;
   /** One per slot: the records this sync made of them. */
   records: readonly MemoryRecord[];
-  /** Per slot: the base line it paired early with (its line), or undefined; null: none did (a first sync: every record is its own line). */
+  /** Per slot: its line when the caller has it (the base line it paired early with, or its own serialization). */
   lines: readonly (LineBytes | undefined)[] | null;
+  /** Every record is its own extraction (a first sync): each pairs early with its line next time. */
+  allEarly: boolean;
   /** Per slot: the partition of an output that stands for its base line (a known record), else undefined. */
   placed: readonly (string | undefined)[] | null;
   /** Whether the base this state stands for keeps its raw files Stored (a sync's next base) or Deflated (a first sync's: the upload). */
@@ -41,7 +43,7 @@ export async function writeFullState(code: ReconcileCode, args: { stateDir: stri
     for (const end = j + count; j < end; j++) {
       const record = state.records[j]!;
       const line = state.lines?.[j];
-      const early = state.lines === null || line !== undefined;
+      const early = state.allEarly || line !== undefined;
       rows.push({
         key: exported.slots[j]!.key, early, id: record.id,
         partition: state.placed?.[j] ?? partitionFileOf(record),

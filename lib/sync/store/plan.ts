@@ -9,7 +9,6 @@
  * which gives the same pairs, operations and order as reconciling everything.
  */
 import type { ExportedFile } from '@/lib/adapters/openclaw/export-changes';
-import { sortByInstant } from '@/lib/adapters/openclaw/records';
 import type { RecordSlot } from '@/lib/adapters/types';
 import type { IndexFile, Ref } from './index-file';
 import type { OpenStore } from './open-store';
@@ -27,7 +26,9 @@ export interface FilePlan {
 }
 
 export function planFiles(store: OpenStore, files: readonly ExportedFile[]): FilePlan {
-  const ordered = sortByInstant(files.filter((f) => f.records), (f) => f.createdAt);
+  // Stably by the instant their records' created_at is (the export's order of records).
+  const ordered = files.filter((f) => f.records).map((file, index) => ({ file, index }))
+    .sort((a, b) => (a.file.sortKey < b.file.sortKey ? -1 : a.file.sortKey > b.file.sortKey ? 1 : a.index - b.index)).map((x) => x.file);
   const reconciled = new Set<string>();
   for (const f of ordered) if (!skipped(f, store.byRel.get(f.rel))) reconciled.add(f.rel);
   const current = new Set(ordered.map((f) => f.rel));

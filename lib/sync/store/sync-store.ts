@@ -31,8 +31,6 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
   const baseSequence = state.last_synced_sequence;
   if (args.finished) log(`finished the state write a killed sync left: the base is at sequence ${baseSequence}`);
   const workspace = path.resolve(opts.workspace);
-  let c0 = process.cpuUsage(); let t0 = performance.now();
-  const lap = (name: string) => { if (!process.env.SS_LAP) return; const c = process.cpuUsage(c0); process.stderr.write(`LAP ${name} cpu ${((c.user + c.system) / 1000).toFixed(0)} wall ${(performance.now() - t0).toFixed(0)}\n`); c0 = process.cpuUsage(); t0 = performance.now(); };
   try {
     const exported = await exportOpenclawChanges({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: true, clock: opts.clock }, async (_agent, context) => store.prior(context, workspace));
     const agentId = exported.agentId;
@@ -49,22 +47,15 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       }
       return { ok: true, sequence: baseSequence, delta: false, snapshot_path: snapshotPath, no_changes: true, recovered: false, agent };
     };
-    lap('export');
     if (exported.allUnchanged) return await idle(' (no file changed)');
 
     const code = await work();
-    lap('work-import');
     const plan = planFiles(store, exported.files);
-    lap(`plan (${plan.reconciled.size} files, ${plan.lines.length} base lines)`);
     const slotted = plannedSlots(plan);
-    lap(`slots (${slotted.slots.length})`);
     const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true });
-    lap('reconcile');
     const delta = deltaOf({ store, exported, reconciled, agentId, baseSequence, now, baseTimestamp: state.last_synced_at });
-    lap('delta');
     if (!delta) return await idle('');
     const pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now });
-    lap('upload');
     if ('output' in pushed) return pushed.output;
     const { sequence } = pushed;
 
@@ -72,9 +63,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       ...nextRecordFiles(code, { agentId, store, plan, slots: slotted, reconciled }),
       ...otherFiles(exported.files, store, delta.sameRaw),
     ];
-    lap('next files');
     await commit(opts, { agentId, store, sequence, now, exported, files });
-    lap('commit');
     log(`delta at sequence ${sequence}`);
     return {
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,

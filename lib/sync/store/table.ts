@@ -25,14 +25,24 @@ const ROW = /^([\x21-\x7e]+) ([ep]) (\d{4}-Q[1-4]) (\d{1,15}) (\d{1,10}) ("(?:[^
 const PARTITION = /^memory\/(\d{4}-Q[1-4])\.jsonl$/;
 
 export function encodeTable(rows: readonly TableRow[]): Buffer {
-  const parts: string[] = [];
+  let text = '';
+  let lastPartition = '';
+  let quarter = '';
   for (const row of rows) {
-    const quarter = PARTITION.exec(row.partition)?.[1];
-    if (!quarter) throw new Error(`store table: ${JSON.stringify(row.partition)} is not a partition file of ours`);
-    parts.push(`${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${JSON.stringify(row.id)}\n`);
+    if (row.partition !== lastPartition) {
+      const q = PARTITION.exec(row.partition)?.[1];
+      if (!q) throw new Error(`store table: ${JSON.stringify(row.partition)} is not a partition file of ours`);
+      lastPartition = row.partition;
+      quarter = q;
+    }
+    // An id of plain characters is its own JSON string.
+    const id = PLAIN.test(row.id) ? `"${row.id}"` : JSON.stringify(row.id);
+    text += `${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${id}\n`;
   }
-  return Buffer.from(parts.join(''), 'utf8');
+  return Buffer.from(text, 'utf8');
 }
+
+const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** The rows of a table block; StoreDamaged when it is not exactly as written. */
 export function parseTable(bytes: Buffer, what: string): TableRow[] {
@@ -40,12 +50,17 @@ export function parseTable(bytes: Buffer, what: string): TableRow[] {
   if (text.length === 0) return [];
   if (!text.endsWith('\n')) throw new StoreDamaged(`${what}: torn record table`);
   const rows: TableRow[] = [];
+  const partitions = new Map<string, string>();
   for (const line of text.slice(0, -1).split('\n')) {
     const m = ROW.exec(line);
     if (!m) throw new StoreDamaged(`${what}: unreadable record table row`);
-    const id: unknown = JSON.parse(m[6]!);
+    const quoted = m[6]!;
+    const plain = quoted.slice(1, -1);
+    const id: unknown = PLAIN.test(plain) ? plain : JSON.parse(quoted);
     if (typeof id !== 'string') throw new StoreDamaged(`${what}: record id is not a string`);
-    rows.push({ key: m[1]!, early: m[2] === 'e', partition: `memory/${m[3]}.jsonl`, id, line: { off: Number(m[4]), len: Number(m[5]) } });
+    let partition = partitions.get(m[3]!);
+    if (partition === undefined) partitions.set(m[3]!, (partition = `memory/${m[3]}.jsonl`));
+    rows.push({ key: m[1]!, early: m[2] === 'e', partition, id, line: { off: Number(m[4]), len: Number(m[5]) } });
   }
   return rows;
 }
