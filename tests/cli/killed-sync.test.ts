@@ -27,10 +27,19 @@ const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'log-written', 'files
  * restores byte-exact, nothing is uploaded twice, and an idle sync after it finds nothing to do.
  */
 describe.each(POINTS)('a sync killed at %s', (point) => {
-  it('is recovered by the next sync: first sync and delta sync', async () => {
+  it('is recovered by the next sync: first sync and delta sync', () => killedAndRecovered(point, {}), 120_000);
+});
+
+/** The same while the store compacts its log at every sync that leaves dead bytes (a new generation each time). */
+describe.each(['log-written', 'files-written'] as const)('a compacting sync killed at %s', (point) => {
+  it('is recovered by the next sync: first sync and delta sync', () => killedAndRecovered(point, { LINEAGE_STORE_COMPACT_BYTES: '0' }), 120_000);
+});
+
+async function killedAndRecovered(point: CrashPoint, extraEnv: Record<string, string>): Promise<void> {
+  {
     const sb = await makeSandbox('lineage-killed-');
     try {
-      const env = { ALF_HOME: sb.alfHome };
+      const env = { ALF_HOME: sb.alfHome, ...extraEnv };
       const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
       const restoreTree = async (agentId: string, seq: number) => {
         const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
@@ -68,8 +77,10 @@ describe.each(POINTS)('a sync killed at %s', (point) => {
       expect(state).toHaveLength(3);
       expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
       expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+      // Compacting, the log is a later generation than the first sync's.
+      if (extraEnv.LINEAGE_STORE_COMPACT_BYTES !== undefined) expect(state[0]).not.toMatch(/-state-1\.log$/);
     } finally {
       await sb.cleanup();
     }
-  }, 120_000);
-});
+  }
+}

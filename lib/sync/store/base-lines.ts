@@ -9,6 +9,7 @@ import { lineRecord, parseLineObject } from '@/lib/core/archive/read-common';
 import { ArchiveError } from '@/lib/core/archive/types';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { BaseLines } from '@/lib/core/reconcile-base';
+import { StoreDamaged } from './errors';
 import type { Ref } from './index-file';
 import type { LogReader } from './log';
 
@@ -74,9 +75,14 @@ export class StoreLines implements BaseLines {
     if (record === undefined) {
       const where = { line: i + 1, text: this.text(i) };
       const file = `client state ${this.lines[i]!.partition}`;
-      record = this.parsed[i] = lineRecord(file, where, parseLineObject(file, where));
+      try {
+        record = this.parsed[i] = lineRecord(file, where, parseLineObject(file, where));
+      } catch (error) {
+        // A line of the store that does not read is damage, not a bad archive.
+        throw new StoreDamaged(error instanceof Error ? error.message : String(error));
+      }
       // The table names the record: a line that says otherwise is not this store's.
-      if (record.id !== this.lines[i]!.id) throw new ArchiveError('bad_record', `${file}: record ${this.lines[i]!.id} has the line of ${record.id}`);
+      if (record.id !== this.lines[i]!.id) throw new StoreDamaged(`${file}: record ${this.lines[i]!.id} has the line of ${record.id}`);
     }
     return record;
   }

@@ -12,6 +12,8 @@ import { syncWorkspace, type StateLayout, type SyncOutput } from '../sync';
 import { apply, materialize, MD_FILES, op, render, seedModel, type Model, type Op } from '../testing/histories';
 import { readTree, steppingClock } from '../testing/workspace';
 import { storeBaseBytes } from './export-alf';
+import { readIndex } from './index-file';
+import { storePaths } from './paths';
 
 const AGENT = '5c0e3f1a-7b2d-4c8e-9f6a-2b3c4d5e6f70';
 
@@ -89,24 +91,48 @@ const step = fc.oneof(
   { arbitrary: fc.constantFrom(...MD_FILES).map((file) => ({ ops: [] as Op[], touch: file as string | null })), weight: 1 },
 );
 
+/** A random history of steps, synced by the three sides, compared after every step (and `after` each, on the store's state directory). */
+async function history(steps: { ops: Op[]; touch: string | null }[], after: (stateDir: string) => Promise<void> = async () => {}): Promise<void> {
+  const t = await triplets();
+  try {
+    const model: Model = seedModel();
+    MD_FILES.forEach((file, f) => model.md.set(file, Array.from({ length: 6 }, (_, n) => ({ heading: `Topic ${f}.${n}`, body: `fact ${f}.${n}` }))));
+    for (const { ops, touch } of [{ ops: [] as Op[], touch: null }, ...steps]) {
+      for (const o of ops) apply(model, o);
+      await t.expectSame(await t.sync(render(model), touch ? [touch] : []));
+      await after(statePaths(t.sides.store.alfHome, AGENT).dir);
+    }
+  } finally {
+    await t.cleanup();
+  }
+}
+
 describe('the client-state store', () => {
   it('uploads and keeps exactly what a sync with the .alf base does, over random edit histories', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), async (steps) => {
-        const t = await triplets();
-        try {
-          const model: Model = seedModel();
-          MD_FILES.forEach((file, f) => model.md.set(file, Array.from({ length: 6 }, (_, n) => ({ heading: `Topic ${f}.${n}`, body: `fact ${f}.${n}` }))));
-          for (const { ops, touch } of [{ ops: [] as Op[], touch: null }, ...steps]) {
-            for (const o of ops) apply(model, o);
-            await t.expectSame(await t.sync(render(model), touch ? [touch] : []));
-          }
-        } finally {
-          await t.cleanup();
-        }
-      }),
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), (steps) => history(steps)),
       { numRuns: 30, seed: 20261203, endOnFailure: true },
     );
+  }, 600_000);
+
+  it('the same when the log is compacted at every sync that leaves dead bytes in it (a new generation written whole)', async () => {
+    process.env.LINEAGE_STORE_COMPACT_BYTES = '0';
+    let generations = 0;
+    try {
+      await fc.assert(
+        fc.asyncProperty(fc.array(step, { minLength: 2, maxLength: 10 }), (steps) => history(steps, async (dir) => {
+          // One generation's log, the one the index names, is all there is.
+          const logs = (await fs.readdir(dir)).filter((n) => n.endsWith('.log'));
+          const read = await readIndex(storePaths(dir, AGENT).index);
+          expect(logs).toEqual([path.basename(storePaths(dir, AGENT).log(read!.index.generation))]);
+          generations = Math.max(generations, read!.index.generation);
+        })),
+        { numRuns: 8, seed: 20261205, endOnFailure: true },
+      );
+    } finally {
+      delete process.env.LINEAGE_STORE_COMPACT_BYTES;
+    }
+    expect(generations, 'some history compacted its log').toBeGreaterThan(2);
   }, 600_000);
 
   /**

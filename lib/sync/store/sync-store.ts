@@ -13,16 +13,17 @@ import type { AlfDelta } from '@/lib/core/archive/types';
 import { countOps } from '@/lib/core/delta';
 import { crashPoint } from '../crash-points';
 import { statePaths, writeStateToml, type ClientState } from '../state';
-import { buildDelta, uploadDelta, type SyncOptions, type SyncOutput } from '../sync';
+import { buildDelta, stateWriteFailed, uploadDelta, type SyncOptions, type SyncOutput } from '../sync';
 import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
-import { nextRecordFiles } from './next-files';
+import { SyncError } from '../errors';
+import { StoreDamaged } from './errors';
 import { removeStale, type OpenStore } from './open-store';
-import { planFiles, plannedSlots } from './plan';
-import { reconcileKnown, type KnownReconcile } from './reconcile-known';
-import { writeState, type NextFile } from './write-state';
+import type { KnownReconcile } from './reconcile-known';
+import type { NextFile } from './write-state';
 
-/** The heavy half of a sync (archive writers, reconcile), as sync.ts loads it. */
+/** The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed. */
 const work = () => import('../sync-work');
+const storeWork = () => import('./store-work');
 
 export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore; state: ClientState & { last_synced_sequence: number }; finished: boolean }): Promise<SyncOutput> {
   const { store, state } = args;
@@ -49,7 +50,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     };
     if (exported.allUnchanged) return await idle(' (no file changed)');
 
-    const code = await work();
+    const [code, { planFiles, plannedSlots, reconcileKnown, nextRecordFiles }] = await Promise.all([work(), storeWork()]);
     const plan = planFiles(store, exported.files);
     const slotted = plannedSlots(plan);
     const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true });
@@ -69,6 +70,14 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
       raw: { changed: delta.delta.rawChanged.size, deleted: delta.delta.rawDeleted.length },
     };
+  } catch (error) {
+    if (!(error instanceof StoreDamaged)) throw error;
+    const { rebaseCommand } = await work();
+    throw new SyncError(
+      'state_damaged',
+      `this machine's sync state of the workspace ${opts.workspace} (under ${statePaths(opts.alfHome, '').dir}) cannot be read: ${error.message}`,
+      `run \`${rebaseCommand(opts)}\` to take ${opts.target.label}'s latest as this machine's base (the workspace is left as it is; the next \`lineage sync\` uploads its difference)`,
+    );
   } finally {
     store.log.close();
   }
@@ -122,22 +131,29 @@ function otherFiles(files: readonly ExportedFile[], store: OpenStore, sameRaw: R
   return out;
 }
 
-/** The state after an accepted upload: store, then the TOML that names its sequence, then the marker. */
+/**
+ * The state after an accepted upload: store, then the TOML that names its sequence, then the
+ * marker. A failure (a full disk) is `state_write_failed`: the upload is adopted next time.
+ */
 async function commit(opts: SyncOptions, args: { agentId: string; store: OpenStore; sequence: number; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<void> {
   const { agentId, sequence, now, exported } = args;
   const stateDir = statePaths(opts.alfHome, agentId).dir;
   const syncedAt = now.toISOString();
-  const index = await writeState({
-    stateDir, agentId, current: args.store.index,
-    next: {
-      sequence, context: exported.statContext, files: args.files,
-      meta: { agent_name: exported.agentName, workspace: path.resolve(opts.workspace), created_at: syncedAt, key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: true },
-    },
-  });
-  await removeStale(stateDir, agentId, { generation: index.generation, keepAlf: false });
-  crashPoint('files-written');
-  await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt });
-  crashPoint('state-written');
+  const { writeState } = await storeWork();
+  try {
+    const index = await writeState({
+      stateDir, agentId, current: args.store.index,
+      next: {
+        sequence, context: exported.statContext, files: args.files,
+        meta: { agent_name: exported.agentName, workspace: path.resolve(opts.workspace), created_at: syncedAt, key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: true },
+      },
+    });
+    await removeStale(stateDir, agentId, { generation: index.generation, keepAlf: false });
+    crashPoint('files-written');
+    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt });
+    crashPoint('state-written');
+  } catch (error) {
+    stateWriteFailed(error, stateDir, agentId, sequence);
+  }
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
 }
-

@@ -49,8 +49,16 @@ export interface NextState {
   alf?: string | null;
 }
 
-/** Compaction starts once the log would hold more than twice its live bytes, and this much dead. */
-const DEAD_BYTES_MIN = 1 << 20;
+/**
+ * Compaction starts once the log would hold more dead bytes than live ones, and at least 1 MiB of
+ * them: a sync then and again rewrites the state whole, never more than about once per write of
+ * its own size. `LINEAGE_STORE_COMPACT_BYTES=N` compacts instead once more than N bytes are dead
+ * (the crash tests compact whenever any are, with 0).
+ */
+function compacts(dead: number, live: number): boolean {
+  const set = Number(process.env.LINEAGE_STORE_COMPACT_BYTES ?? NaN);
+  return Number.isInteger(set) && set >= 0 ? dead > set : dead > live && dead > 1 << 20;
+}
 
 /**
  * Writes the next state over `current` (null: none, or not to build on) and returns its index.
@@ -61,7 +69,7 @@ export async function writeState(args: { stateDir: string; agentId: string; curr
   const { current, next } = args;
   const fresh = args.fresh === true || current === null;
   let layout = fresh ? null : lay(next, new LogAppender(current.logLength), null);
-  if (!layout || layout.appender.length > 2 * layout.live + DEAD_BYTES_MIN) {
+  if (!layout || compacts(layout.appender.length - layout.live, layout.live)) {
     // Refs into the current log are copied out of it (read once, whole); a fresh state has none.
     const old = fresh ? null : await readFile(paths.log(current.generation));
     layout = lay(next, new LogAppender(0), old);
