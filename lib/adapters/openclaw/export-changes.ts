@@ -12,8 +12,8 @@ import { readOrMintAgentId } from '../shared/agent-id';
 import type { ExportOptions, FileStat, StatEntry } from '../types';
 import { OpenclawExportError } from './export';
 import { UTF8, YIELD_EVERY_FILES, agentName, isMarkdownPath, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
-import { fileNameDay, handlerFor, type Handler } from './handlers';
-import type { KeyedFile } from './records';
+import { fileNameDay, handlerFor, tierFor, type Handler } from './handlers';
+import { fileDigest, type KeyedFile } from './records';
 import { absPath, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
 
 /** What the last sync recorded of the workspace's files. */
@@ -22,8 +22,12 @@ export interface PriorFiles {
   unchanged(rel: string, stat: FileStat): { digest: string | null } | undefined;
   /** The keys the last sync recorded for `rel` when its digest was `digest`. */
   keys(rel: string, digest: string): readonly string[] | undefined;
+  /** The digest the last sync recorded for `rel` (null: none, undefined: no such file). */
+  digest(rel: string): string | null | undefined;
   /** The bytes of `rel` as the last sync recorded them. */
   bytes(rel: string): Uint8Array;
+  /** Whether `bytes` are the ones the last sync recorded for `rel`. */
+  sameBytes(rel: string, bytes: Uint8Array): boolean;
   /** How many files the last sync recorded. */
   readonly count: number;
 }
@@ -93,10 +97,19 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     if (++opened % YIELD_EVERY_FILES === 0) await new Promise((resolve) => setImmediate(resolve));
     const read = readWithMtime(abs);
     const bytes = asUint8Array(read.bytes);
+    const digest = handler === null ? undefined : fileDigest(agentId, rel, tierFor(rel, v41Layout), bytes);
+    if (digest !== undefined && prior?.digest(rel) === digest) {
+      // The bytes the last sync recorded (a file touched, or racy): nothing to deflate or chunk now.
+      files.push({
+        rel, stat: { ...read.stat, digest }, bytes, records: true, sortKey: sortKeyOf(rel, handler!, read.stat.mtimeNs),
+        keyed: () => keyedFromKeys({ agentId, rel, mtime: read.mtime, v41Layout, keys: prior.keys(rel, digest) ?? [], textAgain: () => UTF8.decode(bytes) }),
+      });
+      continue;
+    }
     // A file read is most likely a changed one, whose bytes the upload deflates (deflate-ahead.ts).
-    deflateAhead(bytes);
-    const fileKeys = { get: (digest: string) => prior?.keys(rel, digest) };
-    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys });
+    if (handler !== null || !prior?.sameBytes(rel, bytes)) deflateAhead(bytes);
+    const fileKeys = { get: (d: string) => prior?.keys(rel, d) };
+    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys, digest });
     if (file.warning !== undefined) warnings.push(file.warning);
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     const next = file.digest !== undefined || handler === null ? { ...read.stat, digest: file.digest ?? null } : null;

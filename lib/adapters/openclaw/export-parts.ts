@@ -61,11 +61,13 @@ export function keyedFileOf(args: {
   v41Layout: boolean;
   /** The keys remembered for a digest, if any. */
   fileKeys: Pick<FileKeys, 'get'>;
+  /** Its digest, when the caller has made it already. */
+  digest?: string;
 }): { keyed: KeyedFile | null; digest?: string; warning?: string } {
   const handler = isMarkdownPath(args.rel) ? handlerFor(args.rel) : null;
   if (!handler) return { keyed: null };
   const tier = tierFor(args.rel, args.v41Layout);
-  const digest = fileDigest(args.agentId, args.rel, tier, args.bytes);
+  const digest = args.digest ?? fileDigest(args.agentId, args.rel, tier, args.bytes);
   const textAgain = () => UTF8.decode(args.bytes);
   const known = args.fileKeys.get(digest);
   if (known) return { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime: args.mtime, handler, tier }, known, textAgain), digest };

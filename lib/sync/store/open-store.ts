@@ -57,10 +57,15 @@ export function openStore(stateDir: string, agentId: string, index: StoreIndex, 
           const entry = byRel.get(rel);
           return entry?.table && entry.digest === digest ? table(rel).map((row) => row.key) : undefined;
         },
+        digest: (rel: string) => byRel.get(rel)?.digest,
         bytes: (rel: string) => {
           const entry = byRel.get(rel);
           if (!entry) throw new StoreDamaged(`client state: no bytes of ${rel}`);
           return log.read(entry.raw);
+        },
+        sameBytes: (rel: string, bytes: Uint8Array) => {
+          const entry = byRel.get(rel);
+          return entry !== undefined && entry.raw.len === bytes.byteLength && log.read(entry.raw).equals(bytes);
         },
       };
     },
