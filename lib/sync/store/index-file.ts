@@ -23,6 +23,7 @@ import type { JsonObject } from '@/lib/core/json';
 import { isRacy, sameStat } from '../stat-cache';
 import { writeFileAtomic } from '../state';
 import { StoreDamaged } from './errors';
+import { jsonString, parseJsonString } from './json-string';
 
 const MAGIC = 'lineage-state 1';
 const LINE = /^(\d+) (\d+) (-?\d+) (-?\d+) ([0-9a-f]{64}|-) ([sunr]) (\d{1,15}) (\d{1,15}) (\d{1,15}) (\d{1,15}) (\d{1,15}) ("(?:[^"\\]|\\.)*")$/;
@@ -84,7 +85,8 @@ export function encodeIndex(index: StoreIndex): Buffer {
   const lines = [`${MAGIC} ${sequence} ${generation} ${logLength} ${liveBytes} ${alf ?? '-'} ${context} ${files.length}`, JSON.stringify(meta)];
   for (const f of files) {
     const { ino, size, mtimeNs, ctimeNs } = f.stat;
-    lines.push(`${ino} ${size} ${mtimeNs} ${ctimeNs} ${f.digest ?? '-'} ${f.kind} ${f.raw.off} ${f.raw.len} ${f.table?.off ?? 0} ${f.table?.len ?? 0} ${f.linesBytes} ${JSON.stringify(f.rel)}`);
+    const rel = jsonString(f.rel);
+    lines.push(`${ino} ${size} ${mtimeNs} ${ctimeNs} ${f.digest ?? '-'} ${f.kind} ${f.raw.off} ${f.raw.len} ${f.table?.off ?? 0} ${f.table?.len ?? 0} ${f.linesBytes} ${rel}`);
   }
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }
@@ -106,13 +108,13 @@ export function parseIndex(bytes: Buffer): StoreIndex {
   for (const line of lines) {
     const m = LINE.exec(line);
     if (!m) throw new StoreDamaged('store index: unreadable file line');
-    const rel: unknown = JSON.parse(m[12]!);
-    if (typeof rel !== 'string' || seen.has(rel)) throw new StoreDamaged('store index: bad or repeated path');
+    const rel = parseJsonString(m[12]!);
+    if (rel === undefined || seen.has(rel)) throw new StoreDamaged('store index: bad or repeated path');
     seen.add(rel);
     const kind = m[6] as FileKind;
     const raw = { off: Number(m[7]), len: Number(m[8]) };
     const table = kind === 's' || kind === 'u' ? { off: Number(m[9]), len: Number(m[10]) } : null;
-    for (const ref of [raw, table]) if (ref && ref.off + ref.len > logLength!) throw new StoreDamaged('store index: a ref past the end of its log');
+    if (raw.off + raw.len > logLength! || (table && table.off + table.len > logLength!)) throw new StoreDamaged('store index: a ref past the end of its log');
     files.push({
       rel, kind, raw, table, linesBytes: Number(m[11]),
       stat: { ino: BigInt(m[1]!), size: BigInt(m[2]!), mtimeNs: BigInt(m[3]!), ctimeNs: BigInt(m[4]!) },

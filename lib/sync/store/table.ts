@@ -8,6 +8,7 @@
  * Text, one row per line: `<key> <e|p> <YYYY-Qn> <line offset> <line length> <id as JSON>\n`.
  */
 import { StoreDamaged } from './errors';
+import { jsonString, parseJsonString } from './json-string';
 
 export interface TableRow {
   /** The section's record key (RecordSlot.key). */
@@ -35,14 +36,12 @@ export function encodeTable(rows: readonly TableRow[]): Buffer {
       lastPartition = row.partition;
       quarter = q;
     }
-    // An id of plain characters is its own JSON string.
-    const id = PLAIN.test(row.id) ? `"${row.id}"` : JSON.stringify(row.id);
+    const id = jsonString(row.id);
     text += `${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${id}\n`;
   }
   return Buffer.from(text, 'utf8');
 }
 
-const PLAIN = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
 
 /** The rows of a table block; StoreDamaged when it is not exactly as written. */
 export function parseTable(bytes: Buffer, what: string): TableRow[] {
@@ -54,10 +53,8 @@ export function parseTable(bytes: Buffer, what: string): TableRow[] {
   for (const line of text.slice(0, -1).split('\n')) {
     const m = ROW.exec(line);
     if (!m) throw new StoreDamaged(`${what}: unreadable record table row`);
-    const quoted = m[6]!;
-    const plain = quoted.slice(1, -1);
-    const id: unknown = PLAIN.test(plain) ? plain : JSON.parse(quoted);
-    if (typeof id !== 'string') throw new StoreDamaged(`${what}: record id is not a string`);
+    const id = parseJsonString(m[6]!);
+    if (id === undefined) throw new StoreDamaged(`${what}: record id is not a string`);
     let partition = partitions.get(m[3]!);
     if (partition === undefined) partitions.set(m[3]!, (partition = `memory/${m[3]}.jsonl`));
     rows.push({ key: m[1]!, early: m[2] === 'e', partition, id, line: { off: Number(m[4]), len: Number(m[5]) } });
