@@ -18,6 +18,27 @@ function killedCli(args: string[], env: Record<string, string>, point: CrashPoin
   });
 }
 
+/** Every sequence of the agent restores to the workspace as it was synced then, byte-exact. */
+async function expectRestores(sb: Awaited<ReturnType<typeof makeSandbox>>, agentId: string, states: Map<string, Buffer>[]): Promise<void> {
+  for (let seq = 0; seq < states.length; seq++) {
+    const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
+    const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
+    expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true });
+    expect(await readTree(out)).toEqual(states[seq]);
+  }
+}
+
+/**
+ * The state directory holds the state (the store: its index and one log), no temporary file
+ * left by a kill, no log of another generation, no `.alf` it no longer is.
+ */
+async function expectStoreOnly(alfHome: string, agentId: string): Promise<void> {
+  const state = (await fs.readdir(path.join(alfHome, '.alf', 'state'))).sort();
+  expect(state).toHaveLength(3);
+  expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
+  expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+}
+
 const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'log-written', 'files-written', 'state-written'];
 
 /**
@@ -59,15 +80,8 @@ describe.each(POINTS)('a store sync killed at %s', (point) => {
       await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 1, updates: 0, deletes: 0 } });
       states.push(await readTree(sb.workspace));
-      for (let seq = 0; seq < states.length; seq++) {
-        const out = path.join(sb.root, `restore-${seq}`);
-        expect((await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], env)).json).toMatchObject({ ok: true });
-        expect(await readTree(out)).toEqual(states[seq]);
-      }
-      const state = (await fs.readdir(path.join(sb.alfHome, '.alf', 'state'))).sort();
-      expect(state).toHaveLength(3);
-      expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
-      expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+      await expectRestores(sb, agentId, states);
+      await expectStoreOnly(sb.alfHome, agentId);
     } finally {
       await sb.cleanup();
     }
@@ -80,12 +94,6 @@ async function killedAndRecovered(point: CrashPoint): Promise<void> {
     try {
       const env = { ALF_HOME: sb.alfHome };
       const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
-      const restoreTree = async (agentId: string, seq: number) => {
-        const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
-        const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], env);
-        expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true });
-        return readTree(out);
-      };
       await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
       await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
       const states: Map<string, Buffer>[] = [];
@@ -109,13 +117,8 @@ async function killedAndRecovered(point: CrashPoint): Promise<void> {
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
       states.push(await readTree(sb.workspace));
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
-      for (let seq = 0; seq < states.length; seq++) expect(await restoreTree(agentId, seq)).toEqual(states[seq]);
-      // The state directory holds the state (the store: its index and one log), no temporary file
-      // left by a kill, no log of another generation, no `.alf` it no longer is.
-      const state = (await fs.readdir(path.join(sb.alfHome, '.alf', 'state'))).sort();
-      expect(state).toHaveLength(3);
-      expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
-      expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+      await expectRestores(sb, agentId, states);
+      await expectStoreOnly(sb.alfHome, agentId);
     } finally {
       await sb.cleanup();
     }
