@@ -115,6 +115,8 @@ export type KnownFileKeys = (agentId: string) => Promise<FileKeys>;
 /** An export whose records come as slots (see {@link Adapter.exportSlots}). */
 export interface SlotExport extends Omit<ExportResult, 'records'> {
   slots: RecordSlot[];
+  /** The record-bearing files the slots come from, in slot order, with how many slots each has. */
+  slotFiles?: { rel: string; count: number }[];
   /** Every record-bearing file's digest and keys (see {@link FileKeys}): what to remember for the next export. */
   fileKeys?: Map<string, readonly string[]>;
   /** Every exported file's stat entry, for the next export's `unchanged` (absent: the adapter keeps none). */

@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   start: async () => (await import('./commands/start')).registerStartCommand,
   migrate: async () => (await import('./commands/migrate')).registerMigrateCommand,
   'pack-blobs': async () => (await import('./commands/pack-blobs')).registerPackBlobsCommand,
+  state: async () => (await import('./commands/state')).registerStateCommand,
 };
 
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */

@@ -8,6 +8,13 @@ import { recordJson, type MemoryRecord, type RecordTemporal } from './record';
 import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
 
 /**
+ * What reconcileWithBase reads of a base: the surface of {@link RecordLines}. A sync whose client
+ * state keeps record lines per source file gives only the lines of the files it reconciles, read on
+ * demand (lib/sync/store/base-lines.ts).
+ */
+export type BaseLines = Pick<RecordLines, 'length' | 'idIndex' | 'partitionFile' | 'timestamps' | 'bytesOf' | 'equals' | 'text' | 'record' | 'assertUniqueIds' | 'idHint'>;
+
+/**
  * An extracted record its caller knows to pair early, unchanged, with the base line of record
  * `id` (a sync remembers which records did last time: see lib/sync/record-memo.ts): it is not
  * built unless that line is not there to pair with.
@@ -45,9 +52,11 @@ export interface BaseReconcileResult {
   records: MemoryRecord[];
   /**
    * The UTF-8 of `recordJson` of each output record paired early (its base line's bytes), else
-   * undefined.
+   * undefined. Empty when asked for without (`withLines: false`): `paired` says the same.
    */
   lines: (LineBytes | undefined)[];
+  /** The base line each output record paired early with (its line is that line), else -1. */
+  paired: Int32Array;
   /** `computeDelta(base records, records)`. */
   entries: DeltaEntry[];
   stats: ReconcileStats;
@@ -74,8 +83,19 @@ export interface BaseReconcileResult {
  * carry an early pair's id (the base ids are distinct, and P4 treats those ids as taken), so
  * compute_delta over the remainder gives every operation, in compute_delta's order.
  */
-export function reconcileWithBase(args: { agentId: string; base: RecordLines; curr: readonly (MemoryRecord | KnownRecord)[] }): BaseReconcileResult {
+export function reconcileWithBase(args: {
+  agentId: string;
+  base: BaseLines;
+  curr: readonly (MemoryRecord | KnownRecord)[];
+  withLines?: boolean;
+  /**
+   * Ids of base records paired outside this call (their lines are not in `base`, their records
+   * not in `curr`: a caller that left out records it knows pair early): no create may keep one.
+   */
+  reserved?: (id: string) => boolean;
+}): BaseReconcileResult {
   const { agentId, base, curr } = args;
+  const withLines = args.withLines !== false;
   // Lines by their id hint. A repeated hint is left to parsing (it is a duplicate id, or a line
   // only parsing reads right); so is a line without one.
   const ids = base.idIndex();
@@ -86,7 +106,8 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
   const idSeen = new Uint8Array(base.length);
   const baseUsed = new Uint8Array(base.length);
   const out: (MemoryRecord | undefined)[] = new Array(curr.length);
-  const lines: (LineBytes | undefined)[] = new Array(curr.length);
+  const lines: (LineBytes | undefined)[] = withLines ? new Array(curr.length) : [];
+  const paired = new Int32Array(curr.length).fill(-1);
   const carried = new CarriedPairs();
   const records: MemoryRecord[] = new Array(curr.length);
   // Where known records go: the partition of their line, when named as ours (one object per file).
@@ -110,7 +131,8 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
       }
       baseUsed[i] = 1;
       out[j] = records[j] = lineOnlyRecord(entry.id, placed ?? base.timestamps(i));
-      lines[j] = base.bytesOf(i);
+      paired[j] = i;
+      if (withLines) lines[j] = base.bytesOf(i);
       continue;
     }
     const record = (records[j] = entry instanceof KnownRecord ? entry.build() : entry);
@@ -119,7 +141,8 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     if (output === null) continue;
     baseUsed[i] = 1;
     out[j] = output;
-    lines[j] = base.bytesOf(i);
+    paired[j] = i;
+    if (withLines) lines[j] = base.bytesOf(i);
   }
 
   const restBase: MemoryRecord[] = [];
@@ -143,16 +166,17 @@ export function reconcileWithBase(args: { agentId: string; base: RecordLines; cu
     restCurr.push(records[j]!);
   }
   // The early pairs' ids: exactly the ids of the lines they used.
+  const reservedOutside = args.reserved ?? (() => false);
   const reserved = (id: string) => {
     const i = ids.lineOf(id);
-    return i >= 0 && baseUsed[i] === 1;
+    return (i >= 0 && baseUsed[i] === 1) || reservedOutside(id);
   };
   const rest = reconcile({ agentId, prev: restBase, curr: restCurr, reserved });
   restCurrIndex.forEach((j, k) => { out[j] = rest.records[k]; });
   let early = 0;
-  for (const line of lines) if (line !== undefined) early++;
+  for (const i of paired) if (i >= 0) early++;
   const stats = { ...rest.stats, carried: rest.stats.carried + early };
-  return { records: out as MemoryRecord[], lines, entries: computeDelta(restBase, rest.records), stats };
+  return { records: out as MemoryRecord[], lines, paired, entries: computeDelta(restBase, rest.records), stats };
 }
 
 const TEMPORAL_KEY = ',"temporal":';
@@ -169,7 +193,7 @@ class CarriedPairs {
   private lastOwn: string | null = null;
   private lastBase: RecordTemporal | null = null;
 
-  pair(record: MemoryRecord, base: RecordLines, i: number): MemoryRecord | null {
+  pair(record: MemoryRecord, base: BaseLines, i: number): MemoryRecord | null {
     const own = JSON.stringify(record.temporal);
     if (own === this.lastOwn) {
       const candidate = carryIdentity({ ...record, temporal: this.lastBase! }, record);

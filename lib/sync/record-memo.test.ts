@@ -52,7 +52,8 @@ describe('record memo file', () => {
 });
 
 /**
- * Two clients syncing the same workspace history side by side: `memo` as a sync normally runs,
+ * Two clients syncing the same workspace history side by side, both with the `.alf` layout (the
+ * store's own twins are in store/store.property.test.ts): `memo` as a sync normally runs,
  * `plain` with its record memo and file keys removed before every sync (so every file is chunked
  * and every record built, serialized and compared). What they upload and keep must be the same bytes.
  */
@@ -93,7 +94,7 @@ async function twins() {
           await fs.utimes(path.join(s.workspace, rel), at, at);
         }
         if (name === 'plain') await Promise.all([fs.rm(memoFile(s), { force: true }), fs.rm(fileKeysFile(s), { force: true }), fs.rm(statFile(s), { force: true })]);
-        outs[name] = await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock });
+        outs[name] = await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock, layout: 'alf' });
       }
       return outs as { memo: SyncOutput; plain: SyncOutput };
     },

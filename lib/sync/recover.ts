@@ -23,7 +23,7 @@ export async function adoptSentDelta(args: {
   if (args.latest !== baseSequence + 1 || sent === null || sent.base_sequence !== baseSequence) return null;
   const entry = await target.latestEntry(agentId);
   if (!entry || entry.kind !== 'delta' || entry.sequence !== baseSequence + 1 || (await entry.sha256()) !== sent.sha256) return null;
-  const baseBytes = await readBaseSnapshot(args.alfHome, agentId);
+  const baseBytes = await readBaseSnapshot(args.alfHome, agentId, baseSequence);
   if (!baseBytes) return null;
   // The base that sync would have written: the local base with its own delta folded on.
   const delta = await readDelta(await entry.bytes());

@@ -2,7 +2,9 @@ import type { ExportResult } from '@/lib/adapters/types';
 import { toArchiveRaw } from '@/lib/adapters/shared';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { JsonObject } from '@/lib/core/json';
-import type { MemoryRecord } from '@/lib/core/record';
+import { ArchiveError } from '@/lib/core/archive/types';
+import type { LineBytes } from '@/lib/core/archive/record-lines';
+import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from '@/lib/core/record';
 
 export const ALF_VERSION = '1.0.0';
 
@@ -26,4 +28,22 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
     raw: toArchiveRaw(exported.raw, exported.runtime),
     extra: new Map(),
   };
+}
+
+/**
+ * Each record's JSONL line, for a writer that takes them (`writeSnapshot({ recordLines })`) and for
+ * the client-state store: serialized once. The writer takes given lines as checked, so each
+ * record is checked here as it would check it (a `bad_record` naming its index).
+ */
+export function checkedRecordLines(records: readonly MemoryRecord[]): LineBytes[] {
+  return records.map((record, index) => {
+    try {
+      asMemoryRecord(record, `records[${index}]`);
+    } catch (err) {
+      if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
+      throw err;
+    }
+    const source = Buffer.from(recordJson(record), 'utf8');
+    return { source, start: 0, end: source.length };
+  });
 }

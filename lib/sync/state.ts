@@ -58,11 +58,18 @@ export async function writeStateToml(alfHome: string, state: ClientState): Promi
   await writeFileAtomic(statePaths(alfHome, state.agent_id).toml, Buffer.from(stringify(state) + '\n'));
 }
 
-export async function readBaseSnapshot(alfHome: string, agentId: string): Promise<Uint8Array | null> {
+/**
+ * The base: `{agent}-snapshot.alf`, or, without one, the `.alf` the agent's client-state store
+ * stands for (lib/sync/store) when it is at `sequence` (default: the TOML's).
+ */
+export async function readBaseSnapshot(alfHome: string, agentId: string, sequence?: number): Promise<Uint8Array | null> {
   try {
     return asUint8Array(await readWhole(statePaths(alfHome, agentId).snapshot));
   } catch {
-    return null;
+    const at = sequence ?? (await readClientState(alfHome, agentId).catch(() => null))?.last_synced_sequence;
+    if (at === undefined) return null;
+    const fromStore = await (await import('./store/export-alf')).storeBaseBytes(alfHome, agentId, at).catch(() => null);
+    return fromStore?.bytes ?? null;
   }
 }
 

@@ -1,4 +1,11 @@
 import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import { openclawAgentId } from '@/lib/adapters/openclaw/export-changes';
+import { isOwnPartitionFile, partitionFileOf } from '@/lib/core/archive/partitions';
+import type { FullState } from './store/full-state';
+import { readIndex } from './store/index-file';
+import { openForSync, removeStale } from './store/open-store';
+import { storePaths } from './store/paths';
 import { getAdapter } from '@/lib/adapters';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
@@ -12,8 +19,8 @@ import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
 import { fileKeysPath, writeFileKeys } from './file-keys';
-import { ALF_VERSION, snapshotFromExport } from './snapshot';
-import { memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
+import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
+import { SPOT_CHECK, memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
 import { statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
 import { finishFromStoreStat, fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat, type StoreFingerprint, type StoreKey, type StoreStat } from './store-stat';
@@ -42,6 +49,21 @@ export interface SyncOptions {
   adopted?: boolean;
   /** Internal: a SQLite-store sync's fingerprint, taken before its export, recorded with its state. */
   store?: { key: StoreKey; fingerprint: StoreFingerprint; recorded: StoreStat | null };
+  /**
+   * How an OpenClaw agent's client state is kept (ZeroClaw and Hermes keep the `.alf`): `store`
+   * (default; `LINEAGE_SYNC_STATE`), a store of per-file record tables and a log written in
+   * proportion to what changed (lib/sync/store), with `{agent}-snapshot.alf` written on demand by
+   * `lineage state export`; or `alf`, that base rewritten whole by every sync that uploads.
+   */
+  layout?: StateLayout;
+}
+
+export type StateLayout = 'alf' | 'store';
+
+/** Whether this sync keeps its client state in the store (an adapter that exports slots: OpenClaw). */
+export function usesStore(opts: Pick<SyncOptions, 'runtime' | 'layout'>): boolean {
+  const layout = opts.layout ?? (process.env.LINEAGE_SYNC_STATE === 'alf' ? 'alf' : 'store');
+  return layout === 'store' && getAdapter(opts.runtime).exportSlots !== undefined;
 }
 
 /** The reference CLI's sync JSON (CONTRACT §2.3). */
@@ -62,6 +84,11 @@ export interface SyncOutput {
  * first snapshot or a delta. Idle syncs upload nothing and consume no sequence.
  */
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
+  if (usesStore(opts)) {
+    // The agent's store, when it is the base: the sync reconciles only what changed.
+    const opening = await openForSync(opts.alfHome, await openclawAgentId(opts.workspace));
+    if (opening.kind === 'store') return (await import('./store/sync-store')).syncWithStore(opts, opening);
+  }
   // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
   // (store-stat.ts), are an idle sync that opens none of them.
   if (getAdapter(opts.runtime).exportSlots || opts.adopted || opts.store) return syncExport(opts);
@@ -144,11 +171,18 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
     const snapshot = snapshotFromExport(exported, now, records);
-    const bytes = await writeSnapshot(snapshot);
+    // With the store, each record is serialized once: for the upload and for the store.
+    const lines = slotted && usesStore(opts) ? checkedRecordLines(records) : null;
+    const bytes = await writeSnapshot(snapshot, lines ? { recordLines: lines } : {});
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const { sequence } = await opts.target.putSnapshot(agentId, bytes);
     crashPoint('uploaded');
+    if (slotted && usesStore(opts)) {
+      // Every record's line is its own serialization: each pairs with it next time.
+      const snapshotPath = await persistStore(opts, { agentId, sequence, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true });
+      return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
+    }
     // Every record's line is its own serialization: each pairs with it next time.
     const memo = slots ? { added: slots.map((slot, j) => [slot.key, records[j]!.id] as const) } : null;
     const snapshotPath = await persist(opts, agentId, sequence, now, bytes, memo, slotted, agentInfo.runtime_agent);
@@ -158,10 +192,14 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const baseSequence = state.last_synced_sequence;
   const memo = await loading.memo();
   const w = await work();
-  const { writeDelta, writeSnapshot, adoptSentDelta, foreignHistoryError, rebaseCommand } = w;
+  const { writeSnapshot } = w;
   const { reconciled, memoEntry } = reconcileSlots(w, { agentId, base: base.records, memo, records: exported.records, slots });
   const current = snapshotFromExport(exported, now, reconciled.records);
   const delta = buildDelta({ base: { raw: base.raw, layers: base.layers }, current, entries: reconciled.entries, baseSequence, runtime: opts.runtime, agentId, now, baseTimestamp: state.last_synced_at });
+  // With the store, the next base is written there (whole, this once: its base was a `.alf`).
+  const storeState = slotted && usesStore(opts)
+    ? () => ({ exported: slotted, records: reconciled.records, lines: reconciled.lines, placed: placedOf(base.records, reconciled, memoEntry), now, storeRaw: true, allEarly: false })
+    : null;
   if (!delta) {
     log(`no changes since sequence ${baseSequence}`);
     // Nothing is written, but file keys that were missing (a first sync with this version).
@@ -188,32 +226,15 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   }
   // The next base is written while the delta is and while the target ingests: its Deflate runs on
   // the thread pool meanwhile. It is persisted only once the delta is accepted.
-  const nextBase = writeSnapshot(current, { recordLines: reconciled.lines, storeRaw: true });
-  nextBase.catch(() => {});
-  const deltaBytes = await writeDelta(delta);
-  // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
-  const previousSent = await readSent(opts.workspace, agentId);
-  await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
-  crashPoint('sent-recorded');
-  let sequence: number;
-  try {
-    ({ sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes));
-    crashPoint('uploaded');
-  } catch (error) {
-    if (!(error instanceof SyncConflictError)) throw error;
-    // Refused: this upload was never accepted, so the record of the one before it is put back. It
-    // says whether the target's entry after the base is this machine's own.
-    const recorded = previousSent;
-    if (recorded) await writeSent(opts.workspace, agentId, recorded);
-    const adopted = opts.adopted ? null : await adoptSentDelta({ target: opts.target, alfHome: opts.alfHome, agentId, baseSequence, latest: error.latestSequence, sent: recorded, now });
-    if (adopted) {
-      log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
-      return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
-    }
-    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
-  }
+  const nextBase = storeState ? null : writeSnapshot(current, { recordLines: reconciled.lines, storeRaw: true });
+  nextBase?.catch(() => {});
+  const pushed = await uploadDelta(opts, { agentId, baseSequence, delta, now });
+  if ('output' in pushed) return pushed.output;
+  const { sequence } = pushed;
   const next = slots ? nextMemo(slots, reconciled, memo, memoEntry) : null;
-  const snapshotPath = await persist(opts, agentId, sequence, now, await nextBase, next, slotted, agentInfo.runtime_agent);
+  const snapshotPath = storeState
+    ? await persistStore(opts, { agentId, sequence, ...storeState() })
+    : await persist(opts, agentId, sequence, now, (await nextBase)!, next, slotted, agentInfo.runtime_agent);
   log(`delta at sequence ${sequence}`);
   return {
     ok: true,
@@ -229,13 +250,38 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
 }
 
 /**
- * One known record in SPOT_CHECK is built anyway and must pair with the base line of the id the
- * memo names (KnownRecord.verify). The memo is tied to its base's bytes, and its keys to the code
- * that builds records (RECORD_KEY_VERSION); this catches a memo that is wrong anyway (say, a code
- * change that forgot to move that version), and then the reconcile runs again with every record
- * built.
+ * Uploads a delta: its sha256 recorded in the workspace marker first, then pushed. A conflict whose
+ * entry is this machine's own upload (recover.ts) is adopted, and the sync runs again from there
+ * (`output`); any other conflict is the foreign-history error with the `--rebase` way out.
  */
-const SPOT_CHECK = 256;
+export async function uploadDelta(opts: SyncOptions, args: { agentId: string; baseSequence: number; delta: AlfDelta; now: Date }): Promise<{ sequence: number } | { output: SyncOutput }> {
+  const { agentId, baseSequence } = args;
+  const { writeDelta, adoptSentDelta, foreignHistoryError, rebaseCommand } = await work();
+  const log = opts.log ?? (() => {});
+  const deltaBytes = await writeDelta(args.delta);
+  // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
+  const previousSent = await readSent(opts.workspace, agentId);
+  await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
+  crashPoint('sent-recorded');
+  try {
+    const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
+    crashPoint('uploaded');
+    return { sequence };
+  } catch (error) {
+    if (!(error instanceof SyncConflictError)) throw error;
+    // Refused: this upload was never accepted, so the record of the one before it is put back. It
+    // says whether the target's entry after the base is this machine's own.
+    const recorded = previousSent;
+    if (recorded) await writeSent(opts.workspace, agentId, recorded);
+    const adopted = opts.adopted ? null : await adoptSentDelta({ target: opts.target, alfHome: opts.alfHome, agentId, baseSequence, latest: error.latestSequence, sent: recorded, now: args.now });
+    if (adopted) {
+      log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
+      return { output: { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true } };
+    }
+    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
+  }
+}
+
 
 function knownKeys(memo: RecordMemo | null): (key: string) => boolean {
   return memo === null ? () => false : (key) => memo.has(key);
@@ -326,10 +372,47 @@ async function persist(
 }
 
 /**
+ * The state after an accepted upload, kept in the store (written whole: this sync's base was a
+ * `.alf`, or it had none), then the TOML, then the workspace marker.
+ */
+async function persistStore(opts: SyncOptions, args: { agentId: string } & Omit<FullState, 'workspace'>): Promise<string> {
+  const { agentId, sequence, now } = args;
+  const paths = statePaths(opts.alfHome, agentId);
+  const code = await work();
+  const { writeFullState } = await import('./store/full-state');
+  try {
+    await mkdir(paths.dir, { recursive: true, mode: 0o700 });
+    const current = (await readIndex(storePaths(paths.dir, agentId).index).catch(() => null))?.index ?? null;
+    const index = await writeFullState(code, { stateDir: paths.dir, agentId, current, state: { ...args, workspace: path.resolve(opts.workspace) } });
+    await removeStale(paths.dir, agentId, { generation: index.generation, keepAlf: false });
+    crashPoint('files-written');
+    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() });
+    crashPoint('state-written');
+  } catch (error) {
+    stateWriteFailed(error, paths.dir, agentId, sequence);
+  }
+  await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: now.toISOString() });
+  return paths.snapshot;
+}
+
+/**
+ * Per slot, the partition our writer puts an output that stands for its base line (a known record
+ * paired early: `lineOnlyRecord`) in — its line's partition when that is one of ours, else the one
+ * its timestamps give; undefined for the others.
+ */
+function placedOf(base: RecordLines, reconciled: BaseReconcileResult, memoEntry: Int32Array | null): (string | undefined)[] {
+  return Array.from(reconciled.paired, (i, j) => {
+    if (i < 0 || memoEntry === null || memoEntry[j]! < 0) return undefined;
+    const file = base.partitionFile(i);
+    return isOwnPartitionFile(file) ? file : partitionFileOf({ temporal: base.timestamps(i) } as MemoryRecord);
+  });
+}
+
+/**
  * The target accepted the upload, but this machine's state could not be written (a full disk, a
  * read-only ALF_HOME). The upload's sha256 is in the workspace marker: the next sync adopts it.
  */
-function stateWriteFailed(error: unknown, stateDir: string, agentId: string, sequence: number): never {
+export function stateWriteFailed(error: unknown, stateDir: string, agentId: string, sequence: number): never {
   const reason = error instanceof Error ? error.message : String(error);
   throw new SyncError(
     'state_write_failed',
@@ -344,7 +427,7 @@ function stateWriteFailed(error: unknown, stateDir: string, agentId: string, seq
  */
 export function buildDelta(args: {
   base: Pick<AlfSnapshot, 'raw' | 'layers'> & Partial<Pick<AlfSnapshot, 'records'>>;
-  current: AlfSnapshot;
+  current: Pick<AlfSnapshot, 'raw' | 'layers' | 'records'>;
   entries?: DeltaEntry[];
   baseSequence: number;
   runtime: Runtime;

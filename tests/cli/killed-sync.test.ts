@@ -18,26 +18,82 @@ function killedCli(args: string[], env: Record<string, string>, point: CrashPoin
   });
 }
 
-const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'files-written', 'state-written'];
+/** Every sequence of the agent restores to the workspace as it was synced then, byte-exact. */
+async function expectRestores(sb: Awaited<ReturnType<typeof makeSandbox>>, agentId: string, states: Map<string, Buffer>[]): Promise<void> {
+  for (let seq = 0; seq < states.length; seq++) {
+    const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
+    const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
+    expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true });
+    expect(await readTree(out)).toEqual(states[seq]);
+  }
+}
 
 /**
- * A sync killed at each step of its state write (the upload recorded, accepted, the base and what
- * describes it written, the TOML written): the next sync, not killed, leaves the ledger and the
- * client state as if the killed one had finished or never run — every sequence restores
- * byte-exact, nothing is uploaded twice, and an idle sync after it finds nothing to do.
+ * The state directory holds the state (the store: its index and one log), no temporary file
+ * left by a kill, no log of another generation, no `.alf` it no longer is.
+ */
+async function expectStoreOnly(alfHome: string, agentId: string): Promise<void> {
+  const state = (await fs.readdir(path.join(alfHome, '.alf', 'state'))).sort();
+  expect(state).toHaveLength(3);
+  expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
+  expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+}
+
+const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'log-written', 'files-written', 'state-written'];
+
+/**
+ * A sync killed at each step of its state write (the upload recorded, accepted, the store's log
+ * flushed, its index renamed into place, the TOML written): the next sync, not killed, leaves the
+ * ledger and the client state as if the killed one had finished or never run — every sequence
+ * restores byte-exact, nothing is uploaded twice, and an idle sync after it finds nothing to do.
  */
 describe.each(POINTS)('a sync killed at %s', (point) => {
-  it('is recovered by the next sync: first sync and delta sync', async () => {
+  it('is recovered by the next sync: first sync and delta sync', () => killedAndRecovered(point), 120_000);
+});
+
+/**
+ * A delta sync that builds on the store (the first sync done), killed at each step, then a delta
+ * sync that compacts the store into a new generation killed at the same step: each recovered by the
+ * next sync, as above.
+ */
+describe.each(POINTS)('a store sync killed at %s', (point) => {
+  it('is recovered by the next sync: appending to the log, and compacting it', async () => {
+    const sb = await makeSandbox('lineage-killed-store-');
+    try {
+      const env = { ALF_HOME: sb.alfHome };
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      const states: Map<string, Buffer>[] = [];
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+      const first = await runCli(args, env);
+      expect(first.json).toMatchObject({ ok: true, sequence: 0 });
+      const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+      states.push(await readTree(sb.workspace));
+      for (const [n, compact] of [[1, {}], [2, { LINEAGE_STORE_COMPACT_BYTES: '0' }]] as const) {
+        await sb.write('memory/2026-11-01.md', `# 2026-11-01\n\n## Standup\nShipped the importer, ${n} times.\n`);
+        expect(await killedCli(args, { ...env, ...compact }, point)).toMatchObject({ signal: 'SIGKILL' });
+        expect((await runCli(args, { ...env, ...compact })).json).toMatchObject({ ok: true, sequence: n });
+        states.push(await readTree(sb.workspace));
+      }
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
+      // One more upload: after an adoption the base is a `.alf`, which that turns into the store again.
+      await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 1, updates: 0, deletes: 0 } });
+      states.push(await readTree(sb.workspace));
+      await expectRestores(sb, agentId, states);
+      await expectStoreOnly(sb.alfHome, agentId);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});
+
+async function killedAndRecovered(point: CrashPoint): Promise<void> {
+  {
     const sb = await makeSandbox('lineage-killed-');
     try {
       const env = { ALF_HOME: sb.alfHome };
       const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
-      const restoreTree = async (agentId: string, seq: number) => {
-        const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
-        const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], env);
-        expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true });
-        return readTree(out);
-      };
       await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
       await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
       const states: Map<string, Buffer>[] = [];
@@ -61,14 +117,10 @@ describe.each(POINTS)('a sync killed at %s', (point) => {
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
       states.push(await readTree(sb.workspace));
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
-      for (let seq = 0; seq < states.length; seq++) expect(await restoreTree(agentId, seq)).toEqual(states[seq]);
-      // The state directory holds the state and what describes it, no temporary file left by a kill.
-      const state = await fs.readdir(path.join(sb.alfHome, '.alf', 'state'));
-      expect(state.sort()).toEqual(
-        [`${agentId}-files.keys`, `${agentId}-files.stat`, `${agentId}-snapshot.alf`, `${agentId}-snapshot.keys`, `${agentId}.toml`].sort(),
-      );
+      await expectRestores(sb, agentId, states);
+      await expectStoreOnly(sb.alfHome, agentId);
     } finally {
       await sb.cleanup();
     }
-  }, 120_000);
-});
+  }
+}

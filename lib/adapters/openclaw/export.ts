@@ -1,15 +1,10 @@
-import type { JsonObject } from '@/lib/core/json';
 import { deflateAhead } from '@/lib/core/archive/deflate-ahead';
 import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
-import { loadAlfIgnore } from '../shared/alfignore';
-import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { isFileInside, walkFiles } from '../shared/walk';
 import { NO_FILE_KEYS, type ExportOptions, type ExportResult, type FileKeys, type KnownFileKeys, type KnownKeys, type RecordSlot, type SlotExport, type StatEntry, type UnchangedFiles } from '../types';
-import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
-import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
-import { fileDigest, keyedFile, keyedFileFromKeys, sortByInstant, type KeyedFile } from './records';
-import { MEMORY_DIR, ROOT_FILES, absPath, formatNanos, isDir, newest, readWithMtime, statFile } from './workspace-files';
+import { UTF8, YIELD_EVERY_FILES, agentName, isRecordBearing, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
+import { sortByInstant } from './records';
+import { absPath, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
 
 /** Thrown when the workspace cannot be exported (nothing is written). */
 export class OpenclawExportError extends Error {
@@ -46,7 +41,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   const unchanged = opts.unchanged ? await opts.unchanged(agentId, statContext) : null;
   const fileStats = new Map<string, StatEntry>();
   const carried: string[] = [];
-  const perFile: ReturnType<typeof keyedFileOf>[] = [];
+  const perFile: ({ rel: string } & ReturnType<typeof keyedFileOf>)[] = [];
   for (let i = 0; i < files.length; i++) {
     // Files are read and chunked synchronously (a large store has hundreds of them), with a turn
     // of the event loop now and then: what the caller started meanwhile (a sync reads and inflates
@@ -61,7 +56,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
       mtimes.set(rel, same.mtime);
       carried.push(rel);
       fileStats.set(rel, same.entry);
-      perFile.push(same.file);
+      perFile.push({ rel, ...same.file });
       continue;
     }
     const { bytes, mtime, stat } = readWithMtime(abs);
@@ -71,7 +66,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     deflateAhead(raw.get(rel)!);
     mtimes.set(rel, mtime);
     const file = keyedFileOf({ agentId, rel, bytes: raw.get(rel)!, mtime, v41Layout, fileKeys });
-    perFile.push(file);
+    perFile.push({ rel, ...file });
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     if (file.digest !== undefined || !isRecordBearing(rel)) fileStats.set(rel, { ...stat, digest: file.digest ?? null });
   }
@@ -86,8 +81,11 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   // Records sort stably by created_at, and a file's records share theirs: sorting the files (stably)
   // and keeping each file's order is the same order.
   const slots: RecordSlot[] = [];
-  for (const { keyed } of sortByInstant(perFile.filter((f) => f.keyed !== null), (f) => f.keyed!.createdAt)) {
+  const slotFiles: { rel: string; count: number }[] = [];
+  for (const { rel, keyed } of sortByInstant(perFile.filter((f) => f.keyed !== null), (f) => f.keyed!.createdAt)) {
+    const before = slots.length;
     for (const slot of keyed!.slots(known)) slots.push(slot);
+    slotFiles.push({ rel, count: slots.length - before });
   }
   const prose = readProse(raw, mtimes);
   const nextFileKeys = new Map<string, readonly string[]>();
@@ -97,6 +95,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
     agentId,
     agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text),
     slots,
+    slotFiles,
     fileKeys: nextFileKeys,
     fileStats,
     statContext,
@@ -107,43 +106,8 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   };
 }
 
-/** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
-async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number }> {
-  const ignored = await loadAlfIgnore(workspace);
-  const candidates: string[] = [];
-  for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
-    if (await isFileInside(workspace, rel)) candidates.push(rel);
-  }
-  candidates.push(...(await walkFiles(workspace, MEMORY_DIR)));
-  const files: string[] = [];
-  let excluded = 0;
-  for (const rel of candidates) {
-    if (isNeverRaw(rel)) continue;
-    if (ignored(rel)) excluded++;
-    else files.push(rel);
-  }
-  return { files, excluded };
-}
-
-async function isV41Layout(workspace: string): Promise<boolean> {
-  for (const dir of V41_MARKER_DIRS) if (await isDir(absPath(workspace, dir))) return true;
-  return false;
-}
-
-/** Files read and chunked between two turns of the event loop (a few milliseconds of work). */
-const YIELD_EVERY_FILES = 16;
-
-const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
-
-/**
- * A record-bearing file, keyed: from the keys remembered for its digest when there are (nothing is
- * decoded or chunked), else chunked. Files that are not valid UTF-8 have no records (and no keys
- * are remembered for them, so their digest is never found).
- */
 /** A placeholder of `raw` for a file not opened, until its bytes come from the base. */
 const NOT_YET_READ = new Uint8Array(0);
-
-const isRecordBearing = (rel: string) => (rel === 'MEMORY.md' || (rel.startsWith(`${MEMORY_DIR}/`) && rel.endsWith('.md'))) && handlerFor(rel) !== null;
 
 /**
  * A file the stat cache finds unchanged, keyed from its digest's keys without being opened (its
@@ -160,54 +124,6 @@ function unchangedFile(args: {
   if (!isRecordBearing(args.rel)) return entry.digest === null ? { entry, mtime, file: { keyed: null } } : null;
   const keys = entry.digest === null ? undefined : args.fileKeys.get(entry.digest);
   if (!keys) return null;
-  const handler = handlerFor(args.rel)!;
-  const tier = tierFor(args.rel, args.v41Layout);
   const textAgain = () => UTF8.decode(args.raw.get(args.rel)!);
-  return { entry, mtime, file: { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime, handler, tier }, keys, textAgain), digest: entry.digest! } };
-}
-
-function keyedFileOf(args: {
-  agentId: string;
-  rel: string;
-  bytes: Uint8Array;
-  mtime: string;
-  v41Layout: boolean;
-  fileKeys: FileKeys;
-}): { keyed: KeyedFile | null; digest?: string; warning?: string } {
-  const isMarkdown = args.rel === 'MEMORY.md' || (args.rel.startsWith(`${MEMORY_DIR}/`) && args.rel.endsWith('.md'));
-  const handler = isMarkdown ? handlerFor(args.rel) : null;
-  if (!handler) return { keyed: null };
-  const tier = tierFor(args.rel, args.v41Layout);
-  const digest = fileDigest(args.agentId, args.rel, tier, args.bytes);
-  const textAgain = () => UTF8.decode(args.bytes);
-  const known = args.fileKeys.get(digest);
-  if (known) return { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime: args.mtime, handler, tier }, known, textAgain), digest };
-  let text: string;
-  try {
-    text = UTF8.decode(args.bytes);
-  } catch {
-    return { keyed: null, warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
-  }
-  return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain), digest };
-}
-
-function readProse(raw: Map<string, Uint8Array>, mtimes: Map<string, string>): ProseFiles {
-  const prose: ProseFiles = {};
-  for (const rel of ROOT_FILES) {
-    const bytes = raw.get(rel);
-    if (!bytes || rel === 'MEMORY.md') continue;
-    prose[rel] = { text: Buffer.from(bytes).toString('utf8'), mtime: mtimes.get(rel)! };
-  }
-  return prose;
-}
-
-function layersOf(agentId: string, prose: ProseFiles): ExportResult['layers'] {
-  const layers: Partial<Record<'identity' | 'principals', JsonObject>> = {};
-  const identitySources = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'TOOLS.md', 'HEARTBEAT.md', 'BOOTSTRAP.md'];
-  const updatedAt = newest(identitySources.flatMap((f) => (prose[f] ? [prose[f]!.mtime] : [])));
-  const identity = identityLayer(agentId, prose, updatedAt);
-  if (identity) layers.identity = identity;
-  const principals = principalsLayer(agentId, prose);
-  if (principals) layers.principals = principals;
-  return layers;
+  return { entry, mtime, file: { keyed: keyedFromKeys({ agentId: args.agentId, rel: args.rel, mtime, v41Layout: args.v41Layout, keys, textAgain }), digest: entry.digest! } };
 }

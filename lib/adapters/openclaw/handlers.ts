@@ -85,3 +85,19 @@ export function fileNameDate(relPath: string): string | null {
   const parsed = new Date(`${iso}T00:00:00Z`);
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().startsWith(iso) ? iso : null;
 }
+
+/** The instant (ms) of midnight UTC of `fileNameDate`, or null when it has none; without making the string. */
+export function fileNameDay(relPath: string): number | null {
+  const match = /(?:^|\/)(\d{4})-(\d{2})-(\d{2})\.md$/.exec(relPath);
+  if (!match) return null;
+  const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
+  const ms = Date.UTC(year, month - 1, day);
+  const at = new Date(ms);
+  // A day that does not exist (2026-02-30) rolls over: not a date, as fileNameDate says. Years
+  // below 1000 are left to fileNameDate (Date.UTC maps 0–99 to 1900–1999).
+  if (year < 1000) {
+    const date = fileNameDate(relPath);
+    return date === null ? null : Date.parse(`${date}T00:00:00Z`);
+  }
+  return at.getUTCFullYear() === year && at.getUTCMonth() === month - 1 && at.getUTCDate() === day ? ms : null;
+}

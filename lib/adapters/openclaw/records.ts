@@ -91,6 +91,9 @@ export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'tex
 /** Changes when the digest below takes its inputs differently. */
 const FILE_DIGEST_VERSION = 'openclaw-file-1';
 
+/** What a kept record table of this adapter depends on besides the file: its keys' and digests' versions. */
+export const RECORD_STATE_VERSION = `${RECORD_KEY_VERSION}/${FILE_DIGEST_VERSION}`;
+
 /**
  * The digest of everything a file's record keys derive from (see `keyedFile`): the key version,
  * the agent, the file's path (which decides its handler and date), its tier, and its bytes (which

@@ -1,3 +1,4 @@
+import { lstatSync, readdirSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -104,4 +105,39 @@ function isInside(rootReal: string, target: string): boolean {
 /** Sort order by UTF-16 code units, independent of locale. */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * `walkFiles` done synchronously, for a tree of plain files and directories only — what a
+ * workspace almost always is: null as soon as an entry is anything else (a symlink, a socket),
+ * and the caller takes `walkFiles`, which decides those. A sync stats every file of a workspace
+ * of thousands; a promise per directory entry costs more than the listing itself.
+ */
+export function walkPlainFilesSync(root: string, relDir: string): string[] | null {
+  const out: string[] = [];
+  const dir = relDir.replace(/\/+$/, '');
+  const top = lstatSync(path.join(root, ...dir.split('/')), { throwIfNoEntry: false });
+  if (!top) return [];
+  if (top.isSymbolicLink()) return null;
+  if (!top.isDirectory()) return [];
+  const visit = (rel: string): boolean => {
+    for (const entry of readdirSync(path.join(root, ...rel.split('/')), { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isFile()) out.push(child);
+      else if (!entry.isDirectory() || !visit(child)) return false;
+    }
+    return true;
+  };
+  return visit(dir) ? out.sort(compareCodeUnits) : null;
+}
+
+/**
+ * `isFileInside` done synchronously for a plain file or none; null for anything else (a symlink:
+ * the caller asks `isFileInside`).
+ */
+export function isPlainFileSync(root: string, relPath: string): boolean | null {
+  const info = lstatSync(path.join(root, ...relPath.split('/')), { throwIfNoEntry: false });
+  if (!info) return false;
+  if (info.isSymbolicLink()) return null;
+  return info.isFile();
 }

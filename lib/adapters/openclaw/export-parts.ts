@@ -1,0 +1,113 @@
+/**
+ * What the two OpenClaw exports share (the full one, export.ts, and the one of a sync that keeps
+ * its state per file, export-changes.ts): the file set, the layout, keying a file that was read,
+ * and the layers made from the root prose files.
+ */
+import type { JsonObject } from '@/lib/core/json';
+import { loadAlfIgnore } from '../shared/alfignore';
+import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
+import { isFileInside, isPlainFileSync, walkFiles, walkPlainFilesSync } from '../shared/walk';
+import type { ExportResult, FileKeys } from '../types';
+import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
+import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
+import { fileDigest, keyedFile, keyedFileFromKeys, type KeyedFile } from './records';
+import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-files';
+
+/** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
+export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number }> {
+  const ignored = await loadAlfIgnore(workspace);
+  const candidates: string[] = [];
+  for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
+    // A plain file (or none) is told synchronously; a symlink is followed only if it stays inside.
+    if (isPlainFileSync(workspace, rel) ?? (await isFileInside(workspace, rel))) candidates.push(rel);
+  }
+  candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR))));
+  const files: string[] = [];
+  let excluded = 0;
+  for (const rel of candidates) {
+    if (isNeverRaw(rel)) continue;
+    if (ignored(rel)) excluded++;
+    else files.push(rel);
+  }
+  return { files, excluded };
+}
+
+export async function isV41Layout(workspace: string): Promise<boolean> {
+  for (const dir of V41_MARKER_DIRS) if (await isDir(absPath(workspace, dir))) return true;
+  return false;
+}
+
+/** Files read and chunked between two turns of the event loop (a few milliseconds of work). */
+export const YIELD_EVERY_FILES = 16;
+
+export const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** `MEMORY.md` or a markdown file under `memory/`: the paths the handlers are asked about. */
+export const isMarkdownPath = (rel: string) => rel === 'MEMORY.md' || (rel.startsWith(`${MEMORY_DIR}/`) && rel.endsWith('.md'));
+
+/** A markdown path one of the handlers turns into records. */
+export const isRecordBearing = (rel: string) => isMarkdownPath(rel) && handlerFor(rel) !== null;
+
+/**
+ * A record-bearing file, keyed: from the keys remembered for its digest when there are (nothing is
+ * decoded or chunked), else chunked. Files that are not valid UTF-8 have no records (and no keys
+ * are remembered for them, so their digest is never found).
+ */
+export function keyedFileOf(args: {
+  agentId: string;
+  rel: string;
+  bytes: Uint8Array;
+  mtime: string;
+  v41Layout: boolean;
+  /** The keys remembered for a digest, if any. */
+  fileKeys: Pick<FileKeys, 'get'>;
+  /** Its digest, when the caller has made it already. */
+  digest?: string;
+}): { keyed: KeyedFile | null; digest?: string; warning?: string } {
+  const handler = isMarkdownPath(args.rel) ? handlerFor(args.rel) : null;
+  if (!handler) return { keyed: null };
+  const tier = tierFor(args.rel, args.v41Layout);
+  const digest = args.digest ?? fileDigest(args.agentId, args.rel, tier, args.bytes);
+  const textAgain = () => UTF8.decode(args.bytes);
+  const known = args.fileKeys.get(digest);
+  if (known) return { keyed: keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime: args.mtime, handler, tier }, known, textAgain), digest };
+  let text: string;
+  try {
+    text = UTF8.decode(args.bytes);
+  } catch {
+    return { keyed: null, warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
+  }
+  return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain), digest };
+}
+
+/**
+ * A record-bearing file not opened, keyed from the keys remembered for it; `textAgain` gives its
+ * text (from wherever its bytes are kept) if a record of it is built.
+ */
+export function keyedFromKeys(args: { agentId: string; rel: string; mtime: string; v41Layout: boolean; keys: readonly string[]; textAgain: () => string }): KeyedFile {
+  const handler = handlerFor(args.rel)!;
+  return keyedFileFromKeys(args.agentId, { relPath: args.rel, mtime: args.mtime, handler, tier: tierFor(args.rel, args.v41Layout) }, args.keys, args.textAgain);
+}
+
+export function readProse(raw: ReadonlyMap<string, Uint8Array>, mtimes: ReadonlyMap<string, string>): ProseFiles {
+  const prose: ProseFiles = {};
+  for (const rel of ROOT_FILES) {
+    const bytes = raw.get(rel);
+    if (!bytes || rel === 'MEMORY.md') continue;
+    prose[rel] = { text: Buffer.from(bytes).toString('utf8'), mtime: mtimes.get(rel)! };
+  }
+  return prose;
+}
+
+export function layersOf(agentId: string, prose: ProseFiles): ExportResult['layers'] {
+  const layers: Partial<Record<'identity' | 'principals', JsonObject>> = {};
+  const identitySources = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'TOOLS.md', 'HEARTBEAT.md', 'BOOTSTRAP.md'];
+  const updatedAt = newest(identitySources.flatMap((f) => (prose[f] ? [prose[f]!.mtime] : [])));
+  const identity = identityLayer(agentId, prose, updatedAt);
+  if (identity) layers.identity = identity;
+  const principals = principalsLayer(agentId, prose);
+  if (principals) layers.principals = principals;
+  return layers;
+}
+
+export { agentName };

@@ -1,0 +1,121 @@
+/**
+ * Opening an agent's client-state store for a sync, and deciding whether it is the base: the state
+ * TOML names the sequence (CONTRACT §2.4), and the base is `{agent}-snapshot.alf` when that file is
+ * there and no index names it (a restore, a rebase or an adoption wrote it since), else the store.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { FileStat } from '@/lib/adapters/types';
+import type { PriorFiles } from '@/lib/adapters/openclaw/export-changes';
+import { RECORD_STATE_VERSION } from '@/lib/adapters/openclaw/records';
+import { fileKeysPath } from '../file-keys';
+import { memoPath } from '../record-memo';
+import { baseIdentity, statCachePath } from '../stat-cache';
+import { readClientState, statePaths, writeStateToml, type ClientState } from '../state';
+import { StoreDamaged } from './errors';
+import { lookupStat, readIndex, type IndexFile, type StoreIndex } from './index-file';
+import { LogReader } from './log';
+import { storePaths } from './paths';
+import { parseTable, type TableRow } from './table';
+
+export interface OpenStore {
+  index: StoreIndex;
+  /** The index file's mtime: stat data not older than it are racy. */
+  writtenNs: bigint;
+  byRel: ReadonlyMap<string, IndexFile>;
+  log: LogReader;
+  /** A record-bearing file's table (read once). */
+  table(rel: string): TableRow[];
+  /** What the export may take from this state: its stat data only for the same workspace, context and key version. */
+  prior(context: string, workspace: string): PriorFiles;
+}
+
+export function openStore(stateDir: string, agentId: string, index: StoreIndex, writtenNs: bigint): OpenStore {
+  const byRel = new Map(index.files.map((f) => [f.rel, f]));
+  const log = new LogReader(storePaths(stateDir, agentId).log(index.generation), index.logLength);
+  const tables = new Map<string, TableRow[]>();
+  const table = (rel: string): TableRow[] => {
+    let rows = tables.get(rel);
+    if (!rows) {
+      const ref = byRel.get(rel)?.table;
+      if (!ref) throw new StoreDamaged(`client state: ${rel} has no record table`);
+      tables.set(rel, (rows = parseTable(log.read(ref), `client state table of ${rel}`)));
+    }
+    return rows;
+  };
+  return {
+    index, writtenNs, byRel, log, table,
+    prior(context, workspace) {
+      const trusted = index.context === context && index.meta.workspace === workspace && index.meta.key_version === RECORD_STATE_VERSION;
+      return {
+        count: index.files.length,
+        unchanged: (rel: string, stat: FileStat) => {
+          const entry = trusted ? lookupStat(byRel, writtenNs, rel, stat) : null;
+          return entry ? { digest: entry.digest } : undefined;
+        },
+        keys: (rel: string, digest: string) => {
+          const entry = byRel.get(rel);
+          return entry?.table && entry.digest === digest ? table(rel).map((row) => row.key) : undefined;
+        },
+        digest: (rel: string) => byRel.get(rel)?.digest,
+        bytes: (rel: string) => {
+          const entry = byRel.get(rel);
+          if (!entry) throw new StoreDamaged(`client state: no bytes of ${rel}`);
+          return log.read(entry.raw);
+        },
+        sameBytes: (rel: string, bytes: Uint8Array) => {
+          const entry = byRel.get(rel);
+          return entry !== undefined && entry.raw.len === bytes.byteLength && log.read(entry.raw).equals(bytes);
+        },
+      };
+    },
+  };
+}
+
+export type StoreOpening =
+  | { kind: 'store'; store: OpenStore; state: ClientState & { last_synced_sequence: number }; finished: boolean }
+  | { kind: 'base' };
+
+/**
+ * The store, when it is this agent's base: the index names the TOML's sequence (or a newer one: a
+ * sync killed between the two, whose TOML is written now), and no `.alf` other than the one it
+ * names is there. Else `base`: the sync reads `{agent}-snapshot.alf` (or finds none), as without a store.
+ */
+export async function openForSync(alfHome: string, agentId: string): Promise<StoreOpening> {
+  const { dir, snapshot } = statePaths(alfHome, agentId);
+  const [state, read, alf] = await Promise.all([
+    readClientState(alfHome, agentId).catch(() => null),
+    readIndex(storePaths(dir, agentId).index).catch((error: unknown) => {
+      if (error instanceof StoreDamaged) return null;
+      throw error;
+    }),
+    baseIdentity(snapshot),
+  ]);
+  const synced = state?.last_synced_sequence;
+  if (!read || !state || synced === undefined || synced > read.index.sequence) return { kind: 'base' };
+  const { index, writtenNs } = read;
+  const interrupted = synced < index.sequence;
+  // A `.alf` the index does not name is newer than it — unless the index is newer than the TOML:
+  // then it is the base that sync was about to remove.
+  if (alf !== null && alf !== index.alf && !interrupted) return { kind: 'base' };
+  const store = openStore(dir, agentId, index, writtenNs);
+  if (!interrupted) return { kind: 'store', store, state: { ...state, last_synced_sequence: synced }, finished: false };
+  const finished = { agent_id: agentId, last_synced_sequence: index.sequence, last_synced_at: index.meta.created_at };
+  await removeStale(dir, agentId, { generation: index.generation, keepAlf: false });
+  await writeStateToml(alfHome, finished);
+  return { kind: 'store', store, state: finished, finished: true };
+}
+
+/**
+ * Removes what the store replaces or left behind: the `.alf` base (unless kept: it holds the
+ * index's very state), the record memo, file keys and stat cache of the `.alf` layout, and logs of
+ * other generations. Done once the index names the state.
+ */
+export async function removeStale(stateDir: string, agentId: string, keep: { generation: number; keepAlf: boolean }): Promise<void> {
+  const paths = storePaths(stateDir, agentId);
+  const stale = [memoPath(stateDir, agentId), fileKeysPath(stateDir, agentId), statCachePath(stateDir, agentId)];
+  if (!keep.keepAlf) stale.push(path.join(stateDir, `${agentId}-snapshot.alf`));
+  const names = await fs.readdir(stateDir).catch(() => [] as string[]);
+  for (const name of names) if (paths.isLog(name) && path.join(stateDir, name) !== paths.log(keep.generation)) stale.push(path.join(stateDir, name));
+  await Promise.all(stale.map((file) => fs.rm(file, { force: true })));
+}

@@ -1,0 +1,159 @@
+/**
+ * A sync whose base is the client-state store (OpenClaw): work in proportion to what changed.
+ * Files whose stat data are unchanged are not opened; files unchanged and stable are not keyed,
+ * built or reconciled; only the records of the files reconciled are read from the store (and of
+ * them, only the lines a known record does not pair with). The delta is built from those, and the
+ * state is written by appending what changed to the log and rewriting the index (write-state.ts).
+ */
+import path from 'node:path';
+import { exportOpenclawChanges, type ChangesExport, type ExportedFile } from '@/lib/adapters/openclaw/export-changes';
+import { RECORD_STATE_VERSION } from '@/lib/adapters/openclaw/records';
+import { rawArchivePath } from '@/lib/adapters/shared';
+import type { AlfDelta } from '@/lib/core/archive/types';
+import { countOps } from '@/lib/core/delta';
+import { crashPoint } from '../crash-points';
+import { statePaths, writeStateToml, type ClientState } from '../state';
+import { buildDelta, stateWriteFailed, uploadDelta, type SyncOptions, type SyncOutput } from '../sync';
+import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
+import { SyncError } from '../errors';
+import { StoreDamaged } from './errors';
+import { removeStale, type OpenStore } from './open-store';
+import type { KnownReconcile } from './reconcile-known';
+import type { NextFile } from './write-state';
+
+/** The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed. */
+const work = () => import('../sync-work');
+const storeWork = () => import('./store-work');
+
+export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore; state: ClientState & { last_synced_sequence: number }; finished: boolean }): Promise<SyncOutput> {
+  const { store, state } = args;
+  const log = opts.log ?? (() => {});
+  const now = opts.clock();
+  const baseSequence = state.last_synced_sequence;
+  if (args.finished) log(`finished the state write a killed sync left: the base is at sequence ${baseSequence}`);
+  const workspace = path.resolve(opts.workspace);
+  try {
+    const exported = await exportOpenclawChanges({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: true, clock: opts.clock }, async (_agent, context) => store.prior(context, workspace));
+    const agentId = exported.agentId;
+    const agent = {
+      runtime_agent: opts.runtimeAgent ?? (exported.allUnchanged ? store.index.meta.agent_name : exported.agentName),
+      alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace',
+    } as const;
+    const snapshotPath = statePaths(opts.alfHome, agentId).snapshot;
+    const idle = async (why: string): Promise<SyncOutput> => {
+      log(`no changes since sequence ${baseSequence}${why}`);
+      // The workspace is at the base's sequence: its marker says so unless it already did.
+      if ((await readSyncedFrom(opts.workspace, agentId))?.sequence !== baseSequence) {
+        await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence: baseSequence, synced_at: now.toISOString() });
+      }
+      return { ok: true, sequence: baseSequence, delta: false, snapshot_path: snapshotPath, no_changes: true, recovered: false, agent };
+    };
+    if (exported.allUnchanged) return await idle(' (no file changed)');
+
+    const [code, { planFiles, plannedSlots, reconcileKnown, nextRecordFiles }] = await Promise.all([work(), storeWork()]);
+    const plan = planFiles(store, exported.files);
+    const slotted = plannedSlots(plan);
+    const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true });
+    const delta = deltaOf({ store, exported, reconciled, agentId, baseSequence, now, baseTimestamp: state.last_synced_at });
+    if (!delta) return await idle('');
+    const pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now });
+    if ('output' in pushed) return pushed.output;
+    const { sequence } = pushed;
+
+    const files = [
+      ...nextRecordFiles(code, { agentId, store, plan, slots: slotted, reconciled }),
+      ...otherFiles(exported.files, store, delta.sameRaw),
+    ];
+    await commit(opts, { agentId, store, sequence, now, exported, files });
+    log(`delta at sequence ${sequence}`);
+    return {
+      ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
+      raw: { changed: delta.delta.rawChanged.size, deleted: delta.delta.rawDeleted.length },
+    };
+  } catch (error) {
+    if (!(error instanceof StoreDamaged)) throw error;
+    const { rebaseCommand } = await work();
+    throw new SyncError(
+      'state_damaged',
+      `this machine's sync state of the workspace ${opts.workspace} (under ${statePaths(opts.alfHome, '').dir}) cannot be read: ${error.message}`,
+      `run \`${rebaseCommand(opts)}\` to take ${opts.target.label}'s latest as this machine's base (the workspace is left as it is; the next \`lineage sync\` uploads its difference)`,
+    );
+  } finally {
+    store.log.close();
+  }
+}
+
+/**
+ * The delta of this sync, or null when nothing differs: the reconciled files' operations, the raw
+ * files read whose bytes differ (or are new), the files gone, and the layers. `sameRaw`: files read
+ * whose bytes are the base's.
+ */
+function deltaOf(args: {
+  store: OpenStore; exported: ChangesExport; reconciled: KnownReconcile; agentId: string; baseSequence: number; now: Date; baseTimestamp?: string;
+}): { delta: AlfDelta; sameRaw: Set<string> } | null {
+  const { store, exported } = args;
+  const current = new Map<string, Uint8Array>();
+  const base = new Map<string, Uint8Array>();
+  const sameRaw = new Set<string>();
+  const present = new Set<string>();
+  for (const file of exported.files) {
+    present.add(file.rel);
+    if (file.bytes === null) continue;
+    const name = rawArchivePath('openclaw', file.rel);
+    current.set(name, file.bytes);
+    const prior = store.byRel.get(file.rel);
+    if (!prior) continue;
+    // The same digest is the same bytes (it is a sha256 over them); else the base's are compared.
+    const before = file.stat?.digest != null && file.stat.digest === prior.digest ? file.bytes : store.log.read(prior.raw);
+    if (before === file.bytes || Buffer.from(before).equals(file.bytes)) sameRaw.add(file.rel);
+    base.set(name, before);
+  }
+  for (const prior of store.index.files) if (!present.has(prior.rel)) base.set(rawArchivePath('openclaw', prior.rel), new Uint8Array(0));
+  const delta = buildDelta({
+    base: { raw: base, layers: store.index.meta.layers },
+    current: { raw: current, layers: exported.layers, records: [] },
+    entries: args.reconciled.entries, baseSequence: args.baseSequence, runtime: 'openclaw', agentId: args.agentId, now: args.now, baseTimestamp: args.baseTimestamp,
+  });
+  return delta && { delta, sameRaw };
+}
+
+/** The files that bear no records, in walk order: their bytes, kept or new. */
+function otherFiles(files: readonly ExportedFile[], store: OpenStore, sameRaw: ReadonlySet<string>): NextFile[] {
+  const out: NextFile[] = [];
+  for (const file of files) {
+    if (file.records) continue;
+    const prior = store.byRel.get(file.rel);
+    const raw = file.bytes === null || sameRaw.has(file.rel) ? prior!.raw : file.bytes;
+    // A record-bearing path that is not UTF-8 (no stat entry): read every time.
+    const stat = file.stat ?? { ino: 0n, size: 0n, mtimeNs: 0n, ctimeNs: 0n };
+    out.push({ rel: file.rel, stat, digest: null, kind: file.stat ? 'n' : 'r', raw, rows: null });
+  }
+  return out;
+}
+
+/**
+ * The state after an accepted upload: store, then the TOML that names its sequence, then the
+ * marker. A failure (a full disk) is `state_write_failed`: the upload is adopted next time.
+ */
+async function commit(opts: SyncOptions, args: { agentId: string; store: OpenStore; sequence: number; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<void> {
+  const { agentId, sequence, now, exported } = args;
+  const stateDir = statePaths(opts.alfHome, agentId).dir;
+  const syncedAt = now.toISOString();
+  const { writeState } = await storeWork();
+  try {
+    const index = await writeState({
+      stateDir, agentId, current: args.store.index,
+      next: {
+        sequence, context: exported.statContext, files: args.files,
+        meta: { agent_name: exported.agentName, workspace: path.resolve(opts.workspace), created_at: syncedAt, key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: true },
+      },
+    });
+    await removeStale(stateDir, agentId, { generation: index.generation, keepAlf: false });
+    crashPoint('files-written');
+    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt });
+    crashPoint('state-written');
+  } catch (error) {
+    stateWriteFailed(error, stateDir, agentId, sequence);
+  }
+  await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
+}

@@ -1,0 +1,150 @@
+/**
+ * Writing the client-state store: the blocks a sync adds to the log (the bytes of files that
+ * changed, the lines of records that changed, the record tables of files it reconciled), then the
+ * index that names them. An incremental write appends to the current log; a fresh one (a first
+ * sync, a base read from a `.alf`, or compaction once the log holds more dead than live bytes)
+ * writes a new generation holding only what is live.
+ *
+ * Crash safety: the log is flushed before the index is renamed into place, and the index names
+ * the log length it describes; a kill before the rename leaves the old index, which names none of
+ * what was appended (the next write cuts it off), and the old generation's log (removed only once
+ * an index names the new one).
+ */
+import { readFile } from 'node:fs/promises';
+import type { FileStat } from '@/lib/adapters/types';
+import { crashPoint } from '../crash-points';
+import { writeIndex, type FileKind, type IndexFile, type Ref, type StoreIndex, type StoreMeta } from './index-file';
+import { LogAppender } from './log';
+import { storePaths } from './paths';
+import { encodeTable, parseTable, type TableRow } from './table';
+
+/** Bytes already in the current log (a ref), or bytes to write. */
+export type Source = Ref | Uint8Array;
+
+export interface NextRow extends Omit<TableRow, 'line'> {
+  line: Source;
+}
+
+/**
+ * A file of the next state. Record-bearing files (kinds s and u) have `rows`, or keep the table
+ * they have in the current log (`table`: a file the sync did not reconcile).
+ */
+export interface NextFile {
+  rel: string;
+  stat: FileStat;
+  digest: string | null;
+  kind: FileKind;
+  raw: Source;
+  rows: readonly NextRow[] | null;
+  table?: { ref: Ref; linesBytes: number };
+}
+
+export interface NextState {
+  sequence: number;
+  context: string;
+  meta: StoreMeta;
+  /** Record-bearing files in the order of the export's records, then the others. */
+  files: readonly NextFile[];
+  /** The identity of a `{agent}-snapshot.alf` that holds this very state (kept beside it), if any. */
+  alf?: string | null;
+}
+
+/**
+ * Compaction starts once the log would hold more dead bytes than live ones, and at least 1 MiB of
+ * them: a sync then and again rewrites the state whole, never more than about once per write of
+ * its own size. `LINEAGE_STORE_COMPACT_BYTES=N` compacts instead once more than N bytes are dead
+ * (the crash tests compact whenever any are, with 0).
+ */
+function compacts(dead: number, live: number): boolean {
+  const set = Number(process.env.LINEAGE_STORE_COMPACT_BYTES ?? NaN);
+  return Number.isInteger(set) && set >= 0 ? dead > set : dead > live && dead > 1 << 20;
+}
+
+/**
+ * Writes the next state over `current` (null: none, or not to build on) and returns its index.
+ * Nothing of `current` is changed until the new index is renamed over the old one.
+ */
+export async function writeState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean }): Promise<StoreIndex> {
+  const paths = storePaths(args.stateDir, args.agentId);
+  const { current, next } = args;
+  const fresh = args.fresh === true || current === null;
+  let layout = fresh ? null : lay(next, new LogAppender(current.logLength), null);
+  if (!layout || compacts(layout.appender.length - layout.live, layout.live)) {
+    // Refs into the current log are copied out of it (read once, whole); a fresh state has none.
+    const old = fresh ? null : await readFile(paths.log(current.generation));
+    layout = lay(next, new LogAppender(0), old);
+  }
+  const generation = layout.appender.start === 0 ? (current?.generation ?? 0) + 1 : current!.generation;
+  await layout.appender.writeTo(paths.log(generation));
+  crashPoint('log-written');
+  const index: StoreIndex = {
+    sequence: next.sequence, generation, logLength: layout.appender.length, liveBytes: layout.live, alf: next.alf ?? null,
+    context: next.context, meta: next.meta, files: layout.files,
+  };
+  await writeIndex(paths.index, index);
+  return index;
+}
+
+/** The log blocks and index lines of `next`: sources that are refs stay (`old` null) or are copied from `old`. */
+function lay(next: NextState, appender: LogAppender, old: Buffer | null): { appender: LogAppender; files: IndexFile[]; live: number } {
+  const bytesOf = (source: Source): Uint8Array => (isRef(source) ? old!.subarray(source.off, source.off + source.len) : source);
+  const place = (source: Source): Ref => (isRef(source) && !old ? source : appender.append(bytesOf(source)));
+  const files: IndexFile[] = [];
+  let live = 0;
+  for (const file of next.files) {
+    const raw = place(file.raw);
+    let table: Ref | null = null;
+    let linesBytes = 0;
+    if (file.table && !old) {
+      ({ ref: table, linesBytes } = file.table);
+    } else if (file.rows || file.table) {
+      // A kept table copied into a new generation: its rows, lines copied with them.
+      const given = file.rows ?? parseTable(Buffer.from(bytesOf(file.table!.ref)), `client state table of ${file.rel}`);
+      const rows = placeLines(given, appender, old, bytesOf);
+      for (const row of rows) linesBytes += row.line.len;
+      table = appender.append(encodeTable(rows));
+    }
+    live += raw.len + (table?.len ?? 0) + linesBytes;
+    files.push({ rel: file.rel, stat: file.stat, digest: file.digest, kind: file.kind, raw, table, linesBytes });
+  }
+  return { appender, files, live };
+}
+
+/**
+ * The rows with every line in the log: lines to write (and, when copying, every line) go in one
+ * block per file, each followed by a newline, so that a file's lines that follow each other in a
+ * partition are one range of the log.
+ */
+function placeLines(rows: readonly NextRow[], appender: LogAppender, old: Buffer | null, bytesOf: (s: Source) => Uint8Array): TableRow[] {
+  const fresh: Uint8Array[] = [];
+  const at: number[] = [];
+  let size = 0;
+  rows.forEach((row, k) => {
+    if (isRef(row.line) && !old) return;
+    const bytes = bytesOf(row.line);
+    at[k] = size;
+    fresh.push(bytes);
+    size += bytes.byteLength + 1;
+  });
+  let block: Ref | null = null;
+  if (fresh.length > 0) {
+    const buffer = Buffer.allocUnsafe(size);
+    let offset = 0;
+    for (const bytes of fresh) {
+      buffer.set(bytes, offset);
+      offset += bytes.byteLength;
+      buffer[offset++] = 0x0a;
+    }
+    block = appender.append(buffer);
+  }
+  return rows.map((row, k) => {
+    const start = at[k];
+    const line = start === undefined ? (row.line as Ref) : { off: block!.off + start, len: bytesOf(row.line).byteLength };
+    return { key: row.key, early: row.early, partition: row.partition, id: row.id, line };
+  });
+}
+
+function isRef(source: Source): source is Ref {
+  return !(source instanceof Uint8Array);
+}
+
