@@ -22,6 +22,7 @@ import { getRecordLineage } from './pg/lineage';
 import { getRecordsAt } from './pg/records';
 import { rebuildIndex } from './pg/rebuild';
 import { searchHistory } from './pg/search';
+import { mergeSearchPendingList } from './pg/statistics';
 import { compareWorkspace } from './pg/compare';
 import { getFileBlame } from './pg/blame';
 import { getDatabaseRecords } from './pg/database-records';
@@ -102,7 +103,12 @@ export function scaleOutStorage(params: {
     // Pending uploads past their expiry (row + staged object) and staged objects no upload owns
     // (staging-sweep.test.ts). Final keys are never swept: a blob whose process died before its
     // commit continues its agent's ledger, and only `lineage doctor --repair` decides about it.
-    startMaintenance: (p) => startSweeps(p, [['upload sweep', (now) => uploads.sweep(now)]]),
+    // The search index's pending list merged, so small deltas never leave every search reading it
+    // (search-plan.test.ts).
+    startMaintenance: (p) => startSweeps(p, [
+      ['upload sweep', (now) => uploads.sweep(now)],
+      ['search index merge', () => mergeSearchPendingList(pool)],
+    ]),
     close: async () => {
       await db.close();
       params.client.destroy();

@@ -89,11 +89,21 @@ describe('the PostgreSQL search plan at 30,000 versions', () => {
     expect(result.total).toBe(20);
   });
 
-  it('the trigram index\'s pending list is merged after a big ingest (a small ingest leaves it to vacuum; after a rebuild: below)', async () => {
+  it('the trigram index\'s pending list is merged after a big ingest (a small ingest leaves it to the maintenance sweep: next; after a rebuild: below)', async () => {
     expect(smallPending).toBeGreaterThan(0);
     expect(await pendingPages()).toBe(0);
     await storage.ingestSnapshot({ agentId: SMALL, bytes: await snapshot(SMALL, 200, (i) => `ferry to pemba ${i}`), now: NOW });
     expect(await pendingPages()).toBeGreaterThan(0);
+  });
+
+  it('a serving process\'s maintenance merges what small ingests left in the pending list', async () => {
+    expect(await pendingPages()).toBeGreaterThan(0);
+    const maintenance = storage.startMaintenance({ log: (line) => { throw new Error(line); }, clock: () => new Date(), intervalMs: 60_000 });
+    try {
+      await expect.poll(pendingPages, { timeout: 30_000 }).toBe(0);
+    } finally {
+      await maintenance.stop();
+    }
   });
 
   it('after a rebuild too (every row new), and for several words and words whose classes hold non-ASCII variants (k: K, U+212A)', async () => {

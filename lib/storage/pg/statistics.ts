@@ -23,5 +23,14 @@ export const TRIGRAM_INDEX = 'record_versions_content_trgm_idx';
 /** ANALYZE of the index tables a search reads, and the trigram index's pending list merged (after a commit; never inside the append's transaction). */
 export async function refreshIndexStatistics(db: Queryable): Promise<void> {
   await db.query('ANALYZE record_versions, records, raw_file_versions');
+  await mergeSearchPendingList(db);
+}
+
+/**
+ * The trigram index's pending list moved into the index proper. Besides the refreshes above, every
+ * serving process runs it in its maintenance sweeps (scale-out.ts): a steady trickle of small deltas
+ * never triggers a refresh, and the list would otherwise grow up to its 4 MB limit between vacuums.
+ */
+export async function mergeSearchPendingList(db: Queryable): Promise<void> {
   await db.query(`SELECT gin_clean_pending_list('${TRIGRAM_INDEX}'::regclass)`);
 }
