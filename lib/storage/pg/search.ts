@@ -8,7 +8,7 @@
  * answers `~` and rechecks). That is a superset of the matches; the matcher then decides.
  */
 import { clampLimit, type TenantScope } from '@/lib/history/queries/common';
-import type { AgentFactStatus, Appearance, SearchResult } from '@/lib/history/search/engine';
+import { sortByFirstAppearance, type AgentFactStatus, type Appearance, type SearchResult } from '@/lib/history/search/engine';
 import type { VersionHit } from '@/lib/history/search/candidates';
 import { variantsOf } from '@/lib/history/search/fold-variants';
 import { compileMatcher, type Matcher } from '@/lib/history/search/match';
@@ -111,8 +111,7 @@ async function findAppearances(db: Queryable, matcher: Matcher, parsed: ParsedQu
     timeline.versions.push({ seq: move.seq, op: 'moved', matches: false });
     timeline.versions.sort((a, b) => a.seq - b.seq);
   }
-  appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
-    || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
+  sortByFirstAppearance(appearances);
   const latest = new Map(found.agents.map((a) => [a.id, a.latest_sequence ?? 0]));
   return { appearances, timelines: [...timelines.values()], moveSources, latest };
 }
