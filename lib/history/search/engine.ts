@@ -9,6 +9,7 @@ import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit } from '../queries/common';
 import { candidateVersions, type SearchScope, type VersionHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
+import { firstAppearances } from './order';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
 import { snippetAround } from './snippet';
 import { recordEvents, sharedSequences, type RecordEvents } from './record-events';
@@ -53,28 +54,9 @@ export interface SearchParams extends SearchScope {
   offset?: number;
 }
 
-// localeCompare's order (ECMA-402: as a collator made with the same arguments), made once.
-const collator = new Intl.Collator();
-// Strings of these characters only have no case or accent levels, and their primary order (the
-// punctuation `-`, then digits, then letters) is their code unit order: the collator's answer.
-const PLAIN = /^[0-9a-z-]*$/;
-
-const byTime = (a: VersionHit, b: VersionHit) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0) || a.seq - b.seq;
-const plainOrder = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
-/**
- * Oldest first, ties broken by entry kind, agent and record in localeCompare's order — on every
- * backend the same. Ids (UUIDs) and entry kinds are plain lowercase: compared by code units, which
- * gives the same order without the collator's cost on a broad query's thousands of ties.
- */
-export function sortByFirstAppearance<T extends VersionHit>(hits: T[]): T[] {
-  const compare = hits.every((h) => PLAIN.test(h.entry_kind) && PLAIN.test(h.agent_id) && PLAIN.test(h.record_id)) ? plainOrder : collator.compare;
-  return hits.sort((a, b) => byTime(a, b) || compare(a.entry_kind, b.entry_kind) || compare(a.agent_id, b.agent_id) || compare(a.record_id, b.record_id));
-}
-
 /** Matching versions, one per (record, sequence): those whose record's last entry at that sequence matches. */
 function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): VersionHit[] {
-  const hits = candidateVersions(db, parsed.terms, scope).filter((c) => matcher.test(c.content));
+  const hits = candidateVersions(db, parsed.terms, scope, (content) => matcher.test(content));
   const shared = sharedSequences(db, [...new Set(hits.map((h) => h.agent_id))]);
   return hits.filter((h) => !shared.has(`${h.agent_id}\u0000${h.seq}`) || !events.hidden(h.agent_id, h.record_id, h.seq, h.entry_kind));
 }
@@ -86,7 +68,7 @@ function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, s
  * follows still holds it. Records are taken latest appearance first, and the first that still holds
  * the fact settles the agent as present, so a fact present in a broad agent costs a few lookups.
  */
-function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], events: RecordEvents): AgentFactStatus[] {
+function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
   const lastPerRecord = new Map<string, Map<string, VersionHit>>();
   for (const a of appearances) {
     let records = lastPerRecord.get(a.agent_id);
@@ -94,7 +76,6 @@ function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], events
     const seen = records.get(a.record_id);
     if (!seen || a.seq > seen.seq) records.set(a.record_id, a);
   }
-  const agents = [...lastPerRecord.keys()];
   const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
     SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
   const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
@@ -135,14 +116,15 @@ export function searchHistory(params: SearchParams): SearchResult {
   const scope: SearchScope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
   const matcher = compileMatcher(parsed.terms);
   const events = recordEvents(params.db);
-  const appearances = sortByFirstAppearance(findAppearances(params.db, matcher, parsed, scope, events));
-  const statuses = agentStatuses(params.db, appearances, events);
-  const first = appearances[0];
+  const appearances = findAppearances(params.db, matcher, parsed, scope, events);
+  const { head, agents } = firstAppearances(appearances, 1 + offset + limit);
+  const statuses = agentStatuses(params.db, appearances, agents, events);
+  const first = head[0];
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === first?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
   return {
     query: parsed.text,
     first: first ? toAppearance(first, matcher) : null,
-    appearances: appearances.slice(1 + offset, 1 + offset + limit).map((a) => toAppearance(a, matcher)),
+    appearances: head.slice(1 + offset).map((a) => toAppearance(a, matcher)),
     total: appearances.length,
     offset,
     status,
