@@ -100,6 +100,14 @@ beforeAll(async () => {
   sdb.close();
   await writeFiles(hm.workspace, { 'memories/MEMORY.md': 'Always run tests first.\n§\nThe gateway is 10.20.0.9.\n' });
   expect((await hsync()).sequence).toBe(1);
+
+  // A second Hermes agent on the same server: none of its sessions or messages may reach the first one's state.db.
+  const other = await makeSandbox('lineage-hermes-other-dl-');
+  await seedStateDb(other.workspace, [{ id: 'sess-other', source: 'cli', title: 'Other agent chat', started_at: 1780000000, ended_at: 1780000600 }],
+    [{ session_id: 'sess-other', role: 'user', content: 'Only the other agent knows this', timestamp: 1780000010 }]);
+  await writeFiles(other.workspace, { 'memories/MEMORY.md': 'Other agent memory.\n', 'memories/USER.md': 'Name: Lee\n', 'SOUL.md': 'Be thorough.\n' });
+  const otherId = (await syncWorkspace({ runtime: 'hermes', workspace: other.workspace, target, alfHome: other.alfHome, clock })).agent.alf_agent_id;
+  expect(otherId).not.toBe(hermesId);
 }, 60_000);
 afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
@@ -138,7 +146,7 @@ describe('ZeroClaw downloads hold the agent’s brain.db slice at the sequence',
 });
 
 describe('Hermes downloads hold state.db with the sessions at the sequence and memories/*.md', () => {
-  it.each([0, 1])('#%i: .tar.gz and .zip hold state.db and the memory files of that sequence', async (seq) => {
+  it.each([0, 1])('#%i: .tar.gz and .zip hold state.db with exactly that agent’s sessions then (another Hermes agent syncs beside it) and the memory files of that sequence', async (seq) => {
     for (const format of ['tar.gz', 'zip'] as const) {
       const files = await download(hermesId, seq, format);
       expect(files.get('memories/MEMORY.md')?.toString('utf8'), format).toBe(`Always run tests first.\n§\nThe gateway is 10.20.0.${seq === 0 ? 5 : 9}.\n`);
@@ -148,6 +156,8 @@ describe('Hermes downloads hold state.db with the sessions at the sequence and m
           ? [{ id: 'sess-closed', source: 'cli', title: 'Deploy review' }]
           : [{ id: 'sess-closed', source: 'cli', title: 'Deploy review' }, { id: 'sess-new', source: 'telegram', title: 'New chat' }]);
         expect(db.prepare('SELECT session_id, content FROM messages ORDER BY id').all().length).toBe(seq === 0 ? 1 : 2);
+        // Exactly this agent's: the other Hermes agent's session and message are in neither table.
+        expect(JSON.stringify([db.prepare('SELECT * FROM sessions').all(), db.prepare('SELECT * FROM messages').all()])).not.toMatch(/sess-other|Other agent|Only the other/);
       });
     }
   });

@@ -72,15 +72,25 @@ function scopeSql(scope: SearchScope): SQL {
 }
 
 const COLUMNS = sql`v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op, v.synced_at, v.origin_file, v.content`;
+type Row = [id: number, agent_id: string, record_id: string, seq: number, entry_kind: string, op: string, synced_at: string, origin_file: string | null, content: string];
 
-export function candidateVersions(db: LineageDb, terms: readonly QueryTerm[], scope: SearchScope): VersionHit[] {
+/**
+ * The candidates whose content `keep` accepts (the exact matcher). Read as arrays and made objects
+ * only when kept: a broad query reads thousands of rows, and row objects made by the driver cost
+ * more than the rows.
+ */
+export function candidateVersions(db: LineageDb, terms: readonly QueryTerm[], scope: SearchScope, keep: (content: string) => boolean): VersionHit[] {
   const expression = ftsExpression(terms);
-  if (expression !== null) {
-    return db.db.all<VersionHit>(sql`
+  const rows = expression !== null
+    ? db.db.values<Row>(sql`
       SELECT ${COLUMNS} FROM record_versions_fts f CROSS JOIN record_versions v ON v.id = f.rowid
-      WHERE record_versions_fts MATCH ${expression} ${scopeSql(scope)}`);
+      WHERE record_versions_fts MATCH ${expression} ${scopeSql(scope)}`)
+    : db.db.values<Row>(sql`
+      SELECT ${COLUMNS} FROM record_versions_searchable s CROSS JOIN record_versions v ON v.id = s.id
+      WHERE 1 ${scopeSql(scope)} ${shortWordFilter(terms)}`);
+  const out: VersionHit[] = [];
+  for (const [id, agent_id, record_id, seq, entry_kind, op, synced_at, origin_file, content] of rows) {
+    if (keep(content)) out.push({ id, agent_id, record_id, seq, entry_kind, op, synced_at, origin_file, content });
   }
-  return db.db.all<VersionHit>(sql`
-    SELECT ${COLUMNS} FROM record_versions_searchable s CROSS JOIN record_versions v ON v.id = s.id
-    WHERE 1 ${scopeSql(scope)} ${shortWordFilter(terms)}`);
+  return out;
 }

@@ -8,6 +8,7 @@ import { FactHistory, type MemoryState } from './testing/fact-history';
 
 const ATLAS = '7a7a7a7a-1111-4a2b-8c3d-000000000001';
 const BOLT = '7a7a7a7a-1111-4a2b-8c3d-000000000002';
+const CARGO = '7a7a7a7a-1111-4a2b-8c3d-000000000003';
 const id = (n: string) => uuidV5(NS.alf, `search-test:${n}`);
 const mem = (n: string, content: string, file = 'memory/semantic/infrastructure.md'): MemoryState => ({ id: id(n), file, content });
 
@@ -34,7 +35,13 @@ beforeAll(async () => {
   await atlas.sync([gw, { ...redis, content: 'Cache: memcached on the edge node.' }, muller, mem('note', 'Nothing to see.')]); // 5: redis edited away
   const bolt = new FactHistory(ledger, BOLT, Date.parse('2026-11-05T08:00:00Z')).register('bolt');
   await bolt.sync([mem('b-gw', 'Our gateway is fanless too.'), mem('b-muller', 'Herr Müller called.')]);
+  const cargo = new FactHistory(ledger, CARGO, Date.parse('2026-11-06T08:00:00Z')).register('cargo');
+  await cargo.sync([mem('c-a', 'Backups go to kestrel-9.')]); // 0
+  await cargo.sync([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'kestrel-9 also holds the vault.')]); // 1 (delta)
+  rolloverSeq = await cargo.rollover([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'The vault moved to osprey-2.')]); // 1 again: c-b's later entry there no longer says it
 });
+
+let rolloverSeq = -1;
 
 afterAll(() => cleanup());
 
@@ -147,5 +154,16 @@ describe('appearances, highlights, suggestions', () => {
     expect(r.suggestions.length).toBeLessThanOrEqual(5);
     for (const s of r.suggestions) expect(search(s.query, ATLAS).total).toBeGreaterThan(0);
     expect(search('qqqqqqqqqq').suggestions).toEqual([]);
+  });
+});
+
+describe('a sequence with two entries (a rollover snapshot beside its delta)', () => {
+  it('counts the later entry of a record at one sequence, not the one it hides', () => {
+    expect(rolloverSeq).toBe(1);
+    const r = search('kestrel-9', CARGO);
+    expect([r.first, ...r.appearances].map((a) => `${a!.record_id}@${a!.sequence}`)).toEqual([`${id('c-a')}@0`]);
+    expect(r.total).toBe(1);
+    expect(r.status).toMatchObject({ present: true, last_seen_sequence: 1 });
+    expect(search('osprey-2', CARGO).total).toBe(1);
   });
 });

@@ -9,8 +9,10 @@ import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit } from '../queries/common';
 import { candidateVersions, type SearchScope, type VersionHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
+import { firstAppearances } from './order';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
 import { snippetAround } from './snippet';
+import { recordEvents, sharedSequences, type RecordEvents } from './record-events';
 import { factStatus, NEVER_SEEN, type FactStatus, type RecordTimeline } from './status';
 import { suggestTerms, type Suggestion } from './suggest';
 
@@ -52,100 +54,48 @@ export interface SearchParams extends SearchScope {
   offset?: number;
 }
 
-interface VersionRow { id: number; agent_id: string; record_id: string; seq: number; entry_kind: string; op: string }
-
-const key = (agent: string, record: string) => `${agent}\u0000${record}`;
-
-/** Matching versions, one per (record, sequence): those whose record's last version at that sequence matches. */
-function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope) {
-  const hits = new Map<number, VersionHit>();
-  for (const v of candidateVersions(db, parsed.terms, scope)) if (matcher.test(v.content)) hits.set(v.id, v);
-  const pairs = [...new Set([...hits.values()].map((h) => JSON.stringify([h.agent_id, h.record_id])))];
-  const rows = pairs.length === 0 ? [] : db.db.all<VersionRow>(sql`
-    SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op FROM json_each(${`[${pairs.join(',')}]`}) j
-    CROSS JOIN record_versions v ON v.agent_id = j.value ->> 0 AND v.record_id = j.value ->> 1
-    ORDER BY v.agent_id, v.record_id, v.seq, v.entry_kind`);
-  const timelines = new Map<string, RecordTimeline & { agent_id: string }>();
-  const appearances: VersionHit[] = [];
-  for (let i = 0; i < rows.length; i++) {
-    const row = rows[i]!;
-    const next = rows[i + 1];
-    if (next && next.agent_id === row.agent_id && next.record_id === row.record_id && next.seq === row.seq) continue;
-    const k = key(row.agent_id, row.record_id);
-    let timeline = timelines.get(k);
-    if (!timeline) timelines.set(k, (timeline = { agent_id: row.agent_id, record_id: row.record_id, versions: [] }));
-    const hit = hits.get(row.id);
-    timeline.versions.push({ seq: row.seq, op: row.op, matches: hit !== undefined });
-    if (hit) appearances.push(hit);
-  }
-  addMovesAway(db, pairs, timelines);
-  appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
-    || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
-  return { appearances, timelines: [...timelines.values()] };
-}
-
-/** Each agent searched with the (agent, record) pairs of its matched records. */
-function pairsPerAgent(pairs: readonly string[]): Map<string, string[]> {
-  const out = new Map<string, string[]>();
-  for (const pair of pairs) {
-    const agent = (JSON.parse(pair) as [string, string])[0];
-    const list = out.get(agent);
-    if (list) list.push(pair);
-    else out.set(agent, [pair]);
-  }
-  return out;
+/** Matching versions, one per (record, sequence): those whose record's last entry at that sequence matches. */
+function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): VersionHit[] {
+  const hits = candidateVersions(db, parsed.terms, scope, (content) => matcher.test(content));
+  const shared = sharedSequences(db, [...new Set(hits.map((h) => h.agent_id))]);
+  return hits.filter((h) => !shared.has(`${h.agent_id}\u0000${h.seq}`) || !events.hidden(h.agent_id, h.record_id, h.seq, h.entry_kind));
 }
 
 /**
- * A record moved to another file has no version at the move's sequence (the moved-to record's
- * `move` row carries the content, with `moved_from` naming it): it stops holding the fact there,
- * as if edited away, so each such move is put into the moved-from record's timeline (op `moved`).
- * An agent's moves are few next to a broad search's matched records: when the agent has no more
- * moves than matched records they are all read from the moves index (one range), otherwise each
- * matched record's moves are looked up; either way only the matched records' moves are kept.
+ * Each agent's status (status.ts) from its records' timelines cut down to what decides it: a record's
+ * last appearance and the event that follows it (its next version or a move away). Only the run
+ * ending last in a record can be the fact's last sight in the agent, and a record that nothing
+ * follows still holds it. Records are taken latest appearance first, and the first that still holds
+ * the fact settles the agent as present, so a fact present in a broad agent costs a few lookups.
  */
-function addMovesAway(db: LineageDb, pairs: readonly string[], timelines: Map<string, RecordTimeline & { agent_id: string }>): void {
-  if (pairs.length === 0) return;
-  const countMoves = db.sqlite.prepare('SELECT count(*) FROM (SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from IS NOT NULL LIMIT ?)').pluck();
-  const moves: { agent_id: string; record_id: string; seq: number }[] = [];
-  for (const [agent, agentPairs] of pairsPerAgent(pairs)) {
-    const fewMoves = (countMoves.get(agent, agentPairs.length + 1) as number) <= agentPairs.length;
-    moves.push(...(fewMoves
-      ? db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
-          SELECT agent_id, moved_from AS record_id, seq FROM record_versions
-          WHERE agent_id = ${agent} AND moved_from IS NOT NULL AND op = 'move'`)
-      : db.db.all<{ agent_id: string; record_id: string; seq: number }>(sql`
-          SELECT m.agent_id, m.moved_from AS record_id, m.seq FROM json_each(${`[${agentPairs.join(',')}]`}) j
-          CROSS JOIN record_versions m ON m.agent_id = j.value ->> 0 AND m.moved_from = j.value ->> 1
-          WHERE m.op = 'move'`)));
+function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
+  const lastPerRecord = new Map<string, Map<string, VersionHit>>();
+  for (const a of appearances) {
+    let records = lastPerRecord.get(a.agent_id);
+    if (!records) lastPerRecord.set(a.agent_id, (records = new Map()));
+    const seen = records.get(a.record_id);
+    if (!seen || a.seq > seen.seq) records.set(a.record_id, a);
   }
-  for (const move of moves) {
-    const timeline = timelines.get(key(move.agent_id, move.record_id));
-    if (!timeline || timeline.versions.some((v) => v.seq === move.seq)) continue;
-    timeline.versions.push({ seq: move.seq, op: 'moved', matches: false });
-    timeline.versions.sort((a, b) => a.seq - b.seq);
-  }
-}
-
-function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], timelines: readonly (RecordTimeline & { agent_id: string })[]): AgentFactStatus[] {
-  const agents = [...new Set(appearances.map((a) => a.agent_id))];
   const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
     SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
   const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
-  const perAgent = new Map<string, RecordTimeline[]>();
-  for (const t of timelines) {
-    const list = perAgent.get(t.agent_id);
-    if (list) list.push(t);
-    else perAgent.set(t.agent_id, [t]);
-  }
-  return agents.map((agent_id) => ({
-    agent_id,
-    ...factStatus({
-      latestSequence: latest.get(agent_id) ?? 0,
-      timelines: perAgent.get(agent_id) ?? [],
-      isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
-    }),
-  }));
+  return agents.map((agent_id) => {
+    const timelines: RecordTimeline[] = [];
+    for (const last of [...lastPerRecord.get(agent_id)!.values()].sort((x, y) => y.seq - x.seq)) {
+      const held = { seq: last.seq, op: last.op, matches: true };
+      const next = events.after(agent_id, last.record_id, last.seq);
+      timelines.push({ record_id: last.record_id, versions: next ? [held, { seq: next.seq, matches: false, get op() { return next.op; } }] : [held] });
+      if (!next) break;
+    }
+    return {
+      agent_id,
+      ...factStatus({
+        latestSequence: latest.get(agent_id) ?? 0,
+        timelines,
+        isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
+      }),
+    };
+  });
 }
 
 function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
@@ -155,7 +105,7 @@ function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
 
 /** The number of appearances of a query, for checking suggestions. */
 export function countAppearances(db: LineageDb, parsed: ParsedQuery, scope: SearchScope): number {
-  return findAppearances(db, compileMatcher(parsed.terms), parsed, scope).appearances.length;
+  return findAppearances(db, compileMatcher(parsed.terms), parsed, scope, recordEvents(db)).length;
 }
 
 export function searchHistory(params: SearchParams): SearchResult {
@@ -165,14 +115,16 @@ export function searchHistory(params: SearchParams): SearchResult {
   if (!Number.isSafeInteger(offset) || offset < 0) throw new LedgerError('invalid_input', `offset must be a non-negative integer, got ${String(offset)}`);
   const scope: SearchScope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
   const matcher = compileMatcher(parsed.terms);
-  const { appearances, timelines } = findAppearances(params.db, matcher, parsed, scope);
-  const statuses = agentStatuses(params.db, appearances, timelines);
-  const first = appearances[0];
+  const events = recordEvents(params.db);
+  const appearances = findAppearances(params.db, matcher, parsed, scope, events);
+  const { head, agents } = firstAppearances(appearances, 1 + offset + limit);
+  const statuses = agentStatuses(params.db, appearances, agents, events);
+  const first = head[0];
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === first?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
   return {
     query: parsed.text,
     first: first ? toAppearance(first, matcher) : null,
-    appearances: appearances.slice(1 + offset, 1 + offset + limit).map((a) => toAppearance(a, matcher)),
+    appearances: head.slice(1 + offset).map((a) => toAppearance(a, matcher)),
     total: appearances.length,
     offset,
     status,

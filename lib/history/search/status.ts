@@ -23,8 +23,8 @@ export interface RecordTimeline {
   versions: { seq: number; op: string; matches: boolean }[];
 }
 
-/** How a record stopped holding the fact: at which sequence, by which op. */
-interface Ending { record_id: string; seq: number; op: string }
+/** How a record stopped holding the fact: at which sequence, by which version (its op is read only for the last endings: a caller may look it up lazily). */
+interface Ending { record_id: string; seq: number; version: { op: string } }
 
 export function factStatus(args: {
   latestSequence: number;
@@ -39,7 +39,7 @@ export function factStatus(args: {
     for (const v of versions) {
       if (v.matches) holding = true;
       else if (holding) {
-        endings.push({ record_id, seq: v.seq, op: v.op });
+        endings.push({ record_id, seq: v.seq, version: v });
         holding = false;
       }
     }
@@ -53,6 +53,6 @@ export function factStatus(args: {
     present: false,
     last_seen_sequence: gone - 1,
     gone_at_sequence: gone,
-    deleted: last.every((e) => e.op === 'delete' && !args.isMoveSource(e.record_id, e.seq)),
+    deleted: last.every((e) => e.version.op === 'delete' && !args.isMoveSource(e.record_id, e.seq)),
   };
 }

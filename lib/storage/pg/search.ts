@@ -8,10 +8,11 @@
  * answers `~` and rechecks). That is a superset of the matches; the matcher then decides.
  */
 import { clampLimit, type TenantScope } from '@/lib/history/queries/common';
-import type { AgentFactStatus, Appearance, SearchResult } from '@/lib/history/search/engine';
+import { type AgentFactStatus, type Appearance, type SearchResult } from '@/lib/history/search/engine';
 import type { VersionHit } from '@/lib/history/search/candidates';
 import { variantsOf } from '@/lib/history/search/fold-variants';
 import { compileMatcher, type Matcher } from '@/lib/history/search/match';
+import { firstAppearances } from '@/lib/history/search/order';
 import { formatQuery, parseSearchQuery, type ParsedQuery, type QueryTerm } from '@/lib/history/search/parse-query';
 import { snippetAround } from '@/lib/history/search/snippet';
 import { factStatus, NEVER_SEEN, type RecordTimeline } from '@/lib/history/search/status';
@@ -111,14 +112,11 @@ async function findAppearances(db: Queryable, matcher: Matcher, parsed: ParsedQu
     timeline.versions.push({ seq: move.seq, op: 'moved', matches: false });
     timeline.versions.sort((a, b) => a.seq - b.seq);
   }
-  appearances.sort((a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0)
-    || a.seq - b.seq || a.entry_kind.localeCompare(b.entry_kind) || a.agent_id.localeCompare(b.agent_id) || a.record_id.localeCompare(b.record_id));
   const latest = new Map(found.agents.map((a) => [a.id, a.latest_sequence ?? 0]));
   return { appearances, timelines: [...timelines.values()], moveSources, latest };
 }
 
-function agentStatuses(found: Found): AgentFactStatus[] {
-  const agents = [...new Set(found.appearances.map((a) => a.agent_id))];
+function agentStatuses(found: Found, agents: readonly string[]): AgentFactStatus[] {
   return agents.map((agent_id) => ({
     agent_id,
     ...factStatus({
@@ -219,13 +217,14 @@ export async function searchHistory(db: Queryable, params: { q: string; agentId?
   const scope: Scope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
   const matcher = compileMatcher(parsed.terms);
   const found = await findAppearances(db, matcher, parsed, scope);
-  const statuses = agentStatuses(found);
-  const firstHit = found.appearances[0];
+  const { head, agents } = firstAppearances(found.appearances, 1 + offset + limit);
+  const statuses = agentStatuses(found, agents);
+  const firstHit = head[0];
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === firstHit?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
   return {
     query: parsed.text,
     first: firstHit ? toAppearance(firstHit, matcher) : null,
-    appearances: found.appearances.slice(1 + offset, 1 + offset + limit).map((a) => toAppearance(a, matcher)),
+    appearances: head.slice(1 + offset).map((a) => toAppearance(a, matcher)),
     total: found.appearances.length,
     offset,
     status,

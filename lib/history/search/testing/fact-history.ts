@@ -34,6 +34,24 @@ export class FactHistory {
     return this;
   }
 
+  /**
+   * A rollover: `state` uploaded as a snapshot, which lands at the latest sequence beside its delta
+   * (a record it changes then has two entries at that sequence, the snapshot's the later one).
+   */
+  async rollover(state: readonly MemoryState[]): Promise<number> {
+    const seq = this.states.length - 1;
+    const now = new Date(this.start + seq * this.stepMs + 60_000);
+    const records = state.map((m) => toRecord(this.agentId, m));
+    const bytes = await writeSnapshot({
+      manifest: { alf_version: '1.0.0', created_at: now.toISOString(), agent: { id: this.agentId, name: 'agent', source_runtime: RUNTIME } },
+      records, layers: {}, raw: new Map(), extra: new Map(),
+    });
+    const sequence = (await ingestSnapshot({ ledger: this.ledger, agentId: this.agentId, bytes, now })).sequence;
+    this.base = records;
+    this.states[seq] = state.map((m) => ({ ...m }));
+    return sequence;
+  }
+
   /** Syncs `state` as the next sequence; returns it (null, and no sequence, when nothing changed). */
   async sync(state: readonly MemoryState[]): Promise<number | null> {
     const seq = this.states.length;
