@@ -71,7 +71,7 @@ async function main(): Promise<void> {
     log(`turn ${change.turn}: wall ${wall.toFixed(1)} ms, CPU ${(cpu.user / 1000).toFixed(1)} user + ${(cpu.system / 1000).toFixed(1)} system ms`);
   }
   const sorted = [...cpus].sort((a, b) => a - b);
-  log(`median CPU ${sorted[Math.floor(sorted.length / 2)].toFixed(1)} ms over ${reps} turns`);
+  log(`median CPU ${(sorted[Math.floor(sorted.length / 2)] ?? 0).toFixed(1)} ms over ${reps} turns`);
   session?.disconnect();
 }
 
