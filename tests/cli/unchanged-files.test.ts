@@ -73,6 +73,17 @@ describe('a sync does not open files whose stat data are unchanged', () => {
       await fs.writeFile(file, '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
       await fs.utimes(file, ahead, ahead);
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 0, updates: 1, deletes: 0 } });
+
+      // The rule itself: files whose ctime is not older than the index (here: the index's mtime put
+      // an hour back, as if it had been written in the tick of their last change) are read again.
+      const agentId = (await fs.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')).trim();
+      const back = new Date(Date.now() - 3_600_000);
+      await fs.utimes(path.join(sb.alfHome, '.alf', 'state', `${agentId}-state.idx`), back, back);
+      const racy = await tracedCli(args, env, path.join(sb.root, 'racy-index.trace'));
+      expect(racy.json).toMatchObject({ ok: true, sequence: 3, no_changes: true });
+      const read = new Set(racy.opens.map((x) => path.relative(sb.workspace, x.file)));
+      expect(read.has('MEMORY.md')).toBe(true);
+      expect(read.has('memory/2026-11-01.md')).toBe(true);
     } finally {
       await sb.cleanup();
     }
