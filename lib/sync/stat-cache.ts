@@ -67,9 +67,16 @@ export function sameStat(a: FileStat, b: FileStat): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeNs === b.mtimeNs && a.ctimeNs === b.ctimeNs;
 }
 
-/** Git's racy-timestamp rule: a file stat'ed in the tick the cache was written may change unseen. */
+/**
+ * Git's racy-timestamp rule: a file stat'ed in the tick the cache was written may change unseen.
+ * Judged by the ctime, which the kernel sets to its clock at every change (a write, a utimes) and
+ * nothing can set otherwise, and which sameStat compares: a change after the cache was written
+ * gives a ctime not older than it. An mtime is whatever a writer set (`touch -d`, an unpacked
+ * archive, a clock ahead): one set in the future would make its file racy, read at every sync,
+ * for as long as it is left alone — with no change it could hide that the ctime would not show.
+ */
 export function isRacy(entry: FileStat, writtenNs: bigint): boolean {
-  return entry.mtimeNs >= writtenNs || entry.ctimeNs >= writtenNs;
+  return entry.ctimeNs >= writtenNs;
 }
 
 /** A base file's identity: it is only ever replaced by a rename (a new inode), never rewritten. */

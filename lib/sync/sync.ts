@@ -33,6 +33,8 @@ import { SyncConflictError } from './errors';
 /** The heavy half of a sync (sync-work.ts), loaded once there is something to reconcile. */
 let workModule: Promise<typeof import('./sync-work')> | undefined;
 const work = () => (workModule ??= import('./sync-work'));
+let storeSyncModule: Promise<typeof import('./store/sync-store')> | undefined;
+const storeSync = () => (storeSyncModule ??= import('./store/sync-store'));
 
 export interface SyncOptions {
   runtime: Runtime;
@@ -87,7 +89,7 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   if (usesStore(opts)) {
     // The agent's store, when it is the base: the sync reconciles only what changed.
     const opening = await openForSync(opts.alfHome, await openclawAgentId(opts.workspace));
-    if (opening.kind === 'store') return (await import('./store/sync-store')).syncWithStore(opts, opening);
+    if (opening.kind === 'store') return (await storeSync()).syncWithStore(opts, opening);
   }
   // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
   // (store-stat.ts), are an idle sync that opens none of them.

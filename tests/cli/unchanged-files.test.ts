@@ -40,7 +40,7 @@ describe('a sync does not open files whose stat data are unchanged', () => {
     }
   }, 120_000);
 
-  it('racy timestamps: a file edited in the same second as the last sync, same size and mtime, is seen as changed; one not older than the cache is read again', async () => {
+  it('racy timestamps: a file edited in the same second as the last sync, same size and mtime, is seen as changed; one whose mtime is ahead of the clock is not read again unless its ctime moved', async () => {
     const sb = await makeSandbox('lineage-racy-');
     try {
       await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
@@ -57,18 +57,33 @@ describe('a sync does not open files whose stat data are unchanged', () => {
       await fs.utimes(file, second, second);
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 1, changes: { creates: 0, updates: 1, deletes: 0 } });
 
-      // A file whose mtime is not older than the stat cache (here: set ahead of the clock) could
-      // change without its stat data showing it: it is read at every sync, changed or not.
+      // A file whose mtime was set ahead of the clock (`touch -d`, an unpacked archive): its ctime,
+      // which the kernel sets at every change, is older than the state, so it is not read again...
       const ahead = new Date(Date.now() + 3_600_000);
       await fs.utimes(file, ahead, ahead);
-      // (A sync that uploads something, so the cache is written with MEMORY.md's stat data as they are now.)
+      // (A sync that uploads something, so the state is written with MEMORY.md's stat data as they are now.)
       await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer again.\n');
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, changes: { creates: 0, updates: 1, deletes: 0 } });
       const idle = await tracedCli(args, env, path.join(sb.root, 'racy.trace'));
       expect(idle.json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
       const opened = new Set(idle.opens.map((x) => path.relative(sb.workspace, x.file)));
-      expect(opened.has('MEMORY.md')).toBe(true);
+      expect(opened.has('MEMORY.md')).toBe(false);
       expect(opened.has('memory/2026-11-01.md')).toBe(false);
+      // ...and an edit that keeps its size and puts the same mtime back is still seen (its ctime moved).
+      await fs.writeFile(file, '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
+      await fs.utimes(file, ahead, ahead);
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 0, updates: 1, deletes: 0 } });
+
+      // The rule itself: files whose ctime is not older than the index (here: the index's mtime put
+      // an hour back, as if it had been written in the tick of their last change) are read again.
+      const agentId = (await fs.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8')).trim();
+      const back = new Date(Date.now() - 3_600_000);
+      await fs.utimes(path.join(sb.alfHome, '.alf', 'state', `${agentId}-state.idx`), back, back);
+      const racy = await tracedCli(args, env, path.join(sb.root, 'racy-index.trace'));
+      expect(racy.json).toMatchObject({ ok: true, sequence: 3, no_changes: true });
+      const read = new Set(racy.opens.map((x) => path.relative(sb.workspace, x.file)));
+      expect(read.has('MEMORY.md')).toBe(true);
+      expect(read.has('memory/2026-11-01.md')).toBe(true);
     } finally {
       await sb.cleanup();
     }

@@ -25,11 +25,15 @@ describe('store index file', () => {
     expect(lookupStat(byRel, WRITTEN, 'USER.md', stat)).toBeNull();
   });
 
-  it("git's racy rule: an entry not older than the index is not trusted; nor a file read every time", () => {
+  it("git's racy rule: an entry whose ctime is not older than the index is not trusted; nor a file read every time", () => {
     const byRel = new Map([['a.md', file('a.md', WRITTEN)], ['b.md', file('b.md', WRITTEN - 10n, { kind: 'r' })]]);
     expect(lookupStat(byRel, WRITTEN, 'a.md', byRel.get('a.md')!.stat)).toBeNull();
     expect(lookupStat(byRel, WRITTEN + 1n, 'a.md', byRel.get('a.md')!.stat)).not.toBeNull();
     expect(lookupStat(byRel, WRITTEN, 'b.md', byRel.get('b.md')!.stat)).toBeNull();
+    // Judged by the ctime: an mtime set ahead of the clock alone does not make a file racy.
+    const ahead = file('c.md', WRITTEN + 1_000_000_000_000n, {});
+    ahead.stat = { ...ahead.stat, ctimeNs: WRITTEN - 10n };
+    expect(lookupStat(new Map([['c.md', ahead]]), WRITTEN, 'c.md', ahead.stat)).toEqual(ahead);
   });
 
   it('refuses an index it cannot read exactly: torn, padded, foreign header, repeated path, a ref past its log', () => {

@@ -21,9 +21,15 @@ import { removeStale, type OpenStore } from './open-store';
 import type { KnownReconcile } from './reconcile-known';
 import type { NextFile } from './write-state';
 
-/** The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed. */
-const work = () => import('../sync-work');
-const storeWork = () => import('./store-work');
+/**
+ * The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed.
+ * The promises are kept: a process that syncs again (a daemon, the bench) asks its module loader
+ * nothing more (under tsx, each `import()` is a round trip to the loader's hooks thread).
+ */
+let workModule: Promise<typeof import('../sync-work')> | undefined;
+let storeWorkModule: Promise<typeof import('./store-work')> | undefined;
+const work = () => (workModule ??= import('../sync-work'));
+const storeWork = () => (storeWorkModule ??= import('./store-work'));
 
 export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore; state: ClientState & { last_synced_sequence: number }; finished: boolean }): Promise<SyncOutput> {
   const { store, state } = args;
