@@ -25,6 +25,9 @@ export function tiersOf(tagsJson: string): string[] {
   return [...tiers];
 }
 
+/** A counter's key in the maps that sum deltas (facet and value apart by a character neither holds). */
+const facetKey = (facet: StoredFacet, value: string) => `${facet}\u0000${value}`;
+
 /** The counters one live record adds to (a record without an origin file has no `file` counter). */
 export function facetValuesOf(f: FacetFields): [StoredFacet, string][] {
   const out: [StoredFacet, string][] = [['live', ''], ['memory_type', f.memory_type], ['namespace', f.namespace], ['status', f.status]];
@@ -43,7 +46,7 @@ export function liveFacetDelta(ops: readonly DerivedOp[], fieldsOf: (row: Curren
   const delta = new Map<string, FacetCount>();
   const add = (fields: FacetFields, by: number) => {
     for (const [facet, value] of facetValuesOf(fields)) {
-      const key = `${facet}\u0000${value}`;
+      const key = facetKey(facet, value);
       const entry = delta.get(key);
       if (entry) entry.count += by;
       else delta.set(key, { facet, value, count: by });
@@ -60,7 +63,7 @@ export function liveFacetDelta(ops: readonly DerivedOp[], fieldsOf: (row: Curren
 /** Counters after `delta`: what a target holding them in memory keeps (no zero counts). */
 export function applyFacetDelta(counts: Map<string, FacetCount>, delta: readonly FacetCount[]): void {
   for (const c of delta) {
-    const key = `${c.facet}\u0000${c.value}`;
+    const key = facetKey(c.facet, c.value);
     const next = (counts.get(key)?.count ?? 0) + c.count;
     if (next === 0) counts.delete(key);
     else counts.set(key, { facet: c.facet, value: c.value, count: next });
