@@ -11,7 +11,7 @@ const END = '<!-- ui-scale:end -->';
 
 interface ReportHead {
   generatedAt: string;
-  machine: { cpus: number; node: string; loadStart: string; loadEnd: string };
+  machine: { cpus: number; node: string; loadStart: string; loadEnd: string; placement?: string };
   shape: UiScaleShape;
   fleet: { generateMs: number; cached: boolean; bigAgentRecords: number };
   reps: number;
@@ -28,7 +28,7 @@ export function writeResultsSection(file: string, report: ReportHead, table: str
       `(${report.fleet.bigAgentRecords.toLocaleString('en')} live at the end) × ${s.bigSyncs.toLocaleString('en')} syncs; generated in ` +
       `${(report.fleet.generateMs / 1000).toFixed(0)} s${report.fleet.cached ? ' (an earlier run; taken from the cache this time)' : ''}. ` +
       `Production build served by \`lineage serve\`, Debian's Chromium at 1440×900, a fresh browser context per visit, one warm-up visit then ${report.reps} measured per page. ` +
-      `Load average ${report.machine.loadStart} at the start, ${report.machine.loadEnd} at the end, on ${report.machine.cpus} cores shared by eight engineers: the times are noisy.`,
+      `Load average ${report.machine.loadStart} at the start, ${report.machine.loadEnd} at the end, on ${report.machine.cpus} cores${report.machine.placement ? `; ${report.machine.placement}` : ''}.`,
     '',
     `Goals: every data request's server time p95 < ${GOALS.serverP95Ms} ms (the server's own time, arrival → response finished, from LINEAGE_REQUEST_TIMING_LOG: ` +
       'the document, its RSC fetches and every /api request of the visit); largest contentful paint p95 < ' +

@@ -8,6 +8,7 @@
  *   --reps N       measured visits per page (default 5)
  *   --no-write     print the table, write no result file
  *   --only A,B     only the pages whose name contains A or B (with --no-write: a partial run)
+ *   --no-pin       server, bench and browser share every CPU (default: the server gets one to itself, pin.ts)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,7 @@ import { FULL_SHAPE, type UiScaleShape } from './generate';
 import { visitPage, type Visit } from './measure-page';
 import { benchPages, type PageIds } from './pages';
 import { startBenchServer } from './serve';
+import { cpuPlan, describePlan, pinSelf } from './pin';
 import { GOALS, markdownTable, summarise, type PageResult } from './summary';
 import { writeResultsSection } from './results-md';
 
@@ -54,7 +56,10 @@ async function main(): Promise<void> {
   const fleet = await cachedFleet(shape, log);
   const ids = pageIds(fleet.dataDir, fleet.manifest.big.id, shape.bigSyncs);
   const timingLog = path.join(os.tmpdir(), `ui-scale-timing-${process.pid}.jsonl`);
-  const server = await startBenchServer({ dataDir: fleet.dataDir, timingLog, log });
+  const plan = cpuPlan(!flag('--no-pin'));
+  const server = await startBenchServer({ dataDir: fleet.dataDir, timingLog, log, ...(plan ? { cpus: plan.server } : {}) });
+  if (plan) pinSelf(plan.browser);
+  log(`ui-scale: ${describePlan(plan)}`);
   const browser = await chromium.launch({
     executablePath: fs.existsSync('/usr/bin/chromium') ? '/usr/bin/chromium' : undefined,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
@@ -85,7 +90,7 @@ async function main(): Promise<void> {
   }
   const report = {
     generatedAt: new Date().toISOString(),
-    machine: { cpus: os.cpus().length, node: process.version, loadStart, loadEnd: load() },
+    machine: { cpus: os.cpus().length, node: process.version, loadStart, loadEnd: load(), placement: describePlan(plan) },
     shape,
     fleet: { generateMs: fleet.manifest.generateMs, cached: fleet.cached, cacheDir: fleet.dir, bigAgentRecords: fleet.manifest.big.records },
     reps,

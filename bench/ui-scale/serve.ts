@@ -10,10 +10,13 @@ import { freePort } from '../../e2e/free-port';
 
 export interface BenchServer { url: string; timingLog: string; stop(): Promise<void> }
 
-export async function startBenchServer(args: { dataDir: string; timingLog: string; log: (line: string) => void }): Promise<BenchServer> {
+export async function startBenchServer(args: { dataDir: string; timingLog: string; log: (line: string) => void; cpus?: string }): Promise<BenchServer> {
   const port = await freePort();
   const root = packageRoot();
-  const child: ChildProcess = spawn('npx', ['tsx', 'lib/cli/main.ts', 'serve', '--port', String(port), '--data', args.dataDir], {
+  const command = ['npx', 'tsx', 'lib/cli/main.ts', 'serve', '--port', String(port), '--data', args.dataDir];
+  // Pinned with `taskset -c`, which every process of the server inherits (see pin.ts).
+  const [file, ...rest] = args.cpus === undefined ? command : ['/usr/bin/taskset', '-c', args.cpus, ...command];
+  const child: ChildProcess = spawn(file!, rest, {
     cwd: root,
     env: { ...process.env, LINEAGE_REQUEST_TIMING_LOG: args.timingLog, ALF_HOME: path.join(args.dataDir, '..', 'alf-home') },
     stdio: ['ignore', 'ignore', 'inherit'],
