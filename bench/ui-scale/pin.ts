@@ -3,9 +3,11 @@
  * in a deployment the browser runs on another machine, but here Chromium, the bench and the server
  * share two cores, and a page's requests queued behind Chromium's own layout and script work were
  * counted as server time (uiperf2 saw static chunks — no work at all — take 380 ms in the same
- * visits). So by default the server gets the last CPU to itself and the bench and its browser the
- * others (`taskset`, inherited by every process and thread they start); `--no-pin` measures them
- * sharing every CPU as before. The plan is written into the results either way.
+ * visits). With `--pin` the server gets the last CPU to itself and the bench and its browser the
+ * others (`taskset`, inherited by every process and thread they start). Not the default: on two
+ * cores the browser alone on one CPU paints later (LCP) and the server's GC threads lose the second
+ * core, so the pinned run is a second view, not a better one. The placement is written into the
+ * results either way.
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';

@@ -8,7 +8,7 @@
  *   --reps N       measured visits per page (default 5)
  *   --no-write     print the table, write no result file
  *   --only A,B     only the pages whose name contains A or B (with --no-write: a partial run)
- *   --no-pin       server, bench and browser share every CPU (default: the server gets one to itself, pin.ts)
+ *   --pin          the server on a CPU of its own, the bench and Chromium on the others (pin.ts)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -56,7 +56,7 @@ async function main(): Promise<void> {
   const fleet = await cachedFleet(shape, log);
   const ids = pageIds(fleet.dataDir, fleet.manifest.big.id, shape.bigSyncs);
   const timingLog = path.join(os.tmpdir(), `ui-scale-timing-${process.pid}.jsonl`);
-  const plan = cpuPlan(!flag('--no-pin'));
+  const plan = cpuPlan(flag('--pin'));
   const server = await startBenchServer({ dataDir: fleet.dataDir, timingLog, log, ...(plan ? { cpus: plan.server } : {}) });
   if (plan) pinSelf(plan.browser);
   log(`ui-scale: ${describePlan(plan)}`);
