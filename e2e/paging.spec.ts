@@ -6,6 +6,7 @@
  * and Kepler (one memory rewritten in 130 syncs).
  */
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import { FIRST_SCREEN_VERSIONS, LINEAGE_PAGE } from '@/lib/ui/page-window';
 import { expect, test } from './fixtures';
 
 const MAX_DRAWN = 2000;
@@ -160,6 +161,23 @@ test.describe('paging at fleet scale', () => {
     await expect(target).toBeVisible();
     await expect(target).toBeInViewport();
     await expect(page).toHaveURL(/#v3$/);
+  });
+
+  test('the lineage document renders the first screen of versions in full and the rest of the page as places, which the browser fills', async ({ page, request, seed }) => {
+    const { kepler } = seed.paging!;
+    const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };
+    const url = `/agents/${kepler.agentId}/memories/${records.items[0]!.record_id}`;
+    const res = await request.get(url, { headers: { accept: 'text/html' } });
+    expect(res.status()).toBe(200);
+    const html = await res.text();
+    const count = (needle: string) => html.split(needle).length - 1;
+    expect(count('data-testid="version"')).toBe(LINEAGE_PAGE);
+    expect(count('data-testid="word-diff"')).toBe(FIRST_SCREEN_VERSIONS);
+    expect(count('data-deferred=""')).toBe(LINEAGE_PAGE - FIRST_SCREEN_VERSIONS);
+    await page.goto(url);
+    await expect(page.getByTestId('version')).toHaveCount(LINEAGE_PAGE);
+    await expect(page.locator('[data-deferred]')).toHaveCount(0);
+    await expect(page.getByTestId('word-diff')).toHaveCount(LINEAGE_PAGE);
   });
 
   test('the Memories tab of 2,100 memories filters by text and sorts by heading and by last change, server-side', async ({ page, request, seed }) => {

@@ -2,7 +2,9 @@
 
 import { useEffect } from 'react';
 import type { Lineage, LineageVersion } from '@/lib/ui/api-types';
+import { useHydrated } from '@/lib/ui/hooks/use-hydrated';
 import { useLineagePages } from '@/lib/ui/hooks/use-records';
+import { FIRST_SCREEN_VERSIONS } from '@/lib/ui/page-window';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { plural } from '@/lib/ui/format';
 import { lineageKey, recordTitle } from '@/lib/ui/record-text';
@@ -42,6 +44,8 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
   const mode: Mode = url.get('view') === 'full' ? 'full' : 'diff';
   const order: Order = url.get('order') === 'oldest' ? 'oldest' : 'newest';
   const query = useLineagePages(agentId, recordId, order);
+  // The server and the hydration draw the first screen's versions in full and the rest as places.
+  const hydrated = useHydrated();
   const pages = query.data?.pages ?? [];
   const versions = pages.flatMap((page) => withPrevious(page, order));
   const wanted = anchorSeq();
@@ -92,8 +96,9 @@ export function LineageView({ agentId, recordId }: { agentId: string; recordId: 
           <VersionKeys />
           <PageButton query={query} edge="start" back={`Show ${order === 'newest' ? 'newer' : 'older'} versions`} testId="load-back-versions" />
           <ol className="relative mt-2 space-y-3 before:absolute before:bottom-2 before:left-[12px] before:top-2 before:w-px before:bg-zinc-300" data-testid="version-list">
-            {versions.map(({ version, previous }) => (
-              <VersionCard key={`${version.seq}-${version.entry_kind}-${version.record_id}`} agentId={agentId} version={version} previous={previous} mode={mode} />
+            {versions.map(({ version, previous }, i) => (
+              <VersionCard key={`${version.seq}-${version.entry_kind}-${version.record_id}`} agentId={agentId} version={version} previous={previous} mode={mode}
+                deferred={!hydrated && i >= FIRST_SCREEN_VERSIONS} />
             ))}
           </ol>
           <PageButton query={query} more={`Load ${older} versions`} testId="load-more-versions" />

@@ -25,13 +25,38 @@ function metaChanges(version: LineageVersion, previous: LineageVersion | undefin
   return out;
 }
 
+/**
+ * A version below the first screen as the server renders it: its place in the list (anchor, seq,
+ * op) without the text or the diff, which the browser draws once the page has hydrated — a page of
+ * 50 versions costs the server the first screen's diffs and markup, not the whole page's.
+ */
+function DeferredVersion({ agentId, version }: { agentId: string; version: LineageVersion }) {
+  return (
+    <li id={`v${version.seq}`} data-testid="version" data-seq={version.seq} data-op={version.op} data-record-id={version.record_id} data-deferred="" className="group relative scroll-mt-20 pl-8">
+      <span className={clsx('absolute left-[7px] top-3 h-3 w-3 rounded-full ring-4 ring-canvas', DOT[version.op])} aria-hidden />
+      <article className="rounded-md border border-line bg-white" aria-busy="true">
+        <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
+          <Link href={routes.sequence(agentId, version.seq)} className="font-mono font-semibold text-accent hover:underline">
+            #{version.seq}
+          </Link>
+          <OpBadge op={version.op} />
+        </header>
+        <div className="h-16" />
+      </article>
+    </li>
+  );
+}
+
 /** One version in the lineage timeline, with its word diff against the previous version or its full text. */
-function VersionCardView({ agentId, version, previous, mode }: {
+function VersionCardView({ agentId, version, previous, mode, deferred = false }: {
   agentId: string;
   version: LineageVersion;
   previous: LineageVersion | undefined;
   mode: 'diff' | 'full';
+  /** Drawn as its place only (DeferredVersion): the server's render of a version below the first screen. */
+  deferred?: boolean;
 }) {
+  if (deferred) return <DeferredVersion agentId={agentId} version={version} />;
   const deleted = version.op === 'delete';
   const moved = version.op === 'move';
   const segments = wordDiff(previous?.content ?? '', version.content);

@@ -12,6 +12,11 @@ export const CHANGES_PAGE = 200;
 export const FLEET_FEED_PAGE = 100;
 export const OPS_PAGE = 100;
 export const LINEAGE_PAGE = 50;
+/**
+ * Versions of a lineage page the server renders in full (about a 1440×900 screen of cards); the
+ * others of the first page are drawn in the browser after hydration (VersionCard's `deferred`).
+ */
+export const FIRST_SCREEN_VERSIONS = 8;
 export const RECORDS_PAGE = 200;
 
 export interface PageParam {
