@@ -51,7 +51,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters), 0014 (per-day activity kept by triggers)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -64,7 +64,12 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      DROP TABLE record_facets; -- 0013 undone first (its index covers the moves column 0006 added)
+      DROP TRIGGER ledger_entries_activity_ai; -- 0014 undone first (its triggers read the columns 0006 adds)
+      DROP TRIGGER ledger_entries_activity_au;
+      DROP TRIGGER ledger_entries_activity_ad;
+      DROP TABLE agent_day_activity;
+      DROP INDEX records_agent_changed_idx;
+      DROP TABLE record_facets; -- then 0013 (its index covers the moves column 0006 added)
       DROP INDEX record_versions_seq_file_idx;
       DROP INDEX ledger_entries_agent_time_idx;
       CREATE INDEX ledger_entries_agent_time_idx ON ledger_entries (agent_id, created_at);`);
@@ -112,7 +117,7 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);
     // 0004: no insert trigger; the next ingest writes its versions' full-text rows itself.
     const triggers = () => migrated.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
-    expect(triggers()).toEqual(['record_versions_fts_ad', 'record_versions_fts_au']);
+    expect(triggers()).toEqual(['ledger_entries_activity_ad', 'ledger_entries_activity_ai', 'ledger_entries_activity_au', 'record_versions_fts_ad', 'record_versions_fts_au']);
     // 0005: the index holds exactly the versions that are not tombstones (FTS5 checks it against its
     // external content, the view of those versions), and search answers as before.
     const { sqlite } = migrated.db;

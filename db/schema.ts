@@ -130,6 +130,8 @@ export const records = sqliteTable('records', {
 }, (t) => [
   primaryKey({ columns: [t.agent_id, t.record_id] }),
   index('records_agent_live_idx').on(t.agent_id, t.deleted_seq),
+  // The records an agent changed since a time, counted from the index alone (the fleet's week of changes).
+  index('records_agent_changed_idx').on(t.agent_id, t.last_changed_at),
 ]);
 
 /**
@@ -146,6 +148,22 @@ export const record_facets = sqliteTable('record_facets', {
   value: text('value').notNull(),
   count: integer('count').notNull(),
 }, (t) => [primaryKey({ columns: [t.agent_id, t.facet, t.value] })]);
+
+/**
+ * Each agent's op counts per UTC day of its ledger entries' `created_at` (the sums of the entries'
+ * creates/updates/deletes/moves), kept by triggers on `ledger_entries` (migration 0014) on every
+ * insert, update of the counts and delete, so every path that writes entries — ingest, rebuild,
+ * import, migration between backends — keeps it; the fleet's 28-day activity reads 28 rows per agent,
+ * not every entry. A day whose entries were all deleted keeps a row of zeros.
+ */
+export const agent_day_activity = sqliteTable('agent_day_activity', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  day: text('day').notNull(),
+  creates: integer('creates').notNull().default(0),
+  updates: integer('updates').notNull().default(0),
+  deletes: integer('deletes').notNull().default(0),
+  moves: integer('moves').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.day] })]);
 
 /**
  * Content-addressed raw file bytes, so workspace views never open archives. The index on each

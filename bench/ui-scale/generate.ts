@@ -34,6 +34,8 @@ export interface UiScaleManifest {
   big: UiScaleAgent & { hotFile: string; hotHeading: string };
   generatedAt: string;
   generateMs: number;
+  /** The cache entry this one was copied from and migrated (cache.ts), when it was not generated. */
+  upgradedFrom?: string;
 }
 
 export const fleetAgentId = (i: number) => uuidV5(NAMESPACE, `ui-scale-fleet-${i}`);

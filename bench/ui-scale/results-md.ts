@@ -13,7 +13,7 @@ interface ReportHead {
   generatedAt: string;
   machine: { cpus: number; node: string; loadStart: string; loadEnd: string; placement?: string };
   shape: UiScaleShape;
-  fleet: { generateMs: number; cached: boolean; bigAgentRecords: number };
+  fleet: { generateMs: number; cached: boolean; upgradedFrom?: string | null; bigAgentRecords: number };
   reps: number;
   wallMs: number;
 }
@@ -26,7 +26,8 @@ export function writeResultsSection(file: string, report: ReportHead, table: str
     '',
     `Run ${report.generatedAt}: ${s.agents} agents × ${s.syncs} syncs + one OpenClaw agent with ${s.bigMemories.toLocaleString('en')} memories ` +
       `(${report.fleet.bigAgentRecords.toLocaleString('en')} live at the end) × ${s.bigSyncs.toLocaleString('en')} syncs; generated in ` +
-      `${(report.fleet.generateMs / 1000).toFixed(0)} s${report.fleet.cached ? ' (an earlier run; taken from the cache this time)' : ''}. ` +
+      `${(report.fleet.generateMs / 1000).toFixed(0)} s${report.fleet.cached ? ' (an earlier run; taken from the cache this time)' : ''}` +
+      `${report.fleet.upgradedFrom ? `, then migrated to this schema from the cache entry ${report.fleet.upgradedFrom} (the upgrade a data directory gets)` : ''}. ` +
       `Production build served by \`lineage serve\`, Debian's Chromium at 1440×900, a fresh browser context per visit, one warm-up visit then ${report.reps} measured per page. ` +
       `Load average ${report.machine.loadStart} at the start, ${report.machine.loadEnd} at the end, on ${report.machine.cpus} cores${report.machine.placement ? `; ${report.machine.placement}` : ''}.`,
     '',

@@ -94,7 +94,7 @@ const reps = Number(value('--reps') ?? 20);
     generatedAt: new Date().toISOString(),
     machine: { cpus: os.cpus().length, node: process.version, loadStart, loadEnd: load(), placement: describePlan(plan) },
     shape,
-    fleet: { generateMs: fleet.manifest.generateMs, cached: fleet.cached, cacheDir: fleet.dir, bigAgentRecords: fleet.manifest.big.records },
+    fleet: { generateMs: fleet.manifest.generateMs, cached: fleet.cached, upgradedFrom: fleet.manifest.upgradedFrom ?? null, cacheDir: fleet.dir, bigAgentRecords: fleet.manifest.big.records },
     reps,
     goals: GOALS,
     wallMs: Math.round(performance.now() - started),

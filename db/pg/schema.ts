@@ -121,6 +121,7 @@ export const records = pgTable('records', {
 }, (t) => [
   primaryKey({ columns: [t.agent_id, t.record_id] }),
   index('records_agent_live_idx').on(t.agent_id, t.deleted_seq),
+  index('records_agent_changed_idx').on(t.agent_id, t.last_changed_at),
 ]);
 
 /**
@@ -133,6 +134,16 @@ export const record_facets = pgTable('record_facets', {
   value: text('value').notNull(),
   count: integer('count').notNull(),
 }, (t) => [primaryKey({ columns: [t.agent_id, t.facet, t.value] })]);
+
+/** Each agent's op counts per UTC day of its entries (db/schema.ts `agent_day_activity`), kept by triggers on ledger_entries. */
+export const agent_day_activity = pgTable('agent_day_activity', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  day: text('day').notNull(),
+  creates: integer('creates').notNull().default(0),
+  updates: integer('updates').notNull().default(0),
+  deletes: integer('deletes').notNull().default(0),
+  moves: integer('moves').notNull().default(0),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.day] })]);
 
 /** Content-addressed raw file bytes. */
 export const raw_objects = pgTable('raw_objects', {

@@ -113,13 +113,13 @@ describe('PostgreSQL migrations', () => {
     const fresh = await openPgDatabase(url);
     try {
       const { rows: applied } = await fresh.pool.query('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
-      expect(applied).toEqual([{ n: 5 }]);
+      expect(applied).toEqual([{ n: 6 }]);
       const { rows: extensions } = await fresh.pool.query("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'");
       expect(extensions).toHaveLength(1);
       const { rows: tables } = await fresh.pool.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.map((t) => t.table_name)).toEqual([
-        'agents', 'api_keys', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facets', 'record_versions', 'records']);
+        'agent_day_activity', 'agents', 'api_keys', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facets', 'record_versions', 'records']);
       const { rows: gin } = await fresh.pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'record_versions_content_trgm_idx'");
       expect(gin[0]?.indexdef).toContain('USING gin (content gin_trgm_ops) WHERE (op <> \'delete\'::text)');
       const { rows: paging } = await fresh.pool.query(

@@ -39,10 +39,13 @@ export function getAgentWithStats(params: { db: LineageDb; tenantId?: TenantScop
 
 /**
  * Every agent in scope (or only `agentId`) with its dashboard stats, by creation time. `changed_records_7d` counts
- * memories: a record and the record it moved to in the window are one (each move in the window
- * whose moved-from record also changed in it counts one less; the moves are found on the partial
- * moves index — an agent's moves are few next to its versions of a week, 8,000 for the ui-scale big
- * agent — and `+p.synced_at` keeps the second lookup on the record's own versions).
+ * memories: a record and the record it moved to in the window are one. Counted from what is kept, not from the
+ * week's versions: the records whose last op (`records.last_changed_at`, a move away included) falls in the window,
+ * on `records_agent_changed_idx`, less the window's moves (on the partial moves index). That is the distinct records
+ * with a version in the window less the moves whose source also has one (changedRecordsOf in agents.test.ts, the
+ * definition, is checked against it): a move's source always gets its last op at the move, so the window's sources
+ * are counted among the records; a source with no version in the window is moved away at most once in it (it would
+ * need a version to come back first), so the moves from outside the versioned records are as many as their sources.
  */
 export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantScope; now: Date; agentId?: string }): AgentWithStats[] {
   const { db, now } = params;
@@ -53,23 +56,18 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
       coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${since7}) AS syncs_7d,
-      (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${since7})
-        - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.moved_from IS NOT NULL AND +m.synced_at >= ${since7} AND m.op = 'move'
-            AND EXISTS (SELECT 1 FROM record_versions p WHERE p.agent_id = m.agent_id AND p.record_id = m.moved_from AND +p.synced_at >= ${since7}))
+      (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.last_changed_at >= ${since7})
+        - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.moved_from IS NOT NULL AND +m.synced_at >= ${since7} AND m.op = 'move')
         AS changed_records_7d
     FROM agents a WHERE 1 = 1 ${tenantSql('a', params.tenantId)} ${onlyAgent(params.agentId)}
     ORDER BY a.created_at, a.id`);
-  // Per-day op counts from the ledger entries' own counts, not from the record versions: the
-  // indexer writes one version per op it counts (foldEntry), with the entry's time as synced_at, so
-  // the sums are the same, read from one row per sync instead of one per changed record (the fleet
-  // page of 100 agents × 200 syncs read ~45,000 version rows here; bench/ui-scale), from the
-  // (agent_id, created_at, op counts) index alone. Live records come from the live-facet counters.
+  // Per-day op counts kept by the ledger_entries triggers (agent_day_activity, migration 0014): the sums of the
+  // entries' own counts, which are the indexer's (foldEntry writes one version per op it counts), read from ≤ 28
+  // rows per agent instead of every entry of 28 days (~21,000 for the ui-scale fleet of 100 agents).
   const activity = db.db.all<DayActivity & { agent_id: string }>(sql`
-    SELECT e.agent_id, substr(e.created_at, 1, 10) AS day,
-      sum(e.creates) AS creates, sum(e.updates) AS updates, sum(e.deletes) AS deletes, sum(e.moves) AS moves
-    FROM ledger_entries e JOIN agents a ON a.id = e.agent_id
-    WHERE e.created_at >= ${firstDay} ${tenantSql('a', params.tenantId)} ${onlyAgent(params.agentId)}
-    GROUP BY e.agent_id, day`);
+    SELECT d.agent_id, d.day, d.creates, d.updates, d.deletes, d.moves
+    FROM agents a CROSS JOIN agent_day_activity d ON d.agent_id = a.id AND d.day >= ${firstDay}
+    WHERE 1 = 1 ${tenantSql('a', params.tenantId)} ${onlyAgent(params.agentId)}`);
   const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
   const days = Array.from({ length: 28 }, (_, i) => utcDay(now.getTime() - (27 - i) * DAY));
   return rows.map((row) => ({

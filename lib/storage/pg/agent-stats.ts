@@ -1,6 +1,7 @@
 /**
  * Every agent in scope with its dashboard stats (lib/history/queries/agents.ts) on PostgreSQL:
- * the same sources: live records from the live-facet counters, the 28-day activity from the ledger entries' op counts.
+ * the same sources: live records from the live-facet counters, the week's changed records from records_agent_changed_idx
+ * less the week's moves, the 28-day activity from the per-day counts the ledger_entries trigger keeps (agent_day_activity).
  */
 import type { TenantScope } from '@/lib/history/queries/common';
 import type { AgentWithStats, DayActivity } from '@/lib/history/queries/agents';
@@ -20,21 +21,18 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
       coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
       (SELECT count(*) FROM ledger_entries e WHERE e.agent_id = a.id AND e.created_at >= ${s}) AS syncs_7d,
-      (SELECT count(DISTINCT v.record_id) FROM record_versions v WHERE v.agent_id = a.id AND v.synced_at >= ${s})
-        - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.synced_at >= ${s} AND m.op = 'move'
-            AND EXISTS (SELECT 1 FROM record_versions q WHERE q.agent_id = m.agent_id AND q.record_id = m.moved_from AND q.synced_at >= ${s}))
+      (SELECT count(*) FROM records r WHERE r.agent_id = a.id AND r.last_changed_at >= ${s})
+        - (SELECT count(*) FROM record_versions m WHERE m.agent_id = a.id AND m.moved_from IS NOT NULL AND m.synced_at >= ${s} AND m.op = 'move')
         AS changed_records_7d
     FROM agents a WHERE true ${tenantCondition(p, 'a', params.tenantId)}
       ${params.agentId === undefined ? '' : `AND a.id = ${p.add(params.agentId.toLowerCase())}`}
     ORDER BY a.created_at, a.id COLLATE "C"`, p);
   const ap = new Params();
   const activity = await rows<DayActivity & { agent_id: string }>(db, `
-    SELECT e.agent_id, substr(e.created_at, 1, 10) AS day,
-      sum(e.creates)::int AS creates, sum(e.updates)::int AS updates, sum(e.deletes)::int AS deletes, sum(e.moves)::int AS moves
-    FROM ledger_entries e JOIN agents a ON a.id = e.agent_id
-    WHERE e.created_at >= ${ap.add(firstDay)} ${tenantCondition(ap, 'a', params.tenantId)}
-      ${params.agentId === undefined ? '' : `AND a.id = ${ap.add(params.agentId.toLowerCase())}`}
-    GROUP BY e.agent_id, day`, ap);
+    SELECT d.agent_id, d.day, d.creates, d.updates, d.deletes, d.moves
+    FROM agent_day_activity d JOIN agents a ON a.id = d.agent_id
+    WHERE d.day >= ${ap.add(firstDay)} ${tenantCondition(ap, 'a', params.tenantId)}
+      ${params.agentId === undefined ? '' : `AND a.id = ${ap.add(params.agentId.toLowerCase())}`}`, ap);
   const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
   return agents.map((row) => ({
     ...row,

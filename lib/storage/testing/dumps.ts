@@ -12,6 +12,7 @@ const VERSION_COLUMNS = `agent_id, record_id, seq, entry_kind, op, content, cont
   origin_file, heading, tags, record_json, created_at, updated_at, observed_at, synced_at, moved_from`;
 const ENTRY_COLUMNS = 'id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted';
 const RECORD_COLUMNS = 'agent_id, record_id, first_seq, last_seq, deleted_seq, born_at, last_changed_at';
+const ACTIVITY_COLUMNS = 'agent_id, day, creates, updates, deletes, moves';
 const RAW_COLUMNS = 'agent_id, path, seq, entry_kind, sha256, size, deleted, reconstructed';
 
 export type IndexDump = Record<string, unknown[]>;
@@ -26,6 +27,7 @@ export function dumpEmbedded(ledger: Ledger): IndexDump {
     raw_objects: q('SELECT sha256, size, hex(data) AS data FROM raw_objects ORDER BY sha256'),
     raw_file_versions: q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY agent_id, path, seq, entry_kind`),
     record_facets: q('SELECT agent_id, facet, value, count FROM record_facets ORDER BY agent_id, facet, value'),
+    agent_day_activity: q(`SELECT ${ACTIVITY_COLUMNS} FROM agent_day_activity ORDER BY agent_id, day`),
   };
 }
 
@@ -40,6 +42,7 @@ export async function dumpPg(db: PgLineageDb): Promise<IndexDump> {
     raw_objects: await q(`SELECT sha256, size, upper(encode(data, 'hex')) AS data FROM raw_objects ORDER BY sha256 COLLATE "C"`),
     raw_file_versions: await q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY ${c('agent_id, path')}, seq, entry_kind COLLATE "C"`),
     record_facets: await q(`SELECT agent_id, facet, value, count FROM record_facets ORDER BY ${c('agent_id, facet, value')}`),
+    agent_day_activity: await q(`SELECT ${ACTIVITY_COLUMNS} FROM agent_day_activity ORDER BY ${c('agent_id, day')}`),
   };
 }
 
