@@ -63,6 +63,26 @@ export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op:
   };
 }
 
+/**
+ * The first page (`limit` ops) of each op kind of the sequence, in the order the sequence lists them
+ * (by entry, then op kind), and each kind's cursor on.
+ */
+export function firstOpPages(db: LineageDb, agentId: string, seq: number, limit: number): { ops: SequenceOp[]; op_cursors: Record<RecordOp, string | null> } {
+  const ops: SequenceOp[] = [];
+  const op_cursors = {} as Record<RecordOp, string | null>;
+  for (const op of RECORD_OPS) {
+    const page = sequenceOpsPage(db, agentId, seq, op, limit);
+    ops.push(...page.items);
+    op_cursors[op] = page.next_cursor;
+  }
+  return { ops: sortByEntry(ops), op_cursors };
+}
+
+/** Stable: within an entry, ops keep their kind order. */
+export function sortByEntry(ops: SequenceOp[]): SequenceOp[] {
+  return ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
+}
+
 /** The API's verb: a page of one op kind of a sequence. Null when the agent is unknown. */
 export function getSequenceOps(params: {
   db: LineageDb; agentId: string; seq: number; op: RecordOp; limit?: number; cursor?: string; tenantId?: TenantScope;
