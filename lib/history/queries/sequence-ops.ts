@@ -29,12 +29,22 @@ export type OpCounts = Record<RecordOp, number>;
 const isOpCursor = (v: unknown): v is [EntryKind, number] =>
   Array.isArray(v) && v.length === 2 && (v[0] === 'delta' || v[0] === 'snapshot') && Number.isSafeInteger(v[1]);
 
-/** How many ops of each kind the sequence holds (an index-only count over the sequence's entries). */
-export function sequenceOpCounts(db: LineageDb, agentId: string, seq: number): OpCounts {
+/** A ledger entry's op counts, as the indexer kept them when it wrote the entry's versions (lib/history/indexer.ts). */
+export interface EntryOpCounts { creates: number; updates: number; deletes: number; moves: number }
+
+/**
+ * How many ops of each kind the sequence holds: the sum over its entries of the counts the indexer
+ * stored with each entry, one per version it wrote (a move once, its left half writing none), so
+ * never a count over the sequence's versions (50,000 at a first sync of 50,000 memories).
+ */
+export function opCountsOf(entries: EntryOpCounts[]): OpCounts {
   const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
-  const rows = db.db.all<{ op: RecordOp; n: number }>(sql`
-    SELECT op, count(*) AS n FROM record_versions WHERE agent_id = ${agentId} AND seq = ${seq} GROUP BY op`);
-  for (const row of rows) counts[row.op] = row.n;
+  for (const e of entries) {
+    counts.create += Number(e.creates);
+    counts.update += Number(e.updates);
+    counts.delete += Number(e.deletes);
+    counts.move += Number(e.moves);
+  }
   return counts;
 }
 

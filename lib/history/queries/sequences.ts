@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
 import { clampLimit, findAgent, type TenantScope } from './common';
-import { firstOpPages, sequenceOpCounts, type OpCounts, type SequenceOp } from './sequence-ops';
+import { firstOpPages, opCountsOf, type EntryOpCounts, type OpCounts, type SequenceOp } from './sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, sequenceRawCount, sequenceRawPage, type SequenceRawChange } from './sequence-raw';
 
 export interface SequenceItem {
@@ -45,12 +45,14 @@ export function getSequences(params: { db: LineageDb; agentId: string; before?: 
 export type { SequenceOp, OpCounts };
 export { RAW_RECORD_IDS, sequenceRawChanges, type SequenceFileCount, type SequenceRawChange, type SequenceRawRow } from './sequence-raw';
 
+export interface SequenceEntry { kind: EntryKind; synced_at: string; size_bytes: number }
+
 export interface SequenceDetail {
   seq: number;
   /** `snapshot` when a rollover snapshot sits at this sequence, else `delta`. */
   kind: EntryKind;
   synced_at: string;
-  entries: { kind: EntryKind; synced_at: string; size_bytes: number }[];
+  entries: SequenceEntry[];
   /** With `opsLimit`: the first page of each op kind (see `op_cursors`); without: every op. */
   ops: SequenceOp[];
   op_counts: OpCounts;
@@ -74,9 +76,10 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const { db } = params.db;
-  const entries = db.all<{ kind: EntryKind; synced_at: string; size_bytes: number }>(sql`
-    SELECT kind, created_at AS synced_at, size_bytes FROM ledger_entries
+  const rows = db.all<SequenceEntry & EntryOpCounts>(sql`
+    SELECT kind, created_at AS synced_at, size_bytes, creates, updates, deletes, moves FROM ledger_entries
     WHERE agent_id = ${agent.id} AND seq = ${params.seq} ORDER BY kind`);
+  const entries = rows.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
   const last = entries[entries.length - 1];
   if (!last) return null;
   const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
@@ -85,7 +88,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
   const raw = sequenceRawPage(params.db, { agentId: agent.id, seq: params.seq, ops, opsLimit: params.opsLimit, limit: rawLimit });
   return {
     seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
-    op_counts: sequenceOpCounts(params.db, agent.id, params.seq), op_cursors,
+    op_counts: opCountsOf(rows), op_cursors,
     raw: raw.items,
     raw_count: rawLimit === undefined ? raw.items.length : sequenceRawCount(params.db, agent.id, params.seq),
     raw_cursor: raw.next_cursor,

@@ -6,8 +6,8 @@
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
-import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
-import { sortByEntry, type OpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
+import type { SequenceDetail, SequenceEntry, SequenceItem } from '@/lib/history/queries/sequences';
+import { opCountsOf, sortByEntry, type EntryOpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, decodeRawCursor, type SequenceRawPage } from '@/lib/history/queries/sequence-raw';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
@@ -29,15 +29,6 @@ export async function getSequences(db: Queryable, params: { agentId: string; bef
     SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, moves, raw_changed, raw_deleted, size_bytes
     FROM ledger_entries WHERE agent_id = $1 AND seq < $2::bigint AND seq >= $3 ORDER BY seq DESC, kind COLLATE "C" DESC`, [agent.id, before, lowest]);
   return { items, next_before: seqs.length > limit ? lowest : null };
-}
-
-/** How many ops of each kind the sequence holds (lib/history/queries/sequence-ops.ts `sequenceOpCounts`). */
-export async function sequenceOpCounts(db: Queryable, agentId: string, seq: number): Promise<OpCounts> {
-  const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
-  const found = await rows<{ op: RecordOp; n: number }>(db, `
-    SELECT op, count(*)::int AS n FROM record_versions WHERE agent_id = $1 AND seq = $2::bigint GROUP BY op`, [agentId, seq]);
-  for (const row of found) counts[row.op] = row.n;
-  return counts;
 }
 
 const isOpCursor = (v: unknown): v is [EntryKind, number] =>
@@ -103,9 +94,10 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
   Promise<SequenceDetail | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const entries = await rows<{ kind: EntryKind; synced_at: string; size_bytes: number }>(db, `
-    SELECT kind, created_at AS synced_at, size_bytes FROM ledger_entries WHERE agent_id = $1 AND seq = $2::bigint ORDER BY kind COLLATE "C"`,
-  [agent.id, params.seq]);
+  const found = await rows<SequenceEntry & EntryOpCounts>(db, `
+    SELECT kind, created_at AS synced_at, size_bytes, creates, updates, deletes, moves FROM ledger_entries
+    WHERE agent_id = $1 AND seq = $2::bigint ORDER BY kind COLLATE "C"`, [agent.id, params.seq]);
+  const entries = found.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
   const last = entries[entries.length - 1];
   if (!last) return null;
   const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
@@ -114,7 +106,7 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
   const raw = await sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit: params.opsLimit, limit: rawLimit });
   return {
     seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
-    op_counts: await sequenceOpCounts(db, agent.id, params.seq), op_cursors,
+    op_counts: opCountsOf(found), op_cursors,
     raw: raw.items,
     raw_count: rawLimit === undefined ? raw.items.length : await sequenceRawCount(db, agent.id, params.seq),
     raw_cursor: raw.next_cursor,
