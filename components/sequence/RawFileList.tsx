@@ -7,7 +7,7 @@ import { useSequenceRaw } from '@/lib/ui/hooks/use-sequences';
 import { recordTitle } from '@/lib/ui/record-text';
 import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
-import { rawFileWindow } from '@/lib/ui/raw-file-window';
+import { inlineLinks } from '@/lib/ui/raw-file-window';
 import { Badge, type BadgeTone } from '../ui/Badge';
 import { PageButton } from '../ui/PageButtons';
 import { EmptyState } from '../ui/States';
@@ -25,7 +25,7 @@ const SIGN: Record<SequenceOp['op'], { sign: string; color: string }> = {
 /**
  * The raw workspace files a sync changed, each opening the workspace at that sequence, with the
  * record ops each file carries (at most 20 per file from the API): a bounded window of pages from
- * the API ("load more" below), and a budget of op links inline (rawFileWindow; files further down
+ * the API ("load more" below), and a budget of op links inline (inlineLinks; files further down
  * list theirs behind a button).
  */
 export function RawFileList({ agentId, detail }: { agentId: string; detail: SequenceDetail }) {
@@ -33,9 +33,9 @@ export function RawFileList({ agentId, detail }: { agentId: string; detail: Sequ
   const query = useSequenceRaw(agentId, detail);
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   const byId = new Map(ops.map((o) => [o.record_id, o]));
-  const raw = query.data.pages.flatMap((p) => p.items);
-  if (raw.length === 0) return <EmptyState title="No raw file changed" />;
-  const { files, inline } = rawFileWindow(raw, raw.length);
+  const files = query.data.pages.flatMap((p) => p.items);
+  if (files.length === 0) return <EmptyState title="No raw file changed" />;
+  const inline = inlineLinks(files);
   return (
     <>
     <PageButton query={query} edge="start" back="Show earlier files" testId="raw-file-earlier-files" />
