@@ -11,10 +11,8 @@ import type { SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { MOVED_FROM_FILE } from './changes';
 import { first, Params, rows, type Queryable } from './sql';
 
-/** One page of the sequence's raw files after `cursor` (`limit` undefined: all), linked to `ops`. */
-export async function sequenceRawPage(db: Queryable, p: { agentId: string; seq: number; ops: SequenceOp[]; opsLimit?: number; limit?: number; cursor?: string }):
-  Promise<SequenceRawPage> {
-  const limit = p.limit ?? Number.MAX_SAFE_INTEGER - 1;
+/** The query of one page of raw files (`limit + 1` rows) with each file's own op count (exported for its plan test). */
+export function rawPageQuery(p: { agentId: string; seq: number; limit: number; cursor?: string }): { text: string; params: Params } {
   const q = new Params();
   const a = q.add(p.agentId);
   const n = q.add(p.seq);
@@ -23,7 +21,8 @@ export async function sequenceRawPage(db: Queryable, p: { agentId: string; seq: 
     const [kind, path] = decodeRawCursor(p.cursor);
     after = `AND (entry_kind COLLATE "C", path COLLATE "C") > (${q.add(kind)}, ${q.add(path)})`;
   }
-  const found = await rows<SequenceRawRow>(db, `
+  // Equalities under "C" too, so the count can use the C-collated index.
+  const text = `
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
       WHERE p.agent_id = f.agent_id AND p.path = f.path AND (p.seq < f.seq OR (p.seq = f.seq AND p.entry_kind < f.entry_kind))
@@ -31,8 +30,17 @@ export async function sequenceRawPage(db: Queryable, p: { agentId: string; seq: 
       SELECT count(*)::int FROM record_versions v
       WHERE v.agent_id = f.agent_id AND v.seq = f.seq AND v.entry_kind COLLATE "C" = f.entry_kind AND v.origin_file COLLATE "C" = f.path) AS own_ops
     FROM (SELECT agent_id, path, seq, entry_kind, deleted, size FROM raw_file_versions
-      WHERE agent_id = ${a} AND seq = ${n}::bigint ${after} ORDER BY entry_kind COLLATE "C", path COLLATE "C" LIMIT ${q.add(Math.min(limit + 1, Number.MAX_SAFE_INTEGER))}) f
-    ORDER BY f.entry_kind COLLATE "C", f.path COLLATE "C"`, q);
+      WHERE agent_id = ${a} AND seq = ${n}::bigint ${after} ORDER BY entry_kind COLLATE "C", path COLLATE "C" LIMIT ${q.add(Math.min(p.limit + 1, Number.MAX_SAFE_INTEGER))}) f
+    ORDER BY f.entry_kind COLLATE "C", f.path COLLATE "C"`;
+  return { text, params: q };
+}
+
+/** One page of the sequence's raw files after `cursor` (`limit` undefined: all), linked to `ops`. */
+export async function sequenceRawPage(db: Queryable, p: { agentId: string; seq: number; ops: SequenceOp[]; opsLimit?: number; limit?: number; cursor?: string }):
+  Promise<SequenceRawPage> {
+  const limit = p.limit ?? Number.MAX_SAFE_INTEGER - 1;
+  const { text, params } = rawPageQuery({ agentId: p.agentId, seq: p.seq, limit, cursor: p.cursor });
+  const found = await rows<SequenceRawRow>(db, text, params);
   const { page, next_cursor } = rawPageOf(found, limit);
   const movesFrom = page.length === 0 ? [] : await rows<SequenceFileCount>(db, `
     SELECT from_file AS path, entry_kind, count(*)::int AS count FROM (
