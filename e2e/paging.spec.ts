@@ -122,6 +122,34 @@ test.describe('paging at fleet scale', () => {
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
   });
 
+  test('a sequence with more raw files than a page draws the first 100 and loads the rest from the raw API; a bad cursor is a 400 in words', async ({ page, request, seed }) => {
+    const { orion } = seed.paging!;
+    const expected = ['IDENTITY.md', orion.file, ...orion.notes];
+    type RawPage = { items: { path: string; record_count: number }[]; next_cursor: string | null };
+    const api = (await (await request.get(`/api/agents/${orion.agentId}/sequences/0`)).json()) as { raw: RawPage['items']; raw_count: number; raw_cursor: string | null };
+    expect([api.raw.length, api.raw_count]).toEqual([100, expected.length]);
+    // The API's pages, walked from the sequence's cursor: every file once, in order, the catalog's count on the first page.
+    const walked = api.raw.map((f) => f.path);
+    for (let cursor = api.raw_cursor; cursor; ) {
+      const body = (await (await request.get(`/api/agents/${orion.agentId}/sequences/0/raw?limit=30&cursor=${cursor}`)).json()) as RawPage;
+      walked.push(...body.items.map((f) => f.path));
+      cursor = body.next_cursor;
+    }
+    expect(walked).toEqual(expected);
+    expect(api.raw.find((f) => f.path === orion.file)?.record_count).toBe(orion.items);
+    const bad = await request.get(`/api/agents/${orion.agentId}/sequences/0/raw?cursor=nonsense`);
+    expect([bad.status(), ((await bad.json()) as { error: string }).error]).toEqual([400, expect.stringMatching(/paging cursor "nonsense" is not one this list gave out/)]);
+
+    await page.goto(`/agents/${orion.agentId}/sequences/0`);
+    const files = page.getByTestId('raw-file');
+    await expect(files).toHaveCount(100);
+    await expect(page.getByText(`Raw files (${expected.length})`)).toBeVisible();
+    await page.getByTestId('raw-file-more-files').click();
+    await expect(files).toHaveCount(expected.length);
+    expect(await files.evaluateAll((els) => els.map((e) => e.getAttribute('data-path')))).toEqual(expected);
+    await expect(page.getByTestId('raw-file-more-files')).toHaveCount(0);
+  });
+
   test('the lineage API without parameters gives the first page of 50 (newest first) and a cursor, not every version', async ({ request, seed }) => {
     const { kepler } = seed.paging!;
     const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };

@@ -32,6 +32,7 @@ async function main(): Promise<void> {
   const old = Math.floor(manifest.big.syncs / 10);
   const file = s.ledger.db.sqlite.prepare('SELECT origin_file FROM records r JOIN record_versions v ON v.agent_id = r.agent_id AND v.record_id = r.record_id AND v.seq = r.last_seq WHERE r.agent_id = ? AND r.deleted_seq IS NULL AND v.origin_file IS NOT NULL ORDER BY v.origin_file LIMIT 1')
     .pluck().get(big) as string;
+  const rawCursor = (await s.getSequence({ agentId: big, seq: 0, opsLimit: 100, rawLimit: 100 }))?.raw_cursor ?? undefined;
   const now = new Date();
   const since = new Date(now.getTime() - 7 * 86_400_000);
   const verbs: [string, () => Promise<unknown>][] = [
@@ -44,8 +45,10 @@ async function main(): Promise<void> {
     ['records of one file, big', () => s.getRecordsAt({ agentId: big, limit: 1000, file })],
     ['fleet feed, 100', () => s.getChanges({ since, limit: 100 })],
     ['agent feed, big, 200', () => s.getChanges({ since, agentId: big, limit: 200 })],
-    ['sequence #0, big', () => s.getSequence({ agentId: big, seq: 0, opsLimit: 100 })],
-    ['sequence latest, big', () => s.getSequence({ agentId: big, seq: latest, opsLimit: 100 })],
+    // What the sequence page asks for: the first page of each op kind and of the raw files.
+    ['sequence #0, big', () => s.getSequence({ agentId: big, seq: 0, opsLimit: 100, rawLimit: 100 })],
+    ['sequence #0 raw page 2, big', () => s.getSequenceRaw({ agentId: big, seq: 0, limit: 100, opsLimit: 100, cursor: rawCursor })],
+    ['sequence latest, big', () => s.getSequence({ agentId: big, seq: latest, opsLimit: 100, rawLimit: 100 })],
     ['lineage, most versions', () => s.getRecordLineage({ agentId: big, recordId: hot, limit: 50, order: 'newest' })],
     ['workspace tree latest, big', () => s.getWorkspaceTree({ agentId: big, seq: latest })],
     [`workspace tree #${old}, big`, () => s.getWorkspaceTree({ agentId: big, seq: old })],

@@ -2,13 +2,14 @@
 
 import { useState } from 'react';
 import Link from '@/components/ui/Link';
-import type { RawChange, SequenceOp } from '@/lib/ui/api-types';
+import type { SequenceDetail, SequenceOp } from '@/lib/ui/api-types';
+import { useSequenceRaw } from '@/lib/ui/hooks/use-sequences';
 import { recordTitle } from '@/lib/ui/record-text';
 import { formatBytes, plural } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
-import { RAW_FILES_PAGE, rawFileWindow } from '@/lib/ui/raw-file-window';
+import { inlineLinks } from '@/lib/ui/raw-file-window';
 import { Badge, type BadgeTone } from '../ui/Badge';
-import { Button } from '../ui/Button';
+import { PageButton } from '../ui/PageButtons';
 import { EmptyState } from '../ui/States';
 import { PathText } from '../ui/PathText';
 import { visibleName } from '../ui/SafeName';
@@ -23,18 +24,21 @@ const SIGN: Record<SequenceOp['op'], { sign: string; color: string }> = {
 
 /**
  * The raw workspace files a sync changed, each opening the workspace at that sequence, with the
- * record ops each file carries (at most 20 per file from the API), bounded by rawFileWindow: a
- * page of files at a time, and a budget of op links inline (files further down list theirs behind
- * a button).
+ * record ops each file carries (at most 20 per file from the API): a bounded window of pages from
+ * the API ("load more" below), and a budget of op links inline (inlineLinks; files further down
+ * list theirs behind a button).
  */
-export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: number; raw: RawChange[]; ops: SequenceOp[] }) {
-  const [shown, setShown] = useState(RAW_FILES_PAGE);
+export function RawFileList({ agentId, detail }: { agentId: string; detail: SequenceDetail }) {
+  const { seq, ops } = detail;
+  const query = useSequenceRaw(agentId, detail);
   const [opened, setOpened] = useState<ReadonlySet<string>>(new Set());
   const byId = new Map(ops.map((o) => [o.record_id, o]));
-  if (raw.length === 0) return <EmptyState title="No raw file changed" />;
-  const { files, inline, hidden } = rawFileWindow(raw, shown);
+  const files = query.data.pages.flatMap((p) => p.items);
+  if (files.length === 0) return <EmptyState title="No raw file changed" />;
+  const inline = inlineLinks(files);
   return (
     <>
+    <PageButton query={query} edge="start" back="Show earlier files" testId="raw-file-earlier-files" />
     <ul className="divide-y divide-line" data-testid="raw-file-list">
       {files.map((f) => (
         <li key={`${f.entry_kind}-${f.path}`} data-testid="raw-file" data-path={f.path} className="px-4 py-2">
@@ -85,13 +89,7 @@ export function RawFileList({ agentId, seq, raw, ops }: { agentId: string; seq: 
         </li>
       ))}
     </ul>
-    {hidden > 0 && (
-      <div className="border-t border-line p-3 text-center">
-        <Button onClick={() => setShown(shown + RAW_FILES_PAGE)} testId="raw-file-more-files">
-          Show {Math.min(RAW_FILES_PAGE, hidden)} more of {plural(hidden, 'file')}
-        </Button>
-      </div>
-    )}
+    <PageButton query={query} more="Load more files" testId="raw-file-more-files" />
     </>
   );
 }

@@ -106,8 +106,8 @@ export function SequenceView({ agentId, seq }: { agentId: string; seq: number })
               <OpSection key={op} agentId={agentId} detail={query.data} op={op} title={title} />
             ))}
           </div>
-          <Panel title={`Raw files (${query.data.raw.length})`} flush className="lg:sticky lg:top-16">
-            <RawFileList agentId={agentId} seq={seq} raw={query.data.raw} ops={query.data.ops} />
+          <Panel title={`Raw files (${query.data.raw_count})`} flush className="lg:sticky lg:top-16">
+            <RawFileList agentId={agentId} detail={query.data} />
           </Panel>
         </div>
       )}

@@ -1,6 +1,8 @@
 /**
  * The paging agents of the browser tests, synced through the real pipeline:
- * - Orion: sequence 0 creates PAGING.items sections in one file (more ops than a page draws), and
+ * - Orion: sequence 0 creates PAGING.items sections in one file (more ops than a page draws) beside
+ *   PAGING.notes plain-text files under memory/vault/ (raw files without records, listed after the
+ *   catalog: more than a page of raw files), and
  *   sequence 1 updates PAGING.updated of them, both just before this week began but within 7 days
  *   (more than 1,000 changes in a week, without crowding this week's fleet feed the other specs read);
  * - Kepler: one memory rewritten in PAGING.versions syncs (a lineage of that many versions).
@@ -10,10 +12,10 @@ import path from 'node:path';
 import { syncWorkspace } from '@/lib/sync/sync';
 import type { localTarget } from '@/lib/sync/local-target';
 
-export const PAGING = { orion: 'Orion', kepler: 'Kepler', file: 'memory/semantic/catalog.md', items: 2100, updated: 1000, versions: 130 } as const;
+export const PAGING = { orion: 'Orion', kepler: 'Kepler', file: 'memory/semantic/catalog.md', items: 2100, updated: 1000, versions: 130, notes: 150 } as const;
 
 export interface PagingSeed {
-  orion: { agentId: string; agentName: string; file: string; items: number; updated: number; syncedAt: string[] };
+  orion: { agentId: string; agentName: string; file: string; items: number; updated: number; notes: string[]; syncedAt: string[] };
   kepler: { agentId: string; agentName: string; file: string; heading: string; versions: number };
 }
 
@@ -43,7 +45,8 @@ export async function seedPaging(scratch: string, alfHome: string, now: Date, se
   };
 
   const orionDir = path.join(scratch, 'orion');
-  await write(orionDir, { 'IDENTITY.md': `# Identity\n\nName: ${PAGING.orion}\n`, [PAGING.file]: catalog(0) });
+  const notes = Array.from({ length: PAGING.notes }, (_, i) => `memory/vault/note-${String(i).padStart(3, '0')}.txt`);
+  await write(orionDir, { 'IDENTITY.md': `# Identity\n\nName: ${PAGING.orion}\n`, [PAGING.file]: catalog(0), ...Object.fromEntries(notes.map((n, i) => [n, `Note ${i}\n`])) });
   const times = [new Date(base), new Date(base + 5 * 60_000)];
   const first = await sync(orionDir, times[0]!);
   await write(orionDir, { [PAGING.file]: catalog(PAGING.updated) });
@@ -60,7 +63,7 @@ export async function seedPaging(scratch: string, alfHome: string, now: Date, se
     keplerId = out.agent.alf_agent_id;
   }
   return {
-    orion: { agentId: first.agent.alf_agent_id, agentName: PAGING.orion, file: PAGING.file, items: PAGING.items, updated: PAGING.updated, syncedAt: times.map((t) => t.toISOString()) },
+    orion: { agentId: first.agent.alf_agent_id, agentName: PAGING.orion, file: PAGING.file, items: PAGING.items, updated: PAGING.updated, notes, syncedAt: times.map((t) => t.toISOString()) },
     kepler: { agentId: keplerId, agentName: PAGING.kepler, file, heading, versions: PAGING.versions },
   };
 }

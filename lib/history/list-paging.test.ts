@@ -13,7 +13,7 @@ import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
 import { fetchAllPages } from '@/lib/ui/paging';
 import {
-  getChanges, getRecordLineage, getRecordsAt, getSequence, getSequenceOps, type ChangeItem, type RecordSort,
+  getChanges, getRecordLineage, getRecordsAt, getSequence, getSequenceOps, getSequenceRaw, type ChangeItem, type RecordSort,
 } from './queries';
 
 const SECTIONS = 120;
@@ -110,6 +110,26 @@ describe('keyset paging', () => {
     expect(allMoves.map((o) => [o.from_file, o.origin_file])).toEqual(Array(SECTIONS - 100).fill(['memory/semantic/notes.md', 'memory/semantic/old-notes.md']));
   });
 
+  it("a sequence's raw files page by page: each page is the whole list's slice, counts and op ids alike, moves under both files", async () => {
+    for (const seq of [0, EDITS + 1]) {
+      const whole = getSequence({ db, agentId, seq, opsLimit: 7 })!;
+      expect([whole.raw_count, whole.raw_cursor]).toEqual([whole.raw.length, null]);
+      const first = getSequence({ db, agentId, seq, opsLimit: 7, rawLimit: 1 })!;
+      expect([first.raw, first.raw_count]).toEqual([whole.raw.slice(0, 1), whole.raw.length]);
+      const walked = await fetchAllPages(async (cursor) => (cursor === null
+        ? { items: first.raw, next_cursor: first.raw_cursor }
+        : getSequenceRaw({ db, agentId, seq, limit: 1, opsLimit: 7, cursor })!));
+      expect(walked).toEqual(whole.raw);
+      expect(walked.length).toBeGreaterThan(1);
+    }
+    // The move sync's second page (old-notes.md) counts the 20 moves into it, the first (notes.md) the 20 out of it.
+    const moved = getSequence({ db, agentId, seq: EDITS + 1, opsLimit: 7, rawLimit: 1 })!;
+    const next = getSequenceRaw({ db, agentId, seq: EDITS + 1, limit: 1, opsLimit: 7, cursor: moved.raw_cursor! })!;
+    expect([moved.raw[0]!.path, moved.raw[0]!.record_count, next.items[0]!.path, next.items[0]!.record_count])
+      .toEqual(['memory/semantic/notes.md', SECTIONS - 100, 'memory/semantic/old-notes.md', SECTIONS - 100]);
+    expect(next.next_cursor).toBeNull();
+  });
+
   it("a sequence's raw files: every op counted, ids only of the ops on the page (at most 20 a file); moves under both files", () => {
     const NOTES = 'memory/semantic/notes.md';
     const whole = getSequence({ db, agentId, seq: 0 })!;
@@ -195,6 +215,7 @@ describe('keyset paging', () => {
     for (const cursor of bad) {
       expect(() => getChanges({ db, since: new Date(0), cursor })).toThrow(/paging cursor .* is not one this list gave out/);
       expect(() => getSequenceOps({ db, agentId, seq: 0, op: 'create', cursor })).toThrow(/paging cursor/);
+      expect(() => getSequenceRaw({ db, agentId, seq: 0, cursor })).toThrow(/paging cursor/);
       expect(() => getRecordsAt({ db, agentId, cursor })).toThrow(/paging cursor/);
       expect(() => getRecordLineage({ db, agentId, recordId: getRecordsAt({ db, agentId, limit: 1 })!.items[0]!.record_id, cursor })).toThrow(/paging cursor/);
     }
@@ -251,9 +272,16 @@ describe('each page is read in index order (EXPLAIN QUERY PLAN)', () => {
     }
   });
 
-  it("a sequence's ops are counted per file on the (agent_id, seq, entry_kind, origin_file) index alone", () => {
-    const plans = pageQuery(plansOf(() => getSequence({ db, agentId, seq: 0, opsLimit: 5 })), /GROUP BY entry_kind, origin_file/);
-    for (const plan of plans) expect(plan.plan).toMatch(/COVERING INDEX record_versions_seq_file_idx \(agent_id=\? AND seq=\?\)/);
+  it("a page of a sequence's raw files counts its own files' ops, each on the (agent_id, seq, entry_kind, origin_file) index", () => {
+    const cursor = getSequence({ db, agentId, seq: 0, opsLimit: 5, rawLimit: 1 })!.raw_cursor!;
+    for (const run of [() => getSequence({ db, agentId, seq: 0, opsLimit: 5, rawLimit: 1 }), () => getSequenceRaw({ db, agentId, seq: 0, limit: 1, opsLimit: 5, cursor })]) {
+      const plans = plansOf(run);
+      for (const plan of pageQuery(plans, /AS own_ops/)) {
+        expect(plan.plan).toMatch(/COVERING INDEX record_versions_seq_file_idx \(agent_id=\? AND seq=\? AND entry_kind=\? AND origin_file=\?\)/);
+      }
+      // No count over every op of the sequence by file.
+      expect(plans.map((p) => p.sql).join('\n')).not.toMatch(/GROUP BY entry_kind, origin_file/);
+    }
   });
 
   it('a first Memories page at the latest sequence counts no record: its facets and total are the kept counters', () => {

@@ -2,7 +2,8 @@
 export * from './queries/common';
 export * from './queries/agents';
 export * from './queries/sequences';
-export { getSequenceOps, sequenceOpCounts } from './queries/sequence-ops';
+export { getSequenceOps } from './queries/sequence-ops';
+export { getSequenceRaw, type SequenceRawPage } from './queries/sequence-raw';
 export * from './queries/records';
 export * from './queries/memory-dto';
 export * from './queries/changes';

@@ -308,6 +308,35 @@ export function runConformanceCases(b: Backends): void {
     expect(await same((s) => s.getSequenceOps({ agentId: A1, seq: 0, op: 'create', cursor: '!!' }))).toMatchObject({ error: { code: 'invalid_input' } });
   });
 
+  it('paging: every sequence\'s raw files, page by page, each page counting its own files\' ops', async () => {
+    let multi = 0;
+    for (const agentId of [A1, A2]) {
+      for (let seq = 0; seq <= latest[agentId]!; seq++) {
+        const whole = value(await same((s) => s.getSequence({ agentId, seq, opsLimit: 1 })))!;
+        const first = value(await same((s) => s.getSequence({ agentId, seq, opsLimit: 1, rawLimit: 1 })))!;
+        expect(first.raw).toEqual(whole.raw.slice(0, 1));
+        expect(first.raw_count).toBe(whole.raw.length);
+        expect(whole.raw_cursor).toBeNull();
+        const pages = await walk((s, cursor) => s.getSequenceRaw({ agentId, seq, limit: 1, opsLimit: 1, ...(cursor ? { cursor } : {}) }));
+        expect(pages.flatMap((page) => page.items)).toEqual(whole.raw);
+        expect(first.raw_cursor).toBe(pages[0]!.next_cursor);
+        if (first.raw_cursor) {
+          const rest = await walk((s, cursor) => s.getSequenceRaw({ agentId, seq, limit: 2, opsLimit: 1, cursor: cursor ?? first.raw_cursor! }));
+          expect(rest.flatMap((page) => page.items)).toEqual(whole.raw.slice(1));
+          multi++;
+        }
+      }
+    }
+    expect(multi).toBeGreaterThan(4);
+    await same((s) => s.getSequenceRaw({ agentId: A1, seq: 2 ** 40 }));
+    await same((s) => s.getSequenceRaw({ agentId: A2, seq: 0, tenantId: null }));
+    await same((s) => s.getSequenceRaw({ agentId: 'a\u0000b', seq: 0 }));
+    for (const cursor of ['!!', 'W10', Buffer.from(JSON.stringify(['delta', 'a\u0000b'])).toString('base64url')]) {
+      expect(await same((s) => s.getSequenceRaw({ agentId: A1, seq: 0, cursor }))).toMatchObject({ error: { code: 'invalid_input' } });
+    }
+    expect(await same((s) => s.getSequence({ agentId: A1, seq: 0, rawLimit: 0 }))).toMatchObject({ error: { code: 'invalid_input' } });
+  });
+
   it('paging: Memories with q and in each sort, at the latest and earlier sequences, page by page', async () => {
     let walked = 0;
     const hits = new Map<string, number>();

@@ -16,6 +16,7 @@ import { getAgentMemoryDto } from '@/lib/history/queries/memory-dto';
 import { getChanges } from '@/lib/history/queries/changes';
 import { getSequence, getSequences, sequenceAt } from '@/lib/history/queries/sequences';
 import { getSequenceOps } from '@/lib/history/queries/sequence-ops';
+import { getSequenceRaw } from '@/lib/history/queries/sequence-raw';
 import { getRecordsAt } from '@/lib/history/queries/records';
 import { getRecordLineage } from '@/lib/history/queries/lineage';
 import { findAgent, assertSequence } from '@/lib/history/queries/common';
@@ -105,6 +106,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     getSequences: async (p) => getSequences({ db, ...p }),
     getSequence: async (p) => getSequence({ db, ...p }),
     getSequenceOps: async (p) => getSequenceOps({ db, ...p }),
+    getSequenceRaw: async (p) => getSequenceRaw({ db, ...p }),
     sequenceAt: async (p) => sequenceAt({ db, ...p }),
     getRecordsAt: async (p) => getRecordsAt({ db, ...p }),
     getRecordLineage: async (p) => getRecordLineage({ db, ...p }),

@@ -16,7 +16,7 @@ import { getAgentMemoryDto } from './pg/memory';
 import { readEntryBytesFrom, readPlanArchivesFrom } from '@/lib/ledger/entries';
 import { startSweeps } from './maintenance';
 import { getChanges } from './pg/changes';
-import { getSequence, getSequenceOps, getSequences, sequenceAt } from './pg/sequences';
+import { getSequence, getSequenceOps, getSequenceRaw, getSequences, sequenceAt } from './pg/sequences';
 import { ingestDelta, ingestSnapshot, type PgBackend } from './pg/ingest';
 import { getRecordLineage } from './pg/lineage';
 import { getRecordsAt } from './pg/records';
@@ -78,6 +78,7 @@ export function scaleOutStorage(params: {
     getSequences: (p) => getSequences(pool, p),
     getSequence: (p) => getSequence(pool, p),
     getSequenceOps: (p) => getSequenceOps(pool, p),
+    getSequenceRaw: (p) => getSequenceRaw(pool, p),
     sequenceAt: (p) => sequenceAt(pool, p),
     getRecordsAt: (p) => getRecordsAt(pool, p),
     getRecordLineage: (p) => getRecordLineage(pool, p),

@@ -21,6 +21,7 @@ import type { MemoryRecordDto } from '@/lib/history/queries/memory-dto';
 import type { AgentWithStats } from '@/lib/history/queries/agents';
 import type { ChangeGroup } from '@/lib/history/queries/changes';
 import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
+import type { SequenceRawPage } from '@/lib/history/queries/sequence-raw';
 import type { SequenceOp } from '@/lib/history/queries/sequence-ops';
 import type { RecordFilters, RecordSort, RecordsAtResult } from '@/lib/history/queries/records';
 import type { RecordLineage } from '@/lib/history/queries/lineage';
@@ -115,8 +116,14 @@ export interface LineageStorage {
   /** The agent's live records as MemoryRecordDto (birth order); null for an unknown agent. */
   getAgentMemoryDto(p: { agentId: string; tenantId?: TenantScope }): Promise<MemoryRecordDto[] | null>;
   getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;
-  /** With `opsLimit`: the first page of each op kind, `op_cursors` page on through `getSequenceOps`. */
-  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }): Promise<SequenceDetail | null>;
+  /**
+   * With `opsLimit`: the first page of each op kind, `op_cursors` page on through `getSequenceOps`; with
+   * `rawLimit`: the first page of raw files, `raw_cursor` pages on through `getSequenceRaw`.
+   */
+  getSequence(p: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number; rawLimit?: number }): Promise<SequenceDetail | null>;
+  /** One keyset page of a sequence's raw files, linked to the first `opsLimit` ops of each kind; null for an unknown agent. */
+  getSequenceRaw(p: { agentId: string; seq: number; limit?: number; cursor?: string; opsLimit?: number; tenantId?: TenantScope }):
+    Promise<SequenceRawPage | null>;
   /** One keyset page of a sequence's ops of one kind; null for an unknown agent. */
   getSequenceOps(p: { agentId: string; seq: number; op: RecordOp; limit?: number; cursor?: string; tenantId?: TenantScope }):
     Promise<{ op: RecordOp; items: SequenceOp[]; next_cursor: string | null } | null>;

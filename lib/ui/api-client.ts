@@ -1,6 +1,6 @@
 /** Browser-side fetchers for the dashboard API. Errors carry the status and the server's message. */
 import type {
-  AgentName, AgentSummary, ArchiveFormat, Changes, Lineage, RecordOp, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequenceOpsPage,
+  AgentName, AgentSummary, ArchiveFormat, Changes, Lineage, RawChangesPage, RecordOp, RecordsAt, SearchResult, SequenceAt, SequenceDetail, SequenceOpsPage,
   SequencePage, WorkspaceTree,
 } from './api-types';
 import type { ChangeFilters, RecordFilters } from './query-keys';
@@ -68,8 +68,8 @@ export const api = {
   agent: (agentId: string, signal?: AbortSignal) => getJson<AgentSummary>(agentPath(agentId), signal),
   sequences: (agentId: string, before: number | null, limit: number, signal?: AbortSignal) =>
     getJson<SequencePage>(withQuery(`${agentPath(agentId)}/sequences`, { before, limit }), signal),
-  sequence: (agentId: string, seq: number, limit: number, signal?: AbortSignal) =>
-    getJson<SequenceDetail>(withQuery(`${agentPath(agentId)}/sequences/${seq}`, { limit }), signal),
+  sequence: (agentId: string, seq: number, limit: number, rawLimit: number, signal?: AbortSignal) =>
+    getJson<SequenceDetail>(withQuery(`${agentPath(agentId)}/sequences/${seq}`, { limit, raw_limit: rawLimit }), signal),
   records: (agentId: string, at: number | null, filters: RecordFilters, cursor: string | null, signal?: AbortSignal, limit = 200) =>
     getJson<RecordsAt>(withQuery(`${agentPath(agentId)}/records`, { at, ...filters, cursor, limit }), signal),
   lineage: (agentId: string, recordId: string, signal?: AbortSignal) =>
@@ -78,6 +78,9 @@ export const api = {
     getJson<Changes>(withQuery('/api/changes', { ...filters, cursor, limit }), signal),
   sequenceOps: (agentId: string, seq: number, op: RecordOp, cursor: string, limit: number, signal?: AbortSignal) =>
     getJson<SequenceOpsPage>(withQuery(`${agentPath(agentId)}/sequences/${seq}/ops`, { op, cursor, limit }), signal),
+  /** A page of a sequence's raw files; `opsLimit` is the op page size the sequence was asked with. */
+  sequenceRaw: (agentId: string, seq: number, cursor: string, limit: number, opsLimit: number, signal?: AbortSignal) =>
+    getJson<RawChangesPage>(withQuery(`${agentPath(agentId)}/sequences/${seq}/raw`, { cursor, limit, ops_limit: opsLimit }), signal),
   lineagePage: (agentId: string, recordId: string, order: 'newest' | 'oldest', cursor: string | null, limit: number, signal?: AbortSignal) =>
     getJson<Lineage>(withQuery(`${agentPath(agentId)}/records/${encodeURIComponent(recordId)}`, { order, cursor, limit }), signal),
   search: (q: string, agent: string | null, offset: number, limit: number, signal?: AbortSignal) =>

@@ -6,7 +6,7 @@
 import type {
   AgentWithStats, Appearance, ChangeGroup, ChangeItem, DayActivity, FacetCount, LineageLink, LineageVersion,
   RecordAtItem, RecordLineage, RecordsAtResult, SearchResult, SequenceDetail, SequenceItem, SequenceOp,
-  SequenceRawChange, WorkspaceFileInfo,
+  SequenceRawChange, SequenceRawPage, WorkspaceFileInfo,
 } from '@/lib/history/queries';
 
 export type RecordOp = 'create' | 'update' | 'delete' | 'move';
@@ -24,6 +24,7 @@ export type RecordsAt = RecordsAtResult;
 export type Lineage = RecordLineage;
 export type ProvenanceLink = LineageLink;
 export type Changes = { since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null };
+export type RawChangesPage = SequenceRawPage;
 export type SequenceOpsPage = { op: RecordOp; items: SequenceOp[]; next_cursor: string | null };
 export type SequenceAt = { sequence: number; synced_at: string };
 export type WorkspaceFile = WorkspaceFileInfo;

@@ -29,6 +29,7 @@ export const queryKeys = {
   lineage: (agentId: string, recordId: string) => ['agents', agentId, 'lineage', recordId] as const,
   lineagePages: (agentId: string, recordId: string, order: string) => ['agents', agentId, 'lineage', recordId, 'pages', order] as const,
   sequenceOps: (agentId: string, seq: number, op: string) => ['agents', agentId, 'sequence', seq, 'ops', op] as const,
+  sequenceRaw: (agentId: string, seq: number) => ['agents', agentId, 'sequence', seq, 'raw'] as const,
   changes: (filters: ChangeFilters) => ['changes', filters] as const,
   search: (q: string, agent: string | null, offset: number) => ['search', q, agent, offset] as const,
   sequenceAt: (agentId: string, time: string) => ['agents', agentId, 'at', time] as const,

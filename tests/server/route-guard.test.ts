@@ -54,6 +54,7 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/sequences': [''],
   '/api/agents/[id]/sequences/[seq]': [''],
   '/api/agents/[id]/sequences/[seq]/ops': ['?op=create'],
+  '/api/agents/[id]/sequences/[seq]/raw': ['', '?limit=1'],
   '/api/agents/[id]/workspace': [''],
   '/api/agents/[id]/workspace/file': ['?path=MEMORY.md'],
   '/api/agents/[id]/workspace/blame': ['?path=MEMORY.md', '?seq=0&path=MEMORY.md'],

@@ -19,12 +19,20 @@ export const agentsQuery = z.object({ view: z.enum(['stats', 'names']).optional(
 /** The `[seq]` path segment. */
 export const sequencePath = z.object({ seq: seqString });
 
-export const sequenceQuery = z.object({ limit: pageLimit.optional() }).strict();
+/** A sequence's detail: `limit` ops of each kind, `raw_limit` raw files (each a first page). */
+export const sequenceQuery = z.object({ limit: pageLimit.optional(), raw_limit: pageLimit.optional() }).strict();
 
 export const sequenceOpsQuery = z.object({
   op: z.enum(['create', 'update', 'delete', 'move']),
   limit: pageLimit.optional(),
   cursor: cursor.optional(),
+}).strict();
+
+/** A page of a sequence's raw files; `ops_limit` is the op page size their `record_ids` refer to (the sequence's `limit`). */
+export const sequenceRawQuery = z.object({
+  limit: pageLimit.optional(),
+  cursor: cursor.optional(),
+  ops_limit: pageLimit.optional(),
 }).strict();
 
 export const sequencesQuery = z.object({ before: seqString.optional(), limit: limitString.optional() }).strict();

@@ -29,12 +29,22 @@ export type OpCounts = Record<RecordOp, number>;
 const isOpCursor = (v: unknown): v is [EntryKind, number] =>
   Array.isArray(v) && v.length === 2 && (v[0] === 'delta' || v[0] === 'snapshot') && Number.isSafeInteger(v[1]);
 
-/** How many ops of each kind the sequence holds (an index-only count over the sequence's entries). */
-export function sequenceOpCounts(db: LineageDb, agentId: string, seq: number): OpCounts {
+/** A ledger entry's op counts, as the indexer kept them when it wrote the entry's versions (lib/history/indexer.ts). */
+export interface EntryOpCounts { creates: number; updates: number; deletes: number; moves: number }
+
+/**
+ * How many ops of each kind the sequence holds: the sum over its entries of the counts the indexer
+ * stored with each entry, one per version it wrote (a move once, its left half writing none), so
+ * never a count over the sequence's versions (50,000 at a first sync of 50,000 memories).
+ */
+export function opCountsOf(entries: EntryOpCounts[]): OpCounts {
   const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
-  const rows = db.db.all<{ op: RecordOp; n: number }>(sql`
-    SELECT op, count(*) AS n FROM record_versions WHERE agent_id = ${agentId} AND seq = ${seq} GROUP BY op`);
-  for (const row of rows) counts[row.op] = row.n;
+  for (const e of entries) {
+    counts.create += Number(e.creates);
+    counts.update += Number(e.updates);
+    counts.delete += Number(e.deletes);
+    counts.move += Number(e.moves);
+  }
   return counts;
 }
 
@@ -61,6 +71,26 @@ export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op:
     items: page.map(({ id: _id, ...o }) => o),
     next_cursor: rows.length > limit && last ? encodeCursor([last.entry_kind, last.id]) : null,
   };
+}
+
+/**
+ * The first page (`limit` ops) of each op kind of the sequence, in the order the sequence lists them
+ * (by entry, then op kind), and each kind's cursor on.
+ */
+export function firstOpPages(db: LineageDb, agentId: string, seq: number, limit: number): { ops: SequenceOp[]; op_cursors: Record<RecordOp, string | null> } {
+  const ops: SequenceOp[] = [];
+  const op_cursors = {} as Record<RecordOp, string | null>;
+  for (const op of RECORD_OPS) {
+    const page = sequenceOpsPage(db, agentId, seq, op, limit);
+    ops.push(...page.items);
+    op_cursors[op] = page.next_cursor;
+  }
+  return { ops: sortByEntry(ops), op_cursors };
+}
+
+/** Stable: within an entry, ops keep their kind order. */
+export function sortByEntry(ops: SequenceOp[]): SequenceOp[] {
+  return ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
 }
 
 /** The API's verb: a page of one op kind of a sequence. Null when the agent is unknown. */

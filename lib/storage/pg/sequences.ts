@@ -6,13 +6,13 @@
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
-import {
-  sequenceRawChanges, type SequenceDetail, type SequenceFileCount, type SequenceItem, type SequenceRawRow,
-} from '@/lib/history/queries/sequences';
-import type { OpCounts, SequenceOp } from '@/lib/history/queries/sequence-ops';
+import type { SequenceDetail, SequenceEntry, SequenceItem } from '@/lib/history/queries/sequences';
+import { opCountsOf, sortByEntry, type EntryOpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
+import { RAW_PAGE, RAW_PAGE_MAX, decodeRawCursor, type SequenceRawPage } from '@/lib/history/queries/sequence-raw';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
 import { MOVED_FROM_FILE } from './changes';
+import { sequenceRawCount, sequenceRawPage } from './sequence-raw';
 
 export async function getSequences(db: Queryable, params: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }):
   Promise<{ items: SequenceItem[]; next_before: number | null } | null> {
@@ -29,15 +29,6 @@ export async function getSequences(db: Queryable, params: { agentId: string; bef
     SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, moves, raw_changed, raw_deleted, size_bytes
     FROM ledger_entries WHERE agent_id = $1 AND seq < $2::bigint AND seq >= $3 ORDER BY seq DESC, kind COLLATE "C" DESC`, [agent.id, before, lowest]);
   return { items, next_before: seqs.length > limit ? lowest : null };
-}
-
-/** How many ops of each kind the sequence holds (lib/history/queries/sequence-ops.ts `sequenceOpCounts`). */
-export async function sequenceOpCounts(db: Queryable, agentId: string, seq: number): Promise<OpCounts> {
-  const counts: OpCounts = { create: 0, update: 0, delete: 0, move: 0 };
-  const found = await rows<{ op: RecordOp; n: number }>(db, `
-    SELECT op, count(*)::int AS n FROM record_versions WHERE agent_id = $1 AND seq = $2::bigint GROUP BY op`, [agentId, seq]);
-  for (const row of found) counts[row.op] = row.n;
-  return counts;
 }
 
 const isOpCursor = (v: unknown): v is [EntryKind, number] =>
@@ -86,43 +77,53 @@ export async function getSequenceOps(db: Queryable, params: {
   return { op: params.op, ...(await sequenceOpsPage(db, agent.id, params.seq, params.op, limit, params.cursor)) };
 }
 
-export async function getSequence(db: Queryable, params: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number }):
-  Promise<SequenceDetail | null> {
-  const agent = await findAgent(db, params.agentId, params.tenantId);
-  if (!agent) return null;
-  const entries = await rows<{ kind: EntryKind; synced_at: string; size_bytes: number }>(db, `
-    SELECT kind, created_at AS synced_at, size_bytes FROM ledger_entries WHERE agent_id = $1 AND seq = $2::bigint ORDER BY kind COLLATE "C"`,
-  [agent.id, params.seq]);
-  const last = entries[entries.length - 1];
-  if (!last) return null;
-  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
+/** The first page of each op kind, in the order the sequence lists them (`firstOpPages`). */
+export async function firstOpPages(db: Queryable, agentId: string, seq: number, limit: number):
+  Promise<{ ops: SequenceOp[]; op_cursors: Record<RecordOp, string | null> }> {
   const ops: SequenceOp[] = [];
   const op_cursors = {} as Record<RecordOp, string | null>;
   for (const op of RECORD_OPS) {
-    const page = await sequenceOpsPage(db, agent.id, params.seq, op, limit);
+    const page = await sequenceOpsPage(db, agentId, seq, op, limit);
     ops.push(...page.items);
     op_cursors[op] = page.next_cursor;
   }
-  ops.sort((a, b) => (a.entry_kind < b.entry_kind ? -1 : a.entry_kind > b.entry_kind ? 1 : 0));
-  const byFile = await rows<SequenceFileCount>(db, `
-    SELECT origin_file AS path, entry_kind, count(*)::int AS count FROM record_versions
-    WHERE agent_id = $1 AND seq = $2::bigint GROUP BY entry_kind, origin_file`, [agent.id, params.seq]);
-  const movesFrom = await rows<SequenceFileCount>(db, `
-    SELECT from_file AS path, entry_kind, count(*)::int AS count FROM (
-      SELECT v.entry_kind, ${MOVED_FROM_FILE} AS from_file FROM record_versions v
-      WHERE v.agent_id = $1 AND v.seq = $2::bigint AND v.op = 'move') moves
-    GROUP BY entry_kind, from_file`, [agent.id, params.seq]);
-  const rawRows = await rows<SequenceRawRow>(db, `
-    SELECT f.path, f.deleted, f.size, f.entry_kind, (
-      SELECT p.deleted FROM raw_file_versions p
-      WHERE p.agent_id = f.agent_id AND p.path = f.path AND (p.seq < f.seq OR (p.seq = f.seq AND p.entry_kind < f.entry_kind))
-      ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) AS prev_deleted
-    FROM raw_file_versions f WHERE f.agent_id = $1 AND f.seq = $2::bigint ORDER BY f.entry_kind COLLATE "C", f.path COLLATE "C"`, [agent.id, params.seq]);
-  const raw = sequenceRawChanges(rawRows, [...byFile, ...movesFrom], ops, params.opsLimit);
+  return { ops: sortByEntry(ops), op_cursors };
+}
+
+export async function getSequence(db: Queryable, params: { agentId: string; seq: number; tenantId?: TenantScope; opsLimit?: number; rawLimit?: number }):
+  Promise<SequenceDetail | null> {
+  const agent = await findAgent(db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  const found = await rows<SequenceEntry & EntryOpCounts>(db, `
+    SELECT kind, created_at AS synced_at, size_bytes, creates, updates, deletes, moves FROM ledger_entries
+    WHERE agent_id = $1 AND seq = $2::bigint ORDER BY kind COLLATE "C"`, [agent.id, params.seq]);
+  const entries = found.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
+  const last = entries[entries.length - 1];
+  if (!last) return null;
+  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
+  const rawLimit = params.rawLimit === undefined ? undefined : clampLimit(params.rawLimit, RAW_PAGE, RAW_PAGE_MAX);
+  const { ops, op_cursors } = await firstOpPages(db, agent.id, params.seq, limit);
+  const raw = await sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit: params.opsLimit, limit: rawLimit });
   return {
     seq: params.seq, kind: last.kind, synced_at: last.synced_at, entries, ops,
-    op_counts: await sequenceOpCounts(db, agent.id, params.seq), op_cursors, raw,
+    op_counts: opCountsOf(found), op_cursors,
+    raw: raw.items,
+    raw_count: rawLimit === undefined ? raw.items.length : await sequenceRawCount(db, agent.id, params.seq),
+    raw_cursor: raw.next_cursor,
   };
+}
+
+/** A page of a sequence's raw files (`getSequenceRaw`). Null when the agent is unknown. */
+export async function getSequenceRaw(db: Queryable, params: {
+  agentId: string; seq: number; limit?: number; cursor?: string; opsLimit?: number; tenantId?: TenantScope;
+}): Promise<SequenceRawPage | null> {
+  const agent = await findAgent(db, params.agentId, params.tenantId);
+  if (!agent) return null;
+  const limit = clampLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
+  const opsLimit = clampLimit(params.opsLimit, 100, 1000);
+  if (params.cursor !== undefined) decodeRawCursor(params.cursor); // a bad cursor is refused before any work
+  const { ops } = await firstOpPages(db, agent.id, params.seq, opsLimit);
+  return sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit, limit, cursor: params.cursor });
 }
 
 export async function sequenceAt(db: Queryable, params: { agentId: string; time: Date; tenantId?: TenantScope }): Promise<{ sequence: number; synced_at: string } | null> {

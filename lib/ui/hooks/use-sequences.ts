@@ -2,12 +2,12 @@
 
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../api-client';
-import type { RecordOp, SequenceDetail, SequenceOpsPage } from '../api-types';
+import type { RawChangesPage, RecordOp, SequenceDetail, SequenceOpsPage } from '../api-types';
 import { OPS_PAGE, windowOptions } from '../page-window';
 import { queryKeys } from '../query-keys';
+import { RAW_FILES_PAGE } from '../raw-file-window';
 
 const PAGE = 50;
-
 
 /** The agent's sequences, newest first, paged with `before`. */
 export function useSequences(agentId: string) {
@@ -20,7 +20,7 @@ export function useSequences(agentId: string) {
 }
 
 export function useSequence(agentId: string, seq: number) {
-  return useQuery({ queryKey: queryKeys.sequence(agentId, seq), queryFn: ({ signal }) => api.sequence(agentId, seq, OPS_PAGE, signal) });
+  return useQuery({ queryKey: queryKeys.sequence(agentId, seq), queryFn: ({ signal }) => api.sequence(agentId, seq, OPS_PAGE, RAW_FILES_PAGE, signal) });
 }
 
 /**
@@ -35,5 +35,23 @@ export function useSequenceOps(agentId: string, detail: SequenceDetail, op: Reco
       : api.sequenceOps(agentId, detail.seq, op, pageParam.cursor, OPS_PAGE, signal)),
     ...windowOptions<SequenceOpsPage>(OPS_PAGE),
     enabled: detail.op_counts[op] > 0,
+  });
+}
+
+/**
+ * The raw files of a loaded sequence as a bounded window of pages: the first page is the one the
+ * sequence came with, the next ones are asked from …/sequences/:seq/raw with the cursor (their op
+ * links refer to the same first op pages, `OPS_PAGE` of each kind). The first page is the query's
+ * initial data, so the server's render draws it: the raw files are in the first paint.
+ */
+export function useSequenceRaw(agentId: string, detail: SequenceDetail) {
+  const first: RawChangesPage = { items: detail.raw, next_cursor: detail.raw_cursor };
+  return useInfiniteQuery({
+    queryKey: queryKeys.sequenceRaw(agentId, detail.seq),
+    queryFn: ({ pageParam, signal }): Promise<RawChangesPage> | RawChangesPage => (pageParam.cursor === null
+      ? first
+      : api.sequenceRaw(agentId, detail.seq, pageParam.cursor, RAW_FILES_PAGE, OPS_PAGE, signal)),
+    ...windowOptions<RawChangesPage>(RAW_FILES_PAGE),
+    initialData: { pages: [first], pageParams: [{ cursor: null }] },
   });
 }

@@ -3,6 +3,7 @@ import { SequenceView } from '@/components/sequence/SequenceView';
 import { storage } from '../../../../api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
 import { OPS_PAGE } from '@/lib/ui/page-window';
+import { RAW_FILES_PAGE } from '@/lib/ui/raw-file-window';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
 import { scopedAgent } from '../../../../_lib/scoped-agent';
@@ -22,7 +23,7 @@ export default async function SequencePage({ params }: Props) {
   const seq = Number(raw);
   const s = await storage();
   return (
-    <Prefetched entries={[[queryKeys.sequence(id, seq), () => s.getSequence({ agentId: id, seq, opsLimit: OPS_PAGE })]]}>
+    <Prefetched entries={[[queryKeys.sequence(id, seq), () => s.getSequence({ agentId: id, seq, opsLimit: OPS_PAGE, rawLimit: RAW_FILES_PAGE })]]}>
       <SequenceView agentId={id} seq={seq} />
     </Prefetched>
   );
