@@ -80,10 +80,11 @@ export interface StoreIndex {
 }
 
 /**
- * The lines parseIndex read, by the entry made of each: an entry written again unchanged (most of
- * them, at every sync) is written as the line it was read from, not formatted anew.
+ * The lines parseIndex read, by the files array it made (one entry per index: a WeakMap entry per
+ * file cost more than formatting saves): an entry written again unchanged (most of them, at every
+ * sync) is written as the line it was read from, not formatted anew.
  */
-const linesRead = new WeakMap<IndexFile, string>();
+const linesRead = new WeakMap<readonly IndexFile[], readonly string[]>();
 
 /**
  * The index's bytes. `previous`: the entries of the index it replaces (as parsed): an entry equal
@@ -93,17 +94,19 @@ export function encodeIndex(index: StoreIndex, previous?: readonly IndexFile[]):
   const { sequence, generation, logLength, liveBytes, alf, context, meta, files } = index;
   if (!/^[\x21-\x7e]+$/.test(context)) throw new Error(`store index: context ${JSON.stringify(context)} is not a token`);
   const lines = [`${MAGIC} ${sequence} ${generation} ${logLength} ${liveBytes} ${alf ?? '-'} ${context} ${files.length}`, JSON.stringify(meta)];
-  const before = previous && new Map(previous.map((f) => [f.rel, f]));
-  for (const f of files) lines.push(lineRead(f, before?.get(f.rel)) ?? fileLine(f));
+  const own = linesRead.get(files);
+  const read = previous && linesRead.get(previous);
+  const at = read && new Map(previous!.map((f, k) => [f.rel, k]));
+  files.forEach((f, k) => {
+    const i = at?.get(f.rel);
+    lines.push(own?.[k] ?? (i !== undefined && sameEntry(previous![i]!, f) ? read![i]! : fileLine(f)));
+  });
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
 }
 
-function lineRead(f: IndexFile, prior: IndexFile | undefined): string | undefined {
-  const own = linesRead.get(f);
-  if (own !== undefined || prior === undefined) return own;
-  const same = prior.kind === f.kind && prior.digest === f.digest && prior.linesBytes === f.linesBytes && sameStat(prior.stat, f.stat)
-    && prior.raw.off === f.raw.off && prior.raw.len === f.raw.len && prior.table?.off === f.table?.off && prior.table?.len === f.table?.len;
-  return same ? linesRead.get(prior) : undefined;
+function sameEntry(a: IndexFile, b: IndexFile): boolean {
+  return a.kind === b.kind && a.digest === b.digest && a.linesBytes === b.linesBytes && sameStat(a.stat, b.stat)
+    && a.raw.off === b.raw.off && a.raw.len === b.raw.len && a.table?.off === b.table?.off && a.table?.len === b.table?.len;
 }
 
 function fileLine(f: IndexFile): string {
@@ -141,8 +144,8 @@ export function parseIndex(bytes: Buffer): StoreIndex {
       digest: m[5] === '-' ? null : m[5]!,
     };
     files.push(file);
-    linesRead.set(file, line);
   }
+  linesRead.set(files, lines);
   return { sequence: sequence!, generation: generation!, logLength: logLength!, liveBytes: liveBytes!, alf: alf === '-' ? null : alf, context: header[7]!, meta, files };
 }
 
