@@ -1,8 +1,7 @@
-import fs from 'node:fs/promises';
 import path from 'node:path';
 import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
-import { writeFileAtomic } from './state';
+import { readSmallFile, writeFileAtomic } from './state';
 
 /** What a workspace was last synced or restored from (`WS/.alf-synced.json`). */
 export interface SyncedFrom {
@@ -17,7 +16,7 @@ export interface SyncedFrom {
  */
 async function readMarker(workspace: string): Promise<JsonObject | null> {
   try {
-    const doc: unknown = JSON.parse(await fs.readFile(path.join(workspace, SYNCED_MARKER_FILE), 'utf8'));
+    const doc: unknown = JSON.parse(readSmallFile(path.join(workspace, SYNCED_MARKER_FILE)) ?? '');
     return isJsonObject(doc) ? doc : null;
   } catch {
     // A missing or unreadable marker means "no record of what this was synced from".

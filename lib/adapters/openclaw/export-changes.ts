@@ -14,7 +14,7 @@ import { OpenclawExportError } from './export';
 import { UTF8, YIELD_EVERY_FILES, agentName, isMarkdownPath, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
 import { fileNameDay, handlerFor, tierFor, type Handler } from './handlers';
 import { fileDigest, type KeyedFile } from './records';
-import { absPath, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
+import { absPathsIn, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
 
 /** What the last sync recorded of the workspace's files. */
 export interface PriorFiles {
@@ -73,9 +73,11 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
   const warnings: string[] = [];
   let unopened = 0;
   let opened = 0;
+  const absOf = absPathsIn(opts.workspace);
+  const unopenedOf = { agentId, v41Layout, prior: prior! };
   for (let i = 0; i < rels.length; i++) {
     const rel = rels[i]!;
-    const abs = absPath(opts.workspace, rel);
+    const abs = absOf(rel);
     const handler = isMarkdownPath(rel) ? handlerFor(rel) : null;
     const stat = prior ? statFile(abs) : null;
     const same = stat && prior!.unchanged(rel, stat);
@@ -83,13 +85,8 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     if (same && (handler === null || same.digest !== null)) {
       unopened++;
       const { digest } = same;
-      files.push({
-        rel, stat: { ino: stat!.ino, size: stat!.size, mtimeNs: stat!.mtimeNs, ctimeNs: stat!.ctimeNs, digest }, bytes: null,
-        records: handler !== null, sortKey: handler === null ? 0n : sortKeyOf(rel, handler, stat!.mtimeNs),
-        keyed: () => keyedFromKeys({
-          agentId, rel, mtime: formatNanos(stat!.mtimeNs), v41Layout, keys: prior!.keys(rel, digest!) ?? [], textAgain: () => UTF8.decode(prior!.bytes(rel)),
-        }),
-      });
+      const entry = { ino: stat!.ino, size: stat!.size, mtimeNs: stat!.mtimeNs, ctimeNs: stat!.ctimeNs, digest };
+      files.push(new UnopenedFile(rel, entry, handler === null ? null : sortKeyOf(rel, handler, stat!.mtimeNs), unopenedOf));
       continue;
     }
     // Files read are chunked synchronously, with a turn of the event loop now and then (the
@@ -135,6 +132,33 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     agentId, agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text), files, layers: layersOf(agentId, prose),
     statContext, excludedByAlfignore: excluded, warnings, allUnchanged: false,
   };
+}
+
+/**
+ * A file not opened (its stat data unchanged): keyed, if a sync asks, from the keys of its digest.
+ * A class, not an object with a closure: most files of a sync are these, one per file each time.
+ */
+class UnopenedFile implements ExportedFile {
+  readonly bytes = null;
+  readonly records: boolean;
+  readonly sortKey: bigint;
+
+  constructor(
+    readonly rel: string,
+    readonly stat: StatEntry,
+    /** Its records' sort key; null: it bears none. */
+    sortKey: bigint | null,
+    private readonly of: { agentId: string; v41Layout: boolean; prior: PriorFiles },
+  ) {
+    this.records = sortKey !== null;
+    this.sortKey = sortKey ?? 0n;
+  }
+
+  keyed(): KeyedFile {
+    const { agentId, v41Layout, prior } = this.of;
+    const { rel, stat } = this;
+    return keyedFromKeys({ agentId, rel, mtime: formatNanos(stat.mtimeNs), v41Layout, keys: prior.keys(rel, stat.digest!) ?? [], textAgain: () => UTF8.decode(prior.bytes(rel)) });
+  }
 }
 
 /** The instant (ns) of the created_at a file's records get (records.ts `temporal`): a dated file's day, else its mtime. */

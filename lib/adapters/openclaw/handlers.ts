@@ -15,14 +15,16 @@ export interface Handler {
   status: 'active' | 'archived';
 }
 
-interface HandlerRule extends Handler {
+interface HandlerRule {
   pattern: RegExp;
+  /** What handlerFor returns for it: one object per rule, not a copy per call (an export asks for each file). */
+  handler: Readonly<Handler>;
 }
 
 const DATE = '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]';
 
 function rule(glob: string, memoryType: string, namespace: string, chunking: Chunking, extra: Partial<Handler> = {}): HandlerRule {
-  return { pattern: globToRegExp(glob), memoryType, namespace, chunking, dated: false, status: 'active', ...extra };
+  return { pattern: globToRegExp(glob), handler: Object.freeze({ memoryType, namespace, chunking, dated: false, status: 'active', ...extra }) };
 }
 
 /** CONTRACT §4.3, in order: the first matching glob wins. */
@@ -52,11 +54,9 @@ const V41_RULES: readonly HandlerRule[] = [
 ];
 
 /** The handler for a workspace-relative path, or null (file kept raw only). */
-export function handlerFor(relPath: string): Handler | null {
+export function handlerFor(relPath: string): Readonly<Handler> | null {
   const match = REFERENCE_RULES.find((r) => r.pattern.test(relPath)) ?? V41_RULES.find((r) => r.pattern.test(relPath));
-  if (!match) return null;
-  const { pattern: _pattern, ...handler } = match;
-  return handler;
+  return match ? match.handler : null;
 }
 
 /** Directories whose presence marks a workspace as using the v4.1 tiered layout. */

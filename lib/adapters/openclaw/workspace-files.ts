@@ -22,6 +22,18 @@ export function absPath(workspace: string, relPath: string): string {
   return path.join(workspace, ...relPath.split('/'));
 }
 
+/**
+ * absPath for the many paths of one workspace: the workspace normalised once, each path appended
+ * to it (path.join per file was a tenth of an idle sync's time). For paths made of directory
+ * entries' names (a walk's): no empty, `.` or `..` parts, so the result is absPath's.
+ */
+export function absPathsIn(workspace: string): (relPath: string) => string {
+  if (path.sep !== '/') return (relPath) => absPath(workspace, relPath);
+  const root = path.join(workspace, '.');
+  const prefix = root === '.' ? '' : root.endsWith('/') ? root : `${root}/`;
+  return (relPath) => prefix + relPath;
+}
+
 /** True when the path exists and is a regular file (following links). */
 export async function isFile(abs: string): Promise<boolean> {
   try {

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { access, readFile, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceAgentId } from '@/lib/core/ids';
@@ -43,7 +44,8 @@ export async function readOrMintAgentId(args: {
 
 async function readIfExists(file: string): Promise<string | null> {
   try {
-    return await readFile(file, 'utf8');
+    // Synchronously: a few bytes, read at the start of every sync (a thread-pool round trip costs more).
+    return readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;

@@ -36,6 +36,20 @@ describe('store index file', () => {
     expect(lookupStat(new Map([['c.md', ahead]]), WRITTEN, 'c.md', ahead.stat)).toEqual(ahead);
   });
 
+  it('an entry written again unchanged is its line as read; any field changed is written anew, as a fresh encoding has it', () => {
+    const read = parseIndex(encodeIndex(index(files)));
+    // What a sync's state write passes: new entry objects, equal to the parsed ones or not.
+    const changes: Partial<IndexFile>[] = [
+      { stat: { ...read.files[0]!.stat, ctimeNs: read.files[0]!.stat.ctimeNs + 1n } }, { digest: 'cd'.repeat(32) }, { kind: 'u' },
+      { raw: { off: 1, len: 17 } }, { table: { off: 17, len: 41 } }, { table: null, kind: 'n' }, { linesBytes: 301 },
+    ];
+    for (const change of changes) {
+      const next = index([{ ...read.files[0]!, ...change }, { ...read.files[1]! }, read.files[2]!]);
+      expect(encodeIndex(next, read.files).toString('utf8')).toBe(encodeIndex(next).toString('utf8'));
+    }
+    expect(encodeIndex(index(read.files.map((f) => ({ ...f }))), read.files)).toEqual(encodeIndex(index(files)));
+  });
+
   it('refuses an index it cannot read exactly: torn, padded, foreign header, repeated path, a ref past its log', () => {
     const bytes = encodeIndex(index(files));
     const damaged = [

@@ -17,7 +17,7 @@
  * records, not known to be stable; `n` bears no records; `r` bears no records although its path
  * would (not UTF-8): its stat data are never trusted, it is read every time.
  */
-import fs from 'node:fs/promises';
+import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import type { FileStat } from '@/lib/adapters/types';
 import type { JsonObject } from '@/lib/core/json';
 import { isRacy, sameStat } from '../stat-cache';
@@ -79,16 +79,39 @@ export interface StoreIndex {
   files: IndexFile[];
 }
 
-export function encodeIndex(index: StoreIndex): Buffer {
+/**
+ * The lines parseIndex read, by the files array it made (one entry per index: a WeakMap entry per
+ * file cost more than formatting saves): an entry written again unchanged (most of them, at every
+ * sync) is written as the line it was read from, not formatted anew.
+ */
+const linesRead = new WeakMap<readonly IndexFile[], readonly string[]>();
+
+/**
+ * The index's bytes. `previous`: the entries of the index it replaces (as parsed): an entry equal
+ * to the one of its path there is written as the line that one was read from.
+ */
+export function encodeIndex(index: StoreIndex, previous?: readonly IndexFile[]): Buffer {
   const { sequence, generation, logLength, liveBytes, alf, context, meta, files } = index;
   if (!/^[\x21-\x7e]+$/.test(context)) throw new Error(`store index: context ${JSON.stringify(context)} is not a token`);
   const lines = [`${MAGIC} ${sequence} ${generation} ${logLength} ${liveBytes} ${alf ?? '-'} ${context} ${files.length}`, JSON.stringify(meta)];
-  for (const f of files) {
-    const { ino, size, mtimeNs, ctimeNs } = f.stat;
-    const rel = jsonString(f.rel);
-    lines.push(`${ino} ${size} ${mtimeNs} ${ctimeNs} ${f.digest ?? '-'} ${f.kind} ${f.raw.off} ${f.raw.len} ${f.table?.off ?? 0} ${f.table?.len ?? 0} ${f.linesBytes} ${rel}`);
-  }
+  const own = linesRead.get(files);
+  const read = previous && linesRead.get(previous);
+  const at = read && new Map(previous!.map((f, k) => [f.rel, k]));
+  files.forEach((f, k) => {
+    const i = at?.get(f.rel);
+    lines.push(own?.[k] ?? (i !== undefined && sameEntry(previous![i]!, f) ? read![i]! : fileLine(f)));
+  });
   return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
+}
+
+function sameEntry(a: IndexFile, b: IndexFile): boolean {
+  return a.kind === b.kind && a.digest === b.digest && a.linesBytes === b.linesBytes && sameStat(a.stat, b.stat)
+    && a.raw.off === b.raw.off && a.raw.len === b.raw.len && a.table?.off === b.table?.off && a.table?.len === b.table?.len;
+}
+
+function fileLine(f: IndexFile): string {
+  const { ino, size, mtimeNs, ctimeNs } = f.stat;
+  return `${ino} ${size} ${mtimeNs} ${ctimeNs} ${f.digest ?? '-'} ${f.kind} ${f.raw.off} ${f.raw.len} ${f.table?.off ?? 0} ${f.table?.len ?? 0} ${f.linesBytes} ${jsonString(f.rel)}`;
 }
 
 /** The index in `bytes`; StoreDamaged unless it is exactly as written and its refs fit its log. */
@@ -115,12 +138,14 @@ export function parseIndex(bytes: Buffer): StoreIndex {
     const raw = { off: Number(m[7]), len: Number(m[8]) };
     const table = kind === 's' || kind === 'u' ? { off: Number(m[9]), len: Number(m[10]) } : null;
     if (raw.off + raw.len > logLength! || (table && table.off + table.len > logLength!)) throw new StoreDamaged('store index: a ref past the end of its log');
-    files.push({
+    const file: IndexFile = {
       rel, kind, raw, table, linesBytes: Number(m[11]),
       stat: { ino: BigInt(m[1]!), size: BigInt(m[2]!), mtimeNs: BigInt(m[3]!), ctimeNs: BigInt(m[4]!) },
       digest: m[5] === '-' ? null : m[5]!,
-    });
+    };
+    files.push(file);
   }
+  linesRead.set(files, lines);
   return { sequence: sequence!, generation: generation!, logLength: logLength!, liveBytes: liveBytes!, alf: alf === '-' ? null : alf, context: header[7]!, meta, files };
 }
 
@@ -138,25 +163,27 @@ function parseMeta(line: string | undefined): StoreMeta {
 
 /** The index and its file's mtime (ns: entries not older than it are racy), or null when there is none. */
 export async function readIndex(file: string): Promise<{ index: StoreIndex; writtenNs: bigint } | null> {
-  let handle: fs.FileHandle;
+  // Synchronously (one open, stat, read and close): a sync reads it first thing, with nothing to
+  // overlap, and four thread-pool round trips cost more wall time than the read.
+  let fd: number;
   try {
-    handle = await fs.open(file, 'r');
+    fd = openSync(file, 'r');
   } catch {
     return null;
   }
   try {
-    const [info, bytes] = await Promise.all([handle.stat({ bigint: true }), handle.readFile()]);
-    const index = parseIndex(bytes);
+    const info = fstatSync(fd, { bigint: true });
+    const index = parseIndex(readFileSync(fd));
     const statTime = index.meta.stat_time_ns;
     return { index, writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs };
   } finally {
-    await handle.close();
+    closeSync(fd);
   }
 }
 
 /** Written durably (temporary name, flushed, renamed): it is what says which state is there. */
-export async function writeIndex(file: string, index: StoreIndex): Promise<void> {
-  await writeFileAtomic(file, encodeIndex(index));
+export async function writeIndex(file: string, index: StoreIndex, previous?: readonly IndexFile[]): Promise<void> {
+  await writeFileAtomic(file, encodeIndex(index, previous));
 }
 
 /**

@@ -4,8 +4,9 @@
  * live; what a killed sync appended beyond the index's length is cut off by the next append.
  * Compaction writes a new generation holding only what is live (write-store.ts).
  */
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readSync, writeSync } from 'node:fs';
 import fs from 'node:fs/promises';
+import { SMALL_FILE } from '../state';
 import { StoreDamaged } from './errors';
 import type { Ref } from './index-file';
 
@@ -76,6 +77,12 @@ export class LogAppender {
    * first: what a killed sync left there) and flushes them to disk, before any index names them.
    */
   async writeTo(file: string): Promise<void> {
+    // What a sync of a few changed files appends is small: written with synchronous calls (see
+    // SMALL_FILE); a new generation or a large append stays on the thread pool.
+    if (this.appended <= SMALL_FILE) {
+      this.writeSync(file);
+      return;
+    }
     const handle = await fs.open(file, this.start === 0 ? 'w' : 'r+', 0o600);
     try {
       await handle.truncate(this.start);
@@ -95,6 +102,19 @@ export class LogAppender {
       await handle.sync();
     } finally {
       await handle.close();
+    }
+  }
+
+  /** writeTo's steps, synchronously, the blocks as one buffer. */
+  private writeSync(file: string): void {
+    const fd = openSync(file, this.start === 0 ? 'w' : 'r+', 0o600);
+    try {
+      ftruncateSync(fd, this.start);
+      const all = Buffer.concat(this.chunks);
+      for (let from = 0; from < all.length; ) from += writeSync(fd, all, from, all.length - from, this.start + from);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
     }
   }
 }

@@ -117,5 +117,7 @@ export async function removeStale(stateDir: string, agentId: string, keep: { gen
   if (!keep.keepAlf) stale.push(path.join(stateDir, `${agentId}-snapshot.alf`));
   const names = await fs.readdir(stateDir).catch(() => [] as string[]);
   for (const name of names) if (paths.isLog(name) && path.join(stateDir, name) !== paths.log(keep.generation)) stale.push(path.join(stateDir, name));
-  await Promise.all(stale.map((file) => fs.rm(file, { force: true })));
+  // Only what the listing shows (all of them live in stateDir): usually nothing is left to remove.
+  const present = new Set(names);
+  await Promise.all(stale.filter((file) => present.has(path.basename(file))).map((file) => fs.rm(file, { force: true })));
 }
