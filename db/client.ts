@@ -11,6 +11,7 @@ import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3'
 import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
 import { packageRoot } from '../lib/package-root';
+import { fillWordIndex, wordIndexPending } from '../lib/history/search/word-index';
 import { markReadOnly } from './read-only-dirs';
 
 export type Schema = typeof schema;
@@ -72,6 +73,7 @@ export function openDatabase(dataDir: string): LineageDb {
     sqlite.pragma('foreign_keys = ON');
     const db = drizzle({ client: sqlite, schema });
     migrate(db, { migrationsFolder: migrationsFolder() });
+    fillWordIndex(sqlite);
     const opened: LineageDb = { sqlite, db, dataDir: dir };
     cache.set(dir, opened);
     return opened;
@@ -139,9 +141,9 @@ function openReadOnly(dir: string): LineageDb {
     sqlite.pragma('busy_timeout = 5000');
     const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
     const applied = (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
-    if (applied < journal.entries.length) {
+    if (applied < journal.entries.length || wordIndexPending(sqlite)) {
       sqlite.close();
-      throw Object.assign(new Error(`cannot open the database ${file} read-only: it needs ${journal.entries.length - applied} migration(s), and ${dir} is read-only`), { code: 'SQLITE_READONLY', path: file });
+      throw Object.assign(new Error(`cannot open the database ${file} read-only: it needs ${Math.max(journal.entries.length - applied, 1)} migration(s), and ${dir} is read-only`), { code: 'SQLITE_READONLY', path: file });
     }
   } catch (error) {
     if ((error as { path?: unknown }).path === file) throw error;

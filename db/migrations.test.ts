@@ -7,6 +7,7 @@ import { openLedger, type Ledger } from '@/lib/ledger';
 import { HistoryGenerator } from '@/lib/history/testing/generator';
 import { writeMovesAsBefore0006 } from '@/lib/history/testing/old-moves';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
+import { wordIndexProblems } from '@/lib/history/testing/word-index-check';
 import { getAgentMemoryDto, getRecordLineage, getRecordsAt, searchFirstAppearance } from '@/lib/history/queries';
 
 const AGENT = '3f2d1c0b-4444-4a2b-8c3d-000000000001';
@@ -51,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters), 0014 (per-day activity kept by triggers)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters), 0014 (per-day activity kept by triggers), 0015 (the word index, filled on open)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -64,7 +65,20 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      DROP TRIGGER ledger_entries_activity_ai; -- 0014 undone first (its triggers read the columns 0006 adds)
+      DROP TRIGGER record_versions_words_ad; -- 0015 undone first: the trigram index back as 0005 made it
+      DROP TRIGGER record_versions_words_au;
+      DROP TABLE record_versions_words;
+      DROP INDEX record_versions_hits_idx;
+      CREATE VIRTUAL TABLE record_versions_fts USING fts5(content, content='record_versions_searchable', content_rowid='id', tokenize='trigram');
+      INSERT INTO record_versions_fts(record_versions_fts) VALUES ('rebuild');
+      CREATE TRIGGER record_versions_fts_ad AFTER DELETE ON record_versions WHEN old.op <> 'delete' BEGIN
+        INSERT INTO record_versions_fts(record_versions_fts, rowid, content) VALUES ('delete', old.id, old.content);
+      END;
+      CREATE TRIGGER record_versions_fts_au AFTER UPDATE OF content, op ON record_versions BEGIN
+        INSERT INTO record_versions_fts(record_versions_fts, rowid, content) SELECT 'delete', old.id, old.content WHERE old.op <> 'delete';
+        INSERT INTO record_versions_fts(rowid, content) SELECT new.id, new.content WHERE new.op <> 'delete';
+      END;
+      DROP TRIGGER ledger_entries_activity_ai; -- then 0014 (its triggers read the columns 0006 adds)
       DROP TRIGGER ledger_entries_activity_au;
       DROP TRIGGER ledger_entries_activity_ad;
       DROP TABLE agent_day_activity;
@@ -117,11 +131,12 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);
     // 0004: no insert trigger; the next ingest writes its versions' full-text rows itself.
     const triggers = () => migrated.db.sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'trigger' ORDER BY name").pluck().all();
-    expect(triggers()).toEqual(['ledger_entries_activity_ad', 'ledger_entries_activity_ai', 'ledger_entries_activity_au', 'record_versions_fts_ad', 'record_versions_fts_au']);
-    // 0005: the index holds exactly the versions that are not tombstones (FTS5 checks it against its
-    // external content, the view of those versions), and search answers as before.
+    expect(triggers()).toEqual(['ledger_entries_activity_ad', 'ledger_entries_activity_ai', 'ledger_entries_activity_au', 'record_versions_words_ad', 'record_versions_words_au']);
+    // 0005 and 0015: the word index, filled when the database was opened, holds exactly the tokens
+    // of the versions that are not tombstones, the trigram index is gone, and search answers as before.
     const { sqlite } = migrated.db;
-    sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    expect(wordIndexProblems(sqlite)).toEqual([]);
+    expect(sqlite.prepare("SELECT name FROM sqlite_master WHERE name IN ('record_versions_fts', 'search_words_backfill')").all()).toEqual([]);
     const left = sqlite.prepare("SELECT count(*) FROM record_versions WHERE op = 'delete'").pluck().get() as number;
     expect(left).toBeGreaterThan(0);
     expect(left).toBeLessThan(tombstones); // 0006: a move's tombstone is gone with the move

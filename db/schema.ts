@@ -107,6 +107,8 @@ export const record_versions = sqliteTable('record_versions', {
   index('record_versions_seq_op_idx').on(t.agent_id, t.seq, t.op, t.entry_kind),
   index('record_versions_file_order_idx').on(t.agent_id, sql`coalesce(${t.origin_file}, '')`),
   index('record_versions_heading_order_idx').on(t.agent_id, sql`coalesce(${t.heading}, '')`),
+  // What a search reads of each of its hits, narrow (migration 0015: thousands of hits without the wide rows).
+  index('record_versions_hits_idx').on(t.id, t.agent_id, t.record_id, t.seq, t.entry_kind, t.op, t.synced_at).where(sql`op <> 'delete'`),
   // A sequence's ops counted per file from the index alone (migration 0013: 50,000 ops in a few ms).
   index('record_versions_seq_file_idx').on(t.agent_id, t.seq, t.entry_kind, t.origin_file),
 ]);

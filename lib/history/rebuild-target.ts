@@ -10,7 +10,9 @@ import type Database from 'better-sqlite3';
 import type { RecordRow } from '@/db/schema';
 import { currentFields, type CurrentRecord, type RecordFields } from './index-rows';
 import type { IndexTarget, RawVersionRow, VersionMeta } from './indexer';
-import { hasFullText, INSERT_FULL_TEXT } from './statements';
+import { indexText } from './search/index-text';
+import { INSERT_WORDS } from './search/word-index';
+import { hasFullText } from './statements';
 import { compareBinary } from './compare-binary';
 import { applyFacetDelta, type FacetCount } from './live-facets';
 
@@ -77,7 +79,7 @@ export class RebuildWriter {
       else remove.run(sha256);
     }
     this.insertVersionStmt = sqlite.prepare(VERSION_UPSERT);
-    this.insertFtsStmt = sqlite.prepare(INSERT_FULL_TEXT);
+    this.insertFtsStmt = sqlite.prepare(INSERT_WORDS);
     this.insertRecordStmt = sqlite.prepare(insertSql('records', RECORD_COLUMNS));
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
@@ -98,7 +100,7 @@ export class RebuildWriter {
     this.insertVersionStmt.run(id, m.agent_id, f.record_id, m.seq, m.entry_kind, m.op, f.content, f.content_sha256, f.memory_type,
       f.namespace, f.status, f.origin_file, f.heading, f.tags, f.record_json, f.created_at, f.updated_at, f.observed_at, m.synced_at,
       m.moved_from);
-    if (hasFullText(m.op)) this.insertFtsStmt.run(id, f.content);
+    if (hasFullText(m.op)) this.insertFtsStmt.run(id, indexText(f.content));
   }
 
   insertRecord(r: RecordRow): void {

@@ -7,7 +7,10 @@ import { compareBinary } from './rebuild-target';
 import { rebuildIndex } from './rebuild';
 import { decodeChunk, encodeChunk } from './rebuild-worker';
 import { HistoryGenerator } from './testing/generator';
+import { indexText } from './search/index-text';
+import { INSERT_WORDS } from './search/word-index';
 import { dumpIndex, tempLedger } from './testing/temp-ledger';
+import { wordIndexProblems } from './testing/word-index-check';
 
 const AGENT = '3f2d1c0b-3333-4a2b-8c3d-000000000001';
 const OTHER = '3f2d1c0b-3333-4a2b-8c3d-000000000002';
@@ -21,7 +24,7 @@ const triggerCount = () => (ledger.db.sqlite.prepare("SELECT count(*) AS n FROM 
 /** The whole schema (tables, indexes, triggers) and the full-text index's configuration rows. */
 const schema = () => ({
   master: ledger.db.sqlite.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY type, name').all(),
-  ftsConfig: ledger.db.sqlite.prepare('SELECT k, v FROM record_versions_fts_config ORDER BY k').all(),
+  wordsConfig: ledger.db.sqlite.prepare('SELECT k, v FROM record_versions_words_config ORDER BY k').all(),
 });
 
 beforeAll(async () => {
@@ -127,15 +130,14 @@ describe('ledger blob reader', () => {
 });
 
 /** Documents in the full-text index (FTS5 keeps one size row per indexed document). */
-const fullTextRows = () => ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions_fts_docsize').pluck().get() as number;
+const fullTextRows = () => ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions_words_docsize').pluck().get() as number;
 const nonTombstones = () => ledger.db.sqlite.prepare("SELECT count(*) FROM record_versions WHERE op <> 'delete'").pluck().get() as number;
 
 describe('rebuild', () => {
   it('equals the incremental index row for row, across agents and rollovers', async () => {
     const before = dumpIndex(ledger);
-    // The incremental index wrote a full-text row beside every version it inserted but tombstones
-    // (FTS5 checks the index against its external content, the view of the versions that are not).
-    ledger.db.sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    // The incremental index wrote a word-index row beside every version it inserted but tombstones.
+    expect(wordIndexProblems(ledger.db.sqlite)).toEqual([]);
     expect(fullTextRows()).toEqual(nonTombstones());
     expect(nonTombstones()).toBeLessThan(ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions').pluck().get() as number);
     const schemaBefore = schema();
@@ -155,11 +157,10 @@ describe('rebuild', () => {
     expect(ledger.db.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(ledger.db.sqlite.pragma('mmap_size', { simple: true })).toBe(0);
     expect(['cache_size', 'temp_store'].map(pragma)).toEqual(settingsBefore);
-    // The full-text index holds exactly the versions' content (FTS5 checks it against its
-    // external-content table) and answers substring queries (trigram).
-    ledger.db.sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    // The word index holds exactly the versions' tokens, and answers.
+    expect(wordIndexProblems(ledger.db.sqlite)).toEqual([]);
     expect(fullTextRows()).toEqual(nonTombstones());
-    const hits = ledger.db.sqlite.prepare(`SELECT count(*) FROM record_versions_fts WHERE record_versions_fts MATCH '"ote"'`).pluck().get();
+    const hits = ledger.db.sqlite.prepare(`SELECT count(*) FROM record_versions_words WHERE record_versions_words MATCH '"note"'`).pluck().get();
     expect(hits).toBeGreaterThan(0);
     // A second rebuild (raw objects already stored) gives the same index again.
     await rebuildIndex({ ledger });
@@ -179,14 +180,21 @@ describe('rebuild', () => {
   it('writes record_versions over what was there: ids 1…n as into an emptied table, wrong, missing and extra rows set right', async () => {
     const { sqlite } = ledger.db;
     const versionsWithIds = () => sqlite.prepare('SELECT * FROM record_versions ORDER BY id').all();
-    const ftsCheck = () => sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
+    const ftsCheck = () => expect(wordIndexProblems(sqlite)).toEqual([]);
     sqlite.exec('DELETE FROM record_versions'); // the full-text rows go with them (trigger)
     await rebuildIndex({ ledger });
     const expected = versionsWithIds();
     const before = dumpIndex(ledger);
     expect((expected as { id: number }[]).map((r) => r.id)).toEqual(Array.from({ length: expected.length }, (_, i) => i + 1));
-    // A changed row (content and size), a row gone (a gap), and rows past the end and far beyond.
+    // A changed row (content and size: damage, as no program writes it — the guard trigger is
+    // lifted for it, and its word-index row made to match), a row gone (a gap), and rows past the
+    // end and far beyond.
+    const guard = sqlite.prepare("SELECT sql FROM sqlite_master WHERE name = 'record_versions_words_au'").pluck().get() as string;
+    sqlite.exec('DROP TRIGGER record_versions_words_au');
     sqlite.prepare("UPDATE record_versions SET content = 'stale', record_json = '{}' WHERE id = 3").run();
+    sqlite.exec(guard);
+    sqlite.prepare('DELETE FROM record_versions_words WHERE rowid = 3').run();
+    sqlite.prepare(INSERT_WORDS).run(3, indexText('stale'));
     sqlite.prepare('DELETE FROM record_versions WHERE id = 5').run();
     sqlite.prepare(`INSERT INTO record_versions (id, agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace,
       status, tags, record_json, synced_at) SELECT id + ?, agent_id, record_id, seq + 1000, entry_kind, op, 'extra note', content_sha256,
@@ -195,7 +203,8 @@ describe('rebuild', () => {
       status, tags, record_json, synced_at) SELECT ?, agent_id, record_id, seq + 2000, entry_kind, op, 'extra note', content_sha256,
       memory_type, namespace, status, tags, record_json, synced_at FROM record_versions WHERE id = 1`).run(expected.length + 1);
     // Their full-text rows, as the indexer writes them beside each version it inserts.
-    sqlite.prepare("INSERT INTO record_versions_fts (rowid, content) SELECT id, content FROM record_versions WHERE id > ? AND op <> 'delete'").run(expected.length);
+    const added = sqlite.prepare("SELECT id, content FROM record_versions WHERE id > ? AND op <> 'delete'").raw().all(expected.length) as [number, string][];
+    for (const [id, content] of added) sqlite.prepare(INSERT_WORDS).run(id, indexText(content));
     ftsCheck();
     expect(dumpIndex(ledger)).not.toEqual(before);
     await rebuildIndex({ ledger });

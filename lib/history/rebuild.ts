@@ -269,7 +269,7 @@ class Preparer {
  * 'rebuild' after the replay; its delete and update triggers are dropped for the
  * duration of the transaction and re-created from their own stored SQL, so a rollback restores
  * them and the schema never drifts from the migration; the index is emptied first ('delete-all',
- * the index of an external-content table is not touched by deleting the content rows). Written
+ * the index of a contentless table is not touched by deleting the versions, its triggers dropped). Written
  * during the replay, its tokenizing overlaps the helper thread's blob parsing instead of adding
  * to the transaction's single-threaded end; the segments are the same as a 'rebuild' writes
  * (both insert every row in id order).
@@ -284,17 +284,17 @@ class Preparer {
 export function takeOverFts(ledger: Ledger): () => void {
   const { sqlite } = ledger.db;
   const triggers = sqlite.prepare(
-    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_fts%'",
+    "SELECT name, sql FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions' AND sql LIKE '%record_versions_words%'",
   ).all() as { name: string; sql: string }[];
   for (const t of triggers) sqlite.exec(`DROP TRIGGER "${t.name.replace(/"/g, '""')}"`);
   const setHashSize = (bytes: number) => {
     if (!Number.isSafeInteger(bytes) || bytes <= 0) throw new Error(`bad FTS5 hashsize ${bytes}`);
     // An integer literal: FTS5 takes only an INTEGER value (a bound JS number arrives as REAL).
-    sqlite.exec(`INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('hashsize', ${bytes})`);
+    sqlite.exec(`INSERT INTO record_versions_words(record_versions_words, rank) VALUES ('hashsize', ${bytes})`);
   };
-  const before = sqlite.prepare("SELECT v FROM record_versions_fts_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
+  const before = sqlite.prepare("SELECT v FROM record_versions_words_config WHERE k = 'hashsize'").pluck().get() as number | undefined;
   setHashSize(FTS_REBUILD_HASHSIZE);
-  sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts) VALUES ('delete-all')");
+  sqlite.exec("INSERT INTO record_versions_words(record_versions_words) VALUES ('delete-all')");
   return () => {
     // Setting the option tells every connection to reload it; the default first, so this one
     // holds the default too when the row then goes (shadow tables are read-only outside unsafe mode).
@@ -302,7 +302,7 @@ export function takeOverFts(ledger: Ledger): () => void {
     if (before === undefined) {
       sqlite.unsafeMode(true);
       try {
-        sqlite.exec("DELETE FROM record_versions_fts_config WHERE k = 'hashsize'");
+        sqlite.exec("DELETE FROM record_versions_words_config WHERE k = 'hashsize'");
       } finally {
         sqlite.unsafeMode(false);
       }

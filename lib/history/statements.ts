@@ -6,6 +6,8 @@
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import type { CurrentRecord } from './index-rows';
+import { indexText } from './search/index-text';
+import { INSERT_WORDS } from './search/word-index';
 
 type Row = Record<string, unknown>;
 
@@ -31,8 +33,6 @@ function rowStatement(sqlite: Drizzle['$client'], sql: string, columns: readonly
   return { run: (row) => void statement.run(valuesOf(row, columns)) };
 }
 
-/** A version's full-text row (the external-content FTS5 table holds only the index). */
-export const INSERT_FULL_TEXT = 'INSERT INTO record_versions_fts (rowid, content) VALUES (?, ?)';
 
 /**
  * Whether a version has a full-text row: every version but a tombstone (migration 0005: search
@@ -49,11 +49,11 @@ export function hasFullText(op: unknown): boolean {
  */
 function versionInserter(sqlite: Drizzle['$client']): { run(row: Row): void } {
   const version = sqlite.prepare(`INSERT INTO record_versions (${VERSION_COLUMNS.join(', ')}) VALUES (${marks(VERSION_COLUMNS.length)})`);
-  const fullText = sqlite.prepare(INSERT_FULL_TEXT);
+  const fullText = sqlite.prepare(INSERT_WORDS);
   return {
     run(row: Row): void {
       const { lastInsertRowid } = version.run(valuesOf(row, VERSION_COLUMNS));
-      if (hasFullText(row.op)) fullText.run(lastInsertRowid, row.content);
+      if (hasFullText(row.op)) fullText.run(lastInsertRowid, indexText(row.content as string));
     },
   };
 }

@@ -146,10 +146,10 @@ describe('agents', () => {
     expect(result).toEqual({ deleted: true, objects_removed: 3 });
     expect(countRows(ledger)).toEqual({ agents: 0, ledger_entries: 0, record_versions: 0, records: 0, raw_objects: 0, raw_file_versions: 0 });
     expect(blobFiles(dir)).toEqual([]);
-    expect(ledger.db.sqlite.prepare(`SELECT count(*) AS n FROM record_versions_fts WHERE record_versions_fts MATCH '"note"'`).get()).toEqual({ n: 0 });
-    // The delete trigger removed exactly the indexed versions' full-text rows (tombstones have none).
-    ledger.db.sqlite.exec("INSERT INTO record_versions_fts(record_versions_fts, rank) VALUES ('integrity-check', 1)");
-    expect(ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions_fts_docsize').pluck().get()).toBe(0);
+    expect(ledger.db.sqlite.prepare(`SELECT count(*) AS n FROM record_versions_words WHERE record_versions_words MATCH '"note"'`).get()).toEqual({ n: 0 });
+    // The delete trigger removed exactly the indexed versions' word-index rows (tombstones have none).
+    ledger.db.sqlite.exec("INSERT INTO record_versions_words(record_versions_words) VALUES ('integrity-check')");
+    expect(ledger.db.sqlite.prepare('SELECT count(*) FROM record_versions_words_docsize').pluck().get()).toBe(0);
   });
 });
 

@@ -95,6 +95,23 @@ describe('a read-only data directory', () => {
 });
 
 /** A server on a read-only directory cannot issue a key: it is started with the key made before. */
+describe('a read-only data directory whose word index was never filled', () => {
+  it('is refused as not migrated, in words, rather than searched without its index', async (ctx) => {
+    const dataDir = tempDataDir();
+    const first = await serve(dataDir);
+    await registerAndSync(first.url, first.key, randomUUID());
+    await first.server.close();
+    // As migration 0015 leaves a database until its first writable open fills the index.
+    const raw = new Database(path.join(dataDir, 'lineage.db'));
+    raw.exec('CREATE TABLE search_words_backfill (from_id integer NOT NULL); INSERT INTO search_words_backfill VALUES (0)');
+    raw.close();
+    const unmount = mountReadOnly(dataDir);
+    if (!unmount) ctx.skip();
+    undo.push(unmount!);
+    expect(() => openDatabase(dataDir)).toThrow(/read-only: it needs 1 migration\(s\), and .* is read-only/);
+  });
+});
+
 async function serveWithoutNewKey(dataDir: string) {
   const server = await createLineageServer({ dataDir, port: 0, ui: false, log: () => undefined });
   return { server, url: server.url, key: '' };

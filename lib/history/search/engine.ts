@@ -7,7 +7,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit } from '../queries/common';
-import { candidateVersions, type SearchScope, type VersionHit } from './candidates';
+import { candidateVersions, withText, type HitMeta, type SearchScope, type VersionHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
 import { firstAppearances } from './order';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
@@ -55,7 +55,7 @@ export interface SearchParams extends SearchScope {
 }
 
 /** Matching versions, one per (record, sequence): those whose record's last entry at that sequence matches. */
-function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): VersionHit[] {
+function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): HitMeta[] {
   const hits = candidateVersions(db, parsed.terms, scope, (content) => matcher.test(content));
   const shared = sharedSequences(db, [...new Set(hits.map((h) => h.agent_id))]);
   return hits.filter((h) => !shared.has(`${h.agent_id}\u0000${h.seq}`) || !events.hidden(h.agent_id, h.record_id, h.seq, h.entry_kind));
@@ -68,8 +68,8 @@ function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, s
  * follows still holds it. Records are taken latest appearance first, and the first that still holds
  * the fact settles the agent as present, so a fact present in a broad agent costs a few lookups.
  */
-function agentStatuses(db: LineageDb, appearances: readonly VersionHit[], agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
-  const lastPerRecord = new Map<string, Map<string, VersionHit>>();
+function agentStatuses(db: LineageDb, appearances: readonly HitMeta[], agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
+  const lastPerRecord = new Map<string, Map<string, HitMeta>>();
   for (const a of appearances) {
     let records = lastPerRecord.get(a.agent_id);
     if (!records) lastPerRecord.set(a.agent_id, (records = new Map()));
@@ -119,12 +119,13 @@ export function searchHistory(params: SearchParams): SearchResult {
   const appearances = findAppearances(params.db, matcher, parsed, scope, events);
   const { head, agents } = firstAppearances(appearances, 1 + offset + limit);
   const statuses = agentStatuses(params.db, appearances, agents, events);
-  const first = head[0];
+  // Text (file, content: the snippets) only for what the page shows.
+  const [first, ...later] = withText(params.db, head.length > 0 ? [head[0]!, ...head.slice(1 + offset)] : []);
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === first?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
   return {
     query: parsed.text,
     first: first ? toAppearance(first, matcher) : null,
-    appearances: head.slice(1 + offset).map((a) => toAppearance(a, matcher)),
+    appearances: later.map((a) => toAppearance(a, matcher)),
     total: appearances.length,
     offset,
     status,

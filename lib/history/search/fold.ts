@@ -10,8 +10,8 @@ const WORD_CHAR = /[\p{L}\p{N}\p{M}]/u;
  * Simple Unicode case folding of one code point: its lowercase, then the lowercase of that
  * uppercase, which joins the variants case folding joins (ς σ Σ, ſ s, K k, ẞ ß). Kept as they are:
  * a code point whose lowercase is longer (İ), dotless ı (folding keeps it apart from i), and the
- * Cyrillic letter variants U+1C80–1C88 (SQLite's full-text index keeps them apart from в, о, …, and
- * joining them would make those everyday letters unusable in the index, see fts-gaps.ts).
+ * Cyrillic letter variants U+1C80–1C88 (kept apart from в, о, … since the search was first built on
+ * SQLite's trigram index, which keeps them apart; PostgreSQL's search answers the same).
  */
 function foldCodePoint(ch: string): string {
   const lower = ch.toLowerCase();

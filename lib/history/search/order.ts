@@ -4,7 +4,7 @@
  * the first `1 + offset + limit` of them and each agent's first appearance, so a broad query's
  * thousands of hits are selected, not sorted.
  */
-import type { VersionHit } from './candidates';
+import type { HitMeta } from './candidates';
 
 // localeCompare's order (ECMA-402: as a collator made with the same arguments), made once.
 const collator = new Intl.Collator();
@@ -15,14 +15,14 @@ const PLAIN = /^[0-9a-z-]*$/;
 const plainOrder = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
 
 /** The comparator for `hits`: ids (UUIDs) and entry kinds are plain lowercase, compared by code units without the collator's cost. */
-export function appearanceOrder(hits: readonly VersionHit[]): (a: VersionHit, b: VersionHit) => number {
+export function appearanceOrder(hits: readonly HitMeta[]): (a: HitMeta, b: HitMeta) => number {
   const text = hits.every((h) => PLAIN.test(h.entry_kind) && PLAIN.test(h.agent_id) && PLAIN.test(h.record_id)) ? plainOrder : collator.compare;
   return (a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0) || a.seq - b.seq
     || text(a.entry_kind, b.entry_kind) || text(a.agent_id, b.agent_id) || text(a.record_id, b.record_id);
 }
 
 /** The first `count` hits in order, and every agent in the order of its first appearance. */
-export function firstAppearances<T extends VersionHit>(hits: readonly T[], count: number): { head: T[]; agents: string[] } {
+export function firstAppearances<T extends HitMeta>(hits: readonly T[], count: number): { head: T[]; agents: string[] } {
   const compare = appearanceOrder(hits);
   const firstOf = new Map<string, T>();
   for (const h of hits) {

@@ -30,8 +30,8 @@ export function dumpIndex(ledger: Ledger): Record<string, unknown[]> {
     raw_file_versions: q('SELECT * FROM raw_file_versions ORDER BY agent_id, path, seq, entry_kind'),
     record_facets: q('SELECT * FROM record_facets ORDER BY agent_id, facet, value'),
     agent_day_activity: q('SELECT * FROM agent_day_activity ORDER BY agent_id, day'),
-    fts: q(`SELECT v.agent_id, v.record_id, v.seq, v.entry_kind FROM record_versions_fts f
-      JOIN record_versions v ON v.id = f.rowid WHERE record_versions_fts MATCH '"note"' ORDER BY 1, 2, 3, 4`),
+    words: q(`SELECT v.agent_id, v.record_id, v.seq, v.entry_kind FROM record_versions_words f
+      JOIN record_versions v ON v.id = f.rowid WHERE record_versions_words MATCH '"note"' ORDER BY 1, 2, 3, 4`),
   };
 }
 
