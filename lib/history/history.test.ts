@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readSnapshot } from '@/lib/core/archive';
 import { HistoryGenerator } from './testing/generator';
 import { dumpIndex, tempLedger } from './testing/temp-ledger';
+import { wordIndexProblems } from './testing/word-index-check';
 import { rebuildIndex } from './rebuild';
 import {
   getAgentMemoryDto, getChanges, getRecordLineage, getRecordsAt, getSequence, getSequences, getWorkspaceFile, getWorkspaceTree,
@@ -268,10 +269,13 @@ describe('rebuild', () => {
     expect(progress).toEqual(Array.from({ length: result.entries }, (_, i) => i + 1));
     expect(dumpIndex(ledger)).toEqual(before);
     expect(result.record_versions).toBe(before.record_versions!.length);
-    // The full-text triggers (delete and update) are back: a version rewritten after the rebuild is searchable.
+    // The word index's triggers (delete, and the guard against updates) are back: a version deleted
+    // after the rebuild leaves the index, and its content cannot be rewritten behind the index's back.
     const triggers = ledger.db.sqlite.prepare("SELECT count(*) AS n FROM sqlite_master WHERE type = 'trigger' AND tbl_name = 'record_versions'").get() as { n: number };
     expect(triggers.n).toBe(2);
-    ledger.db.sqlite.prepare("UPDATE record_versions SET content = content || ' zqxjv-after-rebuild' WHERE id = (SELECT min(id) FROM record_versions)").run();
-    expect(searchFirstAppearance({ db: ledger.db, q: 'zqxjv-after-rebuild' }).total).toBe(1);
+    const first = ledger.db.sqlite.prepare("SELECT id FROM record_versions WHERE op <> 'delete' ORDER BY id LIMIT 1").pluck().get() as number;
+    expect(() => ledger.db.sqlite.prepare("UPDATE record_versions SET content = content || ' zqxjv-after-rebuild' WHERE id = ?").run(first)).toThrow(/written once/);
+    ledger.db.sqlite.prepare('DELETE FROM record_versions WHERE id = ?').run(first);
+    expect(wordIndexProblems(ledger.db.sqlite)).toEqual([]);
   });
 });

@@ -2,8 +2,8 @@
  * "Did you mean": indexed terms within edit distance 2 of a query word, each offered with the
  * query it gives (that word replaced) and only when that query finds something. The terms are
  * the searchable versions' whitespace-separated tokens, trimmed of punctuation at either end, and
- * their letter/digit runs; kept per agent in memory (the trigram index's vocabulary holds
- * trigrams, not words), read once and then only the versions added since.
+ * their letter/digit runs; kept per agent in memory (the word index's vocabulary holds escaped
+ * tokens of every agent together), read once and then only the versions added since.
  */
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
