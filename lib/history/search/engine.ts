@@ -3,7 +3,6 @@
  * versions (candidates.ts), the exact matcher (match.ts), one appearance per (record, sequence),
  * the fact's status per agent (status.ts), "did you mean" when nothing matches (suggest.ts).
  */
-import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit } from '../queries/common';
@@ -12,7 +11,7 @@ import { compileMatcher, type Matcher } from './match';
 import { firstAppearances, groupByAgent } from './order';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
 import { snippetAround } from './snippet';
-import { recordEvents, sharedSequences, type RecordEvents } from './record-events';
+import { isMoveSource, latestSequences, recordEvents, sharedSequences, type RecordEvents } from './record-events';
 import { factStatus, NEVER_SEEN, type FactStatus, type RecordTimeline } from './status';
 import { suggestTerms, type Suggestion } from './suggest';
 
@@ -102,9 +101,7 @@ function* lastAppearances(hits: readonly VersionHit[]): Generator<VersionHit> {
  * it present whatever came before, and without one every record is taken.)
  */
 function agentStatuses(db: LineageDb, byAgent: ReadonlyMap<string, readonly VersionHit[]>, agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
-  const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
-    SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
-  const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
+  const latest = latestSequences(db, agents);
   return agents.map((agent_id) => {
     const timelines: RecordTimeline[] = [];
     for (const last of lastAppearances(byAgent.get(agent_id)!)) {
@@ -118,7 +115,7 @@ function agentStatuses(db: LineageDb, byAgent: ReadonlyMap<string, readonly Vers
       ...factStatus({
         latestSequence: latest.get(agent_id) ?? 0,
         timelines,
-        isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
+        isMoveSource: (recordId, seq) => isMoveSource(db, agent_id, recordId, seq),
       }),
     };
   });
