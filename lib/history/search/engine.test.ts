@@ -166,4 +166,13 @@ describe('a sequence with two entries (a rollover snapshot beside its delta)', (
     expect(r.status).toMatchObject({ present: true, last_seen_sequence: 1 });
     expect(search('osprey-2', CARGO).total).toBe(1);
   });
+
+  it('a version hidden there is no appearance anywhere: not in the count, the first appearance or the agents\' statuses', () => {
+    for (const scope of [CARGO, undefined]) {
+      const r = search('"also holds"', scope);
+      expect(r.total).toBe(0);
+      expect(r.first).toBeNull();
+      expect(r.statuses).toEqual([]);
+    }
+  });
 });

@@ -3,16 +3,15 @@
  * versions (candidates.ts), the exact matcher (match.ts), one appearance per (record, sequence),
  * the fact's status per agent (status.ts), "did you mean" when nothing matches (suggest.ts).
  */
-import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit } from '../queries/common';
 import { candidateVersions, withText, type HitMeta, type SearchScope, type VersionHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
-import { firstAppearances } from './order';
+import { firstAppearances, groupByAgent } from './order';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
 import { snippetAround } from './snippet';
-import { recordEvents, sharedSequences, type RecordEvents } from './record-events';
+import { isMoveSource, latestSequences, recordEvents, sharedSequences, type RecordEvents } from './record-events';
 import { factStatus, NEVER_SEEN, type FactStatus, type RecordTimeline } from './status';
 import { suggestTerms, type Suggestion } from './suggest';
 
@@ -54,11 +53,42 @@ export interface SearchParams extends SearchScope {
   offset?: number;
 }
 
+/** Matching versions, one per (record, sequence), and the same grouped by agent (in the same order). */
+interface Found { hits: HitMeta[]; byAgent: Map<string, HitMeta[]> }
+
 /** Matching versions, one per (record, sequence): those whose record's last entry at that sequence matches. */
-function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): HitMeta[] {
+function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, scope: SearchScope, events: RecordEvents): Found {
   const hits = candidateVersions(db, parsed.terms, scope, (content) => matcher.test(content));
-  const shared = sharedSequences(db, [...new Set(hits.map((h) => h.agent_id))]);
-  return hits.filter((h) => !shared.has(`${h.agent_id}\u0000${h.seq}`) || !events.hidden(h.agent_id, h.record_id, h.seq, h.entry_kind));
+  const byAgent = groupByAgent(hits);
+  const shared = sharedSequences(db, [...byAgent.keys()]);
+  if (shared.size === 0) return { hits, byAgent };
+  const hidden = new Set<HitMeta>();
+  for (const [agentId, seqs] of shared) {
+    for (const h of byAgent.get(agentId) ?? []) {
+      if (seqs.has(h.seq) && events.hidden(agentId, h.record_id, h.seq, h.entry_kind)) hidden.add(h);
+    }
+  }
+  if (hidden.size === 0) return { hits, byAgent };
+  const kept = hits.filter((h) => !hidden.has(h));
+  return { hits: kept, byAgent: groupByAgent(kept) };
+}
+
+/**
+ * An agent's matched records, each by its last appearance, latest first (ties in hit order). The
+ * latest is found by one scan; the rest are ordered only when the caller asks for more, which a
+ * fact still present in the agent's latest record never does.
+ */
+function* lastAppearances(hits: readonly HitMeta[]): Generator<HitMeta> {
+  let latest = hits[0]!;
+  for (const h of hits) if (h.seq > latest.seq) latest = h;
+  yield latest;
+  const last = new Map<string, HitMeta>();
+  for (const h of hits) {
+    const seen = last.get(h.record_id);
+    if (!seen || h.seq > seen.seq) last.set(h.record_id, h);
+  }
+  last.delete(latest.record_id);
+  yield* [...last.values()].sort((x, y) => y.seq - x.seq);
 }
 
 /**
@@ -67,21 +97,14 @@ function findAppearances(db: LineageDb, matcher: Matcher, parsed: ParsedQuery, s
  * ending last in a record can be the fact's last sight in the agent, and a record that nothing
  * follows still holds it. Records are taken latest appearance first, and the first that still holds
  * the fact settles the agent as present, so a fact present in a broad agent costs a few lookups.
+ * (The status does not depend on the order the records are taken in: one that holds the fact makes
+ * it present whatever came before, and without one every record is taken.)
  */
-function agentStatuses(db: LineageDb, appearances: readonly HitMeta[], agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
-  const lastPerRecord = new Map<string, Map<string, HitMeta>>();
-  for (const a of appearances) {
-    let records = lastPerRecord.get(a.agent_id);
-    if (!records) lastPerRecord.set(a.agent_id, (records = new Map()));
-    const seen = records.get(a.record_id);
-    if (!seen || a.seq > seen.seq) records.set(a.record_id, a);
-  }
-  const latest = new Map(db.db.all<{ id: string; latest_sequence: number | null }>(sql`
-    SELECT id, latest_sequence FROM agents WHERE id IN (SELECT value FROM json_each(${JSON.stringify(agents)}))`).map((a) => [a.id, a.latest_sequence ?? 0]));
-  const moveSource = db.sqlite.prepare('SELECT 1 FROM record_versions WHERE agent_id = ? AND moved_from = ? AND seq = ? LIMIT 1');
+function agentStatuses(db: LineageDb, byAgent: ReadonlyMap<string, readonly HitMeta[]>, agents: readonly string[], events: RecordEvents): AgentFactStatus[] {
+  const latest = latestSequences(db, agents);
   return agents.map((agent_id) => {
     const timelines: RecordTimeline[] = [];
-    for (const last of [...lastPerRecord.get(agent_id)!.values()].sort((x, y) => y.seq - x.seq)) {
+    for (const last of lastAppearances(byAgent.get(agent_id)!)) {
       const held = { seq: last.seq, op: last.op, matches: true };
       const next = events.after(agent_id, last.record_id, last.seq);
       timelines.push({ record_id: last.record_id, versions: next ? [held, { seq: next.seq, matches: false, get op() { return next.op; } }] : [held] });
@@ -92,7 +115,7 @@ function agentStatuses(db: LineageDb, appearances: readonly HitMeta[], agents: r
       ...factStatus({
         latestSequence: latest.get(agent_id) ?? 0,
         timelines,
-        isMoveSource: (recordId, seq) => moveSource.get(agent_id, recordId, seq) !== undefined,
+        isMoveSource: (recordId, seq) => isMoveSource(db, agent_id, recordId, seq),
       }),
     };
   });
@@ -105,7 +128,7 @@ function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
 
 /** The number of appearances of a query, for checking suggestions. */
 export function countAppearances(db: LineageDb, parsed: ParsedQuery, scope: SearchScope): number {
-  return findAppearances(db, compileMatcher(parsed.terms), parsed, scope, recordEvents(db)).length;
+  return findAppearances(db, compileMatcher(parsed.terms), parsed, scope, recordEvents(db)).hits.length;
 }
 
 export function searchHistory(params: SearchParams): SearchResult {
@@ -116,9 +139,9 @@ export function searchHistory(params: SearchParams): SearchResult {
   const scope: SearchScope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
   const matcher = compileMatcher(parsed.terms);
   const events = recordEvents(params.db);
-  const appearances = findAppearances(params.db, matcher, parsed, scope, events);
-  const { head, agents } = firstAppearances(appearances, 1 + offset + limit);
-  const statuses = agentStatuses(params.db, appearances, agents, events);
+  const { hits: appearances, byAgent } = findAppearances(params.db, matcher, parsed, scope, events);
+  const { head, agents } = firstAppearances(appearances, 1 + offset + limit, byAgent);
+  const statuses = agentStatuses(params.db, byAgent, agents, events);
   // Text (file, content: the snippets) only for what the page shows.
   const [first, ...later] = withText(params.db, head.length > 0 ? [head[0]!, ...head.slice(1 + offset)] : []);
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === first?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };

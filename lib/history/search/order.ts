@@ -12,24 +12,52 @@ const collator = new Intl.Collator();
 // punctuation `-`, then digits, then letters) is their code unit order: the collator's answer.
 const PLAIN = /^[0-9a-z-]*$/;
 
-const plainOrder = (x: string, y: string) => (x < y ? -1 : x > y ? 1 : 0);
-
-/** The comparator for `hits`: ids (UUIDs) and entry kinds are plain lowercase, compared by code units without the collator's cost. */
-export function appearanceOrder(hits: readonly HitMeta[]): (a: HitMeta, b: HitMeta) => number {
-  const text = hits.every((h) => PLAIN.test(h.entry_kind) && PLAIN.test(h.agent_id) && PLAIN.test(h.record_id)) ? plainOrder : collator.compare;
-  return (a, b) => (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0) || a.seq - b.seq
-    || text(a.entry_kind, b.entry_kind) || text(a.agent_id, b.agent_id) || text(a.record_id, b.record_id);
+/**
+ * localeCompare's answer for two strings. Asked only on ties of time and sequence, so the ids
+ * (UUIDs) and entry kinds are checked there, pair by pair, rather than every hit's up front; equal
+ * strings are equal for both, and plain ones are compared by code units without the collator's cost.
+ */
+function textOrder(x: string, y: string): number {
+  if (x === y) return 0;
+  return PLAIN.test(x) && PLAIN.test(y) ? (x < y ? -1 : 1) : collator.compare(x, y);
 }
 
-/** The first `count` hits in order, and every agent in the order of its first appearance. */
-export function firstAppearances<T extends HitMeta>(hits: readonly T[], count: number): { head: T[]; agents: string[] } {
-  const compare = appearanceOrder(hits);
-  const firstOf = new Map<string, T>();
+/** Oldest first (sync time, then sequence), ties broken by entry kind, agent and record. */
+export function appearanceOrder(a: HitMeta, b: HitMeta): number {
+  return (a.synced_at < b.synced_at ? -1 : a.synced_at > b.synced_at ? 1 : 0) || a.seq - b.seq
+    || textOrder(a.entry_kind, b.entry_kind) || textOrder(a.agent_id, b.agent_id) || textOrder(a.record_id, b.record_id);
+}
+
+/** Hits grouped by agent, each group in hit order. */
+export function groupByAgent<T extends HitMeta>(hits: readonly T[]): Map<string, T[]> {
+  const byAgent = new Map<string, T[]>();
+  // Hits come in runs of one agent (rows of one sync): a run costs a string comparison, not a hash.
+  let run: T[] | undefined;
+  let runAgent: string | undefined;
   for (const h of hits) {
-    const seen = firstOf.get(h.agent_id);
-    if (!seen || compare(h, seen) < 0) firstOf.set(h.agent_id, h);
+    if (h.agent_id !== runAgent) {
+      runAgent = h.agent_id;
+      run = byAgent.get(runAgent);
+      if (!run) byAgent.set(runAgent, (run = []));
+    }
+    run!.push(h);
   }
-  const agents = [...firstOf.values()].sort(compare).map((h) => h.agent_id);
+  return byAgent;
+}
+
+/**
+ * The first `count` hits in order, and every agent in the order of its first appearance (from
+ * `byAgent`, the hits grouped by agent, when the caller has it).
+ */
+export function firstAppearances<T extends HitMeta>(hits: readonly T[], count: number, byAgent: ReadonlyMap<string, readonly T[]> = groupByAgent(hits)): { head: T[]; agents: string[] } {
+  const compare = appearanceOrder;
+  const firsts: T[] = [];
+  for (const mine of byAgent.values()) {
+    let first = mine[0]!;
+    for (const h of mine) if (compare(h, first) < 0) first = h;
+    firsts.push(first);
+  }
+  const agents = firsts.sort(compare).map((h) => h.agent_id);
   if (count >= hits.length / 8) return { head: [...hits].sort(compare).slice(0, count), agents };
   // Kept sorted; a hit after the last kept one costs one comparison.
   const head: T[] = [];
