@@ -17,6 +17,8 @@ export interface PageIds {
   hotRecordId: string;
   /** An old sequence of the big agent (a tenth of the way through its history). */
   oldSequence: number;
+  /** The big agent's file with the most versions up to `oldSequence`. */
+  oldFile: string;
 }
 
 export function benchPages(manifest: UiScaleManifest, ids: PageIds): BenchPage[] {
@@ -33,6 +35,9 @@ export function benchPages(manifest: UiScaleManifest, ids: PageIds): BenchPage[]
     { name: 'lineage (most versions)', url: `/agents/${big}/memories/${ids.hotRecordId}` },
     { name: 'workspace at latest (big agent)', url: `/agents/${big}/workspace` },
     { name: `workspace at #${ids.oldSequence} (big agent)`, url: `/agents/${big}/workspace?seq=${ids.oldSequence}` },
+    // The past states of the Memories tab and of one file: every record's version at that sequence is worked out.
+    { name: `agent memories tab at #${ids.oldSequence} (big agent)`, url: `/agents/${big}?tab=memories&at=${ids.oldSequence}` },
+    { name: `a file at #${ids.oldSequence} (big agent)`, url: `/agents/${big}/workspace?seq=${ids.oldSequence}&file=${encodeURIComponent(ids.oldFile)}` },
     { name: 'search, one token (redis)', url: `/search?q=${encodeURIComponent('redis')}` },
     { name: 'search, a phrase ("rolled back")', url: `/search?q=${encodeURIComponent('"rolled back"')}` },
     { name: 'sign-in page', url: '/login' },

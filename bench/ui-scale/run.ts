@@ -42,7 +42,10 @@ function pageIds(dataDir: string, bigId: string, bigSyncs: number): PageIds {
   const db = new Database(path.join(dataDir, 'lineage.db'), { readonly: true, fileMustExist: true });
   try {
     const hot = db.prepare('SELECT record_id FROM record_versions WHERE agent_id = ? GROUP BY record_id ORDER BY count(*) DESC, record_id LIMIT 1').get(bigId) as { record_id: string };
-    return { hotRecordId: hot.record_id, oldSequence: Math.floor(bigSyncs / 10) };
+    const oldSequence = Math.floor(bigSyncs / 10);
+    const oldFile = db.prepare(`SELECT origin_file FROM record_versions WHERE agent_id = ? AND seq <= ? AND origin_file IS NOT NULL
+      GROUP BY origin_file ORDER BY count(*) DESC, origin_file LIMIT 1`).pluck().get(bigId, oldSequence) as string;
+    return { hotRecordId: hot.record_id, oldSequence, oldFile };
   } finally {
     db.close();
   }
