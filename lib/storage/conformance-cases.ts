@@ -141,6 +141,8 @@ export function runConformanceCases(b: Backends): void {
       const tenantId = agentId === A2 ? TENANT : null;
       for (const filter of [{ memory_type: 'semantic' }, { namespace: 'curated' }, { file: 'memory/semantic/infra.md' }, { tag: 'infra' }, { tier: 'hot' }, { status: 'active' }, { tag: 'nope' }]) {
         await same((s) => s.getRecordsAt({ agentId, tenantId, ...filter }));
+        // At earlier sequences too: there the records live in one file are worked out in that file alone.
+        for (const at of [0, Math.floor(latest[agentId]! / 2)]) await same((s) => s.getRecordsAt({ agentId, tenantId, at, ...filter }));
       }
       let cursor: string | undefined;
       let pages = 0;

@@ -36,7 +36,7 @@ export function getFileBlame(params: { db: LineageDb; agentId: string; seq: numb
   const text = fileText(bytes);
   if (text === null) return binaryBlame(base);
   const live = db.all<BlameLiveRow>(sql`
-    WITH live AS (${liveAt(agent.id, seq)})
+    WITH live AS (${liveAt(agent.id, seq, path)})
     SELECT live.record_id, live.content, live.heading, v.record_json, live.version_id
     FROM live JOIN record_versions v ON v.id = live.version_id WHERE live.origin_file = ${path}`);
   const { placed, unplaced } = placeLive(text, live);
