@@ -38,13 +38,16 @@ export interface ExportedFile {
   stat: StatEntry | null;
   /** Opened (its bytes are `bytes`), or not (its bytes are the prior state's). */
   bytes: Uint8Array | null;
-  /** Bears records (possibly none): then `sortKey` is what they sort by and `keyed()` keys it. */
+  /** Bears records (possibly none): then `sortMs` and `sortNs` are what they sort by and `keyed()` keys it. */
   records: boolean;
   /**
-   * The instant (ns since the epoch) of the created_at its records get — its mtime, or its name's
-   * date: records sort stably by it (sortByInstant's order, without making the timestamp).
+   * The instant of the created_at its records get — its mtime, or its name's date —, as ms since
+   * the epoch and ns within the ms (both truncated toward zero): records sort stably by it
+   * (sortByInstant's order, without making the timestamp). Numbers: a plan compares them for every
+   * record-bearing file at every sync, and bigint arithmetic cost more than the rest of its work.
    */
-  sortKey: bigint;
+  sortMs: number;
+  sortNs: number;
   keyed(): KeyedFile;
 }
 
@@ -86,7 +89,7 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
       unopened++;
       const { digest } = same;
       const entry = { ino: stat!.ino, size: stat!.size, mtimeNs: stat!.mtimeNs, ctimeNs: stat!.ctimeNs, digest };
-      files.push(new UnopenedFile(rel, entry, handler === null ? null : sortKeyOf(rel, handler, stat!.mtimeNs), unopenedOf));
+      files.push(new UnopenedFile(rel, entry, handler, unopenedOf));
       continue;
     }
     // Files read are chunked synchronously, with a turn of the event loop now and then (the
@@ -98,7 +101,7 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     if (digest !== undefined && prior?.digest(rel) === digest) {
       // The bytes the last sync recorded (a file touched, or racy): nothing to deflate or chunk now.
       files.push({
-        rel, stat: { ...read.stat, digest }, bytes, records: true, sortKey: sortKeyOf(rel, handler!, read.stat.mtimeNs),
+        rel, stat: { ...read.stat, digest }, bytes, records: true, ...sortKeyOf(rel, handler!, read.stat.mtimeNs),
         keyed: () => keyedFromKeys({ agentId, rel, mtime: read.mtime, v41Layout, keys: prior.keys(rel, digest) ?? [], textAgain: () => UTF8.decode(bytes) }),
       });
       continue;
@@ -111,7 +114,7 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     const next = file.digest !== undefined || handler === null ? { ...read.stat, digest: file.digest ?? null } : null;
     files.push({
-      rel, stat: next, bytes, records: file.keyed !== null, sortKey: file.keyed ? sortKeyOf(rel, handler!, read.stat.mtimeNs) : 0n,
+      rel, stat: next, bytes, records: file.keyed !== null, ...(file.keyed ? sortKeyOf(rel, handler!, read.stat.mtimeNs) : NO_SORT_KEY),
       keyed: () => file.keyed!,
     });
   }
@@ -141,17 +144,20 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
 class UnopenedFile implements ExportedFile {
   readonly bytes = null;
   readonly records: boolean;
-  readonly sortKey: bigint;
+  readonly sortMs: number;
+  readonly sortNs: number;
 
   constructor(
     readonly rel: string,
     readonly stat: StatEntry,
-    /** Its records' sort key; null: it bears none. */
-    sortKey: bigint | null,
+    /** Its handler (null: it bears no records). */
+    handler: Handler | null,
     private readonly of: { agentId: string; v41Layout: boolean; prior: PriorFiles },
   ) {
-    this.records = sortKey !== null;
-    this.sortKey = sortKey ?? 0n;
+    this.records = handler !== null;
+    const key = handler === null ? NO_SORT_KEY : sortKeyOf(rel, handler, stat.mtimeNs);
+    this.sortMs = key.sortMs;
+    this.sortNs = key.sortNs;
   }
 
   keyed(): KeyedFile {
@@ -161,10 +167,12 @@ class UnopenedFile implements ExportedFile {
   }
 }
 
-/** The instant (ns) of the created_at a file's records get (records.ts `temporal`): a dated file's day, else its mtime. */
-function sortKeyOf(rel: string, handler: Handler, mtimeNs: bigint): bigint {
+const NO_SORT_KEY = { sortMs: 0, sortNs: 0 } as const;
+
+/** The instant of the created_at a file's records get (records.ts `temporal`): a dated file's day, else its mtime. */
+function sortKeyOf(rel: string, handler: Handler, mtimeNs: bigint): { sortMs: number; sortNs: number } {
   const day = handler.dated ? fileNameDay(rel) : null;
-  return day === null ? mtimeNs : BigInt(day) * 1_000_000n;
+  return day === null ? { sortMs: Number(mtimeNs / 1_000_000n), sortNs: Number(mtimeNs % 1_000_000n) } : { sortMs: day, sortNs: 0 };
 }
 
 /** The workspace's agent id (minted and written when it has none), before anything is exported. */

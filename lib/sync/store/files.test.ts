@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { StoreDamaged } from './errors';
+import { encodeIndexV1 } from '../testing/index-v1';
 import { encodeIndex, lookupStat, parseIndex, type IndexFile, type StoreIndex } from './index-file';
 import { encodeTable, parseTable, type TableRow } from './table';
 
@@ -36,26 +37,45 @@ describe('store index file', () => {
     expect(lookupStat(new Map([['c.md', ahead]]), WRITTEN, 'c.md', ahead.stat)).toEqual(ahead);
   });
 
-  it('an entry written again unchanged is its line as read; any field changed is written anew, as a fresh encoding has it', () => {
-    const read = parseIndex(encodeIndex(index(files)));
-    // What a sync's state write passes: new entry objects, equal to the parsed ones or not.
-    const changes: Partial<IndexFile>[] = [
-      { stat: { ...read.files[0]!.stat, ctimeNs: read.files[0]!.stat.ctimeNs + 1n } }, { digest: 'cd'.repeat(32) }, { kind: 'u' },
-      { raw: { off: 1, len: 17 } }, { table: { off: 17, len: 41 } }, { table: null, kind: 'n' }, { linesBytes: 301 },
-    ];
-    for (const change of changes) {
-      const next = index([{ ...read.files[0]!, ...change }, { ...read.files[1]! }, read.files[2]!]);
-      expect(encodeIndex(next, read.files).toString('utf8')).toBe(encodeIndex(next).toString('utf8'));
-    }
-    expect(encodeIndex(index(read.files.map((f) => ({ ...f }))), read.files)).toEqual(encodeIndex(index(files)));
+  it('reads an index written as lineage-state 1 (text, by the clients before) as the same entries', () => {
+    const v1 = encodeIndexV1(index(files));
+    expect(v1.toString('utf8')).toMatch(/^lineage-state 1 7 2 4096 1000 - flat 3\n/);
+    expect(parseIndex(v1)).toEqual(index(files));
+    expect(parseIndex(v1)).toEqual(parseIndex(encodeIndex(index(files))));
+    // Refused as before: torn, padded, a repeated path, a ref past its log.
+    for (const d of [v1.subarray(0, v1.length - 3), Buffer.concat([v1, Buffer.from('x')]), encodeIndexV1(index([files[0]!, files[0]!])),
+      encodeIndexV1(index([file('MEMORY.md', 1n, { raw: { off: 4000, len: 200 } })]))]) expect(() => parseIndex(d)).toThrow(StoreDamaged);
   });
 
-  it('refuses an index it cannot read exactly: torn, padded, foreign header, repeated path, a ref past its log', () => {
+  it('writes lineage-state 2: its columns hold every field exactly, whatever the path', () => {
+    const wide = [
+      file('a.md', -5n, { stat: { ino: 2n ** 64n - 1n, size: 2n ** 40n, mtimeNs: -5n, ctimeNs: 2n ** 63n - 1n } }),
+      file('é/日本.md', 9n, { kind: 'u', raw: { off: 2 ** 40, len: 3 }, table: { off: 7, len: 2 ** 33 }, linesBytes: 2 ** 45 }),
+      file('r.md', 1n, { kind: 'r', digest: null, table: null, linesBytes: 0 }),
+      file('n.bin', 1n, { kind: 'n', digest: 'f0'.repeat(32), table: null }),
+    ];
+    const big = { ...index(wide), logLength: 2 ** 48 };
+    const bytes = encodeIndex(big);
+    expect(bytes.subarray(0, 16).toString()).toBe('lineage-state 2 ');
+    expect(parseIndex(bytes)).toEqual(big);
+    // Read at any alignment (a small file comes from Node's shared pool).
+    for (const shift of [1, 3, 8]) expect(parseIndex(Buffer.concat([Buffer.alloc(shift), bytes]).subarray(shift))).toEqual(big);
+    // A digest that is not 64 hex digits is not written.
+    for (const digest of ['zz'.repeat(32), 'ab'.repeat(31), 'ab'.repeat(33)]) expect(() => encodeIndex(index([file('a.md', 1n, { digest })]))).toThrow(/not 64 hex digits/);
+  });
+
+  it('refuses an index it cannot read exactly: torn, padded, foreign header, repeated path, a ref past its log, a bad entry', () => {
     const bytes = encodeIndex(index(files));
+    const at = bytes.length - 3 * (32 + 1 + 40 + 32);
+    const withByte = (offset: number, value: number) => { const copy = Buffer.from(bytes); copy[offset] = value; return copy; };
     const damaged = [
       bytes.subarray(0, bytes.length - 3),
       Buffer.concat([bytes, Buffer.from('x')]),
-      Buffer.from(bytes.toString('utf8').replace('lineage-state 1', 'lineage-state 2')),
+      Buffer.concat([bytes, Buffer.alloc(8)]),
+      Buffer.from(bytes.toString('latin1').replace('lineage-state 2', 'lineage-state 3'), 'latin1'),
+      withByte(at - 1, 0x20), // the padding before the columns
+      withByte(at + 32 * 3 + 7, 0x7f), // a ref not a whole number (an f64's sign and exponent)
+      withByte(at + 32 * 3 + 40 * 3, 9), // a flags byte no kind has
       encodeIndex(index([files[0]!, files[0]!])),
       encodeIndex(index([file('MEMORY.md', 1n, { raw: { off: 4000, len: 200 } })])),
       Buffer.alloc(0),

@@ -1,164 +1,153 @@
 /**
- * The index of the client-state store (`{agent}-state.idx`): git's index for a sync. One line per
- * workspace file of the last sync — its stat data (inode, size, mtime and ctime in nanoseconds),
- * its file-keys digest, where its bytes and its record table sit in the log — and a header naming
- * the sequence this state is at, the log generation and length it describes, and the summary the
- * next base is written from (agent name, manifest time, layers). Rewritten whole (temporary name,
- * flushed, renamed) by every sync that uploads: its size is a line per file, not per record.
+ * The index of the client-state store (`{agent}-state.idx`): git's index for a sync. Per workspace
+ * file of the last sync: its stat data (inode, size, mtime and ctime in nanoseconds), its
+ * file-keys digest, where its bytes and its record table sit in the log; and a header naming the
+ * sequence this state is at, the log generation and length it describes, and the summary the next
+ * base is written from (agent name, manifest time, layers). Rewritten whole (temporary name,
+ * flushed, renamed) by every sync that uploads: its size is a file's fixed-size entry and path per
+ * file, not per record.
  *
  * Files come in the order of the last export's records (the record-bearing files, sorted as their
  * records are), then the others: that order, a record's partition and its place in its file are
  * the base's record order, which a sync that reconciles only some files needs.
  *
- * Header: `lineage-state 1 <sequence> <generation> <log length> <live bytes> <alf identity or -> <context> <files>`,
- * then a JSON line (StoreMeta), then per file:
- * `<ino> <size> <mtime ns> <ctime ns> <digest or -> <kind> <raw off> <raw len> <table off> <table len> <lines bytes> <path as JSON>`.
- * Kinds: `s` bears records, and a sync of the same file would change nothing (stable); `u` bears
- * records, not known to be stable; `n` bears no records; `r` bears no records although its path
- * would (not UTF-8): its stat data are never trusted, it is read every time.
+ * Format `lineage-state 2` (this module writes it; `lineage-state 1`, the text format the clients
+ * before wrote, is still read: index-v1.ts). Every sync reads and writes every entry, so the
+ * entries are columns a typed array reads in place, not text to parse (the text format's parse was
+ * a tenth of a steady sync's CPU at 1,273 files):
+ * - the header line and the summary line (index-common.ts);
+ * - the paths, a JSON array of strings on one line;
+ * - zero bytes up to a multiple of 8 from the file's start, then per file, column after column:
+ *   inode and size (2 × u64), mtime and ctime ns (2 × i64), raw off, raw len, table off, table len
+ *   and lines bytes (5 × f64, whole numbers), a flags byte (the kind's place in `sunr`, + 4 when
+ *   there is a digest), the digest (32 bytes, zero when none). Little-endian.
+ * The file ends there: any other length is a damaged index.
  */
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import type { FileStat } from '@/lib/adapters/types';
-import type { JsonObject } from '@/lib/core/json';
 import { isRacy, sameStat } from '../stat-cache';
 import { writeFileAtomic } from '../state';
 import { StoreDamaged } from './errors';
-import { jsonString, parseJsonString } from './json-string';
+import { checkRefs, headerLine, parseHeader, parseMeta, type FileKind, type IndexFile, type StoreIndex } from './index-common';
+import { parseIndexV1 } from './index-v1';
 
-const MAGIC = 'lineage-state 1';
-const LINE = /^(\d+) (\d+) (-?\d+) (-?\d+) ([0-9a-f]{64}|-) ([sunr]) (\d{1,15}) (\d{1,15}) (\d{1,15}) (\d{1,15}) (\d{1,15}) ("(?:[^"\\]|\\.)*")$/;
+export type { FileKind, IndexFile, Ref, StoreIndex, StoreMeta } from './index-common';
 
-export type FileKind = 's' | 'u' | 'n' | 'r';
+const VERSION = 2;
+const KINDS: readonly FileKind[] = ['s', 'u', 'n', 'r'];
+const KIND_FLAG: Record<FileKind, number> = { s: 0, u: 1, n: 2, r: 3 };
+const HAS_DIGEST = 4;
+const NO_DIGEST = '0'.repeat(64);
+/** Bytes per file in the binary part: 2 u64, 2 i64, 5 f64, flags, digest. */
+const ENTRY_BYTES = 16 + 16 + 40 + 1 + 32;
+const LITTLE_ENDIAN = os.endianness() === 'LE';
 
-export interface Ref {
-  off: number;
-  len: number;
+/** The columns of `n` files over `bin` (8-byte aligned, `n * ENTRY_BYTES` long). */
+function columns(bin: Buffer, n: number) {
+  const { buffer, byteOffset: at } = bin;
+  return {
+    ids: new BigUint64Array(buffer, at, 2 * n),
+    times: new BigInt64Array(buffer, at + 16 * n, 2 * n),
+    nums: new Float64Array(buffer, at + 32 * n, 5 * n),
+    flags: bin.subarray(72 * n, 73 * n),
+    digestsAt: 73 * n,
+  };
 }
 
-export interface IndexFile {
-  rel: string;
-  stat: FileStat;
-  /** The adapter's file-keys digest of a record-bearing file (null for others). */
-  digest: string | null;
-  kind: FileKind;
-  raw: Ref;
-  /** The record table (kinds s and u). */
-  table: Ref | null;
-  /** The bytes of its records' lines (what compaction would copy). */
-  linesBytes: number;
+/** The index's bytes (`lineage-state 2`). */
+export function encodeIndex(index: StoreIndex): Buffer {
+  const { files } = index;
+  const n = files.length;
+  const text = Buffer.from(`${headerLine(VERSION, index)}\n${JSON.stringify(index.meta)}\n${JSON.stringify(files.map((f) => f.rel))}\n`, 'utf8');
+  const start = Math.ceil(text.length / 8) * 8;
+  const out = Buffer.alloc(start + n * ENTRY_BYTES);
+  text.copy(out, 0);
+  // Buffer.alloc of this size has a buffer of its own (byteOffset 0): the columns are aligned.
+  const bin = out.subarray(start);
+  const { ids, times, nums, flags, digestsAt } = columns(bin, n);
+  const digests: string[] = new Array(n);
+  for (let k = 0; k < n; k++) {
+    const f = files[k]!;
+    ids[2 * k] = f.stat.ino;
+    ids[2 * k + 1] = f.stat.size;
+    times[2 * k] = f.stat.mtimeNs;
+    times[2 * k + 1] = f.stat.ctimeNs;
+    nums[5 * k] = f.raw.off;
+    nums[5 * k + 1] = f.raw.len;
+    nums[5 * k + 2] = f.table?.off ?? 0;
+    nums[5 * k + 3] = f.table?.len ?? 0;
+    nums[5 * k + 4] = f.linesBytes;
+    flags[k] = KIND_FLAG[f.kind] + (f.digest === null ? 0 : HAS_DIGEST);
+    digests[k] = f.digest ?? NO_DIGEST;
+  }
+  // One hex decode for all the digests (a write per file cost more than the rest of the entry); it
+  // stops at the first pair that is not hex, so a digest of anything but 64 hex digits shows.
+  if (bin.write(digests.join(''), digestsAt, 32 * n, 'hex') !== 32 * n || digests.some((d) => d.length !== 64)) {
+    throw new Error('store index: a digest is not 64 hex digits');
+  }
+  if (!LITTLE_ENDIAN) bin.subarray(0, 72 * n).swap64();
+  return out;
 }
 
-/** What the next base is written from besides its records and raw files. */
-export interface StoreMeta {
-  agent_name: string;
-  /** The workspace the stat data were taken in (absolute). */
-  workspace: string;
-  /** The base manifest's `created_at` (the time of the sync that wrote this state). */
-  created_at: string;
-  /** The adapter's record-key version the tables and stable kinds were made with. */
-  key_version: string;
-  layers: Partial<Record<'identity' | 'principals' | 'credentials' | 'attachments', JsonObject>>;
-  /** The base keeps its raw files Stored (a sync's own next base), not Deflated (a first sync's base: its upload). */
-  store_raw: boolean;
-  /**
-   * When the index was rewritten after its stat data were taken (`lineage state export` names the
-   * `.alf` it wrote): the first write's mtime (ns, decimal), which stays the racy-timestamp bound.
-   */
-  stat_time_ns?: string;
-}
-
-export interface StoreIndex {
-  sequence: number;
-  generation: number;
-  logLength: number;
-  liveBytes: number;
-  /** The identity of a `{agent}-snapshot.alf` holding this very state, when one is kept. */
-  alf: string | null;
-  context: string;
-  meta: StoreMeta;
-  files: IndexFile[];
-}
-
-/**
- * The lines parseIndex read, by the files array it made (one entry per index: a WeakMap entry per
- * file cost more than formatting saves): an entry written again unchanged (most of them, at every
- * sync) is written as the line it was read from, not formatted anew.
- */
-const linesRead = new WeakMap<readonly IndexFile[], readonly string[]>();
-
-/**
- * The index's bytes. `previous`: the entries of the index it replaces (as parsed): an entry equal
- * to the one of its path there is written as the line that one was read from.
- */
-export function encodeIndex(index: StoreIndex, previous?: readonly IndexFile[]): Buffer {
-  const { sequence, generation, logLength, liveBytes, alf, context, meta, files } = index;
-  if (!/^[\x21-\x7e]+$/.test(context)) throw new Error(`store index: context ${JSON.stringify(context)} is not a token`);
-  const lines = [`${MAGIC} ${sequence} ${generation} ${logLength} ${liveBytes} ${alf ?? '-'} ${context} ${files.length}`, JSON.stringify(meta)];
-  const own = linesRead.get(files);
-  const read = previous && linesRead.get(previous);
-  const at = read && new Map(previous!.map((f, k) => [f.rel, k]));
-  files.forEach((f, k) => {
-    const i = at?.get(f.rel);
-    lines.push(own?.[k] ?? (i !== undefined && sameEntry(previous![i]!, f) ? read![i]! : fileLine(f)));
-  });
-  return Buffer.from(`${lines.join('\n')}\n`, 'utf8');
-}
-
-function sameEntry(a: IndexFile, b: IndexFile): boolean {
-  return a.kind === b.kind && a.digest === b.digest && a.linesBytes === b.linesBytes && sameStat(a.stat, b.stat)
-    && a.raw.off === b.raw.off && a.raw.len === b.raw.len && a.table?.off === b.table?.off && a.table?.len === b.table?.len;
-}
-
-function fileLine(f: IndexFile): string {
-  const { ino, size, mtimeNs, ctimeNs } = f.stat;
-  return `${ino} ${size} ${mtimeNs} ${ctimeNs} ${f.digest ?? '-'} ${f.kind} ${f.raw.off} ${f.raw.len} ${f.table?.off ?? 0} ${f.table?.len ?? 0} ${f.linesBytes} ${jsonString(f.rel)}`;
-}
-
-/** The index in `bytes`; StoreDamaged unless it is exactly as written and its refs fit its log. */
+/** The index in `bytes` (either format); StoreDamaged unless it is exactly as written and its refs fit its log. */
 export function parseIndex(bytes: Buffer): StoreIndex {
-  const lines = bytes.toString('utf8').split('\n');
-  if (lines.pop() !== '') throw new StoreDamaged('store index: torn');
-  const header = (lines.shift() ?? '').split(' ');
-  if (`${header[0]} ${header[1]}` !== MAGIC || header.length !== 9) throw new StoreDamaged('store index: not a lineage-state 1 index');
-  const [sequence, generation, logLength, liveBytes] = header.slice(2, 6).map((t) => (/^\d{1,15}$/.test(t) ? Number(t) : NaN));
-  const alf = header[6]!;
-  if ([sequence, generation, logLength, liveBytes].some((n) => Number.isNaN(n)) || !/^(\d+:\d+:-?\d+|-)$/.test(alf) || header[8] !== String(lines.length - 1)) {
-    throw new StoreDamaged('store index: unreadable header');
+  if (bytes.subarray(0, 16).toString('latin1') === 'lineage-state 1 ') return parseIndexV1(bytes);
+  const ends: number[] = [];
+  for (let at = 0; ends.length < 3; at = ends.at(-1)! + 1) {
+    const end = bytes.indexOf(10, at);
+    if (end < 0) throw new StoreDamaged('store index: torn');
+    ends.push(end);
   }
-  const meta = parseMeta(lines.shift());
-  const files: IndexFile[] = [];
-  const seen = new Set<string>();
-  for (const line of lines) {
-    const m = LINE.exec(line);
-    if (!m) throw new StoreDamaged('store index: unreadable file line');
-    const rel = parseJsonString(m[12]!);
-    if (rel === undefined || seen.has(rel)) throw new StoreDamaged('store index: bad or repeated path');
-    seen.add(rel);
-    const kind = m[6] as FileKind;
-    const raw = { off: Number(m[7]), len: Number(m[8]) };
-    const table = kind === 's' || kind === 'u' ? { off: Number(m[9]), len: Number(m[10]) } : null;
-    if (raw.off + raw.len > logLength! || (table && table.off + table.len > logLength!)) throw new StoreDamaged('store index: a ref past the end of its log');
+  const [headEnd, metaEnd, pathsEnd] = ends as [number, number, number];
+  const { count: n, ...head } = parseHeader(bytes.toString('utf8', 0, headEnd), VERSION);
+  const meta = parseMeta(bytes.toString('utf8', headEnd + 1, metaEnd));
+  const rels = parsePaths(bytes.toString('utf8', metaEnd + 1, pathsEnd), n);
+  const start = Math.ceil((pathsEnd + 1) / 8) * 8;
+  if (bytes.length !== start + n * ENTRY_BYTES || bytes.subarray(pathsEnd + 1, start).some((b) => b !== 0)) throw new StoreDamaged('store index: torn or padded');
+  let bin = bytes.subarray(start);
+  if (bin.byteOffset % 8 !== 0 || !LITTLE_ENDIAN) {
+    // A small file read into Node's shared pool, or a big-endian machine: the columns copied out.
+    bin = Buffer.from(new Uint8Array(bin));
+    if (!LITTLE_ENDIAN) bin.subarray(0, 72 * n).swap64();
+  }
+  const { ids, times, nums, flags, digestsAt } = columns(bin, n);
+  for (let j = 0; j < 5 * n; j++) {
+    const v = nums[j]!;
+    if (!Number.isSafeInteger(v) || v < 0) throw new StoreDamaged('store index: unreadable file entry');
+  }
+  // One hex encode for all the digests; each entry's is a slice of it.
+  const digests = bin.toString('hex', digestsAt, digestsAt + 32 * n);
+  const files: IndexFile[] = new Array(n);
+  for (let k = 0; k < n; k++) {
+    const flag = flags[k]!;
+    if (flag > 7) throw new StoreDamaged('store index: unreadable file entry');
+    const kind = KINDS[flag & 3]!;
+    const records = kind === 's' || kind === 'u';
     const file: IndexFile = {
-      rel, kind, raw, table, linesBytes: Number(m[11]),
-      stat: { ino: BigInt(m[1]!), size: BigInt(m[2]!), mtimeNs: BigInt(m[3]!), ctimeNs: BigInt(m[4]!) },
-      digest: m[5] === '-' ? null : m[5]!,
+      rel: rels[k]!, kind, raw: { off: nums[5 * k]!, len: nums[5 * k + 1]! },
+      table: records ? { off: nums[5 * k + 2]!, len: nums[5 * k + 3]! } : null,
+      linesBytes: nums[5 * k + 4]!,
+      stat: { ino: ids[2 * k]!, size: ids[2 * k + 1]!, mtimeNs: times[2 * k]!, ctimeNs: times[2 * k + 1]! },
+      digest: flag & HAS_DIGEST ? digests.slice(64 * k, 64 * k + 64) : null,
     };
-    files.push(file);
+    checkRefs(file, head.logLength);
+    files[k] = file;
   }
-  linesRead.set(files, lines);
-  return { sequence: sequence!, generation: generation!, logLength: logLength!, liveBytes: liveBytes!, alf: alf === '-' ? null : alf, context: header[7]!, meta, files };
+  return { ...head, meta, files };
 }
 
-function parseMeta(line: string | undefined): StoreMeta {
-  let doc: Partial<StoreMeta>;
+function parsePaths(line: string, n: number): string[] {
+  let rels: unknown;
   try {
-    doc = JSON.parse(line ?? '') as Partial<StoreMeta>;
+    rels = JSON.parse(line);
   } catch {
-    throw new StoreDamaged('store index: unreadable summary');
+    throw new StoreDamaged('store index: unreadable paths');
   }
-  const strings = [doc.agent_name, doc.workspace, doc.created_at, doc.key_version];
-  if (strings.some((s) => typeof s !== 'string') || typeof doc.layers !== 'object' || doc.layers === null || typeof doc.store_raw !== 'boolean') throw new StoreDamaged('store index: incomplete summary');
-  return doc as StoreMeta;
+  if (!Array.isArray(rels) || rels.length !== n || rels.some((rel) => typeof rel !== 'string') || new Set(rels).size !== n) {
+    throw new StoreDamaged('store index: bad or repeated path');
+  }
+  return rels as string[];
 }
 
 /** The index and its file's mtime (ns: entries not older than it are racy), or null when there is none. */
@@ -182,13 +171,13 @@ export async function readIndex(file: string): Promise<{ index: StoreIndex; writ
 }
 
 /** Written durably (temporary name, flushed, renamed): it is what says which state is there. */
-export async function writeIndex(file: string, index: StoreIndex, previous?: readonly IndexFile[]): Promise<void> {
-  await writeFileAtomic(file, encodeIndex(index, previous));
+export async function writeIndex(file: string, index: StoreIndex): Promise<void> {
+  await writeFileAtomic(file, encodeIndex(index));
 }
 
 /**
- * The stat-cache view of an index (git's racy rule: an entry whose mtime or ctime is not older than
- * the index file is never trusted; nor is a file of kind `r`).
+ * The stat-cache view of an index (git's racy rule: an entry whose ctime is not older than the
+ * index file is never trusted; nor is a file of kind `r`).
  */
 export function lookupStat(files: ReadonlyMap<string, IndexFile>, writtenNs: bigint, rel: string, stat: FileStat): IndexFile | null {
   const entry = files.get(rel);

@@ -26,10 +26,10 @@ export interface FilePlan {
 }
 
 export function planFiles(store: OpenStore, files: readonly ExportedFile[]): FilePlan {
-  // Stably by the instant their records' created_at is (the export's order of records); the ns
-  // instant compared as two numbers (ms, and ns within the ms): BigInt compares cost more.
-  const ordered = files.filter((f) => f.records).map((file, index) => ({ file, index, ms: Number(file.sortKey / 1_000_000n), ns: Number(file.sortKey % 1_000_000n) }))
-    .sort((a, b) => a.ms - b.ms || a.ns - b.ns || a.index - b.index).map((x) => x.file);
+  // Stably by the instant their records' created_at is (the export's order of records): ms, then
+  // ns within the ms, as the export gives them (numbers: bigint arithmetic costs more).
+  const ordered = files.filter((f) => f.records).map((file, index) => ({ file, index }))
+    .sort((a, b) => a.file.sortMs - b.file.sortMs || a.file.sortNs - b.file.sortNs || a.index - b.index).map((x) => x.file);
   const reconciled = new Set<string>();
   for (const f of ordered) if (!skipped(f, store.byRel.get(f.rel))) reconciled.add(f.rel);
   const current = new Set(ordered.map((f) => f.rel));

@@ -10,6 +10,7 @@ import { statCachePath } from '../stat-cache';
 import { statePaths } from '../state';
 import { syncWorkspace, type StateLayout, type SyncOutput } from '../sync';
 import { apply, materialize, MD_FILES, op, render, seedModel, type Model, type Op } from '../testing/histories';
+import { encodeIndexV1 } from '../testing/index-v1';
 import { readTree, steppingClock } from '../testing/workspace';
 import { storeBaseBytes } from './export-alf';
 import { readIndex } from './index-file';
@@ -133,6 +134,24 @@ describe('the client-state store', () => {
       delete process.env.LINEAGE_STORE_COMPACT_BYTES;
     }
     expect(generations, 'some history compacted its log').toBeGreaterThan(2);
+  }, 600_000);
+
+  it('the same when every sync starts from a lineage-state 1 index (a store the clients before left): a sync that uploads writes lineage-state 2', async () => {
+    let rewritten = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 8 }), (steps) => history(steps, async (dir) => {
+        const file = storePaths(dir, AGENT).index;
+        const bytes = await fs.readFile(file);
+        // An idle sync writes nothing: what it leaves is the lineage-state 1 index it found.
+        if (bytes.subarray(0, 16).toString('latin1') !== 'lineage-state 2 ') return;
+        rewritten++;
+        const { index, writtenNs } = (await readIndex(file))!;
+        // Its racy bound kept (the rewrite is later than the sync that took the stat data).
+        await fs.writeFile(file, encodeIndexV1({ ...index, meta: { ...index.meta, stat_time_ns: String(writtenNs) } }));
+      })),
+      { numRuns: 10, seed: 20261206, endOnFailure: true },
+    );
+    expect(rewritten, 'syncs from a lineage-state 1 index wrote lineage-state 2').toBeGreaterThan(10);
   }, 600_000);
 
   /**

@@ -81,7 +81,7 @@ export async function writeState(args: { stateDir: string; agentId: string; curr
     sequence: next.sequence, generation, logLength: layout.appender.length, liveBytes: layout.live, alf: next.alf ?? null,
     context: next.context, meta: next.meta, files: layout.files,
   };
-  await writeIndex(paths.index, index, current?.files);
+  await writeIndex(paths.index, index);
   return index;
 }
 
