@@ -67,7 +67,7 @@ function scopeSql(scope: SearchScope): SQL {
 
 const META = sql`v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op, v.synced_at`;
 type MetaRow = [id: number, agent_id: string, record_id: string, seq: number, entry_kind: string, op: string, synced_at: string];
-type FullRow = [...MetaRow, origin_file: string | null, content: string];
+type TextRow = [...MetaRow, content: string];
 
 /**
  * The versions that hold the query: `keep` (the exact matcher) is asked only where the index is
@@ -84,14 +84,14 @@ export function candidateVersions(db: LineageDb, terms: readonly QueryTerm[], sc
     return rows.map(([id, agent_id, record_id, seq, entry_kind, op, synced_at]) => ({ id, agent_id, record_id, seq, entry_kind, op, synced_at }));
   }
   const rows = query
-    ? db.db.values<FullRow>(sql`
-      SELECT ${META}, v.origin_file, v.content FROM record_versions_words f CROSS JOIN record_versions v ON v.id = f.rowid
+    ? db.db.values<TextRow>(sql`
+      SELECT ${META}, v.content FROM record_versions_words f CROSS JOIN record_versions v ON v.id = f.rowid
       WHERE record_versions_words MATCH ${query.expression} ${scopeSql(scope)}`)
-    : db.db.values<FullRow>(sql`
-      SELECT ${META}, v.origin_file, v.content FROM record_versions_searchable s CROSS JOIN record_versions v ON v.id = s.id
+    : db.db.values<TextRow>(sql`
+      SELECT ${META}, v.content FROM record_versions_searchable s CROSS JOIN record_versions v ON v.id = s.id
       WHERE 1 ${scopeSql(scope)} ${shortWordFilter(terms)}`);
   const out: HitMeta[] = [];
-  for (const [id, agent_id, record_id, seq, entry_kind, op, synced_at, , content] of rows) {
+  for (const [id, agent_id, record_id, seq, entry_kind, op, synced_at, content] of rows) {
     if (keep(content)) out.push({ id, agent_id, record_id, seq, entry_kind, op, synced_at });
   }
   return out;
