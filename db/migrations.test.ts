@@ -52,7 +52,7 @@ beforeAll(async () => {
 
 afterAll(() => cleanup?.());
 
-describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters), 0014 (per-day activity kept by triggers), 0015 (the word index, filled on open)', () => {
+describe('migrations 0002 (records keep no copy of their latest version), 0003 (raw object lengths indexed), 0004 (full-text rows written by the indexer), 0005 (no full-text rows for tombstones), 0006 (moves first-class), 0013 (live-facet counters), 0014 (per-day activity kept by triggers), 0015 (the word index, filled on open), 0016 (facet changes per sequence)', () => {
   it('converts a data directory with the old records table, and every answer stays the same', () => {
     const before = answers(ledger);
     const dumpBefore = dumpIndex(ledger);
@@ -65,7 +65,8 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      DROP TRIGGER record_versions_words_ad; -- 0015 undone first: the trigram index back as 0005 made it
+      DROP TABLE record_facet_changes; -- 0016 undone first: the replay fills it from the versions
+      DROP TRIGGER record_versions_words_ad; -- then 0015: the trigram index back as 0005 made it
       DROP TRIGGER record_versions_words_au;
       DROP TABLE record_versions_words;
       DROP INDEX record_versions_hits_idx;

@@ -152,6 +152,21 @@ export const record_facets = sqliteTable('record_facets', {
 }, (t) => [primaryKey({ columns: [t.agent_id, t.facet, t.value] })]);
 
 /**
+ * How each sequence changed an agent's live-facet counters (`record_facets`): per (sequence, facet,
+ * value) the sum of that sequence's `liveFacetDelta`s, rows summing to 0 left out. The counters at
+ * sequence N are the sums up to N, so the Memories list at an earlier sequence reads its facets and
+ * totals here instead of working out every record's version there. Kept by the indexer beside the
+ * counters (in the same transaction); a rebuild writes the same rows. WITHOUT ROWID (migration 0016).
+ */
+export const record_facet_changes = sqliteTable('record_facet_changes', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  facet: text('facet', { enum: ['live', 'memory_type', 'namespace', 'status', 'file', 'tier'] }).notNull(),
+  value: text('value').notNull(),
+  change: integer('change').notNull(),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.seq, t.facet, t.value] })]);
+
+/**
  * Each agent's op counts per UTC day of its ledger entries' `created_at` (the sums of the entries'
  * creates/updates/deletes/moves), kept by triggers on `ledger_entries` (migration 0014) on every
  * insert, update of the counts and delete, so every path that writes entries — ingest, rebuild,

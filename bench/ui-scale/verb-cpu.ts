@@ -43,6 +43,8 @@ async function main(): Promise<void> {
     ['records first page, big', () => s.getRecordsAt({ agentId: big, limit: 200 })],
     [`records first page at #${old}, big`, () => s.getRecordsAt({ agentId: big, at: old, limit: 200 })],
     ['records of one file, big', () => s.getRecordsAt({ agentId: big, limit: 1000, file })],
+    [`records of one file at #${old}, big`, () => s.getRecordsAt({ agentId: big, at: old, limit: 1000, file })],
+    [`records at #${old} by last change, big`, () => s.getRecordsAt({ agentId: big, at: old, limit: 200, sort: 'changed' })],
     ['fleet feed, 100', () => s.getChanges({ since, limit: 100 })],
     ['agent feed, big, 200', () => s.getChanges({ since, agentId: big, limit: 200 })],
     // What the sequence page asks for: the first page of each op kind and of the raw files.

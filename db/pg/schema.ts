@@ -135,6 +135,15 @@ export const record_facets = pgTable('record_facets', {
   count: integer('count').notNull(),
 }, (t) => [primaryKey({ columns: [t.agent_id, t.facet, t.value] })]);
 
+/** How each sequence changed an agent's live-facet counters (db/schema.ts `record_facet_changes`), kept by the fold. */
+export const record_facet_changes = pgTable('record_facet_changes', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  facet: text('facet', { enum: ['live', 'memory_type', 'namespace', 'status', 'file', 'tier'] }).notNull(),
+  value: text('value').notNull(),
+  change: integer('change').notNull(),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.seq, t.facet, t.value] })]);
+
 /** Each agent's op counts per UTC day of its entries (db/schema.ts `agent_day_activity`), kept by triggers on ledger_entries. */
 export const agent_day_activity = pgTable('agent_day_activity', {
   agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),

@@ -81,8 +81,11 @@ export interface IndexTarget {
   /** Stores a raw object (no-op when that sha is already stored; `bytes` null only then). */
   putObject(sha256: string, bytes: Uint8Array | null): void;
   insertRawVersion(row: RawVersionRow): void;
-  /** Changes the agent's live-facet counters (`record_facets`) by `delta` (live-facets.ts; never empty). */
-  addFacetCounts(delta: readonly FacetCount[]): void;
+  /**
+   * Changes the agent's live-facet counters (`record_facets`) by `delta` (live-facets.ts; never empty), and
+   * adds it to sequence `seq`'s changes of them (`record_facet_changes`; a change summing to 0 left out).
+   */
+  addFacetCounts(delta: readonly FacetCount[], seq: number): void;
 }
 
 /** Indexes one entry into the database; call inside a transaction. Returns the effective op counts. */
@@ -98,7 +101,7 @@ export function foldEntry(target: IndexTarget, at: { agentId: string; seq: numbe
   linkMoves(ops);
   writeRecordOps(target, at, entry.kind, ops);
   const facets = liveFacetDelta(ops, (row) => target.tombstoneFields(row));
-  if (facets.length > 0) target.addFacetCounts(facets);
+  if (facets.length > 0) target.addFacetCounts(facets, at.seq);
   const raw = entry.kind === 'delta' ? deltaRaw(target, entry.rawChanged, entry.rawDeleted) : snapshotRaw(target, entry.raw);
   writeRaw(target, at, entry.kind, raw);
   if (entry.kind === 'delta') indexRecordFiles(target, at, ops, entry);
@@ -193,11 +196,15 @@ export function dbTarget(db: Drizzle, agentId: string): IndexTarget {
       s.insertObject.run({ sha256, size: bytes.byteLength, data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     },
     insertRawVersion: (row) => s.insertRawVersion.run(row as unknown as Record<string, unknown>),
-    addFacetCounts: (delta) => {
+    addFacetCounts: (delta, seq) => {
       for (const c of delta) {
         const row = { agent_id: agentId, ...c };
         s.addFacetCount.run(row);
         if (c.count < 0) s.dropEmptyFacet.run(row);
+        // Another entry of the same sequence may have changed it the other way (a rollover snapshot's).
+        const change = { agent_id: agentId, seq, facet: c.facet, value: c.value, change: c.count };
+        s.addFacetChange.run(change);
+        s.dropEmptyFacetChange.run(change);
       }
     },
   };

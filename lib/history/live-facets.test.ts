@@ -2,7 +2,7 @@
  * The live-facet counters (`record_facets`): the indexer keeps them equal to the facets counted over
  * the records live at the latest sequence through edits of every facet, deletes, moves, a record
  * without a file, duplicate tier tags and a rollover; a rebuild writes the same rows; migration 0013
- * fills them with the same rows from an index written without them.
+ * fills them with the same rows from an index written without them, and 0016 their changes per sequence.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -86,17 +86,22 @@ describe('the counters through a history', () => {
     for (const v of ['status:archived', 'tier:cold', 'namespace:curated', 'memory_type:procedural', 'file:null']) expect(seen).toContain(v);
   });
 
-  it('are written the same by a rebuild, and by migration 0013 from the records live now', async () => {
+  it('are written the same by a rebuild, and by migrations 0013 (from the records live now) and 0016 (their changes, from the versions)', async () => {
     const incremental = dumpIndex(ledger);
     expect(incremental.record_facets!.length).toBeGreaterThan(10);
+    expect(incremental.record_facet_changes!.length).toBeGreaterThan(30);
     await rebuildIndex({ ledger });
     expect(dumpIndex(ledger)).toEqual(incremental);
 
-    const migration = fs.readFileSync(path.resolve(process.cwd(), 'db/migrations/0013_live_facets.sql'), 'utf8');
-    const fill = migration.split('--> statement-breakpoint').map((s) => s.trim()).find((s) => s.startsWith('WITH live'));
-    expect(fill).toBeDefined();
-    ledger.db.sqlite.exec('DELETE FROM record_facets');
-    ledger.db.sqlite.exec(fill!);
+    const fill = (file: string, start: string, table: string) => {
+      const migration = fs.readFileSync(path.resolve(process.cwd(), file), 'utf8');
+      const statement = migration.split('--> statement-breakpoint').map((s) => s.trim()).find((s) => s.startsWith(start));
+      expect(statement).toBeDefined();
+      ledger.db.sqlite.exec(`DELETE FROM ${table}`);
+      ledger.db.sqlite.exec(statement!);
+    };
+    fill('db/migrations/0013_live_facets.sql', 'WITH live', 'record_facets');
+    fill('db/migrations/0016_facet_changes.sql', 'WITH nexts', 'record_facet_changes');
     expect(dumpIndex(ledger)).toEqual(incremental);
   });
 });

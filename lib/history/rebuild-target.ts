@@ -60,6 +60,7 @@ export class RebuildWriter {
   private readonly insertObjectStmt: Database.Statement;
   private readonly insertRawStmt: Database.Statement;
   private readonly insertFacetStmt: Database.Statement;
+  private readonly insertFacetChangeStmt: Database.Statement;
   private readonly objects = new Set<string>();
   /** Versions written so far: the last id given. */
   private versions = 0;
@@ -84,6 +85,7 @@ export class RebuildWriter {
     this.insertObjectStmt = sqlite.prepare('INSERT INTO raw_objects (sha256, size, data) VALUES (?, ?, ?) ON CONFLICT DO NOTHING');
     this.insertRawStmt = sqlite.prepare(insertSql('raw_file_versions', RAW_COLUMNS));
     this.insertFacetStmt = sqlite.prepare(insertSql('record_facets', ['agent_id', 'facet', 'value', 'count']));
+    this.insertFacetChangeStmt = sqlite.prepare(insertSql('record_facet_changes', ['agent_id', 'seq', 'facet', 'value', 'change']));
   }
 
   /** A target for one agent, starting from an empty index. */
@@ -129,6 +131,10 @@ export class RebuildWriter {
   insertFacet(agentId: string, c: FacetCount): void {
     this.insertFacetStmt.run(agentId, c.facet, c.value, c.count);
   }
+
+  insertFacetChange(agentId: string, seq: number, c: FacetCount): void {
+    this.insertFacetChangeStmt.run(agentId, seq, c.facet, c.value, c.count);
+  }
 }
 
 export class AgentRebuildTarget implements IndexTarget {
@@ -138,6 +144,8 @@ export class AgentRebuildTarget implements IndexTarget {
   private readonly fields = new Map<string, RecordFields>();
   /** The live-facet counters, changed entry by entry as the incremental indexer changes its rows. */
   private readonly facets = new Map<string, FacetCount>();
+  /** Each sequence's changes of them (`record_facet_changes`), summed entry by entry. */
+  private readonly facetChanges = new Map<number, Map<string, FacetCount>>();
 
   constructor(private readonly writer: RebuildWriter, readonly agentId: string) {}
 
@@ -197,14 +205,18 @@ export class AgentRebuildTarget implements IndexTarget {
     this.heads.set(row.path, row.deleted ? null : row.sha256);
   }
 
-  addFacetCounts(delta: readonly FacetCount[]): void {
+  addFacetCounts(delta: readonly FacetCount[], seq: number): void {
     applyFacetDelta(this.facets, delta);
+    let changes = this.facetChanges.get(seq);
+    if (!changes) this.facetChanges.set(seq, (changes = new Map()));
+    applyFacetDelta(changes, delta);
   }
 
-  /** Writes the agent's `records` rows and live-facet counters (its final current state). */
+  /** Writes the agent's `records` rows, live-facet counters (its final current state) and their changes per sequence. */
   finish(): void {
     const ids = [...this.records.keys()].sort(compareBinary);
     for (const id of ids) this.writer.insertRecord(this.records.get(id)!);
     for (const c of this.facets.values()) this.writer.insertFacet(this.agentId, c);
+    for (const [seq, changes] of this.facetChanges) for (const c of changes.values()) this.writer.insertFacetChange(this.agentId, seq, c);
   }
 }

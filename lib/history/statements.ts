@@ -19,6 +19,8 @@ const RAW_VERSION_COLUMNS = ['agent_id', 'path', 'seq', 'entry_kind', 'sha256', 
 const OBJECT_COLUMNS = ['sha256', 'size', 'data'] as const;
 const FACET_KEY = ['agent_id', 'facet', 'value'] as const;
 const FACET_COLUMNS = [...FACET_KEY, 'count'] as const;
+const FACET_CHANGE_KEY = ['agent_id', 'seq', 'facet', 'value'] as const;
+const FACET_CHANGE_COLUMNS = [...FACET_CHANGE_KEY, 'change'] as const;
 
 /** `row`'s values in `columns` order, a missing value as NULL. */
 function valuesOf(row: Row, columns: readonly string[]): unknown[] {
@@ -91,6 +93,11 @@ function build(db: Drizzle) {
       `INSERT INTO record_facets (${FACET_COLUMNS.join(', ')}) VALUES (${marks(FACET_COLUMNS.length)})
        ON CONFLICT (agent_id, facet, value) DO UPDATE SET count = count + excluded.count`, FACET_COLUMNS),
     dropEmptyFacet: rowStatement(sqlite, 'DELETE FROM record_facets WHERE agent_id = ? AND facet = ? AND value = ? AND count = 0', FACET_KEY),
+    addFacetChange: rowStatement(sqlite,
+      `INSERT INTO record_facet_changes (${FACET_CHANGE_COLUMNS.join(', ')}) VALUES (${marks(FACET_CHANGE_COLUMNS.length)})
+       ON CONFLICT (agent_id, seq, facet, value) DO UPDATE SET change = change + excluded.change`, FACET_CHANGE_COLUMNS),
+    dropEmptyFacetChange: rowStatement(sqlite,
+      'DELETE FROM record_facet_changes WHERE agent_id = ? AND seq = ? AND facet = ? AND value = ? AND change = 0', FACET_CHANGE_KEY),
   };
 }
 

@@ -34,11 +34,11 @@ beforeAll(async () => {
   const location = { bucket, prefix: 'lineage' };
   backends.embedded = {
     storage: embeddedStorage(ledger), dump: async () => dumpEmbedded(ledger),
-    refillFacets: async () => void ledger.db.sqlite.exec(`DELETE FROM record_facets; ${facetFillStatement('sqlite')}`),
+    refillFacets: async () => void ledger.db.sqlite.exec(facetFillStatement('sqlite')),
   };
   backends.scaleOut = {
     storage: scaleOutStorage({ db: pgDb, blobs: new S3BlobStore(client, location), client, location }), dump: () => dumpPg(pgDb),
-    refillFacets: async () => void await pgDb.pool.query(`DELETE FROM record_facets; ${facetFillStatement('pg')}`),
+    refillFacets: async () => void await pgDb.pool.query(facetFillStatement('pg')),
   };
 });
 

@@ -38,7 +38,7 @@ export interface MigrateSummary {
 
 type ScaleOut = Extract<StorageConfig, { backend: 'scale-out' }>;
 
-const INDEX_TABLES = ['record_versions', 'records', 'record_facets', 'raw_objects', 'raw_file_versions'] as const;
+const INDEX_TABLES = ['record_versions', 'records', 'record_facets', 'record_facet_changes', 'raw_objects', 'raw_file_versions'] as const;
 
 /** Copies `dataDir` into `target`, rebuilds and verifies; `progress` hears each step. */
 export async function migrateDataDir(params: { dataDir: string; target: ScaleOut; progress?: (message: string) => void }): Promise<MigrateSummary> {

@@ -86,6 +86,28 @@ export function liveAt(agentId: string, at: number, file?: string): SQL {
 }
 
 /**
+ * The versions live at an earlier sequence `at`, read from the ordering index on (as currentVersions
+ * reads the latest): each version up to `at`, not a tombstone, that is its record's last row up to
+ * `at` and whose record did not move away after it by then — liveAt's rule, asked of each version
+ * the walk meets instead of worked out for every record first, so a page reads about a page of
+ * index entries and the record's later versions it skips. `order` names the index (INDEXED BY):
+ * the planner otherwise may take another and sort every version of the agent.
+ */
+function versionsAt(agentId: string, at: number, where: SQL, order: SQL, index: SQL, limit: number): SQL {
+  return sql`
+    SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq, v.synced_at
+    FROM record_versions v INDEXED BY ${index}
+    WHERE v.agent_id = ${agentId} AND v.seq <= ${at} AND v.op <> 'delete'
+      AND NOT EXISTS (SELECT 1 FROM record_versions w WHERE w.agent_id = v.agent_id AND w.record_id = v.record_id
+        AND w.seq <= ${at} AND (w.seq > v.seq OR (w.seq = v.seq AND w.entry_kind > v.entry_kind)))
+      AND NOT EXISTS (SELECT 1 FROM record_versions m
+        WHERE m.agent_id = v.agent_id AND m.moved_from = v.record_id AND +m.seq <= ${at}
+          AND (+m.seq > v.seq OR (+m.seq = v.seq AND m.entry_kind > v.entry_kind)))
+      ${where}
+    ORDER BY ${order} LIMIT ${limit}`;
+}
+
+/**
  * The versions live at the latest sequence, read from the ordering index on: each row of
  * record_versions in `order` that is its record's current version (`records.last_seq`, the later
  * entry kind) of a live record. CROSS JOIN keeps SQLite walking the version index in order, so a
@@ -101,6 +123,13 @@ function currentVersions(agentId: string, where: SQL, order: SQL, limit: number)
       ${where}
     ORDER BY ${order} LIMIT ${limit}`;
 }
+
+/** The index of record_versions that reads each sort's order (its key, then the rowid). */
+const SORT_INDEX: Record<RecordSort, SQL> = {
+  file: sql.raw('record_versions_file_order_idx'),
+  heading: sql.raw('record_versions_heading_order_idx'),
+  changed: sql.raw('record_versions_agent_seq_idx'),
+};
 
 /** Per sort: the ORDER BY over a version alias (each backed by an index ending in the rowid) and its keyset condition. */
 function sortSql(sort: RecordSort, alias: string, id: string, cursor: SortCursor | undefined): { order: SQL; after: SQL } {
@@ -139,44 +168,31 @@ const isCursor = (v: unknown): v is SortCursor =>
   && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
 
 /**
- * The facets and total of a first page. At the latest sequence they are read from the counters the
- * indexer keeps (record-facets.ts), and only a total the counters cannot say (text, tag, several
- * filters) is counted; at an earlier sequence both are counted over the records live there.
+ * The facets and total of a first page, from the counters the indexer keeps (record-facets.ts): at
+ * the latest sequence the counters themselves, at an earlier one their changes per sequence summed
+ * up to it. Only a total the counters cannot say (text, tag, several filters) is counted, over the
+ * records live there.
  */
 function firstPageCounts(lineageDb: LineageDb, agentId: string, at: number, latest: boolean, filters: RecordFilters):
   { facets: NonNullable<RecordsAtResult['facets']>; total: number } {
   const { db } = lineageDb;
-  // The facets count every record live there; the total only those the filters keep (in one file, worked out there alone).
-  const live = latest ? currentVersions(agentId, sql``, sql`v.id`, -1) : liveAt(agentId, at);
-  const kept = latest ? live : liveAt(agentId, at, filters.file);
-  const count = () => db.get<{ n: number }>(sql`WITH live AS (${kept}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(filters)}`)?.n ?? 0;
-  if (latest) {
-    const counters = db.all<StoredFacetRow>(sql`SELECT facet, value, count FROM record_facets WHERE agent_id = ${agentId}`);
-    return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? count() };
-  }
-  const facetRows = db.all<{ dim: string; value: string | null; count: number }>(sql`
-    WITH live AS MATERIALIZED (${live})
-    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'tier', tier, count(*) FROM (
-      SELECT DISTINCT live.version_id, substr(t.value, 6) AS tier FROM live, json_each(live.tags) t
-      WHERE t.type = 'text' AND substr(t.value, 1, 5) = 'tier:') GROUP BY 2
-    ORDER BY 1, 3 DESC, 2`);
-  const facets: NonNullable<RecordsAtResult['facets']> = { memory_type: [], namespace: [], status: [], file: [], tier: [] };
-  for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count });
-  // Unfiltered, the total is the facets' own (every live record has one memory type): no second pass over them.
-  const unfiltered = FILTER_KEYS.every((k) => filters[k] === undefined);
-  return { facets, total: unfiltered ? facets.memory_type.reduce((n, f) => n + f.count, 0) : count() };
+  const counters = latest
+    ? db.all<StoredFacetRow>(sql`SELECT facet, value, count FROM record_facets WHERE agent_id = ${agentId}`)
+    : db.all<StoredFacetRow>(sql`SELECT facet, value, sum(change) AS count FROM record_facet_changes
+        WHERE agent_id = ${agentId} AND seq <= ${at} GROUP BY facet, value HAVING count <> 0`);
+  const count = () => {
+    // In one file, only the records with a version there are worked out (liveAt's file pushdown).
+    const kept = latest ? currentVersions(agentId, sql``, sql`v.id`, -1) : liveAt(agentId, at, filters.file);
+    return db.get<{ n: number }>(sql`WITH live AS (${kept}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(filters)}`)?.n ?? 0;
+  };
+  return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? count() };
 }
 
 /**
  * The records live at sequence `at` (default: latest), filtered, in `sort` order (file, heading or
  * last change first), keyset-paged by an opaque cursor; the first page carries the total and the
- * facet counts. At the latest sequence a page is read from the ordering index (currentVersions);
- * at an earlier one every record's version at `at` is computed first (liveAt). Null when the agent
- * is unknown.
+ * facet counts. A page is read from the ordering index (currentVersions at the latest sequence,
+ * versionsAt at an earlier one). Null when the agent is unknown.
  */
 export function getRecordsAt(params: {
   db: LineageDb; agentId: string; at?: number; limit?: number; cursor?: string; sort?: RecordSort; tenantId?: TenantScope;
@@ -208,9 +224,8 @@ export function getRecordsAt(params: {
       return db.all<Row>(currentVersions(agent.id, sql`${filterSql(params, 'v')} ${after}`, order, limit + 1));
     })()
     : (() => {
-      const { order, after } = sortSql(sort, 'live', 'live.version_id', cursor);
-      return db.all<Row>(sql`WITH live AS (${liveAt(agent.id, at, params.file)}) SELECT * FROM live WHERE 1 = 1 ${filterSql(params)} ${after}
-        ORDER BY ${order} LIMIT ${limit + 1}`);
+      const { order, after } = sortSql(sort, 'v', 'v.id', cursor);
+      return db.all<Row>(versionsAt(agent.id, at, sql`${filterSql(params, 'v')} ${after}`, order, SORT_INDEX[sort], limit + 1));
     })();
   // Keys only for the page's records without a heading: one small lookup each, not a JSON parse per live record.
   // json_valid first: a record stored before ingest refused deep JSON would make json_extract throw.

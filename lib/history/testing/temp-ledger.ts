@@ -29,6 +29,7 @@ export function dumpIndex(ledger: Ledger): Record<string, unknown[]> {
     raw_objects: q('SELECT sha256, size, hex(data) AS data FROM raw_objects ORDER BY sha256'),
     raw_file_versions: q('SELECT * FROM raw_file_versions ORDER BY agent_id, path, seq, entry_kind'),
     record_facets: q('SELECT * FROM record_facets ORDER BY agent_id, facet, value'),
+    record_facet_changes: q('SELECT * FROM record_facet_changes ORDER BY agent_id, seq, facet, value'),
     agent_day_activity: q('SELECT * FROM agent_day_activity ORDER BY agent_id, day'),
     words: q(`SELECT v.agent_id, v.record_id, v.seq, v.entry_kind FROM record_versions_words f
       JOIN record_versions v ON v.id = f.rowid WHERE record_versions_words MATCH '"note"' ORDER BY 1, 2, 3, 4`),

@@ -83,6 +83,8 @@ export class PgFoldTarget implements IndexTarget {
   private readonly raw: unknown[][] = [];
   /** Changes of the live-facet counters since the last flush (summed by key; zeros dropped). */
   private readonly facets = new Map<string, FacetCount>();
+  /** Changes of each sequence's facet changes (`record_facet_changes`) since the last flush. */
+  private readonly facetChanges = new Map<number, Map<string, FacetCount>>();
 
   /** `whole`: the state holds every record and path of the agent (else only those the entry names). */
   private constructor(readonly agentId: string, private readonly whole: boolean) {}
@@ -187,8 +189,11 @@ export class PgFoldTarget implements IndexTarget {
     this.knownPaths.add(row.path);
   }
 
-  addFacetCounts(delta: readonly FacetCount[]): void {
+  addFacetCounts(delta: readonly FacetCount[], seq: number): void {
     applyFacetDelta(this.facets, delta);
+    let changes = this.facetChanges.get(seq);
+    if (!changes) this.facetChanges.set(seq, (changes = new Map()));
+    applyFacetDelta(changes, delta);
   }
 
   /**
@@ -221,6 +226,15 @@ export class PgFoldTarget implements IndexTarget {
       await insertRows(db, 'record_facets', ['agent_id', 'facet', 'value', 'count'], facets,
         'ON CONFLICT (agent_id, facet, value) DO UPDATE SET count = record_facets.count + excluded.count');
       if (facets.some((f) => (f[3] as number) < 0)) await db.query('DELETE FROM record_facets WHERE agent_id = $1 AND count = 0', [this.agentId]);
+    }
+    const changes = [...this.facetChanges].flatMap(([seq, byKey]) => [...byKey.values()].map((c) => [this.agentId, seq, c.facet, c.value, c.count]));
+    const seqs = [...this.facetChanges.keys()];
+    this.facetChanges.clear();
+    if (changes.length > 0) {
+      await insertRows(db, 'record_facet_changes', ['agent_id', 'seq', 'facet', 'value', 'change'], changes,
+        'ON CONFLICT (agent_id, seq, facet, value) DO UPDATE SET change = record_facet_changes.change + excluded.change');
+      // An earlier flush of the same sequence may have changed one the other way (a rollover snapshot's entry).
+      await db.query('DELETE FROM record_facet_changes WHERE agent_id = $1 AND seq = ANY($2::int[]) AND change = 0', [this.agentId, seqs]);
     }
   }
 }

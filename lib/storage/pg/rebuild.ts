@@ -54,7 +54,7 @@ function replayAll(backend: PgBackend): Promise<RebuildSummary> {
     if (missing.length > 0) {
       throw damaged(missing[0]!, `its blob ${missing[0]!.blob_key} is missing from the bucket (${missing.length} blob(s) missing in all)`);
     }
-    await db.query('TRUNCATE record_versions, records, record_facets, raw_file_versions, raw_objects RESTART IDENTITY');
+    await db.query('TRUNCATE record_versions, records, record_facets, record_facet_changes, raw_file_versions, raw_objects RESTART IDENTITY');
     let target: PgFoldTarget | null = null;
     const blobs = readAhead(entries.map((e) => e.blob_key), (key) => backend.blobs.get(key), READ_AHEAD);
     for (const entry of entries) {

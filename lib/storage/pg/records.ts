@@ -2,13 +2,11 @@
  * The records live at a sequence (lib/history/queries/records.ts) on PostgreSQL: the same rule
  * (per record its latest version ≤ at, unless a delete or moved away after it), filters, facets,
  * order and cursor. `json_each(tags)` becomes `jsonb_array_elements_text(tags::jsonb)`; text
- * order is code-point order (`COLLATE "C"`); facets are ordered here, as SQLite orders them (a NULL
- * value first).
+ * order is code-point order (`COLLATE "C"`); facets come from the same counters (record-facets.ts).
  */
-import { compareBinary } from '@/lib/history/compare-binary';
 import { assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
 import {
-  RECORD_SORTS, type FacetCount, type FacetName, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
+  RECORD_SORTS, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
 } from '@/lib/history/queries/records';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from '@/lib/history/queries/record-facets';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -50,6 +48,29 @@ function currentVersions(p: Params, agentId: string, where: (alias: string) => s
         WHERE w.agent_id = v.agent_id AND w.record_id = v.record_id AND w.seq = v.seq AND w.entry_kind > v.entry_kind)
       ${w}
     ${order ? `ORDER BY ${order}` : ''} ${limit === undefined ? '' : `LIMIT ${p.add(limit)}`}`;
+}
+
+/**
+ * The versions live at an earlier sequence, in the sort's order (records.ts `versionsAt`): each version
+ * up to `at`, not a tombstone, that is its record's last row up to `at` and whose record did not move
+ * away after it by then.
+ */
+function versionsAt(p: Params, agentId: string, at: number, where: (alias: string) => string, order: string, limit: number): string {
+  const a = p.add(agentId);
+  const n = p.add(at);
+  const w = where('v');
+  return `
+    SELECT v.id AS version_id, v.record_id, v.content, v.memory_type, v.namespace, v.status, v.origin_file, v.heading, v.tags, v.seq,
+      v.synced_at, v.record_json
+    FROM record_versions v
+    WHERE v.agent_id = ${a} AND v.seq <= ${n} AND v.op <> 'delete'
+      AND NOT EXISTS (SELECT 1 FROM record_versions w WHERE w.agent_id = v.agent_id AND w.record_id = v.record_id
+        AND w.seq <= ${n} AND (w.seq > v.seq OR (w.seq = v.seq AND w.entry_kind > v.entry_kind)))
+      AND NOT EXISTS (SELECT 1 FROM record_versions m
+        WHERE m.agent_id = v.agent_id AND m.moved_from = v.record_id AND m.seq <= ${n}
+          AND (m.seq > v.seq OR (m.seq = v.seq AND m.entry_kind > v.entry_kind)))
+      ${w}
+    ORDER BY ${order} LIMIT ${p.add(limit)}`;
 }
 
 type SortCursor = [RecordSort, string | number, number];
@@ -104,33 +125,19 @@ function keyOf(recordJson: string): string | null {
 
 const EMPTY_FACETS = (): NonNullable<RecordsAtResult['facets']> => ({ memory_type: [], namespace: [], status: [], file: [], tier: [] });
 
-/** records.ts `firstPageCounts`: at the latest sequence from the counters, else counted over the records live at `at`. */
+/** records.ts `firstPageCounts`: from the counters (latest) or their changes summed up to `at`; other totals counted. */
 async function firstPageCounts(db: Queryable, agentId: string, at: number, latest: boolean, filters: RecordFilters):
   Promise<{ facets: NonNullable<RecordsAtResult['facets']>; total: number }> {
-  const live = (p: Params) => (latest ? currentVersions(p, agentId, () => '', '') : liveAt(p, agentId, at));
+  const counters = latest
+    ? await rows<StoredFacetRow>(db, 'SELECT facet, value, count FROM record_facets WHERE agent_id = $1', [agentId])
+    : await rows<StoredFacetRow>(db, `SELECT facet, value, sum(change)::int AS count FROM record_facet_changes
+        WHERE agent_id = $1 AND seq <= $2 GROUP BY facet, value HAVING sum(change) <> 0`, [agentId, at]);
   const count = async () => {
     const tp = new Params();
-    return (await first<{ n: number }>(db, `WITH live AS (${live(tp)}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, filters)}`, tp))?.n ?? 0;
+    const live = latest ? currentVersions(tp, agentId, () => '', '') : liveAt(tp, agentId, at);
+    return (await first<{ n: number }>(db, `WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE 1 = 1 ${filterSql(tp, filters)}`, tp))?.n ?? 0;
   };
-  if (latest) {
-    const counters = await rows<StoredFacetRow>(db, 'SELECT facet, value, count FROM record_facets WHERE agent_id = $1', [agentId]);
-    return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? await count() };
-  }
-  const fp = new Params();
-  const facetRows = await rows<{ dim: string; value: string | null; count: number }>(db, `
-    WITH live AS MATERIALIZED (${live(fp)})
-    SELECT 'memory_type' AS dim, memory_type AS value, count(*) AS count FROM live GROUP BY 2
-    UNION ALL SELECT 'namespace', namespace, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'status', status, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'file', origin_file, count(*) FROM live GROUP BY 2
-    UNION ALL SELECT 'tier', tier, count(*) FROM (
-      SELECT DISTINCT live.version_id, substr(t.value #>> '{}', 6) AS tier FROM live, jsonb_array_elements(live.tags::jsonb) t
-      WHERE jsonb_typeof(t.value) = 'string' AND left(t.value #>> '{}', 5) = 'tier:') tiers GROUP BY 2`, fp);
-  facetRows.sort((a, b) => compareBinary(a.dim, b.dim) || b.count - a.count
-    || (a.value === b.value ? 0 : a.value === null ? -1 : b.value === null ? 1 : compareBinary(a.value, b.value)));
-  const facets = EMPTY_FACETS();
-  for (const row of facetRows) facets[row.dim as FacetName].push({ value: row.value, count: row.count } satisfies FacetCount);
-  return { facets, total: await count() };
+  return { facets: facetsFromCounters(counters), total: totalFromCounters(filters, counters) ?? await count() };
 }
 
 export async function getRecordsAt(db: Queryable, params: {
@@ -159,10 +166,8 @@ export async function getRecordsAt(db: Queryable, params: {
     const { order, after } = sortSql(pp, sort, 'v', 'v.id', cursor);
     found = await rows<Row>(db, currentVersions(pp, agent.id, (v) => `${filterSql(pp, params, v)} ${after}`, order, limit + 1), pp);
   } else {
-    const body = liveAt(pp, agent.id, at);
-    const filters = filterSql(pp, params);
-    const { order, after } = sortSql(pp, sort, 'live', 'live.version_id', cursor);
-    found = await rows<Row>(db, `WITH live AS (${body}) SELECT * FROM live WHERE 1 = 1 ${filters} ${after} ORDER BY ${order} LIMIT ${pp.add(limit + 1)}`, pp);
+    const { order, after } = sortSql(pp, sort, 'v', 'v.id', cursor);
+    found = await rows<Row>(db, versionsAt(pp, agent.id, at, (v) => `${filterSql(pp, params, v)} ${after}`, order, limit + 1), pp);
   }
   const shown = found.slice(0, limit);
   const page = shown.map(({ version_id: _v, record_json, ...r }) => {

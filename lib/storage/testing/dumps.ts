@@ -27,6 +27,7 @@ export function dumpEmbedded(ledger: Ledger): IndexDump {
     raw_objects: q('SELECT sha256, size, hex(data) AS data FROM raw_objects ORDER BY sha256'),
     raw_file_versions: q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY agent_id, path, seq, entry_kind`),
     record_facets: q('SELECT agent_id, facet, value, count FROM record_facets ORDER BY agent_id, facet, value'),
+    record_facet_changes: q('SELECT agent_id, seq, facet, value, change FROM record_facet_changes ORDER BY agent_id, seq, facet, value'),
     agent_day_activity: q(`SELECT ${ACTIVITY_COLUMNS} FROM agent_day_activity ORDER BY agent_id, day`),
   };
 }
@@ -42,19 +43,30 @@ export async function dumpPg(db: PgLineageDb): Promise<IndexDump> {
     raw_objects: await q(`SELECT sha256, size, upper(encode(data, 'hex')) AS data FROM raw_objects ORDER BY sha256 COLLATE "C"`),
     raw_file_versions: await q(`SELECT ${RAW_COLUMNS} FROM raw_file_versions ORDER BY ${c('agent_id, path')}, seq, entry_kind COLLATE "C"`),
     record_facets: await q(`SELECT agent_id, facet, value, count FROM record_facets ORDER BY ${c('agent_id, facet, value')}`),
+    record_facet_changes: await q(`SELECT agent_id, seq, facet, value, change FROM record_facet_changes
+      ORDER BY agent_id COLLATE "C", seq, ${c('facet, value')}`),
     agent_day_activity: await q(`SELECT ${ACTIVITY_COLUMNS} FROM agent_day_activity ORDER BY ${c('agent_id, day')}`),
   };
 }
 
 /**
- * The statement of a migration that fills the live-facet counters from the records live now
- * (db/migrations/0013_live_facets.sql, db/pg/migrations/0004_live_facets.sql): run over an emptied
- * `record_facets`, it must write what the fold keeps.
+ * The statements of the migrations that fill the live-facet counters from the records live now
+ * (db/migrations/0013_live_facets.sql, db/pg/migrations/0004_live_facets.sql) and their changes per
+ * sequence from the versions (0016_facet_changes.sql, pg 0006_facet_changes.sql): run over emptied
+ * `record_facets` and `record_facet_changes`, they must write what the fold keeps.
  */
 export function facetFillStatement(dialect: 'sqlite' | 'pg'): string {
-  const file = dialect === 'sqlite' ? 'db/migrations/0013_live_facets.sql' : 'db/pg/migrations/0004_live_facets.sql';
+  return [
+    'DELETE FROM record_facets;',
+    fillStatement(dialect === 'sqlite' ? 'db/migrations/0013_live_facets.sql' : 'db/pg/migrations/0004_live_facets.sql', 'WITH live'),
+    'DELETE FROM record_facet_changes;',
+    fillStatement(dialect === 'sqlite' ? 'db/migrations/0016_facet_changes.sql' : 'db/pg/migrations/0006_facet_changes.sql', 'WITH nexts'),
+  ].join('\n');
+}
+
+function fillStatement(file: string, start: string): string {
   const statements = fs.readFileSync(path.resolve(process.cwd(), file), 'utf8').split('--> statement-breakpoint').map((t) => t.trim());
-  const fill = statements.find((t) => t.startsWith('WITH live'));
-  if (!fill) throw new Error(`${file} has no statement filling record_facets`);
+  const fill = statements.find((t) => t.startsWith(start));
+  if (!fill) throw new Error(`${file} has no statement starting with ${start}`);
   return fill;
 }
