@@ -313,4 +313,19 @@ describe('each page is read in index order (EXPLAIN QUERY PLAN)', () => {
       }
     }
   });
+
+  it('a Memories page at an earlier sequence walks the sort order index too, and its first page counts no record', () => {
+    const at = Math.floor((getRecordsAt({ db, agentId, limit: 1 })!.at) / 2);
+    const first = plansOf(() => getRecordsAt({ db, agentId, at, limit: 5 }));
+    expect(first.map((p) => p.sql).join('\n')).toMatch(/FROM record_facet_changes/);
+    for (const plan of first) expect(plan.sql).not.toMatch(/count\(\*\)/);
+    for (const sort of ['file', 'heading', 'changed'] as const) {
+      const cursor = getRecordsAt({ db, agentId, at, sort, limit: 5 })!.next_cursor!;
+      expect(cursor).toBeTruthy();
+      for (const plan of pageQuery(plansOf(() => getRecordsAt({ db, agentId, at, sort, limit: 5, cursor })), /INDEXED BY/)) {
+        expect(plan.plan).toMatch(sort === 'changed' ? /record_versions_agent_seq_idx \(agent_id=\?/ : new RegExp(`record_versions_${sort}_order_idx \\(agent_id=\\?`));
+        expect(plan.plan).not.toMatch(/TEMP B-TREE/);
+      }
+    }
+  });
 });
