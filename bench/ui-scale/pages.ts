@@ -38,6 +38,10 @@ export function benchPages(manifest: UiScaleManifest, ids: PageIds): BenchPage[]
     // The past states of the Memories tab and of one file: every record's version at that sequence is worked out.
     { name: `agent memories tab at #${ids.oldSequence} (big agent)`, url: `/agents/${big}?tab=memories&at=${ids.oldSequence}` },
     { name: `a file at #${ids.oldSequence} (big agent)`, url: `/agents/${big}/workspace?seq=${ids.oldSequence}&file=${encodeURIComponent(ids.oldFile)}` },
+    { name: `blame of that file at #${ids.oldSequence} (big agent)`, url: `/agents/${big}/workspace?seq=${ids.oldSequence}&file=${encodeURIComponent(ids.oldFile)}&view=blame` },
+    // Two sequences of the timeline: the last day's syncs, and #old to the latest (thousands of memories changed).
+    { name: 'compare, the last 8 syncs (big agent)', url: `/agents/${big}/compare?from=${manifest.big.syncs - 9}&to=${manifest.big.syncs - 1}` },
+    { name: `compare #${ids.oldSequence} → latest (big agent)`, url: `/agents/${big}/compare?from=${ids.oldSequence}&to=${manifest.big.syncs - 1}` },
     { name: 'search, one token (redis)', url: `/search?q=${encodeURIComponent('redis')}` },
     { name: 'search, a phrase ("rolled back")', url: `/search?q=${encodeURIComponent('"rolled back"')}` },
     { name: 'sign-in page', url: '/login' },

@@ -57,6 +57,11 @@ async function main(): Promise<void> {
     ['search redis', () => s.search({ q: 'redis', limit: 50 })],
     ['search "rolled back"', () => s.search({ q: '"rolled back"', limit: 50 })],
     ['agent overview, fleet agent', () => s.getAgentWithStats({ agentId: fleet, now })],
+    // The compare page (two sequences of the timeline) and a file's blame.
+    [`compare #${old} -> latest, big`, () => s.compareWorkspace({ agentId: big, from: old, to: latest, limit: 200 })],
+    ['compare latest-1 -> latest, big', () => s.compareWorkspace({ agentId: big, from: latest - 1, to: latest, limit: 200 })],
+    [`blame of a file at #${old}, big`, () => s.getFileBlame({ agentId: big, seq: old, path: file })],
+    ['blame of a file at latest, big', () => s.getFileBlame({ agentId: big, seq: latest, path: file })],
   ];
   for (const [name, run] of verbs) {
     if (only && !only.some((o) => name.includes(o))) continue;
