@@ -4,6 +4,7 @@ import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
 import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
 import { updateDiff, updateDiffColumns } from './change-diffs';
+import { allRows } from './prepared';
 import type { DiffSegment } from '@/lib/ui/diff';
 
 const DAY = 86_400_000;
@@ -90,9 +91,9 @@ export function getChanges(params: {
   // The page is chosen first (MATERIALIZED), then only its rows get the per-row lookups (a move's source file, an
   // update's two contents): where the order needs a sort (a tenant's fleet feed), SQLite would otherwise work out
   // every selected column of every change in the window before keeping `limit`.
-  const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & {
+  const rows = allRows<Omit<ChangeItem, 'snippet'> & {
     agent_id: string; agent_name: string; content: string; id: number; diff_before: string | null; diff_after: string | null;
-  }>(sql`
+  }>(params.db.db, sql`
     WITH page AS MATERIALIZED (
       SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.entry_kind, v.op, v.record_id, v.heading,
         CASE WHEN v.heading IS NULL AND json_valid(v.record_json) THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
