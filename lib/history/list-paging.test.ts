@@ -12,6 +12,7 @@ import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
 import { fetchAllPages } from '@/lib/ui/paging';
+import { forgetStatements } from './queries/prepared';
 import {
   getChanges, getRecordLineage, getRecordsAt, getSequence, getSequenceOps, getSequenceRaw, type ChangeItem, type RecordSort,
 } from './queries';
@@ -229,6 +230,7 @@ function plansOf(run: () => unknown): { sql: string; plan: string }[] {
   const sqlite = db.sqlite;
   const seen: string[] = [];
   const prepare = sqlite.prepare.bind(sqlite);
+  forgetStatements(sqlite);
   sqlite.prepare = ((source: string) => {
     seen.push(source);
     return prepare(source);

@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { tenantSql, type TenantScope } from './common';
+import { allRows } from './prepared';
 
 export interface DayActivity {
   day: string;
@@ -51,7 +52,7 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
   const { db, now } = params;
   const since7 = new Date(now.getTime() - 7 * DAY).toISOString();
   const firstDay = utcDay(now.getTime() - 27 * DAY);
-  const rows = db.db.all<Omit<AgentWithStats, 'activity'>>(sql`
+  const rows = allRows<Omit<AgentWithStats, 'activity'>>(db.db, sql`
     SELECT a.id, a.name, a.source_runtime AS runtime, a.latest_sequence,
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
       coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
@@ -63,18 +64,33 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
     ORDER BY a.created_at, a.id`);
   // Per-day op counts kept by the ledger_entries triggers (agent_day_activity, migration 0014): the sums of the
   // entries' own counts, which are the indexer's (foldEntry writes one version per op it counts), read from ≤ 28
-  // rows per agent instead of every entry of 28 days (~21,000 for the ui-scale fleet of 100 agents).
-  const activity = db.db.all<DayActivity & { agent_id: string }>(sql`
-    SELECT d.agent_id, d.day, d.creates, d.updates, d.deletes, d.moves
+  // rows per agent instead of every entry of 28 days (~21,000 for the ui-scale fleet of 100 agents). One row per
+  // agent, its days joined into one string: the driver's making of ~2,500 row objects cost 2.5 ms of a 3 ms read
+  // (the SQL itself is 0.1 ms), one string an agent 0.7 ms.
+  const activity = allRows<{ agent_id: string; days: string }>(db.db, sql`
+    SELECT d.agent_id, group_concat(d.day || ' ' || d.creates || ' ' || d.updates || ' ' || d.deletes || ' ' || d.moves, ' ') AS days
     FROM agents a CROSS JOIN agent_day_activity d ON d.agent_id = a.id AND d.day >= ${firstDay}
-    WHERE 1 = 1 ${tenantSql('a', params.tenantId)} ${onlyAgent(params.agentId)}`);
-  const byKey = new Map(activity.map((a) => [`${a.agent_id}|${a.day}`, a]));
+    WHERE 1 = 1 ${tenantSql('a', params.tenantId)} ${onlyAgent(params.agentId)}
+    GROUP BY d.agent_id`);
   const days = Array.from({ length: 28 }, (_, i) => utcDay(now.getTime() - (27 - i) * DAY));
-  return rows.map((row) => ({
-    ...row,
-    activity: days.map((day) => {
-      const hit = byKey.get(`${row.id}|${day}`);
-      return { day, creates: hit?.creates ?? 0, updates: hit?.updates ?? 0, deletes: hit?.deletes ?? 0, moves: hit?.moves ?? 0 };
-    }),
-  }));
+  const dayIndex = new Map(days.map((day, i) => [day, i]));
+  const byAgent = new Map(activity.map((a) => [a.agent_id, a.days]));
+  return rows.map((row) => ({ ...row, activity: activityOf(days, dayIndex, byAgent.get(row.id)) }));
+}
+
+/** The 28 days of one agent, zeros included, from its `day creates updates deletes moves …` string (days outside the window left out). */
+function activityOf(days: string[], dayIndex: Map<string, number>, joined: string | undefined): DayActivity[] {
+  const out = days.map((day) => ({ day, creates: 0, updates: 0, deletes: 0, moves: 0 }));
+  if (joined === undefined) return out;
+  const parts = joined.split(' ');
+  for (let i = 0; i + 4 < parts.length; i += 5) {
+    const at = dayIndex.get(parts[i]!);
+    if (at === undefined) continue;
+    const day = out[at]!;
+    day.creates = Number(parts[i + 1]);
+    day.updates = Number(parts[i + 2]);
+    day.deletes = Number(parts[i + 3]);
+    day.moves = Number(parts[i + 4]);
+  }
+  return out;
 }

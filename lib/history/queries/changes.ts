@@ -3,7 +3,8 @@ import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
 import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
-import { updateDiffs } from './change-diffs';
+import { updateDiff, updateDiffColumns } from './change-diffs';
+import { allRows } from './prepared';
 import type { DiffSegment } from '@/lib/ui/diff';
 
 const DAY = 86_400_000;
@@ -87,27 +88,34 @@ export function getChanges(params: {
     const [at, id] = decodeCursor(params.cursor, isFeedCursor);
     return sql`AND (v.synced_at, v.id) < (${at}, ${id})`;
   })();
-  const rows = params.db.db.all<Omit<ChangeItem, 'snippet'> & { agent_id: string; agent_name: string; content: string; id: number }>(sql`
-    SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
-      CASE WHEN v.heading IS NULL AND json_valid(v.record_json) THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
-      v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content,
-      v.moved_from AS from_record_id, ${movedFromFile('v')} AS from_file
-    FROM record_versions v JOIN agents a ON a.id = v.agent_id
-    WHERE v.synced_at >= ${since} ${after} ${tenantSql('a', params.tenantId)}
-      ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}
-      ${params.op === undefined ? sql`` : sql`AND v.op = ${params.op}`}
-    ORDER BY v.synced_at DESC, v.id DESC
-    LIMIT ${limit + 1}`);
+  // The page is chosen first (MATERIALIZED), then only its rows get the per-row lookups (a move's source file, an
+  // update's two contents): where the order needs a sort (a tenant's fleet feed), SQLite would otherwise work out
+  // every selected column of every change in the window before keeping `limit`.
+  const rows = allRows<Omit<ChangeItem, 'snippet'> & {
+    agent_id: string; agent_name: string; content: string; id: number; diff_before: string | null; diff_after: string | null;
+  }>(params.db.db, sql`
+    WITH page AS MATERIALIZED (
+      SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.entry_kind, v.op, v.record_id, v.heading,
+        CASE WHEN v.heading IS NULL AND json_valid(v.record_json) THEN json_extract(v.record_json, '$.raw_source_format.key') END AS key,
+        v.origin_file, v.memory_type, v.synced_at, substr(v.content, 1, 400) AS content, v.moved_from
+      FROM record_versions v JOIN agents a ON a.id = v.agent_id
+      WHERE v.synced_at >= ${since} ${after} ${tenantSql('a', params.tenantId)}
+        ${params.agentId === undefined ? sql`` : sql`AND v.agent_id = ${params.agentId.toLowerCase()}`}
+        ${params.op === undefined ? sql`` : sql`AND v.op = ${params.op}`}
+      ORDER BY v.synced_at DESC, v.id DESC
+      LIMIT ${limit + 1})
+    SELECT page.id, page.agent_id, page.agent_name, page.seq, page.op, page.record_id, page.heading, page.key,
+      page.origin_file, page.memory_type, page.synced_at, page.content,
+      page.moved_from AS from_record_id, ${movedFromFile('page')} AS from_file, ${updateDiffColumns('page')}
+    FROM page ORDER BY page.synced_at DESC, page.id DESC`);
   const groups = new Map<string, ChangeGroup>();
   const shown = rows.slice(0, limit);
-  const diffs = updateDiffs(params.db, shown.filter((r) => r.op === 'update'));
-  let nextDiff = 0;
-  for (const { agent_id, agent_name, content, id: _id, ...change } of shown) {
+  for (const { agent_id, agent_name, content, id: _id, diff_before, diff_after, ...change } of shown) {
     const day = change.synced_at.slice(0, 10);
     const key = `${day}|${agent_id}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { agent_id, agent_name, day, changes: [] }));
-    const diff = change.op === 'update' ? diffs[nextDiff++] : undefined;
+    const diff = change.op === 'update' ? updateDiff({ diff_before, diff_after }) : undefined;
     group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...(diff ? { diff } : {}) });
   }
   const ordered = [...groups.values()].sort((a, b) =>

@@ -3,12 +3,13 @@ import { sql, type SQL } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { AgentRow } from '@/db/schema';
 import { LedgerError, type TenantScope } from '@/lib/ledger';
+import { firstRow } from './prepared';
 
 export type { TenantScope };
 
 /** The agent when it exists inside the tenant scope, else null (routes answer 404). */
 export function findAgent(db: LineageDb, agentId: string, tenantId?: TenantScope): AgentRow | null {
-  const row = db.db.get<AgentRow | undefined>(sql`SELECT * FROM agents WHERE id = ${agentId.toLowerCase()} ${tenantSql('agents', tenantId)}`);
+  const row = firstRow<AgentRow>(db.db, sql`SELECT * FROM agents WHERE id = ${agentId.toLowerCase()} ${tenantSql('agents', tenantId)}`);
   return row ?? null;
 }
 

@@ -11,6 +11,7 @@ import type { JsonObject } from '@/lib/core/json';
 import { LedgerError } from '@/lib/ledger';
 import { decodeCursor, encodeCursor, movedFromFile, parseTags } from './common';
 import type { LineageVersion } from './lineage';
+import { allRows, firstRow } from './prepared';
 
 export type VersionOrder = 'newest' | 'oldest';
 
@@ -47,7 +48,7 @@ export function chainVersions(db: LineageDb['db'], agentId: string, chain: strin
   const dir = sql.raw(order === 'oldest' ? 'ASC' : 'DESC');
   const rows: Row[] = [];
   for (const id of chain) {
-    rows.push(...db.all<Row>(sql`
+    rows.push(...allRows<Row>(db, sql`
       SELECT v.seq, v.entry_kind, v.op, v.synced_at, v.record_id, v.content, v.content_sha256, v.memory_type, v.namespace, v.status,
         v.origin_file, v.heading, v.tags, v.record_json, v.moved_from, ${movedFromFile('v')} AS from_file
       FROM record_versions v WHERE v.agent_id = ${agentId} AND v.record_id = ${id} ${afterKey(id, key, order, place)} ${where}
@@ -66,7 +67,7 @@ export function chainVersions(db: LineageDb['db'], agentId: string, chain: strin
 
 /** How many versions the chain has (index-only counts on the key index). */
 export function chainVersionCount(db: LineageDb['db'], agentId: string, chain: string[]): number {
-  return db.get<{ n: number }>(sql`
+  return firstRow<{ n: number }>(db, sql`
     SELECT count(*) AS n FROM record_versions WHERE agent_id = ${agentId} AND record_id IN (SELECT value FROM json_each(${JSON.stringify(chain)}))`)?.n ?? 0;
 }
 

@@ -9,6 +9,7 @@ import type { EntryKind, RecordOp } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
 import { LATEST_VERSION_JOIN } from '../statements';
 import { clampLimit, findAgent, parseTags, type TenantScope } from './common';
+import { allRows, firstRow } from './prepared';
 import { chainVersionCount, chainVersions, versionPage, type VersionOrder } from './lineage-versions';
 
 export interface LineageVersion {
@@ -81,7 +82,7 @@ function chainIds(db: LineageDb['db'], agentId: string, recordId: string): Set<s
   const queue = [recordId];
   while (queue.length > 0 && ids.size < MAX_CHAIN) {
     const id = queue.shift()!;
-    const linked = db.all<{ id: string }>(sql`
+    const linked = allRows<{ id: string }>(db, sql`
       SELECT moved_from AS id FROM record_versions WHERE agent_id = ${agentId} AND record_id = ${id} AND +moved_from IS NOT NULL
       UNION SELECT record_id AS id FROM record_versions WHERE agent_id = ${agentId} AND moved_from = ${id}`);
     for (const { id: next } of linked) {
@@ -94,7 +95,7 @@ function chainIds(db: LineageDb['db'], agentId: string, recordId: string): Set<s
 }
 
 function link(db: LineageDb['db'], agentId: string, recordId: string, seq: number): LineageLink | null {
-  return db.get<LineageLink | undefined>(sql`
+  return firstRow<LineageLink>(db, sql`
     SELECT r.agent_id, r.record_id, v.origin_file, ${seq} AS seq FROM records r ${sql.raw(LATEST_VERSION_JOIN)}
     WHERE r.agent_id = ${agentId} AND r.record_id = ${recordId}`) ?? null;
 }
@@ -111,10 +112,10 @@ export function getRecordLineage(params: {
   if (!agent) return null;
   const { db } = params.db;
   const recordId = params.recordId.toLowerCase();
-  const asked = db.get<{ n: number } | undefined>(sql`SELECT 1 AS n FROM records WHERE agent_id = ${agent.id} AND record_id = ${recordId}`);
+  const asked = firstRow<{ n: number }>(db, sql`SELECT 1 AS n FROM records WHERE agent_id = ${agent.id} AND record_id = ${recordId}`);
   if (!asked) return null;
   const ids = [...chainIds(db, agent.id, recordId)];
-  const records = db.all<RecordRowLite>(sql`
+  const records = allRows<RecordRowLite>(db, sql`
     SELECT record_id, first_seq, born_at, last_seq, last_changed_at, deleted_seq FROM records
     WHERE agent_id = ${agent.id} AND record_id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
   records.sort((a, b) => a.first_seq - b.first_seq || (a.record_id < b.record_id ? -1 : 1));
@@ -126,10 +127,10 @@ export function getRecordLineage(params: {
   const born = records[0]!;
   const current = chainVersions(db, agent.id, [head.record_id], 'newest', 1)[0]!;
   const first = chainVersions(db, agent.id, [born.record_id], 'oldest', 1)[0];
-  const ownMoveIn = db.get<{ moved_from: string; seq: number } | undefined>(sql`
+  const ownMoveIn = firstRow<{ moved_from: string; seq: number }>(db, sql`
     SELECT moved_from, seq FROM record_versions WHERE agent_id = ${agent.id} AND record_id = ${recordId} AND +moved_from IS NOT NULL
     ORDER BY seq LIMIT 1`);
-  const moved_to = db.all<LineageLink>(sql`
+  const moved_to = allRows<LineageLink>(db, sql`
     SELECT agent_id, record_id, origin_file, seq FROM record_versions
     WHERE agent_id = ${agent.id} AND moved_from = ${recordId} ORDER BY +seq, entry_kind, record_id`);
   return {

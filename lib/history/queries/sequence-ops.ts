@@ -7,6 +7,7 @@ import type { LineageDb } from '@/db/client';
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
 import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type TenantScope } from './common';
+import { allRows } from './prepared';
 
 export interface SequenceOp {
   op: RecordOp;
@@ -55,7 +56,7 @@ export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op:
     const [kind, id] = decodeCursor(cursor, isOpCursor);
     return sql`AND (v.entry_kind, v.id) > (${kind}, ${id})`;
   })();
-  const rows = db.db.all<SequenceOp & { id: number }>(sql`
+  const rows = allRows<SequenceOp & { id: number }>(db.db, sql`
     SELECT v.id, v.op, v.record_id, v.origin_file, v.heading, v.memory_type, v.namespace, v.content, v.moved_from, v.entry_kind,
       CASE WHEN v.op = 'create' THEN NULL ELSE (
         SELECT p.content FROM record_versions p

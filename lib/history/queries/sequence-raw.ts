@@ -8,6 +8,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind } from '@/db/schema';
 import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type TenantScope } from './common';
+import { allRows, firstRow } from './prepared';
 import { firstOpPages, type SequenceOp } from './sequence-ops';
 
 export interface SequenceRawChange {
@@ -94,7 +95,7 @@ export function sequenceRawPage(db: LineageDb, p: { agentId: string; seq: number
     const [kind, path] = decodeRawCursor(p.cursor);
     return sql`AND (entry_kind, path) > (${kind}, ${path})`;
   })();
-  const rows = db.db.all<SequenceRawRow>(sql`
+  const rows = allRows<SequenceRawRow>(db.db, sql`
     SELECT f.path, f.deleted, f.size, f.entry_kind, (
       SELECT p.deleted FROM raw_file_versions p
       WHERE p.agent_id = f.agent_id AND p.path = f.path
@@ -107,7 +108,7 @@ export function sequenceRawPage(db: LineageDb, p: { agentId: string; seq: number
     ORDER BY f.entry_kind, f.path`);
   const { page, next_cursor } = rawPageOf(rows, limit);
   // The moves' files of origin (a move touches both files), over the sequence's moves only.
-  const movesFrom = page.length === 0 ? [] : db.db.all<SequenceFileCount>(sql`
+  const movesFrom = page.length === 0 ? [] : allRows<SequenceFileCount>(db.db, sql`
     SELECT from_file AS path, entry_kind, count(*) AS count FROM (
       SELECT v.entry_kind, ${movedFromFile('v')} AS from_file FROM record_versions v
       WHERE v.agent_id = ${p.agentId} AND v.seq = ${p.seq} AND v.op = 'move')
@@ -117,7 +118,7 @@ export function sequenceRawPage(db: LineageDb, p: { agentId: string; seq: number
 
 /** How many raw files the sequence changed (its entries' rows; an index-only count). */
 export function sequenceRawCount(db: LineageDb, agentId: string, seq: number): number {
-  return db.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM raw_file_versions WHERE agent_id = ${agentId} AND seq = ${seq}`)!.n;
+  return firstRow<{ n: number }>(db.db, sql`SELECT count(*) AS n FROM raw_file_versions WHERE agent_id = ${agentId} AND seq = ${seq}`)!.n;
 }
 
 /**

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
 import { clampLimit, findAgent, type TenantScope } from './common';
+import { allRows, firstRow } from './prepared';
 import { firstOpPages, opCountsOf, type EntryOpCounts, type OpCounts, type SequenceOp } from './sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, sequenceRawCount, sequenceRawPage, type SequenceRawChange } from './sequence-raw';
 
@@ -29,13 +30,13 @@ export function getSequences(params: { db: LineageDb; agentId: string; before?: 
   if (!agent) return null;
   const limit = clampLimit(params.limit, 50, 500);
   const before = params.before ?? Number.MAX_SAFE_INTEGER;
-  const seqs = params.db.db.all<{ seq: number }>(sql`
+  const seqs = allRows<{ seq: number }>(params.db.db, sql`
     SELECT DISTINCT seq FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before}
     ORDER BY seq DESC LIMIT ${limit + 1}`);
   const page = seqs.slice(0, limit);
   const lowest = page[page.length - 1]?.seq;
   if (lowest === undefined) return { items: [], next_before: null };
-  const items = params.db.db.all<SequenceItem>(sql`
+  const items = allRows<SequenceItem>(params.db.db, sql`
     SELECT seq, kind, created_at AS synced_at, creates, updates, deletes, moves, raw_changed, raw_deleted, size_bytes
     FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before} AND seq >= ${lowest}
     ORDER BY seq DESC, kind DESC`);
@@ -76,7 +77,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
   const { db } = params.db;
-  const rows = db.all<SequenceEntry & EntryOpCounts>(sql`
+  const rows = allRows<SequenceEntry & EntryOpCounts>(db, sql`
     SELECT kind, created_at AS synced_at, size_bytes, creates, updates, deletes, moves FROM ledger_entries
     WHERE agent_id = ${agent.id} AND seq = ${params.seq} ORDER BY kind`);
   const entries = rows.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
@@ -99,7 +100,7 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
 export function sequenceAt(params: { db: LineageDb; agentId: string; time: Date; tenantId?: TenantScope }): { sequence: number; synced_at: string } | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const row = params.db.db.get<{ sequence: number; synced_at: string } | undefined>(sql`
+  const row = firstRow<{ sequence: number; synced_at: string }>(params.db.db, sql`
     SELECT seq AS sequence, created_at AS synced_at FROM ledger_entries
     WHERE agent_id = ${agent.id} AND created_at <= ${params.time.toISOString()}
     ORDER BY seq DESC, kind DESC LIMIT 1`);
