@@ -73,6 +73,8 @@ export async function everyPage(request: APIRequestContext, seed: SeedManifest):
     { name: 'lineage', url: `/agents/${id}/memories/${lineageRecord}`, route: 'agents/[id]/memories/[recordId]' },
     { name: 'workspace', url: `/agents/${id}/workspace?seq=3&file=${FACTS.workspaceFile}`, route: 'agents/[id]/workspace' },
     { name: 'workspace blame', url: `/agents/${id}/workspace?file=${FACTS.workspaceFile}&view=blame`, route: 'agents/[id]/workspace' },
+    { name: 'workspace compare', url: `/agents/${id}/workspace?seq=3&file=${FACTS.workspaceFile}&compare=0`, route: 'agents/[id]/workspace' },
+    { name: 'workspace, a long file', url: `/agents/${seed.large.agentId}/workspace?file=${seed.large.file}`, route: 'agents/[id]/workspace' },
     { name: 'workspace past the latest', url: `/agents/${id}/workspace?seq=999`, route: 'agents/[id]/workspace' },
     { name: 'search', url: '/search?q=10.42.0', route: 'search' },
     { name: 'search, empty', url: '/search', route: 'search' },

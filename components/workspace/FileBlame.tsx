@@ -1,25 +1,24 @@
 'use client';
 
-import { useState } from 'react';
+import { useMemo } from 'react';
 import clsx from 'clsx';
-import type { BlameBlock } from '@/lib/history/queries/blame';
+import type { BlameBlock, FileBlame as Blame } from '@/lib/history/queries/blame';
 import { plural } from '@/lib/ui/format';
+import { LINE_STEP, showEarlier, showLater } from '@/lib/ui/line-window';
+import { useLineWindow } from '@/lib/ui/hooks/use-line-window';
+import { sectionAnchor } from '@/lib/ui/routes';
 import { useFileBlame } from '@/lib/ui/hooks/use-workspace';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { BlameGutter } from './BlameGutter';
+import { FileLines } from './FileLines';
+import { WindowButton } from './WindowButton';
 
-/** Blocks drawn at first; the rest on request, so a file of a thousand sections stays a light page. */
-const FIRST_BLOCKS = 200;
-
-function BlockLines({ block }: { block: BlameBlock }) {
+/** The block's lines inside the window `[from, to]` (a block longer than the window is cut, its gutter kept). */
+function BlockLines({ block, from, to }: { block: BlameBlock; from: number; to: number }) {
+  const start = Math.max(block.line_start, from);
   return (
     <div className="min-w-0 py-1 font-mono text-[12.5px] leading-[1.6] text-ink">
-      {block.lines.map((line, i) => (
-        <div key={i} className="grid grid-cols-[40px_minmax(0,1fr)]">
-          <span className="select-none pr-3 text-right text-faint">{block.line_start + i}</span>
-          <span className="whitespace-pre-wrap [overflow-wrap:anywhere]">{line || ' '}</span>
-        </div>
-      ))}
+      <FileLines lines={block.lines.slice(start - block.line_start, Math.min(block.line_end, to) - block.line_start + 1)} from={start} gutter="narrow" />
     </div>
   );
 }
@@ -31,19 +30,28 @@ function BlockLines({ block }: { block: BlameBlock }) {
  */
 export function FileBlame({ agentId, seq, path }: { agentId: string; seq: number; path: string }) {
   const blame = useFileBlame(agentId, seq, path, true);
-  const [shown, setShown] = useState(FIRST_BLOCKS);
   if (blame.isPending) return <LoadingRows rows={8} label="Loading blame" />;
   if (blame.error) return <ErrorState error={blame.error} retry={() => void blame.refetch()} />;
-  const { blocks } = blame.data;
   if (blame.data.binary) return <EmptyState title="Binary file">A binary file has no lines to blame.</EmptyState>;
-  if (blocks.length === 0) return <EmptyState title="Empty file">Created or last changed at #{blame.data.file_changed.seq}.</EmptyState>;
-  const rest = blocks.length - shown;
+  if (blame.data.blocks.length === 0) return <EmptyState title="Empty file">Created or last changed at #{blame.data.file_changed.seq}.</EmptyState>;
+  return <BlameBlocks agentId={agentId} seq={seq} path={path} blame={blame.data} />;
+}
+
+/** The blocks that meet the window of lines (line-window.ts), with their gutters; a `#record-…` link opens the window at its section. */
+function BlameBlocks({ agentId, seq, path, blame }: { agentId: string; seq: number; path: string; blame: Blame }) {
+  const { blocks } = blame;
+  const total = blocks[blocks.length - 1]!.line_end;
+  const starts = useMemo(() => new Map(blocks.flatMap((b) => (b.kind === 'section' ? [[b.record_id, b.line_start] as const] : []))), [blocks]);
+  const { win, setWin } = useLineWindow(total, starts);
+  const drawn = blocks.filter((b) => b.line_end >= win.start && b.line_start <= win.end);
   return (
-    <div data-testid="file-blame" className="py-1">
+    <div data-testid="file-blame" className="py-1" data-lines={`${win.start}-${win.end}`}>
+      <WindowButton edge="earlier" hidden={win.start - 1} step={LINE_STEP} onClick={() => setWin((w) => showEarlier(w))} testId="blame-earlier" />
       <ol aria-label={`Blame of ${path} at #${seq}`}>
-        {blocks.slice(0, shown).map((block) => (
+        {drawn.map((block) => (
           <li
             key={block.line_start}
+            id={block.kind === 'section' ? sectionAnchor(block.record_id) : undefined}
             data-testid="blame-block"
             data-kind={block.kind}
             data-lines={`${block.line_start}-${block.line_end}`}
@@ -51,30 +59,21 @@ export function FileBlame({ agentId, seq, path }: { agentId: string; seq: number
             data-changed={block.changed.seq}
             data-moved={block.kind === 'section' && block.moved ? block.moved.seq : undefined}
             className={clsx(
-              'grid grid-cols-1 border-b border-line sm:grid-cols-[14rem_minmax(0,1fr)]',
+              'grid scroll-mt-16 grid-cols-1 border-b border-line sm:grid-cols-[14rem_minmax(0,1fr)]',
               block.kind === 'section' ? 'border-l-2 border-l-accent/60' : 'border-l-2 border-l-transparent',
             )}
           >
             <div className="border-b border-line bg-zinc-50 px-3 py-1 sm:border-b-0 sm:border-r">
               <BlameGutter agentId={agentId} path={path} block={block} />
             </div>
-            <BlockLines block={block} />
+            <BlockLines block={block} from={win.start} to={win.end} />
           </li>
         ))}
       </ol>
-      {rest > 0 && (
-        <button
-          type="button"
-          onClick={() => setShown((n) => n + FIRST_BLOCKS)}
-          className="m-3 rounded-md border border-line bg-white px-3 py-1 text-[12px] font-medium text-accent hover:bg-zinc-50"
-          data-testid="blame-more"
-        >
-          Show {plural(Math.min(rest, FIRST_BLOCKS), 'more block')} of {rest}
-        </button>
-      )}
-      {blame.data.unplaced_record_ids.length > 0 && (
+      <WindowButton edge="later" hidden={total - win.end} step={LINE_STEP} onClick={() => setWin((w) => showLater(w, total))} testId="blame-more" />
+      {blame.unplaced_record_ids.length > 0 && (
         <p className="px-4 py-2 text-[12px] text-muted" data-testid="blame-unplaced">
-          {plural(blame.data.unplaced_record_ids.length, 'memory record')} of this file could not be found in its text; those lines are shown as the file&apos;s.
+          {plural(blame.unplaced_record_ids.length, 'memory record')} of this file could not be found in its text; those lines are shown as the file&apos;s.
         </p>
       )}
     </div>

@@ -1,5 +1,6 @@
 'use client';
 
+import { useState } from 'react';
 import clsx from 'clsx';
 import type { WorkspaceFile } from '@/lib/ui/api-types';
 import { formatBytes } from '@/lib/ui/format';
@@ -30,8 +31,17 @@ function buildTree(files: WorkspaceFile[]): Dir {
   return root;
 }
 
+/**
+ * Files of one folder drawn at first (and per "show more"): a folder of 500 topic files is 4,000
+ * elements in full. The open file is drawn wherever it sorts, shown or not.
+ */
+export const TREE_FILES = 100;
+
 function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: number; selected: string | null; seq: number; onSelect: (p: string) => void }) {
   const pad = { paddingLeft: `${depth * 14 + 10}px` };
+  const [shown, setShown] = useState(TREE_FILES);
+  const files = dir.files.sort((a, b) => a.path.localeCompare(b.path));
+  const hidden = Math.max(0, files.length - shown);
   return (
     <>
       {[...dir.dirs.values()].sort((a, b) => a.name.localeCompare(b.name)).map((child) => (
@@ -47,7 +57,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
           </details>
         </li>
       ))}
-      {dir.files.sort((a, b) => a.path.localeCompare(b.path)).map((file) => {
+      {files.filter((file, i) => i < shown || file.path === selected).map((file) => {
         const name = file.path.split('/').pop() ?? file.path;
         const changedHere = file.changed_seq === seq;
         return (
@@ -80,6 +90,19 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
           </li>
         );
       })}
+      {hidden > 0 && (
+        <li>
+          <button
+            type="button"
+            onClick={() => setShown((n) => n + TREE_FILES)}
+            data-testid="tree-more"
+            className="w-full py-1 pr-2 text-left text-[12px] text-accent hover:bg-zinc-50"
+            style={pad}
+          >
+            Show {Math.min(TREE_FILES, hidden)} more files <span className="text-muted">({hidden} not shown{dir.name ? ` in ${dir.name}` : ''})</span>
+          </button>
+        </li>
+      )}
     </>
   );
 }

@@ -1,5 +1,6 @@
 'use client';
 
+import { useMemo } from 'react';
 import { ApiError, workspaceFileUrl } from '@/lib/ui/api-client';
 import type { LiveRecord } from '@/lib/ui/api-types';
 import { formatBytes, plural } from '@/lib/ui/format';
@@ -7,8 +8,9 @@ import { useFileRecords } from '@/lib/ui/hooks/use-records';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { useWorkspaceFile } from '@/lib/ui/hooks/use-workspace';
 import { locateSections } from '@/lib/ui/sections';
-import { Segmented, Select } from '../ui/Field';
+import { Segmented } from '../ui/Field';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { CompareControl } from './CompareControl';
 import { FileBlame } from './FileBlame';
 import { FileCompare } from './FileCompare';
 import { SectionedFile } from './SectionedFile';
@@ -32,12 +34,15 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
   onCompare: (seq: number | null) => void;
 }) {
   const file = useWorkspaceFile(agentId, seq, path);
-  const other = useWorkspaceFile(agentId, compare, compare === null ? null : path);
+  const comparable = compare !== null && compare <= latest ? compare : null;
+  const other = useWorkspaceFile(agentId, comparable, comparable === null ? null : path);
   const records = useFileRecords(agentId, seq, path);
-  const live: LiveRecord[] = records.data ?? [];
+  const live: LiveRecord[] = useMemo(() => records.data ?? [], [records.data]);
   const missingThen = other.error instanceof ApiError && other.error.status === 404;
   const url = useUrlState();
   const view: FileView = url.get('view') === 'blame' && compare === null ? 'blame' : 'file';
+  const lastChange = live.reduce<number | null>((m, r) => (m === null || r.seq > m ? r.seq : m), null);
+  const sections = useMemo(() => (file.data?.text ? locateSections(file.data.text, live) : []), [file.data?.text, live]);
 
   return (
     <div data-testid="file-viewer" data-path={path}>
@@ -56,16 +61,7 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
             onChange={(v) => url.set({ view: v === 'blame' ? 'blame' : null, compare: null })}
             testId="file-view-mode"
           />
-          <Select label="Compare with" value={compare ?? ''} onChange={(e) => onCompare(e.target.value === '' ? null : Number(e.target.value))} data-testid="compare-select">
-            <option value="">—</option>
-            {Array.from({ length: latest + 1 }, (_, i) => latest - i)
-              .filter((s) => s !== seq)
-              .map((s) => (
-                <option key={s} value={s}>
-                  #{s}
-                </option>
-              ))}
-          </Select>
+          <CompareControl seq={seq} latest={latest} compare={compare} lastChange={lastChange} onCompare={onCompare} />
           <a href={workspaceFileUrl(agentId, seq, path)} target="_blank" rel="noreferrer" className="text-[12px] text-accent hover:underline">
             Raw
           </a>
@@ -83,18 +79,20 @@ export function FileViewer({ agentId, seq, latest, path, reconstructed = false, 
         <ErrorState error={file.error} retry={() => void file.refetch()} />
       ) : file.data.text === null ? (
         <EmptyState title="Binary file">{formatBytes(file.data.size)}; use Raw to download it.</EmptyState>
+      ) : compare !== null && compare > latest ? (
+        <EmptyState title={`There is no sequence #${compare}`} testId="compare-past-latest">The latest is #{latest}.</EmptyState>
       ) : compare !== null ? (
         other.isPending ? (
           <LoadingRows rows={6} label="Loading comparison" />
         ) : other.error && !missingThen ? (
           <ErrorState error={other.error} />
         ) : (
-          <FileCompare before={missingThen ? null : (other.data?.text ?? '')} after={file.data.text} fromSeq={compare} toSeq={seq} />
+          <FileCompare key={`${compare}:${seq}:${path}`} before={missingThen ? null : (other.data?.text ?? '')} after={file.data.text} fromSeq={compare} toSeq={seq} />
         )
       ) : view === 'blame' ? (
-        <FileBlame agentId={agentId} seq={seq} path={path} />
+        <FileBlame key={`${seq}:${path}`} agentId={agentId} seq={seq} path={path} />
       ) : (
-        <SectionedFile agentId={agentId} seq={seq} text={file.data.text} sections={locateSections(file.data.text, live)} />
+        <SectionedFile key={`${seq}:${path}`} agentId={agentId} seq={seq} text={file.data.text} sections={sections} />
       )}
     </div>
   );

@@ -35,7 +35,8 @@ export class WorkspacePage extends AppShell {
   }
 
   async compareWith(seq: number): Promise<void> {
-    await this.page.getByTestId('compare-select').selectOption(String(seq));
+    await this.page.getByTestId('compare-seq').fill(String(seq));
+    await this.page.getByTestId('compare-seq').press('Enter');
     await this.page.getByTestId('file-compare').waitFor();
   }
 

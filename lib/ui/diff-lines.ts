@@ -41,7 +41,7 @@ export const REVEAL_STEP = 40;
  * The rows to draw: every changed line with `context` unchanged lines around it; each longer
  * unchanged stretch folded, minus the `revealed[start]` lines already shown from its top.
  */
-export function foldRows(lines: DiffLineOfWords[], revealed: ReadonlyMap<number, number> = new Map(), context = CONTEXT_LINES): DiffRow[] {
+export function foldRows(lines: readonly { changed: boolean }[], revealed: ReadonlyMap<number, number> = new Map(), context = CONTEXT_LINES): DiffRow[] {
   const keep = lines.map(() => false);
   lines.forEach((line, i) => {
     if (!line.changed) return;
