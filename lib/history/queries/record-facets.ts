@@ -30,9 +30,14 @@ export function facetsFromCounters(rows: readonly StoredFacetRow[]): NonNullable
 }
 
 /** The filters a counter answers alone, and the counter each reads. */
-const COUNTED: Partial<Record<keyof RecordFilters, StoredFacet>> = {
+const COUNTED = {
   memory_type: 'memory_type', namespace: 'namespace', status: 'status', file: 'file', tier: 'tier',
-};
+} as const satisfies Partial<Record<keyof RecordFilters, StoredFacet>>;
+/** The filters no counter answers: a total with one of them is counted. */
+const UNCOUNTED = ['tag', 'q'] as const satisfies readonly (keyof RecordFilters)[];
+// A filter added to RecordFilters and to neither list fails to compile here (its total would be a counter's).
+const EVERY_FILTER_SEEN: Record<Exclude<keyof RecordFilters, keyof typeof COUNTED | (typeof UNCOUNTED)[number]>, never> = {};
+void EVERY_FILTER_SEEN;
 
 /**
  * How many live records match `filters`, when the counters say it: no filter (every live record)
@@ -40,9 +45,10 @@ const COUNTED: Partial<Record<keyof RecordFilters, StoredFacet>> = {
  * or several filters): the caller counts the matches.
  */
 export function totalFromCounters(filters: RecordFilters, rows: readonly StoredFacetRow[]): number | undefined {
-  const active = (Object.keys(COUNTED) as (keyof RecordFilters)[]).concat('tag', 'q').filter((k) => filters[k] !== undefined);
+  const active = (Object.keys(COUNTED) as (keyof RecordFilters)[]).concat(UNCOUNTED).filter((k) => filters[k] !== undefined);
   if (active.length === 0) return rows.find((r) => r.facet === 'live')?.count ?? 0;
-  const facet = active.length === 1 ? COUNTED[active[0]!] : undefined;
+  const only = active.length === 1 ? active[0]! : undefined;
+  const facet = only !== undefined && only in COUNTED ? COUNTED[only as keyof typeof COUNTED] : undefined;
   if (facet === undefined) return undefined;
   return rows.find((r) => r.facet === facet && r.value === filters[active[0]!])?.count ?? 0;
 }

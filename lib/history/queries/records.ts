@@ -44,10 +44,6 @@ export interface RecordsAtResult {
 export const RECORD_SORTS = ['file', 'heading', 'changed'] as const;
 export type RecordSort = (typeof RECORD_SORTS)[number];
 
-/** Every filter of RecordFilters (a filter added there and not here fails to compile below). */
-const FILTER_KEYS = ['memory_type', 'namespace', 'file', 'tag', 'status', 'tier', 'q'] as const satisfies readonly (keyof RecordFilters)[];
-const EVERY_FILTER_LISTED: Record<Exclude<keyof RecordFilters, (typeof FILTER_KEYS)[number]>, never> = {};
-void EVERY_FILTER_LISTED;
 
 export interface RecordFilters {
   memory_type?: string;
@@ -90,8 +86,8 @@ export function liveAt(agentId: string, at: number, file?: string): SQL {
  * reads the latest): each version up to `at`, not a tombstone, that is its record's last row up to
  * `at` and whose record did not move away after it by then — liveAt's rule, asked of each version
  * the walk meets instead of worked out for every record first, so a page reads about a page of
- * index entries and the record's later versions it skips. `order` names the index (INDEXED BY):
- * the planner otherwise may take another and sort every version of the agent.
+ * index entries and the record's later versions it skips. `index` is the one that reads `order`
+ * (INDEXED BY): the planner otherwise may take another and sort every version of the agent.
  */
 function versionsAt(agentId: string, at: number, where: SQL, order: SQL, index: SQL, limit: number): SQL {
   return sql`
