@@ -1,4 +1,6 @@
 /** The PostgreSQL ledger append (pg-append.ts) and its migrations, against the run's real PostgreSQL 15. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { eq, sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migratePg, openPgDatabase, type PgLineageDb } from '@/db/pg/client';
@@ -113,13 +115,15 @@ describe('PostgreSQL migrations', () => {
     const fresh = await openPgDatabase(url);
     try {
       const { rows: applied } = await fresh.pool.query('SELECT count(*) AS n FROM drizzle.__drizzle_migrations');
-      expect(applied).toEqual([{ n: 6 }]);
+      const journal = JSON.parse(fs.readFileSync(path.resolve(process.cwd(), 'db/pg/migrations/meta/_journal.json'), 'utf8')) as { entries: unknown[] };
+      expect(journal.entries.length).toBeGreaterThanOrEqual(7);
+      expect(applied).toEqual([{ n: journal.entries.length }]);
       const { rows: extensions } = await fresh.pool.query("SELECT extname FROM pg_extension WHERE extname = 'pg_trgm'");
       expect(extensions).toHaveLength(1);
       const { rows: tables } = await fresh.pool.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.map((t) => t.table_name)).toEqual([
-        'agent_day_activity', 'agents', 'api_keys', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facets', 'record_versions', 'records']);
+        'agent_day_activity', 'agents', 'api_keys', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facet_changes', 'record_facets', 'record_versions', 'records']);
       const { rows: gin } = await fresh.pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'record_versions_content_trgm_idx'");
       expect(gin[0]?.indexdef).toContain('USING gin (content gin_trgm_ops) WHERE (op <> \'delete\'::text)');
       const { rows: paging } = await fresh.pool.query(
