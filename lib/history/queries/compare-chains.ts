@@ -11,7 +11,10 @@ export interface MemoryStateRow {
   to_id: number | null;
   from_sha: string | null;
   to_sha: string | null;
-  /** Everything but the text (file, heading, type, namespace, status, tags), comparable as text. */
+  /**
+   * Everything but the text (file, heading, type, namespace, status, tags), comparable as text. A
+   * backend may leave it null where the two texts differ and no move links the record: it is not read then.
+   */
   from_meta: string | null;
   to_meta: string | null;
   from_file: string | null;
