@@ -11,7 +11,10 @@ export interface MemoryStateRow {
   to_id: number | null;
   from_sha: string | null;
   to_sha: string | null;
-  /** Everything but the text (file, heading, type, namespace, status, tags), comparable as text. */
+  /**
+   * Everything but the text (file, heading, type, namespace, status, tags), comparable as text. A
+   * backend may leave it null where the two texts differ and no move links the record: it is not read then.
+   */
   from_meta: string | null;
   to_meta: string | null;
   from_file: string | null;
@@ -40,52 +43,64 @@ const after = (e: MoveEdge, seq: number, kind: string) => e.seq > seq || (e.seq 
 
 /** Sort key: the file, heading and id a reader finds the entry by. */
 type Keyed<T> = { file: string; heading: string; id: string; value: T };
-const byPlace = <T>(a: Keyed<T>, b: Keyed<T>) =>
-  a.file < b.file ? -1 : a.file > b.file ? 1 : a.heading < b.heading ? -1 : a.heading > b.heading ? 1 : a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+const keyed = <T>(file: string | null, heading: string | null, id: string, value: T): Keyed<T> => ({ file: file ?? '', heading: heading ?? '', id, value });
+
+/** Where the memory live at `from` as `start` is at `to`: along its moves, each the first one after the last. */
+function chainEnd(start: MemoryStateRow, p: { byId: Map<string, MemoryStateRow>; outgoing: Map<string, MoveEdge[]>; visited: Set<string> }): MemoryStateRow {
+  let end = start;
+  let at = { seq: -1, kind: '' };
+  for (;;) {
+    const next = (p.outgoing.get(end.record_id) ?? []).find((e) => after(e, at.seq, at.kind));
+    const target = next && p.byId.get(next.target);
+    if (!next || !target || p.visited.has(target.record_id)) return end;
+    p.visited.add(target.record_id);
+    end = target;
+    at = { seq: next.seq, kind: next.entry_kind };
+  }
+}
 
 export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[]): LinkedMemories {
-  const byId = new Map(states.map((s) => [s.record_id, s]));
   const outgoing = new Map<string, MoveEdge[]>();
   for (const e of edges) outgoing.set(e.source, [...(outgoing.get(e.source) ?? []), e]);
-  const visited = new Set<string>();
+  // Only a chain needs the records by id (most comparisons have no move).
+  const chains = { byId: new Map(edges.length === 0 ? [] : states.map((s) => [s.record_id, s])), outgoing, visited: new Set<string>() };
+  const { visited } = chains;
   const created: Keyed<number>[] = [];
   const updated: Keyed<[number, number]>[] = [];
   const deleted: Keyed<number>[] = [];
   const moved: Keyed<LinkedMemories['moved'][number]>[] = [];
 
-  // From each memory live at `from`, along its moves (each the first one after the last), to where it is at `to`.
   for (const start of states) {
     if (start.from_id === null) continue;
     visited.add(start.record_id);
-    let end = start;
-    let at = { seq: -1, kind: '' };
-    for (;;) {
-      const next = (outgoing.get(end.record_id) ?? []).find((e) => after(e, at.seq, at.kind));
-      const target = next && byId.get(next.target);
-      if (!next || !target || visited.has(target.record_id)) break;
-      visited.add(target.record_id);
-      end = target;
-      at = { seq: next.seq, kind: next.entry_kind };
-    }
-    const before = { file: start.from_file ?? '', heading: start.from_heading ?? '', id: start.record_id };
+    const end = outgoing.has(start.record_id) ? chainEnd(start, chains) : start;
     if (end.to_id === null) {
-      deleted.push({ ...before, value: start.from_id });
+      deleted.push(keyed(start.from_file, start.from_heading, start.record_id, start.from_id));
       continue;
     }
-    const place = { file: end.to_file ?? '', heading: end.to_heading ?? '', id: end.record_id };
     const samePlace = start.from_file === end.to_file && start.from_heading === end.to_heading;
     const changed = start.from_sha !== end.to_sha || start.from_meta !== end.to_meta;
     if (end !== start && !samePlace) {
-      moved.push({ ...place, value: { before: start.from_id, after: end.to_id, contentChanged: start.from_sha !== end.to_sha } });
+      moved.push(keyed(end.to_file, end.to_heading, end.record_id, { before: start.from_id, after: end.to_id, contentChanged: start.from_sha !== end.to_sha }));
     } else if (changed && start.from_id !== end.to_id) {
-      updated.push({ ...place, value: [start.from_id, end.to_id] });
+      updated.push(keyed(end.to_file, end.to_heading, end.record_id, [start.from_id, end.to_id]));
     }
   }
   // Live at `to` and reached from no memory live at `from`: born in between (maybe moved after).
   for (const s of states) {
     if (visited.has(s.record_id) || s.to_id === null) continue;
-    created.push({ file: s.to_file ?? '', heading: s.to_heading ?? '', id: s.record_id, value: s.to_id });
+    created.push(keyed(s.to_file, s.to_heading, s.record_id, s.to_id));
   }
-  const values = <T>(list: Keyed<T>[]) => list.sort(byPlace).map((k) => k.value);
-  return { created: values(created), updated: values(updated), deleted: values(deleted), moved: values(moved) };
+  return { created: inPlaceOrder(created), updated: inPlaceOrder(updated), deleted: inPlaceOrder(deleted), moved: inPlaceOrder(moved) };
+}
+
+/**
+ * The values in (file, heading, id) order. Each distinct file is ranked once, so the sort compares
+ * numbers first: entries share long paths, and two equal strings are compared whole.
+ */
+function inPlaceOrder<T>(list: Keyed<T>[]): T[] {
+  const rank = new Map([...new Set(list.map((k) => k.file))].sort().map((file, i) => [file, i]));
+  const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+  return list.map((k) => ({ ...k, rank: rank.get(k.file)! }))
+    .sort((a, b) => a.rank - b.rank || text(a.heading, b.heading) || text(a.id, b.id)).map((k) => k.value);
 }

@@ -10,48 +10,14 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { findAgent, type TenantScope } from './common';
-import { linkMemories, type MemoryStateRow, type MoveEdge } from './compare-chains';
+import { linkMemories } from './compare-chains';
 import {
   assembleComparison, checkRange, classifyFiles, compareLimit, compareMemoryOf, memoriesPage,
   type CompareMemory, type CompareVersionRow, type FileSide, type WorkspaceComparison,
 } from './compare-result';
+import { memoryStates, moveEdges } from './compare-states';
 
 export type { CompareFile, CompareMemory, WorkspaceComparison } from './compare-result';
-
-/**
- * Per record with a version in (from, to] or moved away in it: its version live at `from` and at
- * `to` (null when not live then: never born, deleted, or moved away to another record), in record id
- * order (linkMemories walks them in the order given; PostgreSQL reads them in the same).
- */
-function memoryStates(db: LineageDb['db'], agentId: string, from: number, to: number): MemoryStateRow[] {
-  const side = (at: number) => sql`(SELECT w.id FROM record_versions w WHERE w.agent_id = ${agentId}
-      AND w.record_id = ids.record_id AND w.seq <= ${at} ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)`;
-  // A version is live unless it is a delete or a move away (to another record) follows it by `at`.
-  const live = (v: 'f' | 't', at: number) => {
-    const a = sql.raw(v);
-    return sql`CASE WHEN ${a}.id IS NULL OR ${a}.op = 'delete' THEN NULL
-      WHEN EXISTS (SELECT 1 FROM record_versions m WHERE m.agent_id = ${a}.agent_id AND m.moved_from = ${a}.record_id
-        AND +m.seq <= ${at} AND (+m.seq > ${a}.seq OR (+m.seq = ${a}.seq AND m.entry_kind > ${a}.entry_kind))) THEN NULL
-      ELSE ${a}.id END`;
-  };
-  // Everything but the text, to tell an update of its file, heading, type or tags from no change.
-  const meta = (v: 'f' | 't') => sql.raw(`json_array(${v}.origin_file, ${v}.heading, ${v}.memory_type, ${v}.namespace, ${v}.status, ${v}.tags)`);
-  return db.all<MemoryStateRow>(sql`
-    WITH ids(record_id) AS (
-      SELECT record_id FROM record_versions WHERE agent_id = ${agentId} AND seq > ${from} AND seq <= ${to}
-      UNION SELECT moved_from FROM record_versions WHERE agent_id = ${agentId} AND seq > ${from} AND seq <= ${to} AND moved_from IS NOT NULL
-    ), ends AS (SELECT ids.record_id, ${side(from)} AS vf, ${side(to)} AS vt FROM ids)
-    SELECT ends.record_id, ${live('f', from)} AS from_id, ${live('t', to)} AS to_id,
-      f.content_sha256 AS from_sha, t.content_sha256 AS to_sha, ${meta('f')} AS from_meta, ${meta('t')} AS to_meta,
-      f.origin_file AS from_file, f.heading AS from_heading, t.origin_file AS to_file, t.heading AS to_heading
-    FROM ends LEFT JOIN record_versions f ON f.id = ends.vf LEFT JOIN record_versions t ON t.id = ends.vt ORDER BY ends.record_id`);
-}
-
-function moveEdges(db: LineageDb['db'], agentId: string, from: number, to: number): MoveEdge[] {
-  return db.all<MoveEdge>(sql`
-    SELECT moved_from AS source, record_id AS target, seq, entry_kind FROM record_versions
-    WHERE agent_id = ${agentId} AND seq > ${from} AND seq <= ${to} AND op = 'move' ORDER BY seq, entry_kind, record_id`);
-}
 
 /** The versions with the given row ids, by id. */
 function versionsById(db: LineageDb['db'], ids: number[]): Map<number, CompareMemory> {
@@ -91,7 +57,8 @@ export function compareWorkspace(params: { db: LineageDb; agentId: string; from:
   checkRange(agent.latest_sequence, agent.name, from, to);
   const limit = compareLimit(params.limit);
   const { db } = params.db;
-  const linked = linkMemories(memoryStates(db, agent.id, from, to), moveEdges(db, agent.id, from, to));
+  const edges = moveEdges(db, agent.id, from, to);
+  const linked = linkMemories(memoryStates(db, { agentId: agent.id, from, to, edges }), edges);
   const files = fileStates(db, agent.id, from, to);
   const { page, versionIds } = memoriesPage(linked, limit);
   return assembleComparison({ agentId: agent.id, from, to, limit, linked, page, files, versions: versionsById(db, versionIds) });
