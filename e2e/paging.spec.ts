@@ -202,6 +202,10 @@ test.describe('paging at fleet scale', () => {
     expect(count('data-testid="version"')).toBe(LINEAGE_PAGE);
     expect(count('data-testid="word-diff"')).toBe(FIRST_SCREEN_VERSIONS);
     expect(count('data-deferred=""')).toBe(LINEAGE_PAGE - FIRST_SCREEN_VERSIONS);
+    // Each place links to its sequence (a plain anchor, as next/link would draw it).
+    const places = html.match(/<li [^>]*data-deferred=""[^>]*>.*?<\/li>/g) ?? [];
+    expect(places).toHaveLength(LINEAGE_PAGE - FIRST_SCREEN_VERSIONS);
+    for (const place of places) expect(place).toContain(`href="/agents/${kepler.agentId}/sequences/${/data-seq="(\d+)"/.exec(place)![1]}"`);
     // The closed "Compare two versions" is its summary only: no pickers, no diff of the whole text.
     expect(count('data-testid="version-compare"')).toBe(1);
     expect(count('data-testid="version-compare-from"')).toBe(0);
