@@ -191,7 +191,7 @@ test.describe('paging at fleet scale', () => {
     await expect(page).toHaveURL(/#v3$/);
   });
 
-  test('the lineage document renders the first screen of versions in full and the rest of the page as places, which the browser fills', async ({ page, request, seed }) => {
+  test('the lineage document renders the first screen of versions in full, the rest of the page as places and the version compare closed, which the browser fills', async ({ page, request, seed }) => {
     const { kepler } = seed.paging!;
     const records = (await (await request.get(`/api/agents/${kepler.agentId}/records?file=${encodeURIComponent(kepler.file)}`)).json()) as { items: { record_id: string }[] };
     const url = `/agents/${kepler.agentId}/memories/${records.items[0]!.record_id}`;
@@ -202,10 +202,19 @@ test.describe('paging at fleet scale', () => {
     expect(count('data-testid="version"')).toBe(LINEAGE_PAGE);
     expect(count('data-testid="word-diff"')).toBe(FIRST_SCREEN_VERSIONS);
     expect(count('data-deferred=""')).toBe(LINEAGE_PAGE - FIRST_SCREEN_VERSIONS);
+    // Each place links to its sequence (a plain anchor, as next/link would draw it).
+    const places = html.match(/<li [^>]*data-deferred=""[^>]*>.*?<\/li>/g) ?? [];
+    expect(places).toHaveLength(LINEAGE_PAGE - FIRST_SCREEN_VERSIONS);
+    for (const place of places) expect(place).toContain(`href="/agents/${kepler.agentId}/sequences/${/data-seq="(\d+)"/.exec(place)![1]}"`);
+    // The closed "Compare two versions" is its summary only: no pickers, no diff of the whole text.
+    expect(count('data-testid="version-compare"')).toBe(1);
+    expect(count('data-testid="version-compare-from"')).toBe(0);
     await page.goto(url);
     await expect(page.getByTestId('version')).toHaveCount(LINEAGE_PAGE);
     await expect(page.locator('[data-deferred]')).toHaveCount(0);
     await expect(page.getByTestId('word-diff')).toHaveCount(LINEAGE_PAGE);
+    await page.getByTestId('version-compare').locator('summary').click();
+    await expect(page.getByTestId('version-compare-from')).toBeVisible();
   });
 
   test('the Memories tab of 2,100 memories filters by text and sorts by heading and by last change, server-side', async ({ page, request, seed }) => {

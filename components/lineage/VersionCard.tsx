@@ -36,9 +36,10 @@ function DeferredVersion({ agentId, version }: { agentId: string; version: Linea
       <span className={clsx('absolute left-[7px] top-3 h-3 w-3 rounded-full ring-4 ring-canvas', DOT[version.op])} aria-hidden />
       <article className="rounded-md border border-line bg-white" aria-busy="true">
         <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
-          <Link href={routes.sequence(agentId, version.seq)} className="font-mono font-semibold text-accent hover:underline">
+          {/* A plain anchor, the markup next/link draws: the place is replaced by the full card right after hydration, so its link never needs next/link's client side. */}
+          <a href={routes.sequence(agentId, version.seq)} className="font-mono font-semibold text-accent hover:underline">
             #{version.seq}
-          </Link>
+          </a>
           <OpBadge op={version.op} />
         </header>
         <div className="h-16" />

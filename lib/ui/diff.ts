@@ -4,7 +4,7 @@
  * to words), diffed and cleaned up semantically in that form, then mapped back: an edit always
  * replaces whole tokens and reads as whole phrases.
  */
-import DiffMatchPatch from 'diff-match-patch';
+import { clockFreeDiff, type ClockFreeDiff } from './diff-clock';
 
 export type DiffOp = 'equal' | 'insert' | 'delete';
 
@@ -60,16 +60,16 @@ function decode(encoded: string, tokens: string[]): string {
 
 /** The word diff of `before` → `after`. An empty `before` is all insertion (a record's birth). */
 export function wordDiff(before: string, after: string): DiffSegment[] {
-  const dmp = new DiffMatchPatch();
+  const differ = clockFreeDiff();
   const table = new Map<string, string>();
   const tokens: string[] = [];
   const a = encode(before, table, tokens);
   const b = encode(after, table, tokens);
-  if (tokens.length >= 0xf000) return wholeLineDiff(dmp, before, after);
-  const diffs = dmp.diff_main(a, b, false);
+  if (tokens.length >= 0xf000) return wholeLineDiff(differ, before, after);
+  const diffs = differ.diffMain(a, b);
   // Cleaned up while each character still stands for a whole token, so no edit boundary can move
   // inside a token (cleaning the decoded text would re-split `10.20.0.5 → 10.20.0.9` down to `5 → 9`).
-  dmp.diff_cleanupSemantic(diffs);
+  differ.dmp.diff_cleanupSemantic(diffs);
   return absorbShortEqualities(merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text: decode(text, tokens) }))));
 }
 
@@ -110,9 +110,9 @@ function absorbShortEqualities(segments: DiffSegment[]): DiffSegment[] {
 }
 
 /** Beyond 61,440 distinct tokens the one-character code runs out: whole lines, still never split. */
-function wholeLineDiff(dmp: DiffMatchPatch, before: string, after: string): DiffSegment[] {
+function wholeLineDiff({ dmp, diffMain }: ClockFreeDiff, before: string, after: string): DiffSegment[] {
   const { chars1, chars2, lineArray } = dmp.diff_linesToChars_(before, after);
-  const diffs = dmp.diff_main(chars1, chars2, false);
+  const diffs = diffMain(chars1, chars2);
   dmp.diff_cleanupSemantic(diffs);
   dmp.diff_charsToLines_(diffs, lineArray);
   return merge(diffs.map(([op, text]) => ({ op: OPS[op] ?? 'equal', text })));
@@ -151,9 +151,9 @@ export interface DiffLine {
 
 /** Line-level diff (for comparing whole workspace files), via diff-match-patch's line mode. */
 export function lineDiff(before: string, after: string): DiffLine[] {
-  const dmp = new DiffMatchPatch();
+  const { dmp, diffMain } = clockFreeDiff();
   const { chars1, chars2, lineArray } = dmp.diff_linesToChars_(before, after);
-  const diffs = dmp.diff_main(chars1, chars2, false);
+  const diffs = diffMain(chars1, chars2);
   dmp.diff_charsToLines_(diffs, lineArray);
   const out: DiffLine[] = [];
   let oldNo = 1;

@@ -2,13 +2,12 @@ import { notFound } from 'next/navigation';
 import { Suspense } from 'react';
 import { LineageView } from '@/components/lineage/LineageView';
 import { LoadingRows } from '@/components/ui/States';
-import { storage } from '../../../../api/_lib/context';
 import { queryKeys } from '@/lib/ui/query-keys';
-import { LINEAGE_PAGE } from '@/lib/ui/page-window';
-import { lineageKey, recordTitle } from '@/lib/ui/record-text';
 import { Prefetched } from '../../../../_lib/prefetch';
 import { pageTitle } from '@/lib/ui/page-title';
 import { scopedAgent } from '../../../../_lib/scoped-agent';
+import { firstLineagePage } from './first-page';
+import { lineagePageTitle } from './title';
 
 type Props = { params: Promise<{ id: string; recordId: string }> };
 
@@ -17,8 +16,8 @@ export async function generateMetadata({ params }: Props) {
   try {
     const agent = (await scopedAgent(id))?.name;
     if (agent === undefined) return { title: 'Memory' };
-    const lineage = await (await storage()).getRecordLineage({ agentId: id, recordId: decodeURIComponent(recordId), limit: 1 });
-    return { title: pageTitle(lineage ? recordTitle({ ...lineage.record, key: lineageKey(lineage) }) : 'Memory not found', agent) };
+    const lineage = await firstLineagePage(id, decodeURIComponent(recordId));
+    return { title: pageTitle(lineage ? lineagePageTitle(lineage) : 'Memory not found', agent) };
   } catch {
     return { title: 'Memory' };
   }
@@ -27,8 +26,8 @@ export async function generateMetadata({ params }: Props) {
 export default async function LineagePage({ params }: Props) {
   const { id, recordId: raw } = await params;
   const recordId = decodeURIComponent(raw);
-  // The first page of the default order (newest first), as the view's infinite query holds it.
-  const lineage = await (await storage()).getRecordLineage({ agentId: id, recordId, limit: LINEAGE_PAGE, order: 'newest' });
+  // The first page of the default order (newest first), as the view's infinite query holds it; the title read it already.
+  const lineage = await firstLineagePage(id, recordId);
   if (!lineage) notFound();
   const firstPage = { pages: [lineage], pageParams: [{ cursor: null }] };
   return (
