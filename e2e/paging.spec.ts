@@ -122,6 +122,22 @@ test.describe('paging at fleet scale', () => {
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
   });
 
+  test('a compare of 1,000 updated memories draws the first 50 of each kind and says so; a link asks for 200; a larger limit is a problem in words', async ({ page, seed }) => {
+    const { orion } = seed.paging!;
+    await page.goto(`/agents/${orion.agentId}/compare?from=0&to=1`);
+    const updated = page.getByTestId('compare-updated');
+    await expect(updated.locator('h3')).toContainText(`${orion.updated}`);
+    await expect(updated.locator('h3')).toContainText('(the first 50 shown)');
+    await expect(updated.getByTestId('compare-memory')).toHaveCount(50);
+    await page.getByTestId('compare-more').click();
+    await expect(page).toHaveURL(/[?&]limit=200$/);
+    await expect(updated.getByTestId('compare-memory')).toHaveCount(200);
+    await expect(updated.locator('h3')).toContainText('(the first 200 shown)');
+    await expect(page.getByTestId('compare-more')).toHaveCount(0);
+    await page.goto(`/agents/${orion.agentId}/compare?from=0&to=1&limit=201`);
+    await expect(page.getByTestId('compare-problem')).toContainText('limit');
+  });
+
   test('a sequence with more raw files than a page draws the first 100 and loads the rest from the raw API; a bad cursor is a 400 in words', async ({ page, request, seed }) => {
     const { orion } = seed.paging!;
     const expected = ['IDENTITY.md', orion.file, ...orion.notes];

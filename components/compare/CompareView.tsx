@@ -3,7 +3,10 @@ import type { WorkspaceComparison } from '@/lib/history/queries/compare';
 import { plural } from '@/lib/ui/format';
 import { Panel } from '../ui/Panel';
 import { CompareForm } from './CompareForm';
-import { ChangedFileEntry, FileRow, type ChangedFile } from './FileEntries';
+import Link from '@/components/ui/Link';
+import { routes } from '@/lib/ui/routes';
+import { ChangedFileEntry, ChangedFileRow, FileRow, type ChangedFile } from './FileEntries';
+import { COMPARE_MORE_LIMIT } from './limits';
 import { MemoryEntry, type MemoryChange } from './MemoryEntry';
 
 function Group({ title, count, shown, testId, children }: { title: string; count: number; shown: number; testId: string; children: ReactNode }) {
@@ -27,6 +30,8 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
   changedFiles: ChangedFile[];
 }) {
   const { from, to, memories: m, files: f, counts } = comparison;
+  const diffed = changedFiles.filter((file) => !file.listed);
+  const listed = changedFiles.filter((file) => file.listed);
   const memoryTotal = counts.created + counts.updated + counts.deleted + counts.moved;
   const fileTotal = counts.added + counts.changed + counts.removed;
   const groups: { title: string; kind: MemoryChange['kind']; count: number; items: MemoryChange[] }[] = [
@@ -44,6 +49,11 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
         <span className="text-[12px] text-muted" data-testid="compare-summary">
           {memoryTotal} {memoryTotal === 1 ? 'memory' : 'memories'} and {plural(fileTotal, 'file')} changed
         </span>
+        {comparison.truncated && comparison.limit < COMPARE_MORE_LIMIT && (
+          <Link href={`${routes.compare(agentId, from, to)}&limit=${COMPARE_MORE_LIMIT}`} className="text-[12px] text-accent hover:underline" data-testid="compare-more">
+            Show up to {COMPARE_MORE_LIMIT} of each
+          </Link>
+        )}
         <span className="ml-auto">
           <CompareForm agentId={agentId} from={from} to={to} latest={latest} />
         </span>
@@ -71,8 +81,16 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
           <div className="space-y-5">
             <Group title="Changed" count={counts.changed} shown={changedFiles.length} testId="compare-changed">
               <ul className="space-y-3">
-                {changedFiles.map((file) => <ChangedFileEntry key={file.path} agentId={agentId} file={file} from={from} to={to} />)}
+                {diffed.map((file) => <ChangedFileEntry key={file.path} agentId={agentId} file={file} from={from} to={to} />)}
               </ul>
+              {listed.length > 0 && (
+                <>
+                  <p className="text-[12px] text-muted">{plural(listed.length, 'more changed file')}, each linked to its compare in the workspace:</p>
+                  <ul className="divide-y divide-line rounded-md border border-line" data-testid="compare-changed-listed">
+                    {listed.map((file) => <ChangedFileRow key={file.path} agentId={agentId} file={file} from={from} to={to} />)}
+                  </ul>
+                </>
+              )}
             </Group>
             <Group title="Added" count={counts.added} shown={f.added.length} testId="compare-added">
               <ul className="divide-y divide-line rounded-md border border-line">

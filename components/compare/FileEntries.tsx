@@ -12,6 +12,8 @@ export interface ChangedFile {
   before: CompareFile;
   after: CompareFile;
   texts: { before: string; after: string } | null;
+  /** Past the files drawn with their diff: a row with a link, its texts not read. */
+  listed?: boolean;
 }
 
 /** A file added or removed: its path, size and a link to it in the workspace where it exists. */
@@ -23,6 +25,21 @@ export function FileRow({ agentId, file, kind }: { agentId: string; file: Compar
         <PathText path={file.path} />
       </Link>
       <span className="ml-auto font-mono text-[11px] text-muted">{formatBytes(file.size)}</span>
+    </li>
+  );
+}
+
+/** A changed file past the ones drawn with their diff: its path, linked to the workspace's compare, and its sizes. */
+export function ChangedFileRow({ agentId, file, from, to }: { agentId: string; file: ChangedFile; from: number; to: number }) {
+  return (
+    <li data-testid="compare-file" data-kind="changed" className="flex flex-wrap items-center gap-2 px-4 py-2 text-[12.5px]">
+      <Badge tone="update">changed</Badge>
+      <Link href={`${routes.workspace(agentId, to, file.path)}&compare=${from}`} className="min-w-0 font-mono text-accent hover:underline">
+        <PathText path={file.path} />
+      </Link>
+      <span className="ml-auto font-mono text-[11px] text-muted">
+        {formatBytes(file.before.size)} → {formatBytes(file.after.size)}
+      </span>
     </li>
   );
 }

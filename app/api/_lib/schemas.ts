@@ -1,5 +1,6 @@
 /** Query-string schemas of the dashboard API (strings in, typed values out; failures are 400s). */
 import { z } from 'zod';
+import { COMPARE_MORE_LIMIT } from '@/components/compare/limits';
 
 const seqString = z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500));
@@ -97,3 +98,8 @@ export const downloadQuery = z.object({
 
 /** `?from=A&to=B` of a workspace comparison (the range itself is checked against the agent's sequences by the query). */
 export const compareQuery = z.object({ from: seqString, to: seqString }).strict();
+/** The compare page's query: the two sequences, and how many entries of each kind to draw (default: the first 50). */
+export const comparePageQuery = z.object({
+  from: seqString, to: seqString,
+  limit: z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(COMPARE_MORE_LIMIT)).optional(),
+}).strict();

@@ -1,7 +1,11 @@
-/** The texts of a comparison's changed files, for their diffs: small UTF-8 files only, within a total budget. */
+/**
+ * The texts of a comparison's changed files, for their diffs: the first COMPARE_DIFFED_FILES only, small
+ * UTF-8 files, within a total budget; the others are listed with a link to the workspace's compare.
+ */
 import type { WorkspaceComparison } from '@/lib/history/queries/compare';
 import type { LineageStorage } from '@/lib/storage/types';
 import type { ChangedFile } from '@/components/compare/FileEntries';
+import { COMPARE_DIFFED_FILES } from '@/components/compare/limits';
 
 /** Larger files are linked to the workspace's compare instead (it draws them line by line). */
 const MAX_FILE_BYTES = 256 * 1024;
@@ -23,7 +27,11 @@ export async function changedFileTexts(storage: LineageStorage, agentId: string,
   let budget = MAX_TOTAL_BYTES;
   const out: ChangedFile[] = [];
   // One file after another: whether a file fits depends on what the ones before it used of the budget.
-  for (const file of comparison.files.changed) {
+  for (const [i, file] of comparison.files.changed.entries()) {
+    if (i >= COMPARE_DIFFED_FILES) {
+      out.push({ ...file, texts: null, listed: true });
+      continue;
+    }
     const size = file.before.size + file.after.size;
     if (file.before.size > MAX_FILE_BYTES || file.after.size > MAX_FILE_BYTES || size > budget) {
       out.push({ ...file, texts: null });

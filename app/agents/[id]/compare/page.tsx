@@ -6,14 +6,19 @@ import { zodErrorInWords } from '@/lib/server/issue-words';
 import { pageTitle } from '@/lib/ui/page-title';
 import { isPastLatest } from '@/lib/ui/sequence-words';
 import { requestScope, storage } from '../../../api/_lib/context';
-import { compareQuery } from '../../../api/_lib/schemas';
+import { comparePageQuery } from '../../../api/_lib/schemas';
+import { COMPARE_FIRST_LIMIT } from '@/components/compare/limits';
 import { scopedAgent } from '../../../_lib/scoped-agent';
 import { changedFileTexts } from './changed-files';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/** Entries per kind drawn on the page (the counts say how many there are in all). */
-const PAGE_LIMIT = 200;
+/**
+ * Entries per kind drawn on the page unless `?limit=` asks for more (up to COMPARE_MORE_LIMIT); the counts
+ * say how many there are in all. Far-apart sequences change thousands of memories: drawing every one
+ * made a 59,000-element page.
+ */
+const PAGE_LIMIT = COMPARE_FIRST_LIMIT;
 
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
@@ -37,11 +42,12 @@ export default async function ComparePage({ params, searchParams }: Props) {
   if (agent && [one(query.from), one(query.to)].some((v) => isPastLatest(v, latest))) notFound();
   if (!agent || latest === null) return <CompareProblem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
   const input = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, one(v) ?? '']));
-  const parsed = compareQuery.safeParse(input);
+  const parsed = comparePageQuery.safeParse(input);
   if (!parsed.success) return <CompareProblem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
   const { from, to } = parsed.data;
+  const limit = parsed.data.limit ?? PAGE_LIMIT;
   try {
-    const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit: PAGE_LIMIT, tenantId }))!;
+    const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit, tenantId }))!;
     const changedFiles = await changedFileTexts(store, agent.id, comparison);
     return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFiles} />;
   } catch (error) {
