@@ -29,41 +29,47 @@ export function FileRow({ agentId, file, kind }: { agentId: string; file: Compar
   );
 }
 
-/** A changed file past the ones drawn with their diff: its path, linked to the workspace's compare, and its sizes. */
-export function ChangedFileRow({ agentId, file, from, to }: { agentId: string; file: ChangedFile; from: number; to: number }) {
+/** The workspace's line compare of a changed file, from `from` to `to`. */
+const workspaceCompare = (agentId: string, file: ChangedFile, from: number, to: number) => `${routes.workspace(agentId, to, file.path)}&compare=${from}`;
+
+/** A changed file's badge, path (linked to the workspace's compare) and sizes: a diff's header, or a row of its own. */
+function ChangedFileLabel({ href, file, strong }: { href: string; file: ChangedFile; strong?: boolean }) {
   return (
-    <li data-testid="compare-file" data-kind="changed" className="flex flex-wrap items-center gap-2 px-4 py-2 text-[12.5px]">
+    <>
       <Badge tone="update">changed</Badge>
-      <Link href={`${routes.workspace(agentId, to, file.path)}&compare=${from}`} className="min-w-0 font-mono text-accent hover:underline">
+      <Link href={href} className={`min-w-0 font-mono ${strong ? 'font-semibold ' : ''}text-accent hover:underline`}>
         <PathText path={file.path} />
       </Link>
       <span className="ml-auto font-mono text-[11px] text-muted">
         {formatBytes(file.before.size)} → {formatBytes(file.after.size)}
       </span>
+    </>
+  );
+}
+
+/** A changed file past the ones drawn with their diff: its path, linked to the workspace's compare, and its sizes. */
+export function ChangedFileRow({ agentId, file, from, to }: { agentId: string; file: ChangedFile; from: number; to: number }) {
+  return (
+    <li data-testid="compare-file" data-kind="changed" className="flex flex-wrap items-center gap-2 px-4 py-2 text-[12.5px]">
+      <ChangedFileLabel href={workspaceCompare(agentId, file, from, to)} file={file} />
     </li>
   );
 }
 
 /** A file whose bytes changed: its word diff with unchanged lines folded, or a link when it cannot be drawn here. */
 export function ChangedFileEntry({ agentId, file, from, to }: { agentId: string; file: ChangedFile; from: number; to: number }) {
-  const workspaceCompare = `${routes.workspace(agentId, to, file.path)}&compare=${from}`;
+  const href = workspaceCompare(agentId, file, from, to);
   return (
     <li data-testid="compare-file" data-kind="changed" className="rounded-md border border-line bg-white">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
-        <Badge tone="update">changed</Badge>
-        <Link href={workspaceCompare} className="min-w-0 font-mono font-semibold text-accent hover:underline">
-          <PathText path={file.path} />
-        </Link>
-        <span className="ml-auto font-mono text-[11px] text-muted">
-          {formatBytes(file.before.size)} → {formatBytes(file.after.size)}
-        </span>
+        <ChangedFileLabel href={href} file={file} strong />
       </header>
       <div className="px-1">
         {file.texts ? (
           <FoldedDiff before={file.texts.before} after={file.texts.after} />
         ) : (
           <p className="px-3 py-2 text-[12px] text-muted">
-            Not text, or too large to draw here: <Link href={workspaceCompare} className="text-accent hover:underline">compare it in the workspace</Link>.
+            Not text, or too large to draw here: <Link href={href} className="text-accent hover:underline">compare it in the workspace</Link>.
           </p>
         )}
       </div>
