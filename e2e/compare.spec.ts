@@ -3,7 +3,7 @@ import { settle } from './every-page';
 import { expect, FACTS, test } from './fixtures';
 import { AgentPage } from './pages/agent-page';
 
-test('two sequences picked on the timeline open their comparison: created, updated (working-buffer.md is one whole-file memory), moved and deleted memories, files added, changed and removed', async ({ page, seed }) => {
+test('two sequences picked on the timeline open their comparison: created, updated (working-buffer.md is one whole-file memory), moved and deleted memories, files added, changed and removed', async ({ page, seed, browser }) => {
   const agent = new AgentPage(page);
   await agent.goto(seed.agentId);
   const pick = (seq: number) => agent.sequences.and(page.locator(`[data-seq="${seq}"]`)).first().getByTestId('compare-pick');
@@ -44,6 +44,15 @@ test('two sequences picked on the timeline open their comparison: created, updat
   await expect(files('added')).toHaveCount(2);
   await expect(files('added').filter({ hasText: todayLog.split('/').pop()! })).toHaveCount(1);
   await expect(files('changed').filter({ hasText: 'MEMORY.md' }).getByTestId('diff-delete')).toContainText(['Team']);
+  await expect(page.getByTestId('diff-pending')).toHaveCount(0);
+  // A changed file's diff is worked out in the browser: the server's page (no script run) holds its place, not its diff.
+  const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+  const served = await noScript.newPage();
+  await served.goto(`/agents/${seed.agentId}/compare?from=3&to=5`);
+  const servedFile = served.getByTestId('compare-files').locator('[data-testid=compare-file][data-kind=changed]').filter({ hasText: 'MEMORY.md' });
+  await expect(servedFile.getByTestId('diff-pending')).toHaveCount(1);
+  await expect(servedFile.getByTestId('diff-delete')).toHaveCount(0);
+  await noScript.close();
 
   await page.getByTestId('crumb-timeline').click();
   await expect(page.getByTestId('timeline-tab')).toBeVisible();

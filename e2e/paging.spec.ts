@@ -122,13 +122,13 @@ test.describe('paging at fleet scale', () => {
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
   });
 
-  test('a compare of 1,000 updated memories draws the first 50 of each kind and says so; a link asks for 200; a larger limit is a problem in words', async ({ page, seed }) => {
+  test('a compare of 1,000 updated memories draws the first 25 of each kind and says so; a link asks for 200; a larger limit is a problem in words', async ({ page, seed }) => {
     const { orion } = seed.paging!;
     await page.goto(`/agents/${orion.agentId}/compare?from=0&to=1`);
     const updated = page.getByTestId('compare-updated');
     await expect(updated.locator('h3')).toContainText(`${orion.updated}`);
-    await expect(updated.locator('h3')).toContainText('(the first 50 shown)');
-    await expect(updated.getByTestId('compare-memory')).toHaveCount(50);
+    await expect(updated.locator('h3')).toContainText('(the first 25 shown)');
+    await expect(updated.getByTestId('compare-memory')).toHaveCount(25);
     await page.getByTestId('compare-more').click();
     await expect(page).toHaveURL(/[?&]limit=200$/);
     await expect(updated.getByTestId('compare-memory')).toHaveCount(200);

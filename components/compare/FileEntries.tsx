@@ -4,7 +4,7 @@ import { formatBytes } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
 import { PathText } from '../ui/PathText';
-import { FoldedDiff } from './FoldedDiff';
+import { BrowserDiff } from './BrowserDiff';
 
 /** A changed file: both texts when they are small UTF-8 text, else null (then only a link to the workspace's compare). */
 export interface ChangedFile {
@@ -66,7 +66,7 @@ export function ChangedFileEntry({ agentId, file, from, to }: { agentId: string;
       </header>
       <div className="px-1">
         {file.texts ? (
-          <FoldedDiff before={file.texts.before} after={file.texts.after} />
+          <BrowserDiff before={file.texts.before} after={file.texts.after} />
         ) : (
           <p className="px-3 py-2 text-[12px] text-muted">
             Not text, or too large to draw here: <Link href={href} className="text-accent hover:underline">compare it in the workspace</Link>.

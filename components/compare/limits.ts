@@ -1,8 +1,8 @@
 /** The compare page's bounds (app/agents/[id]/compare/page.tsx): what one page draws at most. */
 
 /** Entries of each kind drawn at first. */
-export const COMPARE_FIRST_LIMIT = 50;
+export const COMPARE_FIRST_LIMIT = 25;
 /** Entries of each kind drawn when asked for more (`?limit=`): the page's largest. */
 export const COMPARE_MORE_LIMIT = 200;
 /** Changed files drawn with their diff; the others are listed with a link to the workspace's compare. */
-export const COMPARE_DIFFED_FILES = 20;
+export const COMPARE_DIFFED_FILES = 10;
