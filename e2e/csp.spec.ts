@@ -71,3 +71,25 @@ test('a memory with a remote image makes no request to another host; the image i
   await expect(file).not.toContainText(RLO_FILE);
   expect(requests.filter((url) => new URL(url).origin !== origin)).toEqual([]);
 });
+
+test('the build assets: served before sign-in, gzipped once per process, immutable, with our ETag', async ({ page, auth }) => {
+  const assets: { url: string; headers: Record<string, string> }[] = [];
+  page.on('response', (res) => {
+    if (new URL(res.url()).pathname.startsWith('/_next/static/')) assets.push({ url: res.url(), headers: res.headers() });
+  });
+  await page.goto(`${auth.url}/login`);
+  await page.waitForLoadState('networkidle');
+  const scripts = assets.filter((a) => /\.(js|css)$/.test(new URL(a.url).pathname));
+  expect(scripts.length).toBeGreaterThan(3);
+  for (const { url, headers } of scripts) {
+    // static-assets.ts answers these (Next's own ETag is a weak `W/"size-mtime"`).
+    expect(headers.etag, url).toMatch(/^"[\w-]{27}"$/);
+    expect(headers['content-encoding'], url).toBe('gzip');
+    expect(headers['cache-control'], url).toBe('public, max-age=31536000, immutable');
+    expect(headers['x-content-type-options'], url).toBe('nosniff');
+  }
+  // The sign-in page works with them: it hydrated (the key field is a controlled React input).
+  await page.getByTestId('login-key').fill(auth.ownerKey);
+  await page.getByTestId('login-submit').click();
+  await expect(page.getByTestId('fleet-page')).toBeVisible();
+});

@@ -14,6 +14,7 @@ import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './no
 import { unreadablePath } from './request-checks';
 import { requestTimingLog } from './request-timing';
 import { setBaseSecurityHeaders } from './security-headers';
+import { createStaticAssets, type StaticAssets } from './static-assets';
 import { DEFAULT_SESSION_TTL_SECONDS, SessionSigner } from './session';
 import { SignInRateLimit } from './session-rate-limit';
 
@@ -79,6 +80,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     );
   }
   let nextHandler: NodeHandler | null = null;
+  let assets: StaticAssets | null = null;
   if (options.ui) {
     // Next's route handlers and pages run in this process: they must read the data directory this
     // server was given (--data), through the very storage handle the protocol uses.
@@ -87,6 +89,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     const root = repoRoot();
     await ensureNextBuild(root, log);
     nextHandler = await loadNextHandler(root);
+    assets = createStaticAssets({ root });
   }
   const allowedHosts = allowedHostnames({ bindHost, publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
   const httpsPublic = options.publicUrl?.startsWith('https:') ?? false;
@@ -100,7 +103,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   const timer = requestTimingLog(options.requestTimingLog);
   const server = http.createServer((req, res) => {
     timer?.(req, res);
-    void route(req, res, { service, next: nextHandler, guard, allowedHosts });
+    void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -126,6 +129,8 @@ export async function createLineageServer(options: LineageServerOptions): Promis
 interface Routing {
   service: ServiceContext;
   next: NodeHandler | null;
+  /** The build's assets, served before Next (static-assets.ts); present with `next`. */
+  assets: StaticAssets | null;
   guard: DashboardGuardConfig;
   allowedHosts: ReadonlySet<string>;
 }
@@ -141,13 +146,14 @@ function misdirected(req: http.IncomingMessage, res: http.ServerResponse, allowe
   return true;
 }
 
-async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, guard, allowedHosts }: Routing): Promise<void> {
+async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, assets, guard, allowedHosts }: Routing): Promise<void> {
   try {
     if (misdirected(req, res, allowedHosts)) return;
     const unreadable = unreadablePath(req.url);
     if (unreadable) return sendProtocolResponse(req, res, unreadable);
     if (next && !isProtocolRequest(req)) {
       if (await guardDashboardRequest(req, res, guard)) return;
+      if (assets && (await assets.serve(req, res))) return;
       return await next(req, res);
     }
     setBaseSecurityHeaders(res);
