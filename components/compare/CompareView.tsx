@@ -30,8 +30,8 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
   changedFiles: ChangedFile[];
 }) {
   const { from, to, memories: m, files: f, counts } = comparison;
-  const diffed = changedFiles.filter((file) => !file.listed);
-  const listed = changedFiles.filter((file) => file.listed);
+  const diffed = changedFiles.filter((file) => file.diff !== 'listed');
+  const listed = changedFiles.filter((file) => file.diff === 'listed');
   const memoryTotal = counts.created + counts.updated + counts.deleted + counts.moved;
   const fileTotal = counts.added + counts.changed + counts.removed;
   const groups: { title: string; kind: MemoryChange['kind']; count: number; items: MemoryChange[] }[] = [
