@@ -5,7 +5,7 @@ import { routes } from '@/lib/ui/routes';
 import { OpBadge } from '../ui/OpBadge';
 import { PathText } from '../ui/PathText';
 import { SafeName } from '../ui/SafeName';
-import { FoldedDiff } from './FoldedDiff';
+import { HydratedDiff } from './HydratedDiff';
 
 export type MemoryChange =
   | { kind: 'created'; after: CompareMemory }
@@ -47,7 +47,7 @@ export function MemoryEntry({ agentId, change }: { agentId: string; change: Memo
         {change.kind === 'moved' && change.content_changed && <span className="text-[11px] text-muted">and edited</span>}
       </header>
       <div className="px-1">
-        {textChanged ? <FoldedDiff before={before} after={after} /> : (
+        {textChanged ? <HydratedDiff before={before} after={after} /> : (
           <p className="px-3 py-2 text-[12px] text-muted" data-testid="compare-text-unchanged">Text unchanged.</p>
         )}
       </div>
