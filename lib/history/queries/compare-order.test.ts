@@ -4,26 +4,15 @@
  * order, as sorting the whole list and taking its head, for any limit.
  */
 import { describe, expect, it } from 'vitest';
+import { seededPrng } from '@/lib/demo/clock';
 import { firstInPlaceOrder, type Keyed } from './compare-chains';
-
-/** A small seeded generator (mulberry32): the same lists on every run. */
-function random(seed: number): () => number {
-  let a = seed;
-  return () => {
-    a = (a + 0x6d2b79f5) | 0;
-    let t = Math.imul(a ^ (a >>> 15), 1 | a);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Entries sharing few files and headings (ties broken further down), ids unique, in random order. */
 function entries(n: number, seed: number): Keyed<string>[] {
-  const next = random(seed);
-  const pick = (values: string[]) => values[Math.floor(next() * values.length)]!;
+  const random = seededPrng(seed);
   return Array.from({ length: n }, (_, i) => {
-    const id = `${String(Math.floor(next() * 1e6)).padStart(6, '0')}-${i}`;
-    return { file: pick(['', 'b.md', 'a/b.md', 'a.md', 'é.md', '😀.md', '\uffff.md']), heading: pick(['', 'x', 'X', 'x y', '😀']), id, value: id };
+    const id = `${String(random.int(0, 999_999)).padStart(6, '0')}-${i}`;
+    return { file: random.pick(['', 'b.md', 'a/b.md', 'a.md', 'é.md', '😀.md', '\uffff.md']), heading: random.pick(['', 'x', 'X', 'x y', '😀']), id, value: id };
   });
 }
 
