@@ -3,7 +3,7 @@ import { settle } from './every-page';
 import { expect, FACTS, test } from './fixtures';
 import { AgentPage } from './pages/agent-page';
 
-test('two sequences picked on the timeline open their comparison: created, updated (working-buffer.md is one whole-file memory), moved and deleted memories, files added, changed and removed', async ({ page, seed, browser }) => {
+test('two sequences picked on the timeline open their comparison: created, updated (working-buffer.md is one whole-file memory), moved and deleted memories, files added, changed and removed; the file diffs are drawn in the browser', async ({ page, seed, browser }) => {
   const agent = new AgentPage(page);
   await agent.goto(seed.agentId);
   const pick = (seq: number) => agent.sequences.and(page.locator(`[data-seq="${seq}"]`)).first().getByTestId('compare-pick');
@@ -52,6 +52,10 @@ test('two sequences picked on the timeline open their comparison: created, updat
   const servedFile = served.getByTestId('compare-files').locator('[data-testid=compare-file][data-kind=changed]').filter({ hasText: 'MEMORY.md' });
   await expect(servedFile.getByTestId('diff-pending')).toHaveCount(1);
   await expect(servedFile.getByTestId('diff-delete')).toHaveCount(0);
+  // The memories' diffs of the first screen are the server's (paging.spec: the ones below it are the browser's).
+  const servedPrefs = served.getByTestId('compare-updated').getByTestId('compare-memory').first();
+  await expect(servedPrefs.getByTestId('compare-memory-title')).toHaveText(FACTS.lineageHeading);
+  await expect(servedPrefs.getByTestId('diff-insert')).toContainText(['no trailing whitespace in commits']);
   await noScript.close();
 
   await page.getByTestId('crumb-timeline').click();

@@ -6,6 +6,7 @@
  * and Kepler (one memory rewritten in 130 syncs).
  */
 import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import { COMPARE_SERVER_DIFFS } from '@/components/compare/limits';
 import { FIRST_SCREEN_VERSIONS, LINEAGE_PAGE } from '@/lib/ui/page-window';
 import { expect, test } from './fixtures';
 
@@ -122,13 +123,26 @@ test.describe('paging at fleet scale', () => {
     await expect(raw.getByTestId('raw-file-more')).toHaveText(`and ${orion.items - 20} more`);
   });
 
-  test('a compare of 1,000 updated memories draws the first 25 of each kind and says so; a link asks for 200; a larger limit is a problem in words', async ({ page, seed }) => {
+  test('a compare of 1,000 updated memories draws the first 25 of each kind and says so; a link asks for 200; a larger limit is a problem in words', async ({ page, seed, browser }) => {
     const { orion } = seed.paging!;
     await page.goto(`/agents/${orion.agentId}/compare?from=0&to=1`);
     const updated = page.getByTestId('compare-updated');
     await expect(updated.locator('h3')).toContainText(`${orion.updated}`);
     await expect(updated.locator('h3')).toContainText('(the first 25 shown)');
     await expect(updated.getByTestId('compare-memory')).toHaveCount(25);
+    // The document draws the diffs of the first screen of memories, the others' after hydration (a place until then).
+    const noScript = await browser.newContext({ javaScriptEnabled: false, storageState: await page.context().storageState() });
+    const served = await noScript.newPage();
+    await served.goto(`/agents/${orion.agentId}/compare?from=0&to=1`);
+    const servedEntries = served.getByTestId('compare-memory'); // every kind's, in page order
+    const entries = await servedEntries.count();
+    expect(entries).toBeGreaterThan(COMPARE_SERVER_DIFFS);
+    await expect(servedEntries.nth(COMPARE_SERVER_DIFFS - 1).getByTestId('folded-diff')).toHaveCount(1);
+    await expect(servedEntries.nth(COMPARE_SERVER_DIFFS).getByTestId('folded-diff')).toHaveCount(0);
+    await expect(served.getByTestId('compare-memories').getByTestId('diff-pending')).toHaveCount(entries - COMPARE_SERVER_DIFFS);
+    await noScript.close();
+    await expect(page.getByTestId('compare-memories').getByTestId('diff-pending')).toHaveCount(0);
+    await expect(page.getByTestId('compare-memories').getByTestId('folded-diff')).toHaveCount(entries);
     await page.getByTestId('compare-more').click();
     await expect(page).toHaveURL(/[?&]limit=200$/);
     await expect(updated.getByTestId('compare-memory')).toHaveCount(200);

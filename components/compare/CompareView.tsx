@@ -6,7 +6,7 @@ import { CompareForm } from './CompareForm';
 import Link from '@/components/ui/Link';
 import { routes } from '@/lib/ui/routes';
 import { ChangedFileEntry, ChangedFileRow, FileRow, type ChangedFile } from './FileEntries';
-import { COMPARE_MORE_LIMIT } from './limits';
+import { COMPARE_MORE_LIMIT, COMPARE_SERVER_DIFFS } from './limits';
 import { MemoryEntry, type MemoryChange } from './MemoryEntry';
 
 function Group({ title, count, shown, testId, children }: { title: string; count: number; shown: number; testId: string; children: ReactNode }) {
@@ -30,8 +30,8 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
   changedFiles: ChangedFile[];
 }) {
   const { from, to, memories: m, files: f, counts } = comparison;
-  const diffed = changedFiles.filter((file) => !file.listed);
-  const listed = changedFiles.filter((file) => file.listed);
+  const diffed = changedFiles.filter((file) => file.diff !== 'listed');
+  const listed = changedFiles.filter((file) => file.diff === 'listed');
   const memoryTotal = counts.created + counts.updated + counts.deleted + counts.moved;
   const fileTotal = counts.added + counts.changed + counts.removed;
   const groups: { title: string; kind: MemoryChange['kind']; count: number; items: MemoryChange[] }[] = [
@@ -66,13 +66,17 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
       {memoryTotal > 0 && (
         <Panel title="Memories" testId="compare-memories">
           <div className="space-y-5">
-            {groups.map((g) => (
-              <Group key={g.kind} title={g.title} count={g.count} shown={g.items.length} testId={`compare-${g.kind}`}>
-                <ul className="space-y-3">
-                  {g.items.map((change, i) => <MemoryEntry key={i} agentId={agentId} change={change} />)}
-                </ul>
-              </Group>
-            ))}
+            {groups.map((g, k) => {
+              // Entries before this group's, in page order: the first COMPARE_SERVER_DIFFS get their diff from the server.
+              const before = groups.slice(0, k).reduce((n, o) => n + o.items.length, 0);
+              return (
+                <Group key={g.kind} title={g.title} count={g.count} shown={g.items.length} testId={`compare-${g.kind}`}>
+                  <ul className="space-y-3">
+                    {g.items.map((change, i) => <MemoryEntry key={i} agentId={agentId} change={change} serverDiff={before + i < COMPARE_SERVER_DIFFS} />)}
+                  </ul>
+                </Group>
+              );
+            })}
           </div>
         </Panel>
       )}

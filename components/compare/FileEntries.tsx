@@ -6,14 +6,16 @@ import { Badge } from '../ui/Badge';
 import { PathText } from '../ui/PathText';
 import { BrowserDiff } from './BrowserDiff';
 
-/** A changed file: both texts when they are small UTF-8 text, else null (then only a link to the workspace's compare). */
+/**
+ * A changed file and how the page shows it (app/agents/[id]/compare/changed-files.ts): `browser`, its
+ * diff worked out in the browser from its two texts; `too-large`, a link to the workspace's compare in
+ * the diff's place; `listed`, past the files drawn with their diff, a row with that link.
+ */
 export interface ChangedFile {
   path: string;
   before: CompareFile;
   after: CompareFile;
-  texts: { before: string; after: string } | null;
-  /** Past the files drawn with their diff: a row with a link, its texts not read. */
-  listed?: boolean;
+  diff: 'browser' | 'too-large' | 'listed';
 }
 
 /** A file added or removed: its path, size and a link to it in the workspace where it exists. */
@@ -65,11 +67,11 @@ export function ChangedFileEntry({ agentId, file, from, to }: { agentId: string;
         <ChangedFileLabel href={href} file={file} strong />
       </header>
       <div className="px-1">
-        {file.texts ? (
-          <BrowserDiff before={file.texts.before} after={file.texts.after} />
+        {file.diff === 'browser' ? (
+          <BrowserDiff agentId={agentId} path={file.path} from={from} to={to} href={href} />
         ) : (
-          <p className="px-3 py-2 text-[12px] text-muted">
-            Not text, or too large to draw here: <Link href={href} className="text-accent hover:underline">compare it in the workspace</Link>.
+          <p className="px-3 py-2 text-[12px] text-muted" data-testid="diff-unavailable">
+            Too large to draw here: <Link href={href} className="text-accent hover:underline">compare it in the workspace</Link>.
           </p>
         )}
       </div>

@@ -6,6 +6,7 @@ import { OpBadge } from '../ui/OpBadge';
 import { PathText } from '../ui/PathText';
 import { SafeName } from '../ui/SafeName';
 import { FoldedDiff } from './FoldedDiff';
+import { HydratedDiff } from './HydratedDiff';
 
 export type MemoryChange =
   | { kind: 'created'; after: CompareMemory }
@@ -24,8 +25,11 @@ function Place({ memory }: { memory: CompareMemory }) {
   );
 }
 
-/** One memory's net change: its title, where it is (from → to for a move), and its word diff. */
-export function MemoryEntry({ agentId, change }: { agentId: string; change: MemoryChange }) {
+/**
+ * One memory's net change: its title, where it is (from → to for a move), and its word diff — drawn by
+ * the server when `serverDiff` (the first screen), else once the page has hydrated.
+ */
+export function MemoryEntry({ agentId, change, serverDiff }: { agentId: string; change: MemoryChange; serverDiff: boolean }) {
   const shown = change.kind === 'deleted' ? change.before : change.after;
   const before = change.kind === 'created' ? '' : change.before.content;
   const after = change.kind === 'deleted' ? '' : change.after.content;
@@ -47,7 +51,7 @@ export function MemoryEntry({ agentId, change }: { agentId: string; change: Memo
         {change.kind === 'moved' && change.content_changed && <span className="text-[11px] text-muted">and edited</span>}
       </header>
       <div className="px-1">
-        {textChanged ? <FoldedDiff before={before} after={after} /> : (
+        {textChanged ? (serverDiff ? <FoldedDiff before={before} after={after} /> : <HydratedDiff before={before} after={after} />) : (
           <p className="px-3 py-2 text-[12px] text-muted" data-testid="compare-text-unchanged">Text unchanged.</p>
         )}
       </div>

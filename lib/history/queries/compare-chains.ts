@@ -39,10 +39,16 @@ export interface LinkedMemories {
   moved: { before: number; after: number; contentChanged: boolean }[];
 }
 
+/** The first `limit` memories of each kind (in place order) and how many there are of each in all. */
+export interface LinkedPage {
+  page: LinkedMemories;
+  counts: Record<keyof LinkedMemories, number>;
+}
+
 const after = (e: MoveEdge, seq: number, kind: string) => e.seq > seq || (e.seq === seq && e.entry_kind > kind);
 
 /** Sort key: the file, heading and id a reader finds the entry by. */
-type Keyed<T> = { file: string; heading: string; id: string; value: T };
+export type Keyed<T> = { file: string; heading: string; id: string; value: T };
 const keyed = <T>(file: string | null, heading: string | null, id: string, value: T): Keyed<T> => ({ file: file ?? '', heading: heading ?? '', id, value });
 
 /** Where the memory live at `from` as `start` is at `to`: along its moves, each the first one after the last. */
@@ -59,7 +65,11 @@ function chainEnd(start: MemoryStateRow, p: { byId: Map<string, MemoryStateRow>;
   }
 }
 
-export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[]): LinkedMemories {
+/**
+ * The memories of `states` linked along `edges` and classified; of each kind the first `limit` in
+ * place order (file, heading, id) and the count of all.
+ */
+export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit = Infinity): LinkedPage {
   const outgoing = new Map<string, MoveEdge[]>();
   for (const e of edges) outgoing.set(e.source, [...(outgoing.get(e.source) ?? []), e]);
   // Only a chain needs the records by id (most comparisons have no move).
@@ -91,16 +101,37 @@ export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[]): Linke
     if (visited.has(s.record_id) || s.to_id === null) continue;
     created.push(keyed(s.to_file, s.to_heading, s.record_id, s.to_id));
   }
-  return { created: inPlaceOrder(created), updated: inPlaceOrder(updated), deleted: inPlaceOrder(deleted), moved: inPlaceOrder(moved) };
+  return {
+    page: { created: firstInPlaceOrder(created, limit), updated: firstInPlaceOrder(updated, limit), deleted: firstInPlaceOrder(deleted, limit), moved: firstInPlaceOrder(moved, limit) },
+    counts: { created: created.length, updated: updated.length, deleted: deleted.length, moved: moved.length },
+  };
 }
 
 /**
- * The values in (file, heading, id) order. Each distinct file is ranked once, so the sort compares
- * numbers first: entries share long paths, and two equal strings are compared whole.
+ * The first `limit` values in (file, heading, id) order — a total order, ids being unique, so the
+ * first `limit` are the same however they are found. Each distinct file is ranked once, so most
+ * comparisons are of numbers (entries share long paths, and two equal strings are compared whole).
+ * A page of 25 out of thousands (the compare page's far comparisons) keeps the best `limit` in a
+ * sorted window, one comparison per entry for most of them, instead of sorting every entry.
  */
-function inPlaceOrder<T>(list: Keyed<T>[]): T[] {
+export function firstInPlaceOrder<T>(list: Keyed<T>[], limit: number): T[] {
   const rank = new Map([...new Set(list.map((k) => k.file))].sort().map((file, i) => [file, i]));
   const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  return list.map((k) => ({ ...k, rank: rank.get(k.file)! }))
-    .sort((a, b) => a.rank - b.rank || text(a.heading, b.heading) || text(a.id, b.id)).map((k) => k.value);
+  const ranked = list.map((k) => ({ ...k, rank: rank.get(k.file)! }));
+  const order = (a: (typeof ranked)[number], b: (typeof ranked)[number]) => a.rank - b.rank || text(a.heading, b.heading) || text(a.id, b.id);
+  if (limit * 4 >= ranked.length) return ranked.sort(order).slice(0, limit).map((k) => k.value);
+  const best: typeof ranked = [];
+  for (const k of ranked) {
+    if (best.length === limit && order(k, best[limit - 1]!) >= 0) continue;
+    let lo = 0;
+    let hi = best.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (order(best[mid]!, k) < 0) lo = mid + 1;
+      else hi = mid;
+    }
+    best.splice(lo, 0, k);
+    if (best.length > limit) best.pop();
+  }
+  return best.map((k) => k.value);
 }

@@ -6,7 +6,7 @@
  */
 import { LedgerError } from '@/lib/ledger/errors';
 import { sequenceMissingWords } from '@/lib/ui/sequence-words';
-import type { LinkedMemories } from './compare-chains';
+import type { LinkedMemories, LinkedPage } from './compare-chains';
 import { parseTags } from './common';
 
 /** A memory as it was at one end of the comparison. */
@@ -105,13 +105,9 @@ export function classifyFiles(rows: readonly FileStateRow[]): WorkspaceCompariso
   return files;
 }
 
-/** The first `limit` memories of each kind, and the version ids whose contents the answer shows. */
-export function memoriesPage(linked: LinkedMemories, limit: number): { page: LinkedMemories; versionIds: number[] } {
-  const page = {
-    created: linked.created.slice(0, limit), updated: linked.updated.slice(0, limit),
-    deleted: linked.deleted.slice(0, limit), moved: linked.moved.slice(0, limit),
-  };
-  return { page, versionIds: [...page.created, ...page.deleted, ...page.updated.flat(), ...page.moved.flatMap((m) => [m.before, m.after])] };
+/** The version ids whose contents the answer shows (the page's, linkMemories' first `limit` of each kind). */
+export function pageVersionIds(page: LinkedMemories): number[] {
+  return [...page.created, ...page.deleted, ...page.updated.flat(), ...page.moved.flatMap((m) => [m.before, m.after])];
 }
 
 /** A version row as read (tags as stored JSON text, the record's key already extracted). */
@@ -124,14 +120,11 @@ export function compareMemoryOf({ id: _id, tags, key, ...row }: CompareVersionRo
 
 /** The answer: every kind's page, the exact counts, and whether any kind was cut at `limit`. */
 export function assembleComparison(p: {
-  agentId: string; from: number; to: number; limit: number; linked: LinkedMemories; page: LinkedMemories;
+  agentId: string; from: number; to: number; limit: number; linked: LinkedPage;
   files: WorkspaceComparison['files']; versions: ReadonlyMap<number, CompareMemory>;
 }): WorkspaceComparison {
-  const { linked, page, files, limit } = p;
-  const counts = {
-    created: linked.created.length, updated: linked.updated.length, deleted: linked.deleted.length, moved: linked.moved.length,
-    added: files.added.length, changed: files.changed.length, removed: files.removed.length,
-  };
+  const { linked: { page, counts: memories }, files, limit } = p;
+  const counts = { ...memories, added: files.added.length, changed: files.changed.length, removed: files.removed.length };
   const v = (id: number) => p.versions.get(id)!;
   return {
     agent_id: p.agentId, from: p.from, to: p.to,

@@ -12,7 +12,7 @@ import type { LineageDb } from '@/db/client';
 import { findAgent, type TenantScope } from './common';
 import { linkMemories } from './compare-chains';
 import {
-  assembleComparison, checkRange, classifyFiles, compareLimit, compareMemoryOf, memoriesPage,
+  assembleComparison, checkRange, classifyFiles, compareLimit, compareMemoryOf, pageVersionIds,
   type CompareMemory, type CompareVersionRow, type FileSide, type WorkspaceComparison,
 } from './compare-result';
 import { memoryStates, moveEdges } from './compare-states';
@@ -58,8 +58,7 @@ export function compareWorkspace(params: { db: LineageDb; agentId: string; from:
   const limit = compareLimit(params.limit);
   const { db } = params.db;
   const edges = moveEdges(db, agent.id, from, to);
-  const linked = linkMemories(memoryStates(db, { agentId: agent.id, from, to, edges }), edges);
+  const linked = linkMemories(memoryStates(db, { agentId: agent.id, from, to, edges }), edges, limit);
   const files = fileStates(db, agent.id, from, to);
-  const { page, versionIds } = memoriesPage(linked, limit);
-  return assembleComparison({ agentId: agent.id, from, to, limit, linked, page, files, versions: versionsById(db, versionIds) });
+  return assembleComparison({ agentId: agent.id, from, to, limit, linked, files, versions: versionsById(db, pageVersionIds(linked.page)) });
 }

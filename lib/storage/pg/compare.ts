@@ -8,7 +8,7 @@
 import type { TenantScope } from '@/lib/history/queries/common';
 import { linkMemories, type MemoryStateRow, type MoveEdge } from '@/lib/history/queries/compare-chains';
 import {
-  assembleComparison, checkRange, classifyFiles, compareLimit, compareMemoryOf, memoriesPage,
+  assembleComparison, checkRange, classifyFiles, compareLimit, compareMemoryOf, pageVersionIds,
   type CompareMemory, type CompareVersionRow, type FileStateRow, type WorkspaceComparison,
 } from '@/lib/history/queries/compare-result';
 import { findAgent } from './agents';
@@ -84,8 +84,7 @@ export async function compareWorkspace(db: Queryable, params: { agentId: string;
   const [states, edges, fileRows] = await Promise.all([
     memoryStates(db, agent.id, from, to), moveEdges(db, agent.id, from, to), fileStates(db, agent.id, from, to),
   ]);
-  const linked = linkMemories(states, edges);
-  const { page, versionIds } = memoriesPage(linked, limit);
-  const versions = await versionsById(db, versionIds);
-  return assembleComparison({ agentId: agent.id, from, to, limit, linked, page, files: classifyFiles(fileRows), versions });
+  const linked = linkMemories(states, edges, limit);
+  const versions = await versionsById(db, pageVersionIds(linked.page));
+  return assembleComparison({ agentId: agent.id, from, to, limit, linked, files: classifyFiles(fileRows), versions });
 }

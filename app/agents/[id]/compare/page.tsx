@@ -9,7 +9,7 @@ import { requestScope, storage } from '../../../api/_lib/context';
 import { comparePageQuery } from '../../../api/_lib/schemas';
 import { COMPARE_FIRST_LIMIT } from '@/components/compare/limits';
 import { scopedAgent } from '../../../_lib/scoped-agent';
-import { changedFileTexts } from './changed-files';
+import { changedFilePlan } from './changed-files';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
@@ -48,8 +48,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
   const limit = parsed.data.limit ?? PAGE_LIMIT;
   try {
     const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit, tenantId }))!;
-    const changedFiles = await changedFileTexts(store, agent.id, comparison);
-    return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFiles} />;
+    return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFilePlan(comparison)} />;
   } catch (error) {
     if (error instanceof LedgerError) return <CompareProblem agentId={agent.id} latest={latest} message={error.message} from={from} to={to} />;
     throw error;
