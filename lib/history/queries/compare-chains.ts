@@ -3,6 +3,7 @@
  * one memory, classified by its state at each end. A memory live at `from` and at `to` under
  * other record ids (moved, maybe edited after) is one move; born and gone in between, nothing.
  */
+import { firstInOrder } from './first-in-order';
 
 /** One record touched between the ends: its version ids live at each end (null: not live then). */
 export interface MemoryStateRow {
@@ -112,7 +113,7 @@ export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit 
  * first `limit` are the same however they are found. Each distinct file is ranked once, so most
  * comparisons are of numbers (entries share long paths, and two equal strings are compared whole).
  * A page of 25 out of thousands (the compare page's far comparisons) keeps the best `limit` in a
- * sorted window, one comparison per entry for most of them, instead of sorting every entry.
+ * sorted window (first-in-order.ts) instead of sorting every entry.
  */
 export function firstInPlaceOrder<T>(list: Keyed<T>[], limit: number): T[] {
   const rank = new Map([...new Set(list.map((k) => k.file))].sort().map((file, i) => [file, i]));
@@ -120,18 +121,5 @@ export function firstInPlaceOrder<T>(list: Keyed<T>[], limit: number): T[] {
   const ranked = list.map((k) => ({ ...k, rank: rank.get(k.file)! }));
   const order = (a: (typeof ranked)[number], b: (typeof ranked)[number]) => a.rank - b.rank || text(a.heading, b.heading) || text(a.id, b.id);
   if (limit * 4 >= ranked.length) return ranked.sort(order).slice(0, limit).map((k) => k.value);
-  const best: typeof ranked = [];
-  for (const k of ranked) {
-    if (best.length === limit && order(k, best[limit - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = best.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (order(best[mid]!, k) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    best.splice(lo, 0, k);
-    if (best.length > limit) best.pop();
-  }
-  return best.map((k) => k.value);
+  return firstInOrder(ranked, limit, order).map((k) => k.value);
 }

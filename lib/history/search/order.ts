@@ -4,6 +4,7 @@
  * the first `1 + offset + limit` of them and each agent's first appearance, so a broad query's
  * thousands of hits are selected, not sorted.
  */
+import { firstInOrder } from '../queries/first-in-order';
 import type { HitMeta } from './candidates';
 
 // localeCompare's order (ECMA-402: as a collator made with the same arguments), made once.
@@ -59,19 +60,5 @@ export function firstAppearances<T extends HitMeta>(hits: readonly T[], count: n
   }
   const agents = firsts.sort(compare).map((h) => h.agent_id);
   if (count >= hits.length / 8) return { head: [...hits].sort(compare).slice(0, count), agents };
-  // Kept sorted; a hit after the last kept one costs one comparison.
-  const head: T[] = [];
-  for (const h of hits) {
-    if (head.length === count && compare(h, head[count - 1]!) >= 0) continue;
-    let lo = 0;
-    let hi = head.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (compare(head[mid]!, h) <= 0) lo = mid + 1;
-      else hi = mid;
-    }
-    head.splice(lo, 0, h);
-    if (head.length > count) head.pop();
-  }
-  return { head, agents };
+  return { head: firstInOrder(hits, count, compare), agents };
 }
