@@ -5,6 +5,7 @@
 import AxeBuilder from '@axe-core/playwright';
 import { assertEveryRouteCovered, everyPage, settle } from './every-page';
 import { expect, FACTS, test } from './fixtures';
+import { AgentPage } from './pages/agent-page';
 
 const WIDTHS = [390, 1024, 1440] as const;
 
@@ -45,7 +46,7 @@ test.describe('keyboard', () => {
   });
 
   test('the agent tabs are one tab stop and the arrow keys move between them', async ({ page, seed }) => {
-    await page.goto(`/agents/${seed.agentId}`);
+    await new AgentPage(page).goto(seed.agentId);
     const timeline = page.getByTestId('tab-timeline');
     await expect(timeline).toHaveAttribute('tabindex', '0');
     await expect(page.getByTestId('tab-memories')).toHaveAttribute('tabindex', '-1');

@@ -3,18 +3,7 @@
 import clsx from 'clsx';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { rovingKeyDown } from '@/lib/ui/roving';
-
-export type AgentTab = 'timeline' | 'memories' | 'changes';
-
-const TABS: { id: AgentTab; label: string }[] = [
-  { id: 'timeline', label: 'Timeline' },
-  { id: 'memories', label: 'Memories' },
-  { id: 'changes', label: 'Changes' },
-];
-
-export function currentTab(value: string | null): AgentTab {
-  return TABS.find((t) => t.id === value)?.id ?? 'timeline';
-}
+import { AGENT_TABS as TABS, type AgentTab } from './tab-params';
 
 /** The id of the element holding the active tab's view (AgentView), for aria-controls. */
 export const AGENT_TABPANEL_ID = 'agent-tabpanel';

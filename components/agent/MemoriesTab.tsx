@@ -2,16 +2,14 @@
 
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { useRecords } from '@/lib/ui/hooks/use-records';
-import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
-import type { RecordFilters } from '@/lib/ui/query-keys';
+import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { PageButton } from '../ui/PageButtons';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { RecordFilterBar } from './RecordFilterBar';
 import { RecordList } from './RecordList';
 import { SequenceInput } from './SequenceInput';
-
-const FILTER_KEYS = ['memory_type', 'namespace', 'tier', 'file', 'tag', 'status', 'q', 'sort'] as const;
+import { RECORD_FILTER_KEYS, recordsParams } from './tab-params';
 
 /**
  * The records live at `?at=` (latest by default), filtered by the URL's facet parameters and text
@@ -20,12 +18,7 @@ const FILTER_KEYS = ['memory_type', 'namespace', 'tier', 'file', 'tag', 'status'
 export function MemoriesTab({ agentId }: { agentId: string }) {
   const url = useUrlState();
   const { agent } = useAgent(agentId);
-  const at = intParam(url.get('at'));
-  const filters: RecordFilters = {};
-  for (const key of FILTER_KEYS) {
-    const value = url.get(key);
-    if (value) filters[key] = value;
-  }
+  const { at, filters } = recordsParams(url.get);
   const query = useRecords(agentId, at, filters);
   const first = query.data?.pages[0];
   const records = query.data?.pages.flatMap((p) => p.items) ?? [];
@@ -54,7 +47,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
             <button
               type="button"
               className="ml-auto text-[12px] text-accent hover:underline"
-              onClick={() => url.set(Object.fromEntries(FILTER_KEYS.map((k) => [k, null])))}
+              onClick={() => url.set(Object.fromEntries(RECORD_FILTER_KEYS.map((k) => [k, null])))}
             >
               Clear filters
             </button>

@@ -1,6 +1,8 @@
 import { memo } from 'react';
 import Link from '@/components/ui/Link';
 import type { LiveRecord } from '@/lib/ui/api-types';
+import { useHydrated } from '@/lib/ui/hooks/use-hydrated';
+import { FIRST_SCREEN_ROWS } from '@/lib/ui/page-window';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
 import { Badge } from '../ui/Badge';
@@ -51,15 +53,32 @@ function RecordRow({ agentId, record }: { agentId: string; record: LiveRecord })
   );
 }
 
+/**
+ * A record below the first screen as the server renders it: its title, a plain link (the markup
+ * next/link draws; a reader without JavaScript still finds it), in a row about the full one's
+ * height. The full row replaces it right after hydration; until then it is no `record-row`.
+ */
+function DeferredRecordRow({ agentId, record }: { agentId: string; record: LiveRecord }) {
+  return (
+    <li data-testid="record-row-deferred" data-record-id={record.record_id} className="px-4 py-2.5">
+      <a href={routes.lineage(agentId, record.record_id)} className="font-medium text-ink">
+        {recordTitle(record)}
+      </a>
+      <div className="h-[50px]" />
+    </li>
+  );
+}
+
 /** Memoised: a list that loads another page redraws only the new rows. */
 const Row = memo(RecordRow);
 
 export function RecordList({ agentId, records }: { agentId: string; records: LiveRecord[] }) {
+  const hydrated = useHydrated();
   return (
     <ul className="divide-y divide-line" data-testid="record-list">
-      {records.map((r) => (
-        <Row key={r.record_id} agentId={agentId} record={r} />
-      ))}
+      {records.map((r, i) => (!hydrated && i >= FIRST_SCREEN_ROWS
+        ? <DeferredRecordRow key={r.record_id} agentId={agentId} record={r} />
+        : <Row key={r.record_id} agentId={agentId} record={r} />))}
     </ul>
   );
 }

@@ -3,6 +3,8 @@ import Link from '@/components/ui/Link';
 import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
 import { formatDay, formatTime } from '@/lib/ui/format';
+import { useHydrated } from '@/lib/ui/hooks/use-hydrated';
+import { FIRST_SCREEN_ROWS } from '@/lib/ui/page-window';
 import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
@@ -52,11 +54,30 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
   );
 }
 
+/**
+ * A change below the first screen as the server renders it: its record's title, a plain link (the
+ * markup next/link draws), in a row about a full one's height. The full row (badge, diff, sequence)
+ * replaces it right after hydration; until then it is no `change-row`.
+ */
+function DeferredChangeRow({ agentId, change }: { agentId: string; change: ChangeItem }) {
+  return (
+    <li data-testid="change-row-deferred" data-record-id={change.record_id} className="px-4 py-2 sm:pl-[104px]">
+      <a href={routes.lineage(agentId, change.record_id, change.seq)} className="font-medium text-ink">
+        {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
+      </a>
+      <div className="h-10" />
+    </li>
+  );
+}
+
 /** Memoised: a feed that loads another page redraws only the new rows. */
 const Row = memo(ChangeRow);
 
 /** Changes grouped by day (newest first), then by agent when the feed spans the fleet. */
 export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; showAgent: boolean }) {
+  const hydrated = useHydrated();
+  // The rows' place in the feed as drawn (day, then group order): past FIRST_SCREEN_ROWS the server draws places.
+  let drawn = 0;
   const days = new Map<string, ChangeGroup[]>();
   for (const group of groups) days.set(group.day, [...(days.get(group.day) ?? []), group]);
   const ordered = [...days.entries()].sort(([a], [b]) => (a < b ? 1 : -1));
@@ -78,9 +99,9 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
                 </div>
               )}
               <ul className="divide-y divide-zinc-100">
-                {group.changes.map((change) => (
-                  <Row key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />
-                ))}
+                {group.changes.map((change) => (!hydrated && drawn++ >= FIRST_SCREEN_ROWS
+                  ? <DeferredChangeRow key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />
+                  : <Row key={`${change.seq}-${change.record_id}`} agentId={group.agent_id} change={change} />))}
               </ul>
             </div>
           ))}

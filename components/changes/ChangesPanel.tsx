@@ -9,10 +9,10 @@ import { Segmented, Select } from '../ui/Field';
 import { PageButton } from '../ui/PageButtons';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
+import { changeFilters, opParam, sinceParam, type ChangeOp, type SinceMode } from './change-params';
 import { ChangesFeed } from './ChangesFeed';
 
-type Op = 'all' | 'create' | 'update' | 'delete' | 'move';
-type Since = 'this-week' | '7d' | 'date';
+type Op = ChangeOp | 'all';
 
 const OP_OPTIONS: { value: Op; label: string }[] = [
   { value: 'all', label: 'All' },
@@ -22,17 +22,11 @@ const OP_OPTIONS: { value: Op; label: string }[] = [
   { value: 'delete', label: 'Deleted' },
 ];
 
-const SINCE_OPTIONS: { value: Since; label: string }[] = [
+const SINCE_OPTIONS: { value: SinceMode; label: string }[] = [
   { value: 'this-week', label: 'This week' },
   { value: '7d', label: '7 days' },
   { value: 'date', label: 'Since date' },
 ];
-
-function parseSince(raw: string | null): { mode: Since; date: string } {
-  if (raw === '7d') return { mode: '7d', date: '' };
-  if (raw && /^\d{4}-\d{2}-\d{2}/.test(raw)) return { mode: 'date', date: raw.slice(0, 10) };
-  return { mode: 'this-week', date: '' };
-}
 
 /**
  * The fleet feed's agent filter (`?agent=`): every agent, by name. It asks for the names alone, under its
@@ -62,15 +56,14 @@ function AgentFilter({ value, onChange }: { value: string; onChange: (agent: str
 export function ChangesPanel({ agentId, title = 'Changes', pageSize }: { agentId?: string; title?: string; pageSize?: number }) {
   const url = useUrlState();
   const agentFilter = agentId ? '' : (url.get('agent') ?? '');
-  const { mode, date } = parseSince(url.get('since'));
-  const op = (['create', 'update', 'delete', 'move'] as const).find((o) => o === url.get('op')) ?? 'all';
-  const since = mode === 'date' ? `${date}T00:00:00Z` : mode;
-  const query = useChanges({ since, agent: agentId ?? (agentFilter || undefined), op: op === 'all' ? undefined : op }, pageSize);
+  const { mode, date } = sinceParam(url.get('since'));
+  const op = opParam(url.get('op'));
+  const query = useChanges(changeFilters(url.get, agentId), pageSize);
   const first = query.data?.pages[0];
   const groups = query.data ? mergePages(query.data.pages) : [];
   const count = changeCount({ groups });
 
-  const setMode = (next: Since) => {
+  const setMode = (next: SinceMode) => {
     if (next === 'date') {
       const twoWeeksAgo = new Date(Date.now() - 14 * 86_400_000).toISOString().slice(0, 10);
       url.set({ since: date || twoWeeksAgo });

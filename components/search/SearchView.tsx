@@ -2,7 +2,8 @@
 
 import { useAgentNames } from '@/lib/ui/hooks/use-agents';
 import { SEARCH_PAGE, useSearch } from '@/lib/ui/hooks/use-search';
-import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { intParam } from '@/lib/ui/url-params';
 import { plural } from '@/lib/ui/format';
 import { Button } from '../ui/Button';
 import { Select } from '../ui/Field';

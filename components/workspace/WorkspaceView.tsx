@@ -3,7 +3,8 @@
 import { useEffect } from 'react';
 import { AS_OF_FORMAT, parseAsOf } from '@/lib/ui/as-of';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
-import { intParam, useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { useUrlState } from '@/lib/ui/hooks/use-url-state';
+import { intParam } from '@/lib/ui/url-params';
 import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
 import { useRestoredDatabase } from '@/lib/ui/hooks/use-database-records';
 import { formatDateTime, plural } from '@/lib/ui/format';

@@ -11,9 +11,13 @@ export class AgentPage extends AppShell {
     this.sequences = page.getByTestId('sequence-row');
   }
 
+  /**
+   * Opens the page and waits until it has hydrated: the open tab's list is in the document already,
+   * so its rows being drawn no longer means the filters, tabs and buttons act.
+   */
   async goto(agentId: string, tab?: 'memories' | 'changes'): Promise<void> {
     await this.page.goto(`/agents/${agentId}${tab ? `?tab=${tab}` : ''}`);
-    await this.page.getByTestId('agent-page').waitFor();
+    await this.page.locator('[data-testid="agent-page"][data-hydrated]').waitFor();
   }
 
   async openTab(tab: 'timeline' | 'memories' | 'changes'): Promise<void> {

@@ -18,6 +18,14 @@ export const LINEAGE_PAGE = 50;
  */
 export const FIRST_SCREEN_VERSIONS = 8;
 export const RECORDS_PAGE = 200;
+/**
+ * Rows of a server-rendered list (the agent page's memories and changes) drawn in full in the
+ * document: more than a 1440×900 screen holds. The rest of the first page are light places until
+ * the page has hydrated (RecordList, ChangesFeed): 200 full rows made the document ~600 KB.
+ */
+export const FIRST_SCREEN_ROWS = 15;
+/** The Timeline tab's sequences, newest first (paged with `before`). */
+export const SEQUENCES_PAGE = 50;
 
 export interface PageParam {
   cursor: string | null;

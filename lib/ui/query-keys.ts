@@ -30,7 +30,8 @@ export const queryKeys = {
   lineagePages: (agentId: string, recordId: string, order: string) => ['agents', agentId, 'lineage', recordId, 'pages', order] as const,
   sequenceOps: (agentId: string, seq: number, op: string) => ['agents', agentId, 'sequence', seq, 'ops', op] as const,
   sequenceRaw: (agentId: string, seq: number) => ['agents', agentId, 'sequence', seq, 'raw'] as const,
-  changes: (filters: ChangeFilters) => ['changes', filters] as const,
+  /** The change feed paged by `pageSize` (the fleet's and an agent's feeds page differently). */
+  changes: (filters: ChangeFilters, pageSize: number) => ['changes', filters, pageSize] as const,
   search: (q: string, agent: string | null, offset: number) => ['search', q, agent, offset] as const,
   sequenceAt: (agentId: string, time: string) => ['agents', agentId, 'at', time] as const,
   workspace: (agentId: string, seq: number) => ['agents', agentId, 'workspace', seq] as const,

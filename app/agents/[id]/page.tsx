@@ -1,21 +1,29 @@
 import type { Metadata } from 'next';
-import { Suspense } from 'react';
 import { AgentView } from '@/components/agent/AgentView';
-import { LoadingRows } from '@/components/ui/States';
 import { visibleName } from '@/components/ui/SafeName';
+import { requestScope } from '../../api/_lib/context';
+import { Prefetched } from '../../_lib/prefetch';
 import { scopedAgent } from '../../_lib/scoped-agent';
+import { agentTabPrefetch } from './tab-prefetch';
 
-export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export async function generateMetadata({ params }: Pick<Props, 'params'>): Promise<Metadata> {
   const { id } = await params;
   const name = (await scopedAgent(id))?.name;
   return { title: name ? visibleName(name) : 'Agent' };
 }
 
-export default async function AgentPage({ params }: { params: Promise<{ id: string }> }) {
+/** The first value of a query parameter, as `URLSearchParams.get` (what the tabs read in the browser) gives it. */
+const firstValue = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+
+export default async function AgentPage({ params, searchParams }: Props) {
   const { id } = await params;
+  const query = await searchParams;
+  const entries = await agentTabPrefetch({ agentId: id, tenantId: await requestScope(), get: (key) => firstValue(query[key]) });
   return (
-    <Suspense fallback={<LoadingRows rows={8} />}>
+    <Prefetched entries={entries}>
       <AgentView agentId={id} />
-    </Suspense>
+    </Prefetched>
   );
 }

@@ -3,17 +3,15 @@
 import { useInfiniteQuery, useQuery } from '@tanstack/react-query';
 import { api } from '../api-client';
 import type { RawChangesPage, RecordOp, SequenceDetail, SequenceOpsPage } from '../api-types';
-import { OPS_PAGE, windowOptions } from '../page-window';
+import { OPS_PAGE, SEQUENCES_PAGE, windowOptions } from '../page-window';
 import { queryKeys } from '../query-keys';
 import { RAW_FILES_PAGE } from '../raw-file-window';
-
-const PAGE = 50;
 
 /** The agent's sequences, newest first, paged with `before`. */
 export function useSequences(agentId: string) {
   return useInfiniteQuery({
     queryKey: queryKeys.sequences(agentId),
-    queryFn: ({ pageParam, signal }) => api.sequences(agentId, pageParam, PAGE, signal),
+    queryFn: ({ pageParam, signal }) => api.sequences(agentId, pageParam, SEQUENCES_PAGE, signal),
     initialPageParam: null as number | null,
     getNextPageParam: (last) => last.next_before ?? undefined,
   });

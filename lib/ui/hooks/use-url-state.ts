@@ -33,9 +33,3 @@ export function useUrlState() {
 
   return { get, set, params };
 }
-
-/** A non-negative integer from a query parameter, else null. */
-export function intParam(value: string | null): number | null {
-  if (value === null || !/^\d+$/.test(value)) return null;
-  return Number(value);
-}
