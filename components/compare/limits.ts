@@ -1,6 +1,9 @@
 /** The compare page's bounds (app/agents/[id]/compare/page.tsx): what one page draws at most. */
 
-/** Entries of each kind drawn at first. */
+/**
+ * Entries of each kind drawn at first, unless `?limit=` asks for more; the counts say how many there are
+ * in all. Far-apart sequences change thousands of memories: drawing every one made a 59,000-element page.
+ */
 export const COMPARE_FIRST_LIMIT = 25;
 /** Entries of each kind drawn when asked for more (`?limit=`): the page's largest. */
 export const COMPARE_MORE_LIMIT = 200;

@@ -13,13 +13,6 @@ import { changedFilePlan } from './changed-files';
 
 type Props = { params: Promise<{ id: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
-/**
- * Entries per kind drawn on the page unless `?limit=` asks for more (up to COMPARE_MORE_LIMIT); the counts
- * say how many there are in all. Far-apart sequences change thousands of memories: drawing every one
- * made a 59,000-element page.
- */
-const PAGE_LIMIT = COMPARE_FIRST_LIMIT;
-
 const one = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v);
 
 export async function generateMetadata({ params, searchParams }: Props) {
@@ -45,7 +38,7 @@ export default async function ComparePage({ params, searchParams }: Props) {
   const parsed = comparePageQuery.safeParse(input);
   if (!parsed.success) return <CompareProblem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
   const { from, to } = parsed.data;
-  const limit = parsed.data.limit ?? PAGE_LIMIT;
+  const limit = parsed.data.limit ?? COMPARE_FIRST_LIMIT;
   try {
     const comparison = (await store.compareWorkspace({ agentId: agent.id, from, to, limit, tenantId }))!;
     return <CompareView agentId={agent.id} latest={latest} comparison={comparison} changedFiles={changedFilePlan(comparison)} />;
