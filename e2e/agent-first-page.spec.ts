@@ -97,3 +97,28 @@ test("with JavaScript, each tab draws the document's first page in full without 
   expect(asked).toHaveLength(1);
   expect(asked[0]).toMatch(new RegExp(`^/api/agents/${large.agentId}/records\\?.*cursor=`));
 });
+
+test('a tab URL the API refuses is no server error: the document answers, and the tab says what is wrong in words', async ({ page, request, seed }) => {
+  const base = `/agents/${seed.agentId}`;
+  // The server reads these tabs' first page from the URL now (tab-prefetch.ts): what the API refuses is
+  // said by the tab as the API words it; what the tabs read leniently (an unknown op, a bad `at`) is drawn.
+  const cases: [query: string, said: RegExp | null][] = [
+    ['?tab=memories&at=99999', /sequence 99999 is outside 0\.\.\d+/],
+    ['?tab=memories&sort=bogus', /“sort” must be “file”, “heading” or “changed”/],
+    [`?tab=memories&q=${'x'.repeat(5000)}`, /at most 500 characters long; it has 5000/],
+    ['?tab=changes&since=2026-99-99', /cannot read "2026-99-99T00:00:00Z" as a time/],
+    ['?tab=memories&at=-1', null], ['?tab=memories&at=abc', null], ['?tab=memories&status=<script>', null],
+    ['?tab=changes&op=bogus', null], ['?tab=changes&since=not-a-date', null],
+  ];
+  for (const [query, said] of cases) {
+    const document = await request.get(`${base}${query}`, { headers: { accept: 'text/html' } });
+    expect(document.status(), query).toBe(200);
+    await page.goto(`${base}${query}`);
+    await expect(page.locator('[data-testid="agent-page"][data-hydrated]'), query).toBeVisible();
+    if (said) await expect(page.getByTestId('error-state'), query).toContainText(said);
+    else {
+      await page.waitForLoadState('networkidle');
+      await expect(page.getByTestId('error-state'), query).toHaveCount(0);
+    }
+  }
+});
