@@ -111,6 +111,8 @@ export const record_versions = sqliteTable('record_versions', {
   index('record_versions_hits_idx').on(t.id, t.agent_id, t.record_id, t.seq, t.entry_kind, t.op, t.synced_at).where(sql`op <> 'delete'`),
   // A sequence's ops counted per file from the index alone (migration 0013: 50,000 ops in a few ms).
   index('record_versions_seq_file_idx').on(t.agent_id, t.seq, t.entry_kind, t.origin_file),
+  // A record's version at the earlier end of a comparison, found and read in one seek (migration 0017).
+  index('record_versions_state_idx').on(t.agent_id, t.record_id, t.seq, t.entry_kind, t.op, t.content_sha256),
 ]);
 
 /**

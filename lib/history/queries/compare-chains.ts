@@ -18,6 +18,10 @@ export interface MemoryStateRow {
    */
   from_meta: string | null;
   to_meta: string | null;
+  /**
+   * The earlier version's place. A backend may leave it null for a record live at `to` that no move
+   * links: linkMemories reads it only for a memory gone by `to` and along a chain.
+   */
   from_file: string | null;
   from_heading: string | null;
   to_file: string | null;
@@ -118,8 +122,9 @@ export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit 
 export function firstInPlaceOrder<T>(list: Keyed<T>[], limit: number): T[] {
   const rank = new Map([...new Set(list.map((k) => k.file))].sort().map((file, i) => [file, i]));
   const text = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
-  const ranked = list.map((k) => ({ ...k, rank: rank.get(k.file)! }));
-  const order = (a: (typeof ranked)[number], b: (typeof ranked)[number]) => a.rank - b.rank || text(a.heading, b.heading) || text(a.id, b.id);
-  if (limit * 4 >= ranked.length) return ranked.sort(order).slice(0, limit).map((k) => k.value);
-  return firstInOrder(ranked, limit, order).map((k) => k.value);
+  // Files ranked by a lookup per comparison rather than a ranked copy of every entry (a far
+  // comparison has thousands, and each copy was garbage the moment the page was cut).
+  const order = (a: Keyed<T>, b: Keyed<T>) => rank.get(a.file)! - rank.get(b.file)! || text(a.heading, b.heading) || text(a.id, b.id);
+  if (limit * 4 >= list.length) return [...list].sort(order).slice(0, limit).map((k) => k.value);
+  return firstInOrder(list, limit, order).map((k) => k.value);
 }

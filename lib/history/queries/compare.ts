@@ -16,6 +16,7 @@ import {
   type CompareMemory, type CompareVersionRow, type FileSide, type WorkspaceComparison,
 } from './compare-result';
 import { memoryStates, moveEdges } from './compare-states';
+import { allRows } from './prepared';
 
 export type { CompareFile, CompareMemory, WorkspaceComparison } from './compare-result';
 
@@ -23,7 +24,7 @@ export type { CompareFile, CompareMemory, WorkspaceComparison } from './compare-
 function versionsById(db: LineageDb['db'], ids: number[]): Map<number, CompareMemory> {
   const out = new Map<number, CompareMemory>();
   if (ids.length === 0) return out;
-  const rows = db.all<CompareVersionRow>(sql`
+  const rows = allRows<CompareVersionRow>(db, sql`
     SELECT id, record_id, seq, content, origin_file, heading, memory_type, namespace, status, tags,
       CASE WHEN heading IS NULL AND json_valid(record_json) THEN json_extract(record_json, '$.raw_source_format.key') END AS key
     FROM record_versions WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`);
@@ -33,7 +34,7 @@ function versionsById(db: LineageDb['db'], ids: number[]): Map<number, CompareMe
 
 /** Per path with a version in (from, to]: its state at `from` and at `to`. */
 function fileStates(db: LineageDb['db'], agentId: string, from: number, to: number) {
-  const rows = db.all<{ path: string; f: string | null; t: string | null }>(sql`
+  const rows = allRows<{ path: string; f: string | null; t: string | null }>(db, sql`
     WITH paths(path) AS (SELECT DISTINCT path FROM raw_file_versions WHERE agent_id = ${agentId} AND seq > ${from} AND seq <= ${to})
     SELECT path,
       (SELECT json_object('sha256', w.sha256, 'size', w.size, 'seq', w.seq, 'deleted', w.deleted) FROM raw_file_versions w

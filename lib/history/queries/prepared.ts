@@ -15,13 +15,16 @@ const MAX_STATEMENTS = 256;
 
 const caches = new WeakMap<Database.Database, Map<string, Database.Statement>>();
 
-function statement(db: Drizzle, text: string): Database.Statement {
+function statement(db: Drizzle, text: string, raw = false): Database.Statement {
   let cache = caches.get(db.$client);
   if (!cache) caches.set(db.$client, (cache = new Map()));
-  let found = cache.get(text);
+  const key = raw ? `raw:${text}` : text;
+  let found = cache.get(key);
   if (!found) {
     if (cache.size >= MAX_STATEMENTS) cache.clear();
-    cache.set(text, (found = db.$client.prepare(text)));
+    found = db.$client.prepare(text);
+    if (raw) found.raw(true);
+    cache.set(key, found);
   }
   return found;
 }
@@ -30,6 +33,12 @@ function statement(db: Drizzle, text: string): Database.Statement {
 export function allRows<T>(db: Drizzle, query: SQL): T[] {
   const { sql, params } = dialect.sqlToQuery(query);
   return statement(db, sql).all(...params) as T[];
+}
+
+/** Every row of `query` as an array of its columns' values, in the SELECT's order (no object per row). */
+export function rawRows<T extends unknown[]>(db: Drizzle, query: SQL): T[] {
+  const { sql, params } = dialect.sqlToQuery(query);
+  return statement(db, sql, true).all(...params) as T[];
 }
 
 /** The first row of `query`, or undefined (as `db.get` gives it). */
