@@ -70,20 +70,55 @@ function chainEnd(start: MemoryStateRow, p: { byId: Map<string, MemoryStateRow>;
   }
 }
 
+/** Each kind's entries so far, keyed by their place (the page is cut from them at the end). */
+export interface MemoryKinds {
+  created: Keyed<number>[];
+  updated: Keyed<[number, number]>[];
+  deleted: Keyed<number>[];
+  moved: Keyed<LinkedMemories['moved'][number]>[];
+}
+
+export const noKinds = (): MemoryKinds => ({ created: [], updated: [], deleted: [], moved: [] });
+
+/** A record no move links, as linkMemories classifies it: by its own two versions alone. */
+export interface PlainState {
+  record_id: string;
+  from_id: number | null;
+  to_id: number | null;
+  /** Whether its text or anything else of it differs between the two ends (read only when both are live). */
+  changed: boolean;
+  from_file: string | null;
+  from_heading: string | null;
+  to_file: string | null;
+  to_heading: string | null;
+}
+
 /**
- * The memories of `states` linked along `edges` and classified; of each kind the first `limit` in
- * place order (file, heading, id) and the count of all.
+ * Adds a record no move links to `kinds`: what linkMemories makes of it, without the chains' walk —
+ * a backend that reads such records apart (compare-states.ts) classifies them as they come.
  */
-export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit = Infinity): LinkedPage {
+export function addPlain(kinds: MemoryKinds, s: PlainState): void {
+  if (s.from_id === null) {
+    if (s.to_id !== null) kinds.created.push(keyed(s.to_file, s.to_heading, s.record_id, s.to_id));
+  } else if (s.to_id === null) {
+    kinds.deleted.push(keyed(s.from_file, s.from_heading, s.record_id, s.from_id));
+  } else if (s.changed && s.from_id !== s.to_id) {
+    kinds.updated.push(keyed(s.to_file, s.to_heading, s.record_id, [s.from_id, s.to_id]));
+  }
+}
+
+/**
+ * The memories of `states` linked along `edges` and classified, added to `kinds` (those a backend
+ * classified already: records no move links, addPlain); of each kind the first `limit` in place
+ * order (file, heading, id) and the count of all.
+ */
+export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit = Infinity, kinds: MemoryKinds = noKinds()): LinkedPage {
   const outgoing = new Map<string, MoveEdge[]>();
   for (const e of edges) outgoing.set(e.source, [...(outgoing.get(e.source) ?? []), e]);
   // Only a chain needs the records by id (most comparisons have no move).
   const chains = { byId: new Map(edges.length === 0 ? [] : states.map((s) => [s.record_id, s])), outgoing, visited: new Set<string>() };
   const { visited } = chains;
-  const created: Keyed<number>[] = [];
-  const updated: Keyed<[number, number]>[] = [];
-  const deleted: Keyed<number>[] = [];
-  const moved: Keyed<LinkedMemories['moved'][number]>[] = [];
+  const { created, updated, deleted, moved } = kinds;
 
   for (const start of states) {
     if (start.from_id === null) continue;

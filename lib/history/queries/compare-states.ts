@@ -10,7 +10,7 @@
  */
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
-import type { MemoryStateRow, MoveEdge } from './compare-chains';
+import { addPlain, noKinds, type MemoryKinds, type MemoryStateRow, type MoveEdge, type PlainState } from './compare-chains';
 import { allRows, rawRows } from './prepared';
 
 /**
@@ -25,18 +25,17 @@ export function moveEdges(db: LineageDb['db'], agentId: string, from: number, to
 }
 
 /**
- * Per record with a version in (from, to] or moved away in it: its version live at `from` and at
- * `to` (null when not live then: never born, deleted, or moved away to another record), in record id
- * order (linkMemories walks them in the order given; PostgreSQL reads them in the same). `edges` are
- * the moves in the range (moveEdges). The records a move links are read whole (chainedStates); every
- * other one — nearly all — by plainStates, which reads only what linkMemories looks at for it.
+ * The memories touched in (from, to], on their way to linkMemories: every record with a version in
+ * the range or moved away in it. `edges` are the moves in the range (moveEdges). The records a move
+ * links are few and read whole (`chained`: their versions at each end, in record id order, for
+ * linkMemories to walk); every other one — nearly all — is read by plainKinds, which reads only what
+ * its classification needs and adds it to `kinds` as it comes.
  */
-export function memoryStates(db: LineageDb['db'], p: { agentId: string; from: number; to: number; edges: readonly MoveEdge[] }): MemoryStateRow[] {
+export function memoryStates(db: LineageDb['db'], p: { agentId: string; from: number; to: number; edges: readonly MoveEdge[] }): { kinds: MemoryKinds; chained: MemoryStateRow[] } {
   const chained = [...new Set(p.edges.flatMap((e) => [e.source, e.target]))];
-  const plain = plainStates(db, { ...p, chained });
-  if (chained.length === 0) return plain;
-  const linked = chainedStates(db, { ...p, chained });
-  return [...plain, ...linked].sort((a, b) => (a.record_id < b.record_id ? -1 : a.record_id > b.record_id ? 1 : 0));
+  const kinds = noKinds();
+  plainKinds(db, { ...p, chained, kinds });
+  return { kinds, chained: chained.length === 0 ? [] : chainedStates(db, { ...p, chained }) };
 }
 
 /** A version is live at `at` unless it is a delete or a move away (to another record) follows it by then. */
@@ -44,21 +43,24 @@ const notMovedAway = (v: string, at: number) => sql`NOT EXISTS (SELECT 1 FROM re
   AND m.moved_from = ${sql.raw(v)}.record_id AND +m.seq <= ${at}
   AND (+m.seq > ${sql.raw(v)}.seq OR (+m.seq = ${sql.raw(v)}.seq AND m.entry_kind > ${sql.raw(v)}.entry_kind)))`;
 
-/** A plain record's row as read (see plainStates): its newest version in the range, and its version at `from` packed. */
+/** A plain record's row as read (see plainKinds): its newest version in the range, and its version at `from` packed. */
 type PlainRow = [recordId: string, toId: number | null, toVid: number, toSha: string, toFile: string | null, toHeading: string | null, fromSide: string | null];
 
+/** A plain record whose earlier row must be read before it is classified, with the two version ids to read. */
+type Pending = { state: PlainState; fromVid: number; toVid: number; sameText: boolean };
+
 /**
- * The records no move in (from, to] links, each read from two places instead of four. Its version
- * at `to` is its newest one in the range (one pass over the range, in insertion order, grouped by
- * record). Its version at `from` is one seek of record_versions_state_idx, which holds the three
- * things needed of it — row id, tombstone or not, content digest — packed by SQL into one value
- * (`<id> <live 0|1> <sha256>`): a scalar subquery gives one column, and reading the row instead
- * costs a scattered page read per record. Of the earlier version, linkMemories reads the file and
- * heading only of a memory deleted by `to` (its place in the list), and everything but the text only
- * when the two texts agree: those few are read afterwards by id. Elsewhere from_file/from_heading
- * are left null, and from_meta/to_meta are null when the texts differ, as the full read gives them.
+ * The records no move in (from, to] links, each read from two places instead of four, and added to
+ * `kinds`. Its version at `to` is its newest one in the range (one pass over the range, in insertion
+ * order, grouped by record). Its version at `from` is one seek of record_versions_state_idx, which
+ * holds the three things needed of it — row id, tombstone or not, content digest — packed by SQL
+ * into one value (`<id> <live 0|1> <sha256>`): a scalar subquery gives one column, and reading the
+ * row instead costs a scattered page read per record. Two texts that differ make an update without
+ * more; the earlier row itself is read (by id, afterwards) only for a memory gone by `to` (its file
+ * and heading place it in the list) and where the texts agree (everything else is compared then).
+ * The order of the rows does not matter: each plain record is classified alone.
  */
-function plainStates(db: LineageDb['db'], p: { agentId: string; from: number; to: number; chained: string[] }): MemoryStateRow[] {
+function plainKinds(db: LineageDb['db'], p: { agentId: string; from: number; to: number; chained: string[]; kinds: MemoryKinds }): void {
   const { agentId, from, to } = p;
   // `max()` makes SQLite take the other columns from the newest row of each record: the greatest
   // (seq, entry_kind), 'snapshot' sorting after 'delta' (ENTRY_KINDS) as the reads elsewhere order them.
@@ -74,40 +76,35 @@ function plainStates(db: LineageDb['db'], p: { agentId: string; from: number; to
         FROM record_versions w INDEXED BY record_versions_state_idx
         WHERE w.agent_id = ${agentId} AND w.record_id = r.record_id AND w.seq <= ${from}
         ORDER BY w.seq DESC, w.entry_kind DESC LIMIT 1)
-    FROM r ORDER BY r.record_id`);
-  const out: MemoryStateRow[] = [];
-  // The plain records whose earlier row is read after all: [state, earlier version id, version id at `to`].
-  const more: [MemoryStateRow, number, number][] = [];
+    FROM r`);
+  const pending: Pending[] = [];
   for (const [recordId, toId, toVid, toSha, toFile, toHeading, side] of rows) {
     // `<id> <0|1> <64 hex digits>`: the digest is the last 64 characters, the flag the one before its space.
-    const fromSha = side === null ? null : side.slice(-64);
     const fromVid = side === null ? null : Number(side.slice(0, side.length - 67));
     const fromId = side !== null && side.charCodeAt(side.length - 66) === 49 ? fromVid : null;
-    const state: MemoryStateRow = {
-      record_id: recordId, from_id: fromId, to_id: toId, from_sha: fromSha, to_sha: toSha,
-      from_meta: null, to_meta: null, from_file: null, from_heading: null, to_file: toFile, to_heading: toHeading,
+    const sameText = side !== null && side.endsWith(toSha);
+    const state: PlainState = {
+      record_id: recordId, from_id: fromId, to_id: toId, changed: !sameText,
+      from_file: null, from_heading: null, to_file: toFile, to_heading: toHeading,
     };
-    out.push(state);
-    if (fromVid !== null && (fromSha === toSha || (fromId !== null && toId === null))) more.push([state, fromVid, toVid]);
+    if (fromId !== null && (toId === null || sameText)) pending.push({ state, fromVid: fromVid!, toVid, sameText });
+    else addPlain(p.kinds, state);
   }
-  if (more.length > 0) fillFromRows(db, more);
-  return out;
+  if (pending.length > 0) addPending(db, p.kinds, pending);
 }
 
-/** The few plain records' other fields, read by id: meta where the texts agree, the earlier place of a memory gone by `to`. */
-function fillFromRows(db: LineageDb['db'], more: [MemoryStateRow, number, number][]): void {
-  const ids = more.flatMap(([, fromVid, toVid]) => [fromVid, toVid]);
+/** The plain records that needed their earlier row: read by id (with the later one where the texts agree), then classified. */
+function addPending(db: LineageDb['db'], kinds: MemoryKinds, pending: Pending[]): void {
+  const ids = pending.flatMap((q) => (q.sameText ? [q.fromVid, q.toVid] : [q.fromVid]));
   const found = new Map(rawRows<[number, string | null, string | null, string]>(db, sql`
     SELECT id, origin_file, heading, json_array(origin_file, heading, memory_type, namespace, status, tags)
     FROM record_versions WHERE id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`).map((r) => [r[0], r]));
-  for (const [state, fromVid, toVid] of more) {
+  for (const { state, fromVid, toVid, sameText } of pending) {
     const [, file, heading, meta] = found.get(fromVid)!;
     state.from_file = file;
     state.from_heading = heading;
-    if (state.from_sha === state.to_sha) {
-      state.from_meta = meta;
-      state.to_meta = found.get(toVid)![3];
-    }
+    if (sameText) state.changed = meta !== found.get(toVid)![3];
+    addPlain(kinds, state);
   }
 }
 
