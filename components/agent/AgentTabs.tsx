@@ -3,7 +3,7 @@
 import clsx from 'clsx';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
 import { rovingKeyDown } from '@/lib/ui/roving';
-import { AGENT_TABS as TABS, type AgentTab } from './tab-params';
+import { AGENT_TABS, type AgentTab } from './tab-params';
 
 /** The id of the element holding the active tab's view (AgentView), for aria-controls. */
 export const AGENT_TABPANEL_ID = 'agent-tabpanel';
@@ -22,7 +22,7 @@ export function AgentTabs({ active }: { active: AgentTab }) {
   };
   return (
     <div role="tablist" aria-label="Agent views" className="mb-4 flex gap-1 border-b border-line">
-      {TABS.map((tab, index) => (
+      {AGENT_TABS.map((tab, index) => (
         <button
           key={tab.id}
           id={`tab-${tab.id}`}
@@ -33,7 +33,7 @@ export function AgentTabs({ active }: { active: AgentTab }) {
           tabIndex={tab.id === active ? 0 : -1}
           data-testid={`tab-${tab.id}`}
           onClick={() => open(tab.id)}
-          onKeyDown={rovingKeyDown('tab', index, TABS.length, (i) => open(TABS[i]!.id))}
+          onKeyDown={rovingKeyDown('tab', index, AGENT_TABS.length, (i) => open(AGENT_TABS[i]!.id))}
           className={clsx(
             '-mb-px border-b-2 px-3 pb-2 pt-1 text-[13px] font-medium',
             tab.id === active ? 'border-orange-500 text-ink' : 'border-transparent text-muted hover:border-zinc-300 hover:text-ink',
