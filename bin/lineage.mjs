@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle, bundleEntry } from './cli-bundle.mjs';
-import { cacheFileFor, runCommonJs } from './cli-cache.mjs';
+import { cacheFor, runCommonJs } from './cli-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -22,7 +22,8 @@ async function entry() {
 
 const bundle = await entry();
 if (bundle) {
-  runCommonJs({ file: bundle, cacheFile: process.env.LINEAGE_CLI_CODE_CACHE === '0' ? null : cacheFileFor(bundle, process.argv[2]) });
+  const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
+  runCommonJs({ file: bundle, ...cache });
 } else {
   const { register } = await import('tsx/esm/api');
   register({ tsconfig: path.join(root, 'tsconfig.json') });

@@ -34,6 +34,11 @@ describe('the lineage bin', () => {
     const noCache = await runCli(['validate', FIXTURE], { LINEAGE_CLI_CODE_CACHE: '0' });
     const fromSource = await runCli(['validate', FIXTURE], { LINEAGE_CLI_FROM_SOURCE: '1' });
     for (const other of [cached, noCache, fromSource]) expect(other.json).toEqual(bundled.json);
+    // A word that is no command is refused, and keeps no cache.
+    const typo = path.join(path.dirname(entry!), 'frobnicate.v8cache');
+    fs.rmSync(typo, { force: true });
+    expect((await runCli(['frobnicate'])).json).toMatchObject({ ok: false });
+    expect(fs.existsSync(typo)).toBe(false);
     // A command that reads the database and the migrations beside the sources works from the bundle.
     const data = path.join(tmp, 'data');
     const keys = await runCli(['keys', 'create', '--name', 'bundle', '--data', data]);
