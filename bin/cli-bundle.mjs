@@ -1,8 +1,16 @@
 // The CLI as plain JavaScript: lib/cli/main.ts and our modules bundled by esbuild (the compiler tsx
-// itself uses) into `.cli/<stamp>/`, with every package left to Node (`packages: 'external'`) and
-// each command in its own chunk (a `lineage sync` loads neither the web server nor Next.js).
-// Run through tsx instead, every invocation spent most of a second loading TypeScript through the
-// loader's hooks before doing anything.
+// itself uses) into one CommonJS file, `.cli/<stamp>/main.cjs`, that bin/lineage.mjs runs with a V8
+// code cache beside it (cli-cache.mjs). Run through tsx instead, every invocation spent most of a
+// second loading TypeScript through the loader's hooks before doing anything.
+//
+// One file rather than an ES module per chunk: Node's ES module loader resolved, linked and
+// compiled each of the ~60 chunks a `lineage sync` imported, and an ES module cannot be given a
+// code cache. The commands still load lazily: esbuild wraps each dynamically imported module in a
+// function that runs on first import, so a `lineage sync` compiles the web server's code from the
+// cache at most, and never runs it. The pure-JavaScript packages a sync runs are bundled too (their
+// ~130 files were each resolved, read and compiled per process); the rest stay Node's to load:
+// better-sqlite3 (native), yazl (its buffer-crc32 is patched in place: native-crc32.ts), the
+// scale-out backend's (loaded only with scale-out settings), Next.js.
 //
 // `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime of lib/ and
 // db/, tsconfig.json, package.json, this file): an edit makes a new stamp, and the next invocation
@@ -15,6 +23,22 @@ import { createRequire } from 'node:module';
 const SOURCE_DIRS = ['lib', 'db'];
 const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs'];
 const BUNDLE_DIR = '.cli';
+const ENTRY = 'main.cjs';
+/** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
+const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm']);
+
+/** esbuild: a package import is external unless its package is in BUNDLED_PACKAGES. */
+const packagesPlugin = {
+  name: 'lineage-packages',
+  setup(build) {
+    build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.path.startsWith('@/')) return undefined; // our own modules (tsconfig paths)
+      const parts = args.path.split('/');
+      const name = args.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
+      return BUNDLED_PACKAGES.has(name) ? undefined : { path: args.path, external: true };
+    });
+  },
+};
 
 /** The stamp of the current sources under `root` (see above). */
 export function sourceStamp(root) {
@@ -42,7 +66,7 @@ export function sourceStamp(root) {
 
 /** The bundle's entry for the current sources, or null when it has not been built. */
 export function bundleEntry(root, stamp = sourceStamp(root)) {
-  const entry = path.join(root, BUNDLE_DIR, stamp, 'main.mjs');
+  const entry = path.join(root, BUNDLE_DIR, stamp, ENTRY);
   return fs.existsSync(entry) ? entry : null;
 }
 
@@ -61,13 +85,17 @@ export async function buildBundle(root) {
       entryPoints: [path.join(root, 'lib/cli/main.ts')],
       tsconfig: path.join(root, 'tsconfig.json'),
       bundle: true,
-      splitting: true,
-      packages: 'external',
+      plugins: [packagesPlugin],
       platform: 'node',
-      format: 'esm',
+      format: 'cjs',
       target: 'node20',
-      outdir: tmp,
-      outExtension: { '.js': '.mjs' },
+      // A package imported lazily (Next.js, the scale-out backend's) is required when it is first
+      // needed: `import()` from a vm.Script takes an experimental loader hook in Node 20.
+      supported: { 'dynamic-import': false },
+      outfile: path.join(tmp, ENTRY),
+      // Our modules find their package and their packages' files from their own URL.
+      define: { 'import.meta.url': '__lineage_module_url' },
+      banner: { js: 'const __lineage_module_url = require("node:url").pathToFileURL(__filename).href;' },
       logLevel: 'silent',
     });
     const final = path.join(parent, stamp);
@@ -75,13 +103,13 @@ export async function buildBundle(root) {
       fs.renameSync(tmp, final);
     } catch (error) {
       // Another invocation put the same build in place first.
-      if (!fs.existsSync(path.join(final, 'main.mjs'))) throw error;
+      if (!fs.existsSync(path.join(final, ENTRY))) throw error;
     }
     // Bundles of earlier sources, and builds that never finished, go.
     for (const name of fs.readdirSync(parent)) {
       if (name !== stamp && !name.startsWith(`${stamp}.tmp-`)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
     }
-    return path.join(final, 'main.mjs');
+    return path.join(final, ENTRY);
   } finally {
     fs.rmSync(tmp, { recursive: true, force: true });
   }

@@ -1,10 +1,12 @@
 #!/usr/bin/env node
 // The package's bin (and `npm run lineage`, `npm start`): runs the CLI from its JavaScript bundle,
-// built on first use and whenever the sources change (cli-bundle.mjs). If it cannot be built, the
-// TypeScript sources run through tsx's loader instead (path aliases from tsconfig).
+// built on first use and whenever the sources change (cli-bundle.mjs), with a V8 code cache per
+// command beside it (cli-cache.mjs; LINEAGE_CLI_CODE_CACHE=0 runs without). If the bundle cannot be
+// built, the TypeScript sources run through tsx's loader instead (path aliases from tsconfig).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle, bundleEntry } from './cli-bundle.mjs';
+import { cacheFor, runCommonJs } from './cli-cache.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -20,7 +22,8 @@ async function entry() {
 
 const bundle = await entry();
 if (bundle) {
-  await import(bundle);
+  const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
+  runCommonJs({ file: bundle, ...cache });
 } else {
   const { register } = await import('tsx/esm/api');
   register({ tsconfig: path.join(root, 'tsconfig.json') });

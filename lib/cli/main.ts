@@ -32,7 +32,10 @@ export async function buildProgram(only?: string): Promise<Command> {
     .version('0.1.0')
     .exitOverride()
     .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  const names = only && only in COMMANDS ? [only] : Object.keys(COMMANDS);
+  const known = only !== undefined && only in COMMANDS;
+  // Which command ran, for bin/cli-cache.mjs: a code cache is kept for commands only, not for every word typed.
+  (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.command')] = known ? only : null;
+  const names = known ? [only] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]!())(program);
   for (const command of program.commands) command.exitOverride();
   return program;

@@ -11,6 +11,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null };
 const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin', 'cli-bundle.mjs'))) as Bundler;
+type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null };
+const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.mjs'))) as CodeCache;
 
 describe('the lineage bin', () => {
   it('runs the CLI from a bundle of the current sources, with the same answers as the sources through tsx', async () => {
@@ -19,11 +21,24 @@ describe('the lineage bin', () => {
     expect(bundled.json).toMatchObject({ ok: true, valid: true });
     const { sourceStamp, bundleEntry } = await bundler();
     const entry = bundleEntry(ROOT, sourceStamp(ROOT));
-    expect(entry).toBe(path.join(ROOT, '.cli', sourceStamp(ROOT), 'main.mjs'));
-    // Every command chunk is plain JavaScript beside it: nothing TypeScript is loaded.
-    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name.endsWith('.mjs'))).toBe(true);
+    expect(entry).toBe(path.join(ROOT, '.cli', sourceStamp(ROOT), 'main.cjs'));
+    // One plain JavaScript file, and the code caches of the commands run from it: nothing TypeScript is loaded.
+    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || name.endsWith('.v8cache'))).toBe(true);
+    // validate's own code cache, whole; the next validate takes it (a refused or damaged one would be replaced).
+    const cacheFile = path.join(path.dirname(entry!), 'validate.v8cache');
+    const { decodeCache } = await codeCache();
+    expect(decodeCache(fs.readFileSync(entry!), fs.readFileSync(cacheFile))).not.toBeNull();
+    const inode = fs.statSync(cacheFile, { bigint: true }).ino;
+    const cached = await runCli(['validate', FIXTURE]);
+    expect(fs.statSync(cacheFile, { bigint: true }).ino).toBe(inode);
+    const noCache = await runCli(['validate', FIXTURE], { LINEAGE_CLI_CODE_CACHE: '0' });
     const fromSource = await runCli(['validate', FIXTURE], { LINEAGE_CLI_FROM_SOURCE: '1' });
-    expect(fromSource.json).toEqual(bundled.json);
+    for (const other of [cached, noCache, fromSource]) expect(other.json).toEqual(bundled.json);
+    // A word that is no command is refused, and keeps no cache.
+    const typo = path.join(path.dirname(entry!), 'frobnicate.v8cache');
+    fs.rmSync(typo, { force: true });
+    expect((await runCli(['frobnicate'])).json).toMatchObject({ ok: false });
+    expect(fs.existsSync(typo)).toBe(false);
     // A command that reads the database and the migrations beside the sources works from the bundle.
     const data = path.join(tmp, 'data');
     const keys = await runCli(['keys', 'create', '--name', 'bundle', '--data', data]);
@@ -52,4 +67,41 @@ describe('the lineage bin', () => {
     fs.rmSync(path.join(root, 'db/new.ts'));
     expect(sourceStamp(root)).not.toBe(added);
   });
+});
+
+describe('the lineage bin with and without its code cache', () => {
+  it('syncs and restores the same workspaces either way', async () => {
+    const { makeSandbox, readTree } = await import('@/lib/sync/testing/workspace');
+    const twins = await Promise.all([makeSandbox('lineage-cache-on-'), makeSandbox('lineage-cache-off-')]);
+    const envs: Record<string, string>[] = [{}, { LINEAGE_CLI_CODE_CACHE: '0' }];
+    const agent = '5a5a5a5a-3333-4a2b-8c3d-0000000000c1';
+    const steps: Record<string, string | null>[] = [
+      { 'MEMORY.md': '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n\n## Keys\nRotated monthly.\n', 'memory/2026-11-01.md': '# 2026-11-01\n\n## Standup\nShipped.\n' },
+      { 'MEMORY.md': '# M\n\n## Gateway\nThe gateway is 10.20.0.6.\n\n## Keys\nRotated monthly.\n', 'memory/2026-11-02.md': '# 2026-11-02\n\n## Standup\nReviewed.\n' },
+      { 'memory/2026-11-01.md': null, 'USER.md': '# User\nDana\n' },
+    ];
+    try {
+      for (const [i, sb] of twins.entries()) {
+        await sb.write('.alf-agent-id', agent);
+        for (const step of steps) {
+          for (const [rel, text] of Object.entries(step)) await (text === null ? sb.remove(rel) : sb.write(rel, text));
+          const sync = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: sb.alfHome, ...envs[i] });
+          expect(sync.json, sync.stderr).toMatchObject({ ok: true });
+        }
+      }
+      for (let seq = 0; seq < steps.length; seq++) {
+        const trees = [];
+        for (const [i, sb] of twins.entries()) {
+          const out = path.join(sb.root, `restored-${seq}`);
+          const restore = await runCli(['restore', '--agent', agent, '--out', out, '--at-sequence', String(seq), '--data', sb.dataDir], envs[i]);
+          expect(restore.json, restore.stderr).toMatchObject({ ok: true });
+          trees.push(await readTree(out));
+        }
+        expect(trees[0]!.size).toBeGreaterThan(0);
+        expect(trees[1]).toEqual(trees[0]);
+      }
+    } finally {
+      await Promise.all(twins.map((sb) => sb.cleanup()));
+    }
+  }, 120_000);
 });
