@@ -76,9 +76,14 @@ export interface MemoryKinds {
   updated: Keyed<[number, number]>[];
   deleted: Keyed<number>[];
   moved: Keyed<LinkedMemories['moved'][number]>[];
+  /**
+   * Entries counted but not listed: a backend that ranks a kind itself lists only its first `limit`
+   * (those after them cannot be on the page) and counts the rest here.
+   */
+  unlisted: Record<keyof LinkedMemories, number>;
 }
 
-export const noKinds = (): MemoryKinds => ({ created: [], updated: [], deleted: [], moved: [] });
+export const noKinds = (): MemoryKinds => ({ created: [], updated: [], deleted: [], moved: [], unlisted: { created: 0, updated: 0, deleted: 0, moved: 0 } });
 
 /** A record no move links, as linkMemories classifies it: by its own two versions alone. */
 export interface PlainState {
@@ -143,7 +148,10 @@ export function linkMemories(states: MemoryStateRow[], edges: MoveEdge[], limit 
   }
   return {
     page: { created: firstInPlaceOrder(created, limit), updated: firstInPlaceOrder(updated, limit), deleted: firstInPlaceOrder(deleted, limit), moved: firstInPlaceOrder(moved, limit) },
-    counts: { created: created.length, updated: updated.length, deleted: deleted.length, moved: moved.length },
+    counts: {
+      created: created.length + kinds.unlisted.created, updated: updated.length + kinds.unlisted.updated,
+      deleted: deleted.length + kinds.unlisted.deleted, moved: moved.length + kinds.unlisted.moved,
+    },
   };
 }
 

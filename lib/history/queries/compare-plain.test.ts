@@ -70,3 +70,43 @@ describe('compareWorkspace of records no move links', () => {
     expect(compare(0, 2).memories.deleted.map((d) => d.record_id)).not.toContain(r.brief.id);
   });
 });
+
+describe('compareWorkspace of many plain records, ranked by SQLite', () => {
+  // Headings SQLite's byte order (UTF-8) and JavaScript's (UTF-16) put in different orders: U+FFFD
+  // sorts before U+1F600 in UTF-8, after its surrogates in UTF-16. The page follows JavaScript's.
+  const headings = ['Note A\u{1F600}', 'Note A\uFFFD', 'Note B', 'Note C', 'Note D', 'Note E', 'Note F'];
+  let wide: { ledger: Ledger; cleanup: () => void };
+  const ids = new Map<string, string>();
+  const AGENT2 = '3f2d1c0b-5555-4a2b-8c3d-00000000c0de';
+  const at = (record: MemoryRecord, heading: string): MemoryRecord => ({ ...record, raw_source_format: { ...record.raw_source_format, heading } });
+
+  beforeAll(async () => {
+    wide = tempLedger();
+    const gen = new HistoryGenerator(wide.ledger, AGENT2, 11);
+    gen.register();
+    const old = headings.map((h) => at(gen.addRecord('memory/project-alpha.md'), `${h} (old)`));
+    gen.records = old;
+    await gen.sync(0);
+    // #1: every old one edited; as many born, in reverse order of their headings.
+    for (const r of old) gen.editRecord(r.id);
+    for (const h of [...headings].reverse()) {
+      const r = at(gen.addRecord('memory/project-alpha.md'), h);
+      gen.records = [...gen.records.filter((x) => x.id !== r.id), r];
+      ids.set(h, r.id);
+    }
+    await gen.sync(1);
+  });
+
+  afterAll(() => wide.cleanup());
+
+  it('gives the first `limit` of each kind in JavaScript order and counts every one', () => {
+    const jsOrder = [...headings].sort();
+    expect(jsOrder.slice(0, 2)).toEqual(['Note A\u{1F600}', 'Note A\uFFFD']);
+    for (const limit of [1, 2, 3, 7, 50]) {
+      const c = compareWorkspace({ db: wide.ledger.db, agentId: AGENT2, from: 0, to: 1, limit })!;
+      expect(c.memories.created.map((m) => m.heading), `limit ${limit}`).toEqual(jsOrder.slice(0, limit));
+      expect(c.memories.updated.map((u) => u.after.heading), `limit ${limit}`).toEqual(jsOrder.slice(0, limit).map((h) => `${h} (old)`));
+      expect([c.counts.created, c.counts.updated, c.truncated], `limit ${limit}`).toEqual([7, 7, limit < 7]);
+    }
+  });
+});

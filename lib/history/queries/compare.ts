@@ -59,7 +59,7 @@ export function compareWorkspace(params: { db: LineageDb; agentId: string; from:
   const limit = compareLimit(params.limit);
   const { db } = params.db;
   const edges = moveEdges(db, agent.id, from, to);
-  const { kinds, chained } = memoryStates(db, { agentId: agent.id, from, to, edges });
+  const { kinds, chained } = memoryStates(db, { agentId: agent.id, from, to, edges, limit });
   const linked = linkMemories(chained, edges, limit, kinds);
   const files = fileStates(db, agent.id, from, to);
   return assembleComparison({ agentId: agent.id, from, to, limit, linked, files, versions: versionsById(db, pageVersionIds(linked.page)) });
