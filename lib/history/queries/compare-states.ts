@@ -101,12 +101,15 @@ function plainKinds(db: LineageDb['db'], p: { agentId: string; from: number; to:
     UNION ALL ${page(1)} UNION ALL ${page(2)}
     UNION ALL SELECT 'r', kind, 1, record_id, vt, tl, fp, tf, th FROM c WHERE kind = 9 OR (kind IN (1, 2) AND wide)`);
   const pending: Pending[] = [];
-  // Per kind ranked in SQL: how many there are (not wide), less those listed.
+  // Of each kind SQL ranks: how many there are (not wide), less those it listed.
   const unlisted = { created: 0, updated: 0 };
   for (const [row, kind, count, recordId, toVid, toLive, side, toFile, toHeading] of rows) {
     const name = kind === 1 ? 'created' : 'updated';
-    if (row === 'n' || count === 0) unlisted[name] += row === 'n' ? count : -1;
-    if (row === 'n') continue;
+    if (row === 'n') {
+      unlisted[name] += count;
+      continue;
+    }
+    if (count === 0) unlisted[name]--;
     // `<id> <0|1> <0|1>`: the id, whether that version is live at `from`, whether its text is the one at `to`.
     const fromVid = side === null ? null : Number(side.slice(0, side.length - 4));
     const fromId = side !== null && side.charCodeAt(side.length - 3) === 49 ? fromVid : null;
