@@ -18,10 +18,6 @@ export interface MemoryStateRow {
    */
   from_meta: string | null;
   to_meta: string | null;
-  /**
-   * The earlier version's place. A backend may leave it null for a record live at `to` that no move
-   * links: linkMemories reads it only for a memory gone by `to` and along a chain.
-   */
   from_file: string | null;
   from_heading: string | null;
   to_file: string | null;

@@ -4,9 +4,10 @@
  * one page read apiece, scattered over the history for the earlier end): at #200 → #1999 of the
  * ui-scale big agent (6,294 records, no moves) a read of both ends' rows per record was ~25 ms of
  * SQLite and ~13 ms of conversion. So a record no move links is read from the range itself (its
- * version at `to`) and one seek of a narrow index (its version at `from`), and only the handful
- * whose answer hinges on more are read by id afterwards (plainStates); the records a move links are
- * few and read whole (chainedStates). The moves come from the partial `(agent_id, moved_from)` index.
+ * version at `to`) and one seek of a narrow index (its version at `from`), classified and ranked in
+ * SQL, and only the handful whose answer hinges on more are read by id afterwards (plainKinds); the
+ * records a move links are few and read whole (chainedStates). The moves come from the partial
+ * `(agent_id, moved_from)` index.
  */
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
@@ -28,8 +29,8 @@ export function moveEdges(db: LineageDb['db'], agentId: string, from: number, to
  * The memories touched in (from, to], on their way to linkMemories: every record with a version in
  * the range or moved away in it. `edges` are the moves in the range (moveEdges). The records a move
  * links are few and read whole (`chained`: their versions at each end, in record id order, for
- * linkMemories to walk); every other one — nearly all — is read by plainKinds, which reads only what
- * its classification needs and adds it to `kinds` as it comes.
+ * linkMemories to walk); every other one — nearly all — is read by plainKinds, which classifies them
+ * in SQL and adds to `kinds` the counts and the first `limit` of each kind.
  */
 export function memoryStates(db: LineageDb['db'], p: { agentId: string; from: number; to: number; edges: readonly MoveEdge[]; limit: number }): { kinds: MemoryKinds; chained: MemoryStateRow[] } {
   const chained = [...new Set(p.edges.flatMap((e) => [e.source, e.target]))];

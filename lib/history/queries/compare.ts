@@ -1,7 +1,7 @@
 /**
  * The net change of an agent's workspace from sequence `from` to sequence `to`, read from the index:
  * only the records and paths with a version in (from, to] are looked at (the (agent_id, seq)
- * indexes find them), each one's state at `from` and at `to` is one key-index seek, and moves link
+ * indexes find them), each one's state at `from` and at `to` read once (compare-states.ts), and moves link
  * the records of one memory, so a memory moved (and then edited) is one `moved` entry, not a
  * delete and a create. Contents are read only for the entries returned (at most `limit` per kind).
  * The engine-free parts (range check, files' classification, the answer) are compare-result.ts's,
