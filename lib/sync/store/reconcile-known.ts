@@ -52,6 +52,8 @@ export function reconcileKnown(code: ReconcileCode, args: {
   log: LogReader | null;
   /** Hand one known record in SPOT_CHECK in to be checked (a sync: yes; a stability check: no). */
   spotCheck: boolean;
+  /** Ids of base records the caller paired outside (their lines and slots left out): no create may keep one. */
+  reserved?: (id: string) => boolean;
 }): KnownReconcile {
   try {
     return reconcileLeavingOut(code, args, true);
@@ -68,7 +70,6 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
   const builtIds = new Set<string>();
   for (const record of built) if (record) builtIds.add(record.id);
   const claimed = new Uint8Array(lines.length);
-  const claimedIds = new Set<string>();
   const curr: (MemoryRecord | KnownRecordClass)[] = [];
   const currSlot: number[] = [];
   const paired = new Int32Array(slots.length).fill(-1);
@@ -88,13 +89,12 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
       return;
     }
     claimed[i] = 1;
-    claimedIds.add(id);
     paired[j] = i;
   });
   const kept: number[] = [];
   for (let i = 0; i < lines.length; i++) if (!claimed[i]) kept.push(i);
   const base = new StoreLines(kept.map((i) => lines[i]!), args.log);
-  const result = code.reconcileWithBase({ agentId: args.agentId, base, curr, withLines: false, reserved: (id) => claimedIds.has(id) });
+  const result = code.reconcileWithBase({ agentId: args.agentId, base, curr, withLines: false, reserved: claimedReserved(lines, claimed, args.reserved) });
   const records: MemoryRecord[] = new Array(slots.length);
   currSlot.forEach((j, k) => {
     records[j] = result.records[k]!;
@@ -107,4 +107,20 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
     records[j] = lineOnlyRecord(line.id, { partition: line.partition });
   }
   return { records, paired, entries: result.entries };
+}
+
+/**
+ * The ids of the lines claimed, and the caller's reserved ones: made into a set on the first
+ * question only (reconcile asks about the ids its creates would keep — few, where most records
+ * are claimed).
+ */
+function claimedReserved(lines: readonly BaseLine[], claimed: Uint8Array, outside: ((id: string) => boolean) | undefined): (id: string) => boolean {
+  let ids: Set<string> | null = null;
+  return (id) => {
+    if (ids === null) {
+      ids = new Set();
+      for (let i = 0; i < lines.length; i++) if (claimed[i]) ids.add(lines[i]!.id);
+    }
+    return ids.has(id) || (outside !== undefined && outside(id));
+  };
 }
