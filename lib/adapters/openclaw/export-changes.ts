@@ -26,6 +26,11 @@ export interface PriorFiles {
   digest(rel: string): string | null | undefined;
   /** The bytes of `rel` as the last sync recorded them. */
   bytes(rel: string): Uint8Array;
+  /**
+   * A record-bearing file's bytes and keys as the last sync recorded them, when its keys were made
+   * with the same agent, tier and key version as now (else undefined).
+   */
+  previous(rel: string): { bytes: Uint8Array; keys: readonly string[] } | undefined;
   /** Whether `bytes` are the ones the last sync recorded for `rel`. */
   sameBytes(rel: string, bytes: Uint8Array): boolean;
   /** How many files the last sync recorded. */
@@ -109,7 +114,7 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     // A file read is most likely a changed one, whose bytes the upload deflates (deflate-ahead.ts).
     if (handler !== null || !prior?.sameBytes(rel, bytes)) deflateAhead(bytes);
     const fileKeys = { get: (d: string) => prior?.keys(rel, d) };
-    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys, digest });
+    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys, digest, previous: () => prior?.previous(rel) });
     if (file.warning !== undefined) warnings.push(file.warning);
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     const next = file.digest !== undefined || handler === null ? { ...read.stat, digest: file.digest ?? null } : null;

@@ -10,7 +10,7 @@ import { isFileInside, isPlainFileSync, walkFiles, walkPlainFilesSync } from '..
 import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
-import { fileDigest, keyedFile, keyedFileFromKeys, type KeyedFile } from './records';
+import { fileDigest, keyedFile, keyedFileFromKeys, type KeyedFile, type PreviousKeying } from './records';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-files';
 
 /** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
@@ -63,6 +63,8 @@ export function keyedFileOf(args: {
   fileKeys: Pick<FileKeys, 'get'>;
   /** Its digest, when the caller has made it already. */
   digest?: string;
+  /** Its bytes and keys when it was keyed last, if known (its unchanged sections keep their keys unhashed). */
+  previous?: () => { bytes: Uint8Array; keys: readonly string[] } | undefined;
 }): { keyed: KeyedFile | null; digest?: string; warning?: string } {
   const handler = isMarkdownPath(args.rel) ? handlerFor(args.rel) : null;
   if (!handler) return { keyed: null };
@@ -77,7 +79,17 @@ export function keyedFileOf(args: {
   } catch {
     return { keyed: null, warning: `${args.rel}: not valid UTF-8, kept as a raw file only` };
   }
-  return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain), digest };
+  return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain, previousKeying(args.previous)), digest };
+}
+
+function previousKeying(previous: (() => { bytes: Uint8Array; keys: readonly string[] } | undefined) | undefined): PreviousKeying | undefined {
+  const known = previous?.();
+  if (known === undefined) return undefined;
+  try {
+    return { text: UTF8.decode(known.bytes), keys: known.keys };
+  } catch {
+    return undefined;
+  }
 }
 
 /**

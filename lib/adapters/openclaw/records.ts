@@ -5,6 +5,7 @@ import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
 import { sha256Hex } from '@/lib/core/uuid';
 import type { RecordSlot } from '../types';
 import { fileNameDate, type Handler, type Tier } from './handlers';
+import { reusedSectionKeys } from './section-keys';
 import { dedupe, hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
 
 /** One markdown file as the export read it. */
@@ -38,6 +39,8 @@ export interface KeyedFile {
   createdAt: string;
   /** Its records' keys, in order. */
   keys: readonly string[];
+  /** How many of them were hashed now (the others were known: remembered keys, or a previous keying's). */
+  hashed: number;
   /** The file's slots (see RecordSlot): records whose key `known` accepts are left unbuilt. */
   slots(known: (key: string) => boolean): RecordSlot[];
 }
@@ -49,17 +52,18 @@ export interface KeyedFile {
  * heading, lines, occurrence of its trimmed content, which with the path decides the birth id).
  * `textAgain` gives the file's text again if a known record is built after all.
  */
-export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => string = () => file.text): KeyedFile {
+export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => string = () => file.text, previous?: PreviousKeying): KeyedFile {
   const sections = chunk(file);
   const occurrences = chunkOccurrences(sections.map((s) => s.content));
   const fileTags = file.tier === null ? null : lineTwoTags(file.text);
-  const { handler } = file;
-  const fileKey = sha256Hex(JSON.stringify([RECORD_KEY_VERSION, agentId, file.relPath, handler.memoryType, handler.namespace, handler.chunking,
-    handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
-  const keys = sections.map((section, i) => sectionKey(fileKey, section, occurrences[i]!.occurrence));
+  const fileKey = fileKeyOf(agentId, file, fileTags);
+  const keyOf = (i: number) => sectionKey(fileKey, sections[i]!, occurrences[i]!.occurrence);
+  const reused = previous === undefined ? null : reusedKeys({ agentId, file, fileKey, sections, occurrences, previous, keyOf });
+  const keys = reused?.keys ?? sections.map((_, i) => keyOf(i));
   return {
     createdAt: temporal(file).created_at,
     keys,
+    hashed: reused?.computed ?? keys.length,
     slots(known) {
       let group: FileGroup | null = null;
       return sections.map((section, i): RecordSlot => {
@@ -73,6 +77,33 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
 }
 
 /**
+ * What a file was when it was keyed last (its text then and its keys, as a sync's client state
+ * keeps them), so that the sections that did not change keep their keys without being hashed again.
+ * Only for the same path, agent, tier and key version: the file key then must be the file key now.
+ */
+export interface PreviousKeying {
+  text: string;
+  keys: readonly string[];
+}
+
+function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | null): string {
+  const { handler } = file;
+  return sha256Hex(JSON.stringify([RECORD_KEY_VERSION, agentId, file.relPath, handler.memoryType, handler.namespace, handler.chunking,
+    handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
+}
+
+/** The keys of the previous keying's unchanged sections taken over (section-keys.ts); null: its file key was another. */
+function reusedKeys(args: {
+  agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[];
+  previous: PreviousKeying; keyOf: (i: number) => string;
+}): { keys: string[]; computed: number } | null {
+  const before = { ...args.file, text: args.previous.text };
+  // The line-2 tags are in the file key: when they changed, no key is the same.
+  if (fileKeyOf(args.agentId, before, args.file.tier === null ? null : lineTwoTags(before.text)) !== args.fileKey) return null;
+  return reusedSectionKeys({ sections: args.sections, occurrences: args.occurrences, previous: { sections: chunk(before), keys: args.previous.keys }, keyOf: args.keyOf });
+}
+
+/**
  * A file whose keys are known from an earlier export of the same bytes (see {@link fileDigest}):
  * nothing is chunked. Every slot is left unbuilt; one whose key the caller does not know is built
  * when asked, from the file's text chunked then.
@@ -81,6 +112,7 @@ export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'tex
   return {
     createdAt: temporal({ ...file, text: '' }).created_at,
     keys,
+    hashed: 0,
     slots() {
       const group = new FileGroup(agentId, { ...file, text: '' }, textAgain, keys.length);
       return keys.map((key, i) => new KnownSlot(key, group, i));

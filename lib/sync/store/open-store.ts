@@ -63,6 +63,11 @@ export function openStore(stateDir: string, agentId: string, index: StoreIndex, 
           if (!entry) throw new StoreDamaged(`client state: no bytes of ${rel}`);
           return log.read(entry.raw);
         },
+        previous: (rel: string) => {
+          const entry = byRel.get(rel);
+          // The same context is the same layout, so the same tier (the digest, and so the keys, depend on it).
+          return trusted && entry?.table ? { bytes: log.read(entry.raw), keys: table(rel).map((row) => row.key) } : undefined;
+        },
         sameBytes: (rel: string, bytes: Uint8Array) => {
           const entry = byRel.get(rel);
           return entry !== undefined && entry.raw.len === bytes.byteLength && log.read(entry.raw).equals(bytes);
