@@ -9,7 +9,7 @@ import { memoPath } from '../record-memo';
 import { statCachePath } from '../stat-cache';
 import { statePaths } from '../state';
 import { syncWorkspace, type StateLayout, type SyncOutput } from '../sync';
-import { apply, materialize, MD_FILES, op, render, seedModel, type Model, type Op } from '../testing/histories';
+import { apply, materialize, MD_FILES, op, render, seedModel, stressOp, type Model, type Op } from '../testing/histories';
 import { encodeIndexV1 } from '../testing/index-v1';
 import { readTree, steppingClock } from '../testing/workspace';
 import { storeBaseBytes } from './export-alf';
@@ -92,6 +92,12 @@ const step = fc.oneof(
   { arbitrary: fc.constantFrom(...MD_FILES).map((file) => ({ ops: [] as Op[], touch: file as string | null })), weight: 1 },
 );
 
+/** The same with the edits that stress keeping a changed file's unchanged sections (histories.ts `stressOp`). */
+const stressStep = fc.oneof(
+  { arbitrary: fc.array(stressOp, { minLength: 1, maxLength: 3 }).map((ops) => ({ ops, touch: null as string | null })), weight: 5 },
+  { arbitrary: fc.constantFrom(...MD_FILES).map((file) => ({ ops: [] as Op[], touch: file as string | null })), weight: 1 },
+);
+
 /** A random history of steps, synced by the three sides, compared after every step (and `after` each, on the store's state directory). */
 async function history(steps: { ops: Op[]; touch: string | null }[], after: (stateDir: string) => Promise<void> = async () => {}): Promise<void> {
   const t = await triplets();
@@ -113,6 +119,13 @@ describe('the client-state store', () => {
     await fc.assert(
       fc.asyncProperty(fc.array(step, { minLength: 1, maxLength: 14 }), (steps) => history(steps)),
       { numRuns: 30, seed: 20261203, endOnFailure: true },
+    );
+  }, 600_000);
+
+  it('the same over histories that stress a changed file\'s unchanged sections: duplicates, swaps, copies, multi-line edits, CRLF, no final newline', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(stressStep, { minLength: 1, maxLength: 14 }), (steps) => history(steps)),
+      { numRuns: 25, seed: 20261204, endOnFailure: true },
     );
   }, 600_000);
 

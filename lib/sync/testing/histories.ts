@@ -17,6 +17,9 @@ export interface Model {
   bin: Map<string, Uint8Array>;
   /** A file's `#tags:` line (line 2) when not the default `memory`. */
   tags?: Map<string, string>;
+  /** Files written with CRLF line ends; files without a final newline. */
+  crlf?: Set<string>;
+  bare?: Set<string>;
 }
 
 const word = fc.constantFrom('alpha', 'bravo', 'host 10.0.4.17', 'évt-00012-a1b2c3', 'deploy', 'Redis', 'queue', '```', '## not a heading', 'ünïcödé');
@@ -38,10 +41,26 @@ export const op = fc.oneof(
   fc.record({ kind: fc.constant('retag' as const), file, tags: fc.constantFrom('memory', 'memory, infra', 'ops #deploy, memory') }),
   fc.record({ kind: fc.constant('idle' as const) }),
 );
-export type Op = typeof op extends fc.Arbitrary<infer T> ? T : never;
+/**
+ * The edits above, and the ones that stress keeping a changed file's unchanged sections (their
+ * keys, lines and occurrences): a body of several lines (the lines after it move), two sections
+ * swapped, a section copied next to another, CRLF line ends or no final newline switched on or off.
+ */
+export const stressOp = fc.oneof(
+  { arbitrary: op, weight: 6 },
+  { arbitrary: fc.record({ kind: fc.constant('lines' as const), file, at: idx, body: fc.array(text, { minLength: 2, maxLength: 3 }).map((l) => l.join('\n')) }), weight: 2 },
+  { arbitrary: fc.record({ kind: fc.constant('swap' as const), file, at: idx }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constant('copy' as const), file, at: idx, to: idx }), weight: 1 },
+  { arbitrary: fc.record({ kind: fc.constantFrom('crlf' as const, 'bare' as const), file }), weight: 1 },
+);
+export type Op = typeof stressOp extends fc.Arbitrary<infer T> ? T : never;
 
 /** Applies an edit to the model. */
 export function apply(model: Model, o: Op): void {
+  if (o.kind === 'crlf' || o.kind === 'bare') {
+    const set = (model[o.kind] ??= new Set());
+    return void (set.has(o.file) ? set.delete(o.file) : set.add(o.file));
+  }
   if (o.kind === 'binary') return void model.bin.set(o.path, o.bytes);
   if (o.kind === 'unlink') return void model.bin.delete(o.path);
   if (o.kind === 'idle') return;
@@ -54,7 +73,14 @@ export function apply(model: Model, o: Op): void {
       list.splice(Math.min(o.at, list.length), 0, { heading: o.heading, body: o.body });
       break;
     case 'edit':
+    case 'lines':
       if (list[i]) list[i] = { ...list[i], body: o.body };
+      break;
+    case 'swap':
+      if (list.length > 1) [list[i], list[(i + 1) % list.length]] = [list[(i + 1) % list.length]!, list[i]!];
+      break;
+    case 'copy':
+      if (list[i]) list.splice(o.to % (list.length + 1), 0, { ...list[i] });
       break;
     case 'rename':
       if (list[i]) list[i] = { ...list[i], heading: o.heading };
@@ -88,7 +114,10 @@ export function render(model: Model): Map<string, Buffer> {
   for (const [name, sections] of model.md) {
     if (!sections.length) continue;
     const body = sections.map((s) => `## ${s.heading}\n${s.body}\n`).join('\n');
-    files.set(name, Buffer.from(`# ${path.basename(name, '.md')}\n#tags: ${model.tags?.get(name) ?? 'memory'}\n\n${body}`));
+    let rendered = `# ${path.basename(name, '.md')}\n#tags: ${model.tags?.get(name) ?? 'memory'}\n\n${body}`;
+    if (model.bare?.has(name)) rendered = rendered.replace(/\n+$/, '');
+    if (model.crlf?.has(name)) rendered = rendered.replaceAll('\n', '\r\n');
+    files.set(name, Buffer.from(rendered));
   }
   for (const [name, bytes] of model.bin) files.set(name, Buffer.from(bytes));
   return new Map([...files].sort(([a], [b]) => (a < b ? -1 : 1)));
