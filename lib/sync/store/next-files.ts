@@ -22,13 +22,13 @@ export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; st
     if (!range) return { rel: file.rel, stat, digest: prior!.digest, kind: 's', raw: prior!.raw, rows: null, table: { ref: prior!.table!, linesBytes: prior!.linesBytes } };
     const rows: NextRow[] = [];
     for (let j = range.from; j < range.to; j++) {
-      const record = reconciled.records[j]!;
       const key = args.slots.slots[j]!.key;
       const i = reconciled.paired[j]!;
       if (i >= 0) {
         const base = plan.lines[i]!;
         rows.push({ key, early: true, partition: base.partition, id: base.id, line: base.line });
       } else {
+        const record = reconciled.records[j]!;
         rows.push({ key, early: false, partition: partitionFileOf(record), id: record.id, line: Buffer.from(recordJson(record), 'utf8') });
       }
     }

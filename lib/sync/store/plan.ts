@@ -25,6 +25,8 @@ export interface FilePlan {
   memo: Map<string, Map<string, number>>;
 }
 
+type PlannedLine = BaseLine & { key: string; early: boolean };
+
 export function planFiles(store: OpenStore, files: readonly ExportedFile[]): FilePlan {
   // Stably by the instant their records' created_at is (the export's order of records): ms, then
   // ns within the ms, as the export gives them (numbers: bigint arithmetic costs more).
@@ -35,14 +37,18 @@ export function planFiles(store: OpenStore, files: readonly ExportedFile[]): Fil
   const current = new Set(ordered.map((f) => f.rel));
   // The base's record-bearing files in their order (the index lists them first, in the last export's order).
   const priorFiles = store.index.files.filter((f) => f.table !== null);
-  const lines: (BaseLine & { file: number; row: number; key: string; early: boolean })[] = [];
-  priorFiles.forEach((prior, position) => {
-    if (current.has(prior.rel) && !reconciled.has(prior.rel)) return;
-    store.table(prior.rel).forEach((row, k) => {
-      lines.push({ id: row.id, partition: row.partition, line: row.line, rel: prior.rel, file: position, row: k, key: row.key, early: row.early });
-    });
-  });
-  lines.sort((a, b) => (a.partition < b.partition ? -1 : a.partition > b.partition ? 1 : a.file - b.file || a.row - b.row));
+  // In the base's order: by partition, then file, then row — the files and rows are walked in that
+  // order, so a bucket per partition (in the order of the partitions' names) is that order.
+  const byPartition = new Map<string, PlannedLine[]>();
+  for (const prior of priorFiles) {
+    if (current.has(prior.rel) && !reconciled.has(prior.rel)) continue;
+    for (const row of store.table(prior.rel)) {
+      let bucket = byPartition.get(row.partition);
+      if (!bucket) byPartition.set(row.partition, (bucket = []));
+      bucket.push({ id: row.id, partition: row.partition, line: row.line, rel: prior.rel, key: row.key, early: row.early });
+    }
+  }
+  const lines = [...byPartition.keys()].sort().flatMap((partition) => byPartition.get(partition)!);
   const memo = new Map<string, Map<string, number>>();
   lines.forEach((line, i) => {
     if (!line.early || !reconciled.has(line.rel)) return;

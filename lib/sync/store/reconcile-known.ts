@@ -11,7 +11,6 @@
  */
 import type { RecordSlot } from '@/lib/adapters/types';
 import type { DeltaEntry } from '@/lib/core/archive/types';
-import { lineOnlyRecord } from '@/lib/core/archive/write-snapshot';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { KnownRecord as KnownRecordClass, KnownRecordMismatch as MismatchClass, reconcileWithBase as reconcileFn } from '@/lib/core/reconcile-base';
 import { SPOT_CHECK } from '../record-memo';
@@ -35,8 +34,11 @@ export interface ReconcileCode {
 }
 
 export interface KnownReconcile {
-  /** One output per slot; a known one left out is line-only (`lineOnlyRecord`). */
-  records: MemoryRecord[];
+  /**
+   * One output per slot handed to reconcileWithBase; undefined for a known one left out (its
+   * output is its line, which `paired` names: nothing reads a record of it, so none is made).
+   */
+  records: (MemoryRecord | undefined)[];
   /** Per slot, the line (of `lines`) it paired early with, else -1. */
   paired: Int32Array;
   entries: DeltaEntry[];
@@ -95,17 +97,12 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
   for (let i = 0; i < lines.length; i++) if (!claimed[i]) kept.push(i);
   const base = new StoreLines(kept.map((i) => lines[i]!), args.log);
   const result = code.reconcileWithBase({ agentId: args.agentId, base, curr, withLines: false, reserved: claimedReserved(lines, claimed, args.reserved) });
-  const records: MemoryRecord[] = new Array(slots.length);
+  const records: (MemoryRecord | undefined)[] = new Array(slots.length);
   currSlot.forEach((j, k) => {
     records[j] = result.records[k]!;
     const i = result.paired[k]!;
     if (i >= 0) paired[j] = kept[i]!;
   });
-  for (let j = 0; j < slots.length; j++) {
-    if (records[j] !== undefined) continue;
-    const line = lines[paired[j]!]!;
-    records[j] = lineOnlyRecord(line.id, { partition: line.partition });
-  }
   return { records, paired, entries: result.entries };
 }
 

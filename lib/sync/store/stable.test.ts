@@ -30,7 +30,8 @@ function everyRowTried(rows: readonly NextRow[], slots: readonly RecordSlot[]): 
     return false;
   }
   if (again.entries.length > 0) return false;
-  return again.records.every((out, j) => out.id === rows[j]!.id && (again.paired[j]! >= 0 ? again.paired[j] === position[j] : Buffer.from(recordJson(out)).equals(rows[j]!.line as Uint8Array)));
+  // A slot paired early pairs with its own line (whose id is its row's), or not: then its output is checked.
+  return rows.every((row, j) => (again.paired[j]! >= 0 ? again.paired[j] === position[j] : again.records[j]!.id === row.id && Buffer.from(recordJson(again.records[j]!)).equals(row.line as Uint8Array)));
 }
 
 /** The rows a sync makes of each version of a file (reconciled against the records of the one before), and its slots. */

@@ -55,11 +55,11 @@ export function isStable(code: ReconcileCode, args: {
     return false;
   }
   if (again.entries.length > 0) return false;
-  return again.records.every((out, k) => {
-    const j = tried[k]!;
+  return tried.every((j, k) => {
     const row = rows[j]!;
-    if (out.id !== row.id) return false;
     if (again.paired[k]! >= 0) return again.paired[k] === position.get(j);
+    const out = again.records[k]!;
+    if (out.id !== row.id) return false;
     const line = row.line;
     return line instanceof Uint8Array && Buffer.from(recordJson(out), 'utf8').equals(line);
   });
