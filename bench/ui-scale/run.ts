@@ -86,7 +86,8 @@ const reps = Number(value('--reps') ?? 20);
       for (let r = 0; r < count; r++) visits.push(await visit());
       const result = summarise(page.name, page.url, visits);
       results.push(result);
-      log(`ui-scale: ${page.name}: server p95 ${result.serverP95.ms} ms (${result.serverP95.label}), LCP p95 ${result.lcp.p95} ms, DOM ${result.domElements.max}`);
+      const worst = result.requests[0]?.values;
+      log(`ui-scale: ${page.name}: server p95 ${result.serverP95.ms} ms (${result.serverP95.label}${worst ? `, visit by visit ${worst.join(' ')}` : ''}), LCP p95 ${result.lcp.p95} ms, DOM ${result.domElements.max}`);
     }
   } finally {
     await browser.close();

@@ -4,7 +4,15 @@ import type { Visit } from './measure-page';
 
 export const GOALS = { serverP95Ms: 100, lcpMs: 1500, domElements: 5000 } as const;
 
-export interface RequestKind { label: string; perVisit: number; p50: number; p95: number; max: number }
+export interface RequestKind {
+  label: string; perVisit: number; p50: number; p95: number; max: number;
+  /**
+   * A request made once a visit (a page's document): its times in visit order. Whether a p95 is set by
+   * the first visits (code the server is still compiling) or by scattered ones (a collection, the
+   * machine) is in their order, not in the percentiles.
+   */
+  values?: number[];
+}
 export interface PageResult {
   name: string;
   url: string;
@@ -29,8 +37,9 @@ export function summarise(name: string, url: string, visits: Visit[]): PageResul
   const doms = visits.map((v) => v.domElements);
   const byLabel = new Map<string, number[]>();
   for (const visit of visits) for (const r of visit.requests) byLabel.set(r.label, [...(byLabel.get(r.label) ?? []), r.ms]);
-  const requests = [...byLabel].map(([label, ms]) => ({
+  const requests: RequestKind[] = [...byLabel].map(([label, ms]) => ({
     label, perVisit: round(ms.length / visits.length), p50: round(median(ms)), p95: round(percentile(ms, 95)), max: round(Math.max(...ms)),
+    ...(ms.length <= visits.length ? { values: ms.map((m) => round(m)) } : {}),
   })).sort((a, b) => b.p95 - a.p95);
   const worst = requests[0] ?? null;
   const lcpOk = nums(lcps);
