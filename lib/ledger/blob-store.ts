@@ -44,6 +44,10 @@ const setTimes = promisify(futimes);
 const dirDescriptors = new FinalizationRegistry<number>((fd) => close(fd, () => {}));
 const renameFile = promisify(rename);
 const writeAt = promisify(write);
+
+/** Names handled between two turns given to the event loop by a listing (list, groupsToPack). */
+const YIELD_EVERY = 2048;
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** Writes from `offset`, returning how many bytes went out. */
 async function writeFile(fd: number, bytes: Uint8Array, offset: number, length: number): Promise<number> {
   return (await writeAt(fd, bytes, offset, length, null)).bytesWritten;
@@ -199,7 +203,12 @@ export class FsBlobStore implements BlobStore {
 
   /** How many blobs a `packStored` with these options would look at now (from the file names alone). */
   async countWholeToPack(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<number> {
-    return (await this.wholeToPack(options)).length;
+    // A blob has candidates when its group holds an earlier sequence: counted without listing them
+    // (a serving process asks every ten minutes, over every blob of the data directory).
+    const { groups, whole } = await this.groupsToPack(options);
+    let count = 0;
+    for (const { keys } of groups) for (const { seq, key } of keys) if (seq > keys[0]!.seq && whole.has(key)) count++;
+    return count;
   }
 
   /**
@@ -208,12 +217,32 @@ export class FsBlobStore implements BlobStore {
    * against the delta of its own sequence). A group's first blob has none.
    */
   private async wholeToPack(options: { prefix?: string; completeOnly?: boolean }): Promise<{ key: string; candidates: string[] }[]> {
-    if (!this.packing) return [];
-    const names = await this.fileNames();
+    const { groups, whole } = await this.groupsToPack(options);
+    const out: { key: string; candidates: string[] }[] = [];
+    for (const { keys } of groups) {
+      for (const { seq, key } of keys) {
+        const candidates = keys.filter((k) => k.seq < seq).map((k) => k.key);
+        if (candidates.length > 0 && whole.has(key)) out.push({ key, candidates });
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The groups a pass would look at, in packing order (directory, group), each with its keys once,
+   * by sequence then key, and the keys stored whole. The listing is long on a fleet's
+   * data directory (tens of thousands of names): the loop gives the event loop a turn now and then,
+   * so a request being served is not held up behind it.
+   */
+  private async groupsToPack(options: { prefix?: string; completeOnly?: boolean }): Promise<{ groups: { dir: string; group: number; keys: { seq: number; key: string }[] }[]; whole: Set<string> }> {
     const whole = new Set<string>();
+    if (!this.packing) return { groups: [], whole };
+    const names = await this.fileNames();
     const groups = new Map<string, { dir: string; group: number; keys: { seq: number; key: string }[] }>();
     const lastGroup = new Map<string, number>();
+    let seen = 0;
     for (const name of names) {
+      if (++seen % YIELD_EVERY === 0) await yieldToEventLoop();
       const match = BLOB_FILE.exec(name);
       if (!match) continue;
       const key = match[1]!.split('~').join('/');
@@ -226,16 +255,12 @@ export class FsBlobStore implements BlobStore {
       const keys = groups.get(id)!.keys;
       keys.push({ seq: g.seq, key }); // twice when both forms are on disk (a pass a kill interrupted)
     }
-    const out: { key: string; candidates: string[] }[] = [];
+    const out: { dir: string; group: number; keys: { seq: number; key: string }[] }[] = [];
     for (const { dir, group, keys } of [...groups.values()].sort((a, b) => (a.dir < b.dir ? -1 : a.dir > b.dir ? 1 : a.group - b.group))) {
       if (options.completeOnly && group >= lastGroup.get(dir)!) continue;
-      const unique = [...new Map(keys.map((k) => [k.key, k])).values()].sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1));
-      for (const { seq, key } of unique) {
-        const candidates = unique.filter((k) => k.seq < seq).map((k) => k.key);
-        if (candidates.length > 0 && whole.has(key)) out.push({ key, candidates });
-      }
+      out.push({ dir, group, keys: [...new Map(keys.map((k) => [k.key, k])).values()].sort((a, b) => a.seq - b.seq || (a.key < b.key ? -1 : 1)) });
     }
-    return out;
+    return { groups: out, whole };
   }
 
   /**
@@ -444,7 +469,9 @@ export class FsBlobStore implements BlobStore {
   /** File names back to keys (either form); temp files of writes in flight (`….tmp-…`) are not blobs yet. */
   async list(prefix = ''): Promise<string[]> {
     const keys = new Set<string>();
+    let seen = 0;
     for (const name of await this.fileNames()) {
+      if (++seen % YIELD_EVERY === 0) await yieldToEventLoop();
       const flat = BLOB_FILE.exec(name)?.[1];
       if (flat) keys.add(flat.split('~').join('/'));
     }

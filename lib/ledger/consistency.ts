@@ -64,10 +64,11 @@ export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlo
   const referenced = new Set(sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[]);
   const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
   const found: UnledgeredBlob[] = [];
+  // Nearly every blob has its entry: the set answers first, the name is parsed for the few left.
   for (const key of keys) {
+    if (referenced.has(key)) continue;
     const named = parseBlobKey(key);
-    if (!named || referenced.has(key)) continue;
-    found.push({ ...named, key, file: store.pathOf(key), chains: false });
+    if (named) found.push({ ...named, key, file: store.pathOf(key), chains: false });
   }
   return markChains(found, (agentId) => latestOf.get(agentId) as number | null | undefined);
 }
