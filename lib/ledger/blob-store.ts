@@ -203,12 +203,17 @@ export class FsBlobStore implements BlobStore {
 
   /** How many blobs a `packStored` with these options would look at now (from the file names alone). */
   async countWholeToPack(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<number> {
-    // A blob has candidates when its group holds an earlier sequence: counted without listing them
+    return (await this.wholeToPackKeys(options)).length;
+  }
+
+  /** The blobs a `packStored` with these options would look at now, in packing order (from the file names alone). */
+  async wholeToPackKeys(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<string[]> {
+    // A blob has candidates when its group holds an earlier sequence: found without listing them
     // (a serving process asks every ten minutes, over every blob of the data directory).
     const { groups, whole } = await this.groupsToPack(options);
-    let count = 0;
-    for (const { keys } of groups) for (const { seq, key } of keys) if (seq > keys[0]!.seq && whole.has(key)) count++;
-    return count;
+    const keys: string[] = [];
+    for (const group of groups) for (const { seq, key } of group.keys) if (seq > group.keys[0]!.seq && whole.has(key)) keys.push(key);
+    return keys;
   }
 
   /**

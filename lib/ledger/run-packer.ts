@@ -52,15 +52,26 @@ export async function runPacker(p: { dataDir: string }): Promise<PackerRun> {
 /**
  * `lineage serve`'s maintenance: blobs left whole in complete groups — by syncs whose packer was
  * killed or never started, or with packing off at the time — get the background packer even when
- * no sync comes any more. Looks at file names only; starts nothing when there is nothing to pack.
+ * no sync comes any more. Looks at file names only; starts nothing when there is nothing to pack,
+ * nor again for the very blobs its last pass over them left whole (they do not pack).
  */
-export async function startPackingLeftWhole(ledger: Ledger): Promise<'started' | 'running' | 'idle'> {
+export async function startPackingLeftWhole(ledger: Ledger, start: (dataDir: string) => 'started' | 'running' | 'idle' = startBackgroundPacker): Promise<'started' | 'running' | 'idle'> {
   const { blobs } = ledger;
   const { dataDir } = ledger.db;
   if (!packingEnabled() || !(blobs instanceof FsBlobStore)) return 'idle';
+  const left = await blobs.wholeToPackKeys({ completeOnly: true });
   if (!packingPending(dataDir)) {
-    if ((await blobs.countWholeToPack({ completeOnly: true })) === 0) return 'idle';
+    if (left.length === 0) return 'idle';
+    // Every blob left whole was there when this process last started a pass, and that pass is done
+    // (none pending): it left them whole (too small to pack, or no base shrinks them). Starting it
+    // again would do the same, every ten minutes for as long as the server runs.
+    const before = startedFor.get(dataDir);
+    if (before && left.every((key) => before.has(key))) return 'idle';
     requestPacking(dataDir);
   }
-  return startBackgroundPacker(dataDir);
+  startedFor.set(dataDir, new Set(left));
+  return start(dataDir);
 }
+
+/** Per data directory, the blobs left whole when this process last started a pass over them. */
+const startedFor = new Map<string, Set<string>>();
