@@ -7,7 +7,7 @@ import { FsBlobStore, PACK_GROUP } from './blob-store';
 
 /**
  * The listings a serving process runs every ten minutes over every blob of its data directory (the
- * orphan sweep's `list`, the packer's `countWholeToPack`): the count is the packing rule's, and a
+ * orphan sweep's `list`, the packer's `wholeToPackKeys`): what it finds is the packing rule's, and a
  * long listing gives the event loop turns while it works through the names, so a request being
  * served is not held up behind tens of thousands of them.
  */
@@ -28,7 +28,7 @@ const agent = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, '
 const keyOf = (a: number, seq: number, kind: 'alf' | 'alf-delta' = seq === 0 ? 'alf' : 'alf-delta') => `${agent(a)}/${seq}-${(a * 7919 + seq).toString(16).padStart(16, '0')}.${kind}`;
 const fileOf = (key: string, packed: boolean) => `${key.split('/').join('~')}${packed ? '.packed' : ''}`;
 
-/** What `countWholeToPack` must answer, from the rule itself: a blob stored whole with an earlier sequence in its group (complete groups only, when asked). */
+/** How many blobs `wholeToPackKeys` must find, from the rule itself: a blob stored whole with an earlier sequence in its group (complete groups only, when asked). */
 function expectedCount(files: { key: string; packed: boolean }[], completeOnly: boolean): number {
   const seqOf = (key: string) => Number(/\/(\d+)-/.exec(key)![1]);
   const dirOf = (key: string) => key.slice(0, key.indexOf('/') + 1);
@@ -47,7 +47,7 @@ function expectedCount(files: { key: string; packed: boolean }[], completeOnly: 
   }).length;
 }
 
-it('countWholeToPack counts, by the packing rule, the blobs stored whole that a pass would pack: not a group\'s first, only complete groups when asked, a blob in both forms once', async () => {
+it('wholeToPackKeys finds, by the packing rule, the blobs stored whole that a pass would pack: not a group\'s first, only complete groups when asked, a blob in both forms once', async () => {
   const root = blobRoot();
   const files: { key: string; packed: boolean }[] = [];
   let rand = 20261204;
@@ -69,17 +69,17 @@ it('countWholeToPack counts, by the packing rule, the blobs stored whole that a 
   for (const completeOnly of [true, false]) {
     const expected = expectedCount(files, completeOnly);
     expect(expected).toBeGreaterThan(0);
-    expect(await store.countWholeToPack({ completeOnly })).toBe(expected);
+    expect((await store.wholeToPackKeys({ completeOnly })).length).toBe(expected);
   }
-  expect(await store.countWholeToPack({ prefix: `${agent(2)}/` })).toBe(expectedCount(files.filter((f) => f.key.startsWith(`${agent(2)}/`)), false));
+  expect((await store.wholeToPackKeys({ prefix: `${agent(2)}/` })).length).toBe(expectedCount(files.filter((f) => f.key.startsWith(`${agent(2)}/`)), false));
 });
 
-it('list and countWholeToPack give the event loop turns while they go through tens of thousands of names', async () => {
+it('list and wholeToPackKeys give the event loop turns while they go through tens of thousands of names', async () => {
   const root = blobRoot();
   for (let a = 0; a < 3; a++) for (let seq = 0; seq < 2_000; seq++) fs.writeFileSync(path.join(root, fileOf(keyOf(a, seq), false)), '');
   const store = new FsBlobStore(root, { pack: 'deferred' });
   const readdir = fsp.readdir;
-  for (const listing of [() => store.list(), () => store.countWholeToPack({ completeOnly: true })]) {
+  for (const listing of [() => store.list(), () => store.wholeToPackKeys({ completeOnly: true })]) {
     // Queued the moment the names are read: it runs before the listing ends only if the listing
     // hands the event loop a turn while it works through them.
     let turned = false;

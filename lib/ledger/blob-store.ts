@@ -201,11 +201,6 @@ export class FsBlobStore implements BlobStore {
     return { packed, considered };
   }
 
-  /** How many blobs a `packStored` with these options would look at now (from the file names alone). */
-  async countWholeToPack(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<number> {
-    return (await this.wholeToPackKeys(options)).length;
-  }
-
   /** The blobs a `packStored` with these options would look at now, in packing order (from the file names alone). */
   async wholeToPackKeys(options: { prefix?: string; completeOnly?: boolean } = {}): Promise<string[]> {
     // A blob has candidates when its group holds an earlier sequence: found without listing them
