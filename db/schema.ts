@@ -68,6 +68,16 @@ export const ledger_entries = sqliteTable('ledger_entries', {
 ]);
 
 /**
+ * A ledger entry appended without being folded into the history index yet (migration 0018,
+ * lib/history/pending-index.ts): readers and ingest fold these first; the fold removes the row.
+ */
+export const index_pending = sqliteTable('index_pending', {
+  agent_id: text('agent_id').notNull().references(() => agents.id, { onDelete: 'cascade' }),
+  seq: integer('seq').notNull(),
+  kind: text('kind', { enum: ENTRY_KINDS }).notNull(),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.seq, t.kind] })]);
+
+/**
  * One row per record per ledger entry in which it changed. `id` is a stable integer rowid for the
  * FTS5 external-content table; the natural key is (agent_id, record_id, seq, entry_kind).
  * A delete row is the tombstone and carries the previous content. A move is one row: the moved-to

@@ -346,6 +346,7 @@ export function wipe(ledger: Ledger): void {
     DELETE FROM record_facets;
     DELETE FROM record_facet_changes;
     DELETE FROM raw_file_versions;
+    DELETE FROM index_pending;
     UPDATE ledger_entries SET creates = 0, updates = 0, deletes = 0, moves = 0, raw_changed = 0, raw_deleted = 0
       WHERE NOT EXISTS (SELECT 1 FROM agents a WHERE a.id = ledger_entries.agent_id)
         AND (creates <> 0 OR updates <> 0 OR deletes <> 0 OR moves <> 0 OR raw_changed <> 0 OR raw_deleted <> 0);`);

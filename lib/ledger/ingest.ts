@@ -6,7 +6,10 @@
  * known to have failed takes its blob away again (blob-claims.ts).
  *
  * The ledger knows no index: the caller hands in an `EntryIndexer` (the composition root,
- * lib/storage/embedded-ingest.ts, wires the history indexer), which runs inside that transaction.
+ * lib/storage/embedded-ingest.ts, wires the history indexer), which runs inside that transaction —
+ * or, for an entry of at least `deferIndexFrom` records, lines and files (a local sync of a large
+ * change), only marks it pending there, its fold left to a catch-up (lib/history/pending-index.ts).
+ * Either way the agent's pending entries are folded before its index is read or extended.
  */
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
@@ -32,6 +35,8 @@ export interface IngestResult {
   sequence: number;
   blobKey: string;
   sizeBytes: number;
+  /** True when the entry was appended without its fold into the index (`deferIndexFrom`): a catch-up folds it. */
+  indexDeferred?: boolean;
 }
 
 /** One entry to index: its identity, its sync time and the parsed archive. */
@@ -45,6 +50,16 @@ export interface EntryIndexer {
   livePaths(db: Drizzle, agentId: string, seq: number): string[];
   /** Whether the live tree at `seq` came whole through the ingest checks and holds every one of `paths` (the tree is then not read). */
   checkedTreeHolds?(db: Drizzle, agentId: string, seq: number, paths: readonly string[]): boolean;
+  /**
+   * Entries appended without their fold (`deferIndexFrom`): whether `agentId` has any, folding them
+   * (in ledger order, before anything reads or extends the agent's index), and recording one inside
+   * the append's transaction. An indexer without them indexes every entry at once.
+   */
+  pending?: {
+    has(ledger: Ledger, agentId: string): boolean;
+    catchUp(ledger: Ledger, agentId: string): Promise<unknown>;
+    mark(ledger: Ledger, entry: { agentId: string; seq: number; kind: EntryKind }): void;
+  };
 }
 
 interface IngestBase {
@@ -55,6 +70,12 @@ interface IngestBase {
   now: Date;
   limits?: Partial<ArchiveLimits>;
   tenantId?: string | null;
+  /**
+   * Append the entry without folding it into the index when it holds at least this many records,
+   * delta lines and raw files (a local sync of a large change: the fold runs in the background,
+   * pending-index.ts); absent, every entry is indexed in its append's transaction.
+   */
+  deferIndexFrom?: number;
 }
 
 async function parse<T>(read: () => Promise<T>): Promise<T> {
@@ -133,6 +154,7 @@ function assertNotRebuilding(ledger: Ledger): void {
 async function commit(params: IngestBase & {
   kind: EntryKind; seq: number; key: string; sha: string; expect: (agent: AgentRow) => void;
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
+  defer: boolean;
 }): Promise<IngestResult> {
   const { ledger, agentId, seq, kind, key, sha, bytes, now } = params;
   const { db, sqlite } = ledger.db;
@@ -144,14 +166,35 @@ async function commit(params: IngestBase & {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
     if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
     params.expect(agent);
-    const counts: EntryCounts = params.indexer.index(db, { agentId, seq, syncedAt, ...params.archive });
+    const { pending } = params.indexer;
+    let counts: EntryCounts = NO_COUNTS;
+    if (params.defer) pending!.mark(ledger, { agentId, seq, kind });
+    else {
+      // Caught up before the checks; an entry appended since would have moved the sequence `expect` checked.
+      if (pending?.has(ledger, agentId)) throw new LedgerError('busy', `the history index of agent ${agentId} is catching up; retry shortly`);
+      counts = params.indexer.index(db, { agentId, seq, syncedAt, ...params.archive });
+    }
     statements.insertEntry.run({
       id, agent_id: agentId, seq, kind, blob_key: key, sha256: sha, size_bytes: bytes.byteLength, created_at: syncedAt, ...counts,
     });
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
   }));
-  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength };
+  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength, ...(params.defer ? { indexDeferred: true } : {}) };
+}
+
+/** A deferred entry's counts until its fold writes them. */
+const NO_COUNTS: EntryCounts = { creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0 };
+
+/** Whether this entry's fold is left to a catch-up: asked for, possible, and the entry large enough. */
+function deferred(params: IngestBase, size: number): boolean {
+  return params.deferIndexFrom !== undefined && params.indexer.pending !== undefined && size >= params.deferIndexFrom;
+}
+
+/** Folds the agent's pending entries (in ledger order) before the index is read or extended. */
+async function catchUp(params: IngestBase, agentId: string): Promise<void> {
+  const { pending } = params.indexer;
+  if (pending?.has(params.ledger, agentId)) await mapStorageErrors(params.ledger.db.dataDir, () => pending.catchUp(params.ledger, agentId));
 }
 
 /** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
@@ -161,14 +204,16 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
   checkSnapshotServable(snapshot);
   const sha = sha256Hex(params.bytes);
+  const defer = deferred(params, snapshot.records.length + snapshot.raw.size);
   // A concurrent ingest may move the target between the blob write and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
+    await catchUp(params, agent.id);
     const current = requireAgent({ ledger: params.ledger, agentId: agent.id });
     const seq = snapshotSequence(params.ledger, current);
     const key = blobKey(agent.id, seq, 'snapshot', sha);
     try {
       return await withStoredBlob(params.ledger, key, params.bytes, () => commit({
-        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot },
+        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot }, defer,
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
             throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
@@ -206,6 +251,8 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
       `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
+  // The checks below read the stored tree at the base from the index.
+  await catchUp(params, agent.id);
   const { indexer } = params;
   const db = params.ledger.db.db;
   checkDeltaServable(delta, () => indexer.livePaths(db, agent.id, baseSequence),
@@ -215,6 +262,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
   const key = blobKey(agent.id, seq, 'delta', sha);
   return withStoredBlob(params.ledger, key, params.bytes, () => commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
+    defer: deferred(params, delta.entries.length + delta.rawChanged.size + delta.rawDeleted.length),
     expect: (current) => checkBase(current, baseSequence),
   }));
 }

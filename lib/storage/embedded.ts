@@ -27,6 +27,7 @@ import { compareWorkspace } from '@/lib/history/queries/compare';
 import { getFileBlame } from '@/lib/history/queries/blame';
 import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
+import { catchUpIndex, indexPending } from '@/lib/history/pending-index';
 import {
   countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
 } from '@/lib/server/api-keys';
@@ -35,6 +36,7 @@ import type { IngestParams, LineageStorage, PendingUploads } from './types';
 import { startSweeps } from './maintenance';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 import { ingestOffThread } from './offload';
+import { mapStorageErrors } from '@/lib/ledger/storage-errors';
 
 /** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
 export interface EmbeddedStorage extends LineageStorage {
@@ -75,10 +77,27 @@ function uploadsOf(store: UploadStore): PendingUploads {
   };
 }
 
+/**
+ * Folds the entries a local sync appended without indexing (lib/history/pending-index.ts): every
+ * verb that reads the index (or the ledger rows' counts) awaits this first. A read-only data
+ * directory is read as its index stands, and so is one whose pending entry's blob is damaged (the
+ * index cannot pass it; `lineage doctor` names it, and ingest refuses until it is restored).
+ */
+async function indexCaughtUp(ledger: Ledger): Promise<void> {
+  const { sqlite } = ledger.db;
+  if (sqlite.readonly || !indexPending(sqlite)) return;
+  try {
+    await mapStorageErrors(ledger.db.dataDir, () => catchUpIndex(ledger));
+  } catch (error) {
+    if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
+  }
+}
+
 /** The storage seam over an open ledger (its database and blob store); `close` closes the database. */
 export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
   const db = ledger.db;
   let uploads: PendingUploads | null = null;
+  const caughtUp = () => indexCaughtUp(ledger);
   return {
     backend: 'embedded',
     ledger,
@@ -94,26 +113,27 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     deleteAgent: (p) => deleteAgent({ ledger, ...p }),
     ingestSnapshot: (p) => ingest(ledger, 'snapshot', p),
     ingestDelta: (p) => ingest(ledger, 'delta', p),
-    listEntries: async (p) => listEntries({ ledger, ...p }),
-    getEntry: async (p) => getEntry({ ledger, ...p }),
+    listEntries: async (p) => { await caughtUp(); return listEntries({ ledger, ...p }); },
+    getEntry: async (p) => { await caughtUp(); return getEntry({ ledger, ...p }); },
     restorePlan: async (p) => restorePlan({ ledger, ...p }),
     readEntryBytes: (p) => readEntryBytesFrom(ledger.blobs, p.entry),
     readPlanArchives: (p) => readPlanArchivesFrom(ledger.blobs, p.plan),
     rebuildIndex: () => rebuildIndex({ ledger }),
-    listAgentsWithStats: async (p) => listAgentsWithStats({ db, ...p }),
-    getAgentWithStats: async (p) => getAgentWithStats({ db, ...p }),
-    getAgentMemoryDto: async (p) => getAgentMemoryDto({ db, ...p }),
-    getSequences: async (p) => getSequences({ db, ...p }),
-    getSequence: async (p) => getSequence({ db, ...p }),
-    getSequenceOps: async (p) => getSequenceOps({ db, ...p }),
-    getSequenceRaw: async (p) => getSequenceRaw({ db, ...p }),
-    sequenceAt: async (p) => sequenceAt({ db, ...p }),
-    getRecordsAt: async (p) => getRecordsAt({ db, ...p }),
-    getRecordLineage: async (p) => getRecordLineage({ db, ...p }),
-    getChanges: async (p) => getChanges({ db, ...p }),
-    getWorkspaceTree: async (p) => getWorkspaceTree({ db, ...p }),
-    getWorkspaceFile: async (p) => getWorkspaceFile({ db, ...p }),
+    listAgentsWithStats: async (p) => { await caughtUp(); return listAgentsWithStats({ db, ...p }); },
+    getAgentWithStats: async (p) => { await caughtUp(); return getAgentWithStats({ db, ...p }); },
+    getAgentMemoryDto: async (p) => { await caughtUp(); return getAgentMemoryDto({ db, ...p }); },
+    getSequences: async (p) => { await caughtUp(); return getSequences({ db, ...p }); },
+    getSequence: async (p) => { await caughtUp(); return getSequence({ db, ...p }); },
+    getSequenceOps: async (p) => { await caughtUp(); return getSequenceOps({ db, ...p }); },
+    getSequenceRaw: async (p) => { await caughtUp(); return getSequenceRaw({ db, ...p }); },
+    sequenceAt: async (p) => { await caughtUp(); return sequenceAt({ db, ...p }); },
+    getRecordsAt: async (p) => { await caughtUp(); return getRecordsAt({ db, ...p }); },
+    getRecordLineage: async (p) => { await caughtUp(); return getRecordLineage({ db, ...p }); },
+    getChanges: async (p) => { await caughtUp(); return getChanges({ db, ...p }); },
+    getWorkspaceTree: async (p) => { await caughtUp(); return getWorkspaceTree({ db, ...p }); },
+    getWorkspaceFile: async (p) => { await caughtUp(); return getWorkspaceFile({ db, ...p }); },
     downloadFiles: async (p) => {
+      await caughtUp();
       // The checks streamWorkspaceArchive makes before it streams.
       const agent = findAgent(db, p.agentId, p.tenantId);
       if (!agent) return null;
@@ -123,10 +143,10 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
         yield* pages;
       })();
     },
-    search: async (p) => searchHistory({ db, ...p }),
-    compareWorkspace: async (p) => compareWorkspace({ db, ...p }),
-    getFileBlame: async (p) => getFileBlame({ db, ...p }),
-    getDatabaseRecords: async (p) => getDatabaseRecords({ db, ...p }),
+    search: async (p) => { await caughtUp(); return searchHistory({ db, ...p }); },
+    compareWorkspace: async (p) => { await caughtUp(); return compareWorkspace({ db, ...p }); },
+    getFileBlame: async (p) => { await caughtUp(); return getFileBlame({ db, ...p }); },
+    getDatabaseRecords: async (p) => { await caughtUp(); return getDatabaseRecords({ db, ...p }); },
     createApiKey: async (p) => createApiKey({ db, ...p }),
     listApiKeys: async () => listApiKeys({ db }),
     countApiKeys: async () => countApiKeys(db),

@@ -14,6 +14,7 @@
 import { openPgDatabase } from '@/db/pg/client';
 import type { AgentRow, ApiKeyRow, LedgerEntryRow } from '@/db/schema';
 import { sha256Hex } from '@/lib/core/uuid';
+import { catchUpIndex } from '@/lib/history/pending-index';
 import { LedgerError } from '@/lib/ledger/errors';
 import { openLedger } from '@/lib/ledger/ledger';
 import { createS3Client } from '@/lib/ledger/s3-config';
@@ -54,6 +55,8 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
   const blobs = new S3BlobStore(client, location);
   const target = scaleOutStorage({ db: pgDb, blobs, client, location });
   try {
+    // Entries a local sync left to the background are folded first: their counts are copied below.
+    await catchUpIndex(ledger);
     const q = <T>(text: string) => ledger.db.sqlite.prepare(text).all() as T[];
     const apiKeys = q<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id');
     const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');

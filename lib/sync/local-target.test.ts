@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { dumpIndex } from '@/lib/history/testing/temp-ledger';
@@ -129,3 +130,49 @@ it('by default the sync that completes a group packs nothing itself: it starts a
   const agentId = agentIdOf(await fsp.readFile(path.join(sb.workspace, '.alf-agent-id'), 'utf8'));
   for (const entry of listEntries({ ledger, agentId })) expect((await readEntryBytes({ ledger, entry })).byteLength).toBe(entry.size_bytes);
 }, 240_000);
+
+it('a local sync of a large change returns with its entry appended and its fold left to the detached `lineage index --catch-up` it starts, which folds it with no reader: the index of syncs indexed inline', async () => {
+  // Two workspaces of one agent with the same files: one synced as a user's `lineage sync` is, the other indexed inline.
+  const background = await makeSandbox();
+  const inline = await makeSandbox();
+  cleanups.push(background.cleanup, inline.cleanup);
+  const twins = [
+    { sb: background, target: localTarget(background.dataDir, steppingClock()) },
+    { sb: inline, target: localTarget(inline.dataDir, steppingClock(), { indexing: 'inline' }) },
+  ];
+  for (const { sb } of twins) await sb.write('.alf-agent-id', '5f0c1d2e-3b4a-4c5d-8e6f-7a8b9c0d1e2f\n');
+  // 300 sections, every one changed by each sync: entries of 300 records or lines, over BACKGROUND_INDEX_FROM.
+  const memory = (edit: number) => `# Memory\n\n${Array.from({ length: 300 }, (_, i) => `## Fact ${i}\nFact ${i} holds value ${edit}.\n`).join('\n')}`;
+  /** The data directory's pending entries, read beside the sync (a reader of its own would fold them). */
+  const pending = (dataDir: string) => {
+    const db = new Database(path.join(dataDir, 'lineage.db'), { readonly: true });
+    try {
+      return (db.prepare('SELECT seq FROM index_pending').all() as { seq: number }[]).map((r) => r.seq);
+    } finally {
+      db.close();
+    }
+  };
+  for (const edit of [0, 1, 2]) {
+    for (const { sb, target } of twins) {
+      await sb.write('MEMORY.md', memory(edit));
+      // The same bytes in both uploads: a raw file's zip entry carries its mtime.
+      const at = new Date(Date.parse('2026-11-01T09:00:00Z') + edit * 3600_000);
+      fs.utimesSync(path.join(sb.workspace, 'MEMORY.md'), at, at);
+      const out = await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock: steppingClock() });
+      expect(out.sequence).toBe(edit);
+    }
+    expect(pending(inline.dataDir)).toEqual([]);
+    // Pending until the background process folds it (it may already have).
+    expect([[], [edit]]).toContainEqual(pending(background.dataDir));
+    for (const deadline = Date.now() + 60_000; pending(background.dataDir).length > 0;) {
+      if (Date.now() > deadline) throw new Error('the background catch-up did not fold the entry within 60 s');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+  const ledgers = twins.map(({ sb }) => openLedger(sb.dataDir));
+  cleanups.unshift(async () => ledgers.forEach((l) => closeDatabase(l.db)));
+  const [folded, indexed] = ledgers.map((l) => dumpIndex(l));
+  expect(folded!.ledger_entries).toHaveLength(3);
+  expect((folded!.ledger_entries as { updates: number }[]).map((e) => e.updates)).toEqual([0, 300, 300]);
+  expect(folded).toEqual(indexed);
+}, 120_000);

@@ -60,17 +60,38 @@ async function rebuildScaleOut(config: ScaleOutConfig): Promise<{ entries: numbe
 }
 
 /**
+ * The data directory's pending entries folded (lib/history/pending-index.ts): what a local sync of
+ * a large change starts in the background. The scale-out backend indexes every entry as it is appended.
+ */
+async function catchUpEmbedded(dataDir: string): Promise<{ folded: number }> {
+  const [{ catchUpIndex }, ledgerModule, { existingDataDir }] = await Promise.all([
+    import('@/lib/history/pending-index'), import('@/lib/ledger'), import('../options'),
+  ]);
+  const ledger: Ledger = ledgerModule.openLedger(existingDataDir(dataDir));
+  return { folded: await catchUpIndex(ledger) };
+}
+
+/**
  * `lineage index --rebuild [--data DIR | --database-url … --blob-url …]`: rebuilds the history index
  * from the ledger's blobs and prints `{"ok":true,"entries":N,"record_versions":M}`.
+ * `lineage index --catch-up [--data DIR]`: folds the entries a local sync appended without indexing
+ * them (a sync starts it in the background) and prints `{"ok":true,"folded":N}`.
  */
 export function registerIndexCommand(program: Command): void {
   storageOptions(program
     .command('index')
-    .description('rebuild the history index from the ledger')
-    .option('--rebuild', 'wipe the index and replay every ledger entry from its blob'))
-    .action(async (opts: StorageFlags & { rebuild?: boolean }) => {
-      if (!opts.rebuild) throw new CliError('invalid_argument', 'nothing to do', 'run `lineage index --rebuild`');
+    .description('rebuild the history index from the ledger, or fold the entries a local sync left to it')
+    .option('--rebuild', 'wipe the index and replay every ledger entry from its blob')
+    .option('--catch-up', 'fold the ledger entries a local sync appended without indexing them (readers do it too)'))
+    .action(async (opts: StorageFlags & { rebuild?: boolean; catchUp?: boolean }) => {
+      if (opts.rebuild === opts.catchUp) {
+        throw new CliError('invalid_argument', opts.rebuild ? 'choose one of --rebuild and --catch-up' : 'nothing to do', 'run `lineage index --rebuild` (or `--catch-up`)');
+      }
       const config = await cliStorageConfig(opts, 'index');
+      if (opts.catchUp) {
+        printJson({ ok: true, ...(config.backend === 'scale-out' ? { folded: 0 } : await catchUpEmbedded(config.dataDir)) });
+        return;
+      }
       const result = config.backend === 'scale-out' ? await rebuildScaleOut(config) : await rebuildEmbedded(config.dataDir);
       printJson({ ok: true, ...result });
     });

@@ -46,6 +46,8 @@ export class HistoryGenerator {
   readonly planted: PlantedFact[] = [];
   readonly turns: TurnTruth[] = [];
   latest: number | null = null;
+  /** Passed to every ingest: entries this large are appended unindexed, their fold left to a catch-up (pending-index.ts). */
+  deferIndexFrom: number | undefined;
   private counter = 0;
   private base: { records: MemoryRecord[]; raw: Map<string, Uint8Array> } = { records: [], raw: new Map() };
   private pendingMoves: { from: string; to: string }[] = [];
@@ -162,7 +164,7 @@ export class HistoryGenerator {
     let kind: 'snapshot' | 'delta';
     if (this.latest === null || opts.rollover) {
       const bytes = await writeSnapshot(this.snapshotOf());
-      seq = (await ingestSnapshot({ ledger: this.ledger, agentId: this.agentId, bytes, now })).sequence;
+      seq = (await ingestSnapshot({ ledger: this.ledger, agentId: this.agentId, bytes, now, deferIndexFrom: this.deferIndexFrom })).sequence;
       kind = 'snapshot';
     } else {
       if (entries.length === 0 && rawDiff.changed.size === 0 && rawDiff.deleted.length === 0) return null;
@@ -170,7 +172,7 @@ export class HistoryGenerator {
         manifest: { alf_version: '1.0.0', created_at: now.toISOString(), agent: { id: this.agentId, source_runtime: RUNTIME }, sync: { base_sequence: this.latest, new_sequence: 0 } },
         entries, layers: {}, rawChanged: rawDiff.changed, rawDeleted: rawDiff.deleted,
       });
-      seq = (await ingestDelta({ ledger: this.ledger, agentId: this.agentId, baseSequence: this.latest, bytes, now })).sequence;
+      seq = (await ingestDelta({ ledger: this.ledger, agentId: this.agentId, baseSequence: this.latest, bytes, now, deferIndexFrom: this.deferIndexFrom })).sequence;
       kind = 'delta';
     }
     const fileOf = (r: MemoryRecord) => r.source.origin_file ?? '';

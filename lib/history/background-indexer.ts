@@ -1,0 +1,24 @@
+/**
+ * The fold of a large local sync's entry off the sync's path (pending-index.ts): the local target
+ * starts a detached `lineage index --catch-up` process once the entry is committed, and the sync
+ * returns. Nothing waits for it: every reader of the index, and the next ingest, folds what is
+ * still pending itself, so a catch-up that is killed, or cannot start, only moves the fold to
+ * them. Loads nothing but Node's own modules: a `lineage sync` pays for the spawn alone.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { packageRoot } from '@/lib/package-root';
+
+/**
+ * Starts `lineage index --catch-up --data DIR` detached (its own session: a terminal's signals do
+ * not reach it), its stdio ignored, `unref`'d (this process exits without waiting), run from `/`.
+ * Several may run at once: each folds an entry only while it is still pending, under the write lock.
+ */
+export function startBackgroundIndexer(dataDir: string): void {
+  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.mjs'), 'index', '--catch-up', '--data', path.resolve(dataDir)], {
+    detached: true, stdio: 'ignore', cwd: '/', env: process.env,
+  });
+  // A spawn that fails leaves the entries pending: the next reader or ingest folds them.
+  child.on('error', () => undefined);
+  child.unref();
+}

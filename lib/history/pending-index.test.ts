@@ -1,0 +1,197 @@
+/**
+ * Entries appended before their fold (pending-index.ts): the index a catch-up leaves is the index
+ * the same history gets when every entry is indexed in its own append; an ingest folds its agent's
+ * pending entries first (the delta checks read the stored tree); every verb of the embedded
+ * storage that reads the index folds them before it answers; the rebuild empties them; a catch-up
+ * killed inside its fold leaves the entry pending and the index as it was.
+ */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { writeDelta } from '@/lib/core/archive';
+import type { FsBlobStore } from '@/lib/ledger/blob-store';
+import { ingestDelta } from '@/lib/storage/embedded-ingest';
+import { embeddedStorage } from '@/lib/storage/embedded';
+import type { LineageStorage } from '@/lib/storage/types';
+import { rebuildIndex } from './rebuild';
+import { catchUpIndex, indexPending } from './pending-index';
+import { HistoryGenerator } from './testing/generator';
+import { dumpIndex, tempLedger } from './testing/temp-ledger';
+
+const AGENT = '7b0f3c2e-2222-4a2b-8c3d-0000000000a1';
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+function ledgerWith(seed: number, deferIndexFrom: number | undefined) {
+  const t = tempLedger();
+  cleanups.push(t.cleanup);
+  const gen = new HistoryGenerator(t.ledger, AGENT, seed);
+  gen.deferIndexFrom = deferIndexFrom;
+  gen.register();
+  return { ...t, gen };
+}
+
+const pendingRows = (t: { ledger: ReturnType<typeof tempLedger>['ledger'] }) =>
+  t.ledger.db.sqlite.prepare('SELECT seq, kind FROM index_pending ORDER BY agent_id, seq, kind').all() as { seq: number; kind: string }[];
+
+/** `turns` random turns (moves, edits, deletes, raw files, a rollover every 9th) on both ledgers. */
+async function twins(seed: number, turns: number, deferIndexFrom: number) {
+  const deferred = ledgerWith(seed, deferIndexFrom);
+  const inline = ledgerWith(seed, undefined);
+  const afterEach: { seq: number; kind: string }[][] = [];
+  for (let turn = 0; turn < turns; turn++) {
+    for (const t of [deferred, inline]) {
+      t.gen.randomMutations();
+      await t.gen.sync(turn, { rollover: turn > 0 && turn % 9 === 0 });
+    }
+    afterEach.push(pendingRows(deferred));
+  }
+  return { deferred, inline, afterEach };
+}
+
+describe('the index of entries folded after their append', () => {
+  it('every entry deferred: each ingest folds the one before it, and the catch-up leaves exactly the index of the same history indexed at once', async () => {
+    const { deferred, inline, afterEach } = await twins(5, 30, 1);
+    // At most the newest entry waits: every ingest caught its agent up before its checks.
+    for (const [turn, rows] of afterEach.entries()) {
+      const latest = deferred.gen.turns[turn]!;
+      expect(rows).toEqual([{ seq: latest.seq, kind: latest.kind }]);
+    }
+    expect(dumpIndex(deferred.ledger)).not.toEqual(dumpIndex(inline.ledger));
+    expect(await catchUpIndex(deferred.ledger)).toBe(1);
+    expect(indexPending(deferred.ledger.db.sqlite)).toBe(false);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+    // The rebuild of either gives the same again.
+    await rebuildIndex({ ledger: deferred.ledger });
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  });
+
+  it('large entries deferred and small ones indexed at once, in one history: the same index', async () => {
+    const { deferred, inline, afterEach } = await twins(8, 30, 4);
+    expect(afterEach.some((rows) => rows.length === 0)).toBe(true); // small turns were indexed in their append
+    expect(afterEach.some((rows) => rows.length === 1)).toBe(true);
+    await catchUpIndex(deferred.ledger);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  });
+
+  it('a delta is checked against the stored tree at its base once the base is folded: one that makes a file of the base a directory is refused', async () => {
+    const t = ledgerWith(3, 1);
+    const twin = ledgerWith(3, undefined);
+    for (const g of [t.gen, twin.gen]) {
+      g.addRecord('MEMORY.md');
+      await g.sync(0);
+    }
+    expect(pendingRows(t)).toEqual([{ seq: 0, kind: 'snapshot' }]);
+    expect(t.gen.workspaceAt.get(0)!.has('MEMORY.md')).toBe(true);
+    const bad = await writeDelta({
+      manifest: { alf_version: '1.0.0', created_at: '2026-03-03T00:00:00Z', agent: { id: AGENT }, sync: { base_sequence: 0, new_sequence: 0 } },
+      entries: [], layers: {}, rawChanged: new Map([['raw/openclaw/MEMORY.md/inner.md', new TextEncoder().encode('x\n')]]), rawDeleted: [],
+    });
+    await expect(ingestDelta({ ledger: t.ledger, agentId: AGENT, baseSequence: 0, bytes: bad, now: new Date('2026-03-03T00:00:00Z'), deferIndexFrom: 1 }))
+      .rejects.toMatchObject({ code: 'bad_archive', message: expect.stringContaining('"MEMORY.md" is both a file and a directory') });
+    // Refused once the base was folded (the check reads it): nothing of the refused delta stays.
+    expect(pendingRows(t)).toEqual([]);
+    expect(dumpIndex(t.ledger)).toEqual(dumpIndex(twin.ledger));
+  });
+
+  it('a pending entry whose blob is damaged: readers answer from the index as it stands, an ingest is refused blob_corrupt, nothing changes', async () => {
+    const t = ledgerWith(55, 1);
+    for (let turn = 0; turn < 3; turn++) {
+      t.gen.randomMutations();
+      await t.gen.sync(turn);
+    }
+    const [entry] = t.ledger.db.sqlite.prepare('SELECT e.blob_key FROM index_pending p JOIN ledger_entries e USING (agent_id, seq, kind)').all() as { blob_key: string }[];
+    // Its file as the blob store keeps it (whole, or packed against the one before it).
+    const whole = (t.ledger.blobs as FsBlobStore).pathOf(entry!.blob_key);
+    const file = fs.readdirSync(path.dirname(whole)).find((name) => name.startsWith(path.basename(whole)))!;
+    fs.writeFileSync(path.join(path.dirname(whole), file), 'not the blob');
+    const before = dumpIndex(t.ledger);
+    const storage = embeddedStorage(t.ledger);
+    expect((await storage.getSequences({ agentId: AGENT }))!.items).toHaveLength(3);
+    expect((await storage.getRecordsAt({ agentId: AGENT, at: 1 }))!.total).toBeGreaterThan(0);
+    t.gen.randomMutations();
+    await expect(t.gen.sync(3)).rejects.toMatchObject({ code: 'blob_corrupt' });
+    expect(dumpIndex(t.ledger)).toEqual(before);
+    expect(indexPending(t.ledger.db.sqlite)).toBe(true);
+  });
+
+  it('the rebuild empties the pending entries and gives the index of the same history indexed at once', async () => {
+    const { deferred, inline } = await twins(13, 12, 1);
+    await rebuildIndex({ ledger: deferred.ledger });
+    expect(pendingRows(deferred)).toEqual([]);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  });
+
+  it('a catch-up killed inside its fold leaves the entry pending and the index as it was; the next catch-up folds it', async () => {
+    const { deferred, inline } = await twins(21, 10, 1);
+    const before = dumpIndex(deferred.ledger);
+    const bin = path.resolve(__dirname, '../../bin/lineage.mjs');
+    const child = spawn(process.execPath, [bin, 'index', '--catch-up', '--data', deferred.dir], {
+      env: { ...process.env, LINEAGE_INDEX_CRASH_AT: 'folded' }, stdio: 'ignore',
+    });
+    const signal = await new Promise<NodeJS.Signals | null>((resolve) => child.on('close', (_code, sig) => resolve(sig)));
+    expect(signal).toBe('SIGKILL');
+    expect(pendingRows(deferred)).toHaveLength(1);
+    expect(dumpIndex(deferred.ledger)).toEqual(before);
+    expect(await catchUpIndex(deferred.ledger)).toBe(1);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  }, 120_000);
+});
+
+/**
+ * Every verb of the embedded storage, each named here as one that reads the index (and so folds
+ * the pending entries before it answers) or one that does not: a verb added to the storage and to
+ * neither list fails the first test, like a route that skips the tenant guard.
+ */
+const READS_INDEX: Record<string, (s: LineageStorage, seq: number) => Promise<unknown>> = {
+  listEntries: (s) => s.listEntries({ agentId: AGENT }),
+  getEntry: (s) => s.getEntry({ agentId: AGENT, entryId: 'none' }),
+  listAgentsWithStats: (s) => s.listAgentsWithStats({ now: new Date('2026-04-01T00:00:00Z') }),
+  getAgentWithStats: (s) => s.getAgentWithStats({ agentId: AGENT, now: new Date('2026-04-01T00:00:00Z') }),
+  getAgentMemoryDto: (s) => s.getAgentMemoryDto({ agentId: AGENT }),
+  getSequences: (s) => s.getSequences({ agentId: AGENT }),
+  getSequence: (s, seq) => s.getSequence({ agentId: AGENT, seq }),
+  getSequenceRaw: (s, seq) => s.getSequenceRaw({ agentId: AGENT, seq }),
+  getSequenceOps: (s, seq) => s.getSequenceOps({ agentId: AGENT, seq, op: 'update' }),
+  sequenceAt: (s) => s.sequenceAt({ agentId: AGENT, time: new Date('2026-04-01T00:00:00Z') }),
+  getRecordsAt: (s) => s.getRecordsAt({ agentId: AGENT }),
+  getRecordLineage: (s) => s.getRecordLineage({ agentId: AGENT, recordId: 'none' }),
+  getChanges: (s) => s.getChanges({ since: new Date('2026-01-01T00:00:00Z') }),
+  getWorkspaceTree: (s, seq) => s.getWorkspaceTree({ agentId: AGENT, seq }),
+  getWorkspaceFile: (s, seq) => s.getWorkspaceFile({ agentId: AGENT, seq, path: 'MEMORY.md' }),
+  downloadFiles: (s, seq) => s.downloadFiles({ agentId: AGENT, seq }),
+  search: (s) => s.search({ q: 'memory' }),
+  compareWorkspace: (s, seq) => s.compareWorkspace({ agentId: AGENT, from: 0, to: seq }),
+  getFileBlame: (s, seq) => s.getFileBlame({ agentId: AGENT, seq, path: 'MEMORY.md' }),
+  getDatabaseRecords: (s, seq) => s.getDatabaseRecords({ agentId: AGENT, seq }),
+};
+const READS_NO_INDEX = [
+  'backend', 'ledger', 'blobs', 'uploads', 'blobDownloadUrl', 'registerAgent', 'getAgent', 'listAgents', 'deleteAgent',
+  'ingestSnapshot', 'ingestDelta', 'restorePlan', 'readEntryBytes', 'readPlanArchives', 'rebuildIndex', 'createApiKey',
+  'listApiKeys', 'countApiKeys', 'revokeApiKey', 'identifyKey', 'keyIdentityById', 'startMaintenance', 'close',
+];
+
+describe('the embedded storage folds pending entries before it reads the index', () => {
+  it('every verb is named as reading the index or not', () => {
+    const t = tempLedger();
+    cleanups.push(t.cleanup);
+    const verbs = Object.keys(Object.getOwnPropertyDescriptors(embeddedStorage(t.ledger))).sort();
+    expect(verbs).toEqual([...Object.keys(READS_INDEX), ...READS_NO_INDEX].sort());
+  });
+
+  for (const [verb, call] of Object.entries(READS_INDEX)) {
+    it(`${verb} answers from the index with the newest entry folded`, async () => {
+      const t = ledgerWith(34, 1);
+      for (let turn = 0; turn < 3; turn++) {
+        t.gen.randomMutations();
+        await t.gen.sync(turn);
+      }
+      expect(indexPending(t.ledger.db.sqlite, AGENT)).toBe(true);
+      await call(embeddedStorage(t.ledger), t.gen.latest!);
+      expect(indexPending(t.ledger.db.sqlite)).toBe(false);
+    });
+  }
+});

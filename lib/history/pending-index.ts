@@ -1,0 +1,177 @@
+/**
+ * Ledger entries appended before they are folded into the history index (`index_pending`, migration
+ * 0018). A local `lineage sync` of a large change appends its entry — blob durable, ledger row and
+ * sequence committed, the upload acknowledged — and leaves the fold to a background
+ * `lineage index --catch-up` (background-indexer.ts), the way `git commit` writes its objects and
+ * leaves `git gc --auto` to run after it. The index is a function of the ledger (rebuild ==
+ * incremental), so folding later gives the same rows; every reader makes sure it is not behind:
+ * - the embedded storage folds the pending entries before each verb that reads the index;
+ * - an ingest folds its agent's pending entries before it checks a delta against the stored tree
+ *   and before an entry is indexed in its own transaction (entries are folded in ledger order);
+ * - the rebuild replays everything and empties the table.
+ *
+ * A fold is one `BEGIN IMMEDIATE` transaction per entry that re-checks, under the write lock, that
+ * the entry is still its agent's first pending one, folds it with the ingest's own code
+ * (`foldEntry` on `dbTarget`), writes its counts on the ledger row and removes the pending row. A
+ * fold killed midway rolls back whole; several processes catching up at once fold each entry once.
+ */
+import type Database from 'better-sqlite3';
+import type { Statement } from 'better-sqlite3';
+import type { EntryKind } from '@/db/schema';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { readEntryBytes } from '@/lib/ledger/entries';
+import { LedgerError } from '@/lib/ledger/errors';
+import type { Ledger } from '@/lib/ledger/ledger';
+import { storageError } from '@/lib/ledger/storage-errors';
+import { dbTarget, foldEntry } from './indexer';
+import { prepareArchive, prepareLedgerBlobSync, type PreparedEntry } from './ledger-blob';
+
+/** A pending entry, with what its fold needs of its ledger row. */
+interface PendingRow {
+  agent_id: string;
+  seq: number;
+  kind: EntryKind;
+  blob_key: string;
+  sha256: string;
+  created_at: string;
+}
+
+const PENDING_COLUMNS = 'p.agent_id, p.seq, p.kind, e.blob_key, e.sha256, e.created_at';
+const PENDING_JOIN = 'index_pending p JOIN ledger_entries e ON e.agent_id = p.agent_id AND e.seq = p.seq AND e.kind = p.kind';
+
+function build(sqlite: Database.Database) {
+  return {
+    any: sqlite.prepare('SELECT 1 FROM index_pending LIMIT 1').pluck() as Statement<[], number>,
+    anyOf: sqlite.prepare('SELECT 1 FROM index_pending WHERE agent_id = ? LIMIT 1').pluck() as Statement<[string], number>,
+    first: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} ORDER BY p.agent_id, p.seq, p.kind LIMIT 1`) as Statement<[], PendingRow>,
+    firstOf: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} WHERE p.agent_id = ? ORDER BY p.seq, p.kind LIMIT 1`) as Statement<[string], PendingRow>,
+    add: sqlite.prepare('INSERT INTO index_pending (agent_id, seq, kind) VALUES (?, ?, ?)'),
+    remove: sqlite.prepare('DELETE FROM index_pending WHERE agent_id = ? AND seq = ? AND kind = ?'),
+    setCounts: sqlite.prepare(`UPDATE ledger_entries SET creates = ?, updates = ?, deletes = ?, moves = ?, raw_changed = ?, raw_deleted = ?
+      WHERE agent_id = ? AND seq = ? AND kind = ?`),
+  };
+}
+const cache = new WeakMap<Database.Database, ReturnType<typeof build> | null>();
+
+/** The statements, or null on a database without the table (a read-only one no migration has reached). */
+function statementsOf(sqlite: Database.Database): ReturnType<typeof build> | null {
+  let found = cache.get(sqlite);
+  if (found === undefined) {
+    try {
+      found = build(sqlite);
+    } catch (error) {
+      if (!/no such table/.test(String((error as Error).message))) throw error;
+      found = null;
+    }
+    cache.set(sqlite, found);
+  }
+  return found;
+}
+
+/** Whether any entry (of `agentId`, or of any agent) waits to be folded into the index. */
+export function indexPending(sqlite: Database.Database, agentId?: string): boolean {
+  const s = statementsOf(sqlite);
+  if (s === null) return false;
+  return (agentId === undefined ? s.any.get() : s.anyOf.get(agentId)) !== undefined;
+}
+
+/** Records, inside the transaction that appends it, that this entry is not indexed yet. */
+export function markIndexPending(sqlite: Database.Database, entry: { agentId: string; seq: number; kind: EntryKind }): void {
+  const s = statementsOf(sqlite);
+  if (s === null) throw new Error('index_pending is missing: the database was not migrated');
+  s.add.run(entry.agentId, entry.seq, entry.kind);
+}
+
+/** How long a catch-up waits, in all, for another process's write lock (its fold or ingest is making progress). */
+const BUSY_DEADLINE_MS = 10 * 60_000;
+
+const running = new WeakMap<Database.Database, Promise<number>>();
+
+/**
+ * Folds every pending entry (of `agentId` only, when given) into the index, in ledger order;
+ * resolves to the number this call folded. One catch-up at a time per database handle: a second
+ * call waits for the first, then looks again. A database another process holds locked is waited
+ * for; a rebuild running in this process is `busy`.
+ */
+export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<number> {
+  const { sqlite } = ledger.db;
+  if (!indexPending(sqlite, agentId)) return 0;
+  for (;;) {
+    const before = running.get(sqlite);
+    if (before === undefined) break;
+    await before.catch(() => 0);
+    if (!indexPending(sqlite, agentId)) return 0;
+  }
+  const run = foldPending(ledger, agentId);
+  running.set(sqlite, run);
+  try {
+    return await run;
+  } finally {
+    running.delete(sqlite);
+  }
+}
+
+async function foldPending(ledger: Ledger, agentId: string | undefined): Promise<number> {
+  const { sqlite } = ledger.db;
+  const s = statementsOf(sqlite)!;
+  let folded = 0;
+  for (;;) {
+    const row = agentId === undefined ? s.first.get() : s.firstOf.get(agentId);
+    if (row === undefined) return folded;
+    const prepared = await prepareEntry(ledger, row);
+    if (await foldOne(ledger, s, row, prepared)) folded++;
+  }
+}
+
+/** The entry's archive as the fold takes it: the blob read back (sha256 checked) and parsed. */
+async function prepareEntry(ledger: Ledger, row: PendingRow): Promise<PreparedEntry> {
+  const bytes = await readEntryBytes({ ledger, entry: row });
+  return prepareLedgerBlobSync(row.kind, bytes) ?? (row.kind === 'delta'
+    ? prepareArchive({ kind: 'delta', archive: await readDelta(bytes) })
+    : prepareArchive({ kind: 'snapshot', archive: await readSnapshot(bytes) }));
+}
+
+/** Folds `row` if it is still its agent's first pending entry; false when another process folded it first. */
+async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: PendingRow, prepared: PreparedEntry): Promise<boolean> {
+  const { sqlite, db } = ledger.db;
+  const deadline = Date.now() + BUSY_DEADLINE_MS;
+  const fold = sqlite.transaction((): boolean => {
+    const head = s.firstOf.get(row.agent_id);
+    if (head === undefined || head.seq !== row.seq || head.kind !== row.kind) return false;
+    const c = foldEntry(dbTarget(db, row.agent_id), { agentId: row.agent_id, seq: row.seq, syncedAt: row.created_at }, prepared);
+    s.setCounts.run(c.creates, c.updates, c.deletes, c.moves, c.raw_changed, c.raw_deleted, row.agent_id, row.seq, row.kind);
+    s.remove.run(row.agent_id, row.seq, row.kind);
+    // The crash test's moment (`LINEAGE_INDEX_CRASH_AT=folded`): every row written, nothing committed.
+    if (process.env.LINEAGE_INDEX_CRASH_AT === 'folded') process.kill(process.pid, 'SIGKILL');
+    return true;
+  });
+  for (;;) {
+    if (sqlite.inTransaction) {
+      throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
+    }
+    try {
+      return fold.immediate();
+    } catch (error) {
+      const mapped = storageError(error, ledger.db.dataDir);
+      // Another process holds the write lock (its own fold, an ingest, a rebuild): wait for it.
+      if (mapped?.code === 'busy' && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        continue;
+      }
+      throw mapped ?? error;
+    }
+  }
+}
+
+/**
+ * Waits, without folding anything itself, until no entry is pending (the background catch-up
+ * finished): benchmarks and tests that model a user's syncs minutes apart, and look at the index
+ * as the detached process left it.
+ */
+export async function waitForIndexCaughtUp(ledger: Ledger, timeoutMs = 120_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (indexPending(ledger.db.sqlite)) {
+    if (Date.now() > deadline) throw new Error(`the index of ${ledger.db.dataDir} did not catch up within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
