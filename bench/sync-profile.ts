@@ -11,6 +11,8 @@ import fs from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { waitForIndexCaughtUp } from '@/lib/history/pending-index';
+import { openLedger } from '@/lib/ledger/ledger';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { localTarget } from '@/lib/sync/local-target';
 import type { SyncTarget } from '@/lib/sync/target';
@@ -68,11 +70,15 @@ async function main(): Promise<void> {
       const { target, upload } = timedTarget(localTarget(path.join(root, 'data'), clock));
       const { workspace, edit } = largeWorkspace({ root, agentId: BENCH_AGENT_ID, now: () => now });
       const sync = () => syncWorkspace({ runtime: 'openclaw', workspace, target, alfHome: path.join(root, 'home', '.alf'), clock });
+      // A large entry's fold runs in a detached process after the sync (as for `lineage sync`): waited for, unprofiled.
+      const folded = () => waitForIndexCaughtUp(openLedger(path.join(root, 'data')));
       await profiled(session, '50k-first', upload, sync);
+      await folded();
       for (let i = 1; i <= 3; i++) {
         now += 3600_000;
         edit(500);
         await profiled(session, `50k-1pct-${i}`, upload, sync);
+        await folded();
       }
     } finally {
       fs.rmSync(root, { recursive: true, force: true });

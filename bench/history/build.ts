@@ -57,7 +57,7 @@ export async function buildHistory(opts: { root: string; turns: number; builder:
   let clockNow = new Date(0);
   const clock = () => clockNow;
   // Packed in this process as the groups complete: no background packer runs on while rows are measured.
-  const target = localTarget(dirs.dataDir, clock, { packing: 'inline' });
+  const target = localTarget(dirs.dataDir, clock, { packing: 'inline', indexing: 'inline' });
   const gen = new WorkspaceHistory(opts.turns, opts.seed ?? 42);
   const gitWriter = gitHistoryWriter(gitRepo);
   const realSync = () => syncWorkspace({ runtime: 'openclaw', workspace: dirs.workspace, target, alfHome: dirs.alfHome, clock });

@@ -49,7 +49,7 @@ export async function generateUiScale(opts: { root: string; shape: UiScaleShape;
   let now = new Date(0);
   const time: PipelineClock = { set: (t) => (now = t), clock: () => now };
   // Packed in this process as groups complete: the cached fleet is left with no packer running.
-  const target = localTarget(path.join(opts.root, 'data'), time.clock, { packing: 'inline' });
+  const target = localTarget(path.join(opts.root, 'data'), time.clock, { packing: 'inline', indexing: 'inline' });
   const alfRoot = path.join(opts.root, 'alf');
   const ws = (id: string) => path.join(opts.root, 'ws', id);
   const sources: Source[] = [];

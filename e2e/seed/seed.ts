@@ -77,7 +77,7 @@ export async function seed(dataDir: string, scratch: string, options: { withPagi
   await mkdir(workspace, { recursive: true });
   let clock = times[0]!;
   // Packed as each group completes, before the seed returns: no packer runs on beside the browser tests.
-  const target = localTarget(dataDir, () => clock, { packing: 'inline' });
+  const target = localTarget(dataDir, () => clock, { packing: 'inline', indexing: 'inline' });
   let agentId = '';
   for (const [i, files] of steps.entries()) {
     clock = times[i]!;

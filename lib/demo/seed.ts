@@ -33,7 +33,7 @@ const SEEDS = { atlas: 0xa71a5, zeroclaw: 0x2e60c1a, hermes: 0x4e12e5 } as const
 export async function seedDemo(args: { dataDir: string; today: Date; log?: (line: string) => void }): Promise<SeedDemoResult> {
   const ledger = openLedger(args.dataDir);
   if (listAgents({ ledger }).length > 0) return { ok: true, seeded: false, reason: 'data directory already has agents' };
-  return liveFleet({ ...args, demoDir: path.join(ledger.db.dataDir, 'demo'), target: (clock) => localTarget(ledger.db.dataDir, clock.now) });
+  return liveFleet({ ...args, demoDir: path.join(ledger.db.dataDir, 'demo'), target: (clock) => localTarget(ledger.db.dataDir, clock.now, { indexing: 'inline' }) });
 }
 
 /**
