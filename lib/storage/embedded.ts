@@ -36,6 +36,7 @@ import type { IngestParams, LineageStorage, PendingUploads } from './types';
 import { startSweeps } from './maintenance';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 import { ingestOffThread } from './offload';
+import { rebuildInProgress } from '@/lib/ledger/rebuild-marker';
 import { mapStorageErrors } from '@/lib/ledger/storage-errors';
 
 /** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
@@ -80,12 +81,15 @@ function uploadsOf(store: UploadStore): PendingUploads {
 /**
  * Folds the entries a local sync appended without indexing (lib/history/pending-index.ts): every
  * verb that reads the index (or the ledger rows' counts) awaits this first. A read-only data
- * directory is read as its index stands, and so is one whose pending entry's blob is damaged (the
- * index cannot pass it; `lineage doctor` names it, and ingest refuses until it is restored).
+ * directory is read as its index stands, and so is one being rebuilt by another process, or whose
+ * pending entry's blob is damaged (the index cannot pass it; `lineage doctor` names it, and ingest
+ * refuses until it is restored).
  */
 async function indexCaughtUp(ledger: Ledger): Promise<void> {
   const { sqlite } = ledger.db;
   if (sqlite.readonly || !indexPending(sqlite)) return;
+  // A rebuild in another process holds the write lock for its whole run, and folds everything.
+  if (rebuildInProgress(ledger.db.dataDir) !== null) return;
   try {
     await mapStorageErrors(ledger.db.dataDir, () => catchUpIndex(ledger));
   } catch (error) {
