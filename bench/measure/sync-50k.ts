@@ -79,10 +79,16 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     folds.push(performance.now() - returnedAt);
   };
 
+  // Each timed command starts once the disk has written back what the one before it wrote
+  // (`sync`, untimed): git's timings otherwise rose run after run behind our own writes.
+  const settle = () => shell.run('sync', workspace);
+
+  await settle();
   let t0 = performance.now();
   await sync();
   const firstOurs = performance.now() - t0;
   await folded(performance.now());
+  await settle();
   const firstGit = (await shell.run(`${GIT} add -A && ${GIT} commit -q -m first`, workspace)).ms;
   args.log(`  sync 50k: first sync ${firstOurs.toFixed(0)} ms (git add+commit ${firstGit.toFixed(0)} ms; index folded in the background ${folds.at(-1)!.toFixed(0)} ms after the sync returned)`);
 
@@ -92,12 +98,14 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     now += 3600_000;
     const touched = store.editSections(onePct);
     await writeFiles(touched);
+    await settle();
     t0 = performance.now();
     const out = await sync();
     ours.push(performance.now() - t0);
     await folded(performance.now());
     const c = out.changes;
     if (!c || c.updates !== onePct || c.creates !== 0 || c.deletes !== 0) throw new Error(`sync 50k: expected ${onePct} updates, got ${JSON.stringify(c)}`);
+    await settle();
     git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, workspace)).ms);
     args.log(`  sync 50k: 1% edit (${touched.length} files) ours ${ours.at(-1)!.toFixed(0)} ms, git ${git.at(-1)!.toFixed(0)} ms (index folded ${folds.at(-1)!.toFixed(0)} ms after)`);
   }
@@ -111,6 +119,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
   for (let r = 0; r < cliReps; r++) {
     now += 3600_000;
     await writeFiles(store.editSections(onePct));
+    await settle();
     const run = await shell.run(command, workspace);
     const returned = performance.now();
     const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { changes?: { updates: number } };

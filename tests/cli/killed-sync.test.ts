@@ -2,6 +2,11 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { closeDatabase } from '@/db/client';
+import { catchUpIndex } from '@/lib/history/pending-index';
+import { rebuildIndex } from '@/lib/history/rebuild';
+import { dumpIndex } from '@/lib/history/testing/temp-ledger';
+import { openLedger } from '@/lib/ledger/ledger';
 import type { CrashPoint } from '@/lib/sync/crash-points';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { runCli } from './run-cli';
@@ -124,3 +129,48 @@ async function killedAndRecovered(point: CrashPoint): Promise<void> {
     }
   }
 }
+
+/** MEMORY.md of 300 sections, each holding `value`: a sync that changes all of them leaves its fold to the background. */
+const largeMemory = (value: number) => `# M\n\n${Array.from({ length: 300 }, (_, i) => `## Fact ${i}\nFact ${i} is ${value}.\n`).join('\n')}`;
+
+/**
+ * A sync of a large change (its entry appended pending, the fold left to a detached
+ * `lineage index --catch-up`, lib/history/pending-index.ts) killed at each step: recovered by the
+ * next sync as above, and the index the catch-ups leave is the one a rebuild of the ledger makes.
+ */
+describe.each(POINTS)('a sync of a large change killed at %s', (point) => {
+  it('is recovered by the next sync, and the index folded in the background equals the rebuilt one', async () => {
+    const sb = await makeSandbox('lineage-killed-large-');
+    try {
+      const env = { ALF_HOME: sb.alfHome };
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      const states: Map<string, Buffer>[] = [];
+      let agentId = '';
+      for (const seq of [0, 1]) {
+        await sb.write('MEMORY.md', largeMemory(seq));
+        expect(await killedCli(args, env, point)).toMatchObject({ signal: 'SIGKILL' });
+        const run = await runCli(args, env);
+        expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true, sequence: seq });
+        agentId = (run.json.agent as { alf_agent_id: string }).alf_agent_id;
+        states.push(await readTree(sb.workspace));
+      }
+      await sb.write('MEMORY.md', largeMemory(2));
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, changes: { creates: 0, updates: 300, deletes: 0 } });
+      states.push(await readTree(sb.workspace));
+      await expectRestores(sb, agentId, states);
+      await expectStoreOnly(sb.alfHome, agentId);
+      const ledger = openLedger(sb.dataDir);
+      try {
+        await catchUpIndex(ledger);
+        const folded = dumpIndex(ledger);
+        expect((folded.ledger_entries as { updates: number }[]).map((e) => e.updates)).toEqual([0, 300, 300]);
+        await rebuildIndex({ ledger });
+        expect(dumpIndex(ledger)).toEqual(folded);
+      } finally {
+        closeDatabase(ledger.db);
+      }
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});
