@@ -8,14 +8,16 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { writeDelta } from '@/lib/core/archive';
 import type { FsBlobStore } from '@/lib/ledger/blob-store';
 import { ingestDelta } from '@/lib/storage/embedded-ingest';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import type { LineageStorage } from '@/lib/storage/types';
 import { rebuildIndex } from './rebuild';
-import { catchUpIndex, indexPending } from './pending-index';
+import { backgroundCatchUp, catchUpIndex, indexPending, runBackgroundCatchUp } from './pending-index';
 import { HistoryGenerator } from './testing/generator';
 import { dumpIndex, tempLedger } from './testing/temp-ledger';
 
@@ -194,4 +196,68 @@ describe('the embedded storage folds pending entries before it reads the index',
       expect(indexPending(t.ledger.db.sqlite)).toBe(false);
     });
   }
+});
+
+describe('waiting for the fold without blocking the event loop', () => {
+  const bin = path.resolve(__dirname, '../../bin/lineage.mjs');
+  const catchUpProcess = (dir: string, env: Record<string, string> = {}) => {
+    const child = spawn(process.execPath, [bin, 'index', '--catch-up', '--data', dir], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let stdout = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const done = new Promise<Record<string, unknown>>((resolve) => child.on('close', () => resolve(JSON.parse(stdout.trim() || '{}') as Record<string, unknown>)));
+    return { child, done };
+  };
+
+  it('while the background catch-up holds its marker, a reader waits for it on timers and folds nothing itself; a second catch-up process exits at once', async () => {
+    const { deferred, inline } = await twins(89, 4, 1);
+    const first = catchUpProcess(deferred.dir, { LINEAGE_INDEX_STOP_AT: 'marked' });
+    cleanups.push(() => { if (first.child.exitCode === null) first.child.kill('SIGKILL'); });
+    await waitUntil('the catch-up process stopped holding its marker', () => first.child.pid !== undefined && isStopped(first.child.pid));
+    expect(backgroundCatchUp(deferred.dir)).toBe(first.child.pid);
+    // A second one leaves the work to the first.
+    expect(await catchUpProcess(deferred.dir).done).toEqual({ ok: true, folded: 0 });
+    expect(pendingRows(deferred)).toHaveLength(1);
+    let ticks = 0;
+    const interval = setInterval(() => ticks++, 5);
+    try {
+      let answered = false;
+      const read = embeddedStorage(deferred.ledger).getSequences({ agentId: AGENT }).then((r) => { answered = true; return r; });
+      await waitUntil('the reader waited through 20 timer ticks', () => ticks >= 20);
+      expect(answered).toBe(false);
+      expect(pendingRows(deferred)).toHaveLength(1); // not folded here
+      process.kill(first.child.pid!, 'SIGCONT');
+      expect(await first.done).toEqual({ ok: true, folded: 1 });
+      expect((await read)!.items).toHaveLength(4);
+    } finally {
+      clearInterval(interval);
+    }
+    expect(backgroundCatchUp(deferred.dir)).toBeNull();
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  }, 120_000);
+
+  it('a marker a killed catch-up left behind is replaced; another process holding the write lock is waited for on timers', async () => {
+    const { deferred, inline } = await twins(144, 4, 1);
+    fs.writeFileSync(path.join(deferred.dir, 'index-catch-up.pid'), '999999999\n');
+    expect(backgroundCatchUp(deferred.dir)).toBeNull();
+    // Another connection holds the write lock until a timer of this process lets it go.
+    const other = new Database(path.join(deferred.dir, 'lineage.db'));
+    cleanups.push(() => other.close());
+    other.exec('BEGIN IMMEDIATE');
+    // SQLite's own busy wait would block this thread for as long as the connection allows: ten minutes here.
+    deferred.ledger.db.sqlite.pragma('busy_timeout = 600000');
+    let ticks = 0;
+    const interval = setInterval(() => ticks++, 5);
+    try {
+      const caughtUp = runBackgroundCatchUp(deferred.ledger);
+      await waitUntil('20 timer ticks with the lock held', () => ticks >= 20);
+      expect(pendingRows(deferred)).toHaveLength(1);
+      other.exec('COMMIT');
+      expect(await caughtUp).toBe(1);
+    } finally {
+      clearInterval(interval);
+    }
+    expect(fs.existsSync(path.join(deferred.dir, 'index-catch-up.pid'))).toBe(false);
+    expect(deferred.ledger.db.sqlite.pragma('busy_timeout', { simple: true })).toBe(600000);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  }, 60_000);
 });

@@ -14,7 +14,13 @@
  * the entry is still its agent's first pending one, folds it with the ingest's own code
  * (`foldEntry` on `dbTarget`), writes its counts on the ledger row and removes the pending row. A
  * fold killed midway rolls back whole; several processes catching up at once fold each entry once.
+ * Waiting is never done on the event loop: the lock is tried without SQLite's busy wait and tried
+ * again after a timer, and while the background process (`<data>/index-catch-up.pid`, alive) is at
+ * work, a reader or an ingest waits for it on timers instead of folding the same entry beside it —
+ * `lineage serve` on the data directory a local sync writes keeps answering meanwhile.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { EntryKind } from '@/db/schema';
@@ -22,6 +28,7 @@ import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { readEntryBytes } from '@/lib/ledger/entries';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
+import { processAlive } from '@/lib/ledger/process-alive';
 import { storageError } from '@/lib/ledger/storage-errors';
 import { dbTarget, foldEntry } from './indexer';
 import { prepareArchive, prepareLedgerBlobSync, type PreparedEntry } from './ledger-blob';
@@ -84,6 +91,11 @@ export function markIndexPending(sqlite: Database.Database, entry: { agentId: st
 
 /** How long a catch-up waits, in all, for another process's write lock (its fold or ingest is making progress). */
 const BUSY_DEADLINE_MS = 10 * 60_000;
+/** Between two tries of the lock, and two looks at the background process. */
+const RETRY_MS = 25;
+/** How long a reader or an ingest leaves pending entries to a live background process before folding them itself. */
+const BACKGROUND_WAIT_MS = 30_000;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const running = new WeakMap<Database.Database, Promise<number>>();
 
@@ -96,6 +108,13 @@ const running = new WeakMap<Database.Database, Promise<number>>();
 export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<number> {
   const { sqlite } = ledger.db;
   if (!indexPending(sqlite, agentId)) return 0;
+  // The background process is folding them: wait for it (it may be parsing the entry, not yet locking),
+  // for a while — one that is stopped or stuck leaves the fold to this process after that.
+  const until = Date.now() + BACKGROUND_WAIT_MS;
+  for (let pid = backgroundCatchUp(ledger.db.dataDir); pid !== null && pid !== process.pid && Date.now() < until; pid = backgroundCatchUp(ledger.db.dataDir)) {
+    await sleep(RETRY_MS);
+    if (!indexPending(sqlite, agentId)) return 0;
+  }
   for (;;) {
     const before = running.get(sqlite);
     if (before === undefined) break;
@@ -149,16 +168,21 @@ async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: Pending
     if (sqlite.inTransaction) {
       throw new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
     }
+    // The lock tried without SQLite's busy handler, which would wait on the event loop.
+    const busyTimeout = sqlite.pragma('busy_timeout', { simple: true }) as number;
+    sqlite.pragma('busy_timeout = 0');
     try {
       return fold.immediate();
     } catch (error) {
       const mapped = storageError(error, ledger.db.dataDir);
       // Another process holds the write lock (its own fold, an ingest, a rebuild): wait for it.
       if (mapped?.code === 'busy' && Date.now() < deadline) {
-        await new Promise((resolve) => setTimeout(resolve, 50));
+        await sleep(RETRY_MS);
         continue;
       }
       throw mapped ?? error;
+    } finally {
+      sqlite.pragma(`busy_timeout = ${busyTimeout}`);
     }
   }
 }
@@ -174,4 +198,55 @@ export async function waitForIndexCaughtUp(ledger: Ledger, timeoutMs = 120_000):
     if (Date.now() > deadline) throw new Error(`the index of ${ledger.db.dataDir} did not catch up within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+const MARKER = 'index-catch-up.pid';
+
+/** The pid of the live background catch-up of `dataDir` (`lineage index --catch-up`), or null. */
+export function backgroundCatchUp(dataDir: string): number | null {
+  let pid: number;
+  try {
+    pid = Number(fs.readFileSync(path.join(dataDir, MARKER), 'utf8').trim());
+  } catch {
+    return null;
+  }
+  return processAlive(pid) ? pid : null;
+}
+
+/**
+ * The background catch-up's run (`lineage index --catch-up`): under `<data>/index-catch-up.pid`,
+ * created with this process's pid unless a live one holds it (that one folds what this sync left:
+ * this returns 0 at once), removed when nothing is pending. An entry appended while the marker
+ * was being removed is looked for again, so none waits for a reader because two processes each
+ * left it to the other. A marker a killed process left behind names a dead pid: it is replaced.
+ */
+export async function runBackgroundCatchUp(ledger: Ledger): Promise<number> {
+  const file = path.join(ledger.db.dataDir, MARKER);
+  let folded = 0;
+  for (;;) {
+    if (!takeMarker(file)) return folded;
+    // The race tests' moment (`LINEAGE_INDEX_STOP_AT=marked`): the marker is this process's, nothing folded yet.
+    if (process.env.LINEAGE_INDEX_STOP_AT === 'marked') process.kill(process.pid, 'SIGSTOP');
+    try {
+      folded += await catchUpIndex(ledger);
+    } finally {
+      fs.rmSync(file, { force: true });
+    }
+    if (!indexPending(ledger.db.sqlite)) return folded;
+  }
+}
+
+/** Creates the marker with this pid, or replaces one whose process is gone; false when a live one holds it. */
+function takeMarker(file: string): boolean {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    if (backgroundCatchUp(path.dirname(file)) !== null) return false;
+    fs.rmSync(file, { force: true });
+  }
+  return false;
 }

@@ -64,11 +64,11 @@ async function rebuildScaleOut(config: ScaleOutConfig): Promise<{ entries: numbe
  * a large change starts in the background. The scale-out backend indexes every entry as it is appended.
  */
 async function catchUpEmbedded(dataDir: string): Promise<{ folded: number }> {
-  const [{ catchUpIndex }, ledgerModule, { existingDataDir }] = await Promise.all([
+  const [{ runBackgroundCatchUp }, ledgerModule, { existingDataDir }] = await Promise.all([
     import('@/lib/history/pending-index'), import('@/lib/ledger'), import('../options'),
   ]);
   const ledger: Ledger = ledgerModule.openLedger(existingDataDir(dataDir));
-  return { folded: await catchUpIndex(ledger) };
+  return { folded: await runBackgroundCatchUp(ledger) };
 }
 
 /**
