@@ -188,13 +188,13 @@ async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: Pending
 }
 
 /**
- * Waits, without folding anything itself, until no entry is pending (the background catch-up
- * finished): benchmarks and tests that model a user's syncs minutes apart, and look at the index
+ * Waits, without folding anything itself, until no entry is pending and no background catch-up
+ * holds its marker: benchmarks and tests that model a user's syncs minutes apart, and look at the index
  * as the detached process left it.
  */
 export async function waitForIndexCaughtUp(ledger: Ledger, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (indexPending(ledger.db.sqlite)) {
+  while (indexPending(ledger.db.sqlite) || backgroundCatchUp(ledger.db.dataDir) !== null) {
     if (Date.now() > deadline) throw new Error(`the index of ${ledger.db.dataDir} did not catch up within ${timeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
