@@ -118,6 +118,16 @@ describe('the index of entries folded after their append', () => {
     await expect(t.gen.sync(3)).rejects.toMatchObject({ code: 'blob_corrupt' });
     expect(dumpIndex(t.ledger)).toEqual(before);
     expect(indexPending(t.ledger.db.sqlite)).toBe(true);
+    // Another agent's pending entries are folded all the same.
+    const other = new HistoryGenerator(t.ledger, '7b0f3c2e-2222-4a2b-8c3d-0000000000ff', 56);
+    other.deferIndexFrom = 1;
+    other.register();
+    other.randomMutations();
+    await other.sync(0);
+    expect(indexPending(t.ledger.db.sqlite, other.agentId)).toBe(true);
+    expect((await storage.getSequences({ agentId: other.agentId }))!.items).toHaveLength(1);
+    expect(indexPending(t.ledger.db.sqlite, other.agentId)).toBe(false);
+    expect(indexPending(t.ledger.db.sqlite, AGENT)).toBe(true);
   });
 
   it('the rebuild empties the pending entries and gives the index of the same history indexed at once', async () => {

@@ -50,7 +50,7 @@ function build(sqlite: Database.Database) {
   return {
     any: sqlite.prepare('SELECT 1 FROM index_pending LIMIT 1').pluck() as Statement<[], number>,
     anyOf: sqlite.prepare('SELECT 1 FROM index_pending WHERE agent_id = ? LIMIT 1').pluck() as Statement<[string], number>,
-    first: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} ORDER BY p.agent_id, p.seq, p.kind LIMIT 1`) as Statement<[], PendingRow>,
+    agents: sqlite.prepare('SELECT DISTINCT agent_id FROM index_pending ORDER BY agent_id').pluck() as Statement<[], string>,
     firstOf: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} WHERE p.agent_id = ? ORDER BY p.seq, p.kind LIMIT 1`) as Statement<[string], PendingRow>,
     add: sqlite.prepare('INSERT INTO index_pending (agent_id, seq, kind) VALUES (?, ?, ?)'),
     remove: sqlite.prepare('DELETE FROM index_pending WHERE agent_id = ? AND seq = ? AND kind = ?'),
@@ -130,16 +130,28 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<nu
   }
 }
 
+/**
+ * Agent by agent: one whose next pending entry cannot be read (its blob damaged: `blob_corrupt`)
+ * stops there, the others are folded all the same, and the first such error is thrown at the end.
+ */
 async function foldPending(ledger: Ledger, agentId: string | undefined): Promise<number> {
   const { sqlite } = ledger.db;
   const s = statementsOf(sqlite)!;
   let folded = 0;
-  for (;;) {
-    const row = agentId === undefined ? s.first.get() : s.firstOf.get(agentId);
-    if (row === undefined) return folded;
-    const prepared = await prepareEntry(ledger, row);
-    if (await foldOne(ledger, s, row, prepared)) folded++;
+  let failure: unknown = null;
+  for (const agent of agentId === undefined ? s.agents.all() : [agentId]) {
+    try {
+      for (let row = s.firstOf.get(agent); row !== undefined; row = s.firstOf.get(agent)) {
+        const prepared = await prepareEntry(ledger, row);
+        if (await foldOne(ledger, s, row, prepared)) folded++;
+      }
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
+      failure ??= error;
+    }
   }
+  if (failure !== null) throw failure;
+  return folded;
 }
 
 /** The entry's archive as the fold takes it: the blob read back (sha256 checked) and parsed. */
