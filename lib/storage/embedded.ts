@@ -1,7 +1,9 @@
 /**
  * The embedded implementation of the storage seam: today's SQLite + filesystem code, unchanged and
  * unmoved, each verb called as it is and its answer handed back as a promise. Nothing is cached
- * or translated here, so the embedded backend keeps its speed and its behaviour.
+ * or translated here, so the embedded backend keeps its speed and its behaviour. A verb that reads
+ * the index first folds the entries a local sync left pending (`indexCaughtUp`: one indexed
+ * `SELECT … LIMIT 1` when there are none).
  */
 import { closeDatabase } from '@/db/client';
 import { deleteAgent, getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
