@@ -24,14 +24,13 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { EntryKind } from '@/db/schema';
-import { readDelta, readSnapshot } from '@/lib/core/archive';
-import { readEntryBytes } from '@/lib/ledger/entries';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { processAlive } from '@/lib/ledger/process-alive';
 import { storageError } from '@/lib/ledger/storage-errors';
 import { dbTarget, foldEntry } from './indexer';
-import { prepareArchive, prepareLedgerBlobSync, type PreparedEntry } from './ledger-blob';
+import type { PreparedEntry } from './ledger-blob';
+import { loadPreparedEntry } from './load-entry';
 
 /** A pending entry, with what its fold needs of its ledger row. */
 interface PendingRow {
@@ -142,7 +141,7 @@ async function foldPending(ledger: Ledger, agentId: string | undefined): Promise
   for (const agent of agentId === undefined ? s.agents.all() : [agentId]) {
     try {
       for (let row = s.firstOf.get(agent); row !== undefined; row = s.firstOf.get(agent)) {
-        const prepared = await prepareEntry(ledger, row);
+        const prepared = await loadPreparedEntry(ledger, row, { fast: true });
         if (await foldOne(ledger, s, row, prepared)) folded++;
       }
     } catch (error) {
@@ -152,14 +151,6 @@ async function foldPending(ledger: Ledger, agentId: string | undefined): Promise
   }
   if (failure !== null) throw failure;
   return folded;
-}
-
-/** The entry's archive as the fold takes it: the blob read back (sha256 checked) and parsed. */
-async function prepareEntry(ledger: Ledger, row: PendingRow): Promise<PreparedEntry> {
-  const bytes = await readEntryBytes({ ledger, entry: row });
-  return prepareLedgerBlobSync(row.kind, bytes) ?? (row.kind === 'delta'
-    ? prepareArchive({ kind: 'delta', archive: await readDelta(bytes) })
-    : prepareArchive({ kind: 'snapshot', archive: await readSnapshot(bytes) }));
 }
 
 /** Folds `row` if it is still its agent's first pending entry; false when another process folded it first. */

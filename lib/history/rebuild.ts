@@ -31,10 +31,10 @@ import path from 'node:path';
 import { packageRoot } from '@/lib/package-root';
 import { workerScript } from '@/lib/worker-script';
 import { MessageChannel, receiveMessageOnPort, Worker, type MessagePort } from 'node:worker_threads';
-import { readDelta, readSnapshot } from '@/lib/core/archive';
-import { FsBlobStore, LedgerError, readEntryBytes, type Ledger } from '@/lib/ledger';
+import { FsBlobStore, LedgerError, type Ledger } from '@/lib/ledger';
 import { foldEntry } from './indexer';
-import { prepareArchive, prepareBlobFile, type BlobJob, type PreparedEntry } from './ledger-blob';
+import { loadPreparedEntry } from './load-entry';
+import { prepareBlobFile, type BlobJob, type PreparedEntry } from './ledger-blob';
 import { RebuildWriter, type AgentRebuildTarget } from './rebuild-target';
 import { decodeChunk, type ChunkAnswer, type ChunkRequest, type HelperSetup } from './rebuild-worker';
 
@@ -81,14 +81,6 @@ const REBUILD_CACHE_SIZE = -(512 * 1024);
 /** FTS5 pending-terms memory during the full-text build, and FTS5's default (FTS5_DEFAULT_HASHSIZE). */
 const FTS_REBUILD_HASHSIZE = 64 << 20;
 const FTS_DEFAULT_HASHSIZE = 1 << 20;
-
-/** The ledger's checked path: blob store read, sha256 check, core archive reader. */
-async function loadChecked(ledger: Ledger, entry: EntryRow): Promise<PreparedEntry> {
-  const bytes = await readEntryBytes({ ledger, entry });
-  return entry.kind === 'delta'
-    ? prepareArchive({ kind: 'delta', archive: await readDelta(bytes) })
-    : prepareArchive({ kind: 'snapshot', archive: await readSnapshot(bytes) });
-}
 
 /** This module's directory in the sources (the CLI may run from a bundle elsewhere). */
 const HERE = path.join(packageRoot(), 'lib', 'history');
@@ -416,7 +408,7 @@ export async function rebuildIndex(params: { ledger: Ledger; onProgress?: (p: Re
       let target: AgentRebuildTarget | null = null;
       for (let i = 0; i < total; i++) {
         const entry = entries[i]!;
-        const prepared = (await preparer.get(i)) ?? (await loadChecked(ledger, entry));
+        const prepared = (await preparer.get(i)) ?? (await loadPreparedEntry(ledger, entry, { fast: false }));
         if (target?.agentId !== entry.agent_id) {
           target?.finish();
           target = writer.agent(entry.agent_id);
