@@ -99,7 +99,8 @@ describe('the index of entries folded after their append', () => {
     expect(dumpIndex(t.ledger)).toEqual(dumpIndex(twin.ledger));
   });
 
-  it('a pending entry whose blob is damaged: readers answer from the index as it stands, an ingest is refused blob_corrupt, nothing changes', async () => {
+  for (const served of [false, true]) {
+  it(`a pending entry whose blob is damaged: readers answer from the index as it stands, an ingest is refused blob_corrupt, nothing changes${served ? ' (a serving storage: folds on its ingest thread)' : ''}`, async () => {
     const t = ledgerWith(55, 1);
     for (let turn = 0; turn < 3; turn++) {
       t.gen.randomMutations();
@@ -112,6 +113,10 @@ describe('the index of entries folded after their append', () => {
     fs.writeFileSync(path.join(path.dirname(whole), file), 'not the blob');
     const before = dumpIndex(t.ledger);
     const storage = embeddedStorage(t.ledger);
+    if (served) {
+      const maintenance = storage.startMaintenance({ log: () => {}, clock: () => new Date() });
+      cleanups.push(() => void maintenance.stop());
+    }
     expect((await storage.getSequences({ agentId: AGENT }))!.items).toHaveLength(3);
     expect((await storage.getRecordsAt({ agentId: AGENT, at: 1 }))!.total).toBeGreaterThan(0);
     t.gen.randomMutations();
@@ -129,6 +134,7 @@ describe('the index of entries folded after their append', () => {
     expect(indexPending(t.ledger.db.sqlite, other.agentId)).toBe(false);
     expect(indexPending(t.ledger.db.sqlite, AGENT)).toBe(true);
   });
+  }
 
   it('the rebuild empties the pending entries and gives the index of the same history indexed at once', async () => {
     const { deferred, inline } = await twins(13, 12, 1);
@@ -244,6 +250,37 @@ describe('waiting for the fold without blocking the event loop', () => {
     expect(backgroundCatchUp(deferred.dir)).toBeNull();
     expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
   }, 120_000);
+
+  it('a serving storage (maintenance started) folds what no background catch-up is folding on its ingest thread: its own connection writes none of it', async () => {
+    const { deferred, inline } = await twins(61, 6, 1);
+    expect(pendingRows(deferred)).toHaveLength(1);
+    const sqlite = deferred.ledger.db.sqlite;
+    const written = sqlite.prepare('SELECT total_changes()').pluck() as Database.Statement<[], number>;
+    const storage = embeddedStorage(deferred.ledger);
+    const before = written.get()!;
+    const maintenance = storage.startMaintenance({ log: () => {}, clock: () => new Date() });
+    try {
+      expect((await storage.getSequences({ agentId: AGENT }))!.items).toHaveLength(6);
+      expect(pendingRows(deferred)).toHaveLength(0);
+      expect(written.get()).toBe(before);
+      // Entries appended while it serves: an ingest's catch-up of its agent goes to the thread too.
+      for (let turn = 6; turn < 9; turn++) {
+        deferred.gen.randomMutations();
+        await deferred.gen.sync(turn);
+        inline.gen.randomMutations();
+        await inline.gen.sync(turn);
+      }
+      const appended = written.get()!;
+      expect(pendingRows(deferred)).toHaveLength(1);
+      expect((await storage.getChanges({ since: new Date('2026-01-01T00:00:00Z') })).groups.length).toBeGreaterThan(0);
+      expect(pendingRows(deferred)).toHaveLength(0);
+      expect(written.get()).toBe(appended);
+      expect(appended).toBeGreaterThan(before);
+    } finally {
+      await maintenance.stop();
+    }
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+  }, 60_000);
 
   it('a marker a killed catch-up left behind is replaced; another process holding the write lock is waited for on timers', async () => {
     const { deferred, inline } = await twins(144, 4, 1);

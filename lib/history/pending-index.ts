@@ -17,7 +17,10 @@
  * Waiting is never done on the event loop: the lock is tried without SQLite's busy wait and tried
  * again after a timer, and while the background process (`<data>/index-catch-up.pid`, alive) is at
  * work, a reader or an ingest waits for it on timers instead of folding the same entry beside it —
- * `lineage serve` on the data directory a local sync writes keeps answering meanwhile.
+ * `lineage serve` on the data directory a local sync writes keeps answering meanwhile. Nor is a fold
+ * a serving process makes itself (no background process alive: it was killed, or never started)
+ * run on its event loop: the serving handle has a folder elsewhere (`foldPendingElsewhere`: the
+ * embedded storage's ingest thread), since folding a 50,000-record snapshot takes seconds of CPU.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -99,6 +102,22 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const running = new WeakMap<Database.Database, Promise<number>>();
 
 /**
+ * Folds the pending entries (of one agent, when given) on another thread, resolving to how many it
+ * folded, or to null when it cannot run (then the fold is made here after all).
+ */
+export type PendingFolder = (agentId: string | undefined) => Promise<number | null>;
+const folders = new WeakMap<Database.Database, PendingFolder>();
+
+/**
+ * From now on the catch-ups asked of this handle are made by `folder` (a serving process: on its
+ * ingest thread) instead of on the caller's thread; `null` makes them here again.
+ */
+export function foldPendingElsewhere(sqlite: Database.Database, folder: PendingFolder | null): void {
+  if (folder) folders.set(sqlite, folder);
+  else folders.delete(sqlite);
+}
+
+/**
  * Folds every pending entry (of `agentId` only, when given) into the index, in ledger order;
  * resolves to the number this call folded. One catch-up at a time per database handle: a second
  * call waits for the first, then looks again. A database another process holds locked is waited
@@ -120,7 +139,8 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<nu
     await before.catch(() => 0);
     if (!indexPending(sqlite, agentId)) return 0;
   }
-  const run = foldPending(ledger, agentId);
+  const elsewhere = folders.get(sqlite);
+  const run = elsewhere ? elsewhere(agentId).then((n) => n ?? foldPending(ledger, agentId)) : foldPending(ledger, agentId);
   running.set(sqlite, run);
   try {
     return await run;

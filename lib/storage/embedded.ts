@@ -3,7 +3,8 @@
  * unmoved, each verb called as it is and its answer handed back as a promise. Nothing is cached
  * or translated here, so the embedded backend keeps its speed and its behaviour. A verb that reads
  * the index first folds the entries a local sync left pending (`indexCaughtUp`: one indexed
- * `SELECT … LIMIT 1` when there are none).
+ * `SELECT … LIMIT 1` when there are none). A serving process (`startMaintenance`) has those folds
+ * made on its ingest thread, and folds what it finds pending when it starts.
  */
 import { closeDatabase } from '@/db/client';
 import { deleteAgent, getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
@@ -29,7 +30,7 @@ import { compareWorkspace } from '@/lib/history/queries/compare';
 import { getFileBlame } from '@/lib/history/queries/blame';
 import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
-import { catchUpIndex, indexPending } from '@/lib/history/pending-index';
+import { catchUpIndex, foldPendingElsewhere, indexPending } from '@/lib/history/pending-index';
 import {
   countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
 } from '@/lib/server/api-keys';
@@ -37,7 +38,7 @@ import { UploadStore } from '@/lib/server/upload-store';
 import type { IngestParams, LineageStorage, PendingUploads } from './types';
 import { startSweeps } from './maintenance';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
-import { ingestOffThread } from './offload';
+import { catchUpOffThread, ingestOffThread } from './offload';
 import { rebuildInProgress } from '@/lib/ledger/rebuild-marker';
 import { mapStorageErrors } from '@/lib/ledger/storage-errors';
 
@@ -162,13 +163,18 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     startMaintenance(p) {
       // Checkpoints run in a worker thread, not inside an upload's commit on the event loop.
       const checkpointer = startCheckpointer(db, { log: p.log });
+      // So do the folds of pending entries this process would otherwise make on its event loop
+      // (no background catch-up at work): a 50,000-record snapshot's takes seconds of CPU.
+      foldPendingElsewhere(db.sqlite, (agentId) => catchUpOffThread(ledger, agentId));
       const sweeps = startSweeps(p, [
+        // What a killed or never-started background catch-up left pending: folded before a reader asks.
+        ['index catch-up', () => caughtUp()],
         ['upload sweep', (now) => this.uploads.sweep(now)],
         ['blob sweep', (now) => sweepOrphanBlobs({ ledger, now })],
         // Off the request path: a detached, low-priority process (lib/ledger/background-packer.ts).
         ['blob packing', () => startPackingLeftWhole(ledger)],
       ]);
-      return { stop: async () => { sweeps.stop(); await checkpointer.stop(); } };
+      return { stop: async () => { sweeps.stop(); foldPendingElsewhere(db.sqlite, null); await checkpointer.stop(); } };
     },
     close: async () => closeDatabase(db),
   };

@@ -3,6 +3,8 @@
  * this thread's own connection to the data directory's database, so the server's event loop goes
  * on serving other requests meanwhile. The very same `ingestSnapshot` / `ingestDelta` run as on the
  * main thread; errors travel back as their code, message and details (offload.ts rebuilds them).
+ * So does the fold of the entries a local sync left pending (`catchUpIndex`), when a reader or an
+ * ingest of the serving thread finds them and no background catch-up is at work.
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import type { Ledger } from '@/lib/ledger/ledger';
+import { catchUpIndex } from '@/lib/history/pending-index';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 
 /** One upload handed to the thread. */
@@ -30,6 +33,15 @@ export interface IngestJob {
   tenantId?: string | null;
 }
 
+/** The index's pending entries (of one agent, when given) to fold: answered with how many were folded. */
+export interface CatchUpJob {
+  id: number;
+  kind: 'catch-up';
+  agentId?: string;
+}
+
+export type WorkerJob = IngestJob | CatchUpJob;
+
 export interface SerializedError {
   name: string;
   message: string;
@@ -38,7 +50,7 @@ export interface SerializedError {
   cause?: SerializedError;
 }
 
-export type IngestAnswer = { id: number; result: IngestResult } | { id: number; error: SerializedError };
+export type IngestAnswer = { id: number; result: IngestResult | number } | { id: number; error: SerializedError };
 
 export function serializeError(error: unknown): SerializedError {
   if (!(error instanceof Error)) return { name: 'Error', message: String(error) };
@@ -66,10 +78,13 @@ function openWorkerLedger(dataDir: string, driver: string): Ledger {
 if (parentPort && (workerData as { lineageIngestWorker?: boolean } | null)?.lineageIngestWorker) {
   const port = parentPort;
   const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string);
-  port.on('message', (job: IngestJob) => {
+  const start = (job: WorkerJob): Promise<IngestResult | number> => {
+    if (job.kind === 'catch-up') return catchUpIndex(ledger, job.agentId);
     const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId };
-    const running = job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
-    running.then(
+    return job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
+  };
+  port.on('message', (job: WorkerJob) => {
+    start(job).then(
       (result) => port.postMessage({ id: job.id, result } satisfies IngestAnswer),
       (error: unknown) => port.postMessage({ id: job.id, error: serializeError(error) } satisfies IngestAnswer),
     );

@@ -4,7 +4,8 @@
  * (issue 18 §5). The thread has its own database connection; while it writes, this handle's group
  * commits are held back (they would otherwise wait on SQLite's write lock, blocking the loop). One
  * thread per database handle, started on first use, stopped when idle. If it cannot start, the
- * upload is ingested here as before.
+ * upload is ingested here as before. The thread also folds the entries a local sync left pending
+ * when the serving thread would otherwise fold them itself (`catchUpOffThread`).
  */
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -17,7 +18,7 @@ import { holdCommits } from '@/lib/ledger/group-commit';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
-import type { IngestAnswer, IngestJob, SerializedError } from './ingest-worker';
+import type { IngestAnswer, SerializedError, WorkerJob } from './ingest-worker';
 
 const IDLE_MS = 30_000;
 const HERE = path.join(packageRoot(), 'lib', 'storage');
@@ -25,7 +26,7 @@ const HERE = path.join(packageRoot(), 'lib', 'storage');
 /** The thread's code: ingest-worker.ts and what it imports (the native driver is loaded by absolute path, `workerData.driver`, never bundled). */
 const workerSource = workerScript(path.join(HERE, 'ingest-worker.ts'), { external: ['better-sqlite3'] });
 
-interface Thread { worker: Worker; pending: Map<number, { resolve: (r: IngestResult) => void; reject: (e: unknown) => void }>; idle: NodeJS.Timeout | null }
+interface Thread { worker: Worker; pending: Map<number, { resolve: (r: IngestResult | number) => void; reject: (e: unknown) => void }>; idle: NodeJS.Timeout | null }
 const threads = new WeakMap<Ledger['db'], Promise<Thread | null>>();
 let nextJob = 0;
 
@@ -65,9 +66,9 @@ function startThread(ledger: Ledger): Promise<Thread | null> {
   return started;
 }
 
-function run(ledger: Ledger, thread: Thread, job: IngestJob): Promise<IngestResult> {
+function run(ledger: Ledger, thread: Thread, job: WorkerJob): Promise<IngestResult | number> {
   if (thread.idle) clearTimeout(thread.idle);
-  return new Promise<IngestResult>((resolve, reject) => {
+  return new Promise<IngestResult | number>((resolve, reject) => {
     thread.pending.set(job.id, { resolve, reject });
     thread.worker.postMessage(job);
   }).finally(() => {
@@ -93,7 +94,26 @@ export async function ingestOffThread(params: {
   }
   const release = holdCommits(ledger.db.sqlite);
   try {
-    return await run(ledger, thread, { id: nextJob++, kind, now: now.toISOString(), ...rest });
+    return (await run(ledger, thread, { id: nextJob++, kind, now: now.toISOString(), ...rest })) as IngestResult;
+  } finally {
+    release();
+  }
+}
+
+/**
+ * The index's pending entries (of `agentId`, when given) folded on the ingest thread: how many it
+ * folded, or null when the thread cannot start or dies (the caller then folds them itself). What
+ * the fold refuses (a damaged blob, the lock held by a rebuild) is thrown as it would be here.
+ */
+export async function catchUpOffThread(ledger: Ledger, agentId: string | undefined): Promise<number | null> {
+  const thread = await startThread(ledger);
+  if (!thread) return null;
+  const release = holdCommits(ledger.db.sqlite);
+  try {
+    return (await run(ledger, thread, { id: nextJob++, kind: 'catch-up', ...(agentId === undefined ? {} : { agentId }) })) as number;
+  } catch (error) {
+    if (error instanceof LedgerError || error instanceof ArchiveError) throw error;
+    return null;
   } finally {
     release();
   }
