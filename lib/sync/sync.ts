@@ -3,6 +3,7 @@ import path from 'node:path';
 import { openclawAgentId } from '@/lib/adapters/openclaw/export-changes';
 import { isOwnPartitionFile, partitionFileOf } from '@/lib/core/archive/partitions';
 import type { FullState } from './store/full-state';
+import type { PreparedState } from './store/write-state';
 import { readIndex } from './store/index-file';
 import { openForSync, removeStale } from './store/open-store';
 import { storePaths } from './store/paths';
@@ -175,14 +176,27 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     const snapshot = snapshotFromExport(exported, now, records);
     // With the store, each record is serialized once: for the upload and for the store.
     const lines = slotted && usesStore(opts) ? checkedRecordLines(records) : null;
-    const bytes = await writeSnapshot(snapshot, lines ? { recordLines: lines } : {});
-    await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
-    crashPoint('sent-recorded');
-    const { sequence } = await opts.target.putSnapshot(agentId, bytes);
+    const writing = writeSnapshot(snapshot, lines ? { recordLines: lines } : {});
+    // The store is laid out and its log written while the archive's members deflate on the thread
+    // pool (writeSnapshot has queued them all by now); its index names it once the upload is accepted.
+    // Every record's line is its own serialization: each pairs with it next time.
+    const preparing = slotted && lines ? prepareStore(opts, { agentId, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true }) : null;
+    let sequence: number;
+    let bytes: Uint8Array;
+    try {
+      bytes = await writing;
+      await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
+      crashPoint('sent-recorded');
+      ({ sequence } = await opts.target.putSnapshot(agentId, bytes));
+    } catch (error) {
+      // Nothing names the log written for it: removed (else the next state written removes it).
+      const prepared = await preparing;
+      if (prepared?.ok) await prepared.state.discard().catch(() => {});
+      throw error;
+    }
     crashPoint('uploaded');
-    if (slotted && usesStore(opts)) {
-      // Every record's line is its own serialization: each pairs with it next time.
-      const snapshotPath = await persistStore(opts, { agentId, sequence, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true });
+    if (preparing) {
+      const snapshotPath = await commitStore(opts, await preparing, { agentId, sequence, now });
       return { ok: true, sequence, delta: false, snapshot_path: snapshotPath, no_changes: false, recovered: false, agent: agentInfo };
     }
     // Every record's line is its own serialization: each pairs with it next time.
@@ -378,14 +392,37 @@ async function persist(
  * `.alf`, or it had none), then the TOML, then the workspace marker.
  */
 async function persistStore(opts: SyncOptions, args: { agentId: string } & Omit<FullState, 'workspace'>): Promise<string> {
-  const { agentId, sequence, now } = args;
+  const { sequence, ...state } = args;
+  return commitStore(opts, await prepareStore(opts, state), { agentId: args.agentId, sequence, now: args.now });
+}
+
+/** The store written whole, but for its index (store/write-state.ts `prepareState`); a failure is held for `commitStore`. */
+type PreparedStore = { ok: true; state: PreparedState } | { ok: false; error: unknown };
+
+async function prepareStore(opts: SyncOptions, args: { agentId: string } & Omit<FullState, 'workspace' | 'sequence'>): Promise<PreparedStore> {
+  const { agentId } = args;
   const paths = statePaths(opts.alfHome, agentId);
-  const code = await work();
-  const { writeFullState } = await import('./store/full-state');
   try {
+    const code = await work();
+    const { prepareFullState } = await import('./store/full-state');
     await mkdir(paths.dir, { recursive: true, mode: 0o700 });
     const current = (await readIndex(storePaths(paths.dir, agentId).index).catch(() => null))?.index ?? null;
-    const index = await writeFullState(code, { stateDir: paths.dir, agentId, current, state: { ...args, workspace: path.resolve(opts.workspace) } });
+    return { ok: true, state: await prepareFullState(code, { stateDir: paths.dir, agentId, current, state: { ...args, workspace: path.resolve(opts.workspace) } }) };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/**
+ * The prepared store named by its index at `sequence` (the upload accepted), then the TOML and the
+ * marker. A failure here or in the preparation is `state_write_failed`: the upload is adopted next time.
+ */
+async function commitStore(opts: SyncOptions, prepared: PreparedStore, args: { agentId: string; sequence: number; now: Date }): Promise<string> {
+  const { agentId, sequence, now } = args;
+  const paths = statePaths(opts.alfHome, agentId);
+  try {
+    if (!prepared.ok) throw prepared.error;
+    const index = await prepared.state.commit(sequence);
     await removeStale(paths.dir, agentId, { generation: index.generation, keepAlf: false });
     crashPoint('files-written');
     await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() });

@@ -12,7 +12,7 @@ import { recordJson, type MemoryRecord } from '@/lib/core/record';
 import type { StoreIndex } from './index-file';
 import type { ReconcileCode } from './reconcile-known';
 import { isStable } from './stable';
-import { writeState, type NextFile, type NextRow } from './write-state';
+import { prepareState, type NextFile, type NextRow, type PreparedState } from './write-state';
 
 export interface FullState {
   sequence: number;
@@ -32,6 +32,11 @@ export interface FullState {
 }
 
 export async function writeFullState(code: ReconcileCode, args: { stateDir: string; agentId: string; current: StoreIndex | null; state: FullState }): Promise<StoreIndex> {
+  return (await prepareFullState(code, args)).commit(args.state.sequence);
+}
+
+/** writeFullState's first half (write-state.ts `prepareState`): the log written, before the sequence is known. */
+export async function prepareFullState(code: ReconcileCode, args: { stateDir: string; agentId: string; current: StoreIndex | null; state: Omit<FullState, 'sequence'> }): Promise<PreparedState> {
   const { state, agentId } = args;
   const { exported } = state;
   const files: NextFile[] = [];
@@ -60,10 +65,10 @@ export async function writeFullState(code: ReconcileCode, args: { stateDir: stri
     const stat = exported.fileStats?.get(rel);
     files.push({ rel, stat: stat ?? { ino: 0n, size: 0n, mtimeNs: 0n, ctimeNs: 0n }, digest: null, kind: stat ? 'n' : 'r', raw: bytes, rows: null });
   }
-  return writeState({
+  return prepareState({
     stateDir: args.stateDir, agentId, current: args.current, fresh: true,
     next: {
-      sequence: state.sequence, context: exported.statContext ?? 'flat', files,
+      context: exported.statContext ?? 'flat', files,
       meta: { agent_name: exported.agentName, workspace: state.workspace, created_at: state.now.toISOString(), key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: state.storeRaw },
     },
   });

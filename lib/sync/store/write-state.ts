@@ -10,7 +10,7 @@
  * what was appended (the next write cuts it off), and the old generation's log (removed only once
  * an index names the new one).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import type { FileStat } from '@/lib/adapters/types';
 import { crashPoint } from '../crash-points';
 import { writeIndex, type FileKind, type IndexFile, type Ref, type StoreIndex, type StoreMeta } from './index-file';
@@ -65,6 +65,25 @@ function compacts(dead: number, live: number): boolean {
  * Nothing of `current` is changed until the new index is renamed over the old one.
  */
 export async function writeState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean }): Promise<StoreIndex> {
+  const { sequence, ...next } = args.next;
+  return (await prepareState({ ...args, next })).commit(sequence);
+}
+
+/** A next state whose log is written and flushed, and that no index names yet. */
+export interface PreparedState {
+  /** Renames the index that names it (at `sequence`) over the current one. */
+  commit(sequence: number): Promise<StoreIndex>;
+  /** Removes the log of a new generation it wrote (an upload refused); an append to the current log is cut off by the next one. */
+  discard(): Promise<void>;
+}
+
+/**
+ * writeState's first half: the log blocks of `next` laid out and written (and flushed). Safe to run
+ * before the sequence is known — an upload still in flight — since no index names them: a kill
+ * leaves `current` as it was (an append beyond its length is cut off by the next write; a new
+ * generation's log is removed once an index names another, `removeStale`).
+ */
+export async function prepareState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: Omit<NextState, 'sequence'>; fresh?: boolean }): Promise<PreparedState> {
   const paths = storePaths(args.stateDir, args.agentId);
   const { current, next } = args;
   const fresh = args.fresh === true || current === null;
@@ -74,19 +93,27 @@ export async function writeState(args: { stateDir: string; agentId: string; curr
     const old = fresh ? null : await readFile(paths.log(current.generation));
     layout = lay(next, new LogAppender(0), old);
   }
-  const generation = layout.appender.start === 0 ? (current?.generation ?? 0) + 1 : current!.generation;
-  await layout.appender.writeTo(paths.log(generation));
+  const laid = layout;
+  const generation = laid.appender.start === 0 ? (current?.generation ?? 0) + 1 : current!.generation;
+  await laid.appender.writeTo(paths.log(generation));
   crashPoint('log-written');
-  const index: StoreIndex = {
-    sequence: next.sequence, generation, logLength: layout.appender.length, liveBytes: layout.live, alf: next.alf ?? null,
-    context: next.context, meta: next.meta, files: layout.files,
+  return {
+    async commit(sequence) {
+      const index: StoreIndex = {
+        sequence, generation, logLength: laid.appender.length, liveBytes: laid.live, alf: next.alf ?? null,
+        context: next.context, meta: next.meta, files: laid.files,
+      };
+      await writeIndex(paths.index, index);
+      return index;
+    },
+    async discard() {
+      if (generation !== current?.generation) await rm(paths.log(generation), { force: true });
+    },
   };
-  await writeIndex(paths.index, index);
-  return index;
 }
 
 /** The log blocks and index lines of `next`: sources that are refs stay (`old` null) or are copied from `old`. */
-function lay(next: NextState, appender: LogAppender, old: Buffer | null): { appender: LogAppender; files: IndexFile[]; live: number } {
+function lay(next: Omit<NextState, 'sequence'>, appender: LogAppender, old: Buffer | null): { appender: LogAppender; files: IndexFile[]; live: number } {
   const bytesOf = (source: Source): Uint8Array => (isRef(source) ? old!.subarray(source.off, source.off + source.len) : source);
   const place = (source: Source): Ref => (isRef(source) && !old ? source : appender.append(bytesOf(source)));
   const files: IndexFile[] = [];
