@@ -14,6 +14,7 @@ import { OpenclawExportError } from './export';
 import { UTF8, YIELD_EVERY_FILES, agentName, isMarkdownPath, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
 import { fileNameDay, handlerFor, tierFor, type Handler } from './handlers';
 import { fileDigest, type KeyedFile } from './records';
+import type { KeySource } from './section-keys';
 import { absPathsIn, formatNanos, isDir, readWithMtime, statFile } from './workspace-files';
 
 /** What the last sync recorded of the workspace's files. */
@@ -30,7 +31,7 @@ export interface PriorFiles {
    * A record-bearing file's bytes and keys as the last sync recorded them, when its keys were made
    * with the same agent, tier and key version as now (else undefined).
    */
-  previous(rel: string): { bytes: Uint8Array; keys: readonly string[] } | undefined;
+  previous(rel: string): { bytes: Uint8Array; keys: KeySource } | undefined;
   /** Whether `bytes` are the ones the last sync recorded for `rel`. */
   sameBytes(rel: string, bytes: Uint8Array): boolean;
   /** How many files the last sync recorded. */

@@ -11,6 +11,7 @@ import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
 import { fileDigest, keyedFile, keyedFileFromKeys, type KeyedFile, type PreviousKeying } from './records';
+import type { KeySource } from './section-keys';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-files';
 
 /** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
@@ -64,7 +65,7 @@ export function keyedFileOf(args: {
   /** Its digest, when the caller has made it already. */
   digest?: string;
   /** Its bytes and keys when it was keyed last, if known (its unchanged sections keep their keys unhashed). */
-  previous?: () => { bytes: Uint8Array; keys: readonly string[] } | undefined;
+  previous?: () => { bytes: Uint8Array; keys: KeySource } | undefined;
 }): { keyed: KeyedFile | null; digest?: string; warning?: string } {
   const handler = isMarkdownPath(args.rel) ? handlerFor(args.rel) : null;
   if (!handler) return { keyed: null };
@@ -82,7 +83,7 @@ export function keyedFileOf(args: {
   return { keyed: keyedFile(args.agentId, { relPath: args.rel, text, mtime: args.mtime, handler, tier }, textAgain, previousKeying(args.previous)), digest };
 }
 
-function previousKeying(previous: (() => { bytes: Uint8Array; keys: readonly string[] } | undefined) | undefined): PreviousKeying | undefined {
+function previousKeying(previous: (() => { bytes: Uint8Array; keys: KeySource } | undefined) | undefined): PreviousKeying | undefined {
   const known = previous?.();
   if (known === undefined) return undefined;
   try {

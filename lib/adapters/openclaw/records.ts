@@ -5,7 +5,7 @@ import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
 import { sha256Hex } from '@/lib/core/uuid';
 import type { RecordSlot } from '../types';
 import { fileNameDate, type Handler, type Tier } from './handlers';
-import { reusedSectionKeys } from './section-keys';
+import { reusedSectionKeys, type KeySource } from './section-keys';
 import { dedupe, hashtags, importanceTags, lineTwoTags, withoutLineTwo } from './tags';
 
 /** One markdown file as the export read it. */
@@ -41,8 +41,18 @@ export interface KeyedFile {
   keys: readonly string[];
   /** How many of them were hashed now (the others were known: remembered keys, or a previous keying's). */
   hashed: number;
-  /** The file's slots (see RecordSlot): records whose key `known` accepts are left unbuilt. */
-  slots(known: (key: string) => boolean): RecordSlot[];
+  /**
+   * Per section, the previous keying's section whose key it took over (it is that section: same
+   * lines, heading, content and occurrence), else -1; null when it was keyed without one.
+   */
+  readonly taken: Int32Array | null;
+  /** The id section i's record is built with (its birth id). */
+  birthId(i: number): string;
+  /**
+   * The file's slots (see RecordSlot): records whose key `known` accepts are left unbuilt. With
+   * `skip`, a section whose `skip[i]` is set has none (its record is carried over by the caller).
+   */
+  slots(known: (key: string) => boolean, skip?: Uint8Array): RecordSlot[];
 }
 
 /**
@@ -59,19 +69,29 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   const fileKey = fileKeyOf(agentId, file, fileTags);
   const keyOf = (i: number) => sectionKey(fileKey, sections[i]!, occurrences[i]!.occurrence);
   const reused = previous === undefined ? null : reusedKeys({ agentId, file, fileKey, sections, occurrences, previous, keyOf });
-  const keys = reused?.keys ?? sections.map((_, i) => keyOf(i));
+  // A key taken over is read from the previous keying when asked for (a carried section's never is).
+  const given = reused?.keys ?? sections.map((_, i) => keyOf(i));
+  const keyAt = (i: number): string => (given[i] ??= previous!.keys.key(reused!.taken[i]!));
+  const birthId = (i: number) => birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence);
   return {
     createdAt: temporal(file).created_at,
-    keys,
-    hashed: reused?.computed ?? keys.length,
-    slots(known) {
+    get keys() {
+      for (let i = 0; i < given.length; i++) keyAt(i);
+      return given as string[];
+    },
+    hashed: reused?.computed ?? given.length,
+    taken: reused?.taken ?? null,
+    birthId,
+    slots(known, skip) {
       let group: FileGroup | null = null;
-      return sections.map((section, i): RecordSlot => {
-        const key = keys[i]!;
-        if (known(key)) return new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i);
-        const { trimmed, occurrence } = occurrences[i]!;
-        return new BuiltSlot(key, buildRecord({ agentId, file, section, id: birthIdOfTrimmed('openclaw', agentId, file.relPath, trimmed, occurrence), fileTags }));
-      });
+      const out: RecordSlot[] = [];
+      for (let i = 0; i < sections.length; i++) {
+        if (skip?.[i]) continue;
+        const key = keyAt(i);
+        if (known(key)) out.push(new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i));
+        else out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags })));
+      }
+      return out;
     },
   };
 }
@@ -83,7 +103,7 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
  */
 export interface PreviousKeying {
   text: string;
-  keys: readonly string[];
+  keys: KeySource;
 }
 
 function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | null): string {
@@ -96,7 +116,7 @@ function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | nul
 function reusedKeys(args: {
   agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[];
   previous: PreviousKeying; keyOf: (i: number) => string;
-}): { keys: string[]; computed: number } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array } | null {
   const before = { ...args.file, text: args.previous.text };
   // The line-2 tags are in the file key: when they changed, no key is the same.
   if (fileKeyOf(args.agentId, before, args.file.tier === null ? null : lineTwoTags(before.text)) !== args.fileKey) return null;
@@ -109,13 +129,17 @@ function reusedKeys(args: {
  * when asked, from the file's text chunked then.
  */
 export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'text'>, keys: readonly string[], textAgain: () => string): KeyedFile {
+  const group = new FileGroup(agentId, { ...file, text: '' }, textAgain, keys.length);
   return {
     createdAt: temporal({ ...file, text: '' }).created_at,
     keys,
     hashed: 0,
-    slots() {
-      const group = new FileGroup(agentId, { ...file, text: '' }, textAgain, keys.length);
-      return keys.map((key, i) => new KnownSlot(key, group, i));
+    taken: null,
+    birthId: (i) => group.birthId(i),
+    slots(_known, skip) {
+      const out: RecordSlot[] = [];
+      for (let i = 0; i < keys.length; i++) if (!skip?.[i]) out.push(new KnownSlot(keys[i]!, group, i));
+      return out;
     },
   };
 }
@@ -182,7 +206,18 @@ class FileGroup {
     private readonly sectionCount?: number,
   ) {}
 
+  birthId(index: number): string {
+    const { file, occurrences } = this.chunked();
+    const { trimmed, occurrence } = occurrences[index]!;
+    return birthIdOfTrimmed('openclaw', this.agentId, file.relPath, trimmed, occurrence);
+  }
+
   build(index: number): MemoryRecord {
+    const { file, sections, fileTags } = this.chunked();
+    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id: this.birthId(index), fileTags });
+  }
+
+  private chunked(): ChunkedFile {
     let built = this.built?.deref();
     if (built === undefined) {
       const file = { ...this.fileWithoutText, text: this.textAgain() };
@@ -194,10 +229,7 @@ class FileGroup {
       built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)), fileTags };
       this.built = new WeakRef(built);
     }
-    const { file, sections, occurrences, fileTags } = built;
-    const { trimmed, occurrence } = occurrences[index]!;
-    const id = birthIdOfTrimmed('openclaw', this.agentId, file.relPath, trimmed, occurrence);
-    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id, fileTags });
+    return built;
   }
 }
 

@@ -2,6 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { handlerFor, tierFor } from './handlers';
 import { keyedFile, type MarkdownFile } from './records';
+import { arrayKeys } from './section-keys';
 
 const AGENT = '5c0e3f1a-7b2d-4c8e-9f6a-2b3c4d5e6f70';
 
@@ -14,7 +15,7 @@ function rekeyed(before: string, after: string, opts: { rel?: string; v41?: bool
   const prev = keyedFile(AGENT, file(before, opts.rel, opts.v41));
   const fresh = keyedFile(AGENT, file(after, opts.rel, opts.v41));
   const keys = opts.keys ? opts.keys(prev.keys) : prev.keys;
-  const reused = keyedFile(AGENT, file(after, opts.rel, opts.v41), undefined, { text: before, keys });
+  const reused = keyedFile(AGENT, file(after, opts.rel, opts.v41), undefined, { text: before, keys: arrayKeys(keys) });
   expect(reused.keys).toEqual(fresh.keys);
   return { hashed: reused.hashed, sections: fresh.keys.length };
 }

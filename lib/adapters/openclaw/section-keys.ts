@@ -14,28 +14,40 @@
 import type { Section } from '@/lib/core/markdown';
 import { rustTrimEnd } from '@/lib/core/rust-str';
 
+/** The keys a previous keying gave its sections, by index (a stored record table read row by row, or an array). */
+export interface KeySource {
+  readonly length: number;
+  key(k: number): string;
+}
+
+export const arrayKeys = (keys: readonly string[]): KeySource => ({ length: keys.length, key: (k) => keys[k]! });
+
 /** A file's previous keying: its sections then, and the keys they had, alike. */
 export interface PreviousSections {
   sections: readonly Section[];
-  keys: readonly string[];
+  keys: KeySource;
 }
 
 /**
  * The keys of `sections` (their trimmed contents and occurrences alike), each either the previous
  * key of the identical section or `keyOf(i)`; null when `previous` is not the keying its keys came
  * from (another count, or the first key taken over is not what `keyOf` gives: a caller that sees
- * null keys every section). `computed`: how many keys `keyOf` made.
+ * null keys every section). `computed`: how many keys `keyOf` made. `taken[i]`: the previous
+ * section whose key section i took over, else -1 — and then `keys[i]` is left for the caller to
+ * read from `previous.keys` when it needs it (but for the one checked): a sync that carries such a
+ * section's record over unread needs no key of it at all.
  */
 export function reusedSectionKeys(args: {
   sections: readonly Section[];
   occurrences: readonly { trimmed: string; occurrence: number }[];
   previous: PreviousSections;
   keyOf: (i: number) => string;
-}): { keys: string[]; computed: number } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array } | null {
   const { sections, occurrences, previous, keyOf } = args;
   const before = previous.sections;
   if (before.length !== previous.keys.length) return null;
-  const keys: string[] = new Array(sections.length);
+  const keys: (string | undefined)[] = new Array(sections.length);
+  const taken = new Int32Array(sections.length).fill(-1);
   // Trimmed contents of the sections without an identical pair so far, on either side.
   const unpaired = new Set<string>();
   let computed = 0;
@@ -52,7 +64,7 @@ export function reusedSectionKeys(args: {
       unpaired.add(trimmed);
       continue;
     }
-    const key = previous.keys[k++]!;
+    const from = k++;
     if (unpaired.size > 0 && unpaired.has(trimmed)) {
       keys[i] = keyOf(i);
       computed++;
@@ -61,13 +73,15 @@ export function reusedSectionKeys(args: {
       // another file key: its line-2 tags changed) shows here, and every key is made instead.
       checked = true;
       computed++;
-      if (keyOf(i) !== key) return null;
+      const key = keyOf(i);
+      if (key !== previous.keys.key(from)) return null;
       keys[i] = key;
+      taken[i] = from;
     } else {
-      keys[i] = key;
+      taken[i] = from;
     }
   }
-  return { keys, computed };
+  return { keys, computed, taken };
 }
 
 function sameSection(a: Section, b: Section): boolean {

@@ -4,6 +4,7 @@ import { localTarget } from '../local-target';
 import { syncWorkspace } from '../sync';
 import { makeSandbox, steppingClock } from '../testing/workspace';
 import { openForSync } from './open-store';
+import { planFiles, plannedSlots } from './plan';
 
 const facts = (edit?: number) => `# infra\n#tags: memory\n\n${Array.from({ length: 40 }, (_, i) => `## fact ${i}\n${i === edit ? 'edited' : `body ${i}`}\n`).join('\n')}`;
 
@@ -12,7 +13,7 @@ const facts = (edit?: number) => `# infra\n#tags: memory\n\n${Array.from({ lengt
  * table of it (the previous keying): only the sections that changed are hashed again.
  */
 describe("the store's export of a changed file", () => {
-  it('hashes the changed section (and the one key it checks), not the file\'s other 39', async () => {
+  it('hashes the changed section (and the one key it checks), not the file\'s other 39, and carries the unchanged ones over', async () => {
     const sb = await makeSandbox('lineage-keyed-changes-');
     try {
       const clock = steppingClock();
@@ -29,6 +30,13 @@ describe("the store's export of a changed file", () => {
         const keyed = exported.files.find((f) => f.rel === 'memory/semantic/infra.md')!.keyed();
         // Sections 12 (edited back) and 30 changed; one key taken over is checked.
         expect({ hashed: keyed.hashed, sections: keyed.keys.length }).toEqual({ hashed: 3, sections: 40 });
+        // Its other 38 sections are carried over (plan.ts) but one, which goes in as a known record
+        // (SPOT_CHECK): 3 slots, and 37 rows of its table neither parsed nor in the reconcile's base.
+        const plan = planFiles(opening.store, exported.files);
+        const slotted = plannedSlots(plan);
+        expect(slotted.slots.map((slot) => slot.record === null)).toEqual([true, false, false]);
+        expect(plan.carried.get('memory/semantic/infra.md')!.old.reduce((n, c) => n + c, 0)).toBe(37);
+        expect(plan.lines).toHaveLength(3);
       } finally {
         opening.store.log.close();
       }

@@ -2,7 +2,8 @@
  * The record-bearing files of the next state, from a sync's reconcile: a file skipped keeps its
  * table and bytes where they are in the log; a file reconciled gets a new table, whose rows point
  * at the base's lines for records that paired early (their line is that line) and at new lines for
- * the others, and is tried for stability (stable.ts).
+ * the others, and is tried for stability (stable.ts). A section carried over (plan.ts) keeps its
+ * row as it is: the next table takes that row's bytes.
  */
 import { partitionFileOf } from '@/lib/core/archive/partitions';
 import { recordJson } from '@/lib/core/record';
@@ -32,8 +33,15 @@ export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; st
         rows.push({ key, early: false, partition: partitionFileOf(record), id: record.id, line: Buffer.from(recordJson(record), 'utf8') });
       }
     }
-    const stable = isStable(code, { agentId: args.agentId, rows, slots: args.slots.slots.slice(range.from, range.to), log: store.log });
+    const carried = range.carried;
+    // Carried rows paired early, and no record built has their ids (plan.ts): left out of the try, their ids reserved.
+    const stable = isStable(code, { agentId: args.agentId, rows, slots: args.slots.slots.slice(range.from, range.to), log: store.log, reserved: carried?.hasId });
     const sameBytes = file.bytes === null || (prior !== undefined && prior.digest === stat.digest);
-    return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw: sameBytes ? prior!.raw : file.bytes!, rows };
+    const raw = sameBytes ? prior!.raw : file.bytes!;
+    if (!carried) return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw, rows };
+    // In the file's section order: a carried section's row (its index in the table), else the next of `rows`.
+    const entries: (NextRow | number)[] = new Array(carried.rows.length);
+    for (let i = 0, j = 0; i < entries.length; i++) entries[i] = carried.rows[i]! >= 0 ? carried.rows[i]! : rows[j++]!;
+    return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw, rows: entries, carriedFrom: carried.view };
   });
 }

@@ -16,7 +16,8 @@ import { StoreDamaged } from './errors';
 import { lookupStat, readIndex, type IndexFile, type StoreIndex } from './index-file';
 import { LogReader } from './log';
 import { storePaths } from './paths';
-import { parseTable, type TableRow } from './table';
+import { arrayKeys } from '@/lib/adapters/openclaw/section-keys';
+import { parseTable, TableView, type TableRow } from './table';
 
 export interface OpenStore {
   index: StoreIndex;
@@ -26,6 +27,8 @@ export interface OpenStore {
   log: LogReader;
   /** A record-bearing file's table (read once). */
   table(rel: string): TableRow[];
+  /** The same table read row by row (table.ts `TableView`), or null when it is not ASCII (then `table` reads it). */
+  view(rel: string): TableView | null;
   /** What the export may take from this state: its stat data only for the same workspace, context and key version. */
   prior(context: string, workspace: string): PriorFiles;
 }
@@ -33,18 +36,30 @@ export interface OpenStore {
 export function openStore(stateDir: string, agentId: string, index: StoreIndex, writtenNs: bigint): OpenStore {
   const byRel = new Map(index.files.map((f) => [f.rel, f]));
   const log = new LogReader(storePaths(stateDir, agentId).log(index.generation), index.logLength);
+  const blocks = new Map<string, Buffer>();
+  const block = (rel: string): Buffer => {
+    let bytes = blocks.get(rel);
+    if (!bytes) {
+      const ref = byRel.get(rel)?.table;
+      if (!ref) throw new StoreDamaged(`client state: ${rel} has no record table`);
+      blocks.set(rel, (bytes = log.read(ref)));
+    }
+    return bytes;
+  };
   const tables = new Map<string, TableRow[]>();
   const table = (rel: string): TableRow[] => {
     let rows = tables.get(rel);
-    if (!rows) {
-      const ref = byRel.get(rel)?.table;
-      if (!ref) throw new StoreDamaged(`client state: ${rel} has no record table`);
-      tables.set(rel, (rows = parseTable(log.read(ref), `client state table of ${rel}`)));
-    }
+    if (!rows) tables.set(rel, (rows = parseTable(block(rel), `client state table of ${rel}`)));
     return rows;
   };
+  const views = new Map<string, TableView | null>();
+  const view = (rel: string): TableView | null => {
+    let found = views.get(rel);
+    if (found === undefined) views.set(rel, (found = TableView.of(block(rel), `client state table of ${rel}`)));
+    return found;
+  };
   return {
-    index, writtenNs, byRel, log, table,
+    index, writtenNs, byRel, log, table, view,
     prior(context, workspace) {
       const trusted = index.context === context && index.meta.workspace === workspace && index.meta.key_version === RECORD_STATE_VERSION;
       return {
@@ -66,7 +81,9 @@ export function openStore(stateDir: string, agentId: string, index: StoreIndex, 
         previous: (rel: string) => {
           const entry = byRel.get(rel);
           // The same context is the same layout, so the same tier (the digest, and so the keys, depend on it).
-          return trusted && entry?.table ? { bytes: log.read(entry.raw), keys: table(rel).map((row) => row.key) } : undefined;
+          if (!trusted || !entry?.table) return undefined;
+          const rows = view(rel);
+          return { bytes: log.read(entry.raw), keys: rows ? { length: rows.count, key: (k: number) => rows.key(k) } : arrayKeys(table(rel).map((row) => row.key)) };
         },
         sameBytes: (rel: string, bytes: Uint8Array) => {
           const entry = byRel.get(rel);

@@ -30,6 +30,11 @@ export function isStable(code: ReconcileCode, args: {
   rows: readonly NextRow[];
   slots: readonly RecordSlot[];
   log: LogReader | null;
+  /**
+   * Ids of rows of the file left out of `rows` (carried over: early, and no record built has
+   * them): reserved, as the early rows left out of the try are.
+   */
+  reserved?: (id: string) => boolean;
 }): boolean {
   const { rows, slots } = args;
   if (rows.every((row) => row.early)) return true;
@@ -49,7 +54,7 @@ export function isStable(code: ReconcileCode, args: {
   try {
     again = reconcileKnown(code, {
       agentId: args.agentId, lines, slots: tried.map((j) => slots[j]!), known, log: args.log, spotCheck: false,
-      reserved: claimedOutside(rows, builtIds),
+      reserved: claimedOutside(rows, builtIds, args.reserved),
     });
   } catch {
     return false;
@@ -69,14 +74,14 @@ export function isStable(code: ReconcileCode, args: {
  * The ids of the early rows left out of the try (claimed, as reconcileKnown would): reserved. Made
  * on the first question only — reconcile asks about the ids its creates would keep, rarely.
  */
-function claimedOutside(rows: readonly NextRow[], builtIds: ReadonlySet<string>): (id: string) => boolean {
+function claimedOutside(rows: readonly NextRow[], builtIds: ReadonlySet<string>, outside: ((id: string) => boolean) | undefined): (id: string) => boolean {
   let ids: Set<string> | null = null;
   return (id) => {
     if (ids === null) {
       ids = new Set();
       for (const row of rows) if (row.early && !builtIds.has(row.id)) ids.add(row.id);
     }
-    return ids.has(id);
+    return ids.has(id) || (outside !== undefined && outside(id));
   };
 }
 

@@ -168,6 +168,30 @@ describe('the client-state store', () => {
   }, 600_000);
 
   /**
+   * A changed file's sections that did not change are carried over unread (plan.ts): an updated
+   * section keeps its id, is paired late, then early, and a section with its first content (the
+   * birth id it keeps) comes beside it.
+   */
+  it('carried sections beside an updated one and a section with its first content: the ids come out as a full reconcile gives them', async () => {
+    const t = await triplets();
+    try {
+      const file = (sections: string[]) => new Map([
+        ['memory/project-a.md', Buffer.from(`# a\n\n${sections.map((x) => `${x}\n`).join('\n')}`)],
+        ['memory/project-b.md', Buffer.from('# b\n\n## Count\n0\n')],
+      ]);
+      const others = ['## p\none', '## q\ntwo', '## r\nthree', '## s\nfour'];
+      // x is minted from "foo", updated to "foo 2" (it keeps its id), paired early at the next sync,
+      // and then a section with x's first content comes: its record is built with x's id.
+      for (const sections of [['## x\nfoo', '## y\nbar', ...others], ['## x\nfoo 2', '## y\nbar', ...others], ['## x\nfoo 2', '## y\nbar 2', ...others],
+        ['## x\nfoo 2', '## y\nbar 2', ...others, '## x\nfoo'], ['## x\nfoo 2', '## y\nbar 3', ...others, '## x\nfoo']]) {
+        await t.expectSame(await t.sync(file(sections)));
+      }
+    } finally {
+      await t.cleanup();
+    }
+  }, 120_000);
+
+  /**
    * Reconcile is not idempotent when a file holds the same section twice (FIFO pairs of duplicates,
    * heading matches, re-mints): syncing an unchanged file again can give its records other ids.
    * The store skips an unchanged file only when it tried that and nothing changed (stable.ts).

@@ -59,7 +59,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     const [code, { planFiles, plannedSlots, reconcileKnown, nextRecordFiles }] = await Promise.all([work(), storeWork()]);
     const plan = planFiles(store, exported.files);
     const slotted = plannedSlots(plan);
-    const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true });
+    const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true, reserved: plan.carriedId });
     const delta = deltaOf({ store, exported, reconciled, agentId, baseSequence, now, baseTimestamp: state.last_synced_at });
     if (!delta) return await idle('');
     const pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now });

@@ -26,6 +26,11 @@ const ROW = /^([\x21-\x7e]+) ([ep]) (\d{4}-Q[1-4]) (\d{1,15}) (\d{1,10}) ("(?:[^
 const PARTITION = /^memory\/(\d{4}-Q[1-4])\.jsonl$/;
 
 export function encodeTable(rows: readonly TableRow[]): Buffer {
+  return Buffer.from(encodeRows(rows), 'utf8');
+}
+
+/** The text of `rows` (encodeTable's, before its UTF-8). */
+export function encodeRows(rows: readonly TableRow[]): string {
   let text = '';
   let lastPartition = '';
   let quarter = '';
@@ -39,9 +44,8 @@ export function encodeTable(rows: readonly TableRow[]): Buffer {
     const id = jsonString(row.id);
     text += `${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${id}\n`;
   }
-  return Buffer.from(text, 'utf8');
+  return text;
 }
-
 
 /** The rows of a table block; StoreDamaged when it is not exactly as written. */
 export function parseTable(bytes: Buffer, what: string): TableRow[] {
@@ -60,4 +64,82 @@ export function parseTable(bytes: Buffer, what: string): TableRow[] {
     rows.push({ key: m[1]!, early: m[2] === 'e', partition, id, line: { off: Number(m[4]), len: Number(m[5]) } });
   }
   return rows;
+}
+
+/** The rows of the whole text, each line a row: what `parseTable` accepts, checked in one pass. */
+const ROWS = /^(?:[\x21-\x7e]+ [ep] \d{4}-Q[1-4] \d{1,15} \d{1,10} "(?:[^"\\\n]|\\.)*"\n)*$/;
+
+/**
+ * A table read for a sync that carries most of its rows over unread (a changed file whose other
+ * sections did not change: their rows go into the next table as these very bytes). Checked whole
+ * when made (the rows' shape, one regular expression over the text), each row parsed only when
+ * asked for. Only a table in ASCII is viewed (a record id outside it: `viewTable` gives null, and
+ * the caller parses the table whole), so that character and byte offsets are the same.
+ */
+export class TableView {
+  /** Row k is `text.slice(starts[k], starts[k + 1])`, its newline included. */
+  private readonly starts: Int32Array;
+  private readonly parsed: (TableRow | undefined)[];
+
+  private constructor(readonly bytes: Buffer, private readonly text: string, private readonly what: string) {
+    const starts = [0];
+    for (let at = text.indexOf('\n'); at >= 0; at = text.indexOf('\n', at + 1)) starts.push(at + 1);
+    this.starts = Int32Array.from(starts);
+    this.parsed = new Array(starts.length - 1);
+  }
+
+  static of(bytes: Buffer, what: string): TableView | null {
+    const text = bytes.toString('latin1');
+    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7e) return null;
+    if (!ROWS.test(text)) throw new StoreDamaged(`${what}: unreadable record table row`);
+    return new TableView(bytes, text, what);
+  }
+
+  get count(): number {
+    return this.starts.length - 1;
+  }
+
+  /** Row k's key (the first field). */
+  key(k: number): string {
+    const at = this.starts[k]!;
+    return this.text.slice(at, this.text.indexOf(' ', at));
+  }
+
+  /** Whether row k paired early (the second field). */
+  early(k: number): boolean {
+    return this.text.charCodeAt(this.text.indexOf(' ', this.starts[k]!) + 1) === 0x65; // e
+  }
+
+  /** Row k's line length in the log (the fifth field). */
+  lineLen(k: number): number {
+    let at = this.starts[k]!;
+    for (let spaces = 0; spaces < 4; at++) if (this.text.charCodeAt(at) === 0x20) spaces++;
+    let n = 0;
+    for (let c = this.text.charCodeAt(at); c !== 0x20; c = this.text.charCodeAt(++at)) n = n * 10 + (c - 0x30);
+    return n;
+  }
+
+  /** Row k parsed. */
+  row(k: number): TableRow {
+    return (this.parsed[k] ??= parseTable(this.bytes.subarray(this.starts[k]!, this.starts[k + 1]!), this.what)[0]!);
+  }
+
+  /** Rows from..to (exclusive) as the table's text. */
+  slice(from: number, to: number): string {
+    return this.text.slice(this.starts[from]!, this.starts[to]!);
+  }
+
+  /** The row whose record id is `id`, or -1 (the first, when several). */
+  rowOfId(id: string): number {
+    const at = this.text.indexOf(` ${jsonString(id)}\n`);
+    if (at < 0) return -1;
+    let lo = 0;
+    let hi = this.count - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.starts[mid]! <= at) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
 }

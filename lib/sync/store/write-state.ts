@@ -16,7 +16,7 @@ import { crashPoint } from '../crash-points';
 import { writeIndex, type FileKind, type IndexFile, type Ref, type StoreIndex, type StoreMeta } from './index-file';
 import { LogAppender } from './log';
 import { storePaths } from './paths';
-import { encodeTable, parseTable, type TableRow } from './table';
+import { encodeRows, encodeTable, parseTable, type TableRow, type TableView } from './table';
 
 /** Bytes already in the current log (a ref), or bytes to write. */
 export type Source = Ref | Uint8Array;
@@ -27,7 +27,8 @@ export interface NextRow extends Omit<TableRow, 'line'> {
 
 /**
  * A file of the next state. Record-bearing files (kinds s and u) have `rows`, or keep the table
- * they have in the current log (`table`: a file the sync did not reconcile).
+ * they have in the current log (`table`: a file the sync did not reconcile). A row given as a
+ * number is row k of `carriedFrom` (the file's table in the current log) carried over as it is.
  */
 export interface NextFile {
   rel: string;
@@ -35,7 +36,8 @@ export interface NextFile {
   digest: string | null;
   kind: FileKind;
   raw: Source;
-  rows: readonly NextRow[] | null;
+  rows: readonly (NextRow | number)[] | null;
+  carriedFrom?: TableView;
   table?: { ref: Ref; linesBytes: number };
 }
 
@@ -124,9 +126,12 @@ function lay(next: Omit<NextState, 'sequence'>, appender: LogAppender, old: Buff
     let linesBytes = 0;
     if (file.table && !old) {
       ({ ref: table, linesBytes } = file.table);
+    } else if (file.rows && file.carriedFrom && !old) {
+      ({ table, linesBytes } = carriedTable(file.rows, file.carriedFrom, appender));
     } else if (file.rows || file.table) {
       // A kept table copied into a new generation: its rows, lines copied with them.
-      const given = file.rows ?? parseTable(Buffer.from(bytesOf(file.table!.ref)), `client state table of ${file.rel}`);
+      const given = file.rows ? file.rows.map((row) => (typeof row === 'number' ? file.carriedFrom!.row(row) : row))
+        : parseTable(Buffer.from(bytesOf(file.table!.ref)), `client state table of ${file.rel}`);
       const rows = placeLines(given, appender, old, bytesOf);
       for (const row of rows) linesBytes += row.line.len;
       table = appender.append(encodeTable(rows));
@@ -135,6 +140,39 @@ function lay(next: Omit<NextState, 'sequence'>, appender: LogAppender, old: Buff
     files.push({ rel: file.rel, stat: file.stat, digest: file.digest, kind: file.kind, raw, table, linesBytes });
   }
   return { appender, files, live };
+}
+
+/**
+ * A table whose carried rows (numbers: rows of `from`, the file's table in the current log) are
+ * their bytes as they are there — their lines stay where they are — and whose other rows are
+ * placed and encoded as usual; the runs of each kind in the file's order.
+ */
+function carriedTable(rows: readonly (NextRow | number)[], from: TableView, appender: LogAppender): { table: Ref; linesBytes: number } {
+  const given = rows.filter((row): row is NextRow => typeof row !== 'number');
+  const placed = placeLines(given, appender, null, (source) => source as Uint8Array);
+  let text = '';
+  let linesBytes = 0;
+  let next = 0;
+  for (let i = 0; i < rows.length; ) {
+    const row = rows[i]!;
+    if (typeof row === 'number') {
+      // A run of rows that follow each other in the table is one slice of it.
+      let end = i + 1;
+      while (end < rows.length && rows[end] === (rows[end - 1] as number) + 1) end++;
+      text += from.slice(row, row + (end - i));
+      for (let k = row; k < row + (end - i); k++) linesBytes += from.lineLen(k);
+      i = end;
+    } else {
+      let end = i + 1;
+      while (end < rows.length && typeof rows[end] !== 'number') end++;
+      const run = placed.slice(next, next + (end - i));
+      next += end - i;
+      for (const r of run) linesBytes += r.line.len;
+      text += encodeRows(run);
+      i = end;
+    }
+  }
+  return { table: appender.append(Buffer.from(text, 'utf8')), linesBytes };
 }
 
 /**
