@@ -31,11 +31,7 @@ export interface FullState {
   storeRaw: boolean;
 }
 
-export async function writeFullState(code: ReconcileCode, args: { stateDir: string; agentId: string; current: StoreIndex | null; state: FullState }): Promise<StoreIndex> {
-  return (await prepareFullState(code, args)).commit(args.state.sequence);
-}
-
-/** writeFullState's first half (write-state.ts `prepareState`): the log written, before the sequence is known. */
+/** The store's log written whole (write-state.ts `prepareState`), before the sequence is known: `commit(sequence)` names it. */
 export async function prepareFullState(code: ReconcileCode, args: { stateDir: string; agentId: string; current: StoreIndex | null; state: Omit<FullState, 'sequence'> }): Promise<PreparedState> {
   const { state, agentId } = args;
   const { exported } = state;

@@ -83,7 +83,7 @@ export function openStore(stateDir: string, agentId: string, index: StoreIndex, 
           // The same context is the same layout, so the same tier (the digest, and so the keys, depend on it).
           if (!trusted || !entry?.table) return undefined;
           const rows = view(rel);
-          return { bytes: log.read(entry.raw), keys: rows ? { length: rows.count, key: (k: number) => rows.key(k) } : arrayKeys(table(rel).map((row) => row.key)) };
+          return { bytes: log.read(entry.raw), keys: rows ?? arrayKeys(table(rel).map((row) => row.key)) };
         },
         sameBytes: (rel: string, bytes: Uint8Array) => {
           const entry = byRel.get(rel);

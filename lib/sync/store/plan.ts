@@ -78,7 +78,7 @@ export function planFiles(store: OpenStore, files: readonly ExportedFile[]): Fil
     };
     const carry = carried.get(prior.rel);
     if (carry) {
-      for (let k = 0; k < carry.view.count; k++) if (!carry.old[k]) add(carry.view.row(k));
+      for (let k = 0; k < carry.view.length; k++) if (!carry.old[k]) add(carry.view.row(k));
     } else {
       for (const row of store.table(prior.rel)) add(row);
     }
@@ -112,7 +112,7 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
     if (view === null) continue;
     const rows = new Int32Array(taken.length).fill(-1);
     const skip = new Uint8Array(taken.length);
-    const old = new Uint8Array(view.count);
+    const old = new Uint8Array(view.length);
     let any = false;
     for (let i = 0; i < taken.length; i++) {
       const k = taken[i]!;
@@ -135,7 +135,7 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
     const hasId = (id: string) => {
       if (ids === null) {
         ids = new Set();
-        for (let k = 0; k < view.count; k++) if (old[k]) ids.add(view.row(k).id);
+        for (let k = 0; k < view.length; k++) if (old[k]) ids.add(view.row(k).id);
       }
       return ids.has(id);
     };

@@ -8,6 +8,7 @@
  * Text, one row per line: `<key> <e|p> <YYYY-Qn> <line offset> <line length> <id as JSON>\n`.
  */
 import { StoreDamaged } from './errors';
+import type { KeySource } from '@/lib/adapters/openclaw/section-keys';
 import { jsonString, parseJsonString } from './json-string';
 
 export interface TableRow {
@@ -22,7 +23,9 @@ export interface TableRow {
   line: { off: number; len: number };
 }
 
-const ROW = /^([\x21-\x7e]+) ([ep]) (\d{4}-Q[1-4]) (\d{1,15}) (\d{1,10}) ("(?:[^"\\]|\\.)*")$/;
+/** A row's fields (the id: a JSON string on one line), as written by encodeRows. */
+const FIELDS = String.raw`([\x21-\x7e]+) ([ep]) (\d{4}-Q[1-4]) (\d{1,15}) (\d{1,10}) ("(?:[^"\\\n]|\\.)*")`;
+const ROW = new RegExp(`^${FIELDS}$`);
 const PARTITION = /^memory\/(\d{4}-Q[1-4])\.jsonl$/;
 
 export function encodeTable(rows: readonly TableRow[]): Buffer {
@@ -67,16 +70,17 @@ export function parseTable(bytes: Buffer, what: string): TableRow[] {
 }
 
 /** The rows of the whole text, each line a row: what `parseTable` accepts, checked in one pass. */
-const ROWS = /^(?:[\x21-\x7e]+ [ep] \d{4}-Q[1-4] \d{1,15} \d{1,10} "(?:[^"\\\n]|\\.)*"\n)*$/;
+const ROWS = new RegExp(`^(?:${FIELDS}\n)*$`);
 
 /**
  * A table read for a sync that carries most of its rows over unread (a changed file whose other
  * sections did not change: their rows go into the next table as these very bytes). Checked whole
  * when made (the rows' shape, one regular expression over the text), each row parsed only when
- * asked for. Only a table in ASCII is viewed (a record id outside it: `viewTable` gives null, and
- * the caller parses the table whole), so that character and byte offsets are the same.
+ * asked for. Only a table in ASCII is viewed (a record id outside it: `TableView.of` gives null, and
+ * the caller parses the table whole), so that character and byte offsets are the same. Its rows'
+ * keys are the file's previous keying (section-keys.ts `KeySource`).
  */
-export class TableView {
+export class TableView implements KeySource {
   /** Row k is `text.slice(starts[k], starts[k + 1])`, its newline included. */
   private readonly starts: Int32Array;
   private readonly parsed: (TableRow | undefined)[];
@@ -95,7 +99,8 @@ export class TableView {
     return new TableView(bytes, text, what);
   }
 
-  get count(): number {
+  /** How many rows. */
+  get length(): number {
     return this.starts.length - 1;
   }
 
@@ -134,7 +139,7 @@ export class TableView {
     const at = this.text.indexOf(` ${jsonString(id)}\n`);
     if (at < 0) return -1;
     let lo = 0;
-    let hi = this.count - 1;
+    let hi = this.length - 1;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
       if (this.starts[mid]! <= at) lo = mid;
