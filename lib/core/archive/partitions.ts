@@ -62,9 +62,22 @@ const QUARTER_RANGES = [
   ['10-01', '12-31'],
 ] as const;
 
+/**
+ * The last timestamp `quarterOf` placed and its quarter: records come in runs with the same
+ * timestamp (a file's sections share its mtime), and parsing it again for each is most of the work.
+ */
+let lastPlaced: { stamp: string; quarter: { year: string; quarter: 1 | 2 | 3 | 4 } } | null = null;
+
 /** The quarter (`2026-Q1`) holding a record: observed_at if present, else created_at, in UTC. */
 export function quarterOf(record: MemoryRecord): { year: string; quarter: 1 | 2 | 3 | 4 } {
   const stamp = partitionTimestamp(record);
+  if (lastPlaced !== null && lastPlaced.stamp === stamp) return { ...lastPlaced.quarter };
+  const quarter = placedQuarter(record, stamp);
+  lastPlaced = { stamp, quarter: { ...quarter } };
+  return quarter;
+}
+
+function placedQuarter(record: MemoryRecord, stamp: string): { year: string; quarter: 1 | 2 | 3 | 4 } {
   const millis = parseRfc3339(stamp);
   if (millis === null) {
     throw new ArchiveError('bad_record', `record ${record.id}: timestamp ${JSON.stringify(stamp)} is not RFC 3339`);
