@@ -164,9 +164,23 @@ export function checkTree(paths: Iterable<string>): void {
 
 /** Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files. */
 export function checkSnapshotServable(snapshot: AlfSnapshot): void {
+  checkSnapshotParts(snapshot, () => snapshot.records.forEach(checkSnapshotRecord));
+}
+
+/** The checks of a snapshot's record (the `index`th, from 0). */
+export function checkSnapshotRecord(record: AlfSnapshot['records'][number], index: number): void {
+  checkRecord(record, `record ${index + 1}`);
+}
+
+/**
+ * Every check of {@link checkSnapshotServable} but the records', which `records` makes (or says
+ * the verdict of, when they were checked as they were read), in their place: after the manifest's
+ * and the layers', before the paths'.
+ */
+export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void): void {
   checkDepth(snapshot.manifest, 'manifest.json');
   for (const [name, layer] of Object.entries(snapshot.layers)) checkDepth(layer, `${name}.json`);
-  snapshot.records.forEach((record, i) => checkRecord(record, `record ${i + 1}`));
+  records();
   const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
   paths.forEach(checkSegments);
   checkTree(paths);

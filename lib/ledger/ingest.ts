@@ -14,12 +14,12 @@
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import type { AgentRow, EntryKind } from '@/db/schema';
-import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
 import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
-import { checkDeltaServable, checkSnapshotServable } from './ingest-checks';
+import { checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
 import { withStoredBlob } from './blob-claims';
@@ -153,8 +153,8 @@ function assertNotRebuilding(ledger: Ledger): void {
  */
 async function commit(params: IngestBase & {
   kind: EntryKind; seq: number; key: string; sha: string; expect: (agent: AgentRow) => void;
-  archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
-  defer: boolean;
+  /** The archive to index now, or null: its fold is deferred (`deferIndexFrom`). */
+  archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot } | null;
 }): Promise<IngestResult> {
   const { ledger, agentId, seq, kind, key, sha, bytes, now } = params;
   const { db, sqlite } = ledger.db;
@@ -168,7 +168,7 @@ async function commit(params: IngestBase & {
     params.expect(agent);
     const { pending } = params.indexer;
     let counts: EntryCounts = NO_COUNTS;
-    if (params.defer) pending!.mark(ledger, { agentId, seq, kind });
+    if (params.archive === null) pending!.mark(ledger, { agentId, seq, kind });
     else {
       // Caught up before the checks; an entry appended since would have moved the sequence `expect` checked.
       if (pending?.has(ledger, agentId)) throw new LedgerError('busy', `the history index of agent ${agentId} is catching up; retry shortly`);
@@ -180,7 +180,7 @@ async function commit(params: IngestBase & {
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
   }));
-  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength, ...(params.defer ? { indexDeferred: true } : {}) };
+  return { id, sequence: seq, blobKey: key, sizeBytes: bytes.byteLength, ...(params.archive === null ? { indexDeferred: true } : {}) };
 }
 
 /** A deferred entry's counts until its fold writes them. */
@@ -197,14 +197,40 @@ async function catchUp(params: IngestBase, agentId: string): Promise<void> {
   if (pending?.has(params.ledger, agentId)) await mapStorageErrors(params.ledger.db.dataDir, () => pending.catchUp(params.ledger, agentId));
 }
 
+/**
+ * A snapshot upload read and checked; null when its fold is deferred. When it may be (a local
+ * sync's), its records are checked as they are read and not kept (a fold later reads the blob):
+ * the same checks in the same order, so the same first refusal, without holding every record
+ * parsed at once. One that turns out too small to defer is read again whole for its fold (it is small).
+ */
+async function checkedSnapshot(params: IngestBase, agentId: string): Promise<AlfSnapshot | null> {
+  if (params.deferIndexFrom !== undefined && params.indexer.pending !== undefined) {
+    let refused: { error: unknown } | null = null;
+    const scanned = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index) => {
+      if (refused !== null) return;
+      try {
+        checkSnapshotRecord(record, index);
+      } catch (error) {
+        refused = { error };
+      }
+    }));
+    checkAgentId(scanned.manifest, agentId, 'manifest.json');
+    checkSnapshotParts(scanned, () => {
+      if (refused !== null) throw refused.error;
+    });
+    if (deferred(params, scanned.recordCount + scanned.raw.size)) return null;
+  }
+  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+  checkAgentId(snapshot.manifest, agentId, 'manifest.json');
+  checkSnapshotServable(snapshot);
+  return deferred(params, snapshot.records.length + snapshot.raw.size) ? null : snapshot;
+}
+
 /** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
 export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> {
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
-  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
-  checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
-  checkSnapshotServable(snapshot);
+  const snapshot = await checkedSnapshot(params, agent.id);
   const sha = sha256Hex(params.bytes);
-  const defer = deferred(params, snapshot.records.length + snapshot.raw.size);
   // A concurrent ingest may move the target between the blob write and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
     await catchUp(params, agent.id);
@@ -213,7 +239,7 @@ export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> 
     const key = blobKey(agent.id, seq, 'snapshot', sha);
     try {
       return await withStoredBlob(params.ledger, key, params.bytes, () => commit({
-        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: { kind: 'snapshot', archive: snapshot }, defer,
+        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: snapshot && { kind: 'snapshot', archive: snapshot },
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
             throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
@@ -261,8 +287,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
   return withStoredBlob(params.ledger, key, params.bytes, () => commit({
-    ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: { kind: 'delta', archive: delta },
-    defer: deferred(params, delta.entries.length + delta.rawChanged.size + delta.rawDeleted.length),
+    ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: deferred(params, delta.entries.length + delta.rawChanged.size + delta.rawDeleted.length) ? null : { kind: 'delta', archive: delta },
     expect: (current) => checkBase(current, baseSequence),
   }));
 }

@@ -3,7 +3,7 @@
  * Readers treat every archive as hostile (CONTRACT §9); writers produce deterministic bytes.
  */
 export * from './types';
-export { readSnapshot, readSnapshotLines, MANIFEST_FILE, DELTA_MANIFEST_FILE, type SnapshotWithLines } from './read-snapshot';
+export { readSnapshot, readSnapshotLines, scanSnapshot, MANIFEST_FILE, DELTA_MANIFEST_FILE, type SnapshotWithLines } from './read-snapshot';
 export { RecordLines } from './record-lines';
 export { writeSnapshot, type WriteSnapshotOptions } from './write-snapshot';
 export { readDelta } from './read-delta';

@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { asMemoryRecord, RecordShapeError, type MemoryRecord } from '../record';
-import { parseJsonObject, splitJsonLines, tryParseJson, type JsonLine } from './json-text';
+import { forEachJsonLine, parseJsonObject, tryParseJson, type JsonLine } from './json-text';
 import { ArchiveError } from './types';
 
 /** Parses a manifest document and checks the one field every reader relies on: `agent.id`. */
@@ -33,16 +33,15 @@ export function lineRecord(file: string, line: Pick<JsonLine, 'line' | 'text'>, 
   }
 }
 
-/** Reads the records of one JSONL partition with their line numbers. */
-export function readRecordFile(
-  bytes: Uint8Array,
-  file: string,
-  maxLineBytes: number,
-): { line: number; record: MemoryRecord }[] {
-  return splitJsonLines(bytes, file, maxLineBytes).map((line) => ({
-    line: line.line,
-    record: lineRecord(file, line, parseLineObject(file, line)),
-  }));
+/**
+ * The records of one JSONL partition with their line numbers, each handed to `fn` as it is parsed
+ * (the partition's lines are all checked first: lengths, UTF-8).
+ */
+export function eachRecordOfFile(bytes: Uint8Array, file: string, maxLineBytes: number, fn: (line: number, record: MemoryRecord) => void): void {
+  forEachJsonLine(bytes, file, maxLineBytes, (line, text) => {
+    const jsonLine = { line, text };
+    fn(line, lineRecord(file, jsonLine, parseLineObject(file, jsonLine)));
+  });
 }
 
 /** Remembers where each record id was seen, so a second sighting names both places. */

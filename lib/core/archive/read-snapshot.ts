@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject } from '../json';
 import type { MemoryRecord } from '../record';
 import { parseJsonObject } from './json-text';
-import { parseManifest, readRecordFile } from './read-common';
+import { eachRecordOfFile, parseManifest } from './read-common';
 import { RecordLines } from './record-lines';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
 import { readZip, resolveLimits } from './zip-read';
@@ -23,6 +23,25 @@ export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLi
 export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfSnapshot {
   const { partitionFiles, ...rest } = snapshotParts(files);
   return { ...rest, records: readPartitions(files, partitionFiles, caps.maxLineBytes) };
+}
+
+/**
+ * Reads a `.alf` snapshot like {@link readSnapshot} — the same checks, in the same order, so the
+ * same first error — but hands each record to `each` as it is read instead of keeping them all:
+ * an ingest that only checks a large snapshot's records (its index folded later) does not hold
+ * tens of thousands of parsed objects at once. `each` is called in the order `records` would have;
+ * it must not throw (a caller that refuses a record remembers that and says so afterwards, as a
+ * check after the read would have). `recordCount`: how many records there were.
+ */
+export async function scanSnapshot(
+  bytes: Uint8Array,
+  limits: Partial<ArchiveLimits> | undefined,
+  each: (record: MemoryRecord, index: number) => void,
+): Promise<Omit<AlfSnapshot, 'records'> & { recordCount: number }> {
+  const caps = resolveLimits(limits);
+  const { files } = await readZip(bytes, caps);
+  const { partitionFiles, ...rest } = snapshotParts(files);
+  return { ...rest, recordCount: eachPartitionRecord(files, partitionFiles, caps.maxLineBytes, each) };
 }
 
 /** A snapshot whose memory records stay JSONL lines until asked for (see {@link RecordLines}). */
@@ -99,26 +118,32 @@ function listedPartitions(manifest: JsonObject): string[] {
 }
 
 function readPartitions(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number): MemoryRecord[] {
+  const records: MemoryRecord[] = [];
+  eachPartitionRecord(files, partitionFiles, maxLineBytes, (record) => records.push(record));
+  return records;
+}
+
+/** Each record of the partitions, in order, ids checked unique; returns how many. */
+function eachPartitionRecord(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number, each: (record: MemoryRecord, index: number) => void): number {
   // Where each record was read (file, line), kept as numbers: a description string is built only
   // for the error that names both sightings of a duplicate id.
   const firstSeen = new Map<string, number>();
   const fileOf: number[] = [];
   const lineOf: number[] = [];
-  const records: MemoryRecord[] = [];
   partitionFiles.forEach((file, fileIndex) => {
-    for (const { line, record } of readRecordFile(files.get(file)!, file, maxLineBytes)) {
+    eachRecordOfFile(files.get(file)!, file, maxLineBytes, (line, record) => {
       const first = firstSeen.get(record.id);
       if (first !== undefined) {
         const where = `${partitionFiles[fileOf[first]!]} line ${lineOf[first]}`;
         throw new ArchiveError('duplicate_record_id', `record id ${record.id} appears twice: ${where} and ${file} line ${line}`);
       }
-      firstSeen.set(record.id, records.length);
+      firstSeen.set(record.id, fileOf.length);
       fileOf.push(fileIndex);
       lineOf.push(line);
-      records.push(record);
-    }
+      each(record, fileOf.length - 1);
+    });
   });
-  return records;
+  return fileOf.length;
 }
 
 function readLayers(files: Map<string, Uint8Array>): AlfSnapshot['layers'] {

@@ -1,0 +1,88 @@
+/**
+ * A snapshot whose fold may be deferred (a local sync's: `deferIndexFrom`) is checked as its records
+ * are read, none kept (ingest.ts `checkedSnapshot`); any other is read whole, then checked. Both
+ * must give the same verdict: for archives with one fault, and for archives with two, where the
+ * first refusal is the one the whole read and the checks after it meet first.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { craftZip, type CraftedEntry } from '@/lib/core/archive/testing/craft-zip';
+import { blobFiles, countRows, tempLedger } from '@/lib/history/testing/temp-ledger';
+import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
+import { listEntries, registerAgent } from './index';
+
+const AGENT = '7b0f3c2e-3333-4a2b-8c3d-0000000000a1';
+const OTHER = '7b0f3c2e-3333-4a2b-8c3d-0000000000ff';
+const NOW = new Date('2026-03-01T00:00:00Z');
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+const record = (n: number, fields: Record<string, unknown> = {}) => ({
+  id: `0190a000-0000-7000-8000-${n.toString(16).padStart(12, '0')}`,
+  agent_id: AGENT, content: `fact number ${n}`, memory_type: 'semantic',
+  source: { runtime: 'openclaw', origin: 'memory_md', origin_file: 'MEMORY.md' },
+  temporal: { created_at: '2026-01-15T10:00:00Z' }, status: 'active', namespace: 'curated', ...fields,
+});
+const line = (n: number, fields: Record<string, unknown> = {}) => JSON.stringify(record(n, fields));
+const nested = (depth: number): unknown => (depth <= 1 ? {} : [nested(depth - 1)]);
+const manifest = (extra: Record<string, unknown> = {}, agent = AGENT) => JSON.stringify({
+  alf_version: '1.0.0', created_at: '2026-01-01T00:00:00Z', agent: { id: agent, name: 'n', source_runtime: 'openclaw' }, layers: {}, ...extra,
+});
+const snapshot = (lines: string[], more: { manifest?: string; entries?: CraftedEntry[]; file?: string } = {}) => craftZip([
+  { name: more.file ?? 'memory/2026-Q1.jsonl', data: `${lines.join('\n')}\n` },
+  ...(more.entries ?? []),
+  { name: 'manifest.json', data: more.manifest ?? manifest() },
+]);
+const good = (from: number, count: number) => Array.from({ length: count }, (_, i) => line(from + i));
+
+/** Each: an archive and the refusal both readings must give (the first fault in the whole read's order). */
+const CASES: { name: string; bytes: () => Uint8Array; message: RegExp }[] = [
+  { name: 'a NUL in a record', bytes: () => snapshot([...good(1, 5), line(6, { content: 'a\u0000b' }), ...good(7, 5)]), message: /record 6: content holds a NUL/ },
+  { name: 'a non-UUID id, then a deep record', bytes: () => snapshot([line(1, { id: 'r1' }), line(2, { deep: nested(80) })]), message: /record 1: record id "r1" is not a UUID/ },
+  { name: 'a NUL in record 1, and line 3 not JSON', bytes: () => snapshot([line(1, { content: '\u0000' }), line(2), '{"id":']), message: /line 3: not valid JSON/ },
+  { name: 'a NUL in record 1, and a duplicate id on line 4', bytes: () => snapshot([line(1, { content: '\u0000' }), line(2), line(3), line(2)]), message: /appears twice: memory\/2026-Q1\.jsonl line 2 and memory\/2026-Q1\.jsonl line 4/ },
+  { name: 'a NUL in record 1, and a record on line 2 without content', bytes: () => snapshot([line(1, { content: '\u0000' }), JSON.stringify({ ...record(2), content: undefined })]), message: /line 2: .*content/ },
+  { name: 'a NUL in record 2, and a manifest nested too deep', bytes: () => snapshot([line(1), line(2, { content: '\u0000' })], { manifest: manifest({ x: nested(100) }) }), message: /manifest\.json is JSON nested deeper/ },
+  { name: 'a NUL in record 2, and another agent\'s manifest', bytes: () => snapshot([line(1), line(2, { content: '\u0000' })], { manifest: manifest({}, OTHER) }), message: /agent\.id .* does not match/ },
+  { name: 'a time that is not one in record 1, and a raw path segment over 255 bytes', bytes: () => snapshot([line(1, { temporal: { created_at: '2026-02-30T00:00:00Z' } })], { entries: [{ name: `raw/openclaw/${'a'.repeat(256)}`, data: 'x' }] }), message: /record 1: temporal\.created_at/ },
+  { name: 'a raw path segment over 255 bytes alone', bytes: () => snapshot(good(1, 3), { entries: [{ name: `raw/openclaw/${'a'.repeat(256)}`, data: 'x' }] }), message: /segment of 256 bytes/ },
+  { name: 'a NUL in record 1, and invalid UTF-8 later in the partition', bytes: () => craftZip([{ name: 'memory/2026-Q1.jsonl', data: Buffer.concat([Buffer.from(`${line(1, { content: '\u0000' })}\n${line(2)}\n`), Buffer.from([0xff, 0x0a])]) }, { name: 'manifest.json', data: manifest() }]), message: /not valid UTF-8/ },
+];
+
+function ledgerWithAgent() {
+  const t = tempLedger();
+  cleanups.push(t.cleanup);
+  registerAgent({ ledger: t.ledger, id: AGENT, name: 'a', sourceRuntime: 'openclaw', tenantId: null, now: NOW });
+  return t;
+}
+
+async function refusal(deferIndexFrom: number | undefined, bytes: Uint8Array): Promise<{ code: string; message: string; unchanged: boolean }> {
+  const t = ledgerWithAgent();
+  const before = { rows: countRows(t.ledger), blobs: blobFiles(t.dir) };
+  const error = await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now: NOW, deferIndexFrom }).then(() => null, (e: { code: string; message: string }) => e);
+  if (error === null) throw new Error('accepted');
+  return { code: error.code, message: error.message, unchanged: JSON.stringify({ rows: countRows(t.ledger), blobs: blobFiles(t.dir) }) === JSON.stringify(before) };
+}
+
+describe('a snapshot checked as it is read (its fold deferred) and one read whole', () => {
+  it.each(CASES.map((c) => [c.name, c] as const))('%s: the same refusal, nothing written', async (_name, c) => {
+    const bytes = c.bytes();
+    const whole = await refusal(undefined, bytes);
+    const scanned = await refusal(1, bytes);
+    expect(whole.message).toMatch(c.message);
+    expect(scanned).toEqual(whole);
+    expect(scanned.unchanged).toBe(true);
+  });
+
+  it('a good snapshot is accepted either way: deferred when large enough, indexed at once when not', async () => {
+    const bytes = snapshot(good(1, 20));
+    for (const [from, deferred] of [[1, true], [21, false]] as const) {
+      const t = ledgerWithAgent();
+      const result = await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now: NOW, deferIndexFrom: from });
+      expect(result.sequence).toBe(0);
+      expect(result.indexDeferred ?? false).toBe(deferred);
+      expect(listEntries({ ledger: t.ledger, agentId: AGENT })).toHaveLength(1);
+    }
+  });
+});
