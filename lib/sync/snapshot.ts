@@ -3,6 +3,9 @@ import { toArchiveRaw } from '@/lib/adapters/shared';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { JsonObject } from '@/lib/core/json';
 import { ArchiveError } from '@/lib/core/archive/types';
+import type { StreamedDeflate } from '@/lib/core/archive/deflate-ahead';
+import { PartitionLines } from '@/lib/core/archive/partition-lines';
+import { partitionFileOf } from '@/lib/core/archive/partitions';
 import type { LineBytes } from '@/lib/core/archive/record-lines';
 import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from '@/lib/core/record';
 
@@ -30,39 +33,39 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
   };
 }
 
-/** Bytes of the buffers the lines below are encoded into, one after another (each line also ends with `\n`). */
-const LINE_CHUNK_BYTES = 4 * 1024 * 1024;
-
 /**
  * Each record's JSONL line, for a writer that takes them (`writeSnapshot({ recordLines })`) and for
  * the client-state store: serialized once. The writer takes given lines as checked, so each
  * record is checked here as it would check it (a `bad_record` naming its index).
  *
- * The lines are encoded one after another into a few large buffers, each followed by `\n`, rather
- * than a Buffer each: a first sync of a large store has tens of thousands of lines, and the writer
- * copies a run of adjacent lines as one slice.
+ * The lines are encoded partition by partition into a few large buffers (archive/partition-lines.ts),
+ * and with `deflateAhead` a large partition's Deflate runs in the worker while the lines are made:
+ * `partitionsAhead` is for `writeSnapshot`, which uses each only for exactly the bytes it was given.
  */
-export function checkedRecordLines(records: readonly MemoryRecord[]): LineBytes[] {
-  let chunk = Buffer.allocUnsafe(0);
-  let at = 0;
-  return records.map((record, index) => {
-    try {
-      asMemoryRecord(record, `records[${index}]`);
-    } catch (err) {
-      if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
-      throw err;
-    }
-    const json = recordJson(record);
-    // At most 3 bytes per UTF-16 unit, and the `\n`.
-    const most = 3 * json.length + 1;
-    if (chunk.length - at < most) {
-      chunk = Buffer.allocUnsafe(Math.max(LINE_CHUNK_BYTES, most));
-      at = 0;
-    }
-    const start = at;
-    const end = start + chunk.write(json, start, 'utf8');
-    chunk[end] = 0x0a;
-    at = end + 1;
-    return { source: chunk, start, end };
-  });
+export function checkedRecordLines(records: readonly MemoryRecord[], options: { deflateAhead?: boolean } = {}): { lines: LineBytes[]; partitionsAhead: Map<string, StreamedDeflate> } {
+  const out = new PartitionLines({ deflateAhead: options.deflateAhead === true });
+  try {
+    const lines = records.map((record, index) => {
+      try {
+        asMemoryRecord(record, `records[${index}]`);
+      } catch (err) {
+        if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
+        throw err;
+      }
+      return out.add(recordJson(record), partitionOrNull(record));
+    });
+    return { lines, partitionsAhead: out.finish() };
+  } catch (error) {
+    out.abort();
+    throw error;
+  }
+}
+
+/** The partition the writer puts a record in; null when it refuses the record's timestamp (it says so then). */
+function partitionOrNull(record: MemoryRecord): string | null {
+  try {
+    return partitionFileOf(record);
+  } catch {
+    return null;
+  }
 }

@@ -175,8 +175,10 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
     const snapshot = snapshotFromExport(exported, now, records);
     // With the store, each record is serialized once: for the upload and for the store.
-    const lines = slotted && usesStore(opts) ? checkedRecordLines(records) : null;
-    const writing = writeSnapshot(snapshot, lines ? { recordLines: lines } : {});
+    // Its large partitions deflate in the worker while the lines are made.
+    const serialized = slotted && usesStore(opts) ? checkedRecordLines(records, { deflateAhead: true }) : null;
+    const lines = serialized?.lines ?? null;
+    const writing = writeSnapshot(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
     // The store is laid out and its log written while the archive's members deflate on the thread
     // pool (writeSnapshot has queued them all by now); its index names it once the upload is accepted.
     // Every record's line is its own serialization: each pairs with it next time.

@@ -5,6 +5,7 @@ import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } f
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
 import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
 import type { LineBytes, RecordTimestamps } from './record-lines';
+import type { StreamedDeflate } from './deflate-ahead';
 import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
 
 /** Options of {@link writeSnapshot}. */
@@ -24,6 +25,11 @@ export interface WriteSnapshotOptions {
    * bytes, at the price of a larger file. Same inputs, same bytes, as always.
    */
   storeRaw?: boolean;
+  /**
+   * Deflates of partitions started while their lines were made (see `StreamedDeflate`), by file:
+   * each is used if it holds exactly the partition's bytes, and stopped once the archive is written.
+   */
+  partitionsAhead?: ReadonlyMap<string, StreamedDeflate>;
 }
 
 /**
@@ -32,6 +38,15 @@ export interface WriteSnapshotOptions {
  * entries, raw files, and `manifest.json` last with its inventory recomputed.
  */
 export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<Uint8Array> {
+  try {
+    return await writeArchive(snapshot, opts);
+  } finally {
+    // Those it did not use (it refused the snapshot, or a partition was not what they were given) end here.
+    for (const ahead of opts.partitionsAhead?.values() ?? []) ahead.abort();
+  }
+}
+
+async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): Promise<Uint8Array> {
   if (opts.today !== undefined && !isFullDate(opts.today)) {
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
@@ -44,7 +59,8 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
   if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
   for (const partition of partitions) {
-    entries.push({ name: partition.file, data: recordLines(partition.records, opts.recordLines && { lines: opts.recordLines, indexes: partition.indexes }) });
+    const data = recordLines(partition.records, opts.recordLines && { lines: opts.recordLines, indexes: partition.indexes });
+    entries.push({ name: partition.file, data, ahead: opts.partitionsAhead?.get(partition.file) });
   }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
   entries.push(...extraEntries(snapshot.extra));

@@ -2,7 +2,7 @@ import zlib from 'node:zlib';
 import { deflateSync } from 'fflate';
 import yazl from 'yazl';
 import { asUint8Array } from '../bytes';
-import { deflatedAhead, SMALL_BYTES, SMALL_LEVEL } from './deflate-ahead';
+import { deflatedAhead, LARGE_LEVEL, SMALL_BYTES, SMALL_LEVEL, type StreamedDeflate } from './deflate-ahead';
 import { fileNameProblem } from './entry-names';
 import { useNativeCrc32 } from './native-crc32';
 import { ArchiveError } from './types';
@@ -13,6 +13,8 @@ export interface ZipEntry {
   data: Uint8Array;
   /** Stored as it is (by default every member is deflated, as the reference writer does). */
   store?: boolean;
+  /** A Deflate of a large member's bytes started while they were made; used if it holds exactly `data` (else deflated here). */
+  ahead?: StreamedDeflate;
 }
 
 /**
@@ -41,18 +43,18 @@ export function writeZip(entries: readonly ZipEntry[]): Promise<Uint8Array> {
     seen.add(name);
   }
   const zip = new yazl.ZipFile();
-  for (const { name, data, store } of entries) {
+  for (const { name, data, store, ahead } of entries) {
     // A zlib instance per member costs hundreds of KB of state, which dominated writing workspaces
     // of many small files: those are deflated by fflate, synchronously. Large ones use zlib at
     // level 1: memory JSONL compresses nearly as well as at level 6, at a fraction of the CPU.
     const small = data.byteLength < SMALL_BYTES;
-    const compressionLevel = store ? 0 : small ? SMALL_LEVEL : 1;
+    const compressionLevel = store ? 0 : small ? SMALL_LEVEL : LARGE_LEVEL;
     const add = () => zip.addBuffer(Buffer.from(data.buffer, data.byteOffset, data.byteLength), name, {
       mtime: FIXED_MTIME, mode: FILE_MODE, compressionLevel, forceDosTimestamp: true,
     });
     if (compressionLevel === 0) add();
     else if (small) withDeflate(smallDeflate(data), add);
-    else withDeflate(chunkedDeflate(data.byteLength), add);
+    else withDeflate(ahead ? streamedDeflate(ahead, data.byteLength) : chunkedDeflate(data.byteLength), add);
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -103,6 +105,22 @@ function withDeflate(deflate: (zlibDeflate: DeflateRaw) => DeflateRaw, add: () =
 function chunkedDeflate(byteLength: number): (zlibDeflate: DeflateRaw) => DeflateRaw {
   const chunkSize = deflateChunkSize(byteLength);
   return (zlibDeflate) => (buffer, options, callback) => zlibDeflate(buffer, { ...options, chunkSize }, callback);
+}
+
+/**
+ * The Deflate `ahead` ran of this member while its bytes were made, when it holds exactly the bytes
+ * yazl asks to deflate, at its level, and did not fail; else zlib's, as {@link chunkedDeflate}.
+ */
+function streamedDeflate(ahead: StreamedDeflate, byteLength: number): (zlibDeflate: DeflateRaw) => DeflateRaw {
+  const here = chunkedDeflate(byteLength);
+  return (zlibDeflate) => (buffer, options, callback) => {
+    const fallback = () => here(zlibDeflate)(buffer, options, callback);
+    if (!ahead.holds(buffer, options.level ?? zlib.constants.Z_DEFAULT_COMPRESSION)) {
+      ahead.abort();
+      return fallback();
+    }
+    ahead.deflated().then((out) => (out ? callback(null, Buffer.from(out.buffer, out.byteOffset, out.byteLength)) : fallback()), fallback);
+  };
 }
 
 /**
