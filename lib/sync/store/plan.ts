@@ -21,6 +21,7 @@
 import type { ExportedFile } from '@/lib/adapters/openclaw/export-changes';
 import type { RecordSlot } from '@/lib/adapters/types';
 import { SPOT_CHECK } from '../record-memo';
+import { idsOnDemand } from './ids-on-demand';
 import type { IndexFile } from './index-file';
 import type { OpenStore } from './open-store';
 import type { BaseLine } from './reconcile-known';
@@ -131,15 +132,9 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
       clash = k >= 0 && old[k] === 1;
     }
     if (clash) continue;
-    let ids: Set<string> | null = null;
-    const hasId = (id: string) => {
-      if (ids === null) {
-        ids = new Set();
-        for (let k = 0; k < view.length; k++) if (old[k]) ids.add(view.row(k).id);
-      }
-      return ids.has(id);
-    };
-    if (process.env.CARRY_DEBUG) require("node:fs").appendFileSync("/tmp/carry.log", `${file.rel} ${rows.filter((r) => r >= 0).length}/${rows.length}\n`);
+    const hasId = idsOnDemand((add) => {
+      for (let k = 0; k < view.length; k++) if (old[k]) add(view.row(k).id);
+    });
     out.set(file.rel, { rows, skip, old, view, hasId });
   }
   return out;

@@ -16,6 +16,7 @@ import type { KnownRecord as KnownRecordClass, KnownRecordMismatch as MismatchCl
 import { SPOT_CHECK } from '../record-memo';
 import { StoreLines } from './base-lines';
 import type { Ref } from './index-file';
+import { idsOnDemand } from './ids-on-demand';
 import type { LogReader } from './log';
 
 export interface BaseLine {
@@ -96,7 +97,7 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
   const kept: number[] = [];
   for (let i = 0; i < lines.length; i++) if (!claimed[i]) kept.push(i);
   const base = new StoreLines(kept.map((i) => lines[i]!), args.log);
-  const result = code.reconcileWithBase({ agentId: args.agentId, base, curr, withLines: false, reserved: claimedReserved(lines, claimed, args.reserved) });
+  const result = code.reconcileWithBase({ agentId: args.agentId, base, curr, withLines: false, reserved: idsOnDemand((add) => lines.forEach((line, i) => claimed[i] && add(line.id)), args.reserved) });
   const records: (MemoryRecord | undefined)[] = new Array(slots.length);
   currSlot.forEach((j, k) => {
     records[j] = result.records[k]!;
@@ -106,18 +107,3 @@ function reconcileLeavingOut(code: ReconcileCode, args: Parameters<typeof reconc
   return { records, paired, entries: result.entries };
 }
 
-/**
- * The ids of the lines claimed, and the caller's reserved ones: made into a set on the first
- * question only (reconcile asks about the ids its creates would keep — few, where most records
- * are claimed).
- */
-function claimedReserved(lines: readonly BaseLine[], claimed: Uint8Array, outside: ((id: string) => boolean) | undefined): (id: string) => boolean {
-  let ids: Set<string> | null = null;
-  return (id) => {
-    if (ids === null) {
-      ids = new Set();
-      for (let i = 0; i < lines.length; i++) if (claimed[i]) ids.add(lines[i]!.id);
-    }
-    return ids.has(id) || (outside !== undefined && outside(id));
-  };
-}

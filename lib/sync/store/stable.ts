@@ -20,6 +20,7 @@
  */
 import type { RecordSlot } from '@/lib/adapters/types';
 import { recordJson } from '@/lib/core/record';
+import { idsOnDemand } from './ids-on-demand';
 import type { LogReader } from './log';
 import { reconcileKnown, type ReconcileCode } from './reconcile-known';
 import type { NextRow } from './write-state';
@@ -54,7 +55,8 @@ export function isStable(code: ReconcileCode, args: {
   try {
     again = reconcileKnown(code, {
       agentId: args.agentId, lines, slots: tried.map((j) => slots[j]!), known, log: args.log, spotCheck: false,
-      reserved: claimedOutside(rows, builtIds, args.reserved),
+      // The ids of the early rows left out of the try (claimed, as reconcileKnown would) are reserved.
+      reserved: idsOnDemand((add) => rows.forEach((row) => row.early && !builtIds.has(row.id) && add(row.id)), args.reserved),
     });
   } catch {
     return false;
@@ -70,20 +72,6 @@ export function isStable(code: ReconcileCode, args: {
   });
 }
 
-/**
- * The ids of the early rows left out of the try (claimed, as reconcileKnown would): reserved. Made
- * on the first question only — reconcile asks about the ids its creates would keep, rarely.
- */
-function claimedOutside(rows: readonly NextRow[], builtIds: ReadonlySet<string>, outside: ((id: string) => boolean) | undefined): (id: string) => boolean {
-  let ids: Set<string> | null = null;
-  return (id) => {
-    if (ids === null) {
-      ids = new Set();
-      for (const row of rows) if (row.early && !builtIds.has(row.id)) ids.add(row.id);
-    }
-    return ids.has(id) || (outside !== undefined && outside(id));
-  };
-}
 
 function lineOf(row: NextRow): Buffer | { off: number; len: number } {
   const line = row.line;
