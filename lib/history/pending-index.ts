@@ -53,6 +53,7 @@ function build(sqlite: Database.Database) {
     any: sqlite.prepare('SELECT 1 FROM index_pending LIMIT 1').pluck() as Statement<[], number>,
     anyOf: sqlite.prepare('SELECT 1 FROM index_pending WHERE agent_id = ? LIMIT 1').pluck() as Statement<[string], number>,
     agents: sqlite.prepare('SELECT DISTINCT agent_id FROM index_pending ORDER BY agent_id').pluck() as Statement<[], string>,
+    list: sqlite.prepare('SELECT agent_id, seq AS sequence, kind FROM index_pending ORDER BY agent_id, seq, kind') as Statement<[], PendingEntry>,
     firstOf: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} WHERE p.agent_id = ? ORDER BY p.seq, p.kind LIMIT 1`) as Statement<[string], PendingRow>,
     add: sqlite.prepare('INSERT INTO index_pending (agent_id, seq, kind) VALUES (?, ?, ?)'),
     remove: sqlite.prepare('DELETE FROM index_pending WHERE agent_id = ? AND seq = ? AND kind = ?'),
@@ -82,6 +83,18 @@ export function indexPending(sqlite: Database.Database, agentId?: string): boole
   const s = statementsOf(sqlite);
   if (s === null) return false;
   return (agentId === undefined ? s.any.get() : s.anyOf.get(agentId)) !== undefined;
+}
+
+/** An entry appended and not folded into the index yet. */
+export interface PendingEntry {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+}
+
+/** Every entry waiting to be folded, by agent and sequence (what `lineage doctor` lists). */
+export function pendingEntries(sqlite: Database.Database): PendingEntry[] {
+  return statementsOf(sqlite)?.list.all() ?? [];
 }
 
 /** Records, inside the transaction that appends it, that this entry is not indexed yet. */

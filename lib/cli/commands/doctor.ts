@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import type { PendingEntry } from '@/lib/history/pending-index';
 import type { DamagedBlob, RecoveredBlob } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
 import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
@@ -11,6 +12,12 @@ interface Findings {
   repairHint: string;
   /** `--repair` on a data directory: the packing pass over what local syncs left whole. */
   packing?: Awaited<ReturnType<typeof packLeftWhole>>;
+  /**
+   * A data directory: the entries not folded into the history index yet (a local sync's large
+   * upload, folded by a background catch-up, or by whoever reads the index first) — not a problem;
+   * with `--repair`, how many were folded first.
+   */
+  index?: { pending: PendingEntry[]; folded?: number };
 }
 
 /** The pass a background packer would run, here and now (a whole pass: whatever was left whole). */
@@ -26,15 +33,21 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { historyIndexer }, { existingDataDir }] = await Promise.all([
-    import('@/lib/ledger'), import('@/lib/storage/embedded-ingest'), import('../options'),
+  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
+    import('@/lib/ledger'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
   const recovered = repair ? await recoverUnledgered(ledger, historyIndexer) : [];
   const packing = repair ? await packLeftWhole(ledger.db.dataDir) : undefined;
+  // After the re-ingest (whose fold may itself be left pending); a damaged pending blob is listed below, not folded.
+  const folded = repair ? await catchUpIndex(ledger).catch((error: unknown) => {
+    progress(`the history index was not caught up: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }) : undefined;
   return {
     packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
+    index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }) },
   };
 }
 
@@ -56,7 +69,9 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
  * the scale-out storage, a database restored from an older dump). `--repair` re-ingests those in
  * order; on a data directory (run it with the server stopped) it then packs what local syncs left
  * whole in complete packing groups (`packing`: what the pass did, or the pid of a background packer
- * doing it). Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
+ * doing it), then folds the entries a local sync left for the history index to fold later
+ * (`index_pending` lists them — not a problem: the next reader folds them — and `index_folded` says
+ * how many --repair folded). Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
  * versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
  */
 export function registerDoctorCommand(program: Command): void {
@@ -67,15 +82,18 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (opts: StorageFlags & { repair?: boolean }) => {
       const config = await cliStorageConfig(opts, 'doctor');
       const repair = opts.repair === true;
-      const { recovered, damaged, unledgered, repairHint, packing } = config.backend === 'scale-out'
+      const { recovered, damaged, unledgered, repairHint, packing, index } = config.backend === 'scale-out'
         ? await scaleOutFindings(config, repair)
         : await embeddedFindings(config.dataDir, repair);
       const lost = unledgered.filter((b) => b.chains);
       for (const d of damaged) progress(`damaged: ${d.problem}`);
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
       if (lost.length > 0 && !repair) progress(repairHint);
+      for (const e of index?.pending ?? []) {
+        progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
+      }
       const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered);
-      printJson({ ok, damaged, unledgered, recovered, ...(packing ? { packing } : {}) });
+      printJson({ ok, damaged, unledgered, recovered, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}), ...(index?.folded === undefined ? {} : { index_folded: index.folded }) });
       if (!ok) process.exitCode = 1;
     });
 }
