@@ -199,31 +199,37 @@ async function catchUp(params: IngestBase, agentId: string): Promise<void> {
 
 /**
  * A snapshot upload read and checked; null when its fold is deferred. When it may be (a local
- * sync's), its records are checked as they are read and not kept (a fold later reads the blob):
- * the same checks in the same order, so the same first refusal, without holding every record
- * parsed at once. One that turns out too small to defer is read again whole for its fold (it is small).
+ * sync's), its records are checked as they are read, and kept only while they are too few for the
+ * fold to be deferred (a fold later reads the blob): the same checks in the same order, so the same
+ * first refusal, without holding every record of a large snapshot parsed at once.
  */
 async function checkedSnapshot(params: IngestBase, agentId: string): Promise<AlfSnapshot | null> {
-  if (params.deferIndexFrom !== undefined && params.indexer.pending !== undefined) {
-    let refused: { error: unknown } | null = null;
-    const scanned = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index) => {
-      if (refused !== null) return;
-      try {
-        checkSnapshotRecord(record, index);
-      } catch (error) {
-        refused = { error };
-      }
-    }));
-    checkAgentId(scanned.manifest, agentId, 'manifest.json');
-    checkSnapshotParts(scanned, () => {
-      if (refused !== null) throw refused.error;
-    });
-    if (deferred(params, scanned.recordCount + scanned.raw.size)) return null;
+  const deferFrom = params.indexer.pending !== undefined ? params.deferIndexFrom : undefined;
+  if (deferFrom === undefined) {
+    const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+    checkAgentId(snapshot.manifest, agentId, 'manifest.json');
+    checkSnapshotServable(snapshot);
+    return snapshot;
   }
-  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
-  checkAgentId(snapshot.manifest, agentId, 'manifest.json');
-  checkSnapshotServable(snapshot);
-  return deferred(params, snapshot.records.length + snapshot.raw.size) ? null : snapshot;
+  let refused: { error: unknown } | null = null;
+  // Kept while fewer than `deferFrom`: a snapshot whose fold is not deferred has fewer records than that.
+  let kept: AlfSnapshot['records'] | null = [];
+  const { recordCount, ...parts } = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index) => {
+    if (kept !== null && kept.length < deferFrom) kept.push(record);
+    else kept = null;
+    if (refused !== null) return;
+    try {
+      checkSnapshotRecord(record, index);
+    } catch (error) {
+      refused = { error };
+    }
+  }));
+  checkAgentId(parts.manifest, agentId, 'manifest.json');
+  checkSnapshotParts(parts, () => {
+    if (refused !== null) throw refused.error;
+  });
+  if (deferred(params, recordCount + parts.raw.size)) return null;
+  return { ...parts, records: kept! };
 }
 
 /** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
