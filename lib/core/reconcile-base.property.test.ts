@@ -68,6 +68,7 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
         else if (roll < 0.75) curr.push({ ...r, tags: ['z'] });
         else if (roll < 0.8) curr.push({ ...r }, { ...r });
         else if (roll < 0.85) curr.push({ ...r, temporal: { updated_at: 'u3', created_at: r.temporal.created_at } });
+        else if (roll < 0.9) curr.push({ ...r, content: `${r.content} \n`, raw_source_format: { ...(r.raw_source_format ?? {}), line_start: 9 }, temporal: { ...r.temporal, updated_at: 'u4' } });
       }
       for (let k = Math.floor(rand() * 4); k > 0; k--) curr.splice(Math.floor(rand() * (curr.length + 1)), 0, make());
       if (rand() < 0.3) curr.reverse();
@@ -102,6 +103,25 @@ describe('reconcileWithBase against parse + reconcile + compute_delta', () => {
         expect(Buffer.from(await writeSnapshot(makeSnapshot(again.records), { recordLines: again.lines })).equals(next)).toBe(true);
       }
     }
+  });
+
+  it('pairs early a record whose line differs from its base line only where P0 carries the base\'s: timestamps, trailing blank lines, line numbers', () => {
+    const base: MemoryRecord = {
+      id: 'x', agent_id: 'agent', content: '## h\nbody', memory_type: 'semantic', source: { runtime: 'openclaw', origin_file: 'memory/a.md' },
+      temporal: { created_at: '2026-01-01T00:00:00Z', updated_at: '2026-01-01T00:00:00Z' }, status: 'active', namespace: 'n',
+      raw_source_format: { heading: 'h', line_start: 3, line_end: 4 },
+    };
+    // The section moved down the file and gained a trailing blank line; its file's mtime moved.
+    const moved: MemoryRecord = { ...base, content: '## h\nbody\n', temporal: { created_at: '2026-02-01T00:00:00Z', updated_at: '2026-02-01T00:00:00Z' }, raw_source_format: { heading: 'h', line_start: 7, line_end: 9 } };
+    const out = reconcileWithBase({ agentId: 'agent', base: linesOf([base]), curr: [moved] });
+    expect(Array.from(out.paired)).toEqual([0]);
+    expect(out.entries).toEqual([]);
+    expect(recordJson(out.records[0]!)).toBe(recordJson(base));
+    expect(show(out)).toEqual(show(full('agent', [base], [moved])));
+    // Another field changed too (its tags): P0 still pairs it, with an update, so not early.
+    const retagged = reconcileWithBase({ agentId: 'agent', base: linesOf([base]), curr: [{ ...moved, tags: ['t'] }] });
+    expect(Array.from(retagged.paired)).toEqual([-1]);
+    expect(show(retagged)).toEqual(show(full('agent', [base], [{ ...moved, tags: ['t'] }])));
   });
 
   it('throws when a verified known record does not pair with its line, and builds one whose line is gone', () => {

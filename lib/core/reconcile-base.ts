@@ -6,6 +6,7 @@ import { computeDelta } from './delta';
 import { isJsonObject } from './json';
 import { recordJson, type MemoryRecord, type RecordTemporal } from './record';
 import { carryIdentity, reconcile, type ReconcileStats } from './reconcile';
+import { rustTrimEnd } from './rust-str';
 
 /**
  * What reconcileWithBase reads of a base: the surface of {@link RecordLines}. A sync whose client
@@ -205,9 +206,26 @@ class CarriedPairs {
     if (output !== null) {
       this.lastOwn = own;
       this.lastBase = output.temporal;
+      return output;
     }
-    return output;
+    return carriedWhole(record, base, i);
   }
+}
+
+/**
+ * carry_identity(base, record) when its line is exactly line `i`, for a pair whose lines differ
+ * beyond the timestamps: P0 carries the base's content and `raw_source_format` too, so a section
+ * that only moved within its file (its line numbers) or whose trailing blank lines changed (its
+ * content, trimmed the same) pairs with its base line unchanged — and, paired early, becomes a
+ * row the next sync knows (the record memo) instead of one built, reconciled and tried every time
+ * its file changes. The base line is parsed here only when the record has its id; a line left
+ * unpaired is parsed by the remainder's pass anyway (`base.record` keeps what it parsed).
+ */
+function carriedWhole(record: MemoryRecord, base: BaseLines, i: number): MemoryRecord | null {
+  const prev = base.record(i);
+  if (prev.id !== record.id || rustTrimEnd(prev.content) !== rustTrimEnd(record.content)) return null;
+  const output = carryIdentity(prev, record);
+  return base.equals(i, recordJson(output)) ? output : null;
 }
 
 /**
