@@ -46,6 +46,11 @@ export interface KeyedFile {
    * lines, heading, content and occurrence), else -1; null when it was keyed without one.
    */
   readonly taken: Int32Array | null;
+  /**
+   * Per section: taken over, and its trimmed content is no other section's, in this version of the
+   * file or the previous one (section-keys.ts); null when `taken` is.
+   */
+  readonly alone: Uint8Array | null;
   /** The id section i's record is built with (its birth id). */
   birthId(i: number): string;
   /**
@@ -81,6 +86,7 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
     },
     hashed: reused?.computed ?? given.length,
     taken: reused?.taken ?? null,
+    alone: reused?.alone ?? null,
     birthId,
     slots(known, skip) {
       let group: FileGroup | null = null;
@@ -116,7 +122,7 @@ function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | nul
 function reusedKeys(args: {
   agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[];
   previous: PreviousKeying; keyOf: (i: number) => string;
-}): { keys: (string | undefined)[]; computed: number; taken: Int32Array } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: Uint8Array } | null {
   const before = { ...args.file, text: args.previous.text };
   // The line-2 tags are in the file key: when they changed, no key is the same.
   if (fileKeyOf(args.agentId, before, args.file.tier === null ? null : lineTwoTags(before.text)) !== args.fileKey) return null;
@@ -135,6 +141,7 @@ export function keyedFileFromKeys(agentId: string, file: Omit<MarkdownFile, 'tex
     keys,
     hashed: 0,
     taken: null,
+    alone: null,
     birthId: (i) => group.birthId(i),
     slots(_known, skip) {
       const out: RecordSlot[] = [];

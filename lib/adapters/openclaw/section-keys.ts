@@ -42,7 +42,7 @@ export function reusedSectionKeys(args: {
   occurrences: readonly { trimmed: string; occurrence: number }[];
   previous: PreviousSections;
   keyOf: (i: number) => string;
-}): { keys: (string | undefined)[]; computed: number; taken: Int32Array } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: Uint8Array } | null {
   const { sections, occurrences, previous, keyOf } = args;
   const before = previous.sections;
   if (before.length !== previous.keys.length) return null;
@@ -81,7 +81,29 @@ export function reusedSectionKeys(args: {
       taken[i] = from;
     }
   }
-  return { keys, computed, taken };
+  return { keys, computed, taken, alone: aloneTaken(taken, occurrences, before) };
+}
+
+/**
+ * Per section: it took over a previous section's key, and its trimmed content is that of no other
+ * section of the file, now or in the previous version. Reconcile pairs such a section with its
+ * own record of the last sync whatever pass paired it then (see plan.ts `carriedRows`): the
+ * file's base lines have the trimmed contents its sections had, one line each.
+ */
+function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string }[], before: readonly Section[]): Uint8Array {
+  const alone = new Uint8Array(taken.length);
+  const now = new Map<string, number>();
+  for (const { trimmed } of occurrences) now.set(trimmed, (now.get(trimmed) ?? 0) + 1);
+  const then = new Map<string, number>();
+  for (const section of before) {
+    const trimmed = rustTrimEnd(section.content);
+    then.set(trimmed, (then.get(trimmed) ?? 0) + 1);
+  }
+  for (let i = 0; i < taken.length; i++) {
+    const trimmed = occurrences[i]!.trimmed;
+    if (taken[i]! >= 0 && now.get(trimmed) === 1 && then.get(trimmed) === 1) alone[i] = 1;
+  }
+  return alone;
 }
 
 function sameSection(a: Section, b: Section): boolean {

@@ -12,7 +12,19 @@
  * key taken over) whose row paired early is carried: its record is that row's line, unchanged,
  * exactly as reconcileKnown would claim it (its known record pairs with its own line first thing)
  * — so it gets no slot, its row is not even parsed (the next table takes the row's bytes), and its
- * line is left out of the base with its id reserved. A 1% edit of a large store changes ~1.5 of
+ * line is left out of the base with its id reserved.
+ *
+ * So is one whose row did not pair early (its id is not its birth id: it was edited once, under
+ * the same heading, and P2 kept its id), when its trimmed content is no other section's in the
+ * file, now or last time (`alone`). The file's rows hold the trimmed contents its sections had,
+ * one row each (P0 and P1 carry a content trimmed the same, the other passes keep the section's),
+ * and a record's ids are minted from its file; so P0 pairs neither that row (no other section has
+ * its content, and the section's own id is not the row's) nor the section (no other row has its
+ * content), and P1's queue for the file and that content holds the two alone: they pair, and
+ * carry_identity of the row and the section's record — fields from the record that are the
+ * section's, everything else the row's — is the row's line, however the row was paired when it
+ * was written (P0, P1: carry_identity; P2, P3: the record with the row's id and birth; P4: the
+ * record). Left out, neither changes what the passes do with the others. A 1% edit of a large store changes ~1.5 of
  * a file's 100 sections: the work is per section that changed, not per section of the files that
  * did. Not carried: a file with a record built that has a carried row's id (that row must go into
  * the reconcile: reconcileKnown hands such a known record in), and one candidate in SPOT_CHECK
@@ -107,8 +119,8 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
     // Only a file read now and keyed with its previous keying has sections known identical.
     if (file.bytes === null || !store.byRel.get(file.rel)?.table) continue;
     const keyed = file.keyed();
-    const taken = keyed.taken;
-    if (taken === null) continue;
+    const { taken, alone } = keyed;
+    if (taken === null || alone === null) continue;
     const view = store.view(file.rel);
     if (view === null) continue;
     const rows = new Int32Array(taken.length).fill(-1);
@@ -117,7 +129,7 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
     let any = false;
     for (let i = 0; i < taken.length; i++) {
       const k = taken[i]!;
-      if (k < 0 || !view.early(k) || candidates++ % SPOT_CHECK === 0) continue;
+      if (k < 0 || !(view.early(k) || alone[i]) || candidates++ % SPOT_CHECK === 0) continue;
       rows[i] = k;
       skip[i] = 1;
       old[k] = 1;
