@@ -47,10 +47,10 @@ export interface KeyedFile {
    */
   readonly taken: Int32Array | null;
   /**
-   * Per section: taken over, and its trimmed content is no other section's, in this version of the
-   * file or the previous one (section-keys.ts); null when `taken` is.
+   * Whether section i was taken over and its trimmed content is no other section's, in this
+   * version of the file or the previous one (section-keys.ts); null when `taken` is.
    */
-  readonly alone: Uint8Array | null;
+  readonly alone: ((i: number) => boolean) | null;
   /** The id section i's record is built with (its birth id). */
   birthId(i: number): string;
   /**
@@ -122,7 +122,7 @@ function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | nul
 function reusedKeys(args: {
   agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[];
   previous: PreviousKeying; keyOf: (i: number) => string;
-}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: Uint8Array } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: (i: number) => boolean } | null {
   const before = { ...args.file, text: args.previous.text };
   // The line-2 tags are in the file key: when they changed, no key is the same.
   if (fileKeyOf(args.agentId, before, args.file.tier === null ? null : lineTwoTags(before.text)) !== args.fileKey) return null;

@@ -42,7 +42,7 @@ export function reusedSectionKeys(args: {
   occurrences: readonly { trimmed: string; occurrence: number }[];
   previous: PreviousSections;
   keyOf: (i: number) => string;
-}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: Uint8Array } | null {
+}): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: (i: number) => boolean } | null {
   const { sections, occurrences, previous, keyOf } = args;
   const before = previous.sections;
   if (before.length !== previous.keys.length) return null;
@@ -81,27 +81,29 @@ export function reusedSectionKeys(args: {
       taken[i] = from;
     }
   }
-  return { keys, computed, taken, alone: aloneTaken(taken, occurrences, before) };
+  let alone: Uint8Array | null = null;
+  return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, before))[i] === 1 };
 }
 
 /**
  * Per section: it took over a previous section's key, and its trimmed content is that of no other
- * section of the file, now or in the previous version. Reconcile pairs such a section with its
- * own record of the last sync whatever pass paired it then (see plan.ts `carriedRows`): the
- * file's base lines have the trimmed contents its sections had, one line each.
+ * section of the file, now or in the previous version (made on the first question: a sync asks
+ * only about sections whose rows did not pair early). Without a map of every section's content:
+ * now, a content is another section's when some section repeats it (an occurrence past the first);
+ * then, every previous section with that content either was taken over too — by a section that
+ * has it now — or was not: those left (a changed file's few changed sections) are all looked at.
  */
-function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string }[], before: readonly Section[]): Uint8Array {
+function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], before: readonly Section[]): Uint8Array {
   const alone = new Uint8Array(taken.length);
-  const now = new Map<string, number>();
-  for (const { trimmed } of occurrences) now.set(trimmed, (now.get(trimmed) ?? 0) + 1);
-  const then = new Map<string, number>();
-  for (const section of before) {
-    const trimmed = rustTrimEnd(section.content);
-    then.set(trimmed, (then.get(trimmed) ?? 0) + 1);
-  }
+  const repeated = new Set<string>();
+  for (const { trimmed, occurrence } of occurrences) if (occurrence > 0) repeated.add(trimmed);
+  const used = new Uint8Array(before.length);
+  for (const k of taken) if (k >= 0) used[k] = 1;
+  const left = new Set<string>();
+  for (let k = 0; k < before.length; k++) if (!used[k]) left.add(rustTrimEnd(before[k]!.content));
   for (let i = 0; i < taken.length; i++) {
     const trimmed = occurrences[i]!.trimmed;
-    if (taken[i]! >= 0 && now.get(trimmed) === 1 && then.get(trimmed) === 1) alone[i] = 1;
+    if (taken[i]! >= 0 && !repeated.has(trimmed) && !left.has(trimmed)) alone[i] = 1;
   }
   return alone;
 }

@@ -129,7 +129,7 @@ function carriedRows(store: OpenStore, files: readonly ExportedFile[]): Map<stri
     let any = false;
     for (let i = 0; i < taken.length; i++) {
       const k = taken[i]!;
-      if (k < 0 || !(view.early(k) || alone[i]) || candidates++ % SPOT_CHECK === 0) continue;
+      if (k < 0 || !(view.early(k) || alone(i)) || candidates++ % SPOT_CHECK === 0) continue;
       rows[i] = k;
       skip[i] = 1;
       old[k] = 1;
