@@ -18,16 +18,20 @@
  * the same heading, and P2 kept its id), when its trimmed content is no other section's in the
  * file, now or last time (`alone`). The file's rows hold the trimmed contents its sections had,
  * one row each (P0 and P1 carry a content trimmed the same, the other passes keep the section's),
- * and a record's ids are minted from its file; so P0 pairs neither that row (no other section has
- * its content, and the section's own id is not the row's) nor the section (no other row has its
- * content), and P1's queue for the file and that content holds the two alone: they pair, and
- * carry_identity of the row and the section's record — fields from the record that are the
- * section's, everything else the row's — is the row's line, however the row was paired when it
- * was written (P0, P1: carry_identity; P2, P3: the record with the row's id and birth; P4: the
- * record). Left out, neither changes what the passes do with the others. A 1% edit of a large store changes ~1.5 of
- * a file's 100 sections: the work is per section that changed, not per section of the files that
- * did. Not carried: a file with a record built that has a carried row's id (that row must go into
- * the reconcile: reconcileKnown hands such a known record in), and one candidate in SPOT_CHECK
+ * and every id in them was minted for that file (a birth id names its file, a re-mint its scope;
+ * P0 to P3 keep a previous id of the same file — a base taken over with ids minted otherwise is
+ * the exception). So P0 pairs neither that row (no other section has its content, and the
+ * section's own id is not the row's) nor the section (no other row has its content), and P1's
+ * queue for the file and that content holds the two alone: they pair, and carry_identity of the
+ * row and the section's record (the section's fields from the record, the rest from the row) is
+ * the row's line, however the row was paired when it was written (P0, P1: carry_identity; P2,
+ * P3: the record with the row's id and birth; P4: the record). Left out, neither changes what the
+ * passes do with the others.
+ *
+ * A 1% edit of a large store changes ~1.5 of a file's 100 sections: the work is per section that
+ * changed, not per section of the files that did. Not carried: a file with a record built that
+ * has a carried row's id (that row must go into the reconcile: reconcileKnown hands such a known
+ * record in), and one candidate in SPOT_CHECK
  * (it goes in as a known record, which reconcileKnown may spot-check).
  */
 import type { ExportedFile } from '@/lib/adapters/openclaw/export-changes';
