@@ -70,9 +70,10 @@ test.describe('paging at fleet scale', () => {
     await panel.getByTestId('agent-filter').selectOption(orion.agentId);
     await expect(page).toHaveURL(new RegExp(`agent=${orion.agentId}`));
     const rows = panel.getByTestId('change-row');
+    // Only Orion's changes: every row links to Orion's sequences. Polled: the unfiltered feed's rows
+    // (a page of 100 too) stay drawn until the filtered page has come.
+    await expect.poll(() => rows.evaluateAll((els, id) => els.length > 0 && els.every((e) => e.querySelector(`a[href^="/agents/${id}/sequences/"]`)), orion.agentId), { timeout: 60_000 }).toBe(true);
     await expect(rows).toHaveCount(100, { timeout: 60_000 }); // the home feed's page (FLEET_FEED_PAGE)
-    // Only Orion's changes: every row links to Orion's sequences.
-    expect(await rows.evaluateAll((els, id) => els.every((e) => e.querySelector(`a[href^="/agents/${id}/sequences/"]`)), orion.agentId)).toBe(true);
     await expect(panel.getByTestId('changes-count')).toContainText('100+ since');
 
     const { seen, maxDrawn } = await loadAll(page, rows, panel.getByTestId('load-more'), rowKeys);
