@@ -71,6 +71,8 @@ it('a lineage sync that completes a group exits while its packer is still stoppe
   expect(packed()).toBe(0);
   process.kill(pid, 'SIGCONT');
   await waitForPacker(sb.dataDir);
+  // The packer writes its log line after letting the lock go: waitForPacker can return before it.
+  await waitUntil('the packer logged its run', () => fs.existsSync(log));
   const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; packed: number });
   expect(runs.map((r) => r.pid)).toEqual([pid]);
   expect(runs[0]!.packed).toBeGreaterThan(PACK_GROUP / 2);
