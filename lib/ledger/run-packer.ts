@@ -23,7 +23,11 @@ export interface PackerRun {
   considered: number;
 }
 
-export async function runPacker(p: { dataDir: string }): Promise<PackerRun> {
+/**
+ * `beforeRelease` is told what each hold of the lock did (`lineage pack-blobs` logs it), while the
+ * lock is still held: whoever waits for the lock to be free (`waitForPacker`) finds it told.
+ */
+export async function runPacker(p: { dataDir: string; beforeRelease?: (hold: Omit<PackerRun, 'ran' | 'holder'>) => void }): Promise<PackerRun> {
   const store = new FsBlobStore(path.join(p.dataDir, 'blobs'), { pack: 'deferred' });
   const run: PackerRun = { ran: false, passes: 0, packed: 0, considered: 0 };
   for (;;) {
@@ -31,19 +35,28 @@ export async function runPacker(p: { dataDir: string }): Promise<PackerRun> {
     if (!lock) return run.ran ? run : { ...run, holder: livePacker(p.dataDir) };
     run.ran = true;
     packerStopPoint('locked');
+    const hold = { passes: 0, packed: 0, considered: 0 };
     try {
       removeDeadAnnouncements(store.root);
       while (!lock.signal.aborted && takeRequest(p.dataDir)) {
         const pass = await store.packStored({ completeOnly: true, signal: lock.signal });
-        run.passes++;
-        run.packed += pass.packed;
-        run.considered += pass.considered;
+        hold.passes++;
+        hold.packed += pass.packed;
+        hold.considered += pass.considered;
         // A pass cut short leaves the request taken: the next packer does it again.
         if (!lock.signal.aborted) finishRequest(p.dataDir);
       }
     } finally {
-      lock.release();
+      run.passes += hold.passes;
+      run.packed += hold.packed;
+      run.considered += hold.considered;
+      try {
+        p.beforeRelease?.(hold);
+      } finally {
+        lock.release();
+      }
     }
+    packerStopPoint('released');
     // A request made while the lock was let go saw it still held, and started nobody: serve it.
     if (lock.signal.aborted || !packingPending(p.dataDir)) return run;
   }

@@ -71,8 +71,6 @@ it('a lineage sync that completes a group exits while its packer is still stoppe
   expect(packed()).toBe(0);
   process.kill(pid, 'SIGCONT');
   await waitForPacker(sb.dataDir);
-  // The packer writes its log line after letting the lock go: waitForPacker can return before it.
-  await waitUntil('the packer logged its run', () => fs.existsSync(log));
   const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; packed: number });
   expect(runs.map((r) => r.pid)).toEqual([pid]);
   expect(runs[0]!.packed).toBeGreaterThan(PACK_GROUP / 2);
@@ -80,6 +78,35 @@ it('a lineage sync that completes a group exits while its packer is still stoppe
   const doctor = await runCli(['doctor', '--data', sb.dataDir]);
   expect(doctor.json).toMatchObject({ ok: true, damaged: [], unledgered: [] });
 }, 300_000);
+
+it('the packer logs its run before it lets its lock go: once waitForPacker returns, the line is there, even with the packer stopped just after', async () => {
+  const { sb, home, packed } = await synced(PACK_GROUP);
+  const log = path.join(sb.root, 'packer.log');
+  await sb.write('MEMORY.md', memory(PACK_GROUP));
+  const run = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: home, LINEAGE_PACKER_STOP_AT: 'released', LINEAGE_PACKER_LOG: log });
+  expect(run.json, run.stderr).toMatchObject({ ok: true, sequence: PACK_GROUP });
+  await waitForPacker(sb.dataDir);
+  expect(fs.existsSync(log)).toBe(true);
+  const runs = fs.readFileSync(log, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { pid: number; packed: number; ran: boolean });
+  expect(runs).toHaveLength(1);
+  expect(runs[0]!).toMatchObject({ ran: true });
+  expect(runs[0]!.packed).toBe(packed());
+  expect(runs[0]!.packed).toBeGreaterThan(PACK_GROUP / 2);
+  const { pid } = runs[0]!;
+  await waitUntil('the packer stops after letting its lock go', () => isStopped(pid));
+  process.kill(pid, 'SIGCONT');
+  await waitUntil('the packer exits', () => !alive(pid));
+}, 300_000);
+
+/** Whether a process is there (a zombie is not: it has exited, whoever reaps it). */
+function alive(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
+  } catch {
+    return false;
+  }
+}
 
 it('blobs left whole with packing off are packed by lineage serve (its maintenance starts the packer) and by lineage doctor --repair', async () => {
   const { sb, packed } = await synced(PACK_GROUP + 1, { LINEAGE_BLOB_PACKING: '0' });

@@ -11,8 +11,10 @@ const PACKER_NICENESS = 10;
 /**
  * `lineage pack-blobs [--data DIR]` (hidden): the background packer a sync starts when it completes
  * a packing group (lib/ledger/background-packer.ts). Lowers its own priority, serves every pending
- * request, prints `{"ok":true,…}`. `LINEAGE_PACKER_LOG=<file>` appends one JSON line per run with
- * what it did and the CPU it took (the benchmarks read it: nobody waits for this process).
+ * request, prints `{"ok":true,…}`. `LINEAGE_PACKER_LOG=<file>` appends one JSON line per hold of the
+ * packer lock (one per run unless a request came as it let the lock go) with what it did and the
+ * wall and CPU time it took since the line before (the first: since the process started), written
+ * before the lock is let go: the benchmarks and tests read it once `waitForPacker` returns.
  */
 export function registerPackBlobsCommand(program: Command): void {
   program
@@ -22,12 +24,24 @@ export function registerPackBlobsCommand(program: Command): void {
     .action(async (opts: { data?: string }) => {
       lowerPriority();
       const started = Date.now();
-      const run = await runPacker({ dataDir: resolveDataDir(opts.data) });
-      const cpu = process.cpuUsage();
-      const out = { ok: true, ...run, pid: process.pid, nice: os.getPriority(), ms: Date.now() - started, cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000) };
       const log = process.env.LINEAGE_PACKER_LOG;
-      if (log) fs.appendFileSync(log, `${JSON.stringify({ at: new Date(started).toISOString(), ...out })}\n`);
-      printJson(out);
+      let since = { at: started, cpu: { user: 0, system: 0 } };
+      const times = () => {
+        const cpu = process.cpuUsage();
+        const now = Date.now();
+        const took = { ms: now - since.at, cpu_user_ms: Math.round((cpu.user - since.cpu.user) / 1000), cpu_system_ms: Math.round((cpu.system - since.cpu.system) / 1000) };
+        since = { at: now, cpu };
+        return { at: new Date(now - took.ms).toISOString(), took };
+      };
+      const run = await runPacker({
+        dataDir: resolveDataDir(opts.data),
+        beforeRelease: log ? (hold) => {
+          const { at, took } = times();
+          fs.appendFileSync(log, `${JSON.stringify({ at, ok: true, ran: true, ...hold, pid: process.pid, nice: os.getPriority(), ...took })}\n`);
+        } : undefined,
+      });
+      const cpu = process.cpuUsage();
+      printJson({ ok: true, ...run, pid: process.pid, nice: os.getPriority(), ms: Date.now() - started, cpu_user_ms: Math.round(cpu.user / 1000), cpu_system_ms: Math.round(cpu.system / 1000) });
     });
 }
 
