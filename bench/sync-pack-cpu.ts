@@ -4,9 +4,9 @@
  * then `--syncs` 1% edits synced in this process (`syncWorkspace` into a local data directory), then
  * `--cli-syncs` more as `lineage sync` processes (the package's bin, under `/usr/bin/time`). Each
  * sync's CPU (user + system) and wall time; the background packer's runs from its own log
- * (`LINEAGE_PACKER_LOG`: its CPU, from its start-up to its exit). `--packing inline` runs the pass
- * inside the sync that completes a group instead (the in-process syncs only: the CLI has no such
- * option), for the comparison. A measurement, not a bench row: CPU time, which other processes on
+ * (`LINEAGE_PACKER_LOG`: a line per hold of its lock, with its CPU since the line before, the first
+ * from its start-up). `--packing inline` runs the pass inside the sync that completes a group
+ * instead (the in-process syncs only: the CLI has no such option), for the comparison. A measurement, not a bench row: CPU time, which other processes on
  * the machine disturb far less than wall time. Prints a JSON summary on stdout.
  */
 import { execFileSync } from 'node:child_process';
