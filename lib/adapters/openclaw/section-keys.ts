@@ -50,12 +50,18 @@ export function reusedSectionKeys(args: {
   const taken = new Int32Array(sections.length).fill(-1);
   // Trimmed contents of the sections without an identical pair so far, on either side.
   const unpaired = new Set<string>();
+  // Those of the previous sections not taken over (for `alone`).
+  const left: string[] = [];
   let computed = 0;
   let checked = false;
   let k = 0;
   for (let i = 0; i < sections.length; i++) {
     const section = sections[i]!;
-    while (k < before.length && before[k]!.lineStart < section.lineStart) unpaired.add(rustTrimEnd(before[k++]!.content));
+    while (k < before.length && before[k]!.lineStart < section.lineStart) {
+      const trimmed = rustTrimEnd(before[k++]!.content);
+      unpaired.add(trimmed);
+      left.push(trimmed);
+    }
     const trimmed = occurrences[i]!.trimmed;
     const old = before[k];
     if (old === undefined || !sameSection(old, section)) {
@@ -68,6 +74,7 @@ export function reusedSectionKeys(args: {
     if (unpaired.size > 0 && unpaired.has(trimmed)) {
       keys[i] = keyOf(i);
       computed++;
+      left.push(trimmed);
     } else if (!checked) {
       // The first key taken over is made anyway: a previous keying that is not this file's (or
       // another file key: its line-2 tags changed) shows here, and every key is made instead.
@@ -82,7 +89,7 @@ export function reusedSectionKeys(args: {
     }
   }
   let alone: Uint8Array | null = null;
-  return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, before))[i] === 1 };
+  return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, left, before.slice(k)))[i] === 1 };
 }
 
 /**
@@ -91,19 +98,19 @@ export function reusedSectionKeys(args: {
  * only about sections whose rows did not pair early). Without a map of every section's content:
  * now, a content is another section's when some section repeats it (an occurrence past the first);
  * then, every previous section with that content either was taken over too — by a section that
- * has it now — or was not: those left (a changed file's few changed sections) are all looked at.
+ * has it now — or was not: those left (a changed file's few changed sections) are all looked at,
+ * the trimmed contents `reusedSectionKeys` passed over (`left`) and the sections after its last pair
+ * (`tail`).
  */
-function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], before: readonly Section[]): Uint8Array {
+function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], left: readonly string[], tail: readonly Section[]): Uint8Array {
   const alone = new Uint8Array(taken.length);
   const repeated = new Set<string>();
   for (const { trimmed, occurrence } of occurrences) if (occurrence > 0) repeated.add(trimmed);
-  const used = new Uint8Array(before.length);
-  for (const k of taken) if (k >= 0) used[k] = 1;
-  const left = new Set<string>();
-  for (let k = 0; k < before.length; k++) if (!used[k]) left.add(rustTrimEnd(before[k]!.content));
+  const others = new Set(left);
+  for (const section of tail) others.add(rustTrimEnd(section.content));
   for (let i = 0; i < taken.length; i++) {
     const trimmed = occurrences[i]!.trimmed;
-    if (taken[i]! >= 0 && !repeated.has(trimmed) && !left.has(trimmed)) alone[i] = 1;
+    if (taken[i]! >= 0 && !repeated.has(trimmed) && !others.has(trimmed)) alone[i] = 1;
   }
   return alone;
 }

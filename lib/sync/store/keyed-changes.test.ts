@@ -50,36 +50,37 @@ describe("the store's export of a changed file", () => {
     try {
       const clock = steppingClock();
       const opts = { runtime: 'openclaw' as const, workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome: sb.alfHome, clock };
-      // Sections 20 and 21 share a heading, and so do 24 and 25.
-      const heading = (i: number) => (i === 20 || i === 21 ? 'twin' : i === 24 || i === 25 ? 'pair' : `fact ${i}`);
+      // Sections 20 and 21 share a heading, and so do 24 and 25, and 38 and 39 (the last).
+      const heading = (i: number) => (i === 20 || i === 21 ? 'twin' : i === 24 || i === 25 ? 'pair' : i === 38 || i === 39 ? 'end' : `fact ${i}`);
       const file = (body: (i: number) => string) => `# infra\n#tags: memory\n\n${Array.from({ length: 40 }, (_, i) => `## ${heading(i)}\n${body(i)}\n`).join('\n')}`;
       await sb.write('memory/semantic/infra.md', file((i) => `body ${i}`));
       const { agent } = await syncWorkspace(opts);
       // Edited under their headings, each keeps its id (P2), no longer its birth id: sections
-      // 5..14, the twins (two bodies) and the pair (one body: the same content twice).
-      const edited: Record<number, string> = { 20: 'same', 21: 'other', 24: 'dup', 25: 'dup' };
+      // 5..14, the twins (two bodies) and the pairs (one body each: the same content twice).
+      const edited: Record<number, string> = { 20: 'same', 21: 'other', 24: 'dup', 25: 'dup', 38: 'last', 39: 'last' };
       const second = (i: number) => edited[i] ?? (i >= 5 && i < 15 ? `edited ${i}` : `body ${i}`);
       await sb.write('memory/semantic/infra.md', file(second));
-      expect((await syncWorkspace(opts)).changes).toMatchObject({ creates: 0, updates: 14, deletes: 0 });
-      // Now section 30 is edited; twin 21 takes twin 20's content, and pair 25 one of its own.
-      const third: Record<number, string> = { 30: 'edited 30', 21: 'same', 25: 'solo' };
+      expect((await syncWorkspace(opts)).changes).toMatchObject({ creates: 0, updates: 16, deletes: 0 });
+      // Now section 30 is edited; twin 21 takes twin 20's content, and pairs 25 and 39 one of their own.
+      const third: Record<number, string> = { 30: 'edited 30', 21: 'same', 25: 'solo', 39: 'final' };
       await sb.write('memory/semantic/infra.md', file((i) => third[i] ?? second(i)));
       const opening = await openForSync(sb.alfHome, agent.alf_agent_id);
       if (opening.kind !== 'store') throw new Error('expected the store to be the base');
       try {
         const exported = await exportOpenclawChanges({ workspace: sb.workspace, persistAgentId: false, clock }, async (_agent, context) => opening.store.prior(context, sb.workspace));
         const plan = planFiles(opening.store, exported.files);
-        // Slots: the three sections edited now, the known record spot-checked (section 0), twin 20
-        // (its content is twin 21's now) and pair 24 (its content was pair 25's). The ten edited
-        // last time are carried over with the rest: 34 rows. Without that rule those ten get
-        // slots too (16); without either half of "alone", twin 20 or pair 24 is carried.
+        // Slots: the four sections edited now, the known record spot-checked (section 0), twin 20
+        // (its content is twin 21's now), pair 24 (its content was pair 25's) and pair 38 (its
+        // content was 39's, the file's last section: after the last one taken over). The ten edited
+        // last time are carried over with the rest: 32 rows. Without that rule those ten get
+        // slots too; without either half of "alone", twin 20 or pair 24 (or 38) is carried.
         const slotted = plannedSlots(plan);
-        expect(slotted.slots).toHaveLength(6);
-        expect(plan.carried.get('memory/semantic/infra.md')!.old.reduce((n, c) => n + c, 0)).toBe(34);
+        expect(slotted.slots).toHaveLength(8);
+        expect(plan.carried.get('memory/semantic/infra.md')!.old.reduce((n, c) => n + c, 0)).toBe(32);
       } finally {
         opening.store.log.close();
       }
-      expect((await syncWorkspace(opts)).changes).toMatchObject({ creates: 0, updates: 3, deletes: 0 });
+      expect((await syncWorkspace(opts)).changes).toMatchObject({ creates: 0, updates: 4, deletes: 0 });
     } finally {
       await sb.cleanup();
     }
