@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterEach, expect, it } from 'vitest';
 import { packingPending, waitForPacker } from '@/lib/ledger/background-packer';
 import { livePacker } from '@/lib/ledger/packer-lock';
-import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
+import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { PACK_GROUP } from '@/lib/ledger';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
@@ -95,18 +95,8 @@ it('the packer logs its run before it lets its lock go: once waitForPacker retur
   const { pid } = runs[0]!;
   await waitUntil('the packer stops after letting its lock go', () => isStopped(pid));
   process.kill(pid, 'SIGCONT');
-  await waitUntil('the packer exits', () => !alive(pid));
+  await waitUntil('the packer exits', () => hasExited(pid));
 }, 300_000);
-
-/** Whether a process is there (a zombie is not: it has exited, whoever reaps it). */
-function alive(pid: number): boolean {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return !stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z');
-  } catch {
-    return false;
-  }
-}
 
 it('blobs left whole with packing off are packed by lineage serve (its maintenance starts the packer) and by lineage doctor --repair', async () => {
   const { sb, packed } = await synced(PACK_GROUP + 1, { LINEAGE_BLOB_PACKING: '0' });

@@ -18,15 +18,24 @@ export function startPackerProcess(dataDir: string, env: Record<string, string> 
   return { child, exited };
 }
 
-/** Whether process `pid` is stopped (SIGSTOP): state `T` in /proc (Linux). */
-export function isStopped(pid: number): boolean {
+/** Process `pid`'s state letter in /proc (Linux), or null when there is no such process. */
+function stateOf(pid: number): string | null {
   try {
     const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2).startsWith('T');
+    return stat.charAt(stat.lastIndexOf(')') + 2);
   } catch {
-    return false;
+    return null;
   }
 }
+
+/** Whether process `pid` is stopped (SIGSTOP): state `T`. */
+export const isStopped = (pid: number): boolean => stateOf(pid) === 'T';
+
+/** Whether process `pid` has exited: gone, or a zombie (whoever reaps it). */
+export const hasExited = (pid: number): boolean => {
+  const state = stateOf(pid);
+  return state === null || state === 'Z';
+};
 
 export async function waitUntil(what: string, ok: () => boolean, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
