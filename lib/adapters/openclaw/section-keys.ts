@@ -98,9 +98,9 @@ export function reusedSectionKeys(args: {
  * only about sections whose rows did not pair early). Without a map of every section's content:
  * now, a content is another section's when some section repeats it (an occurrence past the first);
  * then, every previous section with that content either was taken over too — by a section that
- * has it now — or was not: those left (a changed file's few changed sections) are all looked at,
- * the trimmed contents `reusedSectionKeys` passed over (`left`) and the sections after its last pair
- * (`tail`).
+ * has it now — or was not: those left (a changed file's few changed sections) are all looked at:
+ * the trimmed contents `reusedSectionKeys` passed over (`left`), and the previous sections its
+ * walk did not reach (`tail`).
  */
 function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], left: readonly string[], tail: readonly Section[]): Uint8Array {
   const alone = new Uint8Array(taken.length);
