@@ -272,7 +272,11 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
  * entry is this machine's own upload (recover.ts) is adopted, and the sync runs again from there
  * (`output`); any other conflict is the foreign-history error with the `--rebase` way out.
  */
-export async function uploadDelta(opts: SyncOptions, args: { agentId: string; baseSequence: number; delta: AlfDelta; now: Date }): Promise<{ sequence: number } | { output: SyncOutput }> {
+export async function uploadDelta(opts: SyncOptions, args: {
+  agentId: string; baseSequence: number; delta: AlfDelta; now: Date;
+  /** Called when the target refuses the upload, before anything else is done about it (an adoption's sync). */
+  refused?: () => Promise<void>;
+}): Promise<{ sequence: number } | { output: SyncOutput }> {
   const { agentId, baseSequence } = args;
   const { writeDelta, adoptSentDelta, foreignHistoryError, rebaseCommand } = await work();
   const log = opts.log ?? (() => {});
@@ -287,6 +291,7 @@ export async function uploadDelta(opts: SyncOptions, args: { agentId: string; ba
     return { sequence };
   } catch (error) {
     if (!(error instanceof SyncConflictError)) throw error;
+    await args.refused?.();
     // Refused: this upload was never accepted, so the record of the one before it is put back. It
     // says whether the target's entry after the base is this machine's own.
     const recorded = previousSent;

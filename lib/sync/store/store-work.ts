@@ -6,4 +6,4 @@
 export { nextRecordFiles } from './next-files';
 export { planFiles, plannedSlots } from './plan';
 export { reconcileKnown } from './reconcile-known';
-export { writeState } from './write-state';
+export { prepareState } from './write-state';

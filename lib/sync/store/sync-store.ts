@@ -19,7 +19,7 @@ import { SyncError } from '../errors';
 import { StoreDamaged } from './errors';
 import { removeStale, type OpenStore } from './open-store';
 import type { KnownReconcile } from './reconcile-known';
-import type { NextFile } from './write-state';
+import type { NextFile, PreparedState } from './write-state';
 
 /**
  * The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed.
@@ -62,15 +62,26 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     const reconciled = reconcileKnown(code, { agentId, lines: plan.lines, slots: slotted.slots, known: slotted.known, log: store.log, spotCheck: true, reserved: plan.carriedId });
     const delta = deltaOf({ store, exported, reconciled, agentId, baseSequence, now, baseTimestamp: state.last_synced_at });
     if (!delta) return await idle('');
-    const pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now });
-    if ('output' in pushed) return pushed.output;
-    const { sequence } = pushed;
-
     const files = [
       ...nextRecordFiles(code, { agentId, store, plan, slots: slotted, reconciled }),
       ...otherFiles(exported.files, store, delta.sameRaw),
     ];
-    await commit(opts, { agentId, store, sequence, now, exported, files });
+    // The next state's log is written (and flushed) while the delta uploads: no index names it
+    // until the upload is accepted (write-state.ts prepareState). Refused, it is dropped before
+    // anything else writes the state (an adoption syncs again, and may write the same generation).
+    const preparing = prepare(opts, { agentId, store, now, exported, files });
+    let dropped: Promise<void> | null = null;
+    const drop = () => (dropped ??= preparing.then((prepared) => (prepared.ok ? prepared.state.discard().catch(() => {}) : undefined)));
+    let pushed: Awaited<ReturnType<typeof uploadDelta>>;
+    try {
+      pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now, refused: drop });
+    } catch (error) {
+      await drop();
+      throw error;
+    }
+    if ('output' in pushed) return pushed.output;
+    const { sequence } = pushed;
+    await commit(opts, { agentId, sequence, now, prepared: await preparing });
     log(`delta at sequence ${sequence}`);
     return {
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
@@ -137,23 +148,38 @@ function otherFiles(files: readonly ExportedFile[], store: OpenStore, sameRaw: R
   return out;
 }
 
-/**
- * The state after an accepted upload: store, then the TOML that names its sequence, then the
- * marker. A failure (a full disk) is `state_write_failed`: the upload is adopted next time.
- */
-async function commit(opts: SyncOptions, args: { agentId: string; store: OpenStore; sequence: number; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<void> {
-  const { agentId, sequence, now, exported } = args;
-  const stateDir = statePaths(opts.alfHome, agentId).dir;
-  const syncedAt = now.toISOString();
-  const { writeState } = await storeWork();
+/** The next state's log written, or why it could not be (reported once the upload is accepted). */
+type Prepared = { ok: true; state: PreparedState } | { ok: false; error: unknown };
+
+async function prepare(opts: SyncOptions, args: { agentId: string; store: OpenStore; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<Prepared> {
+  const { agentId, exported } = args;
   try {
-    const index = await writeState({
-      stateDir, agentId, current: args.store.index,
+    const { prepareState } = await storeWork();
+    const state = await prepareState({
+      stateDir: statePaths(opts.alfHome, agentId).dir, agentId, current: args.store.index,
       next: {
-        sequence, context: exported.statContext, files: args.files,
-        meta: { agent_name: exported.agentName, workspace: path.resolve(opts.workspace), created_at: syncedAt, key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: true },
+        context: exported.statContext, files: args.files,
+        meta: { agent_name: exported.agentName, workspace: path.resolve(opts.workspace), created_at: args.now.toISOString(), key_version: RECORD_STATE_VERSION, layers: exported.layers, store_raw: true },
       },
     });
+    return { ok: true, state };
+  } catch (error) {
+    return { ok: false, error };
+  }
+}
+
+/**
+ * The state after an accepted upload: the prepared log named by the store's index, then the TOML
+ * that names its sequence, then the marker. A failure (a full disk), here or in the preparation,
+ * is `state_write_failed`: the upload is adopted next time.
+ */
+async function commit(opts: SyncOptions, args: { agentId: string; sequence: number; now: Date; prepared: Prepared }): Promise<void> {
+  const { agentId, sequence, prepared } = args;
+  const stateDir = statePaths(opts.alfHome, agentId).dir;
+  const syncedAt = args.now.toISOString();
+  try {
+    if (!prepared.ok) throw prepared.error;
+    const index = await prepared.state.commit(sequence);
     await removeStale(stateDir, agentId, { generation: index.generation, keepAlf: false });
     crashPoint('files-written');
     await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt });
