@@ -192,8 +192,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
       ({ sequence } = await opts.target.putSnapshot(agentId, bytes));
     } catch (error) {
       // Nothing names the log written for it: removed (else the next state written removes it).
-      const prepared = await preparing;
-      if (prepared?.ok) await prepared.state.discard().catch(() => {});
+      if (preparing) await discardPrepared(preparing);
       throw error;
     }
     crashPoint('uploaded');
@@ -404,7 +403,14 @@ async function persistStore(opts: SyncOptions, args: { agentId: string } & Omit<
 }
 
 /** The store written whole, but for its index (store/write-state.ts `prepareState`); a failure is held for `commitStore`. */
-type PreparedStore = { ok: true; state: PreparedState } | { ok: false; error: unknown };
+/** The next state's log written (no index names it yet), or why it could not be (reported once the upload is accepted). */
+export type PreparedStore = { ok: true; state: PreparedState } | { ok: false; error: unknown };
+
+/** A prepared state no upload was accepted for: its log removed when it is a new generation's (write-state.ts `discard`). */
+export async function discardPrepared(preparing: Promise<PreparedStore>): Promise<void> {
+  const prepared = await preparing;
+  if (prepared.ok) await prepared.state.discard().catch(() => {});
+}
 
 async function prepareStore(opts: SyncOptions, args: { agentId: string } & Omit<FullState, 'workspace' | 'sequence'>): Promise<PreparedStore> {
   const { agentId } = args;
@@ -424,7 +430,7 @@ async function prepareStore(opts: SyncOptions, args: { agentId: string } & Omit<
  * The prepared store named by its index at `sequence` (the upload accepted), then the TOML and the
  * marker. A failure here or in the preparation is `state_write_failed`: the upload is adopted next time.
  */
-async function commitStore(opts: SyncOptions, prepared: PreparedStore, args: { agentId: string; sequence: number; now: Date }): Promise<string> {
+export async function commitStore(opts: SyncOptions, prepared: PreparedStore, args: { agentId: string; sequence: number; now: Date }): Promise<string> {
   const { agentId, sequence, now } = args;
   const paths = statePaths(opts.alfHome, agentId);
   try {

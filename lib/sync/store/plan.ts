@@ -31,8 +31,8 @@
  * A 1% edit of a large store changes ~1.5 of a file's 100 sections: the work is per section that
  * changed, not per section of the files that did. Not carried: a file with a record built that
  * has a carried row's id (that row must go into the reconcile: reconcileKnown hands such a known
- * record in), and one candidate in SPOT_CHECK
- * (it goes in as a known record, which reconcileKnown may spot-check).
+ * record in), and one candidate in SPOT_CHECK (it goes in as a known record, which reconcileKnown
+ * may spot-check).
  */
 import type { ExportedFile } from '@/lib/adapters/openclaw/export-changes';
 import type { RecordSlot } from '@/lib/adapters/types';

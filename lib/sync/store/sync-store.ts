@@ -11,15 +11,14 @@ import { RECORD_STATE_VERSION } from '@/lib/adapters/openclaw/records';
 import { rawArchivePath } from '@/lib/adapters/shared';
 import type { AlfDelta } from '@/lib/core/archive/types';
 import { countOps } from '@/lib/core/delta';
-import { crashPoint } from '../crash-points';
-import { statePaths, writeStateToml, type ClientState } from '../state';
-import { buildDelta, stateWriteFailed, uploadDelta, type SyncOptions, type SyncOutput } from '../sync';
+import { statePaths, type ClientState } from '../state';
+import { buildDelta, commitStore, discardPrepared, uploadDelta, type PreparedStore, type SyncOptions, type SyncOutput } from '../sync';
 import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
 import { SyncError } from '../errors';
 import { StoreDamaged } from './errors';
-import { removeStale, type OpenStore } from './open-store';
+import type { OpenStore } from './open-store';
 import type { KnownReconcile } from './reconcile-known';
-import type { NextFile, PreparedState } from './write-state';
+import type { NextFile } from './write-state';
 
 /**
  * The heavy halves of a sync (archive writers, reconcile; the store's), loaded once a file changed.
@@ -71,7 +70,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     // anything else writes the state (an adoption syncs again, and may write the same generation).
     const preparing = prepare(opts, { agentId, store, now, exported, files });
     let dropped: Promise<void> | null = null;
-    const drop = () => (dropped ??= preparing.then((prepared) => (prepared.ok ? prepared.state.discard().catch(() => {}) : undefined)));
+    const drop = () => (dropped ??= discardPrepared(preparing));
     let pushed: Awaited<ReturnType<typeof uploadDelta>>;
     try {
       pushed = await uploadDelta(opts, { agentId, baseSequence, delta: delta.delta, now, refused: drop });
@@ -81,7 +80,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     }
     if ('output' in pushed) return pushed.output;
     const { sequence } = pushed;
-    await commit(opts, { agentId, sequence, now, prepared: await preparing });
+    await commitStore(opts, await preparing, { agentId, sequence, now });
     log(`delta at sequence ${sequence}`);
     return {
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
@@ -148,10 +147,8 @@ function otherFiles(files: readonly ExportedFile[], store: OpenStore, sameRaw: R
   return out;
 }
 
-/** The next state's log written, or why it could not be (reported once the upload is accepted). */
-type Prepared = { ok: true; state: PreparedState } | { ok: false; error: unknown };
-
-async function prepare(opts: SyncOptions, args: { agentId: string; store: OpenStore; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<Prepared> {
+/** The next state's log, laid out from the store and written while the delta uploads. */
+async function prepare(opts: SyncOptions, args: { agentId: string; store: OpenStore; now: Date; exported: ChangesExport; files: NextFile[] }): Promise<PreparedStore> {
   const { agentId, exported } = args;
   try {
     const { prepareState } = await storeWork();
@@ -168,24 +165,3 @@ async function prepare(opts: SyncOptions, args: { agentId: string; store: OpenSt
   }
 }
 
-/**
- * The state after an accepted upload: the prepared log named by the store's index, then the TOML
- * that names its sequence, then the marker. A failure (a full disk), here or in the preparation,
- * is `state_write_failed`: the upload is adopted next time.
- */
-async function commit(opts: SyncOptions, args: { agentId: string; sequence: number; now: Date; prepared: Prepared }): Promise<void> {
-  const { agentId, sequence, prepared } = args;
-  const stateDir = statePaths(opts.alfHome, agentId).dir;
-  const syncedAt = args.now.toISOString();
-  try {
-    if (!prepared.ok) throw prepared.error;
-    const index = await prepared.state.commit(sequence);
-    await removeStale(stateDir, agentId, { generation: index.generation, keepAlf: false });
-    crashPoint('files-written');
-    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt });
-    crashPoint('state-written');
-  } catch (error) {
-    stateWriteFailed(error, stateDir, agentId, sequence);
-  }
-  await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
-}
