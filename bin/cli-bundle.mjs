@@ -24,6 +24,8 @@ const SOURCE_DIRS = ['lib', 'db'];
 const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs'];
 const BUNDLE_DIR = '.cli';
 const ENTRY = 'main.cjs';
+/** lib/worker-script.ts's PREBUILT_WORKERS (a test checks they agree). */
+export const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
 /** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
 const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm']);
 
@@ -95,9 +97,22 @@ export async function buildBundle(root) {
       outfile: path.join(tmp, ENTRY),
       // Our modules find their package and their packages' files from their own URL.
       define: { 'import.meta.url': '__lineage_module_url' },
-      banner: { js: 'const __lineage_module_url = require("node:url").pathToFileURL(__filename).href;' },
+      // lib/worker-script.ts finds the worker scripts built below beside the bundle.
+      banner: { js: 'const __lineage_module_url = require("node:url").pathToFileURL(__filename).href; const __lineage_bundle_dir = __dirname;' },
       logLevel: 'silent',
     });
+    // The worker threads' scripts (lib/worker-script.ts PREBUILT_WORKERS), built as it would build
+    // them at run time: a `lineage sync` that ingests a large upload on the ingest thread starts it
+    // without running esbuild first.
+    for (const entry of WORKER_ENTRIES) {
+      await esbuild.build({
+        entryPoints: [path.join(root, entry)],
+        tsconfig: path.join(root, 'tsconfig.json'),
+        bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent',
+        external: ['better-sqlite3'],
+        outfile: path.join(tmp, `${path.basename(entry, '.ts')}.cjs`),
+      });
+    }
     const final = path.join(parent, stamp);
     try {
       fs.renameSync(tmp, final);

@@ -3,9 +3,29 @@
  * by esbuild (the TypeScript toolchain tsx runs the CLI with), so the thread starts in milliseconds
  * instead of loading a TypeScript loader. Used by the rebuild's helper thread and the ingest thread.
  */
+import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { packageRoot } from '@/lib/package-root';
+
+/** Set by the CLI's bundle (bin/cli-bundle.mjs's banner) to its directory; undeclared elsewhere. */
+declare const __lineage_bundle_dir: string | undefined;
+
+/**
+ * The worker entries the CLI's bundle carries prebuilt beside it (bin/cli-bundle.mjs, with the
+ * options below): a `lineage` process starts their threads without running esbuild.
+ */
+export const PREBUILT_WORKERS = ['lib/storage/ingest-worker.ts'];
+
+/** `entry`'s script from the bundle's directory, when this runs from the CLI's bundle and it is there. */
+function prebuiltScript(entry: string): string | null {
+  if (typeof __lineage_bundle_dir !== 'string') return null;
+  try {
+    return fs.readFileSync(path.join(__lineage_bundle_dir, `${path.basename(entry, '.ts')}.cjs`), 'utf8');
+  } catch {
+    return null;
+  }
+}
 
 /**
  * The script of `entry`, built once per process by esbuild's own process (the asynchronous API,
@@ -18,6 +38,8 @@ export function workerScript(entry: string, options: { external?: string[] } = {
   let building: Promise<string | null> | null = null;
   return () => {
     if (built !== null) return built;
+    const prebuilt = prebuiltScript(entry);
+    if (prebuilt !== null) return (built = prebuilt);
     building ??= (async () => {
       const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
       const esbuild = fromTsx('esbuild') as typeof import('esbuild');

@@ -31,6 +31,8 @@ export interface IngestJob {
   now: string;
   limits?: Record<string, number>;
   tenantId?: string | null;
+  /** A local sync's large upload: appended and marked pending, its fold left to a catch-up (embedded-ingest.ts). */
+  deferIndexFrom?: number;
 }
 
 /** The index's pending entries (of one agent, when given) to fold: answered with how many were folded. */
@@ -62,7 +64,7 @@ export function serializeError(error: unknown): SerializedError {
   };
 }
 
-function openWorkerLedger(dataDir: string, driver: string): Ledger {
+function openWorkerLedger(dataDir: string, driver: string, packing: 'deferred' | undefined): Ledger {
   const Database = createRequire(driver)(driver) as typeof BetterSqlite3;
   const sqlite = new Database(path.join(dataDir, 'lineage.db'), { fileMustExist: true });
   sqlite.pragma('journal_mode = WAL');
@@ -72,15 +74,15 @@ function openWorkerLedger(dataDir: string, driver: string): Ledger {
   // The server's checkpoint thread checkpoints; this connection never does on commit.
   sqlite.pragma('wal_autocheckpoint = 0');
   const db = drizzle({ client: sqlite, schema }) as unknown as Drizzle;
-  return { db: { sqlite, db, dataDir }, blobs: new FsBlobStore(path.join(dataDir, 'blobs')) };
+  return { db: { sqlite, db, dataDir }, blobs: new FsBlobStore(path.join(dataDir, 'blobs'), packing ? { pack: packing } : {}) };
 }
 
 if (parentPort && (workerData as { lineageIngestWorker?: boolean } | null)?.lineageIngestWorker) {
   const port = parentPort;
-  const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string);
+  const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string, workerData.packing as 'deferred' | undefined);
   const start = (job: WorkerJob): Promise<IngestResult | number> => {
     if (job.kind === 'catch-up') return catchUpIndex(ledger, job.agentId);
-    const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId };
+    const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId, deferIndexFrom: job.deferIndexFrom };
     return job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
   };
   port.on('message', (job: WorkerJob) => {

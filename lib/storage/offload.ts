@@ -29,6 +29,10 @@ const workerSource = workerScript(path.join(HERE, 'ingest-worker.ts'), { externa
 interface Thread { worker: Worker; pending: Map<number, { resolve: (r: IngestResult | number) => void; reject: (e: unknown) => void }>; idle: NodeJS.Timeout | null }
 const threads = new WeakMap<Ledger['db'], Promise<Thread | null>>();
 let nextJob = 0;
+let handed = 0;
+
+/** Uploads this process has handed to an ingest thread: where an upload ran, for tests. */
+export const uploadsHandedToThreads = (): number => handed;
 
 function revive(e: SerializedError): Error {
   const cause = e.cause ? revive(e.cause) : undefined;
@@ -37,14 +41,13 @@ function revive(e: SerializedError): Error {
   return Object.assign(new Error(e.message), e.code ? { code: e.code } : {});
 }
 
-function startThread(ledger: Ledger): Promise<Thread | null> {
+function startThread(ledger: Ledger, packing?: 'deferred'): Promise<Thread | null> {
   let started = threads.get(ledger.db);
   if (started) return started;
   started = Promise.resolve(workerSource()).then((code) => {
     if (code === null) return null;
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
-    const worker = new Worker(code, { eval: true, execArgv: [], workerData: { lineageIngestWorker: true, dataDir: ledger.db.dataDir, driver } });
-    worker.unref();
+    const worker = new Worker(code, { eval: true, execArgv: [], workerData: { lineageIngestWorker: true, dataDir: ledger.db.dataDir, driver, packing } });
     const thread: Thread = { worker, pending: new Map(), idle: null };
     const fail = (error: unknown) => {
       threads.delete(ledger.db);
@@ -60,6 +63,9 @@ function startThread(ledger: Ledger): Promise<Thread | null> {
     });
     worker.on('error', fail);
     worker.on('exit', () => fail(new Error('the ingest thread exited')));
+    // Idle, the thread keeps no process alive (a `lineage sync` exits once done); a job refs it
+    // (`run`). After the listeners: a 'message' listener refs the worker's port again.
+    worker.unref();
     return thread;
   }).catch(() => null);
   threads.set(ledger.db, started);
@@ -70,9 +76,11 @@ function run(ledger: Ledger, thread: Thread, job: WorkerJob): Promise<IngestResu
   if (thread.idle) clearTimeout(thread.idle);
   return new Promise<IngestResult | number>((resolve, reject) => {
     thread.pending.set(job.id, { resolve, reject });
+    thread.worker.ref();
     thread.worker.postMessage(job);
   }).finally(() => {
     if (thread.pending.size > 0) return;
+    thread.worker.unref();
     thread.idle = setTimeout(() => {
       threads.delete(ledger.db);
       void thread.worker.terminate();
@@ -81,18 +89,32 @@ function run(ledger: Ledger, thread: Thread, job: WorkerJob): Promise<IngestResu
   });
 }
 
-/** `ingestSnapshot` / `ingestDelta` on the ingest thread; here when the thread cannot start. */
+/**
+ * Starts the ingest thread of `ledger`'s handle (unless it runs), for an upload that will come:
+ * its script is built or read and compiled, and its database opened, while the caller goes on.
+ */
+export function warmIngestThread(ledger: Ledger, blobPacking?: 'deferred'): void {
+  void startThread(ledger, blobPacking);
+}
+
+/**
+ * `ingestSnapshot` / `ingestDelta` on the ingest thread; here when the thread cannot start.
+ * `blobPacking: 'deferred'` (a local sync's ledger, `openLedger(dir, { packing })`): the thread's
+ * blob store writes every blob whole too, as this handle's would; it is the thread's setting from
+ * its start, so one handle always passes the same.
+ */
 export async function ingestOffThread(params: {
   ledger: Ledger; kind: 'snapshot' | 'delta'; agentId: string; baseSequence?: number; bytes: Uint8Array; now: Date;
-  limits?: Record<string, number>; tenantId?: string | null;
+  limits?: Record<string, number>; tenantId?: string | null; deferIndexFrom?: number; blobPacking?: 'deferred';
 }): Promise<IngestResult> {
-  const { ledger, kind, now, ...rest } = params;
-  const thread = await startThread(ledger);
+  const { ledger, kind, now, blobPacking, ...rest } = params;
+  const thread = await startThread(ledger, blobPacking);
   if (!thread) {
-    const inline = { ledger, agentId: rest.agentId, bytes: rest.bytes, now, limits: rest.limits, tenantId: rest.tenantId };
+    const inline = { ledger, agentId: rest.agentId, bytes: rest.bytes, now, limits: rest.limits, tenantId: rest.tenantId, deferIndexFrom: rest.deferIndexFrom };
     return kind === 'snapshot' ? ingestSnapshot(inline) : ingestDelta({ ...inline, baseSequence: rest.baseSequence! });
   }
   const release = holdCommits(ledger.db.sqlite);
+  handed++;
   try {
     return (await run(ledger, thread, { id: nextJob++, kind, now: now.toISOString(), ...rest })) as IngestResult;
   } finally {

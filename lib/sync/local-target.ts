@@ -26,10 +26,25 @@ export type LocalIndexing = 'background' | 'inline';
 export const BACKGROUND_INDEX_FROM = 256;
 
 /**
+ * Uploads of at least this many bytes, and snapshots announced with at least `INGEST_THREAD_RECORDS`
+ * records (`expectSnapshot`, which starts the thread while the archive is made), are ingested on
+ * the ingest thread (lib/storage/offload.ts, its own connection to the data directory), as a
+ * server ingests in a process of its own: parsing and checking a first sync's 50,000 records is
+ * ~300 ms of CPU, which the sync's own thread spends meanwhile laying out and writing its client
+ * state (sync.ts). A smaller upload stays on this thread: the thread's start (its script built or
+ * read and compiled, the database opened) would cost more than it saves.
+ */
+export const INGEST_THREAD_FROM = 1024 * 1024;
+export const INGEST_THREAD_RECORDS = 8192;
+
+/**
  * A sync target backed by the local ledger in a data directory: the same ingest code the
  * server runs, without HTTP in between. Local agents belong to no tenant.
  */
-export function localTarget(dataDir: string, now: () => Date = () => new Date(), options: { packing?: LocalPacking; indexing?: LocalIndexing } = {}): SyncTarget {
+export function localTarget(
+  dataDir: string, now: () => Date = () => new Date(),
+  options: { packing?: LocalPacking; indexing?: LocalIndexing; /** `INGEST_THREAD_FROM` unless given (tests). */ ingestThreadFrom?: number } = {},
+): SyncTarget {
   // Opened on first use: a sync that fails before uploading (a bad workspace) creates nothing.
   // The ledger's modules (SQLite, drizzle, the archive readers) load then too: an idle sync,
   // which never reaches the target, does not pay for them at start-up.
@@ -42,6 +57,16 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date(),
     return mappedLedgerCall(L, fn);
   };
   const deferIndexFrom = (options.indexing ?? 'background') === 'background' ? BACKGROUND_INDEX_FROM : undefined;
+  const threadFrom = options.ingestThreadFrom ?? INGEST_THREAD_FROM;
+  /** `expectSnapshot` started the thread for the snapshot to come. */
+  let snapshotExpected = false;
+  const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number) => {
+    const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
+    const expected = kind === 'snapshot' && snapshotExpected;
+    if (kind === 'snapshot') snapshotExpected = false;
+    if (expected || bytes.byteLength >= threadFrom) return L.offload.ingestOffThread({ ...params, kind, baseSequence, blobPacking: 'deferred' });
+    return kind === 'snapshot' ? L.ingest.ingestSnapshot(params) : L.ingest.ingestDelta({ ...params, baseSequence: baseSequence! });
+  };
   const afterUpload = async (result: { sequence: number; indexDeferred?: boolean }) => {
     if (result.indexDeferred) startIndexer(L, dataDir);
     await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background');
@@ -56,13 +81,19 @@ export function localTarget(dataDir: string, now: () => Date = () => new Date(),
       const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
+    expectSnapshot: (_agentId, records) => {
+      // After ensureAgent: the modules are loaded, the database made.
+      if (records < INGEST_THREAD_RECORDS || opened === null) return;
+      snapshotExpected = true;
+      L.offload.warmIngestThread(opened, 'deferred');
+    },
     putSnapshot: (agentId, bytes) => ledgerCall(async () => {
-      return afterUpload(await L.ingest.ingestSnapshot({ ledger: open(), agentId, bytes, now: now(), deferIndexFrom }));
+      return afterUpload(await ingest('snapshot', agentId, bytes));
     }),
     pushDelta: (agentId, baseSequence, bytes) =>
       ledgerCall(async () => {
         try {
-          return await afterUpload(await L.ingest.ingestDelta({ ledger: open(), agentId, baseSequence, bytes, now: now(), deferIndexFrom }));
+          return await afterUpload(await ingest('delta', agentId, bytes, baseSequence));
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
@@ -127,15 +158,16 @@ async function packAfterUpload(L: LedgerModules, ledger: Ledger, sequence: numbe
 
 type LedgerModules = {
   ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest');
+  offload: typeof import('@/lib/storage/offload');
   packer: typeof import('@/lib/ledger/background-packer'); indexer: typeof import('@/lib/history/background-indexer');
 };
 
 async function loadLedgerModules(): Promise<LedgerModules> {
-  const [ledger, db, ingest, packer, indexer] = await Promise.all([
-    import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest'), import('@/lib/ledger/background-packer'),
-    import('@/lib/history/background-indexer'),
+  const [ledger, db, ingest, offload, packer, indexer] = await Promise.all([
+    import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest'), import('@/lib/storage/offload'),
+    import('@/lib/ledger/background-packer'), import('@/lib/history/background-indexer'),
   ]);
-  return { ledger, db, ingest, packer, indexer };
+  return { ledger, db, ingest, offload, packer, indexer };
 }
 
 async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Promise<T> {

@@ -173,23 +173,23 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
       );
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
+    opts.target.expectSnapshot?.(agentId, records.length);
     const snapshot = snapshotFromExport(exported, now, records);
     // With the store, each record is serialized once: for the upload and for the store.
     // Its large partitions deflate in the worker while the lines are made.
     const serialized = slotted && usesStore(opts) ? checkedRecordLines(records, { deflateAhead: true }) : null;
     const lines = serialized?.lines ?? null;
-    const writing = writeSnapshot(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
-    // The store is laid out and its log written while the archive's members deflate on the thread
-    // pool (writeSnapshot has queued them all by now); its index names it once the upload is accepted.
-    // Every record's line is its own serialization: each pairs with it next time.
+    const bytes = await writeSnapshot(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
+    await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
+    crashPoint('sent-recorded');
+    const uploading = opts.target.putSnapshot(agentId, bytes);
+    // The store is laid out and its log written while the target ingests the upload (a local
+    // target's large one on its ingest thread, a server in its own process); its index names it
+    // once the upload is accepted. Every record's line is its own serialization: each pairs with it next time.
     const preparing = slotted && lines ? prepareStore(opts, { agentId, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true }) : null;
     let sequence: number;
-    let bytes: Uint8Array;
     try {
-      bytes = await writing;
-      await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
-      crashPoint('sent-recorded');
-      ({ sequence } = await opts.target.putSnapshot(agentId, bytes));
+      ({ sequence } = await uploading);
     } catch (error) {
       // Nothing names the log written for it: removed (else the next state written removes it).
       if (preparing) await discardPrepared(preparing);

@@ -9,6 +9,11 @@ export interface SyncTarget {
   readonly flags: string;
   /** Registers the agent; `alreadyExisted` when it was known before. */
   ensureAgent(agent: { id: string; name: string; runtime: string }): Promise<{ alreadyExisted: boolean; latestSequence: number | null }>;
+  /**
+   * Told, before the archive is made, that a snapshot of `records` records is coming (optional):
+   * a local target starts its ingest thread for a large one meanwhile (local-target.ts).
+   */
+  expectSnapshot?(agentId: string, records: number): void;
   /** Stores a full snapshot at the agent's current latest sequence (0 for the first). */
   putSnapshot(agentId: string, bytes: Uint8Array): Promise<{ sequence: number }>;
   /** Appends a delta at base + 1; throws `SyncConflictError` when base is not the latest. */

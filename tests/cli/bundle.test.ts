@@ -1,7 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
+import { INGEST_THREAD_RECORDS } from '@/lib/sync/local-target';
+import { PREBUILT_WORKERS } from '@/lib/worker-script';
 import { runCli } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -9,7 +12,7 @@ const FIXTURE = path.resolve(ROOT, '../shared/alf/fixtures/synthetic-agent.alf')
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-bundle-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
-type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null };
+type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null; buildBundle(root: string): Promise<string>; WORKER_ENTRIES: string[] };
 const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin', 'cli-bundle.mjs'))) as Bundler;
 type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null };
 const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.mjs'))) as CodeCache;
@@ -22,8 +25,9 @@ describe('the lineage bin', () => {
     const { sourceStamp, bundleEntry } = await bundler();
     const entry = bundleEntry(ROOT, sourceStamp(ROOT));
     expect(entry).toBe(path.join(ROOT, '.cli', sourceStamp(ROOT), 'main.cjs'));
-    // One plain JavaScript file, and the code caches of the commands run from it: nothing TypeScript is loaded.
-    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || name.endsWith('.v8cache'))).toBe(true);
+    // One plain JavaScript file, the worker threads' scripts, and the code caches of the commands run from it: nothing TypeScript is loaded.
+    const workers = PREBUILT_WORKERS.map((rel) => `${path.basename(rel, '.ts')}.cjs`);
+    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
     // validate's own code cache, whole; the next validate takes it (a refused or damaged one would be replaced).
     const cacheFile = path.join(path.dirname(entry!), 'validate.v8cache');
     const { decodeCache } = await codeCache();
@@ -70,6 +74,44 @@ describe('the lineage bin', () => {
 });
 
 describe('the lineage bin with and without its code cache', () => {
+  it('carries the ingest thread\'s script beside it: a large first sync starts its thread from that script, not from esbuild', async () => {
+    const { buildBundle, WORKER_ENTRIES } = await bundler();
+    expect(WORKER_ENTRIES).toEqual(PREBUILT_WORKERS);
+    const entry = await buildBundle(ROOT);
+    const { makeSandbox, readTree } = await import('@/lib/sync/testing/workspace');
+    const sb = await makeSandbox('lineage-bundle-thread-');
+    let cleanup = () => {};
+    try {
+      const perFile = 100;
+      for (let f = 0; f < Math.ceil(INGEST_THREAD_RECORDS / perFile); f++) {
+        await sb.write(`memory/semantic/topic-${f}.md`, `# Topic ${f}\n\n${Array.from({ length: perFile }, (_, i) => `## Fact ${f}.${i}\nFact ${i} of topic ${f}.\n`).join('\n')}`);
+      }
+      // A copy of the bundle whose ingest thread's script only says it ran: run from that copy,
+      // the sync fails with its message; from the bundle itself, it succeeds.
+      // Beside the bundle, so that its packages resolve as the bundle's do (a new build removes it).
+      const copy = fs.mkdtempSync(`${path.dirname(entry)}.test-copy-`);
+      cleanup = () => fs.rmSync(copy, { recursive: true, force: true });
+      fs.cpSync(path.dirname(entry), copy, { recursive: true });
+      fs.writeFileSync(path.join(copy, 'ingest-worker.cjs'), "throw new Error('the prebuilt ingest script ran');\n");
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      const fromCopy = await runBundle(path.join(copy, 'main.cjs'), args, { ALF_HOME: sb.alfHome });
+      expect(fromCopy.json, fromCopy.stderr).toMatchObject({ ok: false });
+      expect(JSON.stringify(fromCopy.json), fromCopy.stderr).toContain('the prebuilt ingest script ran');
+      const sync = await runCli(args, { ALF_HOME: sb.alfHome });
+      expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 0 });
+      const agent = (sync.json.agent as { alf_agent_id: string }).alf_agent_id;
+      const out = path.join(sb.root, 'restored');
+      const restore = await runCli(['restore', '--agent', agent, '--out', out, '--data', sb.dataDir]);
+      expect(restore.json, restore.stderr).toMatchObject({ ok: true });
+      const [restored, workspace] = [await readTree(out), await readTree(sb.workspace)];
+      expect([...restored.keys()].filter((rel) => rel.startsWith('memory/')).sort()).toEqual([...workspace.keys()].filter((rel) => rel.startsWith('memory/')).sort());
+      for (const [rel, bytes] of restored) if (rel.startsWith('memory/')) expect(bytes).toEqual(workspace.get(rel));
+    } finally {
+      cleanup();
+      await sb.cleanup();
+    }
+  }, 120_000);
+
   it('syncs and restores the same workspaces either way', async () => {
     const { makeSandbox, readTree } = await import('@/lib/sync/testing/workspace');
     const twins = await Promise.all([makeSandbox('lineage-cache-on-'), makeSandbox('lineage-cache-off-')]);
@@ -105,3 +147,24 @@ describe('the lineage bin with and without its code cache', () => {
     }
   }, 120_000);
 });
+
+/** Runs the CLI from the bundle `file` (as bin/lineage.mjs does, without a code cache): its one JSON line. */
+function runBundle(file: string, args: string[], env: Record<string, string>): Promise<{ json: Record<string, unknown>; stderr: string }> {
+  const runner = `import { runCommonJs } from ${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))}; runCommonJs({ file: ${JSON.stringify(file)}, cacheFile: null });`;
+  return new Promise((resolve, reject) => {
+    // With -e, the script's own slot in argv is the first word after it.
+    const child = spawn(process.execPath, ['--input-type=module', '-e', runner, 'lineage', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', () => {
+      try {
+        resolve({ json: JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as Record<string, unknown>, stderr });
+      } catch {
+        reject(new Error(`no JSON on stdout:\n${stdout}\nstderr:\n${stderr}`));
+      }
+    });
+  });
+}
