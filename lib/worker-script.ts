@@ -28,10 +28,20 @@ function prebuiltScript(entry: string): string | null {
 }
 
 /**
+ * `code` with its `require` resolving from this package: an eval'd worker's own resolves from the
+ * process's working directory, where a `lineage` run from a workspace (or a server started
+ * elsewhere) finds no `node_modules` with the external packages.
+ */
+function anchored(code: string): string {
+  const from = JSON.stringify(path.join(packageRoot(), 'package.json'));
+  return `(function (require) {\n${code}\n})(require('node:module').createRequire(${from}));\n`;
+}
+
+/**
  * The script of `entry`, built once per process by esbuild's own process (the asynchronous API,
  * so the caller can do other work meanwhile): the script itself once built, else the build's
  * promise; null when it cannot be built (tried again on the next ask). `external` packages are
- * left to the thread's `require`.
+ * left to the thread's `require`, which resolves them from this package (`anchored`).
  */
 export function workerScript(entry: string, options: { external?: string[] } = {}): () => string | Promise<string | null> {
   let built: string | null = null;
@@ -39,7 +49,7 @@ export function workerScript(entry: string, options: { external?: string[] } = {
   return () => {
     if (built !== null) return built;
     const prebuilt = prebuiltScript(entry);
-    if (prebuilt !== null) return (built = prebuilt);
+    if (prebuilt !== null) return (built = anchored(prebuilt));
     building ??= (async () => {
       const fromTsx = createRequire(createRequire(import.meta.url).resolve('tsx/package.json'));
       const esbuild = fromTsx('esbuild') as typeof import('esbuild');
@@ -49,7 +59,7 @@ export function workerScript(entry: string, options: { external?: string[] } = {
         bundle: true, platform: 'node', format: 'cjs', target: 'node20', write: false, logLevel: 'silent',
         external: options.external,
       });
-      return (built = out.outputFiles[0]!.text);
+      return (built = anchored(out.outputFiles[0]!.text));
     })().catch(() => {
       building = null;
       return null;

@@ -74,7 +74,7 @@ describe('the lineage bin', () => {
 });
 
 describe('the lineage bin with and without its code cache', () => {
-  it('carries the ingest thread\'s script beside it: a large first sync starts its thread from that script, not from esbuild', async () => {
+  it('carries the ingest thread\'s script beside it: a large first sync, run outside the package, starts its thread from that script, not from esbuild', async () => {
     const { buildBundle, WORKER_ENTRIES } = await bundler();
     expect(WORKER_ENTRIES).toEqual(PREBUILT_WORKERS);
     const entry = await buildBundle(ROOT);
@@ -93,11 +93,13 @@ describe('the lineage bin with and without its code cache', () => {
       cleanup = () => fs.rmSync(copy, { recursive: true, force: true });
       fs.cpSync(path.dirname(entry), copy, { recursive: true });
       fs.writeFileSync(path.join(copy, 'ingest-worker.cjs'), "throw new Error('the prebuilt ingest script ran');\n");
+      // Both run from a directory outside the package, as a user's `lineage sync` often is: the
+      // thread's script finds its packages (better-sqlite3) from the package, not from there.
       const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
-      const fromCopy = await runBundle(path.join(copy, 'main.cjs'), args, { ALF_HOME: sb.alfHome });
+      const fromCopy = await runIn(sb.root, ['--input-type=module', '-e', bundleRunner(path.join(copy, 'main.cjs')), 'lineage', ...args], { ALF_HOME: sb.alfHome });
       expect(fromCopy.json, fromCopy.stderr).toMatchObject({ ok: false });
       expect(JSON.stringify(fromCopy.json), fromCopy.stderr).toContain('the prebuilt ingest script ran');
-      const sync = await runCli(args, { ALF_HOME: sb.alfHome });
+      const sync = await runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], { ALF_HOME: sb.alfHome });
       expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 0 });
       const agent = (sync.json.agent as { alf_agent_id: string }).alf_agent_id;
       const out = path.join(sb.root, 'restored');
@@ -148,12 +150,13 @@ describe('the lineage bin with and without its code cache', () => {
   }, 120_000);
 });
 
-/** Runs the CLI from the bundle `file` (as bin/lineage.mjs does, without a code cache): its one JSON line. */
-function runBundle(file: string, args: string[], env: Record<string, string>): Promise<{ json: Record<string, unknown>; stderr: string }> {
-  const runner = `import { runCommonJs } from ${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))}; runCommonJs({ file: ${JSON.stringify(file)}, cacheFile: null });`;
+/** What runs the CLI from the bundle `file` as bin/lineage.mjs does (without a code cache), for `node -e` (the word after it is argv[1]). */
+const bundleRunner = (file: string) => `import { runCommonJs } from ${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))}; runCommonJs({ file: ${JSON.stringify(file)}, cacheFile: null });`;
+
+/** `node <argv>` in `cwd`: the CLI's one JSON line, and its stderr. */
+function runIn(cwd: string, argv: string[], env: Record<string, string>): Promise<{ json: Record<string, unknown>; stderr: string }> {
   return new Promise((resolve, reject) => {
-    // With -e, the script's own slot in argv is the first word after it.
-    const child = spawn(process.execPath, ['--input-type=module', '-e', runner, 'lineage', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, argv, { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
