@@ -2,7 +2,7 @@
  * `npx tsx bench/sync-rows.ts [--turns N] [--skip-turn] [--skip-50k]`: only the sync rows of the
  * bench (issue 22), each against git in the same run: `sync_turn_vs_git_commit` (after a history
  * of N turns, default 10,000), `sync_50k_1pct`, `sync_50k_1pct_cli`, `sync_idle_cli`,
- * `sync_cli_first_read`, `sync_50k_first`. Prints the results as one JSON line.
+ * `sync_cli_first_read`, `sync_50k_first`, `sync_50k_first_cli`. Prints the results as one JSON line.
  */
 import fs from 'node:fs';
 import os from 'node:os';

@@ -129,6 +129,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     args.log(`  sync 50k: 1% edit, lineage sync process ${run.ms.toFixed(0)} ms (index folded ${folds.at(-1)!.toFixed(0)} ms after it exited)`);
   }
   const idle = cliReps > 0 ? await measureIdle(shell, command, workspace, args) : [];
+  const firstCli = cliReps > 0 ? await measureFirstCli(shell, bin, workspace, args) : [];
   const o = median(ours);
   const g = median(git);
   const cliResult: BenchResult[] = cli.length === 0 ? [] : [{
@@ -143,6 +144,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     },
     ...cliResult,
     ...idle,
+    ...firstCli,
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
       note: `first sync (full snapshot) of the same store; one run; its fold into the history index ran in a detached \`lineage index --catch-up\` and was done ${folds[0]!.toFixed(0)} ms after the sync returned (git's commit ran after it)`,
@@ -191,6 +193,42 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
     }
   }
   return results;
+}
+
+/**
+ * `sync_50k_first_cli`: the first sync of the same store as a user makes it, a fresh `lineage sync`
+ * process into a new data directory and client state (`FIRST_CLI_REPS` of them, each a cold
+ * process), against `git add -A && git commit` into a new repository of the same tree (its git
+ * directory beside the workspace), from the same shell, alternating; medians. Runs last: its
+ * syncs leave the workspace's markers naming their data directories.
+ */
+const FIRST_CLI_REPS = 3;
+
+async function measureFirstCli(shell: ReturnType<typeof startPeerShell>, bin: string, workspace: string, args: Sync50kArgs): Promise<BenchResult[]> {
+  const ours: number[] = [];
+  const git: number[] = [];
+  for (let r = 0; r < FIRST_CLI_REPS; r++) {
+    const dir = path.join(args.root, `first-${r}`);
+    const data = path.join(dir, 'data');
+    await fs.mkdir(dir, { recursive: true });
+    await shell.run('sync', workspace);
+    const run = await shell.run(`ALF_HOME=${JSON.stringify(path.join(dir, 'home'))} ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} sync -r openclaw -w ${JSON.stringify(workspace)} --data ${JSON.stringify(data)} 2>/dev/null`, workspace);
+    const returned = performance.now();
+    const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { sequence?: number; delta?: boolean };
+    if (out.sequence !== 0 || out.delta !== false) throw new Error(`sync 50k first CLI: expected a first sync, got ${run.stdout}`);
+    ours.push(run.ms);
+    await waitForIndexCaughtUp(openLedger(data));
+    const gitDir = JSON.stringify(path.join(dir, 'git'));
+    await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude && sync`, workspace);
+    git.push((await shell.run(`${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first`, workspace)).ms);
+    args.log(`  sync 50k: first sync as a lineage sync process ${ours.at(-1)!.toFixed(0)} ms, git add+commit into a new repository ${git.at(-1)!.toFixed(0)} ms (index folded ${(performance.now() - returned).toFixed(0)} ms after it exited)`);
+  }
+  const o = median(ours);
+  const g = median(git);
+  return [{
+    name: 'sync_50k_first_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
+    note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.mjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+  }];
 }
 
 /** measureSync50k in a fresh process (see the file comment); its log lines come through `log`. */
