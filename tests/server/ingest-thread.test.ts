@@ -5,6 +5,9 @@
  */
 import { embeddedLedger } from '@/lib/storage/embedded';
 import { randomBytes, randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craftZip } from '@/lib/core/archive/testing/craft-zip';
 import { groupCommitStats } from '@/lib/ledger/group-commit';
@@ -73,5 +76,26 @@ describe('the ingest thread', () => {
     expect(bigReply.status, bigReply.text).toBe(201);
     expect(smallReply.status, smallReply.text).toBe(201);
     expect(smallReply.json.sequence).toBe(1);
+  });
+
+  it('works for a server started outside the package: the thread finds its packages from the package', async () => {
+    const cwd = process.cwd();
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-elsewhere-'));
+    process.chdir(elsewhere);
+    let other: TestServer | null = null;
+    try {
+      // A new server: a new database handle, so a new thread, started from here.
+      other = await startTestServer({ ingestThreadMinBytes: 64 * 1024 });
+      const id = randomUUID();
+      await call(`${other.url}/agents`, { method: 'POST', key: other.keyA, contentType: 'application/json', body: JSON.stringify({ id, name: 'elsewhere', source_runtime: 'openclaw' }) });
+      const before = groupCommitStats(embeddedLedger(other.server.service.storage).db.sqlite).commits;
+      const snap = await call(`${other.url}/agents/${id}/snapshot`, { method: 'PUT', key: other.keyA, contentType: OCTET, body: await snapshotBytes(id, { records: 2000, rawBytes: 128 * 1024 }) });
+      expect(snap.status, snap.text).toBe(201);
+      expect(groupCommitStats(embeddedLedger(other.server.service.storage).db.sqlite).commits).toBe(before);
+    } finally {
+      process.chdir(cwd);
+      await other?.close();
+      fs.rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 });
