@@ -44,8 +44,14 @@ function revive(e: SerializedError): Error {
 function startThread(ledger: Ledger, packing?: 'deferred'): Promise<Thread | null> {
   let started = threads.get(ledger.db);
   if (started) return started;
-  started = Promise.resolve(workerSource()).then((code) => {
-    if (code === null) return null;
+  // A script at hand starts its thread now, not after the caller's synchronous work: the thread
+  // boots on the other core meanwhile (a first sync serializes its records next).
+  const source = workerSource();
+  started = (typeof source === 'string' ? tryStart(source) : source.then((code) => (code === null ? null : tryStart(code)))).catch(() => null);
+  threads.set(ledger.db, started);
+  return started;
+
+  async function tryStart(code: string): Promise<Thread> {
     const driver = createRequire(import.meta.url).resolve('better-sqlite3');
     const worker = new Worker(code, { eval: true, execArgv: [], workerData: { lineageIngestWorker: true, dataDir: ledger.db.dataDir, driver, packing } });
     const thread: Thread = { worker, pending: new Map(), idle: null };
@@ -67,9 +73,7 @@ function startThread(ledger: Ledger, packing?: 'deferred'): Promise<Thread | nul
     // (`run`). After the listeners: a 'message' listener refs the worker's port again.
     worker.unref();
     return thread;
-  }).catch(() => null);
-  threads.set(ledger.db, started);
-  return started;
+  }
 }
 
 function run(ledger: Ledger, thread: Thread, job: WorkerJob): Promise<IngestResult | number> {
