@@ -115,9 +115,14 @@ function holdsNul(value: unknown): boolean {
   return false;
 }
 
-function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string): void {
+/**
+ * `line`, when given, is the JSON text `record` was parsed from. JSON can put U+0000 in a string
+ * or a key only as the escape `\u0000` (`JSON.parse` refuses the raw character), so a line without
+ * that text holds none, and the walk of its values is skipped.
+ */
+function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string, line?: string): void {
   checkDepth(record, where);
-  const nul = holdsNul(record) ? nulAt(record, '') : null;
+  const nul = (line === undefined || line.includes('\\u0000')) && holdsNul(record) ? nulAt(record, '') : null;
   if (nul !== null) refuse(`${where}: ${nul} holds a NUL character (U+0000), which a memory may not contain`);
   if (!isUuid(record.id)) refuse(`${where}: record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
   const temporal = record.temporal;
@@ -164,12 +169,12 @@ export function checkTree(paths: Iterable<string>): void {
 
 /** Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files. */
 export function checkSnapshotServable(snapshot: AlfSnapshot): void {
-  checkSnapshotParts(snapshot, () => snapshot.records.forEach(checkSnapshotRecord));
+  checkSnapshotParts(snapshot, () => snapshot.records.forEach((record, index) => checkSnapshotRecord(record, index)));
 }
 
-/** The checks of a snapshot's record (the `index`th, from 0). */
-export function checkSnapshotRecord(record: AlfSnapshot['records'][number], index: number): void {
-  checkRecord(record, `record ${index + 1}`);
+/** The checks of a snapshot's record (the `index`th, from 0); `line`: the JSON text it was parsed from, when at hand. */
+export function checkSnapshotRecord(record: AlfSnapshot['records'][number], index: number, line?: string): void {
+  checkRecord(record, `record ${index + 1}`, line);
 }
 
 /**

@@ -214,12 +214,12 @@ async function checkedSnapshot(params: IngestBase, agentId: string): Promise<Alf
   let refused: { error: unknown } | null = null;
   // Kept while fewer than `deferFrom`: a snapshot whose fold is not deferred has fewer records than that.
   let kept: AlfSnapshot['records'] | null = [];
-  const { recordCount, ...parts } = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index) => {
+  const { recordCount, ...parts } = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index, line) => {
     if (kept !== null && kept.length < deferFrom) kept.push(record);
     else kept = null;
     if (refused !== null) return;
     try {
-      checkSnapshotRecord(record, index);
+      checkSnapshotRecord(record, index, line);
     } catch (error) {
       refused = { error };
     }

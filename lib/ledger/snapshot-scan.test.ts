@@ -47,6 +47,9 @@ const CASES: { name: string; bytes: () => Uint8Array; message: RegExp }[] = [
   { name: 'a NUL in record 2, and another agent\'s manifest', bytes: () => snapshot([line(1), line(2, { content: '\u0000' })], { manifest: manifest({}, OTHER) }), message: /agent\.id .* does not match/ },
   { name: 'a time that is not one in record 1, and a raw path segment over 255 bytes', bytes: () => snapshot([line(1, { temporal: { created_at: '2026-02-30T00:00:00Z' } })], { entries: [{ name: `raw/openclaw/${'a'.repeat(256)}`, data: 'x' }] }), message: /record 1: temporal\.created_at/ },
   { name: 'a raw path segment over 255 bytes alone', bytes: () => snapshot(good(1, 3), { entries: [{ name: `raw/openclaw/${'a'.repeat(256)}`, data: 'x' }] }), message: /segment of 256 bytes/ },
+  { name: 'a NUL in a tag of record 3, the others clean', bytes: () => snapshot([...good(1, 2), line(3, { tags: ['a', 'b\u0000'] }), ...good(4, 2)]), message: /record 3: tags\[1\] holds a NUL/ },
+  { name: 'a NUL in an object key of record 2', bytes: () => snapshot([line(1), line(2, { metadata: { 'k\u0000': 'v' } })]), message: /record 2: .*holds a NUL/ },
+  { name: 'a NUL after the text of a backslash and u0000 in record 1', bytes: () => snapshot([line(1, { content: '\\u0000 and \u0000' })]), message: /record 1: content holds a NUL/ },
   { name: 'a NUL in record 1, and invalid UTF-8 later in the partition', bytes: () => craftZip([{ name: 'memory/2026-Q1.jsonl', data: Buffer.concat([Buffer.from(`${line(1, { content: '\u0000' })}\n${line(2)}\n`), Buffer.from([0xff, 0x0a])]) }, { name: 'manifest.json', data: manifest() }]), message: /not valid UTF-8/ },
 ];
 
@@ -76,7 +79,8 @@ describe('a snapshot checked as it is read (its fold deferred) and one read whol
   });
 
   it('a good snapshot is accepted either way: deferred when large enough, indexed at once when not', async () => {
-    const bytes = snapshot(good(1, 20));
+    // Record 20's content is the six characters of a written-out escape, which is no NUL.
+    const bytes = snapshot([...good(1, 19), line(20, { content: '\\u0000 is how JSON writes a NUL' })]);
     for (const [from, deferred] of [[1, true], [21, false]] as const) {
       const t = ledgerWithAgent();
       const result = await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now: NOW, deferIndexFrom: from });

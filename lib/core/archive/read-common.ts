@@ -37,10 +37,10 @@ export function lineRecord(file: string, line: Pick<JsonLine, 'line' | 'text'>, 
  * The records of one JSONL partition with their line numbers, each handed to `fn` as it is parsed
  * (the partition's lines are all checked first: lengths, UTF-8).
  */
-export function eachRecordOfFile(bytes: Uint8Array, file: string, maxLineBytes: number, fn: (line: number, record: MemoryRecord) => void): void {
+export function eachRecordOfFile(bytes: Uint8Array, file: string, maxLineBytes: number, fn: (line: number, record: MemoryRecord, text: string) => void): void {
   forEachJsonLine(bytes, file, maxLineBytes, (line, text) => {
     const jsonLine = { line, text };
-    fn(line, lineRecord(file, jsonLine, parseLineObject(file, jsonLine)));
+    fn(line, lineRecord(file, jsonLine, parseLineObject(file, jsonLine)), text);
   });
 }
 

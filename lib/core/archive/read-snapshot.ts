@@ -31,12 +31,13 @@ export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveL
  * an ingest that only checks a large snapshot's records (its index folded later) does not hold
  * tens of thousands of parsed objects at once. `each` is called in the order `records` would have;
  * it must not throw (a caller that refuses a record remembers that and says so afterwards, as a
- * check after the read would have). `recordCount`: how many records there were.
+ * check after the read would have); it is given the record's JSON line too. `recordCount`: how
+ * many records there were.
  */
 export async function scanSnapshot(
   bytes: Uint8Array,
   limits: Partial<ArchiveLimits> | undefined,
-  each: (record: MemoryRecord, index: number) => void,
+  each: (record: MemoryRecord, index: number, line: string) => void,
 ): Promise<Omit<AlfSnapshot, 'records'> & { recordCount: number }> {
   const caps = resolveLimits(limits);
   const { files } = await readZip(bytes, caps);
@@ -124,14 +125,14 @@ function readPartitions(files: Map<string, Uint8Array>, partitionFiles: string[]
 }
 
 /** Each record of the partitions, in order, ids checked unique; returns how many. */
-function eachPartitionRecord(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number, each: (record: MemoryRecord, index: number) => void): number {
+function eachPartitionRecord(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number, each: (record: MemoryRecord, index: number, line: string) => void): number {
   // Where each record was read (file, line), kept as numbers: a description string is built only
   // for the error that names both sightings of a duplicate id.
   const firstSeen = new Map<string, number>();
   const fileOf: number[] = [];
   const lineOf: number[] = [];
   partitionFiles.forEach((file, fileIndex) => {
-    eachRecordOfFile(files.get(file)!, file, maxLineBytes, (line, record) => {
+    eachRecordOfFile(files.get(file)!, file, maxLineBytes, (line, record, text) => {
       const first = firstSeen.get(record.id);
       if (first !== undefined) {
         const where = `${partitionFiles[fileOf[first]!]} line ${lineOf[first]}`;
@@ -140,7 +141,7 @@ function eachPartitionRecord(files: Map<string, Uint8Array>, partitionFiles: str
       firstSeen.set(record.id, fileOf.length);
       fileOf.push(fileIndex);
       lineOf.push(line);
-      each(record, fileOf.length - 1);
+      each(record, fileOf.length - 1, text);
     });
   });
   return fileOf.length;
