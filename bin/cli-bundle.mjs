@@ -24,7 +24,7 @@ const SOURCE_DIRS = ['lib', 'db'];
 const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs'];
 const BUNDLE_DIR = '.cli';
 const ENTRY = 'main.cjs';
-/** lib/worker-script.ts's PREBUILT_WORKERS (a test checks they agree). */
+/** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */
 export const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
 /** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
 const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm']);
@@ -101,7 +101,7 @@ export async function buildBundle(root) {
       banner: { js: 'const __lineage_module_url = require("node:url").pathToFileURL(__filename).href; const __lineage_bundle_dir = __dirname;' },
       logLevel: 'silent',
     });
-    // The worker threads' scripts (lib/worker-script.ts PREBUILT_WORKERS), built as it would build
+    // The worker threads' scripts (WORKER_ENTRIES), built as lib/worker-script.ts would build
     // them at run time: a `lineage sync` that ingests a large upload on the ingest thread starts it
     // without running esbuild first.
     for (const entry of WORKER_ENTRIES) {

@@ -12,12 +12,10 @@ import { packageRoot } from '@/lib/package-root';
 declare const __lineage_bundle_dir: string | undefined;
 
 /**
- * The worker entries the CLI's bundle carries prebuilt beside it (bin/cli-bundle.mjs, with the
- * options below): a `lineage` process starts their threads without running esbuild.
+ * `entry`'s script from the bundle's directory, when this runs from the CLI's bundle and it is
+ * there (bin/cli-bundle.mjs `WORKER_ENTRIES`, built with the options below): a `lineage` process
+ * starts the thread without running esbuild.
  */
-export const PREBUILT_WORKERS = ['lib/storage/ingest-worker.ts'];
-
-/** `entry`'s script from the bundle's directory, when this runs from the CLI's bundle and it is there. */
 function prebuiltScript(entry: string): string | null {
   if (typeof __lineage_bundle_dir !== 'string') return null;
   try {

@@ -402,7 +402,6 @@ async function persistStore(opts: SyncOptions, args: { agentId: string } & Omit<
   return commitStore(opts, await prepareStore(opts, state), { agentId: args.agentId, sequence, now: args.now });
 }
 
-/** The store written whole, but for its index (store/write-state.ts `prepareState`); a failure is held for `commitStore`. */
 /** The next state's log written (no index names it yet), or why it could not be (reported once the upload is accepted). */
 export type PreparedStore = { ok: true; state: PreparedState } | { ok: false; error: unknown };
 

@@ -164,4 +164,3 @@ async function prepare(opts: SyncOptions, args: { agentId: string; store: OpenSt
     return { ok: false, error };
   }
 }
-

@@ -42,7 +42,6 @@ export interface NextFile {
 }
 
 export interface NextState {
-  sequence: number;
   context: string;
   meta: StoreMeta;
   /** Record-bearing files in the order of the export's records, then the others. */
@@ -62,15 +61,6 @@ function compacts(dead: number, live: number): boolean {
   return Number.isInteger(set) && set >= 0 ? dead > set : dead > live && dead > 1 << 20;
 }
 
-/**
- * Writes the next state over `current` (null: none, or not to build on) and returns its index.
- * Nothing of `current` is changed until the new index is renamed over the old one.
- */
-export async function writeState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean }): Promise<StoreIndex> {
-  const { sequence, ...next } = args.next;
-  return (await prepareState({ ...args, next })).commit(sequence);
-}
-
 /** A next state whose log is written and flushed, and that no index names yet. */
 export interface PreparedState {
   /** Renames the index that names it (at `sequence`) over the current one. */
@@ -80,12 +70,14 @@ export interface PreparedState {
 }
 
 /**
- * writeState's first half: the log blocks of `next` laid out and written (and flushed). Safe to run
+ * The next state over `current` (null: none, or not to build on), its first half: the log blocks of
+ * `next` laid out and written (and flushed); `commit` renames the index that names them over the
+ * current one, and nothing of `current` changes before that. Safe to run
  * before the sequence is known — an upload still in flight — since no index names them: a kill
  * leaves `current` as it was (an append beyond its length is cut off by the next write; a new
  * generation's log is removed once an index names another, `removeStale`).
  */
-export async function prepareState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: Omit<NextState, 'sequence'>; fresh?: boolean }): Promise<PreparedState> {
+export async function prepareState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean }): Promise<PreparedState> {
   const paths = storePaths(args.stateDir, args.agentId);
   const { current, next } = args;
   const fresh = args.fresh === true || current === null;
@@ -115,7 +107,7 @@ export async function prepareState(args: { stateDir: string; agentId: string; cu
 }
 
 /** The log blocks and index lines of `next`: sources that are refs stay (`old` null) or are copied from `old`. */
-function lay(next: Omit<NextState, 'sequence'>, appender: LogAppender, old: Buffer | null): { appender: LogAppender; files: IndexFile[]; live: number } {
+function lay(next: NextState, appender: LogAppender, old: Buffer | null): { appender: LogAppender; files: IndexFile[]; live: number } {
   const bytesOf = (source: Source): Uint8Array => (isRef(source) ? old!.subarray(source.off, source.off + source.len) : source);
   const place = (source: Source): Ref => (isRef(source) && !old ? source : appender.append(bytesOf(source)));
   const files: IndexFile[] = [];
