@@ -2,6 +2,7 @@ import { getAdapter } from '@/lib/adapters';
 import type { Runtime } from '@/lib/adapters/types';
 import { writeSnapshot } from '@/lib/core/archive';
 import type { Clock } from '@/lib/core/clock';
+import { syncLock, withAgentLock } from './agent-lock';
 import { rebuildAt } from './restore';
 import { readClientState, statePaths, writeClientState } from './state';
 import type { SyncTarget } from './target';
@@ -30,12 +31,17 @@ export async function rebaseWorkspace(opts: {
   // The export says whose workspace this is, as a sync computes it; nothing is written.
   const exported = await getAdapter(opts.runtime).exportWorkspace({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: false, clock: opts.clock });
   const agentId = exported.agentId;
-  const previous = (await readClientState(opts.alfHome, agentId))?.last_synced_sequence ?? null;
-  const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId, now });
-  await writeClientState({
-    alfHome: opts.alfHome,
-    state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() },
-    baseSnapshot: await writeSnapshot(snapshot, { storeRaw: true }),
+  // The state is read and written holding the lock a sync of this agent holds (agent-lock.ts).
+  const lock = syncLock(opts, opts.runtime === 'openclaw' ? agentId : null);
+  const { previous, sequence } = await withAgentLock({ alfHome: opts.alfHome, ...lock, log: opts.log }, async () => {
+    const previous = (await readClientState(opts.alfHome, agentId))?.last_synced_sequence ?? null;
+    const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId, now });
+    await writeClientState({
+      alfHome: opts.alfHome,
+      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() },
+      baseSnapshot: await writeSnapshot(snapshot, { storeRaw: true }),
+    });
+    return { previous, sequence };
   });
   opts.log?.(`rebased ${agentId} on sequence ${sequence} of ${opts.target.label} (was ${previous ?? 'never synced'})`);
   return {

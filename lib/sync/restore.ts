@@ -7,6 +7,7 @@ import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { foldArchives } from '@/lib/core/restore';
+import { syncLock, withAgentLock } from './agent-lock';
 import { SyncError } from './errors';
 import { writeClientState } from './state';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
@@ -67,6 +68,13 @@ export interface RestoreOutput {
  * nothing unless `replace` is given. Nothing local is ever silently overwritten.
  */
 export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput> {
+  // Into a live workspace, which a head restore makes the agent's base: holding the lock a sync of it holds (agent-lock.ts).
+  if (opts.out || !opts.workspace) return restoreHoldingLock(opts);
+  const lock = syncLock({ runtime: opts.runtime, workspace: opts.workspace, runtimeAgent: opts.runtimeAgent }, opts.runtime === 'openclaw' ? opts.agentId : null);
+  return withAgentLock({ alfHome: opts.alfHome, ...lock }, () => restoreHoldingLock(opts));
+}
+
+async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> {
   const now = opts.clock();
   const dir = opts.out ?? opts.workspace;
   if (!dir) throw new SyncError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE', 'pass --out to restore into a fresh directory');

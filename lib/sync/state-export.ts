@@ -6,6 +6,8 @@
  * — and the store names it, so that the next sync goes on from the store (and removes the `.alf`
  * once it uploads: it is then no longer the base). With the `.alf` layout, the `.alf` is there.
  */
+import { existsSync } from 'node:fs';
+import { withAgentLock } from './agent-lock';
 import { SyncError } from './errors';
 import { baseIdentity } from './stat-cache';
 import { readClientState, statePaths, writeBaseFile } from './state';
@@ -25,6 +27,13 @@ export interface StateExportOutput {
 }
 
 export async function exportStateBase(args: { alfHome: string; agentId: string }): Promise<StateExportOutput> {
+  // No state directory: nothing to export, and nothing is written (not even a lock).
+  if (!existsSync(statePaths(args.alfHome, args.agentId).dir)) return exportHoldingLock(args);
+  // The lock a sync of this agent holds (agent-lock.ts): the state does not change under the export.
+  return withAgentLock({ alfHome: args.alfHome, key: args.agentId, what: `agent ${args.agentId}` }, () => exportHoldingLock(args));
+}
+
+async function exportHoldingLock(args: { alfHome: string; agentId: string }): Promise<StateExportOutput> {
   const { alfHome, agentId } = args;
   const paths = statePaths(alfHome, agentId);
   const opening = await openForSync(alfHome, agentId);

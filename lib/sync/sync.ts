@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { openclawAgentId } from '@/lib/adapters/openclaw/export-changes';
+import { syncLock, withAgentLock } from './agent-lock';
 import { isOwnPartitionFile, partitionFileOf } from '@/lib/core/archive/partitions';
 import type { FullState } from './store/full-state';
 import type { PreparedState } from './store/write-state';
@@ -87,9 +88,16 @@ export interface SyncOutput {
  * first snapshot or a delta. Idle syncs upload nothing and consume no sequence.
  */
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
+  // One sync of an agent at a time (agent-lock.ts); OpenClaw's agent id is read (or minted) first.
+  const agentId = opts.runtime === 'openclaw' ? await openclawAgentId(opts.workspace) : null;
+  return withAgentLock({ alfHome: opts.alfHome, ...syncLock(opts, agentId), log: opts.log }, () => syncHoldingLock(opts, agentId));
+}
+
+/** syncWorkspace's work, its lock held (an adoption's sync again runs here: the lock is still held). */
+async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Promise<SyncOutput> {
   if (usesStore(opts)) {
     // The agent's store, when it is the base: the sync reconciles only what changed.
-    const opening = await openForSync(opts.alfHome, await openclawAgentId(opts.workspace));
+    const opening = await openForSync(opts.alfHome, openclawId ?? (await openclawAgentId(opts.workspace)));
     if (opening.kind === 'store') return (await storeSync()).syncWithStore(opts, opening);
   }
   // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
@@ -163,7 +171,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
       // This machine's own first snapshot, whose state was never written: adopted.
       if (!opts.adopted && (await adoptSentSnapshot({ target: opts.target, alfHome: opts.alfHome, agentId, latest: registered.latestSequence, sent: await readSent(opts.workspace, agentId), now }))) {
         log(`adopted sequence ${registered.latestSequence}: this machine's own upload`);
-        return { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true };
+        return { ...(await syncHoldingLock({ ...opts, adopted: true }, null)), recovered: true };
       }
       // The reference's E3 guard: a first sync must not silently bury an agent's existing history.
       throw new SyncError(
@@ -298,7 +306,7 @@ export async function uploadDelta(opts: SyncOptions, args: {
     const adopted = opts.adopted ? null : await adoptSentDelta({ target: opts.target, alfHome: opts.alfHome, agentId, baseSequence, latest: error.latestSequence, sent: recorded, now: args.now });
     if (adopted) {
       log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
-      return { output: { ...(await syncWorkspace({ ...opts, adopted: true })), recovered: true } };
+      return { output: { ...(await syncHoldingLock({ ...opts, adopted: true }, null)), recovered: true } };
     }
     throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
   }

@@ -19,3 +19,21 @@ export function tracedCli(args: string[], env: Record<string, string>, traceFile
     });
   });
 }
+
+/**
+ * The paths under `dirs` a traced run opened for writing, but for the agents' lock files
+ * (`$ALF_HOME/.alf/locks/*.lock`, lib/sync/agent-lock.ts): a sync opens its lock read-write to hold
+ * it and writes nothing to it (`lockFilesUnwritten` checks that they are all empty).
+ */
+export function opensForWriting(opens: { file: string; flags: string }[], dirs: string[], alfHome: string): { file: string; flags: string }[] {
+  const locks = path.join(alfHome, '.alf', 'locks') + path.sep;
+  const isLock = (file: string) => file.startsWith(locks) && !file.slice(locks.length).includes(path.sep) && file.endsWith('.lock');
+  return opens.filter((o) => /O_WRONLY|O_RDWR|O_CREAT/.test(o.flags) && dirs.some((dir) => o.file.startsWith(dir)) && !isLock(o.file));
+}
+
+/** The lock directory's files: each an empty `.lock` (no journal, nothing written). */
+export async function lockFilesUnwritten(alfHome: string): Promise<{ name: string; size: number }[]> {
+  const dir = path.join(alfHome, '.alf', 'locks');
+  const names = (await fs.readdir(dir)).sort();
+  return Promise.all(names.map(async (name) => ({ name, size: (await fs.stat(path.join(dir, name))).size })));
+}

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
 import { runCli } from './run-cli';
-import { tracedCli } from './traced-cli';
+import { lockFilesUnwritten, opensForWriting, tracedCli } from './traced-cli';
 
 describe('a sync does not open files whose stat data are unchanged', () => {
   it('opens only the edited file; an idle sync opens no memory file and writes nothing', async () => {
@@ -33,8 +33,9 @@ describe('a sync does not open files whose stat data are unchanged', () => {
       // Nor the base: an export that found every file unchanged (none came or went) is the base's own.
       expect(idle.opens.filter((o) => o.file.endsWith('-snapshot.alf'))).toEqual([]);
       // Nothing opened for writing, in the workspace, the ALF home or the data directory.
-      const written = idle.opens.filter((o) => /O_WRONLY|O_RDWR|O_CREAT/.test(o.flags) && [sb.workspace, sb.alfHome, sb.dataDir].some((dir) => o.file.startsWith(dir)));
-      expect(written).toEqual([]);
+      // (The agent's lock is opened read-write to be held: the file stays empty.)
+      expect(opensForWriting(idle.opens, [sb.workspace, sb.alfHome, sb.dataDir], sb.alfHome)).toEqual([]);
+      expect((await lockFilesUnwritten(sb.alfHome)).map((f) => f.size)).toEqual([0]);
     } finally {
       await sb.cleanup();
     }

@@ -6,7 +6,7 @@ import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
 import { runCli } from './run-cli';
-import { tracedCli } from './traced-cli';
+import { lockFilesUnwritten, opensForWriting, tracedCli } from './traced-cli';
 
 const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,8 +64,9 @@ describe.each(Object.keys(STORES) as (keyof typeof STORES)[])('%s: an unchanged 
       const files = inWorkspace.filter((o) => !o.flags.includes('O_DIRECTORY')).map((o) => path.relative(sb.workspace, o.file));
       expect(files.filter((rel) => rel !== '.alf-synced.json')).toEqual([]);
       expect(idle.opens.filter((o) => o.file.endsWith('-snapshot.alf'))).toEqual([]);
-      const written = idle.opens.filter((o) => /O_WRONLY|O_RDWR|O_CREAT/.test(o.flags) && [sb.workspace, sb.alfHome, sb.dataDir].some((dir) => o.file.startsWith(dir)));
-      expect(written).toEqual([]);
+      // (The agent's lock is opened read-write to be held: the file stays empty.)
+      expect(opensForWriting(idle.opens, [sb.workspace, sb.alfHome, sb.dataDir], sb.alfHome)).toEqual([]);
+      expect((await lockFilesUnwritten(sb.alfHome)).map((f) => f.size)).toEqual([0]);
 
       // An edit of the same size, right after the last sync (within its second), its mtime put back:
       // its ctime (and the racy rule) still show it.
