@@ -3,9 +3,9 @@
  * hook that fires on every turn, a cron job, a manual run) used to run side by side: both read the
  * same client state, and the one the target refused still wrote the state's log at the offsets the
  * other had written, or removed the generation the other had just named — a state every later sync
- * found damaged (`state_damaged`). Now a sync, `--rebase`, `lineage state export` and a restore into a
- * live workspace hold the agent's lock from before they read the client state until they have
- * written it; another one waits.
+ * found damaged (`state_damaged`). Now a sync, `--rebase`, `lineage state export`, `lineage state
+ * compact` and a restore into a live workspace hold the agent's lock from before they read the
+ * client state until they have written it; another one waits.
  *
  * The lock is a SQLite write transaction on an empty file beside the state directory
  * (`$ALF_HOME/.alf/locks/<key>.lock`). SQLite takes a POSIX record lock, which the kernel lets go of

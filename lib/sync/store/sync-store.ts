@@ -15,6 +15,7 @@ import { statePaths, type ClientState } from '../state';
 import { buildDelta, commitStore, discardPrepared, uploadDelta, type PreparedStore, type SyncOptions, type SyncOutput } from '../sync';
 import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
 import { SyncError } from '../errors';
+import { startBackgroundCompaction } from './background-compaction';
 import { StoreDamaged } from './errors';
 import type { OpenStore } from './open-store';
 import type { KnownReconcile } from './reconcile-known';
@@ -80,8 +81,14 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
     }
     if ('output' in pushed) return pushed.output;
     const { sequence } = pushed;
-    await commitStore(opts, await preparing, { agentId, sequence, now });
+    const prepared = await preparing;
+    await commitStore(opts, prepared, { agentId, sequence, now });
     log(`delta at sequence ${sequence}`);
+    if (prepared.ok && prepared.state.compactionDue) {
+      // The log holds more dead bytes than live ones: rewritten by a detached process once this sync lets the lock go.
+      startBackgroundCompaction(opts.alfHome, agentId);
+      log('compacting the client state in the background');
+    }
     return {
       ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
       raw: { changed: delta.delta.rawChanged.size, deleted: delta.delta.rawDeleted.length },

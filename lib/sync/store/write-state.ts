@@ -56,13 +56,35 @@ export interface NextState {
  * its own size. `LINEAGE_STORE_COMPACT_BYTES=N` compacts instead once more than N bytes are dead
  * (the crash tests compact whenever any are, with 0).
  */
-function compacts(dead: number, live: number): boolean {
+export function compacts(dead: number, live: number): boolean {
   const set = Number(process.env.LINEAGE_STORE_COMPACT_BYTES ?? NaN);
   return Number.isInteger(set) && set >= 0 ? dead > set : dead > live && dead > 1 << 20;
 }
 
+/**
+ * Where a sync's compaction runs: `background` (the default) — the sync appends, and once its state
+ * is committed a detached `lineage state compact` writes the new generation (compact.ts), holding
+ * the agent's lock, so that the sync whose append crossed the bound does not pay for rewriting the
+ * whole state; `sync` — inside the sync, as its own write (`LINEAGE_STORE_COMPACT=sync`; also the
+ * default when `LINEAGE_STORE_COMPACT_BYTES` is set, so that the crash tests compact at their kill
+ * points).
+ */
+export function compactionMode(): 'sync' | 'background' {
+  const set = process.env.LINEAGE_STORE_COMPACT;
+  if (set === 'sync' || set === 'background') return set;
+  return process.env.LINEAGE_STORE_COMPACT_BYTES === undefined ? 'background' : 'sync';
+}
+
+/**
+ * Dead bytes past this many times the live ones: a sync compacts itself even when compaction is
+ * left to the background (which has not run: syncs back to back, or no process could be started).
+ */
+const BACKGROUND_SLACK = 3;
+
 /** A next state whose log is written and flushed, and that no index names yet. */
 export interface PreparedState {
+  /** An append that leaves the log due for compaction, which is left to the background (compactionMode). */
+  readonly compactionDue: boolean;
   /** Renames the index that names it (at `sequence`) over the current one. */
   commit(sequence: number): Promise<StoreIndex>;
   /** Removes the log of a new generation it wrote (an upload refused); an append to the current log is cut off by the next one. */
@@ -77,12 +99,26 @@ export interface PreparedState {
  * leaves `current` as it was (an append beyond its length is cut off by the next write; a new
  * generation's log is removed once an index names another, `removeStale`).
  */
-export async function prepareState(args: { stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean }): Promise<PreparedState> {
+export async function prepareState(args: {
+  stateDir: string; agentId: string; current: StoreIndex | null; next: NextState; fresh?: boolean;
+  /** `now`: a new generation whatever the log holds (`lineage state compact`); else as compactionMode says. */
+  compact?: 'now' | 'sync' | 'background';
+}): Promise<PreparedState> {
   const paths = storePaths(args.stateDir, args.agentId);
   const { current, next } = args;
   const fresh = args.fresh === true || current === null;
   let layout = fresh ? null : lay(next, new LogAppender(current.logLength), null);
-  if (!layout || compacts(layout.appender.length - layout.live, layout.live)) {
+  let compactionDue = false;
+  if (layout) {
+    const dead = layout.appender.length - layout.live;
+    const mode = args.compact ?? compactionMode();
+    compactionDue = compacts(dead, layout.live);
+    if (mode === 'now' || (compactionDue && (mode === 'sync' || dead > BACKGROUND_SLACK * layout.live))) {
+      layout = null;
+      compactionDue = false;
+    }
+  }
+  if (!layout) {
     // Refs into the current log are copied out of it (read once, whole); a fresh state has none.
     const old = fresh ? null : await readFile(paths.log(current.generation));
     layout = lay(next, new LogAppender(0), old);
@@ -92,6 +128,7 @@ export async function prepareState(args: { stateDir: string; agentId: string; cu
   await laid.appender.writeTo(paths.log(generation));
   crashPoint('log-written');
   return {
+    compactionDue,
     async commit(sequence) {
       const index: StoreIndex = {
         sequence, generation, logLength: laid.appender.length, liveBytes: laid.live, alf: next.alf ?? null,

@@ -1,0 +1,20 @@
+/**
+ * The start of a store's compaction off the sync's path (compact.ts). Loads nothing but Node's own
+ * modules: a sync pays for the spawn alone.
+ */
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { packageRoot } from '@/lib/package-root';
+
+/**
+ * Starts `lineage state compact --agent ID --alf-dir DIR` detached (its own session, stdio ignored,
+ * `unref`'d, run from `/`): the sync returns without waiting.
+ */
+export function startBackgroundCompaction(alfHome: string, agentId: string): void {
+  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.mjs'), 'state', 'compact', '--agent', agentId, '--alf-dir', path.resolve(alfHome)], {
+    detached: true, stdio: 'ignore', cwd: '/', env: process.env,
+  });
+  // A spawn that fails leaves the log as it is: the next sync that appends starts another.
+  child.on('error', () => undefined);
+  child.unref();
+}
