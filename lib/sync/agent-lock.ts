@@ -74,7 +74,7 @@ export async function withAgentLock<T>(args: { alfHome: string; key: string; wha
 }
 
 /**
- * The lock file's connection inside an exclusive transaction. A lock that cannot be taken for any
+ * The lock file's connection inside a write transaction. A lock that cannot be taken for any
  * reason but another holder (a file system without POSIX locks, a state directory that cannot be
  * written) is no reason to refuse a sync that ran without one before: null, and the sync runs
  * unlocked (the state write reports what it cannot write).
