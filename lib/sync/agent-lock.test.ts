@@ -52,9 +52,9 @@ it('a holder of a lock keeps the others of its process out until it is done; a w
   const second = withAgentLock({ alfHome: sb.alfHome, key: 'k', what: 'agent k', log: (l) => lines.push(l) }, async () => void order.push('second'));
   process.env.LINEAGE_SYNC_LOCK_WAIT_MS = '50';
   const late = withAgentLock({ alfHome: sb.alfHome, key: 'k', what: 'agent k' }, async () => void order.push('late'));
-  await expect(late).rejects.toMatchObject({ code: 'agent_busy', message: expect.stringMatching(/another sync of agent k on this machine is still running \(waited 50 ms/) });
+  await expect(late).rejects.toMatchObject({ code: 'agent_busy', message: expect.stringMatching(/another lineage process \(a sync, a restore, a state export or a compaction\) still holds the sync state of agent k on this machine \(waited 50 ms for it\); nothing was read or written/) });
   await expect(late).rejects.toBeInstanceOf(SyncError);
-  expect(lines).toEqual(['waiting for another sync of agent k on this machine to finish']);
+  expect(lines).toEqual(['waiting for another lineage process to finish with the sync state of agent k on this machine']);
   release();
   await Promise.all([first, second]);
   expect(order).toEqual(['first', 'first done', 'second']);

@@ -55,13 +55,14 @@ export function syncLock(args: { runtime: Runtime; workspace: string; runtimeAge
 
 /**
  * Runs `work` holding the lock `key` (see above). `what` names the agent in the line a waiter logs
- * and in the `agent_busy` error.
+ * and in the `agent_busy` error, which name no command: the holder may be a sync, a restore, a state
+ * export or a compaction.
  */
 export async function withAgentLock<T>(args: { alfHome: string; key: string; what: string; log?: (line: string) => void }, work: () => Promise<T>): Promise<T> {
   const log = args.log ?? (() => {});
   let said = false;
   const waiting = () => {
-    if (!said) log(`waiting for another sync of ${args.what} on this machine to finish`);
+    if (!said) log(`waiting for another lineage process to finish with the sync state of ${args.what} on this machine`);
     said = true;
   };
   const db = await lock(lockFile(args.alfHome, args.key), Date.now() + waitLimitMs(), args.what, waiting);
@@ -122,7 +123,7 @@ function busy(what: string): SyncError {
   const waited = waitLimitMs();
   return new SyncError(
     'agent_busy',
-    `another sync of ${what} on this machine is still running (waited ${waited < 1000 ? `${waited} ms` : `${Math.round(waited / 1000)} s`} for it); nothing was synced`,
-    'run `lineage sync` again once it has finished',
+    `another lineage process (a sync, a restore, a state export or a compaction) still holds the sync state of ${what} on this machine (waited ${waited < 1000 ? `${waited} ms` : `${Math.round(waited / 1000)} s`} for it); nothing was read or written`,
+    'run the command again once it has finished',
   );
 }

@@ -176,6 +176,10 @@ describe('compaction in the background', () => {
       await sound();
       const none = await runCli(['state', 'compact', '--agent', '00000000-0000-4000-8000-000000000000'], { ALF_HOME: sb.alfHome });
       expect(none.json).toMatchObject({ ok: true, compacted: false, sequence: null });
+      // No state at all: nothing is written, not even a lock.
+      const empty = path.join(sb.root, 'empty-home');
+      expect((await runCli(['state', 'compact', '--agent', agentId], { ALF_HOME: empty })).json).toMatchObject({ ok: true, compacted: false, sequence: null });
+      expect(fs.existsSync(empty)).toBe(false);
     } finally {
       await sb.cleanup();
     }

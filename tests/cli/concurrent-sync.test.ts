@@ -121,7 +121,7 @@ describe('syncs of one agent on one machine', () => {
       const before = await stateBytes(sb);
       const release = await holdLock(alfDir, agentId);
       const sync = startCli(args, env);
-      await sync.said(`waiting for another sync of agent ${agentId} on this machine to finish`);
+      await sync.said(`waiting for another lineage process to finish with the sync state of agent ${agentId} on this machine`);
       expect(sync.exited()).toBe(false);
       expect(await stateBytes(sb)).toEqual(before);
       expect(await latestSequence(sb, agentId)).toBe(0);
@@ -144,8 +144,8 @@ describe('syncs of one agent on one machine', () => {
       for (const command of [args, [...args, '--rebase'], ['state', 'export', '-w', sb.workspace], restore]) {
         const run = await runCli(command, busyEnv);
         expect(run.code, command.join(' ')).toBe(1);
-        expect(run.json).toMatchObject({ ok: false, code: 'agent_busy', hint: expect.stringMatching(/again/) });
-        expect(run.json.error).toMatch(new RegExp(`another sync of agent ${agentId} on this machine is still running \\(waited 300 ms`));
+        expect(run.json).toMatchObject({ ok: false, code: 'agent_busy', hint: 'run the command again once it has finished' });
+        expect(run.json.error).toMatch(new RegExp(`still holds the sync state of agent ${agentId} on this machine \\(waited 300 ms for it\\); nothing was read or written`));
       }
       expect(await stateBytes(sb)).toEqual(before);
       expect(await latestSequence(sb, agentId)).toBe(0);
@@ -166,7 +166,7 @@ describe('syncs of one agent on one machine', () => {
       holder = spawn(process.execPath, ['-e', `const D = require('better-sqlite3'); const db = new D(${JSON.stringify(file)}, { timeout: 0 }); db.pragma('journal_mode = MEMORY'); db.exec('BEGIN IMMEDIATE'); console.log('held'); setInterval(() => {}, 1000);`], { cwd: ROOT });
       await new Promise<void>((resolve) => holder!.stdout!.on('data', (d: Buffer) => d.toString().includes('held') && resolve()));
       const sync = startCli(args, env);
-      await sync.said('waiting for another sync');
+      await sync.said('waiting for another lineage process');
       holder.kill('SIGKILL');
       const run = await sync.done;
       expect(run.json, run.stderr).toMatchObject({ ok: true, sequence: 1, delta: true });

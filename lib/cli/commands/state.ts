@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared/agent-id';
 import { parseUuid } from '@/lib/core/uuid';
-import { alfDir } from '@/lib/sync/state';
+import { alfDir, statePaths } from '@/lib/sync/state';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
@@ -43,6 +44,8 @@ export function registerStateCommand(program: Command): void {
       const id = parseUuid(agentId);
       if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
       const alfHome = flags.alfDir ?? alfDir();
+      // No state directory: nothing to compact, and nothing is written (not even a lock).
+      if (!existsSync(statePaths(alfHome, id).dir)) return printJson(await compactStore({ alfHome, agentId: id }));
       compactStopPoint('started');
       printJson(await withAgentLock({ alfHome, key: id, what: `agent ${id}` }, async () => {
         compactStopPoint('locked');
