@@ -37,10 +37,11 @@ export const lockFile = (alfHome: string, key: string) => path.join(alfHome, 'lo
 /**
  * The lock a sync of this workspace holds, and how it names it: for OpenClaw its agent id (`agentId`),
  * whose client state is one store per agent id; for ZeroClaw and Hermes, whose agent id is known
- * only once the export has opened the store, the workspace's real path and the agent's alias.
+ * only once the export has opened the store (and to a sync, not before it locks), the workspace's
+ * real path and the agent's alias — whatever `agentId` is given.
  */
 export function syncLock(args: { runtime: Runtime; workspace: string; runtimeAgent?: string }, agentId: string | null): { key: string; what: string } {
-  if (agentId !== null) return { key: agentId, what: `agent ${agentId}` };
+  if (args.runtime === 'openclaw' && agentId !== null) return { key: agentId, what: `agent ${agentId}` };
   let where = path.resolve(args.workspace);
   try {
     where = realpathSync(where);

@@ -32,7 +32,7 @@ export async function rebaseWorkspace(opts: {
   const exported = await getAdapter(opts.runtime).exportWorkspace({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: false, clock: opts.clock });
   const agentId = exported.agentId;
   // The state is read and written holding the lock a sync of this agent holds (agent-lock.ts).
-  const lock = syncLock(opts, opts.runtime === 'openclaw' ? agentId : null);
+  const lock = syncLock(opts, agentId);
   const { previous, sequence } = await withAgentLock({ alfHome: opts.alfHome, ...lock, log: opts.log }, async () => {
     const previous = (await readClientState(opts.alfHome, agentId))?.last_synced_sequence ?? null;
     const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId, now });

@@ -70,7 +70,7 @@ export interface RestoreOutput {
 export async function restoreAgent(opts: RestoreOptions): Promise<RestoreOutput> {
   // Into a live workspace, which a head restore makes the agent's base: holding the lock a sync of it holds (agent-lock.ts).
   if (opts.out || !opts.workspace) return restoreHoldingLock(opts);
-  const lock = syncLock({ runtime: opts.runtime, workspace: opts.workspace, runtimeAgent: opts.runtimeAgent }, opts.runtime === 'openclaw' ? opts.agentId : null);
+  const lock = syncLock({ runtime: opts.runtime, workspace: opts.workspace, runtimeAgent: opts.runtimeAgent }, opts.agentId);
   return withAgentLock({ alfHome: opts.alfHome, ...lock }, () => restoreHoldingLock(opts));
 }
 
