@@ -76,7 +76,9 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   const reused = previous === undefined ? null : reusedKeys({ agentId, file, fileKey, sections, occurrences, previous, keyOf });
   // A key taken over is read from the previous keying when asked for (a carried section's never is).
   const given = reused?.keys ?? sections.map((_, i) => keyOf(i));
-  const keyAt = (i: number): string => (given[i] ??= previous!.keys.key(reused!.taken[i]!));
+  // Only the previous keys are kept (not the previous text, which the sync no longer needs).
+  const previousKeys = previous?.keys;
+  const keyAt = (i: number): string => (given[i] ??= previousKeys!.key(reused!.taken[i]!));
   const birthId = (i: number) => birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence);
   return {
     createdAt: temporal(file).created_at,

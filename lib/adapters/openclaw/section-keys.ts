@@ -88,9 +88,17 @@ export function reusedSectionKeys(args: {
       taken[i] = from;
     }
   }
+  // The previous version's contents that `alone` asks about, copied out of its text: the sync keeps
+  // the answer's inputs to its end, and a slice of the previous text would keep all of it alive.
+  const others = new Set<string>();
+  for (const trimmed of left) others.add(ownCopy(trimmed));
+  for (let j = k; j < before.length; j++) others.add(ownCopy(rustTrimEnd(before[j]!.content)));
   let alone: Uint8Array | null = null;
-  return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, left, before.slice(k)))[i] === 1 };
+  return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, others))[i] === 1 };
 }
+
+/** `text` in a string of its own (not a slice of a larger one, which it would keep in memory). */
+const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
 
 /**
  * Per section: it took over a previous section's key, and its trimmed content is that of no other
@@ -99,15 +107,13 @@ export function reusedSectionKeys(args: {
  * now, a content is another section's when some section repeats it (an occurrence past the first);
  * then, every previous section with that content either was taken over too — by a section that
  * has it now — or was not: those left (a changed file's few changed sections) are all looked at:
- * the trimmed contents `reusedSectionKeys` passed over (`left`), and the previous sections its
- * walk did not reach (`tail`).
+ * `others`, the trimmed contents `reusedSectionKeys` passed over and those of the previous
+ * sections its walk did not reach.
  */
-function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], left: readonly string[], tail: readonly Section[]): Uint8Array {
+function aloneTaken(taken: Int32Array, occurrences: readonly { trimmed: string; occurrence: number }[], others: ReadonlySet<string>): Uint8Array {
   const alone = new Uint8Array(taken.length);
   const repeated = new Set<string>();
   for (const { trimmed, occurrence } of occurrences) if (occurrence > 0) repeated.add(trimmed);
-  const others = new Set(left);
-  for (const section of tail) others.add(rustTrimEnd(section.content));
   for (let i = 0; i < taken.length; i++) {
     const trimmed = occurrences[i]!.trimmed;
     if (taken[i]! >= 0 && !repeated.has(trimmed) && !others.has(trimmed)) alone[i] = 1;

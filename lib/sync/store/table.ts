@@ -7,6 +7,7 @@
  *
  * Text, one row per line: `<key> <e|p> <YYYY-Qn> <line offset> <line length> <id as JSON>\n`.
  */
+import { isAscii } from 'node:buffer';
 import { StoreDamaged } from './errors';
 import type { KeySource } from '@/lib/adapters/openclaw/section-keys';
 import { jsonString, parseJsonString } from './json-string';
@@ -93,8 +94,9 @@ export class TableView implements KeySource {
   }
 
   static of(bytes: Buffer, what: string): TableView | null {
+    // Native checks (a JavaScript loop over every character was a tenth of a 1% sync's export).
+    if (!isAscii(bytes) || bytes.includes(0x7f)) return null;
     const text = bytes.toString('latin1');
-    for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7e) return null;
     if (!ROWS.test(text)) throw new StoreDamaged(`${what}: unreadable record table row`);
     return new TableView(bytes, text, what);
   }
