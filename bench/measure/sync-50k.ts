@@ -179,6 +179,7 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
     name: 'sync_idle_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git status --porcelain)',
     note: `an idle \`lineage sync\` process on the 50k store (500 files): every file found unchanged by its stat data, none opened, nothing uploaded or written; median of ${reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
   }];
+  results.push(await measureNodeStart(shell, workspace, args));
   const trace = path.join(path.dirname(workspace), 'idle.strace');
   const traced = await shell.run(`strace -f -ttt -qq -e trace=execve,openat -o ${JSON.stringify(trace)} env ${command} >/dev/null && echo traced || echo no-strace`, workspace).catch(() => null);
   if (traced?.stdout.includes('traced')) {
@@ -193,6 +194,33 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
     }
   }
   return results;
+}
+
+/**
+ * `node_start`: `node -e 0` from the same shell, informational: the part of every `lineage` process
+ * that is Node's own start-up, before any of our code runs. Node reads the CA file named by
+ * `NODE_EXTRA_CA_CERTS` at every start, before V8 is up; where the environment sets it (these
+ * machines do), the same command without it is measured too.
+ */
+async function measureNodeStart(shell: ReturnType<typeof startPeerShell>, cwd: string, args: Sync50kArgs): Promise<BenchResult> {
+  const node = JSON.stringify(process.execPath);
+  const times = async (command: string) => {
+    const ms: number[] = [];
+    for (let r = 0; r < 5; r++) ms.push((await shell.run(command, cwd)).ms);
+    return ms;
+  };
+  const plain = await times(`${node} -e 0`);
+  const extra = process.env.NODE_EXTRA_CA_CERTS;
+  const without = extra ? await times(`env -u NODE_EXTRA_CA_CERTS ${node} -e 0`) : null;
+  const runs = (ms: number[]) => ms.map((t) => t.toFixed(0)).join(', ');
+  const o = median(plain);
+  args.log(`  node -e 0: ${o.toFixed(0)} ms${without ? ` (without NODE_EXTRA_CA_CERTS: ${median(without).toFixed(0)} ms)` : ''}`);
+  return {
+    name: 'node_start', ours: round(o), peer: null, ratio: null, unit: 'ms (`node -e 0` from the same shell)',
+    note: `informational: Node's own start-up, part of every \`lineage\` process above (median of 5; runs: ${runs(plain)} ms)${without
+      ? `; this environment sets NODE_EXTRA_CA_CERTS=${extra}, which Node reads at every start: without it ${median(without).toFixed(0)} ms (runs: ${runs(without)} ms)`
+      : ''}`,
+  };
 }
 
 /**

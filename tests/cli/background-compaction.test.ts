@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest';
 import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import type { CrashPoint } from '@/lib/sync/crash-points';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
+import { expectEverySequenceRestores } from './restores';
 import { runCli } from './run-cli';
 
 type Sandbox = Awaited<ReturnType<typeof makeSandbox>>;
@@ -74,12 +75,7 @@ async function synced(prefix: string) {
   };
   /** Every sequence restores byte-exact, and a sync now finds nothing to do. */
   const sound = async () => {
-    for (let seq = 0; seq < states.length; seq++) {
-      const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
-      const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
-      expect(run.json, run.stderr).toMatchObject({ ok: true });
-      expect(await readTree(out)).toEqual(states[seq]);
-    }
+    await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env: { ALF_HOME: sb.alfHome } });
     expect((await runCli(args, { ALF_HOME: sb.alfHome })).json).toMatchObject({ ok: true, sequence: states.length - 1, no_changes: true });
   };
   return { sb, agentId, args, sync, sound };

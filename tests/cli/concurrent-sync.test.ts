@@ -3,6 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { lockFile, withAgentLock } from '@/lib/sync/agent-lock';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
+import { expectEverySequenceRestores } from './restores';
 import { runCli, type CliRun } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -103,12 +104,7 @@ describe('syncs of one agent on one machine', () => {
       }
       const after = await runCli(args, env);
       expect(after.json, after.stderr).toMatchObject({ ok: true, sequence: 4, no_changes: true });
-      for (let seq = 0; seq < states.length; seq++) {
-        const out = path.join(sb.root, `restore-${seq}`);
-        const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], env);
-        expect(run.json, run.stderr).toMatchObject({ ok: true });
-        expect(await readTree(out)).toEqual(states[seq]);
-      }
+      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
     } finally {
       await sb.cleanup();
     }

@@ -9,6 +9,7 @@ import { dumpIndex } from '@/lib/history/testing/temp-ledger';
 import { openLedger } from '@/lib/ledger/ledger';
 import type { CrashPoint } from '@/lib/sync/crash-points';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
+import { expectEverySequenceRestores } from './restores';
 import { runCli } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -21,16 +22,6 @@ function killedCli(args: string[], env: Record<string, string>, point: CrashPoin
     child.on('error', reject);
     child.on('close', (code, signal) => resolve({ code, signal }));
   });
-}
-
-/** Every sequence of the agent restores to the workspace as it was synced then, byte-exact. */
-async function expectRestores(sb: Awaited<ReturnType<typeof makeSandbox>>, agentId: string, states: Map<string, Buffer>[]): Promise<void> {
-  for (let seq = 0; seq < states.length; seq++) {
-    const out = path.join(sb.root, `restore-${seq}-${Math.random().toString(36).slice(2)}`);
-    const run = await runCli(['restore', '--agent', agentId, '--at-sequence', String(seq), '--out', out, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
-    expect(run.json, JSON.stringify(run.json)).toMatchObject({ ok: true });
-    expect(await readTree(out)).toEqual(states[seq]);
-  }
 }
 
 /**
@@ -85,7 +76,7 @@ describe.each(POINTS)('a store sync killed at %s', (point) => {
       await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 1, updates: 0, deletes: 0 } });
       states.push(await readTree(sb.workspace));
-      await expectRestores(sb, agentId, states);
+      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env: { ALF_HOME: sb.alfHome } });
       await expectStoreOnly(sb.alfHome, agentId);
     } finally {
       await sb.cleanup();
@@ -122,7 +113,7 @@ async function killedAndRecovered(point: CrashPoint): Promise<void> {
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
       states.push(await readTree(sb.workspace));
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
-      await expectRestores(sb, agentId, states);
+      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env: { ALF_HOME: sb.alfHome } });
       await expectStoreOnly(sb.alfHome, agentId);
     } finally {
       await sb.cleanup();
@@ -157,7 +148,7 @@ describe.each(POINTS)('a sync of a large change killed at %s', (point) => {
       await sb.write('MEMORY.md', largeMemory(2));
       expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, changes: { creates: 0, updates: 300, deletes: 0 } });
       states.push(await readTree(sb.workspace));
-      await expectRestores(sb, agentId, states);
+      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env: { ALF_HOME: sb.alfHome } });
       await expectStoreOnly(sb.alfHome, agentId);
       const ledger = openLedger(sb.dataDir);
       try {
