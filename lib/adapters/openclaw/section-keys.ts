@@ -97,8 +97,11 @@ export function reusedSectionKeys(args: {
   return { keys, computed, taken, alone: (i) => (alone ??= aloneTaken(taken, occurrences, others))[i] === 1 };
 }
 
-/** `text` in a string of its own (not a slice of a larger one, which it would keep in memory). */
-const ownCopy = (text: string): string => Buffer.from(text, 'utf8').toString('utf8');
+/**
+ * `text` in a string of its own (not a slice of a larger one, which it would keep in memory). Through
+ * JSON, which gives back any string exactly (a lone surrogate too, which a UTF-8 round trip would not).
+ */
+const ownCopy = (text: string): string => JSON.parse(JSON.stringify(text)) as string;
 
 /**
  * Per section: it took over a previous section's key, and its trimmed content is that of no other
