@@ -128,6 +128,14 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     await folded(returned);
     args.log(`  sync 50k: 1% edit, lineage sync process ${run.ms.toFixed(0)} ms (index folded ${folds.at(-1)!.toFixed(0)} ms after it exited)`);
   }
+  const floor = cliReps > 0
+    ? await measureCommitFloor(shell, { workspace, root: args.root, reps: cliReps, log: args.log, edit: async () => { now += 3600_000; await writeFiles(store.editSections(onePct)); } })
+    : [];
+  if (cliReps > 0) {
+    // The floor's edits synced (untimed), so that the idle rows find nothing changed.
+    await shell.run(`${command} >/dev/null`, workspace);
+    await folded(performance.now());
+  }
   const idle = cliReps > 0 ? await measureIdle(shell, command, workspace, args) : [];
   const firstCli = cliReps > 0 ? await measureFirstCli(shell, bin, workspace, args) : [];
   const o = median(ours);
@@ -143,12 +151,81 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
       note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
     ...cliResult,
+    ...floor,
     ...idle,
     ...firstCli,
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
       note: `first sync (full snapshot) of the same store; one run; its fold into the history index ran in a detached \`lineage index --catch-up\` and was done ${folds[0]!.toFixed(0)} ms after the sync returned (git's commit ran after it)`,
     },
+  ];
+}
+
+/**
+ * `commit_floor_first` and `commit_floor_1pct`, informational: git's own work done by a Node process
+ * (`commit-floor.mjs`: stat data, changed files read and hashed, loose objects, trees, commit, index),
+ * against git on the same tree in the same run, from the same shell. It parses no memory: its time
+ * is what any sync written for Node pays before doing anything of its own, and its ratio to git is
+ * the least ratio a `lineage sync` process could reach. First: each into a new store, against
+ * git's first commit into a new repository, alternating. 1%: the same edits as the CLI rows, each
+ * committed by both (the floor's store continuing from the last first commit).
+ */
+async function measureCommitFloor(shell: ReturnType<typeof startPeerShell>, args: { workspace: string; root: string; reps: number; log: (l: string) => void; edit: () => Promise<void> }): Promise<BenchResult[]> {
+  const script = JSON.stringify(path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'commit-floor.mjs'));
+  const node = JSON.stringify(process.execPath);
+  // Where the environment sets NODE_EXTRA_CA_CERTS (see node_start), the floor of the 1% edit is measured without it too.
+  const extra = process.env.NODE_EXTRA_CA_CERTS !== undefined;
+  const floor = async (store: string, expectRead: (n: number) => boolean, env = '') => {
+    const run = await shell.run(`${env}${node} ${script} . ${JSON.stringify(store)}`, args.workspace);
+    const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { read: number };
+    if (!expectRead(out.read)) throw new Error(`commit floor: unexpected files read: ${run.stdout}`);
+    return run.ms;
+  };
+  const first = { ours: [] as number[], git: [] as number[] };
+  let store = '';
+  for (let r = 0; r < 3; r++) {
+    store = path.join(args.root, `floor-${r}`);
+    const gitDir = JSON.stringify(path.join(args.root, `floor-git-${r}`));
+    await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude && sync`, args.workspace);
+    first.ours.push(await floor(store, (n) => n > 0));
+    await shell.run('sync', args.workspace);
+    first.git.push((await shell.run(`${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first`, args.workspace)).ms);
+  }
+  // The workspace's repository and the floor's store both at the tree as it is now.
+  await shell.run(`${GIT} add -A && ${GIT} commit -q -m floor --allow-empty`, args.workspace);
+  await floor(store, () => true);
+  const onePct = { ours: [] as number[], git: [] as number[] };
+  for (let r = 0; r < args.reps; r++) {
+    await args.edit();
+    await shell.run('sync', args.workspace);
+    onePct.ours.push(await floor(store, (n) => n > 0));
+    await shell.run('sync', args.workspace);
+    onePct.git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, args.workspace)).ms);
+  }
+  const withoutCerts: number[] = [];
+  for (let r = 0; extra && r < args.reps; r++) {
+    await args.edit();
+    await shell.run('sync', args.workspace);
+    withoutCerts.push(await floor(store, (n) => n > 0, 'env -u NODE_EXTRA_CA_CERTS '));
+    await shell.run('sync', args.workspace);
+    onePct.git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, args.workspace)).ms);
+  }
+  const runs = (ms: number[]) => ms.map((t) => t.toFixed(0)).join(', ');
+  const row = (name: string, what: string, m: { ours: number[]; git: number[] }, without: number[] = []): BenchResult => {
+    const o = median(m.ours);
+    const g = median(m.git);
+    const w = without.length > 0 ? median(without) : null;
+    args.log(`  ${name}: git's work in a Node process ${o.toFixed(0)} ms${w === null ? '' : ` (without NODE_EXTRA_CA_CERTS: ${w.toFixed(0)} ms)`}, git ${g.toFixed(0)} ms`);
+    return {
+      name, ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = the floor ÷ git add+commit)',
+      note: `informational: ${what} done by a Node process that does only git's work (bench/measure/commit-floor.mjs: no memory parsed, nothing ingested), Node's start-up included: the least a \`lineage sync\` process could take; median of ${m.ours.length} (runs: ${runs(m.ours)} ms; git: ${runs(m.git)} ms)${w === null
+        ? ''
+        : `; without NODE_EXTRA_CA_CERTS (each on an edit of its own): ${w.toFixed(0)} ms, ${(w / g).toFixed(2)}× git (runs: ${runs(without)} ms)`}`,
+    };
+  };
+  return [
+    row('commit_floor_first', 'the first commit of the 50k store', first),
+    row('commit_floor_1pct', 'a commit of the 1% edit', onePct, withoutCerts),
   ];
 }
 
