@@ -8,14 +8,17 @@
 // record and ingests nothing: its time is what a Node process needs for a commit of the change.
 //
 // Plain JavaScript run by `node` itself (no tsx, no bundle): the floor is Node's start-up plus that
-// work. Prints `{"read":N,"written":N}` (files read, objects written) as its last line.
+// work. `--pack` writes the new objects into one file (a pack, as after `git gc`) rather than a file each:
+// what a sync that stores the change in one archive writes. Prints `{"read":N,"written":N}` (files read, objects written) as its last line.
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import zlib from 'node:zlib';
 
-const [workspace, store] = process.argv.slice(2);
-if (!workspace || !store) throw new Error('usage: commit-floor.mjs WORKSPACE STORE');
+const [workspace, store, mode] = process.argv.slice(2);
+if (!workspace || !store || (mode !== undefined && mode !== '--pack')) throw new Error('usage: commit-floor.mjs WORKSPACE STORE [--pack]');
+/** `--pack`: the new objects go into one pack file (one file written per commit) instead of a file each. */
+const packed = mode === '--pack' ? [] : null;
 const objects = path.join(store, 'objects');
 const indexFile = path.join(store, 'index.json');
 
@@ -36,6 +39,12 @@ const next = {};
 function writeObject(type, body) {
   const header = Buffer.from(`${type} ${body.length}\0`, 'latin1');
   const oid = createHash('sha1').update(header).update(body).digest('hex');
+  if (packed) {
+    // Unlike git's pack, no object is looked up first: a blob whose bytes came back is stored twice.
+    packed.push(zlib.deflateSync(Buffer.concat([header, body]), { level: 1 }));
+    written++;
+    return oid;
+  }
   const file = path.join(objects, oid.slice(0, 2), oid.slice(2));
   if (fs.existsSync(file)) return oid;
   fs.mkdirSync(path.dirname(file), { recursive: true });
@@ -88,6 +97,7 @@ try {
 }
 const when = `${Math.floor(Date.now() / 1000)} +0000`;
 const commit = writeObject('commit', Buffer.from(`tree ${tree}\n${parent ? `parent ${parent}\n` : ''}author Bench <bench@bench.invalid> ${when}\ncommitter Bench <bench@bench.invalid> ${when}\n\nfloor\n`, 'utf8'));
+if (packed) replace(path.join(objects, `${commit}.pack`), Buffer.concat(packed));
 replace(indexFile, JSON.stringify(next));
 replace(path.join(store, 'HEAD'), `${commit}\n`);
 process.stdout.write(`${JSON.stringify({ read, written })}\n`);

@@ -28,8 +28,8 @@ function write(rel: string, text: string, mtime: Date = PAST): void {
   fs.utimesSync(file, mtime, mtime);
 }
 
-function commit(): { read: number; written: number } {
-  const out = execFileSync(process.execPath, [SCRIPT, workspace, store], { encoding: 'utf8' });
+function commit(...options: string[]): { read: number; written: number } {
+  const out = execFileSync(process.execPath, [SCRIPT, workspace, store, ...options], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as { read: number; written: number };
 }
 
@@ -57,6 +57,17 @@ describe('the commit floor', () => {
     // One blob, the memory tree, the root tree, the commit.
     expect(commit()).toEqual({ read: 1, written: 4 });
     expect(storedBlob('## two\nsecond, edited\n')).toMatch(/^[0-9a-f]{40}$/);
+  });
+
+  it('with --pack, writes one file per commit, and reads what changed as without', () => {
+    write('MEMORY.md', '# a\n');
+    write('memory/one.md', '## one\nfirst\n');
+    expect(commit('--pack')).toEqual({ read: 2, written: 5 });
+    write('memory/one.md', '## one\nfirst, edited\n');
+    expect(commit('--pack')).toEqual({ read: 1, written: 4 });
+    const files = fs.readdirSync(path.join(store, 'objects'));
+    expect(files).toHaveLength(2);
+    expect(files.every((name) => /^[0-9a-f]{40}\.pack$/.test(name))).toBe(true);
   });
 
   it('hashes a blob as git does', () => {

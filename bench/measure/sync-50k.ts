@@ -162,70 +162,66 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
 }
 
 /**
- * `commit_floor_first` and `commit_floor_1pct`, informational: git's own work done by a Node process
- * (`commit-floor.mjs`: stat data, changed files read and hashed, loose objects, trees, commit, index),
- * against git on the same tree in the same run, from the same shell. It parses no memory: its time
- * is what any sync written for Node pays before doing anything of its own, and its ratio to git is
- * the least ratio a `lineage sync` process could reach. First: each into a new store, against
- * git's first commit into a new repository, alternating. 1%: the same edits as the CLI rows, each
- * committed by both (the floor's store continuing from the last first commit).
+ * `commit_floor_*`, informational: git's own work done by a Node process (`commit-floor.mjs`: stat
+ * data, changed files read and hashed, objects, trees, commit, index; no memory parsed, nothing
+ * ingested), against git on the same tree in the same run, from the same shell, each floor run
+ * followed by git's. `_first`: each into a new store, against git's first commit into a new
+ * repository. `_1pct`: 1% edits like the CLI rows', each committed by both (the floor's store
+ * continuing from its last first commit). Each with its objects as loose files, as git writes them,
+ * and in one pack file (`_pack`), as a sync writes its change: one archive. Where the environment
+ * sets NODE_EXTRA_CA_CERTS (see `node_start`), the 1% pack floor is measured without it too.
  */
 async function measureCommitFloor(shell: ReturnType<typeof startPeerShell>, args: { workspace: string; root: string; reps: number; log: (l: string) => void; edit: () => Promise<void> }): Promise<BenchResult[]> {
   const script = JSON.stringify(path.resolve(path.dirname(fileURLToPath(import.meta.url)), 'commit-floor.mjs'));
   const node = JSON.stringify(process.execPath);
-  // Where the environment sets NODE_EXTRA_CA_CERTS (see node_start), the floor of the 1% edit is measured without it too.
-  const extra = process.env.NODE_EXTRA_CA_CERTS !== undefined;
-  const floor = async (store: string, expectRead: (n: number) => boolean, env = '') => {
-    const run = await shell.run(`${env}${node} ${script} . ${JSON.stringify(store)}`, args.workspace);
+  const floor = async (store: string, options: { pack: boolean; env?: string }) => {
+    const run = await shell.run(`${options.env ?? ''}${node} ${script} . ${JSON.stringify(store)}${options.pack ? ' --pack' : ''}`, args.workspace);
     const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { read: number };
-    if (!expectRead(out.read)) throw new Error(`commit floor: unexpected files read: ${run.stdout}`);
-    return run.ms;
+    return { ms: run.ms, read: out.read };
   };
-  const first = { ours: [] as number[], git: [] as number[] };
-  let store = '';
-  for (let r = 0; r < 3; r++) {
-    store = path.join(args.root, `floor-${r}`);
-    const gitDir = JSON.stringify(path.join(args.root, `floor-git-${r}`));
-    await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude && sync`, args.workspace);
-    first.ours.push(await floor(store, (n) => n > 0));
-    await shell.run('sync', args.workspace);
-    first.git.push((await shell.run(`${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first`, args.workspace)).ms);
-  }
-  // The workspace's repository and the floor's store both at the tree as it is now.
+  /** The floor, then git, on the tree as it is (`first`: a new store and a new repository each). */
+  const measure = async (kind: 'first' | '1pct', options: { pack: boolean; env?: string }) => {
+    const m = { ours: [] as number[], git: [] as number[] };
+    for (let r = 0; r < (kind === 'first' ? 3 : args.reps); r++) {
+      const store = path.join(args.root, kind === 'first' ? `floor-${options.pack ? 'pack' : 'loose'}-${r}` : `floor-${options.pack ? 'pack' : 'loose'}-0`);
+      const gitDir = JSON.stringify(path.join(args.root, `floor-git-${m.git.length}-${options.pack ? 'pack' : 'loose'}`));
+      if (kind === 'first') await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude`, args.workspace);
+      else await args.edit();
+      await shell.run('sync', args.workspace);
+      const run = await floor(store, options);
+      if (run.read === 0) throw new Error('commit floor: it read no file');
+      m.ours.push(run.ms);
+      await shell.run('sync', args.workspace);
+      const git = kind === 'first' ? `${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first` : `${GIT} add -A && ${GIT} commit -q -m edit`;
+      m.git.push((await shell.run(git, args.workspace)).ms);
+    }
+    return m;
+  };
+  const firstLoose = await measure('first', { pack: false });
+  const firstPack = await measure('first', { pack: true });
+  // The workspace's repository at the tree as it is now (the floors' stores are, from their first commits).
   await shell.run(`${GIT} add -A && ${GIT} commit -q -m floor --allow-empty`, args.workspace);
-  await floor(store, () => true);
-  const onePct = { ours: [] as number[], git: [] as number[] };
-  for (let r = 0; r < args.reps; r++) {
-    await args.edit();
-    await shell.run('sync', args.workspace);
-    onePct.ours.push(await floor(store, (n) => n > 0));
-    await shell.run('sync', args.workspace);
-    onePct.git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, args.workspace)).ms);
-  }
-  const withoutCerts: number[] = [];
-  for (let r = 0; extra && r < args.reps; r++) {
-    await args.edit();
-    await shell.run('sync', args.workspace);
-    withoutCerts.push(await floor(store, (n) => n > 0, 'env -u NODE_EXTRA_CA_CERTS '));
-    await shell.run('sync', args.workspace);
-    onePct.git.push((await shell.run(`${GIT} add -A && ${GIT} commit -q -m edit`, args.workspace)).ms);
-  }
+  const loose = await measure('1pct', { pack: false });
+  const pack = await measure('1pct', { pack: true });
+  const withoutCerts = process.env.NODE_EXTRA_CA_CERTS === undefined ? null : await measure('1pct', { pack: true, env: 'env -u NODE_EXTRA_CA_CERTS ' });
   const runs = (ms: number[]) => ms.map((t) => t.toFixed(0)).join(', ');
-  const row = (name: string, what: string, m: { ours: number[]; git: number[] }, without: number[] = []): BenchResult => {
+  const row = (name: string, what: string, m: { ours: number[]; git: number[] }, without?: { ours: number[]; git: number[] } | null): BenchResult => {
     const o = median(m.ours);
     const g = median(m.git);
-    const w = without.length > 0 ? median(without) : null;
-    args.log(`  ${name}: git's work in a Node process ${o.toFixed(0)} ms${w === null ? '' : ` (without NODE_EXTRA_CA_CERTS: ${w.toFixed(0)} ms)`}, git ${g.toFixed(0)} ms`);
+    const w = without ? { ours: median(without.ours), git: median(without.git) } : null;
+    args.log(`  ${name}: git's work in a Node process ${o.toFixed(0)} ms, git ${g.toFixed(0)} ms${w ? ` (without NODE_EXTRA_CA_CERTS: ${w.ours.toFixed(0)} ms, git ${w.git.toFixed(0)} ms)` : ''}`);
     return {
       name, ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = the floor ÷ git add+commit)',
-      note: `informational: ${what} done by a Node process that does only git's work (bench/measure/commit-floor.mjs: no memory parsed, nothing ingested), Node's start-up included: the least a \`lineage sync\` process could take; median of ${m.ours.length} (runs: ${runs(m.ours)} ms; git: ${runs(m.git)} ms)${w === null
-        ? ''
-        : `; without NODE_EXTRA_CA_CERTS (each on an edit of its own): ${w.toFixed(0)} ms, ${(w / g).toFixed(2)}× git (runs: ${runs(without)} ms)`}`,
+      note: `informational: ${what}, done by a Node process that does only git's work (bench/measure/commit-floor.mjs: no memory parsed, nothing ingested), Node's start-up included, each run followed by git's; median of ${m.ours.length} (runs: ${runs(m.ours)} ms; git: ${runs(m.git)} ms)${w
+        ? `; without NODE_EXTRA_CA_CERTS (edits of their own): ${w.ours.toFixed(0)} ms, git ${w.git.toFixed(0)} ms, ${(w.ours / w.git).toFixed(2)}× (runs: ${runs(without!.ours)} ms)`
+        : ''}`,
     };
   };
   return [
-    row('commit_floor_first', 'the first commit of the 50k store', first),
-    row('commit_floor_1pct', 'a commit of the 1% edit', onePct, withoutCerts),
+    row('commit_floor_first', 'the first commit of the 50k store, its objects loose files as git writes them', firstLoose),
+    row('commit_floor_first_pack', 'the same, its objects in one pack file', firstPack),
+    row('commit_floor_1pct', 'a commit of a 1% edit, its new objects loose files', loose),
+    row('commit_floor_1pct_pack', 'the same, its new objects in one pack file (what a sync writing one archive must at least do)', pack, withoutCerts),
   ];
 }
 
