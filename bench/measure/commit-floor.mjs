@@ -40,7 +40,8 @@ function writeObject(type, body) {
   const header = Buffer.from(`${type} ${body.length}\0`, 'latin1');
   const oid = createHash('sha1').update(header).update(body).digest('hex');
   if (packed) {
-    // Unlike git's pack, no object is looked up first: a blob whose bytes came back is stored twice.
+    // Unlike git, nothing is looked up first: an object stored before (an unchanged tree, a blob whose
+    // bytes came back) is stored again.
     packed.push(zlib.deflateSync(Buffer.concat([header, body]), { level: 1 }));
     written++;
     return oid;
