@@ -26,6 +26,19 @@ import { median, round } from '../lib/stats';
 
 const GIT = 'git -c user.name=Bench -c user.email=bench@bench.invalid -c commit.gpgsign=false';
 
+/** A new repository of the workspace (the shell's directory) whose git directory is `gitDir`: its `init` and its first commit. */
+function newRepository(gitDir: string): { init: string; firstCommit: string } {
+  const dir = JSON.stringify(gitDir);
+  const git = (command: string) => `${GIT} --git-dir=${dir} --work-tree=. ${command}`;
+  return {
+    init: `git --git-dir=${dir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${dir}/info/exclude`,
+    firstCommit: `${git('add -A')} && ${git('commit -q -m first')}`,
+  };
+}
+
+/** A note's list of run times. */
+const runs = (ms: readonly number[]) => ms.map((t) => t.toFixed(0)).join(', ');
+
 /** The store's shape, in-process syncs measured, `lineage sync` processes measured after them. */
 export interface Sync50kArgs {
   root: string;
@@ -142,13 +155,13 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
   const g = median(git);
   const cliResult: BenchResult[] = cli.length === 0 ? [] : [{
     name: 'sync_50k_1pct_cli', ours: round(median(cli)), peer: round(g), ratio: round(median(cli) / g), unit: 'ms (ratio = ours ÷ git add+commit)',
-    note: `the same 1% sync as a fresh \`lineage sync\` process (bin/lineage.mjs, the CLI from its JavaScript bundle), start-up, database open and exit included, run from the same shell as git; median of ${cli.length} (runs: ${cli.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+    note: `the same 1% sync as a fresh \`lineage sync\` process (bin/lineage.mjs, the CLI from its JavaScript bundle), start-up, database open and exit included, run from the same shell as git; median of ${cli.length} (runs: ${runs(cli)} ms)`,
   }];
   return [
     {
       name: 'sync_50k_1pct', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
       goal: 'ours < 1000 ms', meets_goal: o < 1000,
-      note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
+      note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${runs(ours)} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
     ...cliResult,
     ...floor,
@@ -183,17 +196,18 @@ async function measureCommitFloor(shell: ReturnType<typeof startPeerShell>, args
   const measure = async (kind: 'first' | '1pct', options: { pack: boolean; env?: string }) => {
     const m = { ours: [] as number[], git: [] as number[] };
     for (let r = 0; r < (kind === 'first' ? 3 : args.reps); r++) {
-      const store = path.join(args.root, kind === 'first' ? `floor-${options.pack ? 'pack' : 'loose'}-${r}` : `floor-${options.pack ? 'pack' : 'loose'}-0`);
-      const gitDir = JSON.stringify(path.join(args.root, `floor-git-${m.git.length}-${options.pack ? 'pack' : 'loose'}`));
-      if (kind === 'first') await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude`, args.workspace);
+      const variant = options.pack ? 'pack' : 'loose';
+      // The 1% edits continue the store of the first first commit.
+      const store = path.join(args.root, `floor-${variant}-${kind === 'first' ? r : 0}`);
+      const repository = kind === 'first' ? newRepository(path.join(args.root, `floor-git-${variant}-${r}`)) : null;
+      if (repository) await shell.run(repository.init, args.workspace);
       else await args.edit();
       await shell.run('sync', args.workspace);
       const run = await floor(store, options);
       if (run.read === 0) throw new Error('commit floor: it read no file');
       m.ours.push(run.ms);
       await shell.run('sync', args.workspace);
-      const git = kind === 'first' ? `${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first` : `${GIT} add -A && ${GIT} commit -q -m edit`;
-      m.git.push((await shell.run(git, args.workspace)).ms);
+      m.git.push((await shell.run(repository?.firstCommit ?? `${GIT} add -A && ${GIT} commit -q -m edit`, args.workspace)).ms);
     }
     return m;
   };
@@ -204,7 +218,6 @@ async function measureCommitFloor(shell: ReturnType<typeof startPeerShell>, args
   const loose = await measure('1pct', { pack: false });
   const pack = await measure('1pct', { pack: true });
   const withoutCerts = process.env.NODE_EXTRA_CA_CERTS === undefined ? null : await measure('1pct', { pack: true, env: 'env -u NODE_EXTRA_CA_CERTS ' });
-  const runs = (ms: number[]) => ms.map((t) => t.toFixed(0)).join(', ');
   const row = (name: string, what: string, m: { ours: number[]; git: number[] }, without?: { ours: number[]; git: number[] } | null): BenchResult => {
     const o = median(m.ours);
     const g = median(m.git);
@@ -250,7 +263,7 @@ async function measureIdle(shell: ReturnType<typeof startPeerShell>, command: st
   args.log(`  sync 50k: idle lineage sync process ${o.toFixed(0)} ms, git status --porcelain ${g.toFixed(0)} ms`);
   const results: BenchResult[] = [{
     name: 'sync_idle_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git status --porcelain)',
-    note: `an idle \`lineage sync\` process on the 50k store (500 files): every file found unchanged by its stat data, none opened, nothing uploaded or written; median of ${reps} (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+    note: `an idle \`lineage sync\` process on the 50k store (500 files): every file found unchanged by its stat data, none opened, nothing uploaded or written; median of ${reps} (runs: ${runs(ours)} ms; git: ${runs(git)} ms)`,
   }];
   results.push(await measureNodeStart(shell, workspace, args));
   const trace = path.join(path.dirname(workspace), 'idle.strace');
@@ -285,7 +298,6 @@ async function measureNodeStart(shell: ReturnType<typeof startPeerShell>, cwd: s
   const plain = await times(`${node} -e 0`);
   const extra = process.env.NODE_EXTRA_CA_CERTS;
   const without = extra ? await times(`env -u NODE_EXTRA_CA_CERTS ${node} -e 0`) : null;
-  const runs = (ms: number[]) => ms.map((t) => t.toFixed(0)).join(', ');
   const o = median(plain);
   args.log(`  node -e 0: ${o.toFixed(0)} ms${without ? ` (without NODE_EXTRA_CA_CERTS: ${median(without).toFixed(0)} ms)` : ''}`);
   return {
@@ -319,16 +331,16 @@ async function measureFirstCli(shell: ReturnType<typeof startPeerShell>, bin: st
     if (out.sequence !== 0 || out.delta !== false) throw new Error(`sync 50k first CLI: expected a first sync, got ${run.stdout}`);
     ours.push(run.ms);
     await waitForIndexCaughtUp(openLedger(data));
-    const gitDir = JSON.stringify(path.join(dir, 'git'));
-    await shell.run(`git --git-dir=${gitDir} --work-tree=. init -q && printf '.alf-agent-id\\n.alf-synced.json\\n' >> ${gitDir}/info/exclude && sync`, workspace);
-    git.push((await shell.run(`${GIT} --git-dir=${gitDir} --work-tree=. add -A && ${GIT} --git-dir=${gitDir} --work-tree=. commit -q -m first`, workspace)).ms);
+    const repository = newRepository(path.join(dir, 'git'));
+    await shell.run(`${repository.init} && sync`, workspace);
+    git.push((await shell.run(repository.firstCommit, workspace)).ms);
     args.log(`  sync 50k: first sync as a lineage sync process ${ours.at(-1)!.toFixed(0)} ms, git add+commit into a new repository ${git.at(-1)!.toFixed(0)} ms (index folded ${(performance.now() - returned).toFixed(0)} ms after it exited)`);
   }
   const o = median(ours);
   const g = median(git);
   return [{
     name: 'sync_50k_first_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
-    note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.mjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git: ${git.map((ms) => ms.toFixed(0)).join(', ')} ms)`,
+    note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.mjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${runs(ours)} ms; git: ${runs(git)} ms)`,
   }];
 }
 
