@@ -4,6 +4,7 @@ import yazl from 'yazl';
 import { asUint8Array } from '../bytes';
 import { deflatedAhead, LARGE_LEVEL, SMALL_BYTES, SMALL_LEVEL, type StreamedDeflate } from './deflate-ahead';
 import { fileNameProblem } from './entry-names';
+import { centralRecord, endRecords, localHeader, type DosDateTime, type ZipMember } from './zip-records';
 import { useNativeCrc32 } from './native-crc32';
 import { ArchiveError } from './types';
 
@@ -67,85 +68,41 @@ function memberDeflate({ data, store, ahead }: ZipEntry): { level: number; defla
  * zip-write.test.ts compares the two writers' bytes over random members.
  */
 async function writeZipDirect(entries: readonly ZipEntry[]): Promise<Uint8Array> {
-  const members = entries.map((entry) => {
-    const { level, deflate } = memberDeflate(entry);
-    const buffer = Buffer.from(entry.data.buffer, entry.data.byteOffset, entry.data.byteLength);
-    const name = Buffer.from(entry.name);
-    const body: Buffer | Promise<Buffer> = deflate === null ? buffer : new Promise<Buffer>((resolve, reject) => {
+  const methods = entries.map((entry) => memberDeflate(entry));
+  const bodies = await Promise.all(entries.map(({ data }, i) => {
+    const { level, deflate } = methods[i]!;
+    const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+    if (deflate === null) return buffer;
+    return new Promise<Buffer>((resolve, reject) => {
       deflate(zlibModule.deflateRaw)(buffer, { level }, (error, result) => (error ? reject(error) : resolve(result)));
     });
-    return { name, level, buffer, body };
-  });
-  const bodies = await Promise.all(members.map((m) => m.body));
-  let size = END_RECORD;
-  for (let i = 0; i < members.length; i++) size += LOCAL_HEADER + CENTRAL_HEADER + 2 * members[i]!.name.byteLength + bodies[i]!.byteLength;
-  const out = Buffer.allocUnsafe(size);
-  const offsets: number[] = [];
-  const crcs: number[] = [];
-  let at = 0;
-  for (let i = 0; i < members.length; i++) {
-    const { name, level, buffer } = members[i]!;
+  }));
+  const out: Buffer[] = [];
+  const members: ZipMember[] = [];
+  let offset = 0;
+  entries.forEach(({ name, data }, i) => {
     const body = bodies[i]!;
-    const crc = nativeCrc32!(buffer);
-    offsets.push(at);
-    crcs.push(crc);
-    out.writeUInt32LE(0x04034b50, at);
-    out.writeUInt16LE(VERSION_NEEDED, at + 4);
-    out.writeUInt16LE(UTF8_NAME, at + 6);
-    out.writeUInt16LE(level === 0 ? 0 : 8, at + 8);
-    out.writeUInt16LE(DOS_TIME, at + 10);
-    out.writeUInt16LE(DOS_DATE, at + 12);
-    out.writeUInt32LE(crc, at + 14);
-    out.writeUInt32LE(body.byteLength, at + 18);
-    out.writeUInt32LE(buffer.byteLength, at + 22);
-    out.writeUInt16LE(name.byteLength, at + 26);
-    out.writeUInt16LE(0, at + 28);
-    at += LOCAL_HEADER;
-    at += name.copy(out, at);
-    at += body.copy(out, at);
-  }
-  const directory = at;
-  for (let i = 0; i < members.length; i++) {
-    const { name, level, buffer } = members[i]!;
-    out.writeUInt32LE(0x02014b50, at);
-    out.writeUInt16LE(VERSION_MADE_BY, at + 4);
-    out.writeUInt16LE(VERSION_NEEDED, at + 6);
-    out.writeUInt16LE(UTF8_NAME, at + 8);
-    out.writeUInt16LE(level === 0 ? 0 : 8, at + 10);
-    out.writeUInt16LE(DOS_TIME, at + 12);
-    out.writeUInt16LE(DOS_DATE, at + 14);
-    out.writeUInt32LE(crcs[i]!, at + 16);
-    out.writeUInt32LE(bodies[i]!.byteLength, at + 20);
-    out.writeUInt32LE(buffer.byteLength, at + 24);
-    out.writeUInt16LE(name.byteLength, at + 28);
-    out.writeUInt32LE(0, at + 30); // extra field and comment lengths
-    out.writeUInt32LE(0, at + 34); // disk number, internal attributes
-    out.writeUInt32LE(EXTERNAL_ATTRIBUTES, at + 38);
-    out.writeUInt32LE(offsets[i]!, at + 42);
-    at += CENTRAL_HEADER;
-    at += name.copy(out, at);
-  }
-  out.writeUInt32LE(0x06054b50, at);
-  out.writeUInt32LE(0, at + 4); // this disk, the directory's disk
-  out.writeUInt16LE(members.length, at + 8);
-  out.writeUInt16LE(members.length, at + 10);
-  out.writeUInt32LE(at - directory, at + 12);
-  out.writeUInt32LE(directory, at + 16);
-  out.writeUInt16LE(0, at + 20);
-  return asUint8Array(out);
+    const member = { name: Buffer.from(name), crc: nativeCrc32!(data), method: methods[i]!.deflate === null ? 0 : 8, compressed: body.byteLength, size: data.byteLength, offset };
+    const header = localHeader(member, DOS);
+    out.push(header, member.name, body);
+    offset += header.byteLength + member.name.byteLength + body.byteLength;
+    members.push(member);
+  });
+  const records = members.map((member) => centralRecord(member, DOS, YAZL_SPEC));
+  const size = records.reduce((n, r) => n + r.byteLength, 0);
+  return asUint8Array(Buffer.concat([...out, ...records, endRecords(members.length, offset, size)]));
 }
 
 const LOCAL_HEADER = 30;
 const CENTRAL_HEADER = 46;
 const END_RECORD = 22;
-/** yazl's: UTF-8 names (spec 2.0), made by Unix, spec 6.3. */
-const VERSION_NEEDED = 20;
-const VERSION_MADE_BY = (3 << 8) | 63;
-const UTF8_NAME = 1 << 11;
-const EXTERNAL_ATTRIBUTES = (FILE_MODE << 16) >>> 0;
+/** The spec version yazl says it made an archive by: 6.3. */
+const YAZL_SPEC = 63;
 /** FIXED_MTIME in DOS fields, from its local-time fields as yazl computes them. */
-const DOS_DATE = FIXED_MTIME.getDate() | ((FIXED_MTIME.getMonth() + 1) << 5) | ((FIXED_MTIME.getFullYear() - 1980) << 9);
-const DOS_TIME = Math.floor(FIXED_MTIME.getSeconds() / 2) | (FIXED_MTIME.getMinutes() << 5) | (FIXED_MTIME.getHours() << 11);
+const DOS: DosDateTime = {
+  date: FIXED_MTIME.getDate() | ((FIXED_MTIME.getMonth() + 1) << 5) | ((FIXED_MTIME.getFullYear() - 1980) << 9),
+  time: Math.floor(FIXED_MTIME.getSeconds() / 2) | (FIXED_MTIME.getMinutes() << 5) | (FIXED_MTIME.getHours() << 11),
+};
 const nativeCrc32 = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
 
 /**

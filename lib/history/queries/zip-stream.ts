@@ -9,6 +9,7 @@
  */
 import { Readable } from 'node:stream';
 import zlib from 'node:zlib';
+import { centralRecord, endRecords, localHeader, type ZipMember } from '@/lib/core/archive/zip-records';
 import type { DownloadFile } from './workspace-pages';
 
 export interface ZipSource {
@@ -20,83 +21,12 @@ export interface ZipSource {
 
 const BATCH_BYTES = 1 << 20;
 const BATCH_MS = 8;
-const U32 = 0xffffffff;
-
 function dosDateTime(date: Date): { time: number; date: number } {
   const d = date.getUTCFullYear() < 1980 ? new Date(Date.UTC(1980, 0, 1)) : date;
   return {
     time: (d.getUTCHours() << 11) | (d.getUTCMinutes() << 5) | Math.floor(d.getUTCSeconds() / 2),
     date: ((d.getUTCFullYear() - 1980) << 9) | ((d.getUTCMonth() + 1) << 5) | d.getUTCDate(),
   };
-}
-
-interface Central { name: Buffer; crc: number; method: number; compressed: number; size: number; offset: number }
-
-function localHeader(e: Central, dos: { time: number; date: number }): Buffer {
-  const h = Buffer.alloc(30);
-  h.writeUInt32LE(0x04034b50, 0);
-  h.writeUInt16LE(20, 4);
-  h.writeUInt16LE(0x0800, 6);
-  h.writeUInt16LE(e.method, 8);
-  h.writeUInt16LE(dos.time, 10);
-  h.writeUInt16LE(dos.date, 12);
-  h.writeUInt32LE(e.crc, 14);
-  h.writeUInt32LE(e.compressed, 18);
-  h.writeUInt32LE(e.size, 22);
-  h.writeUInt16LE(e.name.length, 26);
-  h.writeUInt16LE(0, 28);
-  return h;
-}
-
-function centralRecord(e: Central, dos: { time: number; date: number }): Buffer {
-  const zip64 = e.offset >= U32;
-  const extra = zip64 ? Buffer.alloc(12) : Buffer.alloc(0);
-  if (zip64) {
-    extra.writeUInt16LE(0x0001, 0);
-    extra.writeUInt16LE(8, 2);
-    extra.writeBigUInt64LE(BigInt(e.offset), 4);
-  }
-  const h = Buffer.alloc(46);
-  h.writeUInt32LE(0x02014b50, 0);
-  h.writeUInt16LE((3 << 8) | (zip64 ? 45 : 20), 4); // made by Unix, so the mode below is read
-  h.writeUInt16LE(zip64 ? 45 : 20, 6);
-  h.writeUInt16LE(0x0800, 8);
-  h.writeUInt16LE(e.method, 10);
-  h.writeUInt16LE(dos.time, 12);
-  h.writeUInt16LE(dos.date, 14);
-  h.writeUInt32LE(e.crc, 16);
-  h.writeUInt32LE(e.compressed, 20);
-  h.writeUInt32LE(e.size, 24);
-  h.writeUInt16LE(e.name.length, 28);
-  h.writeUInt16LE(extra.length, 30);
-  h.writeUInt32LE((0o100644 << 16) >>> 0, 38);
-  h.writeUInt32LE(zip64 ? U32 : e.offset, 42);
-  return Buffer.concat([h, e.name, extra]);
-}
-
-function endRecords(count: number, cdOffset: number, cdSize: number): Buffer {
-  const zip64 = count >= 0xffff || cdOffset >= U32 || cdSize >= U32;
-  const end = Buffer.alloc(22);
-  end.writeUInt32LE(0x06054b50, 0);
-  end.writeUInt16LE(zip64 ? 0xffff : count, 8);
-  end.writeUInt16LE(zip64 ? 0xffff : count, 10);
-  end.writeUInt32LE(zip64 ? U32 : cdSize, 12);
-  end.writeUInt32LE(zip64 ? U32 : cdOffset, 16);
-  if (!zip64) return end;
-  const record = Buffer.alloc(56);
-  record.writeUInt32LE(0x06064b50, 0);
-  record.writeBigUInt64LE(44n, 4);
-  record.writeUInt16LE(45, 12);
-  record.writeUInt16LE(45, 14);
-  record.writeBigUInt64LE(BigInt(count), 24);
-  record.writeBigUInt64LE(BigInt(count), 32);
-  record.writeBigUInt64LE(BigInt(cdSize), 40);
-  record.writeBigUInt64LE(BigInt(cdOffset), 48);
-  const locator = Buffer.alloc(20);
-  locator.writeUInt32LE(0x07064b50, 0);
-  locator.writeBigUInt64LE(BigInt(cdOffset + cdSize), 8);
-  locator.writeUInt32LE(1, 16);
-  return Buffer.concat([record, locator, end]);
 }
 
 /** The deflated bytes, or null when storing is no larger (empty and tiny files). */
@@ -114,7 +44,7 @@ function compress(data: Buffer): Buffer | null {
  */
 async function* zipChunks(source: ZipSource): AsyncGenerator<Buffer> {
   const dos = dosDateTime(source.mtime);
-  const central: Central[] = [];
+  const central: ZipMember[] = [];
   let offset = 0;
   const pages = source.pages;
   let pending: DownloadFile[] = [];
@@ -134,7 +64,7 @@ async function* zipChunks(source: ZipSource): AsyncGenerator<Buffer> {
     while (file !== undefined && bytes < BATCH_BYTES && performance.now() - started < BATCH_MS) {
       const { data } = file;
       const deflated = compress(data);
-      const entry: Central = {
+      const entry: ZipMember = {
         name: Buffer.from(file.name, 'utf8'), crc: zlib.crc32(data), method: deflated ? 8 : 0,
         compressed: (deflated ?? data).byteLength, size: data.byteLength, offset,
       };
