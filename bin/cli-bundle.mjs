@@ -13,7 +13,7 @@
 // scale-out backend's (loaded only with scale-out settings), Next.js.
 //
 // `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime of lib/ and
-// db/, tsconfig.json, package.json, this file): an edit makes a new stamp, and the next invocation
+// db/, tsconfig.json, package.json, this file, resident-client.mjs that the watch command imports): an edit makes a new stamp, and the next invocation
 // builds again. A build goes to a temporary directory renamed into place, so concurrent
 // invocations never see half a bundle.
 import fs from 'node:fs';
@@ -21,7 +21,7 @@ import path from 'node:path';
 import { createRequire } from 'node:module';
 
 const SOURCE_DIRS = ['lib', 'db'];
-const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs'];
+const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs', 'bin/resident-client.mjs'];
 const BUNDLE_DIR = '.cli';
 const ENTRY = 'main.cjs';
 /** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */

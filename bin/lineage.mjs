@@ -7,6 +7,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildBundle, bundleEntry } from './cli-bundle.mjs';
 import { cacheFor, runCommonJs } from './cli-cache.mjs';
+import { syncThroughResident } from './resident-client.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -20,12 +21,20 @@ async function entry() {
   }
 }
 
-const bundle = await entry();
-if (bundle) {
-  const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
-  runCommonJs({ file: bundle, ...cache });
-} else {
-  const { register } = await import('tsx/esm/api');
-  register({ tsconfig: path.join(root, 'tsconfig.json') });
-  await import(path.join(root, 'lib/cli/main.ts'));
+async function runHere() {
+  const bundle = await entry();
+  if (bundle) {
+    const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
+    runCommonJs({ file: bundle, ...cache });
+  } else {
+    const { register } = await import('tsx/esm/api');
+    register({ tsconfig: path.join(root, 'tsconfig.json') });
+    await import(path.join(root, 'lib/cli/main.ts'));
+  }
 }
+
+// A `lineage sync` that a running `lineage watch` of the same workspace and target serves runs
+// there, warm (resident-client.mjs); otherwise, and for every other command, here.
+const served = process.argv[2] === 'sync' ? await syncThroughResident(process.argv.slice(3)) : null;
+if (served !== null) process.exitCode = served;
+else await runHere();

@@ -150,6 +150,13 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     await folded(performance.now());
   }
   const idle = cliReps > 0 ? await measureIdle(shell, command, workspace, args) : [];
+  const resident = cliReps > 0
+    ? await measureResident(shell, {
+      command, bin, home, workspace, dataDir: path.join(args.root, 'data'), reps: cliReps, onePct, gitMs: median(git), log: args.log,
+      edit: async () => { now += 3600_000; await writeFiles(store.editSections(onePct)); await settle(); },
+      folded: () => folded(performance.now()),
+    })
+    : [];
   const firstCli = cliReps > 0 ? await measureFirstCli(shell, bin, workspace, args) : [];
   const o = median(ours);
   const g = median(git);
@@ -164,6 +171,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
       note: `${records} records in ${args.files} files; ${onePct} sections edited in place per run (→ exactly ${onePct} updates); real syncWorkspace end to end into a local data dir on ${args.root}, in a process of its own (as lineage sync runs), git run from a shell started beforehand (no fork from the measuring process); median of ${args.reps} (runs: ${runs(ours)} ms; the first 1% sync of a process runs code the first sync did not, before the JIT has compiled it)`,
     },
     ...cliResult,
+    ...resident,
     ...floor,
     ...idle,
     ...firstCli,
@@ -172,6 +180,53 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
       note: `first sync (full snapshot) of the same store; one run; its fold into the history index ran in a detached \`lineage index --catch-up\` and was done ${folds[0]!.toFixed(0)} ms after the sync returned (git's commit ran after it)`,
     },
   ];
+}
+
+/**
+ * `sync_50k_1pct_resident`: the same 1% sync as a `lineage sync` process that a running `lineage
+ * watch --on-demand` of the workspace serves (bin/resident-client.mjs): the process starts, asks
+ * the watch, and the watch runs the sync in its warm process. One untimed sync first (a watch that
+ * has synced before); each timed run is checked to have been served by the watch.
+ */
+async function measureResident(shell: ReturnType<typeof startPeerShell>, args: {
+  command: string; bin: string; home: string; workspace: string; dataDir: string; reps: number; onePct: number; gitMs: number;
+  log: (line: string) => void; edit: () => Promise<void>; folded: () => Promise<void>;
+}): Promise<BenchResult[]> {
+  const watch = spawn(process.execPath, [args.bin, 'watch', '--on-demand', '-r', 'openclaw', '-w', args.workspace, '--data', args.dataDir], {
+    env: { ...process.env, ALF_HOME: args.home }, stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const served = () => stderr.split('ran a lineage sync for another process').length - 1;
+  const exited = new Promise<void>((resolve) => watch.on('close', () => resolve()));
+  try {
+    await new Promise<void>((resolve, reject) => {
+      watch.stderr.on('data', (d: Buffer) => {
+        stderr += d.toString();
+        if (stderr.includes('serving lineage sync on')) resolve();
+      });
+      void exited.then(() => reject(new Error(`sync 50k resident: the watch ended: ${stderr}`)));
+    });
+    const ms: number[] = [];
+    for (let r = -1; r < args.reps; r++) {
+      await args.edit();
+      const before = served();
+      const run = await shell.run(args.command, args.workspace);
+      const out = JSON.parse(run.stdout.trim().split('\n').pop()!) as { changes?: { updates: number } };
+      if (out.changes?.updates !== args.onePct) throw new Error(`sync 50k resident: expected ${args.onePct} updates, got ${run.stdout}`);
+      await args.folded();
+      if (served() !== before + 1) throw new Error('sync 50k resident: the lineage sync was not served by the watch');
+      if (r >= 0) ms.push(run.ms);
+      args.log(`  sync 50k: 1% edit, lineage sync served by a lineage watch ${run.ms.toFixed(0)} ms${r < 0 ? ' (untimed: the watch\'s first)' : ''}`);
+    }
+    const o = median(ms);
+    return [{
+      name: 'sync_50k_1pct_resident', ours: round(o), peer: round(args.gitMs), ratio: round(o / args.gitMs), unit: 'ms (ratio = ours ÷ git add+commit)',
+      note: `the same 1% sync as a \`lineage sync\` process that a running \`lineage watch --on-demand\` serves: the process starts (Node, bin/resident-client.mjs), asks the watch over its socket, and the watch runs the sync in its warm process and relays the output; after one untimed served sync; median of ${ms.length} (runs: ${runs(ms)} ms); git as in sync_50k_1pct`,
+    }];
+  } finally {
+    watch.kill('SIGTERM');
+    await exited;
+  }
 }
 
 /**

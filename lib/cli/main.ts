@@ -10,6 +10,7 @@ type Register = (program: Command) => void;
  */
 const COMMANDS: Record<string, () => Promise<Register>> = {
   sync: async () => (await import('./commands/sync')).registerSyncCommand,
+  watch: async () => (await import('./commands/watch')).registerWatchCommand,
   restore: async () => (await import('./commands/restore')).registerRestoreCommand,
   export: async () => (await import('./commands/export')).registerExportCommand,
   validate: async () => (await import('./commands/validate')).registerValidateCommand,

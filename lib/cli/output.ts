@@ -46,11 +46,18 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   return { ok: false, code: 'internal_error', error: error instanceof Error ? error.message : String(error) };
 }
 
+/** What a failed command writes: its JSON payload for stdout, its lines for stderr. */
+export function failureOutput(error: unknown): { stdout: string; stderr: string } {
+  const payload = errorPayload(error);
+  let stderr = `error: ${payload.error}${payload.hint ? `\nhint: ${payload.hint}` : ''}\n`;
+  if (payload.code === 'internal_error' && error instanceof Error && error.stack) stderr += `${error.stack}\n`;
+  return { stdout: JSON.stringify(payload) + '\n', stderr };
+}
+
 /** The single exit point for failures. */
 export function failAndExit(error: unknown): never {
-  const payload = errorPayload(error);
-  printJson(payload);
-  progress(`error: ${payload.error}${payload.hint ? `\nhint: ${payload.hint}` : ''}`);
-  if (payload.code === 'internal_error' && error instanceof Error && error.stack) progress(error.stack);
+  const { stdout, stderr } = failureOutput(error);
+  process.stdout.write(stdout);
+  process.stderr.write(stderr);
   process.exit(1);
 }

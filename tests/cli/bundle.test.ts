@@ -56,7 +56,7 @@ describe('the lineage bin', () => {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
       fs.writeFileSync(path.join(root, rel), text);
     };
-    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'db/schema.ts', 'tsconfig.json', 'package.json', 'bin/cli-bundle.mjs']) write(rel, `// ${rel}\n`);
+    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'db/schema.ts', 'tsconfig.json', 'package.json', 'bin/cli-bundle.mjs', 'bin/resident-client.mjs']) write(rel, `// ${rel}\n`);
     const first = sourceStamp(root);
     expect(sourceStamp(root)).toBe(first);
     const file = path.join(root, 'lib/core/a.ts');

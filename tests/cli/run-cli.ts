@@ -13,10 +13,10 @@ export interface CliRun {
   json: Record<string, unknown>;
 }
 
-/** Runs `lineage <args>` as a child process, the way a user or a script would. */
-export function runCli(args: string[], env: Record<string, string> = {}): Promise<CliRun> {
+/** Runs `lineage <args>` as a child process, the way a user or a script would (from `cwd`, the package's root unless given). */
+export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

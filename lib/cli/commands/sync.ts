@@ -12,7 +12,7 @@ import { cliTarget } from '../target';
 import { parseRuntime, requireOption } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
-interface SyncFlags extends TargetFlags {
+export interface SyncFlags extends TargetFlags {
   runtime?: string;
   workspace?: string;
   runtimeAgent?: string;
@@ -31,18 +31,30 @@ async function setAgentId(workspace: string, text: string): Promise<void> {
   await writeFile(path.join(workspace, AGENT_ID_FILE), id, 'utf8');
 }
 
-export function registerSyncCommand(program: Command): void {
-  targetOptions(
-    program
-      .command('sync')
-      .description('export a workspace, reconcile it against the last sync and upload a snapshot or delta')
+/** The options `lineage sync` and `lineage watch` share: which workspace, which runtime, which target. */
+export function workspaceSyncOptions(command: Command): Command {
+  return targetOptions(
+    command
       .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
       .option('-w, --workspace <dir>', 'the agent workspace (Hermes: its home)')
-      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync')
-      .option('--agent-id <uuid>', 'give the workspace this agent id (written to its .alf-agent-id) before syncing')
-      .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false)
-      .option('--rebase', "take the target's latest state as this machine's base, leaving the workspace as it is; the next sync uploads the difference", false),
-  ).action(async (flags: SyncFlags) => {
+      .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent to sync'),
+  );
+}
+
+/** `lineage sync`'s own options, besides the shared ones. */
+export function syncOnlyOptions(command: Command): Command {
+  return command
+    .option('--agent-id <uuid>', 'give the workspace this agent id (written to its .alf-agent-id) before syncing')
+    .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false)
+    .option('--rebase', "take the target's latest state as this machine's base, leaving the workspace as it is; the next sync uploads the difference", false);
+}
+
+export function registerSyncCommand(program: Command): void {
+  syncOnlyOptions(workspaceSyncOptions(
+    program
+      .command('sync')
+      .description('export a workspace, reconcile it against the last sync and upload a snapshot or delta (through a running `lineage watch` of the same workspace and target, if there is one)'),
+  )).action(async (flags: SyncFlags) => {
     if (flags.agentId !== undefined) await setAgentId(requireOption(flags.workspace, '-w/--workspace'), flags.agentId);
     if (flags.rebase) {
       if (flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');

@@ -1,0 +1,174 @@
+/**
+ * `lineage watch`: a process that stays. It syncs the workspace whenever its files have changed
+ * and then been quiet for `--quiet` ms (and every `--interval` seconds in any case), and it serves every
+ * `lineage sync` of the same workspace and target run meanwhile (lib/cli/resident.ts): such a sync
+ * runs here, in code already compiled and with the target already open, and its output goes back
+ * to the `lineage sync` process as if it had run there. `--on-demand` only serves.
+ *
+ * A watch holds no lock between syncs: each sync takes the agent's lock as any sync does, so other
+ * processes' syncs, restores and compactions go on as before. Its stdout is one JSON line per sync
+ * it ran (the `lineage sync` output, or the error payload), its stderr their progress.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Command } from 'commander';
+import { askResident, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.mjs';
+import { NEVER_RAW_FILES } from '@/lib/adapters/shared/sync-marker';
+import { systemClock } from '@/lib/core/clock';
+import { SyncError } from '@/lib/sync/errors';
+import { alfDir } from '@/lib/sync/state';
+import { syncWorkspace } from '@/lib/sync/sync';
+import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
+import { failureOutput, progress } from '../output';
+import { parseRuntime, requireOption } from '../parse-options';
+import { listenResident, syncKey, type CommandOutput } from '../resident';
+import { workspaceSyncOptions, type SyncFlags } from './sync';
+
+interface WatchFlags extends SyncFlags {
+  onDemand?: boolean;
+  quiet: string;
+  interval: string;
+}
+
+export function registerWatchCommand(program: Command): void {
+  workspaceSyncOptions(
+    program
+      .command('watch')
+      .description('stay running: sync the workspace whenever its files change, and run every `lineage sync` of the same workspace and target (warm, in this process)'),
+  )
+    .option('--on-demand', 'do not watch the files: only run the `lineage sync`s of this workspace', false)
+    .option('--quiet <ms>', 'sync once the files have not changed for this long', '1000')
+    .option('--interval <s>', 'and sync at least this often, seconds (0: only when files change)', '60')
+    .action(async (flags: WatchFlags) => {
+      await watchWorkspace(flags);
+    });
+}
+
+/** The `lineage sync` arguments of the sync a watch runs (what another watch is probed with). */
+function syncArgv(flags: SyncFlags): string[] {
+  const argv = ['-r', parseRuntime(flags.runtime), '-w', requireOption(flags.workspace, '-w/--workspace')];
+  const pairs: [string, string | undefined][] = [
+    ['--runtime-agent', flags.runtimeAgent], ['--data', flags.data], ['--database-url', flags.databaseUrl],
+    ['--blob-url', flags.blobUrl], ['--server', flags.server], ['--key', flags.key],
+  ];
+  for (const [flag, value] of pairs) if (value !== undefined) argv.push(flag, value);
+  return argv;
+}
+
+function nonNegative(value: string, flag: string): number {
+  if (!/^\d+$/.test(value)) throw new SyncError('invalid_argument', `${flag} must be a non-negative integer, got "${value}"`);
+  return Number(value);
+}
+
+async function watchWorkspace(flags: WatchFlags): Promise<void> {
+  const quietMs = nonNegative(flags.quiet, '--quiet');
+  const intervalMs = nonNegative(flags.interval, '--interval') * 1000;
+  const runtime = parseRuntime(flags.runtime);
+  const workspace = path.resolve(requireOption(flags.workspace, '-w/--workspace'));
+  if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new SyncError('invalid_argument', `workspace not found or not a directory: ${workspace}`);
+  }
+  const runDir = residentRunDir();
+  const argv = syncArgv(flags);
+  for (const socket of trustedSockets(runDir)) {
+    const answer = await askResident(socket, residentRequest(argv, { probe: true }));
+    if ('lost' in answer) {
+      throw new SyncError('watch_running', `another lineage watch (pid ${answer.lost}) already syncs ${workspace} to this target`, 'stop it first, or let it go on');
+    }
+  }
+  const target: ResolvedTarget = await resolveTarget(flags);
+
+  // One sync at a time, in the order asked; `dirty`: a file changed since the last sync started.
+  let queue: Promise<unknown> = Promise.resolve();
+  let dirty = false;
+  let changedDuring = false;
+  let running = false;
+  const runSync = (stderr: (text: string) => void): Promise<CommandOutput> => {
+    const ran = queue.then(async (): Promise<CommandOutput> => {
+      dirty = false;
+      changedDuring = false;
+      running = true;
+      try {
+        const output = await syncWorkspace({
+          runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock,
+          log: (line) => stderr(`${line}\n`),
+        });
+        return { stdout: `${JSON.stringify(output)}\n`, code: 0, idle: output.no_changes };
+      } catch (error) {
+        const failed = failureOutput(error);
+        stderr(failed.stderr);
+        return { stdout: failed.stdout, code: 1 };
+      } finally {
+        running = false;
+      }
+    }).then((output) => {
+      // Files that changed while an idle sync ran are most likely its own reads (a database's
+      // journal come and gone): not a reason to sync again. After one that uploaded, or failed, they are.
+      if (changedDuring && !output.idle) markDirty();
+      return output;
+    });
+    queue = ran;
+    return ran;
+  };
+  const ownSync = async () => {
+    const output = await runSync((text) => process.stderr.write(text));
+    process.stdout.write(output.stdout);
+  };
+
+  let quietTimer: NodeJS.Timeout | undefined;
+  const markDirty = () => {
+    if (running) {
+      changedDuring = true;
+      return;
+    }
+    dirty = true;
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(() => {
+      if (dirty) void ownSync();
+    }, quietMs);
+  };
+
+  const listening = await listenResident({
+    runDir, key: syncKey(flags, process.cwd(), process.env), run: runSync,
+    served: (output) => {
+      process.stdout.write(output.stdout);
+      progress(`ran a lineage sync for another process (exit ${output.code})`);
+    },
+  });
+  const server = 'socket' in listening ? listening : null;
+  const watcher = flags.onDemand ? null : startWatching(workspace, markDirty);
+  const ticker = flags.onDemand || intervalMs === 0 ? null : setInterval(() => void ownSync(), intervalMs);
+  progress(`watching ${workspace}${flags.onDemand ? ' (on demand only)' : ''}; ${server ? `serving lineage sync on ${server.socket}` : `not serving lineage sync: ${'unserved' in listening ? listening.unserved : ''}`}`);
+  if (!flags.onDemand) await ownSync();
+
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  // Stopping: nothing new starts; a sync running finishes first (a kill would be recovered from too).
+  watcher?.close();
+  if (ticker) clearInterval(ticker);
+  clearTimeout(quietTimer);
+  await server?.close();
+  await queue;
+  await target.close();
+  progress('watch stopped');
+}
+
+/** The files a sync itself writes in the workspace (its id and marker) and their temporary siblings. */
+const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === name || rel.startsWith(`${name}.tmp-`));
+
+/**
+ * Watches the workspace's files (recursively); the sync's own files are not changes. Node's
+ * recursive watch on Linux reports every change, though not always under the right name after a
+ * file was replaced by a rename: the `--interval` sync catches what a misnamed event hides.
+ */
+function startWatching(workspace: string, changed: () => void): fs.FSWatcher {
+  const watcher = fs.watch(workspace, { recursive: true }, (_event, filename) => {
+    if (filename !== null && isSyncOwnFile(filename.split(path.sep).join('/'))) return;
+    changed();
+  });
+  watcher.on('error', (error) => progress(`watching ${workspace} failed (${error.message}); syncing every --interval only`));
+  return watcher;
+}
