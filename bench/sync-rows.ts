@@ -1,7 +1,8 @@
 /**
  * `npx tsx bench/sync-rows.ts [--turns N] [--skip-turn] [--skip-50k] [--cli-reps N]`: only the sync rows of the
  * bench (issue 22), each against git in the same run: `sync_turn_vs_git_commit` (after a history
- * of N turns, default 10,000), `sync_50k_1pct`, `sync_50k_1pct_cli`, `sync_idle_cli`,
+ * of N turns, default 10,000), `sync_50k_1pct`, `sync_50k_1pct_cli`, `sync_50k_1pct_resident`, `sync_idle_cli`,
+ * `sync_idle_resident`,
  * `sync_cli_first_read`, `sync_50k_first`, `sync_50k_first_cli`, and the informational `node_start`,
  * `commit_floor_first[_pack]` and `commit_floor_1pct[_pack]`. Prints the results as one JSON line.
  * `--cli-reps N`: the 1% CLI syncs in a row (default 3; the row is their median, its note lists every
