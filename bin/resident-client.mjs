@@ -106,7 +106,12 @@ export function residentRequest(argv, { cwd = process.cwd(), env = process.env, 
  */
 export async function syncThroughResident(argv, env = process.env) {
   if (env.LINEAGE_RESIDENT === '0') return null;
-  const sockets = trustedSockets(residentRunDir(env));
+  let sockets;
+  try {
+    sockets = trustedSockets(residentRunDir(env));
+  } catch {
+    return null; // an unreadable run directory: no watch to ask
+  }
   if (sockets.length === 0) return null;
   const request = residentRequest(argv, { env });
   for (const socket of sockets) {

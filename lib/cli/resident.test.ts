@@ -145,6 +145,17 @@ describe('the protocol over a Unix socket', () => {
     await server.close();
   });
 
+  it('closes a connection that asks nothing, so that a watch stopping is not held by it', async () => {
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, run: async () => ({ stdout: '', code: 0 }), requestMs: 200 });
+    if (!('socket' in server)) throw new Error(server.unserved);
+    const silent = net.createConnection(server.socket);
+    const closed = new Promise<void>((resolve) => silent.on('close', () => resolve()));
+    silent.on('error', () => {});
+    await new Promise<void>((resolve) => silent.on('connect', () => resolve()));
+    await server.close();
+    await closed;
+  });
+
   it('declines what is not a request, and a sync asks the next socket', async () => {
     const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, run: async () => ({ stdout: '', code: 0 }) });
     if (!('socket' in server)) throw new Error(server.unserved);

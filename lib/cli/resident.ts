@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Command } from 'commander';
-import { isTrustedRunDir } from '@/bin/resident-client.mjs';
+import { RESIDENT_PROTOCOL, isTrustedRunDir } from '@/bin/resident-client.mjs';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { syncOnlyOptions, workspaceSyncOptions, type SyncFlags } from './commands/sync';
 import { parseRuntime } from './parse-options';
@@ -88,6 +88,9 @@ export function requestKey(request: ResidentRequest): { key: string } | { declin
   }
 }
 
+/** How long a connection may take to send its request. */
+const REQUEST_MS = 5000;
+
 export interface ResidentServer {
   socket: string;
   close(): Promise<void>;
@@ -104,6 +107,8 @@ export async function listenResident(args: {
   key: string;
   run: (stderr: (text: string) => void) => Promise<CommandOutput>;
   served?: (output: CommandOutput) => void;
+  /** How long a connection may take to send its request (REQUEST_MS; tests). */
+  requestMs?: number;
 }): Promise<ResidentServer | { unserved: string }> {
   const socket = path.join(args.runDir, `watch-${process.pid}.sock`);
   if (Buffer.byteLength(socket) > 100) return { unserved: `its socket's path would be too long (${socket})` };
@@ -133,7 +138,7 @@ export async function listenResident(args: {
   };
 }
 
-function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void }): void {
+function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void; requestMs?: number }): void {
   let buffered = '';
   let asked = false;
   const send = (message: object) => {
@@ -141,6 +146,10 @@ function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: st
   };
   conn.setEncoding('utf8');
   conn.on('error', () => {});
+  // A connection that asks nothing is not kept (a watch that stops waits for its connections).
+  conn.setTimeout(args.requestMs ?? REQUEST_MS, () => {
+    if (!asked) conn.destroy();
+  });
   conn.on('data', (chunk: string) => {
     if (asked) return;
     buffered += chunk;
@@ -150,6 +159,7 @@ function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: st
       return;
     }
     asked = true;
+    conn.setTimeout(0);
     let request: ResidentRequest;
     try {
       request = JSON.parse(buffered.slice(0, nl)) as ResidentRequest;
@@ -157,7 +167,7 @@ function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: st
       conn.end(`${JSON.stringify({ t: 'decline', why: 'not a request' })}\n`);
       return;
     }
-    const valid = request !== null && typeof request === 'object' && request.v === 1 && Array.isArray(request.argv) && request.argv.every((a) => typeof a === 'string')
+    const valid = request !== null && typeof request === 'object' && request.v === RESIDENT_PROTOCOL && Array.isArray(request.argv) && request.argv.every((a) => typeof a === 'string')
       && typeof request.cwd === 'string' && request.env !== null && typeof request.env === 'object';
     const asks = valid ? requestKey(request) : { decline: 'not a request' };
     if ('decline' in asks || asks.key !== args.key) {
