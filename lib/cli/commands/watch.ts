@@ -164,11 +164,18 @@ const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === na
  * recursive watch on Linux reports every change, though not always under the right name after a
  * file was replaced by a rename: the `--interval` sync catches what a misnamed event hides.
  */
-function startWatching(workspace: string, changed: () => void): fs.FSWatcher {
-  const watcher = fs.watch(workspace, { recursive: true }, (_event, filename) => {
-    if (filename !== null && isSyncOwnFile(filename.split(path.sep).join('/'))) return;
-    changed();
-  });
-  watcher.on('error', (error) => progress(`watching ${workspace} failed (${error.message}); syncing every --interval only`));
-  return watcher;
+function startWatching(workspace: string, changed: () => void): fs.FSWatcher | null {
+  const failed = (error: Error) => progress(`watching ${workspace} failed (${error.message}); syncing every --interval only`);
+  try {
+    const watcher = fs.watch(workspace, { recursive: true }, (_event, filename) => {
+      if (filename !== null && isSyncOwnFile(filename.split(path.sep).join('/'))) return;
+      changed();
+    });
+    watcher.on('error', failed);
+    return watcher;
+  } catch (error) {
+    // Out of inotify watches (a large Hermes home), say: the interval still syncs.
+    failed(error as Error);
+    return null;
+  }
 }
