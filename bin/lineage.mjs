@@ -5,16 +5,28 @@
 // built, the TypeScript sources run through tsx's loader instead (path aliases from tsconfig).
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildBundle, bundleEntry } from './cli-bundle.mjs';
+import { buildBundle, bundleEntry, sourceStamp } from './cli-bundle.mjs';
 import { cacheFor, runCommonJs } from './cli-cache.mjs';
 import { syncThroughResident } from './resident-client.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
+/** The stamp of the sources this process runs (cli-bundle.mjs), or null when they cannot be stamped. */
+function stampNow() {
+  try {
+    return sourceStamp(root);
+  } catch {
+    return null;
+  }
+}
+const stamp = stampNow();
+// What the CLI runs is these sources: a `lineage watch` serves only syncs of the same (lib/cli/resident.ts).
+globalThis[Symbol.for('lineage.cli.stamp')] = stamp;
+
 async function entry() {
   if (process.env.LINEAGE_CLI_FROM_SOURCE === '1') return null;
   try {
-    return bundleEntry(root) ?? (await buildBundle(root));
+    return (stamp === null ? null : bundleEntry(root, stamp)) ?? (await buildBundle(root));
   } catch (error) {
     process.stderr.write(`lineage: running from the TypeScript sources (the CLI bundle could not be built: ${error instanceof Error ? error.message : String(error)})\n`);
     return null;
@@ -33,8 +45,8 @@ async function runHere() {
   }
 }
 
-// A `lineage sync` that a running `lineage watch` of the same workspace and target serves runs
-// there, warm (resident-client.mjs); otherwise, and for every other command, here.
-const served = process.argv[2] === 'sync' ? await syncThroughResident(process.argv.slice(3)) : null;
+// A `lineage sync` that a running `lineage watch` of the same workspace and target (and the same
+// sources) serves runs there, warm (resident-client.mjs); otherwise, and for every other command, here.
+const served = process.argv[2] === 'sync' && stamp !== null ? await syncThroughResident(process.argv.slice(3), process.env, stamp) : null;
 if (served !== null) process.exitCode = served;
 else await runHere();

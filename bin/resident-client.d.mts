@@ -6,7 +6,7 @@ export function trustedSockets(dir: string): string[];
 export interface ResidentAnswerIo { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } }
 export type ResidentAnswer = { code: number } | { declined: string } | { lost: number };
 export function askResident(socket: string, request: object, io?: ResidentAnswerIo): Promise<ResidentAnswer>;
-export function residentRequest(argv: string[], opts?: { cwd?: string; env?: Record<string, string | undefined>; probe?: boolean }): {
-  v: number; argv: string[]; cwd: string; env: Record<string, string | undefined>; probe: boolean;
+export function residentRequest(argv: string[], opts?: { cwd?: string; env?: Record<string, string | undefined>; probe?: boolean; stamp?: string | null }): {
+  v: number; argv: string[]; cwd: string; env: Record<string, string | undefined>; probe: boolean; stamp: string | null;
 };
-export function syncThroughResident(argv: string[], env?: Record<string, string | undefined>): Promise<number | null>;
+export function syncThroughResident(argv: string[], env?: Record<string, string | undefined>, stamp?: string | null): Promise<number | null>;

@@ -6,8 +6,8 @@
 // Each watch listens on `$ALF_HOME/.alf/run/watch-<pid>.sock` (the directory is the user's own,
 // mode 0700: anything else there is not trusted, and nothing is tried). The request is the sync's
 // arguments, working directory and environment; a watch accepts only the very sync it was started
-// for (the same runtime, workspace, target and settings, compared after resolving paths) and
-// declines anything else. Declined, refused, or not answered within a second, the next socket is
+// for (the same runtime, workspace, target and settings, compared after resolving paths), run by
+// the same sources (the bin's stamp of them), and declines anything else. Declined, refused, or not answered within a second, the next socket is
 // tried, and in the end the sync runs in this process. A watch that goes away after it accepted
 // (killed mid-sync) leaves a sync that any sync recovers from (lib/sync/recover.ts): it runs here.
 import fs from 'node:fs';
@@ -95,16 +95,19 @@ export function askResident(socket, request, io = { stdout: process.stdout, stde
   });
 }
 
-/** The request a watch is asked to run: this process's sync arguments, cwd and environment. */
-export function residentRequest(argv, { cwd = process.cwd(), env = process.env, probe = false } = {}) {
-  return { v: RESIDENT_PROTOCOL, argv, cwd, env: { ...env }, probe };
+/**
+ * The request a watch is asked to run: this process's sync arguments, cwd and environment, and the
+ * stamp of the sources it runs (a watch started from other sources declines: bin/cli-bundle.mjs `sourceStamp`).
+ */
+export function residentRequest(argv, { cwd = process.cwd(), env = process.env, probe = false, stamp = null } = {}) {
+  return { v: RESIDENT_PROTOCOL, argv, cwd, env: { ...env }, probe, stamp };
 }
 
 /**
  * `lineage sync ARGS` served by a running watch: resolves its exit code, or null when none served
  * it (the caller then syncs in this process). `LINEAGE_RESIDENT=0` asks no watch.
  */
-export async function syncThroughResident(argv, env = process.env) {
+export async function syncThroughResident(argv, env = process.env, stamp = null) {
   if (env.LINEAGE_RESIDENT === '0') return null;
   let sockets;
   try {
@@ -113,7 +116,7 @@ export async function syncThroughResident(argv, env = process.env) {
     return null; // an unreadable run directory: no watch to ask
   }
   if (sockets.length === 0) return null;
-  const request = residentRequest(argv, { env });
+  const request = residentRequest(argv, { env, stamp });
   for (const socket of sockets) {
     const answer = await askResident(socket, request);
     if ('code' in answer) return answer.code;

@@ -17,6 +17,7 @@ beforeEach(() => {
 });
 afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
+const STAMP = '603-2874993-1796516163594';
 const ENV = { HOME: '/home/u', ALF_HOME: '/home/u', PATH: '/usr/bin', LINEAGE_DATA: undefined };
 const watchKey = syncKey({ runtime: 'openclaw', workspace: '/work/ws', data: '/work/data' }, '/elsewhere', ENV);
 const keyOf = (argv: string[], cwd = '/work', env: Record<string, string | undefined> = ENV) => {
@@ -102,13 +103,14 @@ describe('the protocol over a Unix socket', () => {
       return { stdout: '{"ok":true,"sequence":4}\n', code: 0 };
     };
     const served: CommandOutput[] = [];
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, run, served: (o) => served.push(o) });
+    let staleCalls = 0;
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run, served: (o) => served.push(o), stale: () => staleCalls++ });
     if (!('socket' in server)) throw new Error(server.unserved);
     try {
       expect((fs.statSync(path.join(tmp, 'run')).mode & 0o777)).toBe(0o700);
       expect(trustedSockets(path.join(tmp, 'run'))).toEqual([server.socket]);
       const io = capture();
-      const answer = await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV }), io);
+      const answer = await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV, stamp: STAMP }), io);
       expect(answer).toEqual({ code: 0 });
       expect(io.out).toBe('{"ok":true,"sequence":4}\n');
       expect(io.err).toBe('delta at sequence 4\n');
@@ -118,8 +120,12 @@ describe('the protocol over a Unix socket', () => {
       expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data2'], { cwd: '/work', env: ENV }), other)).toEqual({ declined: 'another workspace, target or settings' });
       expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--rebase'], { cwd: '/work', env: ENV }), other)).toMatchObject({ declined: expect.stringContaining('--rebase') });
       expect(other).toMatchObject({ out: '', err: '' });
+      // The same sync run by other sources (the package changed since the watch started): declined, and said.
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV, stamp: 'other' }), other)).toMatchObject({ declined: expect.stringContaining('restart the watch') });
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV }), other)).toMatchObject({ declined: expect.stringContaining('restart the watch') });
+      expect(staleCalls).toBe(2);
       // A probe (another watch starting) is accepted and not run: the asker sees the watch there.
-      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV, probe: true }), other)).toEqual({ lost: process.pid });
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV, probe: true, stamp: STAMP }), other)).toEqual({ lost: process.pid });
       expect(ran).toEqual(['sync']);
     } finally {
       await server.close();
@@ -132,21 +138,21 @@ describe('the protocol over a Unix socket', () => {
     const real = path.join(tmp, 'real');
     fs.mkdirSync(real, { mode: 0o700 });
     fs.symlinkSync(real, path.join(tmp, 'link'));
-    expect(await listenResident({ runDir: path.join(tmp, 'link'), key: watchKey, run })).toMatchObject({ unserved: expect.stringContaining("not this user's own directory") });
+    expect(await listenResident({ runDir: path.join(tmp, 'link'), key: watchKey, stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining("not this user's own directory") });
     expect(fs.readdirSync(real)).toEqual([]);
-    expect(await listenResident({ runDir: path.join(tmp, 'x'.repeat(120)), key: watchKey, run })).toMatchObject({ unserved: expect.stringContaining('too long') });
+    expect(await listenResident({ runDir: path.join(tmp, 'x'.repeat(120)), key: watchKey, stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining('too long') });
     // A directory of its own opened to others is closed again before it serves.
     const open = path.join(tmp, 'open');
     fs.mkdirSync(open, { mode: 0o755 });
     fs.chmodSync(open, 0o755);
-    const server = await listenResident({ runDir: open, key: watchKey, run });
+    const server = await listenResident({ runDir: open, key: watchKey, stamp: STAMP, run });
     if (!('socket' in server)) throw new Error(server.unserved);
     expect(fs.statSync(open).mode & 0o777).toBe(0o700);
     await server.close();
   });
 
   it('closes a connection that asks nothing, so that a watch stopping is not held by it', async () => {
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, run: async () => ({ stdout: '', code: 0 }), requestMs: 200 });
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run: async () => ({ stdout: '', code: 0 }), requestMs: 200 });
     if (!('socket' in server)) throw new Error(server.unserved);
     const silent = net.createConnection(server.socket);
     const closed = new Promise<void>((resolve) => silent.on('close', () => resolve()));
@@ -157,7 +163,7 @@ describe('the protocol over a Unix socket', () => {
   });
 
   it('declines what is not a request, and a sync asks the next socket', async () => {
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, run: async () => ({ stdout: '', code: 0 }) });
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run: async () => ({ stdout: '', code: 0 }) });
     if (!('socket' in server)) throw new Error(server.unserved);
     try {
       for (const line of ['not json', '{"v":2,"argv":[],"cwd":"/","env":{}}', '{"v":1,"argv":[1],"cwd":"/","env":{}}', 'null']) {

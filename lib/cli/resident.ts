@@ -24,6 +24,14 @@ export interface ResidentRequest {
   env: Record<string, string | undefined>;
   /** Only asks whether this watch serves the sync (another `lineage watch` starting). */
   probe?: boolean;
+  /** The stamp of the sources the asking process runs (bin/cli-bundle.mjs `sourceStamp`). */
+  stamp?: string | null;
+}
+
+/** The stamp of the sources this process runs, as bin/lineage.mjs found it (null: not started by it). */
+export function cliStamp(): string | null {
+  const stamp = (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.stamp')];
+  return typeof stamp === 'string' ? stamp : null;
 }
 
 /** What a sync writes and exits with. */
@@ -105,6 +113,10 @@ export interface ResidentServer {
 export async function listenResident(args: {
   runDir: string;
   key: string;
+  /** The stamp of the sources this watch runs (`cliStamp()`): a request of other sources is declined. */
+  stamp: string | null;
+  /** Called when a request for this very sync came from other sources (the package changed since the watch started). */
+  stale?: () => void;
   run: (stderr: (text: string) => void) => Promise<CommandOutput>;
   served?: (output: CommandOutput) => void;
   /** How long a connection may take to send its request (REQUEST_MS; tests). */
@@ -138,7 +150,9 @@ export async function listenResident(args: {
   };
 }
 
-function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void; requestMs?: number }): void {
+function serveOne(conn: net.Socket, args: {
+  key: string; stamp: string | null; stale?: () => void; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void; requestMs?: number;
+}): void {
   let buffered = '';
   let asked = false;
   const send = (message: object) => {
@@ -172,6 +186,11 @@ function serveOne(conn: net.Socket, args: { key: string; run: (stderr: (text: st
     const asks = valid ? requestKey(request) : { decline: 'not a request' };
     if ('decline' in asks || asks.key !== args.key) {
       conn.end(`${JSON.stringify({ t: 'decline', why: 'decline' in asks ? asks.decline : 'another workspace, target or settings' })}\n`);
+      return;
+    }
+    if ((request.stamp ?? null) !== args.stamp) {
+      conn.end(`${JSON.stringify({ t: 'decline', why: 'this watch runs other sources than this lineage (restart the watch)' })}\n`);
+      args.stale?.();
       return;
     }
     send({ t: 'accept', pid: process.pid });

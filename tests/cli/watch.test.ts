@@ -201,8 +201,8 @@ describe('lineage watch', () => {
       await ready(watch);
       await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
       const run = await runCli(args, env);
-      expect(await watch.exited).toMatchObject({ signal: 'SIGKILL' });
       expect(run.stderr).toMatch(/the watch \(pid \d+\) that was running this sync stopped before it finished; syncing in this process/);
+      expect(await watch.exited).toMatchObject({ signal: 'SIGKILL' });
       expect(run.json).toMatchObject({ ok: true, sequence: 1, recovered: true });
       states.push(await readTree(sb.workspace));
       // Its socket is left behind: nobody answers it, and syncs go on.

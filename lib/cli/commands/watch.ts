@@ -21,7 +21,7 @@ import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
 import { parseRuntime, requireOption } from '../parse-options';
-import { listenResident, syncKey, type CommandOutput } from '../resident';
+import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
 
 interface WatchFlags extends SyncFlags {
@@ -71,7 +71,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
   for (const socket of trustedSockets(runDir)) {
-    const answer = await askResident(socket, residentRequest(argv, { probe: true }));
+    const answer = await askResident(socket, residentRequest(argv, { probe: true, stamp: cliStamp() }));
     if ('lost' in answer) {
       throw new SyncError('watch_running', `another lineage watch (pid ${answer.lost}) already syncs ${workspace} to this target`, 'stop it first, or let it go on');
     }
@@ -129,7 +129,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
 
   const listening = await listenResident({
-    runDir, key: syncKey(flags, process.cwd(), process.env), run: runSync,
+    runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: runSync,
+    stale: () => progress('declined a lineage sync of this workspace run by other sources (the package changed since this watch started): restart the watch to serve it'),
     served: (output) => {
       process.stdout.write(output.stdout);
       progress(`ran a lineage sync for another process (exit ${output.code})`);
