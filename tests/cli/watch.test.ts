@@ -160,6 +160,22 @@ describe('lineage watch', () => {
     }
   }, 120_000);
 
+  it('stopped during its first sync, lets that sync finish and exits', async () => {
+    const sb = await makeSandbox('lineage-watch-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const watch = startWatch(['-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
+      await ready(watch);
+      watch.child.kill('SIGTERM');
+      expect(await watch.exited).toEqual({ code: 0, signal: null });
+      expect(watch.outputs()).toEqual([expect.objectContaining({ ok: true, sequence: 0 })]);
+      expect(fs.readdirSync(path.join(sb.alfHome, '.alf', 'run'))).toEqual([]);
+      expect((await runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: sb.alfHome })).json).toMatchObject({ ok: true, sequence: 0, no_changes: true });
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+
   it('a ZeroClaw agent: syncs each write to its database, and not again for the sync\'s own reads of it', async () => {
     const sb = await makeSandbox('lineage-watch-zc-');
     try {

@@ -61,6 +61,12 @@ function nonNegative(value: string, flag: string): number {
 }
 
 async function watchWorkspace(flags: WatchFlags): Promise<void> {
+  // Asked to stop at any point (its first sync included), it lets a running sync finish and stops.
+  const stopped = new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
   const quietMs = nonNegative(flags.quiet, '--quiet');
   const intervalMs = nonNegative(flags.interval, '--interval') * 1000;
   const runtime = parseRuntime(flags.runtime);
@@ -140,13 +146,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const watcher = flags.onDemand ? null : startWatching(workspace, markDirty);
   const ticker = flags.onDemand || intervalMs === 0 ? null : setInterval(() => void ownSync(), intervalMs);
   progress(`watching ${workspace}${flags.onDemand ? ' (on demand only)' : ''}; ${server ? `serving lineage sync on ${server.socket}` : `not serving lineage sync: ${'unserved' in listening ? listening.unserved : ''}`}`);
-  if (!flags.onDemand) await ownSync();
-
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  if (!flags.onDemand) void ownSync();
+  await stopped;
   // Stopping: nothing new starts; a sync running finishes first (a kill would be recovered from too).
   watcher?.close();
   if (ticker) clearInterval(ticker);
