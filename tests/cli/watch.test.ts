@@ -60,177 +60,165 @@ function startWatch(args: string[], env: Record<string, string>): Watch {
 }
 
 const ready = (w: Watch) => w.until((x) => /serving lineage sync on/.test(x.stderr()), 'it was ready');
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const MEMORY = '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n';
+
+/** A sandbox (its MEMORY.md written unless `empty`), the watches and syncs of its workspace and data directory. */
+async function inSandbox(body: (t: {
+  sb: Awaited<ReturnType<typeof makeSandbox>>;
+  env: Record<string, string>;
+  /** `lineage watch ARGS -w WS --data DATA` with the sandbox's ALF_HOME (and `extraEnv`). */
+  watch(args: string[], extraEnv?: Record<string, string>): Watch;
+  /** `lineage sync -w WS --data DATA`. */
+  sync(): ReturnType<typeof runCli>;
+  /** The sockets' directory. */
+  runDir(): string[];
+}) => Promise<void>, options: { empty?: boolean } = {}): Promise<void> {
+  const sb = await makeSandbox('lineage-watch-');
+  try {
+    const env = { ALF_HOME: sb.alfHome };
+    if (!options.empty) await sb.write('MEMORY.md', MEMORY);
+    await body({
+      sb, env,
+      watch: (args, extraEnv = {}) => startWatch([...args, '-w', sb.workspace, '--data', sb.dataDir], { ...env, ...extraEnv }),
+      sync: () => runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], env),
+      runDir: () => fs.readdirSync(path.join(sb.alfHome, '.alf', 'run')),
+    });
+  } finally {
+    await sb.cleanup();
+  }
+}
 
 describe('lineage watch', () => {
-  it('runs the lineage syncs of its workspace and target: their output is theirs, the history the same as syncs run alone', async () => {
-    const sb = await makeSandbox('lineage-watch-');
+  it('runs the lineage syncs of its workspace and target: their output is theirs, the history the same as syncs run alone', () => inSandbox(async ({ sb, env, watch: start, sync, runDir }) => {
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+    const watch = start(['--on-demand']);
+    await ready(watch);
+    expect(watch.outputs()).toEqual([]); // on demand: no sync of its own
+
+    // Asked from another directory, with paths relative to it: the same workspace and target.
+    const rel = (p: string) => path.relative(sb.root, p);
+    const relSync = () => runCli(['sync', '-w', rel(sb.workspace), '--data', rel(sb.dataDir)], env, sb.root);
+    const states: Map<string, Buffer>[] = [];
+    const first = await relSync();
+    expect(first.json).toMatchObject({ ok: true, sequence: 0, delta: false });
+    expect(first.stderr).toContain('first sync of');
+    states.push(await readTree(sb.workspace));
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer, and the exporter.\n');
+    await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
+    const second = await relSync();
+    expect(second.json).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 1, updates: 1, deletes: 0 } });
+    states.push(await readTree(sb.workspace));
+    const idle = await relSync();
+    expect(idle.json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+
+    // Each ran in the watch: it printed the same lines, and said it ran them.
+    expect(watch.outputs()).toEqual([first.json, second.json, idle.json]);
+    expect(watch.stderr().split(SERVED).length - 1).toBe(3);
+    // A failure is relayed as the sync's own: its payload, its exit code.
+    fs.renameSync(sb.workspace, `${sb.workspace}-away`);
+    const failed = await sync();
+    fs.renameSync(`${sb.workspace}-away`, sb.workspace);
+    expect(failed.code).toBe(1);
+    expect(failed.json).toMatchObject({ ok: false, error: expect.stringContaining('workspace not found') });
+    expect(failed.stderr).toContain('error: workspace not found');
+    expect(watch.outputs().at(-1)).toEqual(failed.json);
+    expect(watch.stderr().split(SERVED).length - 1).toBe(4);
+    const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+    await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
+
+    // Stopped, it removes its socket and exits 0; a lineage sync then runs in its own process.
+    watch.child.kill('SIGTERM');
+    expect(await watch.exited).toEqual({ code: 0, signal: null });
+    expect(runDir()).toEqual([]);
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+  }), 120_000);
+
+  it('declines a sync of another target, which then runs in its own process', () => inSandbox(async ({ sb, env, watch: start }) => {
+    const watch = start(['--on-demand']);
+    await ready(watch);
+    const other = path.join(sb.root, 'other-data');
+    const run = await runCli(['sync', '-w', sb.workspace, '--data', other], env);
+    expect(run.json).toMatchObject({ ok: true, sequence: 0, delta: false });
+    expect(fs.existsSync(path.join(other, 'lineage.db'))).toBe(true);
+    expect(fs.existsSync(path.join(sb.dataDir, 'lineage.db'))).toBe(false);
+    expect(watch.stderr()).not.toContain(SERVED);
+    expect(watch.outputs()).toEqual([]);
+  }), 120_000);
+
+  it('syncs by itself once files change and then stay quiet, and not again for its own writes', () => inSandbox(async ({ sb, watch: start, sync }) => {
+    const watch = start(['--quiet', '200']);
+    // It catches up first: the workspace as it found it.
+    await watch.until((w) => w.outputs().length === 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0, delta: false });
+    // Its own writes (the workspace's id and sync marker) are not changes: nothing more runs.
+    await pause(1500);
+    expect(watch.outputs()).toHaveLength(1);
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+    await watch.until((w) => w.outputs().length === 2, 'a sync of the change');
+    expect(watch.outputs()[1]).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
+    await pause(1500);
+    expect(watch.outputs()).toHaveLength(2);
+    // And a lineage sync finds nothing to do.
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+    // A second watch of the same workspace and target refuses to start.
+    const second = start([]);
+    expect((await second.exited).code).toBe(1);
+    expect(second.outputs()[0]).toMatchObject({ ok: false, code: 'watch_running' });
+  }), 120_000);
+
+  it('stopped during its first sync, lets that sync finish and exits', () => inSandbox(async ({ watch: start, sync, runDir }) => {
+    const watch = start([]);
+    await ready(watch);
+    watch.child.kill('SIGTERM');
+    expect(await watch.exited).toEqual({ code: 0, signal: null });
+    expect(watch.outputs()).toEqual([expect.objectContaining({ ok: true, sequence: 0 })]);
+    expect(runDir()).toEqual([]);
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 0, no_changes: true });
+  }), 120_000);
+
+  it('a ZeroClaw agent: syncs each write to its database, and not again for the sync\'s own reads of it', () => inSandbox(async ({ sb, watch: start }) => {
+    const agent = '0a000000-0000-4000-8000-00000000000a';
+    const row = (id: string, key: string, content: string) => ({ id, key, content, agent_id: agent, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' });
+    await seedBrainDb({ workspace: sb.workspace, agents: [{ id: agent, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [row('10000000-0000-4000-8000-000000000001', 'gateway', 'The gateway is 10.20.0.5')] });
+    const watch = start(['-r', 'zeroclaw', '--runtime-agent', 'scout', '--quiet', '200']);
+    await watch.until((w) => w.outputs().length === 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0 });
+    const db = new Database(path.join(sb.workspace, 'memory', 'brain.db'));
     try {
-      const env = { ALF_HOME: sb.alfHome };
-      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
-      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
-      const watch = startWatch(['--on-demand', '-w', sb.workspace, '--data', sb.dataDir], env);
-      await ready(watch);
-      expect(watch.outputs()).toEqual([]); // on demand: no sync of its own
-
-      // Asked from another directory, with paths relative to it: the same workspace and target.
-      const rel = (p: string) => path.relative(sb.root, p);
-      const sync = () => runCli(['sync', '-w', rel(sb.workspace), '--data', rel(sb.dataDir)], env, sb.root);
-      const states: Map<string, Buffer>[] = [];
-      const first = await sync();
-      expect(first.json).toMatchObject({ ok: true, sequence: 0, delta: false });
-      expect(first.stderr).toContain('first sync of');
-      states.push(await readTree(sb.workspace));
-      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer, and the exporter.\n');
-      await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
-      const second = await sync();
-      expect(second.json).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 1, updates: 1, deletes: 0 } });
-      states.push(await readTree(sb.workspace));
-      const idle = await sync();
-      expect(idle.json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
-
-      // Each ran in the watch: it printed the same lines, and said it ran them.
-      expect(watch.outputs()).toEqual([first.json, second.json, idle.json]);
-      expect(watch.stderr().split(SERVED).length - 1).toBe(3);
-      // A failure is relayed as the sync's own: its payload, its exit code.
-      fs.renameSync(sb.workspace, `${sb.workspace}-away`);
-      const failed = await runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], env);
-      fs.renameSync(`${sb.workspace}-away`, sb.workspace);
-      expect(failed.code).toBe(1);
-      expect(failed.json).toMatchObject({ ok: false, error: expect.stringContaining('workspace not found') });
-      expect(failed.stderr).toContain('error: workspace not found');
-      expect(watch.outputs().at(-1)).toEqual(failed.json);
-      expect(watch.stderr().split(SERVED).length - 1).toBe(4);
-      const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
-      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
-
-      // Stopped, it removes its socket and exits 0; a lineage sync then runs in its own process.
-      watch.child.kill('SIGTERM');
-      expect(await watch.exited).toEqual({ code: 0, signal: null });
-      expect(fs.readdirSync(path.join(sb.alfHome, '.alf', 'run'))).toEqual([]);
-      expect((await runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], env)).json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+      db.prepare("UPDATE memories SET content = 'The gateway is 10.20.0.9', updated_at = '2026-05-08T10:00:00Z' WHERE key = 'gateway'").run();
     } finally {
-      await sb.cleanup();
+      db.close();
     }
-  }, 120_000);
+    await watch.until((w) => w.outputs().length === 2, 'a sync of the write');
+    expect(watch.outputs()[1]).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
+    await pause(1500);
+    // At most one more, idle (the database's journal came and went while the sync read it); then none.
+    const after = watch.outputs().slice(2);
+    expect(after.length).toBeLessThanOrEqual(1);
+    for (const output of after) expect(output).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+  }, { empty: true }), 120_000);
 
-  it('declines a sync of another target, which then runs in its own process', async () => {
-    const sb = await makeSandbox('lineage-watch-');
-    try {
-      const env = { ALF_HOME: sb.alfHome };
-      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
-      const watch = startWatch(['--on-demand', '-w', sb.workspace, '--data', sb.dataDir], env);
-      await ready(watch);
-      const other = path.join(sb.root, 'other-data');
-      const run = await runCli(['sync', '-w', sb.workspace, '--data', other], env);
-      expect(run.json).toMatchObject({ ok: true, sequence: 0, delta: false });
-      expect(fs.existsSync(path.join(other, 'lineage.db'))).toBe(true);
-      expect(fs.existsSync(path.join(sb.dataDir, 'lineage.db'))).toBe(false);
-      expect(watch.stderr()).not.toContain(SERVED);
-      expect(watch.outputs()).toEqual([]);
-    } finally {
-      await sb.cleanup();
-    }
-  }, 120_000);
-
-  it('syncs by itself once files change and then stay quiet, and not again for its own writes', async () => {
-    const sb = await makeSandbox('lineage-watch-');
-    try {
-      const env = { ALF_HOME: sb.alfHome };
-      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
-      const watch = startWatch(['-w', sb.workspace, '--data', sb.dataDir, '--quiet', '200'], env);
-      // It catches up first: the workspace as it found it.
-      await watch.until((w) => w.outputs().length === 1, 'its first sync');
-      expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0, delta: false });
-      // Its own writes (the workspace's id and sync marker) are not changes: nothing more runs.
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(watch.outputs()).toHaveLength(1);
-      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
-      await watch.until((w) => w.outputs().length === 2, 'a sync of the change');
-      expect(watch.outputs()[1]).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      expect(watch.outputs()).toHaveLength(2);
-      // And a lineage sync finds nothing to do.
-      expect((await runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], env)).json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
-      // A second watch of the same workspace and target refuses to start.
-      const second = startWatch(['-w', sb.workspace, '--data', sb.dataDir], env);
-      expect((await second.exited).code).toBe(1);
-      expect(second.outputs()[0]).toMatchObject({ ok: false, code: 'watch_running' });
-    } finally {
-      await sb.cleanup();
-    }
-  }, 120_000);
-
-  it('stopped during its first sync, lets that sync finish and exits', async () => {
-    const sb = await makeSandbox('lineage-watch-');
-    try {
-      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
-      const watch = startWatch(['-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: sb.alfHome });
-      await ready(watch);
-      watch.child.kill('SIGTERM');
-      expect(await watch.exited).toEqual({ code: 0, signal: null });
-      expect(watch.outputs()).toEqual([expect.objectContaining({ ok: true, sequence: 0 })]);
-      expect(fs.readdirSync(path.join(sb.alfHome, '.alf', 'run'))).toEqual([]);
-      expect((await runCli(['sync', '-w', sb.workspace, '--data', sb.dataDir], { ALF_HOME: sb.alfHome })).json).toMatchObject({ ok: true, sequence: 0, no_changes: true });
-    } finally {
-      await sb.cleanup();
-    }
-  }, 120_000);
-
-  it('a ZeroClaw agent: syncs each write to its database, and not again for the sync\'s own reads of it', async () => {
-    const sb = await makeSandbox('lineage-watch-zc-');
-    try {
-      const agent = '0a000000-0000-4000-8000-00000000000a';
-      const row = (id: string, key: string, content: string) => ({ id, key, content, agent_id: agent, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' });
-      await seedBrainDb({ workspace: sb.workspace, agents: [{ id: agent, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [row('10000000-0000-4000-8000-000000000001', 'gateway', 'The gateway is 10.20.0.5')] });
-      const watch = startWatch(['-r', 'zeroclaw', '--runtime-agent', 'scout', '-w', sb.workspace, '--data', sb.dataDir, '--quiet', '200'], { ALF_HOME: sb.alfHome });
-      await watch.until((w) => w.outputs().length === 1, 'its first sync');
-      expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0 });
-      const db = new Database(path.join(sb.workspace, 'memory', 'brain.db'));
-      try {
-        db.prepare("UPDATE memories SET content = 'The gateway is 10.20.0.9', updated_at = '2026-05-08T10:00:00Z' WHERE key = 'gateway'").run();
-      } finally {
-        db.close();
-      }
-      await watch.until((w) => w.outputs().length === 2, 'a sync of the write');
-      expect(watch.outputs()[1]).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } });
-      await new Promise((resolve) => setTimeout(resolve, 1500));
-      // At most one more, idle (the database's journal came and went while the sync read it); then none.
-      const after = watch.outputs().slice(2);
-      expect(after.length).toBeLessThanOrEqual(1);
-      for (const output of after) expect(output).toMatchObject({ ok: true, sequence: 1, no_changes: true });
-    } finally {
-      await sb.cleanup();
-    }
-  }, 120_000);
-
-  it('killed while it runs a lineage sync: that sync finishes in its own process, and the history is whole', async () => {
-    const sb = await makeSandbox('lineage-watch-');
-    try {
-      const env = { ALF_HOME: sb.alfHome };
-      const args = ['sync', '-w', sb.workspace, '--data', sb.dataDir];
-      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
-      const states: Map<string, Buffer>[] = [];
-      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 0 });
-      states.push(await readTree(sb.workspace));
-      // The watch dies (SIGKILL) once the upload it runs is accepted, before its client state is written.
-      const watch = startWatch(['--on-demand', '-w', sb.workspace, '--data', sb.dataDir], { ...env, LINEAGE_CRASH_AT: 'uploaded' });
-      await ready(watch);
-      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
-      const run = await runCli(args, env);
-      expect(run.stderr).toMatch(/the watch \(pid \d+\) that was running this sync stopped before it finished; syncing in this process/);
-      expect(await watch.exited).toMatchObject({ signal: 'SIGKILL' });
-      expect(run.json).toMatchObject({ ok: true, sequence: 1, recovered: true });
-      states.push(await readTree(sb.workspace));
-      // Its socket is left behind: nobody answers it, and syncs go on.
-      expect(fs.readdirSync(path.join(sb.alfHome, '.alf', 'run'))).toHaveLength(1);
-      await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
-      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, delta: true });
-      states.push(await readTree(sb.workspace));
-      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
-      const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
-      await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
-    } finally {
-      await sb.cleanup();
-    }
-  }, 120_000);
+  it('killed while it runs a lineage sync: that sync finishes in its own process, and the history is whole', () => inSandbox(async ({ sb, env, watch: start, sync, runDir }) => {
+    const states: Map<string, Buffer>[] = [];
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 0 });
+    states.push(await readTree(sb.workspace));
+    // The watch dies (SIGKILL) once the upload it runs is accepted, before its client state is written.
+    const watch = start(['--on-demand'], { LINEAGE_CRASH_AT: 'uploaded' });
+    await ready(watch);
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+    const run = await sync();
+    expect(run.stderr).toMatch(/the watch \(pid \d+\) that was running this sync stopped before it finished; syncing in this process/);
+    expect(await watch.exited).toMatchObject({ signal: 'SIGKILL' });
+    expect(run.json).toMatchObject({ ok: true, sequence: 1, recovered: true });
+    states.push(await readTree(sb.workspace));
+    // Its socket is left behind: nobody answers it, and syncs go on.
+    expect(runDir()).toHaveLength(1);
+    await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 2, delta: true });
+    states.push(await readTree(sb.workspace));
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
+  }), 120_000);
 });
