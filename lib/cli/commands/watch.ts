@@ -20,7 +20,7 @@ import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
-import { parseRuntime, requireOption } from '../parse-options';
+import { parseRuntime, parseSequence, requireOption } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
 
@@ -55,11 +55,6 @@ function syncArgv(flags: SyncFlags): string[] {
   return argv;
 }
 
-function nonNegative(value: string, flag: string): number {
-  if (!/^\d+$/.test(value)) throw new SyncError('invalid_argument', `${flag} must be a non-negative integer, got "${value}"`);
-  return Number(value);
-}
-
 async function watchWorkspace(flags: WatchFlags): Promise<void> {
   // Asked to stop at any point (its first sync included), it lets a running sync finish and stops.
   const stopped = new Promise<void>((resolve) => {
@@ -67,8 +62,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  const quietMs = nonNegative(flags.quiet, '--quiet');
-  const intervalMs = nonNegative(flags.interval, '--interval') * 1000;
+  const quietMs = parseSequence(flags.quiet, '--quiet')!;
+  const intervalMs = parseSequence(flags.interval, '--interval')! * 1000;
   const runtime = parseRuntime(flags.runtime);
   const workspace = path.resolve(requireOption(flags.workspace, '-w/--workspace'));
   if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
