@@ -11,7 +11,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
-import { writeDelta } from '@/lib/core/archive';
+import { writeDeltaRead } from '@/lib/core/archive/write-delta';
 import type { FsBlobStore } from '@/lib/ledger/blob-store';
 import { ingestDelta } from '@/lib/storage/embedded-ingest';
 import { embeddedStorage } from '@/lib/storage/embedded';
@@ -27,11 +27,12 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-function ledgerWith(seed: number, deferIndexFrom: number | undefined) {
+function ledgerWith(seed: number, deferIndexFrom: number | undefined, handWritten = false) {
   const t = tempLedger();
   cleanups.push(t.cleanup);
   const gen = new HistoryGenerator(t.ledger, AGENT, seed);
   gen.deferIndexFrom = deferIndexFrom;
+  gen.handWritten = handWritten;
   gen.register();
   return { ...t, gen };
 }
@@ -40,8 +41,8 @@ const pendingRows = (t: { ledger: ReturnType<typeof tempLedger>['ledger'] }) =>
   t.ledger.db.sqlite.prepare('SELECT seq, kind FROM index_pending ORDER BY agent_id, seq, kind').all() as { seq: number; kind: string }[];
 
 /** `turns` random turns (moves, edits, deletes, raw files, a rollover every 9th) on both ledgers. */
-async function twins(seed: number, turns: number, deferIndexFrom: number) {
-  const deferred = ledgerWith(seed, deferIndexFrom);
+async function twins(seed: number, turns: number, deferIndexFrom: number, handWritten = false) {
+  const deferred = ledgerWith(seed, deferIndexFrom, handWritten);
   const inline = ledgerWith(seed, undefined);
   const afterEach: { seq: number; kind: string }[][] = [];
   for (let turn = 0; turn < turns; turn++) {
@@ -79,7 +80,16 @@ describe('the index of entries folded after their append', () => {
     expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
   });
 
-  it('a delta is checked against the stored tree at its base once the base is folded: one that makes a file of the base a directory is refused', async () => {
+  it('deltas handed over as written (a local sync\'s: checked as written, not read back, when deferred): the same entries and, caught up, the same index', async () => {
+    const { deferred, inline } = await twins(21, 24, 4, true);
+    await catchUpIndex(deferred.ledger);
+    expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
+    const entries = (t: typeof inline) => t.ledger.db.sqlite.prepare('SELECT seq, kind, sha256, size_bytes FROM ledger_entries ORDER BY seq, kind').all();
+    expect(entries(deferred)).toEqual(entries(inline));
+  });
+
+  for (const handWritten of [false, true]) {
+  it(`a delta is checked against the stored tree at its base once the base is folded: one that makes a file of the base a directory is refused${handWritten ? ' (handed over as written too; and one past the reader\'s limits is refused as the reader refuses it)' : ''}`, async () => {
     const t = ledgerWith(3, 1);
     const twin = ledgerWith(3, undefined);
     for (const g of [t.gen, twin.gen]) {
@@ -88,16 +98,31 @@ describe('the index of entries folded after their append', () => {
     }
     expect(pendingRows(t)).toEqual([{ seq: 0, kind: 'snapshot' }]);
     expect(t.gen.workspaceAt.get(0)!.has('MEMORY.md')).toBe(true);
-    const bad = await writeDelta({
+    const { bytes: bad, written } = await writeDeltaRead({
       manifest: { alf_version: '1.0.0', created_at: '2026-03-03T00:00:00Z', agent: { id: AGENT }, sync: { base_sequence: 0, new_sequence: 0 } },
       entries: [], layers: {}, rawChanged: new Map([['raw/openclaw/MEMORY.md/inner.md', new TextEncoder().encode('x\n')]]), rawDeleted: [],
     });
-    await expect(ingestDelta({ ledger: t.ledger, agentId: AGENT, baseSequence: 0, bytes: bad, now: new Date('2026-03-03T00:00:00Z'), deferIndexFrom: 1 }))
+    const now = new Date('2026-03-03T00:00:00Z');
+    const handed = handWritten ? { written } : {};
+    await expect(ingestDelta({ ledger: t.ledger, agentId: AGENT, baseSequence: 0, bytes: bad, now, deferIndexFrom: 1, ...handed }))
       .rejects.toMatchObject({ code: 'bad_archive', message: expect.stringContaining('"MEMORY.md" is both a file and a directory') });
     // Refused once the base was folded (the check reads it): nothing of the refused delta stays.
     expect(pendingRows(t)).toEqual([]);
     expect(dumpIndex(t.ledger)).toEqual(dumpIndex(twin.ledger));
+    if (!handWritten) return;
+    // Past a reader's limit: refused by the reader, as the same bytes without their written delta.
+    const big = await writeDeltaRead({
+      manifest: { alf_version: '1.0.0', created_at: '2026-03-03T00:00:00Z', agent: { id: AGENT }, sync: { base_sequence: 0, new_sequence: 0 } },
+      entries: [], layers: {}, rawChanged: new Map([['raw/openclaw/memory/big.md', new Uint8Array(4096).fill(0x61)]]), rawDeleted: [],
+    });
+    const limits = { maxEntryUncompressedBytes: 1024 };
+    const refusal = (params: object) => ingestDelta({ ledger: t.ledger, agentId: AGENT, baseSequence: 0, bytes: big.bytes, now, deferIndexFrom: 1, limits, ...params }).then(() => null, (e: Error) => e);
+    const [plain, asWritten] = [await refusal({}), await refusal({ written: big.written })];
+    expect(plain).toMatchObject({ code: 'bad_archive', message: expect.stringContaining('per-entry limit') });
+    expect(asWritten).toEqual(plain);
+    expect(dumpIndex(t.ledger)).toEqual(dumpIndex(twin.ledger));
   });
+  }
 
   for (const served of [false, true]) {
   it(`a pending entry whose blob is damaged: readers answer from the index as it stands, an ingest is refused blob_corrupt, nothing changes${served ? ' (a serving storage: folds on its ingest thread)' : ''}`, async () => {

@@ -16,6 +16,8 @@ import type { Drizzle } from '@/db/client';
 import type { AgentRow, EntryKind } from '@/db/schema';
 import { readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
 import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
+import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta';
+import { resolveLimits } from '@/lib/core/archive/zip-read';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
@@ -186,6 +188,9 @@ async function commit(params: IngestBase & {
 /** A deferred entry's counts until its fold writes them. */
 const NO_COUNTS: EntryCounts = { creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0 };
 
+/** What decides whether a delta's fold is deferred: its lines and raw files. */
+const sizeOf = (delta: AlfDelta) => delta.entries.length + delta.rawChanged.size + delta.rawDeleted.length;
+
 /** Whether this entry's fold is left to a catch-up: asked for, possible, and the entry large enough. */
 function deferred(params: IngestBase, size: number): boolean {
   return params.deferIndexFrom !== undefined && params.indexer.pending !== undefined && size >= params.deferIndexFrom;
@@ -269,13 +274,25 @@ function checkBase(agent: AgentRow, baseSequence: number): void {
 }
 
 /** Appends a `.alf-delta` at latest + 1, accepted only if `baseSequence` equals the latest sequence. */
-export async function ingestDelta(params: IngestBase & { baseSequence: number }): Promise<IngestResult> {
+export async function ingestDelta(params: IngestBase & {
+  baseSequence: number;
+  /**
+   * The delta as the bytes hold it, when they were written in this process (a local sync's
+   * upload: write-delta.ts `writeDeltaRead`). When its fold is deferred and a reader with these
+   * limits reads it, its checks run on this instead of on the bytes read back (the fold reads the
+   * blob); otherwise the bytes are read, as any upload's.
+   */
+  written?: WrittenDelta;
+}): Promise<IngestResult> {
   const { baseSequence } = params;
   if (!Number.isSafeInteger(baseSequence) || baseSequence < 0) {
     throw new LedgerError('invalid_input', `base_sequence must be a non-negative integer, got ${String(baseSequence)}`);
   }
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
-  const delta = await parse(() => readDelta(params.bytes, params.limits));
+  const { written } = params;
+  const delta = written && deferred(params, sizeOf(written.delta)) && writtenWithin(written, resolveLimits(params.limits))
+    ? written.delta
+    : await parse(() => readDelta(params.bytes, params.limits));
   checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
@@ -293,7 +310,7 @@ export async function ingestDelta(params: IngestBase & { baseSequence: number })
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);
   return withStoredBlob(params.ledger, key, params.bytes, () => commit({
-    ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: deferred(params, delta.entries.length + delta.rawChanged.size + delta.rawDeleted.length) ? null : { kind: 'delta', archive: delta },
+    ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: deferred(params, sizeOf(delta)) ? null : { kind: 'delta', archive: delta },
     expect: (current) => checkBase(current, baseSequence),
   }));
 }

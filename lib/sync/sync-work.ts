@@ -4,5 +4,6 @@
  * imports this module on first use, so that an idle `lineage sync` process never loads it.
  */
 export { writeDelta, writeSnapshot, readSnapshotLines } from '@/lib/core/archive';
+export { writeDeltaRead } from '@/lib/core/archive/write-delta';
 export { KnownRecord, KnownRecordMismatch, reconcileWithBase } from '@/lib/core/reconcile-base';
 export { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';

@@ -1,3 +1,5 @@
+import type { WrittenDelta } from '@/lib/core/archive/write-delta';
+
 /**
  * Where a sync goes: the local ledger in a data directory, or an ALF service over HTTP.
  * Both speak the same sequence rules (CONTRACT §1.3), so the client flow is written once.
@@ -16,8 +18,12 @@ export interface SyncTarget {
   expectSnapshot?(agentId: string, records: number): void;
   /** Stores a full snapshot at the agent's current latest sequence (0 for the first). */
   putSnapshot(agentId: string, bytes: Uint8Array): Promise<{ sequence: number }>;
-  /** Appends a delta at base + 1; throws `SyncConflictError` when base is not the latest. */
-  pushDelta(agentId: string, baseSequence: number, bytes: Uint8Array): Promise<{ sequence: number }>;
+  /**
+   * Appends a delta at base + 1; throws `SyncConflictError` when base is not the latest. `written`:
+   * the delta as the bytes hold it (write-delta.ts `writeDeltaRead`), which a target in this
+   * process may check instead of reading the bytes back (local-target.ts).
+   */
+  pushDelta(agentId: string, baseSequence: number, bytes: Uint8Array, written?: WrittenDelta): Promise<{ sequence: number }>;
   /** The snapshot and deltas needed to rebuild the agent at `upToSequence` (default: latest). */
   fetchRestore(agentId: string, upToSequence?: number): Promise<RestoreBundle>;
   /** The agent's latest entry (null when it has none): what a sync checks against the upload it recorded. */

@@ -3,7 +3,7 @@ import { asMemoryRecord, orderRecordFields, RecordShapeError } from '../record';
 import { fileNameProblem } from './entry-names';
 import { DELTA_MEMORY_FILE } from './read-delta';
 import { DELTA_MANIFEST_FILE } from './read-snapshot';
-import { ArchiveError, LAYER_FILES, type AlfDelta, type DeltaEntry } from './types';
+import { ArchiveError, LAYER_FILES, type AlfDelta, type ArchiveLimits, type DeltaEntry } from './types';
 import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
 
 const DELTA_LAYERS = ['credentials', 'identity', 'principals'] as const;
@@ -16,13 +16,43 @@ const RAW_PATH = /^raw\/[^/]+\/./;
  * to match the content; every other manifest key is kept as given.
  */
 export async function writeDelta(delta: AlfDelta): Promise<Uint8Array> {
+  return (await writeDeltaRead(delta)).bytes;
+}
+
+/**
+ * A delta as writeDelta wrote it, for an ingest in the same process that defers its fold (a local
+ * sync's: lib/ledger/ingest.ts): what a reader of the bytes would check — the manifest with its
+ * `changes` as written, the entries, layers and raw files — and what the archive limits look at.
+ */
+export interface WrittenDelta {
+  delta: AlfDelta;
+  /** The archive's members, and each one's uncompressed size. */
+  members: number;
+  sizes: number[];
+  /** The longest line of `memory/delta.jsonl`, in bytes. */
+  longestLine: number;
+}
+
+/** Whether a reader with these limits reads the written archive (else the reader says why not). */
+export function writtenWithin(written: WrittenDelta, limits: ArchiveLimits): boolean {
+  let total = 0;
+  for (const size of written.sizes) {
+    if (size > limits.maxEntryUncompressedBytes) return false;
+    total += size;
+  }
+  return written.members <= limits.maxEntries && total <= limits.maxTotalUncompressedBytes && written.longestLine <= limits.maxLineBytes;
+}
+
+/** writeDelta's bytes, and the delta as they hold it (`WrittenDelta`). */
+export async function writeDeltaRead(delta: AlfDelta): Promise<{ bytes: Uint8Array; written: WrittenDelta }> {
   checkEntries(delta.entries);
   const changed = checkedRawPaths([...delta.rawChanged.keys()], 'changed');
   const deleted = checkedRawPaths(delta.rawDeleted, 'deleted');
   const both = deleted.find((name) => delta.rawChanged.has(name));
   if (both !== undefined) throw new ArchiveError('bad_manifest', `cannot write: raw path ${JSON.stringify(both)} is both changed and deleted`);
   const entries: ZipEntry[] = [];
-  if (delta.entries.length > 0) entries.push({ name: DELTA_MEMORY_FILE, data: deltaLines(delta.entries) });
+  const lines = deltaLines(delta.entries);
+  if (delta.entries.length > 0) entries.push({ name: DELTA_MEMORY_FILE, data: lines.data });
   for (const layer of DELTA_LAYERS) {
     const doc = delta.layers[layer];
     if (doc) entries.push({ name: LAYER_FILES[layer], data: jsonDocument(doc) });
@@ -30,7 +60,8 @@ export async function writeDelta(delta: AlfDelta): Promise<Uint8Array> {
   for (const name of changed) entries.push({ name, data: delta.rawChanged.get(name)! });
   const manifest: JsonObject = { ...delta.manifest, changes: buildChanges(delta, changed, deleted) };
   entries.push({ name: DELTA_MANIFEST_FILE, data: jsonDocument(manifest) });
-  return writeZip(entries);
+  const written = { delta: { ...delta, manifest }, members: entries.length, sizes: entries.map((e) => e.data.byteLength), longestLine: lines.longest };
+  return { bytes: await writeZip(entries), written };
 }
 
 function checkEntries(entries: readonly DeltaEntry[]): void {
@@ -63,14 +94,18 @@ function checkedRawPaths(paths: readonly string[], kind: string): string[] {
 }
 
 /** Each line: `{"operation":…}` first, then the record in schema field order. */
-function deltaLines(entries: readonly DeltaEntry[]): Uint8Array {
+function deltaLines(entries: readonly DeltaEntry[]): { data: Uint8Array; longest: number } {
+  let longest = 0;
   const lines = entries.map(({ operation, record }) => {
     const { operation: _shadowed, ...fields } = orderRecordFields(record);
     const body = JSON.stringify(fields);
     const head = `{"operation":${JSON.stringify(operation)}`;
-    return `${body === '{}' ? `${head}}` : `${head},${body.slice(1)}`}\n`;
+    const line = body === '{}' ? `${head}}` : `${head},${body.slice(1)}`;
+    // Its UTF-8 length: at most 3 bytes per UTF-16 unit (measured only when that could matter).
+    longest = Math.max(longest, line.length * 3 > longest ? Buffer.byteLength(line, 'utf8') : 0);
+    return `${line}\n`;
   });
-  return utf8(lines.join(''));
+  return { data: utf8(lines.join('')), longest };
 }
 
 function buildChanges(delta: AlfDelta, changed: string[], deleted: string[]): JsonObject {

@@ -4,7 +4,8 @@
  * files), turned into REAL archives with the archive writers and ingested through the ledger. It
  * keeps the ground truth the index must reproduce.
  */
-import { writeDelta, writeSnapshot } from '@/lib/core/archive';
+import { writeSnapshot } from '@/lib/core/archive';
+import { writeDeltaRead } from '@/lib/core/archive/write-delta';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import { computeDelta, diffRaw } from '@/lib/core/delta';
 import { NS } from '@/lib/core/ids';
@@ -48,6 +49,8 @@ export class HistoryGenerator {
   latest: number | null = null;
   /** Passed to every ingest: entries this large are appended unindexed, their fold left to a catch-up (pending-index.ts). */
   deferIndexFrom: number | undefined;
+  /** Deltas are handed to their ingest as written too (a local sync's upload: ingest.ts `written`). */
+  handWritten = false;
   private counter = 0;
   private base: { records: MemoryRecord[]; raw: Map<string, Uint8Array> } = { records: [], raw: new Map() };
   private pendingMoves: { from: string; to: string }[] = [];
@@ -168,11 +171,11 @@ export class HistoryGenerator {
       kind = 'snapshot';
     } else {
       if (entries.length === 0 && rawDiff.changed.size === 0 && rawDiff.deleted.length === 0) return null;
-      const bytes = await writeDelta({
+      const { bytes, written } = await writeDeltaRead({
         manifest: { alf_version: '1.0.0', created_at: now.toISOString(), agent: { id: this.agentId, source_runtime: RUNTIME }, sync: { base_sequence: this.latest, new_sequence: 0 } },
         entries, layers: {}, rawChanged: rawDiff.changed, rawDeleted: rawDiff.deleted,
       });
-      seq = (await ingestDelta({ ledger: this.ledger, agentId: this.agentId, baseSequence: this.latest, bytes, now, deferIndexFrom: this.deferIndexFrom })).sequence;
+      seq = (await ingestDelta({ ledger: this.ledger, agentId: this.agentId, baseSequence: this.latest, bytes, now, deferIndexFrom: this.deferIndexFrom, written: this.handWritten ? written : undefined })).sequence;
       kind = 'delta';
     }
     const fileOf = (r: MemoryRecord) => r.source.origin_file ?? '';
