@@ -1,3 +1,4 @@
+import type { WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { Ledger } from '@/lib/ledger';
 import { SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
@@ -43,7 +44,15 @@ export const INGEST_THREAD_RECORDS = 8192;
  */
 export function localTarget(
   dataDir: string, now: () => Date = () => new Date(),
-  options: { packing?: LocalPacking; indexing?: LocalIndexing; /** `INGEST_THREAD_FROM` unless given (tests). */ ingestThreadFrom?: number } = {},
+  options: {
+    packing?: LocalPacking; indexing?: LocalIndexing; /** `INGEST_THREAD_FROM` unless given (tests). */ ingestThreadFrom?: number;
+    /**
+     * How the detached processes an upload asks for (the fold's catch-up, the packer) are started:
+     * at once (the default), or handed to the caller, which starts them once it has answered (a
+     * watch, after it relays a sync's output: spawning one costs a large process ~10 ms).
+     */
+    startDetached?: (start: () => void) => void;
+  } = {},
 ): SyncTarget {
   // Opened on first use: a sync that fails before uploading (a bad workspace) creates nothing.
   // The ledger's modules (SQLite, drizzle, the archive readers) load then too: an idle sync,
@@ -60,16 +69,18 @@ export function localTarget(
   const threadFrom = options.ingestThreadFrom ?? INGEST_THREAD_FROM;
   /** `expectSnapshot` started the thread for the snapshot to come. */
   let snapshotExpected = false;
-  const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number) => {
+  const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta) => {
     const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
     const expected = kind === 'snapshot' && snapshotExpected;
     if (kind === 'snapshot') snapshotExpected = false;
     if (expected || bytes.byteLength >= threadFrom) return L.offload.ingestOffThread({ ...params, kind, baseSequence, blobPacking: 'deferred' });
-    return kind === 'snapshot' ? L.ingest.ingestSnapshot(params) : L.ingest.ingestDelta({ ...params, baseSequence: baseSequence! });
+    // In this thread, the delta as written is checked (when its fold is deferred), not read back.
+    return kind === 'snapshot' ? L.ingest.ingestSnapshot(params) : L.ingest.ingestDelta({ ...params, baseSequence: baseSequence!, written });
   };
+  const detached = options.startDetached ?? ((start: () => void) => start());
   const afterUpload = async (result: { sequence: number; indexDeferred?: boolean }) => {
-    if (result.indexDeferred) startIndexer(L, dataDir);
-    await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background');
+    if (result.indexDeferred) detached(() => startIndexer(L, dataDir));
+    await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background', detached);
     return { sequence: result.sequence };
   };
   return {
@@ -90,10 +101,10 @@ export function localTarget(
     putSnapshot: (agentId, bytes) => ledgerCall(async () => {
       return afterUpload(await ingest('snapshot', agentId, bytes));
     }),
-    pushDelta: (agentId, baseSequence, bytes) =>
+    pushDelta: (agentId, baseSequence, bytes, written) =>
       ledgerCall(async () => {
         try {
-          return await afterUpload(await ingest('delta', agentId, bytes, baseSequence));
+          return await afterUpload(await ingest('delta', agentId, bytes, baseSequence, written));
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
           throw error;
@@ -143,14 +154,22 @@ function startIndexer(L: LedgerModules, dataDir: string): void {
  * started again by the next upload. Packing needs nothing of the upload, which is already
  * committed: a failure here leaves blobs whole, readable, and is not the sync's.
  */
-async function packAfterUpload(L: LedgerModules, ledger: Ledger, sequence: number, packing: LocalPacking): Promise<void> {
+async function packAfterUpload(L: LedgerModules, ledger: Ledger, sequence: number, packing: LocalPacking, detached: (start: () => void) => void): Promise<void> {
   const { dataDir } = ledger.db;
   try {
     if (!L.packer.packingEnabled()) return;
     if (sequence > 0 && sequence % L.ledger.PACK_GROUP === 0) L.packer.requestPacking(dataDir);
     if (!L.packer.packingPending(dataDir)) return;
     if (packing === 'inline') await (await import('@/lib/ledger/run-packer')).runPacker({ dataDir });
-    else L.packer.startBackgroundPacker(dataDir);
+    else {
+      detached(() => {
+        try {
+          L.packer.startBackgroundPacker(dataDir);
+        } catch {
+          // asked again by the next upload
+        }
+      });
+    }
   } catch {
     // the blobs stay whole until the next pass
   }

@@ -4,6 +4,7 @@ import { openclawAgentId } from '@/lib/adapters/openclaw/export-changes';
 import { syncLock, withAgentLock } from './agent-lock';
 import { isOwnPartitionFile, partitionFileOf } from '@/lib/core/archive/partitions';
 import type { FullState } from './store/full-state';
+import type { KeysAhead } from './store/keys-ahead';
 import type { PreparedState } from './store/write-state';
 import { readIndex } from './store/index-file';
 import { openForSync, removeStale } from './store/open-store';
@@ -60,6 +61,8 @@ export interface SyncOptions {
    * `lineage state export`; or `alf`, that base rewritten whole by every sync that uploads.
    */
   layout?: StateLayout;
+  /** Files a process that stays keyed ahead of this sync (a watch: lib/sync/store/keys-ahead.ts), taken when they are exactly what the sync would key. */
+  keysAhead?: KeysAhead;
 }
 
 export type StateLayout = 'alf' | 'store';
@@ -285,15 +288,15 @@ export async function uploadDelta(opts: SyncOptions, args: {
   refused?: () => Promise<void>;
 }): Promise<{ sequence: number } | { output: SyncOutput }> {
   const { agentId, baseSequence } = args;
-  const { writeDelta, adoptSentDelta, foreignHistoryError, rebaseCommand } = await work();
+  const { writeDeltaRead, adoptSentDelta, foreignHistoryError, rebaseCommand } = await work();
   const log = opts.log ?? (() => {});
-  const deltaBytes = await writeDelta(args.delta);
+  const { bytes: deltaBytes, written } = await writeDeltaRead(args.delta);
   // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
   const previousSent = await readSent(opts.workspace, agentId);
   await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });
   crashPoint('sent-recorded');
   try {
-    const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes);
+    const { sequence } = await opts.target.pushDelta(agentId, baseSequence, deltaBytes, written);
     crashPoint('uploaded');
     return { sequence };
   } catch (error) {

@@ -33,7 +33,7 @@ export function targetOptions(command: Command): Command {
  * scale-out storage, read by lib/storage/config.ts like `lineage serve` reads it (its modules load
  * only then); otherwise the local ledger in the data directory.
  */
-export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env): Promise<ResolvedTarget> {
+export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, local: Pick<Parameters<typeof localTarget>[2] & object, 'startDetached'> = {}): Promise<ResolvedTarget> {
   if (flags.server) {
     if (flags.databaseUrl !== undefined || flags.blobUrl !== undefined) {
       throw new SyncError('invalid_argument', 'use either --server or --database-url/--blob-url, not both');
@@ -44,7 +44,7 @@ export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv =
   }
   if (flags.key) throw new SyncError('invalid_argument', '--key only applies with --server');
   if (scaleOutRequested(env, flags)) return scaleOutTarget(flags, env);
-  return { ...localTarget(resolveDataDir(flags.data, env)), close: async () => {} };
+  return { ...localTarget(resolveDataDir(flags.data, env), undefined, local), close: async () => {} };
 }
 
 async function scaleOutTarget(flags: TargetFlags, env: NodeJS.ProcessEnv): Promise<ResolvedTarget> {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
+import { waitUntil } from '@/lib/ledger/testing/packer-process';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { expectEverySequenceRestores } from './restores';
 import { runCli } from './run-cli';
@@ -132,6 +133,39 @@ describe('lineage watch', () => {
     expect(await watch.exited).toEqual({ code: 0, signal: null });
     expect(runDir()).toEqual([]);
     expect((await sync()).json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+  }), 120_000);
+
+  it('keys the files that change ahead of the lineage sync it runs next (on demand too): the same history as syncs run alone', () => inSandbox(async ({ sb, env, watch: start, sync }) => {
+    const watch = start(['--on-demand']);
+    await ready(watch);
+    const states: Map<string, Buffer>[] = [];
+    const first = await sync();
+    expect(first.json).toMatchObject({ ok: true, sequence: 0 });
+    states.push(await readTree(sb.workspace));
+    for (const [n, fact] of ['The gateway is 10.20.0.6.', 'The gateway is 10.20.0.7.'].entries()) {
+      await sb.write('MEMORY.md', `${MEMORY}\n## Gateway, again\n${fact}\n`);
+      await watch.until((w) => w.stderr().split('keyed 1 changed file ahead of the next sync').length - 1 === n + 1, 'it keyed MEMORY.md');
+      const next = await sync();
+      expect(next.json).toMatchObject({ ok: true, sequence: n + 1, delta: true });
+      expect(next.stderr).toContain('1 changed file keyed ahead by the watch');
+      states.push(await readTree(sb.workspace));
+    }
+    // A change large enough that its fold into the history index is left to a detached process:
+    // the watch starts it once it has relayed the output, and nothing else is needed for the fold.
+    await sb.write('MEMORY.md', `${MEMORY}\n${Array.from({ length: 300 }, (_, i) => `## Fact ${i}\nThe value ${i} is ${i * 7}.\n`).join('\n')}`);
+    await watch.until((w) => w.stderr().split('keyed 1 changed file ahead of the next sync').length - 1 === 3, 'it keyed MEMORY.md');
+    expect((await sync()).json).toMatchObject({ ok: true, sequence: 3, changes: { creates: 300, updates: 0, deletes: 1 } });
+    states.push(await readTree(sb.workspace));
+    const pending = () => {
+      const db = new Database(path.join(sb.dataDir, 'lineage.db'), { readonly: true });
+      try {
+        return (db.prepare('SELECT count(*) FROM index_pending').pluck().get() as number);
+      } finally {
+        db.close();
+      }
+    };
+    await waitUntil('the detached fold of sequence 3', () => pending() === 0, 60_000);
+    await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId: (first.json.agent as { alf_agent_id: string }).alf_agent_id, states, env });
   }), 120_000);
 
   it('declines a sync of another target, which then runs in its own process', () => inSandbox(async ({ sb, env, watch: start }) => {

@@ -34,6 +34,13 @@ export interface PriorFiles {
   previous(rel: string): { bytes: Uint8Array; keys: KeySource } | undefined;
   /** Whether `bytes` are the ones the last sync recorded for `rel`. */
   sameBytes(rel: string, bytes: Uint8Array): boolean;
+  /**
+   * A changed file keyed ahead of the sync against this very state (a watch keys files as their
+   * change events come: lib/sync/store/keys-ahead.ts): its keying when it was made from the bytes
+   * of `digest` with this mtime (so it is the one `keyReadFile` would make now), with those bytes
+   * (equal to the ones read; their Deflate was started then). Else undefined.
+   */
+  ahead?(rel: string, digest: string, mtime: string): { keyed: KeyedFile; bytes: Uint8Array } | undefined;
   /** How many files the last sync recorded. */
   readonly count: number;
 }
@@ -112,10 +119,16 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
       });
       continue;
     }
+    // Keyed ahead (the same bytes and mtime, against this state): taken as it is, with the bytes
+    // whose Deflate was started then.
+    const ahead = digest === undefined ? undefined : prior?.ahead?.(rel, digest, read.mtime);
+    if (ahead) {
+      files.push({ rel, stat: { ...read.stat, digest: digest! }, bytes: ahead.bytes, records: true, ...sortKeyOf(rel, handler!, read.stat.mtimeNs), keyed: () => ahead.keyed });
+      continue;
+    }
     // A file read is most likely a changed one, whose bytes the upload deflates (deflate-ahead.ts).
     if (handler !== null || !prior?.sameBytes(rel, bytes)) deflateAhead(bytes);
-    const fileKeys = { get: (d: string) => prior?.keys(rel, d) };
-    const file = keyedFileOf({ agentId, rel, bytes, mtime: read.mtime, v41Layout, fileKeys, digest, previous: () => prior?.previous(rel) });
+    const file = keyReadFile({ agentId, rel, bytes, mtime: read.mtime, v41Layout, digest, prior });
     if (file.warning !== undefined) warnings.push(file.warning);
     // A record-bearing file without a digest (not UTF-8) is read every time, as its warning says.
     const next = file.digest !== undefined || handler === null ? { ...read.stat, digest: file.digest ?? null } : null;
@@ -141,6 +154,17 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
     agentId, agentName: agentName(opts.workspace, prose['IDENTITY.md']?.text), files, layers: layersOf(agentId, prose),
     statContext, excludedByAlfignore: excluded, warnings, allUnchanged: false,
   };
+}
+
+/**
+ * A file the export read, keyed as a sync keys it: from the keys the state remembers for its digest,
+ * else chunked, its sections unchanged since the state's keying taking over their keys. What a
+ * watch's keying ahead runs too (lib/sync/store/keys-ahead.ts), so that its result is this one.
+ */
+export function keyReadFile(args: { agentId: string; rel: string; bytes: Uint8Array; mtime: string; v41Layout: boolean; digest?: string; prior: PriorFiles | null }): ReturnType<typeof keyedFileOf> {
+  const { rel, prior } = args;
+  const fileKeys = { get: (d: string) => prior?.keys(rel, d) };
+  return keyedFileOf({ ...args, fileKeys, previous: () => prior?.previous(rel) });
 }
 
 /**

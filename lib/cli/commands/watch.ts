@@ -17,11 +17,13 @@ import { NEVER_RAW_FILES } from '@/lib/adapters/shared/sync-marker';
 import { systemClock } from '@/lib/core/clock';
 import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
+import { KeysAhead } from '@/lib/sync/store/keys-ahead';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
 import { parseRuntime, parseSequence, requireOption } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
+import { watchTree, type TreeWatch } from '../watch-tree';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
 
 interface WatchFlags extends SyncFlags {
@@ -36,7 +38,7 @@ export function registerWatchCommand(program: Command): void {
       .command('watch')
       .description('stay running: sync the workspace whenever its files change, and run every `lineage sync` of the same workspace and target (warm, in this process)'),
   )
-    .option('--on-demand', 'do not watch the files: only run the `lineage sync`s of this workspace', false)
+    .option('--on-demand', 'do not sync by itself: only run the `lineage sync`s of this workspace (whose changed files an OpenClaw watch still keys ahead)', false)
     .option('--quiet <ms>', 'sync once the files have not changed for this long', '1000')
     .option('--interval <s>', 'and sync at least this often, seconds (0: only when files change)', '60')
     .action(async (flags: WatchFlags) => {
@@ -77,7 +79,14 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       throw new SyncError('watch_running', `another lineage watch (pid ${answer.lost}) already syncs ${workspace} to this target`, 'stop it first, or let it go on');
     }
   }
-  const target: ResolvedTarget = await resolveTarget(flags);
+  // The detached processes a sync's upload asks for start once its output is relayed (or printed).
+  const detached: (() => void)[] = [];
+  const startDetached = () => {
+    for (const start of detached.splice(0)) start();
+  };
+  const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) });
+  // An OpenClaw workspace's changed files are keyed as their change events come (keys-ahead.ts).
+  const keysAhead = runtime === 'openclaw' ? new KeysAhead(workspace, alfDir(), (n) => progress(`keyed ${n} changed file${n === 1 ? '' : 's'} ahead of the next sync`)) : null;
 
   // One sync at a time, in the order asked; `dirty`: a file changed since the last sync started.
   let queue: Promise<unknown> = Promise.resolve();
@@ -90,10 +99,11 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       changedDuring = false;
       running = true;
       try {
-        const output = await syncWorkspace({
+        const sync = () => syncWorkspace({
           runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock,
-          log: (line) => stderr(`${line}\n`),
+          log: (line) => stderr(`${line}\n`), keysAhead: keysAhead ?? undefined,
         });
+        const output = await (keysAhead ? keysAhead.during(sync) : sync());
         return { stdout: `${JSON.stringify(output)}\n`, code: 0, idle: output.no_changes };
       } catch (error) {
         const failed = failureOutput(error);
@@ -114,6 +124,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const ownSync = async () => {
     const output = await runSync((text) => process.stderr.write(text));
     process.stdout.write(output.stdout);
+    startDetached();
   };
 
   let quietTimer: NodeJS.Timeout | undefined;
@@ -133,22 +144,28 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: runSync,
     stale: () => progress('declined a lineage sync of this workspace run by other sources (the package changed since this watch started): restart the watch to serve it'),
     served: (output) => {
+      startDetached();
       process.stdout.write(output.stdout);
       progress(`ran a lineage sync for another process (exit ${output.code})`);
     },
   });
   const server = 'socket' in listening ? listening : null;
-  const watcher = flags.onDemand ? null : startWatching(workspace, markDirty);
+  const watcher = flags.onDemand && !keysAhead ? null : startWatching(workspace, (rel) => {
+    if (rel !== null) keysAhead?.changed(rel);
+    if (!flags.onDemand) markDirty();
+  });
   const ticker = flags.onDemand || intervalMs === 0 ? null : setInterval(() => void ownSync(), intervalMs);
   progress(`watching ${workspace}${flags.onDemand ? ' (on demand only)' : ''}; ${server ? `serving lineage sync on ${server.socket}` : `not serving lineage sync: ${'unserved' in listening ? listening.unserved : ''}`}`);
   if (!flags.onDemand) void ownSync();
   await stopped;
   // Stopping: nothing new starts; a sync running finishes first (a kill would be recovered from too).
   watcher?.close();
+  keysAhead?.close();
   if (ticker) clearInterval(ticker);
   clearTimeout(quietTimer);
   await server?.close();
   await queue;
+  startDetached();
   await target.close();
   progress('watch stopped');
 }
@@ -157,19 +174,17 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
 const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === name || rel.startsWith(`${name}.tmp-`));
 
 /**
- * Watches the workspace's files (recursively); the sync's own files are not changes. Node's
- * recursive watch on Linux reports every change, though not always under the right name after a
- * file was replaced by a rename: the `--interval` sync catches what a misnamed event hides.
+ * Watches the workspace's files (lib/cli/watch-tree.ts); the sync's own files are not changes. A
+ * change reported under another name than its file's (a file replaced by a rename, seen as its
+ * temporary name) is caught by the `--interval` sync.
  */
-function startWatching(workspace: string, changed: () => void): fs.FSWatcher | null {
+function startWatching(workspace: string, changed: (rel: string | null) => void): TreeWatch | null {
   const failed = (error: Error) => progress(`watching ${workspace} failed (${error.message}); syncing every --interval only`);
   try {
-    const watcher = fs.watch(workspace, { recursive: true }, (_event, filename) => {
-      if (filename !== null && isSyncOwnFile(filename.split(path.sep).join('/'))) return;
-      changed();
-    });
-    watcher.on('error', failed);
-    return watcher;
+    return watchTree(workspace, (rel) => {
+      if (rel !== null && isSyncOwnFile(rel)) return;
+      changed(rel);
+    }, failed);
   } catch (error) {
     // Out of inotify watches (a large Hermes home), say: the interval still syncs.
     failed(error as Error);

@@ -23,6 +23,7 @@
  *   there is a digest), the digest (32 bytes, zero when none). Little-endian.
  * The file ends there: any other length is a damaged index.
  */
+import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import type { FileStat } from '@/lib/adapters/types';
@@ -150,8 +151,11 @@ function parsePaths(line: string, n: number): string[] {
   return rels as string[];
 }
 
-/** The index and its file's mtime (ns: entries not older than it are racy), or null when there is none. */
-export async function readIndex(file: string): Promise<{ index: StoreIndex; writtenNs: bigint } | null> {
+/**
+ * The index, its file's mtime (ns: entries not older than it are racy) and the sha256 of its bytes
+ * (what names this very state: keys-ahead.ts), or null when there is none.
+ */
+export async function readIndex(file: string): Promise<{ index: StoreIndex; writtenNs: bigint; digest: string } | null> {
   // Synchronously (one open, stat, read and close): a sync reads it first thing, with nothing to
   // overlap, and four thread-pool round trips cost more wall time than the read.
   let fd: number;
@@ -162,9 +166,10 @@ export async function readIndex(file: string): Promise<{ index: StoreIndex; writ
   }
   try {
     const info = fstatSync(fd, { bigint: true });
-    const index = parseIndex(readFileSync(fd));
+    const bytes = readFileSync(fd);
+    const index = parseIndex(bytes);
     const statTime = index.meta.stat_time_ns;
-    return { index, writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs };
+    return { index, writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs, digest: createHash('sha256').update(bytes).digest('hex') };
   } finally {
     closeSync(fd);
   }

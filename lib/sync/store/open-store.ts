@@ -21,6 +21,8 @@ import { parseTable, TableView, type TableRow } from './table';
 
 export interface OpenStore {
   index: StoreIndex;
+  /** The sha256 of the index file's bytes: this very state (keys-ahead.ts). */
+  digest: string;
   /** The index file's mtime: stat data not older than it are racy. */
   writtenNs: bigint;
   byRel: ReadonlyMap<string, IndexFile>;
@@ -33,7 +35,8 @@ export interface OpenStore {
   prior(context: string, workspace: string): PriorFiles;
 }
 
-export function openStore(stateDir: string, agentId: string, index: StoreIndex, writtenNs: bigint): OpenStore {
+export function openStore(stateDir: string, agentId: string, read: { index: StoreIndex; writtenNs: bigint; digest: string }): OpenStore {
+  const { index, writtenNs, digest } = read;
   const byRel = new Map(index.files.map((f) => [f.rel, f]));
   const log = new LogReader(storePaths(stateDir, agentId).log(index.generation), index.logLength);
   const blocks = new Map<string, Buffer>();
@@ -59,7 +62,7 @@ export function openStore(stateDir: string, agentId: string, index: StoreIndex, 
     return found;
   };
   return {
-    index, writtenNs, byRel, log, table, view,
+    index, digest, writtenNs, byRel, log, table, view,
     prior(context, workspace) {
       const trusted = index.context === context && index.meta.workspace === workspace && index.meta.key_version === RECORD_STATE_VERSION;
       return {
@@ -115,12 +118,12 @@ export async function openForSync(alfHome: string, agentId: string): Promise<Sto
   ]);
   const synced = state?.last_synced_sequence;
   if (!read || !state || synced === undefined || synced > read.index.sequence) return { kind: 'base' };
-  const { index, writtenNs } = read;
+  const { index } = read;
   const interrupted = synced < index.sequence;
   // A `.alf` the index does not name is newer than it — unless the index is newer than the TOML:
   // then it is the base that sync was about to remove.
   if (alf !== null && alf !== index.alf && !interrupted) return { kind: 'base' };
-  const store = openStore(dir, agentId, index, writtenNs);
+  const store = openStore(dir, agentId, read);
   if (!interrupted) return { kind: 'store', store, state: { ...state, last_synced_sequence: synced }, finished: false };
   const finished = { agent_id: agentId, last_synced_sequence: index.sequence, last_synced_at: index.meta.created_at };
   await removeStale(dir, agentId, { generation: index.generation, keepAlf: false });

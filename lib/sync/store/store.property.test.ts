@@ -14,6 +14,7 @@ import { encodeIndexV1 } from '../testing/index-v1';
 import { readTree, steppingClock } from '../testing/workspace';
 import { storeBaseBytes } from './export-alf';
 import { readIndex } from './index-file';
+import { KeysAhead } from './keys-ahead';
 import { storePaths } from './paths';
 
 const AGENT = '5c0e3f1a-7b2d-4c8e-9f6a-2b3c4d5e6f70';
@@ -25,15 +26,21 @@ const AGENT = '5c0e3f1a-7b2d-4c8e-9f6a-2b3c4d5e6f70';
  * sync: every file read, every record built, everything reconciled — the reference). What they
  * upload must be the same bytes, and the base the store stands for must be the `.alf` the others keep.
  */
-async function triplets() {
+async function triplets(options: { ahead?: boolean } = {}) {
   const root = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-store-'));
   const side = (name: string, layout: StateLayout) => {
     const dir = path.join(root, name);
     const clock = steppingClock();
     return { layout, workspace: path.join(dir, 'ws'), alfHome: path.join(dir, 'alf-home'), dataDir: path.join(dir, 'data'), clock, target: localTarget(path.join(dir, 'data'), clock) };
   };
-  const sides = { store: side('store', 'store'), alf: side('alf', 'alf'), plain: side('plain', 'alf') };
-  for (const s of Object.values(sides)) {
+  type Side = ReturnType<typeof side>;
+  const sides: { store: Side; alf: Side; plain: Side; ahead?: Side } & Record<string, Side | undefined> = { store: side('store', 'store'), alf: side('alf', 'alf'), plain: side('plain', 'alf') };
+  // `ahead`: the store with a watch's keying ahead (keys-ahead.ts), fed each changed file at one of its versions.
+  if (options.ahead) sides.ahead = side('ahead', 'store');
+  const keysAhead = options.ahead ? new KeysAhead(sides.ahead!.workspace, sides.ahead!.alfHome) : null;
+  let takenAhead = 0;
+  const all = () => Object.values(sides) as Side[];
+  for (const s of all()) {
     await fs.mkdir(s.workspace, { recursive: true });
     await fs.writeFile(path.join(s.workspace, '.alf-agent-id'), AGENT);
   }
@@ -46,43 +53,76 @@ async function triplets() {
      * Writes the files into every workspace (a file's mtime: the step it last changed, or was
      * touched) and syncs each side.
      */
-    async sync(files: Map<string, Buffer>, touched: readonly string[] = []): Promise<Record<keyof typeof sides, SyncOutput>> {
+    async sync(files: Map<string, Buffer>, touched: readonly string[] = []): Promise<Record<string, SyncOutput>> {
       step++;
-      for (const [rel, bytes] of files) if (!previous.get(rel)?.equals(bytes) || touched.includes(rel)) lastChanged.set(rel, step);
+      const changed = [...files].filter(([rel, bytes]) => !previous.get(rel)?.equals(bytes) || touched.includes(rel)).map(([rel]) => rel);
+      for (const rel of changed) lastChanged.set(rel, step);
       previous = files;
-      const outs: Partial<Record<keyof typeof sides, SyncOutput>> = {};
-      for (const [name, s] of Object.entries(sides) as [keyof typeof sides, (typeof sides)['store']][]) {
+      const outs: Record<string, SyncOutput> = {};
+      for (const [name, s] of Object.entries(sides) as [string, Side][]) {
+        // Twenty days a step: records of files first seen at different steps fall in different quarters.
+        const at = (rel: string) => new Date(Date.parse('2025-10-01T00:00:00Z') + lastChanged.get(rel)! * 20 * 86_400_000);
+        // Keyed ahead: after its final write (taken), before its mtime is set (not: another mtime), at
+        // a version it did not keep (not: other bytes), or not at all.
+        const way = (rel: string) => (step * 7 + changed.indexOf(rel)) % 4;
+        if (keysAhead && name === 'ahead') {
+          for (const rel of changed) {
+            if (way(rel) !== 2) continue;
+            await fs.mkdir(path.dirname(path.join(s.workspace, rel)), { recursive: true });
+            await fs.writeFile(path.join(s.workspace, rel), `## an intermediate version of ${rel}\nat step ${step}\n`);
+            keysAhead.changed(rel);
+          }
+          await keysAhead.settled();
+        }
         await materialize(s.workspace, files);
-        for (const rel of files.keys()) {
-          if (lastChanged.get(rel) !== step) continue;
-          // Twenty days a step: records of files first seen at different steps fall in different quarters.
-          const at = new Date(Date.parse('2025-10-01T00:00:00Z') + lastChanged.get(rel)! * 20 * 86_400_000);
-          await fs.utimes(path.join(s.workspace, rel), at, at);
+        if (keysAhead && name === 'ahead') {
+          for (const rel of changed) if (way(rel) === 1) keysAhead.changed(rel);
+          await keysAhead.settled();
+        }
+        for (const rel of changed) {
+          const when = at(rel);
+          await fs.utimes(path.join(s.workspace, rel), when, when);
+        }
+        if (keysAhead && name === 'ahead') {
+          for (const rel of changed) if (way(rel) === 0) keysAhead.changed(rel);
+          await keysAhead.settled();
         }
         if (name === 'plain') {
           const dir = statePaths(s.alfHome, AGENT).dir;
           await Promise.all([memoPath(dir, AGENT), fileKeysPath(dir, AGENT), statCachePath(dir, AGENT)].map((f) => fs.rm(f, { force: true })));
         }
-        outs[name] = await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock, layout: s.layout });
+        const ahead = name === 'ahead' ? keysAhead ?? undefined : undefined;
+        const log = (line: string) => {
+          const taken = /^(\d+) changed files? keyed ahead/.exec(line);
+          if (taken) takenAhead += Number(taken[1]);
+        };
+        outs[name] = ahead ? await ahead.during(() => syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock, layout: s.layout, keysAhead: ahead, log }))
+          : await syncWorkspace({ runtime: 'openclaw', workspace: s.workspace, target: s.target, alfHome: s.alfHome, clock: s.clock, layout: s.layout });
       }
-      return outs as Record<keyof typeof sides, SyncOutput>;
+      return outs;
     },
-    async expectSame(outs: Record<keyof typeof sides, SyncOutput>): Promise<void> {
+    /** How many changed files the `ahead` side's syncs took keyed ahead. */
+    takenAhead: () => takenAhead,
+    async expectSame(outs: Record<string, SyncOutput>): Promise<void> {
       const strip = (o: SyncOutput) => ({ ...o, snapshot_path: undefined });
-      expect(strip(outs.store)).toEqual(strip(outs.plain));
-      expect(strip(outs.alf)).toEqual(strip(outs.plain));
-      const blobs = await Promise.all(Object.values(sides).map((s) => readTree(path.join(s.dataDir, 'blobs'))));
+      for (const name of Object.keys(sides)) if (name !== 'plain') expect(strip(outs[name]!), name).toEqual(strip(outs.plain!));
+      const blobs = await Promise.all(all().map((s) => readTree(path.join(s.dataDir, 'blobs'))));
       for (const other of blobs.slice(1)) {
         expect([...other.keys()]).toEqual([...blobs[0]!.keys()]);
         for (const [name, bytes] of other) expect(bytes.equals(blobs[0]!.get(name)!), name).toBe(true);
       }
       const plainBase = await fs.readFile(statePaths(sides.plain.alfHome, AGENT).snapshot);
       expect((await fs.readFile(statePaths(sides.alf.alfHome, AGENT).snapshot)).equals(plainBase)).toBe(true);
-      const fromStore = await storeBaseBytes(sides.store.alfHome, AGENT, outs.plain.sequence);
-      expect(fromStore, 'the store is at the sequence of the others').not.toBeNull();
-      expect(Buffer.from(fromStore!.bytes).equals(plainBase)).toBe(true);
+      for (const name of ['store', 'ahead'].filter((n) => sides[n])) {
+        const fromStore = await storeBaseBytes(sides[name]!.alfHome, AGENT, outs.plain!.sequence);
+        expect(fromStore, `the ${name} store is at the sequence of the others`).not.toBeNull();
+        expect(Buffer.from(fromStore!.bytes).equals(plainBase), name).toBe(true);
+      }
     },
-    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    cleanup: () => {
+      keysAhead?.close();
+      return fs.rm(root, { recursive: true, force: true });
+    },
   };
 }
 
@@ -99,8 +139,8 @@ const stressStep = fc.oneof(
 );
 
 /** A random history of steps, synced by the three sides, compared after every step (and `after` each, on the store's state directory). */
-async function history(steps: { ops: Op[]; touch: string | null }[], after: (stateDir: string) => Promise<void> = async () => {}): Promise<void> {
-  const t = await triplets();
+async function history(steps: { ops: Op[]; touch: string | null }[], after: (stateDir: string) => Promise<void> = async () => {}, options: { ahead?: (taken: number) => void } = {}): Promise<void> {
+  const t = await triplets({ ahead: options.ahead !== undefined });
   try {
     const model: Model = seedModel();
     MD_FILES.forEach((file, f) => model.md.set(file, Array.from({ length: 6 }, (_, n) => ({ heading: `Topic ${f}.${n}`, body: `fact ${f}.${n}` }))));
@@ -109,6 +149,7 @@ async function history(steps: { ops: Op[]; touch: string | null }[], after: (sta
       await t.expectSame(await t.sync(render(model), touch ? [touch] : []));
       await after(statePaths(t.sides.store.alfHome, AGENT).dir);
     }
+    options.ahead?.(t.takenAhead());
   } finally {
     await t.cleanup();
   }
@@ -127,6 +168,15 @@ describe('the client-state store', () => {
       fc.asyncProperty(fc.array(stressStep, { minLength: 1, maxLength: 14 }), (steps) => history(steps)),
       { numRuns: 25, seed: 20261204, endOnFailure: true },
     );
+  }, 600_000);
+
+  it('the same with a watch keying changed files ahead: taken when keyed from the bytes and mtime the sync reads, against its state; else keyed by the sync', async () => {
+    let taken = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(stressStep, { minLength: 1, maxLength: 12 }), (steps) => history(steps, undefined, { ahead: (n) => (taken += n) })),
+      { numRuns: 20, seed: 20261206, endOnFailure: true },
+    );
+    expect(taken, 'syncs took files keyed ahead').toBeGreaterThan(20);
   }, 600_000);
 
   it('the same when the log is compacted at every sync that leaves dead bytes in it (a new generation written whole)', async () => {

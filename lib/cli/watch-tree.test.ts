@@ -1,0 +1,88 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { watchTree, type TreeWatch } from './watch-tree';
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A tree and a watch of it; `seen` collects the paths reported. */
+function watched(setup: (root: string) => void = () => {}) {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-tree-'));
+  const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-outside-'));
+  setup(root);
+  const seen = new Set<string | null>();
+  const errors: Error[] = [];
+  const waiters: (() => void)[] = [];
+  const watch: TreeWatch = watchTree(root, (rel) => {
+    seen.add(rel);
+    for (const w of waiters) w();
+  }, (error) => errors.push(error));
+  cleanups.push(() => {
+    watch.close();
+    fs.rmSync(root, { recursive: true, force: true });
+    fs.rmSync(outside, { recursive: true, force: true });
+  });
+  const write = (rel: string, text = 'x') => {
+    fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+    fs.writeFileSync(path.join(root, rel), text);
+  };
+  /** Resolves once `rel` was reported. */
+  const reported = (rel: string) => new Promise<void>((resolve) => {
+    const check = () => {
+      if (seen.has(rel)) resolve();
+    };
+    waiters.push(check);
+    check();
+  });
+  return { root, outside, seen, errors, watch, write, reported };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('watchTree (one watch per directory)', () => {
+  it('reports files changed at any depth by their path from the root, in directories that were there and ones that came later', async () => {
+    const t = watched((root) => {
+      fs.mkdirSync(path.join(root, 'memory', 'semantic'), { recursive: true });
+      fs.writeFileSync(path.join(root, 'memory', 'semantic', 'infra.md'), 'a');
+    });
+    t.write('MEMORY.md');
+    await t.reported('MEMORY.md');
+    t.write('memory/semantic/infra.md', 'b');
+    await t.reported('memory/semantic/infra.md');
+    // A directory made after the watch started, with a file written into it at once (before its
+    // own watch could be set): the file is reported all the same, and later changes in it too.
+    t.write('memory/procedural/deep/steps.md');
+    await t.reported('memory/procedural/deep/steps.md');
+    t.seen.clear();
+    t.write('memory/procedural/deep/steps.md', 'again');
+    await t.reported('memory/procedural/deep/steps.md');
+    expect(t.errors).toEqual([]);
+  });
+
+  it('follows no link out of the tree; a directory removed drops its watch; nothing is reported once closed', async () => {
+    const t = watched();
+    fs.symlinkSync(t.outside, path.join(t.root, 'away'));
+    await t.reported('away');
+    fs.writeFileSync(path.join(t.outside, 'secret.md'), 'x');
+    t.write('memory/kept.md');
+    await t.reported('memory/kept.md');
+    fs.rmSync(path.join(t.root, 'memory'), { recursive: true });
+    await t.reported('memory');
+    t.write('memory/again.md');
+    await t.reported('memory/again.md');
+    // Writes outside by the link are never ours (one more write inside shows the events are flowing).
+    t.write('last.md');
+    await t.reported('last.md');
+    expect([...t.seen].filter((rel) => rel?.startsWith('away/'))).toEqual([]);
+    expect(t.errors).toEqual([]);
+    t.watch.close();
+    t.seen.clear();
+    t.write('after-close.md');
+    await pause(300);
+    expect(t.seen.size).toBe(0);
+  });
+});
