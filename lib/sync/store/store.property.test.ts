@@ -217,6 +217,27 @@ describe('the client-state store', () => {
     expect(rewritten, 'syncs from a lineage-state 1 index wrote lineage-state 2').toBeGreaterThan(10);
   }, 600_000);
 
+  it('a workspace that turns v4.1 and back (a tier directory comes and goes): files whose bytes stayed are no raw change, though their digests moved with their tier', async () => {
+    const t = await triplets();
+    try {
+      const memory = Buffer.from('# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const notes = Buffer.from('# notes\n\n## Queue\nRedis.\n');
+      const infra = Buffer.from('# infra\n\n## Hosts\nThree.\n');
+      for (const files of [
+        [['MEMORY.md', memory], ['memory/notes.md', notes]],
+        [['MEMORY.md', memory], ['memory/notes.md', notes], ['memory/semantic/infra.md', infra]],
+        [['MEMORY.md', memory], ['memory/notes.md', notes]],
+      ] as [string, Buffer][][]) {
+        const outs = await t.sync(new Map(files));
+        await t.expectSame(outs);
+        // MEMORY.md's records change with its tier, its bytes do not: at most the tier file is a raw change.
+        expect(outs.plain!.raw?.changed ?? 0).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      await t.cleanup();
+    }
+  }, 120_000);
+
   /**
    * A changed file's sections that did not change are carried over unread (plan.ts): an updated
    * section keeps its id, is paired late, then early, and a section with its first content (the

@@ -124,6 +124,9 @@ function deltaOf(args: {
   const base = new Map<string, Uint8Array>();
   const sameRaw = new Set<string>();
   const present = new Set<string>();
+  // Digests made the same way (the same layout context, so the same tier, and the same versions)
+  // differ only for other bytes.
+  const comparable = store.index.context === exported.statContext && store.index.meta.key_version === RECORD_STATE_VERSION;
   for (const file of exported.files) {
     present.add(file.rel);
     if (file.bytes === null) continue;
@@ -131,8 +134,11 @@ function deltaOf(args: {
     current.set(name, file.bytes);
     const prior = store.byRel.get(file.rel);
     if (!prior) continue;
+    const digest = file.stat?.digest ?? null;
+    // Other bytes: the base's are not read (left out of `base`, the file is changed).
+    if (comparable && digest !== null && prior.digest !== null && digest !== prior.digest) continue;
     // The same digest is the same bytes (it is a sha256 over them); else the base's are compared.
-    const before = file.stat?.digest != null && file.stat.digest === prior.digest ? file.bytes : store.log.read(prior.raw);
+    const before = digest !== null && digest === prior.digest ? file.bytes : store.log.read(prior.raw);
     if (before === file.bytes || Buffer.from(before).equals(file.bytes)) sameRaw.add(file.rel);
     base.set(name, before);
   }
