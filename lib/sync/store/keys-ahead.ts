@@ -27,7 +27,7 @@ import { openStore } from './open-store';
 import { storePaths } from './paths';
 
 interface Ahead {
-  /** The state it was keyed against: its index's sha256, layout context and workspace. */
+  /** The state it was keyed against (its index file's sha256) and the layout context. */
   state: string;
   context: string;
   /** Its digest and mtime when it was read. */
@@ -150,10 +150,10 @@ export class KeysAhead {
     const v41Layout = await isV41Layout(this.workspace);
     const context = v41Layout ? 'v41' : 'flat';
     const store = openStore(dir, agentId, read);
+    let kept = 0;
     try {
       const prior = store.prior(context, this.workspace);
       let keyed = 0;
-      let kept = 0;
       for (const rel of this.pending) {
         if (this.paused > 0) return;
         this.pending.delete(rel);
@@ -165,9 +165,10 @@ export class KeysAhead {
         }
         if (++keyed % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      if (kept > 0) this.keyed?.(kept);
     } finally {
       store.log.close();
+      // Said also of a round a sync paused: what it kept is there for that sync.
+      if (kept > 0) this.keyed?.(kept);
     }
   }
 
