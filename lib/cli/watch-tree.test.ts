@@ -1,12 +1,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { watchTree, type TreeWatch } from './watch-tree';
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
   for (const c of cleanups.splice(0)) c();
+  vi.restoreAllMocks();
 });
 
 /** A tree and a watch of it; `seen` collects the paths reported. */
@@ -15,12 +16,12 @@ function watched(setup: (root: string) => void = () => {}) {
   const outside = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-outside-'));
   setup(root);
   const seen = new Set<string | null>();
-  const errors: Error[] = [];
+  const errors: { error: Error; rel: string }[] = [];
   const waiters: (() => void)[] = [];
   const watch: TreeWatch = watchTree(root, (rel) => {
     seen.add(rel);
     for (const w of waiters) w();
-  }, (error) => errors.push(error));
+  }, (error, rel) => errors.push({ error, rel }));
   cleanups.push(() => {
     watch.close();
     fs.rmSync(root, { recursive: true, force: true });
@@ -84,5 +85,23 @@ describe('watchTree (one watch per directory)', () => {
     t.write('after-close.md');
     await pause(300);
     expect(t.seen.size).toBe(0);
+  });
+
+  it('a directory that cannot be watched is reported by its path, and the rest of the tree is still watched', async () => {
+    // The system refusing one more inotify watch (ENOSPC: a large Hermes home past
+    // max_user_watches) is what this stands for; the refusal is the system's, so it is made here.
+    const watch = fs.watch;
+    vi.spyOn(fs, 'watch').mockImplementation(((dir: string, ...rest: unknown[]) => {
+      if (path.basename(dir) === 'crowded') throw Object.assign(new Error(`ENOSPC: System limit for number of file watchers reached, watch '${dir}'`), { code: 'ENOSPC' });
+      return (watch as (...args: unknown[]) => fs.FSWatcher)(dir, ...rest);
+    }) as typeof fs.watch);
+    const t = watched((root) => fs.mkdirSync(path.join(root, 'memory')));
+    t.write('memory/crowded/a.md');
+    await t.reported('memory/crowded');
+    expect(t.errors.map((e) => [e.rel, (e.error as NodeJS.ErrnoException).code])).toEqual([['memory/crowded', 'ENOSPC']]);
+    t.write('memory/still.md');
+    await t.reported('memory/still.md');
+    t.write('top.md');
+    await t.reported('top.md');
   });
 });

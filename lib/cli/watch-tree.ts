@@ -9,6 +9,10 @@
  * too, and its files reported (they may have been written before its watch was set); a link is
  * never followed. A directory that goes away drops its watch; one its parent's watch names again
  * (made again, renamed, its mode changed) is watched anew and its files reported.
+ *
+ * The root's watch failing to start throws; a directory under it that cannot be watched (out of
+ * inotify watches, say) is reported to `failed` with its path relative to the root, and the others
+ * are still watched.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -17,7 +21,7 @@ export interface TreeWatch {
   close(): void;
 }
 
-export function watchTree(dir: string, changed: (rel: string | null) => void, failed: (error: Error) => void): TreeWatch {
+export function watchTree(dir: string, changed: (rel: string | null) => void, failed: (error: Error, rel: string) => void): TreeWatch {
   const root = path.resolve(dir);
   const watchers = new Map<string, fs.FSWatcher>();
   let closed = false;
@@ -51,7 +55,7 @@ export function watchTree(dir: string, changed: (rel: string | null) => void, fa
           if (watchers.has(abs)) unwatch(abs);
           if (info?.isDirectory()) watchDir(abs, true);
         } catch (error) {
-          failed(error as Error);
+          failed(error as Error, relOf(abs));
         }
         changed(relOf(abs));
       });
@@ -63,7 +67,7 @@ export function watchTree(dir: string, changed: (rel: string | null) => void, fa
     watcher.on('error', (error) => {
       // The directory itself was removed, most often: its watch is dropped.
       if (watchers.get(dir) === watcher) unwatch(dir);
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') failed(error);
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') failed(error, relOf(dir));
     });
     watchers.set(dir, watcher);
     let entries: fs.Dirent[];

@@ -179,15 +179,17 @@ const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === na
  * temporary name) is caught by the `--interval` sync.
  */
 function startWatching(workspace: string, changed: (rel: string | null) => void): TreeWatch | null {
-  const failed = (error: Error) => progress(`watching ${workspace} failed (${error.message}); syncing every --interval only`);
   try {
     return watchTree(workspace, (rel) => {
       if (rel !== null && isSyncOwnFile(rel)) return;
       changed(rel);
-    }, failed);
+    }, (error, rel) => {
+      // One directory (made after the start, most often) could not be watched: the others still are.
+      progress(`watching ${path.join(workspace, rel)} failed (${error.message}); its changes are synced every --interval, the rest of ${workspace} is still watched`);
+    });
   } catch (error) {
     // Out of inotify watches (a large Hermes home), say: the interval still syncs.
-    failed(error as Error);
+    progress(`watching ${workspace} failed (${(error as Error).message}); syncing every --interval only`);
     return null;
   }
 }

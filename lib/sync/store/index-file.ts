@@ -153,9 +153,10 @@ function parsePaths(line: string, n: number): string[] {
 
 /**
  * The index, its file's mtime (ns: entries not older than it are racy) and the sha256 of its bytes
- * (what names this very state: keys-ahead.ts), or null when there is none.
+ * (what names this very state: keys-ahead.ts; hashed when first asked for, since only keying ahead
+ * needs it and an idle sync should not pay for it), or null when there is none.
  */
-export async function readIndex(file: string): Promise<{ index: StoreIndex; writtenNs: bigint; digest: string } | null> {
+export async function readIndex(file: string): Promise<ReadIndex | null> {
   // Synchronously (one open, stat, read and close): a sync reads it first thing, with nothing to
   // overlap, and four thread-pool round trips cost more wall time than the read.
   let fd: number;
@@ -169,10 +170,23 @@ export async function readIndex(file: string): Promise<{ index: StoreIndex; writ
     const bytes = readFileSync(fd);
     const index = parseIndex(bytes);
     const statTime = index.meta.stat_time_ns;
-    return { index, writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs, digest: createHash('sha256').update(bytes).digest('hex') };
+    let digest: string | undefined;
+    return {
+      index,
+      writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs,
+      digest: () => (digest ??= createHash('sha256').update(bytes).digest('hex')),
+    };
   } finally {
     closeSync(fd);
   }
+}
+
+/** What `readIndex` read. */
+export interface ReadIndex {
+  index: StoreIndex;
+  writtenNs: bigint;
+  /** The sha256 of the index file's bytes (hex). */
+  digest: () => string;
 }
 
 /** Written durably (temporary name, flushed, renamed): it is what says which state is there. */

@@ -146,7 +146,8 @@ export class KeysAhead {
       return;
     }
     // Keyings against another state are of no use any more.
-    for (const [rel, entry] of this.entries) if (entry.state !== read.digest) this.entries.delete(rel);
+    const state = read.digest();
+    for (const [rel, entry] of this.entries) if (entry.state !== state) this.entries.delete(rel);
     const v41Layout = await isV41Layout(this.workspace);
     const context = v41Layout ? 'v41' : 'flat';
     const store = openStore(dir, agentId, read);
@@ -160,7 +161,7 @@ export class KeysAhead {
         this.entries.delete(rel);
         const entry = this.keyFile(rel, { agentId, v41Layout, prior });
         if (entry) {
-          this.entries.set(rel, { state: read.digest, context, ...entry });
+          this.entries.set(rel, { state, context, ...entry });
           kept++;
         }
         if (++keyed % FILES_PER_TURN === 0) await new Promise((resolve) => setImmediate(resolve));

@@ -13,7 +13,7 @@ import { memoPath } from '../record-memo';
 import { baseIdentity, statCachePath } from '../stat-cache';
 import { readClientState, statePaths, writeStateToml, type ClientState } from '../state';
 import { StoreDamaged } from './errors';
-import { lookupStat, readIndex, type IndexFile, type StoreIndex } from './index-file';
+import { lookupStat, readIndex, type IndexFile, type ReadIndex, type StoreIndex } from './index-file';
 import { LogReader } from './log';
 import { storePaths } from './paths';
 import { arrayKeys } from '@/lib/adapters/openclaw/section-keys';
@@ -21,8 +21,8 @@ import { parseTable, TableView, type TableRow } from './table';
 
 export interface OpenStore {
   index: StoreIndex;
-  /** The sha256 of the index file's bytes: this very state (keys-ahead.ts). */
-  digest: string;
+  /** The sha256 of the index file's bytes: this very state (keys-ahead.ts). Hashed when first asked for. */
+  digest: () => string;
   /** The index file's mtime: stat data not older than it are racy. */
   writtenNs: bigint;
   byRel: ReadonlyMap<string, IndexFile>;
@@ -35,7 +35,7 @@ export interface OpenStore {
   prior(context: string, workspace: string): PriorFiles;
 }
 
-export function openStore(stateDir: string, agentId: string, read: { index: StoreIndex; writtenNs: bigint; digest: string }): OpenStore {
+export function openStore(stateDir: string, agentId: string, read: ReadIndex): OpenStore {
   const { index, writtenNs, digest } = read;
   const byRel = new Map(index.files.map((f) => [f.rel, f]));
   const log = new LogReader(storePaths(stateDir, agentId).log(index.generation), index.logLength);

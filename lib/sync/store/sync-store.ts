@@ -39,7 +39,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
   if (args.finished) log(`finished the state write a killed sync left: the base is at sequence ${baseSequence}`);
   const workspace = path.resolve(opts.workspace);
   try {
-    const keyedAhead = opts.keysAhead?.forState(store.digest, workspace);
+    const keyedAhead = opts.keysAhead?.forState(store.digest(), workspace);
     const exported = await exportOpenclawChanges({ workspace: opts.workspace, runtimeAgent: opts.runtimeAgent, persistAgentId: true, clock: opts.clock }, async (_agent, context) => {
       const prior = store.prior(context, workspace);
       return keyedAhead ? { ...prior, ahead: keyedAhead.ahead(context) } : prior;
