@@ -2,12 +2,14 @@ import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
 import { SyncConflictError, SyncError } from './errors';
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
+import { serverIdentity } from './target-mark';
 
 /** A sync target that speaks the ALF HTTP protocol (ours or any compatible service). */
 export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarget {
   const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
   return {
     label: args.baseUrl,
+    identity: serverIdentity(args.baseUrl, args.apiKey),
     flags: `--server ${args.baseUrl} --key KEY`,
     ensureAgent: (agent) =>
       mapErrors(async () => {

@@ -6,6 +6,7 @@ import { syncLock, withAgentLock } from './agent-lock';
 import { rebuildAt } from './restore';
 import { readClientState, statePaths, writeClientState } from './state';
 import type { SyncTarget } from './target';
+import { writeTargetMark } from './target-mark';
 
 export interface RebaseOutput {
   ok: true;
@@ -41,6 +42,7 @@ export async function rebaseWorkspace(opts: {
       state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() },
       baseSnapshot: await writeSnapshot(snapshot, { storeRaw: true }),
     });
+    await writeTargetMark(opts.alfHome, agentId, opts.target);
     return { previous, sequence };
   });
   opts.log?.(`rebased ${agentId} on sequence ${sequence} of ${opts.target.label} (was ${previous ?? 'never synced'})`);

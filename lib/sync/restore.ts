@@ -10,6 +10,7 @@ import { foldArchives } from '@/lib/core/restore';
 import { syncLock, withAgentLock } from './agent-lock';
 import { SyncError } from './errors';
 import { writeClientState } from './state';
+import { writeTargetMark } from './target-mark';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 
@@ -114,6 +115,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   if (opts.workspace && opts.atSequence === undefined) {
     // A head restore into the live workspace also becomes the local delta base, as in the reference.
     await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt }, baseSnapshot: await writeSnapshot(snapshot) });
+    await writeTargetMark(opts.alfHome, opts.agentId, opts.target);
   }
   // Rendered files are among those written only when the adapter wrote the archive's OpenClaw raw files.
   const rendered = reconstructed.filter((rel) => result.written.includes(rel));

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { asUint8Array } from '@/lib/core/bytes';
+import { storePaths } from './store/paths';
 
 /** `$ALF_HOME/.alf` (ALF_HOME replaces HOME as the base, CONTRACT §2.2). */
 export function alfDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -35,11 +36,17 @@ export async function readClientState(alfHome: string, agentId: string): Promise
   };
 }
 
-/** Persists the base first, then the state that points at it (the reference's write order). */
+/**
+ * Persists the base first, then the state that points at it (the reference's write order). The
+ * base is then the `.alf`: the client-state store's index, if any, goes before the TOML is
+ * written (else a state set back to an older sequence — a rebase onto a target behind the store —
+ * would read as a sync killed before its TOML, and the store's newer state be taken again).
+ */
 export async function writeClientState(args: { alfHome: string; state: ClientState; baseSnapshot: Uint8Array }): Promise<string> {
-  const path = await writeBaseFile(args.alfHome, args.state.agent_id, args.baseSnapshot);
+  const base = await writeBaseFile(args.alfHome, args.state.agent_id, args.baseSnapshot);
+  await fs.rm(storePaths(path.dirname(base), args.state.agent_id).index, { force: true });
   await writeStateToml(args.alfHome, args.state);
-  return path;
+  return base;
 }
 
 /** The base alone (durable, atomic): the first half of writeClientState. */

@@ -24,10 +24,11 @@ import { SyncError } from './errors';
 import { fileKeysPath, writeFileKeys } from './file-keys';
 import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
 import { SPOT_CHECK, memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
-import { statePaths, writeBaseFile, writeStateToml } from './state';
+import { readClientState, statePaths, writeBaseFile, writeStateToml } from './state';
 import { crashPoint } from './crash-points';
 import { finishFromStoreStat, fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat, type StoreFingerprint, type StoreKey, type StoreStat } from './store-stat';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
+import { confirmTarget, writeTargetMark } from './target-mark';
 import type { SyncTarget } from './target';
 import { sha256Hex } from '@/lib/core/uuid';
 
@@ -52,6 +53,8 @@ export interface SyncOptions {
   log?: (line: string) => void;
   /** Set on the sync that follows an adoption (recover.ts): it does not adopt again. */
   adopted?: boolean;
+  /** Internal: the target has nothing of the agent whatever the state says (target-mark.ts): a first sync there. */
+  toNewTarget?: boolean;
   /** Internal: a SQLite-store sync's fingerprint, taken before its export, recorded with its state. */
   store?: { key: StoreKey; fingerprint: StoreFingerprint; recorded: StoreStat | null };
   /**
@@ -93,15 +96,32 @@ export interface SyncOutput {
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   // One sync of an agent at a time (agent-lock.ts); OpenClaw's agent id is read (or minted) first.
   const agentId = opts.runtime === 'openclaw' ? await openclawAgentId(opts.workspace) : null;
-  return withAgentLock({ alfHome: opts.alfHome, ...syncLock(opts, agentId), log: opts.log }, () => syncHoldingLock(opts, agentId));
+  return withAgentLock({ alfHome: opts.alfHome, ...syncLock(opts, agentId), log: opts.log }, async () => {
+    const output = await syncHoldingLock(opts, agentId);
+    // The state now follows this target (its upload accepted). Not written (a full disk): the next
+    // sync asks the target, finds its own upload there, and marks it then.
+    if (!output.no_changes) await writeTargetMark(opts.alfHome, output.agent.alf_agent_id, opts.target).catch(() => {});
+    return output;
+  });
 }
 
 /** syncWorkspace's work, its lock held (an adoption's sync again runs here: the lock is still held). */
 async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Promise<SyncOutput> {
-  if (usesStore(opts)) {
+  if (usesStore(opts) && !opts.toNewTarget) {
     // The agent's store, when it is the base: the sync reconciles only what changed.
     const opening = await openForSync(opts.alfHome, openclawId ?? (await openclawAgentId(opts.workspace)));
-    if (opening.kind === 'store') return (await storeSync()).syncWithStore(opts, opening);
+    if (opening.kind === 'store') {
+      let verdict: 'same' | 'new';
+      try {
+        verdict = await confirmTarget(opts, opening.state.agent_id, opening.state.last_synced_sequence);
+      } catch (error) {
+        opening.store.log.close();
+        throw error;
+      }
+      if (verdict === 'same') return (await storeSync()).syncWithStore(opts, opening);
+      opening.store.log.close();
+      return syncExport({ ...opts, toNewTarget: true });
+    }
   }
   // A store the export reads whole (a SQLite database): unchanged files, as their stat data tell
   // (store-stat.ts), are an idle sync that opens none of them.
@@ -112,11 +132,15 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
   const log = opts.log ?? (() => {});
   // A sync killed after its base and store stat, before the TOML: the TOML is written now.
   if (recorded && (await finishFromStoreStat(opts.alfHome, recorded))) log(`finished the state write a killed sync left: the base is at sequence ${recorded.sequence}`);
-  if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint)) {
+  const store = fingerprint ? { key, fingerprint, recorded } : undefined;
+  if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint) && !opts.toNewTarget) {
+    // An idle sync of the target its state follows; one the target has nothing of is a first sync there.
+    const known = (await readClientState(opts.alfHome, recorded.agentId).catch(() => null))?.last_synced_sequence;
+    if (known !== undefined && (await confirmTarget(opts, recorded.agentId, known)) === 'new') return syncExport({ ...opts, toNewTarget: true, store });
     const idle = await idleFromStoreStat(opts, recorded, opts.clock(), log);
     if (idle) return idle;
   }
-  return syncExport({ ...opts, store: fingerprint ? { key, fingerprint, recorded } : undefined });
+  return syncExport({ ...opts, store });
 }
 
 async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
@@ -150,10 +174,15 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
       return exportSlots(plain);
     })
     : null;
+  // The target has nothing of the agent (target-mark.ts): a first sync there, whatever the state says.
+  let toNewTarget = opts.toNewTarget === true;
   if (slotted?.allUnchanged) {
     // Every file unchanged, none came or went: idle, without reading the base — when the cache's
-    // base is the state's. Else the export runs again, reading every file.
-    const idle = await idleFromStatCache(opts, early.get(slotted.agentId)!, slotted.agentId, now, log);
+    // base is the state's, and the state the target's. Else the export runs again, reading every file.
+    const load = early.get(slotted.agentId)!;
+    const known = toNewTarget ? undefined : (await load.state.catch(() => null))?.last_synced_sequence;
+    if (known !== undefined && (await confirmTarget(opts, slotted.agentId, known)) === 'new') toNewTarget = true;
+    const idle = toNewTarget ? null : await idleFromStatCache(opts, load, slotted.agentId, now, log);
     if (idle) return idle;
     slotted = await exportSlots(plain);
   }
@@ -165,8 +194,9 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const { state, base } = await loading.base();
   const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
   if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
+  if (!toNewTarget && state?.last_synced_sequence !== undefined && base && (await confirmTarget(opts, agentId, state.last_synced_sequence)) === 'new') toNewTarget = true;
 
-  if (state?.last_synced_sequence === undefined || !base) {
+  if (toNewTarget || state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
     const { adoptSentSnapshot, rebaseCommand, writeSnapshot } = await work();
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });

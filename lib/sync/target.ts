@@ -9,6 +9,11 @@ export interface SyncTarget {
   readonly label: string;
   /** The flags that name this target on the command line, for hints (`--data DIR`, `--server URL`). */
   readonly flags: string;
+  /**
+   * What tells this target from another in the client state's mark (target-mark.ts), when the
+   * label does not: a server's URL with a digest of its key (a key names a tenant). Default: the label.
+   */
+  readonly identity?: string;
   /** Registers the agent; `alreadyExisted` when it was known before. */
   ensureAgent(agent: { id: string; name: string; runtime: string }): Promise<{ alreadyExisted: boolean; latestSequence: number | null }>;
   /**

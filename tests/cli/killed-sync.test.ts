@@ -25,14 +25,14 @@ function killedCli(args: string[], env: Record<string, string>, point: CrashPoin
 }
 
 /**
- * The state directory holds the state (the store: its index and one log), no temporary file
+ * The state directory holds the state (the store: its index and one log; the target it follows), no temporary file
  * left by a kill, no log of another generation, no `.alf` it no longer is.
  */
 async function expectStoreOnly(alfHome: string, agentId: string): Promise<void> {
   const state = (await fs.readdir(path.join(alfHome, '.alf', 'state'))).sort();
-  expect(state).toHaveLength(3);
+  expect(state).toHaveLength(4);
   expect(state[0]).toMatch(new RegExp(`^${agentId}-state-\\d+\\.log$`));
-  expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.toml`]);
+  expect(state.slice(1)).toEqual([`${agentId}-state.idx`, `${agentId}.target`, `${agentId}.toml`]);
 }
 
 const POINTS: CrashPoint[] = ['sent-recorded', 'uploaded', 'log-written', 'files-written', 'state-written'];

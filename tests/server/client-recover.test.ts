@@ -8,6 +8,7 @@ import { restoreAgent } from '@/lib/sync/restore';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { writeSent } from '@/lib/sync/synced-marker';
 import type { SyncTarget } from '@/lib/sync/target';
+import { readTargetMark } from '@/lib/sync/target-mark';
 import { makeSandbox, readTree, steppingClock } from '@/lib/sync/testing/workspace';
 import { startTestServer, type TestServer } from './harness';
 
@@ -140,6 +141,34 @@ describe.each(TARGETS)('a killed sync recovers (%s)', (_name, makeTarget) => {
       expect(error!.hint).toContain(`lineage sync --rebase -r openclaw -w ${other}`);
       await rebaseWorkspace({ runtime: 'openclaw', workspace: other, target, alfHome: path.join(sb.root, 'home-c'), clock });
       expect(await syncWorkspace({ runtime: 'openclaw', workspace: other, target, alfHome: path.join(sb.root, 'home-c'), clock })).toMatchObject({ sequence: 0, no_changes: true });
+    });
+  });
+});
+
+describe('the client state follows one target (target-mark.ts), over HTTP', () => {
+  it('from the local data dir to the team server: a first sync there, then deltas; another key is another target; back is refused', async () => {
+    await withSandbox(async (sb) => {
+      const clock = steppingClock();
+      const local = localTarget(sb.dataDir, clock);
+      const serverA = httpTarget({ baseUrl: `${t.url}/v1`, apiKey: t.keyA });
+      const serverB = httpTarget({ baseUrl: `${t.url}/v1`, apiKey: t.keyB });
+      const sync = (target: SyncTarget) => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const agentId = (await sync(local)).agent.alf_agent_id;
+      // The workspace did not change; the server has nothing of the agent: a full snapshot there.
+      expect(await sync(serverA)).toMatchObject({ sequence: 0, delta: false, no_changes: false });
+      expect(await treeAt(serverA, sb, agentId, 0)).toEqual(await readTree(sb.workspace));
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n');
+      expect(await sync(serverA)).toMatchObject({ sequence: 1, delta: true });
+      // The same URL with another tenant's key is another target (the agent is not that key's to
+      // read: a first sync there, which the server refuses, since the id is tenant A's).
+      await expect(sync(serverB)).rejects.toMatchObject({ code: 'agent_id_taken' });
+      expect(readTargetMark(sb.alfHome, agentId)).toBe(serverA.identity);
+      expect(serverA.identity).not.toBe(serverB.identity);
+      expect(await sync(serverA)).toMatchObject({ sequence: 1, no_changes: true });
+      // Back to the local data dir, at sequence 0 of its own while this state is at the server's 1: refused.
+      await expect(sync(local)).rejects.toMatchObject({ code: 'target_changed' });
+      expect(await treeAt(serverA, sb, agentId, 1)).toEqual(await readTree(sb.workspace));
     });
   });
 });
