@@ -13,12 +13,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { writeDeltaRead } from '@/lib/core/archive/write-delta';
 import type { FsBlobStore } from '@/lib/ledger/blob-store';
-import { ingestDelta } from '@/lib/storage/embedded-ingest';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
+import { writeSnapshotRead } from '@/lib/core/archive';
+import type { AlfSnapshot, ArchiveLimits } from '@/lib/core/archive/types';
+import { listEntries } from '@/lib/ledger';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import type { LineageStorage } from '@/lib/storage/types';
 import { rebuildIndex } from './rebuild';
 import { backgroundCatchUp, catchUpIndex, indexPending, runBackgroundCatchUp } from './pending-index';
-import { HistoryGenerator } from './testing/generator';
+import { HistoryGenerator, lineOf } from './testing/generator';
 import { dumpIndex, tempLedger } from './testing/temp-ledger';
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-0000000000a1';
@@ -80,7 +83,7 @@ describe('the index of entries folded after their append', () => {
     expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
   });
 
-  it('deltas handed over as written (a local sync\'s: checked as written, not read back, when deferred): the same entries and, caught up, the same index', async () => {
+  it('uploads handed over as written (a local sync\'s: snapshots and deltas checked as written, not read back, when deferred): the same entries and, caught up, the same index', async () => {
     const { deferred, inline } = await twins(21, 24, 4, true);
     await catchUpIndex(deferred.ledger);
     expect(dumpIndex(deferred.ledger)).toEqual(dumpIndex(inline.ledger));
@@ -123,6 +126,48 @@ describe('the index of entries folded after their append', () => {
     expect(dumpIndex(t.ledger)).toEqual(dumpIndex(twin.ledger));
   });
   }
+
+  it('a snapshot handed over as written is refused exactly as its bytes are: a record the ingest refuses (named by its place in the archive), a path that is a file and a directory, one past a reader\'s limit', async () => {
+    const t = ledgerWith(4, 1);
+    const g = t.gen;
+    for (let i = 0; i < 6; i++) g.addRecord();
+    const now = new Date('2026-03-03T00:00:00Z');
+    const refusal = async (snapshot: AlfSnapshot, limits?: Partial<ArchiveLimits>) => {
+      const { bytes, written } = await writeSnapshotRead(snapshot, { recordLines: snapshot.records.map(lineOf) });
+      expect(written).not.toBeNull();
+      const ingest = (params: object) => ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now, deferIndexFrom: 1, limits, ...params }).then(() => null, (e: Error) => e);
+      const [plain, asWritten] = [await ingest({}), await ingest({ written: written! })];
+      expect(plain).toMatchObject({ code: 'bad_archive' });
+      expect(asWritten).toEqual(plain);
+      return plain!.message;
+    };
+    // The records in an order the archive does not keep (its partitions are by quarter): the
+    // refused one is named by the place a reader meets it at. (Records given with their lines are
+    // taken as checked, WriteSnapshotOptions.recordLines: a sync's are, checkedRecordLines.)
+    const records = g.records.map((r, i) => ({ ...r, temporal: { created_at: i % 2 === 0 ? '2026-05-01T00:00:00Z' : '2026-02-01T00:00:00Z' } }));
+    // Given Q2, Q1, Q2, Q1, …; the archive holds Q1's first: the fourth given is the second met.
+    records[3] = { ...records[3]!, content: 'a NUL \u0000 here' };
+    expect(await refusal({ ...g.snapshotOf(), records })).toMatch(/^refused: record 2: content holds a NUL character/);
+    const raw = new Map([['raw/openclaw/notes.md', new Uint8Array([0x61])], ['raw/openclaw/notes.md/inner.md', new Uint8Array([0x62])]]);
+    expect(await refusal({ ...g.snapshotOf(), raw })).toContain('"raw/openclaw/notes.md" is both a file and a directory');
+    const big = new Map([['raw/openclaw/memory/big.md', new Uint8Array(4096).fill(0x61)]]);
+    expect(await refusal({ ...g.snapshotOf(), raw: big }, { maxEntryUncompressedBytes: 1024 })).toContain('per-entry limit');
+    expect(listEntries({ ledger: t.ledger, agentId: AGENT })).toEqual([]);
+  });
+
+  it('a snapshot handed over as written is checked as written, not read back (its fold deferred); read back when its fold is not', async () => {
+    const t = ledgerWith(6, 1);
+    for (let i = 0; i < 4; i++) t.gen.addRecord();
+    const now = new Date('2026-03-03T00:00:00Z');
+    const snapshot = t.gen.snapshotOf();
+    const { bytes, written } = await writeSnapshotRead(snapshot, { recordLines: snapshot.records.map(lineOf) });
+    // A written form that says another agent than the bytes: what is checked is what refuses.
+    const other = { ...written!, parts: { ...written!.parts, manifest: { ...written!.parts.manifest, agent: { id: '7b0f3c2e-2222-4a2b-8c3d-0000000000ff' } } } };
+    await expect(ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now, deferIndexFrom: 1, written: other }))
+      .rejects.toMatchObject({ message: expect.stringContaining('0000000000ff') });
+    // Not deferred (too few records for it): the bytes are read, and they are this agent's.
+    expect((await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now, deferIndexFrom: 1000, written: other })).sequence).toBe(0);
+  });
 
   for (const served of [false, true]) {
   it(`a pending entry whose blob is damaged: readers answer from the index as it stands, an ingest is refused blob_corrupt, nothing changes${served ? ' (a serving storage: folds on its ingest thread)' : ''}`, async () => {

@@ -17,6 +17,7 @@ import type { AgentRow, EntryKind } from '@/db/schema';
 import { readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
 import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
 import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta';
+import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import { resolveLimits } from '@/lib/core/archive/zip-read';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
@@ -208,8 +209,16 @@ async function catchUp(params: IngestBase, agentId: string): Promise<void> {
  * fold to be deferred (a fold later reads the blob): the same checks in the same order, so the same
  * first refusal, without holding every record of a large snapshot parsed at once.
  */
-async function checkedSnapshot(params: IngestBase, agentId: string): Promise<AlfSnapshot | null> {
+async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot }, agentId: string): Promise<AlfSnapshot | null> {
   const deferFrom = params.indexer.pending !== undefined ? params.deferIndexFrom : undefined;
+  const { written } = params;
+  if (written && deferred(params, written.records.length + written.parts.raw.size) && writtenWithin(written, resolveLimits(params.limits))) {
+    // The checks a read of the bytes makes, in its order, on the snapshot as written (its fold,
+    // deferred, reads the blob). A record's index is the one a reader meets it at.
+    checkAgentId(written.parts.manifest, agentId, 'manifest.json');
+    checkSnapshotParts(written.parts, () => written.records.forEach((record, index) => checkSnapshotRecord(record, index)));
+    return null;
+  }
   if (deferFrom === undefined) {
     const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
     checkAgentId(snapshot.manifest, agentId, 'manifest.json');
@@ -238,7 +247,15 @@ async function checkedSnapshot(params: IngestBase, agentId: string): Promise<Alf
 }
 
 /** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
-export async function ingestSnapshot(params: IngestBase): Promise<IngestResult> {
+export async function ingestSnapshot(params: IngestBase & {
+  /**
+   * The snapshot as the bytes hold it, when they were written in this process (a local sync's
+   * first snapshot: write-snapshot.ts `writeSnapshotRead`). When its fold is deferred and a reader
+   * with these limits reads it, its checks run on this instead of on the bytes read back (the
+   * fold reads the blob); otherwise the bytes are read, as any upload's.
+   */
+  written?: WrittenSnapshot;
+}): Promise<IngestResult> {
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
   const snapshot = await checkedSnapshot(params, agent.id);
   const sha = sha256Hex(params.bytes);

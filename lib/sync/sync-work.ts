@@ -3,7 +3,7 @@
  * with them yazl, yauzl and fflate), the reconcile against the base and the recovery rules. sync.ts
  * imports this module on first use, so that an idle `lineage sync` process never loads it.
  */
-export { writeDelta, writeSnapshot, readSnapshotLines } from '@/lib/core/archive';
+export { writeDelta, writeSnapshot, writeSnapshotRead, readSnapshotLines } from '@/lib/core/archive';
 export { writeDeltaRead } from '@/lib/core/archive/write-delta';
 export { KnownRecord, KnownRecordMismatch, reconcileWithBase } from '@/lib/core/reconcile-base';
 export { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';

@@ -198,7 +198,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
 
   if (toNewTarget || state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
-    const { adoptSentSnapshot, rebaseCommand, writeSnapshot } = await work();
+    const { adoptSentSnapshot, rebaseCommand, writeSnapshotRead } = await work();
     const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
       // This machine's own first snapshot, whose state was never written: adopted.
@@ -214,16 +214,18 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
       );
     }
     const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
-    opts.target.expectSnapshot?.(agentId, records.length);
+    const withLines = slotted !== null && usesStore(opts);
+    opts.target.expectSnapshot?.(agentId, records.length, withLines);
     const snapshot = snapshotFromExport(exported, now, records);
     // With the store, each record is serialized once: for the upload and for the store.
     // Its large partitions deflate in the worker while the lines are made.
-    const serialized = slotted && usesStore(opts) ? checkedRecordLines(records, { deflateAhead: true }) : null;
+    const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true }) : null;
     const lines = serialized?.lines ?? null;
-    const bytes = await writeSnapshot(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
+    // With the lines, the snapshot as written too: a local target checks that, not the bytes read back.
+    const { bytes, written } = await writeSnapshotRead(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
-    const uploading = opts.target.putSnapshot(agentId, bytes);
+    const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined);
     // The store is laid out and its log written while the target ingests the upload (a local
     // target's large one on its ingest thread, a server in its own process); its index names it
     // once the upload is accepted. Every record's line is its own serialization: each pairs with it next time.

@@ -1,4 +1,5 @@
 import type { WrittenDelta } from '@/lib/core/archive/write-delta';
+import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 
 /**
  * Where a sync goes: the local ledger in a data directory, or an ALF service over HTTP.
@@ -17,12 +18,17 @@ export interface SyncTarget {
   /** Registers the agent; `alreadyExisted` when it was known before. */
   ensureAgent(agent: { id: string; name: string; runtime: string }): Promise<{ alreadyExisted: boolean; latestSequence: number | null }>;
   /**
-   * Told, before the archive is made, that a snapshot of `records` records is coming (optional):
-   * a local target starts its ingest thread for a large one meanwhile (local-target.ts).
+   * Told, before the archive is made, that a snapshot of `records` records is coming (optional),
+   * and whether it comes with its written form: a local target starts its ingest thread for a
+   * large one meanwhile, unless it will check the written form instead (local-target.ts).
    */
-  expectSnapshot?(agentId: string, records: number): void;
-  /** Stores a full snapshot at the agent's current latest sequence (0 for the first). */
-  putSnapshot(agentId: string, bytes: Uint8Array): Promise<{ sequence: number }>;
+  expectSnapshot?(agentId: string, records: number, written?: boolean): void;
+  /**
+   * Stores a full snapshot at the agent's current latest sequence (0 for the first). `written`:
+   * the snapshot as the bytes hold it (write-snapshot.ts `writeSnapshotRead`), which a target in
+   * this process may check instead of reading the bytes back (local-target.ts).
+   */
+  putSnapshot(agentId: string, bytes: Uint8Array, written?: WrittenSnapshot): Promise<{ sequence: number }>;
   /**
    * Appends a delta at base + 1; throws `SyncConflictError` when base is not the latest. `written`:
    * the delta as the bytes hold it (write-delta.ts `writeDeltaRead`), which a target in this

@@ -94,11 +94,14 @@ describe('the lineage bin with and without its code cache', () => {
       fs.writeFileSync(path.join(copy, 'ingest-worker.cjs'), "throw new Error('the prebuilt ingest script ran');\n");
       // Both run from a directory outside the package, as a user's `lineage sync` often is: the
       // thread's script finds its packages (better-sqlite3) from the package, not from there.
+      // With the `.alf` client state: a store's first snapshot comes with its written form and is
+      // checked on the sync's own thread (ingest.ts `written`); this one goes to the ingest thread.
       const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
-      const fromCopy = await runIn(sb.root, ['--input-type=module', '-e', bundleRunner(path.join(copy, 'main.cjs')), 'lineage', ...args], { ALF_HOME: sb.alfHome });
+      const env = { ALF_HOME: sb.alfHome, LINEAGE_SYNC_STATE: 'alf' };
+      const fromCopy = await runIn(sb.root, ['--input-type=module', '-e', bundleRunner(path.join(copy, 'main.cjs')), 'lineage', ...args], env);
       expect(fromCopy.json, fromCopy.stderr).toMatchObject({ ok: false });
       expect(JSON.stringify(fromCopy.json), fromCopy.stderr).toContain('the prebuilt ingest script ran');
-      const sync = await runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], { ALF_HOME: sb.alfHome });
+      const sync = await runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], env);
       expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 0 });
       const agent = (sync.json.agent as { alf_agent_id: string }).alf_agent_id;
       const out = path.join(sb.root, 'restored');

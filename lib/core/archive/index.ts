@@ -5,7 +5,7 @@
 export * from './types';
 export { readSnapshot, readSnapshotLines, scanSnapshot, MANIFEST_FILE, DELTA_MANIFEST_FILE, type SnapshotWithLines } from './read-snapshot';
 export { RecordLines } from './record-lines';
-export { writeSnapshot, type WriteSnapshotOptions } from './write-snapshot';
+export { writeSnapshot, writeSnapshotRead, type WriteSnapshotOptions, type WrittenSnapshot } from './write-snapshot';
 export { readDelta } from './read-delta';
 export { writeDelta } from './write-delta';
 export { isDeltaArchive } from './detect';

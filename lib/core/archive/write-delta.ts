@@ -33,8 +33,8 @@ export interface WrittenDelta {
   longestLine: number;
 }
 
-/** Whether a reader with these limits reads the written archive (else the reader says why not). */
-export function writtenWithin(written: WrittenDelta, limits: ArchiveLimits): boolean {
+/** Whether a reader with these limits reads the written archive (else the reader says why not): a delta's or a snapshot's. */
+export function writtenWithin(written: Pick<WrittenDelta, 'members' | 'sizes' | 'longestLine'>, limits: ArchiveLimits): boolean {
   let total = 0;
   for (const size of written.sizes) {
     if (size > limits.maxEntryUncompressedBytes) return false;

@@ -38,6 +38,28 @@ export interface WriteSnapshotOptions {
  * entries, raw files, and `manifest.json` last with its inventory recomputed.
  */
 export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<Uint8Array> {
+  return (await writeSnapshotRead(snapshot, opts)).bytes;
+}
+
+/**
+ * A snapshot as writeSnapshot wrote it, for an ingest in the same process that defers its fold (a
+ * local sync's first snapshot: lib/ledger/ingest.ts): what a reader of the bytes would check — the
+ * manifest as written, the layers, raw and other files, the records in the order the archive holds
+ * them — and what the archive limits look at. Made when every record came with its line.
+ */
+export interface WrittenSnapshot {
+  parts: Omit<AlfSnapshot, 'records'>;
+  /** Partition by partition, each in its line order: a reader's record `i` is `records[i]`. */
+  records: readonly MemoryRecord[];
+  /** The archive's members, and each one's uncompressed size. */
+  members: number;
+  sizes: number[];
+  /** The longest record line, in bytes. */
+  longestLine: number;
+}
+
+/** writeSnapshot's bytes, and (when every record came with its line) the snapshot as they hold it. */
+export async function writeSnapshotRead(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null }> {
   try {
     return await writeArchive(snapshot, opts);
   } finally {
@@ -46,7 +68,7 @@ export async function writeSnapshot(snapshot: AlfSnapshot, opts: WriteSnapshotOp
   }
 }
 
-async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): Promise<Uint8Array> {
+async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null }> {
   if (opts.today !== undefined && !isFullDate(opts.today)) {
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
@@ -63,10 +85,39 @@ async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): 
     entries.push({ name: partition.file, data, ahead: opts.partitionsAhead?.get(partition.file) });
   }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
-  entries.push(...extraEntries(snapshot.extra));
-  entries.push(...rawEntries(snapshot.raw, opts.storeRaw === true));
-  entries.push({ name: MANIFEST_FILE, data: jsonDocument(buildManifest(snapshot, infos)) });
-  return writeZip(entries);
+  const extra = extraEntries(snapshot.extra);
+  const raw = rawEntries(snapshot.raw, opts.storeRaw === true);
+  entries.push(...extra, ...raw);
+  const manifest = buildManifest(snapshot, infos);
+  entries.push({ name: MANIFEST_FILE, data: jsonDocument(manifest) });
+  const longestLine = longestKnownLine(partitions, opts.recordLines);
+  const written: WrittenSnapshot | null = longestLine === null ? null : {
+    parts: {
+      manifest,
+      layers: Object.fromEntries(Object.entries(snapshot.layers).filter(([, doc]) => doc !== undefined)) as AlfSnapshot['layers'],
+      raw: new Map(raw.map((e) => [e.name, e.data])),
+      extra: new Map(extra.map((e) => [e.name, e.data])),
+    },
+    records: partitions.flatMap((partition) => partition.records),
+    members: entries.length,
+    sizes: entries.map((e) => e.data.byteLength),
+    longestLine,
+  };
+  return { bytes: await writeZip(entries), written };
+}
+
+/** The longest record line in bytes, when every record came with its line (else null). */
+function longestKnownLine(partitions: readonly QuarterPartition[], lines: readonly (LineBytes | undefined)[] | undefined): number | null {
+  if (!lines) return null;
+  let longest = 0;
+  for (const partition of partitions) {
+    for (const index of partition.indexes) {
+      const line = lines[index];
+      if (!line) return null;
+      if (line.end - line.start > longest) longest = line.end - line.start;
+    }
+  }
+  return longest;
 }
 
 /** See {@link lineOnlyRecord}. */

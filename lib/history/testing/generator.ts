@@ -4,12 +4,13 @@
  * files), turned into REAL archives with the archive writers and ingested through the ledger. It
  * keeps the ground truth the index must reproduce.
  */
-import { writeSnapshot } from '@/lib/core/archive';
+import { writeSnapshotRead } from '@/lib/core/archive';
+import type { LineBytes } from '@/lib/core/archive/record-lines';
 import { writeDeltaRead } from '@/lib/core/archive/write-delta';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import { computeDelta, diffRaw } from '@/lib/core/delta';
 import { NS } from '@/lib/core/ids';
-import type { MemoryRecord } from '@/lib/core/record';
+import { recordJson, type MemoryRecord } from '@/lib/core/record';
 import { uuidV5 } from '@/lib/core/uuid';
 import { registerAgent, type Ledger } from '@/lib/ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
@@ -49,7 +50,7 @@ export class HistoryGenerator {
   latest: number | null = null;
   /** Passed to every ingest: entries this large are appended unindexed, their fold left to a catch-up (pending-index.ts). */
   deferIndexFrom: number | undefined;
-  /** Deltas are handed to their ingest as written too (a local sync's upload: ingest.ts `written`). */
+  /** Uploads are handed to their ingest as written too (a local sync's: ingest.ts `written`). */
   handWritten = false;
   private counter = 0;
   private base: { records: MemoryRecord[]; raw: Map<string, Uint8Array> } = { records: [], raw: new Map() };
@@ -166,8 +167,10 @@ export class HistoryGenerator {
     let seq: number;
     let kind: 'snapshot' | 'delta';
     if (this.latest === null || opts.rollover) {
-      const bytes = await writeSnapshot(this.snapshotOf());
-      seq = (await ingestSnapshot({ ledger: this.ledger, agentId: this.agentId, bytes, now, deferIndexFrom: this.deferIndexFrom })).sequence;
+      const snapshot = this.snapshotOf();
+      // Handed over as written, its records come with their lines (as a sync's first snapshot's do).
+      const { bytes, written } = await writeSnapshotRead(snapshot, this.handWritten ? { recordLines: snapshot.records.map(lineOf) } : {});
+      seq = (await ingestSnapshot({ ledger: this.ledger, agentId: this.agentId, bytes, now, deferIndexFrom: this.deferIndexFrom, written: written ?? undefined })).sequence;
       kind = 'snapshot';
     } else {
       if (entries.length === 0 && rawDiff.changed.size === 0 && rawDiff.deleted.length === 0) return null;
@@ -194,4 +197,10 @@ export class HistoryGenerator {
     this.recordsAt.set(seq, [...this.records]);
     return truth;
   }
+}
+
+/** A record's line, as a writer takes it given (`recordLines`). */
+export function lineOf(record: MemoryRecord): LineBytes {
+  const source = Buffer.from(recordJson(record), 'utf8');
+  return { source, start: 0, end: source.byteLength };
 }
