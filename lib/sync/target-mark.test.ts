@@ -128,5 +128,6 @@ describe('the client state follows one target; another one is synced to as a fir
     expect(one.identity).not.toBe(two.identity);
     expect(one.identity).toContain('http://127.0.0.1:9');
     expect(one.identity).not.toContain('alf_secret_one');
+    expect(httpTarget({ baseUrl: 'http://ops:hunter2@127.0.0.1:9/v1', apiKey: 'k' }).identity).toMatch(/^http:\/\/127\.0\.0\.1:9\/v1 key-sha256:[0-9a-f]{16}$/);
   });
 });

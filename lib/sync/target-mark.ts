@@ -29,9 +29,21 @@ export function targetIdentity(target: Pick<SyncTarget, 'label' | 'identity'>): 
   return target.identity ?? target.label;
 }
 
-/** A server's identity: its URL and a digest of the key (a key names a tenant; the key itself is not written down). */
+/**
+ * A server's identity: its URL (without any user name or password in it) and a digest of the key
+ * (a key names a tenant): neither secret is written down.
+ */
 export function serverIdentity(baseUrl: string, apiKey: string): string {
-  return `${baseUrl} key-sha256:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
+  let url = baseUrl;
+  try {
+    const parsed = new URL(baseUrl);
+    parsed.username = '';
+    parsed.password = '';
+    url = parsed.toString().replace(/\/$/, '');
+  } catch {
+    // Not a URL a client would reach: kept as given (it holds no credentials a URL could carry).
+  }
+  return `${url} key-sha256:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
 }
 
 function markPath(alfHome: string, agentId: string): string {
