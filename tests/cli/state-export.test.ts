@@ -45,6 +45,35 @@ describe('lineage state export', () => {
     }
   }, 120_000);
 
+  it('lineage state show: the sequence, the layout and the target the state follows, read only; a sync to another data dir is a first sync there', async () => {
+    const sb = await makeSandbox('lineage-state-show-');
+    try {
+      const env = { ALF_HOME: sb.alfHome };
+      const other = path.join(sb.root, 'other-data');
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const show = async () => (await runCli(['state', 'show', '-w', sb.workspace], env)).json;
+      // Never synced: nothing there, and nothing is written by asking (not even the agent id).
+      expect((await runCli(['state', 'show', '--agent', '5a5a5a5a-3333-4a2b-8c3d-0000000000c9'], env)).json)
+        .toMatchObject({ ok: true, last_synced_sequence: null, layout: null, target: null });
+      const first = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], env);
+      const agentId = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+      expect(await show()).toEqual({
+        ok: true, agent_id: agentId, state_dir: path.join(sb.alfHome, '.alf', 'state'),
+        last_synced_sequence: 0, last_synced_at: expect.any(String), layout: 'store', target: path.resolve(sb.dataDir),
+      });
+      const toOther = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', other], env);
+      expect(toOther.json).toMatchObject({ ok: true, sequence: 0, no_changes: false });
+      expect(toOther.stderr).toContain(`${path.resolve(other)} has nothing of agent ${agentId}: a first sync there`);
+      expect(await show()).toMatchObject({ last_synced_sequence: 0, target: path.resolve(other) });
+      const back = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], env);
+      expect(back.code).toBe(1);
+      expect(back.json).toMatchObject({ ok: false, code: 'target_changed', hint: expect.stringContaining('lineage sync --rebase') });
+      expect(await show()).toMatchObject({ target: path.resolve(other) });
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+
   it('refuses what it cannot export, in words, writing nothing', async () => {
     const sb = await makeSandbox('lineage-state-export-bad-');
     try {

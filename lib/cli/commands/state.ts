@@ -2,7 +2,9 @@ import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared/agent-id';
 import { parseUuid } from '@/lib/core/uuid';
-import { alfDir, statePaths } from '@/lib/sync/state';
+import { alfDir, readClientState, statePaths } from '@/lib/sync/state';
+import { storePaths } from '@/lib/sync/store/paths';
+import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
@@ -12,7 +14,8 @@ import { CliError, printJson } from '../output';
 /**
  * `lineage state export`: writes `$ALF_HOME/.alf/state/{agent}-snapshot.alf`, the base the reference
  * CLI reads, from this machine's client state (lib/sync/state-export.ts). Run it before handing a
- * workspace synced with the store layout to the reference CLI.
+ * workspace synced with the store layout to the reference CLI. `lineage state show`: what that state
+ * holds, and which target it follows; `lineage state compact`: its log rewritten.
  */
 export function registerStateCommand(program: Command): void {
   const state = program.command('state').description("this machine's sync state of an agent (under ALF_HOME)");
@@ -24,11 +27,17 @@ export function registerStateCommand(program: Command): void {
     .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
     .exitOverride()
     .action(async (flags: { workspace?: string; runtime?: string; agent?: string }) => {
-      const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime: parseRuntime(flags.runtime), persist: false }) : undefined);
-      if (!agentId) throw new CliError('invalid_argument', 'state export needs -w WORKSPACE or --agent ID');
-      const id = parseUuid(agentId);
-      if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
-      printJson(await exportStateBase({ alfHome: alfDir(), agentId: id }));
+      printJson(await exportStateBase({ alfHome: alfDir(), agentId: await agentOf('export', flags) }));
+    });
+  state
+    .command('show')
+    .description("what this machine's sync state of the agent holds: its sequence, its layout, and the target it follows")
+    .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
+    .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
+    .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
+    .exitOverride()
+    .action(async (flags: { workspace?: string; runtime?: string; agent?: string }) => {
+      printJson(await showState(alfDir(), await agentOf('show', flags)));
     });
   state
     .command('compact')
@@ -39,10 +48,7 @@ export function registerStateCommand(program: Command): void {
     .addOption(new Option('--alf-dir <dir>', 'the .alf directory (default: $ALF_HOME/.alf)').hideHelp())
     .exitOverride()
     .action(async (flags: { workspace?: string; agent?: string; force?: boolean; alfDir?: string }) => {
-      const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime: 'openclaw', persist: false }) : undefined);
-      if (!agentId) throw new CliError('invalid_argument', 'state compact needs -w WORKSPACE or --agent ID');
-      const id = parseUuid(agentId);
-      if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
+      const id = await agentOf('compact', flags);
       const alfHome = flags.alfDir ?? alfDir();
       // No state directory: nothing to compact, and nothing is written (not even a lock).
       if (!existsSync(statePaths(alfHome, id).dir)) return printJson(await compactStore({ alfHome, agentId: id }));
@@ -52,4 +58,33 @@ export function registerStateCommand(program: Command): void {
         return compactStore({ alfHome, agentId: id, force: flags.force });
       }));
     });
+}
+
+/** The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here). */
+async function agentOf(command: string, flags: { workspace?: string; runtime?: string; agent?: string }): Promise<string> {
+  const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime: parseRuntime(flags.runtime ?? 'openclaw'), persist: false }) : undefined);
+  if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`);
+  const id = parseUuid(agentId);
+  if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
+  return id;
+}
+
+/**
+ * `lineage state show`: the agent's state as this machine keeps it — read only, nothing written,
+ * no lock taken. `layout`: `store` (lib/sync/store), `alf` (`{agent}-snapshot.alf`), or null (none).
+ * `target`: what its sequence is a sequence of (lib/sync/target-mark.ts), null when no mark says.
+ */
+async function showState(alfHome: string, agentId: string) {
+  const paths = statePaths(alfHome, agentId);
+  const state = await readClientState(alfHome, agentId).catch(() => null);
+  const layout = existsSync(storePaths(paths.dir, agentId).index) ? 'store' : existsSync(paths.snapshot) ? 'alf' : null;
+  return {
+    ok: true as const,
+    agent_id: agentId,
+    state_dir: paths.dir,
+    last_synced_sequence: state?.last_synced_sequence ?? null,
+    last_synced_at: state?.last_synced_at ?? null,
+    layout,
+    target: readTargetMark(alfHome, agentId),
+  };
 }
