@@ -226,8 +226,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined);
-    // The store is laid out and its log written while the target ingests the upload (a local
-    // target's large one on its ingest thread, a server in its own process); its index names it
+    // The store is laid out and its log written while the target ingests the upload (a server in
+    // its own process; a local target checks a large one as written, or on its ingest thread); its index names it
     // once the upload is accepted. Every record's line is its own serialization: each pairs with it next time.
     const preparing = slotted && lines ? prepareStore(opts, { agentId, now, exported: slotted, records, lines, placed: null, storeRaw: false, allEarly: true }) : null;
     let sequence: number;

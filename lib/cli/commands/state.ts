@@ -19,26 +19,21 @@ import { CliError, printJson } from '../output';
  */
 export function registerStateCommand(program: Command): void {
   const state = program.command('state').description("this machine's sync state of an agent (under ALF_HOME)");
-  state
-    .command('export')
-    .description("write the agent's base .alf where the reference CLI reads it ($ALF_HOME/.alf/state/{agent}-snapshot.alf)")
+  /** A subcommand about one agent: named by `--agent`, or by a workspace (`-w`, `-r`). */
+  const ofAgent = (name: string, description: string, run: (agentId: string) => Promise<object>) => state
+    .command(name)
+    .description(description)
     .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
     .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
     .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
     .exitOverride()
     .action(async (flags: { workspace?: string; runtime?: string; agent?: string }) => {
-      printJson(await exportStateBase({ alfHome: alfDir(), agentId: await agentOf('export', flags) }));
+      printJson(await run(await agentOf(name, flags)));
     });
-  state
-    .command('show')
-    .description("what this machine's sync state of the agent holds: its sequence, its layout, and the target it follows")
-    .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
-    .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
-    .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
-    .exitOverride()
-    .action(async (flags: { workspace?: string; runtime?: string; agent?: string }) => {
-      printJson(await showState(alfDir(), await agentOf('show', flags)));
-    });
+  ofAgent('export', "write the agent's base .alf where the reference CLI reads it ($ALF_HOME/.alf/state/{agent}-snapshot.alf)",
+    (agentId) => exportStateBase({ alfHome: alfDir(), agentId }));
+  ofAgent('show', "what this machine's sync state of the agent holds: its sequence, its layout, and the target it follows",
+    (agentId) => showState(alfDir(), agentId));
   state
     .command('compact')
     .description("rewrite the agent's client-state log holding only what is live, when it holds more dead bytes than live ones (a sync starts this in the background)")
