@@ -2,7 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { machineInfo, writeReport, type BenchReport } from './report';
+import { keptSections, machineInfo, writeReport, type BenchReport } from './report';
 
 const report: BenchReport = {
   mode: 'quick',
@@ -38,5 +38,13 @@ describe('npm run bench report', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-report-'));
     writeReport(dir, report);
     expect(fs.readFileSync(path.join(dir, 'RESULTS.md'), 'utf8')).not.toContain('<!--');
+  });
+
+  it('every hand-written section of the committed bench/RESULTS.md is closed, so that the next run keeps it', () => {
+    const results = fs.readFileSync(path.join(__dirname, 'RESULTS.md'), 'utf8');
+    const opened = [...results.matchAll(/<!-- keep:([\w.-]+) -->/g)].map((m) => m[1]);
+    const kept = keptSections(results).map((section) => /^<!-- keep:([\w.-]+) -->/.exec(section)?.[1]).filter(Boolean);
+    expect(opened.length).toBeGreaterThan(0);
+    expect(kept).toEqual(opened);
   });
 });
