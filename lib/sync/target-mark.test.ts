@@ -96,7 +96,7 @@ describe('the client state follows one target; another one is synced to as a fir
     expect(await sync(t.B)).toMatchObject({ sequence: 0, no_changes: true });
   });
 
-  it('a state with no mark, or one a killed sync left naming the old target, is taken when the target\'s latest entry is this machine\'s upload', async () => {
+  it('a state with no mark, or one a killed sync left naming the old target, is taken when the target\'s latest entry is this machine\'s upload; with no mark, a target that moved on is left to the upload\'s recovery', async () => {
     const t = await twoTargets('lineage-mark-adopt-');
     await t.sb.write('MEMORY.md', '# Memory\n\n## Facts\nThe sky is blue.\n');
     const sync = (target: typeof t.A) => syncWorkspace({ runtime: 'openclaw', workspace: t.sb.workspace, target, alfHome: t.sb.alfHome, clock: t.clock });
@@ -108,6 +108,18 @@ describe('the client state follows one target; another one is synced to as a fir
     expect(await sync(t.A)).toMatchObject({ sequence: 0, no_changes: true });
     expect(readTargetMark(t.sb.alfHome, agentId)).toBe(t.A.label);
 
+    // No mark, and A moved on past the state with this machine's own upload (a state put back from
+    // a copy, the mark gone with it): the sync goes on as before marks, and adopts that upload.
+    const aside = path.join(t.sb.root, 'alf-aside');
+    await fs.cp(t.sb.alfHome, aside, { recursive: true });
+    await t.sb.write('MEMORY.md', '# Memory\n\n## Facts\nThe sky is grey.\n');
+    expect(await sync(t.A)).toMatchObject({ sequence: 1, delta: true });
+    await fs.rm(t.sb.alfHome, { recursive: true });
+    await fs.cp(aside, t.sb.alfHome, { recursive: true });
+    await fs.rm(mark);
+    expect(await sync(t.A)).toMatchObject({ sequence: 1, no_changes: true, recovered: true });
+    expect(readTargetMark(t.sb.alfHome, agentId)).toBe(t.A.label);
+
     // Synced to B, killed before the mark was written (it still names A): B's latest is the upload
     // this workspace recorded sending, so the state is B's.
     await sync(t.B);
@@ -116,10 +128,10 @@ describe('the client state follows one target; another one is synced to as a fir
     expect(await sync(t.B)).toMatchObject({ sequence: 1, delta: true });
     expect(readTargetMark(t.sb.alfHome, agentId)).toBe(t.B.label);
 
-    // Killed so again, but toward A, whose latest (sequence 0) is not what this state is at (1).
+    // Killed so again, but toward A, whose latest (sequence 1) is not what this state is at (B's 1).
     await writeTargetMark(t.sb.alfHome, agentId, t.B);
     await expect(sync(t.A)).rejects.toMatchObject({ code: 'target_changed' });
-    expect(getAgent({ ledger: openLedger(t.dirA), agentId })?.latest_sequence).toBe(0);
+    expect(getAgent({ ledger: openLedger(t.dirA), agentId })?.latest_sequence).toBe(1);
   });
 
   it('a server is told apart by its URL and its key, and the key is not written down', () => {

@@ -14,8 +14,9 @@
  * - at the state's sequence, and it is the upload this workspace last recorded sending (its
  *   sha256, synced-marker.ts `sent`; or no upload is recorded): the state is that target's, and
  *   the mark says so from now on (a sync killed between its state and its mark lands here too);
- * - anything else: refused, changing nothing. A delta made against one target's base must not
- *   land on another's history, even at the same sequence; the hint names the two ways on.
+ * - anything else, with a mark naming another target: refused, changing nothing. A delta made
+ *   against one target's base must not land on another's history, even at the same sequence; the
+ *   hint names the two ways on. With no mark, the sync goes on as before marks (see below).
  */
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -96,11 +97,15 @@ export async function confirmTarget(
     await writeTargetMark(opts.alfHome, agentId, opts.target);
     return 'same';
   }
+  // No mark: a state from before marks (or the reference CLI's) is taken to be this target's, as it
+  // was then; the upload's own checks apply (a stale base refused, this machine's own upload of a
+  // killed sync adopted), and the mark is written once an upload is accepted.
+  if (mark === null) return 'same';
   // The recovery module (and the archive code under it) loads only here: not on an idle sync's path.
   const { rebaseCommand } = await import('./recover');
   throw new SyncError(
     'target_changed',
-    `agent ${agentId} is at sequence ${latest.sequence} on ${opts.target.label}, but this machine's sync state (sequence ${sequence}) ${mark === null ? 'was not made with it' : `follows ${mark}`}`,
+    `agent ${agentId} is at sequence ${latest.sequence} on ${opts.target.label}, but this machine's sync state (sequence ${sequence}) follows ${mark}`,
     `sync to the target this machine's state follows, or run \`${rebaseCommand({ ...opts, target: opts.target })}\` to take ${opts.target.label}'s history as this machine's base without changing the workspace`,
   );
 }
