@@ -31,7 +31,7 @@ import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared/sync-marker';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncOptions, SyncOutput } from './sync';
 import { baseIdentity, isRacy, sameStat } from './stat-cache';
-import { readClientState, statePaths, writeFileAtomic, writeStateToml } from './state';
+import { readClientState, statePaths, writeFileAtomic, writeStateToml, type ClientState } from './state';
 
 const VERSION = 'lineage-store-stat 1';
 /** How far back from the moment stat data were taken a timestamp still counts as racy. */
@@ -177,11 +177,12 @@ export async function finishFromStoreStat(alfHome: string, recorded: StoreStat):
 /**
  * The sync of a store whose fingerprint `recorded` still holds: idle at its sequence, without the
  * export — when the client state is still at that sequence and base (not moved by a restore, a
- * rebase or another sync). Null when it cannot tell: the caller exports.
+ * rebase or another sync; `state`: the client state as the caller read it). Null when it cannot
+ * tell: the caller exports.
  */
-export async function idleFromStoreStat(opts: SyncOptions, recorded: StoreStat, now: Date, log: (line: string) => void): Promise<SyncOutput | null> {
+export async function idleFromStoreStat(opts: SyncOptions, recorded: StoreStat, state: ClientState | null, now: Date, log: (line: string) => void): Promise<SyncOutput | null> {
   const paths = statePaths(opts.alfHome, recorded.agentId);
-  const [state, base] = await Promise.all([readClientState(opts.alfHome, recorded.agentId).catch(() => null), baseIdentity(paths.snapshot)]);
+  const base = await baseIdentity(paths.snapshot);
   if (state?.last_synced_sequence !== recorded.sequence || base !== recorded.base) return null;
   log(`no changes since sequence ${recorded.sequence} (the store's files are as the last sync saw them)`);
   if ((await readSyncedFrom(opts.workspace, recorded.agentId))?.sequence !== recorded.sequence) {

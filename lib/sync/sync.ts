@@ -135,9 +135,10 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
   const store = fingerprint ? { key, fingerprint, recorded } : undefined;
   if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint) && !opts.toNewTarget) {
     // An idle sync of the target its state follows; one the target has nothing of is a first sync there.
-    const known = (await readClientState(opts.alfHome, recorded.agentId).catch(() => null))?.last_synced_sequence;
+    const state = await readClientState(opts.alfHome, recorded.agentId).catch(() => null);
+    const known = state?.last_synced_sequence;
     if (known !== undefined && (await confirmTarget(opts, recorded.agentId, known)) === 'new') return syncExport({ ...opts, toNewTarget: true, store });
-    const idle = await idleFromStoreStat(opts, recorded, opts.clock(), log);
+    const idle = await idleFromStoreStat(opts, recorded, state, opts.clock(), log);
     if (idle) return idle;
   }
   return syncExport({ ...opts, store });
@@ -176,12 +177,17 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     : null;
   // The target has nothing of the agent (target-mark.ts): a first sync there, whatever the state says.
   let toNewTarget = opts.toNewTarget === true;
+  // The sequence confirmTarget found the target at one with the state, if it was asked already: not asked again.
+  let confirmedAt: number | undefined;
   if (slotted?.allUnchanged) {
     // Every file unchanged, none came or went: idle, without reading the base — when the cache's
     // base is the state's, and the state the target's. Else the export runs again, reading every file.
     const load = early.get(slotted.agentId)!;
     const known = toNewTarget ? undefined : (await load.state.catch(() => null))?.last_synced_sequence;
-    if (known !== undefined && (await confirmTarget(opts, slotted.agentId, known)) === 'new') toNewTarget = true;
+    if (known !== undefined) {
+      if ((await confirmTarget(opts, slotted.agentId, known)) === 'new') toNewTarget = true;
+      else confirmedAt = known;
+    }
     const idle = toNewTarget ? null : await idleFromStatCache(opts, load, slotted.agentId, now, log);
     if (idle) return idle;
     slotted = await exportSlots(plain);
@@ -194,7 +200,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const { state, base } = await loading.base();
   const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
   if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
-  if (!toNewTarget && state?.last_synced_sequence !== undefined && base && (await confirmTarget(opts, agentId, state.last_synced_sequence)) === 'new') toNewTarget = true;
+  if (!toNewTarget && state?.last_synced_sequence !== undefined && base && state.last_synced_sequence !== confirmedAt
+    && (await confirmTarget(opts, agentId, state.last_synced_sequence)) === 'new') toNewTarget = true;
 
   if (toNewTarget || state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);

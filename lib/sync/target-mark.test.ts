@@ -9,6 +9,7 @@ import { rebaseWorkspace } from './rebase';
 import { restoreAgent } from './restore';
 import { statePaths } from './state';
 import { syncWorkspace, type StateLayout } from './sync';
+import { writeSent } from './synced-marker';
 import { readTargetMark, writeTargetMark } from './target-mark';
 import { makeSandbox, readTree, steppingClock } from './testing/workspace';
 
@@ -132,6 +133,29 @@ describe('the client state follows one target; another one is synced to as a fir
     await writeTargetMark(t.sb.alfHome, agentId, t.B);
     await expect(sync(t.A)).rejects.toMatchObject({ code: 'target_changed' });
     expect(getAgent({ ledger: openLedger(t.dirA), agentId })?.latest_sequence).toBe(1);
+  });
+
+  it('a sync asks the target for its latest entry once, even when it exports twice', async () => {
+    // The .alf state, its stat cache made under the workspace's real path: synced through a symlink,
+    // every file is unchanged but the cache is not this workspace's, so the export runs again.
+    const t = await twoTargets('lineage-mark-once-');
+    await t.sb.write('MEMORY.md', '# Memory\n\n## Facts\nThe sky is blue.\n');
+    let asked = 0;
+    const counting: typeof t.A = { ...t.A, latestEntry: (id) => { asked++; return t.A.latestEntry(id); } };
+    const sync = (workspace: string) => syncWorkspace({ runtime: 'openclaw', workspace, target: counting, alfHome: t.sb.alfHome, clock: t.clock, layout: 'alf' });
+    const agentId = (await sync(t.sb.workspace)).agent.alf_agent_id;
+    // Past the racy window, so that the idle sync's cache holds every file.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect(await sync(t.sb.workspace)).toMatchObject({ sequence: 0, no_changes: true });
+    // No mark, and the upload recorded is not A's latest entry: A is asked, and the state is taken as A's
+    // without a mark (the upload's own checks apply), so a second question would ask A again.
+    await fs.rm(path.join(statePaths(t.sb.alfHome, agentId).dir, `${agentId}.target`));
+    await writeSent(t.sb.workspace, agentId, { base_sequence: null, sha256: '0'.repeat(64) });
+    const link = path.join(t.sb.root, 'link');
+    await fs.symlink(t.sb.workspace, link);
+    asked = 0;
+    expect(await sync(link)).toMatchObject({ sequence: 0, no_changes: true });
+    expect(asked).toBe(1);
   });
 
   it('a server is told apart by its URL and its key, and the key is not written down', () => {
