@@ -207,35 +207,98 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, appe
 /**
  * The rows with every line in the log: lines to write (and, when copying, every line) go in one
  * block per file, each followed by a newline, so that a file's lines that follow each other in a
- * partition are one range of the log.
+ * partition are one range of the log. Lines that follow each other, newline between, in one large
+ * buffer (a snapshot's partition lines, a base's JSONL) are appended as that buffer's slice, not
+ * copied: the block's bytes are the same.
  */
 function placeLines(rows: readonly NextRow[], appender: LogAppender, old: Buffer | null, bytesOf: (s: Source) => Uint8Array): TableRow[] {
-  const fresh: Uint8Array[] = [];
+  const pieces = new Pieces();
   const at: number[] = [];
   let size = 0;
   rows.forEach((row, k) => {
     if (isRef(row.line) && !old) return;
     const bytes = bytesOf(row.line);
     at[k] = size;
-    fresh.push(bytes);
     size += bytes.byteLength + 1;
+    pieces.add(bytes);
   });
-  let block: Ref | null = null;
-  if (fresh.length > 0) {
-    const buffer = Buffer.allocUnsafe(size);
+  const blockStart = appender.length;
+  for (const piece of pieces.done()) appender.append(piece);
+  return rows.map((row, k) => {
+    const start = at[k];
+    const line = start === undefined ? (row.line as Ref) : { off: blockStart + start, len: bytesOf(row.line).byteLength };
+    return { key: row.key, early: row.early, partition: row.partition, id: row.id, line };
+  });
+}
+
+/**
+ * Buffers at least this large are never Buffer's shared pool (8 KiB), whose neighbouring bytes may
+ * belong to another Buffer: a line in one is followed by bytes of its own source.
+ */
+const RUN_BUFFER_BYTES = 64 * 1024;
+
+/**
+ * Lines, each followed by a newline, as the pieces to append: a run of lines that follow each
+ * other, newline after each, in one large buffer is that buffer's slice; the others are copied,
+ * each run of them into one buffer.
+ */
+class Pieces {
+  private readonly out: Uint8Array[] = [];
+  private copied: Uint8Array[] = [];
+  private copiedSize = 0;
+  private run: { buffer: ArrayBufferLike; start: number; end: number } | null = null;
+  private whole: Uint8Array | null = null;
+
+  add(bytes: Uint8Array): void {
+    const start = bytes.byteOffset;
+    const end = start + bytes.byteLength;
+    if (this.newlineAt(bytes.buffer, end)) {
+      this.endCopied();
+      if (this.run && this.run.buffer === bytes.buffer && this.run.end === start) {
+        this.run.end = end + 1;
+      } else {
+        this.endRun();
+        this.run = { buffer: bytes.buffer, start, end: end + 1 };
+      }
+      return;
+    }
+    this.endRun();
+    this.copied.push(bytes);
+    this.copiedSize += bytes.byteLength + 1;
+  }
+
+  done(): Uint8Array[] {
+    this.endRun();
+    this.endCopied();
+    return this.out;
+  }
+
+  /** Whether `buffer` is large and holds a newline at `end`. */
+  private newlineAt(buffer: ArrayBufferLike, end: number): boolean {
+    if (buffer.byteLength < RUN_BUFFER_BYTES || end >= buffer.byteLength) return false;
+    if (this.whole?.buffer !== buffer) this.whole = new Uint8Array(buffer);
+    return this.whole[end] === 0x0a;
+  }
+
+  private endRun(): void {
+    if (!this.run) return;
+    this.out.push(new Uint8Array(this.run.buffer, this.run.start, this.run.end - this.run.start));
+    this.run = null;
+  }
+
+  private endCopied(): void {
+    if (this.copied.length === 0) return;
+    const buffer = Buffer.allocUnsafe(this.copiedSize);
     let offset = 0;
-    for (const bytes of fresh) {
+    for (const bytes of this.copied) {
       buffer.set(bytes, offset);
       offset += bytes.byteLength;
       buffer[offset++] = 0x0a;
     }
-    block = appender.append(buffer);
+    this.out.push(buffer);
+    this.copied = [];
+    this.copiedSize = 0;
   }
-  return rows.map((row, k) => {
-    const start = at[k];
-    const line = start === undefined ? (row.line as Ref) : { off: block!.off + start, len: bytesOf(row.line).byteLength };
-    return { key: row.key, early: row.early, partition: row.partition, id: row.id, line };
-  });
 }
 
 function isRef(source: Source): source is Ref {
