@@ -177,7 +177,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
     ...firstCli,
     {
       name: 'sync_50k_first', ours: round(firstOurs), peer: round(firstGit), ratio: round(firstOurs / firstGit), unit: 'ms (ratio = ours ÷ git add+commit)',
-      note: `first sync (full snapshot) of the same store; one run; its fold into the history index ran in a detached \`lineage index --catch-up\` and was done ${folds[0]!.toFixed(0)} ms after the sync returned (git's commit ran after it)`,
+      note: `first sync (full snapshot) of the same store; one run; its fold into the history index ran in a detached \`lineage index --catch-up\` and was done ${folds[0]!.toFixed(0)} ms after the sync returned (git's commit ran after it)${againstNewRepositories(firstOurs, firstCli)}`,
     },
   ];
 }
@@ -412,6 +412,18 @@ async function measureFirstCli(shell: ReturnType<typeof startPeerShell>, bin: st
     name: 'sync_50k_first_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
     note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.mjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${runs(ours)} ms; git: ${runs(git)} ms)`,
   }];
+}
+
+/**
+ * The in-process first sync against git's first commits into new repositories (sync_50k_first_cli's
+ * peer, a median of three): git's one first commit in the workspace's own repository swings 2–3×
+ * run to run, and the row's ratio with it; this one is steadier. Empty without the CLI rows.
+ */
+function againstNewRepositories(ours: number, firstCli: readonly BenchResult[]): string {
+  const peer = firstCli[0]?.peer;
+  return typeof peer === 'number' && peer > 0
+    ? `; against git's median first commit into new repositories (sync_50k_first_cli's peer, ${peer} ms): ${round(ours / peer)}×`
+    : '';
 }
 
 /** measureSync50k in a fresh process (see the file comment); its log lines come through `log`. */
