@@ -46,8 +46,8 @@ function parseArgs(argv: string[]) {
     quick, builder, turns, keep: flag('keep'), work: value('work'),
     skip50k: flag('skip-50k'), skipHttp: flag('skip-http'), skipIngest: flag('skip-ingest'),
     reps: quick
-      ? { searchOurs: 15, searchGit: 1, agentFacts: 4, download: 5, indexOurs: 1, indexPeer: 3, syncTurn: 5, sync50k: 3, sync50kCli: 2 }
-      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 10, sync50k: 9, sync50kCli: 3 },
+      ? { searchOurs: 15, searchGit: 1, agentFacts: 4, download: 5, indexOurs: 1, indexPeer: 3, syncTurn: 10, sync50k: 3, sync50kCli: 2 }
+      : { searchOurs: 25, searchGit: 3, agentFacts: 4, download: 11, indexOurs: 2, indexPeer: 3, syncTurn: 30, sync50k: 9, sync50kCli: 3 },
   };
 }
 

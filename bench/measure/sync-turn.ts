@@ -38,6 +38,6 @@ export async function measureSyncTurn(args: { history: BuiltHistory; turns: numb
   args.log(`  sync turn (real syncWorkspace at the end of the history): ${o.toFixed(1)} ms, git commit ${g.toFixed(1)} ms`);
   return {
     name: 'sync_turn_vs_git_commit', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
-    note: `real syncWorkspace per turn after ${args.history.turns} turns (${size.files} files, ${(size.bytes / 1024).toFixed(0)} KiB); median of ${args.turns} after ${WARMUP} not counted (ours ${warm.ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git ${warm.git.map((ms) => ms.toFixed(0)).join(', ')} ms); projected ${(o * args.history.turns / 60000).toFixed(1)} min for ${args.history.turns} real syncs at this size`,
+    note: `real syncWorkspace per turn after ${args.history.turns} turns (${size.files} files, ${(size.bytes / 1024).toFixed(0)} KiB); median of ${args.turns} (ours ${ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git ${git.map((ms) => ms.toFixed(0)).join(', ')} ms) after ${WARMUP} not counted (ours ${warm.ours.map((ms) => ms.toFixed(0)).join(', ')} ms; git ${warm.git.map((ms) => ms.toFixed(0)).join(', ')} ms); projected ${(o * args.history.turns / 60000).toFixed(1)} min for ${args.history.turns} real syncs at this size`,
   };
 }
