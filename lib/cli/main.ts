@@ -26,34 +26,58 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   state: async () => (await import('./commands/state')).registerStateCommand,
 };
 
+/** Whether `word` names a command (its own key: not `constructor` or `__proto__`). */
+const isCommand = (word: string | undefined): word is string => word !== undefined && Object.hasOwn(COMMANDS, word);
+
 /** The `lineage` command: one JSON object on stdout, progress on stderr, errors exit 1. */
 export async function buildProgram(only?: string): Promise<Command> {
   const program = new Command('lineage')
     .description('ALF Lineage: sync agent memory to an append-only ledger and explore its history')
     .version('0.1.0')
     .exitOverride()
-    .configureOutput({ writeErr: (text) => process.stderr.write(text) });
-  const known = only !== undefined && only in COMMANDS;
+    // Help goes to stderr; a usage error is not written here but reported once, as every
+    // error is (failAndExit: the JSON on stdout, `error:` and `hint:` on stderr).
+    .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
+  const known = isCommand(only);
   // Which command ran, for bin/cli-cache.mjs: a code cache is kept for commands only, not for every word typed.
   (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.command')] = known ? only : null;
-  const names = known ? [only] : Object.keys(COMMANDS);
+  // `--version` needs no command; help, an unknown word or none at all lists them all.
+  const names = known ? [only] : only === '-V' || only === '--version' ? [] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]!())(program);
   for (const command of program.commands) command.exitOverride();
   return program;
 }
 
 async function main(): Promise<void> {
+  const argv = process.argv;
+  // `lineage help sync` loads sync, as `lineage sync --help` does.
+  const word = argv[2] === 'help' && isCommand(argv[3]) ? argv[3] : argv[2];
   try {
-    const program = await buildProgram(process.argv[2]);
-    await program.parseAsync(process.argv);
+    const program = await buildProgram(word);
+    await program.parseAsync(argv);
     await endCommand();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);
-      throw new CliError('invalid_argument', error.message.replace(/^error: /, ''), 'run `lineage --help` for usage');
+      throw usageError(error, argv.slice(2));
     }
     throw error;
   }
+}
+
+/**
+ * A usage mistake as a coded error. Commander answers a missing command (`lineage`, `lineage keys`)
+ * by printing the help, which lists the commands, and throwing `commander.help` ("(outputHelp)").
+ */
+function usageError(error: CommanderError, args: string[]): CliError {
+  if (error.code === 'commander.help') {
+    const group = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : null;
+    return group === null
+      ? new CliError('invalid_argument', 'no command given: the usage above lists the commands', 'run `lineage <command> --help` for a command\'s options')
+      : new CliError('invalid_argument', `\`lineage ${group}\` needs a subcommand: the usage above lists them`, `run \`lineage ${group} <subcommand> --help\` for its options`);
+  }
+  const command = isCommand(args[0]) ? `lineage ${args[0]}` : 'lineage';
+  return new CliError('invalid_argument', error.message.replace(/^error: /, ''), `run \`${command} --help\` for usage`);
 }
 
 main().catch(failAndExit);

@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './run-cli';
+import { runCli, runCliText } from './run-cli';
 
 let tmp: string;
 beforeAll(async () => {
@@ -24,6 +24,50 @@ describe('lineage CLI: one JSON object on stdout, errors as {ok:false,code,error
     const unknown = await runCli(['frobnicate']);
     expect(unknown.code).toBe(1);
     expect(unknown.json.ok).toBe(false);
+  });
+
+  it('says each usage mistake once, in words, and never as an internal error', async () => {
+    const count = (text: string, part: string) => text.split(part).length - 1;
+    // Commander's own `error:` line is not written beside ours (it was, so every mistake showed twice).
+    const option = await runCli(['sync', '--bogus']);
+    expect(option.json).toEqual({ ok: false, code: 'invalid_argument', error: "unknown option '--bogus'", hint: 'run `lineage sync --help` for usage' });
+    expect(count(option.stderr, "unknown option '--bogus'")).toBe(1);
+    const argument = await runCli(['validate']);
+    expect(argument.json).toMatchObject({ code: 'invalid_argument', error: "missing required argument 'file'" });
+    expect(count(argument.stderr, 'missing required argument')).toBe(1);
+    const typo = await runCli(['synk']);
+    expect(typo.json).toMatchObject({ code: 'invalid_argument', error: expect.stringContaining('Did you mean sync?') });
+    expect(count(typo.stderr, "unknown command 'synk'")).toBe(1);
+    // No command, or a group without its subcommand: the usage lists them, and the error says so
+    // (it said "(outputHelp)", commander's internal message).
+    const none = await runCli([]);
+    expect(none.code).toBe(1);
+    expect(none.json).toMatchObject({ ok: false, code: 'invalid_argument', error: expect.stringContaining('no command given') });
+    expect(none.stderr).toContain('Usage: lineage [options] [command]');
+    expect(none.stderr).toContain('  sync [options]');
+    const group = await runCli(['keys']);
+    expect(group.json).toMatchObject({ code: 'invalid_argument', error: expect.stringContaining('`lineage keys` needs a subcommand') });
+    expect(group.stderr).toContain('create');
+    for (const run of [none, group]) expect(run.stdout + run.stderr).not.toContain('outputHelp');
+    // Words that are properties of every object are no commands (they were an internal error).
+    for (const word of ['constructor', '__proto__', 'toString']) {
+      const run = await runCli([word]);
+      expect(run.json).toEqual({ ok: false, code: 'invalid_argument', error: `unknown command '${word}'`, hint: 'run `lineage --help` for usage' });
+      expect(run.stderr).not.toContain('TypeError');
+    }
+  });
+
+  it('answers --version and help without a command, and help for one command with its options', async () => {
+    for (const flag of ['--version', '-V']) expect(await runCliText([flag])).toMatchObject({ code: 0, stdout: '0.1.0\n' });
+    const all = await runCliText(['--help']);
+    expect(all.code).toBe(0);
+    for (const name of ['sync', 'watch', 'restore', 'validate', 'search', 'serve', 'keys', 'state']) expect(all.stdout).toContain(`\n  ${name} `);
+    for (const args of [['help', 'sync'], ['sync', '--help']]) {
+      const one = await runCliText(args);
+      expect(one.code).toBe(0);
+      expect(one.stdout).toContain('Usage: lineage sync [options]');
+      expect(one.stdout).toContain('--workspace');
+    }
   });
 
   it('a command that only reads a data directory does not create one: a mistyped --data is a clear error', async () => {

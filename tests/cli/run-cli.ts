@@ -13,6 +13,19 @@ export interface CliRun {
   json: Record<string, unknown>;
 }
 
+/** Runs `lineage <args>` as a child process and gives what it wrote as it is (`--version`, help). */
+export function runCliText(args: string[]): Promise<Omit<CliRun, 'json'>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
 /** Runs `lineage <args>` as a child process, the way a user or a script would (from `cwd`, the package's root unless given). */
 export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
   return new Promise((resolve, reject) => {
