@@ -15,7 +15,7 @@ import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import type { AgentRow, EntryKind } from '@/db/schema';
 import { readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
-import { ArchiveError, type AlfDelta, type AlfSnapshot, type ArchiveLimits } from '@/lib/core/archive/types';
+import type { AlfDelta, AlfSnapshot, ArchiveLimits } from '@/lib/core/archive/types';
 import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import { resolveLimits } from '@/lib/core/archive/zip-read';
@@ -25,6 +25,7 @@ import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
 import { checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
+import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
 import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
 import { rebuildInProgress } from './rebuild-marker';
@@ -79,26 +80,6 @@ interface IngestBase {
    * pending-index.ts); absent, every entry is indexed in its append's transaction.
    */
   deferIndexFrom?: number;
-}
-
-async function parse<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`, {}, { cause: error });
-    throw error;
-  }
-}
-
-function checkAgentId(manifest: AlfSnapshot['manifest'], agentId: string, file: string): void {
-  const id = isJsonObject(manifest.agent) ? manifest.agent.id : undefined;
-  if (typeof id !== 'string' || id.toLowerCase() !== agentId) {
-    throw new LedgerError('agent_mismatch', `${file} agent.id ${JSON.stringify(id ?? null)} does not match agent ${agentId}`);
-  }
-}
-
-function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): string {
-  return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
 }
 
 /** The statements of the ingest transaction, prepared once per database handle (the hot path). */
@@ -220,7 +201,7 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot 
     return null;
   }
   if (deferFrom === undefined) {
-    const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+    const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits));
     checkAgentId(snapshot.manifest, agentId, 'manifest.json');
     checkSnapshotServable(snapshot);
     return snapshot;
@@ -228,7 +209,7 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot 
   let refused: { error: unknown } | null = null;
   // Kept while fewer than `deferFrom`: a snapshot whose fold is not deferred has fewer records than that.
   let kept: AlfSnapshot['records'] | null = [];
-  const { recordCount, ...parts } = await parse(() => scanSnapshot(params.bytes, params.limits, (record, index, line) => {
+  const { recordCount, ...parts } = await parseArchive(() => scanSnapshot(params.bytes, params.limits, (record, index, line) => {
     if (kept !== null && kept.length < deferFrom) kept.push(record);
     else kept = null;
     if (refused !== null) return;
@@ -309,7 +290,7 @@ export async function ingestDelta(params: IngestBase & {
   const { written } = params;
   const delta = written && deferred(params, sizeOf(written.delta)) && writtenWithin(written, resolveLimits(params.limits))
     ? written.delta
-    : await parse(() => readDelta(params.bytes, params.limits));
+    : await parseArchive(() => readDelta(params.bytes, params.limits));
   checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {

@@ -9,10 +9,9 @@
  * the blob write and the commit leaves one blob continuing the agent's ledger, never acknowledged:
  * `lineage doctor` lists it (lib/storage/consistency.ts).
  */
-import type { EntryKind } from '@/db/schema';
 import type { PgLineageDb } from '@/db/pg/client';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
-import { ArchiveError, type AlfDelta, type AlfSnapshot } from '@/lib/core/archive/types';
+import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
@@ -22,6 +21,7 @@ import type { BlobStore } from '@/lib/ledger/blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import { checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
+import { blobKey, checkAgentId, parseArchive } from '@/lib/ledger/ingest-shared';
 import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
 import type { IngestParams } from '../types';
 import { requireAgent } from './agents';
@@ -32,27 +32,6 @@ import { liveRawFiles } from './workspace';
 export interface PgBackend {
   db: PgLineageDb;
   blobs: BlobStore;
-}
-
-// The three helpers below say what their twins in lib/ledger/ingest.ts say, word for word.
-async function parse<T>(read: () => Promise<T>): Promise<T> {
-  try {
-    return await read();
-  } catch (error) {
-    if (error instanceof ArchiveError) throw new LedgerError('bad_archive', `bad archive: ${error.message}`, {}, { cause: error });
-    throw error;
-  }
-}
-
-function checkAgentId(manifest: AlfSnapshot['manifest'], agentId: string, file: string): void {
-  const id = isJsonObject(manifest.agent) ? manifest.agent.id : undefined;
-  if (typeof id !== 'string' || id.toLowerCase() !== agentId) {
-    throw new LedgerError('agent_mismatch', `${file} agent.id ${JSON.stringify(id ?? null)} does not match agent ${agentId}`);
-  }
-}
-
-function blobKey(agentId: string, seq: number, kind: EntryKind, sha: string): string {
-  return `${agentId}/${seq}-${sha.slice(0, 16)}${kind === 'snapshot' ? '.alf' : '.alf-delta'}`;
 }
 
 /** Appends and indexes the entry in one transaction, writing the blob under the agent's lock once the sequence check passed. */
@@ -85,7 +64,7 @@ async function store(backend: PgBackend, params: {
 export async function ingestSnapshot(backend: PgBackend, params: IngestParams): Promise<IngestResult> {
   const pool = backend.db.pool;
   const agent = await requireAgent(pool, params);
-  const snapshot = await parse(() => readSnapshot(params.bytes, params.limits));
+  const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits));
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
   checkSnapshotServable(snapshot);
   // A concurrent ingest may move the target between choosing the sequence and the transaction: retry.
@@ -109,7 +88,7 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
   }
   const pool = backend.db.pool;
   const agent = await requireAgent(pool, params);
-  const delta = await parse(() => readDelta(params.bytes, params.limits));
+  const delta = await parseArchive(() => readDelta(params.bytes, params.limits));
   checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
