@@ -68,15 +68,19 @@ export function localTarget(
   };
   const deferIndexFrom = (options.indexing ?? 'background') === 'background' ? BACKGROUND_INDEX_FROM : undefined;
   const threadFrom = options.ingestThreadFrom ?? INGEST_THREAD_FROM;
+  /**
+   * A snapshot as written, its fold deferred, is checked in this thread as written and not read
+   * back on the ingest thread (for a 50k-record first sync, a parse of ~37 MB of JSONL in a cold
+   * isolate): `expectSnapshot` starts no thread for it, and `ingest` takes it here.
+   */
+  const checkedAsWritten = (written: unknown): boolean => Boolean(written) && deferIndexFrom !== undefined;
   /** `expectSnapshot` started the thread for the snapshot to come. */
   let snapshotExpected = false;
   const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta | WrittenSnapshot) => {
     const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
     const expected = kind === 'snapshot' && snapshotExpected;
     if (kind === 'snapshot') snapshotExpected = false;
-    // A snapshot as written, its fold deferred: checked in this thread as written, not read back
-    // on the ingest thread (for a 50k-record first sync, a parse of ~37 MB of JSONL in a cold isolate).
-    if (kind === 'snapshot' && written && deferIndexFrom !== undefined) return L.ingest.ingestSnapshot({ ...params, written: written as WrittenSnapshot });
+    if (kind === 'snapshot' && checkedAsWritten(written)) return L.ingest.ingestSnapshot({ ...params, written: written as WrittenSnapshot });
     if (expected || bytes.byteLength >= threadFrom) return L.offload.ingestOffThread({ ...params, kind, baseSequence, blobPacking: 'deferred' });
     // In this thread, the delta as written is checked (when its fold is deferred), not read back.
     return kind === 'snapshot' ? L.ingest.ingestSnapshot(params) : L.ingest.ingestDelta({ ...params, baseSequence: baseSequence!, written: written as WrittenDelta | undefined });
@@ -97,9 +101,8 @@ export function localTarget(
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
     expectSnapshot: (_agentId, records, written) => {
-      // After ensureAgent: the modules are loaded, the database made. One that comes written, its
-      // fold deferred, is checked in this thread (ingest above): no thread is started for it.
-      if (records < INGEST_THREAD_RECORDS || opened === null || (written && deferIndexFrom !== undefined)) return;
+      // After ensureAgent: the modules are loaded, the database made.
+      if (records < INGEST_THREAD_RECORDS || opened === null || checkedAsWritten(written)) return;
       snapshotExpected = true;
       L.offload.warmIngestThread(opened, 'deferred');
     },
