@@ -79,7 +79,7 @@ const shown = (text: string) => JSON.stringify(text).slice(1, -1);
 
 /**
  * Where in `value` a string or an object key holds U+0000 (a JSON-ish path), or null. Recursive:
- * called only after `checkDepth`, so never deeper than MAX_JSON_DEPTH.
+ * called only after the depth check (`checkDepth`, `checkRecord`), so never deeper than MAX_JSON_DEPTH.
  */
 export function nulAt(value: unknown, at: string): string | null {
   if (typeof value === 'string') return value.includes(NUL) ? at : null;
@@ -116,22 +116,46 @@ function holdsNul(value: unknown): boolean {
 }
 
 /**
+ * Where a refused record came from, as far as it says (its id, the file and lines, the store key or
+ * the session it was made from), so that whoever synced it can find what to change: a record index
+ * alone names nothing in a workspace. Shallow: read only of the top-level fields named here.
+ */
+function placeOf(record: { [key: string]: JsonValue | undefined }): string {
+  const field = (value: JsonValue | undefined, name: string): JsonValue | undefined =>
+    value !== null && typeof value === 'object' && !Array.isArray(value) ? value[name] : undefined;
+  const text = (value: JsonValue | undefined): string | null =>
+    typeof value === 'string' && value !== '' ? `"${shown(value.length > 200 ? `${value.slice(0, 200)}…` : value)}"` : null;
+  const raw = record.raw_source_format;
+  const parts: string[] = [];
+  if (isUuid(record.id)) parts.push(`id ${record.id as string}`);
+  const file = text(field(record.source, 'origin_file'));
+  const [start, end] = [field(raw, 'line_start'), field(raw, 'line_end')];
+  if (file !== null) parts.push(`file ${file}${typeof start === 'number' && typeof end === 'number' ? ` lines ${start}-${end}` : ''}`);
+  const key = text(field(raw, 'key'));
+  if (key !== null) parts.push(`key ${key}`);
+  const session = text(field(field(raw, 'session'), 'id'));
+  if (session !== null) parts.push(`session ${session}`);
+  return parts.length === 0 ? '' : ` (the record's ${parts.join(', ')})`;
+}
+
+/**
  * `line`, when given, is the JSON text `record` was parsed from. JSON can put U+0000 in a string
  * or a key only as the escape `\u0000` (`JSON.parse` refuses the raw character), so a line without
  * that text holds none, and the walk of its values is skipped.
  */
 function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string, line?: string): void {
-  checkDepth(record, where);
+  if (jsonDepthExceeds(record)) refuse(`${where} is JSON nested deeper than ${MAX_JSON_DEPTH} levels${placeOf(record)}`);
+  const refuseRecord = (problem: string): never => refuse(`${where}: ${problem}${placeOf(record)}`);
   const nul = (line === undefined || line.includes('\\u0000')) && holdsNul(record) ? nulAt(record, '') : null;
-  if (nul !== null) refuse(`${where}: ${nul} holds a NUL character (U+0000), which a memory may not contain`);
-  if (!isUuid(record.id)) refuse(`${where}: record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
+  if (nul !== null) refuseRecord(`${nul} holds a NUL character (U+0000), which a memory may not contain`);
+  if (!isUuid(record.id)) refuseRecord(`record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
   const temporal = record.temporal;
   if (temporal === null || typeof temporal !== 'object' || Array.isArray(temporal)) return;
   for (const field of TEMPORAL_FIELDS) {
     const value = temporal[field];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || !isKnownRfc3339(value)) {
-      refuse(`${where}: temporal.${field} ${JSON.stringify(value)} is not an RFC 3339 time with a year 0000-9999`);
+      refuseRecord(`temporal.${field} ${JSON.stringify(value)} is not an RFC 3339 time with a year 0000-9999`);
     }
   }
 }

@@ -90,3 +90,45 @@ describe('a snapshot checked as it is read (its fold deferred) and one read whol
     }
   });
 });
+
+describe('a refused record is named by what it says of its source, not by its place in the archive alone', () => {
+  const ID = '0190a000-0000-7000-8000-000000000001';
+  const NUL_CONTENT = 'record 1: content holds a NUL character (U+0000), which a memory may not contain';
+  const CASES: { name: string; fields: Record<string, unknown>; message: string }[] = [
+    {
+      name: 'an OpenClaw section: its file and lines',
+      fields: { content: 'a\u0000b', source: { runtime: 'openclaw', origin: 'workspace', origin_file: 'memory/notes.md' }, raw_source_format: { heading: 'B', line_start: 3, line_end: 4 } },
+      message: `${NUL_CONTENT} (the record's id ${ID}, file "memory/notes.md" lines 3-4)`,
+    },
+    {
+      name: 'a ZeroClaw memory: its key',
+      fields: { content: 'a\u0000b', source: { runtime: 'zeroclaw', origin: 'sqlite' }, raw_source_format: { id: 'm2', key: 'deploy "target"' } },
+      message: `${NUL_CONTENT} (the record's id ${ID}, key "deploy \\"target\\"")`,
+    },
+    {
+      name: 'a Hermes session: its id',
+      fields: { content: 'a\u0000b', source: { runtime: 'hermes', origin: 'session' }, raw_source_format: { session: { id: 'sess-7' }, messages: [] } },
+      message: `${NUL_CONTENT} (the record's id ${ID}, session "sess-7")`,
+    },
+    {
+      name: 'an id that is no UUID is not repeated as one',
+      fields: { id: 'r1', source: { runtime: 'zeroclaw' }, raw_source_format: { key: 'k' } },
+      message: 'record 1: record id "r1" is not a UUID (the record\'s key "k")',
+    },
+    {
+      name: 'a file name with a NUL, escaped, and a long one cut at 200 characters',
+      fields: { source: { runtime: 'openclaw', origin_file: `${'n'.repeat(300)}\u0000.md` }, temporal: { created_at: 'yesterday' } },
+      message: `record 1: source.origin_file holds a NUL character (U+0000), which a memory may not contain (the record's id ${ID}, file "${'n'.repeat(200)}…")`,
+    },
+    {
+      name: 'a record too deep: its source still said',
+      fields: { deep: nested(80), raw_source_format: { line_start: 1, line_end: 2 } },
+      message: `record 1 is JSON nested deeper than 64 levels (the record's id ${ID}, file "MEMORY.md" lines 1-2)`,
+    },
+    { name: 'a record that says nothing of its source', fields: { id: 'r7', source: { runtime: 'openclaw' }, raw_source_format: undefined }, message: 'record 1: record id "r7" is not a UUID' },
+  ];
+  it.each(CASES.map((c) => [c.name, c] as const))('%s', async (_name, c) => {
+    const bytes = snapshot([line(1, c.fields)]);
+    for (const from of [undefined, 1]) expect((await refusal(from, bytes)).message).toBe(`refused: ${c.message}`);
+  });
+});

@@ -7,6 +7,8 @@
 import { beforeAll, expect, it } from 'vitest';
 import { isLedgerError } from '@/lib/ledger/errors';
 import { prng } from '@/lib/core/prng';
+import { NS } from '@/lib/core/ids';
+import { uuidV5 } from '@/lib/core/uuid';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { LineageStorage } from './types';
 import type { IndexDump } from './testing/dumps';
@@ -118,17 +120,19 @@ export function runConformanceCases(b: Backends): void {
   it('a NUL character (U+0000) in a memory or an agent is refused the same on both backends, naming where, and nothing changes', async () => {
     const before = { embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() };
     const now = new Date(START + 90 * 86_400_000);
-    const variants: [string, (r: MemoryRecord) => MemoryRecord, string][] = [
-      ['before\u0000after', (r) => r, 'content'],
-      ['nul tag', (r) => ({ ...r, tags: ['infra', 'ti\u0000er'] }), 'tags[1]'],
-      ['nul file', (r) => ({ ...r, source: { ...r.source, origin_file: 'memory/a\u0000.md' } }), 'source.origin_file'],
-      ['nul key', (r) => ({ ...r, metadata: { 'k\u0000': 1 } } as MemoryRecord), 'metadata.k\\u0000'],
+    // Each refusal ends saying where the record came from (its id, its file): see ingest-checks.ts.
+    const variants: [string, (r: MemoryRecord) => MemoryRecord, string, string][] = [
+      ['before\u0000after', (r) => r, 'content', 'memory/race.md'],
+      ['nul tag', (r) => ({ ...r, tags: ['infra', 'ti\u0000er'] }), 'tags[1]', 'memory/race.md'],
+      ['nul file', (r) => ({ ...r, source: { ...r.source, origin_file: 'memory/a\u0000.md' } }), 'source.origin_file', 'memory/a\\u0000.md'],
+      ['nul key', (r) => ({ ...r, metadata: { 'k\u0000': 1 } } as MemoryRecord), 'metadata.k\\u0000', 'memory/race.md'],
     ];
-    for (const [content, edit, where] of variants) {
+    for (const [content, edit, where, file] of variants) {
       const bytes = await oneRecordDelta(A1, latest[A1]!, content, now, edit);
       const refused = await same((s) => s.ingestDelta({ agentId: A1, baseSequence: latest[A1]!, bytes, now }));
+      const id = uuidV5(NS.alf, `race:${content}`);
       expect(refused).toEqual({ error: { code: 'bad_archive', details: {},
-        message: `refused: memory/delta.jsonl entry 1: ${where} holds a NUL character (U+0000), which a memory may not contain` } });
+        message: `refused: memory/delta.jsonl entry 1: ${where} holds a NUL character (U+0000), which a memory may not contain (the record's id ${id}, file "${file}")` } });
     }
     const nulName = await same((s) => s.registerAgent({ id: '7c7c7c7c-1111-4a2b-8c3d-0000000000aa', name: 'a\u0000b', sourceRuntime: null, tenantId: null, now }));
     expect(nulName).toMatchObject({ error: { code: 'invalid_input', message: 'agent name holds a NUL character (U+0000)' } });

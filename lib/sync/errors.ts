@@ -29,3 +29,16 @@ export class SyncConflictError extends SyncError {
     this.name = 'SyncConflictError';
   }
 }
+
+/** The hint of an upload refused for what it holds (a bad archive): the ledger stored none of it. */
+export const REFUSED_UPLOAD_HINT = 'nothing of this upload was stored: change what the error names in the workspace, then sync again';
+
+/**
+ * A ledger's refusal (its `code` and message) as the sync's own error, the same whichever target
+ * refused: a local data directory (local-target.ts) or the scale-out storage (storage-target.ts).
+ */
+export function ledgerRefusal(code: string, message: string): SyncError {
+  if (code === 'agent_not_found' || code === 'never_synced') return new SyncError('agent_not_found', message);
+  if (code === 'bad_archive') return new SyncError('sync_upload_failed', message, REFUSED_UPLOAD_HINT);
+  return new SyncError(code, message);
+}

@@ -1,6 +1,6 @@
 import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
-import { SyncConflictError, SyncError } from './errors';
+import { REFUSED_UPLOAD_HINT, SyncConflictError, SyncError } from './errors';
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 import { serverIdentity } from './target-mark';
 
@@ -72,7 +72,8 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
     if (error instanceof AlfApiError) {
       if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);
-      throw new SyncError('sync_upload_failed', error.message);
+      // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
+      throw new SyncError('sync_upload_failed', error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
     }
     throw error;
   }

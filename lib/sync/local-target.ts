@@ -1,7 +1,7 @@
 import type { WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import type { Ledger } from '@/lib/ledger';
-import { SyncConflictError, SyncError } from './errors';
+import { ledgerRefusal, SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
 /**
@@ -202,10 +202,7 @@ async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Prom
     return await fn();
   } catch (error) {
     if (error instanceof SyncError) throw error;
-    if (L.ledger.isLedgerError(error)) {
-      const code = error.code === 'agent_not_found' || error.code === 'never_synced' ? 'agent_not_found' : error.code === 'bad_archive' ? 'sync_upload_failed' : error.code;
-      throw new SyncError(code, error.message);
-    }
+    if (L.ledger.isLedgerError(error)) throw ledgerRefusal(error.code, error.message);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import type { LineageStorage } from '@/lib/storage/types';
 import { isLedgerError } from '@/lib/ledger/errors';
-import { SyncConflictError, SyncError } from './errors';
+import { ledgerRefusal, SyncConflictError, SyncError } from './errors';
 import type { LatestEntry, SyncTarget } from './target';
 
 /**
@@ -67,7 +67,6 @@ async function mapped<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } catch (error) {
     if (error instanceof SyncError || !isLedgerError(error)) throw error;
-    const code = error.code === 'agent_not_found' || error.code === 'never_synced' ? 'agent_not_found' : error.code === 'bad_archive' ? 'sync_upload_failed' : error.code;
-    throw new SyncError(code, error.message);
+    throw ledgerRefusal(error.code, error.message);
   }
 }

@@ -1,0 +1,106 @@
+/**
+ * A memory the ledger cannot store (a NUL character: no PostgreSQL text holds one) makes its
+ * upload refused whole. The refusal must say where that memory is in the workspace — a file and
+ * its lines, a ZeroClaw key — not only "record 2", and that nothing was stored; the next sync
+ * after the fix goes through as if the refused one had never run.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
+import { startTestServer } from '@/tests/server/harness';
+import { listEntries, openLedger } from '@/lib/ledger';
+import { REFUSED_UPLOAD_HINT, SyncError } from './errors';
+import { httpTarget } from './http-target';
+import { localTarget } from './local-target';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function refusal(run: () => Promise<unknown>): Promise<SyncError> {
+  const error = await run().then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(SyncError);
+  return error as SyncError;
+}
+
+/**
+ * What a refused sync must leave as it was: the ledger's entries, and this machine's state (its
+ * files; the bytes of each but the store's log, where a sync writes the new state's lines before
+ * it uploads and which holds them as dead bytes until the index names them: lib/sync/store).
+ */
+function stored(dataDir: string, alfHome: string, agentId: string): string {
+  const entries = fs.existsSync(dataDir) ? listEntries({ ledger: openLedger(dataDir), agentId }).map((e) => `${e.seq}:${e.sha256}`) : [];
+  const state = path.join(alfHome, '.alf', 'state');
+  const bytes = (f: string) => (f.endsWith('.log') ? '' : `:${fs.readFileSync(path.join(state, f)).toString('base64')}`);
+  const files = fs.existsSync(state) ? fs.readdirSync(state).sort().map((f) => `${f}${bytes(f)}`) : [];
+  return JSON.stringify({ entries, files });
+}
+
+describe('an upload refused for a memory the ledger cannot hold', () => {
+  it('OpenClaw: says the file and lines, and stores nothing; the first sync and a later delta alike', async () => {
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const target = localTarget(sb.dataDir, clock);
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock });
+    await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
+    await sb.write('memory/notes.md', '## Build\nmake all\n\n## Paste\ncopied \u0000 from a terminal\n');
+
+    const first = await refusal(sync);
+    expect(first.code).toBe('sync_upload_failed');
+    expect(first.message).toMatch(/content holds a NUL character \(U\+0000\), which a memory may not contain \(the record's id [0-9a-f-]{36}, file "memory\/notes\.md" lines 1-5\)$/);
+    expect(first.hint).toBe(REFUSED_UPLOAD_HINT);
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+
+    await sb.write('memory/notes.md', '## Build\nmake all\n\n## Paste\ncopied from a terminal\n');
+    expect((await sync()).sequence).toBe(0);
+    const before = stored(sb.dataDir, sb.alfHome, agentId);
+    await sb.write('memory/2026-11-02.md', '## Standup\nshipped \u0000\n');
+    const later = await refusal(sync);
+    expect(later.message).toMatch(/^refused: memory\/delta\.jsonl entry 1: content holds a NUL character .*file "memory\/2026-11-02\.md" lines 1-2\)$/);
+    expect(later.hint).toBe(REFUSED_UPLOAD_HINT);
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+
+    await sb.write('memory/2026-11-02.md', '## Standup\nshipped\n');
+    expect(await sync()).toMatchObject({ sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
+  });
+
+  it('through a server: its 400 says the same, and the client gives the same hint', async () => {
+    const server = await startTestServer();
+    cleanups.push(server.close);
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const target = httpTarget({ baseUrl: server.url, apiKey: server.keyA });
+    await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana \u0000 owns billing.\n');
+    const error = await refusal(() => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock }));
+    expect(error.code).toBe('sync_upload_failed');
+    expect(error.message).toMatch(/HTTP 400.*content holds a NUL character .*file "MEMORY\.md" lines 3-4\)$/);
+    expect(error.hint).toBe(REFUSED_UPLOAD_HINT);
+  });
+
+  it('ZeroClaw: says the memory key', async () => {
+    const sb = await makeSandbox('lineage-zc-');
+    cleanups.push(sb.cleanup);
+    const agent = 'aaaaaaaa-0000-4000-8000-00000000000a';
+    const db = await seedBrainDb({
+      workspace: sb.workspace, agents: [{ id: agent, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
+      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: agent, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
+    });
+    const clock = steppingClock();
+    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target: localTarget(sb.dataDir, clock), alfHome: path.join(sb.alfHome, '.alf'), clock });
+    expect((await sync()).sequence).toBe(0);
+    const open = new Database(db);
+    open.prepare('UPDATE memories SET content = ? WHERE key = ?').run('The gateway is \u0000', 'gateway');
+    open.close();
+    const error = await refusal(sync);
+    expect(error.message).toMatch(/content holds a NUL character .*\(the record's id 10000000-0000-4000-8000-000000000001, key "gateway"\)$/);
+    expect(error.hint).toBe(REFUSED_UPLOAD_HINT);
+  });
+});
