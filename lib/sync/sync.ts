@@ -64,6 +64,8 @@ export interface SyncOptions {
    * `lineage state export`; or `alf`, that base rewritten whole by every sync that uploads.
    */
   layout?: StateLayout;
+  /** Internal: where the export's warnings go (syncWorkspace logs each once and gives them in its output). */
+  warn?: (message: string) => void;
   /** Files a process that stays keyed ahead of this sync (a watch: lib/sync/store/keys-ahead.ts), taken when they are exactly what the sync would key. */
   keysAhead?: KeysAhead;
 }
@@ -87,6 +89,11 @@ export interface SyncOutput {
   recovered: boolean;
   agent: { runtime_agent: string; alf_agent_id: string; source: 'flag' | 'workspace' };
   raw?: { changed: number; deleted: number };
+  /**
+   * What the export could not take as it is (a file that is not UTF-8 kept as a raw file only, a
+   * time that is not one), each said once; omitted when none, as in `lineage export`'s JSON.
+   */
+  warnings?: string[];
 }
 
 /**
@@ -96,12 +103,19 @@ export interface SyncOutput {
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   // One sync of an agent at a time (agent-lock.ts); OpenClaw's agent id is read (or minted) first.
   const agentId = opts.runtime === 'openclaw' ? await openclawAgentId(opts.workspace) : null;
+  // An export that runs again (a stale stat cache, an adoption's sync) says the same things again: once each.
+  const warnings = new Set<string>();
+  const warn = (message: string) => {
+    if (warnings.has(message)) return;
+    warnings.add(message);
+    opts.log?.(`warning: ${message}`);
+  };
   return withAgentLock({ alfHome: opts.alfHome, ...syncLock(opts, agentId), log: opts.log }, async () => {
-    const output = await syncHoldingLock(opts, agentId);
+    const output = await syncHoldingLock({ ...opts, warn }, agentId);
     // The state now follows this target (its upload accepted). Not written (a full disk): the next
     // sync asks the target, finds its own upload there, and marks it then.
     if (!output.no_changes) await writeTargetMark(opts.alfHome, output.agent.alf_agent_id, opts.target).catch(() => {});
-    return output;
+    return warnings.size === 0 ? output : { ...output, warnings: [...warnings] };
   });
 }
 
@@ -193,6 +207,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     slotted = await exportSlots(plain);
   }
   const exported: Omit<ExportResult, 'records'> & { records?: MemoryRecord[] } = slotted ?? (await adapter.exportWorkspace(exportOptions));
+  for (const warning of exported.warnings) opts.warn?.(warning);
   const slots = slotted?.slots ?? null;
   const agentId = exported.agentId;
   const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);

@@ -53,7 +53,7 @@ export function rowToRecord(row: Record<string, unknown>, ctx: RowContext): Memo
   const record: MemoryRecord = {
     id,
     agent_id: ctx.agentId,
-    content: typeof row.content === 'string' ? row.content : String(row.content ?? ''),
+    content: contentOf(row.content, nativeId, ctx),
     memory_type: memoryTypeForCategory(category),
     category,
     source: {
@@ -112,6 +112,21 @@ function sortKeys(obj: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const key of Object.keys(obj).sort()) out[key] = obj[key];
   return out;
+}
+
+/**
+ * A row's `content` as text. ZeroClaw writes text; a BLOB put there by another writer is taken as
+ * its UTF-8 reading, and said so — and that the reading is not exact when the bytes are not UTF-8
+ * (the record, and so a restore, holds U+FFFD for them).
+ */
+function contentOf(value: unknown, nativeId: string, ctx: RowContext): string {
+  if (typeof value === 'string') return value;
+  if (!(value instanceof Uint8Array)) return String(value ?? '');
+  const bytes = Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+  const text = bytes.toString('utf8');
+  const valid = Buffer.from(text, 'utf8').equals(bytes);
+  ctx.warnings.push(`memories row ${nativeId}: content is a blob of ${value.byteLength} bytes, not text; taken as its UTF-8 reading${valid ? '' : ', which is not exact: the bytes that are not UTF-8 became U+FFFD'}`);
+  return text;
 }
 
 function timestamp(value: unknown, column: string, nativeId: string, ctx: RowContext): string {

@@ -44,6 +44,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       const prior = store.prior(context, workspace);
       return keyedAhead ? { ...prior, ahead: keyedAhead.ahead(context) } : prior;
     });
+    for (const warning of exported.warnings) opts.warn?.(warning);
     if (keyedAhead && keyedAhead.taken > 0) log(`${keyedAhead.taken} changed file${keyedAhead.taken === 1 ? '' : 's'} keyed ahead by the watch`);
     const agentId = exported.agentId;
     const agent = {
