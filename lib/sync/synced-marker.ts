@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared';
+import { notAFile } from '@/lib/adapters/shared/errors';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import { readSmallFile, writeFileAtomic } from './state';
 
@@ -47,7 +48,7 @@ export async function writeSyncedFrom(workspace: string, marker: SyncedFrom): Pr
   agents[marker.agent_id] = { sequence: marker.sequence, synced_at: marker.synced_at };
   const doc: JsonObject = { ...marker, agents };
   if (previous && isJsonObject(previous.sent)) doc.sent = previous.sent;
-  await writeFileAtomic(path.join(workspace, SYNCED_MARKER_FILE), Buffer.from(JSON.stringify(doc, null, 2) + '\n'));
+  await writeMarker(workspace, doc);
 }
 
 /**
@@ -74,5 +75,14 @@ export async function readSent(workspace: string, agentId: string): Promise<Sent
 export async function writeSent(workspace: string, agentId: string, sent: SentUpload): Promise<void> {
   const doc: JsonObject = (await readMarker(workspace)) ?? {};
   doc.sent = { ...(isJsonObject(doc.sent) ? doc.sent : {}), [agentId]: { base_sequence: sent.base_sequence, sha256: sent.sha256 } };
-  await writeFileAtomic(path.join(workspace, SYNCED_MARKER_FILE), Buffer.from(JSON.stringify(doc, null, 2) + '\n'));
+  await writeMarker(workspace, doc);
+}
+
+/** The marker written whole, by rename: a directory of its name (which a rename cannot replace) is the user's to move. */
+async function writeMarker(workspace: string, doc: JsonObject): Promise<void> {
+  const file = path.join(workspace, SYNCED_MARKER_FILE);
+  await writeFileAtomic(file, Buffer.from(JSON.stringify(doc, null, 2) + '\n')).catch((error: unknown) => {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST' ? notAFile(file, 'what the workspace was last synced from') : error;
+  });
 }

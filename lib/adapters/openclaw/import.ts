@@ -1,7 +1,7 @@
 import { writeFile, mkdir } from 'node:fs/promises';
 import { isJsonObject } from '@/lib/core/json';
 import { parseUuid } from '@/lib/core/uuid';
-import { writeRawFiles, rawFilesFor, withoutSidecars } from '../shared/raw-write';
+import { assertWritable, writeRawFiles, rawFilesFor, withoutSidecars } from '../shared/raw-write';
 import { AGENT_ID_FILE, isNeverRaw } from '../shared/sync-marker';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { proseFilesFromLayers } from './layers';
@@ -18,6 +18,8 @@ import { absPath } from './workspace-files';
 export async function importOpenclaw(opts: ImportOptions): Promise<ImportResult> {
   const agentId = snapshotAgentId(opts);
   const files = filesToWrite(opts);
+  // `.alf-agent-id` is written last: checked with the files, before the first of them is.
+  assertWritable(opts.target, [...files.keys(), AGENT_ID_FILE]);
   await mkdir(opts.target, { recursive: true });
   const written = await writeRawFiles({ target: opts.target, files, skipSidecars: true });
   await writeFile(absPath(opts.target, AGENT_ID_FILE), agentId, 'utf8');

@@ -1,9 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { access, readFile, realpath, writeFile } from 'node:fs/promises';
+import { access, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceAgentId } from '@/lib/core/ids';
 import { parseUuid } from '@/lib/core/uuid';
 import type { Runtime } from '../types';
+import { readControlFile } from './errors';
 import { AGENT_ID_FILE } from './sync-marker';
 
 /** Thrown when `.alf-agent-id` exists but does not hold a UUID. */
@@ -28,7 +28,7 @@ export async function readOrMintAgentId(args: {
   persist: boolean;
 }): Promise<string> {
   const file = path.join(args.workspace, AGENT_ID_FILE);
-  const existing = await readIfExists(file);
+  const existing = readControlFile(file, "the workspace's agent id");
   if (existing !== null) {
     const id = parseUuid(existing);
     if (id === null) {
@@ -42,24 +42,15 @@ export async function readOrMintAgentId(args: {
   return minted;
 }
 
-async function readIfExists(file: string): Promise<string | null> {
-  try {
-    // Synchronously: a few bytes, read at the start of every sync (a thread-pool round trip costs more).
-    return readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw error;
-  }
-}
-
 /**
  * Writes `<target>/.alf-agent-id` (no trailing newline) when it is absent. When it exists and
  * names another agent it is kept, with a warning: a restore never re-labels a workspace.
  */
 export async function writeAgentIdIfAbsent(target: string, agentId: string, warnings: string[]): Promise<boolean> {
   const file = path.join(target, AGENT_ID_FILE);
-  if (await pathExists(file)) {
-    const current = (await readFile(file, 'utf8')).trim();
+  const existing = readControlFile(file, "the workspace's agent id");
+  if (existing !== null) {
+    const current = existing.trim();
     if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
     return false;
   }

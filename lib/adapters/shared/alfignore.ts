@@ -1,5 +1,5 @@
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
+import { readControlFile } from './errors';
 import { globBody } from './glob';
 import { ALFIGNORE_FILE } from './sync-marker';
 
@@ -20,14 +20,8 @@ interface IgnoreRule {
  * As in git, a file inside an excluded directory cannot be re-included.
  */
 export async function loadAlfIgnore(workspace: string): Promise<IgnoreMatcher> {
-  let text: string;
-  try {
-    text = await readFile(path.join(workspace, ALFIGNORE_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return () => false;
-    throw error;
-  }
-  return compileAlfIgnore(text);
+  const text = readControlFile(path.join(workspace, ALFIGNORE_FILE), 'the paths a sync leaves out');
+  return text === null ? () => false : compileAlfIgnore(text);
 }
 
 /** Builds a matcher from `.alfignore` text (pure; used by `loadAlfIgnore`). */

@@ -1,15 +1,40 @@
+import { readFileSync, statSync } from 'node:fs';
+
 /**
  * A problem with a store or a restore target that the user can fix (a missing workspace, a file
  * that would be overwritten, an unreadable database). `code` follows the reference CLI's registry
  * where one fits; the CLI prints it as `{ok:false, code, error}`.
  */
 export class AdapterError extends Error {
+  readonly hint?: string;
+
   constructor(
-    readonly code: 'workspace_missing' | 'restore_incomplete' | 'bad_store' | 'invalid_runtime',
+    readonly code: 'workspace_missing' | 'restore_incomplete' | 'bad_store' | 'invalid_runtime' | 'workspace_file_invalid',
     message: string,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; hint?: string },
   ) {
     super(message, options);
     this.name = 'AdapterError';
+    if (options?.hint !== undefined) this.hint = options.hint;
   }
+}
+
+/**
+ * A control file of a workspace (`.alf-agent-id`, `.alfignore`, `.alf-synced.json`) read whole:
+ * its text, or null when there is none. One that is there but no regular file (a directory, a
+ * FIFO, which a read would wait on for ever) is the user's to fix: `workspace_file_invalid`,
+ * saying what lineage keeps in it. Synchronous: a few bytes, read at the start of a sync.
+ */
+export function readControlFile(file: string, holds: string): string | null {
+  const info = statSync(file, { throwIfNoEntry: false });
+  if (info === undefined) return null;
+  if (!info.isFile()) throw notAFile(file, holds, info.isDirectory() ? 'a directory' : 'not a regular file');
+  return readFileSync(file, 'utf8');
+}
+
+/** The error of a control file that is `what` instead of a file (readControlFile; a write that meets a directory). */
+export function notAFile(file: string, holds: string, what = 'a directory'): AdapterError {
+  return new AdapterError('workspace_file_invalid', `${file} is ${what}: lineage keeps ${holds} in a file of that name`, {
+    hint: `move ${file} out of the way (lineage writes or reads that name itself), then run the command again`,
+  });
 }

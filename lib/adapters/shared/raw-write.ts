@@ -1,6 +1,8 @@
+import { statSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../types';
+import { AdapterError } from './errors';
 import { isRuntimeSidecar } from './sync-marker';
 
 /** Thrown before anything is written when a raw path is unsafe. */
@@ -52,12 +54,40 @@ export async function writeRawFiles(args: {
 }): Promise<string[]> {
   const rels = [...args.files.keys()].filter((rel) => !(args.skipSidecars && isRuntimeSidecar(rel))).sort();
   for (const rel of rels) assertSafeRelPath(rel);
+  assertWritable(args.target, rels);
   for (const rel of rels) {
     const abs = path.join(args.target, ...rel.split('/'));
     await mkdir(path.dirname(abs), { recursive: true });
     await writeFile(abs, args.files.get(rel)!);
   }
   return rels;
+}
+
+/**
+ * Refuses, before anything is written, a write that would meet something else in its way under
+ * `target` (a live workspace): a directory where a file goes, or a file where a directory must be.
+ * Followed as the writes follow them (symlinks included). The user's to move: nothing is replaced.
+ */
+export function assertWritable(target: string, rels: readonly string[]): void {
+  const dirs = new Set<string>();
+  for (const rel of rels) {
+    const segments = rel.split('/');
+    for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
+  }
+  for (const dir of [...dirs].sort()) {
+    const info = statSync(path.join(target, ...dir.split('/')), { throwIfNoEntry: false });
+    if (info && !info.isDirectory()) throw inTheWay(target, dir, 'a file', 'a directory');
+  }
+  for (const rel of rels) {
+    const info = statSync(path.join(target, ...rel.split('/')), { throwIfNoEntry: false });
+    if (info && !info.isFile()) throw inTheWay(target, rel, info.isDirectory() ? 'a directory' : 'not a regular file', 'a file');
+  }
+}
+
+function inTheWay(target: string, rel: string, found: string, needed: string): AdapterError {
+  return new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} is ${found} there, where the restore writes ${needed}`, {
+    hint: `move ${path.join(target, ...rel.split('/'))} out of the way, then restore again (nothing was written)`,
+  });
 }
 
 /** The files minus runtime sidecars, which restore never writes. */
