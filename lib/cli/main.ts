@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { endCommand } from './command-end';
 import { CliError, failAndExit } from './output';
+import { blankOption } from './parse-options';
 
 type Register = (program: Command) => void;
 
@@ -45,6 +46,7 @@ export async function buildProgram(only?: string): Promise<Command> {
   const names = known ? [only] : only === '-V' || only === '--version' ? [] : Object.keys(COMMANDS);
   for (const name of names) (await COMMANDS[name]!())(program);
   for (const command of program.commands) command.exitOverride();
+  program.hook('preAction', (_program, action) => refuseBlankValues(action));
   return program;
 }
 
@@ -62,6 +64,22 @@ async function main(): Promise<void> {
       throw usageError(error, argv.slice(2));
     }
     throw error;
+  }
+}
+
+/** The `lineage …` words that name `command` (`lineage keys revoke`). */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let at: Command | null = command; at; at = at.parent) names.unshift(at.name());
+  return names.join(' ');
+}
+
+/** An option given an empty value is a mistake (an unset variable), not the option left out. */
+function refuseBlankValues(action: Command): void {
+  const blank = blankOption(action);
+  if (blank !== null) {
+    const { flag, required } = blank;
+    throw new CliError('invalid_argument', `${flag} was given an empty value`, `give ${flag} a value${required ? '' : ', or leave it out for its default'} (\`${commandPath(action)} --help\`)`);
   }
 }
 

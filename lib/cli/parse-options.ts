@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { isRuntime, type Runtime } from '@/lib/adapters/types';
 import { CliError } from './output';
 
@@ -16,4 +17,20 @@ export function parseSequence(value: string | undefined, flag: string): number |
 export function requireOption<T>(value: T | undefined, flag: string, hint?: string): T {
   if (value === undefined || value === '') throw new CliError('invalid_argument', `missing required option ${flag}`, hint);
   return value;
+}
+
+/**
+ * The first option given an empty (or blank) value on the command line, as its flag: an empty
+ * `--data "$DIR"` was taken for no `--data` at all (the default directory), an empty `--blob-url`
+ * for none, an empty `--agent` for every agent.
+ */
+export function blankOption(command: Command): { flag: string; required: boolean } | null {
+  for (const option of command.options) {
+    const key = option.attributeName();
+    const value: unknown = command.getOptionValue(key);
+    if (command.getOptionValueSource(key) === 'cli' && typeof value === 'string' && value.trim() === '') {
+      return { flag: option.long ?? option.short ?? key, required: option.mandatory };
+    }
+  }
+  return null;
 }

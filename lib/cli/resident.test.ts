@@ -61,6 +61,8 @@ describe('requestKey: the sync a watch runs', () => {
       ['-w', 'ws', '--data', 'data', '--no-such-flag'],
       ['-w', 'ws', '--data', 'data', 'extra'],
       ['-w', 'ws', '-r', 'nope'],
+      // An empty --data is refused by `lineage sync` (main.ts), not served as ./data.
+      ['-w', 'ws', '--data', ''],
       ['--data', 'data'],
       ['--help'],
     ]) {

@@ -14,7 +14,7 @@ import { Command } from 'commander';
 import { RESIDENT_PROTOCOL, isTrustedRunDir } from '@/bin/resident-client.mjs';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { syncOnlyOptions, workspaceSyncOptions, type SyncFlags } from './commands/sync';
-import { parseRuntime } from './parse-options';
+import { blankOption, parseRuntime } from './parse-options';
 
 /** The request a `lineage sync` sends (bin/resident-client.mjs `residentRequest`). */
 export interface ResidentRequest {
@@ -86,7 +86,8 @@ export function requestKey(request: ResidentRequest): { key: string } | { declin
   } catch {
     return { decline: 'arguments this watch does not serve' };
   }
-  if (command.args.length > 0) return { decline: 'arguments this watch does not serve' };
+  // An empty value is refused by `lineage sync` itself (main.ts), never served as the default.
+  if (command.args.length > 0 || blankOption(command) !== null) return { decline: 'arguments this watch does not serve' };
   if (flags.rebase || flags.forceFirstSync || flags.agentId !== undefined) return { decline: 'a sync with --rebase, --force-first-sync or --agent-id' };
   if (flags.workspace === undefined) return { decline: 'no workspace' };
   try {
