@@ -54,14 +54,15 @@ async function main(): Promise<void> {
   const argv = process.argv;
   // `lineage help sync` loads sync, as `lineage sync --help` does.
   const word = argv[2] === 'help' && isCommand(argv[3]) ? argv[3] : argv[2];
+  let program: Command | undefined;
   try {
-    const program = await buildProgram(word);
+    program = await buildProgram(word);
     await program.parseAsync(argv);
     await endCommand();
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) process.exit(0);
-      throw usageError(error, argv.slice(2));
+      throw usageError(error, argv.slice(2), program);
     }
     throw error;
   }
@@ -87,15 +88,26 @@ function refuseBlankValues(action: Command): void {
  * A usage mistake as a coded error. Commander answers a missing command (`lineage`, `lineage keys`)
  * by printing the help, which lists the commands, and throwing `commander.help` ("(outputHelp)").
  */
-function usageError(error: CommanderError, args: string[]): CliError {
+function usageError(error: CommanderError, args: string[], program: Command | undefined): CliError {
+  // `lineage help WORD` for a WORD that is no command: commander lists the commands.
+  if (error.code === 'commander.help' && args[0] === 'help' && args[1] !== undefined && !isCommand(args[1])) {
+    return new CliError('invalid_argument', `unknown command '${args[1]}'`, 'the usage above lists the commands');
+  }
   if (error.code === 'commander.help') {
     const group = args[0] !== undefined && !args[0].startsWith('-') ? args[0] : null;
     return group === null
       ? new CliError('invalid_argument', 'no command given: the usage above lists the commands', 'run `lineage <command> --help` for a command\'s options')
       : new CliError('invalid_argument', `\`lineage ${group}\` needs a subcommand: the usage above lists them`, `run \`lineage ${group} <subcommand> --help\` for its options`);
   }
-  const command = isCommand(args[0]) ? `lineage ${args[0]}` : 'lineage';
-  return new CliError('invalid_argument', error.message.replace(/^error: /, ''), `run \`${command} --help\` for usage`);
+  return new CliError('invalid_argument', error.message.replace(/^error: /, ''), `run \`${usedCommand(args, program)} --help\` for usage`);
+}
+
+/** The command a mistaken command line was for, as far as it names one: `lineage keys revoke`, `lineage sync`, `lineage`. */
+function usedCommand(args: string[], program: Command | undefined): string {
+  if (!isCommand(args[0])) return 'lineage';
+  const command = program?.commands.find((c) => c.name() === args[0]);
+  const sub = command?.commands.find((c) => c.name() === args[1]);
+  return sub ? commandPath(sub) : `lineage ${args[0]}`;
 }
 
 main().catch(failAndExit);
