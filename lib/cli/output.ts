@@ -34,9 +34,12 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   }
   const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown };
   // SQLite's own storage failures name no file: say which data directory could not be written.
-  const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_')
-    ? storageError(error, readOnlyDataDirs().join(', ') || 'the data directory') : null;
+  const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_') ? sqliteStorageError(error) : null;
   if (storage) return { ok: false, code: storage.code, error: storage.message };
+  const unreachable = networkFailure(error);
+  if (unreachable !== null) {
+    return { ok: false, code: 'server_unreachable', error: `cannot reach the server: ${unreachable}`, hint: 'check --server: is the service running, at that address and port, and reachable from here?' };
+  }
   if (coded.code === 'EADDRINUSE') {
     return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use`, hint: 'stop the other server, or choose another port with --port or PORT' };
   }
@@ -44,6 +47,24 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
     return { ok: false, code: coded.code, error: error.message, ...(typeof coded.hint === 'string' ? { hint: coded.hint } : {}) };
   }
   return { ok: false, code: 'internal_error', error: error instanceof Error ? error.message : String(error) };
+}
+
+/** A SQLite storage failure, naming the data directories opened read-only (its message names one when none is known). */
+function sqliteStorageError(error: unknown) {
+  const dirs = readOnlyDataDirs();
+  const mapped = storageError(error, dirs.length > 0 ? dirs.join(', ') : 'the data directory');
+  if (mapped && dirs.length === 0) mapped.message = mapped.message.replace('the data directory the data directory', 'the data directory');
+  return mapped;
+}
+
+/**
+ * What a request that reached no server says (fetch's `TypeError: fetch failed`, its cause a
+ * socket error: refused, unknown host, reset, timed out), or null for any other error.
+ */
+function networkFailure(error: unknown): string | null {
+  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return null;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message ? cause.message : 'the connection failed';
 }
 
 /** What a failed command writes: its JSON payload for stdout, its lines for stderr. */
