@@ -1,3 +1,5 @@
+import { statSync } from 'node:fs';
+import path from 'node:path';
 import type { Command } from 'commander';
 import { isRuntime, type Runtime } from '@/lib/adapters/types';
 import { CliError } from './output';
@@ -19,6 +21,20 @@ export function requireOption<T>(value: T | undefined, flag: string, hint?: stri
   return value;
 }
 
+/** `--server`: an http(s) URL (anything else failed inside fetch, as an internal error). */
+export function parseServerUrl(value: string): string {
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    // said below
+  }
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
+    throw new CliError('invalid_argument', `--server must be an http(s) URL, got "${value.slice(0, 200)}"`, 'e.g. --server http://127.0.0.1:3000');
+  }
+  return value;
+}
+
 /**
  * The first option given an empty (or blank) value on the command line, as its flag: an empty
  * `--data "$DIR"` was taken for no `--data` at all (the default directory), an empty `--blob-url`
@@ -33,4 +49,41 @@ export function blankOption(command: Command): { flag: string; required: boolean
     }
   }
   return null;
+}
+
+/** What is at `target`: a directory, something else, or nothing. */
+function kindOf(target: string): 'dir' | 'other' | 'none' {
+  let stat;
+  try {
+    stat = statSync(target, { throwIfNoEntry: false });
+  } catch {
+    return 'none'; // ENOTDIR: a file above it, found on the way up
+  }
+  return stat === undefined ? 'none' : stat.isDirectory() ? 'dir' : 'other';
+}
+
+/** Whether a directory is at `target` (never throws: a file above it is no directory either). */
+export const isDirectory = (target: string): boolean => kindOf(target) === 'dir';
+
+/**
+ * Why no directory can be at `dir` (it, or the nearest thing above it that exists, is not a
+ * directory), or null when it is one or could be made.
+ */
+export function notADirectory(dir: string): string | null {
+  let at = path.resolve(dir);
+  for (;;) {
+    const kind = kindOf(at);
+    if (kind === 'dir') return null;
+    if (kind === 'other') return at === path.resolve(dir) ? `${at} is a file, not a directory` : `${at} is a file, so ${path.resolve(dir)} cannot be a directory`;
+    const parent = path.dirname(at);
+    if (parent === at) return null;
+    at = parent;
+  }
+}
+
+/** A directory a command may create (`--data`, `--out`): refused when a file is in the way. */
+export function creatableDir(dir: string, flag: string, hint?: string): string {
+  const why = notADirectory(dir);
+  if (why !== null) throw new CliError('invalid_argument', `${flag}: ${why}`, hint ?? `pass ${flag} a directory`);
+  return dir;
 }

@@ -14,6 +14,7 @@ import { scaleOutRequested, type StorageFlags } from '@/lib/storage/scale-out-re
 import type { LineageStorage } from '@/lib/storage/types';
 import { closeAtCommandEnd } from './command-end';
 import { CliError } from './output';
+import { creatableDir } from './parse-options';
 
 export type { StorageFlags };
 export type ScaleOutConfig = Extract<StorageConfig, { backend: 'scale-out' }>;
@@ -26,9 +27,14 @@ export function storageOptions(command: Command): Command {
     .option('--blob-url <url>', 's3://bucket[/prefix] : the scale-out storage\'s blobs (default: $LINEAGE_BLOB_URL; AWS_* as the AWS SDK reads them)');
 }
 
+/** The embedded data directory (`--data`, `$LINEAGE_DATA`, `./data`), refused when a file stands where it would be. */
+export function dataDirOf(flag: string | undefined): string {
+  return creatableDir(resolveDataDir(flag), '--data', 'pass --data DIR (or set LINEAGE_DATA) to a directory');
+}
+
 /** The storage `flags` and the environment name; `command` names the help to see on a bad setting. */
 export async function cliStorageConfig(flags: StorageFlags, command: string): Promise<StorageConfig> {
-  if (!scaleOutRequested(process.env, flags)) return { backend: 'embedded', dataDir: resolveDataDir(flags.data), secret: null };
+  if (!scaleOutRequested(process.env, flags)) return { backend: 'embedded', dataDir: dataDirOf(flags.data), secret: null };
   const { StorageConfigError, storageConfigFrom } = await import('@/lib/storage/config');
   try {
     return storageConfigFrom(process.env, flags);

@@ -3,7 +3,8 @@ import os from 'node:os';
 import type { Command } from 'commander';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { runPacker } from '@/lib/ledger/run-packer';
-import { printJson } from '../output';
+import { CliError, printJson } from '../output';
+import { isDirectory } from '../parse-options';
 
 /** The niceness the packer runs at (higher is lower priority; `LINEAGE_PACKER_NICE`, 0–19): a sync or a request never waits for it. */
 const PACKER_NICENESS = 10;
@@ -34,7 +35,7 @@ export function registerPackBlobsCommand(program: Command): void {
         return { at: new Date(now - took.ms).toISOString(), took };
       };
       const run = await runPacker({
-        dataDir: resolveDataDir(opts.data),
+        dataDir: existingDir(resolveDataDir(opts.data)),
         beforeRelease: log ? (hold) => {
           const { at, took } = times();
           fs.appendFileSync(log, `${JSON.stringify({ at, ok: true, ran: true, ...hold, pid: process.pid, nice: os.getPriority(), ...took })}\n`);
@@ -54,4 +55,12 @@ function lowerPriority(): void {
   } catch {
     // not permitted here: run at the priority given
   }
+}
+
+/** A sync starts the packer on its own data directory: one that is not there is a mistyped `--data`, not one to make. */
+function existingDir(dataDir: string): string {
+  if (!isDirectory(dataDir)) {
+    throw new CliError('data_not_found', `no data directory at ${dataDir}`, 'pass --data DIR (or set LINEAGE_DATA) to the directory lineage sync wrote');
+  }
+  return dataDir;
 }

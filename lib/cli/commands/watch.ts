@@ -23,6 +23,7 @@ import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
 import { parseRuntime, parseSequence, requireOption } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
+import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
 
@@ -71,6 +72,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SyncError('invalid_argument', `workspace not found or not a directory: ${workspace}`);
   }
+  checkTargetFlags(flags);
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
   for (const socket of trustedSockets(runDir)) {
