@@ -10,10 +10,16 @@ export function parseRuntime(value: string | undefined): Runtime {
   return runtime;
 }
 
-export function parseSequence(value: string | undefined, flag: string): number | undefined {
+/**
+ * A whole number from 0 to `max` (by default the largest integer a double holds exactly: a
+ * sequence past it would be rounded to another one).
+ */
+export function parseSequence(value: string | undefined, flag: string, max = Number.MAX_SAFE_INTEGER): number | undefined {
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new CliError('invalid_argument', `${flag} must be a non-negative integer, got "${value}"`);
-  return Number(value);
+  if (!/^\d+$/.test(value)) throw new CliError('invalid_argument', `${flag} must be a non-negative integer, got "${value.slice(0, 40)}"`, `e.g. ${flag} 3`);
+  const number = Number(value);
+  if (number > max) throw new CliError('invalid_argument', `${flag} must be at most ${max}, got ${value.slice(0, 40)}`, `${flag} takes a whole number from 0 to ${max}`);
+  return number;
 }
 
 export function requireOption<T>(value: T | undefined, flag: string, hint?: string): T {

@@ -27,6 +27,9 @@ import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
 
+/** The longest delay a Node timer takes (2^31-1 ms, about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 interface WatchFlags extends SyncFlags {
   onDemand?: boolean;
   quiet: string;
@@ -65,8 +68,9 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
   });
-  const quietMs = parseSequence(flags.quiet, '--quiet')!;
-  const intervalMs = parseSequence(flags.interval, '--interval')! * 1000;
+  // Node's timers hold at most 2^31-1 ms: a longer one fires at once, and so would sync without end.
+  const quietMs = parseSequence(flags.quiet, '--quiet', MAX_TIMER_MS)!;
+  const intervalMs = parseSequence(flags.interval, '--interval', Math.floor(MAX_TIMER_MS / 1000))! * 1000;
   const runtime = parseRuntime(flags.runtime);
   const workspace = path.resolve(requireOption(flags.workspace, '-w/--workspace'));
   if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
