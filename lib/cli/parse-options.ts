@@ -93,3 +93,9 @@ export function creatableDir(dir: string, flag: string, hint?: string): string {
   if (why !== null) throw new CliError('invalid_argument', `${flag}: ${why}`, hint ?? `pass ${flag} a directory`);
   return dir;
 }
+
+/** A workspace that must already be there (`-w` of a command that reads it). */
+export function existingWorkspace(dir: string): string {
+  if (!isDirectory(dir)) throw new CliError('workspace_missing', `workspace not found or not a directory: ${dir}`, 'pass -w the agent workspace\'s directory');
+  return dir;
+}

@@ -9,7 +9,7 @@ import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { parseRuntime, requireOption } from '../parse-options';
+import { existingWorkspace, parseRuntime, requireOption } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
 export interface SyncFlags extends TargetFlags {
@@ -25,10 +25,10 @@ export interface SyncFlags extends TargetFlags {
  * `--agent-id <uuid>`: the workspace takes this id from now on (written to its .alf-agent-id), the way
  * out when another API key already holds the id it had (`agent_id_taken`).
  */
-async function setAgentId(workspace: string, text: string): Promise<void> {
+function parseAgentId(text: string): string {
   const id = parseUuid(text);
-  if (id === null) throw new CliError('invalid_argument', `--agent-id must be a UUID, got "${text}"`, 'generate one with `uuidgen`');
-  await writeFile(path.join(workspace, AGENT_ID_FILE), id, 'utf8');
+  if (id === null) throw new CliError('invalid_argument', `--agent-id must be a UUID, got "${text.slice(0, 80)}"`, 'generate one with `uuidgen`');
+  return id;
 }
 
 /** The options `lineage sync` and `lineage watch` share: which workspace, which runtime, which target. */
@@ -55,32 +55,20 @@ export function registerSyncCommand(program: Command): void {
       .command('sync')
       .description('export a workspace, reconcile it against the last sync and upload a snapshot or delta (through a running `lineage watch` of the same workspace and target, if there is one)'),
   )).action(async (flags: SyncFlags) => {
-    if (flags.agentId !== undefined) await setAgentId(requireOption(flags.workspace, '-w/--workspace'), flags.agentId);
+    if (flags.rebase && flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
+    const runtime = parseRuntime(flags.runtime);
+    const workspace = requireOption(flags.workspace, '-w/--workspace');
+    const agentId = flags.agentId === undefined ? undefined : parseAgentId(flags.agentId);
+    if (agentId !== undefined) existingWorkspace(workspace);
+    const target = await cliTarget(flags);
+    // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
+    if (agentId !== undefined) await writeFile(path.join(workspace, AGENT_ID_FILE), agentId, 'utf8');
+    const run = { runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock, log: progress };
     if (flags.rebase) {
-      if (flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
       const { rebaseWorkspace } = await import('@/lib/sync/rebase');
-      const rebased = await rebaseWorkspace({
-        runtime: parseRuntime(flags.runtime),
-        workspace: requireOption(flags.workspace, '-w/--workspace'),
-        runtimeAgent: flags.runtimeAgent,
-        target: await cliTarget(flags),
-        alfHome: alfDir(),
-        clock: systemClock,
-        log: progress,
-      });
-      printJson(rebased);
+      printJson(await rebaseWorkspace(run));
       return;
     }
-    const output = await syncWorkspace({
-      runtime: parseRuntime(flags.runtime),
-      workspace: requireOption(flags.workspace, '-w/--workspace'),
-      runtimeAgent: flags.runtimeAgent,
-      forceFirstSync: Boolean(flags.forceFirstSync),
-      target: await cliTarget(flags),
-      alfHome: alfDir(),
-      clock: systemClock,
-      log: progress,
-    });
-    printJson(output);
+    printJson(await syncWorkspace({ ...run, forceFirstSync: Boolean(flags.forceFirstSync) }));
   });
 }
