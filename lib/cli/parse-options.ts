@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { isRuntime, type Runtime } from '@/lib/adapters/types';
+import { parseUuid } from '@/lib/core/uuid';
 import { CliError } from './output';
 
 export function parseRuntime(value: string | undefined): Runtime {
@@ -25,6 +26,13 @@ export function parseSequence(value: string | undefined, flag: string, max = Num
 export function requireOption<T>(value: T | undefined, flag: string, hint?: string): T {
   if (value === undefined || value === '') throw new CliError('invalid_argument', `missing required option ${flag}`, hint);
   return value;
+}
+
+/** An agent id as given to `--agent`: a UUID, in its canonical lowercase form. */
+export function parseAgentId(value: string, flag: string): string {
+  const id = parseUuid(value);
+  if (id === null) throw new CliError('invalid_argument', `${flag} must be a UUID, got "${value.slice(0, 80)}"`, 'agent ids are on the dashboard, in GET /api/agents and in a workspace\'s .alf-agent-id');
+  return id;
 }
 
 /** `--server`: an http(s) URL (anything else failed inside fetch, as an internal error). */

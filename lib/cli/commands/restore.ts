@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared';
 import type { Runtime } from '@/lib/adapters/types';
@@ -7,7 +8,7 @@ import { restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { parseRuntime, parseSequence } from '../options';
+import { creatableDir, parseAgentId, parseRuntime, parseSequence } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
 interface RestoreFlags extends TargetFlags {
@@ -26,6 +27,9 @@ interface RestoreFlags extends TargetFlags {
  * is derived from the workspace and the alias.
  */
 async function workspaceAgentId(runtime: Runtime, workspace: string, runtimeAgent: string | undefined): Promise<string> {
+  if (!existsSync(workspace)) {
+    throw new CliError('agent_not_found', `there is no workspace at ${workspace} to read an agent id from`, 'name the agent with --agent ID to restore it there');
+  }
   if (runtime === 'zeroclaw') {
     const id = await zeroclawAlfAgentId(workspace, runtimeAgent);
     if (id !== null) return id;
@@ -52,13 +56,21 @@ export function registerRestoreCommand(program: Command): void {
     const runtime = parseRuntime(flags.runtime);
     if (!flags.out && !flags.workspace) throw new CliError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE');
     if (flags.out && flags.workspace) throw new CliError('invalid_argument', 'use either --out or -w, not both');
-    const agentId = flags.agent ?? (flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined);
+    if (flags.out && flags.replace) throw new CliError('invalid_argument', '--replace applies to a live workspace (-w), not to --out', '--out writes a new or empty directory: leave --replace out');
+    const atSequence = parseSequence(flags.atSequence, '--at-sequence');
+    // A file where the directory would be is refused before anything is read (it was an internal error).
+    if (flags.out) creatableDir(flags.out, '--out', 'pass --out a new or empty directory');
+    if (flags.workspace) creatableDir(flags.workspace, '-w/--workspace', 'pass -w the agent workspace\'s directory');
+    // The target's settings before the agent: a bad one is said first, whatever the agent.
+    const target = await cliTarget(flags);
+    const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')
+      : flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined;
     if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
     const output = await restoreAgent({
       runtime,
-      target: await cliTarget(flags),
+      target,
       agentId,
-      atSequence: parseSequence(flags.atSequence, '--at-sequence'),
+      atSequence,
       out: flags.out,
       workspace: flags.workspace,
       runtimeAgent: flags.runtimeAgent,
