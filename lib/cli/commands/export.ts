@@ -6,8 +6,8 @@ import { writeSnapshot } from '@/lib/core/archive';
 import { systemClock } from '@/lib/core/clock';
 import { ALF_VERSION, snapshotFromExport } from '@/lib/sync/snapshot';
 import { writeFileAtomic } from '@/lib/sync/state';
-import { parseRuntime, requireOption } from '../options';
-import { printJson } from '../output';
+import { isDirectory, notADirectory, parseRuntime, requireOption } from '../parse-options';
+import { CliError, printJson } from '../output';
 
 export function registerExportCommand(program: Command): void {
   program
@@ -21,17 +21,27 @@ export function registerExportCommand(program: Command): void {
     .action(async (flags: { runtime?: string; workspace?: string; output?: string; runtimeAgent?: string; dryRun?: boolean }) => {
       const workspace = requireOption(flags.workspace, '-w/--workspace');
       const runtime = parseRuntime(flags.runtime);
+      // Checked before the export, which may write the workspace's .alf-agent-id.
+      const output = flags.dryRun ? null : outputFile(flags.output ?? `${path.basename(path.resolve(workspace))}.alf`);
       const exported = await getAdapter(runtime).exportWorkspace({ workspace, runtimeAgent: flags.runtimeAgent, persistAgentId: !flags.dryRun, clock: systemClock });
       const warnings = exported.warnings.length ? { warnings: exported.warnings } : {};
-      if (flags.dryRun) {
+      if (output === null) {
         const files = [...exported.raw].map(([p, b]) => ({ path: p, size: b.length }));
         printJson({ ok: true, dry_run: true, agent_name: exported.agentName, memory_records: exported.records.length, files, excluded_by_alfignore: exported.excludedByAlfignore, total_size: files.reduce((n, f) => n + f.size, 0), ...warnings });
         return;
       }
-      const output = path.resolve(flags.output ?? `${path.basename(path.resolve(workspace))}.alf`);
       const bytes = await writeSnapshot(snapshotFromExport(exported, systemClock(), exported.records));
       await fs.mkdir(path.dirname(output), { recursive: true });
       await writeFileAtomic(output, bytes);
       printJson({ ok: true, output, agent_name: exported.agentName, alf_version: ALF_VERSION, memory_records: exported.records.length, file_size: bytes.length, excluded_by_alfignore: exported.excludedByAlfignore, ...warnings });
     });
+}
+
+/** `-o`: a file to write, not a directory (it was an internal error, or a trailing `/` wrote a file of that name). */
+function outputFile(given: string): string {
+  const file = path.resolve(given);
+  const why = notADirectory(path.dirname(file)) ?? (isDirectory(file) ? `${file} is a directory`
+    : /[\\/]$/.test(given) ? `"${given}" ends in a path separator, as a directory does` : null);
+  if (why !== null) throw new CliError('invalid_argument', `-o/--output names no file that can be written: ${why}`, 'e.g. -o ./agent.alf (the default: ./<workspace-name>.alf)');
+  return file;
 }
