@@ -26,6 +26,7 @@ export function registerKeysCommand(program: Command): void {
     .description('revoke a key by id')
     .argument('<id>', 'key id as printed by `keys create` or `keys list`'))
     .action(async (id: string, flags: StorageFlags) => {
+      if (id.trim() === '') throw new CliError('invalid_argument', 'the key id to revoke is empty', 'run `lineage keys list` for the ids');
       if (!(await (await cliStorage(flags, { command: 'keys revoke', mustExist: true })).revokeApiKey({ id }))) {
         throw new CliError('key_not_found', `no API key with id ${id}`, 'run `lineage keys list`');
       }
