@@ -8,7 +8,7 @@ import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
-import { parseRuntime } from '../parse-options';
+import { existingWorkspace, parseRuntime } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 /**
@@ -57,7 +57,7 @@ export function registerStateCommand(program: Command): void {
 
 /** The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here). */
 async function agentOf(command: string, flags: { workspace?: string; runtime?: string; agent?: string }): Promise<string> {
-  const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: flags.workspace, runtime: parseRuntime(flags.runtime ?? 'openclaw'), persist: false }) : undefined);
+  const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: existingWorkspace(flags.workspace), runtime: parseRuntime(flags.runtime ?? 'openclaw'), persist: false }) : undefined);
   if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`);
   const id = parseUuid(agentId);
   if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
