@@ -43,11 +43,17 @@ export function registerDemoCommand(program: Command): void {
     });
 }
 
+/** The first day `--today` may be: the scripted calendar's years before 100 were read as 19xx (0000-01-01 seeded 1899-12). */
+const FIRST_TODAY = '1970-01-01';
+
 function parseToday(text: string | undefined): Date {
   if (text === undefined) return defaultDemoToday(systemClock());
+  let day: Date;
   try {
-    return parseDay(text);
+    day = parseDay(text);
   } catch (error) {
     throw new CliError('invalid_argument', `--today: ${(error as Error).message}`, 'e.g. --today 2026-05-10');
   }
+  if (text < FIRST_TODAY) throw new CliError('invalid_argument', `--today must be ${FIRST_TODAY} or later, got "${text}"`, 'e.g. --today 2026-05-10');
+  return day;
 }
