@@ -29,10 +29,11 @@ export function registerServeCommand(program: Command): void {
       try {
         settings = resolveServeSettings(flags);
       } catch (err) {
-        throw new CliError('invalid_argument', (err as Error).message);
+        throw new CliError('invalid_argument', (err as Error).message, 'run `lineage serve --help` for the options');
       }
       // Nothing set: the embedded data directory (the server opens it, signing with its `server-secret`
       // file, as always); both URLs: PostgreSQL + S3 through the composition root, signing with LINEAGE_SECRET.
+      // The embedded data directory is checked here (settings.dataDir is the same directory).
       const config = await cliStorageConfig({ data: flags.data, databaseUrl: flags.databaseUrl, blobUrl: flags.blobUrl }, 'serve');
       const backend = config.backend === 'scale-out' ? await scaleOutBackend(config) : undefined;
       const target = describeServed(config.backend === 'embedded' ? { backend: 'embedded', dataDir: settings.dataDir } : config);

@@ -27,7 +27,7 @@ export function registerStartCommand(program: Command): void {
       try {
         settings = resolveServeSettings({ port: flags.port, host: flags.host, data: flags.data, ui: true });
       } catch (err) {
-        throw new CliError('invalid_argument', (err as Error).message);
+        throw new CliError('invalid_argument', (err as Error).message, 'run `lineage start --help` for the options');
       }
       const config = await cliStorageConfig(flags, 'start');
       const backend: ServedBackend | undefined = config.backend === 'scale-out' ? await scaleOutBackend(config) : undefined;
