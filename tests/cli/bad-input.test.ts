@@ -1,0 +1,190 @@
+/**
+ * Hostile and malformed input, command by command: each is refused where the option is read, as
+ * one JSON line `{ok:false, code, error, hint}` with exit 1 and one `error:` line on stderr — never
+ * an internal error or a stack trace — and nothing on disk is created or changed by it.
+ */
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli, type CliRun } from './run-cli';
+
+const AGENT = '5a5a5a5a-3333-4a2b-8c3d-000000000001';
+const OTHER_AGENT = '5a5a5a5a-3333-4a2b-8c3d-000000000002';
+
+let tmp: string;
+/** A file where a directory is expected. */
+let file: string;
+/** A workspace with its id, and one without (an export would mint it). */
+let ws: string;
+let fresh: string;
+let env: Record<string, string>;
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-bad-input-'));
+  file = path.join(tmp, 'a-file');
+  fs.writeFileSync(file, 'not a directory\n');
+  ws = path.join(tmp, 'ws');
+  fs.mkdirSync(ws);
+  fs.writeFileSync(path.join(ws, 'SOUL.md'), '# Soul\n\nA test agent.\n');
+  fs.writeFileSync(path.join(ws, '.alf-agent-id'), AGENT);
+  fresh = path.join(tmp, 'fresh');
+  fs.mkdirSync(fresh);
+  fs.writeFileSync(path.join(fresh, 'SOUL.md'), '# Soul\n');
+  // Every default points into the sandbox: a command that ignored a bad value would write there.
+  env = { ALF_HOME: path.join(tmp, 'home'), LINEAGE_DATA: path.join(tmp, 'data'), LINEAGE_RESIDENT: '0', LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' };
+});
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+/** Every path under the sandbox with its size and modification time. */
+function tree(): string[] {
+  const out: string[] = [];
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      const stat = fs.statSync(full);
+      out.push(`${path.relative(tmp, full)} ${entry.isDirectory() ? 'dir' : stat.size} ${stat.mtimeMs}`);
+      if (entry.isDirectory()) walk(full);
+    }
+  };
+  walk(tmp);
+  return out.sort();
+}
+
+type Case = [args: string[], code: string, error: string | RegExp];
+
+/** What is wrong with a refusal, or null when it is the promised one. */
+function problem(run: CliRun, code: string, error: string | RegExp): string | null {
+  const said = JSON.stringify(run.json);
+  if (run.code !== 1) return `exit ${String(run.code)}: ${said}`;
+  if (run.json.ok !== false || run.json.code !== code) return `expected code ${code}: ${said}`;
+  if (typeof run.json.error !== 'string' || !(typeof error === 'string' ? run.json.error.includes(error) : error.test(run.json.error))) return `expected error ${String(error)}: ${said}`;
+  if (typeof run.json.hint !== 'string' || run.json.hint === '') return `no hint: ${said}`;
+  if (run.stderr.split('error: ').length !== 2) return `expected one error: line on stderr: ${run.stderr}`;
+  if (/^\s+at /m.test(run.stderr)) return `a stack trace on stderr: ${run.stderr}`;
+  return null;
+}
+
+/** Runs every case (a few at a time) and lists those not refused as promised. */
+async function refusals(cases: Case[]): Promise<string[]> {
+  const found: string[] = [];
+  for (let i = 0; i < cases.length; i += 6) {
+    await Promise.all(cases.slice(i, i + 6).map(async ([args, code, error]) => {
+      const run = await runCli(args, env, tmp).catch((e: unknown) => e as Error);
+      const wrong = run instanceof Error ? run.message : problem(run, code, error);
+      if (wrong !== null) found.push(`lineage ${args.map((a) => JSON.stringify(a)).join(' ')} → ${wrong}`);
+    }));
+  }
+  return found;
+}
+
+describe('lineage CLI: bad input is refused at the option, in words, and changes nothing on disk', () => {
+  it('paths: a file where a directory goes, a directory where a file goes, a workspace that is not there', async () => {
+    const under = path.join(file, 'sub');
+    const before = tree();
+    const cases: Case[] = [
+      // A file as the data directory, or above it (ENOTDIR, an internal error; or "the data directory the data directory cannot be written").
+      [['sync', '-w', ws, '--data', file], 'invalid_argument', `${file} is a file`],
+      [['sync', '-w', ws, '--data', under], 'invalid_argument', `${file} is a file`],
+      [['watch', '-w', ws, '--data', under], 'invalid_argument', `${file} is a file`],
+      [['keys', 'create', '--data', under], 'invalid_argument', `${file} is a file`],
+      [['keys', 'create', '--data', file], 'invalid_argument', `${file} is a file`],
+      [['serve', '--no-ui', '--port', '0', '--data', under], 'invalid_argument', `${file} is a file`],
+      [['start', '--port', '0', '--data', under], 'invalid_argument', `${file} is a file`],
+      [['pack-blobs', '--data', under], 'data_not_found', under],
+      [['pack-blobs', '--data', path.join(tmp, 'no-data')], 'data_not_found', 'no-data'],
+      // restore's --out and -w (EEXIST/ENOTDIR from mkdir, ENOENT from realpath).
+      [['restore', '--agent', AGENT, '--out', file], 'invalid_argument', `${file} is a file`],
+      [['restore', '--agent', AGENT, '--out', under], 'invalid_argument', `${file} is a file`],
+      [['restore', '--agent', AGENT, '-w', file], 'invalid_argument', `${file} is a file`],
+      [['restore', '-w', file], 'invalid_argument', `${file} is a file`],
+      [['restore', '-w', path.join(tmp, 'no-ws')], 'agent_not_found', 'no workspace'],
+      // export's -o (EISDIR/EEXIST; a trailing / wrote a file of that name); `fresh` keeps no minted id.
+      [['export', '-w', fresh, '-o', ws], 'invalid_argument', `${ws} is a directory`],
+      [['export', '-w', fresh, '-o', path.join(file, 'x.alf')], 'invalid_argument', `${file} is a file`],
+      [['export', '-w', fresh, '-o', `${path.join(tmp, 'new-dir')}/`], 'invalid_argument', 'path separator'],
+      // validate: a directory ("cannot read ws"), nothing at all.
+      [['validate', ws], 'invalid_argument', 'is a directory'],
+      [['validate', path.join(file, 'x.alf')], 'file_not_found', 'no file at'],
+      // A workspace that is not there (ENOENT from realpath, ENOTDIR from readFile, or a write into it).
+      [['sync', '-w', path.join(tmp, 'no-ws'), '--agent-id', OTHER_AGENT], 'workspace_missing', 'no-ws'],
+      [['state', 'show', '-w', path.join(tmp, 'no-ws')], 'workspace_missing', 'no-ws'],
+      [['state', 'export', '-w', file], 'workspace_missing', file],
+      [['state', 'compact', '-w', file], 'workspace_missing', file],
+    ];
+    expect(await refusals(cases)).toEqual([]);
+    expect(tree()).toEqual(before);
+  });
+
+  it('values: empty ones, numbers a timer or a double cannot hold, URLs and ids that are none, conflicting options', async () => {
+    const before = tree();
+    const cases: Case[] = [
+      // An empty value was taken for the option left out: ./data or $LINEAGE_DATA, all agents, no blob URL (an internal error).
+      [['sync', '-w', ws, '--data', ''], 'invalid_argument', '--data was given an empty value'],
+      [['sync', '-w', ws, '--blob-url', ''], 'invalid_argument', '--blob-url was given an empty value'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--blob-url', ' '], 'invalid_argument', '--blob-url was given an empty value'],
+      [['keys', 'create', '--name', ''], 'invalid_argument', '--name was given an empty value'],
+      [['keys', 'list', '--blob-url', ''], 'invalid_argument', '--blob-url was given an empty value'],
+      [['search', 'memory', '--agent', '  '], 'invalid_argument', '--agent was given an empty value'],
+      [['serve', '--no-ui', '--host', ''], 'invalid_argument', '--host was given an empty value'],
+      [['migrate', '--from-data', ''], 'invalid_argument', '--from-data was given an empty value'],
+      [['export', '-w', fresh, '-o', ''], 'invalid_argument', '--output was given an empty value'],
+      [['validate', ''], 'invalid_argument', 'empty path'],
+      [['keys', 'revoke', ' '], 'invalid_argument', 'empty'],
+      // Past a timer's 2^31-1 ms the watch synced in a loop; past 2^53 a sequence was rounded to another.
+      [['watch', '-w', ws, '--interval', '99999999999999999999'], 'invalid_argument', '--interval must be at most 2147483'],
+      [['watch', '-w', ws, '--interval', '2147484'], 'invalid_argument', '--interval must be at most'],
+      [['watch', '-w', ws, '--quiet', '2147483648'], 'invalid_argument', '--quiet must be at most 2147483647'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--at-sequence', '99999999999999999999'], 'invalid_argument', '--at-sequence must be at most'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--at-sequence', '1e400'], 'invalid_argument', '--at-sequence must be a non-negative integer'],
+      // A --server that is no http(s) URL failed inside fetch (an internal error), after the agent id was written.
+      [['sync', '-w', ws, '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      [['sync', '-w', ws, '--server', 'http://[::1', '--key', 'k', '--agent-id', OTHER_AGENT], 'invalid_argument', '--server must be an http(s) URL'],
+      [['sync', '-w', ws, '--server', 'ftp://127.0.0.1:21', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      [['watch', '-w', ws, '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      // The id is checked before anything else happens: --agent-id is written only once every flag is good.
+      [['sync', '-w', ws, '-r', 'nanoclaw', '--agent-id', OTHER_AGENT], 'invalid_runtime', 'nanoclaw'],
+      [['restore', '--agent', 'not-a-uuid', '--out', path.join(tmp, 'out')], 'invalid_argument', '--agent must be a UUID'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--replace'], 'invalid_argument', '--replace applies to a live workspace'],
+      // Year 0000 was read as 1900: the demo seeded four weeks of 1899.
+      [['demo', '--data', path.join(tmp, 'demo'), '--today', '0000-01-01'], 'invalid_argument', '--today must be 1970-01-01 or later'],
+    ];
+    expect(await refusals(cases)).toEqual([]);
+    expect(tree()).toEqual(before);
+    expect(fs.readFileSync(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(AGENT);
+  });
+
+  it('a server that is not there is said in words, not as an internal error', async () => {
+    // A port nothing listens on: taken from the system, then let go.
+    const port = await new Promise<number>((resolve) => {
+      const server = net.createServer().listen(0, '127.0.0.1', () => {
+        const { port: free } = server.address() as net.AddressInfo;
+        server.close(() => resolve(free));
+      });
+    });
+    const server = `http://127.0.0.1:${port}`;
+    const runs = await Promise.all([
+      runCli(['sync', '-w', ws, '--server', server, '--key', 'k'], env, tmp),
+      runCli(['restore', '--agent', AGENT, '--out', path.join(tmp, 'out-unreachable'), '--server', server, '--key', 'k'], env, tmp),
+    ]);
+    for (const run of runs) {
+      expect(run.json).toMatchObject({ ok: false, code: 'server_unreachable', error: expect.stringContaining('ECONNREFUSED'), hint: expect.stringContaining('--server') });
+      expect(run.stderr).not.toMatch(/^\s+at /m);
+    }
+  });
+
+  it('a usage mistake in a subcommand names its help, and `help WORD` says the word is no command', async () => {
+    const hints: [string[], string][] = [
+      [['keys', 'revoke'], 'run `lineage keys revoke --help` for usage'],
+      [['keys', 'list', 'extra'], 'run `lineage keys list --help` for usage'],
+      [['state', 'show', '--bogus'], 'run `lineage state show --help` for usage'],
+      [['keys', 'bogus'], 'run `lineage keys --help` for usage'],
+    ];
+    for (const [args, hint] of hints) expect((await runCli(args, env, tmp)).json).toMatchObject({ ok: false, code: 'invalid_argument', hint });
+    const help = await runCli(['help', 'bogus'], env, tmp);
+    expect(help.code).toBe(1);
+    expect(help.json).toMatchObject({ ok: false, code: 'invalid_argument', error: "unknown command 'bogus'" });
+  });
+});
