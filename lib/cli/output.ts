@@ -35,7 +35,7 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown };
   // SQLite's own storage failures name no file: say which data directory could not be written.
   const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_') ? sqliteStorageError(error) : null;
-  if (storage) return { ok: false, code: storage.code, error: storage.message };
+  if (storage) return { ok: false, code: storage.code, error: storage.message, hint: STORAGE_HINTS[storage.code] ?? 'check the data directory (--data, $LINEAGE_DATA or ./data)' };
   const unreachable = networkFailure(error);
   if (unreachable !== null) {
     return { ok: false, code: 'server_unreachable', error: `cannot reach the server: ${unreachable}`, hint: 'check --server: is the service running, at that address and port, and reachable from here?' };
@@ -48,6 +48,13 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   }
   return { ok: false, code: 'internal_error', error: error instanceof Error ? error.message : String(error) };
 }
+
+/** What to do about a storage failure of the data directory. */
+const STORAGE_HINTS: Record<string, string> = {
+  read_only: 'the data directory is --data DIR, $LINEAGE_DATA or ./data: it and its lineage.db must be writable',
+  disk_full: 'free some space on that disk, then retry',
+  busy: 'retry once the other process is done',
+};
 
 /** A SQLite storage failure, naming the data directories opened read-only (its message names one when none is known). */
 function sqliteStorageError(error: unknown) {
