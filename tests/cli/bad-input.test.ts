@@ -20,6 +20,8 @@ let file: string;
 let ws: string;
 let fresh: string;
 let env: Record<string, string>;
+/** A data directory whose database is a directory: SQLite cannot open it. */
+let unopenable: string;
 
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-bad-input-'));
@@ -32,6 +34,8 @@ beforeAll(() => {
   fresh = path.join(tmp, 'fresh');
   fs.mkdirSync(fresh);
   fs.writeFileSync(path.join(fresh, 'SOUL.md'), '# Soul\n');
+  unopenable = path.join(tmp, 'unopenable');
+  fs.mkdirSync(path.join(unopenable, 'lineage.db'), { recursive: true });
   // Every default points into the sandbox: a command that ignored a bad value would write there.
   env = { ALF_HOME: path.join(tmp, 'home'), LINEAGE_DATA: path.join(tmp, 'data'), LINEAGE_RESIDENT: '0', LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' };
 });
@@ -148,6 +152,10 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['sync', '-w', ws, '-r', 'nanoclaw', '--agent-id', OTHER_AGENT], 'invalid_runtime', 'nanoclaw'],
       [['restore', '--agent', 'not-a-uuid', '--out', path.join(tmp, 'out')], 'invalid_argument', '--agent must be a UUID'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--replace'], 'invalid_argument', '--replace applies to a live workspace'],
+      // Refusals that came without a hint.
+      [['search', 'memory', '--limit', 'abc'], 'invalid_input', 'limit must be a positive whole number'],
+      [['serve', '--no-ui', '--port', '99999'], 'invalid_argument', '--port must be a port number'],
+      [['start', '--port', 'abc'], 'invalid_argument', '--port must be a port number'],
       // Year 0000 was read as 1900: the demo seeded four weeks of 1899.
       [['demo', '--data', path.join(tmp, 'demo'), '--today', '0000-01-01'], 'invalid_argument', '--today must be 1970-01-01 or later'],
     ];
@@ -156,7 +164,9 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     expect(fs.readFileSync(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(AGENT);
   });
 
-  it('a server that is not there is said in words, not as an internal error', async () => {
+  it('a server that is not there, or a database that cannot be opened, is said in words, not as an internal error', async () => {
+    // "the data directory the data directory cannot be written", and no hint.
+    expect(await refusals([[['keys', 'create', '--data', unopenable], 'read_only', /^the data directory cannot be written/]])).toEqual([]);
     // A port nothing listens on: taken from the system, then let go.
     const port = await new Promise<number>((resolve) => {
       const server = net.createServer().listen(0, '127.0.0.1', () => {
