@@ -56,6 +56,11 @@ function tree(): string[] {
   return out.sort();
 }
 
+/**
+ * A case's arguments and what it is refused with. Arguments that would start a process that stays
+ * (serve, watch) carry a second mistake checked after the one under test, so that a regression is
+ * refused for that one instead of serving until the test times out.
+ */
 type Case = [args: string[], code: string, error: string | RegExp];
 
 /** What is wrong with a refusal, or null when it is the promised one. */
@@ -91,7 +96,7 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       // A file as the data directory, or above it (ENOTDIR, an internal error; or "the data directory the data directory cannot be written").
       [['sync', '-w', ws, '--data', file], 'invalid_argument', `${file} is a file`],
       [['sync', '-w', ws, '--data', under], 'invalid_argument', `${file} is a file`],
-      [['watch', '-w', ws, '--data', under], 'invalid_argument', `${file} is a file`],
+      [['watch', '-w', path.join(tmp, 'no-ws'), '--data', under], 'invalid_argument', `${file} is a file`],
       [['keys', 'create', '--data', under], 'invalid_argument', `${file} is a file`],
       [['keys', 'create', '--data', file], 'invalid_argument', `${file} is a file`],
       [['serve', '--no-ui', '--port', '0', '--data', under], 'invalid_argument', `${file} is a file`],
@@ -131,22 +136,22 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['keys', 'create', '--name', ''], 'invalid_argument', '--name was given an empty value'],
       [['keys', 'list', '--blob-url', ''], 'invalid_argument', '--blob-url was given an empty value'],
       [['search', 'memory', '--agent', '  '], 'invalid_argument', '--agent was given an empty value'],
-      [['serve', '--no-ui', '--host', ''], 'invalid_argument', '--host was given an empty value'],
+      [['serve', '--no-ui', '--host', '', '--port', 'abc'], 'invalid_argument', '--host was given an empty value'],
       [['migrate', '--from-data', ''], 'invalid_argument', '--from-data was given an empty value'],
       [['export', '-w', fresh, '-o', ''], 'invalid_argument', '--output was given an empty value'],
       [['validate', ''], 'invalid_argument', 'empty path'],
       [['keys', 'revoke', ' '], 'invalid_argument', 'empty'],
       // Past a timer's 2^31-1 ms the watch synced in a loop; past 2^53 a sequence was rounded to another.
-      [['watch', '-w', ws, '--interval', '99999999999999999999'], 'invalid_argument', '--interval must be at most 2147483'],
-      [['watch', '-w', ws, '--interval', '2147484'], 'invalid_argument', '--interval must be at most'],
-      [['watch', '-w', ws, '--quiet', '2147483648'], 'invalid_argument', '--quiet must be at most 2147483647'],
+      [['watch', '-w', path.join(tmp, 'no-ws'), '--interval', '99999999999999999999'], 'invalid_argument', '--interval must be at most 2147483'],
+      [['watch', '-w', path.join(tmp, 'no-ws'), '--interval', '2147484'], 'invalid_argument', '--interval must be at most'],
+      [['watch', '-w', path.join(tmp, 'no-ws'), '--quiet', '2147483648'], 'invalid_argument', '--quiet must be at most 2147483647'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--at-sequence', '99999999999999999999'], 'invalid_argument', '--at-sequence must be at most'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--at-sequence', '1e400'], 'invalid_argument', '--at-sequence must be a non-negative integer'],
       // A --server that is no http(s) URL failed inside fetch (an internal error), after the agent id was written.
       [['sync', '-w', ws, '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['sync', '-w', ws, '--server', 'http://[::1', '--key', 'k', '--agent-id', OTHER_AGENT], 'invalid_argument', '--server must be an http(s) URL'],
       [['sync', '-w', ws, '--server', 'ftp://127.0.0.1:21', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
-      [['watch', '-w', ws, '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      [['watch', '-w', path.join(tmp, 'no-ws'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       // The id is checked before anything else happens: --agent-id is written only once every flag is good.
       [['sync', '-w', ws, '-r', 'nanoclaw', '--agent-id', OTHER_AGENT], 'invalid_runtime', 'nanoclaw'],

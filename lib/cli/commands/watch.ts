@@ -72,11 +72,11 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const quietMs = parseSequence(flags.quiet, '--quiet', MAX_TIMER_MS)!;
   const intervalMs = parseSequence(flags.interval, '--interval', Math.floor(MAX_TIMER_MS / 1000))! * 1000;
   const runtime = parseRuntime(flags.runtime);
+  checkTargetFlags(flags);
   const workspace = path.resolve(requireOption(flags.workspace, '-w/--workspace'));
   if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
     throw new SyncError('invalid_argument', `workspace not found or not a directory: ${workspace}`);
   }
-  checkTargetFlags(flags);
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
   for (const socket of trustedSockets(runDir)) {
