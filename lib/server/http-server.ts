@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
 import { useProcessStorage } from '@/lib/storage/open';
 import type { LineageStorage } from '@/lib/storage/types';
+import { answerClientError } from './client-errors';
 import { createServiceContext, type ServiceContext } from './context';
 import { guardDashboardRequest, type DashboardGuardConfig } from './dashboard-guard';
 import { handleProtocolRequest } from './dispatch';
@@ -11,7 +12,7 @@ import { allowedHostnames, hostnameOf, isLoopbackAddress } from './hosts';
 import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
 import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
-import { unreadablePath } from './request-checks';
+import { toOriginForm, unreadablePath } from './request-checks';
 import { requestTimingLog } from './request-timing';
 import { setBaseSecurityHeaders } from './security-headers';
 import { createStaticAssets, type StaticAssets } from './static-assets';
@@ -105,6 +106,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     timer?.(req, res);
     void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts });
   });
+  server.on('clientError', answerClientError);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, bindHost, () => resolve());
@@ -148,6 +150,8 @@ function misdirected(req: http.IncomingMessage, res: http.ServerResponse, allowe
 
 async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, assets, guard, allowedHosts }: Routing): Promise<void> {
   try {
+    const target = toOriginForm(req);
+    if (target) return sendProtocolResponse(req, res, target);
     if (misdirected(req, res, allowedHosts)) return;
     const unreadable = unreadablePath(req.url);
     if (unreadable) return sendProtocolResponse(req, res, unreadable);

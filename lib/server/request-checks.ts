@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import { jsonResponse, type ProtocolResponse } from './protocol-http';
 
 /**
@@ -15,4 +16,27 @@ export function unreadablePath(rawUrl: string | undefined): ProtocolResponse | n
   }
   if (decoded.includes('\u0000')) return jsonResponse({ error: 'the request path contains a NUL character' }, 400);
   return null;
+}
+
+/**
+ * Brings the request target to origin form (`/path?query`) before anything routes it. An
+ * absolute-form target (`GET http://host/path`, as a proxy sends it) is rewritten to its path, its
+ * authority becoming the Host the allow-list then judges (RFC 9112 §3.2.2): left as it was, the
+ * protocol never recognised its own routes and Next.js answered with a redirect to whatever host
+ * the target named. Any other form (`*`) is a 400. Null when the request may go on.
+ */
+export function toOriginForm(req: IncomingMessage): ProtocolResponse | null {
+  const target = req.url ?? '/';
+  if (target.startsWith('/')) return null;
+  if (/^https?:\/\//i.test(target)) {
+    try {
+      const url = new URL(target);
+      req.url = `${url.pathname}${url.search}`;
+      req.headers.host = url.host;
+      return null;
+    } catch {
+      // Not a URL after all: refused below.
+    }
+  }
+  return jsonResponse({ error: `the request target must be a path starting with "/", got ${JSON.stringify(target.slice(0, 100))}` }, 400);
 }

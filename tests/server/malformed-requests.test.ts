@@ -1,0 +1,116 @@
+/**
+ * Requests no route should ever see whole, found by sweeping every route with malformed input: each
+ * gets a 4xx with a JSON error that says what was wrong, and changes nothing. The protocol half runs
+ * on an in-process server; the dashboard half on a `lineage serve` child with its dashboard.
+ * bad-input.test.ts has the unreadable paths, hostile.test.ts the hostile uploads.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { snapshotBytes } from './archives';
+import { call, issueKey, spawnServe, startTestServer, stateFingerprint, tempDataDir, type ChildServer, type TestServer } from './harness';
+
+const OCTET = 'application/octet-stream';
+
+/** Writes `text` as it is on a fresh connection and reads the reply until the server closes it. */
+function rawExchange(base: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    let out = '';
+    socket.on('data', (chunk) => {
+      out += chunk.toString('latin1');
+    });
+    socket.on('close', () => resolve(out));
+    socket.on('error', reject);
+    socket.end(text);
+  });
+}
+
+/** Status, headers (lower-case names) and JSON body of a raw reply. */
+function parseReply(text: string): { status: number; headers: Record<string, string>; json: any } {
+  const split = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = text.slice(0, split).split('\r\n');
+  const headers = Object.fromEntries(lines.map((l) => [l.slice(0, l.indexOf(':')).toLowerCase(), l.slice(l.indexOf(':') + 1).trim()]));
+  let body = text.slice(split + 4);
+  if (headers['transfer-encoding'] === 'chunked') {
+    let rest = body;
+    body = '';
+    for (let size = parseInt(rest, 16); size > 0; size = parseInt(rest, 16)) {
+      const start = rest.indexOf('\r\n') + 2;
+      body += rest.slice(start, start + size);
+      rest = rest.slice(start + size + 2);
+    }
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    json = undefined;
+  }
+  return { status: Number(statusLine.split(' ')[1]), headers, json };
+}
+
+/** One GET with this exact request target (`fetch` would normalise `..` away, or refuse `*`). */
+function getTarget(base: string, target: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: http.IncomingHttpHeaders; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(base, { path: target, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, text: Buffer.concat(chunks).toString('utf8') }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('the protocol server', () => {
+  let t: TestServer;
+  const agent = randomUUID();
+  beforeAll(async () => {
+    t = await startTestServer();
+    await call(`${t.url}/agents`, { method: 'POST', key: t.keyA, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'a', source_runtime: 'openclaw' }) });
+    expect((await call(`${t.url}/agents/${agent}/snapshot`, { method: 'PUT', key: t.keyA, contentType: OCTET, body: await snapshotBytes(agent) })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  /** Requests Node's HTTP parser refuses before any route: it answered them with a bare status line. */
+  const UNPARSABLE: { name: string; request: () => string; status: number; error: RegExp }[] = [
+    { name: 'a header over the size limit', request: () => `GET /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`, status: 431, error: /headers \(its URL included\) exceed \d+ bytes/ },
+    { name: 'a 100 KB URL', request: () => `GET /v1/agents/${agent}/restore?x=${'9'.repeat(100_000)} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`, status: 431, error: /shorter URL/ },
+    { name: 'two Content-Length headers', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, status: 400, error: /^malformed HTTP request: / },
+    { name: 'a Content-Length that is not a number', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n{}`, status: 400, error: /^malformed HTTP request: / },
+    { name: 'a broken chunked body', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, status: 400, error: /^malformed HTTP request: / },
+    { name: 'bytes that are not HTTP', request: () => '\u0000\u0001 hello\r\n\r\n', status: 400, error: /^malformed HTTP request: / },
+  ];
+
+  it.each(UNPARSABLE)('$name: $status with a JSON error', async ({ request, status, error }) => {
+    const before = stateFingerprint(t.dataDir);
+    const reply = parseReply(await rawExchange(t.url, request()));
+    expect(reply.status).toBe(status);
+    expect(reply.headers['content-type']).toBe('application/json');
+    expect(reply.json).toEqual({ error: expect.stringMatching(error) });
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
+    expect((await call(`${t.url}/agents/${agent}`, { key: t.keyA })).status).toBe(200);
+  });
+
+  it('an absolute-form target is served as its path when it names this server, a 421 when it names another, and `*` is a 400', async () => {
+    const port = new URL(t.url).port;
+    const asked = (target: string) => rawExchange(t.url, `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${t.keyA}\r\nConnection: close\r\n\r\n`).then(parseReply);
+    const own = await asked(`http://127.0.0.1:${port}/v1/agents/${agent}`);
+    expect(own.status).toBe(200);
+    expect(own.json.id).toBe(agent);
+    const foreign = await asked('http://evil.example/v1/agents');
+    expect(foreign.status).toBe(421);
+    expect(foreign.json.error).toMatch(/evil\.example/);
+    const star = await asked('*');
+    expect(star.status).toBe(400);
+    expect(star.json.error).toMatch(/must be a path/);
+  });
+
+});
