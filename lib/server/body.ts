@@ -17,15 +17,19 @@ export function bodyTooLarge(maxBytes: number): ServiceError {
   return new ServiceError('payload_too_large', `request body exceeds ${maxBytes} bytes`);
 }
 
+/** The media type of a request's Content-Type (parameters dropped, lower case); '' when there is none. */
+function mediaType(req: ProtocolRequest): string {
+  return (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
+}
+
+function unsupportedType(expected: string, type: string): ServiceError {
+  return new ServiceError('unsupported_media_type', `expected Content-Type ${expected}, got ${type === '' ? 'none' : type.slice(0, 100)}`);
+}
+
 /** Binary uploads must be `application/octet-stream` (CONTRACT §1.1); anything else is a client bug. */
 export function requireOctetStream(req: ProtocolRequest): void {
-  const type = (req.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
-  if (type !== 'application/octet-stream') {
-    throw new ServiceError(
-      'unsupported_media_type',
-      `expected Content-Type application/octet-stream, got ${type === '' ? 'none' : type}`,
-    );
-  }
+  const type = mediaType(req);
+  if (type !== 'application/octet-stream') throw unsupportedType('application/octet-stream', type);
 }
 
 /** Reads a binary upload: content type checked, size capped, empty refused. */
@@ -36,8 +40,10 @@ export async function readArchiveUpload(req: ProtocolRequest, maxBytes: number):
   return bytes;
 }
 
-/** Reads and parses a JSON body (small, capped). */
+/** Reads and parses a JSON body (small, capped), sent as `application/json` (CONTRACT §1.1) like every client does. */
 export async function readJsonBody(req: ProtocolRequest, maxBytes = 64 * 1024): Promise<unknown> {
+  const type = mediaType(req);
+  if (type !== 'application/json') throw unsupportedType('application/json', type);
   const bytes = await readBodyCapped(req, maxBytes);
   if (bytes.byteLength === 0) throw new ServiceError('bad_request', 'request body is empty; expected JSON');
   try {

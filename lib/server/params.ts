@@ -2,12 +2,14 @@ import { ServiceError } from './errors';
 
 /**
  * A non-negative integer query parameter; `undefined` when absent and not required.
- * Anything else (negative, fractional, huge, empty) is a 400 that names the parameter.
+ * Anything else (negative, fractional, huge, empty, given twice) is a 400 that names the parameter.
  */
 export function sequenceParam(url: URL, name: string, required: true): number;
 export function sequenceParam(url: URL, name: string, required?: false): number | undefined;
 export function sequenceParam(url: URL, name: string, required = false): number | undefined {
-  const text = url.searchParams.get(name);
+  const values = url.searchParams.getAll(name);
+  if (values.length > 1) throw new ServiceError('bad_request', `query parameter ${name} is given ${values.length} times; give it once`);
+  const text = values[0] ?? null;
   if (text === null) {
     if (required) throw new ServiceError('bad_request', `missing query parameter ${name}`);
     return undefined;

@@ -113,4 +113,31 @@ describe('the protocol server', () => {
     expect(star.json.error).toMatch(/must be a path/);
   });
 
+  /** A query parameter given twice: which one was meant cannot be told. */
+  const REPEATED: { name: string; method?: string; target: () => string; body?: () => Promise<Uint8Array> }[] = [
+    { name: 'restore up_to_sequence', target: () => `/v1/agents/${agent}/restore?up_to_sequence=0&up_to_sequence=0` },
+    { name: 'deltas since', target: () => `/agents/${agent}/deltas?since=0&since=5` },
+    { name: 'delta base_sequence', method: 'POST', target: () => `/v1/agents/${agent}/deltas?base_sequence=0&base_sequence=0`, body: () => snapshotBytes(agent) },
+    { name: 'presigned delta base_sequence', method: 'POST', target: () => `/v1/agents/${agent}/deltas/upload?base_sequence=0&base_sequence=1` },
+  ];
+
+  it.each(REPEATED)('$name given twice is a 400 naming it', async ({ method, target, body }) => {
+    const before = stateFingerprint(t.dataDir);
+    const reply = await call(`${t.url}${target()}`, { method, key: t.keyA, contentType: body ? OCTET : undefined, body: body ? await body() : undefined });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatch(/is given 2 times; give it once/);
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
+  });
+
+  it.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['no Content-Type', undefined],
+  ])('registering with %s is a 415 and registers nothing', async (_name, contentType) => {
+    const before = stateFingerprint(t.dataDir);
+    const reply = await call(`${t.url}/v1/agents`, { method: 'POST', key: t.keyA, contentType, body: Buffer.from(JSON.stringify({ id: randomUUID(), name: 'x', source_runtime: 'openclaw' })) });
+    expect(reply.status).toBe(415);
+    expect(reply.json.error).toMatch(/expected Content-Type application\/json, got /);
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
+  });
 });
