@@ -68,9 +68,23 @@ function codeStatus(code: string): number | null {
   return null;
 }
 
-/** Parses a request's query string with `schema` (→ 400 on failure). */
+/**
+ * A 400 when a query parameter is given more than once (`?seq=1&seq=2`): which value was meant
+ * cannot be told, and taking the first or the last silently answered another question.
+ */
+export function rejectRepeatedParams(params: URLSearchParams): void {
+  const seen = new Set<string>();
+  for (const name of params.keys()) {
+    if (seen.has(name)) throw badRequest(`The parameter “${name.slice(0, 100)}” is given more than once; give it once.`);
+    seen.add(name);
+  }
+}
+
+/** Parses a request's query string with `schema` (→ 400 on failure, or on a parameter given twice). */
 export function parseQuery<S extends z.ZodType>(request: Request, schema: S): z.infer<S> {
-  const params = Object.fromEntries(new URL(request.url).searchParams);
+  const searchParams = new URL(request.url).searchParams;
+  rejectRepeatedParams(searchParams);
+  const params = Object.fromEntries(searchParams);
   const result = schema.safeParse(params);
   if (!result.success) throw new QueryError(result.error.issues, params);
   return result.data;

@@ -11,6 +11,12 @@ export interface DashboardGuardConfig extends SignInConfig {
   authRequired: boolean;
 }
 
+/**
+ * The dashboard API only reads: any other method is a JSON 405 here (Next.js answered it with an
+ * empty body). OPTIONS goes on: Next answers it with the route's methods.
+ */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 /** Paths anyone may load: the sign-in page and the static assets it needs (no data in them). */
 function isPublic(method: string, pathname: string): boolean {
   if (pathname.startsWith('/_next/static/') || pathname === '/favicon.svg') return true;
@@ -97,6 +103,10 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
       // No route matches a private `_` folder: Next renders its not-found page with a 404.
       req.url = '/_lineage/not-found';
     }
+  }
+  if (api && !READ_METHODS.has(method)) {
+    json(res, 405, { error: `method ${method} not allowed on ${pathname.slice(0, 200)}: the dashboard API is read-only (GET)` }, { allow: 'GET, HEAD' });
+    return true;
   }
   req.headers[GUARD_HEADER] = guardToken();
   req.headers[SCOPE_HEADER] = encodeScope(scope);

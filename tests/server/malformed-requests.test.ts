@@ -141,3 +141,71 @@ describe('the protocol server', () => {
     expect(stateFingerprint(t.dataDir)).toEqual(before);
   });
 });
+
+describe('the dashboard API', () => {
+  let server: ChildServer;
+  let base: string;
+  let dataDir: string;
+  const agent = randomUUID();
+
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    const key = issueKey(dataDir);
+    server = await spawnServe(['--port', '0', '--data', dataDir], {}, 900_000);
+    base = server.url;
+    await call(`${base}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'a', source_runtime: 'openclaw' }) });
+    expect((await call(`${base}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(agent) })).status).toBe(201);
+  }, 900_000);
+  afterAll(async () => {
+    await server?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** Every route handler under app/api, its dynamic segments filled in. */
+  function apiRoutes(dir = path.resolve(process.cwd(), 'app/api'), prefix = '/api'): string[] {
+    const out: string[] = [];
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      if (entry.isDirectory() && !entry.name.startsWith('_')) out.push(...apiRoutes(path.join(dir, entry.name), `${prefix}/${entry.name}`));
+      else if (entry.name === 'route.ts') out.push(prefix);
+    }
+    return out.map((p) => p.replace('[id]', agent).replace('[recordId]', randomUUID()).replace('[seq]', '0').replace('/[[...path]]', '/nope'));
+  }
+
+  it('another method than GET on any API route is a JSON 405 with Allow, and changes nothing', async () => {
+    const routes = apiRoutes();
+    expect(routes.length).toBeGreaterThanOrEqual(18);
+    const before = stateFingerprint(dataDir);
+    for (const route of routes) {
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const reply = await call(`${base}${route}`, { method, contentType: 'application/json', body: method === 'DELETE' ? undefined : '{}' });
+        expect(reply.status, `${method} ${route}`).toBe(405);
+        expect(reply.headers.get('allow'), `${method} ${route}`).toBe('GET, HEAD');
+        expect(reply.json, `${method} ${route}`).toEqual({ error: `method ${method} not allowed on ${route}: the dashboard API is read-only (GET)` });
+      }
+    }
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it.each(['/api', '/api/nope', `/api/agents/${agent}/nope`, `/api/agents/${agent}/sequences/0/nope/deeper`, `/api/agents/../at`, `/api/agents/%2e%2e/at`])(
+    'GET %s, no route: a JSON 404 naming the endpoint, not an HTML page',
+    async (target) => {
+      const reply = await getTarget(base, target);
+      expect(reply.status).toBe(404);
+      expect(reply.headers['content-type']).toMatch(/^application\/json/);
+      expect(JSON.parse(reply.text)).toEqual({ error: expect.stringMatching(/^no such API endpoint: GET \/api/) });
+    },
+  );
+
+  it.each([
+    `/api/agents/${agent}/workspace?seq=0&seq=0`,
+    `/api/agents/${agent}/records?at=0&at=1`,
+    `/api/agents/${agent}/compare?from=0&to=0&to=0`,
+    '/api/changes?op=create&op=delete',
+    '/api/search?q=fact&q=other',
+    `/api/search?q=fact&agent=${agent}&agent=${agent}`,
+  ])('GET %s, a parameter given twice: a 400 naming it', async (target) => {
+    const reply = await call(`${base}${target}`);
+    expect(reply.status, reply.text).toBe(400);
+    expect(reply.json.error).toMatch(/^The parameter “[a-z]+” is given more than once; give it once\.$/);
+  });
+});

@@ -63,9 +63,12 @@ const FIXTURES: Record<string, string[]> = {
   '/api/agents/[id]/workspace/database': [''],
   '/api/changes': ['', '?agent={id}'],
   '/api/search': ['?q=fact', '?q=fact&agent={id}'],
+  '/api/[[...path]]': ['/api/no-such-endpoint'],
 };
 /** Routes anyone may load. */
 const PUBLIC = new Set(['/login']);
+/** The JSON 404 of an /api path no route handles: guarded like the others, then a 404 for everyone. */
+const NOT_FOUND = new Set(['/api/[[...path]]']);
 
 let server: ChildServer;
 let base: string;
@@ -110,6 +113,7 @@ afterAll(async () => {
 function urlsOf(pattern: string): string[] {
   const fixtures = FIXTURES[pattern];
   if (!fixtures) throw new Error(`route ${pattern} has no fixture in tests/server/route-guard.test.ts: add one so the guard is checked on it`);
+  if (NOT_FOUND.has(pattern)) return fixtures;
   const filled = pattern
     .replace('[id]', ownerAgent)
     .replace('[recordId]', String(record(ownerAgent, 1).id))
@@ -160,6 +164,14 @@ describe('the route guard covers every route under app/', () => {
         expect(reply.text).not.toContain(OWNER_NAME);
       }
       if (kind === 'api') expect((await raw(url, { headers: { authorization: 'Bearer alf_sk_wrong' } })).status, target).toBe(401);
+      if (NOT_FOUND.has(pattern)) {
+        for (const who of ['other', 'owner', 'admin'] as const) {
+          const reply = await as(who);
+          expect(reply.status, `${who} ${target}`).toBe(404);
+          expect(JSON.parse(reply.text).error, `${who} ${target}`).toBe(`no such API endpoint: GET ${target}`);
+        }
+        continue;
+      }
 
       const other = await as('other');
       if (namesOwner) expect(other.status, target).toBe(404);

@@ -1,5 +1,5 @@
 import { searchOptions } from '@/lib/history/search/options';
-import { apiRoute, badRequest } from '@/lib/server/api-errors';
+import { apiRoute, badRequest, rejectRepeatedParams } from '@/lib/server/api-errors';
 import { requestScope, requireAgent, storage } from '../_lib/context';
 
 export const dynamic = 'force-dynamic';
@@ -10,6 +10,7 @@ export const dynamic = 'force-dynamic';
  */
 export const GET = apiRoute(async (request: Request) => {
   const params = new URL(request.url).searchParams;
+  rejectRepeatedParams(params);
   const unknown = [...params.keys()].find((k) => !['q', 'agent', 'limit', 'offset'].includes(k));
   if (unknown !== undefined) throw badRequest(`unknown parameter "${unknown}": search takes q, agent, limit and offset`);
   const options = searchOptions({ q: params.get('q'), agent: params.get('agent'), limit: params.get('limit'), offset: params.get('offset') });
