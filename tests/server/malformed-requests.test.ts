@@ -196,6 +196,24 @@ describe('the dashboard API', () => {
     },
   );
 
+  /** Times that are not ones: `Date.parse` read them (2026-02-30 as 2 March, `1` as 2001). */
+  const NOT_TIMES = ['2026-02-30', '2026-02-29T10:00:00Z', '2026-13-45', '2026-11-20T24:00:00Z', '2026-11-20T10:00:00+24:00', '1', '-1', 'Dec 25 2026'];
+
+  it.each(NOT_TIMES)('time=%s is a 400 on /at and on /api/changes?since=', async (time) => {
+    const at = await call(`${base}/api/agents/${agent}/at?time=${encodeURIComponent(time)}`);
+    expect(at.status, at.text).toBe(400);
+    expect(at.json.error).toMatch(/ISO 8601/);
+    const changes = await call(`${base}/api/changes?since=${encodeURIComponent(time)}`);
+    expect(changes.status, changes.text).toBe(400);
+    expect(changes.json.error).toMatch(/cannot read .* as a time/);
+  });
+
+  it.each(['2024-02-29', '2026-05-01T00:00:00Z', '2026-05-01T02:00:00+02:00', '2026-05-01 00:00'])('time=%s is read', async (time) => {
+    const at = await call(`${base}/api/agents/${agent}/at?time=${encodeURIComponent(time)}`);
+    expect(at.status, at.text).toBe(200);
+    expect((await call(`${base}/api/changes?since=${encodeURIComponent(time)}`)).status).toBe(200);
+  });
+
   it.each([
     `/api/agents/${agent}/workspace?seq=0&seq=0`,
     `/api/agents/${agent}/records?at=0&at=1`,

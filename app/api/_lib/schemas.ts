@@ -1,10 +1,12 @@
 /** Query-string schemas of the dashboard API (strings in, typed values out; failures are 400s). */
 import { z } from 'zod';
 import { COMPARE_MORE_LIMIT } from '@/components/compare/limits';
+import { parseIsoTime } from '@/lib/history/queries/iso-time';
 
 const seqString = z.string().regex(/^\d+$/, 'must be a non-negative integer').transform(Number).pipe(z.number().int().max(Number.MAX_SAFE_INTEGER));
 const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500));
-const isoTime = z.string().refine((s) => !Number.isNaN(Date.parse(s)), 'must be an ISO 8601 time');
+/** A date or date-time (no zone: UTC), as a Date; a day the month lacks or a bare number is a 400 (iso-time.ts). */
+const isoTime = z.string().refine((s) => parseIsoTime(s) !== null, 'must be an ISO 8601 time').transform((s) => parseIsoTime(s)!);
 const text = z.string().trim().min(1).max(500);
 /** A page size of the keyset-paged lists (1…1000). */
 const pageLimit = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000));

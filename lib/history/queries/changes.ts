@@ -4,12 +4,11 @@ import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
 import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
 import { updateDiff, updateDiffColumns } from './change-diffs';
+import { parseIsoTime } from './iso-time';
 import { allRows } from './prepared';
 import type { DiffSegment } from '@/lib/ui/diff';
 
 const DAY = 86_400_000;
-
-const ISO = /^\d{4}-\d{2}-\d{2}(?:[T ]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?)?$/;
 
 /**
  * Parses a "since" expression: an ISO date/time (a bare date or time without zone is UTC), `Nd`
@@ -26,11 +25,8 @@ export function parseSince(text: string, now: Date): Date {
     const sinceMonday = (now.getUTCDay() + 6) % 7;
     return new Date(midnight - sinceMonday * DAY);
   }
-  if (ISO.test(value)) {
-    const zoned = /(?:Z|[+-]\d{2}:?\d{2})$/.test(value) || !value.includes(':') ? value : `${value}Z`;
-    const time = Date.parse(value.includes(':') ? zoned : `${value}T00:00:00Z`);
-    if (Number.isFinite(time)) return new Date(time);
-  }
+  const time = parseIsoTime(value);
+  if (time) return time;
   throw new LedgerError('invalid_input', `cannot read "${text}" as a time: use an ISO time, Nd (e.g. 7d), today or this-week`);
 }
 
@@ -64,7 +60,7 @@ export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisf
 
 /** A feed cursor: the (synced_at, id) of the last change of the page before. */
 export const isFeedCursor = (v: unknown): v is [string, number] =>
-  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && ISO.test(v[0]) && Number.isSafeInteger(v[1]);
+  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && parseIsoTime(v[0]) !== null && Number.isSafeInteger(v[1]);
 
 /**
  * Record versions synced at or after `since` (tombstones included, with their time), grouped by

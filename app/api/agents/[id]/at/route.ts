@@ -7,5 +7,5 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { id } = await params;
   const { time } = parseQuery(request, atQuery);
   await requireAgent(id);
-  return Response.json(await (await storage()).sequenceAt({ agentId: id, time: new Date(time) }));
+  return Response.json(await (await storage()).sequenceAt({ agentId: id, time }));
 });
