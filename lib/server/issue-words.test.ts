@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { searchQuery, sequencesQuery, downloadQuery } from '@/app/api/_lib/schemas';
+import { compareQuery, downloadQuery, recordsQuery, searchQuery, sequencesQuery } from '@/app/api/_lib/schemas';
 import { zodErrorInWords } from './issue-words';
 
 function words(schema: { safeParse(v: unknown): { success: boolean; error?: unknown } }, input: Record<string, string>): string {
@@ -18,6 +18,12 @@ describe('validation errors in words', () => {
     expect(words(downloadQuery, { format: 'rar' })).toBe('The archive format must be “tar.gz”, “zip” or “alf”.');
     expect(words(sequencesQuery, { before: 'abc' })).toBe('The sequence to page before (before) must be a non-negative integer.');
     expect(words(sequencesQuery, { colour: 'red' })).toBe('“colour” is not a parameter of this page.');
+  });
+
+  it('says one sentence per parameter: a number past 2^53 is said once, with its own bound', () => {
+    expect(words(recordsQuery, { limit: '99999999999999999999' })).toBe('The page size (limit) must be at most 1000.');
+    expect(words(recordsQuery, { at: '9007199254740993' })).toBe('The sequence (at) must be at most 9007199254740991.');
+    expect(words(compareQuery, { from: '1e400', to: '99999999999999999999' })).toBe('The first sequence (from) must be a non-negative integer. The second sequence (to) must be at most 9007199254740991.');
   });
 
   it('never shows the validator notation', () => {

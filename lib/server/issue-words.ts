@@ -63,7 +63,23 @@ export function issueInWords(issue: z.core.$ZodIssue, input: Record<string, unkn
   }
 }
 
-/** Every issue of a failed parse, as sentences. */
+/**
+ * One issue per parameter: a number past 2^53 fails both the integer check (at most
+ * 9007199254740991) and the schema's own bound, which is the one to say (`limit` at most 1000) —
+ * the smallest maximum; else the parameter's first issue. Said twice, the same sentence read as a stutter.
+ */
+function onePerParameter(issues: readonly z.core.$ZodIssue[]): z.core.$ZodIssue[] {
+  const kept = new Map<string, z.core.$ZodIssue>();
+  for (const issue of issues) {
+    const key = JSON.stringify(issue.path.map(String));
+    const before = kept.get(key);
+    if (!before) kept.set(key, issue);
+    else if (before.code === 'too_big' && issue.code === 'too_big' && Number(issue.maximum) < Number(before.maximum)) kept.set(key, issue);
+  }
+  return [...kept.values()];
+}
+
+/** Every parameter's issue of a failed parse, as sentences. */
 export function zodErrorInWords(error: z.ZodError, input?: Record<string, unknown>): string {
-  return error.issues.map((issue) => issueInWords(issue, input)).join(' ');
+  return onePerParameter(error.issues).map((issue) => issueInWords(issue, input)).join(' ');
 }

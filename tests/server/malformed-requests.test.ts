@@ -226,4 +226,13 @@ describe('the dashboard API', () => {
     expect(reply.status, reply.text).toBe(400);
     expect(reply.json.error).toMatch(/^The parameter “[a-z]+” is given more than once; give it once\.$/);
   });
+
+  it.each([
+    [`/api/agents/{id}/records?limit=99999999999999999999`, 'The page size (limit) must be at most 1000.'],
+    [`/api/agents/{id}/sequences?before=9007199254740993`, 'The sequence to page before (before) must be at most 9007199254740991.'],
+  ])('GET %s, a number past 2^53: one sentence, with its own bound', async (target, error) => {
+    const reply = await call(`${base}${target.replace('{id}', agent)}`);
+    expect(reply.status).toBe(400);
+    expect(reply.json).toEqual({ error });
+  });
 });
