@@ -1,6 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { bodyTooLarge } from './body';
+import { ServiceError } from './errors';
 import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
+
+const clientGone = () => new ServiceError('bad_request', 'the client closed the connection before the whole body arrived');
 
 /** Reads a Node request body, stopping (without buffering more) once it passes `maxBytes`. */
 function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
@@ -24,8 +27,9 @@ function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Arra
       else chunks.push(chunk);
     };
     const onEnd = () => finish(null);
-    const onError = (error: Error) => finish(error);
-    const onClose = () => finish(new Error('the client closed the connection before the body arrived'));
+    // A client that hangs up mid-body (Node's "aborted") is the client's doing, not an internal error to log.
+    const onError = () => finish(clientGone());
+    const onClose = () => finish(clientGone());
     req.on('data', onData);
     req.on('end', onEnd);
     req.on('error', onError);

@@ -11,7 +11,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snapshotBytes } from './archives';
-import { call, issueKey, spawnServe, startTestServer, stateFingerprint, tempDataDir, type ChildServer, type TestServer } from './harness';
+import { call, issueKey, spawnServe, spawnServer, startTestServer, stateFingerprint, tempDataDir, type ChildServer, type TestServer } from './harness';
 
 const OCTET = 'application/octet-stream';
 
@@ -139,6 +139,42 @@ describe('the protocol server', () => {
     expect(reply.status).toBe(415);
     expect(reply.json.error).toMatch(/expected Content-Type application\/json, got /);
     expect(stateFingerprint(t.dataDir)).toEqual(before);
+  });
+});
+
+describe('a client that hangs up in the middle of its upload', () => {
+  let server: ChildServer;
+  let dataDir: string;
+  afterAll(async () => {
+    await server?.stop();
+    if (dataDir) fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('is not logged as an internal error, changes nothing, and the server goes on', async () => {
+    dataDir = tempDataDir();
+    const key = issueKey(dataDir);
+    server = await spawnServer(dataDir);
+    const agent = randomUUID();
+    await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'a', source_runtime: 'openclaw' }) });
+    expect((await call(`${server.url}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(agent) })).status).toBe(201);
+    const before = stateFingerprint(dataDir);
+    const { hostname, port } = new URL(server.url);
+    for (const target of [`/v1/agents/${agent}/deltas?base_sequence=0`, `/v1/agents/${agent}/snapshot`]) {
+      const method = target.endsWith('snapshot') ? 'PUT' : 'POST';
+      await new Promise<void>((resolve) => {
+        const socket = net.connect(Number(port), hostname, () => {
+          socket.write(`${method} ${target} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${key}\r\nContent-Type: ${OCTET}\r\nContent-Length: 1000000\r\n\r\n`);
+          socket.write(Buffer.alloc(64 * 1024));
+          // Long enough for the handler to be reading the body when the client goes.
+          setTimeout(() => socket.destroy(), 300);
+        });
+        socket.on('close', () => resolve());
+        socket.on('error', () => undefined);
+      });
+    }
+    expect((await call(`${server.url}/v1/agents/${agent}`, { key })).json.latest_sequence).toBe(0);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+    expect(server.stderr()).not.toMatch(/internal error/);
   });
 });
 
