@@ -12,8 +12,10 @@ export interface DashboardGuardConfig extends SignInConfig {
 }
 
 /**
- * The dashboard API only reads: any other method is a JSON 405 here (Next.js answered it with an
- * empty body). OPTIONS goes on: Next answers it with the route's methods.
+ * The dashboard only reads (sign-in and sign-out aside, answered here): any other method is a JSON
+ * 405 here. Next.js answered it with an empty 405 on an API route, rendered a page as for a GET,
+ * and took a POST with a `Next-Action` header for a server action (a 400 and a stack trace in the
+ * log; the dashboard has none). OPTIONS goes on: Next answers it with the route's methods.
  */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -104,8 +106,9 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
       req.url = '/_lineage/not-found';
     }
   }
-  if (api && !READ_METHODS.has(method)) {
-    json(res, 405, { error: `method ${method} not allowed on ${pathname.slice(0, 200)}: the dashboard API is read-only (GET)` }, { allow: 'GET, HEAD' });
+  if (!READ_METHODS.has(method)) {
+    const why = api ? 'the dashboard API is read-only (GET)' : 'the dashboard\'s pages are only read (GET); sign in and out with POST /login and POST /logout';
+    json(res, 405, { error: `method ${method} not allowed on ${pathname.slice(0, 200)}: ${why}` }, { allow: 'GET, HEAD' });
     return true;
   }
   req.headers[GUARD_HEADER] = guardToken();

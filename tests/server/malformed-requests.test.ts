@@ -222,6 +222,20 @@ describe('the dashboard API', () => {
     expect(stateFingerprint(dataDir)).toEqual(before);
   });
 
+  it('another method than GET on a page is a JSON 405 too (no page rendered, no server action looked for)', async () => {
+    const before = stateFingerprint(dataDir);
+    for (const page of ['/', '/search?q=fact', `/agents/${agent}`, `/agents/${agent}/workspace`, `/agents/${agent}/sequences/0`, '/no-such-page']) {
+      for (const method of ['POST', 'PUT', 'DELETE', 'PATCH']) {
+        const reply = await call(`${base}${page}`, { method, contentType: 'text/plain;charset=UTF-8', body: '[]', headers: { accept: 'text/html', 'next-action': '7f'.padEnd(42, '0') } });
+        expect(reply.status, `${method} ${page}`).toBe(405);
+        expect(reply.headers.get('allow'), `${method} ${page}`).toBe('GET, HEAD');
+        expect(reply.json.error, `${method} ${page}`).toBe(`method ${method} not allowed on ${page.split('?')[0]}: the dashboard's pages are only read (GET); sign in and out with POST /login and POST /logout`);
+      }
+    }
+    expect(stateFingerprint(dataDir)).toEqual(before);
+    expect(server.stderr()).not.toMatch(/Server Action|Error:/);
+  });
+
   it.each(['/api', '/api/nope', `/api/agents/${agent}/nope`, `/api/agents/${agent}/sequences/0/nope/deeper`, `/api/agents/../at`, `/api/agents/%2e%2e/at`])(
     'GET %s, no route: a JSON 404 naming the endpoint, not an HTML page',
     async (target) => {
