@@ -40,16 +40,20 @@ function splitPath(pathname: string): string[] | null {
   }
 }
 
-/** Finds the route for a method and path; distinguishes an unknown path from a wrong method. */
+/**
+ * Finds the route for a method and path; distinguishes an unknown path from a wrong method. HEAD is
+ * served wherever GET is (RFC 9110 §9.3.2: the GET's headers, no body — Node drops it).
+ */
 export function matchRoute<C>(routes: readonly Route<C>[], method: string, pathname: string): RouteMatch<C> {
   const segments = splitPath(pathname);
   if (!segments) return { kind: 'not_found' };
+  const wanted = method === 'HEAD' ? 'GET' : method;
   const allowed: string[] = [];
   for (const route of routes) {
     const params = matchPattern(route.pattern, segments);
     if (!params) continue;
-    if (route.method === method) return { kind: 'found', route, params };
-    allowed.push(route.method);
+    if (route.method === wanted) return { kind: 'found', route, params };
+    allowed.push(...(route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]));
   }
   return allowed.length > 0 ? { kind: 'method_not_allowed', allowed } : { kind: 'not_found' };
 }

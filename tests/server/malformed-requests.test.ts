@@ -113,6 +113,24 @@ describe('the protocol server', () => {
     expect(star.json.error).toMatch(/must be a path/);
   });
 
+  it.each(['/v1/agents', '/agents/{id}', '/v1/agents/{id}/restore', '/v1/agents/{id}/deltas?since=0', '/v1/agents/{id}/memory'])('HEAD %s is served as GET without its body', async (target) => {
+    const url = `${t.url}${target.replace('{id}', agent)}`;
+    const get = await call(url, { key: t.keyA });
+    const head = await call(url, { method: 'HEAD', key: t.keyA });
+    expect(head.status).toBe(200);
+    expect(head.text).toBe('');
+    expect(head.headers.get('content-type')).toBe('application/json');
+    expect(get.status).toBe(200);
+  });
+
+  it('HEAD on a route that has no GET is a 405 whose Allow names what it takes', async () => {
+    const reply = await call(`${t.url}/v1/agents/${agent}/deltas/upload?base_sequence=0`, { method: 'HEAD', key: t.keyA });
+    expect(reply.status).toBe(405);
+    expect(reply.headers.get('allow')).toBe('POST');
+    const patch = await call(`${t.url}/v1/agents`, { method: 'PATCH', key: t.keyA });
+    expect(patch.headers.get('allow')).toBe('GET, HEAD, POST');
+  });
+
   /** A query parameter given twice: which one was meant cannot be told. */
   const REPEATED: { name: string; method?: string; target: () => string; body?: () => Promise<Uint8Array> }[] = [
     { name: 'restore up_to_sequence', target: () => `/v1/agents/${agent}/restore?up_to_sequence=0&up_to_sequence=0` },
