@@ -298,7 +298,9 @@ describe('the dashboard API', () => {
   it.each([
     [`/api/agents/{id}/records?limit=99999999999999999999`, 'The page size (limit) must be at most 1000.'],
     [`/api/agents/{id}/sequences?before=9007199254740993`, 'The sequence to page before (before) must be at most 9007199254740991.'],
-  ])('GET %s, a number past 2^53: one sentence, with its own bound', async (target, error) => {
+    ['/api/search?q=fact&offset=9007199254740991', 'offset must be at most 999999999999999, got "9007199254740991"'],
+    ['/api/search?q=fact&limit=99999999999999999999', 'limit must be at most 999999999999999, got "99999999999999999999"'],
+  ])('GET %s, a number too large: one sentence, with its own bound', async (target, error) => {
     const reply = await call(`${base}${target.replace('{id}', agent)}`);
     expect(reply.status).toBe(400);
     expect(reply.json).toEqual({ error });

@@ -6,10 +6,15 @@ import { LedgerError } from '@/lib/ledger/errors';
 
 export interface SearchOptions { q: string; agentId?: string; limit?: number; offset?: number }
 
+/** The largest count read (15 digits: exact as a double, and far past any history). */
+const MAX_COUNT = 999_999_999_999_999;
+
 function count(name: string, value: string, min: number): number {
-  if (!/^\d{1,15}$/.test(value) || Number(value) < min) {
+  if (!/^\d+$/.test(value) || Number(value) < min) {
     throw new LedgerError('invalid_input', `${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} whole number, got "${value.slice(0, 40)}"`);
   }
+  // A whole number with too many digits was told it was not a whole number.
+  if (value.replace(/^0+(?=\d)/, '').length > 15) throw new LedgerError('invalid_input', `${name} must be at most ${MAX_COUNT}, got "${value.slice(0, 40)}"`);
   return Number(value);
 }
 
