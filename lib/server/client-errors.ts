@@ -10,6 +10,7 @@ export function clientErrorReply(err: ClientError): { status: number; message: s
     return { status: 431, message: `the request's headers (its URL included) exceed ${http.maxHeaderSize} bytes: send a shorter URL or fewer headers` };
   }
   if (err.code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'the request did not arrive in time' };
+  if (err.code === 'HPE_INVALID_EOF_STATE') return { status: 400, message: 'the client finished sending before the whole request arrived (a body shorter than its Content-Length?)' };
   const reason = typeof err.reason === 'string' && err.reason !== '' ? err.reason : err.code ?? 'unreadable request';
   return { status: 400, message: `malformed HTTP request: ${reason.slice(0, 200)}` };
 }

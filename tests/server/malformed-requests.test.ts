@@ -86,6 +86,7 @@ describe('the protocol server', () => {
     { name: 'two Content-Length headers', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 2\r\nContent-Length: 3\r\n\r\n{}`, status: 400, error: /^malformed HTTP request: / },
     { name: 'a Content-Length that is not a number', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: abc\r\n\r\n{}`, status: 400, error: /^malformed HTTP request: / },
     { name: 'a broken chunked body', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n`, status: 400, error: /^malformed HTTP request: / },
+    { name: 'a body shorter than its Content-Length', request: () => `POST /v1/agents HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${t.keyA}\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"id":`, status: 400, error: /finished sending before the whole request arrived/ },
     { name: 'bytes that are not HTTP', request: () => '\u0000\u0001 hello\r\n\r\n', status: 400, error: /^malformed HTTP request: / },
   ];
 
