@@ -56,12 +56,10 @@ const STORAGE_HINTS: Record<string, string> = {
   busy: 'retry once the other process is done',
 };
 
-/** A SQLite storage failure, naming the data directories opened read-only (its message names one when none is known). */
+/** A SQLite storage failure, naming the data directories opened read-only when there are any. */
 function sqliteStorageError(error: unknown) {
   const dirs = readOnlyDataDirs();
-  const mapped = storageError(error, dirs.length > 0 ? dirs.join(', ') : 'the data directory');
-  if (mapped && dirs.length === 0) mapped.message = mapped.message.replace('the data directory the data directory', 'the data directory');
-  return mapped;
+  return storageError(error, dirs.length > 0 ? dirs.join(', ') : null);
 }
 
 /**

@@ -14,19 +14,23 @@ function codeOf(error: unknown): string | undefined {
   return typeof code === 'string' ? code : undefined;
 }
 
-/** The ledger error for a storage failure under `dir`, or null when `error` is not one. */
-export function storageError(error: unknown, dir: string): LedgerError | null {
+/**
+ * The ledger error for a storage failure under `dir` (null: a data directory the caller cannot
+ * name, as SQLite's own errors name no file), or null when `error` is not one.
+ */
+export function storageError(error: unknown, dir: string | null): LedgerError | null {
   if (error instanceof LedgerError) return null;
   const code = codeOf(error);
   if (code === undefined) return null;
+  const details = dir === null ? {} : { path: dir };
   if (FULL.has(code)) {
-    return new LedgerError('disk_full', `no space left on the disk holding ${dir}: free some space and retry (nothing was stored)`, { path: dir }, { cause: error });
+    return new LedgerError('disk_full', `no space left on the disk holding ${dir ?? 'the data directory'}: free some space and retry (nothing was stored)`, details, { cause: error });
   }
   if (READ_ONLY.has(code)) {
-    return new LedgerError('read_only', `the data directory ${dir} cannot be written (${code}): make it writable to store uploads; reads still work`, { path: dir }, { cause: error });
+    return new LedgerError('read_only', `the data directory${dir === null ? '' : ` ${dir}`} cannot be written (${code}): make it writable to store uploads; reads still work`, details, { cause: error });
   }
   if (code === 'SQLITE_BUSY' || code === 'SQLITE_LOCKED') {
-    return new LedgerError('busy', `another process holds the write lock of the database in ${dir} (an index rebuild?); retry shortly`, { path: dir }, { cause: error });
+    return new LedgerError('busy', `another process holds the write lock of the database in ${dir ?? 'the data directory'} (an index rebuild?); retry shortly`, details, { cause: error });
   }
   return null;
 }

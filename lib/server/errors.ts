@@ -113,7 +113,7 @@ export function errorToResponse(err: unknown): ProtocolResponse {
     return jsonResponse({ error: `invalid archive: ${err.message}` }, ARCHIVE_STATUS[err.code] ?? 400);
   }
   if (err instanceof LedgerError) return ledgerErrorResponse(err);
-  const storage = storageError(err, typeof (err as { path?: unknown }).path === 'string' ? path.dirname((err as { path: string }).path) : 'the data directory');
+  const storage = storageError(err, typeof (err as { path?: unknown }).path === 'string' ? path.dirname((err as { path: string }).path) : null);
   if (storage) return ledgerErrorResponse(storage);
   console.error('[lineage serve] internal error:', err);
   return jsonResponse({ error: 'internal error' }, 500);
