@@ -36,10 +36,6 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   // SQLite's own storage failures name no file: say which data directory could not be written.
   const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_') ? sqliteStorageError(error) : null;
   if (storage) return { ok: false, code: storage.code, error: storage.message, hint: STORAGE_HINTS[storage.code] ?? 'check the data directory (--data, $LINEAGE_DATA or ./data)' };
-  const unreachable = networkFailure(error);
-  if (unreachable !== null) {
-    return { ok: false, code: 'server_unreachable', error: `cannot reach the server: ${unreachable}`, hint: 'check --server: is the service running, at that address and port, and reachable from here?' };
-  }
   if (coded.code === 'EADDRINUSE') {
     return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use`, hint: 'stop the other server, or choose another port with --port or PORT' };
   }
@@ -60,16 +56,6 @@ const STORAGE_HINTS: Record<string, string> = {
 function sqliteStorageError(error: unknown) {
   const dirs = readOnlyDataDirs();
   return storageError(error, dirs.length > 0 ? dirs.join(', ') : null);
-}
-
-/**
- * What a request that reached no server says (fetch's `TypeError: fetch failed`, its cause a
- * socket error: refused, unknown host, reset, timed out), or null for any other error.
- */
-function networkFailure(error: unknown): string | null {
-  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return null;
-  const cause = (error as { cause?: unknown }).cause;
-  return cause instanceof Error && cause.message ? cause.message : 'the connection failed';
 }
 
 /** What a failed command writes: its JSON payload for stdout, its lines for stderr. */

@@ -66,6 +66,10 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
+    const unreachable = networkFailure(error);
+    if (unreachable !== null) {
+      throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, 'check --server: is the service running, at that address and port, and reachable from here?');
+    }
     if (error instanceof AgentIdTakenError) {
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
     }
@@ -77,4 +81,14 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
     }
     throw error;
   }
+}
+
+/**
+ * What a request that reached no server says (fetch's `TypeError: fetch failed`, its cause a
+ * socket error: refused, unknown host, reset, timed out), or null for any other error.
+ */
+function networkFailure(error: unknown): string | null {
+  if (!(error instanceof TypeError) || error.message !== 'fetch failed') return null;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause instanceof Error && cause.message ? cause.message : 'the connection failed';
 }
