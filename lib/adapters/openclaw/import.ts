@@ -1,6 +1,7 @@
-import { writeFile, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { isJsonObject } from '@/lib/core/json';
 import { parseUuid } from '@/lib/core/uuid';
+import { writeAgentIdFile } from '../shared/agent-id';
 import { assertWritable, writeRawFiles, rawFilesFor, withoutSidecars } from '../shared/raw-write';
 import { AGENT_ID_FILE, isNeverRaw } from '../shared/sync-marker';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
@@ -22,7 +23,7 @@ export async function importOpenclaw(opts: ImportOptions): Promise<ImportResult>
   assertWritable(opts.target, [...files.keys(), AGENT_ID_FILE]);
   await mkdir(opts.target, { recursive: true });
   const written = await writeRawFiles({ target: opts.target, files, skipSidecars: true });
-  await writeFile(absPath(opts.target, AGENT_ID_FILE), agentId, 'utf8');
+  await writeAgentIdFile(opts.target, agentId);
   return { written: [...written, AGENT_ID_FILE].sort(), memoryRecords: opts.snapshot.records.length, warnings: [] };
 }
 

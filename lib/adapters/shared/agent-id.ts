@@ -1,4 +1,4 @@
-import { access, realpath, writeFile } from 'node:fs/promises';
+import { access, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { workspaceAgentId } from '@/lib/core/ids';
 import { parseUuid } from '@/lib/core/uuid';
@@ -38,7 +38,7 @@ export async function readOrMintAgentId(args: {
   }
   const canonical = await realpath(args.workspace);
   const minted = workspaceAgentId(args.runtime, canonical);
-  if (args.persist) await writeFile(file, minted, 'utf8');
+  if (args.persist) await writeAgentIdFile(args.workspace, minted);
   return minted;
 }
 
@@ -54,8 +54,25 @@ export async function writeAgentIdIfAbsent(target: string, agentId: string, warn
     if (current !== agentId) warnings.push(`${AGENT_ID_FILE} holds ${current}, not the restored agent ${agentId}; left unchanged`);
     return false;
   }
-  await writeFile(file, agentId, 'utf8');
+  await writeAgentIdFile(target, agentId);
   return true;
+}
+
+/**
+ * Writes `<dir>/.alf-agent-id` (the id, no newline) under a temporary name, then renames it into
+ * place: a sync that reads it meanwhile (another process's) finds the old id or the new one,
+ * never an empty or half-written file, which it would refuse as `agent_id_invalid`.
+ */
+export async function writeAgentIdFile(dir: string, agentId: string): Promise<void> {
+  const file = path.join(dir, AGENT_ID_FILE);
+  const tmp = `${file}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    await writeFile(tmp, agentId, 'utf8');
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw error;
+  }
 }
 
 export async function pathExists(abs: string): Promise<boolean> {

@@ -1,7 +1,5 @@
-import { writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Command } from 'commander';
-import { AGENT_ID_FILE } from '@/lib/adapters/shared/sync-marker';
+import { writeAgentIdFile } from '@/lib/adapters/shared/agent-id';
 import { systemClock } from '@/lib/core/clock';
 import { parseUuid } from '@/lib/core/uuid';
 import { SyncError } from '@/lib/sync/errors';
@@ -62,7 +60,7 @@ export function registerSyncCommand(program: Command): void {
     if (agentId !== undefined) existingWorkspace(workspace);
     const target = await cliTarget(flags);
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
-    if (agentId !== undefined) await writeFile(path.join(workspace, AGENT_ID_FILE), agentId, 'utf8');
+    if (agentId !== undefined) await writeAgentIdFile(workspace, agentId);
     const run = { runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock, log: progress };
     if (flags.rebase) {
       const { rebaseWorkspace } = await import('@/lib/sync/rebase');
