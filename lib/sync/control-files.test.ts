@@ -83,3 +83,19 @@ describe("a workspace whose lineage files are not files", () => {
     expect(execFileSync('find', [live, '-printf', '%p %s\n']).toString()).toBe(before);
   });
 });
+
+describe('a workspace that is not there', () => {
+  it.each(['openclaw', 'zeroclaw', 'hermes'] as const)('%s: workspace_missing before anything is written, not even a lock file', async (runtime) => {
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const alfHome = path.join(sb.alfHome, '.alf');
+    fs.writeFileSync(path.join(sb.root, 'a-file'), 'x');
+    for (const workspace of [path.join(sb.root, 'missing'), path.join(sb.root, 'a-file'), path.join(sb.root, 'a-file', 'below')]) {
+      const error = await failure(() => syncWorkspace({ runtime, workspace, target: localTarget(sb.dataDir, clock), alfHome, clock }));
+      expect(error).toMatchObject({ code: 'workspace_missing', message: `workspace not found or not a directory: ${workspace}` });
+    }
+    expect(fs.existsSync(sb.alfHome)).toBe(false);
+    expect(fs.existsSync(sb.dataDir)).toBe(false);
+  });
+});

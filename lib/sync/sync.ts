@@ -10,6 +10,7 @@ import { readIndex } from './store/index-file';
 import { openForSync, removeStale } from './store/open-store';
 import { storePaths } from './store/paths';
 import { getAdapter } from '@/lib/adapters';
+import { requireWorkspace } from '@/lib/adapters/shared/errors';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
 import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf, unchangedFiles, type BaseLoad } from './base-load';
@@ -101,6 +102,8 @@ export interface SyncOutput {
  * first snapshot or a delta. Idle syncs upload nothing and consume no sequence.
  */
 export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
+  // A workspace that is not there is said before anything is written (not even the agent's lock file).
+  requireWorkspace(opts.workspace);
   // One sync of an agent at a time (agent-lock.ts); OpenClaw's agent id is read (or minted) first.
   const agentId = opts.runtime === 'openclaw' ? await openclawAgentId(opts.workspace) : null;
   // An export that runs again (a stale stat cache, an adoption's sync) says the same things again: once each.

@@ -1,6 +1,7 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
+import { requireWorkspace } from '@/lib/adapters/shared/errors';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject } from '@/lib/core/json';
@@ -17,6 +18,7 @@ import { readStateDb, sessionRecord, type StateDbContent } from './sessions';
  */
 export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const home = opts.workspace;
+  requireWorkspace(home);
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());

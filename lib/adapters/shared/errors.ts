@@ -38,3 +38,16 @@ export function notAFile(file: string, holds: string, what = 'a directory'): Ada
     hint: `move ${file} out of the way (lineage writes or reads that name itself), then run the command again`,
   });
 }
+
+/** A workspace that must be there, as a directory (a sync's or an export's): else `workspace_missing`. */
+export function requireWorkspace(dir: string): void {
+  let info;
+  try {
+    info = statSync(dir, { throwIfNoEntry: false });
+  } catch {
+    info = undefined; // ENOTDIR: a file above it
+  }
+  if (!info?.isDirectory()) {
+    throw new AdapterError('workspace_missing', `workspace not found or not a directory: ${dir}`, { hint: "pass -w the agent workspace's directory" });
+  }
+}
