@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
+import { requireWorkspace } from '@/lib/adapters/shared/errors';
 import { isRuntime, type Runtime } from '@/lib/adapters/types';
 import { parseUuid } from '@/lib/core/uuid';
 import { CliError } from './output';
@@ -28,10 +29,10 @@ export function requireOption<T>(value: T | undefined, flag: string, hint?: stri
   return value;
 }
 
-/** An agent id as given to `--agent`: a UUID, in its canonical lowercase form. */
-export function parseAgentId(value: string, flag: string): string {
+/** An agent id as given to `--agent` (or `--agent-id`, with its own hint): a UUID, in its canonical lowercase form. */
+export function parseAgentId(value: string, flag: string, hint = 'agent ids are on the dashboard, in GET /api/agents and in a workspace\'s .alf-agent-id'): string {
   const id = parseUuid(value);
-  if (id === null) throw new CliError('invalid_argument', `${flag} must be a UUID, got "${value.slice(0, 80)}"`, 'agent ids are on the dashboard, in GET /api/agents and in a workspace\'s .alf-agent-id');
+  if (id === null) throw new CliError('invalid_argument', `${flag} must be a UUID, got "${value.slice(0, 80)}"`, hint);
   return id;
 }
 
@@ -102,8 +103,8 @@ export function creatableDir(dir: string, flag: string, hint?: string): string {
   return dir;
 }
 
-/** A workspace that must already be there (`-w` of a command that reads it). */
+/** A workspace that must already be there (`-w` of a command that reads it): the sync's own check. */
 export function existingWorkspace(dir: string): string {
-  if (!isDirectory(dir)) throw new CliError('workspace_missing', `workspace not found or not a directory: ${dir}`, 'pass -w the agent workspace\'s directory');
+  requireWorkspace(dir);
   return dir;
 }

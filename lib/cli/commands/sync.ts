@@ -1,14 +1,13 @@
 import type { Command } from 'commander';
 import { writeAgentIdFile } from '@/lib/adapters/shared/agent-id';
 import { systemClock } from '@/lib/core/clock';
-import { parseUuid } from '@/lib/core/uuid';
 import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { existingWorkspace, parseRuntime, requireOption } from '../parse-options';
-import { CliError, printJson, progress } from '../output';
+import { existingWorkspace, parseAgentId, parseRuntime, requireOption } from '../parse-options';
+import { printJson, progress } from '../output';
 
 export interface SyncFlags extends TargetFlags {
   runtime?: string;
@@ -17,16 +16,6 @@ export interface SyncFlags extends TargetFlags {
   forceFirstSync?: boolean;
   agentId?: string;
   rebase?: boolean;
-}
-
-/**
- * `--agent-id <uuid>`: the workspace takes this id from now on (written to its .alf-agent-id), the way
- * out when another API key already holds the id it had (`agent_id_taken`).
- */
-function parseAgentId(text: string): string {
-  const id = parseUuid(text);
-  if (id === null) throw new CliError('invalid_argument', `--agent-id must be a UUID, got "${text.slice(0, 80)}"`, 'generate one with `uuidgen`');
-  return id;
 }
 
 /** The options `lineage sync` and `lineage watch` share: which workspace, which runtime, which target. */
@@ -56,7 +45,9 @@ export function registerSyncCommand(program: Command): void {
     if (flags.rebase && flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
     const runtime = parseRuntime(flags.runtime);
     const workspace = requireOption(flags.workspace, '-w/--workspace');
-    const agentId = flags.agentId === undefined ? undefined : parseAgentId(flags.agentId);
+    // `--agent-id <uuid>`: the workspace takes this id from now on (written to its .alf-agent-id), the
+    // way out when another API key already holds the id it had (`agent_id_taken`).
+    const agentId = flags.agentId === undefined ? undefined : parseAgentId(flags.agentId, '--agent-id', 'generate one with `uuidgen`');
     if (agentId !== undefined) existingWorkspace(workspace);
     const target = await cliTarget(flags);
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
