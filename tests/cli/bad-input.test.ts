@@ -97,6 +97,7 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['sync', '-w', ws, '--data', file], 'invalid_argument', `${file} is a file`],
       [['sync', '-w', ws, '--data', under], 'invalid_argument', `${file} is a file`],
       [['watch', '-w', path.join(tmp, 'no-ws'), '--data', under], 'invalid_argument', `${file} is a file`],
+      [['watch', '-w', under, '--data', path.join(tmp, 'watch-data')], 'workspace_missing', `workspace not found or not a directory: ${under}`],
       [['keys', 'create', '--data', under], 'invalid_argument', `${file} is a file`],
       [['keys', 'create', '--data', file], 'invalid_argument', `${file} is a file`],
       [['serve', '--no-ui', '--port', '0', '--data', under], 'invalid_argument', `${file} is a file`],

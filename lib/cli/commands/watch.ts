@@ -9,7 +9,6 @@
  * processes' syncs, restores and compactions go on as before. Its stdout is one JSON line per sync
  * it ran (the `lineage sync` output, or the error payload), its stderr their progress.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import type { Command } from 'commander';
 import { askResident, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.mjs';
@@ -21,7 +20,7 @@ import { KeysAhead } from '@/lib/sync/store/keys-ahead';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
-import { parseRuntime, parseSequence, requireOption } from '../parse-options';
+import { existingWorkspace, parseRuntime, parseSequence, requireOption } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
@@ -73,10 +72,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const intervalMs = parseSequence(flags.interval, '--interval', Math.floor(MAX_TIMER_MS / 1000))! * 1000;
   const runtime = parseRuntime(flags.runtime);
   checkTargetFlags(flags);
-  const workspace = path.resolve(requireOption(flags.workspace, '-w/--workspace'));
-  if (!fs.statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new SyncError('invalid_argument', `workspace not found or not a directory: ${workspace}`);
-  }
+  // A path under a file was an internal error here (ENOTDIR from the stat).
+  const workspace = existingWorkspace(path.resolve(requireOption(flags.workspace, '-w/--workspace')));
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
   for (const socket of trustedSockets(runDir)) {
