@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, pathExists, writeAgentIdIfAbsent, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
 import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
@@ -22,6 +22,8 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   const files = await rawToWrite(opts, warnings);
   for (const rel of files.keys()) assertSafeRelPath(rel);
   const sessions = sessionsFromRecords(opts.snapshot.records);
+  // Anything in the way of a file or of state.db refuses the restore before the database changes.
+  assertWritable(opts.target, [...withoutSidecars(files).keys(), ...(sessions.length > 0 ? [STATE_DB_FILE] : [])]);
   const dbPath = path.join(opts.target, STATE_DB_FILE);
   const dbExists = await pathExists(dbPath);
   if (dbExists && !opts.live) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live home instead`);

@@ -5,6 +5,7 @@ export { globToRegExp } from './glob';
 export { walkFiles, isFileInside, compareCodeUnits } from './walk';
 export {
   writeRawFiles,
+  assertWritable,
   assertSafeRelPath,
   isSafeRelPath,
   UnsafePathError,

@@ -1,9 +1,10 @@
-import { statSync } from 'node:fs';
+import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../types';
 import { AdapterError } from './errors';
 import { isRuntimeSidecar } from './sync-marker';
+import { isInside } from './walk';
 
 /** Thrown before anything is written when a raw path is unsafe. */
 export class UnsafePathError extends Error {
@@ -65,28 +66,58 @@ export async function writeRawFiles(args: {
 
 /**
  * Refuses, before anything is written, a write that would meet something else in its way under
- * `target` (a live workspace): a directory where a file goes, or a file where a directory must be.
- * Followed as the writes follow them (symlinks included). The user's to move: nothing is replaced.
+ * `target` (a live workspace): a directory where a file goes, a file where a directory must be, or
+ * a symbolic link that leads out of the workspace or to nothing. A link that stays inside is
+ * followed, as a sync follows it (`walkFiles`); one that leaves is a file the sync never read, and a
+ * restore must not write through it to somewhere else on the machine. The user's to move: nothing
+ * is replaced.
  */
 export function assertWritable(target: string, rels: readonly string[]): void {
+  let root: string;
+  try {
+    root = realpathSync(target);
+  } catch {
+    return; // no target yet: nothing is in the way
+  }
   const dirs = new Set<string>();
   for (const rel of rels) {
     const segments = rel.split('/');
     for (let i = 1; i < segments.length; i++) dirs.add(segments.slice(0, i).join('/'));
   }
   for (const dir of [...dirs].sort()) {
-    const info = statSync(path.join(target, ...dir.split('/')), { throwIfNoEntry: false });
+    const info = followedInside(target, root, dir);
     if (info && !info.isDirectory()) throw inTheWay(target, dir, 'a file', 'a directory');
   }
   for (const rel of rels) {
-    const info = statSync(path.join(target, ...rel.split('/')), { throwIfNoEntry: false });
+    const info = followedInside(target, root, rel);
     if (info && !info.isFile()) throw inTheWay(target, rel, info.isDirectory() ? 'a directory' : 'not a regular file', 'a file');
   }
+}
+
+/** What stands at `rel` (a symlink followed), or undefined; throws when it is a link out of `root` or to nothing. */
+function followedInside(target: string, root: string, rel: string): Stats | undefined {
+  const abs = path.join(target, ...rel.split('/'));
+  const entry = lstatSync(abs, { throwIfNoEntry: false });
+  if (!entry?.isSymbolicLink()) return entry;
+  let real: string;
+  try {
+    real = realpathSync(abs);
+  } catch {
+    throw linkInTheWay(target, rel, 'a symbolic link to a path that does not exist');
+  }
+  if (!isInside(root, real)) throw linkInTheWay(target, rel, `a symbolic link to ${real}, outside the workspace, and a restore writes only inside it`);
+  return statSync(abs);
 }
 
 function inTheWay(target: string, rel: string, found: string, needed: string): AdapterError {
   return new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} is ${found} there, where the restore writes ${needed}`, {
     hint: `move ${path.join(target, ...rel.split('/'))} out of the way, then restore again (nothing was written)`,
+  });
+}
+
+function linkInTheWay(target: string, rel: string, found: string): AdapterError {
+  return new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} is ${found}`, {
+    hint: `replace the link ${path.join(target, ...rel.split('/'))} with what it stands for, or restore into a new directory with --out (nothing was written)`,
   });
 }
 

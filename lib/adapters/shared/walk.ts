@@ -97,7 +97,8 @@ async function entryKind(rootReal: string, abs: string): Promise<EntryKind> {
   return 'skip';
 }
 
-function isInside(rootReal: string, target: string): boolean {
+/** True when `target` (a real path) is `rootReal` or under it. */
+export function isInside(rootReal: string, target: string): boolean {
   const rel = path.relative(rootReal, target);
   return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
 }

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
@@ -34,6 +34,8 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   const existingDb = opts.live ? await findBrainDb(opts.target) : null;
   const files = rawToWrite(raw, existingDb, warnings);
   for (const rel of files.keys()) assertSafeRelPath(rel); // reject a hostile archive before the database changes
+  // and anything in the way of a file (or of the fresh database), before the database changes too
+  assertWritable(opts.target, [...withoutSidecars(files).keys(), ...(existingDb === null ? [FRESH_BRAIN_DB] : [])]);
   const written: string[] = [];
 
   let ownsAgentIdFile = true;

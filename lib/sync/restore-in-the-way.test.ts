@@ -1,0 +1,166 @@
+/**
+ * A restore into a live workspace writes only inside it, and decides before its first write.
+ * - A symbolic link on the way of a file it writes is followed when it stays inside the workspace
+ *   (as a sync follows it), and refused when it leads out of it or to nothing: the restore would
+ *   otherwise write somewhere else on the machine.
+ * - ZeroClaw and Hermes restores write their database before the raw files: whatever is in the way
+ *   of a raw file must refuse the restore before the database changes too.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
+import { AdapterError } from '@/lib/adapters/shared/errors';
+import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
+import { localTarget } from './local-target';
+import { restoreAgent } from './restore';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function sandbox() {
+  const sb = await makeSandbox('lineage-restore-way-');
+  cleanups.push(sb.cleanup);
+  const clock = steppingClock();
+  return { sb, clock, target: localTarget(sb.dataDir, clock) };
+}
+
+/** Every path under `dir` with its type, size and (for links) target: what "nothing changed" compares. */
+function tree(dir: string): string {
+  return execFileSync('find', [dir, '-printf', '%p %y %s %l\n']).toString().split('\n').sort().join('\n');
+}
+
+async function refusal(run: () => Promise<unknown>): Promise<AdapterError> {
+  const error = await run().then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(AdapterError);
+  return error as AdapterError;
+}
+
+describe('OpenClaw: symbolic links in a live workspace', () => {
+  async function syncedOpenclaw() {
+    const { sb, clock, target } = await sandbox();
+    await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
+    await sb.write('memory/notes.md', '## Build\nmake all\n');
+    const { agent } = await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    const live = path.join(sb.root, 'live');
+    const outside = path.join(sb.root, 'outside');
+    fs.mkdirSync(live);
+    fs.mkdirSync(outside);
+    fs.writeFileSync(path.join(outside, 'notes.md'), 'not the workspace\'s\n');
+    fs.writeFileSync(path.join(outside, 'MEMORY.md'), 'not the workspace\'s either\n');
+    const restore = () => restoreAgent({ runtime: 'openclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: live, clock, replace: true });
+    return { sb, live, outside, restore };
+  }
+
+  it.each([
+    ['a directory', 'memory', (outside: string) => outside],
+    ['a file', 'MEMORY.md', (outside: string) => path.join(outside, 'MEMORY.md')],
+  ])('a link to %s outside the workspace: refused, nothing written on either side', async (_kind, rel, to) => {
+    const { live, outside, restore } = await syncedOpenclaw();
+    fs.symlinkSync(to(outside), path.join(live, rel));
+    const before = [tree(live), tree(outside)];
+    const error = await refusal(restore);
+    expect(error).toMatchObject({
+      code: 'workspace_file_invalid',
+      message: `cannot restore into ${live}: ${rel} is a symbolic link to ${to(outside)}, outside the workspace, and a restore writes only inside it`,
+    });
+    expect(error.hint).toBe(`replace the link ${path.join(live, rel)} with what it stands for, or restore into a new directory with --out (nothing was written)`);
+    expect([tree(live), tree(outside)]).toEqual(before);
+  });
+
+  it('a link to nothing: refused, nothing written (a write through it would create its target)', async () => {
+    const { live, outside, restore } = await syncedOpenclaw();
+    fs.symlinkSync(path.join(outside, 'gone', 'MEMORY.md'), path.join(live, 'MEMORY.md'));
+    const before = [tree(live), tree(outside)];
+    expect(await refusal(restore)).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${live}: MEMORY.md is a symbolic link to a path that does not exist` });
+    expect([tree(live), tree(outside)]).toEqual(before);
+  });
+
+  it('a link that stays inside the workspace is followed, as a sync follows it', async () => {
+    const { live, restore } = await syncedOpenclaw();
+    fs.mkdirSync(path.join(live, 'kept'));
+    fs.symlinkSync(path.join(live, 'kept'), path.join(live, 'memory'));
+    expect(await restore()).toMatchObject({ applied: true });
+    expect(fs.readFileSync(path.join(live, 'kept', 'notes.md'), 'utf8')).toBe('## Build\nmake all\n');
+    expect(fs.lstatSync(path.join(live, 'memory')).isSymbolicLink()).toBe(true);
+  });
+});
+
+describe('ZeroClaw and Hermes: refused before the database changes', () => {
+  it('ZeroClaw: a raw file with a directory in its way leaves brain.db as it was', async () => {
+    const { sb, clock, target } = await sandbox();
+    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+    await seedBrainDb({
+      workspace: sb.workspace,
+      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
+      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
+    });
+    await sb.write('memory/notes/guide.md', 'Read me first.\n');
+    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    const dbPath = path.join(sb.workspace, 'memory', 'brain.db');
+    const db = new Database(dbPath);
+    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
+    db.close();
+    expect((await sync()).sequence).toBe(1);
+    fs.rmSync(path.join(sb.workspace, 'memory', 'notes'), { recursive: true });
+    fs.writeFileSync(path.join(sb.workspace, 'memory', 'notes'), 'a file where the restore needs a directory');
+    const before = tree(sb.workspace);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    expect(error).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${sb.workspace}: memory/notes is a file there, where the restore writes a directory` });
+    const after = new Database(dbPath, { readonly: true });
+    expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');
+    after.close();
+    expect(tree(sb.workspace)).toBe(before);
+  });
+
+  async function syncedHermes() {
+    const { sb, clock, target } = await sandbox();
+    await seedStateDb(sb.workspace, [{ id: 'sess-1', source: 'cli', title: 'Deploy review', started_at: 1780000000, ended_at: 1780000600 }], [
+      { session_id: 'sess-1', role: 'user', content: 'Review the deploy', timestamp: 1780000010 },
+    ]);
+    await writeFiles(sb.workspace, { 'memories/MEMORY.md': 'Always run tests first.\n', 'memories/USER.md': 'Name: Dana\n' });
+    const sync = () => syncWorkspace({ runtime: 'hermes', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    const db = new Database(path.join(sb.workspace, 'state.db'));
+    db.prepare("UPDATE sessions SET title = 'Renamed here' WHERE id = 'sess-1'").run();
+    db.close();
+    expect((await sync()).sequence).toBe(1);
+    // Back to the first sequence: a prompt-update of the live home, replaced.
+    const restore = () => restoreAgent({ runtime: 'hermes', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, atSequence: 0, clock, replace: true });
+    return { sb, restore };
+  }
+
+  it('Hermes: a raw file with a directory in its way leaves state.db as it was', async () => {
+    const { sb, restore } = await syncedHermes();
+    const dbPath = path.join(sb.workspace, 'state.db');
+    fs.rmSync(path.join(sb.workspace, 'memories', 'USER.md'));
+    fs.mkdirSync(path.join(sb.workspace, 'memories', 'USER.md', 'inside'), { recursive: true });
+    const before = tree(sb.workspace);
+
+    const error = await refusal(restore);
+    expect(error).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${sb.workspace}: memories/USER.md is a directory there, where the restore writes a file` });
+    const after = new Database(dbPath, { readonly: true });
+    expect(after.prepare("SELECT title FROM sessions WHERE id = 'sess-1'").pluck().get()).toBe('Renamed here');
+    after.close();
+    expect(tree(sb.workspace)).toBe(before);
+  });
+
+  it('Hermes: a state.db that links out of the home is not written (its sync does not read it either)', async () => {
+    const { sb, restore } = await syncedHermes();
+    const elsewhere = path.join(sb.root, 'elsewhere.db');
+    fs.renameSync(path.join(sb.workspace, 'state.db'), elsewhere);
+    fs.symlinkSync(elsewhere, path.join(sb.workspace, 'state.db'));
+    const bytes = fs.readFileSync(elsewhere);
+    const error = await refusal(restore);
+    expect(error).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${sb.workspace}: state.db is a symbolic link to ${elsewhere}, outside the workspace, and a restore writes only inside it` });
+    expect(fs.readFileSync(elsewhere).equals(bytes)).toBe(true);
+  });
+});
