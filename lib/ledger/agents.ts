@@ -5,6 +5,7 @@ import { parseUuid } from '@/lib/core/uuid';
 import { LedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
 import type { Ledger } from './ledger';
+import { echoInput } from '@/lib/core/echo';
 
 export type { AgentRow };
 
@@ -31,7 +32,7 @@ export function registerAgent(params: {
   ledger: Ledger; id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date;
 }): AgentRow | 'exists' {
   const id = parseUuid(params.id);
-  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${params.id}"`);
+  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${echoInput(params.id)}"`);
   if (typeof params.name !== 'string' || params.name.trim().length === 0) {
     throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
   }
@@ -75,7 +76,7 @@ function inTenant(row: AgentRow, tenantId: TenantScope): boolean {
 /** Like `getAgent` but throws `LedgerError('agent_not_found')`. */
 export function requireAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): AgentRow {
   const row = getAgent(params);
-  if (!row) throw new LedgerError('agent_not_found', `agent ${params.agentId} not found`);
+  if (!row) throw new LedgerError('agent_not_found', `agent ${echoInput(params.agentId)} not found`);
   return row;
 }
 

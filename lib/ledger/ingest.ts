@@ -32,6 +32,7 @@ import { rebuildInProgress } from './rebuild-marker';
 import { mapStorageErrors } from './storage-errors';
 import type { Ledger } from './ledger';
 import type { EntryCounts } from './pg-append';
+import { echoInput } from '@/lib/core/echo';
 
 /** What an accepted upload became. */
 export interface IngestResult {
@@ -148,14 +149,14 @@ async function commit(params: IngestBase & {
   const statements = ingestStatements(ledger);
   await mapStorageErrors(ledger.db.dataDir, () => commitGrouped(sqlite, () => {
     const agent = statements.agent.get(agentId) as AgentRow | undefined;
-    if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
+    if (!agent) throw new LedgerError('agent_not_found', `agent ${echoInput(agentId)} not found`);
     params.expect(agent);
     const { pending } = params.indexer;
     let counts: EntryCounts = NO_COUNTS;
     if (params.archive === null) pending!.mark(ledger, { agentId, seq, kind });
     else {
       // Caught up before the checks; an entry appended since would have moved the sequence `expect` checked.
-      if (pending?.has(ledger, agentId)) throw new LedgerError('busy', `the history index of agent ${agentId} is catching up; retry shortly`);
+      if (pending?.has(ledger, agentId)) throw new LedgerError('busy', `the history index of agent ${echoInput(agentId)} is catching up; retry shortly`);
       counts = params.indexer.index(db, { agentId, seq, syncedAt, ...params.archive });
     }
     statements.insertEntry.run({

@@ -12,6 +12,7 @@ import type { EntryKind } from '@/db/schema';
 import type { PgLineageDb } from '@/db/pg/client';
 import type { PgAgentRow, PgLedgerEntryRow } from '@/db/pg/schema';
 import { LedgerError } from './errors';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * The append's connection, in its transaction: plain `pg` rather than drizzle, since an ingest's
@@ -69,7 +70,7 @@ const AGENT_COLUMNS = 'id, tenant_id, name, source_runtime, created_at, latest_s
 /** The sequence a snapshot uploaded now would get (a precheck: the append checks it again under the lock). */
 export async function nextSnapshotSequence(params: { db: PgLineageDb; agentId: string }): Promise<number> {
   const { rows } = await params.db.pool.query<PgAgentRow>(`SELECT ${AGENT_COLUMNS} FROM agents WHERE id = $1`, [params.agentId]);
-  if (!rows[0]) throw new LedgerError('agent_not_found', `agent ${params.agentId} not found`);
+  if (!rows[0]) throw new LedgerError('agent_not_found', `agent ${echoInput(params.agentId)} not found`);
   return snapshotSequenceOf(params.db.pool, rows[0]);
 }
 
@@ -148,7 +149,7 @@ export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerE
   const client = await db.pool.connect();
   try {
     const agent = await beginLocked(client, agentId);
-    if (!agent) throw new LedgerError('agent_not_found', `agent ${agentId} not found`);
+    if (!agent) throw new LedgerError('agent_not_found', `agent ${echoInput(agentId)} not found`);
     const seq = await placeUnderLock(client, agent, params);
     const counts = (await params.inTransaction?.(client, seq)) ?? {};
     const row = { id: entry.id, agent_id: agentId, seq, kind: params.kind, blob_key: entry.blobKey, sha256: entry.sha256,

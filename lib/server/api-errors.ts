@@ -6,6 +6,7 @@
 import { ZodError, type z } from 'zod';
 import { LedgerError } from '@/lib/ledger/errors';
 import { zodErrorInWords } from './issue-words';
+import { echoInput } from '@/lib/core/echo';
 
 export type ApiErrorCode = 'bad_request' | 'unauthorized' | 'not_found';
 
@@ -75,7 +76,7 @@ function codeStatus(code: string): number | null {
 export function rejectRepeatedParams(params: URLSearchParams): void {
   const seen = new Set<string>();
   for (const name of params.keys()) {
-    if (seen.has(name)) throw badRequest(`The parameter “${name.slice(0, 100)}” is given more than once; give it once.`);
+    if (seen.has(name)) throw badRequest(`The parameter “${echoInput(name)}” is given more than once; give it once.`);
     seen.add(name);
   }
 }

@@ -1,5 +1,6 @@
 import { ServiceError } from './errors';
 import type { ProtocolRequest } from './protocol-http';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * Reads a request body, refusing it with 413 as soon as it passes `maxBytes` — from the declared
@@ -23,7 +24,7 @@ function mediaType(req: ProtocolRequest): string {
 }
 
 function unsupportedType(expected: string, type: string): ServiceError {
-  return new ServiceError('unsupported_media_type', `expected Content-Type ${expected}, got ${type === '' ? 'none' : type.slice(0, 100)}`);
+  return new ServiceError('unsupported_media_type', `expected Content-Type ${expected}, got ${type === '' ? 'none' : echoInput(type)}`);
 }
 
 /** Binary uploads must be `application/octet-stream` (CONTRACT §1.1); anything else is a client bug. */

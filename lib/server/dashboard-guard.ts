@@ -5,6 +5,7 @@ import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken }
 import { setDashboardSecurityHeaders } from './security-headers';
 import { sessionIdentity } from './session';
 import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
+import { echoInput } from '@/lib/core/echo';
 
 /** The guard's settings: sign-in is required unless the server is bound to loopback without `--auth required`. */
 export interface DashboardGuardConfig extends SignInConfig {
@@ -99,7 +100,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
     }
     if (foreign !== undefined) {
       if (api) {
-        json(res, 404, { error: `agent ${foreign} not found` });
+        json(res, 404, { error: `agent ${echoInput(foreign)} not found` });
         return true;
       }
       // No route matches a private `_` folder: Next renders its not-found page with a 404.
@@ -108,7 +109,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   }
   if (!READ_METHODS.has(method)) {
     const why = api ? 'the dashboard API is read-only (GET)' : 'the dashboard\'s pages are only read (GET); sign in and out with POST /login and POST /logout';
-    json(res, 405, { error: `method ${method} not allowed on ${pathname.slice(0, 200)}: ${why}` }, { allow: 'GET, HEAD' });
+    json(res, 405, { error: `method ${method} not allowed on ${echoInput(pathname)}: ${why}` }, { allow: 'GET, HEAD' });
     return true;
   }
   req.headers[GUARD_HEADER] = guardToken();

@@ -4,6 +4,7 @@
  * characters"). Pure: zod's issue objects in, one sentence each out.
  */
 import type { z } from 'zod';
+import { echoInput } from '@/lib/core/echo';
 
 /** What each dashboard query parameter is, for a sentence. */
 const LABELS: Record<string, string> = {
@@ -29,8 +30,12 @@ function label(path: PropertyKey[]): string {
   return LABELS[name] ?? (name ? `The parameter “${name}”` : 'The query');
 }
 
+/** The most values a sentence lists; a query string of 1,000 unknown parameters names the first few. */
+const LIST_MAX = 10;
+
 function list(values: unknown[]): string {
-  const words = values.map((v) => `“${String(v)}”`);
+  const words = values.slice(0, LIST_MAX).map((v) => `“${echoInput(String(v))}”`);
+  if (values.length > LIST_MAX) return `${words.join(', ')} and ${values.length - LIST_MAX} more`;
   return words.length <= 1 ? (words[0] ?? '') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
@@ -54,7 +59,7 @@ export function issueInWords(issue: z.core.$ZodIssue, input: Record<string, unkn
     case 'invalid_value':
       return `${who} must be ${list(issue.values)}.`;
     case 'unrecognized_keys':
-      return issue.keys.length === 1 ? `“${issue.keys[0]}” is not a parameter of this page.` : `${list(issue.keys)} are not parameters of this page.`;
+      return issue.keys.length === 1 ? `“${echoInput(issue.keys[0]!)}” is not a parameter of this page.` : `${list(issue.keys)} are not parameters of this page.`;
     default: {
       // Our schemas' own messages are written as the end of a sentence ("must be a non-negative integer").
       const text = issue.message.replace(/\.$/, '');

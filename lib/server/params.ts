@@ -1,4 +1,5 @@
 import { ServiceError } from './errors';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * A non-negative integer query parameter; `undefined` when absent and not required.
@@ -16,7 +17,7 @@ export function sequenceParam(url: URL, name: string, required = false): number 
   }
   const value = /^\d{1,15}$/.test(text) ? Number(text) : NaN;
   if (!Number.isSafeInteger(value)) {
-    throw new ServiceError('bad_request', `${name} must be a non-negative integer, got "${text.slice(0, 40)}"`);
+    throw new ServiceError('bad_request', `${name} must be a non-negative integer, got "${echoInput(text)}"`);
   }
   return value;
 }

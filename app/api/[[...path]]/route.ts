@@ -1,5 +1,6 @@
 import { ApiFailure, apiRoute } from '@/lib/server/api-errors';
 import { requestScope } from '../_lib/context';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * Any /api path no route handles (`/api/nope`, `/api/agents/x/../at` once normalised): a JSON 404
@@ -7,5 +8,5 @@ import { requestScope } from '../_lib/context';
  */
 export const GET = apiRoute(async (request: Request) => {
   await requestScope(request);
-  throw new ApiFailure('not_found', `no such API endpoint: GET ${new URL(request.url).pathname.slice(0, 200)}`);
+  throw new ApiFailure('not_found', `no such API endpoint: GET ${echoInput(new URL(request.url).pathname)}`);
 });

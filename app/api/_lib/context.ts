@@ -6,6 +6,7 @@ import type { LineageStorage } from '@/lib/storage/types';
 import { ApiFailure, notFound } from '@/lib/server/api-errors';
 import { scopeFromHeaders, SIGNED_IN_HEADER } from '@/lib/server/scope-header';
 import type { AgentRow } from '@/db/schema';
+import { echoInput } from '@/lib/core/echo';
 
 export type Params<P> = { params: Promise<P> };
 
@@ -35,7 +36,7 @@ export async function signedIn(): Promise<boolean> {
 export async function requireAgent(agentId: string, scope?: TenantScope): Promise<AgentRow> {
   // The storage reads a UUID (trimmed); the path segment must be one as it is.
   const agent = agentId === agentId.trim() ? await (await storage()).getAgent({ agentId, tenantId: scope }) : null;
-  if (!agent) throw notFound(`agent ${agentId}`);
+  if (!agent) throw notFound(`agent ${echoInput(agentId)}`);
   return agent;
 }
 
@@ -45,6 +46,6 @@ export async function requireSynced(agentId: string, scope?: TenantScope): Promi
 }
 
 function synced(agentId: string, agent: AgentRow): AgentRow & { latest_sequence: number } {
-  if (agent.latest_sequence === null) throw new ApiFailure('not_found', `agent ${agentId} has never synced`);
+  if (agent.latest_sequence === null) throw new ApiFailure('not_found', `agent ${echoInput(agentId)} has never synced`);
   return agent as AgentRow & { latest_sequence: number };
 }

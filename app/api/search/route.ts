@@ -1,6 +1,7 @@
 import { searchOptions } from '@/lib/history/search/options';
 import { apiRoute, badRequest, rejectRepeatedParams } from '@/lib/server/api-errors';
 import { requestScope, requireAgent, storage } from '../_lib/context';
+import { echoInput } from '@/lib/core/echo';
 
 export const dynamic = 'force-dynamic';
 
@@ -12,7 +13,7 @@ export const GET = apiRoute(async (request: Request) => {
   const params = new URL(request.url).searchParams;
   rejectRepeatedParams(params);
   const unknown = [...params.keys()].find((k) => !['q', 'agent', 'limit', 'offset'].includes(k));
-  if (unknown !== undefined) throw badRequest(`unknown parameter "${unknown}": search takes q, agent, limit and offset`);
+  if (unknown !== undefined) throw badRequest(`unknown parameter "${echoInput(unknown)}": search takes q, agent, limit and offset`);
   const options = searchOptions({ q: params.get('q'), agent: params.get('agent'), limit: params.get('limit'), offset: params.get('offset') });
   const tenantId = await requestScope(request);
   if (options.agentId !== undefined) await requireAgent(options.agentId, tenantId);

@@ -6,6 +6,7 @@ import { jsonResponse, ServiceError } from '../errors';
 import { toAgentInfo } from '../agent-info';
 import { layerCountsOf } from '../layer-counts';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
+import { echoInput } from '@/lib/core/echo';
 
 const RegisterBody = z.object({
   id: z.string().min(1),
@@ -15,7 +16,7 @@ const RegisterBody = z.object({
 
 /** Why an id held by another API key cannot be used, and what to do instead. */
 export function agentIdTakenMessage(id: string): string {
-  return `agent id ${id} is already registered by another API key on this server. Give this workspace a new id: `
+  return `agent id ${echoInput(id)} is already registered by another API key on this server. Give this workspace a new id: `
     + '`lineage sync --agent-id <new uuid> …` (or delete its .alf-agent-id file and sync again)';
 }
 
@@ -34,7 +35,7 @@ export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestCon
   });
   if (row === 'exists') {
     // The caller's own agent: a plain 409 (the client then reads it). Another key's: say so, with the way out.
-    if (await ctx.service.storage.getAgent({ agentId: id, tenantId: ctx.tenantId })) throw new ServiceError('conflict', `agent ${id} already exists`);
+    if (await ctx.service.storage.getAgent({ agentId: id, tenantId: ctx.tenantId })) throw new ServiceError('conflict', `agent ${echoInput(id)} already exists`);
     return jsonResponse({ error: agentIdTakenMessage(id), code: 'agent_id_taken' }, 409);
   }
   return jsonResponse(toAgentInfo(row), 201);

@@ -10,6 +10,7 @@ import { checkSignature } from '../signed-url';
 import type { PendingUpload } from '../upload-store';
 import { deltaReply, ingestUpload, snapshotReply } from './uploads';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
+import { echoInput } from '@/lib/core/echo';
 
 async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
   const { storage, limits, clock } = ctx.service;
@@ -71,7 +72,7 @@ async function pendingFor(ctx: RequestContext, kind: PendingUpload['kind']): Pro
   const agent = await requireStorageAgent(ctx);
   const upload = await ctx.service.storage.uploads.get(ctx.params.uploadId!);
   if (!upload || upload.agentId !== agent.id || upload.kind !== kind || upload.tenantId !== (ctx.tenantId ?? '')) {
-    throw new ServiceError('not_found', `no pending ${kind} upload ${ctx.params.uploadId} for agent ${agent.id}`);
+    throw new ServiceError('not_found', `no pending ${kind} upload ${echoInput(ctx.params.uploadId!)} for agent ${agent.id}`);
   }
   return upload;
 }

@@ -11,11 +11,12 @@ import { LedgerError } from '@/lib/ledger/errors';
 import { lastSnapshot, restoreTarget, type RestorePlan } from '@/lib/ledger/entries';
 import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
 import { first, Params, rows, type Queryable } from './sql';
+import { echoInput } from '@/lib/core/echo';
 
 export async function registerAgent(db: Queryable, p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }):
   Promise<AgentRow | 'exists'> {
   const id = parseUuid(p.id);
-  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${p.id}"`);
+  if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${echoInput(p.id)}"`);
   if (typeof p.name !== 'string' || p.name.trim().length === 0) throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
   checkAgentText(p.name, p.sourceRuntime);
   const row = await first<AgentRow>(db, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
@@ -32,7 +33,7 @@ export async function getAgent(db: Queryable, p: { agentId: string; tenantId?: T
 
 export async function requireAgent(db: Queryable, p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow> {
   const row = await getAgent(db, p);
-  if (!row) throw new LedgerError('agent_not_found', `agent ${p.agentId} not found`);
+  if (!row) throw new LedgerError('agent_not_found', `agent ${echoInput(p.agentId)} not found`);
   return row;
 }
 

@@ -1,6 +1,7 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requestScope, storage, type Params } from '../../../_lib/context';
 import { compareQuery } from '../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * The net change of the workspace from `from` to `to`: memories created, updated, deleted and moved,
@@ -11,7 +12,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { from, to } = parseQuery(request, compareQuery);
   const scope = await requestScope(request);
   const comparison = await (await storage()).compareWorkspace({ agentId: id, from, to, tenantId: scope });
-  return Response.json(found(comparison, `agent ${id}`), {
+  return Response.json(found(comparison, `agent ${echoInput(id)}`), {
     headers: { 'cache-control': 'no-store' },
   });
 });

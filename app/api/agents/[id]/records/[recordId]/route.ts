@@ -2,6 +2,7 @@ import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { LINEAGE_PAGE } from '@/lib/ui/page-window';
 import { requireAgent, storage, type Params } from '../../../../_lib/context';
 import { lineageQuery } from '../../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * A memory's lineage, one page of versions at a time: `limit` (default the lineage page's 50, at
@@ -13,5 +14,5 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const query = parseQuery(request, lineageQuery);
   await requireAgent(id);
   const page = { limit: query.limit ?? LINEAGE_PAGE, cursor: query.cursor, order: query.order };
-  return Response.json(found(await (await storage()).getRecordLineage({ agentId: id, recordId, ...page }), `record ${recordId}`));
+  return Response.json(found(await (await storage()).getRecordLineage({ agentId: id, recordId, ...page }), `record ${echoInput(recordId)}`));
 });

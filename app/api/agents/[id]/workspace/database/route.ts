@@ -3,6 +3,7 @@ import { restoredDatabaseAt } from '@/lib/history/queries/restored-database';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceQuery } from '../../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 /**
  * The database file of a ZeroClaw or Hermes workspace at `seq` (default: latest) — path and size,
@@ -14,7 +15,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const agent = await requireSynced(id);
   try {
     const database = await restoredDatabaseAt({ storage: await storage(), agentId: agent.id, seq: query.seq ?? agent.latest_sequence });
-    return Response.json(found(database, `a database of agent ${id}`));
+    return Response.json(found(database, `a database of agent ${echoInput(id)}`));
   } catch (error) {
     if (error instanceof WorkspaceRebuildError) return Response.json({ error: error.message }, { status: 422 });
     throw error;

@@ -3,6 +3,7 @@ import { workspaceAlfAt, workspaceArchive, WorkspaceRebuildError } from '@/lib/h
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requireSynced, storage as dashboardStorage, type Params } from '../../../../_lib/context';
 import { downloadQuery } from '../../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 const CONTENT_TYPE = { 'tar.gz': 'application/gzip', zip: 'application/zip', alf: 'application/octet-stream' } as const;
 
@@ -39,6 +40,6 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
     if (error instanceof WorkspaceRebuildError) return Response.json({ error: error.message }, { status: 422 });
     throw error;
   }
-  const stream = found(archive, `agent ${id}`);
+  const stream = found(archive, `agent ${echoInput(id)}`);
   return new Response(Readable.toWeb(stream) as ReadableStream<Uint8Array>, { headers });
 });

@@ -1,6 +1,7 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceRecordsQuery } from '../../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 /** The rows of a ZeroClaw or Hermes agent's database at `seq` (default: latest), paged (none for an OpenClaw agent). */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
@@ -10,5 +11,5 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const result = await (await storage()).getDatabaseRecords({
     agentId: agent.id, seq: query.seq ?? agent.latest_sequence, limit: query.limit, cursor: query.cursor,
   });
-  return Response.json(found(result, `a database of agent ${id}`));
+  return Response.json(found(result, `a database of agent ${echoInput(id)}`));
 });

@@ -1,6 +1,7 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requestScope, requireAgent, storage, type Params } from '../../../../../_lib/context';
 import { sequenceOpsQuery, sequencePath } from '../../../../../_lib/schemas';
+import { echoInput } from '@/lib/core/echo';
 
 /** One page of one op kind of a sequence (`?op=create&cursor=…&limit=…`), for the sequence view's "load more". */
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string; seq: string }>) => {
@@ -10,7 +11,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const tenantId = await requestScope(request);
   const agent = await requireAgent(id, tenantId);
   if (agent.latest_sequence === null || seq > agent.latest_sequence) {
-    return Response.json({ error: `sequence ${seq} of agent ${id} does not exist (the latest is ${agent.latest_sequence ?? 'none'})` }, { status: 404 });
+    return Response.json({ error: `sequence ${seq} of agent ${echoInput(id)} does not exist (the latest is ${agent.latest_sequence ?? 'none'})` }, { status: 404 });
   }
-  return Response.json(found(await (await storage()).getSequenceOps({ agentId: id, seq, tenantId, ...query }), `agent ${id}`));
+  return Response.json(found(await (await storage()).getSequenceOps({ agentId: id, seq, tenantId, ...query }), `agent ${echoInput(id)}`));
 });
