@@ -2,6 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { asc, eq, isNull, type SQL } from 'drizzle-orm';
 import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
+import { agentNameProblem } from './agent-name';
 import { LedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
 import type { Ledger } from './ledger';
@@ -20,22 +21,24 @@ function tenantCondition(tenantId: TenantScope): SQL | undefined {
   return tenantId === null ? isNull(agents.tenant_id) : eq(agents.tenant_id, tenantId);
 }
 
-/** Registers an agent; `'exists'` when the id is already taken (in any tenant). */
-/** A NUL character (U+0000) in an agent's name or runtime: refused on both backends (PostgreSQL text cannot hold it). */
+/**
+ * An agent's name and runtime as both backends accept them: the name as agent-name.ts says, and no
+ * NUL character (U+0000) in either (PostgreSQL text cannot hold it). Throws `invalid_input` (400).
+ */
 export function checkAgentText(name: string, sourceRuntime: string | null): void {
-  if (name.includes('\u0000') || (sourceRuntime ?? '').includes('\u0000')) {
-    throw new LedgerError('invalid_input', `agent ${name.includes('\u0000') ? 'name' : 'source_runtime'} holds a NUL character (U+0000)`);
+  if ((typeof name === 'string' && name.includes('\u0000')) || (sourceRuntime ?? '').includes('\u0000')) {
+    throw new LedgerError('invalid_input', `agent ${typeof name === 'string' && name.includes('\u0000') ? 'name' : 'source_runtime'} holds a NUL character (U+0000)`);
   }
+  const problem = agentNameProblem(name);
+  if (problem !== null) throw new LedgerError('invalid_input', problem);
 }
 
+/** Registers an agent; `'exists'` when the id is already taken (in any tenant). */
 export function registerAgent(params: {
   ledger: Ledger; id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date;
 }): AgentRow | 'exists' {
   const id = parseUuid(params.id);
   if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${echoInput(params.id)}"`);
-  if (typeof params.name !== 'string' || params.name.trim().length === 0) {
-    throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
-  }
   checkAgentText(params.name, params.sourceRuntime);
   const row: AgentRow = {
     id, tenant_id: params.tenantId, name: params.name, source_runtime: params.sourceRuntime,

@@ -11,6 +11,7 @@ import fs from 'node:fs/promises';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
 import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
+import { agentNameProblem } from './agent-name';
 import { getAgent, registerAgent } from './agents';
 import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
@@ -175,6 +176,7 @@ async function reRegister(ledger: Ledger, agentId: string, snapshotBytes: Uint8A
 export async function agentOfSnapshot(agentId: string, snapshotBytes: Uint8Array): Promise<{ name: string; sourceRuntime: string | null }> {
   const { manifest } = await readSnapshot(snapshotBytes);
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
-  const name = typeof agent.name === 'string' && agent.name.trim() !== '' ? agent.name : agentId;
+  // A name the service would refuse to register (blank, a line break, too long) is not taken over: the id stands in.
+  const name = typeof agent.name === 'string' && agentNameProblem(agent.name) === null ? agent.name : agentId;
   return { name, sourceRuntime: typeof agent.source_runtime === 'string' ? agent.source_runtime : null };
 }

@@ -10,7 +10,8 @@ import { echoInput } from '@/lib/core/echo';
 
 const RegisterBody = z.object({
   id: z.string().min(1),
-  name: z.string().min(1),
+  // What a name may be is the storage's rule (lib/ledger/agent-name.ts): one message, on every door.
+  name: z.string(),
   source_runtime: z.string().nullish(),
 });
 

@@ -17,7 +17,6 @@ export async function registerAgent(db: Queryable, p: { id: string; name: string
   Promise<AgentRow | 'exists'> {
   const id = parseUuid(p.id);
   if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${echoInput(p.id)}"`);
-  if (typeof p.name !== 'string' || p.name.trim().length === 0) throw new LedgerError('invalid_input', 'agent name must be a non-empty string');
   checkAgentText(p.name, p.sourceRuntime);
   const row = await first<AgentRow>(db, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
     VALUES ($1, $2, $3, $4, $5, NULL, NULL) ON CONFLICT DO NOTHING RETURNING *`, [id, p.tenantId, p.name, p.sourceRuntime, p.now.toISOString()]);

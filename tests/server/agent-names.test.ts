@@ -1,0 +1,64 @@
+/**
+ * POST /agents refuses a name that is not a one-line display name — empty, blank, invisible, with a
+ * line break or another control character, or longer than 256 characters — with a 400 that says
+ * what a name must be, and registers nothing; ordinary names in any script are taken as sent.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AGENT_NAME_RULE } from '@/lib/ledger/agent-name';
+import { call, startTestServer, stateFingerprint, type TestServer } from './harness';
+
+const register = (t: TestServer, body: unknown, prefix = '') =>
+  call(`${t.url}${prefix}/agents`, { method: 'POST', key: t.keyA, contentType: 'application/json', body: JSON.stringify(body) });
+
+describe('agent names at registration', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('refuses an empty, blank or invisible name, a line break, a control character and a name over 256 characters; nothing is registered', async () => {
+    const refused: [string, string][] = [
+      ['', 'agent name is empty'],
+      ['   ', 'agent name is blank (nothing in it is visible)'],
+      ['\t \u00a0\u3000', 'agent name is blank (nothing in it is visible)'],
+      ['\u200b\u200d\ufeff', 'agent name is blank (nothing in it is visible)'],
+      ['atlas\nrm -rf', 'agent name holds the control character U+000A at character 6'],
+      ['atlas\r\n', 'agent name holds the control character U+000D at character 6'],
+      ['a\tb', 'agent name holds the control character U+0009 at character 2'],
+      ['bell\u0007', 'agent name holds the control character U+0007 at character 5'],
+      ['del\u007f', 'agent name holds the control character U+007F at character 4'],
+      ['c1\u0085', 'agent name holds the control character U+0085 at character 3'],
+      ['😀line\u2028two', 'agent name holds the control character U+2028 at character 6'],
+      ['n'.repeat(257), 'agent name is 257 characters long'],
+    ];
+    const before = stateFingerprint(t.dataDir);
+    for (const prefix of ['', '/v1']) {
+      for (const [name, why] of refused) {
+        const reply = await register(t, { id: randomUUID(), name, source_runtime: 'openclaw' }, prefix);
+        expect(reply.status, JSON.stringify(name)).toBe(400);
+        expect(reply.json, JSON.stringify(name)).toEqual({ error: `${why}: ${AGENT_NAME_RULE}` });
+      }
+    }
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
+    expect((await call(`${t.url}/agents`, { key: t.keyA })).json).toEqual({ agents: [] });
+  });
+
+  it('a name that is not a string is a 400 naming the field', async () => {
+    const reply = await register(t, { id: randomUUID(), name: 42, source_runtime: 'openclaw' });
+    expect(reply.status).toBe(400);
+    expect(reply.json.error).toMatch(/^invalid agent: name: /);
+  });
+
+  it('takes ordinary names as sent: any script, emoji, inner spaces, 256 characters', async () => {
+    for (const name of ['Atlas ops', 'مساعد', 'エージェント', ' padded ', '🤖 bot', 'n'.repeat(256), '😀'.repeat(256)]) {
+      const id = randomUUID();
+      const reply = await register(t, { id, name, source_runtime: 'openclaw' });
+      expect(reply.status, name).toBe(201);
+      expect(reply.json, name).toMatchObject({ id, name });
+    }
+  });
+});
