@@ -25,6 +25,6 @@ const server = http.createServer((req, res) => {
     stream.pipe(res);
     return;
   }
-  void handleProtocolRequest(toProtocolRequest(req), service).then((reply) => sendProtocolResponse(req, res, reply));
+  void handleProtocolRequest(toProtocolRequest(req, service.limits.bodyIdleMs), service).then((reply) => sendProtocolResponse(req, res, reply));
 });
 server.listen(0, '127.0.0.1', () => process.stderr.write(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}\n`));

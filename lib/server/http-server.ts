@@ -99,7 +99,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     authRequired, storage: service.storage,
     sessions: new SessionSigner(service.signer.deriveKey('session-cookie')),
     sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
-    rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock,
+    rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock, bodyIdleMs: service.limits.bodyIdleMs,
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };
   const timer = requestTimingLog(options.requestTimingLog);
@@ -162,7 +162,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse, { serv
       return await next(req, res);
     }
     setBaseSecurityHeaders(res);
-    sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req), service));
+    sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req, service.limits.bodyIdleMs), service));
   } catch (err) {
     if (res.headersSent) {
       console.error('[lineage serve] failed while sending a response:', err);

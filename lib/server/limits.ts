@@ -16,6 +16,11 @@ export interface ServerLimits {
    * records, below which the hand-over costs more than it saves.
    */
   ingestThreadMinBytes: number;
+  /**
+   * A request body from which no byte arrives for this long (ms) is answered with a 408 and its
+   * connection closed (node-body.ts); a slow body that keeps arriving is not cut.
+   */
+  bodyIdleMs: number;
   /** Caps passed to the archive reader (decompressed size, entry count, line length). */
   archive: Partial<ArchiveLimits>;
 }
@@ -31,6 +36,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   uploadUrlTtlSeconds: 15 * 60,
   downloadUrlTtlSeconds: 15 * 60,
   ingestThreadMinBytes: 32 * 1024,
+  bodyIdleMs: 30_000,
   archive: {},
 };
 

@@ -1,44 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { bodyTooLarge } from './body';
-import { ServiceError } from './errors';
+import { readNodeBody } from './node-body';
 import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
 
-const clientGone = () => new ServiceError('bad_request', 'the client closed the connection before the whole body arrived');
-
-/** Reads a Node request body, stopping (without buffering more) once it passes `maxBytes`. */
-function readNodeBody(req: IncomingMessage, maxBytes: number): Promise<Uint8Array> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    const finish = (error: Error | null) => {
-      req.off('data', onData);
-      req.off('end', onEnd);
-      req.off('error', onError);
-      req.off('close', onClose);
-      if (error) {
-        // Stop reading; the reply goes out with `Connection: close` (sendProtocolResponse).
-        req.pause();
-        reject(error);
-      } else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, total));
-    };
-    const onData = (chunk: Buffer) => {
-      total += chunk.byteLength;
-      if (total > maxBytes) finish(bodyTooLarge(maxBytes));
-      else chunks.push(chunk);
-    };
-    const onEnd = () => finish(null);
-    // A client that hangs up mid-body (Node's "aborted") is the client's doing, not an internal error to log.
-    const onError = () => finish(clientGone());
-    const onClose = () => finish(clientGone());
-    req.on('data', onData);
-    req.on('end', onEnd);
-    req.on('error', onError);
-    req.on('close', onClose);
-  });
-}
-
-/** The protocol's view of a Node request: headers read in place, the body read on demand. */
-export function toProtocolRequest(req: IncomingMessage): ProtocolRequest {
+/**
+ * The protocol's view of a Node request: headers read in place, the body read on demand — a 408
+ * when no byte of it arrives for `bodyIdleMs` (node-body.ts).
+ */
+export function toProtocolRequest(req: IncomingMessage, bodyIdleMs: number): ProtocolRequest {
   const host = req.headers.host ?? '127.0.0.1';
   const url = `http://${/^[A-Za-z0-9.\-:[\]]+$/.test(host) ? host : '127.0.0.1'}${req.url?.startsWith('/') ? req.url : '/'}`;
   const method = req.method ?? 'GET';
@@ -57,7 +25,7 @@ export function toProtocolRequest(req: IncomingMessage): ProtocolRequest {
       if (read) return Promise.reject(new Error('the request body was already read'));
       read = true;
       if (method === 'GET' || method === 'HEAD') return Promise.resolve(new Uint8Array(0));
-      return readNodeBody(req, maxBytes);
+      return readNodeBody(req, { maxBytes, idleMs: bodyIdleMs });
     },
   };
 }

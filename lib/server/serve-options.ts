@@ -1,3 +1,4 @@
+import { echoInput } from '@/lib/core/echo';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { parseAllowedHosts } from './hosts';
 import type { ServerLimits } from './limits';
@@ -72,11 +73,22 @@ function byteLimit(env: Env, name: string): number | undefined {
   return Number(text);
 }
 
+/** `LINEAGE_BODY_IDLE_SECONDS`: how long a request body may stop arriving before its 408 (1 to 3600 s). */
+function bodyIdleMs(env: Env): number | undefined {
+  const text = env.LINEAGE_BODY_IDLE_SECONDS;
+  if (text === undefined || text === '') return undefined;
+  if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600) {
+    throw new Error(`LINEAGE_BODY_IDLE_SECONDS must be a whole number of seconds from 1 to 3600, got "${echoInput(text)}"`);
+  }
+  return Number(text) * 1000;
+}
+
 /** Turns flags and environment into settings; throws with a message naming the bad input. */
 export function resolveServeSettings(flags: ServeFlags, env: Env = process.env): ServeSettings {
   const port = flags.port !== undefined ? parsePort(flags.port, '--port') : env.PORT ? parsePort(env.PORT, 'PORT') : 3000;
   const maxBodyBytes = byteLimit(env, 'LINEAGE_MAX_BODY_BYTES');
   const maxUploadBytes = byteLimit(env, 'LINEAGE_MAX_UPLOAD_BYTES');
+  const idleMs = bodyIdleMs(env);
   return {
     port,
     host: flags.host && flags.host.length > 0 ? flags.host : '127.0.0.1',
@@ -85,6 +97,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
     limits: {
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxUploadBytes !== undefined ? { maxUploadBytes } : {}),
+      ...(idleMs !== undefined ? { bodyIdleMs: idleMs } : {}),
     },
     auth: flags.auth !== undefined ? parseAuth(flags.auth, '--auth') : parseAuth(env.LINEAGE_AUTH, 'LINEAGE_AUTH'),
     allowedHosts: flags.allowedHosts !== undefined

@@ -1,7 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Clock } from '@/lib/core/clock';
 import type { LineageStorage } from '@/lib/storage/types';
+import { ServiceError } from './errors';
 import { hostnameOf } from './hosts';
+import { readNodeBody } from './node-body';
 import { clearedSessionCookie, sessionCookie, type SessionSigner } from './session';
 import type { SignInRateLimit } from './session-rate-limit';
 
@@ -15,6 +17,8 @@ export interface SignInConfig {
   /** Set the cookie's Secure flag (the dashboard is reached over https). */
   secure(req: IncomingMessage): boolean;
   clock: Clock;
+  /** A sign-in form from which no byte arrives for this long (ms) is a 408 (ServerLimits.bodyIdleMs). */
+  bodyIdleMs: number;
 }
 
 const MAX_FORM_BYTES = 8 * 1024;
@@ -47,17 +51,21 @@ function crossOrigin(req: IncomingMessage, allowed: ReadonlySet<string>): boolea
   }
 }
 
-function readForm(req: IncomingMessage): Promise<URLSearchParams | null> {
-  return new Promise((resolve) => {
-    const chunks: Buffer[] = [];
-    let total = 0;
-    req.on('data', (chunk: Buffer) => {
-      total += chunk.length;
-      if (total <= MAX_FORM_BYTES) chunks.push(chunk);
-    });
-    req.on('end', () => resolve(total > MAX_FORM_BYTES ? null : new URLSearchParams(Buffer.concat(chunks).toString('utf8'))));
-    req.on('error', () => resolve(null));
-  });
+/**
+ * The form, or the answer already sent instead: a form over 8 KiB (it was read to the end before,
+ * however large), a form that stopped arriving (408, node-body.ts), a client gone mid-form (nothing
+ * to answer; before, that request waited forever). The connection is closed after a refusal.
+ */
+async function readForm(req: IncomingMessage, res: ServerResponse, idleMs: number): Promise<URLSearchParams | null> {
+  try {
+    return new URLSearchParams(Buffer.from(await readNodeBody(req, { maxBytes: MAX_FORM_BYTES, idleMs })).toString('utf8'));
+  } catch (error) {
+    const close = { connection: 'close' };
+    if (!(error instanceof ServiceError) || error.code === 'bad_request') res.destroy();
+    else if (error.code === 'payload_too_large') sendText(res, 400, 'text/plain; charset=utf-8', 'sign-in form too large\n', close);
+    else sendText(res, error.status, 'application/json', JSON.stringify({ error: error.message }), close);
+    return null;
+  }
 }
 
 /** POST /login (form: `key`, `next`): a session cookie and back to `next`, or back to /login with the reason. */
@@ -68,8 +76,8 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
     req.resume();
     return sendText(res, 429, 'text/html; charset=utf-8', `<!doctype html><title>Too many sign-in attempts</title><p>Too many sign-in attempts from this address. Try again in ${wait} s. <a href="/login">Back to sign-in</a></p>`, { 'retry-after': String(wait) });
   }
-  const form = await readForm(req);
-  if (!form) return sendText(res, 400, 'text/plain; charset=utf-8', 'sign-in form too large\n');
+  const form = await readForm(req, res, config.bodyIdleMs);
+  if (!form) return;
   const next = safeNextPath(form.get('next'));
   const identity = await config.storage.identifyKey({ key: (form.get('key') ?? '').trim() });
   if (!identity) return redirect(res, `/login?error=invalid&next=${encodeURIComponent(next)}`);

@@ -2,6 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { isProtocolRequest } from '@/lib/server/node-bridge';
 import { resolveServeSettings } from '@/lib/server/serve-options';
+import { resolveLimits } from '@/lib/server/limits';
 import { UrlSigner } from '@/lib/server/signing';
 
 const req = (url: string, headers: Record<string, string> = {}) => ({ url, headers }) as unknown as IncomingMessage;
@@ -33,6 +34,15 @@ describe('serve settings', () => {
     expect(resolveServeSettings({}, { LINEAGE_MAX_BODY_BYTES: '1024' }).limits).toEqual({ maxBodyBytes: 1024 });
     expect(() => resolveServeSettings({ port: 'abc' }, {})).toThrow(/--port/);
     expect(() => resolveServeSettings({}, { PORT: '70000' })).toThrow(/PORT/);
+  });
+
+  it('LINEAGE_BODY_IDLE_SECONDS: how long a request body may stop arriving (1-3600 s, default 30)', () => {
+    expect(resolveServeSettings({}, { LINEAGE_BODY_IDLE_SECONDS: '5' }).limits).toEqual({ bodyIdleMs: 5000 });
+    expect(resolveServeSettings({}, {}).limits).toEqual({});
+    expect(resolveLimits({}).bodyIdleMs).toBe(30_000);
+    for (const bad of ['0', '-1', '1.5', 'soon', '3601']) {
+      expect(() => resolveServeSettings({}, { LINEAGE_BODY_IDLE_SECONDS: bad })).toThrow(`LINEAGE_BODY_IDLE_SECONDS must be a whole number of seconds from 1 to 3600, got "${bad}"`);
+    }
   });
 });
 
