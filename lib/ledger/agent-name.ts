@@ -21,13 +21,26 @@ const INVISIBLE = /^[\p{White_Space}\p{Cf}\p{Cc}]*$/u;
 
 const hex = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
 
+/** What is wrong with one line of text: a control character in it, or its length; null when neither. */
+function lineProblem(what: string, text: string, rule: string): string | null {
+  const control = CONTROL.exec(text);
+  if (control) return `${what} holds the control character ${hex(control[0])} at character ${[...text.slice(0, control.index)].length + 1}: ${rule}`;
+  const length = [...text].length;
+  if (length > MAX_AGENT_NAME_CHARS) return `${what} is ${length} characters long: ${rule}`;
+  return null;
+}
+
 /** Why `name` cannot be an agent's name, or null when it can. */
 export function agentNameProblem(name: unknown): string | null {
   if (typeof name !== 'string') return `agent name must be a string: ${AGENT_NAME_RULE}`;
   if (INVISIBLE.test(name)) return `agent name is ${name.length === 0 ? 'empty' : 'blank (nothing in it is visible)'}: ${AGENT_NAME_RULE}`;
-  const control = CONTROL.exec(name);
-  if (control) return `agent name holds the control character ${hex(control[0])} at character ${[...name.slice(0, control.index)].length + 1}: ${AGENT_NAME_RULE}`;
-  const length = [...name].length;
-  if (length > MAX_AGENT_NAME_CHARS) return `agent name is ${length} characters long: ${AGENT_NAME_RULE}`;
-  return null;
+  return lineProblem('agent name', name, AGENT_NAME_RULE);
+}
+
+/** The rule of an agent's `source_runtime` (`openclaw`, `zeroclaw`, `hermes`, or another runtime's name). */
+export const AGENT_RUNTIME_RULE = `a source_runtime must be at most ${MAX_AGENT_NAME_CHARS} characters on one line, with no control characters`;
+
+/** Why `runtime` cannot be an agent's `source_runtime`, or null when it can (none at all can). */
+export function agentRuntimeProblem(runtime: string | null): string | null {
+  return runtime === null ? null : lineProblem('agent source_runtime', runtime, AGENT_RUNTIME_RULE);
 }

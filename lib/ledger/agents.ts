@@ -2,7 +2,7 @@ import type { Statement } from 'better-sqlite3';
 import { asc, eq, isNull, type SQL } from 'drizzle-orm';
 import { agents, ledger_entries, raw_file_versions, type AgentRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
-import { agentNameProblem } from './agent-name';
+import { agentNameProblem, agentRuntimeProblem } from './agent-name';
 import { LedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
 import type { Ledger } from './ledger';
@@ -22,14 +22,14 @@ function tenantCondition(tenantId: TenantScope): SQL | undefined {
 }
 
 /**
- * An agent's name and runtime as both backends accept them: the name as agent-name.ts says, and no
+ * An agent's name and runtime as both backends accept them: as agent-name.ts says, and no
  * NUL character (U+0000) in either (PostgreSQL text cannot hold it). Throws `invalid_input` (400).
  */
 export function checkAgentText(name: string, sourceRuntime: string | null): void {
   if ((typeof name === 'string' && name.includes('\u0000')) || (sourceRuntime ?? '').includes('\u0000')) {
     throw new LedgerError('invalid_input', `agent ${typeof name === 'string' && name.includes('\u0000') ? 'name' : 'source_runtime'} holds a NUL character (U+0000)`);
   }
-  const problem = agentNameProblem(name);
+  const problem = agentNameProblem(name) ?? agentRuntimeProblem(sourceRuntime);
   if (problem !== null) throw new LedgerError('invalid_input', problem);
 }
 

@@ -11,7 +11,7 @@ import fs from 'node:fs/promises';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
 import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
-import { agentNameProblem } from './agent-name';
+import { agentNameProblem, agentRuntimeProblem } from './agent-name';
 import { getAgent, registerAgent } from './agents';
 import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
@@ -178,5 +178,6 @@ export async function agentOfSnapshot(agentId: string, snapshotBytes: Uint8Array
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
   // A name the service would refuse to register (blank, a line break, too long) is not taken over: the id stands in.
   const name = typeof agent.name === 'string' && agentNameProblem(agent.name) === null ? agent.name : agentId;
-  return { name, sourceRuntime: typeof agent.source_runtime === 'string' ? agent.source_runtime : null };
+  const runtime = typeof agent.source_runtime === 'string' && agentRuntimeProblem(agent.source_runtime) === null ? agent.source_runtime : null;
+  return { name, sourceRuntime: runtime };
 }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AGENT_NAME_RULE } from '@/lib/ledger/agent-name';
+import { AGENT_NAME_RULE, AGENT_RUNTIME_RULE } from '@/lib/ledger/agent-name';
 import { call, startTestServer, stateFingerprint, type TestServer } from './harness';
 
 const register = (t: TestServer, body: unknown, prefix = '') =>
@@ -45,6 +45,18 @@ describe('agent names at registration', () => {
     }
     expect(stateFingerprint(t.dataDir)).toEqual(before);
     expect((await call(`${t.url}/agents`, { key: t.keyA })).json).toEqual({ agents: [] });
+  });
+
+
+  it('refuses a source_runtime with a control character or over 256 characters; none at all is fine', async () => {
+    const before = stateFingerprint(t.dataDir);
+    for (const [runtime, why] of [['open\nclaw', 'holds the control character U+000A at character 5'], ['r'.repeat(5000), 'is 5000 characters long']] as const) {
+      const reply = await register(t, { id: randomUUID(), name: 'ok', source_runtime: runtime });
+      expect(reply.status).toBe(400);
+      expect(reply.json).toEqual({ error: `agent source_runtime ${why}: ${AGENT_RUNTIME_RULE}` });
+    }
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
+    for (const runtime of [null, undefined, '']) expect((await register(t, { id: randomUUID(), name: 'ok', source_runtime: runtime })).status).toBe(201);
   });
 
   it('a name that is not a string is a 400 naming the field', async () => {
