@@ -4,9 +4,10 @@
  * what a name must be, and registers nothing; ordinary names in any script are taken as sent.
  */
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AGENT_NAME_RULE, AGENT_RUNTIME_RULE } from '@/lib/ledger/agent-name';
-import { call, startTestServer, stateFingerprint, type TestServer } from './harness';
+import { call, listFiles, startTestServer, stateFingerprint, type TestServer } from './harness';
 
 const register = (t: TestServer, body: unknown, prefix = '') =>
   call(`${t.url}${prefix}/agents`, { method: 'POST', key: t.keyA, contentType: 'application/json', body: JSON.stringify(body) });
@@ -72,5 +73,29 @@ describe('agent names at registration', () => {
       expect(reply.status, name).toBe(201);
       expect(reply.json, name).toMatchObject({ id, name });
     }
+  });
+});
+
+describe('an agent named in the path in upper case or padded', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('its presigned upload confirms, and deleting it removes its pending uploads', async () => {
+    const id = randomUUID();
+    expect((await register(t, { id, name: 'case', source_runtime: 'openclaw' })).status).toBe(201);
+    const padded = `%20${id.toUpperCase()}%20`;
+    const init = await call(`${t.url}/v1/agents/${padded}/snapshot/upload`, { method: 'POST', key: t.keyA, contentType: 'application/json' });
+    expect(init.status).toBe(200);
+    const confirm = await call(`${t.url}/v1/agents/${id}/snapshot/upload/${init.json.snapshot_id}/confirm`, { method: 'POST', key: t.keyA });
+    // Found (no bytes PUT yet), not "no pending snapshot upload".
+    expect(confirm.json.error).toMatch(/has no bytes yet/);
+    expect(listFiles(path.join(t.dataDir, 'uploads'))).toHaveLength(1);
+    expect((await call(`${t.url}/v1/agents/${padded}`, { method: 'DELETE', key: t.keyA })).json).toEqual({ deleted: true, objects_removed: 0 });
+    expect(listFiles(path.join(t.dataDir, 'uploads'))).toEqual([]);
   });
 });

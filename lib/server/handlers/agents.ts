@@ -57,7 +57,9 @@ export async function listAgentsHandler(_req: ProtocolRequest, ctx: RequestConte
 /** DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads. */
 export async function deleteAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { storage } = ctx.service;
-  const result = await storage.deleteAgent({ agentId: ctx.params.id!, tenantId: ctx.tenantId });
-  await storage.uploads.removeAgent(ctx.params.id!.toLowerCase());
+  const agent = await requireStorageAgent(ctx);
+  const result = await storage.deleteAgent({ agentId: agent.id, tenantId: ctx.tenantId });
+  // By the row's id: the path may name the agent padded or in upper case, and the uploads record the row's id.
+  await storage.uploads.removeAgent(agent.id);
   return jsonResponse(result);
 }

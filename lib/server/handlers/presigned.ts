@@ -12,11 +12,12 @@ import { deltaReply, ingestUpload, snapshotReply } from './uploads';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 import { echoInput } from '@/lib/core/echo';
 
-async function initiate(ctx: RequestContext, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
+/** `agentId`: the agent's row id, as confirm and agent deletion compare it (the path may name it otherwise: upper case, padded). */
+async function initiate(ctx: RequestContext, agentId: string, kind: PendingUpload['kind'], baseSequence: number | null): Promise<PendingUpload> {
   const { storage, limits, clock } = ctx.service;
   const now = clock();
   return storage.uploads.create({
-    agentId: ctx.params.id!.toLowerCase(), tenantId: ctx.tenantId ?? '', kind, baseSequence,
+    agentId, tenantId: ctx.tenantId ?? '', kind, baseSequence,
     expiresAt: new Date(now.getTime() + limits.uploadUrlTtlSeconds * 1000).toISOString(),
   });
 }
@@ -34,8 +35,8 @@ async function uploadUrl(ctx: RequestContext, upload: PendingUpload): Promise<st
 
 /** POST /agents/{id}/snapshot/upload — 200 `{upload_url, snapshot_id}`. */
 export async function initiateSnapshotUploadHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
-  await requireStorageAgent(ctx);
-  const upload = await initiate(ctx, 'snapshot', null);
+  const agent = await requireStorageAgent(ctx);
+  const upload = await initiate(ctx, agent.id, 'snapshot', null);
   return jsonResponse({ upload_url: await uploadUrl(ctx, upload), snapshot_id: upload.id });
 }
 
@@ -51,7 +52,7 @@ export async function initiateDeltaUploadHandler(_req: ProtocolRequest, ctx: Req
     throw new LedgerError('stale_sequence',
       `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
   }
-  const upload = await initiate(ctx, 'delta', baseSequence);
+  const upload = await initiate(ctx, agent.id, 'delta', baseSequence);
   return jsonResponse({ upload_url: await uploadUrl(ctx, upload), delta_id: upload.id });
 }
 
