@@ -59,6 +59,16 @@ describe('dashboard API errors that echo what the caller sent', () => {
       .toEqual({ status: 404, json: { error: `agent ${agentId} has never synced` } });
   });
 
+  it('a long paging cursor and a long count are cut the same', async () => {
+    const changes = await import('./changes/route');
+    expect(await body(await changes.GET(req(`/api/changes?cursor=${'x'.repeat(1999)}`), undefined))).toEqual({
+      status: 400, json: { error: `The paging cursor "${'x'.repeat(80)}… (1919 more characters)" is not one this list gave out; start again from the first page.` },
+    });
+    const search = await import('./search/route');
+    expect(await body(await search.GET(req(`/api/search?q=x&limit=${'y'.repeat(200)}`), undefined)))
+      .toEqual({ status: 400, json: { error: `limit must be a positive whole number, got "${'y'.repeat(80)}… (120 more characters)"` } });
+  });
+
   it('a long unknown parameter name is cut, and a thousand of them are counted, not listed', async () => {
     const search = await import('./search/route');
     expect(await body(await search.GET(req(`/api/search?q=x&${'p'.repeat(300)}=1`), undefined)))

@@ -4,6 +4,7 @@ import type { LineageDb } from '@/db/client';
 import type { AgentRow } from '@/db/schema';
 import { LedgerError, type TenantScope } from '@/lib/ledger';
 import { firstRow } from './prepared';
+import { echoInput } from '@/lib/core/echo';
 
 export type { TenantScope };
 
@@ -46,8 +47,7 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   } catch {
     // fall through to the error below
   }
-  const shown = cursor.length > 40 ? `${cursor.slice(0, 40)}…` : cursor;
-  throw new LedgerError('invalid_input', `The paging cursor "${shown}" is not one this list gave out; start again from the first page.`);
+  throw new LedgerError('invalid_input', `The paging cursor "${echoInput(cursor)}" is not one this list gave out; start again from the first page.`);
 }
 
 /** A short window of `content` around the first case-insensitive match of `needle` (or its start). */

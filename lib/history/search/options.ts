@@ -3,6 +3,7 @@
  * checked here once, so GET /api/search and `lineage search` refuse the same things the same way.
  */
 import { LedgerError } from '@/lib/ledger/errors';
+import { echoInput } from '@/lib/core/echo';
 
 export interface SearchOptions { q: string; agentId?: string; limit?: number; offset?: number }
 
@@ -11,10 +12,10 @@ const MAX_COUNT = 999_999_999_999_999;
 
 function count(name: string, value: string, min: number): number {
   if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new LedgerError('invalid_input', `${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} whole number, got "${value.slice(0, 40)}"`);
+    throw new LedgerError('invalid_input', `${name} must be ${min === 0 ? 'a non-negative' : 'a positive'} whole number, got "${echoInput(value)}"`);
   }
   // A whole number with too many digits was told it was not a whole number.
-  if (value.replace(/^0+(?=\d)/, '').length > 15) throw new LedgerError('invalid_input', `${name} must be at most ${MAX_COUNT}, got "${value.slice(0, 40)}"`);
+  if (value.replace(/^0+(?=\d)/, '').length > 15) throw new LedgerError('invalid_input', `${name} must be at most ${MAX_COUNT}, got "${echoInput(value)}"`);
   return Number(value);
 }
 
