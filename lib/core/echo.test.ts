@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ECHO_MAX_CHARS, echoInput } from './echo';
+import { ECHO_MAX_CHARS, echoInput, echoPath } from './echo';
 
 describe('echoInput', () => {
   it('repeats input of up to 80 characters exactly', () => {
@@ -14,5 +14,11 @@ describe('echoInput', () => {
   it('never keeps half of a surrogate pair', () => {
     const text = `${'a'.repeat(79)}😀${'b'.repeat(10)}`;
     expect(echoInput(text)).toBe(`${'a'.repeat(79)}… (12 more characters)`);
+  });
+
+  it('gives a path 200 characters', () => {
+    const route = `/v1/agents/${'a'.repeat(36)}/snapshot/upload/${'b'.repeat(36)}/confirm`;
+    expect(echoPath(route)).toBe(route);
+    expect(echoPath(`/${'p'.repeat(300)}`)).toBe(`/${'p'.repeat(199)}… (101 more characters)`);
   });
 });

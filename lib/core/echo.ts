@@ -19,3 +19,14 @@ export function echoInput(text: string, max: number = ECHO_MAX_CHARS): string {
   const more = text.length - cut;
   return `${text.slice(0, cut)}… (${more} more character${more === 1 ? '' : 's'})`;
 }
+
+/**
+ * The most characters of a path (a request path, a workspace file's path, a Host) an error repeats:
+ * a real route's path holds two UUIDs and more, and a workspace path its folders, past 80.
+ */
+export const ECHO_MAX_PATH_CHARS = 200;
+
+/** A path as an error message shows it: `echoInput` with room for a real path. */
+export function echoPath(text: string): string {
+  return echoInput(text, ECHO_MAX_PATH_CHARS);
+}

@@ -5,7 +5,7 @@ import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken }
 import { setDashboardSecurityHeaders } from './security-headers';
 import { sessionIdentity } from './session';
 import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
-import { echoInput } from '@/lib/core/echo';
+import { echoInput, echoPath } from '@/lib/core/echo';
 
 /** The guard's settings: sign-in is required unless the server is bound to loopback without `--auth required`. */
 export interface DashboardGuardConfig extends SignInConfig {
@@ -109,7 +109,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   }
   if (!READ_METHODS.has(method)) {
     const why = api ? 'the dashboard API is read-only (GET)' : 'the dashboard\'s pages are only read (GET); sign in and out with POST /login and POST /logout';
-    json(res, 405, { error: `method ${method} not allowed on ${echoInput(pathname)}: ${why}` }, { allow: 'GET, HEAD' });
+    json(res, 405, { error: `method ${method} not allowed on ${echoPath(pathname)}: ${why}` }, { allow: 'GET, HEAD' });
     return true;
   }
   req.headers[GUARD_HEADER] = guardToken();

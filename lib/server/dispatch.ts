@@ -4,7 +4,7 @@ import { errorToResponse, jsonResponse, ServiceError } from './errors';
 import { matchRoute } from './router';
 import { PROTOCOL_ROUTES } from './routes';
 import type { ProtocolRequest, ProtocolResponse } from './protocol-http';
-import { echoInput } from '@/lib/core/echo';
+import { echoPath } from '@/lib/core/echo';
 
 /** Routes one protocol request: match → authenticate → handler; every error becomes a JSON response here. */
 export async function handleProtocolRequest(req: ProtocolRequest, service: ServiceContext): Promise<ProtocolResponse> {
@@ -13,9 +13,9 @@ export async function handleProtocolRequest(req: ProtocolRequest, service: Servi
     // Handlers build absolute URLs from ctx.url's origin: the public URL, never the Host header.
     const url = new URL(requested.pathname + requested.search, new URL(service.publicUrl).origin);
     const match = matchRoute(PROTOCOL_ROUTES, req.method, url.pathname);
-    if (match.kind === 'not_found') throw new ServiceError('not_found', `no such endpoint: ${req.method} ${echoInput(url.pathname)}`);
+    if (match.kind === 'not_found') throw new ServiceError('not_found', `no such endpoint: ${req.method} ${echoPath(url.pathname)}`);
     if (match.kind === 'method_not_allowed') {
-      return jsonResponse({ error: `method ${req.method} not allowed on ${echoInput(url.pathname)}` }, 405, { allow: match.allowed.join(', ') });
+      return jsonResponse({ error: `method ${req.method} not allowed on ${echoPath(url.pathname)}` }, 405, { allow: match.allowed.join(', ') });
     }
     const tenantId = match.route.auth ? await authenticate(req, service.storage) : null;
     // URLs signed while serving a key carry it, and stop working once it is revoked.

@@ -3,7 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
 import { useProcessStorage } from '@/lib/storage/open';
 import type { LineageStorage } from '@/lib/storage/types';
-import { echoInput } from '@/lib/core/echo';
+import { echoPath } from '@/lib/core/echo';
 import { answerClientError } from './client-errors';
 import { createServiceContext, type ServiceContext } from './context';
 import { guardDashboardRequest, type DashboardGuardConfig } from './dashboard-guard';
@@ -143,7 +143,7 @@ function misdirected(req: http.IncomingMessage, res: http.ServerResponse, allowe
   const name = hostnameOf(req.headers.host);
   if (name !== null && allowedHosts.has(name)) return false;
   req.resume();
-  const shown = JSON.stringify(echoInput(String(req.headers.host ?? '')));
+  const shown = JSON.stringify(echoPath(String(req.headers.host ?? '')));
   res.writeHead(421, { 'content-type': 'application/json', connection: 'close' });
   res.end(JSON.stringify({ error: `misdirected request: Host ${shown} is not served here; allow it with --allowed-hosts or LINEAGE_ALLOWED_HOSTS` }));
   return true;

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { jsonResponse, type ProtocolResponse } from './protocol-http';
-import { echoInput } from '@/lib/core/echo';
+import { echoPath } from '@/lib/core/echo';
 
 /**
  * The 400 of a request whose path no route can read (issue 18 §7): malformed percent-encoding
@@ -39,5 +39,5 @@ export function toOriginForm(req: IncomingMessage): ProtocolResponse | null {
       // Not a URL after all: refused below.
     }
   }
-  return jsonResponse({ error: `the request target must be a path starting with "/", got ${JSON.stringify(echoInput(target))}` }, 400);
+  return jsonResponse({ error: `the request target must be a path starting with "/", got ${JSON.stringify(echoPath(target))}` }, 400);
 }

@@ -2,7 +2,7 @@
  * The dashboard's door (lib/server/dashboard-guard.ts, sign-in.ts) on a `lineage serve` child with
  * its dashboard and sign-in required: a sign-in form that stops arriving is a JSON 408 and its
  * connection closed (LINEAGE_BODY_IDLE_SECONDS), an oversized one is refused as soon as it passes
- * 8 KiB, and what the guard's refusals repeat of the path is cut to 80 characters.
+ * 8 KiB, and what the guard's refusals repeat of the request is cut (an agent id at 80 characters, a path at 200).
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -77,7 +77,7 @@ describe('the dashboard door', () => {
     expect(reply.headers['set-cookie']?.[0]).toMatch(/^lineage_session=/);
   });
 
-  it('the guard\'s 404 and 405 cut a 10,000-character path to 80 characters', async () => {
+  it('the guard\'s 404 cuts a 10,000-character agent id to 80 characters, its 405 the path to 200', async () => {
     const long = 'q'.repeat(10_000);
     const missing = await raw(`${server.url}/api/agents/${long}`, { headers: { authorization: `Bearer ${key}` } });
     expect(missing.status).toBe(404);
@@ -86,6 +86,6 @@ describe('the dashboard door', () => {
     expect(JSON.parse(short.text).error).toMatch(/^agent [0-9a-f-]{36} not found$/);
     const method = await raw(`${server.url}/api/${long}`, { method: 'PUT', headers: { authorization: `Bearer ${key}` } });
     expect(method.status).toBe(405);
-    expect(JSON.parse(method.text).error).toBe(`method PUT not allowed on /api/${'q'.repeat(75)}… (9925 more characters): the dashboard API is read-only (GET)`);
+    expect(JSON.parse(method.text).error).toBe(`method PUT not allowed on /api/${'q'.repeat(195)}… (9805 more characters): the dashboard API is read-only (GET)`);
   });
 });

@@ -48,14 +48,17 @@ describe('errors that echo what the caller sent', () => {
     expect((await call(`${t.url}/agents/not-a-uuid`, { key: t.keyA })).json).toEqual({ error: 'agent not-a-uuid not found' });
   });
 
-  it('a long upload id, an unknown path and a wrong method are cut the same', async () => {
+  it('a long upload id is cut the same, an unknown path or a wrong method\'s path at 200 characters', async () => {
     const confirm = await call(`${t.url}/agents/${agent}/snapshot/upload/${LONG}/confirm`, { method: 'POST', key: t.keyA, contentType: JSON_TYPE });
     expect(confirm.json).toEqual({ error: `no pending snapshot upload ${SHOWN} for agent ${agent}` });
+    // A path gets 200 characters: a real route's path (two UUIDs and more) is echoed whole.
     const unknown = await call(`${t.url}/${LONG}`, { key: t.keyA });
-    expect(unknown.json).toEqual({ error: `no such endpoint: GET /${'q'.repeat(79)}… (9921 more characters)` });
+    expect(unknown.json).toEqual({ error: `no such endpoint: GET /${'q'.repeat(199)}… (9801 more characters)` });
     const method = await call(`${t.url}/v1/agents/${LONG}`, { method: 'PATCH', key: t.keyA });
     expect(method.status).toBe(405);
-    expect(method.json.error).toBe(`method PATCH not allowed on /v1/agents/${'q'.repeat(69)}… (9931 more characters)`);
+    expect(method.json.error).toBe(`method PATCH not allowed on /v1/agents/${'q'.repeat(189)}… (9811 more characters)`);
+    const real = `/v1/agents/${agent}/snapshot/upload/${randomUUID()}/confirm`;
+    expect((await call(`${t.url}${real}`, { method: 'GET', key: t.keyA })).json.error).toBe(`method GET not allowed on ${real}`);
   });
 
   it('a registration with a long id that is not a UUID says so in 80 characters, and registers nothing', async () => {

@@ -1,6 +1,6 @@
 import { ApiFailure, apiRoute } from '@/lib/server/api-errors';
 import { requestScope } from '../_lib/context';
-import { echoInput } from '@/lib/core/echo';
+import { echoPath } from '@/lib/core/echo';
 
 /**
  * Any /api path no route handles (`/api/nope`, `/api/agents/x/../at` once normalised): a JSON 404
@@ -8,5 +8,5 @@ import { echoInput } from '@/lib/core/echo';
  */
 export const GET = apiRoute(async (request: Request) => {
   await requestScope(request);
-  throw new ApiFailure('not_found', `no such API endpoint: GET ${echoInput(new URL(request.url).pathname)}`);
+  throw new ApiFailure('not_found', `no such API endpoint: GET ${echoPath(new URL(request.url).pathname)}`);
 });

@@ -1,7 +1,7 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceFileQuery } from '../../../../_lib/schemas';
-import { echoInput } from '@/lib/core/echo';
+import { echoPath } from '@/lib/core/echo';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -20,7 +20,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const query = parseQuery(request, workspaceFileQuery);
   const agent = await requireSynced(id);
   const seq = query.seq ?? agent.latest_sequence;
-  const bytes = found(await (await storage()).getWorkspaceFile({ agentId: agent.id, seq, path: query.path }), `file ${echoInput(query.path)} at sequence ${seq}`);
+  const bytes = found(await (await storage()).getWorkspaceFile({ agentId: agent.id, seq, path: query.path }), `file ${echoPath(query.path)} at sequence ${seq}`);
   return new Response(Buffer.from(bytes), {
     headers: {
       'content-type': isUtf8(bytes) ? 'text/plain; charset=utf-8' : 'application/octet-stream',
