@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AGENT_NAME_RULE, agentNameProblem } from './agent-name';
+import { AGENT_NAME_RULE, agentNameProblem, registrableName } from './agent-name';
 
 describe('agentNameProblem', () => {
   it('accepts one-line names with something visible, up to 256 characters', () => {
@@ -15,3 +15,15 @@ describe('agentNameProblem', () => {
   });
 });
 
+
+describe('registrableName', () => {
+  it('keeps a name the rule takes, and makes one of a name it refuses', () => {
+    expect(registrableName('Atlas ops', 'x')).toBe('Atlas ops');
+    expect(registrableName(' x ', 'f')).toBe(' x ');
+    expect(registrableName('Atlas\tops\u0085 desk', 'f')).toBe('Atlas ops desk');
+    expect(registrableName(`${'é'.repeat(250)}\t${'z'.repeat(20)}`, 'f')).toBe(`${'é'.repeat(250)} zzzzz`);
+    expect(registrableName('\u200b\t\u200b', 'openclaw agent')).toBe('openclaw agent');
+    expect(registrableName('', 'openclaw agent')).toBe('openclaw agent');
+    for (const name of ['a\u2028b', 'x'.repeat(1000), '\u0001\u0002 ok']) expect(agentNameProblem(registrableName(name, 'f'))).toBeNull();
+  });
+});

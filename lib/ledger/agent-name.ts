@@ -44,3 +44,17 @@ export const AGENT_RUNTIME_RULE = `a source_runtime must be at most ${MAX_AGENT_
 export function agentRuntimeProblem(runtime: string | null): string | null {
   return runtime === null ? null : lineProblem('agent source_runtime', runtime, AGENT_RUNTIME_RULE);
 }
+
+/**
+ * The name a sync registers for the name its runtime gives the agent (an IDENTITY.md `Name:` line, a
+ * directory's name): that name when the rule takes it; otherwise its control characters made spaces,
+ * each run of white space one space, trimmed and cut to the longest name; `fallback` when nothing
+ * visible is left. A workspace is not refused its sync over its display name, and the archive's
+ * manifest keeps the name as the runtime gave it (only the registration is made readable).
+ */
+export function registrableName(name: string, fallback: string): string {
+  if (agentNameProblem(name) === null) return name;
+  const cleaned = name.replace(new RegExp(CONTROL.source, 'gu'), ' ').replace(/\s+/gu, ' ').trim();
+  const cut = [...cleaned].slice(0, MAX_AGENT_NAME_CHARS).join('').trim();
+  return agentNameProblem(cut) === null ? cut : fallback;
+}

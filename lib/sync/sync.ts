@@ -34,6 +34,7 @@ import type { SyncTarget } from './target';
 import { sha256Hex } from '@/lib/core/uuid';
 
 import { SyncConflictError } from './errors';
+import { registrableName } from '@/lib/ledger/agent-name';
 
 /** The heavy half of a sync (sync-work.ts), loaded once there is something to reconcile. */
 let workModule: Promise<typeof import('./sync-work')> | undefined;
@@ -224,7 +225,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   if (toNewTarget || state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
     const { adoptSentSnapshot, rebaseCommand, writeSnapshotRead } = await work();
-    const registered = await opts.target.ensureAgent({ id: agentId, name: exported.agentName, runtime: opts.runtime });
+    const registered = await opts.target.ensureAgent({ id: agentId, name: registrableName(exported.agentName, `${opts.runtime} agent`), runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
       // This machine's own first snapshot, whose state was never written: adopted.
       if (!opts.adopted && (await adoptSentSnapshot({ target: opts.target, alfHome: opts.alfHome, agentId, latest: registered.latestSequence, sent: await readSent(opts.workspace, agentId), now }))) {
