@@ -27,8 +27,10 @@ export interface StateExportOutput {
 }
 
 export async function exportStateBase(args: { alfHome: string; agentId: string }): Promise<StateExportOutput> {
-  // No state directory: nothing to export, and nothing is written (not even a lock).
-  if (!existsSync(statePaths(args.alfHome, args.agentId).dir)) return exportHoldingLock(args);
+  // No state of this agent (its TOML: without it there is nothing to export, whatever else is
+  // there): `state_missing`, and nothing is written, not even a lock — the state directory holds
+  // the other agents' states, so its existence says nothing of this one.
+  if (!existsSync(statePaths(args.alfHome, args.agentId).toml)) return exportHoldingLock(args);
   // The lock a sync of this agent holds (agent-lock.ts): the state does not change under the export.
   return withAgentLock({ alfHome: args.alfHome, key: args.agentId, what: `agent ${args.agentId}` }, () => exportHoldingLock(args));
 }

@@ -191,6 +191,24 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     }
   });
 
+  it('an agent this machine does not know, beside one it does: refused (or answered) writing nothing, not even a lock file', async () => {
+    // Another agent synced: the state directory and the locks directory are there, so their being
+    // there says nothing of this agent (state export and compact took its lock, creating its file).
+    const known = path.join(tmp, 'known');
+    fs.mkdirSync(known);
+    fs.writeFileSync(path.join(known, 'SOUL.md'), '# Soul\n\nA synced agent.\n');
+    expect((await runCli(['sync', '-w', known, '--data', path.join(tmp, 'known-data')], env, tmp)).json).toMatchObject({ ok: true, sequence: 0 });
+    const knownId = fs.readFileSync(path.join(known, '.alf-agent-id'), 'utf8').trim();
+    expect(fs.readdirSync(path.join(tmp, 'home', '.alf', 'locks'))).toContain(`${knownId}.lock`);
+    const before = tree();
+    expect(await refusals([
+      [['state', 'export', '--agent', OTHER_AGENT], 'state_missing', `no sync state for agent ${OTHER_AGENT}`],
+    ])).toEqual([]);
+    const compact = await runCli(['state', 'compact', '--agent', OTHER_AGENT], env, tmp);
+    expect(compact.json).toMatchObject({ ok: true, agent_id: OTHER_AGENT, compacted: false, sequence: null });
+    expect(tree()).toEqual(before);
+  });
+
   it('a usage mistake in a subcommand names its help, and `help WORD` says the word is no command', async () => {
     const hints: [string[], string][] = [
       [['keys', 'revoke'], 'run `lineage keys revoke --help` for usage'],

@@ -45,8 +45,9 @@ export function registerStateCommand(program: Command): void {
     .action(async (flags: { workspace?: string; agent?: string; force?: boolean; alfDir?: string }) => {
       const id = await agentOf('compact', flags);
       const alfHome = flags.alfDir ?? alfDir();
-      // No state directory: nothing to compact, and nothing is written (not even a lock).
-      if (!existsSync(statePaths(alfHome, id).dir)) return printJson(await compactStore({ alfHome, agentId: id }));
+      // No state of this agent (no TOML: the store is never opened without it): nothing to compact,
+      // and nothing is written, not even a lock (the state directory is every agent's).
+      if (!existsSync(statePaths(alfHome, id).toml)) return printJson(await compactStore({ alfHome, agentId: id }));
       compactStopPoint('started');
       printJson(await withAgentLock({ alfHome, key: id, what: `agent ${id}` }, async () => {
         compactStopPoint('locked');
