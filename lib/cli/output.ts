@@ -32,12 +32,14 @@ export function errorPayload(error: unknown): { ok: false; code?: string; error:
   if (error instanceof ArchiveError) {
     return { ok: false, code: `archive_${error.code}`, error: error.message, hint: 'the archive is malformed or unsafe; nothing was changed' };
   }
-  const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown };
+  const coded = error as { code?: unknown; message?: unknown; hint?: unknown; port?: unknown; address?: unknown };
   // SQLite's own storage failures name no file: say which data directory could not be written.
   const storage = typeof coded.code === 'string' && coded.code.startsWith('SQLITE_') ? sqliteStorageError(error) : null;
   if (storage) return { ok: false, code: storage.code, error: storage.message, hint: STORAGE_HINTS[storage.code] ?? 'check the data directory (--data, $LINEAGE_DATA or ./data)' };
   if (coded.code === 'EADDRINUSE') {
-    return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use`, hint: 'stop the other server, or choose another port with --port or PORT' };
+    // A port taken after `lineage serve` checked it (serving.ts checkListenable says it in the same words).
+    const where = typeof coded.address === 'string' ? ` (${coded.address.includes(':') ? `[${coded.address}]` : coded.address}:${String(coded.port ?? '')})` : '';
+    return { ok: false, code: 'port_in_use', error: `port ${String(coded.port ?? '')} is already in use${where}: another process is listening there`, hint: 'stop the other server, or choose another port with --port (or PORT); --port 0 takes any free one' };
   }
   if (error instanceof Error && typeof coded.code === 'string' && /^[a-z_]+$/.test(coded.code)) {
     return { ok: false, code: coded.code, error: error.message, ...(typeof coded.hint === 'string' ? { hint: coded.hint } : {}) };

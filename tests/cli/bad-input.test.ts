@@ -209,6 +209,31 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     expect(tree()).toEqual(before);
   });
 
+  it('serving: a port in use, a host not of this machine, a bind that needs a key no data directory holds — refused before the data directory is made', async () => {
+    const held = net.createServer();
+    const port = await new Promise<number>((resolve) => held.listen(0, '127.0.0.1', () => resolve((held.address() as net.AddressInfo).port)));
+    try {
+      const before = tree();
+      const data = path.join(tmp, 'serve-data');
+      expect(await refusals([
+        [['serve', '--no-ui', '--port', String(port), '--data', data], 'port_in_use', `port ${port} is already in use (127.0.0.1:${port})`],
+        [['serve', '--no-ui', '--port', String(port), '--host', 'localhost', '--data', data], 'port_in_use', `port ${port} is already in use`],
+        // TEST-NET-1 (RFC 5737): no machine's own address.
+        [['serve', '--no-ui', '--port', '0', '--host', '192.0.2.1', '--data', data], 'invalid_argument', '--host 192.0.2.1 is not an address of this machine'],
+        [['serve', '--no-ui', '--port', '0', '--host', '0.0.0.0', '--data', data], 'no_admin_key', `no data directory at ${data}`],
+        [['serve', '--no-ui', '--port', '0', '--auth', 'required', '--data', data], 'no_admin_key', 'sign-in is required'],
+      ])).toEqual([]);
+      // start checks the port before it opens the storage: here a database nothing listens on, which a
+      // regression would report instead (an embedded start would seed the demo and build the dashboard first).
+      const start = await runCli(['start', '--port', String(port), '--database-url', 'postgres://lineage@127.0.0.1:9/none', '--blob-url', 's3://no-bucket'],
+        { ...env, LINEAGE_SECRET: 'ab'.repeat(32) }, tmp);
+      expect(problem(start, 'port_in_use', `port ${port} is already in use`)).toBeNull();
+      expect(tree()).toEqual(before);
+    } finally {
+      await new Promise((resolve) => held.close(resolve));
+    }
+  });
+
   it('a usage mistake in a subcommand names its help, and `help WORD` says the word is no command', async () => {
     const hints: [string[], string][] = [
       [['keys', 'revoke'], 'run `lineage keys revoke --help` for usage'],

@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { resolveServeSettings, type ServeFlags } from '@/lib/server/serve-options';
 import { CliError } from '../output';
 import { cliStorageConfig, type StorageFlags } from '../storage';
-import { describeServed, scaleOutBackend, serveUntilStopped } from './serving';
+import { checkBeforeServing, describeServed, scaleOutBackend, serveUntilStopped } from './serving';
 
 /** Flags of `lineage serve`, with the scale-out backend's two URLs. */
 type ServeCommandFlags = ServeFlags & StorageFlags;
@@ -35,6 +35,7 @@ export function registerServeCommand(program: Command): void {
       // file, as always); both URLs: PostgreSQL + S3 through the composition root, signing with LINEAGE_SECRET.
       // The embedded data directory is checked here (settings.dataDir is the same directory).
       const config = await cliStorageConfig({ data: flags.data, databaseUrl: flags.databaseUrl, blobUrl: flags.blobUrl }, 'serve');
+      await checkBeforeServing(settings, config.backend === 'embedded' ? settings.dataDir : null, 'serve');
       const backend = config.backend === 'scale-out' ? await scaleOutBackend(config) : undefined;
       const target = describeServed(config.backend === 'embedded' ? { backend: 'embedded', dataDir: settings.dataDir } : config);
       await serveUntilStopped(settings, (url) => `lineage serve: listening on ${url} (${target}${settings.ui ? '' : ', protocol only'})`, backend);

@@ -1,3 +1,5 @@
+import net from 'node:net';
+import { databaseExists } from '@/db/client';
 import { isLoopbackAddress } from '@/lib/server/hosts';
 import { createLineageServer, ServeRefused } from '@/lib/server/http-server';
 import type { ServeSettings } from '@/lib/server/serve-options';
@@ -32,6 +34,59 @@ export async function scaleOutBackend(config: ScaleOutConfig): Promise<ServedBac
 /** Where a served storage is, for the banner: the data directory, or the database and bucket (no password). */
 export function describeServed(config: { backend: 'embedded'; dataDir: string } | ScaleOutConfig): string {
   return config.backend === 'embedded' ? `data: ${config.dataDir}` : describeScaleOut(config.databaseUrl, config.blobs);
+}
+
+/**
+ * What would make serving fail, asked before anything is opened or created: the server itself
+ * finds out only at its listen (and its key check), after it has made the data directory and its
+ * database — and `start` after it has seeded the demo fleet and built the dashboard. `embedded`:
+ * the data directory it would serve, null on the scale-out settings.
+ */
+export async function checkBeforeServing(settings: ServeSettings, embedded: string | null, command: 'serve' | 'start'): Promise<void> {
+  await checkListenable(settings.host, settings.port);
+  const authRequired = settings.auth === 'required' || !isLoopbackAddress(settings.host);
+  // A data directory with no database has no API key: the server would refuse, having made both.
+  if (authRequired && embedded !== null && !databaseExists(embedded)) {
+    const why = isLoopbackAddress(settings.host) ? 'sign-in is required (--auth required)' : `binding ${settings.host} exposes every agent's memory to the network`;
+    throw new CliError('no_admin_key', `refusing to serve: ${why} and there is no API key to sign in with (no data directory at ${embedded} yet)`,
+      `create an admin key first: \`lineage keys create --admin --data ${embedded}\`, then run \`lineage ${command}\` again and sign in at /login with it`);
+  }
+}
+
+/**
+ * Whether a server can listen at `host:port`: a port another process holds, one below 1024
+ * without the privilege, or a host that is not this machine's is refused in words (port 0: any
+ * free port, so only the host is tried). A port taken between this and the server's own listen is
+ * still refused by it (`port_in_use`, output.ts), only later.
+ */
+export async function checkListenable(host: string, port: number): Promise<void> {
+  const probe = net.createServer();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      probe.once('error', reject);
+      probe.listen({ host, port, exclusive: true }, () => resolve());
+    });
+  } catch (error) {
+    throw listenError(error, host, port);
+  } finally {
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+  }
+}
+
+function listenError(error: unknown, host: string, port: number): unknown {
+  const where = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  switch ((error as { code?: unknown }).code) {
+    case 'EADDRINUSE':
+      return new CliError('port_in_use', `port ${port} is already in use (${where}): another process is listening there`, 'stop the other server, or choose another port with --port (or PORT); --port 0 takes any free one');
+    case 'EACCES':
+      return new CliError('port_not_allowed', `not allowed to listen on port ${port} (${where})`, 'ports below 1024 need privileges: choose --port 1024 or above (or PORT)');
+    case 'EADDRNOTAVAIL':
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return new CliError('invalid_argument', `--host ${host} is not an address of this machine`, 'bind 127.0.0.1 (the default), 0.0.0.0 for every interface, or one of this machine\'s own addresses');
+    default:
+      return error;
+  }
 }
 
 export async function serveUntilStopped(settings: ServeSettings, banner: (url: string) => string, backend?: ServedBackend): Promise<void> {

@@ -7,7 +7,7 @@ import { storageFor } from '@/lib/storage/open';
 import { CliError, progress } from '../output';
 import { cliStorageConfig, storageOptions, type StorageFlags } from '../storage';
 import { seedScaleOutDemo } from './demo';
-import { describeServed, scaleOutBackend, serveUntilStopped, type ServedBackend } from './serving';
+import { checkBeforeServing, describeServed, scaleOutBackend, serveUntilStopped, type ServedBackend } from './serving';
 
 /**
  * `npm start`: prepare the storage (migrations), seed the demo when it is empty, build the
@@ -30,6 +30,7 @@ export function registerStartCommand(program: Command): void {
         throw new CliError('invalid_argument', (err as Error).message, 'run `lineage start --help` for the options');
       }
       const config = await cliStorageConfig(flags, 'start');
+      await checkBeforeServing(settings, config.backend === 'embedded' ? settings.dataDir : null, 'start');
       const backend: ServedBackend | undefined = config.backend === 'scale-out' ? await scaleOutBackend(config) : undefined;
       const where = describeServed(config.backend === 'embedded' ? { backend: 'embedded', dataDir: settings.dataDir } : config);
       const storage = backend?.storage ?? (await storageFor({ backend: 'embedded', dataDir: settings.dataDir }));
