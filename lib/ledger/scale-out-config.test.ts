@@ -30,4 +30,20 @@ describe('backend selection from the environment and flags', () => {
     expect(() => scaleOutConfigFrom({ LINEAGE_SECRET: 'short' })).toThrow(/^LINEAGE_SECRET must be 64 hex/);
     expect(() => scaleOutConfigFrom({}, { blobUrl: 'file:///tmp' })).toThrow(/^--blob-url must look like s3:/);
   });
+
+  it('a database URL the driver cannot read is refused here, not when the storage is opened; the password is never repeated', () => {
+    const form = 'it must look like postgres://user:password@host:5432/database';
+    expect(() => scaleOutConfigFrom({}, { databaseUrl: 'postgres://u:hunter2@db:abc/x' })).toThrow(`--database-url has a port that is not a number from 1 to 65535 ("abc"): ${form}`);
+    expect(() => scaleOutConfigFrom({ LINEAGE_DATABASE_URL: 'postgres://db:99999999/x' })).toThrow(`LINEAGE_DATABASE_URL has a port that is not a number from 1 to 65535 ("99999999")`);
+    expect(() => scaleOutConfigFrom({}, { databaseUrl: 'postgres://db:0/x' })).toThrow(/port that is not a number from 1 to 65535 \("0"\)/);
+    expect(() => scaleOutConfigFrom({}, { databaseUrl: 'postgresql://u:p@ss@[::1/x' })).toThrow(`--database-url cannot be read as a URL (its host "[::1"): ${form}`);
+    expect(() => scaleOutConfigFrom({}, { databaseUrl: 'not-a-url' })).toThrow('--database-url must be a postgres:// or postgresql:// URL such as postgres://user:password@host:5432/database');
+    for (const url of ['postgres://u:hunter2@db:abc/x', 'postgres://u:hunter2@[::1/x']) {
+      expect(() => scaleOutConfigFrom({}, { databaseUrl: url })).toThrow(expect.objectContaining({ message: expect.not.stringContaining('hunter2') }));
+    }
+    // What the driver reads: no host (PGHOST or the socket), a socket path as the host, IPv6, options.
+    for (const url of ['postgres:///x', 'postgres://u:p@/x', 'postgres://%2Fvar%2Frun%2Fpostgresql/x', 'postgresql://[::1]:5432/x', 'postgres://u:p@db:5432/x?sslmode=require', 'postgres://db']) {
+      expect(scaleOutConfigFrom({}, { databaseUrl: url }).databaseUrl).toBe(url);
+    }
+  });
 });

@@ -17,7 +17,40 @@ export interface ScaleOutConfig {
   secret: Buffer | null;
 }
 
-const databaseUrl = z.string().regex(/^postgres(ql)?:\/\/[^\s]+$/, 'must be a postgres:// or postgresql:// URL').optional();
+/** What a database URL looks like, for messages. */
+const DATABASE_URL_FORM = 'postgres://user:password@host:5432/database';
+
+/**
+ * Why `url` is no PostgreSQL URL the driver can read, or null. The driver (pg-connection-string)
+ * reads it with WHATWG's `URL`, trying again with a placeholder host for `user@/database` (a
+ * socket from PGHOST): what neither reading takes — a port that is no number, an unclosed `[` —
+ * failed only when the storage was opened, as if the server were down (`storage_unavailable`).
+ * The message never repeats the URL: it may hold a password.
+ */
+export function databaseUrlProblem(url: string): string | null {
+  if (!/^postgres(ql)?:\/\/\S+$/.test(url)) return `must be a postgres:// or postgresql:// URL such as ${DATABASE_URL_FORM}`;
+  const read = (text: string) => {
+    try {
+      return new URL(text);
+    } catch {
+      return null;
+    }
+  };
+  const parsed = read(url) ?? read(url.replace('@/', '@___DUMMY___/'));
+  // After the last `@` of the authority: a password never shows in the message.
+  const authority = /^postgres(?:ql)?:\/\/(?:[^/?#]*@)?([^/?#@]*)/.exec(url)?.[1] ?? '';
+  const port = /^(?:\[[^\]]*\]|[^:[\]]*):(.*)$/.exec(authority)?.[1];
+  if (port !== undefined && port !== '' && !(/^\d{1,5}$/.test(port) && Number(port) >= 1 && Number(port) <= 65535)) {
+    return `has a port that is not a number from 1 to 65535 ("${port.slice(0, 20)}"): it must look like ${DATABASE_URL_FORM}`;
+  }
+  if (parsed === null) return `cannot be read as a URL (its host "${authority.slice(0, 80)}"): it must look like ${DATABASE_URL_FORM}`;
+  return null;
+}
+
+const databaseUrl = z.string().superRefine((url, context) => {
+  const problem = databaseUrlProblem(url);
+  if (problem !== null) context.addIssue({ code: 'custom', message: problem });
+}).optional();
 const secret = z.string().regex(/^[0-9a-fA-F]{64}$/, 'must be 64 hex characters (32 random bytes: openssl rand -hex 32)').optional();
 
 function blobSettings(env: Record<string, string | undefined>, flag: string | undefined): S3Settings | null {

@@ -37,7 +37,8 @@ beforeAll(() => {
   unopenable = path.join(tmp, 'unopenable');
   fs.mkdirSync(path.join(unopenable, 'lineage.db'), { recursive: true });
   // Every default points into the sandbox: a command that ignored a bad value would write there.
-  env = { ALF_HOME: path.join(tmp, 'home'), LINEAGE_DATA: path.join(tmp, 'data'), LINEAGE_RESIDENT: '0', LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' };
+  // LINEAGE_SECRET: a scale-out setting is judged by its URLs, not refused for want of the secret.
+  env = { ALF_HOME: path.join(tmp, 'home'), LINEAGE_DATA: path.join(tmp, 'data'), LINEAGE_RESIDENT: '0', LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '', LINEAGE_SECRET: 'ab'.repeat(32) };
 });
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
@@ -154,6 +155,14 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['sync', '-w', ws, '--server', 'ftp://127.0.0.1:21', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['watch', '-w', path.join(tmp, 'no-ws'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      // A database URL the driver could not read was storage_unavailable, as if PostgreSQL were down.
+      [['keys', 'list', '--database-url', 'postgres://lineage:hunter2@127.0.0.1:abc/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url has a port that is not a number from 1 to 65535 ("abc"): it must look like postgres://user:password@host:5432/database'],
+      [['sync', '-w', ws, '--database-url', 'postgres://lineage@[::1/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url cannot be read as a URL'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--database-url', 'not-a-url', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url must be a postgres:// or postgresql:// URL such as postgres://user:password@host:5432/database'],
+      [['serve', '--no-ui', '--port', '0', '--database-url', 'postgres://h:99999/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url has a port that is not a number'],
+      [['search', 'x', '--database-url', 'http://x', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url must be a postgres:// or postgresql:// URL'],
+      [['doctor', '--database-url', 'postgres://lineage@127.0.0.1:5432/db', '--blob-url', 'http://x'], 'invalid_argument', '--blob-url must look like s3://bucket[/prefix], got "http://x"'],
+      [['migrate', '--from-data', unopenable, '--database-url', 'postgres://h:x/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url has a port that is not a number'],
       // The id is checked before anything else happens: --agent-id is written only once every flag is good.
       [['sync', '-w', ws, '-r', 'nanoclaw', '--agent-id', OTHER_AGENT], 'invalid_runtime', 'nanoclaw'],
       [['restore', '--agent', 'not-a-uuid', '--out', path.join(tmp, 'out')], 'invalid_argument', '--agent must be a UUID'],
@@ -166,6 +175,10 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['demo', '--data', path.join(tmp, 'demo'), '--today', '0000-01-01'], 'invalid_argument', '--today must be 1970-01-01 or later'],
     ];
     expect(await refusals(cases)).toEqual([]);
+    // From the environment, the variable is named; the password is not repeated.
+    const fromEnv = await runCli(['keys', 'list'], { ...env, LINEAGE_DATABASE_URL: 'postgres://lineage:hunter2@127.0.0.1:99999999/db', LINEAGE_BLOB_URL: 's3://bucket' }, tmp);
+    expect(problem(fromEnv, 'invalid_argument', 'LINEAGE_DATABASE_URL has a port that is not a number from 1 to 65535 ("99999999")')).toBeNull();
+    expect(fromEnv.stdout + fromEnv.stderr).not.toContain('hunter2');
     expect(tree()).toEqual(before);
     expect(fs.readFileSync(path.join(ws, '.alf-agent-id'), 'utf8')).toBe(AGENT);
   });
@@ -189,6 +202,9 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       expect(run.json).toMatchObject({ ok: false, code: 'server_unreachable', error: expect.stringContaining('ECONNREFUSED'), hint: expect.stringContaining('--server') });
       expect(run.stderr).not.toMatch(/^\s+at /m);
     }
+    // A well-formed database URL of a server that is down stays storage_unavailable (not a usage mistake).
+    const down = await runCli(['keys', 'list', '--database-url', `postgres://lineage@127.0.0.1:${port}/db`, '--blob-url', 's3://bucket'], env, tmp);
+    expect(problem(down, 'storage_unavailable', 'ECONNREFUSED')).toBeNull();
   });
 
   it('an agent this machine does not know, beside one it does: refused (or answered) writing nothing, not even a lock file', async () => {
@@ -226,7 +242,7 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       // start checks the port before it opens the storage: here a database nothing listens on, which a
       // regression would report instead (an embedded start would seed the demo and build the dashboard first).
       const start = await runCli(['start', '--port', String(port), '--database-url', 'postgres://lineage@127.0.0.1:9/none', '--blob-url', 's3://no-bucket'],
-        { ...env, LINEAGE_SECRET: 'ab'.repeat(32) }, tmp);
+        env, tmp);
       expect(problem(start, 'port_in_use', `port ${port} is already in use`)).toBeNull();
       expect(tree()).toEqual(before);
     } finally {
