@@ -26,6 +26,22 @@ export interface LineageDb {
 }
 
 const cache = new Map<string, LineageDb>();
+
+/**
+ * The handles still open when the process exits are closed: `process.exit` (the CLI's exit on
+ * any failure: a search for an unknown agent, a restore past the latest) ends the process without
+ * closing them, which left `lineage.db-wal` and `lineage.db-shm` in a data directory the command
+ * only read. Closing checkpoints the WAL and removes both, as a natural exit does.
+ */
+process.once('exit', () => {
+  for (const { sqlite } of cache.values()) {
+    try {
+      if (sqlite.open) sqlite.close();
+    } catch {
+      // Exiting anyway: SQLite recovers whatever it leaves at the next open.
+    }
+  }
+});
 export { readOnlyDataDirs } from './read-only-dirs';
 
 function migrationsFolder(): string {
