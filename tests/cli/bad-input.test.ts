@@ -221,8 +221,15 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     const files = () => tree().filter((line) => !line.startsWith('known-data dir '));
     const before = files();
     const knownData = path.join(tmp, 'known-data');
+    const live = path.join(tmp, 'restore-ws');
     expect(await refusals([
       [['state', 'export', '--agent', OTHER_AGENT], 'state_missing', `no sync state for agent ${OTHER_AGENT}`],
+      // A restore into a live workspace took the agent's lock before it asked the target for the agent.
+      [['restore', '--agent', OTHER_AGENT, '-w', live, '--data', knownData], 'agent_not_found', `agent ${OTHER_AGENT} not found`],
+      [['restore', '--agent', OTHER_AGENT, '-w', live, '--data', path.join(tmp, 'no-data')], 'agent_not_found', 'no lineage data directory'],
+      // Past the latest: the CLI's flag, not the API's up_to_sequence, and the latest sequence.
+      [['restore', '--agent', knownId, '--out', path.join(tmp, 'restore-out'), '--at-sequence', '9', '--data', knownData], 'sequence_out_of_range', `--at-sequence 9 is past the latest sequence of agent ${knownId}, which is 0`],
+      [['restore', '--agent', knownId, '-w', live, '--at-sequence', '9', '--data', knownData], 'sequence_out_of_range', '--at-sequence 9 is past the latest sequence'],
       // Commands that only read the database left its -wal and -shm behind when they failed (process.exit closed nothing).
       [['search', 'soul', '--agent', OTHER_AGENT, '--data', knownData], 'agent_not_found', OTHER_AGENT],
       [['keys', 'revoke', 'no-such-key', '--data', knownData], 'key_not_found', 'no-such-key'],

@@ -122,5 +122,13 @@ describe('lineage sync/restore --server URL --key K', () => {
     expect(noKey.json).toMatchObject({ ok: false, code: 'auth_failed', hint: expect.stringContaining('--key') });
     const keyAlone = await runCli(['restore', '--agent', agentId, '--out', other, '--key', server.keyA], env);
     expect(keyAlone.json).toMatchObject({ ok: false, code: 'invalid_argument' });
+
+    // Past the latest: said with the CLI's flag and the latest sequence (the API's 404 came back as agent_not_found).
+    const past = await runCli(['restore', '--agent', agentId, '--out', other, '--at-sequence', '9', '--server', server.url, '--key', server.keyA], env);
+    expect(past.json).toEqual({
+      ok: false, code: 'sequence_out_of_range', error: `--at-sequence 9 is past the latest sequence of agent ${agentId}, which is 0`,
+      hint: 'pass --at-sequence a sequence from 0 to 0, or leave it out to restore the latest',
+    });
+    await expect(fs.stat(other)).rejects.toThrow();
   });
 });

@@ -6,6 +6,8 @@ import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { systemClock } from '@/lib/core/clock';
 import { restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
+import { SyncError } from '@/lib/sync/errors';
+import type { SyncTarget } from '@/lib/sync/target';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
 import { creatableDir, parseAgentId, parseRuntime, parseSequence } from '../parse-options';
@@ -40,6 +42,34 @@ async function workspaceAgentId(runtime: Runtime, workspace: string, runtimeAgen
   return readOrMintAgentId({ workspace, runtime, persist: false });
 }
 
+/**
+ * What the target holds of the agent, asked before anything is locked or written: a restore into a
+ * live workspace takes the agent's lock (creating its file) before it fetches the plan, so an
+ * agent the target does not have left a lock file behind. Nothing there: the plan asked for
+ * anyway, which fails in the target's own words (`agent_not_found`, `never_synced`, with their
+ * hints). `--at-sequence` past the latest is said in the CLI's words: the ledger's speak of the
+ * API's `up_to_sequence`, and over HTTP it came back as `agent_not_found` (the API's 404).
+ */
+async function checkRestorable(target: SyncTarget, agentId: string, atSequence: number | undefined): Promise<void> {
+  const latest = await target.latestEntry(agentId);
+  if (latest === null) {
+    try {
+      await target.fetchRestore(agentId, atSequence);
+    } catch (error) {
+      // The ledger's refusal names the agent only (the HTTP target's 404 too): say where to look.
+      if (error instanceof SyncError && error.code === 'agent_not_found' && !error.hint) {
+        throw new SyncError(error.code, error.message, 'check the agent id (the dashboard and GET /api/agents list them) and where it was synced to: --data DIR, or --server URL --key KEY');
+      }
+      throw error;
+    }
+    return;
+  }
+  if (atSequence !== undefined && atSequence > latest.sequence) {
+    throw new CliError('sequence_out_of_range', `--at-sequence ${atSequence} is past the latest sequence of agent ${agentId}, which is ${latest.sequence}`,
+      `pass --at-sequence a sequence from 0 to ${latest.sequence}, or leave it out to restore the latest`);
+  }
+}
+
 export function registerRestoreCommand(program: Command): void {
   targetOptions(
     program
@@ -66,6 +96,7 @@ export function registerRestoreCommand(program: Command): void {
     const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')
       : flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined;
     if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
+    await checkRestorable(target, agentId, atSequence);
     const output = await restoreAgent({
       runtime,
       target,
