@@ -27,11 +27,22 @@ export function demoClock(start: Date): DemoClock {
   };
 }
 
-/** `YYYY-MM-DD` → midnight UTC of that day; throws on anything that is not a real calendar date. */
+/**
+ * Midnight UTC of year `year`, month `month` (1–12), day `day`, for every year as written:
+ * `Date.UTC` and `new Date(y, m, d)` take a year from 0 to 99 for 1900 + it (year 50 is 1950);
+ * `setUTCFullYear` does not. A day past its month's end rolls over (callers compare it back).
+ */
+export function utcDay(year: number, month: number, day: number): Date {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  return date;
+}
+
+/** `YYYY-MM-DD` → midnight UTC of that day (years 0000–9999 as written); throws on anything that is not a real calendar date. */
 export function parseDay(text: string): Date {
   const match = /^(\d{4})-(\d{2})-(\d{2})$/.exec(text);
-  const date = match ? new Date(`${text}T00:00:00Z`) : new Date(Number.NaN);
-  if (Number.isNaN(date.getTime()) || date.toISOString().slice(0, 10) !== text) {
+  const date = match ? utcDay(Number(match[1]), Number(match[2]), Number(match[3])) : new Date(Number.NaN);
+  if (Number.isNaN(date.getTime()) || isoDay(date) !== text) {
     throw new Error(`expected a date as YYYY-MM-DD, got "${text}"`);
   }
   return date;
@@ -66,7 +77,8 @@ export interface DemoCalendar {
 }
 
 export function demoCalendar(today: Date): DemoCalendar {
-  const midnight = Date.UTC(today.getUTCFullYear(), today.getUTCMonth(), today.getUTCDate());
+  // Days are whole multiples of DAY_MS in UTC: no Date.UTC, which reads years 0–99 as 19xx.
+  const midnight = Math.floor(today.getTime() / DAY_MS) * DAY_MS;
   const day = (d: number): Date => new Date(midnight - (DEMO_DAYS - 1 - d) * DAY_MS);
   return {
     today: new Date(midnight),

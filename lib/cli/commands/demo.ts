@@ -43,7 +43,12 @@ export function registerDemoCommand(program: Command): void {
     });
 }
 
-/** The first day `--today` may be: the scripted calendar's years before 100 were read as 19xx (0000-01-01 seeded 1899-12). */
+/**
+ * The first day `--today` may be. Years before 100 are read as written now (lib/demo/clock.ts
+ * `utcDay`; the calendar read them as 19xx: 0000-01-01 seeded 1899-12), but the scripted fleet is
+ * not made for days before the Unix epoch: the Hermes sessions it scripts are named from seconds
+ * since it, and four weeks ending early in 0000 would begin in year -1, which no archive may hold.
+ */
 const FIRST_TODAY = '1970-01-01';
 
 function parseToday(text: string | undefined): Date {
