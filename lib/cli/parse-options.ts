@@ -108,3 +108,20 @@ export function existingWorkspace(dir: string): string {
   requireWorkspace(dir);
   return dir;
 }
+
+/**
+ * A workspace a command exports for `runtime` (sync, watch, export): there, as a directory, and for
+ * ZeroClaw holding a `brain.db` — which the export refused only once a sync had taken the agent's
+ * lock (making its file), in words with no hint; the OpenClaw export said a missing workspace
+ * without the hint too, and the ZeroClaw one said "no brain.db" of a workspace that is not there.
+ */
+export async function runtimeWorkspace(dir: string, runtime: Runtime): Promise<string> {
+  requireWorkspace(dir);
+  if (runtime === 'zeroclaw') {
+    const { findBrainDb, noBrainDbMessage } = await import('@/lib/adapters/zeroclaw/locate');
+    if ((await findBrainDb(dir)) === null) {
+      throw new CliError('workspace_missing', noBrainDbMessage(dir), 'pass -w the ZeroClaw workspace (its brain.db is in data/memory/, memory/ or the workspace itself), or -r the runtime it belongs to');
+    }
+  }
+  return dir;
+}

@@ -123,6 +123,14 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['state', 'show', '-w', path.join(tmp, 'no-ws')], 'workspace_missing', 'no-ws'],
       [['state', 'export', '-w', file], 'workspace_missing', file],
       [['state', 'compact', '-w', file], 'workspace_missing', file],
+      // A ZeroClaw workspace with no brain.db: a sync took the agent's lock (its file made) before the
+      // export refused it, with no hint; a watch started; an export of no workspace said "no brain.db".
+      [['sync', '-r', 'zeroclaw', '-w', ws, '--data', path.join(tmp, 'zc-data')], 'workspace_missing', `no brain.db under ${ws}`],
+      // (The watch's second mistake, a database URL it reads later, keeps a regression from watching on.)
+      [['watch', '-r', 'zeroclaw', '-w', fresh, '--database-url', 'postgres://h:abc/db', '--blob-url', 's3://bucket'], 'workspace_missing', `no brain.db under ${fresh}`],
+      [['export', '-r', 'zeroclaw', '-w', fresh, '-o', path.join(tmp, 'zc.alf')], 'workspace_missing', `no brain.db under ${fresh}`],
+      [['export', '-r', 'zeroclaw', '-w', path.join(tmp, 'no-ws'), '-o', path.join(tmp, 'zc.alf')], 'workspace_missing', 'workspace not found or not a directory'],
+      [['export', '-w', path.join(tmp, 'no-ws'), '-o', path.join(tmp, 'oc.alf')], 'workspace_missing', 'workspace not found or not a directory'],
     ];
     expect(await refusals(cases)).toEqual([]);
     expect(tree()).toEqual(before);

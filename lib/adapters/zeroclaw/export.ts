@@ -3,7 +3,7 @@ import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
 import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
-import { BRAIN_DB_CANDIDATES, findBrainDb, SEARCH_DEPTH } from './locate';
+import { findBrainDb, noBrainDbMessage } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
 import { rowToRecord } from './records';
 import { captureDdl, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
@@ -23,7 +23,7 @@ interface BrainSlice {
 export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult> {
   const dbRel = await findBrainDb(opts.workspace);
   if (dbRel === null) {
-    throw new ZeroclawError('workspace_missing', `no brain.db under ${opts.workspace} (looked for ${BRAIN_DB_CANDIDATES.join(', ')} and searched ${SEARCH_DEPTH} levels deep)`);
+    throw new ZeroclawError('workspace_missing', noBrainDbMessage(opts.workspace));
   }
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
     readSlice(db, opts.runtimeAgent),

@@ -17,6 +17,11 @@ export const SQLITE_COMPANIONS = ['', '-wal', '-shm', '-journal'] as const;
 /** How deep below the workspace the shallow search for `brain.db` looks. */
 export const SEARCH_DEPTH = 3;
 
+/** What a workspace with no `brain.db` is told (the export's refusal, and the CLI's before a sync takes its lock). */
+export function noBrainDbMessage(workspace: string): string {
+  return `no brain.db under ${workspace} (looked for ${BRAIN_DB_CANDIDATES.join(', ')} and searched ${SEARCH_DEPTH} levels deep)`;
+}
+
 /**
  * Finds the workspace's `brain.db`: the fixed candidates first, then a shallow
  * search (depth ≤ 3, sorted, first hit) for a file named `brain.db`. Returns the

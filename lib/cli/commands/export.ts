@@ -6,7 +6,7 @@ import { writeSnapshot } from '@/lib/core/archive';
 import { systemClock } from '@/lib/core/clock';
 import { ALF_VERSION, snapshotFromExport } from '@/lib/sync/snapshot';
 import { writeFileAtomic } from '@/lib/sync/state';
-import { isDirectory, notADirectory, parseRuntime, requireOption } from '../parse-options';
+import { isDirectory, notADirectory, parseRuntime, requireOption, runtimeWorkspace } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 export function registerExportCommand(program: Command): void {
@@ -23,6 +23,7 @@ export function registerExportCommand(program: Command): void {
       const runtime = parseRuntime(flags.runtime);
       // Checked before the export, which may write the workspace's .alf-agent-id.
       const output = flags.dryRun ? null : outputFile(flags.output ?? `${path.basename(path.resolve(workspace))}.alf`);
+      await runtimeWorkspace(workspace, runtime);
       const exported = await getAdapter(runtime).exportWorkspace({ workspace, runtimeAgent: flags.runtimeAgent, persistAgentId: !flags.dryRun, clock: systemClock });
       const warnings = exported.warnings.length ? { warnings: exported.warnings } : {};
       if (output === null) {

@@ -20,7 +20,7 @@ import { KeysAhead } from '@/lib/sync/store/keys-ahead';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
-import { existingWorkspace, parseRuntime, parseSequence, requireOption } from '../parse-options';
+import { parseRuntime, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
@@ -73,7 +73,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const runtime = parseRuntime(flags.runtime);
   checkTargetFlags(flags);
   // A path under a file was an internal error here (ENOTDIR from the stat).
-  const workspace = existingWorkspace(path.resolve(requireOption(flags.workspace, '-w/--workspace')));
+  const workspace = await runtimeWorkspace(path.resolve(requireOption(flags.workspace, '-w/--workspace')), runtime);
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
   for (const socket of trustedSockets(runDir)) {
