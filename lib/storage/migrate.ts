@@ -19,7 +19,8 @@ import { LedgerError } from '@/lib/ledger/errors';
 import { openLedger } from '@/lib/ledger/ledger';
 import { createS3Client } from '@/lib/ledger/s3-config';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
-import type { StorageConfig } from './config';
+import { StorageUnavailableError, type StorageConfig } from './config';
+import { describeScaleOut } from './scale-out-requested';
 import { embeddedStorage } from './embedded';
 import { compareAnswers, VerifyError } from './migrate-verify';
 import { importLedgerRows } from './pg/import';
@@ -50,7 +51,9 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
   const location = { bucket: params.target.blobs.bucket, prefix: params.target.blobs.prefix };
   const pgDb = await openPgDatabase(params.target.databaseUrl).catch((error: unknown) => {
     client.destroy();
-    throw error;
+    // As every other command says it (config.ts openStorage): not an internal error.
+    const why = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? error.name) : String(error);
+    throw new StorageUnavailableError(`cannot open the scale-out storage (${describeScaleOut(params.target.databaseUrl, params.target.blobs)}): ${why}`, { cause: error });
   });
   const blobs = new S3BlobStore(client, location);
   const target = scaleOutStorage({ db: pgDb, blobs, client, location });

@@ -213,6 +213,11 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     // A well-formed database URL of a server that is down stays storage_unavailable (not a usage mistake).
     const down = await runCli(['keys', 'list', '--database-url', `postgres://lineage@127.0.0.1:${port}/db`, '--blob-url', 's3://bucket'], env, tmp);
     expect(problem(down, 'storage_unavailable', 'ECONNREFUSED')).toBeNull();
+    // migrate said it as an internal error, with a stack.
+    const source = path.join(tmp, 'migrate-source');
+    expect((await runCli(['keys', 'create', '--name', 'm', '--data', source], env, tmp)).code).toBe(0);
+    const migrate = await runCli(['migrate', '--from-data', source, '--database-url', `postgres://lineage@127.0.0.1:${port}/db`, '--blob-url', 's3://bucket'], env, tmp);
+    expect(problem(migrate, 'storage_unavailable', 'ECONNREFUSED')).toBeNull();
   });
 
   it('an agent this machine does not know, beside one it does: refused (or answered) writing nothing, not even a lock file', async () => {
