@@ -174,6 +174,10 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       // The id is checked before anything else happens: --agent-id is written only once every flag is good.
       [['sync', '-w', ws, '-r', 'nanoclaw', '--agent-id', OTHER_AGENT], 'invalid_runtime', 'nanoclaw'],
       [['restore', '--agent', 'not-a-uuid', '--out', path.join(tmp, 'out')], 'invalid_argument', '--agent must be a UUID'],
+      // No hint (state), or taken for an agent not found after opening the database (search).
+      [['state', 'export', '--agent', 'not-a-uuid'], 'invalid_argument', '--agent must be a UUID'],
+      [['state', 'show'], 'invalid_argument', 'state show needs -w WORKSPACE or --agent ID'],
+      [['search', 'memory', '--agent', 'not-a-uuid', '--data', unopenable], 'invalid_argument', '--agent must be a UUID'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--replace'], 'invalid_argument', '--replace applies to a live workspace'],
       // Refusals that came without a hint.
       [['search', 'memory', '--limit', 'abc'], 'invalid_input', 'limit must be a positive whole number'],

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { searchOptions } from '@/lib/history/search/options';
 import { isLedgerError } from '@/lib/ledger/errors';
 import { CliError, printJson } from '../output';
+import { parseAgentId } from '../parse-options';
 import { cliStorage, storageOptions, type StorageFlags } from '../storage';
 
 /**
@@ -19,6 +20,8 @@ export function registerSearchCommand(program: Command): void {
     .action(async (query: string, opts: StorageFlags & { agent?: string; limit?: string; offset?: string }) => {
       await withSearchHint(async () => {
         const options = searchOptions({ q: query, agent: opts.agent, limit: opts.limit, offset: opts.offset });
+        // No UUID is a usage mistake, said before the storage is opened (it was "agent not-a-uuid not found").
+        if (opts.agent !== undefined) parseAgentId(opts.agent, '--agent');
         const storage = await cliStorage(opts, { command: 'search', mustExist: true });
         const agentId = options.agentId;
         // The storage reads a UUID (trimmed); the id must be one as given.

@@ -1,14 +1,13 @@
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared/agent-id';
-import { parseUuid } from '@/lib/core/uuid';
 import { alfDir, readClientState, statePaths } from '@/lib/sync/state';
 import { storePaths } from '@/lib/sync/store/paths';
 import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
-import { existingWorkspace, parseRuntime } from '../parse-options';
+import { existingWorkspace, parseAgentId, parseRuntime } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 /**
@@ -59,10 +58,8 @@ export function registerStateCommand(program: Command): void {
 /** The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here). */
 async function agentOf(command: string, flags: { workspace?: string; runtime?: string; agent?: string }): Promise<string> {
   const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: existingWorkspace(flags.workspace), runtime: parseRuntime(flags.runtime ?? 'openclaw'), persist: false }) : undefined);
-  if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`);
-  const id = parseUuid(agentId);
-  if (id === null) throw new CliError('invalid_argument', `--agent must be a UUID, got "${agentId}"`);
-  return id;
+  if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`, `run \`lineage state ${command} --help\` for usage`);
+  return parseAgentId(agentId, flags.agent !== undefined ? '--agent' : `the .alf-agent-id of ${flags.workspace}`);
 }
 
 /**
