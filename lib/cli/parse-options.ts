@@ -103,6 +103,17 @@ export function creatableDir(dir: string, flag: string, hint?: string): string {
   return dir;
 }
 
+/**
+ * `$ALF_HOME/.alf` (`alfHome`, from lib/sync/state.ts alfDir), where a command keeps the client
+ * state, refused when a file stands in the way — before anything is uploaded or written: a sync
+ * with ALF_HOME naming a file uploaded, then failed writing its state (ENOTDIR, an internal error).
+ */
+export function clientStateDir(alfHome: string): string {
+  const why = notADirectory(alfHome);
+  if (why !== null) throw new CliError('invalid_argument', `ALF_HOME: ${why}`, 'set ALF_HOME to a directory (the client state is kept in $ALF_HOME/.alf), or unset it to use $HOME');
+  return alfHome;
+}
+
 /** A workspace that must already be there (`-w` of a command that reads it): the sync's own check. */
 export function existingWorkspace(dir: string): string {
   requireWorkspace(dir);

@@ -77,11 +77,11 @@ function problem(run: CliRun, code: string, error: string | RegExp): string | nu
 }
 
 /** Runs every case (a few at a time) and lists those not refused as promised. */
-async function refusals(cases: Case[]): Promise<string[]> {
+async function refusals(cases: Case[], caseEnv: Record<string, string> = env): Promise<string[]> {
   const found: string[] = [];
   for (let i = 0; i < cases.length; i += 6) {
     await Promise.all(cases.slice(i, i + 6).map(async ([args, code, error]) => {
-      const run = await runCli(args, env, tmp).catch((e: unknown) => e as Error);
+      const run = await runCli(args, caseEnv, tmp).catch((e: unknown) => e as Error);
       const wrong = run instanceof Error ? run.message : problem(run, code, error);
       if (wrong !== null) found.push(`lineage ${args.map((a) => JSON.stringify(a)).join(' ')} → ${wrong}`);
     }));
@@ -133,6 +133,15 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['export', '-w', path.join(tmp, 'no-ws'), '-o', path.join(tmp, 'oc.alf')], 'workspace_missing', 'workspace not found or not a directory'],
     ];
     expect(await refusals(cases)).toEqual([]);
+    // ALF_HOME naming a file: a sync uploaded, then failed writing its state (ENOTDIR, an internal error).
+    const homeIsFile = `ALF_HOME: ${file} is a file, so ${path.join(file, '.alf')} cannot be a directory`;
+    expect(await refusals([
+      [['sync', '-w', ws, '--data', path.join(tmp, 'home-data')], 'invalid_argument', homeIsFile],
+      [['watch', '-w', ws, '--database-url', 'postgres://h:abc/db', '--blob-url', 's3://bucket'], 'invalid_argument', homeIsFile],
+      [['restore', '--agent', AGENT, '-w', path.join(tmp, 'home-ws'), '--data', path.join(tmp, 'home-data')], 'invalid_argument', homeIsFile],
+      [['state', 'export', '--agent', AGENT], 'invalid_argument', homeIsFile],
+      [['state', 'compact', '--agent', AGENT], 'invalid_argument', homeIsFile],
+    ], { ...env, ALF_HOME: file })).toEqual([]);
     expect(tree()).toEqual(before);
   });
 

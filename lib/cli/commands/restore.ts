@@ -10,7 +10,7 @@ import { SyncError } from '@/lib/sync/errors';
 import type { SyncTarget } from '@/lib/sync/target';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { creatableDir, parseAgentId, parseRuntime, parseSequence } from '../parse-options';
+import { clientStateDir, creatableDir, parseAgentId, parseRuntime, parseSequence } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
 interface RestoreFlags extends TargetFlags {
@@ -91,6 +91,8 @@ export function registerRestoreCommand(program: Command): void {
     // A file where the directory would be is refused before anything is read (it was an internal error).
     if (flags.out) creatableDir(flags.out, '--out', 'pass --out a new or empty directory');
     if (flags.workspace) creatableDir(flags.workspace, '-w/--workspace', 'pass -w the agent workspace\'s directory');
+    // Into a live workspace, a head restore writes the client state too (after the workspace).
+    const alfHome = flags.workspace ? clientStateDir(alfDir()) : alfDir();
     // The target's settings before the agent: a bad one is said first, whatever the agent.
     const target = await cliTarget(flags);
     const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')
@@ -106,7 +108,7 @@ export function registerRestoreCommand(program: Command): void {
       workspace: flags.workspace,
       runtimeAgent: flags.runtimeAgent,
       replace: Boolean(flags.replace),
-      alfHome: alfDir(),
+      alfHome,
       clock: systemClock,
     });
     if (output.action === 'prompt-update' && !output.applied) progress(`local memory differs from sequence ${output.sequence}; nothing written (use --replace to overwrite)`);

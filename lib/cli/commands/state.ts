@@ -7,7 +7,7 @@ import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
-import { existingWorkspace, parseAgentId, parseRuntime } from '../parse-options';
+import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 /**
@@ -30,7 +30,7 @@ export function registerStateCommand(program: Command): void {
       printJson(await run(await agentOf(name, flags)));
     });
   ofAgent('export', "write the agent's base .alf where the reference CLI reads it ($ALF_HOME/.alf/state/{agent}-snapshot.alf)",
-    (agentId) => exportStateBase({ alfHome: alfDir(), agentId }));
+    (agentId) => exportStateBase({ alfHome: clientStateDir(alfDir()), agentId }));
   ofAgent('show', "what this machine's sync state of the agent holds: its sequence, its layout, and the target it follows",
     (agentId) => showState(alfDir(), agentId));
   state
@@ -43,7 +43,7 @@ export function registerStateCommand(program: Command): void {
     .exitOverride()
     .action(async (flags: { workspace?: string; agent?: string; force?: boolean; alfDir?: string }) => {
       const id = await agentOf('compact', flags);
-      const alfHome = flags.alfDir ?? alfDir();
+      const alfHome = clientStateDir(flags.alfDir ?? alfDir());
       // No state of this agent (no TOML: the store is never opened without it): nothing to compact,
       // and nothing is written, not even a lock (the state directory is every agent's).
       if (!existsSync(statePaths(alfHome, id).toml)) return printJson(await compactStore({ alfHome, agentId: id }));

@@ -6,7 +6,7 @@ import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { existingWorkspace, parseAgentId, parseRuntime, requireOption, runtimeWorkspace } from '../parse-options';
+import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, requireOption, runtimeWorkspace } from '../parse-options';
 import { printJson, progress } from '../output';
 
 export interface SyncFlags extends TargetFlags {
@@ -49,12 +49,13 @@ export function registerSyncCommand(program: Command): void {
     // way out when another API key already holds the id it had (`agent_id_taken`).
     const agentId = flags.agentId === undefined ? undefined : parseAgentId(flags.agentId, '--agent-id', 'generate one with `uuidgen`');
     if (agentId !== undefined) existingWorkspace(workspace);
+    const alfHome = clientStateDir(alfDir());
     const target = await cliTarget(flags);
     // Before the sync takes the agent's lock (creating its file): a ZeroClaw workspace with no brain.db.
     await runtimeWorkspace(workspace, runtime);
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
     if (agentId !== undefined) await writeAgentIdFile(workspace, agentId);
-    const run = { runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock, log: progress };
+    const run = { runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome, clock: systemClock, log: progress };
     if (flags.rebase) {
       const { rebaseWorkspace } = await import('@/lib/sync/rebase');
       printJson(await rebaseWorkspace(run));

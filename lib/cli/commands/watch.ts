@@ -20,7 +20,7 @@ import { KeysAhead } from '@/lib/sync/store/keys-ahead';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
-import { parseRuntime, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
+import { clientStateDir, parseRuntime, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
@@ -72,6 +72,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const intervalMs = parseSequence(flags.interval, '--interval', Math.floor(MAX_TIMER_MS / 1000))! * 1000;
   const runtime = parseRuntime(flags.runtime);
   checkTargetFlags(flags);
+  const alfHome = clientStateDir(alfDir());
   // A path under a file was an internal error here (ENOTDIR from the stat).
   const workspace = await runtimeWorkspace(path.resolve(requireOption(flags.workspace, '-w/--workspace')), runtime);
   const runDir = residentRunDir();
@@ -89,7 +90,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
   const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) });
   // An OpenClaw workspace's changed files are keyed as their change events come (keys-ahead.ts).
-  const keysAhead = runtime === 'openclaw' ? new KeysAhead(workspace, alfDir(), (n) => progress(`keyed ${n} changed file${n === 1 ? '' : 's'} ahead of the next sync`)) : null;
+  const keysAhead = runtime === 'openclaw' ? new KeysAhead(workspace, alfHome, (n) => progress(`keyed ${n} changed file${n === 1 ? '' : 's'} ahead of the next sync`)) : null;
 
   // One sync at a time, in the order asked; `dirty`: a file changed since the last sync started.
   let queue: Promise<unknown> = Promise.resolve();
@@ -103,7 +104,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       running = true;
       try {
         const sync = () => syncWorkspace({
-          runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome: alfDir(), clock: systemClock,
+          runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome, clock: systemClock,
           log: (line) => stderr(`${line}\n`), keysAhead: keysAhead ?? undefined,
         });
         const output = await (keysAhead ? keysAhead.during(sync) : sync());
