@@ -162,7 +162,8 @@ function wouldChange(plan: PlannedWrites, changes: PlannedChanges): string[] {
   return [...(plan.database === null ? [] : [plan.database]), ...changes.created, ...changes.overwritten].sort();
 }
 
-async function assertEmptyOrMissing(dir: string): Promise<void> {
+/** `--out`: a new or empty directory (`restore_incomplete` otherwise); the CLI asks before it fetches anything. */
+export async function assertEmptyOrMissing(dir: string): Promise<void> {
   const entries = await fs.readdir(dir).catch(() => [] as string[]);
   if (entries.length > 0) {
     throw new SyncError('restore_incomplete', `--out directory ${dir} is not empty`, 'choose a new directory, or restore into a live workspace with -w');

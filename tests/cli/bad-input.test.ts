@@ -111,6 +111,8 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['restore', '--agent', AGENT, '-w', file], 'invalid_argument', `${file} is a file`],
       [['restore', '-w', file], 'invalid_argument', `${file} is a file`],
       [['restore', '-w', path.join(tmp, 'no-ws')], 'agent_not_found', 'no workspace'],
+      // A --out that is not empty, said before the history is fetched (here there is none to fetch).
+      [['restore', '--agent', AGENT, '--out', ws, '--data', path.join(tmp, 'no-data')], 'restore_incomplete', `--out directory ${ws} is not empty`],
       // export's -o (EISDIR/EEXIST; a trailing / wrote a file of that name); `fresh` keeps no minted id.
       [['export', '-w', fresh, '-o', ws], 'invalid_argument', `${ws} is a directory`],
       [['export', '-w', fresh, '-o', path.join(file, 'x.alf')], 'invalid_argument', `${file} is a file`],

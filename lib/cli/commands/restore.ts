@@ -4,7 +4,7 @@ import { readOrMintAgentId } from '@/lib/adapters/shared';
 import type { Runtime } from '@/lib/adapters/types';
 import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { systemClock } from '@/lib/core/clock';
-import { restoreAgent } from '@/lib/sync/restore';
+import { assertEmptyOrMissing, restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
 import { SyncError } from '@/lib/sync/errors';
 import type { SyncTarget } from '@/lib/sync/target';
@@ -95,6 +95,8 @@ export function registerRestoreCommand(program: Command): void {
     const alfHome = flags.workspace ? clientStateDir(alfDir()) : alfDir();
     // The target's settings before the agent: a bad one is said first, whatever the agent.
     const target = await cliTarget(flags);
+    // A --out that is not empty was refused only once the whole history had been fetched and folded.
+    if (flags.out) await assertEmptyOrMissing(flags.out);
     const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')
       : flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined;
     if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
