@@ -12,7 +12,7 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
     identity: serverIdentity(args.baseUrl, args.apiKey),
     flags: `--server ${args.baseUrl} --key KEY`,
     ensureAgent: (agent) =>
-      mapErrors(async () => {
+      mapErrors('registration_failed', async () => {
         const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
         // AgentInfo says 0 before the first upload too (CONTRACT §1.2): an agent registered by a
         // first sync killed before its upload has no history to guard.
@@ -24,9 +24,9 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
         }
         return { alreadyExisted, latestSequence: info.latest_sequence };
       }),
-    putSnapshot: (agentId, bytes) => mapErrors(async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
+    putSnapshot: (agentId, bytes) => mapErrors('sync_upload_failed', async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
     pushDelta: (agentId, baseSequence, bytes) =>
-      mapErrors(async () => {
+      mapErrors('sync_upload_failed', async () => {
         try {
           return { sequence: (await client.pushDelta(agentId, baseSequence, bytes)).sequence };
         } catch (error) {
@@ -35,7 +35,7 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
         }
       }),
     fetchRestore: (agentId, upToSequence) =>
-      mapErrors(async (): Promise<RestoreBundle> => {
+      mapErrors('restore_incomplete', async (): Promise<RestoreBundle> => {
         const plan = await client.restore(agentId, { upToSequence });
         if (!plan.snapshot) throw new SyncError('restore_incomplete', `No snapshot available for agent ${agentId}`);
         const snapshot = { sequence: plan.snapshot.sequence, bytes: await client.download(plan.snapshot.url) };
@@ -45,7 +45,7 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
         return { snapshot, deltas, sequence };
       }),
     latestEntry: (agentId) =>
-      mapErrors(async (): Promise<LatestEntry | null> => {
+      mapErrors('sync_upload_failed', async (): Promise<LatestEntry | null> => {
         // The restore plan names the latest entry with a download URL (CONTRACT §1.2 #8): the last
         // delta after the latest snapshot, else that snapshot. Only that blob is downloaded.
         const plan = await client.restore(agentId).catch((error: unknown) => {
@@ -62,7 +62,15 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
   };
 }
 
-async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * The code of a server's refusal or failure other than the coded ones (auth, not found, id taken),
+ * by what was asked (CONTRACT §2.1's registry): a registration's `registration_failed`, a restore's
+ * `restore_incomplete` (a `lineage restore` failed on the server wrote nothing, it uploaded nothing),
+ * anything of a sync's upload `sync_upload_failed`.
+ */
+type FailedCode = 'registration_failed' | 'restore_incomplete' | 'sync_upload_failed';
+
+async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -77,7 +85,10 @@ async function mapErrors<T>(fn: () => Promise<T>): Promise<T> {
       if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);
       // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
-      throw new SyncError('sync_upload_failed', error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
+      if (failed === 'sync_upload_failed') throw new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
+      throw new SyncError(failed, error.message, failed === 'restore_incomplete'
+        ? 'nothing was written; check the agent and --at-sequence, or the server\'s log for an error of its own, then restore again'
+        : 'nothing was uploaded; check the server\'s log for why it refused the agent, then sync again');
     }
     throw error;
   }

@@ -43,6 +43,19 @@ describe('lineage sync/restore --server: the client speaks the protocol', () => 
       // Another tenant's key sees nothing of this agent.
       const stranger = httpTarget({ baseUrl: t.url, apiKey: t.keyB });
       await expect(stranger.fetchRestore(first.agent.alf_agent_id)).rejects.toMatchObject({ code: 'agent_not_found' });
+
+      // A restore the server refuses is the restore's failure, not a sync's upload (the 400 of a sequence past the latest).
+      await expect(target.fetchRestore(first.agent.alf_agent_id, 99)).rejects.toMatchObject({
+        code: 'restore_incomplete',
+        message: "restore failed (HTTP 400): up_to_sequence 99 exceeds agent's latest sequence 2",
+        hint: expect.stringContaining('nothing was written'),
+      });
+      // A registration the server refuses (a name of nothing visible) is the registration's.
+      await expect(target.ensureAgent({ id: '0a0b0c0d-0000-4000-8000-000000000001', name: '\u200b', runtime: 'openclaw' })).rejects.toMatchObject({
+        code: 'registration_failed',
+        message: expect.stringContaining('agent name is blank'),
+        hint: expect.stringContaining('nothing was uploaded'),
+      });
     } finally {
       await sb.cleanup();
     }
