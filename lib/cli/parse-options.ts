@@ -13,6 +13,18 @@ export function parseRuntime(value: string | undefined): Runtime {
 }
 
 /**
+ * `--runtime-agent`, which names one agent of a ZeroClaw `brain.db` (its `agents.alias`): an OpenClaw
+ * workspace or a Hermes home holds one agent, and the flag was ignored there — silently, and with a
+ * lock of its own (agent-lock.ts keys a Hermes sync by the flag too), so a Hermes sync with it and
+ * one without could run at once on the same home.
+ */
+export function parseRuntimeAgent(runtime: Runtime, value: string | undefined): string | undefined {
+  if (value === undefined || runtime === 'zeroclaw') return value;
+  throw new CliError('invalid_argument', `--runtime-agent names an agent inside a ZeroClaw brain.db; ${runtime === 'openclaw' ? 'an OpenClaw workspace' : 'a Hermes home'} holds one agent`,
+    'leave --runtime-agent out, or pass -r zeroclaw if the workspace is a ZeroClaw one');
+}
+
+/**
  * A whole number from 0 to `max` (by default the largest integer a double holds exactly: a
  * sequence past it would be rounded to another one).
  */

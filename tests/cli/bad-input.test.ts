@@ -194,6 +194,12 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['search', 'memory', '--limit', 'abc'], 'invalid_input', 'limit must be a positive whole number'],
       [['serve', '--no-ui', '--port', '99999'], 'invalid_argument', '--port must be a port number'],
       [['start', '--port', 'abc'], 'invalid_argument', '--port must be a port number'],
+      // --runtime-agent names an agent of a ZeroClaw brain.db: ignored elsewhere, and a Hermes sync with it took a lock of its own.
+      [['sync', '-w', ws, '--runtime-agent', 'scout', '--data', path.join(tmp, 'ra-data')], 'invalid_argument', '--runtime-agent names an agent inside a ZeroClaw brain.db; an OpenClaw workspace holds one agent'],
+      [['sync', '-r', 'hermes', '-w', ws, '--runtime-agent', 'scout', '--data', path.join(tmp, 'ra-data')], 'invalid_argument', 'a Hermes home holds one agent'],
+      [['watch', '-r', 'hermes', '-w', ws, '--runtime-agent', 'scout', '--database-url', 'postgres://h:abc/db', '--blob-url', 's3://bucket'], 'invalid_argument', 'a Hermes home holds one agent'],
+      [['export', '-w', fresh, '--runtime-agent', 'scout', '-o', path.join(tmp, 'ra.alf')], 'invalid_argument', 'an OpenClaw workspace holds one agent'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--runtime-agent', 'scout'], 'invalid_argument', 'an OpenClaw workspace holds one agent'],
       // Year 0000 was read as 1900: the demo seeded four weeks of 1899.
       [['demo', '--data', path.join(tmp, 'demo'), '--today', '0000-01-01'], 'invalid_argument', '--today must be 1970-01-01 or later'],
     ];

@@ -6,7 +6,7 @@ import { writeSnapshot } from '@/lib/core/archive';
 import { systemClock } from '@/lib/core/clock';
 import { ALF_VERSION, snapshotFromExport } from '@/lib/sync/snapshot';
 import { writeFileAtomic } from '@/lib/sync/state';
-import { isDirectory, notADirectory, parseRuntime, requireOption, runtimeWorkspace } from '../parse-options';
+import { isDirectory, notADirectory, parseRuntime, parseRuntimeAgent, requireOption, runtimeWorkspace } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 export function registerExportCommand(program: Command): void {
@@ -21,10 +21,11 @@ export function registerExportCommand(program: Command): void {
     .action(async (flags: { runtime?: string; workspace?: string; output?: string; runtimeAgent?: string; dryRun?: boolean }) => {
       const workspace = requireOption(flags.workspace, '-w/--workspace');
       const runtime = parseRuntime(flags.runtime);
+      const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
       // Checked before the export, which may write the workspace's .alf-agent-id.
       const output = flags.dryRun ? null : outputFile(flags.output ?? `${path.basename(path.resolve(workspace))}.alf`);
       await runtimeWorkspace(workspace, runtime);
-      const exported = await getAdapter(runtime).exportWorkspace({ workspace, runtimeAgent: flags.runtimeAgent, persistAgentId: !flags.dryRun, clock: systemClock });
+      const exported = await getAdapter(runtime).exportWorkspace({ workspace, runtimeAgent, persistAgentId: !flags.dryRun, clock: systemClock });
       const warnings = exported.warnings.length ? { warnings: exported.warnings } : {};
       if (output === null) {
         const files = [...exported.raw].map(([p, b]) => ({ path: p, size: b.length }));

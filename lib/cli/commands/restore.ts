@@ -10,7 +10,7 @@ import { SyncError } from '@/lib/sync/errors';
 import type { SyncTarget } from '@/lib/sync/target';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { clientStateDir, creatableDir, parseAgentId, parseRuntime, parseSequence } from '../parse-options';
+import { clientStateDir, creatableDir, parseAgentId, parseRuntime, parseRuntimeAgent, parseSequence } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
 
 interface RestoreFlags extends TargetFlags {
@@ -84,6 +84,7 @@ export function registerRestoreCommand(program: Command): void {
       .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias whose rows are restored'),
   ).action(async (flags: RestoreFlags) => {
     const runtime = parseRuntime(flags.runtime);
+    const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
     if (!flags.out && !flags.workspace) throw new CliError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE');
     if (flags.out && flags.workspace) throw new CliError('invalid_argument', 'use either --out or -w, not both');
     if (flags.out && flags.replace) throw new CliError('invalid_argument', '--replace applies to a live workspace (-w), not to --out', '--out writes a new or empty directory: leave --replace out');
@@ -98,7 +99,7 @@ export function registerRestoreCommand(program: Command): void {
     // A --out that is not empty was refused only once the whole history had been fetched and folded.
     if (flags.out) await assertEmptyOrMissing(flags.out);
     const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')
-      : flags.workspace ? await workspaceAgentId(runtime, flags.workspace, flags.runtimeAgent) : undefined;
+      : flags.workspace ? await workspaceAgentId(runtime, flags.workspace, runtimeAgent) : undefined;
     if (!agentId) throw new CliError('agent_not_found', 'restore --out needs --agent ID', 'agent ids are on the dashboard and in GET /api/agents');
     await checkRestorable(target, agentId, atSequence);
     const output = await restoreAgent({
@@ -108,7 +109,7 @@ export function registerRestoreCommand(program: Command): void {
       atSequence,
       out: flags.out,
       workspace: flags.workspace,
-      runtimeAgent: flags.runtimeAgent,
+      runtimeAgent,
       replace: Boolean(flags.replace),
       alfHome,
       clock: systemClock,

@@ -6,7 +6,7 @@ import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
-import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, requireOption, runtimeWorkspace } from '../parse-options';
+import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, parseRuntimeAgent, requireOption, runtimeWorkspace } from '../parse-options';
 import { printJson, progress } from '../output';
 
 export interface SyncFlags extends TargetFlags {
@@ -44,6 +44,7 @@ export function registerSyncCommand(program: Command): void {
   )).action(async (flags: SyncFlags) => {
     if (flags.rebase && flags.forceFirstSync) throw new SyncError('invalid_argument', 'use either --rebase or --force-first-sync, not both');
     const runtime = parseRuntime(flags.runtime);
+    const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
     const workspace = requireOption(flags.workspace, '-w/--workspace');
     // `--agent-id <uuid>`: the workspace takes this id from now on (written to its .alf-agent-id), the
     // way out when another API key already holds the id it had (`agent_id_taken`).
@@ -55,7 +56,7 @@ export function registerSyncCommand(program: Command): void {
     await runtimeWorkspace(workspace, runtime);
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
     if (agentId !== undefined) await writeAgentIdFile(workspace, agentId);
-    const run = { runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome, clock: systemClock, log: progress };
+    const run = { runtime, workspace, runtimeAgent, target, alfHome, clock: systemClock, log: progress };
     if (flags.rebase) {
       const { rebaseWorkspace } = await import('@/lib/sync/rebase');
       printJson(await rebaseWorkspace(run));

@@ -20,7 +20,7 @@ import { KeysAhead } from '@/lib/sync/store/keys-ahead';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
-import { clientStateDir, parseRuntime, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
+import { clientStateDir, parseRuntime, parseRuntimeAgent, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
 import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
@@ -71,6 +71,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const quietMs = parseSequence(flags.quiet, '--quiet', MAX_TIMER_MS)!;
   const intervalMs = parseSequence(flags.interval, '--interval', Math.floor(MAX_TIMER_MS / 1000))! * 1000;
   const runtime = parseRuntime(flags.runtime);
+  const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
   checkTargetFlags(flags);
   const alfHome = clientStateDir(alfDir());
   // A path under a file was an internal error here (ENOTDIR from the stat).
@@ -104,7 +105,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       running = true;
       try {
         const sync = () => syncWorkspace({
-          runtime, workspace, runtimeAgent: flags.runtimeAgent, target, alfHome, clock: systemClock,
+          runtime, workspace, runtimeAgent, target, alfHome, clock: systemClock,
           log: (line) => stderr(`${line}\n`), keysAhead: keysAhead ?? undefined,
         });
         const output = await (keysAhead ? keysAhead.during(sync) : sync());
