@@ -78,14 +78,17 @@ it('a lock that cannot be made (its directory is a file) does not stop a sync', 
   expect(lockFile(sb.alfHome, 'x')).toBe(path.join(sb.alfHome, 'locks', 'x.lock'));
 });
 
-it('ZeroClaw and Hermes syncs lock their workspace by its real path and the agent alias', async () => {
+it('ZeroClaw and Hermes syncs lock their workspace by its real path, whatever agent alias they name', async () => {
   const { sb } = await sandbox();
   const link = path.join(sb.root, 'link');
   await fs.symlink(sb.workspace, link);
   const key = (workspace: string, runtimeAgent?: string, runtime: 'zeroclaw' | 'hermes' = 'zeroclaw') => syncLock({ runtime, workspace, runtimeAgent }, null).key;
   expect(key(link, 'scout')).toBe(key(sb.workspace, 'scout'));
   expect(key(`${sb.workspace}/.`, 'scout')).toBe(key(sb.workspace, 'scout'));
-  expect(key(sb.workspace, 'scout')).not.toBe(key(sb.workspace, 'ranger'));
+  // A sync without --runtime-agent syncs the brain.db's sole or first agent: the same lock as one naming it.
+  expect(key(sb.workspace, 'scout')).toBe(key(sb.workspace));
+  expect(key(sb.workspace, 'scout')).toBe(key(sb.workspace, 'ranger'));
+  expect(key(sb.workspace)).not.toBe(key(path.join(sb.root, 'other-workspace')));
   expect(key(sb.workspace)).not.toBe(key(sb.workspace, undefined, 'hermes'));
   expect(syncLock({ runtime: 'openclaw', workspace: sb.workspace }, 'b43e5e5e-c4c7-5279-820c-ce778bc6eb22')).toEqual({ key: 'b43e5e5e-c4c7-5279-820c-ce778bc6eb22', what: 'agent b43e5e5e-c4c7-5279-820c-ce778bc6eb22' });
 });

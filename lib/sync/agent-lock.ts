@@ -38,7 +38,10 @@ export const lockFile = (alfHome: string, key: string) => path.join(alfHome, 'lo
  * The lock a sync of this workspace holds, and how it names it: for OpenClaw its agent id (`agentId`),
  * whose client state is one store per agent id; for ZeroClaw and Hermes, whose agent id is known
  * only once the export has opened the store (and to a sync, not before it locks), the workspace's
- * real path and the agent's alias — whatever `agentId` is given.
+ * real path — whatever `agentId` is given. Not its ZeroClaw alias: a sync without `--runtime-agent`
+ * syncs the brain.db's sole (or first) agent, which a sync naming that agent's alias syncs too, and
+ * keyed by the alias the two took two locks and ran at once. The agents of one brain.db sync one
+ * at a time (they read the same database); the alias still names the lock to a waiter.
  */
 export function syncLock(args: { runtime: Runtime; workspace: string; runtimeAgent?: string }, agentId: string | null): { key: string; what: string } {
   if (args.runtime === 'openclaw' && agentId !== null) return { key: agentId, what: `agent ${agentId}` };
@@ -49,7 +52,7 @@ export function syncLock(args: { runtime: Runtime; workspace: string; runtimeAge
     // A workspace that is not there: the export says so.
   }
   return {
-    key: `${args.runtime}-${sha256Hex(`${where}\0${args.runtimeAgent ?? ''}`).slice(0, 32)}`,
+    key: `${args.runtime}-${sha256Hex(`${where}\0`).slice(0, 32)}`,
     what: `the ${args.runtime} workspace ${args.workspace}${args.runtimeAgent ? ` (agent ${args.runtimeAgent})` : ''}`,
   };
 }
