@@ -16,6 +16,30 @@ const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin
 type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null };
 const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.mjs'))) as CodeCache;
 
+/**
+ * `lineage validate FIXTURE` run from the bundle `entry` as bin/lineage.mjs runs it (cli-cache.mjs
+ * `runCommonJs`), in a process of its own, with `cacheFile` as its code cache: how it found the
+ * cache, and its JSON.
+ */
+function runBundleWithCache(entry: string, cacheFile: string): Promise<{ status: string; json: unknown }> {
+  const script = `const { runCommonJs } = await import(${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))});
+process.argv = [process.execPath, 'lineage', 'validate', ${JSON.stringify(FIXTURE)}];
+process.stderr.write('cache: ' + runCommonJs({ file: ${JSON.stringify(entry)}, cacheFile: ${JSON.stringify(cacheFile)}, command: 'validate' }) + '\\n');`;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', () => {
+      const status = /^cache: (\w+)$/m.exec(stderr)?.[1];
+      if (status === undefined) return reject(new Error(`no cache status on stderr: ${stderr}`));
+      resolve({ status, json: JSON.parse(stdout) as unknown });
+    });
+  });
+}
+
 describe('the lineage bin', () => {
   it('runs the CLI from a bundle of the current sources, with the same answers as the sources through tsx', async () => {
     const bundled = await runCli(['validate', FIXTURE]);
@@ -27,13 +51,21 @@ describe('the lineage bin', () => {
     // One plain JavaScript file, the worker threads' scripts, and the code caches of the commands run from it: nothing TypeScript is loaded.
     const workers = (await bundler()).WORKER_ENTRIES.map((rel) => `${path.basename(rel, '.ts')}.cjs`);
     expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
-    // validate's own code cache, whole; the next validate takes it (a refused or damaged one would be replaced).
-    const cacheFile = path.join(path.dirname(entry!), 'validate.v8cache');
+    // validate's own code cache beside the bundle, whole.
     const { decodeCache } = await codeCache();
-    expect(decodeCache(fs.readFileSync(entry!), fs.readFileSync(cacheFile))).not.toBeNull();
-    const inode = fs.statSync(cacheFile, { bigint: true }).ino;
-    const cached = await runCli(['validate', FIXTURE]);
-    expect(fs.statSync(cacheFile, { bigint: true }).ino).toBe(inode);
+    expect(decodeCache(fs.readFileSync(entry!), fs.readFileSync(path.join(path.dirname(entry!), 'validate.v8cache')))).not.toBeNull();
+    // The next validate takes it (a refused or damaged one would be replaced). Checked on a cache file of
+    // this test's own: the one beside the bundle is every test's, and another file's validate may write it
+    // meanwhile (a run that found none, or a much longer one than the run that made it).
+    const ownCache = path.join(tmp, 'validate.v8cache');
+    const made = await runBundleWithCache(entry!, ownCache);
+    expect(made.status).toBe('absent');
+    expect(decodeCache(fs.readFileSync(entry!), fs.readFileSync(ownCache))).not.toBeNull();
+    const inode = fs.statSync(ownCache, { bigint: true }).ino;
+    const cached = await runBundleWithCache(entry!, ownCache);
+    expect(cached.status).toBe('accepted');
+    expect(fs.statSync(ownCache, { bigint: true }).ino).toBe(inode);
+    expect(made.json).toEqual(bundled.json);
     const noCache = await runCli(['validate', FIXTURE], { LINEAGE_CLI_CODE_CACHE: '0' });
     const fromSource = await runCli(['validate', FIXTURE], { LINEAGE_CLI_FROM_SOURCE: '1' });
     for (const other of [cached, noCache, fromSource]) expect(other.json).toEqual(bundled.json);
