@@ -65,8 +65,8 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
 /**
  * The code of a server's refusal or failure other than the coded ones (auth, not found, id taken),
  * by what was asked (CONTRACT §2.1's registry): a registration's `registration_failed`, a restore's
- * `restore_incomplete` (a `lineage restore` failed on the server wrote nothing, it uploaded nothing),
- * anything of a sync's upload `sync_upload_failed`.
+ * `restore_incomplete` (a restore the server refused has written nothing, and a sync's upload code
+ * would send its user looking at the wrong command), anything of a sync's upload `sync_upload_failed`.
  */
 type FailedCode = 'registration_failed' | 'restore_incomplete' | 'sync_upload_failed';
 
