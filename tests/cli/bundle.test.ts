@@ -25,18 +25,10 @@ function runBundleWithCache(entry: string, cacheFile: string): Promise<{ status:
   const script = `const { runCommonJs } = await import(${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))});
 process.argv = [process.execPath, 'lineage', 'validate', ${JSON.stringify(FIXTURE)}];
 process.stderr.write('cache: ' + runCommonJs({ file: ${JSON.stringify(entry)}, cacheFile: ${JSON.stringify(cacheFile)}, command: 'validate' }) + '\\n');`;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: ROOT });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', () => {
-      const status = /^cache: (\w+)$/m.exec(stderr)?.[1];
-      if (status === undefined) return reject(new Error(`no cache status on stderr: ${stderr}`));
-      resolve({ status, json: JSON.parse(stdout) as unknown });
-    });
+  return runIn(ROOT, ['--input-type=module', '-e', script], {}).then(({ json, stderr }) => {
+    const status = /^cache: (\w+)$/m.exec(stderr)?.[1];
+    if (status === undefined) throw new Error(`no cache status on stderr: ${stderr}`);
+    return { status, json };
   });
 }
 
