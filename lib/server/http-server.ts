@@ -1,5 +1,5 @@
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import type { Clock } from '@/lib/core/clock';
 import { useProcessStorage } from '@/lib/storage/open';
 import type { LineageStorage } from '@/lib/storage/types';
@@ -103,11 +103,14 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };
   const timer = requestTimingLog(options.requestTimingLog);
+  const replies = new WeakMap<Socket, http.ServerResponse>();
   const server = http.createServer((req, res) => {
     timer?.(req, res);
+    replies.set(req.socket, res);
     void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts });
   });
   server.on('clientError', answerClientError);
+  closeStalledReplies(server, replies, service.limits.socketIdleMs);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 3000, bindHost, () => resolve());
@@ -127,6 +130,22 @@ export async function createLineageServer(options: LineageServerOptions): Promis
       await service.storage.close();
     },
   };
+}
+
+/**
+ * A connection on which nothing moved for `idleMs` is closed — a client that asked for a download
+ * and stopped reading it held the connection, and the reply's bytes in memory, for as long as it
+ * liked. A reply still being made (its head not yet sent) is left alone: the wait is the server's,
+ * and a request body that stops arriving has its own limit (node-body.ts). Writing the reply's
+ * head or any byte of it starts the wait again, so a slow reader that keeps reading is not cut.
+ */
+function closeStalledReplies(server: http.Server, replies: WeakMap<Socket, http.ServerResponse>, idleMs: number): void {
+  server.setTimeout(idleMs);
+  server.on('timeout', (socket: Socket) => {
+    const reply = replies.get(socket);
+    if (reply && !reply.headersSent) return;
+    socket.destroy();
+  });
 }
 
 interface Routing {

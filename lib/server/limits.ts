@@ -21,6 +21,11 @@ export interface ServerLimits {
    * connection closed (node-body.ts); a slow body that keeps arriving is not cut.
    */
   bodyIdleMs: number;
+  /**
+   * A connection on which a reply has begun and no byte leaves for this long (ms) — a client that
+   * stopped reading a download — is closed (http-server.ts). A reply still being made is not cut.
+   */
+  socketIdleMs: number;
   /** Caps passed to the archive reader (decompressed size, entry count, line length). */
   archive: Partial<ArchiveLimits>;
 }
@@ -37,6 +42,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   downloadUrlTtlSeconds: 15 * 60,
   ingestThreadMinBytes: 32 * 1024,
   bodyIdleMs: 30_000,
+  socketIdleMs: 120_000,
   archive: {},
 };
 

@@ -73,12 +73,16 @@ function byteLimit(env: Env, name: string): number | undefined {
   return Number(text);
 }
 
-/** `LINEAGE_BODY_IDLE_SECONDS`: how long a request body may stop arriving before its 408 (1 to 3600 s). */
-function bodyIdleMs(env: Env): number | undefined {
-  const text = env.LINEAGE_BODY_IDLE_SECONDS;
+/**
+ * `LINEAGE_BODY_IDLE_SECONDS` (how long a request body may stop arriving before its 408) and
+ * `LINEAGE_SOCKET_IDLE_SECONDS` (how long a reply may stop leaving before its connection is closed):
+ * 1 to 3600 s, in ms.
+ */
+function idleMs(env: Env, name: 'LINEAGE_BODY_IDLE_SECONDS' | 'LINEAGE_SOCKET_IDLE_SECONDS'): number | undefined {
+  const text = env[name];
   if (text === undefined || text === '') return undefined;
   if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600) {
-    throw new Error(`LINEAGE_BODY_IDLE_SECONDS must be a whole number of seconds from 1 to 3600, got "${echoInput(text)}"`);
+    throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${echoInput(text)}"`);
   }
   return Number(text) * 1000;
 }
@@ -88,7 +92,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
   const port = flags.port !== undefined ? parsePort(flags.port, '--port') : env.PORT ? parsePort(env.PORT, 'PORT') : 3000;
   const maxBodyBytes = byteLimit(env, 'LINEAGE_MAX_BODY_BYTES');
   const maxUploadBytes = byteLimit(env, 'LINEAGE_MAX_UPLOAD_BYTES');
-  const idleMs = bodyIdleMs(env);
+  const bodyIdleMs = idleMs(env, 'LINEAGE_BODY_IDLE_SECONDS');
+  const socketIdleMs = idleMs(env, 'LINEAGE_SOCKET_IDLE_SECONDS');
   return {
     port,
     host: flags.host && flags.host.length > 0 ? flags.host : '127.0.0.1',
@@ -97,7 +102,8 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
     limits: {
       ...(maxBodyBytes !== undefined ? { maxBodyBytes } : {}),
       ...(maxUploadBytes !== undefined ? { maxUploadBytes } : {}),
-      ...(idleMs !== undefined ? { bodyIdleMs: idleMs } : {}),
+      ...(bodyIdleMs !== undefined ? { bodyIdleMs } : {}),
+      ...(socketIdleMs !== undefined ? { socketIdleMs } : {}),
     },
     auth: flags.auth !== undefined ? parseAuth(flags.auth, '--auth') : parseAuth(env.LINEAGE_AUTH, 'LINEAGE_AUTH'),
     allowedHosts: flags.allowedHosts !== undefined

@@ -44,6 +44,14 @@ describe('serve settings', () => {
       expect(() => resolveServeSettings({}, { LINEAGE_BODY_IDLE_SECONDS: bad })).toThrow(`LINEAGE_BODY_IDLE_SECONDS must be a whole number of seconds from 1 to 3600, got "${bad}"`);
     }
   });
+
+  it('LINEAGE_SOCKET_IDLE_SECONDS: how long a begun reply may stop leaving (1-3600 s, default 120)', () => {
+    expect(resolveServeSettings({}, { LINEAGE_SOCKET_IDLE_SECONDS: '7' }).limits).toEqual({ socketIdleMs: 7000 });
+    expect(resolveLimits({}).socketIdleMs).toBe(120_000);
+    for (const bad of ['0', '1e3', ' 5', '3601']) {
+      expect(() => resolveServeSettings({}, { LINEAGE_SOCKET_IDLE_SECONDS: bad })).toThrow(`LINEAGE_SOCKET_IDLE_SECONDS must be a whole number of seconds from 1 to 3600, got "${bad}"`);
+    }
+  });
 });
 
 describe('URL signing', () => {
