@@ -1,3 +1,5 @@
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { once } from 'node:events';
 import { chmod, readdir } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -85,7 +87,48 @@ async function walWorkspace(): Promise<{ ws: string; dbPath: string; writer: Dat
   return { ws, dbPath, writer };
 }
 
+/**
+ * Another process (the agent) in a rollback-journal write transaction that holds the database's
+ * EXCLUSIVE lock, its uncommitted rows already spilled into the db file (a one-page cache). It
+ * rolls back and exits when its stdin closes.
+ */
+async function lockingWriter(dbPath: string): Promise<ChildProcessWithoutNullStreams> {
+  const script = `
+    const db = new (require('better-sqlite3'))(process.argv[1]);
+    db.pragma('cache_size = 1');
+    db.exec('BEGIN EXCLUSIVE');
+    const add = db.prepare("INSERT INTO memories (id, key, content, created_at, updated_at, agent_id) VALUES (?, ?, ?, '2026-01-10T00:00:00Z', '2026-01-10T00:00:00Z', ?)");
+    for (let i = 0; i < 50; i++) add.run('u' + i, 'uk' + i, 'uncommitted ' + 'x'.repeat(2000), process.argv[2]);
+    process.stdout.write('locked\\n');
+    process.stdin.on('end', () => { db.exec('ROLLBACK'); db.close(); });
+    process.stdin.resume();`;
+  const child = spawn(process.execPath, ['-e', script, dbPath, A], { cwd: process.cwd() });
+  await once(child.stdout, 'data');
+  return child;
+}
+
 describe('withReadCopy', () => {
+  it('says a database another process holds locked for a write is locked, and never copies its torn file', async () => {
+    const { ws, dbPath } = await workspaceWithDb();
+    const writer = await lockingWriter(dbPath);
+    let outcome: { value: unknown; leftInTmp: string[] };
+    try {
+      outcome = await withPrivateTmp(() => withReadCopy(dbPath, contentsOf).catch((error: unknown) => error));
+    } finally {
+      writer.stdin.end();
+      await once(writer, 'exit');
+    }
+    expect(outcome.value).toBeInstanceOf(AdapterError);
+    expect(outcome.value).toMatchObject({
+      code: 'bad_store',
+      message: expect.stringMatching(/another process holds it locked for a write/),
+      hint: expect.stringMatching(/when the agent has finished writing/),
+    });
+    expect(outcome.leftInTmp).toEqual([]);
+    expect(await listFiles(ws)).toEqual(['memory/brain.db']);
+    expect(await withReadCopy(dbPath, contentsOf)).toEqual(['checkpointed']);
+  });
+
   it('falls back to copying the db and -wal files when a read-only connection cannot read it', async () => {
     const { ws, dbPath } = await workspaceWithDb();
     const writer = new Database(dbPath);

@@ -4,6 +4,9 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 
+/** How long a read waits for a writer's lock before it gives up with a clear error. */
+const LOCK_WAIT_SECONDS = 5;
+
 /** A better-sqlite3 connection. */
 export type Db = Database.Database;
 
@@ -14,7 +17,9 @@ export type Db = Database.Database;
  * (checkpointed or still in the `-wal`) and never a torn page; the live files are
  * never written. When the live database cannot be opened read-only (e.g. its
  * directory is read-only and no `-shm` exists), the db and `-wal` files are copied
- * instead (`copyStable`) and the copy is opened. The temporary directory is always removed.
+ * instead (`copyStable`) and the copy is opened. A database a writer holds locked (a rollback-journal
+ * write in progress) is waited for up to 5 s, then a clear `bad_store` error: its file is never copied
+ * then. The temporary directory is always removed.
  */
 export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Promise<T> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'lineage-sqlite-'));
@@ -41,16 +46,36 @@ async function snapshotInto(dbPath: string, copy: string): Promise<void> {
   await stat(dbPath); // a missing database is an error, reported with its path
   let live: Db | null = null;
   try {
-    live = new Database(dbPath, { readonly: true, fileMustExist: true });
+    live = new Database(dbPath, { readonly: true, fileMustExist: true, timeout: LOCK_WAIT_SECONDS * 1000 });
+    // The read lock is taken first, in a transaction the backup runs inside: better-sqlite3's backup
+    // takes a first step that meets a writer's lock (SQLITE_BUSY) for a finished copy of no pages.
+    live.exec('BEGIN');
+    live.prepare('SELECT COUNT(*) FROM sqlite_master').get();
     await live.backup(copy);
     return;
-  } catch {
+  } catch (error) {
     await rm(copy, { force: true });
+    // A database locked by a writer is never copied file by file: the db file then holds pages of
+    // the unfinished write, and its rollback journal is the only record of what they replaced.
+    if (isLockedError(error)) throw lockedError(dbPath, error);
   } finally {
     live?.close();
   }
   await copyStable(dbPath, copy);
 }
+
+function isLockedError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
+}
+
+function lockedError(dbPath: string, cause: unknown): AdapterError {
+  return new AdapterError('bad_store', `cannot read SQLite database ${dbPath}: another process holds it locked for a write (it was still locked after waiting ${LOCK_WAIT_SECONDS} s)`, {
+    cause,
+    hint: 'run the command again when the agent has finished writing; nothing was read or changed',
+  });
+}
+
 
 /** Copies of the db and `-wal` files tried before giving up on a database that keeps changing. */
 export const COPY_ATTEMPTS = 5;
