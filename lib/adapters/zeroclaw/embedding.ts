@@ -16,8 +16,8 @@ export interface DecodedEmbedding {
 /**
  * Decodes a ZeroClaw embedding BLOB (CONTRACT §4.4): packed little-endian f32 when
  * `length / 4` is a dimension count in 64..4096, else f64. A BLOB of neither shape,
- * or one holding non-finite values (JSON cannot carry them), is kept as base64 so a
- * restore can write it back byte-exact.
+ * or one holding a value JSON cannot carry (non-finite ones, and -0, which the archive's
+ * JSON writes as 0), is kept as base64 so a restore can write it back byte-exact.
  */
 export function decodeEmbedding(blob: Uint8Array): DecodedEmbedding {
   const view = new DataView(blob.buffer, blob.byteOffset, blob.byteLength);
@@ -31,10 +31,15 @@ export function decodeEmbedding(blob: Uint8Array): DecodedEmbedding {
     vector = Array.from({ length: blob.byteLength / 8 }, (_, i) => view.getFloat64(i * 8, true));
     encoding = 'f64le';
   }
-  if (vector === null || !vector.every(Number.isFinite)) {
+  if (vector === null || !vector.every(isJsonExact)) {
     return { encoding: 'base64', vector: null, base64: Buffer.from(blob).toString('base64') };
   }
   return { encoding, vector };
+}
+
+/** True when a value survives JSON text unchanged, down to its sign bit. */
+function isJsonExact(value: number): boolean {
+  return Number.isFinite(value) && !Object.is(value, -0);
 }
 
 /** Encodes a vector back into a BLOB with the encoding it was read with. */

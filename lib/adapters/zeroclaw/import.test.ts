@@ -2,6 +2,7 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import { canonicalJson } from '@/lib/core/json';
 import { zeroclawAdapter } from './index';
 import { dumpRows, f32Blob, fixedClock, insertSeedRow, LEGACY_MEMORIES_DDL, seedBrainDb, snapshotOf, tempDir, type SeedRow } from './test-support';
@@ -171,6 +172,21 @@ describe('zeroclaw import', () => {
     const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
     const out = await tempDir('zc-later-out');
     await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
+    expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+  });
+
+  it('restores embedding BLOBs byte for byte through the archive, a -0.0 component included', async () => {
+    const f32 = f32Blob(Array.from({ length: 64 }, (_, i) => i / 7));
+    f32.writeFloatLE(-0, 0);
+    const f64 = Buffer.alloc(8 * 3);
+    f64.writeDoubleLE(0.25, 0);
+    f64.writeDoubleLE(-0, 8);
+    const src = await tempDir('zc-negzero');
+    await seedBrainDb({ workspace: src, agents: [AGENTS[0]!], rows: [row(A, 0, { embedding: f32 }), row(A, 1, { embedding: f64 })] });
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
+    const archived = await readSnapshot(await writeSnapshot(snapshotOf(exported)));
+    const out = await tempDir('zc-negzero-out');
+    await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
   });
 });
