@@ -10,14 +10,14 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, type TestContext } from 'vitest';
 import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
 import { AdapterError } from '@/lib/adapters/shared/errors';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { localTarget } from './local-target';
 import { restoreAgent } from './restore';
 import { syncWorkspace } from './sync';
-import { makeSandbox, steppingClock } from './testing/workspace';
+import { makeSandbox, readTree, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -162,5 +162,77 @@ describe('ZeroClaw and Hermes: refused before the database changes', () => {
     const error = await refusal(restore);
     expect(error).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${sb.workspace}: state.db is a symbolic link to ${elsewhere}, outside the workspace, and a restore writes only inside it` });
     expect(fs.readFileSync(elsewhere).equals(bytes)).toBe(true);
+  });
+});
+
+/**
+ * Makes a file or directory unwritable until the test ends: mode 0444/0555 for a user, the
+ * immutable attribute for root (whom no mode bit stops); skips the test where neither can be set.
+ */
+function unwritable(ctx: TestContext, file: string): void {
+  if (process.getuid?.() !== 0) {
+    const mode = fs.statSync(file).mode;
+    fs.chmodSync(file, fs.statSync(file).isDirectory() ? 0o555 : 0o444);
+    cleanups.unshift(async () => fs.chmodSync(file, mode));
+    return;
+  }
+  try {
+    execFileSync('chattr', ['+i', file], { stdio: 'ignore' });
+  } catch {
+    ctx.skip();
+  }
+  cleanups.unshift(async () => void execFileSync('chattr', ['-i', file]));
+}
+
+describe('a file or directory the restore cannot write: refused before the first write', () => {
+  it('OpenClaw: a read-only memory file leaves every file of the workspace as it was', async (ctx) => {
+    const { sb, clock, target } = await sandbox();
+    await sb.write('MEMORY.md', '## Owner\nDana owns billing.\n');
+    await sb.write('memory/a.md', 'first a\n');
+    await sb.write('memory/z.md', 'first z\n');
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    await sb.write('MEMORY.md', '## Owner\nLee owns billing.\n');
+    await sb.write('memory/a.md', 'second a\n');
+    await sb.write('memory/z.md', 'second z\n');
+    expect((await sync()).sequence).toBe(1);
+    unwritable(ctx, path.join(sb.workspace, 'memory', 'z.md'));
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'openclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, atSequence: 0, clock, replace: true }));
+    expect(error).toMatchObject({ code: 'workspace_file_invalid', message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: memory/z\\.md cannot be written \\((EPERM|EACCES)\\)$`)) });
+    expect(error.hint).toBe(`make ${path.join(sb.workspace, 'memory', 'z.md')} writable (chmod u+w, or chattr -i if it is immutable), then restore again (nothing was written)`);
+    expect(await readTree(sb.workspace, [])).toEqual(before);
+  });
+
+  it('ZeroClaw: a read-only directory where a raw file is created leaves brain.db as it was', async (ctx) => {
+    const { sb, clock, target } = await sandbox();
+    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+    await seedBrainDb({
+      workspace: sb.workspace,
+      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
+      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
+    });
+    await sb.write('memory/notes/guide.md', 'Read me first.\n');
+    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    const dbPath = path.join(sb.workspace, 'memory', 'brain.db');
+    const db = new Database(dbPath);
+    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
+    db.close();
+    fs.rmSync(path.join(sb.workspace, 'memory', 'notes', 'guide.md'));
+    expect((await sync()).sequence).toBe(1);
+    unwritable(ctx, path.join(sb.workspace, 'memory', 'notes'));
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    expect(error).toMatchObject({
+      code: 'workspace_file_invalid',
+      message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the directory memory/notes, where the restore creates memory/notes/guide\\.md, cannot be written \\((EPERM|EACCES)\\)$`)),
+    });
+    const after = new Database(dbPath, { readonly: true });
+    expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');
+    after.close();
+    expect(await readTree(sb.workspace, [])).toEqual(before);
   });
 });

@@ -1,9 +1,9 @@
-import { lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../types';
 import { AdapterError } from './errors';
-import { isRuntimeSidecar } from './sync-marker';
+import { AGENT_ID_FILE, isRuntimeSidecar } from './sync-marker';
 import { isInside } from './walk';
 
 /** Thrown before anything is written when a raw path is unsafe. */
@@ -91,6 +91,29 @@ export function assertWritable(target: string, rels: readonly string[]): void {
   for (const rel of rels) {
     const info = followedInside(target, root, rel);
     if (info && !info.isFile()) throw inTheWay(target, rel, info.isDirectory() ? 'a directory' : 'not a regular file', 'a file');
+  }
+  for (const rel of rels) assertPermitted(target, rel);
+}
+
+/**
+ * A file the restore overwrites must be writable, and the directory it creates a file in too: a
+ * read-only or immutable one would stop the restore after its first writes, leaving the workspace
+ * half at one sequence and half at another (root, which no mode bit stops, is stopped by
+ * `chattr +i`).
+ */
+function assertPermitted(target: string, rel: string): void {
+  // `.alf-agent-id` is replaced by a rename (agent-id.ts): its directory is what must be writable.
+  let at = rel === AGENT_ID_FILE ? '' : rel;
+  while (at !== '' && !existsSync(path.join(target, ...at.split('/')))) at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '';
+  const abs = path.join(target, ...at.split('/'));
+  try {
+    accessSync(abs, at === rel ? constants.W_OK : constants.W_OK | constants.X_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+    const what = at === rel ? rel : `${at === '' ? 'the workspace directory' : `the directory ${at}`}, where the restore creates ${rel},`;
+    throw new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${what} cannot be written (${code})`, {
+      hint: `make ${abs} writable (chmod u+w, or chattr -i if it is immutable), then restore again (nothing was written)`,
+    });
   }
 }
 
