@@ -189,4 +189,14 @@ describe('zeroclaw import', () => {
     await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
   });
+
+  it('restores a BLOB held in a column other than embedding, byte for byte through the archive', async () => {
+    const src = await tempDir('zc-blobcol');
+    await seedBrainDb({ workspace: src, agents: [AGENTS[0]!], rows: [row(A, 0, { tenant_id: Buffer.from([0, 1, 0xfe, 0xff]) }), row(A, 1, { tenant_id: 't' })], extraColumns: true });
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
+    const archived = await readSnapshot(await writeSnapshot(snapshotOf(exported)));
+    const out = await tempDir('zc-blobcol-out');
+    await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
+    expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+  });
 });

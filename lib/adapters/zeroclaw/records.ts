@@ -89,7 +89,7 @@ function tagsFor(category: string, key: string): string[] {
   return tags;
 }
 
-/** Every native scalar column except the structural ones; `id` only when it differs from the record id. */
+/** Every native column except the structural ones; `id` only when it differs from the record id. */
 function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: string | null): JsonObject {
   const raw: JsonObject = {};
   for (const [column, value] of Object.entries(row)) {
@@ -101,11 +101,16 @@ function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: string | 
   return raw;
 }
 
+/**
+ * A column value as JSON. A BLOB (outside `embedding`, which has its own field) travels as
+ * `{"$base64": "..."}`, as Hermes rows do (`hermes/row-json.ts`), so a restore writes it back.
+ */
 function toJsonScalar(value: unknown): JsonValue | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'bigint') return Number(value);
-  return undefined; // BLOBs other than `embedding` are not scalars
+  if (value instanceof Uint8Array) return { $base64: Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64') };
+  return undefined;
 }
 
 function sortKeys(obj: JsonObject): JsonObject {

@@ -40,11 +40,15 @@ export function recordToRow(record: MemoryRecord, args: {
   return out;
 }
 
-/** SQLite binds null, numbers, strings and BLOBs; booleans become 0/1; anything else is bad input. */
+/**
+ * SQLite binds null, numbers, strings and BLOBs; booleans become 0/1; `{"$base64": "..."}` is a
+ * BLOB column value (`records.ts`); anything else is bad input.
+ */
 function bindable(value: unknown, recordId: string, column: string): unknown {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value === null || typeof value === 'number' || typeof value === 'string' || Buffer.isBuffer(value)) return value;
+  if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) return Buffer.from(value.$base64, 'base64');
   throw new Error(`record ${recordId}: raw_source_format.${column} must be a scalar, got ${JSON.stringify(value)}`);
 }
 
