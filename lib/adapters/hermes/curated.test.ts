@@ -72,4 +72,13 @@ describe('config.yaml redaction', () => {
       ['model: gpt-5', 'max_tokens: 4096', 'api_key:', 'providers:', '  - name: openai', '    OPENAI_API_KEY:', '    token:', '    base_url: https://x', 'credentials:', 'cwd: /home', ''].join('\n'),
     );
   });
+
+  it('keeps the blank lines and the final newline after a secret key with no value: redacting twice changes nothing', () => {
+    const text = ['model: gpt-5', 'api_key:', '', 'cwd: /home', 'token:', '  nested: x', '', '  more: y', '', 'last: 1', 'password:', ''].join('\n');
+    const redacted = ['model: gpt-5', 'api_key:', '', 'cwd: /home', 'token:', '', 'last: 1', 'password:', ''].join('\n');
+    expect(redactConfigYaml(text)).toBe(redacted);
+    expect(redactConfigYaml(redacted)).toBe(redacted);
+    expect(redactConfigYaml('api_key: sk-live-123\n')).toBe('api_key:\n');
+    expect(redactConfigYaml('api_key:\n')).toBe('api_key:\n');
+  });
 });

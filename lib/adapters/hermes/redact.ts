@@ -16,11 +16,23 @@ export function isSecretKey(key: string): boolean {
 export function redactConfigYaml(text: string): string {
   const out: string[] = [];
   let blockIndent = -1;
+  // Blank lines after a secret key belong to its block only when more of the block follows them:
+  // held until the next line says which (the final newline too: `api_key:\n` stays as it is).
+  let blanks: string[] = [];
   for (const line of text.split('\n')) {
     if (blockIndent >= 0) {
       const indent = line.length - line.trimStart().length;
-      if (line.trim() === '' || indent > blockIndent) continue;
+      if (line.trim() === '') {
+        blanks.push(line);
+        continue;
+      }
+      if (indent > blockIndent) {
+        blanks = [];
+        continue;
+      }
       blockIndent = -1;
+      out.push(...blanks);
+      blanks = [];
     }
     const m = KEY_LINE_RE.exec(line.replace(/\r$/, ''));
     if (m === null || !isSecretKey(m[3]!)) {
@@ -32,5 +44,6 @@ export function redactConfigYaml(text: string): string {
     const value = (m[4] ?? '').trim();
     if (value === '' || value.startsWith('|') || value.startsWith('>')) blockIndent = prefix.length;
   }
+  out.push(...blanks);
   return out.join('\n');
 }
