@@ -67,6 +67,8 @@ describe('zeroclaw import', () => {
     const again = await zeroclawAdapter.exportWorkspace({ workspace: out, persistAgentId: false, clock: fixedClock });
     expect(again.agentId).toBe(exported.agentId);
     expect(canonicalJson(again.records)).toBe(canonicalJson(exported.records));
+    // The same raw bytes, the DDL sidecar included: a sync of the restored workspace has nothing to send.
+    expect(again.raw).toEqual(exported.raw);
   });
 
   it("replaces only that agent's rows in a live brain.db, in one transaction", async () => {
@@ -173,6 +175,7 @@ describe('zeroclaw import', () => {
     const out = await tempDir('zc-later-out');
     await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: out, live: false, clock: fixedClock });
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+    expect((await zeroclawAdapter.exportWorkspace({ workspace: out, persistAgentId: false, clock: fixedClock })).raw).toEqual(exported.raw);
   });
 
   it('restores embedding BLOBs byte for byte through the archive, a -0.0 component included', async () => {

@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { quoteIdent, tableColumns, type Db } from './sqlite-io';
+import { tableColumns, type Db } from './sqlite-io';
 
 /**
  * ZeroClaw's `brain.db` DDL as ZeroClaw itself creates it (the multi-agent layout,
@@ -11,53 +11,59 @@ import { quoteIdent, tableColumns, type Db } from './sqlite-io';
  */
 export const BRAIN_DB_DDL = `
 CREATE TABLE embedding_cache (
-  content_hash TEXT PRIMARY KEY,
-  embedding    BLOB NOT NULL,
-  created_at   TEXT NOT NULL,
-  accessed_at  TEXT NOT NULL
-);
+                content_hash TEXT PRIMARY KEY,
+                embedding    BLOB NOT NULL,
+                created_at   TEXT NOT NULL,
+                accessed_at  TEXT NOT NULL
+            );
 CREATE INDEX idx_cache_accessed ON embedding_cache(accessed_at);
 CREATE TABLE agents (
-  id          TEXT PRIMARY KEY,
-  alias       TEXT NOT NULL UNIQUE,
-  created_at  TEXT NOT NULL
-);
+                id          TEXT PRIMARY KEY,
+                alias       TEXT NOT NULL UNIQUE,
+                created_at  TEXT NOT NULL
+             );
 CREATE TABLE IF NOT EXISTS "memories" (
-  id            TEXT PRIMARY KEY,
-  key           TEXT NOT NULL,
-  content       TEXT NOT NULL,
-  category      TEXT NOT NULL DEFAULT 'core',
-  embedding     BLOB,
-  created_at    TEXT NOT NULL,
-  updated_at    TEXT NOT NULL,
-  session_id    TEXT,
-  namespace     TEXT DEFAULT 'default',
-  importance    REAL DEFAULT 0.5,
-  superseded_by TEXT,
-  agent_id      TEXT NOT NULL REFERENCES agents(id),
-  UNIQUE (agent_id, key)
-);
+                id            TEXT PRIMARY KEY,
+                key           TEXT NOT NULL,
+                content       TEXT NOT NULL,
+                category      TEXT NOT NULL DEFAULT 'core',
+                embedding     BLOB,
+                created_at    TEXT NOT NULL,
+                updated_at    TEXT NOT NULL,
+                session_id    TEXT,
+                namespace     TEXT DEFAULT 'default',
+                importance    REAL DEFAULT 0.5,
+                superseded_by TEXT,
+                agent_id      TEXT NOT NULL REFERENCES agents(id),
+                UNIQUE (agent_id, key)
+             );
 CREATE INDEX idx_memories_category  ON memories(category);
 CREATE INDEX idx_memories_key       ON memories(key);
 CREATE INDEX idx_memories_session   ON memories(session_id);
 CREATE INDEX idx_memories_namespace ON memories(namespace);
 CREATE INDEX idx_memories_agent_id  ON memories(agent_id);
-CREATE VIRTUAL TABLE memories_fts USING fts5(key, content, content=memories, content_rowid=rowid);
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+                key, content, content=memories, content_rowid=rowid
+             );
 CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN
-  INSERT INTO memories_fts(rowid, key, content) VALUES (new.rowid, new.key, new.content);
-END;
+                INSERT INTO memories_fts(rowid, key, content)
+                VALUES (new.rowid, new.key, new.content);
+             END;
 CREATE TRIGGER memories_ad AFTER DELETE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, key, content) VALUES ('delete', old.rowid, old.key, old.content);
-END;
+                INSERT INTO memories_fts(memories_fts, rowid, key, content)
+                VALUES ('delete', old.rowid, old.key, old.content);
+             END;
 CREATE TRIGGER memories_au AFTER UPDATE ON memories BEGIN
-  INSERT INTO memories_fts(memories_fts, rowid, key, content) VALUES ('delete', old.rowid, old.key, old.content);
-  INSERT INTO memories_fts(rowid, key, content) VALUES (new.rowid, new.key, new.content);
-END;
+                INSERT INTO memories_fts(memories_fts, rowid, key, content)
+                VALUES ('delete', old.rowid, old.key, old.content);
+                INSERT INTO memories_fts(rowid, key, content)
+                VALUES (new.rowid, new.key, new.content);
+             END;
 CREATE TABLE schema_version (
-  component  TEXT PRIMARY KEY,
-  version    INTEGER NOT NULL,
-  applied_at TEXT NOT NULL
-);
+            component  TEXT PRIMARY KEY,
+            version    INTEGER NOT NULL,
+            applied_at TEXT NOT NULL
+         );
 CREATE TABLE memory_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 `;
 
@@ -88,6 +94,7 @@ export function addLaterColumns(db: Db, names: readonly string[]): void {
   for (const name of names) {
     const decl = LATER_MEMORY_COLUMNS[name];
     if (decl === undefined || present.has(name)) continue;
-    db.exec(`ALTER TABLE memories ADD COLUMN ${quoteIdent(name)} ${decl}`);
+    // Unquoted, as ZeroClaw adds them: SQLite keeps the statement's text in the schema (the DDL sidecar).
+    db.exec(`ALTER TABLE memories ADD COLUMN ${name} ${decl}`);
   }
 }
