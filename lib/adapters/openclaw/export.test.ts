@@ -138,6 +138,15 @@ describe('openclaw export: workspace rules', () => {
     expect(result.raw.has('.alf-agent-id')).toBe(false);
   });
 
+  it('honours the first pattern of an .alfignore saved with a UTF-8 byte order mark (as Windows editors save it)', async () => {
+    const ws = await copyFixture('standard');
+    await writeFile(path.join(ws, '.alfignore'), '\uFEFFmemory/project-*.md\r\nTOOLS.md\r\n');
+    const result = await exportWs(ws);
+    expect(result.raw.has('memory/project-clawsmith.md')).toBe(false);
+    expect(result.records.some((r) => r.source.origin_file === 'memory/project-clawsmith.md')).toBe(false);
+    expect(result.excludedByAlfignore).toBe(2);
+  });
+
   it('does not follow a root-file symlink out of the workspace', async () => {
     const ws = await copyFixture('minimal');
     const outside = await tempDir();

@@ -26,7 +26,8 @@ export async function loadAlfIgnore(workspace: string): Promise<IgnoreMatcher> {
 
 /** Builds a matcher from `.alfignore` text (pure; used by `loadAlfIgnore`). */
 export function compileAlfIgnore(text: string): IgnoreMatcher {
-  const rules = text.split(/\r?\n/).map(parseRule).filter((r): r is IgnoreRule => r !== null);
+  // A byte order mark (Windows editors write one) is no part of the first pattern, as git reads it.
+  const rules = text.replace(/^\uFEFF/, '').split(/\r?\n/).map(parseRule).filter((r): r is IgnoreRule => r !== null);
   if (rules.length === 0) return () => false;
   return (relPath) => {
     const segments = relPath.split('/').filter((s) => s.length > 0);
