@@ -154,9 +154,21 @@ export function rawPrefix(runtime: Runtime): string {
   return `raw/${runtime}/`;
 }
 
-/** Full archive path of a workspace file: `raw/<runtime>/<rel>`. */
+/**
+ * Full archive path of a workspace file: `raw/<runtime>/<rel>`. A name an archive cannot carry
+ * (CONTRACT §9: a backslash, a drive prefix; a walk gives no other unsafe one) is the user's to
+ * rename or leave out, said here — the archive writer would refuse it as a malformed archive.
+ */
 export function rawArchivePath(runtime: Runtime, relPath: string): string {
+  if (relPath.includes('\\') || /^[A-Za-z]:/.test(relPath)) throw unarchivableName(relPath);
   return `${rawPrefix(runtime)}${relPath}`;
+}
+
+function unarchivableName(relPath: string): AdapterError {
+  const why = relPath.includes('\\') ? 'its name contains a backslash' : 'its name starts like a drive (C:)';
+  return new AdapterError('workspace_file_invalid', `the workspace file ${JSON.stringify(relPath)} cannot be synced: ${why}, which an ALF archive cannot carry`, {
+    hint: 'rename the file, or leave it out with a line in .alfignore, then sync again (nothing was uploaded)',
+  });
 }
 
 /**
