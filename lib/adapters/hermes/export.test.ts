@@ -123,4 +123,18 @@ describe('hermes export', () => {
     await seedStateDb(empty, [], []);
     expect(await hermesAdapter.memoryPresent(empty)).toBe(false);
   });
+
+  it('says so when state.db holds messages of a session its sessions table does not have (they have no record to travel in)', async () => {
+    const dir = await home();
+    const db = new Database(path.join(dir, 'state.db'));
+    db.pragma('foreign_keys = OFF'); // as Hermes' Python sqlite3 connections run
+    insert(db, 'messages', { session_id: 'gone_session', role: 'user', content: 'left behind', timestamp: T0 + 5 });
+    insert(db, 'messages', { session_id: 'gone_session', role: 'assistant', content: 'me too', timestamp: T0 + 6 });
+    db.close();
+    const result = await exportHome(dir);
+    expect(result.warnings).toEqual([
+      'state.db: 2 messages of session "gone_session", which its sessions table does not hold, are not synced (a restore will not have them)',
+    ]);
+    expect((await exportHome(await home())).warnings).toEqual([]);
+  });
 });

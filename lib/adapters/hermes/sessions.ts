@@ -9,6 +9,8 @@ import { renderTranscript, sessionSource } from './transcript';
 /** Sessions with their messages, as JSON rows (every column). */
 export interface StateDbContent {
   sessions: { session: JsonObject; messages: JsonObject[] }[];
+  /** Messages whose session the sessions table does not hold, by session id (no record carries them). */
+  orphanMessages: { sessionId: string; count: number }[];
   ddl: string[];
   schemaVersion: number;
 }
@@ -18,7 +20,7 @@ export function readStateDb(db: Db): StateDbContent {
   const schemaVersion = tableExists(db, 'schema_version')
     ? ((db.prepare('SELECT version FROM schema_version LIMIT 1').get() as { version: number } | undefined)?.version ?? -1)
     : -1;
-  if (!tableExists(db, 'sessions')) return { sessions: [], ddl: captureDdl(db), schemaVersion };
+  if (!tableExists(db, 'sessions')) return { sessions: [], orphanMessages: [], ddl: captureDdl(db), schemaVersion };
   const sessions = (db.prepare('SELECT * FROM sessions ORDER BY started_at, id').all() as Record<string, unknown>[]).map(rowToJson);
   const byId = new Map<string, JsonObject[]>();
   if (tableExists(db, 'messages')) {
@@ -30,8 +32,13 @@ export function readStateDb(db: Db): StateDbContent {
       else byId.set(sid, [message]);
     }
   }
+  const sessionIds = new Set(sessions.map((session) => String(session.id)));
+  const orphanMessages = [...byId]
+    .filter(([sid]) => !sessionIds.has(sid))
+    .map(([sessionId, messages]) => ({ sessionId, count: messages.length }));
   return {
     sessions: sessions.map((session) => ({ session, messages: byId.get(String(session.id)) ?? [] })),
+    orphanMessages,
     ddl: captureDdl(db),
     schemaVersion,
   };
