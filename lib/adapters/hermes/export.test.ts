@@ -137,4 +137,17 @@ describe('hermes export', () => {
     ]);
     expect((await exportHome(await home())).warnings).toEqual([]);
   });
+
+  it('says which values a record cannot carry exactly: TEXT that is not UTF-8, an integer beyond 2^53', async () => {
+    const dir = await home();
+    const db = new Database(path.join(dir, 'state.db'));
+    db.prepare("UPDATE messages SET content = CAST(x'41ff42' AS TEXT) WHERE id = 1").run();
+    db.prepare('UPDATE messages SET token_count = ? WHERE id = 4').run(2n ** 60n + 1n);
+    db.prepare("UPDATE messages SET content = 'a real \uFFFD stays quiet' WHERE id = 3").run();
+    db.close();
+    expect((await exportHome(dir)).warnings).toEqual([
+      'messages row 1: content is TEXT that is not valid UTF-8; synced with U+FFFD for the bytes that are not, which a restore writes instead',
+      'messages row 4: token_count 1152921504606846977 is beyond what a JSON number holds exactly; synced as 1152921504606847000',
+    ]);
+  });
 });

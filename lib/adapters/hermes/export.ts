@@ -35,10 +35,10 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     raw: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     layers: await layersOf(home, agentId),
     excludedByAlfignore,
-    warnings: (state?.orphanMessages ?? []).map(
+    warnings: [...(state?.warnings ?? []), ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
-    ),
+    )],
   };
 }
 

@@ -1,7 +1,7 @@
 import { hermesSessionId } from '@/lib/core/ids';
 import type { JsonObject } from '@/lib/core/json';
 import { orderRecordFields, type MemoryRecord } from '@/lib/core/record';
-import { captureDdl, tableExists, type Db } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { captureDdl, readRowsNoting, tableExists, type Db } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { unixSecondsToRfc3339 } from '@/lib/adapters/zeroclaw/time';
 import { rowToJson } from './row-json';
 import { renderTranscript, sessionSource } from './transcript';
@@ -11,6 +11,8 @@ export interface StateDbContent {
   sessions: { session: JsonObject; messages: JsonObject[] }[];
   /** Messages whose session the sessions table does not hold, by session id (no record carries them). */
   orphanMessages: { sessionId: string; count: number }[];
+  /** Values a record cannot carry exactly (`readRowsNoting`). */
+  warnings: string[];
   ddl: string[];
   schemaVersion: number;
 }
@@ -20,11 +22,12 @@ export function readStateDb(db: Db): StateDbContent {
   const schemaVersion = tableExists(db, 'schema_version')
     ? ((db.prepare('SELECT version FROM schema_version LIMIT 1').get() as { version: number } | undefined)?.version ?? -1)
     : -1;
-  if (!tableExists(db, 'sessions')) return { sessions: [], orphanMessages: [], ddl: captureDdl(db), schemaVersion };
-  const sessions = (db.prepare('SELECT * FROM sessions ORDER BY started_at, id').all() as Record<string, unknown>[]).map(rowToJson);
+  if (!tableExists(db, 'sessions')) return { sessions: [], orphanMessages: [], warnings: [], ddl: captureDdl(db), schemaVersion };
+  const warnings: string[] = [];
+  const sessions = readRowsNoting(db, { table: 'sessions', sql: 'SELECT * FROM sessions ORDER BY started_at, id', warnings }).map(rowToJson);
   const byId = new Map<string, JsonObject[]>();
   if (tableExists(db, 'messages')) {
-    for (const row of db.prepare('SELECT * FROM messages ORDER BY session_id, id').all() as Record<string, unknown>[]) {
+    for (const row of readRowsNoting(db, { table: 'messages', sql: 'SELECT * FROM messages ORDER BY session_id, id', warnings })) {
       const message = rowToJson(row);
       const sid = String(message.session_id);
       const bucket = byId.get(sid);
@@ -39,6 +42,7 @@ export function readStateDb(db: Db): StateDbContent {
   return {
     sessions: sessions.map((session) => ({ session, messages: byId.get(String(session.id)) ?? [] })),
     orphanMessages,
+    warnings,
     ddl: captureDdl(db),
     schemaVersion,
   };

@@ -211,6 +211,21 @@ describe('zeroclaw export', () => {
     expect(record!.raw_source_format).toMatchObject({ kind: 'fact', pinned: 1, tenant_id: 't1' });
   });
 
+  it('says which values a record cannot carry exactly: TEXT that is not UTF-8, an integer beyond 2^53', async () => {
+    const ws = await tempDir('zc-inexact');
+    const [first, second, third] = rowsFor(A, 'alpha', 3);
+    const dbPath = await seedBrainDb({ workspace: ws, agents: [AGENTS[0]!], rows: [{ ...second!, content: 'a real \uFFFD stays quiet' }, { ...third!, pinned: 2n ** 60n + 1n }], extraColumns: true });
+    const db = new Database(dbPath);
+    db.prepare("INSERT INTO memories (id, key, content, created_at, updated_at, agent_id) VALUES (?, ?, CAST(x'41ff42' AS TEXT), ?, ?, ?)").run(first!.id, first!.key, first!.created_at, first!.updated_at, A);
+    db.close();
+    const result = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock });
+    expect(result.warnings).toEqual([
+      `memories row ${first!.id}: content is TEXT that is not valid UTF-8; synced with U+FFFD for the bytes that are not, which a restore writes instead`,
+      `memories row ${third!.id}: pinned 1152921504606846977 is beyond what a JSON number holds exactly; synced as 1152921504606847000`,
+    ]);
+    expect(result.records.map((r) => r.content)).toEqual(['A\uFFFDB', 'a real \uFFFD stays quiet', third!.content]);
+  });
+
   it('reports memory presence per agent and fails clearly without a brain.db', async () => {
     const ws = await sharedWorkspace();
     expect(await zeroclawAdapter.memoryPresent(ws, 'beta')).toBe(true);

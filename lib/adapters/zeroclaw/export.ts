@@ -6,13 +6,15 @@ import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type Selecte
 import { findBrainDb, noBrainDbMessage } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
 import { rowToRecord } from './records';
-import { captureDdl, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
+import { captureDdl, readRowsNoting, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
 
 /** What is read from the consistent copy of `brain.db`. */
 interface BrainSlice {
   agent: SelectedAgent;
   rows: Record<string, unknown>[];
   sidecar: Uint8Array;
+  /** Values a record cannot carry exactly (`readRowsNoting`). */
+  warnings: string[];
 }
 
 /**
@@ -30,7 +32,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   );
   const agentId = await resolveAlfAgentId({ workspace: opts.workspace, agent: slice.agent, persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
-  const warnings: string[] = [];
+  const warnings: string[] = [...slice.warnings];
   const now = rfc3339(opts.clock());
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
   const { files, excludedByAlfignore } = await collectRawFiles(opts.workspace, dbRel);
@@ -54,14 +56,12 @@ export function readSlice(db: Db, runtimeAgent: string | undefined): BrainSlice 
   const columns = tableColumns(db, 'memories');
   const order = ['created_at', 'timestamp'].find((c) => columns.includes(c));
   const orderBy = `${order !== undefined ? `"${order}" ASC, ` : ''}id ASC`;
+  const warnings: string[] = [];
   const rows =
     agent.nativeId === null
-      ? (db.prepare(`SELECT * FROM memories ORDER BY ${orderBy}`).all() as Record<string, unknown>[])
-      : (db.prepare(`SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`).all(agent.nativeId) as Record<
-          string,
-          unknown
-        >[]);
-  return { agent, rows, sidecar: sidecarBytes(db, agent) };
+      ? readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories ORDER BY ${orderBy}`, warnings })
+      : readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`, params: [agent.nativeId], warnings });
+  return { agent, rows, sidecar: sidecarBytes(db, agent), warnings };
 }
 
 /**

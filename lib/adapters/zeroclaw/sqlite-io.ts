@@ -163,6 +163,39 @@ export function captureDdl(db: Db): string[] {
   return rows.filter((r) => r.name !== 'sqlite_sequence' && !isShadow(r.name)).map((r) => r.sql);
 }
 
+/**
+ * Rows of a query, read so that what a record cannot carry exactly is said in `warnings` instead
+ * of changed without a word: an integer beyond ±2^53 (read exact, then made the nearest JSON
+ * number) and TEXT that is not UTF-8 (better-sqlite3 reads U+FFFD for the bad bytes; the row is
+ * looked up again by `id` to tell that from a real U+FFFD). Other values are as `all()` gives them.
+ */
+export function readRowsNoting(db: Db, args: { table: string; sql: string; params?: unknown[]; warnings: string[] }): Record<string, unknown>[] {
+  const rows = db.prepare(args.sql).safeIntegers(true).all(...(args.params ?? [])) as Record<string, unknown>[];
+  const bytesOf = new Map<string, Database.Statement>();
+  for (const row of rows) {
+    const id = row.id;
+    const name = `${args.table} row ${String(id)}`;
+    for (const [column, value] of Object.entries(row)) {
+      if (typeof value === 'bigint') {
+        const near = Number(value);
+        row[column] = near;
+        if (BigInt(near) !== value) args.warnings.push(`${name}: ${column} ${value} is beyond what a JSON number holds exactly; synced as ${near}`);
+      } else if (typeof value === 'string' && value.includes('\uFFFD') && (typeof id === 'string' || typeof id === 'bigint')) {
+        let statement = bytesOf.get(column);
+        if (statement === undefined) {
+          statement = db.prepare(`SELECT CAST(${quoteIdent(column)} AS BLOB) AS b FROM ${quoteIdent(args.table)} WHERE id = ?`);
+          bytesOf.set(column, statement);
+        }
+        const stored = (statement.get(id) as { b: unknown } | undefined)?.b;
+        if (stored instanceof Uint8Array && !Buffer.from(value, 'utf8').equals(stored)) {
+          args.warnings.push(`${name}: ${column} is TEXT that is not valid UTF-8; synced with U+FFFD for the bytes that are not, which a restore writes instead`);
+        }
+      }
+    }
+  }
+  return rows;
+}
+
 /** Inserts one row given as a column → value map (only the listed columns). */
 export function insertRow(db: Db, table: string, row: Record<string, unknown>): void {
   const columns = Object.keys(row);
