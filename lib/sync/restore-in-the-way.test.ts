@@ -6,7 +6,8 @@
  * - ZeroClaw and Hermes restores write their database before the raw files: whatever is in the way
  *   of a raw file must refuse the restore before the database changes too.
  */
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -233,6 +234,71 @@ describe('a file or directory the restore cannot write: refused before the first
     const after = new Database(dbPath, { readonly: true });
     expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');
     after.close();
+    expect(await readTree(sb.workspace, [])).toEqual(before);
+  });
+});
+
+/** Another process (the agent) holding the database's write lock until the test ends. */
+async function lockedByAnotherProcess(dbPath: string): Promise<void> {
+  const script = `
+    const db = new (require('better-sqlite3'))(process.argv[1]);
+    db.exec('BEGIN EXCLUSIVE');
+    process.stdout.write('locked\\n');
+    process.stdin.on('end', () => { db.exec('ROLLBACK'); db.close(); });
+    process.stdin.resume();`;
+  const child = spawn(process.execPath, ['-e', script, dbPath], { cwd: process.cwd() });
+  await once(child.stdout, 'data');
+  cleanups.unshift(async () => {
+    child.stdin.end();
+    await once(child, 'exit');
+  });
+}
+
+describe('a live database the agent holds locked for a write: refused once the wait is over, nothing changed', () => {
+  it('ZeroClaw: brain.db and every file as they were', async () => {
+    const { sb, clock, target } = await sandbox();
+    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+    const dbPath = await seedBrainDb({
+      workspace: sb.workspace,
+      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
+      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
+    });
+    await sb.write('memory/notes.md', 'first\n');
+    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    const db = new Database(dbPath);
+    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
+    db.close();
+    await sb.write('memory/notes.md', 'second\n');
+    expect((await sync()).sequence).toBe(1);
+    await lockedByAnotherProcess(dbPath);
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    // Its decision reads brain.db first (which rows are there), and that read is what waits and refuses.
+    expect(error).toMatchObject({ code: 'bad_store', message: `cannot read SQLite database ${dbPath}: another process holds it locked for a write (it was still locked after waiting 5 s)` });
+    expect(await readTree(sb.workspace, [])).toEqual(before);
+  });
+
+  it('Hermes: state.db and every file as they were', async () => {
+    const { sb, clock, target } = await sandbox();
+    const dbPath = await seedStateDb(sb.workspace, [{ id: 'sess-1', source: 'cli', title: 'Deploy review', started_at: 1780000000 }], [
+      { session_id: 'sess-1', role: 'user', content: 'Review the deploy', timestamp: 1780000010 },
+    ]);
+    await writeFiles(sb.workspace, { 'memories/MEMORY.md': 'Always run tests first.\n' });
+    const sync = () => syncWorkspace({ runtime: 'hermes', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    const db = new Database(dbPath);
+    db.prepare("UPDATE sessions SET title = 'Renamed here' WHERE id = 'sess-1'").run();
+    db.close();
+    await writeFiles(sb.workspace, { 'memories/MEMORY.md': 'Never skip tests.\n' });
+    expect((await sync()).sequence).toBe(1);
+    await lockedByAnotherProcess(dbPath);
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'hermes', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, atSequence: 0, clock, replace: true }));
+    expect(error).toMatchObject({ code: 'restore_incomplete', message: `cannot restore into ${dbPath}: another process holds it locked for a write; nothing was changed` });
+    expect(error.hint).toBe('stop the agent, or run the restore again when it has finished writing');
     expect(await readTree(sb.workspace, [])).toEqual(before);
   });
 });

@@ -7,6 +7,7 @@ import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE } from './raw-files';
 import { createStateDb } from './schema';
+import { writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { sessionsFromRecords, writeSessions } from './session-write';
 
 /**
@@ -31,7 +32,7 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   if (sessions.length > 0) {
     const db = dbExists ? new Database(dbPath, { fileMustExist: true, timeout: 10_000 }) : await createStateDb(dbPath);
     try {
-      warnings.push(...writeSessions(db, sessions, { replace: dbExists }));
+      warnings.push(...writingLive(dbPath, () => writeSessions(db, sessions, { replace: dbExists })));
     } finally {
       db.close();
     }

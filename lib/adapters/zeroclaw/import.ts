@@ -10,6 +10,7 @@ import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
 import { createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar } from './sidecar';
 import { replaceLiveSlice, writeFreshSlice } from './slice-write';
+import { writingLive } from './sqlite-io';
 
 
 /**
@@ -50,9 +51,10 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
     }
     written.push(FRESH_BRAIN_DB);
   } else {
-    const db = new Database(path.join(opts.target, ...existingDb.split('/')), { fileMustExist: true, timeout: 10_000 });
+    const dbPath = path.join(opts.target, ...existingDb.split('/'));
+    const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
     try {
-      const outcome = replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records });
+      const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records }));
       warnings.push(...outcome.warnings);
       ownsAgentIdFile = outcome.isFirst;
     } finally {

@@ -64,6 +64,23 @@ async function snapshotInto(dbPath: string, copy: string): Promise<void> {
   await copyStable(dbPath, copy);
 }
 
+/**
+ * Runs a write into a live database; a lock another process holds past the connection's busy
+ * timeout (the agent in a write) is a clear `restore_incomplete`, the database left as it was
+ * (the write is one transaction, rolled back).
+ */
+export function writingLive<T>(dbPath: string, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    if (!isLockedError(error)) throw error;
+    throw new AdapterError('restore_incomplete', `cannot restore into ${dbPath}: another process holds it locked for a write; nothing was changed`, {
+      cause: error,
+      hint: 'stop the agent, or run the restore again when it has finished writing',
+    });
+  }
+}
+
 function isLockedError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
