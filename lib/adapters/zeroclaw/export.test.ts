@@ -238,6 +238,18 @@ describe('zeroclaw export', () => {
 });
 
 describe('zeroclaw export: bad input', () => {
+  it('names the two rows when their ids make one record id (letter case, NULL), instead of an archive refused as malformed', async () => {
+    const ws = await tempDir('zc-dup-ids');
+    const [first, second] = rowsFor(A, 'alpha', 2);
+    await seedBrainDb({ workspace: ws, agents: [AGENTS[0]!], rows: [first!, { ...second!, id: first!.id.toUpperCase() }] });
+    const error = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'bad_store',
+      message: `memory/brain.db: the memories rows id ${JSON.stringify(first!.id)} (key "${first!.key}") and id ${JSON.stringify(first!.id.toUpperCase())} (key "${second!.key}") make the same record id ${first!.id}, so they cannot be synced as two memories`,
+      hint: 'give each row its own id (a UUID, in one letter case, never NULL), then sync again (nothing was uploaded)',
+    });
+  });
+
   it('names the file when brain.db is not a database', async () => {
     const ws = await tempDir('zc-bad');
     await mkdir(path.join(ws, 'memory'), { recursive: true });

@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { AdapterError } from '@/lib/adapters/shared/errors';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
@@ -35,6 +36,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   const warnings: string[] = [...slice.warnings];
   const now = rfc3339(opts.clock());
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
+  assertDistinctIds(records, slice.rows, dbRel);
   const { files, excludedByAlfignore } = await collectRawFiles(opts.workspace, dbRel);
   files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
   return {
@@ -47,6 +49,26 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
     excludedByAlfignore,
     warnings,
   };
+}
+
+/**
+ * Two rows whose ids make the same record id (UUIDs that differ only in letter case, NULL ids,
+ * or a NULL id beside the id 'null') cannot both travel: said here, naming the rows, instead
+ * of an archive refused as malformed.
+ */
+function assertDistinctIds(records: readonly MemoryRecord[], rows: readonly Record<string, unknown>[], dbRel: string): void {
+  const firstRow = new Map<string, number>();
+  records.forEach((record, i) => {
+    const earlier = firstRow.get(record.id);
+    if (earlier === undefined) {
+      firstRow.set(record.id, i);
+      return;
+    }
+    const describe = (row: Record<string, unknown> | undefined) => `id ${JSON.stringify(row?.id ?? null)} (key ${JSON.stringify(row?.key ?? null)})`;
+    throw new AdapterError('bad_store', `${dbRel}: the memories rows ${describe(rows[earlier])} and ${describe(rows[i])} make the same record id ${record.id}, so they cannot be synced as two memories`, {
+      hint: 'give each row its own id (a UUID, in one letter case, never NULL), then sync again (nothing was uploaded)',
+    });
+  });
 }
 
 /** Selects the agent and reads exactly its rows, oldest first (ties by id). */
