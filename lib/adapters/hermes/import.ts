@@ -1,14 +1,14 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, pathExists, writeAgentIdIfAbsent, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
 import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE } from './raw-files';
 import { createStateDb } from './schema';
-import { writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
-import { sessionsFromRecords, writeSessions } from './session-write';
+import { withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
 
 /**
  * Restores a Hermes home: raw files byte-exact (never `.env` or `state.db`, even if an
@@ -28,22 +28,43 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   const dbPath = path.join(opts.target, STATE_DB_FILE);
   const dbExists = await pathExists(dbPath);
   if (dbExists && !opts.live) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live home instead`);
-  const written: string[] = [];
-  if (sessions.length > 0) {
-    const db = dbExists ? new Database(dbPath, { fileMustExist: true, timeout: 10_000 }) : await createStateDb(dbPath);
-    try {
-      warnings.push(...writingLive(dbPath, () => writeSessions(db, sessions, { replace: dbExists })));
-    } finally {
-      db.close();
-    }
-    written.push(STATE_DB_FILE);
+  // Staged before state.db is written and put in place after: a disk too full for them changes neither.
+  const staged = await stageRawFiles({ target: opts.target, files, skipSidecars: true });
+  try {
+    if (sessions.length > 0) warnings.push(...(await writeStateDb(dbPath, dbExists, sessions)));
+  } catch (error) {
+    await staged.discard();
+    throw fullDiskError(opts.target, error) ?? error;
   }
-  written.push(...(await writeRawFiles({ target: opts.target, files, skipSidecars: true })));
+  await staged.commit();
+  const written = [...(sessions.length > 0 ? [STATE_DB_FILE] : []), ...staged.written];
   const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
   if (typeof manifestAgent.id === 'string' && (await writeAgentIdIfAbsent(opts.target, manifestAgent.id, warnings))) {
     written.push(AGENT_ID_FILE);
   }
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+/** Sessions written into the live state.db (one transaction), or into a fresh one (removed again if that fails). */
+async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows[]): Promise<string[]> {
+  if (live) {
+    const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
+    try {
+      return writingLive(dbPath, () => writeSessions(db, sessions, { replace: true }));
+    } finally {
+      db.close();
+    }
+  }
+  let warnings: string[] = [];
+  await withFreshDatabase(dbPath, async () => {
+    const db = await createStateDb(dbPath);
+    try {
+      warnings = writeSessions(db, sessions, { replace: false });
+    } finally {
+      db.close();
+    }
+  });
+  return warnings;
 }
 
 /** What `importHermes` writes: the memory files (a live `config.yaml` kept), and `state.db` when there are sessions. */

@@ -5,6 +5,7 @@ export { globToRegExp } from './glob';
 export { walkFiles, isFileInside, compareCodeUnits } from './walk';
 export {
   writeRawFiles,
+  stageRawFiles,
   assertWritable,
   assertSafeRelPath,
   isSafeRelPath,
@@ -16,5 +17,6 @@ export {
   withoutSidecars,
   toArchiveRaw,
 } from './raw-write';
+export { fullDiskError, type StagedFiles } from './staged-write';
 export * from './sync-marker';
 export { AdapterError } from './errors';

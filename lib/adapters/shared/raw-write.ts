@@ -1,8 +1,8 @@
 import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
-import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../types';
 import { AdapterError } from './errors';
+import { stageFiles, type StagedFiles } from './staged-write';
 import { AGENT_ID_FILE, isRuntimeSidecar } from './sync-marker';
 import { isInside } from './walk';
 
@@ -43,25 +43,34 @@ export function isSafeRelPath(relPath: string): boolean {
 }
 
 /**
- * Writes files under `target` byte-exact, creating directories. Every path is checked
- * first, so one unsafe name means nothing is written. Runtime sidecars
- * (`.alf-*-schema.json`) are skipped when `skipSidecars` is set, as restore does.
+ * Writes files under `target` byte-exact, creating directories: all are staged first
+ * (`stageRawFiles`), then moved into place, so a full disk leaves the workspace as it was.
  * Returns the relative paths written, sorted.
  */
-export async function writeRawFiles(args: {
+export async function writeRawFiles(args: RawFilesToWrite): Promise<string[]> {
+  const staged = await stageRawFiles(args);
+  await staged.commit();
+  return staged.written;
+}
+
+export interface RawFilesToWrite {
   target: string;
   files: Map<string, Uint8Array>;
   skipSidecars?: boolean;
-}): Promise<string[]> {
+}
+
+/**
+ * Stages files under `target` (`staged-write.ts`: temporary names, in place only on `commit`).
+ * Every path is checked first, so one unsafe name or something in the way means nothing is
+ * written. Runtime sidecars (`.alf-*-schema.json`) are skipped when `skipSidecars` is set, as
+ * restore does. A database restore stages its files before it writes the database and commits
+ * them after, so a disk too full for them leaves the database as it was too.
+ */
+export async function stageRawFiles(args: RawFilesToWrite): Promise<StagedFiles> {
   const rels = [...args.files.keys()].filter((rel) => !(args.skipSidecars && isRuntimeSidecar(rel))).sort();
   for (const rel of rels) assertSafeRelPath(rel);
   assertWritable(args.target, rels);
-  for (const rel of rels) {
-    const abs = path.join(args.target, ...rel.split('/'));
-    await mkdir(path.dirname(abs), { recursive: true });
-    await writeFile(abs, args.files.get(rel)!);
-  }
-  return rels;
+  return stageFiles(args.target, new Map(rels.map((rel) => [rel, args.files.get(rel)!])));
 }
 
 /**

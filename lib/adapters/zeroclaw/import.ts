@@ -1,6 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, withoutSidecars, writeRawFiles } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
@@ -8,9 +8,9 @@ import type { ZeroclawAgent } from './agents';
 import { findBrainDb, FRESH_BRAIN_DB } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
 import { createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
-import { parseBrainSidecar } from './sidecar';
+import { parseBrainSidecar, type BrainSidecar } from './sidecar';
 import { replaceLiveSlice, writeFreshSlice } from './slice-write';
-import { writingLive } from './sqlite-io';
+import { withFreshDatabase, writingLive } from './sqlite-io';
 
 
 /**
@@ -37,36 +37,52 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   for (const rel of files.keys()) assertSafeRelPath(rel); // reject a hostile archive before the database changes
   // and anything in the way of a file (or of the fresh database), before the database changes too
   assertWritable(opts.target, [...withoutSidecars(files).keys(), ...(existingDb === null ? [FRESH_BRAIN_DB] : [])]);
-  const written: string[] = [];
+  // Staged before the database is written and put in place after: a disk too full for them changes neither.
+  const staged = await stageRawFiles({ target: opts.target, files, skipSidecars: true });
+  let database: { rel: string; ownsAgentIdFile: boolean };
+  try {
+    database = existingDb === null
+      ? await writeFreshDatabase(opts, archived, sidecar)
+      : writeLiveDatabase(opts, existingDb, alias, archived, warnings);
+  } catch (error) {
+    await staged.discard();
+    throw fullDiskError(opts.target, error) ?? error;
+  }
+  await staged.commit();
+  const written = [database.rel, ...staged.written];
+  const ownsAgentIdFile = database.ownsAgentIdFile;
+  if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentIdIfAbsent(opts.target, alfAgentId, warnings))) {
+    written.push(AGENT_ID_FILE);
+  }
+  return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
 
-  let ownsAgentIdFile = true;
-  if (existingDb === null) {
-    const dbPath = path.join(opts.target, ...FRESH_BRAIN_DB.split('/'));
-    if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+/** A fresh `data/memory/brain.db` (ZeroClaw's store path) from our own DDL, holding exactly the agent. */
+async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, sidecar: BrainSidecar): Promise<{ rel: string; ownsAgentIdFile: boolean }> {
+  const dbPath = path.join(opts.target, ...FRESH_BRAIN_DB.split('/'));
+  if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+  await withFreshDatabase(dbPath, async () => {
     const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
       writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
     } finally {
       db.close();
     }
-    written.push(FRESH_BRAIN_DB);
-  } else {
-    const dbPath = path.join(opts.target, ...existingDb.split('/'));
-    const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
-    try {
-      const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records }));
-      warnings.push(...outcome.warnings);
-      ownsAgentIdFile = outcome.isFirst;
-    } finally {
-      db.close();
-    }
-    written.push(existingDb);
+  });
+  return { rel: FRESH_BRAIN_DB, ownsAgentIdFile: true };
+}
+
+/** The agent's rows of the live brain.db replaced, in one transaction. */
+function writeLiveDatabase(opts: ImportOptions, dbRel: string, alias: string, archived: ZeroclawAgent, warnings: string[]): { rel: string; ownsAgentIdFile: boolean } {
+  const dbPath = path.join(opts.target, ...dbRel.split('/'));
+  const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
+  try {
+    const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records }));
+    warnings.push(...outcome.warnings);
+    return { rel: dbRel, ownsAgentIdFile: outcome.isFirst };
+  } finally {
+    db.close();
   }
-  written.push(...(await writeRawFiles({ target: opts.target, files, skipSidecars: true })));
-  if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentIdIfAbsent(opts.target, alfAgentId, warnings))) {
-    written.push(AGENT_ID_FILE);
-  }
-  return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
 /**

@@ -81,6 +81,16 @@ export function writingLive<T>(dbPath: string, write: () => T): T {
   }
 }
 
+/** Creates a database file with `create`; when that fails, the file (and its journal) is removed again. */
+export async function withFreshDatabase(dbPath: string, create: () => Promise<void>): Promise<void> {
+  try {
+    await create();
+  } catch (error) {
+    for (const suffix of ['', '-journal', '-wal', '-shm']) await rm(dbPath + suffix, { force: true });
+    throw error;
+  }
+}
+
 function isLockedError(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^SQLITE_(BUSY|LOCKED)/.test(code);
