@@ -206,6 +206,24 @@ describe('a file or directory the restore cannot write: refused before the first
     expect(await readTree(sb.workspace, [])).toEqual(before);
   });
 
+  it('OpenClaw: a read-only directory whose files the restore replaces (they are staged there, then renamed) leaves every file as it was', async (ctx) => {
+    const { sb, clock, target } = await sandbox();
+    await sb.write('memory/a.md', 'first a\n');
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    const { agent } = await sync();
+    await sb.write('memory/a.md', 'second a\n');
+    expect((await sync()).sequence).toBe(1);
+    unwritable(ctx, path.join(sb.workspace, 'memory'));
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(() => restoreAgent({ runtime: 'openclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, atSequence: 0, clock, replace: true }));
+    expect(error).toMatchObject({
+      code: 'workspace_file_invalid',
+      message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the directory memory, where the restore writes memory/a\\.md, cannot be written \\((EPERM|EACCES)\\)$`)),
+    });
+    expect(await readTree(sb.workspace, [])).toEqual(before);
+  });
+
   it('ZeroClaw: a read-only directory where a raw file is created leaves brain.db as it was', async (ctx) => {
     const { sb, clock, target } = await sandbox();
     const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
@@ -229,7 +247,7 @@ describe('a file or directory the restore cannot write: refused before the first
     const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
     expect(error).toMatchObject({
       code: 'workspace_file_invalid',
-      message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the directory memory/notes, where the restore creates memory/notes/guide\\.md, cannot be written \\((EPERM|EACCES)\\)$`)),
+      message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the directory memory/notes, where the restore writes memory/notes/guide\\.md, cannot be written \\((EPERM|EACCES)\\)$`)),
     });
     const after = new Database(dbPath, { readonly: true });
     expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');

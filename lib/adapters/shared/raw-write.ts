@@ -105,21 +105,26 @@ export function assertWritable(target: string, rels: readonly string[]): void {
 }
 
 /**
- * A file the restore overwrites must be writable, and the directory it creates a file in too: a
- * read-only or immutable one would stop the restore after its first writes, leaving the workspace
- * half at one sequence and half at another (root, which no mode bit stops, is stopped by
- * `chattr +i`).
+ * A file the restore overwrites must be writable (a read-only one is the user's word), and the
+ * directory a file goes to too: files are staged there under a temporary name and renamed into
+ * place (`staged-write.ts`). A read-only or immutable one would stop the restore part-way (root,
+ * which no mode bit stops, is stopped by `chattr +i`).
  */
 function assertPermitted(target: string, rel: string): void {
-  // `.alf-agent-id` is replaced by a rename (agent-id.ts): its directory is what must be writable.
-  let at = rel === AGENT_ID_FILE ? '' : rel;
+  const file = path.join(target, ...rel.split('/'));
+  // `.alf-agent-id` is replaced by a rename (agent-id.ts): only its directory matters.
+  if (rel !== AGENT_ID_FILE && existsSync(file)) assertAccess(target, file, constants.W_OK, rel);
+  let at = rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '';
   while (at !== '' && !existsSync(path.join(target, ...at.split('/')))) at = at.includes('/') ? at.slice(0, at.lastIndexOf('/')) : '';
-  const abs = path.join(target, ...at.split('/'));
+  const dir = path.join(target, ...at.split('/'));
+  assertAccess(target, dir, constants.W_OK | constants.X_OK, `${at === '' ? 'the workspace directory' : `the directory ${at}`}, where the restore writes ${rel},`);
+}
+
+function assertAccess(target: string, abs: string, mode: number, what: string): void {
   try {
-    accessSync(abs, at === rel ? constants.W_OK : constants.W_OK | constants.X_OK);
+    accessSync(abs, mode);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
-    const what = at === rel ? rel : `${at === '' ? 'the workspace directory' : `the directory ${at}`}, where the restore creates ${rel},`;
     throw new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${what} cannot be written (${code})`, {
       hint: `make ${abs} writable (chmod u+w, or chattr -i if it is immutable), then restore again (nothing was written)`,
     });
