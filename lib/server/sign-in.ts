@@ -23,10 +23,25 @@ export interface SignInConfig {
 
 const MAX_FORM_BYTES = 8 * 1024;
 
-/** A same-site path to go back to after sign-in (never another origin). */
+const NEXT_BASE = 'http://next.invalid';
+const offSite = (path: string) => !path.startsWith('/') || path.startsWith('//') || path.startsWith('/\\') || path.startsWith('/login');
+
+/**
+ * A same-site path to go back to after sign-in (never another origin), as the browser will read it:
+ * parsed as a URL is (tabs and line breaks dropped, `\` a slash — `/<TAB>/evil.example` is
+ * `//evil.example` to a browser) and given back serialized, so percent-encoded: nothing in it can
+ * break the Location header (a line break there was a 500) or lead off-site.
+ */
 export function safeNextPath(next: string | null | undefined): string {
-  if (!next || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\') || next.startsWith('/login')) return '/';
-  return next;
+  if (!next || offSite(next)) return '/';
+  let url: URL;
+  try {
+    url = new URL(next, NEXT_BASE);
+  } catch {
+    return '/';
+  }
+  const path = url.pathname + url.search + url.hash;
+  return url.origin !== NEXT_BASE || offSite(path) ? '/' : path;
 }
 
 export function sendText(res: ServerResponse, status: number, contentType: string, body: string, headers: Record<string, string> = {}): void {

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
@@ -245,6 +246,29 @@ describe('sign-in and sessions on the network-bound dashboard', () => {
     for (const target of ['/', '/login', '/api/agents', '/agents']) {
       const reply = await raw(`${base}${target}`, { headers: { host: 'rebound.example', cookie: cookies.admin, authorization: `Bearer ${keys.admin}` } });
       expect(reply.status, target).toBe(421);
+    }
+  });
+
+  it('a `next` holding a tab, a line break or a dot segment goes back to this site, never elsewhere and never a 500', async () => {
+    // Browsers drop tabs and line breaks from a Location and read `\\` as `/`: `/<TAB>/evil.example` is `//evil.example`.
+    const origin = new URL(base).origin;
+    const nexts = ['/\t/evil.example', '/\n/evil.example', '/\r\nx-injected: 1', '/.//evil.example', '/\t\\evil.example', '/agents/\nx?y=1'];
+    for (const [i, next] of nexts.entries()) {
+      // From an address of its own each (all of 127/8 is this machine): the sign-in rate limit is per address.
+      const reply = await new Promise<{ status: number; headers: import('node:http').IncomingHttpHeaders }>((resolve, reject) => {
+        const body = new URLSearchParams({ key: keys.owner, next }).toString();
+        const req = http.request(`${base}/login`, {
+          method: 'POST', localAddress: `127.0.2.${i + 1}`, headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        }, (res) => {
+          res.resume();
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers }));
+        });
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(reply.status, JSON.stringify(next)).toBe(303);
+      expect(new URL(reply.headers.location!, base).origin, JSON.stringify(next)).toBe(origin);
+      expect(reply.headers['x-injected'], JSON.stringify(next)).toBeUndefined();
     }
   });
 

@@ -106,5 +106,9 @@ describe('sessions', () => {
   it('after sign-in only same-site paths are followed', () => {
     expect(safeNextPath('/agents/x?y=1')).toBe('/agents/x?y=1');
     for (const bad of ['https://evil.example', '//evil.example', '/\\evil.example', 'agents', '', null, '/login?next=/']) expect(safeNextPath(bad)).toBe('/');
+    // As a browser reads a Location: tabs and line breaks dropped, `\\` a slash, dot segments resolved.
+    for (const bad of ['/\t/evil.example', '/\n/evil.example', '/\t\\evil.example', '/.//evil.example', '/./login']) expect(safeNextPath(bad), JSON.stringify(bad)).toBe('/');
+    expect(safeNextPath('/agents/\nx?y=1 2')).toBe('/agents/x?y=1%202');
+    expect(safeNextPath('/search?q=café#top')).toBe('/search?q=caf%C3%A9#top');
   });
 });
