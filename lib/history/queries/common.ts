@@ -50,6 +50,14 @@ export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): 
   throw new LedgerError('invalid_input', `The paging cursor "${echoInput(cursor)}" is not one this list gave out; start again from the first page.`);
 }
 
+/**
+ * `text` with its ASCII letters lowercased and nothing else changed: what SQLite's `lower()` does (and
+ * the PostgreSQL backend's `translate` with it), so a needle lowered so is found in text lowered so.
+ */
+export function asciiLower(text: string): string {
+  return text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+}
+
 /** A short window of `content` around the first case-insensitive match of `needle` (or its start). */
 export function snippet(content: string, needle?: string, radius = 60): string {
   const at = needle ? content.toLowerCase().indexOf(needle.toLowerCase()) : -1;

@@ -95,6 +95,7 @@ describe('the records at an earlier sequence', () => {
       if (turn % 4 === 0) edit(turn + 1, (r) => ({ ...r, tags: ['tier:hot', 'tier:hot', 'tier:cold', 'pinned'] }));
       if (turn % 5 === 0) edit(turn + 2, (r) => ({ ...r, namespace: 'curated', memory_type: 'procedural' }));
       if (turn === 9) edit(0, (r) => ({ ...r, source: { runtime: 'openclaw', origin: 'workspace' } }));
+      if (turn === 6) edit(turn + 3, (r) => ({ ...r, content: `${r.content}\nAsk MÜLLER about Ångström units.` }));
       const done = await gen.sync(turn, { rollover: turn % 11 === 0 });
       if (done) latest = done.seq;
     }
@@ -107,10 +108,12 @@ describe('the records at an earlier sequence', () => {
     expect(latest).toBeGreaterThan(25);
     expect(versions.some((v) => v.moved_from !== null)).toBe(true);
     expect(versions.some((v) => v.op === 'delete')).toBe(true);
+    expect(versions.some((v) => v.content.includes('MÜLLER'))).toBe(true);
     const files = [...new Set(versions.map((v) => v.origin_file).filter((f): f is string => f !== null))];
     const filters: RecordFilters[] = [
       {}, { status: 'archived' }, { tier: 'hot' }, { tag: 'pinned' }, { namespace: 'curated', memory_type: 'procedural' },
-      { q: 'REDIS' }, { file: files[0]! }, { file: files[1]!, status: 'active' }, { memory_type: 'nope' },
+      // Text typed as it is stored is found whatever its letters; case is ignored for ASCII letters only.
+      { q: 'REDIS' }, { q: 'MÜLLER' }, { q: 'Ask MÜller' }, { q: 'ångström' }, { q: 'ÅNGSTRÖM' }, { q: 'müller' }, { file: files[0]! }, { file: files[1]!, status: 'active' }, { memory_type: 'nope' },
     ];
     let pages = 0;
     let seenNoFile = false;

@@ -3,7 +3,7 @@ import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from './record-facets';
 import {
-  assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
+  asciiLower, assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
 } from './common';
 
 export interface RecordAtItem {
@@ -152,7 +152,8 @@ function filterSql(f: RecordFilters, alias = ''): SQL {
   if (f.tag !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${f.tag})`);
   if (f.tier !== undefined) parts.push(sql`AND EXISTS (SELECT 1 FROM json_each(${c('tags')}) t WHERE t.value = ${`tier:${f.tier}`})`);
   if (f.q !== undefined) {
-    const needle = f.q.toLowerCase();
+    // Lowered as lower() lowers the columns: ASCII only (`MÜLLER`.toLowerCase() is not in lower('MÜLLER')).
+    const needle = asciiLower(f.q);
     parts.push(sql`AND (instr(lower(${c('content')}), ${needle}) > 0 OR instr(lower(coalesce(${c('heading')}, '')), ${needle}) > 0
       OR instr(lower(coalesce(${c('origin_file')}, '')), ${needle}) > 0)`);
   }

@@ -4,7 +4,7 @@
  * order and cursor. `json_each(tags)` becomes `jsonb_array_elements_text(tags::jsonb)`; text
  * order is code-point order (`COLLATE "C"`); facets come from the same counters (record-facets.ts).
  */
-import { assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
+import { asciiLower as asciiLowerText, assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
 import {
   RECORD_SORTS, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
 } from '@/lib/history/queries/records';
@@ -105,7 +105,7 @@ function filterSql(p: Params, f: RecordFilters, alias = ''): string {
   if (f.tag !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(f.tag)})`);
   if (f.tier !== undefined) parts.push(`AND EXISTS (SELECT 1 FROM jsonb_array_elements_text(${c('tags')}::jsonb) t WHERE t = ${p.add(`tier:${f.tier}`)})`);
   if (f.q !== undefined) {
-    const needle = p.add(f.q.toLowerCase());
+    const needle = p.add(asciiLowerText(f.q));
     parts.push(`AND (strpos(${asciiLower(c('content'))}, ${needle}) > 0 OR strpos(${asciiLower(`coalesce(${c('heading')}, '')`)}, ${needle}) > 0
       OR strpos(${asciiLower(`coalesce(${c('origin_file')}, '')`)}, ${needle}) > 0)`);
   }
