@@ -412,7 +412,8 @@ export function runConformanceCases(b: Backends): void {
     const queries = ['redis', 'Redis', 'REDIS', 'redis*', 'redisson', '(redis)', '"(redis)"', '10.20.0.5', '10.20.0', '10.20*', 'evt-00012', 'evt*',
       'müller', 'MÜLLER', 'MULLER', 'straße', 'STRASSE', 'STRAẞE', 'οδος', 'ΟΔΟΣ', 'σοφος', 'σοφός', 'kelvin', 'KELVIN', '\u212Aelvin', 'i', 'İ', 'I',
       'ab', '"ab"', 'x1', 'gate*', 'gateway fanless', 'fanless gateway', '"lan-gateway"', 'lan-gateway', '"redis redis"', '"Redis  REDIS"', 'NEAR', 'OR',
-      '7.2', 'redsi', 'gatewya', 'fanles', 'nothing-here-at-all', 'müller redis*', '"10.20.0.5 redis"'];
+      '7.2', 'redsi', 'gatewya', 'fanles', 'nothing-here-at-all', 'müller redis*', '"10.20.0.5 redis"',
+      'café', 'cafe\u0301', 'CAFÉ', 'cafe', 'caf*', '"café redis"', 'é', 'e\u0301', 'e'];
     let found = 0;
     let gone = 0;
     for (const q of queries) {

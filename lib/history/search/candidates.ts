@@ -37,24 +37,42 @@ export interface SearchScope { agentId?: string; tenantId?: TenantScope }
 
 /** The index query for `terms` (`"t1 t2" AND "t3" *`), and whether its answer is exact; null when no term has index tokens. */
 export function indexQuery(terms: readonly QueryTerm[]): { expression: string; exact: boolean } | null {
-  const phrases = terms.map(indexPhrase);
-  const asked = phrases.filter((p) => p.tokens.length > 0);
+  // A term in each of its canonical forms (parse-query.ts), ORed: the index holds the content as written.
+  const phrases = terms.map((t) => t.forms.map((words) => indexPhrase({ ...t, words })));
+  const asked = phrases.filter((forms) => forms.every((p) => p.tokens.length > 0));
   if (asked.length === 0) return null;
   // Tokens hold no quote (a quote is punctuation, written `α22ω`).
-  const expression = asked.map((p) => `"${p.tokens.join(' ')}"${p.prefix ? ' *' : ''}`).join(' AND ');
-  return { expression, exact: phrases.every((p) => p.exact) };
+  const expression = asked.map((forms) => {
+    const alternatives = [...new Set(forms.map((p) => `"${p.tokens.join(' ')}"${p.prefix ? ' *' : ''}`))];
+    return alternatives.length === 1 ? alternatives[0]! : `(${alternatives.join(' OR ')})`;
+  }).join(' AND ');
+  return { expression, exact: phrases.every((forms) => forms.every((p) => p.exact)) };
 }
 
-/** `(instr(content, v1) > 0 OR …)` for each word of at most 2 characters, when its variants are few. */
+/** `(instr(content, v1) > 0 OR …)` over a short word's case variants, or null when it is longer or they are many. */
+function shortWordCondition(word: string): SQL | null {
+  const chars = [...word];
+  if (chars.length > 2) return null;
+  let variants = [''];
+  for (const ch of chars) variants = variants.flatMap((f) => variantsOf(ch).map((v) => f + v));
+  if (variants.length > 32) return null;
+  return sql`(${sql.join(variants.map((f) => sql`instr(v.content, ${f}) > 0`), sql` OR `)})`;
+}
+
+/**
+ * For each term, its words of at most 2 characters held by the content (above), in any one of the
+ * term's canonical forms; a term with a form that has no such word narrows nothing.
+ */
 function shortWordFilter(terms: readonly QueryTerm[]): SQL {
   const parts: SQL[] = [];
-  for (const word of new Set(terms.flatMap((t) => t.words))) {
-    const chars = [...word];
-    if (chars.length > 2) continue;
-    let forms = [''];
-    for (const ch of chars) forms = forms.flatMap((f) => variantsOf(ch).map((v) => f + v));
-    if (forms.length > 32) continue;
-    parts.push(sql`AND (${sql.join(forms.map((f) => sql`instr(v.content, ${f}) > 0`), sql` OR `)})`);
+  for (const term of terms) {
+    const alternatives: SQL[] = [];
+    for (const words of term.forms) {
+      const conditions = [...new Set(words)].map(shortWordCondition).filter((c): c is SQL => c !== null);
+      if (conditions.length === 0) break;
+      alternatives.push(sql`(${sql.join(conditions, sql` AND `)})`);
+    }
+    if (alternatives.length === term.forms.length) parts.push(sql`AND (${sql.join(alternatives, sql` OR `)})`);
   }
   return sql.join(parts, sql` `);
 }

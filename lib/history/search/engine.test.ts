@@ -9,6 +9,7 @@ import { FactHistory, type MemoryState } from './testing/fact-history';
 const ATLAS = '7a7a7a7a-1111-4a2b-8c3d-000000000001';
 const BOLT = '7a7a7a7a-1111-4a2b-8c3d-000000000002';
 const CARGO = '7a7a7a7a-1111-4a2b-8c3d-000000000003';
+const DELTA = '7a7a7a7a-1111-4a2b-8c3d-000000000004';
 const id = (n: string) => uuidV5(NS.alf, `search-test:${n}`);
 const mem = (n: string, content: string, file = 'memory/semantic/infrastructure.md'): MemoryState => ({ id: id(n), file, content });
 
@@ -38,6 +39,10 @@ beforeAll(async () => {
   const cargo = new FactHistory(ledger, CARGO, Date.parse('2026-11-06T08:00:00Z')).register('cargo');
   await cargo.sync([mem('c-a', 'Backups go to kestrel-9.')]); // 0
   await cargo.sync([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'kestrel-9 also holds the vault.')]); // 1 (delta)
+  const delta = new FactHistory(ledger, DELTA, Date.parse('2026-11-07T08:00:00Z')).register('delta');
+  await delta.sync([
+    mem('d-composed', 'Café Zürich'.normalize('NFC')), mem('d-decomposed', 'Café Zürich'.normalize('NFD')), mem('d-plain', 'Cafe Zurich'),
+  ]);
   rolloverSeq = await cargo.rollover([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'The vault moved to osprey-2.')]); // 1 again: c-b's later entry there no longer says it
 });
 
@@ -104,6 +109,35 @@ describe('several words, phrases, case', () => {
     expect(() => search('gate\u0000way')).toThrow(/NUL character/);
     expect(() => search('x'.repeat(501))).toThrow(/too long: at most 500/);
     expect(() => search('""')).toThrow(/no words/);
+  });
+});
+
+describe('canonically equivalent text is the same text', () => {
+  const records = (q: string) => {
+    const r = search(q, DELTA);
+    return (r.first ? [r.first, ...r.appearances] : []).map((a) => a.record_id).sort();
+  };
+  const both = [id('d-composed'), id('d-decomposed')].sort();
+
+  it('é typed as one code point or as e + U+0301 finds memories holding either, and never a plain e', () => {
+    for (const form of ['NFC', 'NFD'] as const) {
+      const q = (text: string) => text.normalize(form);
+      expect(records(q('café')), form).toEqual(both);
+      expect(records(q('CAFÉ')), form).toEqual(both);
+      expect(records(q('"café zürich"')), form).toEqual(both);
+      expect(records(q('zü*')), form).toEqual(both);
+      expect(records(q('ü')), form).toEqual(both);
+    }
+    expect(records('cafe')).toEqual([id('d-plain')]);
+    expect(records('"cafe zurich"')).toEqual([id('d-plain')]);
+    // A fragment is whole characters: the u of a decomposed ü is not a u.
+    expect(records('u')).toEqual([id('d-plain')]);
+  });
+
+  it('highlights the whole decomposed word', () => {
+    const r = search('café', DELTA);
+    const decomposed = [r.first!, ...r.appearances].find((a) => a.record_id === id('d-decomposed'))!;
+    expect(decomposed.highlights.map(([s, e]) => decomposed.snippet.slice(s, e))).toEqual(['Café'.normalize('NFD')]);
   });
 });
 

@@ -14,7 +14,11 @@ interface CompiledTerm {
   pattern: RegExp;
   startBoundary: boolean;
   endBoundary: boolean;
+  /** A fragment never ends before a combining mark: `e` is not found in `é` however `é` is written. */
+  wholeCharacters: boolean;
 }
+
+const MARK = /\p{M}/u;
 
 // Syntax characters only: in a `u` regex any other escaped character is an error.
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -23,9 +27,11 @@ function compileTerm(term: QueryTerm): CompiledTerm {
   const first = term.words[0]!;
   const last = term.words.at(-1)!;
   return {
-    pattern: new RegExp(term.words.map(escape).join('\\s+'), 'gu'),
+    // One alternative per canonical form (parse-query.ts); their first and last characters are alike word characters or not.
+    pattern: new RegExp(term.forms.map((words) => words.map(escape).join('\\s+')).join('|'), 'gu'),
     startBoundary: !term.fragment && isWordChar(charAt(first, 0)),
     endBoundary: !term.fragment && !term.prefix && isWordChar(charBefore(last, last.length)),
+    wholeCharacters: term.fragment,
   };
 }
 
@@ -36,7 +42,9 @@ function termRanges(t: CompiledTerm, folded: string, firstOnly: boolean): Range[
   for (let m = t.pattern.exec(folded); m !== null; m = t.pattern.exec(folded)) {
     const start = m.index;
     const end = start + m[0].length;
-    const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(charAt(folded, end)));
+    const after = charAt(folded, end);
+    const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(after))
+      && (!t.wholeCharacters || after === undefined || !MARK.test(after));
     if (ok) {
       out.push([start, end]);
       if (firstOnly) break;

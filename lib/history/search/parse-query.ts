@@ -2,7 +2,11 @@
  * The search language: unquoted words (each a whole token, all in the same version, any order;
  * `word*` a prefix; a word of one or two characters a fragment, found inside words too — quote it,
  * `"ül"`, for the whole token) and quoted phrases (exact, whole tokens, runs of whitespace equal).
- * Nothing else is syntax:
+ * Canonically equivalent text is the same text: `é` typed as one code point (U+00E9) or as `e` and a
+ * combining acute (U+0301) finds a memory holding either, as a term is asked for in its composed
+ * (NFC) and decomposed (NFD) forms (a memory mixing the two inside one character, `ệ` as `ê` + U+0323,
+ * is found by neither; a prefix is matched on code points, so `cafe*` finds a decomposed `café`, which
+ * starts with `cafe`, and not a composed one). Nothing else is syntax:
  * parentheses, colons, carets, `OR`, `NEAR` are text to find, and a quote without its partner is
  * ignored. A query the engine cannot take is a LedgerError('invalid_input') saying why in words.
  */
@@ -14,8 +18,10 @@ export const MAX_QUERY_CHARS = 500;
 export interface QueryTerm {
   /** As typed: the word, or the phrase's text without its quotes. */
   text: string;
-  /** Folded words; a phrase has one or more, a word exactly one. */
+  /** Folded words, composed (NFC); a phrase has one or more, a word exactly one. */
   words: string[];
+  /** The folded words in each canonical form a memory may hold them in: `words` (NFC) first, then NFD when it differs. */
+  forms: string[][];
   phrase: boolean;
   /** `word*`: matches a token that starts with the word. */
   prefix: boolean;
@@ -32,16 +38,26 @@ export interface ParsedQuery {
 const QUOTES = /["“”„]/;
 const SPACE = /\s+/u;
 
+/** `words` folded in their composed form, and in their decomposed form when that differs. */
+export function canonicalForms(words: readonly string[]): string[][] {
+  const composed = words.map((w) => foldCase(w.normalize('NFC')));
+  const decomposed = words.map((w) => foldCase(w.normalize('NFD')));
+  return decomposed.every((w, i) => w === composed[i]) ? [composed] : [composed, decomposed];
+}
+
 function wordTerm(raw: string): QueryTerm {
   const prefix = raw.length > 1 && raw.endsWith('*');
   const text = prefix ? raw.slice(0, -1) : raw;
-  return { text: raw, words: [foldCase(text)], phrase: false, prefix, fragment: !prefix && [...text].length <= 2 };
+  const forms = canonicalForms([text]);
+  // Counted composed: `é` is one character however it was typed.
+  return { text: raw, words: forms[0]!, forms, phrase: false, prefix, fragment: !prefix && [...text.normalize('NFC')].length <= 2 };
 }
 
 function phraseTerm(raw: string): QueryTerm | null {
   const words = raw.split(SPACE).filter((w) => w.length > 0);
   if (words.length === 0) return null;
-  return { text: words.join(' '), words: words.map(foldCase), phrase: true, prefix: false, fragment: false };
+  const forms = canonicalForms(words);
+  return { text: words.join(' '), words: forms[0]!, forms, phrase: true, prefix: false, fragment: false };
 }
 
 /** Splits a query into terms; throws on a query that holds nothing to search for. */

@@ -113,7 +113,7 @@ export function suggestTerms(db: LineageDb, parsed: ParsedQuery, scope: SearchSc
       const terms = parsed.terms.map((t, i) => (i === index ? { text: n.term, phrase: false } : t));
       const query = formatQuery(terms);
       if (out.some((s) => s.query === query)) continue;
-      const replaced = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], phrase: false, prefix: false, fragment: [...n.term].length <= 2 } : t)) };
+      const replaced = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], forms: [[n.term]], phrase: false, prefix: false, fragment: [...n.term].length <= 2 } : t)) };
       if (countAppearances(db, replaced, scope) > 0) out.push({ term: n.term, replaces: term.text, query });
     }
   });

@@ -41,8 +41,11 @@ function scopeSql(p: Params, scope: Scope): string {
 /** The candidates' query: every searchable version holding each folded word (see the header). */
 export function candidateQuery(terms: readonly QueryTerm[], scope: Scope): { text: string; params: Params } {
   const p = new Params();
-  const words = [...new Set(terms.flatMap((t) => t.words))];
-  const filters = words.map((w) => `AND v.content ~ ${p.add(wordPattern(w))}`).join(' ');
+  // Each term in any one of its canonical forms (parse-query.ts), all of that form's words.
+  const filters = terms.map((t) => {
+    const alternatives = t.forms.map((words) => [...new Set(words)].map((w) => `v.content ~ ${p.add(wordPattern(w))}`).join(' AND '));
+    return alternatives.length === 1 ? `AND ${alternatives[0]}` : `AND ((${alternatives.join(') OR (')}))`;
+  }).join(' ');
   const text = `SELECT v.id, v.agent_id, v.record_id, v.seq, v.entry_kind, v.op, v.synced_at, v.origin_file, v.content
     FROM record_versions v WHERE v.op <> 'delete' ${filters} ${scopeSql(p, scope)}`;
   return { text, params: p };
@@ -201,7 +204,7 @@ async function suggestTerms(db: Queryable, parsed: ParsedQuery, scope: Scope): P
       if (out.length >= 5) return out;
       const query = formatQuery(parsed.terms.map((t, i) => (i === index ? { text: n.term, phrase: false } : t)));
       if (out.some((s) => s.query === query)) continue;
-      const replaced: ParsedQuery = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], phrase: false, prefix: false, fragment: [...n.term].length <= 2 } : t)) };
+      const replaced: ParsedQuery = { text: query, terms: parsed.terms.map((t, i) => (i === index ? { text: n.term, words: [n.term], forms: [[n.term]], phrase: false, prefix: false, fragment: [...n.term].length <= 2 } : t)) };
       const found = await findAppearances(db, compileMatcher(replaced.terms), replaced, scope);
       if (found.appearances.length > 0) out.push({ term: n.term, replaces: term.text, query });
     }

@@ -15,6 +15,7 @@ import { uuidV5 } from '@/lib/core/uuid';
 export const TOKENS = [
   '10.20.0.5', '10.20.0.53', 'redis', 'Redis', 'REDIS', 'redisson', '(redis)', 'evt-00012-a1b2c3', 'MÜLLER', 'müller', 'straße', 'STRASSE',
   'ΟΔΟΣ', 'οδος', 'σοφός', '\u212Aelvin', 'kelvin', 'İ', 'i', 'gateway', 'lan-gateway', 'fanless', 'ab', 'x1', 'NEAR', 'OR', '7.2',
+  'Café', 'Cafe\u0301', 'cafe',
 ];
 const SEPARATORS = [' ', ' ', '  ', '\n', '\t', ', ', '. ', '-'];
 const FILES = ['MEMORY.md', 'memory/episodic/2026-11-01.md', 'memory/semantic/infra.md'];
