@@ -1,16 +1,12 @@
 import { Readable } from 'node:stream';
 import { workspaceAlfAt, workspaceArchive, WorkspaceRebuildError } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
+import { attachmentDisposition } from '@/lib/server/content-disposition';
 import { requireSynced, storage as dashboardStorage, type Params } from '../../../../_lib/context';
 import { downloadQuery } from '../../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
 const CONTENT_TYPE = { 'tar.gz': 'application/gzip', zip: 'application/zip', alf: 'application/octet-stream' } as const;
-
-/** A header-safe file name: the agent's name in ASCII letters, digits, dot, dash and underscore. */
-function safeName(name: string): string {
-  return name.normalize('NFKD').replace(/[^A-Za-z0-9._-]+/g, '-').replace(/^-+|-+$/g, '') || 'agent';
-}
 
 /**
  * The workspace at `seq` (default: latest) as a .tar.gz or .zip — for ZeroClaw and Hermes what
@@ -24,7 +20,7 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const storage = await dashboardStorage();
   const headers = {
     'content-type': CONTENT_TYPE[format],
-    'content-disposition': `attachment; filename="${safeName(agent.name)}-seq${seq}.${format}"`,
+    'content-disposition': attachmentDisposition(agent.name, `-seq${seq}.${format}`),
     'x-content-type-options': 'nosniff',
     'cache-control': askedSeq === undefined ? 'no-store' : 'private, max-age=31536000, immutable',
   };
