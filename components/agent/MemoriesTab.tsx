@@ -10,6 +10,7 @@ import { RecordFilterBar } from './RecordFilterBar';
 import { RecordList } from './RecordList';
 import { SequenceInput } from './SequenceInput';
 import { RECORD_FILTER_KEYS, recordsParams } from './tab-params';
+import { intParamProblem } from '@/lib/ui/url-params';
 
 /**
  * The records live at `?at=` (latest by default), filtered by the URL's facet parameters and text
@@ -19,6 +20,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
   const url = useUrlState();
   const { agent } = useAgent(agentId);
   const { at, filters } = recordsParams(url.get);
+  const atProblem = intParamProblem('at', url.get('at'));
   const query = useRecords(agentId, at, filters);
   const first = query.data?.pages[0];
   const records = query.data?.pages.flatMap((p) => p.items) ?? [];
@@ -32,7 +34,7 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
         title={
           <span>
             Memories
-            {first && (
+            {first && !atProblem && (
               <span className="ml-2 font-normal text-faint" data-testid="records-total">
                 {first.total ?? records.length} {active ? 'match' : 'live'} at #{first.at}
               </span>
@@ -53,7 +55,9 @@ export function MemoriesTab({ agentId }: { agentId: string }) {
             </button>
           )}
         </div>
-        {query.isPending ? (
+        {atProblem ? (
+          <ErrorState error={new Error(atProblem)} />
+        ) : query.isPending ? (
           <LoadingRows rows={6} label="Loading memories" />
         ) : query.error ? (
           <ErrorState error={query.error} retry={() => void query.refetch()} />

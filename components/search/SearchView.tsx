@@ -3,7 +3,7 @@
 import { useAgentNames } from '@/lib/ui/hooks/use-agents';
 import { SEARCH_PAGE, useSearch } from '@/lib/ui/hooks/use-search';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
-import { intParam } from '@/lib/ui/url-params';
+import { intParam, intParamProblem } from '@/lib/ui/url-params';
 import { plural } from '@/lib/ui/format';
 import { Button } from '../ui/Button';
 import { Select } from '../ui/Field';
@@ -24,6 +24,7 @@ export function SearchView() {
   const q = url.get('q') ?? '';
   const agent = url.get('agent');
   const offset = intParam(url.get('offset')) ?? 0;
+  const offsetProblem = intParamProblem('offset', url.get('offset'));
   const agents = useAgentNames();
   const names = new Map((agents.data ?? []).map((a) => [a.id, a.name]));
   const name = (id: string) => names.get(id) ?? id.slice(0, 8);
@@ -74,6 +75,8 @@ export function SearchView() {
             The answer is the earliest version that contained it: agent, sequence, date and file, then every later appearance.
           </EmptyState>
         </Panel>
+      ) : offsetProblem ? (
+        <ErrorState error={new Error(offsetProblem)} />
       ) : query.isPending ? (
         <LoadingRows rows={5} label="Searching" />
       ) : query.error ? (

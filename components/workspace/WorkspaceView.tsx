@@ -4,7 +4,7 @@ import { useEffect } from 'react';
 import { AS_OF_FORMAT, parseAsOf } from '@/lib/ui/as-of';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { useUrlState } from '@/lib/ui/hooks/use-url-state';
-import { intParam } from '@/lib/ui/url-params';
+import { intParam, intParamProblem } from '@/lib/ui/url-params';
 import { useSequenceAt, useWorkspaceTree } from '@/lib/ui/hooks/use-workspace';
 import { useRestoredDatabase } from '@/lib/ui/hooks/use-database-records';
 import { formatDateTime, plural } from '@/lib/ui/format';
@@ -28,7 +28,9 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
   const { agent, error: agentError } = useAgent(agentId);
   const latest = agent?.latest_sequence ?? null;
   const asked = intParam(url.get('seq'));
-  const seq = asked ?? latest;
+  const problem = intParamProblem('seq', url.get('seq')) ?? intParamProblem('compare', url.get('compare'));
+  // A malformed ?seq= is said, not read as the latest: nothing is loaded for it.
+  const seq = problem ? null : (asked ?? latest);
   const file = url.get('file');
   const compare = intParam(url.get('compare'));
   const tree = useWorkspaceTree(agentId, seq);
@@ -50,6 +52,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
     : null;
 
   if (agentError) return null;
+  if (problem) return <ErrorState error={new Error(problem)} />;
   if (latest === null || seq === null) {
     return agent ? <EmptyState title="This agent has never synced" /> : <LoadingRows rows={8} label="Loading workspace" />;
   }
