@@ -41,7 +41,7 @@ beforeAll(async () => {
   await cargo.sync([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'kestrel-9 also holds the vault.')]); // 1 (delta)
   const delta = new FactHistory(ledger, DELTA, Date.parse('2026-11-07T08:00:00Z')).register('delta');
   await delta.sync([
-    mem('d-composed', 'Café Zürich'.normalize('NFC')), mem('d-decomposed', 'Café Zürich'.normalize('NFD')), mem('d-plain', 'Cafe Zurich'),
+    mem('d-composed', 'Café Zürich'.normalize('NFC')), mem('d-decomposed', 'Café Zürich'.normalize('NFD')), mem('d-plain', 'Cafe Zurich'), mem('d-deva', 'किताब'),
   ]);
   rolloverSeq = await cargo.rollover([mem('c-a', 'Backups go to kestrel-9.'), mem('c-b', 'The vault moved to osprey-2.')]); // 1 again: c-b's later entry there no longer says it
 });
@@ -130,8 +130,9 @@ describe('canonically equivalent text is the same text', () => {
     }
     expect(records('cafe')).toEqual([id('d-plain')]);
     expect(records('"cafe zurich"')).toEqual([id('d-plain')]);
-    // A fragment is whole characters: the u of a decomposed ü is not a u.
+    // A fragment is whole characters: the u of a decomposed ü is not a u; a mark that composes with nothing (ि) parts nothing.
     expect(records('u')).toEqual([id('d-plain')]);
+    expect(records('क')).toEqual([id('d-deva')]);
   });
 
   it('highlights the whole decomposed word', () => {

@@ -14,11 +14,17 @@ interface CompiledTerm {
   pattern: RegExp;
   startBoundary: boolean;
   endBoundary: boolean;
-  /** A fragment never ends before a combining mark: `e` is not found in `é` however `é` is written. */
+  /** A fragment never ends before a combining mark that composes with it: `e` is not found in `é` however `é` is written. */
   wholeCharacters: boolean;
 }
 
 const MARK = /\p{M}/u;
+
+/** Whether the mark `after` composes with the character before it into one (`e` + U+0301 → `é`; `क` + U+093F does not). */
+function composes(before: string | undefined, after: string | undefined): boolean {
+  if (before === undefined || after === undefined || !MARK.test(after)) return false;
+  return [...`${before}${after}`.normalize('NFC')].length === 1;
+}
 
 // Syntax characters only: in a `u` regex any other escaped character is an error.
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
@@ -44,7 +50,7 @@ function termRanges(t: CompiledTerm, folded: string, firstOnly: boolean): Range[
     const end = start + m[0].length;
     const after = charAt(folded, end);
     const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(after))
-      && (!t.wholeCharacters || after === undefined || !MARK.test(after));
+      && (!t.wholeCharacters || !composes(charBefore(folded, end), after));
     if (ok) {
       out.push([start, end]);
       if (firstOnly) break;
