@@ -8,6 +8,7 @@ import { Badge } from '../ui/Badge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { ShortId } from '../ui/ShortId';
 import { PathText } from '../ui/PathText';
+import { SafeName } from '../ui/SafeName';
 
 function Row({ label, children, testId }: { label: string; children: ReactNode; testId?: string }) {
   return (
@@ -44,7 +45,7 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
       )}
       {key && (
         <Row label="Key" testId="identity-key">
-          <span className="break-all font-mono">{key}</span>
+          <span className="break-all font-mono"><SafeName name={key} max={255} /></span>
         </Row>
       )}
       <Row label="Type">
@@ -64,7 +65,7 @@ export function IdentityCard({ agentId, lineage }: { agentId: string; lineage: L
         at sequence {seqLink(r.born_seq)} on <span title={formatDateTime(r.born_at)}>{formatDate(r.born_at)}</span>
         {r.born_file && r.born_file !== r.origin_file && (
           <>
-            {' '}in <span className="break-all font-mono" data-testid="identity-born-file">{r.born_file}</span>
+            {' '}in <span className="break-all font-mono" data-testid="identity-born-file"><PathText path={r.born_file} /></span>
           </>
         )}
       </Row>

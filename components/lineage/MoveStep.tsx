@@ -2,6 +2,7 @@ import Link from '@/components/ui/Link';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { formatDate, formatDateTime } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
+import { PathText } from '../ui/PathText';
 
 /**
  * A move in the lineage: "moved from A to B at #21 (date)", each file opening the workspace on its
@@ -13,11 +14,11 @@ export function MoveStep({ agentId, version }: { agentId: string; version: Linea
     <p className="text-[12.5px] text-muted" data-testid="move-step">
       moved from{' '}
       <Link href={routes.workspace(agentId, Math.max(0, version.seq - 1), version.from_file ?? undefined)} className={link} data-testid="move-from-file">
-        {version.from_file ?? '—'}
+        {version.from_file ? <PathText path={version.from_file} /> : '—'}
       </Link>{' '}
       to{' '}
       <Link href={routes.workspace(agentId, version.seq, version.to_file ?? undefined)} className={link} data-testid="move-to-file">
-        {version.to_file ?? '—'}
+        {version.to_file ? <PathText path={version.to_file} /> : '—'}
       </Link>{' '}
       at{' '}
       <Link href={routes.sequence(agentId, version.seq)} className="font-mono text-accent hover:underline">

@@ -1,6 +1,7 @@
 import Link from '@/components/ui/Link';
 import type { Lineage } from '@/lib/ui/api-types';
 import { routes } from '@/lib/ui/routes';
+import { PathText } from '../ui/PathText';
 
 /** Provenance: where the memory was born, and each file it moved to since (its whole chain). */
 export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pick<Lineage, 'moves' | 'record'> }) {
@@ -17,7 +18,7 @@ export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pic
     <ol className="space-y-1.5 text-[12px]" data-testid="provenance">
       <li data-testid="provenance-born">
         <span className="text-muted">Born in </span>
-        <span className="break-all font-mono">{lineage.record.born_file ?? '—'}</span>
+        <span className="break-all font-mono">{lineage.record.born_file ? <PathText path={lineage.record.born_file} /> : '—'}</span>
         <span className="text-faint"> at </span>
         {seq(lineage.record.born_seq)}
       </li>
@@ -25,7 +26,7 @@ export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pic
         <li key={`${m.seq}-${m.record_id}`} data-testid="provenance-move">
           <span className="text-muted">Moved to </span>
           <Link href={routes.workspace(agentId, m.seq, m.to_file ?? undefined)} className="break-all font-mono text-accent hover:underline">
-            {m.to_file ?? '—'}
+            {m.to_file ? <PathText path={m.to_file} /> : '—'}
           </Link>
           <span className="text-faint"> at </span>
           {seq(m.seq)}

@@ -10,6 +10,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { OpBadge } from '../ui/OpBadge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { MoveStep } from './MoveStep';
+import { SafeName } from '../ui/SafeName';
 
 const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete', move: 'bg-violet-500' } as const;
 
@@ -79,7 +80,7 @@ function VersionCardView({ agentId, version, previous, mode, deferred = false }:
           <span className="text-faint">{formatDateTime(version.synced_at)}</span>
           {changes.map((c) => (
             <span key={c} className="rounded bg-zinc-100 px-1.5 font-mono text-[11px] text-muted">
-              {c}
+              <SafeName name={c} max={120} />
             </span>
           ))}
           <span className="ml-auto flex items-center gap-3">

@@ -18,11 +18,11 @@ function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: Seq
     <p className="mb-1.5 text-[12px] text-muted" data-testid="op-move">
       moved from{' '}
       <Link href={routes.workspace(agentId, seq - 1, op.from_file ?? undefined)} className={link} data-testid="op-move-from">
-        {op.from_file ?? '—'}
+        {op.from_file ? <PathText path={op.from_file} /> : '—'}
       </Link>{' '}
       →{' '}
       <Link href={routes.workspace(agentId, seq, op.origin_file ?? undefined)} className={link} data-testid="op-move-to">
-        {op.origin_file ?? '—'}
+        {op.origin_file ? <PathText path={op.origin_file} /> : '—'}
       </Link>
     </p>
   );

@@ -8,6 +8,14 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import { MemoryMarkdown } from '@/components/memory/MemoryMarkdown';
 import { SafeName, visibleName } from '@/components/ui/SafeName';
+import { IdentityCard } from '@/components/lineage/IdentityCard';
+import { MoveStep } from '@/components/lineage/MoveStep';
+import { Provenance } from '@/components/lineage/Provenance';
+import { VersionCard } from '@/components/lineage/VersionCard';
+import { OpCard } from '@/components/sequence/OpCard';
+import type { Lineage, LineageVersion, SequenceOp } from '@/lib/ui/api-types';
+import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
+import type { ReactElement } from 'react';
 
 const md = (text: string) => renderToStaticMarkup(createElement(MemoryMarkdown, { text }));
 const name = (n: string, max?: number) => renderToStaticMarkup(createElement(SafeName, { name: n, max }));
@@ -52,5 +60,49 @@ describe('names', () => {
     const shown = html.replace(/title="[^"]*"/, '');
     expect(shown).toContain(`${'n'.repeat(79)}…`);
     expect(shown).not.toContain('n'.repeat(80));
+  });
+});
+
+/** Rendered as a page renders it: under the app router (links ask it for prefetches), here one that does nothing. */
+const noop = () => undefined;
+const inRouter = (element: ReactElement) => createElement(AppRouterContext.Provider, {
+  value: { back: noop, forward: noop, refresh: noop, push: noop, replace: noop, prefetch: noop, hmrRefresh: noop } as never,
+}, element);
+
+describe('file paths, keys and changed fields in the lineage and sequence views', () => {
+  const RLO = 'memory/invoice\u202Egpj.md';
+  const AGENT = '0b5c7d1e-1111-4222-8333-444455556666';
+  const version = (over: Partial<LineageVersion>): LineageVersion => ({
+    seq: 3, entry_kind: 'delta', op: 'move', synced_at: '2026-11-03T08:00:00.000Z', record_id: '0b5c7d1e-1111-4222-8333-000000000002',
+    content: 'Not a picture.', content_sha256: '', memory_type: 'semantic', namespace: 'semantic', status: 'active',
+    origin_file: RLO, heading: 'Invoice', tags: [], record: {}, from_file: 'memory/a.md', to_file: RLO, ...over,
+  });
+  const born = version({ seq: 0, op: 'create', origin_file: `${RLO}.old`, from_file: undefined, to_file: undefined, record: { raw_source_format: { key: 'key\u202Eyek' } } });
+  const moved = version({});
+  const lineage: Lineage = {
+    record: {
+      agent_id: AGENT, record_id: moved.record_id, memory_type: 'semantic', namespace: 'semantic', status: 'active', origin_file: RLO,
+      heading: 'Invoice', tags: [], content: moved.content, born_seq: 0, born_at: born.synced_at, born_file: `${RLO}.old`,
+      last_changed_seq: 3, last_changed_at: moved.synced_at, deleted_seq: null,
+    },
+    chain: [moved.record_id], versions: [born, moved], version_count: 2, moves: [moved],
+    before: null, next_cursor: null, moved_from: [], moved_to: [],
+  } as unknown as Lineage;
+  const op = { op: 'move', record_id: moved.record_id, moved_from: null, content: 'Not a picture.', previous_content: null, memory_type: 'semantic', origin_file: RLO, from_file: 'memory/a.md', heading: 'Invoice' } as unknown as SequenceOp;
+
+  it('show a right-to-left override in a path, a key or a changed file as a badge, never acting on the page', () => {
+    const views = {
+      MoveStep: createElement(MoveStep, { agentId: AGENT, version: moved }),
+      Provenance: createElement(Provenance, { agentId: AGENT, lineage }),
+      IdentityCard: createElement(IdentityCard, { agentId: AGENT, lineage }),
+      OpCard: createElement(OpCard, { agentId: AGENT, seq: 3, op }),
+      VersionCard: createElement(VersionCard, { agentId: AGENT, version: version({ op: 'update', from_file: undefined, to_file: undefined }), previous: born, mode: 'diff' }),
+    };
+    for (const [view, element] of Object.entries(views)) {
+      const html = renderToStaticMarkup(inRouter(element));
+      expect(html, view).toContain('U+202E');
+      // Only inside attributes (titles, hrefs percent-encode it), never as text.
+      expect(html.replace(/"[^"]*"/g, '""'), view).not.toContain('\u202E');
+    }
   });
 });
