@@ -156,6 +156,11 @@ describe('changes since', () => {
     expect(parseSince('this-week', now).toISOString()).toBe('2026-03-09T00:00:00.000Z');
     expect(parseSince('2026-03-01', now).toISOString()).toBe('2026-03-01T00:00:00.000Z');
     expect(parseSince('2026-03-01T10:00:00+02:00', now).toISOString()).toBe('2026-03-01T08:00:00.000Z');
+    // The stored times are milliseconds: a finer lower bound rounds up (the parse alone cut it down), never down.
+    expect(parseSince('2026-03-01T07:36:00.0001Z', now).toISOString()).toBe('2026-03-01T07:36:00.001Z');
+    expect(parseSince('2026-03-01T07:35:59.9995Z', now).toISOString()).toBe('2026-03-01T07:36:00.000Z');
+    expect(parseSince('2026-03-01T07:36:00.1230000Z', now).toISOString()).toBe('2026-03-01T07:36:00.123Z');
+    expect(parseSince('2026-03-01T07:36:00.123Z', now).toISOString()).toBe('2026-03-01T07:36:00.123Z');
     for (const bad of ['yesterday-ish', '7x', '', '2026-13-45T99:99']) expect(() => parseSince(bad, now)).toThrow(/cannot read/);
   });
 });

@@ -26,7 +26,9 @@ export function parseSince(text: string, now: Date): Date {
     return new Date(midnight - sinceMonday * DAY);
   }
   const time = parseIsoTime(value);
-  if (time) return time;
+  // A lower bound finer than the stored milliseconds rounds up, as the parse cuts it down: since
+  // 07:36:00.0001 does not take a sync made at 07:36:00.000.
+  if (time) return /\.\d{3}\d*[1-9]/.test(value) ? new Date(time.getTime() + 1) : time;
   throw new LedgerError('invalid_input', `cannot read "${text}" as a time: use an ISO time, Nd (e.g. 7d), today or this-week`);
 }
 
