@@ -84,6 +84,41 @@ describe('dashboard API routes', () => {
     expect((await lineage.GET(req('/'), params({ id: agentId, recordId: '00000000-0000-0000-0000-000000000000' }))).status).toBe(404);
   });
 
+  it('every route under /api/agents/[id] answers 404 to a tenant that does not own the agent, in the handler too (not only in the guard)', async () => {
+    // Files on disk, so a route added later is not left out.
+    const found = (dir: string): string[] => fs.readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+      e.isDirectory() ? found(path.join(dir, e.name)) : e.name === 'route.ts' ? [path.relative(path.join(__dirname, 'agents/[id]'), dir) || '.'] : []);
+    const routes: Record<string, [() => Promise<{ GET: (r: Request, p: never) => Response | Promise<Response> }>, string, Record<string, string>]> = {
+      '.': [() => import('./agents/[id]/route'), '', {}],
+      at: [() => import('./agents/[id]/at/route'), '?time=2099-01-01', {}],
+      compare: [() => import('./agents/[id]/compare/route'), '?from=0&to=1', {}],
+      records: [() => import('./agents/[id]/records/route'), '', {}],
+      'records/[recordId]': [() => import('./agents/[id]/records/[recordId]/route'), '', { recordId: '' }],
+      sequences: [() => import('./agents/[id]/sequences/route'), '', {}],
+      'sequences/[seq]': [() => import('./agents/[id]/sequences/[seq]/route'), '', { seq: '0' }],
+      'sequences/[seq]/ops': [() => import('./agents/[id]/sequences/[seq]/ops/route'), '?op=create', { seq: '0' }],
+      'sequences/[seq]/raw': [() => import('./agents/[id]/sequences/[seq]/raw/route'), '', { seq: '0' }],
+      workspace: [() => import('./agents/[id]/workspace/route'), '', {}],
+      'workspace/blame': [() => import('./agents/[id]/workspace/blame/route'), '?path=MEMORY.md', {}],
+      'workspace/database': [() => import('./agents/[id]/workspace/database/route'), '', {}],
+      'workspace/download': [() => import('./agents/[id]/workspace/download/route'), '?format=zip', {}],
+      'workspace/file': [() => import('./agents/[id]/workspace/file/route'), '?path=MEMORY.md', {}],
+      'workspace/records': [() => import('./agents/[id]/workspace/records/route'), '', {}],
+    };
+    expect(Object.keys(routes).sort()).toEqual(found(path.join(__dirname, 'agents/[id]')).sort());
+    const records = await (await import('./agents/[id]/records/route')).GET(req('/api/x?limit=1'), params({ id: agentId }));
+    const recordId = ((await records.json()) as { items: { record_id: string }[] }).items[0]!.record_id;
+    for (const [route, [load, query, extra]] of Object.entries(routes)) {
+      const { GET } = await load();
+      const p = params({ id: agentId, ...extra, ...('recordId' in extra ? { recordId } : {}) }) as never;
+      expect((await GET(req(`/api/x${query}`), p)).status, `${route}, the agent's owner`).toBe(200);
+      const foreign = new Request(`http://localhost/api/x${query}`, { headers: guardHeaders('k-other-tenant') });
+      const res = await GET(foreign, p);
+      expect(res.status, `${route}, another tenant`).toBe(404);
+      expect(await res.text(), route).not.toContain(FACTS.agentName);
+    }
+  });
+
   it('filters the records live at a sequence', async () => {
     const { GET } = await import('./agents/[id]/records/route');
     const res = await GET(req('/api/x?at=0&tier=hot'), params({ id: agentId }));

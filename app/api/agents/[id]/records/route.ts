@@ -1,10 +1,10 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { storage, type Params } from '../../../_lib/context';
+import { requestScope, storage, type Params } from '../../../_lib/context';
 import { recordsQuery } from '../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, recordsQuery);
-  return Response.json(found(await (await storage()).getRecordsAt({ agentId: id, ...query }), `agent ${echoInput(id)}`));
+  return Response.json(found(await (await storage()).getRecordsAt({ agentId: id, tenantId: await requestScope(request), ...query }), `agent ${echoInput(id)}`));
 });

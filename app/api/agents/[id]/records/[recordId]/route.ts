@@ -1,6 +1,6 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { LINEAGE_PAGE } from '@/lib/ui/page-window';
-import { requireAgent, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireAgent, storage, type Params } from '../../../../_lib/context';
 import { lineageQuery } from '../../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
@@ -12,7 +12,7 @@ import { echoInput } from '@/lib/core/echo';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string; recordId: string }>) => {
   const { id, recordId } = await params;
   const query = parseQuery(request, lineageQuery);
-  await requireAgent(id);
+  await requireAgent(id, await requestScope(request));
   const page = { limit: query.limit ?? LINEAGE_PAGE, cursor: query.cursor, order: query.order };
   return Response.json(found(await (await storage()).getRecordLineage({ agentId: id, recordId, ...page }), `record ${echoInput(recordId)}`));
 });

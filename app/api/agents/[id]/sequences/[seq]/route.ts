@@ -1,5 +1,5 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { requireAgent, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireAgent, storage, type Params } from '../../../../_lib/context';
 import { sequencePath, sequenceQuery } from '../../../../_lib/schemas';
 import { RAW_PAGE } from '@/lib/history/queries/sequence-raw';
 import { echoInput } from '@/lib/core/echo';
@@ -12,6 +12,6 @@ export const GET = apiRoute(async (request: Request, { params }: Params<{ id: st
   const { id, seq: rawSeq } = await params;
   const { seq } = sequencePath.parse({ seq: rawSeq });
   const { limit, raw_limit: rawLimit } = parseQuery(request, sequenceQuery);
-  await requireAgent(id);
+  await requireAgent(id, await requestScope(request));
   return Response.json(found(await (await storage()).getSequence({ agentId: id, seq, opsLimit: limit ?? 100, rawLimit: rawLimit ?? RAW_PAGE }), `sequence ${seq} of agent ${echoInput(id)}`));
 });

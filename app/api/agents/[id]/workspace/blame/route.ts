@@ -1,5 +1,5 @@
 import { ApiFailure, apiRoute, parseQuery } from '@/lib/server/api-errors';
-import { requireSynced, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireSynced, storage, type Params } from '../../../../_lib/context';
 import { blameQuery } from '../../../../_lib/schemas';
 import { echoPath } from '@/lib/core/echo';
 
@@ -7,7 +7,7 @@ import { echoPath } from '@/lib/core/echo';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, blameQuery);
-  const agent = await requireSynced(id);
+  const agent = await requireSynced(id, await requestScope(request));
   const seq = query.seq ?? agent.latest_sequence;
   const blame = await (await storage()).getFileBlame({ agentId: agent.id, seq, path: query.path });
   if (!blame) throw new ApiFailure('not_found', `${echoPath(query.path)} is not a file of the workspace at sequence ${seq}`);

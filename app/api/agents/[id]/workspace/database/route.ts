@@ -1,7 +1,7 @@
 import { WorkspaceRebuildError } from '@/lib/history/queries';
 import { restoredDatabaseAt } from '@/lib/history/queries/restored-database';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { requireSynced, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceQuery } from '../../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
@@ -12,7 +12,7 @@ import { echoInput } from '@/lib/core/echo';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceQuery);
-  const agent = await requireSynced(id);
+  const agent = await requireSynced(id, await requestScope(request));
   try {
     const database = await restoredDatabaseAt({ storage: await storage(), agentId: agent.id, seq: query.seq ?? agent.latest_sequence });
     return Response.json(found(database, `a database of agent ${echoInput(id)}`));

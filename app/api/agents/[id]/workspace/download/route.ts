@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import { workspaceAlfAt, workspaceArchive, WorkspaceRebuildError } from '@/lib/history/queries';
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
 import { attachmentDisposition } from '@/lib/server/content-disposition';
-import { requireSynced, storage as dashboardStorage, type Params } from '../../../../_lib/context';
+import { requestScope, requireSynced, storage as dashboardStorage, type Params } from '../../../../_lib/context';
 import { downloadQuery } from '../../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
@@ -15,7 +15,7 @@ const CONTENT_TYPE = { 'tar.gz': 'application/gzip', zip: 'application/zip', alf
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const { seq: askedSeq, format } = parseQuery(request, downloadQuery);
-  const agent = await requireSynced(id);
+  const agent = await requireSynced(id, await requestScope(request));
   const seq = askedSeq ?? agent.latest_sequence;
   const storage = await dashboardStorage();
   const headers = {

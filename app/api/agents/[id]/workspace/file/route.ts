@@ -1,5 +1,5 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { requireSynced, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceFileQuery } from '../../../../_lib/schemas';
 import { echoPath } from '@/lib/core/echo';
 
@@ -18,7 +18,7 @@ function isUtf8(bytes: Uint8Array): boolean {
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceFileQuery);
-  const agent = await requireSynced(id);
+  const agent = await requireSynced(id, await requestScope(request));
   const seq = query.seq ?? agent.latest_sequence;
   const bytes = found(await (await storage()).getWorkspaceFile({ agentId: agent.id, seq, path: query.path }), `file ${echoPath(query.path)} at sequence ${seq}`);
   return new Response(Buffer.from(bytes), {

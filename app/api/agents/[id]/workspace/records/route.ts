@@ -1,5 +1,5 @@
 import { apiRoute, found, parseQuery } from '@/lib/server/api-errors';
-import { requireSynced, storage, type Params } from '../../../../_lib/context';
+import { requestScope, requireSynced, storage, type Params } from '../../../../_lib/context';
 import { workspaceRecordsQuery } from '../../../../_lib/schemas';
 import { echoInput } from '@/lib/core/echo';
 
@@ -7,7 +7,7 @@ import { echoInput } from '@/lib/core/echo';
 export const GET = apiRoute(async (request: Request, { params }: Params<{ id: string }>) => {
   const { id } = await params;
   const query = parseQuery(request, workspaceRecordsQuery);
-  const agent = await requireSynced(id);
+  const agent = await requireSynced(id, await requestScope(request));
   const result = await (await storage()).getDatabaseRecords({
     agentId: agent.id, seq: query.seq ?? agent.latest_sequence, limit: query.limit, cursor: query.cursor,
   });
