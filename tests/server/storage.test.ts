@@ -20,6 +20,7 @@ import { runCli } from '../cli/run-cli';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, listFiles, stateFingerprint, tempDataDir } from './harness';
 import { mountReadOnly, mountTinyDisk } from './mounts';
+import { guardHeaders } from '@/lib/server/scope-header';
 
 const OCTET = 'application/octet-stream';
 const undo: (() => void)[] = [];
@@ -139,7 +140,7 @@ describe('a damaged blob', () => {
     process.env.LINEAGE_DATA = dataDir;
     useProcessStorage(server.service.storage);
     const { GET } = await import('@/app/api/agents/[id]/workspace/download/route');
-    const alf = await GET(new Request(`http://localhost/api/agents/${agent}/workspace/download?format=alf`), { params: Promise.resolve({ id: agent }) });
+    const alf = await GET(new Request(`http://localhost/api/agents/${agent}/workspace/download?format=alf`, { headers: guardHeaders(undefined) }), { params: Promise.resolve({ id: agent }) });
     expect(alf.status).toBe(500);
     expect(await alf.json()).toMatchObject({ code: 'blob_corrupt', agent_id: agent, sequence: 1, error: expect.stringMatching(message) });
 
