@@ -101,13 +101,15 @@ test("with JavaScript, each tab draws the document's first page in full without 
 test('a tab URL the API refuses is no server error: the document answers, and the tab says what is wrong in words', async ({ page, request, seed }) => {
   const base = `/agents/${seed.agentId}`;
   // The server reads these tabs' first page from the URL now (tab-prefetch.ts): what the API refuses is
-  // said by the tab as the API words it; what the tabs read leniently (an unknown op, a bad `at`) is drawn.
+  // said by the tab as the API words it; an `at` that is no whole number is said in the address's words
+  // (url-params.ts intParamProblem); what the tabs read leniently (an unknown op, a status) is drawn.
   const cases: [query: string, said: RegExp | null][] = [
     ['?tab=memories&at=99999', /sequence 99999 is outside 0\.\.\d+/],
     ['?tab=memories&sort=bogus', /“sort” must be “file”, “heading” or “changed”/],
     [`?tab=memories&q=${'x'.repeat(5000)}`, /at most 500 characters long; it has 5000/],
     ['?tab=changes&since=2026-99-99', /cannot read "2026-99-99T00:00:00Z" as a time/],
-    ['?tab=memories&at=-1', null], ['?tab=memories&at=abc', null], ['?tab=memories&status=<script>', null],
+    ['?tab=memories&at=-1', /asks for at=“-1”, which is not a whole number/], ['?tab=memories&at=abc', /asks for at=“abc”, which is not a whole number/],
+    ['?tab=memories&status=<script>', null],
     ['?tab=changes&op=bogus', null], ['?tab=changes&since=not-a-date', null],
   ];
   for (const [query, said] of cases) {
