@@ -5,6 +5,7 @@
  * (kill -9) never leaves the lock behind.
  */
 import { createHash } from 'node:crypto';
+import pg from 'pg';
 import type { PgLineageDb } from './client';
 import { LedgerError } from '../../lib/ledger/errors';
 
@@ -13,15 +14,30 @@ export function advisoryKey(name: string): string {
   return createHash('sha256').update(`lineage:${name}`).digest().readBigInt64BE(0).toString();
 }
 
+/** A lock's connection: one of the pool's, or a connection of its own, closed after. */
+async function lockConnection(pool: pg.Pool, own: boolean): Promise<{ client: pg.ClientBase; done(error?: Error): Promise<void> }> {
+  if (!own) {
+    const client = await pool.connect();
+    return { client, done: async (error) => client.release(error) };
+  }
+  const client = new pg.Client(pool.options);
+  client.on('error', () => undefined);
+  await client.connect();
+  return { client, done: () => client.end().catch(() => undefined) };
+}
+
 /**
  * Runs `task` holding the lock `name`. `wait: false` (the default) refuses at once with
  * `LedgerError('busy')` when another session holds it; `wait: true` queues behind it.
+ * `ownConnection`: the lock is held on a connection opened for it rather than one of the pool's, so
+ * many tasks waiting for the lock, or holding it while they use the pool, never take every pooled
+ * connection from the tasks they wait for (a deadlock of the pool).
  */
 export async function withAdvisoryLock<T>(
-  params: { db: PgLineageDb; name: string; wait?: boolean },
+  params: { db: Pick<PgLineageDb, 'pool'>; name: string; wait?: boolean; ownConnection?: boolean },
   task: () => Promise<T>,
 ): Promise<T> {
-  const client = await params.db.pool.connect();
+  const { client, done } = await lockConnection(params.db.pool, params.ownConnection === true);
   // A checked-out client's connection error (the server ended the session) is an 'error' event
   // that would crash the process; the next query on it fails instead, and the lock is gone with it.
   const ignore = () => undefined;
@@ -42,9 +58,9 @@ export async function withAdvisoryLock<T>(
     client.off('error', ignore);
     if (held) {
       // A failed unlock means the connection is gone, and the lock with it; the client is not reused.
-      await client.query('SELECT pg_advisory_unlock($1::int8)', [key]).then(() => client.release(), (error: Error) => client.release(error));
+      await client.query('SELECT pg_advisory_unlock($1::int8)', [key]).then(() => done(), (error: Error) => done(error));
     } else {
-      client.release();
+      await done();
     }
   }
 }

@@ -75,6 +75,7 @@ function uploadsOf(store: UploadStore): PendingUploads {
     },
     uploadUrl: async () => null,
     markConfirmed: async (upload, confirmed) => store.markConfirmed(upload, confirmed),
+    exclusive: (_id, task) => task(),
     remove: (id) => store.remove(id),
     removeAgent: (agentId) => store.removeAgent(agentId),
     sweep: (now, graceMs) => store.sweep(now, graceMs),

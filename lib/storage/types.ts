@@ -72,6 +72,12 @@ export interface PendingUploads {
    */
   uploadUrl(id: string, expiresInSeconds: number): Promise<string | null>;
   markConfirmed(upload: PendingUpload, confirmed: NonNullable<PendingUpload['confirmed']>): Promise<void>;
+  /**
+   * Runs `task` while no other process runs one for upload `id` (a confirm): scale-out, an advisory
+   * lock on PostgreSQL, since the same confirm may reach two server processes; embedded, one
+   * process serves a data directory and the server's own map joins concurrent confirms.
+   */
+  exclusive<T>(id: string, task: () => Promise<T>): Promise<T>;
   remove(id: string): Promise<void>;
   removeAgent(agentId: string): Promise<number>;
   sweep(now: Date, graceMs?: number): Promise<void>;

@@ -99,7 +99,12 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
     if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
     throw err;
   };
-  const attempt = (async () => {
+  // Another process may run the same confirm (a retry the load balancer sent elsewhere): one at a
+  // time, and the upload read again once this one may go, so the second answers with the first's reply.
+  const attempt = uploads.exclusive(upload.id, async () => {
+    const latest = await uploads.get(upload.id);
+    if (!latest) throw new ServiceError('not_found', `no pending ${kind} upload ${echoInput(upload.id)} for agent ${upload.agentId}`);
+    if (latest.confirmed) return jsonResponse(latest.confirmed.body, latest.confirmed.status);
     // The size is checked before a byte is read (scale-out: HEAD of the staged object, which the
     // client PUT straight to S3, so no server saw its size): too large is the client's fault, dropped.
     const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes }).catch(dropOnClientError);
@@ -111,7 +116,7 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
     } catch (err) {
       return dropOnClientError(err);
     }
-  })().finally(() => inStore.delete(upload.id));
+  }).finally(() => inStore.delete(upload.id));
   inStore.set(upload.id, attempt);
   return attempt;
 }

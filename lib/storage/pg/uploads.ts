@@ -5,6 +5,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { PutObjectCommand } from '@aws-sdk/client-s3';
+import type pg from 'pg';
+import { withAdvisoryLock } from '@/db/pg/advisory-lock';
 import type { PgPendingUploadRow } from '@/db/pg/schema';
 import {
   checkStagedUpload, deleteStaged, listStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging,
@@ -22,7 +24,7 @@ function toUpload(row: PgPendingUploadRow): PendingUpload {
   };
 }
 
-export function pgPendingUploads(db: Queryable, staging: Staging): PendingUploads {
+export function pgPendingUploads(db: pg.Pool, staging: Staging): PendingUploads {
   const at = (uploadId: string) => ({ ...staging, uploadId });
   const remove = async (id: string) => {
     if (!UUID_RE.test(id)) return;
@@ -58,6 +60,8 @@ export function pgPendingUploads(db: Queryable, staging: Staging): PendingUpload
         [upload.id, confirmed.status, JSON.stringify(confirmed.body)]);
       await deleteStaged(at(upload.id));
     },
+    // Its own connection: a confirm holds the lock while its ingest takes pooled connections.
+    exclusive: (id, task) => withAdvisoryLock({ db: { pool: db }, name: `upload:${id}`, wait: true, ownConnection: true }, task),
     remove,
     async removeAgent(agentId) {
       const ids = await rows<{ id: string }>(db, 'SELECT id FROM pending_uploads WHERE agent_id = $1 ORDER BY id', [agentId]);
