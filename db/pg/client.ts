@@ -72,5 +72,9 @@ export async function openPgDatabase(url: string, options: { max?: number } = {}
   const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
   // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  // Nor one checked out: pg-pool listens only while a connection is idle, and `pg` emits 'error' when a
+  // connection in use dies (a terminated backend, a restart) even as its query fails. The request using
+  // it fails on that query or the next; the pool drops it at release (it is no longer queryable).
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return { pool, db: drizzle(pool, { schema }), close: () => pool.end() };
 }

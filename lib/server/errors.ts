@@ -2,6 +2,7 @@ import { ArchiveError } from '@/lib/core/archive/types';
 import path from 'node:path';
 import { LedgerError, type LedgerErrorCode } from '@/lib/ledger/errors';
 import { storageError } from '@/lib/ledger/storage-errors';
+import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
 import { jsonResponse, type ProtocolResponse } from './protocol-http';
 
 /** Every error the protocol service turns into a 4xx; the status is fixed by the code. */
@@ -116,6 +117,11 @@ export function errorToResponse(err: unknown): ProtocolResponse {
   if (err instanceof LedgerError) return ledgerErrorResponse(err);
   const storage = storageError(err, typeof (err as { path?: unknown }).path === 'string' ? path.dirname((err as { path: string }).path) : null);
   if (storage) return ledgerErrorResponse(storage);
+  const unreachable = unreachableStorageError(err);
+  if (unreachable) {
+    console.error(`[lineage serve] ${unreachable.message}:`, err instanceof Error ? err.message : err);
+    return ledgerErrorResponse(unreachable);
+  }
   console.error('[lineage serve] internal error:', err);
   return jsonResponse({ error: 'internal error' }, 500);
 }

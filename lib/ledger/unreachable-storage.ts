@@ -1,0 +1,35 @@
+/**
+ * The scale-out engines out of reach: a PostgreSQL connection refused, reset, terminated by the
+ * server (a restart, a failover, an operator) or the object store not answering. Nothing a client
+ * sent is wrong, and the service is not broken: the request may be retried once the engine is back,
+ * so it is `busy` (HTTP 503 + Retry-After), not an internal error. What the request had written is
+ * either committed whole or not at all (one transaction); the words do not claim which.
+ */
+import { LedgerError } from './errors';
+
+/** Node's socket failures, as `pg` and the S3 SDK pass them on. */
+const NETWORK = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNABORTED']);
+
+/** `pg`'s own words for a connection that died (it gives these errors no code). */
+const PG_CONNECTION_LOST = /^(Connection terminated( unexpectedly)?|Client has encountered a connection error and is not queryable|Client was closed and is not queryable)$/;
+
+function unreachable(error: unknown): 'database' | 'object store' | 'storage' | null {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code, $metadata } = e as Error & { code?: unknown; $metadata?: { httpStatusCode?: number } };
+    // PostgreSQL SQLSTATE class 08 (connection exception), 57P01–57P03 (shut down, cannot connect now), 53300 (too many connections).
+    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) return 'database';
+    if (PG_CONNECTION_LOST.test(e.message)) return 'database';
+    // The S3 SDK: a gateway answering 500/502/503/504 (radosgw restarting, SlowDown).
+    if ($metadata && [500, 502, 503, 504].includes($metadata.httpStatusCode ?? 0)) return 'object store';
+    if (typeof code === 'string' && NETWORK.has(code)) return $metadata ? 'object store' : 'storage';
+  }
+  return null;
+}
+
+/** `busy` for an engine out of reach, or null when `error` is not that. */
+export function unreachableStorageError(error: unknown): LedgerError | null {
+  if (error instanceof LedgerError) return null;
+  const what = unreachable(error);
+  if (what === null) return null;
+  return new LedgerError('busy', `the ${what} could not be reached; retry shortly`, {}, { cause: error });
+}

@@ -1,0 +1,74 @@
+/**
+ * A PostgreSQL connection that dies under a running `lineage serve` (the database restarted, a
+ * backend terminated by an operator or a failover) while a request has it checked out: that request
+ * fails with a reply, the process keeps serving, and nothing is acknowledged that is not in the
+ * ledger. The test holds the agent's row lock so an upload waits inside its transaction, then
+ * terminates that very backend: no timing.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, storageConfigFrom } from '@/lib/storage/config';
+import type { LineageStorage } from '@/lib/storage/types';
+import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { deltaBytes, snapshotBytes } from './archives';
+import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
+
+const OCTET = 'application/octet-stream';
+let databaseUrl = '';
+let storage: LineageStorage;
+let server: ChildServer;
+let key = '';
+const agent = randomUUID();
+
+beforeAll(async () => {
+  const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+  databaseUrl = url;
+  const env = {
+    LINEAGE_DATABASE_URL: url, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
+    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
+    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey, LINEAGE_DATA: tempDataDir(),
+  };
+  storage = await openStorage(storageConfigFrom(env));
+  key = (await storage.createApiKey({ name: 't', now: new Date() })).key;
+  server = await spawnServe(['--port', '0', '--no-ui'], env, 120_000);
+  expect((await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'drop', source_runtime: 'openclaw' }) })).status).toBe(201);
+  expect((await call(`${server.url}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(agent) })).status).toBe(201);
+}, 300_000);
+afterAll(async () => {
+  await server?.stop();
+  await storage?.close();
+});
+
+describe('a PostgreSQL connection dropped under a serving process', () => {
+  it('an upload whose connection is terminated mid-transaction gets an error reply, nothing is stored, and the process serves the next upload', async () => {
+    const holder = new pg.Client(databaseUrl);
+    await holder.connect();
+    try {
+      await holder.query('BEGIN');
+      await holder.query('SELECT 1 FROM agents WHERE id = $1 FOR UPDATE', [agent]);
+      const upload = call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=0`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, 0, 1) })
+        .catch((error: unknown) => error);
+      let waiting: number | undefined;
+      while (waiting === undefined) {
+        await holder.query('SELECT pg_stat_clear_snapshot()');
+        const { rows } = await holder.query<{ pid: number }>(
+          "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND pid <> pg_backend_pid()");
+        waiting = rows[0]?.pid;
+      }
+      await holder.query('SELECT pg_terminate_backend($1)', [waiting]);
+      await holder.query('COMMIT');
+      const reply = await upload;
+      expect(reply).not.toBeInstanceOf(Error);
+      const { status, json, headers } = reply as Awaited<ReturnType<typeof call>>;
+      expect([status, json, headers.get('retry-after')]).toEqual([503, { error: 'the database could not be reached; retry shortly', code: 'busy' }, '5']);
+    } finally {
+      await holder.end();
+    }
+    expect(server.child.exitCode).toBeNull();
+    expect(server.stderr()).not.toMatch(/\n\s+at /);
+    expect((await storage.listEntries({ agentId: agent })).map((e) => e.seq)).toEqual([0]);
+    const next = await call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=0`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, 0, 2) });
+    expect([next.status, next.json.sequence]).toEqual([201, 1]);
+  });
+});
