@@ -55,6 +55,24 @@ describe('presigned staging uploads', () => {
     expect((tooBig as Error).message).toBe(`upload ${uploadId} holds 50 bytes, more than the limit 40`);
   });
 
+  it('an upload PUT again, larger, after the HEAD that checked it: the read takes at most the limit + 1 bytes and refuses it', async () => {
+    const { staging } = await setup();
+    const uploadId = randomUUID();
+    const { url } = await presignStagingPut({ ...staging, uploadId, expiresInSeconds: 600 });
+    expect(await putTo(url, new Uint8Array(50))).toBe(200);
+    expect(await checkStagedUpload({ ...staging, uploadId, maxBytes: 100 })).toBe(50);
+    // The URL is still valid: the client replaces the object before confirm reads it.
+    expect(await putTo(url, new Uint8Array(5_000_000))).toBe(200);
+    const refused = await readStaged({ ...staging, uploadId, maxBytes: 100 }).catch((e: unknown) => e);
+    expect(isLedgerError(refused, 'invalid_input')).toBe(true);
+    expect((refused as Error).message).toBe(`upload ${uploadId} holds more than the limit 100 bytes`);
+    // Up to the limit is read whole, an empty object as no bytes.
+    expect(await putTo(url, new Uint8Array(100).fill(7))).toBe(200);
+    expect(Buffer.from(await readStaged({ ...staging, uploadId, maxBytes: 100 })).equals(Buffer.alloc(100, 7))).toBe(true);
+    expect(await putTo(url, new Uint8Array(0))).toBe(200);
+    expect((await readStaged({ ...staging, uploadId, maxBytes: 100 })).byteLength).toBe(0);
+  });
+
   it('the gateway refuses a PUT whose signature was tampered with, or to another key', async () => {
     const { staging } = await setup();
     const uploadId = randomUUID();

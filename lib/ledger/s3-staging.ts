@@ -60,18 +60,31 @@ export async function checkStagedUpload(params: Staging & { uploadId: string; ex
   return size;
 }
 
-/** The staged bytes (after `checkStagedUpload`). */
-export async function readStaged(params: Staging & { uploadId: string }): Promise<Uint8Array> {
+/**
+ * The staged bytes (after `checkStagedUpload`). With `maxBytes`, at most `maxBytes + 1` are read (a
+ * ranged GET) and more than `maxBytes` is refused: the presigned PUT URL stays valid until it expires,
+ * so the object may have been replaced by a larger one after the HEAD that checked its size.
+ */
+export async function readStaged(params: Staging & { uploadId: string; maxBytes?: number }): Promise<Uint8Array> {
+  const { maxBytes } = params;
+  let bytes: Uint8Array;
   try {
     const object = await params.client.send(new GetObjectCommand({
       Bucket: params.location.bucket, Key: stagingKey(params.location, params.uploadId),
+      ...(maxBytes === undefined ? {} : { Range: `bytes=0-${maxBytes}` }),
     }));
     if (!object.Body) throw new Error(`GetObject of upload ${params.uploadId} returned no body`);
-    return await object.Body.transformToByteArray();
+    bytes = await object.Body.transformToByteArray();
   } catch (error) {
     if (s3Status(error) === 404) throw new LedgerError('invalid_input', `upload ${params.uploadId} has no bytes`);
+    // A range of an empty object is unsatisfiable: it holds no bytes to refuse.
+    if (s3Status(error) === 416) return new Uint8Array(0);
     throw error;
   }
+  if (maxBytes !== undefined && bytes.byteLength > maxBytes) {
+    throw new LedgerError('invalid_input', `upload ${params.uploadId} holds more than the limit ${maxBytes} bytes`);
+  }
+  return bytes;
 }
 
 /** Removes the staged object (idempotent). */

@@ -50,7 +50,8 @@ export function pgPendingUploads(db: pg.Pool, staging: Staging): PendingUploads 
       if (!UUID_RE.test(id) || (await stagedSize(at(id))) === null) return null;
       // HEAD first: a client may have PUT any size to the presigned URL; nothing larger is read.
       if (limits) await checkStagedUpload({ ...at(id), maxBytes: limits.maxBytes });
-      return readStaged(at(id));
+      // Read bounded too: the object may be PUT again, larger, between that HEAD and this GET.
+      return readStaged({ ...at(id), maxBytes: limits?.maxBytes });
     },
     async uploadUrl(id, expiresInSeconds) {
       return (await presignStagingPut({ ...at(id), expiresInSeconds })).url;
