@@ -110,3 +110,35 @@ describe('one presigned upload confirmed on two processes at once', () => {
     expect([again.status, again.text]).toEqual([201, replies[0]!.text]);
   });
 });
+
+describe('a confirm retried after its process died between the commit and recording the reply', () => {
+  // What the dead process left: the entry committed (through the storage, as its ingest did), the
+  // upload still pending with its staged bytes.
+  it('snapshot: the retry answers with the committed entry, no second snapshot', async () => {
+    await register();
+    const bytes = await snapshotBytes(agent);
+    const id = await presign(`/v1/agents/${agent}/snapshot/upload`, bytes);
+    const committed = await storages[1]!.ingestSnapshot({ agentId: agent, bytes, now: new Date() });
+    const retry = await call(`${servers[0]!.url}/v1/agents/${agent}/snapshot/upload/${id}/confirm`, { method: 'POST', key });
+    expect([retry.status, retry.json]).toEqual([201, { snapshot_id: committed.id, sequence: 0, size_bytes: bytes.byteLength, blob_key: committed.blobKey }]);
+    expect(await entries()).toEqual([[0, 'snapshot']]);
+  });
+
+  it('delta: the retry answers 201 with the committed entry, not 409', async () => {
+    await register();
+    expect((await call(`${servers[0]!.url}/v1/agents/${agent}/snapshot`, {
+      method: 'PUT', key, contentType: 'application/octet-stream', body: await snapshotBytes(agent),
+    })).status).toBe(201);
+    const bytes = await deltaBytes(agent, 0, 1);
+    const id = await presign(`/v1/agents/${agent}/deltas/upload?base_sequence=0`, bytes);
+    const committed = await storages[1]!.ingestDelta({ agentId: agent, baseSequence: 0, bytes, now: new Date() });
+    const retry = await call(`${servers[0]!.url}/v1/agents/${agent}/deltas/upload/${id}/confirm`, { method: 'POST', key });
+    expect([retry.status, retry.json]).toEqual([201, { delta_id: committed.id, sequence: 1, size_bytes: bytes.byteLength }]);
+    expect(await entries()).toEqual([[0, 'snapshot'], [1, 'delta']]);
+    // A delta at that base with other bytes is still the client's conflict.
+    const other = await presign(`/v1/agents/${agent}/deltas/upload?base_sequence=1`, await deltaBytes(agent, 1, 2));
+    await storages[1]!.ingestDelta({ agentId: agent, baseSequence: 1, bytes: await deltaBytes(agent, 1, 3), now: new Date() });
+    const refused = await call(`${servers[0]!.url}/v1/agents/${agent}/deltas/upload/${other}/confirm`, { method: 'POST', key });
+    expect([refused.status, refused.headers.get('x-latest-sequence')]).toEqual([409, '2']);
+  });
+});

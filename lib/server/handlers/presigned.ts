@@ -9,6 +9,7 @@ import { sequenceParam } from '../params';
 import { checkSignature } from '../signed-url';
 import type { PendingUpload } from '../upload-store';
 import { deltaReply, ingestUpload, snapshotReply } from './uploads';
+import { ingestedAlready } from './ingested-already';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 import { echoInput } from '@/lib/core/echo';
 
@@ -110,7 +111,8 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
     const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes }).catch(dropOnClientError);
     if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
     try {
-      const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(await ingest(upload, bytes));
+      const stored = (await ingestedAlready(ctx.service.storage, latest, bytes)) ?? (await ingest(upload, bytes));
+      const reply = (kind === 'snapshot' ? snapshotReply : deltaReply)(stored);
       await uploads.markConfirmed(upload, { status: reply.status, body: JSON.parse(Buffer.from(reply.body!).toString('utf8')) as Record<string, unknown> });
       return reply;
     } catch (err) {
