@@ -8,9 +8,13 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgDatabase } from '@/db/pg/client';
+import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
+import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
+import { scaleOutStorage } from '@/lib/storage/scale-out';
 import type { LineageStorage } from '@/lib/storage/types';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, testS3Client } from '@/tests/engines/use-engines';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 
@@ -70,5 +74,36 @@ describe('a PostgreSQL connection dropped under a serving process', () => {
     expect((await storage.listEntries({ agentId: agent })).map((e) => e.seq)).toEqual([0]);
     const next = await call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=0`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, 0, 2) });
     expect([next.status, next.json.sequence]).toEqual([201, 1]);
+  });
+});
+
+describe('an object store that cannot be reached', () => {
+  it('a snapshot whose blob cannot be written is a 503 busy + Retry-After, nothing is stored, and the same upload succeeds once the store is back', async () => {
+    const { bucket, settings } = await freshBucket();
+    const location = { bucket, prefix: 'svc' };
+    const db = await openPgDatabase(databaseUrl);
+    // Nothing listens on port 1 of the loopback: every S3 request is refused.
+    const down = testS3Client({ ...settings, endpoint: 'http://127.0.0.1:1' });
+    const unreachable = await createLineageServer({
+      dataDir: tempDataDir(), storage: scaleOutStorage({ db, blobs: new S3BlobStore(down, location), client: down, location }),
+      port: 0, ui: false, log: () => undefined,
+    });
+    try {
+      const id = randomUUID();
+      const registered = await call(`${unreachable.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name: 's3 down', source_runtime: 'openclaw' }) });
+      expect(registered.status).toBe(201);
+      const bytes = await snapshotBytes(id);
+      const refused = await call(`${unreachable.url}/v1/agents/${id}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: bytes });
+      expect([refused.status, refused.json, refused.headers.get('retry-after')]).toEqual([503, { error: 'the object store could not be reached; retry shortly', code: 'busy' }, '5']);
+      expect(await storage.listEntries({ agentId: id })).toEqual([]);
+      expect((await storage.getAgent({ agentId: id }))?.latest_sequence).toBeNull();
+      const up = testS3Client(settings);
+      const stored = await scaleOutStorage({ db, blobs: new S3BlobStore(up, location), client: up, location })
+        .ingestSnapshot({ agentId: id, bytes, now: new Date() });
+      expect(stored.sequence).toBe(0);
+      up.destroy();
+    } finally {
+      await unreachable.close();
+    }
   });
 });
