@@ -1,10 +1,11 @@
 /**
  * The one place where dashboard API failures become HTTP responses: a bad query string is a 400,
- * an unknown agent, record or sequence a 404, anything else a 500 whose cause is logged, never
- * returned. Route handlers throw; `apiRoute` answers.
+ * an unknown agent, record or sequence a 404, the scale-out engines out of reach a 503, anything
+ * else a 500 whose cause is logged, never returned. Route handlers throw; `apiRoute` answers.
  */
 import { ZodError, type z } from 'zod';
 import { LedgerError } from '@/lib/ledger/errors';
+import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
 import { zodErrorInWords } from './issue-words';
 import { echoInput } from '@/lib/core/echo';
 
@@ -47,6 +48,12 @@ export function errorResponse(error: unknown): Response {
       console.error(`[dashboard api] ${error.message}`);
       return Response.json({ error: error.message, code: 'blob_corrupt', agent_id: error.details.agentId ?? null, sequence: error.details.sequence ?? null }, { status: 500 });
     }
+  }
+  // PostgreSQL or the bucket out of reach (a restart, a failover): retry shortly, as the protocol says it.
+  const unreachable = unreachableStorageError(error);
+  if (unreachable) {
+    console.error(`[dashboard api] ${unreachable.message}:`, error instanceof Error ? error.message : error);
+    return Response.json({ error: unreachable.message, code: 'busy' }, { status: 503, headers: { 'retry-after': '5' } });
   }
   if (isCodedError(error)) {
     const status = codeStatus(error.code);

@@ -2,6 +2,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { BlobConflictError } from '@/lib/ledger/s3-blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
+import { errorResponse } from './api-errors';
 import { errorToResponse } from './errors';
 
 const bodyOf = (response: { body: Uint8Array | null }) =>
@@ -26,5 +27,27 @@ describe('errorToResponse', () => {
     log.mockRestore();
     expect(response.status).toBe(500);
     expect(bodyOf(response)).toMatchObject({ code: 'blob_corrupt', agent_id: 'a', sequence: 3 });
+  });
+
+  it('the scale-out engines out of reach are a 503 busy with Retry-After on the protocol and the dashboard API, not a 500', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    // What `pg` and the S3 SDK throw: a terminated backend (SQLSTATE 57P01), a connection that died
+    // (no code), a refused socket, a gateway answering 503.
+    const cases: [unknown, string][] = [
+      [Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }), 'the database could not be reached; retry shortly'],
+      [new Error('Connection terminated unexpectedly'), 'the database could not be reached; retry shortly'],
+      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'the storage could not be reached; retry shortly'],
+      [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', $metadata: {} }), 'the object store could not be reached; retry shortly'],
+      [Object.assign(new Error('Service Unavailable'), { $metadata: { httpStatusCode: 503 } }), 'the object store could not be reached; retry shortly'],
+    ];
+    for (const [error, words] of cases) {
+      const protocol = errorToResponse(error);
+      expect([protocol.status, bodyOf(protocol), protocol.headers?.['retry-after']]).toEqual([503, { error: words, code: 'busy' }, '5']);
+      const api = errorResponse(error);
+      expect([api.status, await api.json(), api.headers.get('retry-after')]).toEqual([503, { error: words, code: 'busy' }, '5']);
+    }
+    // A query the database refused for its own reason is no outage.
+    expect(errorResponse(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
+    log.mockRestore();
   });
 });
