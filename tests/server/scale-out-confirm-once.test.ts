@@ -7,6 +7,7 @@
  * both confirms are sent, so both are inside the service before either may append: no timing.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { DeleteBucketPolicyCommand, PutBucketPolicyCommand } from '@aws-sdk/client-s3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgDatabase } from '@/db/pg/client';
@@ -24,11 +25,13 @@ let storages: LineageStorage[] = [];
 let servers: LineageServer[] = [];
 let key = '';
 let agent = '';
+let staging: { client: ReturnType<typeof testS3Client>; bucket: string };
 
 beforeAll(async () => {
   const [dbUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
   url = dbUrl;
   const location = { bucket, prefix: 'svc' };
+  staging = { client: testS3Client(settings), bucket };
   storages = await Promise.all([0, 1].map(async () => {
     const client = testS3Client(settings);
     return scaleOutStorage({ db: await openPgDatabase(url), blobs: new S3BlobStore(client, location), client, location });
@@ -40,6 +43,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.all(servers.map((s) => s.close()));
+  staging?.client.destroy();
 });
 
 /** A new agent of the test's key, registered through the first process. */
@@ -140,5 +144,36 @@ describe('a confirm retried after its process died between the commit and record
     await storages[1]!.ingestDelta({ agentId: agent, baseSequence: 1, bytes: await deltaBytes(agent, 1, 3), now: new Date() });
     const refused = await call(`${servers[0]!.url}/v1/agents/${agent}/deltas/upload/${other}/confirm`, { method: 'POST', key });
     expect([refused.status, refused.headers.get('x-latest-sequence')]).toEqual([409, '2']);
+  });
+});
+
+describe('a staged object the bucket will not delete at confirm', () => {
+  /** Runs `task` while the bucket refuses every DeleteObject in the staging prefix (a bucket policy). */
+  async function withStagedDeletesDenied(task: () => Promise<void>): Promise<void> {
+    await staging.client.send(new PutBucketPolicyCommand({ Bucket: staging.bucket, Policy: JSON.stringify({
+      Version: '2012-10-17',
+      Statement: [{ Effect: 'Deny', Principal: '*', Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${staging.bucket}/svc/staging/*` }],
+    }) }));
+    try {
+      await task();
+    } finally {
+      await staging.client.send(new DeleteBucketPolicyCommand({ Bucket: staging.bucket }));
+    }
+  }
+
+  it('an upload committed to the ledger answers 201 (the sweep removes the staged object later); a refused one answers its 4xx', async () => {
+    await register();
+    const id = await presign(`/v1/agents/${agent}/snapshot/upload`, await snapshotBytes(agent));
+    const bad = await presign(`/v1/agents/${agent}/snapshot/upload`, new TextEncoder().encode('not an archive'));
+    await withStagedDeletesDenied(async () => {
+      const confirmed = await call(`${servers[0]!.url}/v1/agents/${agent}/snapshot/upload/${id}/confirm`, { method: 'POST', key });
+      expect([confirmed.status, confirmed.json.sequence]).toEqual([201, 0]);
+      const refused = await call(`${servers[0]!.url}/v1/agents/${agent}/snapshot/upload/${bad}/confirm`, { method: 'POST', key });
+      expect(refused.status).toBe(400);
+      expect(refused.json.error).toMatch(/^invalid archive/);
+    });
+    expect(await entries()).toEqual([[0, 'snapshot']]);
+    const again = await call(`${servers[1]!.url}/v1/agents/${agent}/snapshot/upload/${id}/confirm`, { method: 'POST', key });
+    expect([again.status, again.json.sequence]).toEqual([201, 0]);
   });
 });

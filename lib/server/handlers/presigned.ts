@@ -97,7 +97,8 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
   const current = inStore.get(upload.id);
   if (current) return current;
   const dropOnClientError = async (err: unknown): Promise<never> => {
-    if (errorToResponse(err).status < 500) await uploads.remove(upload.id);
+    // The client's error is the answer even when the bucket would not drop the bytes now (the sweep will).
+    if (errorToResponse(err).status < 500) await uploads.remove(upload.id).catch(() => undefined);
     throw err;
   };
   // Another process may run the same confirm (a retry the load balancer sent elsewhere): one at a

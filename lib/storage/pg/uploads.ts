@@ -59,7 +59,9 @@ export function pgPendingUploads(db: pg.Pool, staging: Staging): PendingUploads 
     async markConfirmed(upload, confirmed) {
       await db.query('UPDATE pending_uploads SET confirmed_status = $2, confirmed_body = $3 WHERE id = $1',
         [upload.id, confirmed.status, JSON.stringify(confirmed.body)]);
-      await deleteStaged(at(upload.id));
+      // The upload is in the ledger and its reply recorded: a staged object the bucket would not
+      // delete now must not turn that into a failed confirm. The sweep removes it with the row.
+      await deleteStaged(at(upload.id)).catch(() => undefined);
     },
     // Its own connection: a confirm holds the lock while its ingest takes pooled connections.
     exclusive: (id, task) => withAdvisoryLock({ db: { pool: db }, name: `upload:${id}`, wait: true, ownConnection: true }, task),
