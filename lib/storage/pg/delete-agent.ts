@@ -1,8 +1,8 @@
 /**
  * Deletes an agent on PostgreSQL as lib/ledger/agents.ts `deleteAgent` does on SQLite: the rows
  * first, in one transaction (the agent's row cascades to its entries and index), raw objects no
- * other agent references dropped, then its blobs, so a crash in between leaves orphan blobs,
- * never entries without blobs.
+ * other agent references dropped (once no other upload is writing them), then its blobs, so a crash
+ * in between leaves orphan blobs, never entries without blobs.
  */
 import type pg from 'pg';
 import type { BlobStore } from '@/lib/ledger/blob-store';
@@ -21,6 +21,11 @@ export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId:
       'SELECT DISTINCT sha256 FROM raw_file_versions WHERE agent_id = $1 AND sha256 IS NOT NULL', [agent.id]);
     await client.query('DELETE FROM agents WHERE id = $1', [agent.id]);
     if (shas.length > 0) {
+      // Raw objects are shared by every agent holding the same bytes, and an upload of another agent
+      // may be indexing a file that names one, uncommitted and so invisible to the check below. This
+      // lock waits for every transaction that has written raw_objects (an ingest's flush takes ROW
+      // EXCLUSIVE until its commit) and holds new ones off until this commit, so the check sees them.
+      await client.query('LOCK TABLE raw_objects IN SHARE ROW EXCLUSIVE MODE');
       await client.query(`DELETE FROM raw_objects o WHERE o.sha256 = ANY($1::text[])
         AND NOT EXISTS (SELECT 1 FROM raw_file_versions v WHERE v.sha256 = o.sha256)`, [shas.map((s) => s.sha256)]);
     }
