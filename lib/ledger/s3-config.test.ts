@@ -29,6 +29,14 @@ describe('LINEAGE_BLOB_URL and the S3 settings', () => {
     expect(s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://b-1' })).toMatchObject({ endpoint: undefined, region: 'us-east-1' });
   });
 
+  it('LINEAGE_S3_IDLE_SECONDS: whole seconds from 1 to 3600, unset by default (the client then uses DEFAULT_S3_IDLE_SECONDS)', () => {
+    expect(s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://bucket-1', LINEAGE_S3_IDLE_SECONDS: '15' })?.idleSeconds).toBe(15);
+    expect(s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://bucket-1' })?.idleSeconds).toBeUndefined();
+    for (const bad of ['0', '1.5', 'soon', '3601']) {
+      expect(() => s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://bucket-1', LINEAGE_S3_IDLE_SECONDS: bad }), bad).toThrow(/LINEAGE_S3_IDLE_SECONDS/);
+    }
+  });
+
   it('fails loudly on a bad flag or endpoint, naming the variable', () => {
     expect(() => s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://b-1', LINEAGE_S3_FORCE_PATH_STYLE: 'yes' })).toThrow(/LINEAGE_S3_FORCE_PATH_STYLE/);
     expect(() => s3SettingsFrom({ LINEAGE_BLOB_URL: 's3://b-1', AWS_ENDPOINT_URL_S3: 'not a url' })).toThrow(/AWS_ENDPOINT_URL_S3/);

@@ -19,7 +19,16 @@ export interface S3Settings extends S3Location {
   endpoint: string | undefined;
   region: string;
   forcePathStyle: boolean;
+  /** `LINEAGE_S3_IDLE_SECONDS`: a connection not made, or a request on which no byte moves, for this long fails. */
+  idleSeconds?: number;
 }
+
+/**
+ * How long an S3 request may wait for the store without a byte moving (default). The SDK waits
+ * forever by default, and an ingest writes its blob holding the agent's row lock: a gateway that
+ * stopped answering held every later upload of that agent, and the pooled connection, for good.
+ */
+export const DEFAULT_S3_IDLE_SECONDS = 60;
 
 const BUCKET = /^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$/;
 const PREFIX_SEGMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*$/;
@@ -49,6 +58,7 @@ const envSchema = z.object({
   AWS_ENDPOINT_URL: optionalUrl,
   AWS_REGION: z.string().min(1).optional(),
   AWS_DEFAULT_REGION: z.string().min(1).optional(),
+  LINEAGE_S3_IDLE_SECONDS: z.coerce.number().int().min(1).max(3600).optional(),
 });
 
 /** The S3 settings in `env`, or null when `LINEAGE_BLOB_URL` is unset (the embedded filesystem store). */
@@ -66,6 +76,7 @@ export function s3SettingsFrom(env: Record<string, string | undefined>): S3Setti
     // S3-compatible servers ignore the region but SigV4 needs one; AWS's own default.
     region: vars.AWS_REGION ?? vars.AWS_DEFAULT_REGION ?? 'us-east-1',
     forcePathStyle: vars.LINEAGE_S3_FORCE_PATH_STYLE,
+    ...(vars.LINEAGE_S3_IDLE_SECONDS === undefined ? {} : { idleSeconds: vars.LINEAGE_S3_IDLE_SECONDS }),
   };
 }
 
@@ -82,10 +93,11 @@ export function s3Settings(): S3Settings | null {
  * default (a CRC32 trailer on every PUT) is not understood by every S3-compatible server.
  * `credentials` overrides the SDK's default chain (tests, `lineage migrate`).
  */
-export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region' | 'forcePathStyle'>, credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): S3Client {
+export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region' | 'forcePathStyle' | 'idleSeconds'>, credentials?: { accessKeyId: string; secretAccessKey: string; sessionToken?: string }): S3Client {
   // The SDK is pinned to the last release for Node 20 on purpose (package.json); its yearly
   // "upgrade to Node 22" warning would only repeat that.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const idleMs = (settings.idleSeconds ?? DEFAULT_S3_IDLE_SECONDS) * 1000;
   return new S3Client({
     endpoint: settings.endpoint,
     region: settings.region,
@@ -93,5 +105,7 @@ export function createS3Client(settings: Pick<S3Settings, 'endpoint' | 'region' 
     credentials,
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
+    // An idle limit, not a total one: a large upload on a slow link keeps moving bytes.
+    requestHandler: { connectionTimeout: idleMs, socketTimeout: idleMs },
   });
 }

@@ -22,6 +22,8 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
     // The S3 SDK: a gateway answering 500/502/503/504 (radosgw restarting, SlowDown).
     if ($metadata && [500, 502, 503, 504].includes($metadata.httpStatusCode ?? 0)) return 'object store';
     if (typeof code === 'string' && NETWORK.has(code)) return $metadata ? 'object store' : 'storage';
+    // The SDK's request handler: no connection, or no byte moving, within LINEAGE_S3_IDLE_SECONDS.
+    if (e.name === 'TimeoutError' && $metadata) return 'object store';
   }
   return null;
 }

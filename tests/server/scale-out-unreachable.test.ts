@@ -6,10 +6,12 @@
  * terminates that very backend: no timing.
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgDatabase } from '@/db/pg/client';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
+import { createS3Client } from '@/lib/ledger/s3-config';
 import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { scaleOutStorage } from '@/lib/storage/scale-out';
@@ -104,6 +106,42 @@ describe('an object store that cannot be reached', () => {
       up.destroy();
     } finally {
       await unreachable.close();
+    }
+  });
+});
+
+describe('an object store that stops answering', () => {
+  it('a blob write on which no byte moves for LINEAGE_S3_IDLE_SECONDS fails as a 503; the agent\'s row lock is let go, and the next upload goes through', async () => {
+    // A peer that takes connections and never answers: a gateway hung, or a network that drops packets.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => { sockets.push(socket); });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const { bucket, settings } = await freshBucket();
+    const location = { bucket, prefix: 'svc' };
+    const db = await openPgDatabase(databaseUrl);
+    const hung = createS3Client(
+      { endpoint: `http://127.0.0.1:${(silent.address() as AddressInfo).port}`, region: settings.region, forcePathStyle: true, idleSeconds: 1 },
+      { accessKeyId: settings.accessKeyId, secretAccessKey: settings.secretAccessKey },
+    );
+    const server = await createLineageServer({
+      dataDir: tempDataDir(), storage: scaleOutStorage({ db, blobs: new S3BlobStore(hung, location), client: hung, location }),
+      port: 0, ui: false, log: () => undefined,
+    });
+    try {
+      const id = randomUUID();
+      expect((await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name: 'hung', source_runtime: 'openclaw' }) })).status).toBe(201);
+      const refused = await call(`${server.url}/v1/agents/${id}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(id) });
+      expect([refused.status, refused.json]).toEqual([503, { error: 'the object store could not be reached; retry shortly', code: 'busy' }]);
+      // The row lock the write held is free: the real store takes the agent's snapshot.
+      const up = testS3Client(settings);
+      const stored = await scaleOutStorage({ db, blobs: new S3BlobStore(up, location), client: up, location })
+        .ingestSnapshot({ agentId: id, bytes: await snapshotBytes(id), now: new Date() });
+      expect(stored.sequence).toBe(0);
+      up.destroy();
+    } finally {
+      await server.close();
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => silent.close(resolve));
     }
   });
 });
