@@ -1,26 +1,13 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
+import { inMountNamespace } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
-
-/** Runs a shell script in its own user and mount namespace, where it may mount a tmpfs: a real full disk. */
-function inMountNamespace(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['-rm', 'sh', '-euc', script], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('a full disk under the live workspace during a restore', () => {
   it('refuses naming the lack of space, every file of the workspace as it was', async () => {

@@ -1,28 +1,12 @@
-import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
+import { inMountNamespace } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
-
-/**
- * Runs a shell script in its own user and mount namespace (`unshare -rm`), where it may mount a
- * tmpfs: a real full disk under ALF_HOME, for the real bin. Each `lineage` run prints one line.
- */
-function inMountNamespace(script: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn('unshare', ['-rm', 'sh', '-euc', script], { cwd: ROOT, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 describe('a full disk under ALF_HOME during a first sync', () => {
   it('fails naming the state directory, and the next sync (space freed) adopts its own snapshot: nothing stuck', async () => {

@@ -13,10 +13,10 @@ export interface CliRun {
   json: Record<string, unknown>;
 }
 
-/** Runs `lineage <args>` as a child process and gives what it wrote as it is (`--version`, help). */
-export function runCliText(args: string[]): Promise<Omit<CliRun, 'json'>> {
+/** What a child process wrote, once it has closed. */
+function collected(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): Promise<Omit<CliRun, 'json'>> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env });
+    const child = spawn(command, args, options);
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -26,19 +26,23 @@ export function runCliText(args: string[]): Promise<Omit<CliRun, 'json'>> {
   });
 }
 
+/** Runs `lineage <args>` as a child process and gives what it wrote as it is (`--version`, help). */
+export function runCliText(args: string[]): Promise<Omit<CliRun, 'json'>> {
+  return collected(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env });
+}
+
 /** Runs `lineage <args>` as a child process, the way a user or a script would (from `cwd`, the package's root unless given). */
-export function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.on('error', reject);
-    child.on('close', (code) => {
-      const lines = stdout.trim().split('\n').filter(Boolean);
-      if (lines.length !== 1) return reject(new Error(`expected exactly one JSON line on stdout, got ${lines.length}:\n${stdout}\nstderr:\n${stderr}`));
-      resolve({ code, stdout, stderr, json: JSON.parse(lines[0]!) as Record<string, unknown> });
-    });
-  });
+export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
+  const { code, stdout, stderr } = await collected(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
+  const lines = stdout.trim().split('\n').filter(Boolean);
+  if (lines.length !== 1) throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}:\n${stdout}\nstderr:\n${stderr}`);
+  return { code, stdout, stderr, json: JSON.parse(lines[0]!) as Record<string, unknown> };
+}
+
+/**
+ * Runs a shell script in its own user and mount namespace (`unshare -rm`), where it may mount a
+ * tmpfs: a real full disk for the real bin (the full-disk sync and restore tests).
+ */
+export function inMountNamespace(script: string, env: Record<string, string>): Promise<Omit<CliRun, 'json'>> {
+  return collected('unshare', ['-rm', 'sh', '-euc', script], { cwd: ROOT, env: { ...process.env, ...env } });
 }
