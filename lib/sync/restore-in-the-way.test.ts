@@ -93,32 +93,49 @@ describe('OpenClaw: symbolic links in a live workspace', () => {
   });
 });
 
+/**
+ * A ZeroClaw workspace synced at two sequences: its agent's `gateway` row and `file` at 0; the row
+ * changed, and whatever `between` does to the workspace, at 1. `restore` puts sequence 0 back into
+ * the live workspace (replace); `gateway` reads the row's content as brain.db holds it now.
+ */
+async function zeroclawAtTwoSequences(file: string, content: string, between: (workspace: string) => void = () => undefined) {
+  const { sb, clock, target } = await sandbox();
+  const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
+  const dbPath = await seedBrainDb({
+    workspace: sb.workspace,
+    agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
+    rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
+  });
+  await sb.write(file, content);
+  const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
+  const { agent } = await sync();
+  const db = new Database(dbPath);
+  db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
+  db.close();
+  between(sb.workspace);
+  expect((await sync()).sequence).toBe(1);
+  const restore = () => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true });
+  const gateway = () => {
+    const after = new Database(dbPath, { readonly: true });
+    try {
+      return after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get();
+    } finally {
+      after.close();
+    }
+  };
+  return { sb, dbPath, restore, gateway };
+}
+
 describe('ZeroClaw and Hermes: refused before the database changes', () => {
   it('ZeroClaw: a raw file with a directory in its way leaves brain.db as it was', async () => {
-    const { sb, clock, target } = await sandbox();
-    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
-    await seedBrainDb({
-      workspace: sb.workspace,
-      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
-      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
-    });
-    await sb.write('memory/notes/guide.md', 'Read me first.\n');
-    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
-    const { agent } = await sync();
-    const dbPath = path.join(sb.workspace, 'memory', 'brain.db');
-    const db = new Database(dbPath);
-    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
-    db.close();
-    expect((await sync()).sequence).toBe(1);
+    const { sb, dbPath, restore, gateway } = await zeroclawAtTwoSequences('memory/notes/guide.md', 'Read me first.\n');
     fs.rmSync(path.join(sb.workspace, 'memory', 'notes'), { recursive: true });
     fs.writeFileSync(path.join(sb.workspace, 'memory', 'notes'), 'a file where the restore needs a directory');
     const before = tree(sb.workspace);
 
-    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    const error = await refusal(restore);
     expect(error).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${sb.workspace}: memory/notes is a file there, where the restore writes a directory` });
-    const after = new Database(dbPath, { readonly: true });
-    expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');
-    after.close();
+    expect(gateway()).toBe('The gateway moved to 10.20.0.9');
     expect(tree(sb.workspace)).toBe(before);
   });
 
@@ -225,33 +242,16 @@ describe('a file or directory the restore cannot write: refused before the first
   });
 
   it('ZeroClaw: a read-only directory where a raw file is created leaves brain.db as it was', async (ctx) => {
-    const { sb, clock, target } = await sandbox();
-    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
-    await seedBrainDb({
-      workspace: sb.workspace,
-      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
-      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
-    });
-    await sb.write('memory/notes/guide.md', 'Read me first.\n');
-    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
-    const { agent } = await sync();
-    const dbPath = path.join(sb.workspace, 'memory', 'brain.db');
-    const db = new Database(dbPath);
-    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
-    db.close();
-    fs.rmSync(path.join(sb.workspace, 'memory', 'notes', 'guide.md'));
-    expect((await sync()).sequence).toBe(1);
+    const { sb, restore, gateway } = await zeroclawAtTwoSequences('memory/notes/guide.md', 'Read me first.\n', (workspace) => fs.rmSync(path.join(workspace, 'memory', 'notes', 'guide.md')));
     unwritable(ctx, path.join(sb.workspace, 'memory', 'notes'));
     const before = await readTree(sb.workspace, []);
 
-    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    const error = await refusal(restore);
     expect(error).toMatchObject({
       code: 'workspace_file_invalid',
       message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the directory memory/notes, where the restore writes memory/notes/guide\\.md, cannot be written \\((EPERM|EACCES)\\)$`)),
     });
-    const after = new Database(dbPath, { readonly: true });
-    expect(after.prepare("SELECT content FROM memories WHERE key = 'gateway'").pluck().get()).toBe('The gateway moved to 10.20.0.9');
-    after.close();
+    expect(gateway()).toBe('The gateway moved to 10.20.0.9');
     expect(await readTree(sb.workspace, [])).toEqual(before);
   });
 });
@@ -274,25 +274,11 @@ async function lockedByAnotherProcess(dbPath: string): Promise<void> {
 
 describe('a live database the agent holds locked for a write: refused once the wait is over, nothing changed', () => {
   it('ZeroClaw: brain.db and every file as they were', async () => {
-    const { sb, clock, target } = await sandbox();
-    const A = 'aaaaaaaa-0000-4000-8000-00000000000a';
-    const dbPath = await seedBrainDb({
-      workspace: sb.workspace,
-      agents: [{ id: A, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }],
-      rows: [{ id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: A, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' }],
-    });
-    await sb.write('memory/notes.md', 'first\n');
-    const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
-    const { agent } = await sync();
-    const db = new Database(dbPath);
-    db.prepare("UPDATE memories SET content = 'The gateway moved to 10.20.0.9' WHERE key = 'gateway'").run();
-    db.close();
-    await sb.write('memory/notes.md', 'second\n');
-    expect((await sync()).sequence).toBe(1);
+    const { sb, dbPath, restore } = await zeroclawAtTwoSequences('memory/notes.md', 'first\n', (workspace) => fs.writeFileSync(path.join(workspace, 'memory', 'notes.md'), 'second\n'));
     await lockedByAnotherProcess(dbPath);
     const before = await readTree(sb.workspace, []);
 
-    const error = await refusal(() => restoreAgent({ runtime: 'zeroclaw', agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: sb.workspace, runtimeAgent: 'scout', atSequence: 0, clock, replace: true }));
+    const error = await refusal(restore);
     // Its decision reads brain.db first (which rows are there), and that read is what waits and refuses.
     expect(error).toMatchObject({ code: 'bad_store', message: `cannot read SQLite database ${dbPath}: another process holds it locked for a write (it was still locked after waiting 5 s)` });
     expect(await readTree(sb.workspace, [])).toEqual(before);
