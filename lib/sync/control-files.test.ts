@@ -13,23 +13,14 @@ import { listAgents, listEntries, openLedger } from '@/lib/ledger';
 import { localTarget } from './local-target';
 import { restoreAgent } from './restore';
 import { syncWorkspace } from './sync';
-import { makeSandbox, steppingClock } from './testing/workspace';
+import { makeSandbox, openclawSyncSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
 
-async function setup() {
-  const sb = await makeSandbox();
-  cleanups.push(sb.cleanup);
-  const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
-  const alfHome = path.join(sb.alfHome, '.alf');
-  await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome, clock });
-  return { sb, sync, target, alfHome, clock };
-}
+const setup = () => openclawSyncSandbox(cleanups);
 
 async function failure(run: () => Promise<unknown>): Promise<AdapterError> {
   const error = await run().then(() => null, (e: unknown) => e);

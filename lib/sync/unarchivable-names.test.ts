@@ -8,9 +8,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdapterError } from '@/lib/adapters/shared/errors';
 import { listEntries, openLedger } from '@/lib/ledger';
-import { localTarget } from './local-target';
-import { syncWorkspace } from './sync';
-import { makeSandbox, steppingClock } from './testing/workspace';
+import { openclawSyncSandbox } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -20,14 +18,8 @@ afterEach(async () => {
 const NAME = 'memory/from\\windows.md';
 
 async function setup() {
-  const sb = await makeSandbox();
-  cleanups.push(sb.cleanup);
-  const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
-  const alfHome = path.join(sb.alfHome, '.alf');
-  await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
+  const { sb, sync } = await openclawSyncSandbox(cleanups);
   fs.mkdirSync(path.join(sb.workspace, 'memory'));
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome, clock });
   return { sb, sync };
 }
 

@@ -1,6 +1,8 @@
 import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { localTarget } from '../local-target';
+import { syncWorkspace } from '../sync';
 
 /** A temp directory tree for client-flow tests: a workspace, an ALF home and a data dir. */
 export async function makeSandbox(prefix = 'lineage-sync-') {
@@ -42,4 +44,19 @@ export async function readTree(dir: string, exclude: readonly string[] = ['.alf-
 export function steppingClock(start = Date.parse('2026-11-01T09:00:00Z')) {
   let t = start;
   return () => new Date((t += 60_000));
+}
+
+/**
+ * A sandbox whose workspace holds an OpenClaw `MEMORY.md`, with a sync of it into the sandbox's
+ * data directory (a stepping clock); its cleanup is pushed onto `cleanups` (run after each test).
+ */
+export async function openclawSyncSandbox(cleanups: (() => Promise<void>)[]) {
+  const sb = await makeSandbox();
+  cleanups.push(sb.cleanup);
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const alfHome = path.join(sb.alfHome, '.alf');
+  await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
+  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome, clock });
+  return { sb, sync, target, alfHome, clock };
 }
