@@ -12,6 +12,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
+import { connectError, connectTimeoutMs } from './connect-timeout';
 import * as schema from './schema';
 
 export type PgSchema = typeof schema;
@@ -56,8 +57,11 @@ const MIGRATION_LOCK = 0x6c696e65;
  * new database would otherwise each try to create the same tables.
  */
 export async function migratePg(url: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
+  const connectionTimeoutMillis = connectTimeoutMs(url);
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis });
+  await client.connect().catch((error: unknown) => {
+    throw connectError(error, connectionTimeoutMillis);
+  });
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
@@ -69,7 +73,15 @@ export async function migratePg(url: string): Promise<void> {
 /** Migrates, then opens a pool of `max` connections (default 10). */
 export async function openPgDatabase(url: string, options: { max?: number } = {}): Promise<PgLineageDb> {
   await migratePg(url);
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10 });
+  // The limit is each new connection's own (the Client's), not the pool's: the pool would apply it
+  // to a request waiting for a free connection too, and fail requests that are merely queued.
+  const connectionTimeoutMillis = connectTimeoutMs(url);
+  const Client = class extends pg.Client {
+    constructor(config?: pg.ClientConfig) {
+      super({ ...config, connectionTimeoutMillis });
+    }
+  };
+  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, Client });
   // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor one checked out: pg-pool listens only while a connection is idle, and `pg` emits 'error' when a

@@ -32,10 +32,12 @@ describe('errorToResponse', () => {
   it('the scale-out engines out of reach are a 503 busy with Retry-After on the protocol and the dashboard API, not a 500', async () => {
     const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
     // What `pg` and the S3 SDK throw: a terminated backend (SQLSTATE 57P01), a connection that died
-    // (no code), a refused socket, a gateway answering 503.
+    // (no code), a connection not made in time, a refused socket, a gateway answering 503.
     const cases: [unknown, string][] = [
       [Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' }), 'the database could not be reached; retry shortly'],
       [new Error('Connection terminated unexpectedly'), 'the database could not be reached; retry shortly'],
+      // A new pooled connection not made within the URL's connect_timeout (db/pg/connect-timeout.ts): pg's own words.
+      [new Error('timeout expired'), 'the database could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'the storage could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', $metadata: {} }), 'the object store could not be reached; retry shortly'],
       [Object.assign(new Error('Service Unavailable'), { $metadata: { httpStatusCode: 503 } }), 'the object store could not be reached; retry shortly'],

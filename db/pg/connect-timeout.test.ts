@@ -1,0 +1,80 @@
+/**
+ * PostgreSQL that accepts a connection and never answers (a hung server, a proxy with nothing
+ * behind it): `pg` waited for ever, and `lineage serve` or `migrate` hung without a word. A
+ * connection not made within the URL's `connect_timeout` (libpq's parameter; 10 s when the URL
+ * does not say) now fails, in words. The limit is each connection's own: a request queued for a
+ * busy pool's connection is not cut by it.
+ */
+import net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '@/tests/engines/use-engines';
+import { runCli } from '@/tests/cli/run-cli';
+import { openPgDatabase } from './client';
+import { connectTimeoutMs, DEFAULT_PG_CONNECT_TIMEOUT_MS } from './connect-timeout';
+import { databaseUrlProblem } from '@/lib/ledger/scale-out-config';
+import { openLedger } from '@/lib/ledger/ledger';
+import { stateFingerprint, tempDataDir } from '@/tests/server/harness';
+
+describe('connect_timeout in the database URL', () => {
+  it('is read in whole seconds, 0 for no limit; the default when absent; anything else is refused with the URL', () => {
+    expect(connectTimeoutMs('postgres://u@db.lan:5432/lineage')).toBe(DEFAULT_PG_CONNECT_TIMEOUT_MS);
+    expect(DEFAULT_PG_CONNECT_TIMEOUT_MS).toBe(10_000);
+    expect(connectTimeoutMs('postgres://u@db.lan:5432/lineage?sslmode=require&connect_timeout=3')).toBe(3000);
+    expect(connectTimeoutMs('postgres://u@db.lan/lineage?connect_timeout=0')).toBe(0);
+    expect(databaseUrlProblem('postgres://u@db.lan/lineage?connect_timeout=30')).toBeNull();
+    for (const bad of ['soon', '-1', '1.5', '']) {
+      expect(databaseUrlProblem(`postgres://u@db.lan/lineage?connect_timeout=${bad}`)).toBe(
+        `has a connect_timeout that is not a whole number of seconds ("${bad}"; 0 waits for ever, the default is 10)`,
+      );
+    }
+  });
+});
+
+describe('a database host that accepts connections and never answers', () => {
+  let silent: net.Server;
+  const sockets = new Set<net.Socket>();
+  let port: number;
+  beforeAll(async () => {
+    silent = net.createServer((socket) => {
+      sockets.add(socket);
+      socket.on('data', () => undefined);
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', () => resolve()));
+    port = (silent.address() as net.AddressInfo).port;
+  });
+  afterAll(async () => {
+    for (const socket of sockets) socket.destroy();
+    await new Promise<void>((resolve) => silent.close(() => resolve()));
+  });
+
+  it('makes `lineage migrate` fail once connect_timeout has passed, saying so, with nothing written', async () => {
+    const dataDir = tempDataDir();
+    openLedger(dataDir).db.sqlite.close();
+    const before = stateFingerprint(dataDir);
+    const run = await runCli(['migrate', '--from-data', dataDir, '--database-url', `postgres://lineage@127.0.0.1:${port}/lineage?connect_timeout=1`, '--blob-url', 's3://lineage-test'], {
+      AWS_ACCESS_KEY_ID: 'x', AWS_SECRET_ACCESS_KEY: 'y', AWS_ENDPOINT_URL: `http://127.0.0.1:${port}`,
+    });
+    expect(run.code).toBe(1);
+    expect(run.json).toMatchObject({
+      ok: false, code: 'storage_unavailable',
+      error: `cannot open the scale-out storage (database 127.0.0.1:${port}/lineage, blobs s3://lineage-test): PostgreSQL did not answer within 1 s (connect_timeout=<seconds> in the URL waits longer)`,
+    });
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+});
+
+describe('a pool whose connections are all in use', () => {
+  it('keeps a request waiting for one longer than connect_timeout: the limit is on making a connection, not on the queue', async () => {
+    const url = new URL(await freshDatabase());
+    url.searchParams.set('connect_timeout', '1');
+    const db = await openPgDatabase(url.toString(), { max: 1 });
+    try {
+      const busy = db.pool.query('SELECT pg_sleep(2.5)');
+      const queued = db.pool.query('SELECT 1 AS one');
+      await busy;
+      expect((await queued).rows).toEqual([{ one: 1 }]);
+    } finally {
+      await db.close();
+    }
+  });
+});
