@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { PgLineageDb } from './client';
+import { connectTimeoutMs } from './connect-timeout';
 import { LedgerError } from '../../lib/ledger/errors';
 
 /** The lock's 64-bit key: the first 8 bytes of sha256(`lineage:` + name), as PostgreSQL's signed int8. */
@@ -20,7 +21,8 @@ async function lockConnection(pool: pg.Pool, own: boolean): Promise<{ client: pg
     const client = await pool.connect();
     return { client, done: async (error) => client.release(error) };
   }
-  const client = new pg.Client(pool.options);
+  // The pool's connections are each given the URL's connect_timeout (client.ts): so is this one.
+  const client = new pg.Client({ ...pool.options, connectionTimeoutMillis: connectTimeoutMs(pool.options.connectionString ?? '') });
   client.on('error', () => undefined);
   await client.connect();
   return { client, done: () => client.end().catch(() => undefined) };
