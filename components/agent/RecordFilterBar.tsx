@@ -3,13 +3,18 @@
 import type { FacetValue } from '@/lib/ui/api-types';
 import type { RecordFilters } from '@/lib/ui/query-keys';
 import { Select } from '../ui/Field';
+import { visibleName } from '../ui/SafeName';
 import { formText, UrlForm } from '../ui/UrlForm';
 
 type FacetKey = 'memory_type' | 'namespace' | 'tier' | 'file' | 'status';
 
 const LABELS: Record<FacetKey, string> = { memory_type: 'Type', namespace: 'Namespace', tier: 'Tier', file: 'File', status: 'Status' };
 
-/** Filter selects fed by the facet counts of the records live at the chosen sequence, a text and a tag field, and the sort. */
+/**
+ * Filter selects fed by the facet counts of the records live at the chosen sequence, a text and a tag field, and the sort.
+ * A value is a workspace's text (a file name, a namespace): an option, which holds text only, shows its hidden
+ * characters as `[U+XXXX]` (SafeName.tsx visibleName).
+ */
 export function RecordFilterBar({ facets, filters, onChange }: {
   facets: Partial<Record<FacetKey, FacetValue[]>>;
   filters: RecordFilters;
@@ -29,12 +34,12 @@ export function RecordFilterBar({ facets, filters, onChange }: {
             onChange={(e) => onChange(key, e.target.value || null)}
           >
             <option value="">All</option>
-            {current && !values.some((v) => v.value === current) && <option value={current}>{current}</option>}
+            {current && !values.some((v) => v.value === current) && <option value={current}>{visibleName(current)}</option>}
             {values
               .filter((v): v is FacetValue & { value: string } => v.value !== null)
               .map((v) => (
                 <option key={v.value} value={v.value}>
-                  {v.value} ({v.count})
+                  {visibleName(v.value)} ({v.count})
                 </option>
               ))}
           </Select>

@@ -7,6 +7,7 @@ import { changeCount, mergePages } from '@/lib/ui/changes';
 import { formatDateTime } from '@/lib/ui/format';
 import { Segmented, Select } from '../ui/Field';
 import { PageButton } from '../ui/PageButtons';
+import { visibleName } from '../ui/SafeName';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { changeFilters, opParam, sinceParam, type ChangeOp, type SinceMode } from './change-params';
@@ -33,7 +34,7 @@ const SINCE_OPTIONS: { value: SinceMode; label: string }[] = [
  * own key: sharing the fleet table's query, it drew options the server had not (hydrated after the
  * table's data had come, the feed sits in its own Suspense boundary) — a hydration mismatch.
  */
-function AgentFilter({ value, onChange }: { value: string; onChange: (agent: string | null) => void }) {
+export function AgentFilter({ value, onChange }: { value: string; onChange: (agent: string | null) => void }) {
   const agents = useAgentNames();
   const sorted = [...(agents.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
@@ -41,7 +42,7 @@ function AgentFilter({ value, onChange }: { value: string; onChange: (agent: str
       <option value="">All agents</option>
       {sorted.map((a) => (
         <option key={a.id} value={a.id}>
-          {a.name}
+          {visibleName(a.name)}
         </option>
       ))}
     </Select>

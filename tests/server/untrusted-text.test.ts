@@ -13,8 +13,13 @@ import { MoveStep } from '@/components/lineage/MoveStep';
 import { Provenance } from '@/components/lineage/Provenance';
 import { VersionCard } from '@/components/lineage/VersionCard';
 import { OpCard } from '@/components/sequence/OpCard';
+import { RecordFilterBar } from '@/components/agent/RecordFilterBar';
+import { AgentFilter } from '@/components/changes/ChangesPanel';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { queryKeys } from '@/lib/ui/query-keys';
 import type { Lineage, LineageVersion, SequenceOp } from '@/lib/ui/api-types';
 import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
+import { PathnameContext, SearchParamsContext } from 'next/dist/shared/lib/hooks-client-context.shared-runtime';
 import type { ReactElement } from 'react';
 
 const md = (text: string) => renderToStaticMarkup(createElement(MemoryMarkdown, { text }));
@@ -104,5 +109,36 @@ describe('file paths, keys and changed fields in the lineage and sequence views'
       // Only inside attributes (titles, hrefs percent-encode it), never as text.
       expect(html.replace(/"[^"]*"/g, '""'), view).not.toContain('\u202E');
     }
+  });
+});
+
+describe('the filter selects: options hold text only', () => {
+  /** The markup with attribute values blanked: what is shown as text. */
+  const shownText = (html: string) => html.replace(/"[^"]*"/g, '""');
+
+  it('a file or namespace facet with a right-to-left override shows it as [U+202E], the option still selecting the value', () => {
+    const bar = createElement(RecordFilterBar, {
+      facets: { file: [{ value: 'memory/invoice\u202Egpj.md', count: 2 }], namespace: [{ value: 'ns\u200Bx', count: 1 }] },
+      filters: { file: 'memory/gone\u202Ed.md' } as never,
+      onChange: noop,
+    });
+    // Its text field is a form that carries the address's other parameters: rendered at an address.
+    const atAddress = createElement(PathnameContext.Provider, { value: '/agents/a' }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, bar));
+    const html = renderToStaticMarkup(inRouter(atAddress));
+    expect(shownText(html)).not.toContain('\u202E');
+    expect(shownText(html)).not.toContain('\u200B');
+    expect(html).toContain('memory/invoice[U+202E]gpj.md (2)');
+    expect(html).toContain('ns[U+200B]x (1)');
+    // The one the address asks for, no longer among the facets.
+    expect(html).toContain('>memory/gone[U+202E]d.md</option>');
+    expect(html).toContain('value="memory/invoice\u202Egpj.md"');
+  });
+
+  it('the change feed\'s agent filter shows an agent name\'s hidden characters the same way', () => {
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.agentNames(), [{ id: '0b5c7d1e-1111-4222-8333-444455556666', name: 'ops\u202Etoba' }]);
+    const html = renderToStaticMarkup(createElement(QueryClientProvider, { client }, createElement(AgentFilter, { value: '', onChange: noop })));
+    expect(html).toContain('>ops[U+202E]toba</option>');
+    expect(shownText(html)).not.toContain('\u202E');
   });
 });
