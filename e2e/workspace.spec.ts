@@ -107,6 +107,14 @@ test('the sequence field and the back button move through sequences', async ({ p
   await expect(workspace.content).toContainText('10.42.0.7');
 });
 
+test('a file the address names that does not exist is said with its hidden characters shown, not acting on the page', async ({ page, seed }) => {
+  const workspace = new WorkspacePage(page);
+  await workspace.goto(seed.agentId, `?seq=0&file=${encodeURIComponent('memory/invoice\u202Egpj.md')}`);
+  const missing = page.getByTestId('file-missing');
+  await expect(missing).toContainText('memory/invoice[U+202E]gpj.md does not exist at #0');
+  expect(await missing.textContent()).not.toContain('\u202E');
+});
+
 test('"as of" a date opens the sequence that was in force then', async ({ page, seed, request }) => {
   const res = await request.get(`/api/agents/${seed.agentId}/sequences`);
   const { items } = (await res.json()) as { items: { seq: number; synced_at: string }[] };

@@ -18,6 +18,7 @@ import { FileTree } from './FileTree';
 import { FileViewer } from './FileViewer';
 import { SequenceControls } from './SequenceControls';
 import { WorkspaceNotFound } from './WorkspaceNotFound';
+import { visibleName } from '../ui/SafeName';
 
 /**
  * The workspace as it was at `?seq=` (latest by default), with `?file=` open and `?compare=` to diff.
@@ -118,7 +119,7 @@ export function WorkspaceView({ agentId }: { agentId: string }) {
                 {tree.data && `${plural(tree.data.files.length, 'file')} at #${seq}. Files written in this sync are marked “changed”.`}
               </EmptyState>
             ) : !fileExists && !tree.isPlaceholderData ? (
-              <EmptyState title={`${file} does not exist at #${seq}`} testId="file-missing">
+              <EmptyState title={`${visibleName(file)} does not exist at #${seq}`} testId="file-missing">
                 Move the sequence forward, or compare with a sequence where it exists.
               </EmptyState>
             ) : (
