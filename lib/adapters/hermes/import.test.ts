@@ -1,4 +1,4 @@
-import { cp, readFile } from 'node:fs/promises';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -53,6 +53,30 @@ describe('hermes import', () => {
     expect(again.records.map((r) => r.id)).toEqual(exported.records.map((r) => r.id));
     // The same raw bytes, the DDL sidecar included: a sync of the restored home has nothing to send.
     expect(again.raw).toEqual(exported.raw);
+  });
+
+  it('a session record another client wrote that no state.db can hold is restore_incomplete, with nothing written', async () => {
+    const exported = await exportHome(await source());
+    const withRaw = (mutate: (raw: { session: Record<string, unknown>; messages: Record<string, unknown>[] }) => void) => {
+      const snapshot = structuredClone(snapshotOf(exported));
+      const record = snapshot.records.find((r) => r.source.origin === 'state_db')!;
+      mutate(record.raw_source_format as never);
+      return { snapshot, id: record.id };
+    };
+    const cases = [
+      withRaw((raw) => { raw.session.id = 42; }),
+      withRaw((raw) => { raw.messages[0]!.content = { text: 'nested' }; }),
+    ];
+    const words = [
+      (id: string) => `cannot write the agent's records back: record ${id}: its raw_source_format.session.id is 42, not a session id; nothing was changed`,
+      () => 'cannot write the agent\'s records back: messages.content is {"text":"nested"}, which no column holds; nothing was changed',
+    ];
+    for (const [i, { snapshot, id }] of cases.entries()) {
+      const out = await tempDir('hermes-odd');
+      const error = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock }).then(() => null, (e: unknown) => e);
+      expect(error).toMatchObject({ name: 'AdapterError', code: 'restore_incomplete', message: words[i]!(id), hint: 'restore the agent with `-r openclaw --out DIR` to read its records as OpenClaw files' });
+      expect(await readdir(out)).toEqual([]);
+    }
   });
 
   it('never restores .env or state.db from the raw channel', async () => {

@@ -1,4 +1,5 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
+import { unrestorableRecord } from '@/lib/adapters/shared/errors';
 
 /**
  * SQLite row ↔ JSON, lossless for the value kinds `state.db` holds. BLOBs (which
@@ -28,5 +29,5 @@ export function jsonToSqlValue(value: JsonValue | undefined, where: string): str
   if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) {
     return Buffer.from(value.$base64, 'base64');
   }
-  throw new Error(`${where}: expected a scalar column value, got ${JSON.stringify(value)}`);
+  throw unrestorableRecord(`${where} is ${JSON.stringify(value).slice(0, 200)}, which no column holds`);
 }

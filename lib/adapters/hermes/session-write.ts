@@ -2,6 +2,7 @@ import { insertRow, tableColumns, type Db } from '@/lib/adapters/zeroclaw/sqlite
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import { jsonToSqlValue } from './row-json';
+import { unrestorableRecord } from '@/lib/adapters/shared/errors';
 
 /** A session as carried in a record's `raw_source_format`. */
 export interface SessionRows {
@@ -14,7 +15,7 @@ export function sessionsFromRecords(records: readonly MemoryRecord[]): SessionRo
   return records.flatMap((record) => {
     const raw = record.raw_source_format;
     if (record.source.origin !== 'state_db' || !isJsonObject(raw) || !isJsonObject(raw.session)) return [];
-    if (typeof raw.session.id !== 'string') throw new Error(`record ${record.id}: raw_source_format.session.id must be a string`);
+    if (typeof raw.session.id !== 'string') throw unrestorableRecord(`record ${record.id}: its raw_source_format.session.id is ${JSON.stringify(raw.session.id)}, not a session id`);
     const messages = Array.isArray(raw.messages) ? raw.messages.filter(isJsonObject) : [];
     return [{ session: raw.session, messages }];
   });

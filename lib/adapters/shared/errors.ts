@@ -20,6 +20,18 @@ export class AdapterError extends Error {
 }
 
 /**
+ * A stored record the runtime's database cannot take back — a value no column holds, a session
+ * without a text id — as an archive another client wrote may carry. Thrown before a file is in
+ * place and inside the database's one transaction, so nothing is changed; the records can still be
+ * read as files through a cross-runtime restore.
+ */
+export function unrestorableRecord(what: string): AdapterError {
+  return new AdapterError('restore_incomplete', `cannot write the agent's records back: ${what}; nothing was changed`, {
+    hint: 'restore the agent with `-r openclaw --out DIR` to read its records as OpenClaw files',
+  });
+}
+
+/**
  * A control file of a workspace (`.alf-agent-id`, `.alfignore`, `.alf-synced.json`) read whole:
  * its text, or null when there is none. One that is there but no regular file (a directory, a
  * FIFO, which a read would wait on for ever) is the user's to fix: `workspace_file_invalid`,

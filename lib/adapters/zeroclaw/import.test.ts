@@ -1,4 +1,4 @@
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -191,6 +191,20 @@ describe('zeroclaw import', () => {
     const out = await tempDir('zc-negzero-out');
     await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+  });
+
+  it('a record another client wrote with a value no column holds is restore_incomplete, with nothing written', async () => {
+    const exported = await exportAlpha(await sourceWorkspace());
+    const snapshot = structuredClone(snapshotOf(exported));
+    const record = snapshot.records.find((r) => r.source.origin === 'sqlite')!;
+    (record.raw_source_format as Record<string, unknown>).key = { nested: true };
+    const out = await tempDir('zc-odd-out');
+    const error = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({
+      name: 'AdapterError', code: 'restore_incomplete',
+      message: `cannot write the agent's records back: record ${record.id}: its raw_source_format.key is {"nested":true}, which no column holds; nothing was changed`,
+    });
+    expect(await readdir(out, { recursive: true })).toEqual([]);
   });
 
   it('restores a BLOB held in a column other than embedding, byte for byte through the archive', async () => {

@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import { encodeEmbedding } from './embedding';
+import { unrestorableRecord } from '@/lib/adapters/shared/errors';
 
 /** Keys of `raw_source_format` that describe the row but are not columns. */
 const RAW_ONLY_KEYS = new Set(['embedding_encoding', 'embedding_base64']);
@@ -49,7 +50,7 @@ function bindable(value: unknown, recordId: string, column: string): unknown {
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (value === null || typeof value === 'number' || typeof value === 'string' || Buffer.isBuffer(value)) return value;
   if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) return Buffer.from(value.$base64, 'base64');
-  throw new Error(`record ${recordId}: raw_source_format.${column} must be a scalar, got ${JSON.stringify(value)}`);
+  throw unrestorableRecord(`record ${recordId}: its raw_source_format.${column} is ${JSON.stringify(value).slice(0, 200)}, which no column holds`);
 }
 
 /** The embedding BLOB: base64 verbatim, else the first vector in its recorded encoding (f32 by default). */

@@ -1,5 +1,5 @@
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { copyFile, mkdtemp, open, rm, stat } from 'node:fs/promises';
+import { copyFile, mkdir, mkdtemp, open, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -81,12 +81,17 @@ export function writingLive<T>(dbPath: string, write: () => T): T {
   }
 }
 
-/** Creates a database file with `create`; when that fails, the file (and its journal) is removed again. */
+/**
+ * Creates a database file with `create`; when that fails, the file (and its journal) is removed
+ * again, and so are the directories made for it (`data/memory/` of a fresh ZeroClaw workspace).
+ */
 export async function withFreshDatabase(dbPath: string, create: () => Promise<void>): Promise<void> {
+  const madeDir = await mkdir(path.dirname(dbPath), { recursive: true });
   try {
     await create();
   } catch (error) {
     for (const suffix of ['', '-journal', '-wal', '-shm']) await rm(dbPath + suffix, { force: true });
+    if (madeDir !== undefined) await rm(madeDir, { recursive: true, force: true });
     throw error;
   }
 }
