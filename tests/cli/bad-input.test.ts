@@ -273,7 +273,7 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     expect(files()).toEqual(before);
   });
 
-  it('serving: a port in use, a host not of this machine, a bind that needs a key no data directory holds — refused before the data directory is made', async () => {
+  it('serving: a port in use, a port below 1024 without the privilege, a host not of this machine, a bind that needs a key no data directory holds — refused before the data directory is made', async () => {
     const held = net.createServer();
     const port = await new Promise<number>((resolve) => held.listen(0, '127.0.0.1', () => resolve((held.address() as net.AddressInfo).port)));
     try {
@@ -292,6 +292,12 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       const start = await runCli(['start', '--port', String(port), '--database-url', 'postgres://lineage@127.0.0.1:9/none', '--blob-url', 's3://no-bucket'],
         env, tmp);
       expect(problem(start, 'port_in_use', `port ${port} is already in use`)).toBeNull();
+      // A port below 1024 for a user without the privilege (the tests run as root: a user namespace of its own).
+      for (const args of [['serve', '--no-ui', '--port', '80', '--data', data], ['start', '--port', '443', '--data', data]]) {
+        const run = await runCli(args, env, tmp, { unprivileged: true });
+        expect(problem(run, 'port_not_allowed', `not allowed to listen on port ${args[args.indexOf('--port') + 1]} (127.0.0.1:`)).toBeNull();
+        expect(run.json.hint).toMatch(/ports below 1024 need privileges: choose --port 1024 or above/);
+      }
       expect(tree()).toEqual(before);
     } finally {
       await new Promise((resolve) => held.close(resolve));

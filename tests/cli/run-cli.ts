@@ -31,9 +31,14 @@ export function runCliText(args: string[]): Promise<Omit<CliRun, 'json'>> {
   return collected(process.execPath, [BIN, ...args], { cwd: ROOT, env: process.env });
 }
 
-/** Runs `lineage <args>` as a child process, the way a user or a script would (from `cwd`, the package's root unless given). */
-export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): Promise<CliRun> {
-  const { code, stdout, stderr } = await collected(process.execPath, [BIN, ...args], { cwd, env: { ...process.env, ...env } });
+/**
+ * Runs `lineage <args>` as a child process, the way a user or a script would (from `cwd`, the package's root unless given).
+ * `unprivileged`: in a user namespace of its own (`unshare -r`), root there but not over this machine's network — as an
+ * ordinary user is (the tests run as root): a port below 1024 is refused to it.
+ */
+export async function runCli(args: string[], env: Record<string, string> = {}, cwd = ROOT, options: { unprivileged?: boolean } = {}): Promise<CliRun> {
+  const [command, argv] = options.unprivileged ? ['unshare', ['-r', process.execPath, BIN, ...args]] : [process.execPath, [BIN, ...args]];
+  const { code, stdout, stderr } = await collected(command, argv, { cwd, env: { ...process.env, ...env } });
   const lines = stdout.trim().split('\n').filter(Boolean);
   if (lines.length !== 1) throw new Error(`expected exactly one JSON line on stdout, got ${lines.length}:\n${stdout}\nstderr:\n${stderr}`);
   return { code, stdout, stderr, json: JSON.parse(lines[0]!) as Record<string, unknown> };
