@@ -77,6 +77,15 @@ test('the compare form and the workspace header lead to a comparison; bad sequen
   // A sequence past the latest is the page's own 404 (compare/not-found.tsx), its reason in words.
   expect((await page.goto(`/agents/${seed.agentId}/compare?from=1&to=999`))?.status()).toBe(404);
   await expect(page.getByTestId('compare-error')).toHaveText(/Sequence #999 does not exist: the sequences of Vega run from 0 to 5\./);
+  // The address alone asks nothing yet: no error, the form holds the last sync's change.
+  await page.goto(`/agents/${seed.agentId}/compare`);
+  await expect(page.getByTestId('compare-error')).toHaveCount(0);
+  await expect(page.getByTestId('compare-prompt')).toHaveText(/^Pick two sequences: the workspace's net change between them/);
+  await expect(page.getByTestId('compare-from')).toHaveValue(String(seed.steps.length - 2));
+  await expect(page.getByTestId('compare-to')).toHaveValue(String(seed.steps.length - 1));
+  await page.getByTestId('compare-submit').click();
+  await expect(page).toHaveURL(new RegExp(`/compare\\?from=${seed.steps.length - 2}&to=${seed.steps.length - 1}$`));
+  await expect(page.getByTestId('compare-title')).toHaveText(`Compare #${seed.steps.length - 2} → #${seed.steps.length - 1}`);
   await page.goto(`/agents/${seed.agentId}/compare?from=x&to=2`);
   await expect(page.getByTestId('compare-error')).toHaveText('The first sequence (from) must be a non-negative integer.');
   const api = await page.request.get(`/api/agents/${seed.agentId}/compare?from=2`);

@@ -34,6 +34,13 @@ export default async function ComparePage({ params, searchParams }: Props) {
   // A sequence the agent has not synced is this page's 404 (not-found.tsx says which, in words).
   if (agent && [one(query.from), one(query.to)].some((v) => isPastLatest(v, latest))) notFound();
   if (!agent || latest === null) return <CompareProblem agentId={id} latest={null} message="This agent has never synced: there is nothing to compare." />;
+  // Nothing asked yet (the address without a query): the form, holding the last sync's change, and no error.
+  if (Object.keys(query).length === 0) {
+    return (
+      <CompareProblem agentId={agent.id} latest={latest} prompt from={Math.max(0, latest - 1)} to={latest}
+        message="Pick two sequences: the workspace's net change between them — memories created, updated, moved and deleted, and files added, changed and removed." />
+    );
+  }
   const input = Object.fromEntries(Object.entries(query).map(([k, v]) => [k, one(v) ?? '']));
   const parsed = comparePageQuery.safeParse(input);
   if (!parsed.success) return <CompareProblem agentId={agent.id} latest={latest} message={zodErrorInWords(parsed.error, input)} />;
