@@ -153,7 +153,7 @@ export class AlfApiClient {
 
   private async expectJson<T>(operation: string, res: Response, expected: number): Promise<T> {
     const text = await res.text();
-    if (res.status !== expected) throw new AlfApiError(operation, res.status, serverMessage(text));
+    if (res.status !== expected) throw new AlfApiError(operation, res.status, serverMessage(text), retryAfterSeconds(res));
     try {
       return JSON.parse(text) as T;
     } catch {
@@ -173,6 +173,12 @@ export class AlfApiClient {
       signal: AbortSignal.timeout(this.timeoutMs),
     });
   }
+}
+
+/** A 503's `Retry-After` when it is a delay in seconds (the form this server sends), else null. */
+function retryAfterSeconds(res: Response): number | null {
+  const value = res.status === 503 ? res.headers.get('retry-after')?.trim() : undefined;
+  return value !== undefined && /^\d{1,6}$/.test(value) ? Number(value) : null;
 }
 
 function serverMessage(text: string): string {

@@ -4,6 +4,8 @@ export class AlfApiError extends Error {
     readonly operation: string,
     readonly status: number,
     readonly serverMessage: string,
+    /** A 503's `Retry-After` in whole seconds (RFC 9110 §10.2.3's delay form), or null: none, or a date. */
+    readonly retryAfterSeconds: number | null = null,
   ) {
     super(describe(operation, status, serverMessage));
     this.name = 'AlfApiError';

@@ -84,6 +84,9 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
     if (error instanceof AlfApiError) {
       if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);
+      // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
+      // same command, later. A 503 without one (a read-only data directory) keeps the hints below.
+      if (error.status === 503 && error.retryAfterSeconds !== null) throw new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds));
       // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
       if (failed === 'sync_upload_failed') throw new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
       throw new SyncError(failed, error.message, failed === 'restore_incomplete'
@@ -92,6 +95,14 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
     }
     throw error;
   }
+}
+
+/** What to do after a busy server's 503: run the same command again, after its Retry-After. */
+function busyHint(failed: FailedCode, retryAfterSeconds: number): string {
+  const when = `in ${retryAfterSeconds} s or later (the server's Retry-After)`;
+  if (failed === 'restore_incomplete') return `the server is busy and nothing was written here: run the same restore again ${when}`;
+  if (failed === 'registration_failed') return `the server is busy: run the same sync again ${when}`;
+  return `the server is busy: run the same sync again ${when}; this machine's state is as it was, and an upload the server did keep is recognised at the next sync, not sent twice`;
 }
 
 /**
