@@ -1,7 +1,9 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
+import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
 import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
+import { removeDeadStaging } from '@/lib/adapters/shared/restore-staging';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
@@ -59,6 +61,11 @@ export interface RestoreOutput {
    * (the reference CLI sends no raw channel) changed. Present only when there are some.
    */
   reconstructed?: string[];
+  /**
+   * Staging files a restore into this workspace left when it was killed (`.alf-restore-<pid>-<n>.tmp`
+   * of a process no longer running), removed by this one. Present only when there were some.
+   */
+  removed_staging?: string[];
   warnings?: string[];
 }
 
@@ -93,6 +100,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   };
 
   let action: RestoreAction = 'initialize';
+  let removed: { removed_staging?: string[] } = {};
   if (opts.out) {
     await assertEmptyOrMissing(opts.out);
   } else {
@@ -101,10 +109,14 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     let changes: Promise<PlannedChanges> | undefined;
     const changesOf = () => (changes ??= plannedChanges(dir, plan));
     action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changesOf });
-    if (action === 'none') return { ...base, action, applied: false };
     if (action === 'prompt-update' && !opts.replace) {
       return { ...base, action, applied: false, would_change: wouldChange(plan, await changesOf()) };
     }
+    // What a killed restore staged and never renamed (its sync warns of them): removed, by a
+    // restore that changes the workspace or finds it at that state already.
+    const staging = await removeDeadStaging(dir, RAW_DIRS[opts.runtime]);
+    if (staging.length > 0) removed = { removed_staging: staging };
+    if (action === 'none') return { ...base, action, applied: false, ...removed };
   }
 
   await fs.mkdir(dir, { recursive: true });
@@ -122,6 +134,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   return {
     ...base, action, applied: true, written: result.written,
     ...(rendered.length ? { reconstructed: rendered } : {}),
+    ...removed,
     ...(result.warnings.length ? { warnings: result.warnings } : {}),
   };
 }

@@ -11,6 +11,8 @@ import { openForSync, removeStale } from './store/open-store';
 import { storePaths } from './store/paths';
 import { getAdapter } from '@/lib/adapters';
 import { requireWorkspace } from '@/lib/adapters/shared/errors';
+import { isStagingPath, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
+import { inRawDirs } from '@/lib/adapters/raw-dirs';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
 import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf, unchangedFiles, type BaseLoad } from './base-load';
@@ -152,6 +154,8 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
   if (recorded && (await finishFromStoreStat(opts.alfHome, recorded))) log(`finished the state write a killed sync left: the base is at sequence ${recorded.sequence}`);
   const store = fingerprint ? { key, fingerprint, recorded } : undefined;
   if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint) && !opts.toNewTarget) {
+    // A restore's staging files, which the export would leave out, are said by an idle sync too.
+    for (const warning of stagingWarnings([...fingerprint.files.keys()].filter((rel) => isStagingPath(rel) && inRawDirs(opts.runtime, rel)))) opts.warn?.(warning);
     // An idle sync of the target its state follows; one the target has nothing of is a first sync there.
     const state = await readClientState(opts.alfHome, recorded.agentId).catch(() => null);
     const known = state?.last_synced_sequence;
@@ -200,6 +204,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   if (slotted?.allUnchanged) {
     // Every file unchanged, none came or went: idle, without reading the base — when the cache's
     // base is the state's, and the state the target's. Else the export runs again, reading every file.
+    // What it says (a restore's staging files left out) is said by an idle sync too.
+    for (const warning of slotted.warnings) opts.warn?.(warning);
     const load = early.get(slotted.agentId)!;
     const known = toNewTarget ? undefined : (await load.state.catch(() => null))?.last_synced_sequence;
     if (known !== undefined) {

@@ -2,6 +2,7 @@ import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
 import { requireWorkspace } from '@/lib/adapters/shared/errors';
+import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject } from '@/lib/core/json';
@@ -25,7 +26,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE));
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now }));
-  const { files, excludedByAlfignore } = await collectRawFiles(home);
+  const { files, excludedByAlfignore, staging } = await collectRawFiles(home);
   if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
   return {
     runtime: 'hermes',
@@ -38,7 +39,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     warnings: [...(state?.warnings ?? []), ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
-    )],
+    ), ...stagingWarnings(staging)],
   };
 }
 

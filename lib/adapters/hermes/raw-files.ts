@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
+import { RAW_DIRS } from '../raw-dirs';
 import { redactConfigYaml } from './redact';
 
 /** Raw-channel sidecar with the `state.db` DDL. */
@@ -8,7 +10,6 @@ export const STATE_SCHEMA_SIDECAR = '.alf-state-db-schema.json';
 export const STATE_DB_FILE = 'state.db';
 export const CONFIG_FILE = 'config.yaml';
 
-const RAW_DIRS = ['memories', 'skill-bundles', 'cron'] as const;
 const RAW_ROOT_FILES = ['SOUL.md'] as const;
 
 /**
@@ -26,17 +27,23 @@ export function isForbiddenRaw(relPath: string): boolean {
 /**
  * The Hermes allowlist (CONTRACT §3.3): redacted `config.yaml`, SOUL.md,
  * `memories/**`, `skill-bundles/**`, `cron/**`, filtered by `.alfignore`. The DDL
- * sidecar is added by the exporter. Keys are workspace-relative paths.
+ * sidecar is added by the exporter. Keys are workspace-relative paths. A restore's staging files
+ * are left out and listed (`staging`: those of the root too).
  */
-export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number }> {
+export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[] }> {
   const ignored = await loadAlfIgnore(home);
   const candidates: string[] = [];
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
-  for (const dir of RAW_DIRS) candidates.push(...(await walkFiles(home, dir)));
+  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir)));
   const files = new Map<string, Uint8Array>();
+  const staging = rootStagingFiles(home);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
     if (isForbiddenRaw(rel)) continue;
+    if (isStagingPath(rel)) {
+      staging.push(rel);
+      continue;
+    }
     if (ignored(rel)) {
       excludedByAlfignore++;
       continue;
@@ -44,5 +51,5 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
     const bytes = await readFile(path.join(home, ...rel.split('/')));
     files.set(rel, rel === CONFIG_FILE ? new TextEncoder().encode(redactConfigYaml(bytes.toString('utf8'))) : new Uint8Array(bytes));
   }
-  return { files, excludedByAlfignore };
+  return { files, excludedByAlfignore, staging };
 }

@@ -9,6 +9,7 @@
 import { deflateAhead } from '@/lib/core/archive/deflate-ahead';
 import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
+import { stagingWarnings } from '../shared/restore-staging';
 import type { ExportOptions, FileStat, StatEntry } from '../types';
 import { OpenclawExportError } from './export';
 import { UTF8, YIELD_EVERY_FILES, agentName, isMarkdownPath, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
@@ -81,12 +82,12 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
   if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
-  const { files: rels, excluded } = await rawFileSet(opts.workspace);
+  const { files: rels, excluded, staging } = await rawFileSet(opts.workspace);
   const v41Layout = await isV41Layout(opts.workspace);
   const statContext = v41Layout ? 'v41' : 'flat';
   const prior = await priorOf(agentId, statContext);
   const files: ExportedFile[] = [];
-  const warnings: string[] = [];
+  const warnings: string[] = stagingWarnings(staging);
   let unopened = 0;
   let opened = 0;
   const absOf = absPathsIn(opts.workspace);

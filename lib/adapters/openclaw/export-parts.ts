@@ -5,6 +5,7 @@
  */
 import type { JsonObject } from '@/lib/core/json';
 import { loadAlfIgnore } from '../shared/alfignore';
+import { isStagingPath, rootStagingFiles } from '../shared/restore-staging';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
 import { isFileInside, isPlainFileSync, walkFiles, walkPlainFilesSync } from '../shared/walk';
 import type { ExportResult, FileKeys } from '../types';
@@ -14,8 +15,12 @@ import { fileDigest, keyedFile, keyedFileFromKeys, type KeyedFile, type Previous
 import type { KeySource } from './section-keys';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-files';
 
-/** Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and never-raw files. */
-export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number }> {
+/**
+ * Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and
+ * never-raw files, and minus a restore's staging files, which are listed (`staging`: those of the
+ * root too, from one listing of it).
+ */
+export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[] }> {
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
@@ -24,13 +29,15 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
   }
   candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR))));
   const files: string[] = [];
+  const staging = rootStagingFiles(workspace);
   let excluded = 0;
   for (const rel of candidates) {
     if (isNeverRaw(rel)) continue;
-    if (ignored(rel)) excluded++;
+    if (isStagingPath(rel)) staging.push(rel);
+    else if (ignored(rel)) excluded++;
     else files.push(rel);
   }
-  return { files, excluded };
+  return { files, excluded, staging };
 }
 
 export async function isV41Layout(workspace: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { chmod, mkdir, realpath, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { AdapterError } from './errors';
+import { stagingName } from './restore-staging';
 
 /** Files written under temporary names beside where they go, not yet in place. */
 export interface StagedFiles {
@@ -33,7 +34,7 @@ export async function stageFiles(target: string, files: ReadonlyMap<string, Uint
       if (made !== undefined) madeDirs.push(made);
       const existing = await stat(abs).catch(() => null);
       const dest = existing ? await realpath(abs) : abs;
-      const temp = path.join(path.dirname(dest), `.alf-restore-${process.pid}-${staged.length}.tmp`);
+      const temp = path.join(path.dirname(dest), stagingName(process.pid, staged.length));
       staged.push({ temp, dest });
       await writeFile(temp, bytes);
       if (existing) await chmod(temp, existing.mode & 0o7777);

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
+import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
@@ -37,7 +38,8 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   const now = rfc3339(opts.clock());
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
   assertDistinctIds(records, slice.rows, dbRel);
-  const { files, excludedByAlfignore } = await collectRawFiles(opts.workspace, dbRel);
+  const { files, excludedByAlfignore, staging } = await collectRawFiles(opts.workspace, dbRel);
+  warnings.push(...stagingWarnings(staging));
   files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
   return {
     runtime: 'zeroclaw',

@@ -1,6 +1,8 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
+import { RAW_DIRS } from '../raw-dirs';
 import { withCompanions } from './locate';
 
 /** Raw-channel sidecar holding the brain.db DDL and the exported agent's `agents` row. */
@@ -19,27 +21,34 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
 /**
  * The workspace files ZeroClaw carries raw (CONTRACT §3.3): the root prose files and
  * `memory/**`, never the database itself or its companions, never `.alf-synced.json`
- * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths.
+ * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths. A restore's
+ * staging files are left out and listed (`staging`: those of the root too).
  */
 export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
   files: Map<string, Uint8Array>;
   excludedByAlfignore: number;
+  staging: string[];
 }> {
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const name of ZEROCLAW_ROOT_FILES) {
     if (await isFileInside(workspace, name)) candidates.push(name);
   }
-  candidates.push(...(await walkFiles(workspace, 'memory')));
+  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir)));
   const files = new Map<string, Uint8Array>();
+  const staging = rootStagingFiles(workspace);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
     if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;
+    if (isStagingPath(rel)) {
+      staging.push(rel);
+      continue;
+    }
     if (ignored(rel)) {
       excludedByAlfignore++;
       continue;
     }
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
-  return { files, excludedByAlfignore };
+  return { files, excludedByAlfignore, staging };
 }

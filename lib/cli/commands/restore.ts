@@ -114,6 +114,7 @@ export function registerRestoreCommand(program: Command): void {
       alfHome,
       clock: systemClock,
     });
+    if (output.removed_staging) progress(`removed ${output.removed_staging.length} staging file${output.removed_staging.length === 1 ? '' : 's'} an interrupted restore left: ${output.removed_staging.join(', ')}`);
     if (output.action === 'prompt-update' && !output.applied) progress(`local memory differs from sequence ${output.sequence}; nothing written (use --replace to overwrite)`);
     printJson(output);
   });

@@ -1,0 +1,18 @@
+import { MEMORY_DIR } from './openclaw/workspace-files';
+import type { Runtime } from './types';
+
+/**
+ * The directories each runtime's export walks for raw files (CONTRACT §3.3), beside the root files
+ * it looks up by name: where a sync finds a restore's staging files, and where the next restore
+ * looks for those an interrupted one left (`shared/restore-staging.ts`).
+ */
+export const RAW_DIRS = {
+  openclaw: [MEMORY_DIR],
+  zeroclaw: ['memory'],
+  hermes: ['memories', 'skill-bundles', 'cron'],
+} as const satisfies Record<Runtime, readonly string[]>;
+
+/** Whether a workspace-relative path is in a runtime's root or under one of its raw directories. */
+export function inRawDirs(runtime: Runtime, rel: string): boolean {
+  return !rel.includes('/') || RAW_DIRS[runtime].some((dir) => rel.startsWith(`${dir}/`));
+}
