@@ -7,7 +7,10 @@ import { stagingName } from './restore-staging';
 export interface StagedFiles {
   /** Workspace-relative paths of the staged files, sorted. */
   written: string[];
-  /** Moves every staged file into place, in path order (renames: no more space needed). */
+  /**
+   * Moves every staged file into place, in path order (renames: no more space needed); one that
+   * fails removes the staged files not yet in place.
+   */
   commit(): Promise<void>;
   /** Removes the temporary files, and the directories staging created. */
   discard(): Promise<void>;
@@ -46,9 +49,18 @@ export async function stageFiles(target: string, files: ReadonlyMap<string, Uint
   return {
     written: [...files.keys()],
     commit: async () => {
-      for (const { temp, dest } of staged) await rename(temp, dest);
-      staged.length = 0;
-      madeDirs.length = 0;
+      // A rename that fails (something put in the way since the paths were checked) leaves the
+      // files before it in place: those from it on are removed, not left under their staging names.
+      let i = 0;
+      try {
+        for (; i < staged.length; i++) await rename(staged[i]!.temp, staged[i]!.dest);
+      } catch (error) {
+        for (const { temp } of staged.slice(i)) await rm(temp, { force: true });
+        throw error;
+      } finally {
+        staged.length = 0;
+        madeDirs.length = 0;
+      }
     },
     discard,
   };
