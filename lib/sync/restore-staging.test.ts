@@ -84,7 +84,7 @@ describe('a sync never carries a restore\'s staging files', () => {
     await sb.write(`${dir}/notes.md`, '## Notes\nThe gateway is 10.20.0.6.\n');
 
     const interrupted = `a restore into this workspace was interrupted (its process ${DEAD} is no longer running) and left 3 staging files, which are not synced: ${staged(DEAD, 2)}, ${dir}/${staged(DEAD, 0)}, ${dir}/${staged(DEAD, 1)}; the workspace may be only partly restored: run the restore again (with --replace if it asks for it), which removes them`;
-    const running = `a restore in process ${LIVE} is writing this workspace: its 1 staging file (${dir}/${staged(LIVE, 0)}) are not synced; sync again once it has finished (if process ${LIVE} is no restore, the restore was interrupted: run it again, which removes them)`;
+    const running = `a restore in process ${LIVE} is writing this workspace: its 1 staging file (${dir}/${staged(LIVE, 0)}) is not synced; sync again once it has finished (if process ${LIVE} is no restore, the restore was interrupted: run it again, which removes it)`;
     const [low, high] = DEAD < LIVE ? [interrupted, running] : [running, interrupted];
     // A SQLite store's files changed within a second of a sync are racy: this one's stat data
     // are trusted by the next, whose idle sync is then the store stat's (no export at all).

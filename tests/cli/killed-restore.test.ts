@@ -61,7 +61,7 @@ describe('a restore killed between staging and renaming', () => {
       const synced = await runCli(sync, env);
       expect(synced.json).toMatchObject({
         ok: true, sequence: 1, no_changes: true,
-        warnings: [`a restore into this workspace was interrupted (its process ${pid} is no longer running) and left 1 staging file, which are not synced: ${leftover}; the workspace may be only partly restored: run the restore again (with --replace if it asks for it), which removes them`],
+        warnings: [`a restore into this workspace was interrupted (its process ${pid} is no longer running) and left 1 staging file, which is not synced: ${leftover}; the workspace may be only partly restored: run the restore again (with --replace if it asks for it), which removes it`],
       });
       expect(synced.stderr).toContain(`warning: a restore into this workspace was interrupted (its process ${pid}`);
 

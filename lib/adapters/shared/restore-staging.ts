@@ -82,10 +82,12 @@ export function stagingWarnings(rels: readonly string[], running: (pid: number) 
   }
   return [...byPid].sort(([a], [b]) => a - b).map(([pid, files]) => {
     const named = files.length > NAMED ? `${files.slice(0, NAMED).join(', ')} and ${files.length - NAMED} more` : files.join(', ');
-    const count = `${files.length} staging file${files.length === 1 ? '' : 's'}`;
+    const one = files.length === 1;
+    const count = `${files.length} staging file${one ? '' : 's'}`;
+    const [are, them] = one ? ['is', 'it'] : ['are', 'them'];
     return running(pid)
-      ? `a restore in process ${pid} is writing this workspace: its ${count} (${named}) are not synced; sync again once it has finished (if process ${pid} is no restore, the restore was interrupted: run it again, which removes them)`
-      : `a restore into this workspace was interrupted (its process ${pid} is no longer running) and left ${count}, which are not synced: ${named}; the workspace may be only partly restored: run the restore again (with --replace if it asks for it), which removes them`;
+      ? `a restore in process ${pid} is writing this workspace: its ${count} (${named}) ${are} not synced; sync again once it has finished (if process ${pid} is no restore, the restore was interrupted: run it again, which removes ${them})`
+      : `a restore into this workspace was interrupted (its process ${pid} is no longer running) and left ${count}, which ${are} not synced: ${named}; the workspace may be only partly restored: run the restore again (with --replace if it asks for it), which removes ${them}`;
   });
 }
 
