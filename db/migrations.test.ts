@@ -65,7 +65,9 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      DROP TABLE index_pending; -- 0018 undone first
+      DROP TABLE deleted_agent_blobs; -- 0019 undone first
+      DROP TABLE deleted_agents;
+      DROP TABLE index_pending; -- then 0018
       DROP INDEX record_versions_state_idx; -- then 0017
       DROP TABLE record_facet_changes; -- then 0016: the replay fills it from the versions
       DROP TRIGGER record_versions_words_ad; -- then 0015: the trigram index back as 0005 made it

@@ -20,6 +20,25 @@ export const agents = sqliteTable('agents', {
   latest_snapshot_seq: integer('latest_snapshot_seq'),
 }, (t) => [index('agents_tenant_idx').on(t.tenant_id)]);
 
+/**
+ * A deleted agent (migration 0019): written in the transaction that removes its row, so that blobs
+ * an interrupted delete left behind are known as the deleted agent's — `lineage doctor` lists them
+ * as such and never registers the agent again from them. The same id may be registered again.
+ */
+export const deleted_agents = sqliteTable('deleted_agents', {
+  id: text('id').primaryKey(),
+  tenant_id: text('tenant_id'),
+  name: text('name').notNull(),
+  /** The last deletion of this id. */
+  deleted_at: text('deleted_at').notNull(),
+});
+
+/** Every blob key a deletion removes (each deletion of the id adds its own): what a leftover is. */
+export const deleted_agent_blobs = sqliteTable('deleted_agent_blobs', {
+  agent_id: text('agent_id').notNull().references(() => deleted_agents.id, { onDelete: 'cascade' }),
+  blob_key: text('blob_key').notNull(),
+}, (t) => [primaryKey({ columns: [t.agent_id, t.blob_key] })]);
+
 /** API keys, stored hashed; a key's id is its tenant id. */
 export const api_keys = sqliteTable('api_keys', {
   id: text('id').primaryKey(),
@@ -228,6 +247,8 @@ export const raw_file_versions = sqliteTable('raw_file_versions', {
 
 export type AgentRow = typeof agents.$inferSelect;
 export type ApiKeyRow = typeof api_keys.$inferSelect;
+export type DeletedAgentRow = typeof deleted_agents.$inferSelect;
+export type DeletedAgentBlobRow = typeof deleted_agent_blobs.$inferSelect;
 export type LedgerEntryRow = typeof ledger_entries.$inferSelect;
 export type RecordVersionRow = typeof record_versions.$inferSelect;
 export type NewRecordVersion = typeof record_versions.$inferInsert;

@@ -90,23 +90,29 @@ export function listAgents(params: { ledger: Ledger; tenantId?: TenantScope }): 
 }
 
 /**
- * Deletes an agent: its rows first (one transaction, cascading to the ledger and the index), then its
- * blobs, so a crash in between leaves orphan blobs, never entries without blobs. Raw objects no other
- * agent references are dropped. Returns how many blobs were removed.
+ * Deletes an agent: its rows first (one transaction, cascading to the ledger and the index, and
+ * recording the deletion in `deleted_agents` / `deleted_agent_blobs`), then its blobs, so a crash in
+ * between leaves blobs known as the deleted agent's leftovers (`lineage doctor` lists them, `--repair`
+ * finishes their removal), never entries without blobs, nor blobs taken for lost uploads. Raw objects
+ * no other agent references are dropped. Returns how many blobs were removed.
  */
-export async function deleteAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope }): Promise<{ deleted: true; objects_removed: number }> {
+export async function deleteAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope; now?: Date }): Promise<{ deleted: true; objects_removed: number }> {
   const agent = requireAgent(params);
   const { db, sqlite } = params.ledger.db;
-  const keys = db.select({ blob_key: ledger_entries.blob_key }).from(ledger_entries)
-    .where(eq(ledger_entries.agent_id, agent.id)).all().map((r) => r.blob_key);
-  sqlite.transaction(() => {
+  const deletedAt = (params.now ?? new Date()).toISOString();
+  const keys = sqlite.transaction(() => {
+    // Inside the write transaction: an entry appended meanwhile is cascaded, so its blob is recorded and removed too.
+    const found = db.select({ blob_key: ledger_entries.blob_key }).from(ledger_entries)
+      .where(eq(ledger_entries.agent_id, agent.id)).all().map((r) => r.blob_key);
     const shas = db.selectDistinct({ sha256: raw_file_versions.sha256 }).from(raw_file_versions)
       .where(eq(raw_file_versions.agent_id, agent.id)).all();
+    recordDeletion(sqlite, agent, deletedAt, found);
     db.delete(agents).where(eq(agents.id, agent.id)).run();
     const unused = sqlite.prepare(
       'DELETE FROM raw_objects WHERE sha256 = ? AND NOT EXISTS (SELECT 1 FROM raw_file_versions v WHERE v.sha256 = ?)',
     );
     for (const { sha256 } of shas) if (sha256 !== null) unused.run(sha256, sha256);
+    return found;
   }).immediate();
   const unique = [...new Set(keys)];
   // All at once where the store packs blobs against each other: dependants that go too are not rewritten first.
@@ -114,4 +120,41 @@ export async function deleteAgent(params: { ledger: Ledger; agentId: string; ten
   if (blobs instanceof FsBlobStore) await blobs.deleteMany(unique);
   else for (const key of unique) await blobs.delete(key);
   return { deleted: true, objects_removed: unique.length };
+}
+
+/** The deletion's record (a later deletion of an id registered again updates it and adds its keys). */
+function recordDeletion(sqlite: Ledger['db']['sqlite'], agent: AgentRow, deletedAt: string, keys: readonly string[]): void {
+  sqlite.prepare(`INSERT INTO deleted_agents (id, tenant_id, name, deleted_at) VALUES (?, ?, ?, ?)
+    ON CONFLICT (id) DO UPDATE SET tenant_id = excluded.tenant_id, name = excluded.name, deleted_at = excluded.deleted_at`)
+    .run(agent.id, agent.tenant_id, agent.name, deletedAt);
+  const key = sqlite.prepare('INSERT OR IGNORE INTO deleted_agent_blobs (agent_id, blob_key) VALUES (?, ?)');
+  for (const k of new Set(keys)) key.run(agent.id, k);
+}
+
+/** A deleted agent as `lineage doctor` and `lineage migrate` read it: the deletion and every blob key it removed. */
+export interface DeletedAgent {
+  id: string;
+  tenant_id: string | null;
+  name: string;
+  deleted_at: string;
+  blob_keys: string[];
+}
+
+/** Every deleted agent, by id, with its blob keys sorted. */
+export function listDeletedAgents(params: { ledger: Ledger }): DeletedAgent[] {
+  const { sqlite } = params.ledger.db;
+  const rows = sqlite.prepare('SELECT id, tenant_id, name, deleted_at FROM deleted_agents ORDER BY id').all() as Omit<DeletedAgent, 'blob_keys'>[];
+  const keys = sqlite.prepare('SELECT agent_id, blob_key FROM deleted_agent_blobs ORDER BY agent_id, blob_key').all() as { agent_id: string; blob_key: string }[];
+  return withKeys(rows, keys);
+}
+
+/** Deleted agents' rows joined with their key rows (both backends). */
+export function withKeys(rows: readonly Omit<DeletedAgent, 'blob_keys'>[], keys: readonly { agent_id: string; blob_key: string }[]): DeletedAgent[] {
+  const byAgent = new Map<string, string[]>();
+  for (const { agent_id, blob_key } of keys) {
+    const list = byAgent.get(agent_id) ?? [];
+    list.push(blob_key);
+    byAgent.set(agent_id, list);
+  }
+  return rows.map((r) => ({ ...r, blob_keys: byAgent.get(r.id) ?? [] }));
 }

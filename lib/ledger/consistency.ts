@@ -1,18 +1,23 @@
 /**
- * Do the ledger and its blobs agree? (issue 18 §8) Two ways they can part:
+ * Do the ledger and its blobs agree? (issue 18 §8) Three ways they can part:
  * - an entry whose blob is missing or damaged (`findDamagedBlobs`: every one, not just the first);
  * - blob files with no entry (`findUnledgeredBlobs`). Those that chain onto an agent's latest
  *   sequence — latest + 1, + 2, … with no gap — are what a lost WAL leaves: uploads that were
  *   acknowledged and whose commit is gone. `recoverUnledgered` re-ingests them in order. Others
  *   (a race loser, an upload that died before its commit) are listed and left alone: no blob is
  *   ever deleted automatically.
+ * - blob files a deleted agent left behind (`findDeletedLeftovers`): its deletion committed (its row
+ *   gone, the deletion recorded in `deleted_agents`) and the removal of its blobs was interrupted (a
+ *   crash, a file that could not be removed). Never unledgered data to re-ingest: the agent is not
+ *   registered again from them. `removeDeletedLeftovers` (`--repair`) finishes the deletion the
+ *   agent's owner asked for — the only blobs doctor ever removes.
  */
 import fs from 'node:fs/promises';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
 import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
 import { agentNameProblem, agentRuntimeProblem } from './agent-name';
-import { getAgent, registerAgent } from './agents';
+import { getAgent, listDeletedAgents, registerAgent, type DeletedAgent } from './agents';
 import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
 import { isLedgerError } from './errors';
@@ -60,10 +65,16 @@ export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlo
   const store = ledger.blobs;
   if (!(store instanceof FsBlobStore)) return [];
   // The store's own listing: a blob is in one of two files (whole or packed), never read directly here.
+  const { unledgered } = await unreferencedBlobs(ledger, store);
+  const latestOf = ledger.db.sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
+  return markChains(unledgered, (agentId) => latestOf.get(agentId) as number | null | undefined);
+}
+
+/** Blob files no entry names, parted into a deleted agent's leftovers and the others. */
+async function unreferencedBlobs(ledger: Ledger, store: FsBlobStore): Promise<{ unledgered: UnledgeredBlob[]; leftovers: LeftoverBlob[] }> {
   const keys = await store.list();
   const { sqlite } = ledger.db;
   const referenced = new Set(sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[]);
-  const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
   const found: UnledgeredBlob[] = [];
   // Nearly every blob has its entry: the set answers first, the name is parsed for the few left.
   for (const key of keys) {
@@ -71,7 +82,82 @@ export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlo
     const named = parseBlobKey(key);
     if (named) found.push({ ...named, key, file: store.pathOf(key), chains: false });
   }
-  return markChains(found, (agentId) => latestOf.get(agentId) as number | null | undefined);
+  const registered = sqlite.prepare('SELECT 1 FROM agents WHERE id = ?').pluck();
+  return sortOutLeftovers(found, listDeletedAgents({ ledger }), (agentId) => registered.get(agentId) !== undefined);
+}
+
+/** A blob a deleted agent left behind: its deletion committed, the blob's removal did not happen. */
+export interface LeftoverBlob {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  key: string;
+  /** When the agent was deleted (its last deletion). */
+  deleted_at: string;
+}
+
+/**
+ * Parts blobs no entry names into a deleted agent's leftovers — a key one of its deletions removed,
+ * or any blob of a deleted agent not registered again (an upload that raced the delete, never
+ * acknowledged) — and the others (`registered`: whether the id has an agent row now). Both backends.
+ */
+export function sortOutLeftovers<T extends { agent_id: string; sequence: number; kind: EntryKind; key: string }>(
+  found: T[], deleted: readonly DeletedAgent[], registered: (agentId: string) => boolean,
+): { unledgered: T[]; leftovers: LeftoverBlob[] } {
+  const byId = new Map(deleted.map((d) => [d.id, { deleted_at: d.deleted_at, keys: new Set(d.blob_keys) }]));
+  const unledgered: T[] = [];
+  const leftovers: LeftoverBlob[] = [];
+  for (const blob of found) {
+    const deletion = byId.get(blob.agent_id);
+    if (deletion && (deletion.keys.has(blob.key) || !registered(blob.agent_id))) {
+      leftovers.push({ agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind, key: blob.key, deleted_at: deletion.deleted_at });
+    } else {
+      unledgered.push(blob);
+    }
+  }
+  leftovers.sort((a, b) => a.agent_id.localeCompare(b.agent_id) || a.sequence - b.sequence || a.key.localeCompare(b.key));
+  return { unledgered, leftovers };
+}
+
+/** The blob files deleted agents left behind (`lineage doctor` lists them apart from unledgered ones). */
+export async function findDeletedLeftovers(ledger: Ledger): Promise<LeftoverBlob[]> {
+  const store = ledger.blobs;
+  if (!(store instanceof FsBlobStore)) return [];
+  return (await unreferencedBlobs(ledger, store)).leftovers;
+}
+
+/** What finishing a deletion did with one leftover blob. */
+export interface RemovedLeftover {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  key: string;
+  deleted_at: string;
+  removed: boolean;
+  error?: string;
+}
+
+/**
+ * `lineage doctor --repair` (the server stopped): finishes the deletions a crash or a failed removal
+ * interrupted — each deleted agent's leftover blobs removed as the delete removes them (marked, packed
+ * dependants rewritten, then gone). The agent's owner asked for exactly this; nothing an entry names is
+ * removed. An agent whose removal fails keeps its blobs listed, the others go on.
+ */
+export async function removeDeletedLeftovers(ledger: Ledger): Promise<RemovedLeftover[]> {
+  const store = ledger.blobs;
+  if (!(store instanceof FsBlobStore)) return [];
+  const leftovers = (await unreferencedBlobs(ledger, store)).leftovers;
+  const out: RemovedLeftover[] = [];
+  for (const agentId of [...new Set(leftovers.map((b) => b.agent_id))]) {
+    const mine = leftovers.filter((b) => b.agent_id === agentId);
+    try {
+      await store.deleteMany(mine.map((b) => b.key));
+      out.push(...mine.map((b) => ({ ...b, removed: true })));
+    } catch (error) {
+      out.push(...mine.map((b) => ({ ...b, removed: false, error: error instanceof Error ? error.message : String(error) })));
+    }
+  }
+  return out;
 }
 
 /** A blob key as both backends write it: `<agent>/<seq>-<sha256 prefix>.alf|.alf-delta`. */
@@ -129,10 +215,14 @@ export interface RecoveredBlob {
  * ingest writes in its transaction (the composition root's, lib/storage/embedded-ingest.ts).
  */
 export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): Promise<RecoveredBlob[]> {
+  const deleted = listDeletedAgents({ ledger });
   return recoverInOrder(await findUnledgeredBlobs(ledger), async (blob) => {
     const bytes = await ledger.blobs.get(blob.key);
     const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
-    if (!getAgent({ ledger, agentId: blob.agent_id })) await reRegister(ledger, blob.agent_id, bytes, now);
+    if (!getAgent({ ledger, agentId: blob.agent_id })) {
+      refuseDeleted(blob.agent_id, deleted);
+      await reRegister(ledger, blob.agent_id, bytes, now);
+    }
     const result = blob.kind === 'delta'
       ? await ingestDelta({ ledger, indexer, agentId: blob.agent_id, baseSequence: blob.sequence - 1, bytes, now })
       : await ingestSnapshot({ ledger, indexer, agentId: blob.agent_id, bytes, now });
@@ -166,6 +256,15 @@ export async function recoverInOrder<T extends { agent_id: string; sequence: num
     }
   }
   return out;
+}
+
+/**
+ * An agent its owner deleted is never registered again by doctor (a backstop: its blobs are sorted out
+ * as leftovers before): throws, so that agent's blob is reported as not recovered.
+ */
+export function refuseDeleted(agentId: string, deleted: readonly DeletedAgent[]): void {
+  const deletion = deleted.find((d) => d.id === agentId);
+  if (deletion) throw new Error(`agent ${agentId} was deleted at ${deletion.deleted_at}: it is not registered again from a blob it left`);
 }
 
 async function reRegister(ledger: Ledger, agentId: string, snapshotBytes: Uint8Array, now: Date): Promise<void> {

@@ -13,9 +13,18 @@
  * append, the blobs that continue their agent's ledger — safe while servers run. Nothing is ever
  * deleted or rewritten: a missing or damaged blob can only come back from the bucket's versioning
  * or a backup; a blob that continues nothing (an upload that died racing another) is listed and kept.
+ *
+ * Objects a deleted agent left behind (its deletion committed with its row's removal, recorded in
+ * `deleted_agents`; the bucket then refused a DeleteObject, or the process died) are not unledgered
+ * uploads: they are listed apart (`findDeletedLeftoverObjects`), the agent is never registered again
+ * from them, and `--repair` finishes the deletion its owner asked for (`removeDeletedLeftoverObjects`):
+ * the only objects doctor ever removes.
  */
 import type { EntryKind } from '@/db/schema';
-import { agentOfSnapshot, markChains, parseBlobKey, recoverInOrder, type DamagedBlob, type RecoveredBlob } from '@/lib/ledger/consistency';
+import {
+  agentOfSnapshot, markChains, parseBlobKey, recoverInOrder, refuseDeleted, sortOutLeftovers,
+  type DamagedBlob, type LeftoverBlob, type RecoveredBlob, type RemovedLeftover,
+} from '@/lib/ledger/consistency';
 import { isLedgerError } from '@/lib/ledger/errors';
 import type { LineageStorage } from './types';
 
@@ -46,6 +55,16 @@ export async function findDamagedEntries(storage: LineageStorage): Promise<Damag
 
 /** Blobs in the bucket without an entry, in replay order, those continuing their agent's ledger marked. */
 export async function findUnledgeredObjects(storage: LineageStorage): Promise<UnledgeredObject[]> {
+  const { unledgered, latest } = await unreferencedObjects(storage);
+  return markChains(unledgered, (agentId) => latest.get(agentId));
+}
+
+/** The objects deleted agents left in the bucket. */
+export async function findDeletedLeftoverObjects(storage: LineageStorage): Promise<LeftoverBlob[]> {
+  return (await unreferencedObjects(storage)).leftovers;
+}
+
+async function unreferencedObjects(storage: LineageStorage): Promise<{ unledgered: UnledgeredObject[]; leftovers: LeftoverBlob[]; latest: Map<string, number | null> }> {
   const agents = await storage.listAgents({});
   const referenced = new Set<string>();
   for (const agent of agents) for (const entry of await storage.listEntries({ agentId: agent.id })) referenced.add(entry.blob_key);
@@ -55,7 +74,27 @@ export async function findUnledgeredObjects(storage: LineageStorage): Promise<Un
     if (named && !referenced.has(key)) found.push({ ...named, key, chains: false });
   }
   const latest = new Map(agents.map((a) => [a.id, a.latest_sequence]));
-  return markChains(found, (agentId) => latest.get(agentId));
+  return { ...sortOutLeftovers(found, await storage.listDeletedAgents(), (agentId) => latest.has(agentId)), latest };
+}
+
+/**
+ * Finishes interrupted deletions: each deleted agent's leftover objects removed, unless an entry
+ * names the key by now (the id registered again and the same bytes uploaded at the same sequence:
+ * looked at again just before each removal). An object the bucket refuses stays listed.
+ */
+export async function removeDeletedLeftoverObjects(storage: LineageStorage): Promise<RemovedLeftover[]> {
+  const out: RemovedLeftover[] = [];
+  for (const blob of (await unreferencedObjects(storage)).leftovers) {
+    try {
+      const entries = await storage.listEntries({ agentId: blob.agent_id });
+      if (entries.some((e) => e.blob_key === blob.key)) continue;
+      await storage.blobs.delete(blob.key);
+      out.push({ ...blob, removed: true });
+    } catch (error) {
+      out.push({ ...blob, removed: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return out;
 }
 
 /** When a blob was first stored (the bucket's Last-Modified): the recovered entry's sync time. */
@@ -71,10 +110,12 @@ async function storedAt(storage: LineageStorage, key: string): Promise<Date> {
  * (`recoverInOrder`: an agent stops at its first blob that fails; the others go on).
  */
 export async function recoverUnledgeredObjects(storage: LineageStorage): Promise<RecoveredBlob[]> {
+  const deleted = await storage.listDeletedAgents();
   return recoverInOrder(await findUnledgeredObjects(storage), async (blob) => {
     const bytes = await storage.blobs.get(blob.key);
     const now = await storedAt(storage, blob.key);
     if (!(await storage.getAgent({ agentId: blob.agent_id }))) {
+      refuseDeleted(blob.agent_id, deleted);
       await storage.registerAgent({ id: blob.agent_id, ...(await agentOfSnapshot(blob.agent_id, bytes)), tenantId: null, now });
     }
     const result = blob.kind === 'delta'

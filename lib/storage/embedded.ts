@@ -7,7 +7,7 @@
  * made on its ingest thread, and folds what it finds pending when it starts.
  */
 import { closeDatabase } from '@/db/client';
-import { deleteAgent, getAgent, listAgents, registerAgent } from '@/lib/ledger/agents';
+import { deleteAgent, getAgent, listAgents, listDeletedAgents, registerAgent } from '@/lib/ledger/agents';
 import { startCheckpointer } from '@/lib/ledger/checkpointer';
 import { getEntry, listEntries, readEntryBytesFrom, readPlanArchivesFrom, restorePlan } from '@/lib/ledger/entries';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -119,6 +119,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     getAgent: async (p) => getAgent({ ledger, ...p }),
     listAgents: async (p) => listAgents({ ledger, ...p }),
     deleteAgent: (p) => deleteAgent({ ledger, ...p }),
+    listDeletedAgents: async () => listDeletedAgents({ ledger }),
     ingestSnapshot: (p) => ingest(ledger, 'snapshot', p),
     ingestDelta: (p) => ingest(ledger, 'delta', p),
     listEntries: async (p) => { await caughtUp(); return listEntries({ ledger, ...p }); },

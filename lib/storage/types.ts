@@ -13,7 +13,7 @@ import type { AgentRow, EntryKind, LedgerEntryRow, RecordOp } from '@/db/schema'
 import type { ArchiveLimits } from '@/lib/core/archive/types';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { IngestResult } from '@/lib/ledger/ingest';
-import type { TenantScope } from '@/lib/ledger/agents';
+import type { DeletedAgent, TenantScope } from '@/lib/ledger/agents';
 import type { RestorePlan } from '@/lib/ledger/entries';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { SequencedDelta } from '@/lib/core/restore';
@@ -99,7 +99,12 @@ export interface LineageStorage {
   getAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null>;
   listAgents(p: { tenantId?: TenantScope }): Promise<AgentRow[]>;
   /** Removes the agent, its ledger, its index rows and its blobs (pending uploads: `uploads.removeAgent`). */
-  deleteAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<{ deleted: true; objects_removed: number }>;
+  deleteAgent(p: { agentId: string; tenantId?: TenantScope; now?: Date }): Promise<{ deleted: true; objects_removed: number }>;
+  /**
+   * Every deleted agent (the deletion is recorded with the row's removal) and the blob keys its deletions
+   * removed: what `lineage doctor` tells an interrupted delete's leftovers by, and `lineage migrate` copies.
+   */
+  listDeletedAgents(): Promise<DeletedAgent[]>;
 
   // ---- the ledger: append with the atomic sequence check, indexed in the same commit ----
   ingestSnapshot(p: IngestParams): Promise<IngestResult>;

@@ -118,7 +118,7 @@ describe('the CLI on PostgreSQL + S3', () => {
   });
 
   it('doctor: a blob removed from the bucket is found (and refuses the rebuild); put back, all is well', async () => {
-    expect((await runCli(['doctor', ...flags], aws)).json).toEqual({ ok: true, damaged: [], unledgered: [], recovered: [] });
+    expect((await runCli(['doctor', ...flags], aws)).json).toEqual({ ok: true, damaged: [], unledgered: [], recovered: [], leftovers: [], removed: [] });
     const [, delta] = await storage.listEntries({ agentId });
     const bytes = await storage.blobs.get(delta!.blob_key);
     const s3 = testS3Client(settings);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { PendingEntry } from '@/lib/history/pending-index';
-import type { DamagedBlob, RecoveredBlob } from '@/lib/ledger/consistency';
+import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
 import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
 
@@ -8,6 +8,13 @@ interface Findings {
   recovered: RecoveredBlob[];
   damaged: DamagedBlob[];
   unledgered: { agent_id: string; sequence: number; kind: string; key: string; chains: boolean }[];
+  /**
+   * Blobs of deleted agents an interrupted delete left (after `--repair`: those still there). Not
+   * unledgered data: the agent is never registered again from them.
+   */
+  leftovers: LeftoverBlob[];
+  /** `--repair`: the leftovers it removed, finishing the deletions their agents' owners asked for. */
+  removed: RemovedLeftover[];
   /** How to re-ingest what continues a ledger, said when `--repair` was not given. */
   repairHint: string;
   /** `--repair` on a data directory: the packing pass over what local syncs left whole. */
@@ -33,10 +40,12 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
-    import('@/lib/ledger'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
+  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { findDeletedLeftovers, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
+    import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
+  // Deleted agents' leftovers first: what is left is then only what no deletion explains.
+  const removed = repair ? await removeDeletedLeftovers(ledger) : [];
   const recovered = repair ? await recoverUnledgered(ledger, historyIndexer) : [];
   const packing = repair ? await packLeftWhole(ledger.db.dataDir) : undefined;
   // After the re-ingest (whose fold may itself be left pending); a damaged pending blob is listed below, not folded.
@@ -46,6 +55,7 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   }) : undefined;
   return {
     packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
+    leftovers: await findDeletedLeftovers(ledger), removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
     index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }) },
   };
@@ -53,11 +63,15 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
 
 /** PostgreSQL + the bucket: lib/storage/consistency.ts through the storage seam. */
 async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promise<Findings> {
-  const { findDamagedEntries, findUnledgeredObjects, recoverUnledgeredObjects } = await import('@/lib/storage/consistency');
+  const {
+    findDamagedEntries, findDeletedLeftoverObjects, findUnledgeredObjects, recoverUnledgeredObjects, removeDeletedLeftoverObjects,
+  } = await import('@/lib/storage/consistency');
   const storage = await openScaleOut(config);
+  const removed = repair ? await removeDeletedLeftoverObjects(storage) : [];
   const recovered = repair ? await recoverUnledgeredObjects(storage) : [];
   return {
     recovered, damaged: await findDamagedEntries(storage), unledgered: await findUnledgeredObjects(storage),
+    leftovers: await findDeletedLeftoverObjects(storage), removed,
     repairHint: 'run `lineage doctor --repair` to re-ingest them through the normal append (servers may keep running)',
   };
 }
@@ -71,29 +85,39 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
  * whole in complete packing groups (`packing`: what the pass did, or the pid of a background packer
  * doing it), then folds the entries a local sync left for the history index to fold later
  * (`index_pending` lists them — not a problem: the next reader folds them — and `index_folded` says
- * how many --repair folded). Nothing is ever deleted: a missing or damaged blob comes back only from a backup (bucket
- * versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
+ * how many --repair folded). Blobs a deleted agent left (its delete was interrupted after its row went) are
+ * `leftovers`, never re-ingested; `--repair` removes them (`removed`), finishing the deletion the agent's owner
+ * asked for — the only blobs doctor removes. Nothing else is ever deleted: a missing or damaged blob comes back only
+ * from a backup (bucket versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
  */
 export function registerDoctorCommand(program: Command): void {
   storageOptions(program
     .command('doctor')
     .description('check that the ledger and its blobs agree; --repair re-ingests uploads whose commit was lost')
-    .option('--repair', 're-ingest, in order, the blobs that continue an agent\'s ledger but have no entry'))
+    .option('--repair', 're-ingest, in order, the blobs that continue an agent\'s ledger but have no entry; remove the blobs a deleted agent\'s interrupted delete left'))
     .action(async (opts: StorageFlags & { repair?: boolean }) => {
       const config = await cliStorageConfig(opts, 'doctor');
       const repair = opts.repair === true;
-      const { recovered, damaged, unledgered, repairHint, packing, index } = config.backend === 'scale-out'
+      const { recovered, damaged, unledgered, leftovers, removed, repairHint, packing, index } = config.backend === 'scale-out'
         ? await scaleOutFindings(config, repair)
         : await embeddedFindings(config.dataDir, repair);
       const lost = unledgered.filter((b) => b.chains);
       for (const d of damaged) progress(`damaged: ${d.problem}`);
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
       if (lost.length > 0 && !repair) progress(repairHint);
+      for (const r of removed) {
+        progress(r.removed
+          ? `finished an interrupted deletion: removed the blob of agent ${r.agent_id} sequence ${r.sequence} (${r.kind}), deleted at ${r.deleted_at} — its owner asked for that deletion`
+          : `could not finish the deletion of agent ${r.agent_id} (deleted at ${r.deleted_at}): its blob at sequence ${r.sequence} (${r.kind}) stays: ${r.error ?? 'unknown error'}`);
+      }
+      for (const b of leftovers) {
+        progress(`left by an interrupted deletion: agent ${b.agent_id}, deleted at ${b.deleted_at}, still has its blob at sequence ${b.sequence} (${b.kind}); it is not brought back${repair ? '' : '. lineage doctor --repair removes it, finishing the deletion its owner asked for'}`);
+      }
       for (const e of index?.pending ?? []) {
         progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
       }
-      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered);
-      printJson({ ok, damaged, unledgered, recovered, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}), ...(index?.folded === undefined ? {} : { index_folded: index.folded }) });
+      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered) && leftovers.length === 0 && removed.every((r) => r.removed);
+      printJson({ ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}), ...(index?.folded === undefined ? {} : { index_folded: index.folded }) });
       if (!ok) process.exitCode = 1;
     });
 }

@@ -58,7 +58,7 @@ export async function listAgentsHandler(_req: ProtocolRequest, ctx: RequestConte
 export async function deleteAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { storage } = ctx.service;
   const agent = await requireStorageAgent(ctx);
-  const result = await storage.deleteAgent({ agentId: agent.id, tenantId: ctx.tenantId });
+  const result = await storage.deleteAgent({ agentId: agent.id, tenantId: ctx.tenantId, now: ctx.service.clock() });
   // By the row's id: the path may name the agent padded or in upper case, and the uploads record the row's id.
   await storage.uploads.removeAgent(agent.id);
   return jsonResponse(result);

@@ -2,15 +2,16 @@
  * Deletes an agent on PostgreSQL as lib/ledger/agents.ts `deleteAgent` does on SQLite: the rows
  * first, in one transaction (the agent's row cascades to its entries and index), raw objects no
  * other agent references dropped (once no other upload is writing them), then its blobs, so a crash
- * in between leaves orphan blobs, never entries without blobs.
+ * in between leaves blobs known as the deleted agent's leftovers (the deletion is recorded in
+ * `deleted_agents` / `deleted_agent_blobs` in the same transaction), never entries without blobs.
  */
 import type pg from 'pg';
 import type { BlobStore } from '@/lib/ledger/blob-store';
-import type { TenantScope } from '@/lib/ledger/agents';
+import { withKeys, type DeletedAgent, type TenantScope } from '@/lib/ledger/agents';
 import { requireAgent } from './agents';
 import { inTransaction, rows } from './sql';
 
-export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId: string; tenantId?: TenantScope }):
+export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId: string; tenantId?: TenantScope; now?: Date }):
   Promise<{ deleted: true; objects_removed: number }> {
   const agent = await requireAgent(pool, p);
   const keys = await inTransaction(pool, async (client) => {
@@ -19,6 +20,12 @@ export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId:
     const found = await rows<{ blob_key: string }>(client, 'SELECT blob_key FROM ledger_entries WHERE agent_id = $1', [agent.id]);
     const shas = await rows<{ sha256: string }>(client,
       'SELECT DISTINCT sha256 FROM raw_file_versions WHERE agent_id = $1 AND sha256 IS NOT NULL', [agent.id]);
+    const keys = [...new Set(found.map((r) => r.blob_key))];
+    await client.query(`INSERT INTO deleted_agents (id, tenant_id, name, deleted_at) VALUES ($1, $2, $3, $4)
+      ON CONFLICT (id) DO UPDATE SET tenant_id = excluded.tenant_id, name = excluded.name, deleted_at = excluded.deleted_at`,
+    [agent.id, agent.tenant_id, agent.name, (p.now ?? new Date()).toISOString()]);
+    await client.query(`INSERT INTO deleted_agent_blobs (agent_id, blob_key) SELECT $1, k FROM unnest($2::text[]) AS k
+      ON CONFLICT DO NOTHING`, [agent.id, keys]);
     await client.query('DELETE FROM agents WHERE id = $1', [agent.id]);
     if (shas.length > 0) {
       // Raw objects are shared by every agent holding the same bytes, and an upload of another agent
@@ -34,4 +41,12 @@ export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId:
   const unique = [...new Set(keys)];
   for (const key of unique) await blobs.delete(key);
   return { deleted: true, objects_removed: unique.length };
+}
+
+/** Every deleted agent, by id, with the blob keys its deletions removed (as lib/ledger/agents.ts listDeletedAgents). */
+export async function listDeletedAgents(pool: pg.Pool): Promise<DeletedAgent[]> {
+  return withKeys(
+    await rows<Omit<DeletedAgent, 'blob_keys'>>(pool, 'SELECT id, tenant_id, name, deleted_at FROM deleted_agents ORDER BY id COLLATE "C"'),
+    await rows<{ agent_id: string; blob_key: string }>(pool, 'SELECT agent_id, blob_key FROM deleted_agent_blobs ORDER BY agent_id COLLATE "C", blob_key COLLATE "C"'),
+  );
 }

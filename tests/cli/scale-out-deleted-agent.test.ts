@@ -1,0 +1,98 @@
+/**
+ * On PostgreSQL + S3, an agent delete whose object removal the bucket refuses (a bucket policy
+ * denying DeleteObject on the run's real radosgw) has already removed the agent's rows: its objects
+ * stay in the bucket with no entry. `lineage doctor` lists them as the deleted agent's leftovers, not
+ * as lost uploads, and `--repair` finishes the deletion instead of registering the agent again with
+ * no tenant (what it did before). The owner can register the same id again afterwards.
+ */
+import { DeleteBucketPolicyCommand, PutBucketPolicyCommand } from '@aws-sdk/client-s3';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openStorage, storageConfigFrom } from '@/lib/storage/config';
+import type { LineageStorage } from '@/lib/storage/types';
+import { freshBucket, freshDatabase, testS3Client, type S3Settings } from '@/tests/engines/use-engines';
+import { deltaBytes, snapshotBytes } from '../server/archives';
+import { runCli } from './run-cli';
+
+const AGENT = '7b0f3c2e-6666-4a2b-8c3d-0000000000d1';
+let tmp = '';
+let bucket = '';
+let settings: S3Settings;
+let env: Record<string, string> = {};
+let storage: LineageStorage;
+
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-deleted-'));
+  const [url, fresh] = await Promise.all([freshDatabase(), freshBucket()]);
+  ({ bucket, settings } = fresh);
+  env = {
+    LINEAGE_SECRET: 'cd'.repeat(32), LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
+    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+    LINEAGE_DATA: path.join(tmp, 'no-data-here'), LINEAGE_DATABASE_URL: url, LINEAGE_BLOB_URL: `s3://${bucket}/svc`,
+  };
+  storage = await openStorage(storageConfigFrom(env));
+});
+
+afterAll(async () => {
+  await storage?.close();
+  if (tmp) await fs.rm(tmp, { recursive: true, force: true });
+});
+
+/** Runs `task` while the bucket refuses every DeleteObject (a bucket policy). */
+async function withDeletesDenied(task: () => Promise<void>): Promise<void> {
+  const client = testS3Client(settings);
+  await client.send(new PutBucketPolicyCommand({ Bucket: bucket, Policy: JSON.stringify({
+    Version: '2012-10-17',
+    Statement: [{ Effect: 'Deny', Principal: '*', Action: 's3:DeleteObject', Resource: `arn:aws:s3:::${bucket}/*` }],
+  }) }));
+  try {
+    await task();
+  } finally {
+    await client.send(new DeleteBucketPolicyCommand({ Bucket: bucket }));
+    client.destroy();
+  }
+}
+
+it('a delete the bucket refused halfway: doctor lists the objects as leftovers, --repair removes them, the agent stays deleted', async () => {
+  const { id: tenant } = await storage.createApiKey({ name: 'owner', now: new Date() });
+  const register = () => storage.registerAgent({ id: AGENT, name: 'doomed', sourceRuntime: 'openclaw', tenantId: tenant, now: new Date() });
+  expect(await register()).not.toBe('exists');
+  await storage.ingestSnapshot({ agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date(), tenantId: tenant });
+  await storage.ingestDelta({ agentId: AGENT, baseSequence: 0, bytes: await deltaBytes(AGENT, 0, 1), now: new Date(), tenantId: tenant });
+  const keys = (await storage.listEntries({ agentId: AGENT })).map((e) => e.blob_key);
+
+  await withDeletesDenied(async () => {
+    await expect(storage.deleteAgent({ agentId: AGENT, tenantId: tenant })).rejects.toThrow();
+  });
+  expect(await storage.getAgent({ agentId: AGENT })).toBeNull();
+  expect(await storage.blobs.list(`${AGENT}/`)).toEqual(keys.sort());
+
+  const check = await runCli(['doctor'], env);
+  expect(check.code).toBe(1);
+  expect(check.json).toMatchObject({ ok: false, damaged: [], unledgered: [], recovered: [], removed: [] });
+  expect((check.json.leftovers as { key: string; sequence: number }[]).map((b) => [b.sequence, b.key])).toEqual([[0, keys[0]], [1, keys[1]]]);
+  expect(check.stderr).toContain(`left by an interrupted deletion: agent ${AGENT}`);
+
+  // While the bucket still refuses: nothing registered again, the objects listed as not removed.
+  await withDeletesDenied(async () => {
+    const refused = await runCli(['doctor', '--repair'], env);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, recovered: [], unledgered: [] });
+    expect((refused.json.removed as { removed: boolean }[]).map((r) => r.removed)).toEqual([false, false]);
+    expect(refused.stderr).toContain(`could not finish the deletion of agent ${AGENT}`);
+  });
+  expect(await storage.getAgent({ agentId: AGENT })).toBeNull();
+
+  const repair = await runCli(['doctor', '--repair'], env);
+  expect(repair.json, repair.stderr).toMatchObject({ ok: true, damaged: [], unledgered: [], recovered: [], leftovers: [] });
+  expect((repair.json.removed as { sequence: number; removed: boolean }[]).map((r) => [r.sequence, r.removed])).toEqual([[0, true], [1, true]]);
+  expect(await storage.blobs.list(`${AGENT}/`)).toEqual([]);
+  expect(await storage.listAgents({})).toEqual([]);
+
+  // Its owner registers the same id again and syncs it, as before any deletion; doctor finds nothing.
+  expect(await register()).toMatchObject({ id: AGENT, tenant_id: tenant });
+  await storage.ingestSnapshot({ agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date(), tenantId: tenant });
+  expect((await runCli(['doctor'], env)).json).toMatchObject({ ok: true, unledgered: [], leftovers: [] });
+}, 180_000);
