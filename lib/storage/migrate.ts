@@ -1,7 +1,7 @@
 /**
  * `lineage migrate`: an embedded data directory (SQLite + `<data>/blobs/`) copied into the
  * scale-out backend (PostgreSQL + S3). The ledger is what moves — every blob (checked against its
- * recorded sha256 before it leaves), the API keys (tenants), agents and entries — and the history
+ * recorded sha256 before it leaves), the API keys (tenants), agents, entries and deleted agents — and the history
  * index is rebuilt from the copied blobs on PostgreSQL under the rebuild's advisory lock, which
  * verifies every blob's sha256 again as it reads it back from the bucket.
  *
@@ -15,6 +15,7 @@ import { openPgDatabase } from '@/db/pg/client';
 import type { AgentRow, ApiKeyRow, LedgerEntryRow } from '@/db/schema';
 import { sha256Hex } from '@/lib/core/uuid';
 import { catchUpIndex } from '@/lib/history/pending-index';
+import { listDeletedAgents } from '@/lib/ledger/agents';
 import { LedgerError } from '@/lib/ledger/errors';
 import { openLedger } from '@/lib/ledger/ledger';
 import { createS3Client } from '@/lib/ledger/s3-config';
@@ -23,7 +24,7 @@ import { StorageUnavailableError, type StorageConfig } from './config';
 import { describeScaleOut } from './scale-out-requested';
 import { embeddedStorage } from './embedded';
 import { compareAnswers, VerifyError } from './migrate-verify';
-import { importLedgerRows } from './pg/import';
+import { importLedgerRows, type LedgerRows } from './pg/import';
 import { scaleOutStorage } from './scale-out';
 
 export interface MigrateSummary {
@@ -41,6 +42,15 @@ export interface MigrateSummary {
 type ScaleOut = Extract<StorageConfig, { backend: 'scale-out' }>;
 
 const INDEX_TABLES = ['record_versions', 'records', 'record_facets', 'record_facet_changes', 'raw_objects', 'raw_file_versions'] as const;
+
+/** The rows `lineage migrate` copies. */
+export function readLedgerRows(ledger: ReturnType<typeof openLedger>): LedgerRows {
+  const q = <T>(text: string) => ledger.db.sqlite.prepare(text).all() as T[];
+  const apiKeys = q<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id');
+  const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');
+  const entries = q<LedgerEntryRow>('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind');
+  return { apiKeys, agents, entries, deleted: listDeletedAgents({ ledger }) };
+}
 
 /** Copies `dataDir` into `target`, rebuilds and verifies; `progress` hears each step. */
 export async function migrateDataDir(params: { dataDir: string; target: ScaleOut; progress?: (message: string) => void }): Promise<MigrateSummary> {
@@ -61,9 +71,7 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
     // Entries a local sync left to the background are folded first: their counts are copied below.
     await catchUpIndex(ledger);
     const q = <T>(text: string) => ledger.db.sqlite.prepare(text).all() as T[];
-    const apiKeys = q<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id');
-    const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');
-    const entries = q<LedgerEntryRow>('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind');
+    const { apiKeys, agents, entries, deleted } = readLedgerRows(ledger);
 
     const present = new Set(await blobs.list());
     let copied = 0;
@@ -79,12 +87,12 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
     }
     say(`blobs: ${copied} copied, ${entries.length - copied} already in the bucket`);
 
-    await importLedgerRows(pgDb.pool, { apiKeys, agents, entries });
-    say(`rows: ${apiKeys.length} API keys, ${agents.length} agents, ${entries.length} entries`);
+    await importLedgerRows(pgDb.pool, { apiKeys, agents, entries, deleted });
+    say(`rows: ${apiKeys.length} API keys, ${agents.length} agents, ${entries.length} entries, ${deleted.length} deleted agents`);
     const rebuilt = await target.rebuildIndex();
     say(`index rebuilt: ${rebuilt.record_versions} record versions`);
 
-    for (const table of ['api_keys', 'agents', 'ledger_entries', ...INDEX_TABLES]) {
+    for (const table of ['api_keys', 'agents', 'ledger_entries', 'deleted_agents', 'deleted_agent_blobs', ...INDEX_TABLES]) {
       const here = (ledger.db.sqlite.prepare(`SELECT count(*) AS n FROM ${table}`).get() as { n: number }).n;
       const there = (await pgDb.pool.query<{ n: number }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]!.n;
       if (here !== there) throw new VerifyError(`${table} has ${here} rows in ${params.dataDir} and ${there} in PostgreSQL`);

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openPgDatabase } from '@/db/pg/client';
 import { sha256Hex } from '@/lib/core/uuid';
+import { listDeletedAgents } from '@/lib/ledger/agents';
 import { openLedger } from '@/lib/ledger/ledger';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import { embeddedStorage } from '@/lib/storage/embedded';
@@ -23,6 +24,8 @@ import { runCli } from './run-cli';
 
 const A1 = '7b0f3c2e-1111-4a2b-8c3d-00000000e001';
 const A2 = '7b0f3c2e-1111-4a2b-8c3d-00000000e002';
+/** Deleted before the copy: its deletion is carried over. */
+const A3 = '7b0f3c2e-1111-4a2b-8c3d-00000000e003';
 const ROOT = path.resolve(__dirname, '../..');
 let dir = '';
 let key = '';
@@ -35,13 +38,14 @@ beforeAll(async () => {
   key = issued.key;
   tenant = issued.id;
   const start = Date.UTC(2026, 10, 1);
-  for (const [agentId, tenantId, seed] of [[A1, tenant, 3], [A2, null, 4]] as const) {
+  for (const [agentId, tenantId, seed] of [[A1, tenant, 3], [A2, null, 4], [A3, tenant, 5]] as const) {
     await storage.registerAgent({ id: agentId, name: `agent ${seed}`, sourceRuntime: 'openclaw', tenantId, now: new Date(start) });
     for (const u of await agentHistory(agentId, seed, start, 24)) {
       if (u.kind === 'snapshot') await storage.ingestSnapshot({ agentId, bytes: u.bytes, now: u.now, tenantId });
       else await storage.ingestDelta({ agentId, bytes: u.bytes, now: u.now, baseSequence: u.baseSequence, tenantId });
     }
   }
+  await storage.deleteAgent({ agentId: A3, tenantId: tenant, now: new Date(start + 86_400_000) });
   await storage.close();
 });
 
@@ -101,6 +105,10 @@ describe('lineage migrate --from-data DIR --database-url … --blob-url …', ()
       for (const row of rows) expect(sha256Hex(await blobs.get(row.blob_key)), row.blob_key).toBe(row.sha256);
       expect(await copy.identifyKey({ key })).toMatchObject({ id: tenant });
       expect((await copy.listAgents({ tenantId: tenant })).map((a) => a.id)).toEqual([A1]);
+      // The deletion is carried: the copy's doctor knows A3's blob keys as a deleted agent's.
+      const deleted = listDeletedAgents({ ledger: source });
+      expect(deleted.map((d) => [d.id, d.tenant_id, d.blob_keys.length > 1])).toEqual([[A3, tenant, true]]);
+      expect(await copy.listDeletedAgents()).toEqual(deleted);
     } finally {
       await copy.close();
       source.db.sqlite.close();
