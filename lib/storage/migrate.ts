@@ -1,7 +1,8 @@
 /**
  * `lineage migrate`: an embedded data directory (SQLite + `<data>/blobs/`) copied into the
  * scale-out backend (PostgreSQL + S3). The ledger is what moves — every blob (checked against its
- * recorded sha256 before it leaves), the API keys (tenants), agents, entries and deleted agents — and the history
+ * recorded sha256 before it leaves), the API keys (tenants), agents, entries and deleted agents (read in one
+ * read transaction, `readLedgerRows`) — and the history
  * index is rebuilt from the copied blobs on PostgreSQL under the rebuild's advisory lock, which
  * verifies every blob's sha256 again as it reads it back from the bucket.
  *
@@ -43,13 +44,25 @@ type ScaleOut = Extract<StorageConfig, { backend: 'scale-out' }>;
 
 const INDEX_TABLES = ['record_versions', 'records', 'record_facets', 'record_facet_changes', 'raw_objects', 'raw_file_versions'] as const;
 
-/** The rows `lineage migrate` copies. */
+/**
+ * The rows `lineage migrate` copies, read in one read transaction: one state of the ledger, whatever a
+ * sync (or a delete) commits meanwhile — read one by one, an entry appended between the agents and the
+ * entries was copied without its agent's latest sequence, or an agent registered then without its
+ * tenant's key. A write landing meanwhile then shows as a verification failure (the source moved on),
+ * never as an inconsistent copy. `LINEAGE_MIGRATE_STOP_AT=rows`: the process stops itself (SIGSTOP)
+ * between the agents and the entries, for the race test.
+ */
 export function readLedgerRows(ledger: ReturnType<typeof openLedger>): LedgerRows {
-  const q = <T>(text: string) => ledger.db.sqlite.prepare(text).all() as T[];
-  const apiKeys = q<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id');
-  const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');
-  const entries = q<LedgerEntryRow>('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind');
-  return { apiKeys, agents, entries, deleted: listDeletedAgents({ ledger }) };
+  const { sqlite } = ledger.db;
+  const q = <T>(text: string) => sqlite.prepare(text).all() as T[];
+  // Deferred: the first SELECT takes the read snapshot (WAL), held until the end of the transaction.
+  return sqlite.transaction(() => {
+    const apiKeys = q<ApiKeyRow>('SELECT * FROM api_keys ORDER BY id');
+    const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');
+    if (process.env.LINEAGE_MIGRATE_STOP_AT === 'rows') process.kill(process.pid, 'SIGSTOP');
+    const entries = q<LedgerEntryRow>('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind');
+    return { apiKeys, agents, entries, deleted: listDeletedAgents({ ledger }) };
+  }).deferred();
 }
 
 /** Copies `dataDir` into `target`, rebuilds and verifies; `progress` hears each step. */

@@ -14,6 +14,7 @@ import { openPgDatabase } from '@/db/pg/client';
 import { sha256Hex } from '@/lib/core/uuid';
 import { listDeletedAgents } from '@/lib/ledger/agents';
 import { openLedger } from '@/lib/ledger/ledger';
+import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import { scaleOutStorage } from '@/lib/storage/scale-out';
@@ -132,4 +133,48 @@ describe('lineage migrate --from-data DIR --database-url … --blob-url …', ()
     const halfTarget = await runCli(['migrate', '--from-data', dir, '--database-url', url], env);
     expect(halfTarget.json).toMatchObject({ ok: false, code: 'invalid_argument', error: expect.stringMatching(/LINEAGE_BLOB_URL is not/) });
   });
+
+  it('a sync landing while the rows are read: the copy is the ledger as it was (one read transaction), and the verification says the source moved on', async () => {
+    const small = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-migrate-race-'));
+    const agentId = '7b0f3c2e-1111-4a2b-8c3d-00000000e0a1';
+    const start = Date.UTC(2026, 10, 1);
+    const history = await agentHistory(agentId, 6, start, 3);
+    const storage = embeddedStorage(openLedger(small));
+    try {
+      await storage.registerAgent({ id: agentId, name: 'racing', sourceRuntime: 'openclaw', tenantId: null, now: new Date(start) });
+      const ingest = async (u: (typeof history)[number]) => (u.kind === 'snapshot'
+        ? storage.ingestSnapshot({ agentId, bytes: u.bytes, now: u.now })
+        : storage.ingestDelta({ agentId, bytes: u.bytes, now: u.now, baseSequence: u.baseSequence }));
+      for (const u of history.slice(0, -1)) await ingest(u);
+      const latest = (await storage.getAgent({ agentId }))!.latest_sequence;
+      const copied = (await storage.listEntries({ agentId })).length;
+      const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+      // Stopped (SIGSTOP) between reading the agents and reading the entries: the test's sync lands there.
+      const child = spawn(process.execPath, [path.join(ROOT, 'bin', 'lineage.mjs'), 'migrate', '--from-data', small, '--database-url', url, '--blob-url', `s3://${bucket}/lineage`],
+        { cwd: ROOT, env: { ...process.env, ...targetEnv(settings), LINEAGE_MIGRATE_STOP_AT: 'rows' } });
+      let stdout = '';
+      child.stdout.on('data', (d: Buffer) => { stdout += d.toString(); });
+      const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+      await waitUntil('migrate stops between its reads', () => isStopped(child.pid!) || hasExited(child.pid!));
+      expect(isStopped(child.pid!)).toBe(true);
+      await ingest(history.at(-1)!);
+      expect((await storage.listEntries({ agentId })).length).toBe(copied + 1);
+      child.kill('SIGCONT');
+      expect(await exited).toBe(1);
+
+      const pgDb = await openPgDatabase(url);
+      try {
+        // One state of the ledger: the agent's latest sequence is its last copied entry's, the landed entry absent.
+        const { rows } = await pgDb.pool.query('SELECT a.latest_sequence, max(e.seq) AS last, count(e.seq) AS n FROM agents a JOIN ledger_entries e ON e.agent_id = a.id GROUP BY a.id');
+        expect(rows).toEqual([{ latest_sequence: latest, last: latest, n: copied }]);
+      } finally {
+        await pgDb.close();
+      }
+      // Not copied as it now is: said, as a copy made while a server writes is (stop the servers first).
+      expect(JSON.parse(stdout)).toMatchObject({ ok: false, code: 'verify_failed', error: expect.stringMatching(/ledger_entries has \d+ rows in .* and \d+ in PostgreSQL/) });
+    } finally {
+      await storage.close();
+      fs.rmSync(small, { recursive: true, force: true });
+    }
+  }, 120_000);
 });
