@@ -10,7 +10,7 @@
  * marks are written, wait for it; the server is killed as soon as the marks are seen.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { closeDatabase } from '@/db/client';
@@ -88,3 +88,27 @@ it('a delete killed while removing blobs: doctor lists the leftovers, --repair r
   server = null;
   expect((await runCli(['doctor', '--data', dataDir])).json).toMatchObject({ ok: true, unledgered: [], leftovers: [] });
 }, 180_000);
+
+it('a delete whose blob removal fails answers 200 (the deletion is committed), the server warns, and doctor --repair finishes it', async () => {
+  const key = issueKey(dataDir, 'second owner');
+  const agent = randomUUID();
+  server = await spawnServer(dataDir);
+  expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'refused', source_runtime: 'openclaw' }) })).status).toBe(201);
+  expect((await call(`${server.url}/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(agent) })).status).toBe(201);
+  const [snapshotFile] = blobFiles(agent);
+  // A directory where the delete writes its mark: the file system refuses it (EISDIR), nothing is removed.
+  const inTheWay = path.join(dataDir, 'blobs', `${snapshotFile}.deleting`);
+  mkdirSync(inTheWay);
+  const deleted = await call(`${server.url}/agents/${agent}`, { method: 'DELETE', key });
+  expect([deleted.status, deleted.json]).toEqual([200, { deleted: true, objects_removed: 0 }]);
+  await expect.poll(() => server!.stderr()).toContain(`WARNING: agent ${agent} is deleted, but 1 of its blob(s) could not be removed`);
+  expect((await call(`${server.url}/agents/${agent}`, { key })).status).toBe(404);
+  await server.stop();
+  server = null;
+  rmSync(inTheWay, { recursive: true });
+
+  const repair = await runCli(['doctor', '--repair', '--data', dataDir]);
+  expect(repair.json, repair.stderr).toMatchObject({ ok: true, unledgered: [], recovered: [], leftovers: [] });
+  expect((repair.json.removed as { agent_id: string; removed: boolean }[]).map((r) => [r.agent_id, r.removed])).toEqual([[agent, true]]);
+  expect(blobFiles(agent)).toEqual([]);
+}, 120_000);

@@ -7,7 +7,7 @@
  */
 import type pg from 'pg';
 import type { BlobStore } from '@/lib/ledger/blob-store';
-import { withKeys, type DeletedAgent, type TenantScope } from '@/lib/ledger/agents';
+import { leftoverWarning, withKeys, type DeletedAgent, type TenantScope } from '@/lib/ledger/agents';
 import { requireAgent } from './agents';
 import { inTransaction, rows } from './sql';
 
@@ -39,8 +39,17 @@ export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId:
     return found.map((r) => r.blob_key);
   });
   const unique = [...new Set(keys)];
-  for (const key of unique) await blobs.delete(key);
-  return { deleted: true, objects_removed: unique.length };
+  let removed = 0;
+  try {
+    for (const key of unique) {
+      await blobs.delete(key);
+      removed += 1;
+    }
+  } catch (error) {
+    // The deletion is committed (and recorded): it is answered as done, with the objects actually removed.
+    console.error(leftoverWarning(agent.id, unique.length - removed, error));
+  }
+  return { deleted: true, objects_removed: removed };
 }
 
 /** Every deleted agent, by id, with the blob keys its deletions removed (as lib/ledger/agents.ts listDeletedAgents). */
