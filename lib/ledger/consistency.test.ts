@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { closeDatabase } from '@/db/client';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
-import { findDamagedBlobs, findUnledgeredBlobs, getAgent, openLedger, recoverUnledgered, registerAgent } from './index';
+import { sha256Hex } from '@/lib/core/uuid';
+import { deleteAgent, findDamagedBlobs, findUnledgeredBlobs, FsBlobStore, getAgent, openLedger, recoverUnledgered, registerAgent, type Ledger } from './index';
+import { findDeletedLeftovers, removeDeletedLeftovers } from './consistency';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-000000000001';
@@ -75,4 +77,71 @@ it('an upload that lost the sequence race takes its blob away: no blob is left w
   } finally {
     t.cleanup();
   }
+});
+
+describe('a deleted agent registered again', () => {
+  /** Deletes AGENT while a directory stands where its delete marks `key` (EISDIR): the rows go, every blob stays. */
+  async function deleteLeavingBlobs(ledger: Ledger, dir: string, key: string): Promise<void> {
+    const inTheWay = `${(ledger.blobs as FsBlobStore).pathOf(key)}.deleting`;
+    fs.mkdirSync(inTheWay);
+    const warn = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      expect(await deleteAgent({ ledger, agentId: AGENT, now: new Date('2026-02-01T00:00:00Z') })).toEqual({ deleted: true, objects_removed: 0 });
+    } finally {
+      warn.mockRestore();
+      fs.rmSync(inTheWay, { recursive: true });
+    }
+    expect(fs.readdirSync(path.join(dir, 'blobs')).some((n) => n.startsWith(AGENT))).toBe(true);
+  }
+
+  it('its old blobs stay leftovers and go with --repair; a lost commit of the new one is still recovered', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      registerAgent({ ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+      for (let seq = 1; seq <= 2; seq++) await ingestDelta({ ledger, agentId: AGENT, baseSequence: seq - 1, bytes: await deltaBytes(AGENT, seq - 1, seq), now: new Date() });
+      const old = ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries ORDER BY seq').pluck().all() as string[];
+      await deleteLeavingBlobs(ledger, t.dir, old[0]!);
+
+      // The same id again, by the same tenant: a snapshot of other bytes, then a delta whose commit is lost.
+      expect(registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() })).not.toBe('exists');
+      const fresh = await deltaBytes(AGENT, 0, 9);
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT, { records: 5 }), now: new Date() });
+      const lostKey = `${AGENT}/1-${sha256Hex(fresh).slice(0, 16)}.alf-delta`;
+      await ledger.blobs.put(lostKey, fresh);
+
+      expect((await findDeletedLeftovers(ledger)).map((b) => b.key)).toEqual(old);
+      expect((await findUnledgeredBlobs(ledger)).map((b) => [b.key, b.chains])).toEqual([[lostKey, true]]);
+      expect((await removeDeletedLeftovers(ledger)).map((r) => [r.key, r.removed])).toEqual(old.map((k) => [k, true]));
+      expect((await recoverUnledgered(ledger, historyIndexer)).map((r) => [r.sequence, r.recovered])).toEqual([[1, true]]);
+      expect(getAgent({ ledger, agentId: AGENT })).toMatchObject({ name: 'second life', tenant_id: 'tenant-a', latest_sequence: 1 });
+      expect(await findDamagedBlobs(ledger)).toEqual([]);
+      expect(await findDeletedLeftovers(ledger)).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('an old blob the new agent stored again (same bytes, same sequence: the same key) is its own, not a leftover', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      registerAgent({ ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      const bytes = await snapshotBytes(AGENT);
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes, now: new Date() });
+      const [key] = ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[];
+      await deleteLeavingBlobs(ledger, t.dir, key!);
+      expect((await findDeletedLeftovers(ledger)).map((b) => b.key)).toEqual([key]);
+
+      registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes, now: new Date() });
+      expect(ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all()).toEqual([key]);
+      expect(await findDeletedLeftovers(ledger)).toEqual([]);
+      expect(await removeDeletedLeftovers(ledger)).toEqual([]);
+      expect(await findDamagedBlobs(ledger)).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -62,12 +62,14 @@ export interface UnledgeredBlob {
 
 /** Blob files without a ledger entry, in replay order (agent, sequence, delta before snapshot). */
 export async function findUnledgeredBlobs(ledger: Ledger): Promise<UnledgeredBlob[]> {
+  return (await findUnreferencedBlobs(ledger)).unledgered;
+}
+
+/** Both lists of blob files no entry names, from one listing: the unledgered ones (chains marked) and the leftovers. */
+export async function findUnreferencedBlobs(ledger: Ledger): Promise<{ unledgered: UnledgeredBlob[]; leftovers: LeftoverBlob[] }> {
   const store = ledger.blobs;
-  if (!(store instanceof FsBlobStore)) return [];
-  // The store's own listing: a blob is in one of two files (whole or packed), never read directly here.
-  const { unledgered } = await unreferencedBlobs(ledger, store);
-  const latestOf = ledger.db.sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
-  return markChains(unledgered, (agentId) => latestOf.get(agentId) as number | null | undefined);
+  if (!(store instanceof FsBlobStore)) return { unledgered: [], leftovers: [] };
+  return unreferencedBlobs(ledger, store);
 }
 
 /** Blob files no entry names, parted into a deleted agent's leftovers and the others. */
@@ -82,8 +84,10 @@ async function unreferencedBlobs(ledger: Ledger, store: FsBlobStore): Promise<{ 
     const named = parseBlobKey(key);
     if (named) found.push({ ...named, key, file: store.pathOf(key), chains: false });
   }
-  const registered = sqlite.prepare('SELECT 1 FROM agents WHERE id = ?').pluck();
-  return sortOutLeftovers(found, listDeletedAgents({ ledger }), (agentId) => registered.get(agentId) !== undefined);
+  const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
+  // undefined: no agent row (a null latest sequence is a registered agent never synced).
+  const { unledgered, leftovers } = sortOutLeftovers(found, listDeletedAgents({ ledger }), (agentId) => latestOf.get(agentId) !== undefined);
+  return { unledgered: markChains(unledgered, (agentId) => latestOf.get(agentId) as number | null | undefined), leftovers };
 }
 
 /** A blob a deleted agent left behind: its deletion committed, the blob's removal did not happen. */
@@ -121,9 +125,7 @@ export function sortOutLeftovers<T extends { agent_id: string; sequence: number;
 
 /** The blob files deleted agents left behind (`lineage doctor` lists them apart from unledgered ones). */
 export async function findDeletedLeftovers(ledger: Ledger): Promise<LeftoverBlob[]> {
-  const store = ledger.blobs;
-  if (!(store instanceof FsBlobStore)) return [];
-  return (await unreferencedBlobs(ledger, store)).leftovers;
+  return (await findUnreferencedBlobs(ledger)).leftovers;
 }
 
 /** What finishing a deletion did with one leftover blob. */

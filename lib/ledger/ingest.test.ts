@@ -192,8 +192,8 @@ describe('sweepOrphanBlobs', () => {
     await fsp.writeFile(staging, 'half');
     const later = new Date(Date.now() + 60 * 60 * 1000);
     const warnings: string[] = [];
-    expect(await sweepOrphanBlobs({ ledger, now: new Date(), warn: (l) => warnings.push(l) })).toEqual({ removed: 0, unledgered: 1, chaining: 1 });
-    expect(await sweepOrphanBlobs({ ledger, now: later, warn: (l) => warnings.push(l) })).toEqual({ removed: 1, unledgered: 1, chaining: 1 });
+    expect(await sweepOrphanBlobs({ ledger, now: new Date(), warn: (l) => warnings.push(l) })).toEqual({ removed: 0, unledgered: 1, chaining: 1, leftovers: 0 });
+    expect(await sweepOrphanBlobs({ ledger, now: later, warn: (l) => warnings.push(l) })).toEqual({ removed: 1, unledgered: 1, chaining: 1, leftovers: 0 });
     expect(warnings[0]).toMatch(/WARNING: 1 stored upload\(s\) .*`lineage doctor --repair/);
     for (const key of kept) expect(await ledger.blobs.exists(key)).toBe(true);
     expect(await ledger.blobs.exists(`${agentId}/1-00000000deadbeef.alf-delta`)).toBe(true);

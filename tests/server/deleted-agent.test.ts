@@ -58,6 +58,12 @@ it('a delete killed while removing blobs: doctor lists the leftovers, --repair r
     endPacking(announcement);
   }
   expect(blobFiles(agent).filter((n) => !n.endsWith('.deleting'))).toEqual(stored);
+  // The restarted server says so, and does not take them for lost commits.
+  server = await spawnServer(dataDir);
+  await expect.poll(() => server!.stderr()).toContain(`WARNING: 3 blob(s) of 1 deleted agent(s) (${agent}) are left by an interrupted delete`);
+  expect(server.stderr()).not.toContain('continue the ledger');
+  await server.stop();
+  server = null;
 
   const check = await runCli(['doctor', '--data', dataDir]);
   expect(check.code).toBe(1);

@@ -40,7 +40,7 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, findUnledgeredBlobs, openLedger, recoverUnledgered }, { findDeletedLeftovers, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
+  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
     import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
@@ -53,9 +53,9 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
     progress(`the history index was not caught up: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
   }) : undefined;
+  const { unledgered, leftovers } = await findUnreferencedBlobs(ledger);
   return {
-    packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: (await findUnledgeredBlobs(ledger)).map(({ file: _file, ...b }) => b),
-    leftovers: await findDeletedLeftovers(ledger), removed,
+    packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
     index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }) },
   };
