@@ -79,7 +79,7 @@ it('an upload that lost the sequence race takes its blob away: no blob is left w
   }
 });
 
-describe('a deleted agent registered again', () => {
+describe('a deleted agent whose delete was interrupted', () => {
   /** Deletes AGENT while a directory stands where its delete marks `key` (EISDIR): the rows go, every blob stays. */
   async function deleteLeavingBlobs(ledger: Ledger, dir: string, key: string): Promise<void> {
     const inTheWay = `${(ledger.blobs as FsBlobStore).pathOf(key)}.deleting`;
@@ -94,7 +94,7 @@ describe('a deleted agent registered again', () => {
     expect(fs.readdirSync(path.join(dir, 'blobs')).some((n) => n.startsWith(AGENT))).toBe(true);
   }
 
-  it('its old blobs stay leftovers and go with --repair; a lost commit of the new one is still recovered', async () => {
+  it('registered again: its old blobs stay leftovers and go with --repair; a lost commit of the new one is still recovered', async () => {
     const t = tempLedger();
     try {
       const { ledger } = t;
@@ -123,7 +123,7 @@ describe('a deleted agent registered again', () => {
     }
   });
 
-  it('an old blob the new agent stored again (same bytes, same sequence: the same key) is its own, not a leftover', async () => {
+  it('registered again: an old blob the new agent stored again (same bytes, same sequence: the same key) is its own, not a leftover', async () => {
     const t = tempLedger();
     try {
       const { ledger } = t;
@@ -140,6 +140,27 @@ describe('a deleted agent registered again', () => {
       expect(await findDeletedLeftovers(ledger)).toEqual([]);
       expect(await removeDeletedLeftovers(ledger)).toEqual([]);
       expect(await findDamagedBlobs(ledger)).toEqual([]);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('a delete killed in its removal loop: the marks it left beside blobs already gone are removed by --repair too', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      registerAgent({ ledger, id: AGENT, name: 'killed', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+      await ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes: await deltaBytes(AGENT, 0, 1), now: new Date() });
+      const keys = ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries ORDER BY seq').pluck().all() as string[];
+      await deleteLeavingBlobs(ledger, t.dir, keys[0]!);
+      // What FsBlobStore.deleteMany leaves when killed after removing the first blob: every mark, one blob gone.
+      const store = ledger.blobs as FsBlobStore;
+      for (const key of keys) fs.writeFileSync(`${store.pathOf(key)}.deleting`, '');
+      fs.rmSync(store.pathOf(keys[0]!));
+      expect((await findDeletedLeftovers(ledger)).map((b) => b.key)).toEqual([keys[1]]);
+      expect((await removeDeletedLeftovers(ledger)).map((r) => [r.key, r.removed])).toEqual([[keys[1], true]]);
+      expect(fs.readdirSync(path.join(t.dir, 'blobs')).filter((n) => n.startsWith(AGENT))).toEqual([]);
     } finally {
       t.cleanup();
     }

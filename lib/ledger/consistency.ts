@@ -13,6 +13,7 @@
  *   agent's owner asked for — the only blobs doctor ever removes.
  */
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
 import { readSnapshot } from '@/lib/core/archive';
 import { isJsonObject } from '@/lib/core/json';
@@ -22,7 +23,7 @@ import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
 import { isLedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
-import { PACKED_SUFFIX } from './blob-files';
+import { DELETING_SUFFIX, PACKED_SUFFIX } from './blob-files';
 import type { Ledger } from './ledger';
 
 export interface DamagedBlob {
@@ -159,7 +160,24 @@ export async function removeDeletedLeftovers(ledger: Ledger): Promise<RemovedLef
       out.push(...mine.map((b) => ({ ...b, removed: false, error: error instanceof Error ? error.message : String(error) })));
     }
   }
+  await removeStaleDeleteMarks(ledger, store);
   return out;
+}
+
+/**
+ * The marks (`.deleting`) a delete killed in its removal loop left beside blobs it had removed already:
+ * removed for every key a deletion named that is gone and that no entry names.
+ */
+async function removeStaleDeleteMarks(ledger: Ledger, store: FsBlobStore): Promise<void> {
+  const names = (await fs.readdir(store.root).catch(() => [] as string[])).filter((n) => n.endsWith(DELETING_SUFFIX));
+  if (names.length === 0) return;
+  const deletedKeys = new Set(listDeletedAgents({ ledger }).flatMap((d) => d.blob_keys));
+  const named = ledger.db.sqlite.prepare('SELECT 1 FROM ledger_entries WHERE blob_key = ?').pluck();
+  for (const name of names) {
+    const key = name.slice(0, -DELETING_SUFFIX.length).split('~').join('/');
+    if (!deletedKeys.has(key) || named.get(key) !== undefined || await store.exists(key)) continue;
+    await fs.rm(path.join(store.root, name), { force: true });
+  }
 }
 
 /** A blob key as both backends write it: `<agent>/<seq>-<sha256 prefix>.alf|.alf-delta`. */
