@@ -37,19 +37,20 @@ it('a 503 busy: the hint says to sync again after the Retry-After, nothing moved
   await sb.write('memory/2026-11-02.md', '## Standup\nshipped\n');
 
   // Another process holds the server's database for a write (an index rebuild would).
-  const holder = new Database(path.join(server.dataDir, 'lineage.db'));
-  holder.exec('BEGIN IMMEDIATE');
+  const holder = new Database(path.join(server.dataDir, 'lineage.db'), { timeout: 60_000 });
   let error: unknown;
   try {
+    holder.exec('BEGIN IMMEDIATE');
     error = await sync().then(() => null, (e: unknown) => e);
   } finally {
-    holder.exec('ROLLBACK');
+    if (holder.inTransaction) holder.exec('ROLLBACK');
     holder.close();
   }
   expect(error).toBeInstanceOf(SyncError);
   expect(error).toMatchObject({
     code: 'sync_upload_failed',
     message: expect.stringMatching(/^upload delta failed \(HTTP 503\): another process holds the write lock of the database/),
+    retryAfterSeconds: 5,
     hint: 'the server is busy: run the same sync again in 5 s or later (the server\'s Retry-After); this machine\'s state is as it was, and an upload the server did keep is recognised at the next sync, not sent twice',
   });
   expect(base()).toEqual(before);

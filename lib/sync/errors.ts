@@ -7,11 +7,21 @@ export class SyncError extends Error {
     readonly code: string,
     message: string,
     readonly hint?: string,
+    /**
+     * Set when the failure passes by itself (a busy server's 503 and its Retry-After, a server out of
+     * reach): the seconds after which the same command may go through. A `lineage watch` tries again then.
+     */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'SyncError';
   }
 }
+
+/** How long a `lineage watch` waits before it tries again a sync that reached no server. */
+export const UNREACHABLE_RETRY_SECONDS = 30;
+/** And one a local data directory's ledger refused as busy (what a server says in its Retry-After). */
+const LEDGER_BUSY_RETRY_SECONDS = 5;
 
 /** The ledger is ahead of the base this delta was cut from (HTTP 409 / stale sequence). */
 export class SyncConflictError extends SyncError {
@@ -40,5 +50,7 @@ export const REFUSED_UPLOAD_HINT = 'nothing of this upload was stored: change wh
 export function ledgerRefusal(code: string, message: string): SyncError {
   if (code === 'agent_not_found' || code === 'never_synced') return new SyncError('agent_not_found', message);
   if (code === 'bad_archive') return new SyncError('sync_upload_failed', message, REFUSED_UPLOAD_HINT);
+  // Another process holds the ledger for now (an index rebuild, a write lock): nothing was stored; it passes.
+  if (code === 'busy') return new SyncError(code, message, 'nothing was stored: run the same sync again in a moment', LEDGER_BUSY_RETRY_SECONDS);
   return new SyncError(code, message);
 }

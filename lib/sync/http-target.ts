@@ -1,6 +1,6 @@
 import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
-import { REFUSED_UPLOAD_HINT, SyncConflictError, SyncError } from './errors';
+import { REFUSED_UPLOAD_HINT, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 import { serverIdentity } from './target-mark';
 
@@ -76,7 +76,7 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
   } catch (error) {
     const unreachable = networkFailure(error);
     if (unreachable !== null) {
-      throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, 'check --server: is the service running, at that address and port, and reachable from here?');
+      throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, 'check --server: is the service running, at that address and port, and reachable from here?', UNREACHABLE_RETRY_SECONDS);
     }
     if (error instanceof AgentIdTakenError) {
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
@@ -86,7 +86,7 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);
       // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
       // same command, later. A 503 without one (a read-only data directory) keeps the hints below.
-      if (error.status === 503 && error.retryAfterSeconds !== null) throw new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds));
+      if (error.status === 503 && error.retryAfterSeconds !== null) throw new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds), error.retryAfterSeconds);
       // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
       if (failed === 'sync_upload_failed') throw new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
       throw new SyncError(failed, error.message, failed === 'restore_incomplete'

@@ -201,6 +201,28 @@ describe('lineage watch', () => {
     expect(second.outputs()[0]).toMatchObject({ ok: false, code: 'watch_running' });
   }), 120_000);
 
+  it('a sync of its own that fails for a reason that passes (the data directory busy) is tried again by itself, with --interval 0 and no change after it', () => inSandbox(async ({ sb, watch: start }) => {
+    const watch = start(['--quiet', '100', '--interval', '0']);
+    await watch.until((w) => w.outputs().length === 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0 });
+    // Another process holds the data directory's database for a write (an index rebuild would).
+    // (A background index catch-up of the first sync may hold it a while: waited for.)
+    const holder = new Database(path.join(sb.dataDir, 'lineage.db'), { timeout: 60_000 });
+    try {
+      holder.exec('BEGIN IMMEDIATE');
+      await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+      // (Its stdout and stderr are two pipes: either may come first.)
+      await watch.until((w) => w.outputs().length === 2 && /trying the sync again in 5 s \(it failed for a reason that passes\)/.test(w.stderr()), 'it said it would try again');
+      expect(watch.outputs()[1]).toMatchObject({ ok: false, code: 'busy', hint: 'nothing was stored: run the same sync again in a moment' });
+    } finally {
+      if (holder.inTransaction) holder.exec('ROLLBACK');
+      holder.close();
+    }
+    // No file changes again, and no interval: the retry alone syncs the change.
+    await watch.until((w) => w.outputs().length === 3, 'the sync tried again');
+    expect(watch.outputs()[2]).toMatchObject({ ok: true, sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
+  }), 120_000);
+
   it('stopped during its first sync, lets that sync finish and exits', () => inSandbox(async ({ watch: start, sync, runDir }) => {
     const watch = start([]);
     await ready(watch);

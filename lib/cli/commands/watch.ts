@@ -28,6 +28,9 @@ import { workspaceSyncOptions, type SyncFlags } from './sync';
 
 /** The longest delay a Node timer takes (2^31-1 ms, about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
+/** A failed sync that passes is tried again after this many seconds, doubled each time it fails again, at most RETRY_MAX_SECONDS. */
+const RETRY_FIRST_SECONDS = 5;
+const RETRY_MAX_SECONDS = 300;
 
 interface WatchFlags extends SyncFlags {
   onDemand?: boolean;
@@ -113,7 +116,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       } catch (error) {
         const failed = failureOutput(error);
         stderr(failed.stderr);
-        return { stdout: failed.stdout, code: 1 };
+        const retryAfterSeconds = error instanceof SyncError ? error.retryAfterSeconds : undefined;
+        return { stdout: failed.stdout, code: 1, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
       } finally {
         running = false;
       }
@@ -126,10 +130,30 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     queue = ran;
     return ran;
   };
+  // A sync of its own that failed for a reason that passes (a busy server, one out of reach, a busy
+  // data directory) is tried again by itself — after the server's Retry-After, or longer the more
+  // times in a row it failed (up to RETRY_MAX_SECONDS) — so that changes made before it are not left
+  // until the next change or --interval (with --interval 0: never). Any sync that runs meanwhile
+  // (a change, the interval, a sync served) takes its place.
+  let retryTimer: NodeJS.Timeout | undefined;
+  let failedInARow = 0;
   const ownSync = async () => {
+    clearTimeout(retryTimer);
     const output = await runSync((text) => process.stderr.write(text));
     process.stdout.write(output.stdout);
     startDetached();
+    afterSync(output);
+  };
+  const afterSync = (output: CommandOutput) => {
+    if (output.retryAfterSeconds === undefined) {
+      if (output.code === 0) failedInARow = 0;
+      return;
+    }
+    failedInARow++;
+    const seconds = Math.max(output.retryAfterSeconds, Math.min(RETRY_MAX_SECONDS, RETRY_FIRST_SECONDS * 2 ** (failedInARow - 1)));
+    progress(`trying the sync again in ${seconds} s (${failedInARow === 1 ? 'it failed' : `failed ${failedInARow} times in a row`} for a reason that passes)`);
+    clearTimeout(retryTimer);
+    retryTimer = setTimeout(() => void ownSync(), seconds * 1000);
   };
 
   let quietTimer: NodeJS.Timeout | undefined;
@@ -149,6 +173,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: runSync,
     stale: () => progress('declined a lineage sync of this workspace run by other sources (the package changed since this watch started): restart the watch to serve it'),
     served: (output) => {
+      clearTimeout(retryTimer);
+      afterSync(output);
       startDetached();
       process.stdout.write(output.stdout);
       progress(`ran a lineage sync for another process (exit ${output.code})`);
@@ -168,6 +194,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   keysAhead?.close();
   if (ticker) clearInterval(ticker);
   clearTimeout(quietTimer);
+  clearTimeout(retryTimer);
   await server?.close();
   await queue;
   startDetached();
