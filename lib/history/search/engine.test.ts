@@ -135,6 +135,20 @@ describe('canonically equivalent text is the same text', () => {
     expect(records('क')).toEqual([id('d-deva')]);
   });
 
+  it('a prefix never ends inside a character: cafe* finds neither form of café, caf* and café* both', () => {
+    for (const form of ['NFC', 'NFD'] as const) {
+      const q = (text: string) => text.normalize(form);
+      expect(records(q('caf*')), form).toEqual([...both, id('d-plain')].sort());
+      expect(records(q('café*')), form).toEqual(both);
+      expect(records(q('CAFÉ*')), form).toEqual(both);
+      expect(records(q('zür*')), form).toEqual(both);
+    }
+    expect(records('cafe*')).toEqual([id('d-plain')]);
+    expect(records('zu*')).toEqual([id('d-plain')]);
+    // A mark that composes with nothing (ि after क) parts nothing: the prefix before it still matches.
+    expect(records('क*')).toEqual([id('d-deva')]);
+  });
+
   it('highlights the whole decomposed word', () => {
     const r = search('café', DELTA);
     const decomposed = [r.first!, ...r.appearances].find((a) => a.record_id === id('d-decomposed'))!;

@@ -74,6 +74,26 @@ describe('the word index', () => {
     expect(indexQuery(parseSearchQuery('ab').terms)).toBeNull();
   });
 
+  it('says a prefix is not exact where a mark after it may join its last character: the index matches across it, the matcher does not', () => {
+    const db = wordIndex();
+    const docs = ['cafe\u0301', 'caf\u00e9', 'cafes', 'a\u00e9\u0323', '2026-11'];
+    const insert = db.prepare('INSERT INTO record_versions_words (rowid, words) VALUES (?, ?)');
+    docs.forEach((d, i) => insert.run(i + 1, indexText(d)));
+    const ask = (q: string) => {
+      const parsed = parseSearchQuery(q);
+      const query = indexQuery(parsed.terms)!;
+      const found = db.prepare('SELECT rowid FROM record_versions_words WHERE record_versions_words MATCH ? ORDER BY rowid').pluck().all(query.expression);
+      const matcher = compileMatcher(parsed.terms);
+      return { exact: query.exact, found, matched: docs.flatMap((d, i) => (matcher.test(d) ? [i + 1] : [])) };
+    };
+    expect(ask('cafe*')).toEqual({ exact: false, found: [1, 3], matched: [3] });
+    expect(ask('caf*')).toEqual({ exact: false, found: [1, 2, 3], matched: [1, 2, 3] });
+    // é then U+0323 is ẹ then U+0301 composed: `aé` ends inside it.
+    expect(ask('a\u00e9*')).toMatchObject({ exact: false, matched: [] });
+    // A digit takes no mark: still exact.
+    expect(ask('2026*')).toEqual({ exact: true, found: [5], matched: [5] });
+  });
+
   // Characters where SQLite and we part ways (unassigned U+0378, private use, letters SQLite's
   // tables lack, folds it does not make), our escape letters, and the everyday kind.
   const POOL = [...'abcAB01 .-_\n\u00a0', 'α', 'ω', 'Σ', 'ς', 'ſ', '\u212A', 'ẞ', 'ß', '\u0378', '\uE000', 'ꭰ', 'Ᏸ', '\u0301', '🚀', '中', 'İ', 'ı', '3b1',

@@ -58,12 +58,52 @@ export interface IndexPhrase {
   exact: boolean;
 }
 
-/** The index's phrase for a term: its folded words' tokens, in order. */
+const MARK = /\p{M}/u;
+let marks: string[] | undefined;
+const takes = new Map<string, boolean>();
+
+/**
+ * Whether some combining mark after `cluster` (a character and its marks) would make the two not
+ * end where they did under canonical equivalence — the mark composes with it (`e` + U+0301 → `é`;
+ * `é` + U+0323 → `ẹ` + U+0301) or goes before its marks — so that a prefix ending with `cluster`
+ * would match across the mark in one form and not in the other (match.ts `splitsCharacter`). Asked
+ * of every mark (Unicode's own tables: the runtime's NFC), once per cluster.
+ */
+export function takesComposingMark(cluster: string): boolean {
+  let answer = takes.get(cluster);
+  if (answer === undefined) {
+    if (!marks) {
+      marks = [];
+      for (let cp = 0x300; cp < 0x20000; cp++) {
+        const ch = String.fromCodePoint(cp);
+        if (MARK.test(ch)) marks.push(ch);
+      }
+    }
+    const composed = cluster.normalize('NFC');
+    answer = marks.some((m) => `${cluster}${m}`.normalize('NFC') !== composed + m.normalize('NFC'));
+    if (takes.size < 4096) takes.set(cluster, answer);
+  }
+  return answer;
+}
+
+/** The last character of `word` with the marks after it. */
+function lastCluster(word: string): string {
+  const chars = [...word];
+  let k = chars.length - 1;
+  while (k > 0 && MARK.test(chars[k]!)) k--;
+  return chars.slice(Math.max(k, 0)).join('');
+}
+
+/**
+ * The index's phrase for a term: its folded words' tokens, in order. A prefix ending in a character
+ * a mark may compose with (`cafe*`) is not answered exactly: the index's `cafe*` takes a decomposed
+ * `café` (`cafe` U+0301), which the matcher refuses as composed `café` is (a prefix never ends inside a character).
+ */
 export function indexPhrase(term: { words: readonly string[]; prefix: boolean; fragment: boolean }): IndexPhrase {
   if (term.fragment) return { tokens: [], prefix: false, exact: false };
   const tokens = term.words.flatMap(indexTokens);
   const pure = term.words.every((w) => w.length > 0 && [...w].every((ch) => isWordChar(ch)));
   const last = term.words.at(-1) ?? '';
-  const endsInWord = isWordChar([...last].at(-1));
-  return { tokens, prefix: term.prefix && endsInWord, exact: pure };
+  const prefix = term.prefix && isWordChar([...last].at(-1));
+  return { tokens, prefix, exact: pure && !(prefix && takesComposingMark(lastCluster(last))) };
 }

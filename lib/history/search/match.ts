@@ -14,16 +14,36 @@ interface CompiledTerm {
   pattern: RegExp;
   startBoundary: boolean;
   endBoundary: boolean;
-  /** A fragment never ends before a combining mark that composes with it: `e` is not found in `é` however `é` is written. */
+  /**
+   * A fragment or a prefix never ends inside a character (`splitsCharacter`): `e` is not found in `é`,
+   * nor `cafe*` in `café`, however `é` is written — as in its composed form, where neither could match.
+   */
   wholeCharacters: boolean;
 }
 
 const MARK = /\p{M}/u;
 
-/** Whether the mark `after` composes with the character before it into one (`e` + U+0301 → `é`; `क` + U+093F does not). */
-function composes(before: string | undefined, after: string | undefined): boolean {
-  if (before === undefined || after === undefined || !MARK.test(after)) return false;
-  return [...`${before}${after}`.normalize('NFC')].length === 1;
+/**
+ * Whether UTF-16 offset `at` of `text` falls inside one character as canonical equivalence sees it:
+ * a mark starts there that composes with what is before it (`e` + U+0301 → `é`; `ü` written
+ * `u` U+0308, then U+0301 → `ǘ`), so the text composed (NFC) has no boundary there. `क` + U+093F,
+ * which no precomposed character joins, is two characters either way.
+ */
+export function splitsCharacter(text: string, at: number): boolean {
+  const after = charAt(text, at);
+  if (after === undefined || !MARK.test(after)) return false;
+  // The run around `at`: back to the character the marks belong to, on over the marks after it.
+  let start = at;
+  while (start > 0) {
+    const ch = charBefore(text, start)!;
+    start -= ch.length;
+    if (!MARK.test(ch)) break;
+  }
+  let end = at;
+  for (let ch = charAt(text, end); ch !== undefined && MARK.test(ch); ch = charAt(text, end)) end += ch.length;
+  const left = text.slice(start, at);
+  if (left.length === 0) return false;
+  return text.slice(start, end).normalize('NFC') !== left.normalize('NFC') + text.slice(at, end).normalize('NFC');
 }
 
 // Syntax characters only: in a `u` regex any other escaped character is an error.
@@ -37,7 +57,7 @@ function compileTerm(term: QueryTerm): CompiledTerm {
     pattern: new RegExp(term.forms.map((words) => words.map(escape).join('\\s+')).join('|'), 'gu'),
     startBoundary: !term.fragment && isWordChar(charAt(first, 0)),
     endBoundary: !term.fragment && !term.prefix && isWordChar(charBefore(last, last.length)),
-    wholeCharacters: term.fragment,
+    wholeCharacters: term.fragment || term.prefix,
   };
 }
 
@@ -50,7 +70,7 @@ function termRanges(t: CompiledTerm, folded: string, firstOnly: boolean): Range[
     const end = start + m[0].length;
     const after = charAt(folded, end);
     const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(after))
-      && (!t.wholeCharacters || !composes(charBefore(folded, end), after));
+      && (!t.wholeCharacters || !splitsCharacter(folded, end));
     if (ok) {
       out.push([start, end]);
       if (firstOnly) break;

@@ -5,8 +5,10 @@
  * Canonically equivalent text is the same text: `é` typed as one code point (U+00E9) or as `e` and a
  * combining acute (U+0301) finds a memory holding either, as a term is asked for in its composed
  * (NFC) and decomposed (NFD) forms (a memory mixing the two inside one character, `ệ` as `ê` + U+0323,
- * is found by neither; a prefix is matched on code points, so `cafe*` finds a decomposed `café`, which
- * starts with `cafe`, and not a composed one). Nothing else is syntax:
+ * is found by neither). A prefix, like a fragment, ends only between whole characters: one that stops
+ * before a combining mark composing with its last character matches across it in neither form, so
+ * `cafe*` finds no `café` (composed, it does not start with `cafe`; decomposed, `cafe` is cut inside
+ * `é`), while `caf*` and `café*` find both. Nothing else is syntax:
  * parentheses, colons, carets, `OR`, `NEAR` are text to find, and a quote without its partner is
  * ignored. A query the engine cannot take is a LedgerError('invalid_input') saying why in words.
  */
