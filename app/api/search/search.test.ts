@@ -86,4 +86,12 @@ describe('refusals', () => {
       expect((await api(`q=${encodeURIComponent(q)}`)).status, q).toBe(200);
     }
   });
+
+  it('refuses a limit over 500 in words that say the largest, on both doors — it was cut to 500 without a word', async () => {
+    const words = 'limit must be at most 500 (later appearances per page), got "501"; page with offset for more';
+    expect(await api('q=gateway&limit=500')).toMatchObject({ status: 200 });
+    expect(await api('q=gateway&limit=501')).toEqual({ status: 400, body: { error: words } });
+    expect(await api(`q=gateway&limit=${'9'.repeat(30)}`)).toEqual({ status: 400, body: { error: expect.stringMatching(/^limit must be at most 500 /) } });
+    await expect(cli(['gateway', '--limit', '501'])).rejects.toThrow(words);
+  });
 });

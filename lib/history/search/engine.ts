@@ -5,10 +5,10 @@
  */
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
-import { clampLimit } from '../queries/common';
 import { candidateVersions, withText, type HitMeta, type SearchScope, type VersionHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
 import { firstAppearances, groupByAgent } from './order';
+import { searchLimit } from './options';
 import { parseSearchQuery, type ParsedQuery } from './parse-query';
 import { snippetAround } from './snippet';
 import { isMoveSource, latestSequences, recordEvents, sharedSequences, type RecordEvents } from './record-events';
@@ -133,7 +133,7 @@ export function countAppearances(db: LineageDb, parsed: ParsedQuery, scope: Sear
 
 export function searchHistory(params: SearchParams): SearchResult {
   const parsed = parseSearchQuery(params.q);
-  const limit = clampLimit(params.limit, 50, 500);
+  const limit = searchLimit(params.limit);
   const offset = params.offset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new LedgerError('invalid_input', `offset must be a non-negative integer, got ${String(offset)}`);
   const scope: SearchScope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };

@@ -7,7 +7,8 @@
  * folds to it (`variantsOf`) — so no PostgreSQL case mapping decides anything (pg_trgm's index
  * answers `~` and rechecks). That is a superset of the matches; the matcher then decides.
  */
-import { clampLimit, type TenantScope } from '@/lib/history/queries/common';
+import { type TenantScope } from '@/lib/history/queries/common';
+import { searchLimit } from '@/lib/history/search/options';
 import { type AgentFactStatus, type Appearance, type SearchResult } from '@/lib/history/search/engine';
 import type { VersionHit } from '@/lib/history/search/candidates';
 import { variantsOf } from '@/lib/history/search/fold-variants';
@@ -214,7 +215,7 @@ async function suggestTerms(db: Queryable, parsed: ParsedQuery, scope: Scope): P
 
 export async function searchHistory(db: Queryable, params: { q: string; agentId?: string; tenantId?: TenantScope; limit?: number; offset?: number }): Promise<SearchResult> {
   const parsed = parseSearchQuery(params.q);
-  const limit = clampLimit(params.limit, 50, 500);
+  const limit = searchLimit(params.limit);
   const offset = params.offset ?? 0;
   if (!Number.isSafeInteger(offset) || offset < 0) throw new LedgerError('invalid_input', `offset must be a non-negative integer, got ${String(offset)}`);
   const scope: Scope = { ...(params.agentId !== undefined ? { agentId: params.agentId } : {}), ...(params.tenantId !== undefined ? { tenantId: params.tenantId } : {}) };
