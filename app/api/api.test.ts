@@ -128,6 +128,26 @@ describe('dashboard API routes', () => {
     expect((await GET(req('/api/x?at=99'), params({ id: agentId }))).status).toBe(404);
   });
 
+  it('filters by a value exactly as given: " hot" is not "hot" (it was trimmed), an empty one is a 400 as before', async () => {
+    const { GET } = await import('./agents/[id]/records/route');
+    const headings = async (query: string) => {
+      const res = await GET(req(`/api/x?at=0&${query}`), params({ id: agentId }));
+      expect(res.status, query).toBe(200);
+      return ((await res.json()) as { items: { heading: string }[] }).items.map((r) => r.heading).sort();
+    };
+    expect(await headings('tier=hot')).toEqual(['Editor preferences', 'Gateway', 'Team']);
+    for (const query of ['tier=%20hot', 'tier=hot%20', 'tier=%09hot', 'namespace=%20curated', 'file=%20MEMORY.md']) expect(await headings(query), query).toEqual([]);
+    expect((await headings('file=MEMORY.md')).length).toBeGreaterThan(0);
+    for (const query of ['tier=', 'namespace=']) {
+      const res = await GET(req(`/api/x?${query}`), params({ id: agentId }));
+      expect(res.status, query).toBe(400);
+      expect(((await res.json()) as { error: string }).error).toMatch(/must not be empty/);
+    }
+    const changes = (await import('./changes/route')).GET;
+    expect((await changes(req(`/api/changes?since=2000-01-01&agent=${agentId}`), undefined)).status).toBe(200);
+    expect((await changes(req(`/api/changes?since=2000-01-01&agent=%20${agentId}`), undefined)).status).toBe(404);
+  });
+
   it('validates changes and search parameters', async () => {
     const changes = await import('./changes/route');
     expect((await changes.GET(req('/api/changes?since=yesterdayish'), undefined)).status).toBe(400);

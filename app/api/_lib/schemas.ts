@@ -7,7 +7,8 @@ const seqString = z.string().regex(/^\d+$/, 'must be a non-negative integer').tr
 const limitString = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(500));
 /** A date or date-time (no zone: UTC), as a Date; a day the month lacks or a bare number is a 400 (iso-time.ts). */
 const isoTime = z.string().refine((s) => parseIsoTime(s) !== null, 'must be an ISO 8601 time').transform((s) => parseIsoTime(s)!);
-const text = z.string().trim().min(1).max(500);
+/** A filter's value, exactly as given (` x` is not `x`: a stored value may begin or end with white space); empty is a 400. */
+const text = z.string().min(1).max(500);
 /** A page size of the keyset-paged lists (1…1000). */
 const pageLimit = z.string().regex(/^\d+$/, 'must be a positive integer').transform(Number).pipe(z.number().int().min(1).max(1000));
 /** An opaque paging cursor, as the previous page's `next_cursor` gave it (lib/history checks its contents). */

@@ -94,4 +94,14 @@ describe('refusals', () => {
     expect(await api(`q=gateway&limit=${'9'.repeat(30)}`)).toEqual({ status: 400, body: { error: expect.stringMatching(/^limit must be at most 500 /) } });
     await expect(cli(['gateway', '--limit', '501'])).rejects.toThrow(words);
   });
+
+  it('takes the agent exactly as given: a space around its id is no agent (it meant the agent trimmed)', async () => {
+    const total = ((await api(`q=gateway&agent=${AGENT}`)).body as { total: number }).total;
+    expect(total).toBeGreaterThan(0);
+    for (const agent of [` ${AGENT}`, `${AGENT} `]) {
+      expect(await api(`q=gateway&agent=${encodeURIComponent(agent)}`), agent).toMatchObject({ status: 404 });
+    }
+    // No agent is no filter, as before.
+    expect(await api('q=gateway&agent=')).toMatchObject({ status: 200, body: { total } });
+  });
 });

@@ -46,7 +46,8 @@ function pageLimit(value: string): number {
 }
 
 export function searchOptions(raw: { q?: string | null; agent?: string | null; limit?: string | null; offset?: string | null }): SearchOptions {
-  const agent = raw.agent?.trim();
+  // The agent as given: ` x` is not `x` (no agent id has white space: it is not found); empty is no filter.
+  const agent = raw.agent;
   return {
     q: raw.q ?? '',
     ...(agent ? { agentId: agent } : {}),
