@@ -1,7 +1,8 @@
 /**
  * The cursor-paged routes called as Next would call them, over a data directory seeded through the
  * real sync pipeline (e2e/seed): walking every page gives the whole list once, in order, and a cursor
- * the list did not give out (garbage, another shape, another sort) is a 400 in words, never a 500.
+ * the list did not give out (garbage, another shape, another sort, another agent, filter, op kind or
+ * order) is a 400 in words, never a 500.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -117,5 +118,48 @@ describe('cursor-paged routes', () => {
     expect((await GET(req('/api/x?order=sideways'), params({ id, recordId }))).status).toBe(400);
     // No "every version" form: unknown parameters and oversized pages are refused.
     for (const bad of ['?all', '?all=1', '?limit=501', '?limit=0']) expect((await GET(req(`/api/x${bad}`), params({ id, recordId }))).status).toBe(400);
+  });
+
+  it('a cursor pages only the list it came from: another agent, filter, op kind or order is a 400 in words', async () => {
+    const ANOTHER = /^This paging cursor belongs to another search or list \(another agent, sequence, filter or order\); start again from the first page\.$/;
+    const refused = async (res: Response | Promise<Response>) => {
+      const answer = await res;
+      expect(answer.status).toBe(400);
+      expect(((await answer.json()) as { error: string }).error).toMatch(ANOTHER);
+    };
+    const large = manifest.large.agentId;
+    const small = manifest.agentId;
+    const since = new Date(Date.parse(manifest.large.syncedAt) - 86_400_000).toISOString().slice(0, 10);
+    const cursorOf = async (res: Response | Promise<Response>) => ((await (await res).json()) as { next_cursor: string | null }).next_cursor!;
+
+    const changes = (await import('./changes/route')).GET;
+    const feed = await cursorOf(changes(req(`/api/changes?since=${since}&limit=5&agent=${large}`), undefined));
+    expect((await changes(req(`/api/changes?since=${since}&limit=5&agent=${large}&cursor=${feed}`), undefined)).status).toBe(200);
+    await refused(changes(req(`/api/changes?since=${since}&limit=5&agent=${small}&cursor=${feed}`), undefined));
+    await refused(changes(req(`/api/changes?since=${since}&limit=5&cursor=${feed}`), undefined));
+    await refused(changes(req(`/api/changes?since=${since}&limit=5&agent=${large}&op=update&cursor=${feed}`), undefined));
+
+    const records = (await import('./agents/[id]/records/route')).GET;
+    const page = await cursorOf(records(req('/api/x?limit=5'), params({ id: large })));
+    expect((await records(req(`/api/x?limit=5&cursor=${page}`), params({ id: large }))).status).toBe(200);
+    await refused(records(req(`/api/x?limit=5&cursor=${page}`), params({ id: small })));
+    await refused(records(req(`/api/x?limit=5&q=glossary&cursor=${page}`), params({ id: large })));
+    await refused(records(req(`/api/x?limit=5&at=0&cursor=${page}`), params({ id: large })));
+
+    const ops = (await import('./agents/[id]/sequences/[seq]/ops/route')).GET;
+    const created = await cursorOf(ops(req('/api/x?op=create&limit=5'), params({ id: large, seq: '0' })));
+    expect((await ops(req(`/api/x?op=create&limit=5&cursor=${created}`), params({ id: large, seq: '0' }))).status).toBe(200);
+    await refused(ops(req(`/api/x?op=update&limit=5&cursor=${created}`), params({ id: large, seq: '0' })));
+
+    const lineage = (await import('./agents/[id]/records/[recordId]/route')).GET;
+    const ids = ((await (await records(req('/api/x?limit=1000'), params({ id: small }))).json()) as { items: { record_id: string }[] }).items.map((r) => r.record_id);
+    let versions: { recordId: string; cursor: string } | undefined;
+    for (const recordId of ids) {
+      const cursor = ((await (await lineage(req('/api/x?limit=1'), params({ id: small, recordId }))).json()) as { next_cursor: string | null }).next_cursor;
+      if (cursor) versions = { recordId, cursor };
+    }
+    expect(versions).toBeDefined();
+    expect((await lineage(req(`/api/x?limit=1&cursor=${versions!.cursor}`), params({ id: small, recordId: versions!.recordId }))).status).toBe(200);
+    await refused(lineage(req(`/api/x?limit=1&order=oldest&cursor=${versions!.cursor}`), params({ id: small, recordId: versions!.recordId })));
   });
 });

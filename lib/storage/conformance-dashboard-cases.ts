@@ -214,9 +214,12 @@ export function runDashboardReadCases(b: Backends): void {
     expect(await same((s) => s.getDatabaseRecords({ agentId, seq: 0, cursor: 'nonsense' }))).toMatchObject({ error: { code: 'invalid_input' } });
     expect(await same((s) => s.getDatabaseRecords({ agentId: EMPTY, seq: 0 }))).toMatchObject({ error: { code: 'never_synced' } });
     expect(value(await same((s) => s.getDatabaseRecords({ agentId: UNKNOWN, seq: 0 })))).toBeNull();
-    // A cursor holding U+0000 (PostgreSQL text cannot) pages on from the same place on both.
+    // A cursor holding U+0000 (PostgreSQL text cannot) pages on from the same place on both: one this list
+    // gave out (its list's digest, first) with its position replaced.
+    const given = value(await same((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 1 })))!.next_cursor!;
+    const [list] = JSON.parse(Buffer.from(given, 'base64url').toString('utf8')) as [string, unknown];
     for (const at of ['10000000-0000-4000-8000-000000000004\u0000x', '\u0000']) {
-      const cursor = Buffer.from(JSON.stringify([at])).toString('base64url');
+      const cursor = Buffer.from(JSON.stringify([list, [at]])).toString('base64url');
       expect(value(await same((s) => s.getDatabaseRecords({ agentId, seq: 2, cursor })))!.items.length).toBeGreaterThan(0);
     }
     const { embedded, scaleOut } = await each((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 1000 }));

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type TenantScope } from './common';
+import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type CursorList, type TenantScope } from './common';
 import { updateDiff, updateDiffColumns } from './change-diffs';
 import { parseIsoTime } from './iso-time';
 import { allRows } from './prepared';
@@ -60,6 +60,14 @@ export interface ChangeGroup {
 /** The ops a change can be filtered by. */
 export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisfies readonly RecordOp[];
 
+/**
+ * The feed a cursor pages (common.ts `CursorList`): the tenant scope, the agent and the op filter.
+ * Not `since`: a window such as `7d` or `this-week` moves with the clock between two pages, and the
+ * cursor is a place in time order, which stays a place in the feed whatever its lower bound.
+ */
+export const changesList = (p: { tenantId?: TenantScope; agentId?: string; op?: string }): CursorList =>
+  ['changes', p.tenantId === undefined ? '*' : p.tenantId, p.agentId?.toLowerCase() ?? null, p.op ?? null];
+
 /** A feed cursor: the (synced_at, id) of the last change of the page before. */
 export const isFeedCursor = (v: unknown): v is [string, number] =>
   Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && parseIsoTime(v[0]) !== null && Number.isSafeInteger(v[1]);
@@ -83,7 +91,7 @@ export function getChanges(params: {
   const limit = clampLimit(params.limit, 200, 1000);
   const since = params.since.toISOString();
   const after = params.cursor === undefined ? sql`` : (() => {
-    const [at, id] = decodeCursor(params.cursor, isFeedCursor);
+    const [at, id] = decodeCursor(params.cursor, changesList(params), isFeedCursor);
     return sql`AND (v.synced_at, v.id) < (${at}, ${id})`;
   })();
   // The page is chosen first (MATERIALIZED), then only its rows get the per-row lookups (a move's source file, an
@@ -119,6 +127,6 @@ export function getChanges(params: {
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
   const last = shown[shown.length - 1];
-  const next_cursor = rows.length > limit && last ? encodeCursor([last.synced_at, last.id]) : null;
+  const next_cursor = rows.length > limit && last ? encodeCursor(changesList(params), [last.synced_at, last.id]) : null;
   return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }

@@ -5,6 +5,7 @@ import type { AgentRow } from '@/db/schema';
 import { LedgerError, type TenantScope } from '@/lib/ledger';
 import { firstRow } from './prepared';
 import { echoInput } from '@/lib/core/echo';
+import { sha256Hex } from '@/lib/core/uuid';
 
 export type { TenantScope };
 
@@ -36,16 +37,43 @@ export function assertSequence(agent: AgentRow, seq: number): void {
   }
 }
 
-export function encodeCursor(value: unknown): string {
-  return Buffer.from(JSON.stringify(value), 'utf8').toString('base64url');
+/**
+ * What a cursor pages: the list's name and everything that chooses its rows or their order (the
+ * agent, the sequence, the filters, the op kind, the order). A cursor carries a digest of it, so a
+ * cursor given out by one list is refused by any other (another agent, filter or order) in words,
+ * instead of paging that other list from some place in it. Values as the caller gave them: a
+ * filter absent is null.
+ */
+export type CursorList = readonly [name: string, ...choices: unknown[]];
+
+/** 16 hex digits of the list's SHA-256: deterministic, the same on every backend and process. */
+function listTag(list: CursorList): string {
+  return sha256Hex(Buffer.from(JSON.stringify(list.map((v) => v ?? null)), 'utf8')).slice(0, 16);
 }
 
-export function decodeCursor<T>(cursor: string, check: (v: unknown) => v is T): T {
+const TAG = /^[0-9a-f]{16}$/;
+
+/** An opaque cursor: base64url JSON of the list's digest and the position after which the next page starts. */
+export function encodeCursor(list: CursorList, position: unknown): string {
+  return Buffer.from(JSON.stringify([listTag(list), position]), 'utf8').toString('base64url');
+}
+
+/**
+ * The position of a cursor `list` gave out; `invalid_input` in words for one another list gave out
+ * ("belongs to another search or list") and for anything else ("not one this list gave out").
+ */
+export function decodeCursor<T>(cursor: string, list: CursorList, check: (v: unknown) => v is T): T {
+  let value: unknown;
   try {
-    const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (check(value)) return value;
+    value = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
   } catch {
-    // fall through to the error below
+    // refused below
+  }
+  if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && TAG.test(value[0])) {
+    if (value[0] !== listTag(list)) {
+      throw new LedgerError('invalid_input', 'This paging cursor belongs to another search or list (another agent, sequence, filter or order); start again from the first page.');
+    }
+    if (check(value[1])) return value[1];
   }
   throw new LedgerError('invalid_input', `The paging cursor "${echoInput(cursor)}" is not one this list gave out; start again from the first page.`);
 }

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 import { liveAt } from './records';
-import { assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, type TenantScope } from './common';
+import { assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, type CursorList, type TenantScope } from './common';
 
 /** Where `lineage restore --out` writes each runtime's database (the ZeroClaw store path, the Hermes home's state.db). */
 export const DATABASE_FILE = { zeroclaw: 'data/memory/brain.db', hermes: 'state.db' } as const;
@@ -35,19 +35,22 @@ export interface DatabaseRecordsResult {
 
 const isCursor = (v: unknown): v is [string] => Array.isArray(v) && v.length === 1 && typeof v[0] === 'string';
 
+/** The list a database-rows cursor pages (common.ts `CursorList`): one agent's database at one sequence. */
+const databaseList = (agentId: string, seq: number): CursorList => ['database records', agentId, seq];
+
 /** The record id a page starts after (a cursor this list gave out), or undefined for the first page. */
-export function databaseRecordsAfter(cursor: string | undefined): string | undefined {
-  return cursor === undefined ? undefined : decodeCursor(cursor, isCursor)[0];
+export function databaseRecordsAfter(cursor: string | undefined, agentId: string, seq: number): string | undefined {
+  return cursor === undefined ? undefined : decodeCursor(cursor, databaseList(agentId, seq), isCursor)[0];
 }
 
 /** A row as read: at most `limit + 1` of them in record-id order (one more tells there is a next page), the key and category as extracted. */
 export type DatabaseRecordRow = Omit<DatabaseRecordItem, 'key' | 'category'> & { key: unknown; category: unknown };
 
 /** The page from the rows read (shared with the PostgreSQL verb, lib/storage/pg/database-records.ts). */
-export function databaseRecordsPage(p: { seq: number; runtime: DatabaseRuntime; total: number; limit: number; rows: readonly DatabaseRecordRow[] }): DatabaseRecordsResult {
+export function databaseRecordsPage(p: { agentId: string; seq: number; runtime: DatabaseRuntime; total: number; limit: number; rows: readonly DatabaseRecordRow[] }): DatabaseRecordsResult {
   const items = p.rows.slice(0, p.limit).map((r) => ({ ...r, key: typeof r.key === 'string' ? r.key : null, category: typeof r.category === 'string' ? r.category : null }));
   const last = items[items.length - 1];
-  return { seq: p.seq, database: DATABASE_FILE[p.runtime], total: p.total, items, next_cursor: p.rows.length > p.limit && last ? encodeCursor([last.record_id]) : null };
+  return { seq: p.seq, database: DATABASE_FILE[p.runtime], total: p.total, items, next_cursor: p.rows.length > p.limit && last ? encodeCursor(databaseList(p.agentId, p.seq), [last.record_id]) : null };
 }
 
 /** The answer for an agent without a database (OpenClaw). */
@@ -67,7 +70,7 @@ export function getDatabaseRecords(params: { db: LineageDb; agentId: string; seq
   if (runtime === null) return noDatabase(params.seq);
   const limit = clampLimit(params.limit, 200, 500);
   const live = liveAt(agent.id, params.seq);
-  const afterId = databaseRecordsAfter(params.cursor);
+  const afterId = databaseRecordsAfter(params.cursor, agent.id, params.seq);
   const after = afterId === undefined ? sql`` : sql`AND record_id > ${afterId}`;
   const { db } = params.db;
   const total = db.get<{ n: number }>(sql`WITH live AS (${live}) SELECT count(*) AS n FROM live WHERE origin_file IS NULL`)?.n ?? 0;
@@ -78,5 +81,5 @@ export function getDatabaseRecords(params: { db: LineageDb; agentId: string; seq
       CASE WHEN json_valid(v.record_json) THEN coalesce(json_extract(v.record_json, '$.raw_source_format.key'), json_extract(v.record_json, '$.source.session_id')) END AS key,
       CASE WHEN json_valid(v.record_json) THEN json_extract(v.record_json, '$.category') END AS category
     FROM page p JOIN record_versions v ON v.id = p.version_id ORDER BY p.record_id`);
-  return databaseRecordsPage({ seq: params.seq, runtime, total, limit, rows });
+  return databaseRecordsPage({ agentId: agent.id, seq: params.seq, runtime, total, limit, rows });
 }

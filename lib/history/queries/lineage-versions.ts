@@ -9,7 +9,7 @@ import type { LineageDb } from '@/db/client';
 import type { EntryKind } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
 import { LedgerError } from '@/lib/ledger';
-import { decodeCursor, encodeCursor, movedFromFile, parseTags } from './common';
+import { decodeCursor, encodeCursor, movedFromFile, parseTags, type CursorList } from './common';
 import type { LineageVersion } from './lineage';
 import { allRows, firstRow } from './prepared';
 
@@ -21,9 +21,16 @@ type Key = [number, EntryKind, string];
 const isKey = (v: unknown): v is Key =>
   Array.isArray(v) && v.length === 3 && Number.isSafeInteger(v[0]) && (v[1] === 'delta' || v[1] === 'snapshot') && typeof v[2] === 'string';
 
-export const decodeVersionCursor = (cursor: string): Key => decodeCursor(cursor, isKey);
-export const encodeVersionCursor = (v: Pick<LineageVersion, 'seq' | 'entry_kind' | 'record_id'>): string =>
-  encodeCursor([v.seq, v.entry_kind, v.record_id]);
+/**
+ * The list a lineage cursor pages (common.ts `CursorList`): the agent and the order. The memory is the
+ * cursor's own version, which must be of the chain asked for (`versionPage`): any id of a chain pages
+ * the same versions, and a chain a move lengthens between two pages is still the same list.
+ */
+const lineageList = (agentId: string, order: VersionOrder): CursorList => ['lineage', agentId, order];
+
+export const decodeVersionCursor = (cursor: string, agentId: string, order: VersionOrder): Key => decodeCursor(cursor, lineageList(agentId, order), isKey);
+export const encodeVersionCursor = (v: Pick<LineageVersion, 'seq' | 'entry_kind' | 'record_id'>, agentId: string, order: VersionOrder): string =>
+  encodeCursor(lineageList(agentId, order), [v.seq, v.entry_kind, v.record_id]);
 
 type Row = Omit<LineageVersion, 'tags' | 'record'> & { tags: string; record_json: string; moved_from: string | null; from_file: string | null };
 
@@ -77,14 +84,14 @@ export function chainVersionCount(db: LineageDb['db'], agentId: string, chain: s
  */
 export function versionPage(db: LineageDb['db'], agentId: string, chain: string[], order: VersionOrder, limit: number, cursor?: string):
   { versions: LineageVersion[]; before: LineageVersion | null; next_cursor: string | null } {
-  const key = cursor === undefined ? undefined : decodeVersionCursor(cursor);
+  const key = cursor === undefined ? undefined : decodeVersionCursor(cursor, agentId, order);
   if (key && !chain.includes(key[2])) {
     throw new LedgerError('invalid_input', 'The paging cursor names a version of another memory; start again from the first page.');
   }
   const rows = chainVersions(db, agentId, chain, order, limit + 1, key);
   const versions = rows.slice(0, limit);
   const last = versions[versions.length - 1];
-  const next_cursor = rows.length > limit && last ? encodeVersionCursor(last) : null;
+  const next_cursor = rows.length > limit && last ? encodeVersionCursor(last, agentId, order) : null;
   let before: LineageVersion | null = null;
   if (order === 'newest') before = rows[limit] ?? null;
   else if (versions[0]) before = chainVersions(db, agentId, chain, 'newest', 1, [versions[0].seq, versions[0].entry_kind, versions[0].record_id])[0] ?? null;

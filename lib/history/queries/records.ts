@@ -3,7 +3,7 @@ import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from './record-facets';
 import {
-  asciiLower, assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type TenantScope,
+  asciiLower, assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type CursorList, type TenantScope,
 } from './common';
 
 export interface RecordAtItem {
@@ -55,6 +55,14 @@ export interface RecordFilters {
   /** Text the content, heading or file must contain (case-insensitive for ASCII letters). */
   q?: string;
 }
+
+/**
+ * The list a records cursor pages (common.ts `CursorList`): the agent, `at` as asked (absent: the
+ * latest, whichever that is when the next page is read) and every filter, values exactly as given.
+ * The sort is in the cursor's position, and said apart (`getRecordsAt`).
+ */
+export const recordsList = (agentId: string, p: { at?: number } & RecordFilters): CursorList =>
+  ['records', agentId, p.at ?? null, p.memory_type ?? null, p.namespace ?? null, p.file ?? null, p.tag ?? null, p.status ?? null, p.tier ?? null, p.q ?? null];
 
 /**
  * The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a
@@ -204,7 +212,7 @@ export function getRecordsAt(params: {
   const limit = clampLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
-  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, isCursor);
+  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);
   if (cursor && cursor[0] !== sort) {
     throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
   }
@@ -238,7 +246,7 @@ export function getRecordsAt(params: {
   const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: rows.length > limit && last ? encodeCursor([sort, lastKey(last), last.version_id]) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor(recordsList(agent.id, params), [sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type TenantScope } from './common';
+import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
 import { allRows } from './prepared';
 
 export interface SequenceOp {
@@ -49,11 +49,14 @@ export function opCountsOf(entries: EntryOpCounts[]): OpCounts {
   return counts;
 }
 
+/** The list an ops cursor pages (common.ts `CursorList`): one op kind of one agent's sequence. */
+export const opsList = (agentId: string, seq: number, op: RecordOp): CursorList => ['sequence ops', agentId, seq, op];
+
 /** One page of the sequence's ops of kind `op`, after `cursor`, in (entry_kind, id) order. */
 export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op: RecordOp, limit: number, cursor?: string):
   { items: SequenceOp[]; next_cursor: string | null } {
   const after = cursor === undefined ? sql`` : (() => {
-    const [kind, id] = decodeCursor(cursor, isOpCursor);
+    const [kind, id] = decodeCursor(cursor, opsList(agentId, seq, op), isOpCursor);
     return sql`AND (v.entry_kind, v.id) > (${kind}, ${id})`;
   })();
   const rows = allRows<SequenceOp & { id: number }>(db.db, sql`
@@ -70,7 +73,7 @@ export function sequenceOpsPage(db: LineageDb, agentId: string, seq: number, op:
   const last = page[page.length - 1];
   return {
     items: page.map(({ id: _id, ...o }) => o),
-    next_cursor: rows.length > limit && last ? encodeCursor([last.entry_kind, last.id]) : null,
+    next_cursor: rows.length > limit && last ? encodeCursor(opsList(agentId, seq, op), [last.entry_kind, last.id]) : null,
   };
 }
 

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind } from '@/db/schema';
-import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type TenantScope } from './common';
+import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
 import { allRows, firstRow } from './prepared';
 import { firstOpPages, type SequenceOp } from './sequence-ops';
 
@@ -42,16 +42,19 @@ export interface SequenceFileCount { path: string | null; entry_kind: EntryKind;
 const isRawCursor = (v: unknown): v is [EntryKind, string] =>
   Array.isArray(v) && v.length === 2 && (v[0] === 'delta' || v[0] === 'snapshot') && typeof v[1] === 'string' && !v[1].includes('\u0000');
 
-/** The position after which the next page starts; throws `invalid_input` for a cursor no page gave out. */
-export function decodeRawCursor(cursor: string): [EntryKind, string] {
-  return decodeCursor(cursor, isRawCursor);
+/** The list a raw-files cursor pages (common.ts `CursorList`): one agent's sequence. */
+const rawList = (agentId: string, seq: number): CursorList => ['sequence raw', agentId, seq];
+
+/** The position after which the next page starts; throws `invalid_input` for a cursor this sequence's list did not give out. */
+export function decodeRawCursor(cursor: string, agentId: string, seq: number): [EntryKind, string] {
+  return decodeCursor(cursor, rawList(agentId, seq), isRawCursor);
 }
 
 /** Cuts `limit + 1` fetched rows to the page and the cursor of the page after it (null: the last page). */
-export function rawPageOf<R extends { entry_kind: EntryKind; path: string }>(rows: R[], limit: number): { page: R[]; next_cursor: string | null } {
+export function rawPageOf<R extends { entry_kind: EntryKind; path: string }>(rows: R[], limit: number, agentId: string, seq: number): { page: R[]; next_cursor: string | null } {
   const page = rows.slice(0, limit);
   const last = page[page.length - 1];
-  return { page, next_cursor: rows.length > limit && last ? encodeCursor([last.entry_kind, last.path]) : null };
+  return { page, next_cursor: rows.length > limit && last ? encodeCursor(rawList(agentId, seq), [last.entry_kind, last.path]) : null };
 }
 
 /**
@@ -92,7 +95,7 @@ export function sequenceRawChanges(rawRows: SequenceRawRow[], movesFrom: Sequenc
 export function sequenceRawPage(db: LineageDb, p: { agentId: string; seq: number; ops: SequenceOp[]; opsLimit?: number; limit?: number; cursor?: string }): SequenceRawPage {
   const limit = p.limit ?? Number.MAX_SAFE_INTEGER - 1;
   const after = p.cursor === undefined ? sql`` : (() => {
-    const [kind, path] = decodeRawCursor(p.cursor);
+    const [kind, path] = decodeRawCursor(p.cursor, p.agentId, p.seq);
     return sql`AND (entry_kind, path) > (${kind}, ${path})`;
   })();
   const rows = allRows<SequenceRawRow>(db.db, sql`
@@ -106,7 +109,7 @@ export function sequenceRawPage(db: LineageDb, p: { agentId: string; seq: number
     FROM (SELECT agent_id, path, seq, entry_kind, deleted, size FROM raw_file_versions
       WHERE agent_id = ${p.agentId} AND seq = ${p.seq} ${after} ORDER BY entry_kind, path LIMIT ${limit + 1}) f
     ORDER BY f.entry_kind, f.path`);
-  const { page, next_cursor } = rawPageOf(rows, limit);
+  const { page, next_cursor } = rawPageOf(rows, limit, p.agentId, p.seq);
   // The moves' files of origin (a move touches both files), over the sequence's moves only.
   const movesFrom = page.length === 0 ? [] : allRows<SequenceFileCount>(db.db, sql`
     SELECT from_file AS path, entry_kind, count(*) AS count FROM (
@@ -132,7 +135,7 @@ export function getSequenceRaw(params: {
   if (!agent) return null;
   const limit = clampLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
   const opsLimit = clampLimit(params.opsLimit, 100, 1000);
-  if (params.cursor !== undefined) decodeRawCursor(params.cursor); // a bad cursor is refused before any work
+  if (params.cursor !== undefined) decodeRawCursor(params.cursor, agent.id, params.seq); // a bad cursor is refused before any work
   const { ops } = firstOpPages(params.db, agent.id, params.seq, opsLimit);
   return sequenceRawPage(params.db, { agentId: agent.id, seq: params.seq, ops, opsLimit, limit, cursor: params.cursor });
 }

@@ -6,7 +6,7 @@
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit, decodeCursor, encodeCursor, snippet, type TenantScope } from '@/lib/history/queries/common';
-import { CHANGE_OPS, isFeedCursor, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
+import { CHANGE_OPS, changesList, isFeedCursor, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
 import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
@@ -50,7 +50,7 @@ export async function getChanges(db: Queryable, params: { tenantId?: TenantScope
   const p = new Params();
   let after = '';
   if (params.cursor !== undefined) {
-    const [at, id] = decodeCursor(params.cursor, isFeedCursor);
+    const [at, id] = decodeCursor(params.cursor, changesList(params), isFeedCursor);
     after = `AND (v.synced_at, v.id) < (${p.add(at)}, ${p.add(id)}::bigint)`;
   }
   const found = await rows<Omit<ChangeItem, 'snippet' | 'key'> & { id: number; agent_id: string; agent_name: string; content: string; key_json: string | null }>(db, `
@@ -79,6 +79,6 @@ export async function getChanges(db: Queryable, params: { tenantId?: TenantScope
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
   const last = shown[shown.length - 1];
-  const next_cursor = found.length > limit && last ? encodeCursor([last.synced_at, last.id]) : null;
+  const next_cursor = found.length > limit && last ? encodeCursor(changesList(params), [last.synced_at, last.id]) : null;
   return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }

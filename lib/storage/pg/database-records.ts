@@ -22,7 +22,7 @@ export async function getDatabaseRecords(db: Queryable, params: { agentId: strin
   const runtime = databaseRuntime(agent.source_runtime);
   if (runtime === null) return noDatabase(params.seq);
   const limit = clampLimit(params.limit, 200, 500);
-  const afterId = databaseRecordsAfter(params.cursor);
+  const afterId = databaseRecordsAfter(params.cursor, agent.id, params.seq);
   const tp = new Params();
   const counting = first<{ n: number }>(db, `WITH live AS (${liveAt(tp, agent.id, params.seq)})
     SELECT count(*)::int AS n FROM live WHERE origin_file IS NULL`, tp);
@@ -42,5 +42,5 @@ export async function getDatabaseRecords(db: Queryable, params: { agentId: strin
     const json = parsedJson(record_json);
     return { ...row, key: stringAt(json, ['raw_source_format', 'key'], ['source', 'session_id']), category: stringAt(json, ['category']) };
   });
-  return databaseRecordsPage({ seq: params.seq, runtime, total, limit, rows: page });
+  return databaseRecordsPage({ agentId: agent.id, seq: params.seq, runtime, total, limit, rows: page });
 }

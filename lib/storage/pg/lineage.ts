@@ -96,14 +96,14 @@ async function chainVersionCount(db: Queryable, agentId: string, chain: string[]
 /** One page in `order` after `cursor`, with the page's diff base `before` and the next cursor (`versionPage`). */
 async function versionPage(db: Queryable, agentId: string, chain: string[], order: VersionOrder, limit: number, cursor?: string):
   Promise<{ versions: LineageVersion[]; before: LineageVersion | null; next_cursor: string | null }> {
-  const key = cursor === undefined ? undefined : decodeVersionCursor(cursor);
+  const key = cursor === undefined ? undefined : decodeVersionCursor(cursor, agentId, order);
   if (key && !chain.includes(key[2])) {
     throw new LedgerError('invalid_input', 'The paging cursor names a version of another memory; start again from the first page.');
   }
   const found = await chainVersions(db, agentId, chain, order, limit + 1, key);
   const versions = found.slice(0, limit);
   const last = versions[versions.length - 1];
-  const next_cursor = found.length > limit && last ? encodeVersionCursor(last) : null;
+  const next_cursor = found.length > limit && last ? encodeVersionCursor(last, agentId, order) : null;
   let before: LineageVersion | null = null;
   if (order === 'newest') before = found[limit] ?? null;
   else if (versions[0]) before = (await chainVersions(db, agentId, chain, 'newest', 1, [versions[0].seq, versions[0].entry_kind, versions[0].record_id]))[0] ?? null;

@@ -6,7 +6,7 @@
  */
 import { asciiLower as asciiLowerText, assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
 import {
-  RECORD_SORTS, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
+  RECORD_SORTS, recordsList, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
 } from '@/lib/history/queries/records';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from '@/lib/history/queries/record-facets';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -151,7 +151,7 @@ export async function getRecordsAt(db: Queryable, params: {
   const limit = clampLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
-  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, isCursor);
+  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);
   if (cursor && cursor[0] !== sort) {
     throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
   }
@@ -178,7 +178,7 @@ export async function getRecordsAt(db: Queryable, params: {
   const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: found.length > limit && last ? encodeCursor([sort, lastKey(last), last.version_id]) : null,
+    next_cursor: found.length > limit && last ? encodeCursor(recordsList(agent.id, params), [sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }

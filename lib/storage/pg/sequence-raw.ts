@@ -18,7 +18,7 @@ export function rawPageQuery(p: { agentId: string; seq: number; limit: number; c
   const n = q.add(p.seq);
   let after = '';
   if (p.cursor !== undefined) {
-    const [kind, path] = decodeRawCursor(p.cursor);
+    const [kind, path] = decodeRawCursor(p.cursor, p.agentId, p.seq);
     after = `AND (entry_kind COLLATE "C", path COLLATE "C") > (${q.add(kind)}, ${q.add(path)})`;
   }
   // Equalities under "C" too, so the count can use the C-collated index.
@@ -41,7 +41,7 @@ export async function sequenceRawPage(db: Queryable, p: { agentId: string; seq: 
   const limit = p.limit ?? Number.MAX_SAFE_INTEGER - 1;
   const { text, params } = rawPageQuery({ agentId: p.agentId, seq: p.seq, limit, cursor: p.cursor });
   const found = await rows<SequenceRawRow>(db, text, params);
-  const { page, next_cursor } = rawPageOf(found, limit);
+  const { page, next_cursor } = rawPageOf(found, limit, p.agentId, p.seq);
   const movesFrom = page.length === 0 ? [] : await rows<SequenceFileCount>(db, `
     SELECT from_file AS path, entry_kind, count(*)::int AS count FROM (
       SELECT v.entry_kind, ${MOVED_FROM_FILE} AS from_file FROM record_versions v

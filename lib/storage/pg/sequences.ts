@@ -7,7 +7,7 @@ import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
 import type { SequenceDetail, SequenceEntry, SequenceItem } from '@/lib/history/queries/sequences';
-import { opCountsOf, sortByEntry, type EntryOpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
+import { opCountsOf, opsList, sortByEntry, type EntryOpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, decodeRawCursor, type SequenceRawPage } from '@/lib/history/queries/sequence-raw';
 import { findAgent } from './agents';
 import { first, Params, rows, type Queryable } from './sql';
@@ -43,7 +43,7 @@ export async function sequenceOpsPage(db: Queryable, agentId: string, seq: numbe
   const o = p.add(op);
   let after = '';
   if (cursor !== undefined) {
-    const [kind, id] = decodeCursor(cursor, isOpCursor);
+    const [kind, id] = decodeCursor(cursor, opsList(agentId, seq, op), isOpCursor);
     after = `AND (v.entry_kind COLLATE "C", v.id) > (${p.add(kind)}, ${p.add(id)}::bigint)`;
   }
   const found = await rows<SequenceOp & { id: number }>(db, `
@@ -60,7 +60,7 @@ export async function sequenceOpsPage(db: Queryable, agentId: string, seq: numbe
   const last = page[page.length - 1];
   return {
     items: page.map(({ id: _id, ...rest }) => rest),
-    next_cursor: found.length > limit && last ? encodeCursor([last.entry_kind, last.id]) : null,
+    next_cursor: found.length > limit && last ? encodeCursor(opsList(agentId, seq, op), [last.entry_kind, last.id]) : null,
   };
 }
 
@@ -121,7 +121,7 @@ export async function getSequenceRaw(db: Queryable, params: {
   if (!agent) return null;
   const limit = clampLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
   const opsLimit = clampLimit(params.opsLimit, 100, 1000);
-  if (params.cursor !== undefined) decodeRawCursor(params.cursor); // a bad cursor is refused before any work
+  if (params.cursor !== undefined) decodeRawCursor(params.cursor, agent.id, params.seq); // a bad cursor is refused before any work
   const { ops } = await firstOpPages(db, agent.id, params.seq, opsLimit);
   return sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit, limit, cursor: params.cursor });
 }

@@ -1,0 +1,179 @@
+/**
+ * Each backend answers exactly what was asked (embedded: SQLite + fs; scale-out: the run's real
+ * PostgreSQL 15 + radosgw), asserted on each, not only compared: a search `limit` over 500 is
+ * refused in words (it was cut to 500), a prefix never ends inside a character (`cafe*` found a
+ * decomposed `café`), a filter value is matched as given (the API trimmed it), and a paging cursor
+ * is refused by any list but the one that gave it out (another agent, filter, op kind, sequence or
+ * order paged some tail of that other list).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgDatabase } from '@/db/pg/client';
+import { writeDelta, writeSnapshot } from '@/lib/core/archive';
+import { computeDelta } from '@/lib/core/delta';
+import { NS } from '@/lib/core/ids';
+import type { MemoryRecord } from '@/lib/core/record';
+import { uuidV5 } from '@/lib/core/uuid';
+import { isLedgerError } from '@/lib/ledger/errors';
+import { openLedger } from '@/lib/ledger/ledger';
+import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
+import { freshBucket, freshDatabase, testS3Client, usePostgres, useRadosgw } from '@/tests/engines/use-engines';
+import { embeddedStorage } from './embedded';
+import { scaleOutStorage } from './scale-out';
+import type { LineageStorage } from './types';
+
+const A = '7e7e7e7e-5555-4a2b-8c3d-000000000001';
+const B = '7e7e7e7e-5555-4a2b-8c3d-000000000002';
+const START = Date.parse('2026-11-10T08:00:00Z');
+const id = (n: string) => uuidV5(NS.alf, `exact-answers:${n}`);
+
+interface Memory { n: string; content: string; namespace?: string; file?: string }
+
+function toRecord(agentId: string, m: Memory): MemoryRecord {
+  return {
+    id: id(m.n), agent_id: agentId, content: m.content, memory_type: 'semantic',
+    source: { runtime: 'openclaw', origin: 'workspace', origin_file: m.file ?? 'memory/notes.md' },
+    raw_source_format: { heading: null, line_start: 1 }, temporal: { created_at: '2026-01-01T00:00:00Z' },
+    status: 'active', namespace: m.namespace ?? 'daily', tags: [],
+  };
+}
+
+/** A snapshot of the first state, then a delta per later state. */
+async function uploads(agentId: string, states: Memory[][]): Promise<{ kind: 'snapshot' | 'delta'; base: number; bytes: Uint8Array; now: Date }[]> {
+  const manifest = (now: Date) => ({ alf_version: '1.0.0', created_at: now.toISOString(), agent: { id: agentId, name: 'exact', source_runtime: 'openclaw' } });
+  const out = [];
+  let before: MemoryRecord[] = [];
+  for (const [seq, state] of states.entries()) {
+    const now = new Date(START + seq * 3_600_000);
+    const records = state.map((m) => toRecord(agentId, m));
+    out.push(seq === 0
+      ? { kind: 'snapshot' as const, base: 0, now, bytes: await writeSnapshot({ manifest: manifest(now), records, layers: {}, raw: new Map(), extra: new Map() }) }
+      : {
+        kind: 'delta' as const, base: seq - 1, now,
+        bytes: await writeDelta({ manifest: { ...manifest(now), sync: { base_sequence: seq - 1, new_sequence: seq } }, entries: computeDelta(before, records), layers: {}, rawChanged: new Map(), rawDeleted: [] }),
+      });
+    before = records;
+  }
+  return out;
+}
+
+const notes = (k: number, suffix = '') => Array.from({ length: k }, (_, i): Memory => ({ n: `note-${i}`, content: `plain note ${i}${suffix}`, file: 'memory/c.md' }));
+const CAFES: Memory[] = [
+  { n: 'composed', content: 'Café Zürich'.normalize('NFC'), file: 'memory/a.md' },
+  { n: 'decomposed', content: 'Café Zürich'.normalize('NFD'), namespace: ' daily', file: 'memory/a.md' },
+  { n: 'plain', content: 'Cafe Zurich', namespace: 'daily ', file: ' memory/b.md' },
+];
+const STATES_A: Memory[][] = [
+  [...CAFES, ...notes(6)],
+  [...CAFES, ...notes(6, ', edited')],
+  [...CAFES.map((m) => (m.n === 'plain' ? { ...m, content: 'Cafe Zurich, twice' } : m)), ...notes(6, ', edited again')],
+];
+const STATES_B: Memory[][] = [notes(6)];
+
+const backends: [name: string, storage: LineageStorage][] = [];
+let dir = '';
+
+beforeAll(async () => {
+  await Promise.all([usePostgres(), useRadosgw()]);
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-exact-answers-'));
+  const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+  const client = testS3Client(settings);
+  const location = { bucket, prefix: 'lineage' };
+  backends.push(['embedded', embeddedStorage(openLedger(dir))]);
+  backends.push(['scale-out', scaleOutStorage({ db: await openPgDatabase(url), blobs: new S3BlobStore(client, location), client, location })]);
+  for (const [, s] of backends) {
+    for (const [agentId, states] of [[A, STATES_A], [B, STATES_B]] as const) {
+      await s.registerAgent({ id: agentId, name: 'exact', sourceRuntime: 'openclaw', tenantId: null, now: new Date(START - 60_000) });
+      for (const u of await uploads(agentId, states)) {
+        if (u.kind === 'snapshot') await s.ingestSnapshot({ agentId, bytes: u.bytes, now: u.now });
+        else await s.ingestDelta({ agentId, baseSequence: u.base, bytes: u.bytes, now: u.now });
+      }
+    }
+  }
+});
+
+afterAll(async () => {
+  for (const [, s] of backends) await s.close();
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+});
+
+/** The refusal's words (a LedgerError `invalid_input`), or a failure when the verb answered. */
+async function refusal(run: () => Promise<unknown>): Promise<string> {
+  try {
+    await run();
+  } catch (error) {
+    if (isLedgerError(error) && error.code === 'invalid_input') return error.message;
+    throw error;
+  }
+  throw new Error('expected invalid_input, got an answer');
+}
+
+const ANOTHER = 'This paging cursor belongs to another search or list (another agent, sequence, filter or order); start again from the first page.';
+
+describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (name) => {
+  const storage = () => backends.find(([n]) => n === name)![1];
+
+  it('a search limit over 500 is refused in words, not cut to 500', async () => {
+    const s = storage();
+    expect((await s.search({ q: 'note', limit: 500 })).total).toBeGreaterThan(0);
+    for (const limit of [501, 5000]) {
+      expect(await refusal(() => s.search({ q: 'note', limit }))).toBe(`limit must be at most 500 (later appearances per page), got "${limit}"; page with offset for more`);
+    }
+    expect(await refusal(() => s.search({ q: 'note', limit: 0 }))).toMatch(/^limit must be a positive whole number/);
+  });
+
+  it('a prefix never ends inside a character: cafe* finds neither form of café, caf* and café* find both', async () => {
+    const s = storage();
+    const found = async (q: string) => {
+      const r = await s.search({ q, agentId: A });
+      return (r.first ? [r.first, ...r.appearances] : []).map((a) => a.record_id).filter((v, i, all) => all.indexOf(v) === i).sort();
+    };
+    const both = [id('composed'), id('decomposed')].sort();
+    expect(await found('cafe*')).toEqual([id('plain')]);
+    expect(await found('CAFE*')).toEqual([id('plain')]);
+    for (const form of ['NFC', 'NFD'] as const) {
+      expect(await found('café*'.normalize(form)), form).toEqual(both);
+      expect(await found('zür*'.normalize(form)), form).toEqual(both);
+      expect(await found('caf*'.normalize(form)), form).toEqual([...both, id('plain')].sort());
+    }
+  });
+
+  it('a filter value is matched as given: " daily" and "daily " are not "daily"', async () => {
+    const s = storage();
+    const ids = async (filters: Record<string, string>) => (await s.getRecordsAt({ agentId: A, ...filters }))!.items.map((r) => r.record_id).sort();
+    expect(await ids({ namespace: ' daily' })).toEqual([id('decomposed')]);
+    expect(await ids({ namespace: 'daily ' })).toEqual([id('plain')]);
+    expect(await ids({ namespace: 'daily' })).not.toContain(id('decomposed'));
+    expect(await ids({ namespace: 'daily' })).not.toContain(id('plain'));
+    expect(await ids({ file: ' memory/b.md' })).toEqual([id('plain')]);
+    expect(await ids({ file: 'memory/b.md' })).toEqual([]);
+  });
+
+  it('a cursor pages only the list that gave it out', async () => {
+    const s = storage();
+    // Records: the same list goes on; another agent, filter or `at` refuses it.
+    const records = (await s.getRecordsAt({ agentId: A, limit: 2 }))!.next_cursor!;
+    expect((await s.getRecordsAt({ agentId: A, limit: 2, cursor: records }))!.items).toHaveLength(2);
+    expect(await refusal(() => s.getRecordsAt({ agentId: B, limit: 2, cursor: records }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getRecordsAt({ agentId: A, limit: 2, namespace: 'daily', cursor: records }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getRecordsAt({ agentId: A, at: 2, limit: 2, cursor: records }))).toBe(ANOTHER);
+    // The change feed: agent and op.
+    const since = new Date(START - 86_400_000);
+    const feed = (await s.getChanges({ since, agentId: A, limit: 2 })).next_cursor!;
+    expect((await s.getChanges({ since, agentId: A, limit: 2, cursor: feed })).groups.length).toBeGreaterThan(0);
+    expect(await refusal(() => s.getChanges({ since, agentId: B, limit: 2, cursor: feed }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getChanges({ since, limit: 2, cursor: feed }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getChanges({ since, agentId: A, op: 'update', limit: 2, cursor: feed }))).toBe(ANOTHER);
+    // A sequence's ops: agent, sequence and op kind.
+    const ops = (await s.getSequenceOps({ agentId: A, seq: 0, op: 'create', limit: 2 }))!.next_cursor!;
+    expect((await s.getSequenceOps({ agentId: A, seq: 0, op: 'create', limit: 2, cursor: ops }))!.items).toHaveLength(2);
+    expect(await refusal(() => s.getSequenceOps({ agentId: B, seq: 0, op: 'create', limit: 2, cursor: ops }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getSequenceOps({ agentId: A, seq: 1, op: 'update', limit: 2, cursor: ops }))).toBe(ANOTHER);
+    // A lineage: the order.
+    const lineage = (await s.getRecordLineage({ agentId: A, recordId: id('plain'), limit: 1 }))!.next_cursor!;
+    expect((await s.getRecordLineage({ agentId: A, recordId: id('plain'), limit: 1, cursor: lineage }))!.versions).toHaveLength(1);
+    expect(await refusal(() => s.getRecordLineage({ agentId: A, recordId: id('plain'), limit: 1, order: 'oldest', cursor: lineage }))).toBe(ANOTHER);
+  });
+});
