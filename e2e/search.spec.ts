@@ -65,3 +65,13 @@ test('a near miss offers indexed terms as links, and a fact that never appeared 
   await expect(search.empty).toBeVisible();
   await expect(search.suggestions).toHaveCount(0);
 });
+
+test('the agent filter is the agent asked for: a space around its id is said as no such agent, not searched as that agent', async ({ page, seed }) => {
+  await page.goto(`/search?q=${encodeURIComponent(FACTS.searchFact)}&agent=${seed.agentId}`);
+  await expect(page.getByTestId('first-seq')).toHaveText(`#${FACTS.searchFactSeq}`);
+  await page.goto(`/search?q=${encodeURIComponent(FACTS.searchFact)}&agent=%20${seed.agentId}`);
+  const error = page.getByTestId('error-state');
+  await expect(error).toContainText('Not found');
+  await expect(error).toContainText(`agent  ${seed.agentId} not found`);
+  await expect(page.getByTestId('first-seq')).toHaveCount(0);
+});
