@@ -1,10 +1,10 @@
-/** The presigned upload flow through a real radosgw: stage, HEAD-check, ingest as a final blob, download, clean up. */
+/** The presigned upload flow through a real radosgw: stage, read bounded by the limit, ingest as a final blob, download, clean up. */
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { freshBucket, testS3Client, useRadosgw } from '@/tests/engines/use-engines';
 import { isLedgerError } from './errors';
 import { S3BlobStore } from './s3-blob-store';
-import { checkStagedUpload, deleteStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging } from './s3-staging';
+import { deleteStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging } from './s3-staging';
 
 // The gateway starts once per run (~15 s); wait for it under the hook timeout, not a test's.
 beforeAll(() => useRadosgw());
@@ -21,7 +21,7 @@ async function putTo(url: string, bytes: Uint8Array): Promise<number> {
 }
 
 describe('presigned staging uploads', () => {
-  it('bytes PUT to a presigned URL, checked by HEAD, stored as a ledger blob and downloaded are the bytes uploaded', async () => {
+  it('bytes PUT to a presigned URL, read bounded, stored as a ledger blob and downloaded are the bytes uploaded', async () => {
     const { staging, store } = await setup();
     const uploadId = randomUUID();
     const bytes = Uint8Array.from({ length: 300_000 }, (_, i) => (i * 7919) % 256);
@@ -29,8 +29,8 @@ describe('presigned staging uploads', () => {
     expect(key).toBe(`svc/staging/${uploadId}`);
     expect(await putTo(url, bytes)).toBe(200);
 
-    expect(await checkStagedUpload({ ...staging, uploadId, expectedSize: bytes.byteLength, maxBytes: 1 << 20 })).toBe(bytes.byteLength);
-    const staged = await readStaged({ ...staging, uploadId });
+    expect(await stagedSize({ ...staging, uploadId })).toBe(bytes.byteLength);
+    const staged = (await readStaged({ ...staging, uploadId, maxBytes: 1 << 20 }))!;
     await store.put('agent/1-abcd.alf-delta', staged);
     await deleteStaged({ ...staging, uploadId });
     expect(await stagedSize({ ...staging, uploadId })).toBeNull();
@@ -40,37 +40,36 @@ describe('presigned staging uploads', () => {
     expect(await store.list()).toEqual(['agent/1-abcd.alf-delta']);
   });
 
-  it('confirm refuses a missing upload, a size other than declared and a size over the limit', async () => {
+  it('a missing upload is no bytes; one over the limit is refused with its size', async () => {
     const { staging } = await setup();
     const uploadId = randomUUID();
-    const missing = await checkStagedUpload({ ...staging, uploadId, expectedSize: 3, maxBytes: 100 }).catch((e: unknown) => e);
-    expect(isLedgerError(missing, 'invalid_input')).toBe(true);
-    expect((missing as Error).message).toContain('has no bytes');
+    expect(await readStaged({ ...staging, uploadId, maxBytes: 100 })).toBeNull();
 
     const { url } = await presignStagingPut({ ...staging, uploadId, expiresInSeconds: 600 });
     expect(await putTo(url, new Uint8Array(50))).toBe(200);
-    const wrongSize = await checkStagedUpload({ ...staging, uploadId, expectedSize: 49, maxBytes: 100 }).catch((e: unknown) => e);
-    expect((wrongSize as Error).message).toBe(`upload ${uploadId} holds 50 bytes, 49 were declared`);
-    const tooBig = await checkStagedUpload({ ...staging, uploadId, maxBytes: 40 }).catch((e: unknown) => e);
+    const tooBig = await readStaged({ ...staging, uploadId, maxBytes: 40 }).catch((e: unknown) => e);
+    expect(isLedgerError(tooBig, 'invalid_input')).toBe(true);
     expect((tooBig as Error).message).toBe(`upload ${uploadId} holds 50 bytes, more than the limit 40`);
   });
 
-  it('an upload PUT again, larger, after the HEAD that checked it: the read takes at most the limit + 1 bytes and refuses it', async () => {
+  it('an upload PUT again, larger, before confirm: the read is the check, the larger object is refused', async () => {
     const { staging } = await setup();
     const uploadId = randomUUID();
     const { url } = await presignStagingPut({ ...staging, uploadId, expiresInSeconds: 600 });
     expect(await putTo(url, new Uint8Array(50))).toBe(200);
-    expect(await checkStagedUpload({ ...staging, uploadId, maxBytes: 100 })).toBe(50);
     // The URL is still valid: the client replaces the object before confirm reads it.
     expect(await putTo(url, new Uint8Array(5_000_000))).toBe(200);
     const refused = await readStaged({ ...staging, uploadId, maxBytes: 100 }).catch((e: unknown) => e);
     expect(isLedgerError(refused, 'invalid_input')).toBe(true);
-    expect((refused as Error).message).toBe(`upload ${uploadId} holds more than the limit 100 bytes`);
+    expect((refused as Error).message).toBe(`upload ${uploadId} holds 5000000 bytes, more than the limit 100`);
     // Up to the limit is read whole, an empty object as no bytes.
     expect(await putTo(url, new Uint8Array(100).fill(7))).toBe(200);
-    expect(Buffer.from(await readStaged({ ...staging, uploadId, maxBytes: 100 })).equals(Buffer.alloc(100, 7))).toBe(true);
+    expect(Buffer.from((await readStaged({ ...staging, uploadId, maxBytes: 100 }))!).equals(Buffer.alloc(100, 7))).toBe(true);
+    expect(await putTo(url, new Uint8Array(101))).toBe(200);
+    expect(((await readStaged({ ...staging, uploadId, maxBytes: 100 }).catch((e: unknown) => e)) as Error).message)
+      .toBe(`upload ${uploadId} holds 101 bytes, more than the limit 100`);
     expect(await putTo(url, new Uint8Array(0))).toBe(200);
-    expect((await readStaged({ ...staging, uploadId, maxBytes: 100 })).byteLength).toBe(0);
+    expect((await readStaged({ ...staging, uploadId, maxBytes: 100 }))!.byteLength).toBe(0);
   });
 
   it('the gateway refuses a PUT whose signature was tampered with, or to another key', async () => {

@@ -1,11 +1,14 @@
 /**
  * The staging prefix of the S3 backend (`<prefix>/staging/<upload id>`): where the protocol's
  * presigned uploads land before confirm. A client PUTs straight to S3 with a presigned URL; a
- * presigned PUT cannot cap the size, so confirm checks it with HEAD before reading the bytes; the
- * ingest then writes the final blob with its own conditional PutObject (never a copy), and the
- * staged object is deleted. Nothing here is ever a ledger blob.
+ * presigned PUT cannot cap the size, so confirm asks for at most one byte over the limit and checks
+ * the whole size in the ranged GET's answer before reading its body; the ingest then writes the
+ * final blob with its own conditional PutObject (never a copy), and the staged object is deleted.
+ * Nothing here is ever a ledger blob.
  */
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
+import {
+  DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, type GetObjectCommandOutput, type S3Client,
+} from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import { LedgerError } from './errors';
 import type { S3Location } from './s3-config';
@@ -47,42 +50,35 @@ export async function stagedSize(params: Staging & { uploadId: string }): Promis
 }
 
 /**
- * Confirm's first step: the staged object exists and is exactly `expectedSize` bytes (at most
- * `maxBytes` when the size was not declared), checked with HEAD before any byte is read.
+ * The staged bytes, or null when nothing was uploaded (yet). With `maxBytes`, one ranged GET of at
+ * most `maxBytes + 1` bytes: a presigned PUT cannot cap the size, and its URL stays valid until it
+ * expires, so the object read is the one checked. Its whole size (`Content-Range`) is checked before
+ * the body is read, and a larger upload is refused `invalid_input` with the body left unread.
  */
-export async function checkStagedUpload(params: Staging & { uploadId: string; expectedSize?: number; maxBytes: number }): Promise<number> {
-  const size = await stagedSize(params);
-  if (size === null) throw new LedgerError('invalid_input', `upload ${params.uploadId} has no bytes: PUT them to the upload URL first`);
-  if (params.expectedSize !== undefined && size !== params.expectedSize) {
-    throw new LedgerError('invalid_input', `upload ${params.uploadId} holds ${size} bytes, ${params.expectedSize} were declared`);
-  }
-  if (size > params.maxBytes) throw new LedgerError('invalid_input', `upload ${params.uploadId} holds ${size} bytes, more than the limit ${params.maxBytes}`);
-  return size;
-}
-
-/**
- * The staged bytes (after `checkStagedUpload`). With `maxBytes`, at most `maxBytes + 1` are read (a
- * ranged GET) and more than `maxBytes` is refused: the presigned PUT URL stays valid until it expires,
- * so the object may have been replaced by a larger one after the HEAD that checked its size.
- */
-export async function readStaged(params: Staging & { uploadId: string; maxBytes?: number }): Promise<Uint8Array> {
-  const { maxBytes } = params;
-  let bytes: Uint8Array;
+export async function readStaged(params: Staging & { uploadId: string; maxBytes?: number }): Promise<Uint8Array | null> {
+  const { maxBytes, uploadId } = params;
+  let object: GetObjectCommandOutput;
   try {
-    const object = await params.client.send(new GetObjectCommand({
-      Bucket: params.location.bucket, Key: stagingKey(params.location, params.uploadId),
+    object = await params.client.send(new GetObjectCommand({
+      Bucket: params.location.bucket, Key: stagingKey(params.location, uploadId),
       ...(maxBytes === undefined ? {} : { Range: `bytes=0-${maxBytes}` }),
     }));
-    if (!object.Body) throw new Error(`GetObject of upload ${params.uploadId} returned no body`);
-    bytes = await object.Body.transformToByteArray();
   } catch (error) {
-    if (s3Status(error) === 404) throw new LedgerError('invalid_input', `upload ${params.uploadId} has no bytes`);
+    if (s3Status(error) === 404) return null;
     // A range of an empty object is unsatisfiable: it holds no bytes to refuse.
     if (s3Status(error) === 416) return new Uint8Array(0);
     throw error;
   }
+  if (!object.Body) throw new Error(`GetObject of upload ${uploadId} returned no body`);
+  // `bytes 0-N/SIZE`; a store that ignored the range sent the whole object, its length the size.
+  const total = Number(/\/(\d+)$/.exec(object.ContentRange ?? '')?.[1] ?? (object.ContentRange ? NaN : object.ContentLength));
+  if (maxBytes !== undefined && total > maxBytes) {
+    (object.Body as { destroy?: () => void }).destroy?.();
+    throw new LedgerError('invalid_input', `upload ${uploadId} holds ${total} bytes, more than the limit ${maxBytes}`);
+  }
+  const bytes = await object.Body.transformToByteArray();
   if (maxBytes !== undefined && bytes.byteLength > maxBytes) {
-    throw new LedgerError('invalid_input', `upload ${params.uploadId} holds more than the limit ${maxBytes} bytes`);
+    throw new LedgerError('invalid_input', `upload ${uploadId} holds more than the limit ${maxBytes} bytes`);
   }
   return bytes;
 }

@@ -62,8 +62,8 @@ export interface PendingUploads {
   putBytes(id: string, bytes: Uint8Array): Promise<void>;
   /**
    * The uploaded bytes, or null when nothing was PUT yet. With `maxBytes` the size is checked
-   * before any byte is read (scale-out: HEAD on the staged object) and a larger upload is refused
-   * `invalid_input`: a presigned PUT cannot cap the size.
+   * before the bytes are read (scale-out: from the answer to one ranged GET of at most
+   * `maxBytes + 1`) and a larger upload is refused `invalid_input`: a presigned PUT cannot cap the size.
    */
   readBytes(id: string, limits?: { maxBytes: number }): Promise<Uint8Array | null>;
   /**

@@ -126,7 +126,7 @@ describe('lineage serve ×3 on one PostgreSQL + one bucket', () => {
     expect(Buffer.from(await (await fetch(link.url)).arrayBuffer()).equals(Buffer.from(body))).toBe(true);
   });
 
-  it('a presigned upload over the limit is refused at confirm (HEAD), nothing ingested, the staged upload gone', async () => {
+  it('a presigned upload over the limit is refused at confirm (from its ranged GET), nothing ingested, the staged upload gone', async () => {
     const before = await storage.listEntries({ agentId: agent });
     const initiated = await call(`${c.url}/v1/agents/${agent}/snapshot/upload`, { method: 'POST', key });
     const big = await snapshotBytes(agent, { rawBytes: 3 * UPLOAD_LIMIT });

@@ -107,8 +107,9 @@ async function confirmOnce(ctx: RequestContext, kind: PendingUpload['kind'], ing
     const latest = await uploads.get(upload.id);
     if (!latest) throw new ServiceError('not_found', `no pending ${kind} upload ${echoInput(upload.id)} for agent ${upload.agentId}`);
     if (latest.confirmed) return jsonResponse(latest.confirmed.body, latest.confirmed.status);
-    // The size is checked before a byte is read (scale-out: HEAD of the staged object, which the
-    // client PUT straight to S3, so no server saw its size): too large is the client's fault, dropped.
+    // The size is checked before the bytes are read (scale-out: from the ranged GET of the staged
+    // object, which the client PUT straight to S3, so no server saw its size): too large is the
+    // client's fault, dropped.
     const bytes = await uploads.readBytes(upload.id, { maxBytes: ctx.service.limits.maxUploadBytes }).catch(dropOnClientError);
     if (!bytes) throw new ServiceError('bad_request', `upload ${upload.id} has no bytes yet: PUT them to its upload_url first`);
     try {

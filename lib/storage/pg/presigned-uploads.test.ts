@@ -2,10 +2,10 @@
  * The protocol's presigned upload (CONTRACT §1.2 #5/#7, archives over 6,000,000 bytes) on the
  * scale-out backend, through the storage seam, on the run's real PostgreSQL 15 + radosgw: the
  * pending upload lives in PostgreSQL (another process's pool sees it), the client PUTs to a real
- * S3 presigned URL in the staging prefix, confirm checks the size with HEAD, ingests, and the staged
- * object is gone; the download is a presigned GET of the very bytes. An upload over the limit is
- * refused before a byte is read and nothing is ingested; radosgw itself refuses an expired or
- * tampered URL.
+ * S3 presigned URL in the staging prefix, confirm reads it with one ranged GET (no HEAD first),
+ * ingests, and the staged object is gone; the download is a presigned GET of the very bytes. An
+ * upload over the limit is refused from that GET's answer, its body unread, and nothing is
+ * ingested; radosgw itself refuses an expired or tampered URL.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -25,10 +25,16 @@ let storage: LineageStorage;
 let other: LineageStorage;
 let staging: { client: ReturnType<typeof testS3Client>; location: { bucket: string; prefix: string } };
 let settingsOf: Parameters<typeof testS3Client>[0];
+/** The S3 commands the storages sent, in order (the SDK's own middleware seam). */
+const sent: string[] = [];
 
 async function open(): Promise<LineageStorage> {
   const db = await openPgDatabase(url);
   const client = testS3Client(settingsOf);
+  client.middlewareStack.add((next, context) => (args) => {
+    sent.push(context.commandName ?? '?');
+    return next(args);
+  }, { step: 'initialize', name: 'sentCommands' });
   return scaleOutStorage({ db, blobs: new S3BlobStore(client, staging.location), client, location: staging.location });
 }
 
@@ -57,7 +63,7 @@ const put = async (target: string, bytes: Uint8Array) => (await fetch(target, { 
 const pending = (s: LineageStorage) => s.uploads.create({ agentId: AGENT, tenantId: '', kind: 'snapshot', baseSequence: null, expiresAt: '2026-11-05T10:15:00.000Z' });
 
 describe('presigned uploads through S3 on the scale-out backend', () => {
-  it('PUT to the presigned staging URL, confirm on another process: HEAD-checked, ingested, staged object deleted, downloaded equal', async () => {
+  it('PUT to the presigned staging URL, confirm on another process: one ranged GET, ingested, staged object deleted, downloaded equal', async () => {
     const bytes = await bigSnapshot();
     expect(bytes.byteLength).toBeGreaterThan(6_000_000);
     const upload = await pending(storage);
@@ -68,7 +74,9 @@ describe('presigned uploads through S3 on the scale-out backend', () => {
 
     // The confirm reaches the other process: the pending upload is a PostgreSQL row.
     expect(await other.uploads.get(upload.id)).toEqual(upload);
+    sent.length = 0;
     const staged = await other.uploads.readBytes(upload.id, { maxBytes: 256 * 1024 * 1024 });
+    expect(sent).toEqual(['GetObjectCommand']);
     expect(Buffer.from(staged!).equals(Buffer.from(bytes))).toBe(true);
     const result = await other.ingestSnapshot({ agentId: AGENT, bytes: staged!, now: NOW });
     await other.uploads.markConfirmed(upload, { status: 201, body: { snapshot_id: upload.id, sequence: result.sequence } });
@@ -82,12 +90,14 @@ describe('presigned uploads through S3 on the scale-out backend', () => {
     expect(downloaded.equals(Buffer.from(bytes))).toBe(true);
   });
 
-  it('an upload over the limit is refused at confirm before any byte is read; nothing is ingested', async () => {
+  it('an upload over the limit is refused at confirm from the ranged GET, its body unread; nothing is ingested', async () => {
     const before = await storage.listEntries({ agentId: AGENT });
     const blobsBefore = await storage.blobs.list();
     const upload = await pending(storage);
     expect(await put((await storage.uploads.uploadUrl(upload.id, 600))!, new Uint8Array(5000))).toBe(200);
+    sent.length = 0;
     const refused = await other.uploads.readBytes(upload.id, { maxBytes: 4096 }).catch((e: unknown) => e);
+    expect(sent).toEqual(['GetObjectCommand']);
     expect(isLedgerError(refused, 'invalid_input')).toBe(true);
     expect((refused as Error).message).toBe(`upload ${upload.id} holds 5000 bytes, more than the limit 4096`);
     await other.uploads.remove(upload.id);
@@ -95,6 +105,16 @@ describe('presigned uploads through S3 on the scale-out backend', () => {
     expect(await storage.uploads.get(upload.id)).toBeNull();
     expect(await storage.listEntries({ agentId: AGENT })).toEqual(before);
     expect(await storage.blobs.list()).toEqual(blobsBefore);
+  });
+
+  it('nothing PUT yet is no bytes (null), one GET; an empty upload is empty bytes', async () => {
+    const upload = await pending(storage);
+    sent.length = 0;
+    expect(await other.uploads.readBytes(upload.id, { maxBytes: 4096 })).toBeNull();
+    expect(sent).toEqual(['GetObjectCommand']);
+    expect(await put((await storage.uploads.uploadUrl(upload.id, 600))!, new Uint8Array(0))).toBe(200);
+    expect((await other.uploads.readBytes(upload.id, { maxBytes: 4096 }))?.byteLength).toBe(0);
+    await other.uploads.remove(upload.id);
   });
 
   it('radosgw refuses an expired presigned URL and a tampered one; nothing is staged', async () => {

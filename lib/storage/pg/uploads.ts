@@ -9,7 +9,7 @@ import type pg from 'pg';
 import { withAdvisoryLock } from '@/db/pg/advisory-lock';
 import type { PgPendingUploadRow } from '@/db/pg/schema';
 import {
-  checkStagedUpload, deleteStaged, listStaged, presignStagingPut, readStaged, stagedSize, stagingKey, type Staging,
+  deleteStaged, listStaged, presignStagingPut, readStaged, stagingKey, type Staging,
 } from '@/lib/ledger/s3-staging';
 import type { PendingUpload } from '@/lib/server/upload-store';
 import type { PendingUploads } from '../types';
@@ -47,10 +47,8 @@ export function pgPendingUploads(db: pg.Pool, staging: Staging): PendingUploads 
       await staging.client.send(new PutObjectCommand({ Bucket: staging.location.bucket, Key: stagingKey(staging.location, id), Body: bytes }));
     },
     async readBytes(id, limits) {
-      if (!UUID_RE.test(id) || (await stagedSize(at(id))) === null) return null;
-      // HEAD first: a client may have PUT any size to the presigned URL; nothing larger is read.
-      if (limits) await checkStagedUpload({ ...at(id), maxBytes: limits.maxBytes });
-      // Read bounded too: the object may be PUT again, larger, between that HEAD and this GET.
+      if (!UUID_RE.test(id)) return null;
+      // One ranged GET: a client may have PUT any size to the presigned URL; nothing larger is read.
       return readStaged({ ...at(id), maxBytes: limits?.maxBytes });
     },
     async uploadUrl(id, expiresInSeconds) {
