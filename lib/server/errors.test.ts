@@ -52,4 +52,13 @@ describe('errorToResponse', () => {
     expect(errorResponse(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
     log.mockRestore();
   });
+
+  it('a busy ledger (an index rebuild) is the same 503 busy with Retry-After on the protocol and the dashboard API', async () => {
+    const busy = new LedgerError('busy', 'the history index is being rebuilt in this process; retry when it finishes');
+    const protocol = errorToResponse(busy);
+    const api = errorResponse(busy);
+    expect([api.status, await api.json(), api.headers.get('retry-after')])
+      .toEqual([protocol.status, bodyOf(protocol), protocol.headers?.['retry-after']]);
+    expect(api.status).toBe(503);
+  });
 });

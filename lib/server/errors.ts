@@ -75,10 +75,19 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
 /** Seconds a client is told to wait before retrying an upload refused while the index is rebuilt. */
 export const BUSY_RETRY_AFTER_SECONDS = 5;
 
+/**
+ * The answer to a `busy` LedgerError (an index rebuild, a lock held, the scale-out engines out of
+ * reach: lib/ledger/unreachable-storage.ts), the same on the protocol and the dashboard API.
+ */
+export function busyAnswer(err: LedgerError): { status: number; body: { error: string; code: 'busy' }; headers: Record<string, string> } {
+  return { status: LEDGER_STATUS.busy, body: { error: err.message, code: 'busy' }, headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) } };
+}
+
 function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
   const status = LEDGER_STATUS[err.code] ?? 500;
   if (err.code === 'busy') {
-    return jsonResponse({ error: err.message, code: err.code }, status, { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) });
+    const busy = busyAnswer(err);
+    return jsonResponse(busy.body, busy.status, busy.headers);
   }
   if (err.code === 'disk_full' || err.code === 'read_only') {
     console.error(`[lineage serve] ${err.message}`);
