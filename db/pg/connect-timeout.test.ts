@@ -30,6 +30,35 @@ describe('connect_timeout in the database URL', () => {
   });
 });
 
+describe('connect_timeout read once: the settings check and the driver give the same answer', () => {
+  const base = 'postgres://u@db.lan/lineage';
+  const cases: [string, number | string][] = [
+    ['', 10_000],
+    ['?connect_timeout=0', 0],
+    ['?connect_timeout=3', 3000],
+    // Percent-encoded, as the driver decodes its URL: the check took 3 s, the driver waited 10.
+    ['?connect_timeout=%33', 3000],
+    ['?connect%5Ftimeout=4', 4000],
+    ['?sslmode=require#connect_timeout=3', 10_000],
+    ['?connect_timeout=', 'has a connect_timeout that is not a whole number of seconds (""; 0 waits for ever, the default is 10)'],
+    ['?connect_timeout=+3', 'has a connect_timeout that is not a whole number of seconds (" 3"; 0 waits for ever, the default is 10)'],
+    // Given twice: the check read the first, libpq reads the last; which was meant cannot be told.
+    ['?connect_timeout=1&connect_timeout=5', 'gives connect_timeout 2 times: give it once'],
+  ];
+  for (const [query, answer] of cases) {
+    it(`${query || '(none)'} → ${answer}`, () => {
+      const url = base + query;
+      if (typeof answer === 'number') {
+        expect(databaseUrlProblem(url)).toBeNull();
+        expect(connectTimeoutMs(url)).toBe(answer);
+      } else {
+        expect(databaseUrlProblem(url)).toBe(answer);
+        expect(() => connectTimeoutMs(url)).toThrow(`the database URL ${answer}`);
+      }
+    });
+  }
+});
+
 describe('a database host that accepts connections and never answers', () => {
   let silent: net.Server;
   const sockets = new Set<net.Socket>();

@@ -8,15 +8,34 @@
 export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
+ * A whole-seconds parameter `name` of a database URL's query: its value in ms (0 for no limit),
+ * `defaultMs` when absent, or why it cannot be taken. The one reading of the settings' check
+ * (scale-out-config.ts `databaseUrlProblem`) and of the driver's setup, decoded as the driver
+ * decodes its URL (`%33` is 3, `connect%5Ftimeout` is the parameter); given twice, which one was
+ * meant cannot be told (libpq takes the last, a first-match reading the first), so it is refused.
+ */
+export function urlSeconds(url: string, name: string, defaultMs: number): { ms: number } | { problem: string } {
+  const values = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '').getAll(name);
+  if (values.length === 0) return { ms: defaultMs };
+  if (values.length > 1) return { problem: `gives ${name} ${values.length} times: give it once` };
+  const text = values[0]!;
+  if (!/^\d{1,5}$/.test(text)) {
+    return { problem: `has a ${name} that is not a whole number of seconds ("${text.slice(0, 20)}"; 0 waits for ever, the default is ${defaultMs / 1000})` };
+  }
+  return { ms: Number(text) * 1000 };
+}
+
+/**
  * The URL's `connect_timeout` (libpq's parameter: whole seconds to wait for a connection, 0 for
  * no limit) in ms, else `DEFAULT_PG_CONNECT_TIMEOUT_MS`. `pg` itself waits forever: a database host
  * that accepts connections and never answers (a hung server, a proxy with nothing behind it) held
  * `lineage serve`, `migrate` or a sync without a word. The value was checked with the URL
- * (scale-out-config.ts `databaseUrlProblem`).
+ * (scale-out-config.ts `databaseUrlProblem`); a URL that was not is refused here in the same words.
  */
 export function connectTimeoutMs(url: string): number {
-  const text = /[?&]connect_timeout=([^&#]*)/.exec(url)?.[1];
-  return text !== undefined && /^\d{1,5}$/.test(text) ? Number(text) * 1000 : DEFAULT_PG_CONNECT_TIMEOUT_MS;
+  const setting = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
+  if ('problem' in setting) throw new Error(`the database URL ${setting.problem}`);
+  return setting.ms;
 }
 
 /** `pg`'s error for a connection not made within its limit (the stream destroyed with these words). */
