@@ -12,7 +12,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
-import { connectError, connectTimeoutMs } from './connect-timeout';
+import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout } from './connect-timeout';
 import * as schema from './schema';
 
 export type PgSchema = typeof schema;
@@ -49,6 +49,13 @@ function migrationsFolder(): string {
   throw new Error(`PostgreSQL migrations not found beside ${beside} nor at ${inPackage}`);
 }
 
+/**
+ * TCP keepalive on every connection, first probe after this long idle: a database host that is gone
+ * (powered off, a partition) is found by the kernel instead of being waited for until a read limit
+ * (or, for a migration, which has none, for ever).
+ */
+export const PG_KEEPALIVE_MS = 60_000;
+
 /** Any fixed number: the advisory lock that serialises migrations across processes. */
 const MIGRATION_LOCK = 0x6c696e65;
 
@@ -58,7 +65,7 @@ const MIGRATION_LOCK = 0x6c696e65;
  */
 export async function migratePg(url: string): Promise<void> {
   const connectionTimeoutMillis = connectTimeoutMs(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis });
+  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS });
   await client.connect().catch((error: unknown) => {
     throw connectError(error, connectionTimeoutMillis);
   });
@@ -70,8 +77,11 @@ export async function migratePg(url: string): Promise<void> {
   }
 }
 
-/** Migrates, then opens a pool of `max` connections (default 10). */
-export async function openPgDatabase(url: string, options: { max?: number } = {}): Promise<PgLineageDb> {
+/**
+ * Migrates, then opens a pool of `max` connections (default 10), each with TCP keepalive and a read
+ * limit of `readTimeoutMs` per statement (0: none; default `DEFAULT_PG_READ_TIMEOUT_MS`).
+ */
+export async function openPgDatabase(url: string, options: { max?: number; readTimeoutMs?: number } = {}): Promise<PgLineageDb> {
   await migratePg(url);
   // The limit is each new connection's own (the Client's), not the pool's: the pool would apply it
   // to a request waiting for a free connection too, and fail requests that are merely queued.
@@ -80,8 +90,28 @@ export async function openPgDatabase(url: string, options: { max?: number } = {}
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis });
     }
+
+    // A statement past its read limit leaves its connection waiting for an answer that may never
+    // come, and whatever is sent next (a ROLLBACK, the next request's query once released) would
+    // queue behind it: the connection is dropped, its queued statements fail at once, the pool
+    // forgets it at release.
+    // Every overload of pg's `query` passes through unchanged.
+    override query(...args: any[]): any {
+      const result: unknown = Reflect.apply(super.query, this, args);
+      if (result instanceof Promise) {
+        result.catch((error: unknown) => {
+          if (isReadTimeout(error)) this.connection.stream.destroy();
+        });
+      }
+      return result;
+    }
   };
-  const pool = new pg.Pool({ connectionString: url, max: options.max ?? 10, Client });
+  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_PG_READ_TIMEOUT_MS;
+  // In the pool's options, so an advisory lock's own connection (advisory-lock.ts) has them too.
+  const pool = new pg.Pool({
+    connectionString: url, max: options.max ?? 10, Client, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS,
+    ...(readTimeoutMs > 0 ? { query_timeout: readTimeoutMs } : {}),
+  });
   // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
   // Nor one checked out: pg-pool listens only while a connection is idle, and `pg` emits 'error' when a

@@ -1,11 +1,22 @@
 /**
- * How long a connection to PostgreSQL may take to be made: the URL's `connect_timeout`, as libpq
- * reads it. Its own module so that the settings' checks (lib/ledger/scale-out-config.ts) need not
- * load `pg`.
+ * How long PostgreSQL may take: to make a connection (the URL's `connect_timeout`, as libpq reads
+ * it) and to answer a statement (`LINEAGE_DATABASE_READ_SECONDS`). Its own module so that the
+ * settings' checks (lib/ledger/scale-out-config.ts) need not load `pg`.
  */
 
 /** How long a connection to PostgreSQL may take to be made when the URL does not say (ms). */
 export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 10_000;
+
+/**
+ * How long a statement may go without its answer before it fails and its connection is dropped
+ * (ms), unless `LINEAGE_DATABASE_READ_SECONDS` says otherwise. Without it a database that stopped
+ * answering mid-query (a hung server, a proxy whose backend died, a partition) held the request and
+ * its pooled connection for ever. Generous: the longest statement measured, the index insert of a
+ * 63 MB snapshot with a 60 MiB raw file, took 4 s on a local server (a rebuild's longest 2.6 s);
+ * the largest upload (256 MiB) over a slow link stays well inside 5 minutes. Migrations are not
+ * limited (their own connection: an index build may take long).
+ */
+export const DEFAULT_PG_READ_TIMEOUT_MS = 300_000;
 
 /**
  * A whole-seconds parameter `name` of a database URL's query: its value in ms (0 for no limit),
@@ -36,6 +47,11 @@ export function connectTimeoutMs(url: string): number {
   const setting = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
   if ('problem' in setting) throw new Error(`the database URL ${setting.problem}`);
   return setting.ms;
+}
+
+/** `pg`'s error for a statement not answered within its `query_timeout`. */
+export function isReadTimeout(error: unknown): boolean {
+  return error instanceof Error && error.message === 'Query read timeout';
 }
 
 /** `pg`'s error for a connection not made within its limit (the stream destroyed with these words). */

@@ -5,7 +5,7 @@ const SECRET = 'ab'.repeat(32);
 
 describe('backend selection from the environment and flags', () => {
   it('nothing set: the embedded backend', () => {
-    expect(scaleOutConfigFrom({})).toEqual({ databaseUrl: null, blobs: null, secret: null });
+    expect(scaleOutConfigFrom({})).toEqual({ databaseUrl: null, blobs: null, secret: null, databaseReadMs: 300_000 });
   });
 
   it('both set with a secret: PostgreSQL, S3 and the shared secret; flags win over variables', () => {
@@ -22,6 +22,16 @@ describe('backend selection from the environment and flags', () => {
     expect(() => scaleOutConfigFrom({ LINEAGE_DATABASE_URL: 'postgres://db/x', LINEAGE_BLOB_URL: 's3://b-1' }))
       .toThrow(/LINEAGE_SECRET is required/);
     expect(scaleOutConfigFrom({ LINEAGE_DATABASE_URL: 'postgres://db/x' })).toMatchObject({ blobs: null, secret: null });
+  });
+
+  it('LINEAGE_DATABASE_READ_SECONDS: whole seconds, 0 for no limit, 300 by default; anything else refused, saying so', () => {
+    expect(scaleOutConfigFrom({}).databaseReadMs).toBe(300_000);
+    expect(scaleOutConfigFrom({ LINEAGE_DATABASE_READ_SECONDS: '30' }).databaseReadMs).toBe(30_000);
+    expect(scaleOutConfigFrom({ LINEAGE_DATABASE_READ_SECONDS: '0' }).databaseReadMs).toBe(0);
+    for (const bad of ['soon', '-1', '1.5', '86401']) {
+      expect(() => scaleOutConfigFrom({ LINEAGE_DATABASE_READ_SECONDS: bad }))
+        .toThrow(`LINEAGE_DATABASE_READ_SECONDS must be a whole number of seconds from 0 (no limit) to 86400, got "${bad}"`);
+    }
   });
 
   it('bad values name their variable or flag', () => {

@@ -6,7 +6,7 @@
  * characters, the format of the embedded `<data>/server-secret`) and is then required.
  */
 import { z } from 'zod';
-import { DEFAULT_PG_CONNECT_TIMEOUT_MS, urlSeconds } from '@/db/pg/connect-timeout';
+import { DEFAULT_PG_CONNECT_TIMEOUT_MS, DEFAULT_PG_READ_TIMEOUT_MS, urlSeconds } from '@/db/pg/connect-timeout';
 import { s3SettingsFrom, type S3Settings } from './s3-config';
 
 export interface ScaleOutConfig {
@@ -16,6 +16,20 @@ export interface ScaleOutConfig {
   blobs: S3Settings | null;
   /** null: the data directory's own secret file. */
   secret: Buffer | null;
+  /** `LINEAGE_DATABASE_READ_SECONDS` in ms: how long a statement may go unanswered (0: no limit). */
+  databaseReadMs: number;
+}
+
+/** The longest read limit taken (a day): more is a typo, not a wish. */
+const MAX_READ_SECONDS = 86_400;
+
+function databaseReadMs(env: Record<string, string | undefined>): number {
+  const text = env.LINEAGE_DATABASE_READ_SECONDS || undefined;
+  if (text === undefined) return DEFAULT_PG_READ_TIMEOUT_MS;
+  if (!/^\d{1,5}$/.test(text) || Number(text) > MAX_READ_SECONDS) {
+    throw new Error(`LINEAGE_DATABASE_READ_SECONDS must be a whole number of seconds from 0 (no limit) to ${MAX_READ_SECONDS}, got "${text.slice(0, 20)}"`);
+  }
+  return Number(text) * 1000;
 }
 
 /** What a database URL looks like, for messages. */
@@ -76,6 +90,7 @@ export function scaleOutConfigFrom(
   }
   const parsedSecret = secret.safeParse(env.LINEAGE_SECRET || undefined);
   if (!parsedSecret.success) throw new Error(`LINEAGE_SECRET ${parsedSecret.error.issues[0]?.message}`);
+  const readMs = databaseReadMs(env);
   const blobs = blobSettings(env, flags.blobUrl);
   if (parsedUrl.data !== undefined && blobs !== null && parsedSecret.data === undefined) {
     throw new Error('LINEAGE_SECRET is required with a database URL and a blob URL: every server process must sign and check URLs with the same secret');
@@ -84,5 +99,6 @@ export function scaleOutConfigFrom(
     databaseUrl: parsedUrl.data ?? null,
     blobs,
     secret: parsedSecret.data === undefined ? null : Buffer.from(parsedSecret.data, 'hex'),
+    databaseReadMs: readMs,
   };
 }

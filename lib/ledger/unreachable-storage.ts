@@ -1,11 +1,12 @@
 /**
  * The scale-out engines out of reach: a PostgreSQL connection refused, reset, terminated by the
- * server (a restart, a failover, an operator) or the object store not answering. Nothing a client
+ * server (a restart, a failover, an operator), a statement it stopped answering, or the object
+ * store not answering. Nothing a client
  * sent is wrong, and the service is not broken: the request may be retried once the engine is back,
  * so it is `busy` (HTTP 503 + Retry-After), not an internal error. What the request had written is
  * either committed whole or not at all (one transaction); the words do not claim which.
  */
-import { isConnectTimeout } from '@/db/pg/connect-timeout';
+import { isConnectTimeout, isReadTimeout } from '@/db/pg/connect-timeout';
 import { LedgerError } from './errors';
 
 /** Node's socket failures, as `pg` and the S3 SDK pass them on. */
@@ -19,7 +20,8 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
     const { code, $metadata } = e as Error & { code?: unknown; $metadata?: { httpStatusCode?: number } };
     // PostgreSQL SQLSTATE class 08 (connection exception), 57P01–57P03 (shut down, cannot connect now), 53300 (too many connections).
     if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[123]$/.test(code) || code === '53300')) return 'database';
-    if (PG_CONNECTION_LOST.test(e.message) || isConnectTimeout(e)) return 'database';
+    // Also a statement not answered within LINEAGE_DATABASE_READ_SECONDS (its connection dropped).
+    if (PG_CONNECTION_LOST.test(e.message) || isConnectTimeout(e) || isReadTimeout(e)) return 'database';
     // The S3 SDK: a gateway answering 500/502/503/504 (radosgw restarting, SlowDown).
     if ($metadata && [500, 502, 503, 504].includes($metadata.httpStatusCode ?? 0)) return 'object store';
     if (typeof code === 'string' && NETWORK.has(code)) return $metadata ? 'object store' : 'storage';

@@ -38,6 +38,8 @@ describe('errorToResponse', () => {
       [new Error('Connection terminated unexpectedly'), 'the database could not be reached; retry shortly'],
       // A new pooled connection not made within the URL's connect_timeout (db/pg/connect-timeout.ts): pg's own words.
       [new Error('timeout expired'), 'the database could not be reached; retry shortly'],
+      // A statement not answered within LINEAGE_DATABASE_READ_SECONDS (db/pg/client.ts): pg's own words.
+      [new Error('Query read timeout'), 'the database could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'the storage could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', $metadata: {} }), 'the object store could not be reached; retry shortly'],
       [Object.assign(new Error('Service Unavailable'), { $metadata: { httpStatusCode: 503 } }), 'the object store could not be reached; retry shortly'],

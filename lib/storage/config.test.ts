@@ -39,9 +39,10 @@ describe('storageConfigFrom', () => {
       backend: 'scale-out', databaseUrl: BOTH.LINEAGE_DATABASE_URL,
       blobs: { bucket: 'lineage-blobs', prefix: 'prod', endpoint: 'http://127.0.0.1:7480', region: 'eu-west-3', forcePathStyle: true },
       credentials: { accessKeyId: 'AK', secretAccessKey: 'SK' }, secret: Buffer.from(SECRET, 'hex'), downloads: 'presigned',
-      presignedGetSeconds: 300,
+      presignedGetSeconds: 300, databaseReadMs: 300_000,
     });
     expect(storageConfigFrom({ ...BOTH, LINEAGE_S3_DOWNLOAD_SECONDS: '45' })).toMatchObject({ presignedGetSeconds: 45 });
+    expect(storageConfigFrom({ ...BOTH, LINEAGE_DATABASE_READ_SECONDS: '0' })).toMatchObject({ databaseReadMs: 0 });
     expect(storageConfigFrom({ ...BOTH, AWS_ENDPOINT_URL: 'http://gw:1', LINEAGE_S3_DOWNLOADS: 'proxied' })).toMatchObject({
       blobs: { endpoint: 'http://gw:1', region: 'us-east-1', forcePathStyle: false }, credentials: undefined, downloads: 'proxied',
     });

@@ -45,6 +45,8 @@ export type StorageConfig =
     downloads: DownloadMode;
     /** The lifetime of a presigned GET (`LINEAGE_S3_DOWNLOAD_SECONDS`). */
     presignedGetSeconds: number;
+    /** How long a database statement may go unanswered (`LINEAGE_DATABASE_READ_SECONDS`); absent: the default. */
+    databaseReadMs?: number;
   };
 
 /** A setting that cannot be used; its message names the variable or flag and what it must be. */
@@ -123,7 +125,7 @@ export function storageConfigFrom(env: Env, flags: StorageFlags = {}): StorageCo
   if (parsed.secret === null) throw new StorageConfigError('LINEAGE_SECRET is required with a database URL and a blob URL');
   return {
     backend: 'scale-out', databaseUrl: parsed.databaseUrl, blobs: parsed.blobs, credentials: credentialsFrom(env),
-    secret: parsed.secret, downloads, presignedGetSeconds,
+    secret: parsed.secret, downloads, presignedGetSeconds, databaseReadMs: parsed.databaseReadMs,
   };
 }
 
@@ -147,6 +149,7 @@ export async function openStorage(config: StorageConfig, options: { poolSize?: n
     return await openScaleOutStorage({
       databaseUrl: config.databaseUrl, client, location: { bucket: config.blobs.bucket, prefix: config.blobs.prefix },
       poolSize: options.poolSize, downloads: config.downloads, presignedGetSeconds: config.presignedGetSeconds,
+      databaseReadMs: config.databaseReadMs,
     });
   } catch (error) {
     client.destroy();

@@ -72,7 +72,7 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
   const source = embeddedStorage(ledger);
   const client = createS3Client(params.target.blobs, params.target.credentials);
   const location = { bucket: params.target.blobs.bucket, prefix: params.target.blobs.prefix };
-  const pgDb = await openPgDatabase(params.target.databaseUrl).catch((error: unknown) => {
+  const pgDb = await openPgDatabase(params.target.databaseUrl, { readTimeoutMs: params.target.databaseReadMs }).catch((error: unknown) => {
     client.destroy();
     // As every other command says it (config.ts openStorage): not an internal error.
     const why = error instanceof Error ? error.message || String((error as { code?: unknown }).code ?? error.name) : String(error);

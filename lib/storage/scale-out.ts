@@ -121,8 +121,9 @@ export function scaleOutStorage(params: {
 /** Opens (and migrates) the database at `databaseUrl` and the bucket location with `client`. */
 export async function openScaleOutStorage(params: {
   databaseUrl: string; client: S3Client; location: S3Location; poolSize?: number; downloads?: 'presigned' | 'proxied'; presignedGetSeconds?: number;
+  databaseReadMs?: number;
 }): Promise<LineageStorage> {
-  const db = await openPgDatabase(params.databaseUrl, { max: params.poolSize });
+  const db = await openPgDatabase(params.databaseUrl, { max: params.poolSize, readTimeoutMs: params.databaseReadMs });
   return scaleOutStorage({
     db, blobs: new S3BlobStore(params.client, params.location), client: params.client, location: params.location,
     downloads: params.downloads, presignedGetSeconds: params.presignedGetSeconds,
