@@ -8,11 +8,12 @@ import { answerClientError } from './client-errors';
 import { createServiceContext, type ServiceContext } from './context';
 import { guardDashboardRequest, type DashboardGuardConfig } from './dashboard-guard';
 import { handleProtocolRequest } from './dispatch';
-import { errorToResponse } from './errors';
+import { errorToResponse, jsonResponse } from './errors';
 import { allowedHostnames, hostnameOf, isLoopbackAddress } from './hosts';
 import type { ServerLimits } from './limits';
 import { ensureNextBuild, loadNextHandler, repoRoot, type NodeHandler } from './next-ui';
 import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './node-bridge';
+import { bodyReadWithIdleLimit } from './node-body';
 import { toOriginForm, unreadablePath } from './request-checks';
 import { requestTimingLog } from './request-timing';
 import { setBaseSecurityHeaders } from './security-headers';
@@ -104,9 +105,11 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   };
   const timer = requestTimingLog(options.requestTimingLog);
   const replies = new WeakMap<Socket, http.ServerResponse>();
-  const server = http.createServer((req, res) => {
+  // Node's whole-request limit is ours (limitWholeRequest); its limit on the request head is kept.
+  const server = http.createServer({ requestTimeout: 0 }, (req, res) => {
     timer?.(req, res);
     replies.set(req.socket, res);
+    limitWholeRequest(req, res, service.limits.requestTimeoutMs);
     void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts });
   });
   server.on('clientError', answerClientError);
@@ -145,6 +148,30 @@ function closeStalledReplies(server: http.Server, replies: WeakMap<Socket, http.
     const reply = replies.get(socket);
     if (reply && !reply.headersSent) return;
     socket.destroy();
+  });
+}
+
+/**
+ * A request not all arrived after `ms` is a 408 and its connection closed, as Node's own
+ * `requestTimeout` would — except a body the server reads (node-body.ts), which is cut only when it
+ * stops arriving: Node's limit cut a long upload whose bytes were still coming (a 256 MiB snapshot on
+ * a slow link passes 300 s). A body nobody reads (a refused request's, one sent to the dashboard)
+ * keeps the limit.
+ */
+function limitWholeRequest(req: http.IncomingMessage, res: http.ServerResponse, ms: number): void {
+  const timer = setTimeout(() => {
+    if (req.complete || bodyReadWithIdleLimit(req) || req.socket.destroyed) return;
+    if (res.headersSent) {
+      req.socket.destroy();
+      return;
+    }
+    res.on('finish', () => req.socket.destroy());
+    sendProtocolResponse(req, res, jsonResponse({ error: 'the request did not arrive in time' }, 408));
+  }, ms);
+  timer.unref();
+  // Answered before its body arrived whole, a request keeps the limit: Node drains what is left of it.
+  res.on('close', () => {
+    if (req.complete) clearTimeout(timer);
   });
 }
 

@@ -22,6 +22,13 @@ export interface ServerLimits {
    */
   bodyIdleMs: number;
   /**
+   * A request not all arrived after this long (ms) is answered with a 408 and its connection closed
+   * (http-server.ts) — Node's `requestTimeout`, but for a body the server is reading (node-body.ts):
+   * that one is cut only when it stops arriving (`bodyIdleMs`), so a long upload that keeps moving
+   * is never cut for its length. The request head has Node's own limit (`headersTimeout`, 60 s).
+   */
+  requestTimeoutMs: number;
+  /**
    * A connection on which a reply has begun and no byte leaves for this long (ms) — a client that
    * stopped reading a download — is closed (http-server.ts). A reply still being made is not cut.
    */
@@ -42,6 +49,7 @@ export const DEFAULT_SERVER_LIMITS: ServerLimits = {
   downloadUrlTtlSeconds: 15 * 60,
   ingestThreadMinBytes: 32 * 1024,
   bodyIdleMs: 30_000,
+  requestTimeoutMs: 300_000,
   socketIdleMs: 120_000,
   archive: {},
 };

@@ -2,9 +2,11 @@
  * Reading a request body off a Node `IncomingMessage`, for the protocol (node-bridge.ts) and the
  * sign-in form (sign-in.ts): capped, and given up on when the client stops sending. Node's own
  * `requestTimeout` (300 s) let a client that sent part of a body and then nothing hold its request
- * open for five minutes; here a body from which no byte arrives for `idleMs` is a 408, and the
- * connection is closed once that is sent (sendProtocolResponse: `Connection: close`). A slow but
- * steady body is never cut: each byte that arrives starts the wait again.
+ * open for five minutes, and cut a long upload that was still arriving (a 256 MiB snapshot on a
+ * slow link); here a body from which no byte arrives for `idleMs` is a 408, and the connection is
+ * closed once that is sent (sendProtocolResponse: `Connection: close`). A slow but steady body is
+ * never cut: each byte that arrives starts the wait again, and the server's whole-request limit
+ * leaves a body read here alone (`bodyReadWithIdleLimit`).
  */
 import type { IncomingMessage } from 'node:http';
 import { bodyTooLarge } from './body';
@@ -17,6 +19,14 @@ export interface NodeBodyLimits {
   idleMs: number;
 }
 
+/** Requests whose body `readNodeBody` reads: cut when it stops arriving, not for its length (http-server.ts). */
+const bodiesRead = new WeakSet<IncomingMessage>();
+
+/** Whether `req`'s body is being (or was) read here, under the idle limit. */
+export function bodyReadWithIdleLimit(req: IncomingMessage): boolean {
+  return bodiesRead.has(req);
+}
+
 const clientGone = () => new ServiceError('bad_request', 'the client closed the connection before the whole body arrived');
 
 /** The 408 of a body that stopped arriving. */
@@ -27,6 +37,7 @@ export function bodyIdle(idleMs: number): ServiceError {
 
 /** Reads a Node request body whole, or rejects with a 413, a 408 or a 400 (client gone) — reading no further. */
 export function readNodeBody(req: IncomingMessage, { maxBytes, idleMs }: NodeBodyLimits): Promise<Uint8Array> {
+  bodiesRead.add(req);
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;

@@ -75,10 +75,11 @@ function byteLimit(env: Env, name: string): number | undefined {
 
 /**
  * `LINEAGE_BODY_IDLE_SECONDS` (how long a request body may stop arriving before its 408) and
- * `LINEAGE_SOCKET_IDLE_SECONDS` (how long a reply may stop leaving before its connection is closed):
+ * `LINEAGE_SOCKET_IDLE_SECONDS` (how long a reply may stop leaving before its connection is closed),
+ * `LINEAGE_REQUEST_SECONDS` (how long a request the server does not read may take to arrive whole):
  * 1 to 3600 s, in ms.
  */
-function idleMs(env: Env, name: 'LINEAGE_BODY_IDLE_SECONDS' | 'LINEAGE_SOCKET_IDLE_SECONDS'): number | undefined {
+function idleMs(env: Env, name: 'LINEAGE_BODY_IDLE_SECONDS' | 'LINEAGE_SOCKET_IDLE_SECONDS' | 'LINEAGE_REQUEST_SECONDS'): number | undefined {
   const text = env[name];
   if (text === undefined || text === '') return undefined;
   if (!/^\d{1,4}$/.test(text) || Number(text) < 1 || Number(text) > 3600) {
@@ -94,6 +95,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
   const maxUploadBytes = byteLimit(env, 'LINEAGE_MAX_UPLOAD_BYTES');
   const bodyIdleMs = idleMs(env, 'LINEAGE_BODY_IDLE_SECONDS');
   const socketIdleMs = idleMs(env, 'LINEAGE_SOCKET_IDLE_SECONDS');
+  const requestTimeoutMs = idleMs(env, 'LINEAGE_REQUEST_SECONDS');
   return {
     port,
     host: flags.host && flags.host.length > 0 ? flags.host : '127.0.0.1',
@@ -104,6 +106,7 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
       ...(maxUploadBytes !== undefined ? { maxUploadBytes } : {}),
       ...(bodyIdleMs !== undefined ? { bodyIdleMs } : {}),
       ...(socketIdleMs !== undefined ? { socketIdleMs } : {}),
+      ...(requestTimeoutMs !== undefined ? { requestTimeoutMs } : {}),
     },
     auth: flags.auth !== undefined ? parseAuth(flags.auth, '--auth') : parseAuth(env.LINEAGE_AUTH, 'LINEAGE_AUTH'),
     allowedHosts: flags.allowedHosts !== undefined

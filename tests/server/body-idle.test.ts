@@ -2,7 +2,9 @@
  * A request body that stops arriving: no byte for LINEAGE_BODY_IDLE_SECONDS and the request is
  * answered with a JSON 408, its connection closed, nothing stored — a direct upload, a presigned
  * upload's PUT (which stays unacknowledged: its confirm finds no bytes) and a registration alike.
- * A slow upload that keeps sending, taking several idle periods in all, is stored as any other.
+ * A slow upload that keeps sending, taking several idle periods in all, is stored as any other, and
+ * so is one that takes longer than the whole-request limit (LINEAGE_REQUEST_SECONDS, Node's
+ * `requestTimeout` before: 300 s cut a 256 MiB snapshot on a slow link while its bytes kept coming).
  * Against a `lineage serve` child, so the client's pauses and the server's timer run in two processes.
  */
 import { randomUUID } from 'node:crypto';
@@ -148,5 +150,53 @@ describe('request bodies that stop arriving', () => {
     expect(reply.json).toMatchObject({ sequence: 0, size_bytes: bytes.byteLength });
     const restore = await call(`${server.url}/v1/agents/${agent}/restore`, { key });
     expect(restore.json.snapshot).toMatchObject({ sequence: 0 });
+  });
+});
+
+describe('a long upload under a whole-request limit (LINEAGE_REQUEST_SECONDS)', () => {
+  let server: ChildServer;
+  let dataDir: string;
+  let key: string;
+  const agent = randomUUID();
+  beforeAll(async () => {
+    dataDir = tempDataDir();
+    key = issueKey(dataDir);
+    server = await spawnServer(dataDir, { LINEAGE_BODY_IDLE_SECONDS: String(IDLE_SECONDS), LINEAGE_REQUEST_SECONDS: '1' });
+    const body = JSON.stringify({ id: agent, name: 'long', source_runtime: 'openclaw' });
+    expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body })).status).toBe(201);
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('an upload whose bytes keep coming is stored, though it takes more than the whole-request limit', async () => {
+    const bytes = await snapshotBytes(agent);
+    // A piece every tenth of the idle limit, 25 pieces: 2.5 times the whole-request limit.
+    const reply = await exchange(server.url, {
+      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength), connection: 'close' },
+    }, piecesOf(bytes, 25), (IDLE_SECONDS * 1000) / 10);
+    expect([reply.status, reply.json]).toMatchObject([201, { sequence: 0, size_bytes: bytes.byteLength }]);
+  });
+
+  it('an upload that stops is still cut by the idle limit: a 408, the connection closed, nothing stored', async () => {
+    const bytes = await snapshotBytes(agent);
+    const before = stateFingerprint(dataDir);
+    const reply = await exchange(server.url, {
+      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
+      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength) },
+    }, piecesOf(bytes, 4).slice(0, 2), 100);
+    expect(reply).toMatchObject({ status: 408, closedByServer: true });
+    expect(reply.json).toEqual({ error: `no byte of the request body arrived for ${IDLE_SECONDS} s: the request was dropped and nothing of it was stored; send it again` });
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('a body the server does not read that keeps trickling after the reply is still cut by the whole-request limit', async () => {
+    const reply = await exchange(server.url, {
+      method: 'GET', path: `/v1/agents/${agent}`,
+      headers: { authorization: `Bearer ${key}`, 'content-length': '1000' },
+    // Still trickling when the client gives up (a byte every 100 ms for 10 s, giving up at 8 s): only the limit can close it.
+    }, Array.from({ length: 100 }, () => new Uint8Array(1)), 100, 8000);
+    expect(reply).toMatchObject({ status: 200, closedByServer: true });
   });
 });

@@ -36,6 +36,14 @@ describe('serve settings', () => {
     expect(() => resolveServeSettings({}, { PORT: '70000' })).toThrow(/PORT/);
   });
 
+  it('LINEAGE_REQUEST_SECONDS: how long a request the server does not read may take to arrive whole (1-3600 s, default 300)', () => {
+    expect(resolveServeSettings({}, { LINEAGE_REQUEST_SECONDS: '600' }).limits).toEqual({ requestTimeoutMs: 600_000 });
+    expect(resolveLimits({}).requestTimeoutMs).toBe(300_000);
+    for (const bad of ['0', '1.5', '3601']) {
+      expect(() => resolveServeSettings({}, { LINEAGE_REQUEST_SECONDS: bad })).toThrow(`LINEAGE_REQUEST_SECONDS must be a whole number of seconds from 1 to 3600, got "${bad}"`);
+    }
+  });
+
   it('LINEAGE_BODY_IDLE_SECONDS: how long a request body may stop arriving (1-3600 s, default 30)', () => {
     expect(resolveServeSettings({}, { LINEAGE_BODY_IDLE_SECONDS: '5' }).limits).toEqual({ bodyIdleMs: 5000 });
     expect(resolveServeSettings({}, {}).limits).toEqual({});
