@@ -80,17 +80,34 @@ function piecesOf(bytes: Uint8Array, n: number): Uint8Array[] {
   return Array.from({ length: n }, (_, i) => bytes.subarray(i * size, (i + 1) * size)).filter((p) => p.byteLength > 0);
 }
 
+interface Served { server: ChildServer; dataDir: string; key: string; agent: string }
+
+/** A `lineage serve` child with `env` and one registered agent. */
+async function serveWithAgent(env: Record<string, string>): Promise<Served> {
+  const dataDir = tempDataDir();
+  const key = issueKey(dataDir);
+  const server = await spawnServer(dataDir, env);
+  const agent = randomUUID();
+  const body = JSON.stringify({ id: agent, name: 'idle', source_runtime: 'openclaw' });
+  expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body })).status).toBe(201);
+  return { server, dataDir, key, agent };
+}
+
+/** A snapshot PUT of `bytes` for `t.agent`, sending `pieces` of them `gapMs` apart. */
+function putSnapshot(t: Served, bytes: Uint8Array, pieces: Uint8Array[], gapMs: number, headers: Record<string, string> = {}): Promise<Exchange> {
+  return exchange(t.server.url, {
+    method: 'PUT', path: `/v1/agents/${t.agent}/snapshot`,
+    headers: { authorization: `Bearer ${t.key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength), ...headers },
+  }, pieces, gapMs);
+}
+
 describe('request bodies that stop arriving', () => {
   let server: ChildServer;
   let dataDir: string;
   let key: string;
-  const agent = randomUUID();
+  let agent: string;
   beforeAll(async () => {
-    dataDir = tempDataDir();
-    key = issueKey(dataDir);
-    server = await spawnServer(dataDir, { LINEAGE_BODY_IDLE_SECONDS: String(IDLE_SECONDS) });
-    const body = JSON.stringify({ id: agent, name: 'idle', source_runtime: 'openclaw' });
-    expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body })).status).toBe(201);
+    ({ server, dataDir, key, agent } = await serveWithAgent({ LINEAGE_BODY_IDLE_SECONDS: String(IDLE_SECONDS) }));
   });
   afterAll(async () => {
     await server?.stop();
@@ -99,10 +116,7 @@ describe('request bodies that stop arriving', () => {
   it('a snapshot upload that stops halfway is a JSON 408, the connection closed, nothing stored', async () => {
     const bytes = await snapshotBytes(agent);
     const before = stateFingerprint(dataDir);
-    const reply = await exchange(server.url, {
-      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength) },
-    }, [bytes.subarray(0, Math.floor(bytes.byteLength / 2))], 0);
+    const reply = await putSnapshot({ server, dataDir, key, agent }, bytes, [bytes.subarray(0, Math.floor(bytes.byteLength / 2))], 0);
     expect(reply).toMatchObject({ status: 408, closedByServer: true, headers: { 'content-type': 'application/json', connection: 'close' } });
     expect(reply.json).toEqual({ error: `no byte of the request body arrived for ${IDLE_SECONDS} s: the request was dropped and nothing of it was stored; send it again` });
     expect(stateFingerprint(dataDir)).toEqual(before);
@@ -141,11 +155,7 @@ describe('request bodies that stop arriving', () => {
   it('a slow upload that keeps sending is stored, though it takes more than two idle periods in all', async () => {
     const bytes = await snapshotBytes(agent);
     // A piece every tenth of the idle limit, 25 pieces: 2.5 idle periods from first to last.
-    const pieces = piecesOf(bytes, 25);
-    const reply = await exchange(server.url, {
-      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength), connection: 'close' },
-    }, pieces, (IDLE_SECONDS * 1000) / 10);
+    const reply = await putSnapshot({ server, dataDir, key, agent }, bytes, piecesOf(bytes, 25), (IDLE_SECONDS * 1000) / 10, { connection: 'close' });
     expect(reply.status).toBe(201);
     expect(reply.json).toMatchObject({ sequence: 0, size_bytes: bytes.byteLength });
     const restore = await call(`${server.url}/v1/agents/${agent}/restore`, { key });
@@ -154,47 +164,34 @@ describe('request bodies that stop arriving', () => {
 });
 
 describe('a long upload under a whole-request limit (LINEAGE_REQUEST_SECONDS)', () => {
-  let server: ChildServer;
-  let dataDir: string;
-  let key: string;
-  const agent = randomUUID();
+  let t: Served;
   beforeAll(async () => {
-    dataDir = tempDataDir();
-    key = issueKey(dataDir);
-    server = await spawnServer(dataDir, { LINEAGE_BODY_IDLE_SECONDS: String(IDLE_SECONDS), LINEAGE_REQUEST_SECONDS: '1' });
-    const body = JSON.stringify({ id: agent, name: 'long', source_runtime: 'openclaw' });
-    expect((await call(`${server.url}/agents`, { method: 'POST', key, contentType: 'application/json', body })).status).toBe(201);
+    t = await serveWithAgent({ LINEAGE_BODY_IDLE_SECONDS: String(IDLE_SECONDS), LINEAGE_REQUEST_SECONDS: '1' });
   });
   afterAll(async () => {
-    await server?.stop();
+    await t?.server.stop();
   });
 
   it('an upload whose bytes keep coming is stored, though it takes more than the whole-request limit', async () => {
-    const bytes = await snapshotBytes(agent);
+    const bytes = await snapshotBytes(t.agent);
     // A piece every tenth of the idle limit, 25 pieces: 2.5 times the whole-request limit.
-    const reply = await exchange(server.url, {
-      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength), connection: 'close' },
-    }, piecesOf(bytes, 25), (IDLE_SECONDS * 1000) / 10);
+    const reply = await putSnapshot(t, bytes, piecesOf(bytes, 25), (IDLE_SECONDS * 1000) / 10, { connection: 'close' });
     expect([reply.status, reply.json]).toMatchObject([201, { sequence: 0, size_bytes: bytes.byteLength }]);
   });
 
   it('an upload that stops is still cut by the idle limit: a 408, the connection closed, nothing stored', async () => {
-    const bytes = await snapshotBytes(agent);
-    const before = stateFingerprint(dataDir);
-    const reply = await exchange(server.url, {
-      method: 'PUT', path: `/v1/agents/${agent}/snapshot`,
-      headers: { authorization: `Bearer ${key}`, 'content-type': OCTET, 'content-length': String(bytes.byteLength) },
-    }, piecesOf(bytes, 4).slice(0, 2), 100);
+    const bytes = await snapshotBytes(t.agent);
+    const before = stateFingerprint(t.dataDir);
+    const reply = await putSnapshot(t, bytes, piecesOf(bytes, 4).slice(0, 2), 100);
     expect(reply).toMatchObject({ status: 408, closedByServer: true });
     expect(reply.json).toEqual({ error: `no byte of the request body arrived for ${IDLE_SECONDS} s: the request was dropped and nothing of it was stored; send it again` });
-    expect(stateFingerprint(dataDir)).toEqual(before);
+    expect(stateFingerprint(t.dataDir)).toEqual(before);
   });
 
   it('a body the server does not read that keeps trickling after the reply is still cut by the whole-request limit', async () => {
-    const reply = await exchange(server.url, {
-      method: 'GET', path: `/v1/agents/${agent}`,
-      headers: { authorization: `Bearer ${key}`, 'content-length': '1000' },
+    const reply = await exchange(t.server.url, {
+      method: 'GET', path: `/v1/agents/${t.agent}`,
+      headers: { authorization: `Bearer ${t.key}`, 'content-length': '1000' },
     // Still trickling when the client gives up (a byte every 100 ms for 10 s, giving up at 8 s): only the limit can close it.
     }, Array.from({ length: 100 }, () => new Uint8Array(1)), 100, 8000);
     expect(reply).toMatchObject({ status: 200, closedByServer: true });
