@@ -300,7 +300,9 @@ describe('the dashboard API', () => {
     [`/api/agents/{id}/records?limit=99999999999999999999`, 'The page size (limit) must be at most 1000.'],
     [`/api/agents/{id}/sequences?before=9007199254740993`, 'The sequence to page before (before) must be at most 9007199254740991.'],
     ['/api/search?q=fact&offset=9007199254740991', 'offset must be at most 999999999999999, got "9007199254740991"'],
-    ['/api/search?q=fact&limit=99999999999999999999', 'limit must be at most 999999999999999, got "99999999999999999999"'],
+    // The search's own page size (8bd5008): a limit past it is said with it, however many digits.
+    ['/api/search?q=fact&limit=99999999999999999999', 'limit must be at most 500 (later appearances per page), got "99999999999999999999"; page with offset for more'],
+    ['/api/search?q=fact&limit=501', 'limit must be at most 500 (later appearances per page), got "501"; page with offset for more'],
   ])('GET %s, a number too large: one sentence, with its own bound', async (target, error) => {
     const reply = await call(`${base}${target.replace('{id}', agent)}`);
     expect(reply.status).toBe(400);
