@@ -1,13 +1,13 @@
 /**
  * The one place where dashboard API failures become HTTP responses: a bad query string is a 400,
- * an unknown agent, record or sequence a 404, busy or the scale-out engines out of reach a 503
- * (as the protocol answers it: lib/server/errors.ts `busyAnswer`), anything
+ * an unknown agent, record or sequence a 404, busy or the scale-out engines out of reach a 503, a
+ * full disk a 507, a data directory that cannot be written a 503 (as the protocol answers them:
+ * lib/server/errors.ts `storageFailureAnswer`), anything
  * else a 500 whose cause is logged, never returned. Route handlers throw; `apiRoute` answers.
  */
 import { ZodError, type z } from 'zod';
 import { LedgerError } from '@/lib/ledger/errors';
-import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
-import { busyAnswer } from './errors';
+import { storageFailureAnswer } from './errors';
 import { zodErrorInWords } from './issue-words';
 import { echoInput } from '@/lib/core/echo';
 
@@ -51,15 +51,11 @@ export function errorResponse(error: unknown): Response {
       return Response.json({ error: error.message, code: 'blob_corrupt', agent_id: error.details.agentId ?? null, sequence: error.details.sequence ?? null }, { status: 500 });
     }
   }
-  // Busy (an index rebuild), or PostgreSQL or the bucket out of reach (a restart, a failover):
-  // retry shortly, answered as the protocol answers it.
-  const unreachable = unreachableStorageError(error);
-  if (unreachable) console.error(`[dashboard api] ${unreachable.message}:`, error instanceof Error ? error.message : error);
-  const busy = unreachable ?? (error instanceof LedgerError && error.code === 'busy' ? error : null);
-  if (busy) {
-    const { status, body, headers } = busyAnswer(busy);
-    return Response.json(body, { status, headers });
-  }
+  // Busy (an index rebuild, the database locked), PostgreSQL or the bucket out of reach (a restart, a
+  // failover), a full disk, a data directory that cannot be written (a read that folds the history
+  // index writes): said, as the protocol answers them.
+  const storage = storageFailureAnswer(error, 'dashboard api');
+  if (storage) return Response.json(storage.body, { status: storage.status, headers: storage.headers });
   if (isCodedError(error)) {
     const status = codeStatus(error.code);
     if (status) return Response.json({ error: error.message }, { status });

@@ -1,4 +1,8 @@
 /** The HTTP answers of ledger errors that are not the client's fault but must still say what happened. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { BlobConflictError } from '@/lib/ledger/s3-blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -52,6 +56,48 @@ describe('errorToResponse', () => {
     }
     // A query the database refused for its own reason is no outage.
     expect(errorResponse(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
+    log.mockRestore();
+  });
+
+  it('SQLite\'s own busy, full and read-only errors are answered alike by the protocol and the dashboard API (503 + Retry-After, 507, 503), not a 500', async () => {
+    // Real errors of better-sqlite3: a write lock another connection holds, a database at its page
+    // limit, a database opened read-only (what a read that folds the history index would meet).
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-sqlite-errors-'));
+    const file = path.join(dir, 'x.db');
+    const caught = (fn: () => unknown) => {
+      try {
+        fn();
+      } catch (error) {
+        return error;
+      }
+      throw new Error('expected an error');
+    };
+    const db = new Database(file);
+    db.exec('CREATE TABLE t (v BLOB)');
+    const holder = new Database(file);
+    holder.exec('BEGIN IMMEDIATE');
+    const busy = caught(() => new Database(file, { timeout: 0 }).exec('INSERT INTO t VALUES (1)'));
+    holder.exec('ROLLBACK');
+    holder.close();
+    db.pragma('max_page_count = 4');
+    const full = caught(() => db.prepare('INSERT INTO t VALUES (?)').run(Buffer.alloc(64 * 1024)));
+    db.close();
+    const readOnly = caught(() => new Database(file, { readonly: true }).exec('INSERT INTO t VALUES (1)'));
+    fs.rmSync(dir, { recursive: true, force: true });
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const cases: [unknown, number, string, RegExp][] = [
+      [busy, 503, 'busy', /^another process holds the write lock of the database in the data directory \(an index rebuild\?\); retry shortly$/],
+      [full, 507, 'disk_full', /^no space left on the disk holding the data directory: free some space and retry \(nothing was stored\)$/],
+      [readOnly, 503, 'read_only', /^the data directory cannot be written \(SQLITE_READONLY\): make it writable/],
+    ];
+    for (const [error, status, code, words] of cases) {
+      const protocol = errorToResponse(error);
+      const api = errorResponse(error);
+      const apiBody = await api.json() as Record<string, unknown>;
+      expect([protocol.status, bodyOf(protocol).code]).toEqual([status, code]);
+      expect(bodyOf(protocol).error).toMatch(words);
+      expect([api.status, apiBody, api.headers.get('retry-after')]).toEqual([protocol.status, bodyOf(protocol), protocol.headers?.['retry-after'] ?? null]);
+    }
     log.mockRestore();
   });
 

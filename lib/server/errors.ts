@@ -83,16 +83,30 @@ export function busyAnswer(err: LedgerError): { status: number; body: { error: s
   return { status: LEDGER_STATUS.busy, body: { error: err.message, code: 'busy' }, headers: { 'retry-after': String(BUSY_RETRY_AFTER_SECONDS) } };
 }
 
+/**
+ * The answer to a storage failure a user can act on, the same on the protocol and the dashboard API:
+ * `busy` (busyAnswer), a full disk (`disk_full`, 507) or a data directory that cannot be written
+ * (`read_only`, 503) — as a LedgerError, or as the file system's or SQLite's own error
+ * (storage-errors.ts), or the scale-out engines out of reach (unreachable-storage.ts). Null for
+ * anything else. What it says is logged (`who`: the log line's prefix).
+ */
+export function storageFailureAnswer(err: unknown, who: string): { status: number; body: { error: string; code: string }; headers?: Record<string, string> } | null {
+  const unreachable = err instanceof LedgerError ? null : unreachableStorageError(err);
+  if (unreachable) console.error(`[${who}] ${unreachable.message}:`, err instanceof Error ? err.message : err);
+  const ledger = err instanceof LedgerError ? err
+    : unreachable ?? storageError(err, typeof (err as { path?: unknown } | null)?.path === 'string' ? path.dirname((err as { path: string }).path) : null);
+  if (ledger?.code === 'busy') return busyAnswer(ledger);
+  if (ledger?.code === 'disk_full' || ledger?.code === 'read_only') {
+    console.error(`[${who}] ${ledger.message}`);
+    return { status: LEDGER_STATUS[ledger.code]!, body: { error: ledger.message, code: ledger.code } };
+  }
+  return null;
+}
+
 function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
   const status = LEDGER_STATUS[err.code] ?? 500;
-  if (err.code === 'busy') {
-    const busy = busyAnswer(err);
-    return jsonResponse(busy.body, busy.status, busy.headers);
-  }
-  if (err.code === 'disk_full' || err.code === 'read_only') {
-    console.error(`[lineage serve] ${err.message}`);
-    return jsonResponse({ error: err.message, code: err.code }, status);
-  }
+  const storage = storageFailureAnswer(err, 'lineage serve');
+  if (storage) return jsonResponse(storage.body, storage.status, storage.headers);
   if (err.code === 'blob_conflict') {
     console.error(`[lineage serve] ${err.message}`);
     return jsonResponse({ error: err.message, code: err.code }, status);
@@ -124,13 +138,8 @@ export function errorToResponse(err: unknown): ProtocolResponse {
     return jsonResponse({ error: `invalid archive: ${err.message}` }, ARCHIVE_STATUS[err.code] ?? 400);
   }
   if (err instanceof LedgerError) return ledgerErrorResponse(err);
-  const storage = storageError(err, typeof (err as { path?: unknown }).path === 'string' ? path.dirname((err as { path: string }).path) : null);
-  if (storage) return ledgerErrorResponse(storage);
-  const unreachable = unreachableStorageError(err);
-  if (unreachable) {
-    console.error(`[lineage serve] ${unreachable.message}:`, err instanceof Error ? err.message : err);
-    return ledgerErrorResponse(unreachable);
-  }
+  const storage = storageFailureAnswer(err, 'lineage serve');
+  if (storage) return jsonResponse(storage.body, storage.status, storage.headers);
   console.error('[lineage serve] internal error:', err);
   return jsonResponse({ error: 'internal error' }, 500);
 }
