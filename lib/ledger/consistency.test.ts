@@ -145,6 +145,40 @@ describe('a deleted agent whose delete was interrupted', () => {
     }
   });
 
+  it('registered again and synced, then a lost WAL took that registration and its commit: the acknowledged blob is no leftover and is never removed', async () => {
+    const t = tempLedger();
+    try {
+      const dbFile = path.join(t.dir, 'lineage.db');
+      let ledger = t.ledger;
+      registerAgent({ ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+      expect(await deleteAgent({ ledger, agentId: AGENT, now: new Date('2026-02-01T00:00:00Z') })).toEqual({ deleted: true, objects_removed: 1 });
+      closeDatabase(ledger.db);
+      const afterDelete = fs.readFileSync(dbFile); // the database as a power cut would leave it: the deletion, nothing after
+      ledger = openLedger(t.dir);
+      // The same id again, and a snapshot the server acknowledged (other bytes: another key than the deletion recorded).
+      registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT, { records: 5 }), now: new Date() });
+      const [kept] = ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[];
+      closeDatabase(ledger.db);
+      fs.writeFileSync(dbFile, afterDelete);
+      fs.rmSync(`${dbFile}-wal`, { force: true });
+      fs.rmSync(`${dbFile}-shm`, { force: true });
+      ledger = openLedger(t.dir);
+      t.ledger.db = ledger.db;
+
+      expect(await findDeletedLeftovers(ledger)).toEqual([]);
+      expect((await findUnledgeredBlobs(ledger)).map((b) => b.key)).toEqual([kept]);
+      expect(await removeDeletedLeftovers(ledger)).toEqual([]);
+      // Not registered again from it either (the deleted id): listed, refused in words, and kept.
+      const recovered = await recoverUnledgered(ledger, historyIndexer);
+      expect(recovered).toMatchObject([{ agent_id: AGENT, sequence: 0, kind: 'snapshot', recovered: false, error: expect.stringMatching(/was deleted at 2026-02-01T00:00:00\.000Z: it is not registered again from a blob it left/) }]);
+      expect(await ledger.blobs.exists(kept!)).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('a delete killed in its removal loop: the marks it left beside blobs already gone are removed by --repair too', async () => {
     const t = tempLedger();
     try {

@@ -86,8 +86,7 @@ async function unreferencedBlobs(ledger: Ledger, store: FsBlobStore): Promise<{ 
     if (named) found.push({ ...named, key, file: store.pathOf(key), chains: false });
   }
   const latestOf = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').pluck();
-  // undefined: no agent row (a null latest sequence is a registered agent never synced).
-  const { unledgered, leftovers } = sortOutLeftovers(found, listDeletedAgents({ ledger }), (agentId) => latestOf.get(agentId) !== undefined);
+  const { unledgered, leftovers } = sortOutLeftovers(found, listDeletedAgents({ ledger }));
   return { unledgered: markChains(unledgered, (agentId) => latestOf.get(agentId) as number | null | undefined), leftovers };
 }
 
@@ -102,19 +101,22 @@ export interface LeftoverBlob {
 }
 
 /**
- * Parts blobs no entry names into a deleted agent's leftovers — a key one of its deletions removed,
- * or any blob of a deleted agent not registered again (an upload that raced the delete, never
- * acknowledged) — and the others (`registered`: whether the id has an agent row now). Both backends.
+ * Parts blobs no entry names into a deleted agent's leftovers — exactly the keys one of its deletions
+ * recorded, which entries named when it was deleted — and the others. A blob of a deleted agent that
+ * no deletion recorded stays with the others, never removed: it may be an upload that raced the
+ * delete and was never acknowledged, or an acknowledged upload of the id registered again whose
+ * commit a lost WAL took with the registration (doctor then lists it and refuses to register the
+ * deleted id from it: `refuseDeleted`). Both backends.
  */
 export function sortOutLeftovers<T extends { agent_id: string; sequence: number; kind: EntryKind; key: string }>(
-  found: T[], deleted: readonly DeletedAgent[], registered: (agentId: string) => boolean,
+  found: T[], deleted: readonly DeletedAgent[],
 ): { unledgered: T[]; leftovers: LeftoverBlob[] } {
   const byId = new Map(deleted.map((d) => [d.id, { deleted_at: d.deleted_at, keys: new Set(d.blob_keys) }]));
   const unledgered: T[] = [];
   const leftovers: LeftoverBlob[] = [];
   for (const blob of found) {
     const deletion = byId.get(blob.agent_id);
-    if (deletion && (deletion.keys.has(blob.key) || !registered(blob.agent_id))) {
+    if (deletion?.keys.has(blob.key)) {
       leftovers.push({ agent_id: blob.agent_id, sequence: blob.sequence, kind: blob.kind, key: blob.key, deleted_at: deletion.deleted_at });
     } else {
       unledgered.push(blob);

@@ -74,7 +74,7 @@ async function unreferencedObjects(storage: LineageStorage): Promise<{ unledgere
     if (named && !referenced.has(key)) found.push({ ...named, key, chains: false });
   }
   const latest = new Map(agents.map((a) => [a.id, a.latest_sequence]));
-  return { ...sortOutLeftovers(found, await storage.listDeletedAgents(), (agentId) => latest.has(agentId)), latest };
+  return { ...sortOutLeftovers(found, await storage.listDeletedAgents()), latest };
 }
 
 /**
