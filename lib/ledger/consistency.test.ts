@@ -11,24 +11,37 @@ import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embed
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-000000000001';
 
+/**
+ * Runs `work` on the temp ledger's database and then takes its commits away, as a lost WAL would (the
+ * database file put back as it was before, `-wal` and `-shm` gone): its blobs stay. Returns what
+ * `work` returned and the ledger reopened on the database as it was.
+ */
+async function lostCommits<T>(t: ReturnType<typeof tempLedger>, work: (ledger: Ledger) => Promise<T>): Promise<{ result: T; ledger: Ledger }> {
+  const dbFile = path.join(t.dir, 'lineage.db');
+  closeDatabase(t.ledger.db);
+  const before = fs.readFileSync(dbFile);
+  let ledger = openLedger(t.dir);
+  const result = await work(ledger);
+  closeDatabase(ledger.db);
+  fs.writeFileSync(dbFile, before);
+  fs.rmSync(`${dbFile}-wal`, { force: true });
+  fs.rmSync(`${dbFile}-shm`, { force: true });
+  ledger = openLedger(t.dir);
+  t.ledger.db = ledger.db;
+  return { result, ledger };
+}
+
 it('recovers an agent whose registration was lost with its commits, in order, to the same index', async () => {
   const t = tempLedger();
   try {
-    const dbFile = path.join(t.dir, 'lineage.db');
-    closeDatabase(t.ledger.db);
-    const empty = fs.readFileSync(dbFile); // the database as it was before the lost commits
-    let ledger = openLedger(t.dir);
-    registerAgent({ ledger, id: AGENT, name: 'lost one', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-01-01T00:00:00Z') });
-    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
-    for (let seq = 1; seq <= 3; seq++) await ingestDelta({ ledger, agentId: AGENT, baseSequence: seq - 1, bytes: await deltaBytes(AGENT, seq - 1, seq), now: new Date() });
-    const { ledger_entries: _entries, ...expected } = dumpIndex(ledger);
-    closeDatabase(ledger.db);
-    fs.writeFileSync(dbFile, empty);
-    fs.rmSync(`${dbFile}-wal`, { force: true });
-    fs.rmSync(`${dbFile}-shm`, { force: true });
+    const { result: expected, ledger } = await lostCommits(t, async (ledger) => {
+      registerAgent({ ledger, id: AGENT, name: 'lost one', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-01-01T00:00:00Z') });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+      for (let seq = 1; seq <= 3; seq++) await ingestDelta({ ledger, agentId: AGENT, baseSequence: seq - 1, bytes: await deltaBytes(AGENT, seq - 1, seq), now: new Date() });
+      const { ledger_entries: _entries, ...index } = dumpIndex(ledger);
+      return index;
+    });
 
-    ledger = openLedger(t.dir);
-    t.ledger.db = ledger.db;
     expect(getAgent({ ledger, agentId: AGENT })).toBeNull();
     expect((await findUnledgeredBlobs(ledger)).map((b) => [b.sequence, b.kind, b.chains]))
       .toEqual([[0, 'snapshot', true], [1, 'delta', true], [2, 'delta', true], [3, 'delta', true]]);
@@ -148,24 +161,16 @@ describe('a deleted agent whose delete was interrupted', () => {
   it('registered again and synced, then a lost WAL took that registration and its commit: the acknowledged blob is no leftover and is never removed', async () => {
     const t = tempLedger();
     try {
-      const dbFile = path.join(t.dir, 'lineage.db');
-      let ledger = t.ledger;
-      registerAgent({ ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
-      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
-      expect(await deleteAgent({ ledger, agentId: AGENT, now: new Date('2026-02-01T00:00:00Z') })).toEqual({ deleted: true, objects_removed: 1 });
-      closeDatabase(ledger.db);
-      const afterDelete = fs.readFileSync(dbFile); // the database as a power cut would leave it: the deletion, nothing after
-      ledger = openLedger(t.dir);
-      // The same id again, and a snapshot the server acknowledged (other bytes: another key than the deletion recorded).
-      registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
-      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT, { records: 5 }), now: new Date() });
-      const [kept] = ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[];
-      closeDatabase(ledger.db);
-      fs.writeFileSync(dbFile, afterDelete);
-      fs.rmSync(`${dbFile}-wal`, { force: true });
-      fs.rmSync(`${dbFile}-shm`, { force: true });
-      ledger = openLedger(t.dir);
-      t.ledger.db = ledger.db;
+      registerAgent({ ledger: t.ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
+      await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+      expect(await deleteAgent({ ledger: t.ledger, agentId: AGENT, now: new Date('2026-02-01T00:00:00Z') })).toEqual({ deleted: true, objects_removed: 1 });
+      // The same id again, and a snapshot the server acknowledged (other bytes: another key than the deletion recorded);
+      // then a power cut leaves the database with the deletion and nothing after.
+      const { result: kept, ledger } = await lostCommits(t, async (ledger) => {
+        registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: 'tenant-a', now: new Date() });
+        await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT, { records: 5 }), now: new Date() });
+        return (ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries').pluck().all() as string[])[0];
+      });
 
       expect(await findDeletedLeftovers(ledger)).toEqual([]);
       expect((await findUnledgeredBlobs(ledger)).map((b) => b.key)).toEqual([kept]);
