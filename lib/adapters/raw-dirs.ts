@@ -4,15 +4,11 @@ import type { Runtime } from './types';
 /**
  * The directories each runtime's export walks for raw files (CONTRACT §3.3), beside the root files
  * it looks up by name: where a sync finds a restore's staging files, and where the next restore
- * looks for those an interrupted one left (`shared/restore-staging.ts`).
+ * looks for those an interrupted one left (`shared/restore-staging.ts`); a restore's marker names
+ * the directories outside them it staged into.
  */
 export const RAW_DIRS = {
   openclaw: [MEMORY_DIR],
   zeroclaw: ['memory'],
   hermes: ['memories', 'skill-bundles', 'cron'],
 } as const satisfies Record<Runtime, readonly string[]>;
-
-/** Whether a workspace-relative path is in a runtime's root or under one of its raw directories. */
-export function inRawDirs(runtime: Runtime, rel: string): boolean {
-  return !rel.includes('/') || RAW_DIRS[runtime].some((dir) => rel.startsWith(`${dir}/`));
-}

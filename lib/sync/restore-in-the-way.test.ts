@@ -254,6 +254,20 @@ describe('a file or directory the restore cannot write: refused before the first
     expect(gateway()).toBe('The gateway moved to 10.20.0.9');
     expect(await readTree(sb.workspace, [])).toEqual(before);
   });
+
+  it('ZeroClaw: a read-only workspace directory, where the restore keeps its marker while it writes, leaves everything as it was', async (ctx) => {
+    const { sb, restore, gateway } = await zeroclawAtTwoSequences('memory/notes/guide.md', 'Read me first.\n', (workspace) => fs.rmSync(path.join(workspace, 'memory', 'notes', 'guide.md')));
+    unwritable(ctx, sb.workspace);
+    const before = await readTree(sb.workspace, []);
+
+    const error = await refusal(restore);
+    expect(error).toMatchObject({
+      code: 'workspace_file_invalid',
+      message: expect.stringMatching(new RegExp(`^cannot restore into ${sb.workspace}: the workspace directory, where the restore keeps its marker while it writes, cannot be written \\((EPERM|EACCES)\\)$`)),
+    });
+    expect(gateway()).toBe('The gateway moved to 10.20.0.9');
+    expect(await readTree(sb.workspace, [])).toEqual(before);
+  });
 });
 
 /** Another process (the agent) holding the database's write lock until the test ends. */

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
 import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
 import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
-import { removeDeadStaging } from '@/lib/adapters/shared/restore-staging';
+import { findStagingFiles, removeDeadStaging, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
@@ -63,7 +63,8 @@ export interface RestoreOutput {
   reconstructed?: string[];
   /**
    * Staging files a restore into this workspace left when it was killed (`.alf-restore-<pid>-<n>.tmp`
-   * of a process no longer running), removed by this one. Present only when there were some.
+   * of a restore known to have ended: `restore-staging.ts`), removed by this one. Present only when
+   * there were some. Those of a restore that may still run are kept and said in `warnings`.
    */
   removed_staging?: string[];
   warnings?: string[];
@@ -101,6 +102,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
 
   let action: RestoreAction = 'initialize';
   let removed: { removed_staging?: string[] } = {};
+  let staging: string[] = [];
   if (opts.out) {
     await assertEmptyOrMissing(opts.out);
   } else {
@@ -110,13 +112,17 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     const changesOf = () => (changes ??= plannedChanges(dir, plan));
     action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changesOf });
     if (action === 'prompt-update' && !opts.replace) {
-      return { ...base, action, applied: false, would_change: wouldChange(plan, await changesOf()) };
+      // A killed restore's leftovers are said as a sync says them; nothing is removed.
+      const left = stagingWarnings(dir, await findStagingFiles(dir, RAW_DIRS[opts.runtime]));
+      return { ...base, action, applied: false, would_change: wouldChange(plan, await changesOf()), ...(left.length ? { warnings: left } : {}) };
     }
     // What a killed restore staged and never renamed (its sync warns of them): removed, by a
-    // restore that changes the workspace or finds it at that state already.
-    const staging = await removeDeadStaging(dir, RAW_DIRS[opts.runtime]);
-    if (staging.length > 0) removed = { removed_staging: staging };
-    if (action === 'none') return { ...base, action, applied: false, ...removed };
+    // restore that changes the workspace or finds it at that state already, when their restore is
+    // known to have ended; the others are kept and said.
+    const cleanup = await removeDeadStaging(dir, RAW_DIRS[opts.runtime]);
+    if (cleanup.removed.length > 0) removed = { removed_staging: cleanup.removed };
+    staging = cleanup.warnings;
+    if (action === 'none') return { ...base, action, applied: false, ...removed, ...(staging.length ? { warnings: staging } : {}) };
   }
 
   await fs.mkdir(dir, { recursive: true });
@@ -135,7 +141,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     ...base, action, applied: true, written: result.written,
     ...(rendered.length ? { reconstructed: rendered } : {}),
     ...removed,
-    ...(result.warnings.length ? { warnings: result.warnings } : {}),
+    ...(staging.length + result.warnings.length ? { warnings: [...staging, ...result.warnings] } : {}),
   };
 }
 

@@ -11,8 +11,8 @@ import { openForSync, removeStale } from './store/open-store';
 import { storePaths } from './store/paths';
 import { getAdapter } from '@/lib/adapters';
 import { requireWorkspace } from '@/lib/adapters/shared/errors';
-import { isStagingPath, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
-import { inRawDirs } from '@/lib/adapters/raw-dirs';
+import { stagingAmong, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
+import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
 import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf, unchangedFiles, type BaseLoad } from './base-load';
@@ -155,7 +155,7 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
   const store = fingerprint ? { key, fingerprint, recorded } : undefined;
   if (fingerprint && recorded && fingerprintHolds(recorded, fingerprint) && !opts.toNewTarget) {
     // A restore's staging files, which the export would leave out, are said by an idle sync too.
-    for (const warning of stagingWarnings([...fingerprint.files.keys()].filter((rel) => isStagingPath(rel) && inRawDirs(opts.runtime, rel)))) opts.warn?.(warning);
+    for (const warning of stagingWarnings(opts.workspace, stagingAmong(opts.workspace, [...fingerprint.files.keys()], RAW_DIRS[opts.runtime]))) opts.warn?.(warning);
     // An idle sync of the target its state follows; one the target has nothing of is a first sync there.
     const state = await readClientState(opts.alfHome, recorded.agentId).catch(() => null);
     const known = state?.last_synced_sequence;

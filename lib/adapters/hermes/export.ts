@@ -39,7 +39,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     warnings: [...(state?.warnings ?? []), ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
-    ), ...stagingWarnings(staging)],
+    ), ...stagingWarnings(home, staging)],
   };
 }
 

@@ -36,7 +36,7 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
   for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir)));
   const files = new Map<string, Uint8Array>();
-  const staging = rootStagingFiles(home);
+  const staging = rootStagingFiles(home, RAW_DIRS.hermes);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
     if (isForbiddenRaw(rel)) continue;

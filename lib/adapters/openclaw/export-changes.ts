@@ -87,7 +87,7 @@ export async function exportOpenclawChanges(opts: ExportOptions, priorOf: (agent
   const statContext = v41Layout ? 'v41' : 'flat';
   const prior = await priorOf(agentId, statContext);
   const files: ExportedFile[] = [];
-  const warnings: string[] = stagingWarnings(staging);
+  const warnings: string[] = stagingWarnings(opts.workspace, staging);
   let unopened = 0;
   let opened = 0;
   const absOf = absPathsIn(opts.workspace);

@@ -29,7 +29,7 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
   }
   candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR))));
   const files: string[] = [];
-  const staging = rootStagingFiles(workspace);
+  const staging = rootStagingFiles(workspace, [MEMORY_DIR]);
   let excluded = 0;
   for (const rel of candidates) {
     if (isNeverRaw(rel)) continue;

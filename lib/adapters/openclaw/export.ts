@@ -73,12 +73,12 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   }
   if (unchanged && carried.length === files.length && unchanged.count === files.length) {
     // Nothing changed, came or went: the last export's result, which the caller holds already.
-    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: stagingWarnings(staging), allUnchanged: true };
+    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: stagingWarnings(opts.workspace, staging), allUnchanged: true };
   }
   if (carried.length > 0) for (const [rel, bytes] of await unchanged!.bytes(carried)) raw.set(rel, bytes);
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
-  const warnings: string[] = [...stagingWarnings(staging), ...perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]))];
+  const warnings: string[] = [...stagingWarnings(opts.workspace, staging), ...perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]))];
   // Records sort stably by created_at, and a file's records share theirs: sorting the files (stably)
   // and keeping each file's order is the same order.
   const slots: RecordSlot[] = [];

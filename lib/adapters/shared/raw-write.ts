@@ -102,6 +102,8 @@ export function assertWritable(target: string, rels: readonly string[]): void {
     if (info && !info.isFile()) throw inTheWay(target, rel, info.isDirectory() ? 'a directory' : 'not a regular file', 'a file');
   }
   for (const rel of rels) assertPermitted(target, rel);
+  // The restore's marker (restore-staging.ts) is written in the workspace's root, whatever it writes.
+  if (rels.length > 0) assertAccess(target, target, constants.W_OK | constants.X_OK, 'the workspace directory, where the restore keeps its marker while it writes,');
 }
 
 /**

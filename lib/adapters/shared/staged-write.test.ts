@@ -2,7 +2,7 @@ import fs from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { stagingPid } from './restore-staging';
+import { markerName, selfIdentity, stagingPid } from './restore-staging';
 import { stageFiles } from './staged-write';
 
 const dirs: string[] = [];
@@ -19,8 +19,26 @@ describe('stageFiles', () => {
     const staged = await stageFiles(target, files(['MEMORY.md', 'memory/a.md']));
     const temps = (await fs.readdir(target, { recursive: true })).filter((rel) => stagingPid(path.basename(rel)) !== null);
     expect(temps.map((rel) => stagingPid(path.basename(rel)))).toEqual([process.pid, process.pid]);
+    // Its marker, beside them while they are staged, says who it is and where it stages.
+    expect(JSON.parse(await fs.readFile(path.join(target, markerName(process.pid)), 'utf8'))).toEqual({ ...selfIdentity(), dirs: ['', 'memory'] });
     await staged.commit();
     expect((await fs.readdir(target, { recursive: true })).sort()).toEqual(['MEMORY.md', 'memory', 'memory/a.md']);
+  });
+
+  it('a marker of this pid that another restore may still hold (another pid namespace) refuses the restore before anything is staged; one known ended is replaced', async () => {
+    const target = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-staged-'));
+    dirs.push(target);
+    const marker = path.join(target, markerName(process.pid));
+    const theirs = JSON.stringify({ ...selfIdentity(), pid_ns: 'pid:[1]', dirs: [''] });
+    await fs.writeFile(marker, theirs);
+    await expect(stageFiles(target, files(['a.md']))).rejects.toMatchObject({ code: 'restore_incomplete', message: expect.stringContaining(`another restore of the same process id (${process.pid})`) });
+    expect(await fs.readdir(target)).toEqual([markerName(process.pid)]);
+    expect(await fs.readFile(marker, 'utf8')).toBe(theirs);
+    // The same pid with another start time: an earlier process of this pid, ended.
+    await fs.writeFile(marker, JSON.stringify({ ...selfIdentity(), start_time: '1', dirs: [''] }));
+    const staged = await stageFiles(target, files(['a.md']));
+    await staged.commit();
+    expect(await fs.readdir(target)).toEqual(['a.md']);
   });
 
   it('a rename that fails part-way leaves the files before it in place and no staging file', async () => {

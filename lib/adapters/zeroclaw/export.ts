@@ -39,7 +39,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
   assertDistinctIds(records, slice.rows, dbRel);
   const { files, excludedByAlfignore, staging } = await collectRawFiles(opts.workspace, dbRel);
-  warnings.push(...stagingWarnings(staging));
+  warnings.push(...stagingWarnings(opts.workspace, staging));
   files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
   return {
     runtime: 'zeroclaw',

@@ -36,7 +36,7 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
   }
   for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir)));
   const files = new Map<string, Uint8Array>();
-  const staging = rootStagingFiles(workspace);
+  const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
     if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;

@@ -115,6 +115,8 @@ export function registerRestoreCommand(program: Command): void {
       clock: systemClock,
     });
     if (output.removed_staging) progress(`removed ${output.removed_staging.length} staging file${output.removed_staging.length === 1 ? '' : 's'} an interrupted restore left: ${output.removed_staging.join(', ')}`);
+    // Said on stderr as a sync says them (a killed restore's leftovers kept, above all).
+    for (const warning of output.warnings ?? []) progress(`warning: ${warning}`);
     if (output.action === 'prompt-update' && !output.applied) progress(`local memory differs from sequence ${output.sequence}; nothing written (use --replace to overwrite)`);
     printJson(output);
   });
