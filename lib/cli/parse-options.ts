@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { requireWorkspace } from '@/lib/adapters/shared/errors';
 import { isRuntime, type Runtime } from '@/lib/adapters/types';
 import { parseUuid } from '@/lib/core/uuid';
+import { unsafePortReason, urlPort } from '@/lib/client/unsafe-ports';
 import { CliError } from './output';
 
 export function parseRuntime(value: string | undefined): Runtime {
@@ -48,7 +49,7 @@ export function parseAgentId(value: string, flag: string, hint = 'agent ids are 
   return id;
 }
 
-/** `--server`: an http(s) URL (anything else failed inside fetch, as an internal error). */
+/** `--server`: an http(s) URL (anything else failed inside fetch, as an internal error) on a port fetch connects to. */
 export function parseServerUrl(value: string): string {
   let url: URL | null = null;
   try {
@@ -59,6 +60,9 @@ export function parseServerUrl(value: string): string {
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
     throw new CliError('invalid_argument', `--server must be an http(s) URL, got "${value.slice(0, 200)}"`, 'e.g. --server http://127.0.0.1:3000');
   }
+  // fetch refuses it before connecting ("bad port"), which read as a server out of reach.
+  const unsafe = unsafePortReason(urlPort(url));
+  if (unsafe !== null) throw new CliError('invalid_argument', `--server ${value.slice(0, 200)}: ${unsafe}`, 'serve the service on another port (`lineage serve --port 3000`) and pass that one');
   return value;
 }
 

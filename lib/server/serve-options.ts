@@ -1,3 +1,4 @@
+import { unsafePortReason, urlPort } from '@/lib/client/unsafe-ports';
 import { echoInput } from '@/lib/core/echo';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { parseAllowedHosts } from './hosts';
@@ -51,6 +52,9 @@ function parsePublicUrl(text: string | undefined, source: string): string | unde
     throw new Error(`${source} must be an http(s) URL, got "${text}"`);
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`${source} must be an http(s) URL, got "${text}"`);
+  // The signed URLs built from it would be refused by every client before it connects.
+  const unsafe = unsafePortReason(urlPort(url));
+  if (unsafe !== null) throw new Error(`${source} ${text}: ${unsafe}; the signed download and upload URLs built from it could not be fetched`);
   return url.origin;
 }
 

@@ -75,6 +75,10 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
     return await fn();
   } catch (error) {
     const unreachable = networkFailure(error);
+    if (unreachable === BAD_PORT) {
+      // Not a server out of reach, and nothing that passes by itself: no retry.
+      throw new SyncError('server_unreachable', `cannot reach the server: ${BAD_PORT}`, 'the server\'s operator must set its public URL (LINEAGE_PUBLIC_URL or --public-url) to an address on another port');
+    }
     if (unreachable !== null) {
       throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, 'check --server: is the service running, at that address and port, and reachable from here?', UNREACHABLE_RETRY_SECONDS);
     }
@@ -109,8 +113,12 @@ function busyHint(failed: FailedCode, retryAfterSeconds: number): string {
  * What a request that reached no server says (fetch's `TypeError: fetch failed`, its cause a
  * socket error: refused, unknown host, reset, timed out), or null for any other error.
  */
+const BAD_PORT = 'a URL the server handed out is on a port fetch refuses to connect to (a "bad port" of the Fetch standard)';
+
 function networkFailure(error: unknown): string | null {
   if (!(error instanceof TypeError) || error.message !== 'fetch failed') return null;
   const cause = (error as { cause?: unknown }).cause;
+  // --server's own port is checked before (parse-options.ts): this is a URL the server handed out.
+  if (cause instanceof Error && cause.message === 'bad port') return BAD_PORT;
   return cause instanceof Error && cause.message ? cause.message : 'the connection failed';
 }

@@ -174,6 +174,10 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['sync', '-w', ws, '--server', 'ftp://127.0.0.1:21', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['watch', '-w', path.join(tmp, 'no-ws'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
       [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--server', 'not-a-url', '--key', 'k'], 'invalid_argument', '--server must be an http(s) URL'],
+      // A port fetch refuses before connecting ("bad port") read as a server out of reach (server_unreachable, "bad port").
+      [['sync', '-w', ws, '--server', 'http://127.0.0.1:6000', '--key', 'k'], 'invalid_argument', '--server http://127.0.0.1:6000: port 6000 is one that browsers and fetch clients refuse to connect to'],
+      [['restore', '--agent', AGENT, '--out', path.join(tmp, 'out'), '--server', 'http://127.0.0.1:10080/v1', '--key', 'k'], 'invalid_argument', 'port 10080 is one that browsers and fetch clients refuse'],
+      [['serve', '--no-ui', '--port', '0', '--public-url', 'http://lineage.lan:6667'], 'invalid_argument', '--public-url http://lineage.lan:6667: port 6667 is one that browsers and fetch clients refuse'],
       // A database URL the driver could not read was storage_unavailable, as if PostgreSQL were down.
       [['keys', 'list', '--database-url', 'postgres://lineage:hunter2@127.0.0.1:abc/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url has a port that is not a number from 1 to 65535 ("abc"): it must look like postgres://user:password@host:5432/database'],
       [['sync', '-w', ws, '--database-url', 'postgres://lineage@[::1/db', '--blob-url', 's3://bucket'], 'invalid_argument', '--database-url cannot be read as a URL'],
@@ -297,6 +301,12 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
         const run = await runCli(args, env, tmp, { unprivileged: true });
         expect(problem(run, 'port_not_allowed', `not allowed to listen on port ${args[args.indexOf('--port') + 1]} (127.0.0.1:`)).toBeNull();
         expect(run.json.hint).toMatch(/ports below 1024 need privileges: choose --port 1024 or above/);
+      }
+      // A port browsers and fetch refuse to connect to: it listened, and then no dashboard opened and no sync reached it.
+      for (const args of [['serve', '--no-ui', '--port', '6000', '--data', data], ['start', '--port', '5060', '--data', data]]) {
+        const run = await runCli(args, env, tmp);
+        expect(problem(run, 'port_not_allowed', `not serving on port ${args[args.indexOf('--port') + 1]}: port ${args[args.indexOf('--port') + 1]} is one that browsers and fetch clients refuse to connect to`)).toBeNull();
+        expect(run.json.hint).toMatch(/choose another port with --port/);
       }
       expect(tree()).toEqual(before);
     } finally {

@@ -1,5 +1,6 @@
 import net from 'node:net';
 import { databaseExists } from '@/db/client';
+import { unsafePortReason } from '@/lib/client/unsafe-ports';
 import { isLoopbackAddress } from '@/lib/server/hosts';
 import { createLineageServer, ServeRefused } from '@/lib/server/http-server';
 import type { ServeSettings } from '@/lib/server/serve-options';
@@ -54,12 +55,18 @@ export async function checkBeforeServing(settings: ServeSettings, embedded: stri
 }
 
 /**
- * Whether a server can listen at `host:port`: a port another process holds, one below 1024
+ * Whether a server can listen at `host:port`: a port browsers and fetch refuse to connect to
+ * (unsafe-ports.ts), a port another process holds, one below 1024
  * without the privilege, or a host that is not this machine's is refused in words (port 0: any
  * free port, so only the host is tried). A port taken between this and the server's own listen is
  * still refused by it (`port_in_use`, output.ts), only later.
  */
 export async function checkListenable(host: string, port: number): Promise<void> {
+  const unsafe = unsafePortReason(port);
+  if (unsafe !== null) {
+    // It listens, and then no browser opens the dashboard (ERR_UNSAFE_PORT) and no `lineage sync` reaches it.
+    throw new CliError('port_not_allowed', `not serving on port ${port}: ${unsafe}, so the dashboard would not open and \`lineage sync --server\` could not reach it`, 'choose another port with --port (or PORT), e.g. 3000; --port 0 takes any free one');
+  }
   const probe = net.createServer();
   try {
     await new Promise<void>((resolve, reject) => {
