@@ -12,6 +12,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
 import { packageRoot } from '../lib/package-root';
 import { fillWordIndex, wordIndexPending } from '../lib/history/search/word-index';
+import { newestKnownMigration, refuseNewerSchema } from './newer-schema';
 import { markReadOnly } from './read-only-dirs';
 
 export type Schema = typeof schema;
@@ -98,6 +99,7 @@ export function openDatabase(dataDir: string): LineageDb {
     sqlite.pragma('foreign_keys = ON');
     sqlite.pragma(`cache_size = ${PAGE_CACHE}`);
     const db = drizzle({ client: sqlite, schema });
+    refuseNewerSqlite(sqlite, path.join(dir, DATABASE_FILE));
     migrate(db, { migrationsFolder: migrationsFolder() });
     fillWordIndex(sqlite);
     const opened: LineageDb = { sqlite, db, dataDir: dir };
@@ -107,6 +109,14 @@ export function openDatabase(dataDir: string): LineageDb {
     sqlite.close();
     throw error;
   }
+}
+
+/** `storage_too_new` (newer-schema.ts) for a database a newer lineage migrated; nothing is written. */
+function refuseNewerSqlite(sqlite: Database.Database, file: string): void {
+  const recorded = sqlite.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (recorded === undefined) return;
+  const applied = (sqlite.prepare('SELECT created_at AS at FROM __drizzle_migrations').all() as { at: number | string }[]).map((r) => r.at);
+  refuseNewerSchema(applied, newestKnownMigration(migrationsFolder()), `the database ${file}`);
 }
 
 /** Whether `dir` (or, when it does not exist yet, its nearest existing parent) can be written. */
@@ -166,6 +176,12 @@ function openReadOnly(dir: string): LineageDb {
     sqlite = openReadOnlyHandle(file);
     sqlite.pragma('busy_timeout = 5000');
     sqlite.pragma(`cache_size = ${PAGE_CACHE}`);
+    try {
+      refuseNewerSqlite(sqlite, file);
+    } catch (error) {
+      sqlite.close();
+      throw Object.assign(error as Error, { path: file });
+    }
     const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
     const applied = (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
     if (applied < journal.entries.length || wordIndexPending(sqlite)) {

@@ -13,6 +13,7 @@ import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
 import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout } from './connect-timeout';
+import { newestKnownMigration, refuseNewerSchema } from '../newer-schema';
 import * as schema from './schema';
 
 export type PgSchema = typeof schema;
@@ -56,6 +57,16 @@ function migrationsFolder(): string {
  */
 export const PG_KEEPALIVE_MS = 60_000;
 
+/** `host:port/database` of a database URL, without its user or password. */
+function databaseName(url: string): string {
+  try {
+    const u = new URL(url);
+    return `${u.host}${u.pathname}`;
+  } catch {
+    return '(its URL)';
+  }
+}
+
 /** Any fixed number: the advisory lock that serialises migrations across processes. */
 const MIGRATION_LOCK = 0x6c696e65;
 
@@ -71,6 +82,13 @@ export async function migratePg(url: string): Promise<void> {
   });
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+    // drizzle's own record of the migrations it applied (its default schema and table).
+    const recorded = await client.query<{ at: string }>("SELECT created_at::text AS at FROM drizzle.__drizzle_migrations WHERE to_regclass('drizzle.__drizzle_migrations') IS NOT NULL")
+      .catch((error: unknown) => {
+        if ((error as { code?: unknown }).code === '42P01') return { rows: [] }; // no such table: nothing migrated yet
+        throw error;
+      });
+    refuseNewerSchema(recorded.rows.map((r) => r.at), newestKnownMigration(migrationsFolder()), `the PostgreSQL database ${databaseName(url)}`);
     await migrate(drizzle(client, { schema }), { migrationsFolder: migrationsFolder() });
   } finally {
     await client.end();

@@ -1,0 +1,35 @@
+/**
+ * A database a newer ALF Lineage has migrated is refused, not opened. drizzle's migrator applies the
+ * migrations of its folder newer than the newest one the database records, and silently nothing
+ * when the database records one newer than all of them: an older lineage run after an upgrade (a
+ * rollback, a second machine not yet upgraded, an older `npx`) then wrote into tables whose rules it
+ * does not know — an agent deleted without the record a newer `doctor` relies on, a row missing a
+ * column a newer query reads. Both backends record each migration's journal time (`created_at`);
+ * one later than the newest of this version's journal is a migration this version does not know.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+/** The newest `when` of a drizzle migrations folder's journal. */
+export function newestKnownMigration(migrationsFolder: string): number {
+  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+  return Math.max(...journal.entries.map((e) => e.when));
+}
+
+/**
+ * Throws `storage_too_new` when `applied` (the `created_at` of each migration the database
+ * records) holds one newer than `newestKnown`; `where` names the database in the message.
+ */
+export function refuseNewerSchema(applied: readonly (number | string | bigint)[], newestKnown: number, where: string): void {
+  const newer = applied.map(Number).filter((when) => when > newestKnown);
+  if (newer.length === 0) return;
+  const newest = new Date(Math.max(...newer));
+  const when = Number.isNaN(newest.getTime()) ? 'a later release' : newest.toISOString().slice(0, 10);
+  throw Object.assign(
+    new Error(`${where} was migrated by a newer ALF Lineage: it holds ${newer.length} migration${newer.length === 1 ? '' : 's'} this version does not know (the newest from ${when}), and this version would write to it what the newer one does not expect`),
+    {
+      code: 'storage_too_new',
+      hint: 'run the newer lineage that upgraded it, or restore the data from a backup made before that upgrade; nothing was changed',
+    },
+  );
+}
