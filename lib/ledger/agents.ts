@@ -33,7 +33,11 @@ export function checkAgentText(name: string, sourceRuntime: string | null): void
   if (problem !== null) throw new LedgerError('invalid_input', problem);
 }
 
-/** Registers an agent; `'exists'` when the id is already taken (in any tenant). */
+/**
+ * Registers an agent; `'exists'` when the id is already taken (in any tenant), or when another tenant
+ * deleted it (`deletedElsewhere`): an API key gets the answer it gets for another tenant's agent,
+ * nothing more. Both backends.
+ */
 export function registerAgent(params: {
   ledger: Ledger; id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date;
 }): AgentRow | 'exists' {
@@ -44,8 +48,22 @@ export function registerAgent(params: {
     id, tenant_id: params.tenantId, name: params.name, source_runtime: params.sourceRuntime,
     created_at: params.now.toISOString(), latest_sequence: null, latest_snapshot_seq: null,
   };
-  const inserted = params.ledger.db.db.insert(agents).values(row).onConflictDoNothing().returning().all();
-  return inserted[0] ?? 'exists';
+  const { db, sqlite } = params.ledger.db;
+  // One write transaction: the deletion read and the row written with no other writer between them.
+  return sqlite.transaction((): AgentRow | 'exists' => {
+    const deletion = sqlite.prepare('SELECT tenant_id FROM deleted_agents WHERE id = ?').get(id) as { tenant_id: string | null } | undefined;
+    if (deletedElsewhere(deletion, params.tenantId)) return 'exists';
+    return db.insert(agents).values(row).onConflictDoNothing().returning().all()[0] ?? 'exists';
+  }).immediate();
+}
+
+/**
+ * Whether a deleted id is kept from a registering tenant: an API key (`tenantId` a string) may register
+ * again only an id its own tenant deleted. The local owner (`null`: a `--data` sync, `lineage` on the
+ * storage itself, who sees every tenant) may register any. Both backends.
+ */
+export function deletedElsewhere(deletion: { tenant_id: string | null } | undefined, tenantId: string | null): boolean {
+  return deletion !== undefined && tenantId !== null && deletion.tenant_id !== tenantId;
 }
 
 /**

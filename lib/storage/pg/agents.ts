@@ -4,23 +4,37 @@
  * stored as its SHA-256 only and identified by comparing every stored hash in constant time).
  */
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import type pg from 'pg';
 import type { AgentRow, EntryKind, LedgerEntryRow } from '@/db/schema';
 import { parseUuid } from '@/lib/core/uuid';
-import { checkAgentText, type TenantScope } from '@/lib/ledger/agents';
+import { checkAgentText, deletedElsewhere, type TenantScope } from '@/lib/ledger/agents';
+import { advisoryKey } from '@/db/pg/advisory-lock';
 import { LedgerError } from '@/lib/ledger/errors';
 import { lastSnapshot, restoreTarget, type RestorePlan } from '@/lib/ledger/entries';
 import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
-import { first, Params, rows, type Queryable } from './sql';
+import { first, inTransaction, Params, rows, type Queryable } from './sql';
 import { echoInput } from '@/lib/core/echo';
 
-export async function registerAgent(db: Queryable, p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }):
+export async function registerAgent(pool: pg.Pool, p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }):
   Promise<AgentRow | 'exists'> {
   const id = parseUuid(p.id);
   if (id === null) throw new LedgerError('invalid_input', `agent id must be a UUID, got "${echoInput(p.id)}"`);
   checkAgentText(p.name, p.sourceRuntime);
-  const row = await first<AgentRow>(db, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
-    VALUES ($1, $2, $3, $4, $5, NULL, NULL) ON CONFLICT DO NOTHING RETURNING *`, [id, p.tenantId, p.name, p.sourceRuntime, p.now.toISOString()]);
-  return row ?? 'exists';
+  return inTransaction(pool, async (client) => {
+    // The id's lock (deletedAgentLock): a doctor finishing the id's deletion holds it while it removes
+    // the objects it left, so the id is not registered again, and no upload lands, in between.
+    await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [deletedAgentLock(id)]);
+    const deletion = await first<{ tenant_id: string | null }>(client, 'SELECT tenant_id FROM deleted_agents WHERE id = $1', [id]);
+    if (deletedElsewhere(deletion ?? undefined, p.tenantId)) return 'exists';
+    const row = await first<AgentRow>(client, `INSERT INTO agents (id, tenant_id, name, source_runtime, created_at, latest_sequence, latest_snapshot_seq)
+      VALUES ($1, $2, $3, $4, $5, NULL, NULL) ON CONFLICT DO NOTHING RETURNING *`, [id, p.tenantId, p.name, p.sourceRuntime, p.now.toISOString()]);
+    return row ?? 'exists';
+  });
+}
+
+/** The advisory lock of an agent id's registration and of a doctor finishing its deletion (a PostgreSQL int8). */
+export function deletedAgentLock(agentId: string): string {
+  return advisoryKey(`agent-id:${agentId}`);
 }
 
 export async function getAgent(db: Queryable, p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null> {
