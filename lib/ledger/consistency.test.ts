@@ -1,7 +1,10 @@
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
 import { closeDatabase } from '@/db/client';
+import type { LedgerEntryRow } from '@/db/schema';
+import { isStopped, waitUntil } from './testing/packer-process';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
 import { sha256Hex } from '@/lib/core/uuid';
@@ -10,6 +13,7 @@ import { findDeletedLeftovers, removeDeletedLeftovers } from './consistency';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-000000000001';
+const BIN = path.resolve(__dirname, '../../bin/lineage.mjs');
 
 /**
  * Runs `work` on the temp ledger's database and then takes its commits away, as a lost WAL would (the
@@ -126,9 +130,15 @@ describe('a deleted agent whose delete was interrupted', () => {
 
       expect((await findDeletedLeftovers(ledger)).map((b) => b.key)).toEqual(old);
       expect((await findUnledgeredBlobs(ledger)).map((b) => [b.key, b.chains])).toEqual([[lostKey, true]]);
-      expect((await removeDeletedLeftovers(ledger)).map((r) => [r.key, r.removed])).toEqual(old.map((k) => [k, true]));
+      // The new agent is at sequence 0: a snapshot of it may still land at 0 and a delta at 1 — with the old bytes,
+      // at the old keys (its blob written before the write lock is asked for). Those two are kept; the one at 2 goes.
+      const first = await removeDeletedLeftovers(ledger);
+      expect(first.map((r) => [r.key, r.removed])).toEqual([[old[0], false], [old[1], false], [old[2], true]]);
+      expect(first[0]!.error).toMatch(/is registered again and may still upload at sequence 0: the blob is kept/);
       expect((await recoverUnledgered(ledger, historyIndexer)).map((r) => [r.sequence, r.recovered])).toEqual([[1, true]]);
       expect(getAgent({ ledger, agentId: AGENT })).toMatchObject({ name: 'second life', tenant_id: 'tenant-a', latest_sequence: 1 });
+      // At sequence 1 the old snapshot at 0 can land no more; the old delta at 1 neither (its place is taken).
+      expect((await removeDeletedLeftovers(ledger)).map((r) => [r.key, r.removed])).toEqual([[old[0], true], [old[1], true]]);
       expect(await findDamagedBlobs(ledger)).toEqual([]);
       expect(await findDeletedLeftovers(ledger)).toEqual([]);
     } finally {
@@ -183,6 +193,49 @@ describe('a deleted agent whose delete was interrupted', () => {
       t.cleanup();
     }
   });
+
+  it('doctor --repair stopped between its look and its removal: registering the id again and uploading the same blob waits for it, and the acknowledged blob stays', async () => {
+    const t = tempLedger();
+    let doctor: ChildProcess | null = null;
+    try {
+      const { ledger } = t;
+      registerAgent({ ledger, id: AGENT, name: 'first life', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      const bytes = await snapshotBytes(AGENT);
+      const { blobKey: key } = await ingestSnapshot({ ledger, agentId: AGENT, bytes, now: new Date() });
+      await deleteLeavingBlobs(ledger, t.dir, key);
+      expect((await findDeletedLeftovers(ledger)).map((b) => b.key)).toEqual([key]);
+
+      // A `lineage doctor --repair` process stops itself (SIGSTOP) once it has looked at the leftover again.
+      doctor = spawn(process.execPath, [BIN, 'doctor', '--repair', '--data', t.dir], { env: { ...process.env, LINEAGE_DOCTOR_STOP_AT: 'recheck' }, stdio: ['ignore', 'pipe', 'ignore'] });
+      let stdout = '';
+      doctor.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+      const exited = new Promise<number | null>((resolve) => doctor!.once('exit', resolve));
+      await waitUntil('the doctor stops between its look and its removal', () => isStopped(doctor!.pid!));
+      // The same id registered again (a local sync): the doctor holds the write lock, so SQLite's busy wait ends in a refusal.
+      let waited = false;
+      try {
+        registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      } catch (error) {
+        expect(String(error)).toMatch(/locked|busy/i);
+        waited = true;
+      }
+      // Without the lock the same bytes land at the same key now, acknowledged, before the doctor goes on.
+      if (!waited) await ingestSnapshot({ ledger, agentId: AGENT, bytes, now: new Date() });
+      doctor.kill('SIGCONT');
+      await exited;
+      if (waited) {
+        registerAgent({ ledger, id: AGENT, name: 'second life', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+        await ingestSnapshot({ ledger, agentId: AGENT, bytes, now: new Date() });
+      }
+      const [entry] = ledger.db.sqlite.prepare('SELECT * FROM ledger_entries').all() as LedgerEntryRow[];
+      expect(entry!.blob_key).toBe(key);
+      expect(await findDamagedBlobs(ledger)).toEqual([]);
+      expect(JSON.parse(stdout.trim().split('\n').pop()!)).toMatchObject({ ok: true, removed: [{ key, removed: true }] });
+    } finally {
+      if (doctor && doctor.exitCode === null) doctor.kill('SIGKILL');
+      t.cleanup();
+    }
+  }, 120_000);
 
   it('a delete killed in its removal loop: the marks it left beside blobs already gone are removed by --repair too', async () => {
     const t = tempLedger();

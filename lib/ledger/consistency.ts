@@ -25,6 +25,7 @@ import { isLedgerError } from './errors';
 import { FsBlobStore } from './blob-store';
 import { DELETING_SUFFIX, PACKED_SUFFIX } from './blob-files';
 import type { Ledger } from './ledger';
+import { doctorStopPoint } from './doctor-stop-points';
 
 export interface DamagedBlob {
   agent_id: string;
@@ -147,6 +148,13 @@ export interface RemovedLeftover {
  * interrupted — each deleted agent's leftover blobs removed as the delete removes them (marked, packed
  * dependants rewritten, then gone). The agent's owner asked for exactly this; nothing an entry names is
  * removed. An agent whose removal fails keeps its blobs listed, the others go on.
+ *
+ * Each agent's leftovers are looked at again and removed inside one write transaction (the database's
+ * write lock, held across the awaits): a sync registering the id again, or committing an entry, waits
+ * until they are gone (`lineage sync --data` in another process meanwhile: its SQLite busy wait). An id
+ * registered again before the repair can still have an upload in flight, its blob written before it
+ * takes the write lock: a leftover at a sequence such an upload can still be acknowledged at (`mayLand`)
+ * is kept and listed, removed by a later repair once the agent's ledger has moved past it.
  */
 export async function removeDeletedLeftovers(ledger: Ledger): Promise<RemovedLeftover[]> {
   const store = ledger.blobs;
@@ -155,15 +163,79 @@ export async function removeDeletedLeftovers(ledger: Ledger): Promise<RemovedLef
   const out: RemovedLeftover[] = [];
   for (const agentId of [...new Set(leftovers.map((b) => b.agent_id))]) {
     const mine = leftovers.filter((b) => b.agent_id === agentId);
+    let done: Map<string, LeftoverRemoval>;
     try {
-      await store.deleteMany(mine.map((b) => b.key));
-      out.push(...mine.map((b) => ({ ...b, removed: true })));
+      done = new Map((await removeLeftoversOf(ledger, { agentId, keys: mine.map((b) => b.key) })).map((r) => [r.key, r]));
     } catch (error) {
-      out.push(...mine.map((b) => ({ ...b, removed: false, error: error instanceof Error ? error.message : String(error) })));
+      // The write lock not had (another writer held it past the busy wait): nothing removed, said.
+      const message = error instanceof Error ? error.message : String(error);
+      done = new Map(mine.map((b) => [b.key, { key: b.key, removed: false, error: message }]));
+    }
+    for (const blob of mine) {
+      const result = done.get(blob.key);
+      if (result) out.push({ ...blob, removed: result.removed, ...(result.error === undefined ? {} : { error: result.error }) });
     }
   }
   await removeStaleDeleteMarks(ledger, store);
   return out;
+}
+
+/** What finishing a deletion did with one of its blobs (a key an entry names by then is left out). */
+export interface LeftoverRemoval {
+  key: string;
+  removed: boolean;
+  error?: string;
+}
+
+/**
+ * Removes blobs a deleted agent left (`keys`, found unreferenced), in one write transaction: each key
+ * looked at again, then removed, before any other writer may register the id or commit an entry
+ * (`removeDeletedLeftovers`). A key an entry names by then is left out; one an upload of the id
+ * registered again may still be acknowledged at (`mayLand`) is kept (`removed: false`, said why).
+ */
+export async function removeLeftoversOf(ledger: Ledger, p: { agentId: string; keys: readonly string[] }): Promise<LeftoverRemoval[]> {
+  const store = ledger.blobs;
+  if (!(store instanceof FsBlobStore)) return [];
+  const { sqlite } = ledger.db;
+  sqlite.exec('BEGIN IMMEDIATE');
+  try {
+    const agent = sqlite.prepare('SELECT latest_sequence FROM agents WHERE id = ?').get(p.agentId) as { latest_sequence: number | null } | undefined;
+    const named = sqlite.prepare('SELECT 1 FROM ledger_entries WHERE agent_id = ? AND blob_key = ?').pluck();
+    const doomed: string[] = [];
+    const out: LeftoverRemoval[] = [];
+    for (const key of new Set(p.keys)) {
+      const place = parseBlobKey(key);
+      if (place?.agent_id !== p.agentId || named.get(p.agentId, key) !== undefined) continue;
+      if (agent && mayLand(place, agent.latest_sequence)) out.push({ key, removed: false, error: registeredAgainMessage(p.agentId, place.sequence) });
+      else doomed.push(key);
+    }
+    doctorStopPoint('recheck');
+    try {
+      await store.deleteMany(doomed);
+      out.push(...doomed.map((key) => ({ key, removed: true })));
+    } catch (error) {
+      out.push(...doomed.map((key) => ({ key, removed: false, error: error instanceof Error ? error.message : String(error) })));
+    }
+    return out;
+  } finally {
+    sqlite.exec('COMMIT');
+  }
+}
+
+/**
+ * Whether an upload of an agent whose latest sequence is `latest` (null: none yet) may still be
+ * acknowledged at the leftover's place: a snapshot is stored at the latest sequence (0 for the first),
+ * a delta at latest + 1; an upload that wrote its blob for any other place fails its sequence check.
+ */
+export function mayLand(blob: { sequence: number; kind: EntryKind }, latest: number | null): boolean {
+  if (latest === null) return blob.kind === 'snapshot' && blob.sequence === 0;
+  return blob.kind === 'snapshot' ? blob.sequence === latest : blob.sequence === latest + 1;
+}
+
+/** Why a leftover of an id registered again is kept (`removed: false`). */
+export function registeredAgainMessage(agentId: string, sequence: number): string {
+  return `agent ${agentId} is registered again and may still upload at sequence ${sequence}: the blob is kept; `
+    + 'lineage doctor --repair removes it once the agent has synced past that sequence (or is deleted again)';
 }
 
 /**

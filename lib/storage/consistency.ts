@@ -23,7 +23,7 @@
 import type { EntryKind } from '@/db/schema';
 import {
   agentOfSnapshot, markChains, parseBlobKey, recoverInOrder, refuseDeleted, sortOutLeftovers,
-  type DamagedBlob, type LeftoverBlob, type RecoveredBlob, type RemovedLeftover,
+  type DamagedBlob, type LeftoverBlob, type LeftoverRemoval, type RecoveredBlob, type RemovedLeftover,
 } from '@/lib/ledger/consistency';
 import { isLedgerError } from '@/lib/ledger/errors';
 import type { LineageStorage } from './types';
@@ -78,20 +78,27 @@ async function unreferencedObjects(storage: LineageStorage): Promise<{ unledgere
 }
 
 /**
- * Finishes interrupted deletions: each deleted agent's leftover objects removed, unless an entry
- * names the key by now (the id registered again and the same bytes uploaded at the same sequence:
- * looked at again just before each removal). An object the bucket refuses stays listed.
+ * Finishes interrupted deletions: each deleted agent's leftover objects removed, each looked at again
+ * just before, under the id's lock (`storage.removeLeftovers`: a registration of the id, and an upload's
+ * write of its object, wait until they are gone), so an object an entry names by then — the id
+ * registered again and the same bytes uploaded at the same sequence — is kept. An object the bucket
+ * refuses stays listed.
  */
 export async function removeDeletedLeftoverObjects(storage: LineageStorage): Promise<RemovedLeftover[]> {
+  const leftovers = (await unreferencedObjects(storage)).leftovers;
   const out: RemovedLeftover[] = [];
-  for (const blob of (await unreferencedObjects(storage)).leftovers) {
+  for (const agentId of [...new Set(leftovers.map((b) => b.agent_id))]) {
+    const mine = leftovers.filter((b) => b.agent_id === agentId);
+    let done: Map<string, LeftoverRemoval>;
     try {
-      const entries = await storage.listEntries({ agentId: blob.agent_id });
-      if (entries.some((e) => e.blob_key === blob.key)) continue;
-      await storage.blobs.delete(blob.key);
-      out.push({ ...blob, removed: true });
+      done = new Map((await storage.removeLeftovers({ agentId, keys: mine.map((b) => b.key) })).map((r) => [r.key, r]));
     } catch (error) {
-      out.push({ ...blob, removed: false, error: error instanceof Error ? error.message : String(error) });
+      const message = error instanceof Error ? error.message : String(error);
+      done = new Map(mine.map((b) => [b.key, { key: b.key, removed: false, error: message }]));
+    }
+    for (const blob of mine) {
+      const result = done.get(blob.key);
+      if (result) out.push({ ...blob, removed: result.removed, ...(result.error === undefined ? {} : { error: result.error }) });
     }
   }
   return out;

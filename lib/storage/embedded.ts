@@ -120,6 +120,8 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     listAgents: async (p) => listAgents({ ledger, ...p }),
     deleteAgent: (p) => deleteAgent({ ledger, ...p }),
     listDeletedAgents: async () => listDeletedAgents({ ledger }),
+    // Loaded on use: only `lineage doctor --repair` asks.
+    removeLeftovers: async (p) => (await import('@/lib/ledger/consistency')).removeLeftoversOf(ledger, p),
     ingestSnapshot: (p) => ingest(ledger, 'snapshot', p),
     ingestDelta: (p) => ingest(ledger, 'delta', p),
     listEntries: async (p) => { await caughtUp(); return listEntries({ ledger, ...p }); },

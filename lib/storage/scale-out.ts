@@ -11,7 +11,7 @@ import type { S3Location } from '@/lib/ledger/s3-config';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import * as agents from './pg/agents';
 import { listAgentsWithStats } from './pg/agent-stats';
-import { deleteAgent, listDeletedAgents } from './pg/delete-agent';
+import { deleteAgent, listDeletedAgents, removeLeftoverObjects } from './pg/delete-agent';
 import { getAgentMemoryDto } from './pg/memory';
 import { readEntryBytesFrom, readPlanArchivesFrom } from '@/lib/ledger/entries';
 import { startSweeps } from './maintenance';
@@ -65,6 +65,7 @@ export function scaleOutStorage(params: {
     listAgents: (p) => agents.listAgents(pool, p),
     deleteAgent: (p) => deleteAgent(pool, params.blobs, p),
     listDeletedAgents: () => listDeletedAgents(pool),
+    removeLeftovers: (p) => removeLeftoverObjects(pool, params.blobs, p),
     ingestSnapshot: ({ offThread: _, ...p }) => ingestSnapshot(backend, p),
     ingestDelta: ({ offThread: _, ...p }) => ingestDelta(backend, p),
     listEntries: (p) => agents.listEntries(pool, p),

@@ -14,6 +14,7 @@ import type { ArchiveLimits } from '@/lib/core/archive/types';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import type { DeletedAgent, TenantScope } from '@/lib/ledger/agents';
+import type { LeftoverRemoval } from '@/lib/ledger/consistency';
 import type { RestorePlan } from '@/lib/ledger/entries';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { SequencedDelta } from '@/lib/core/restore';
@@ -105,6 +106,12 @@ export interface LineageStorage {
    * removed: what `lineage doctor` tells an interrupted delete's leftovers by, and `lineage migrate` copies.
    */
   listDeletedAgents(): Promise<DeletedAgent[]>;
+  /**
+   * `lineage doctor --repair`: removes blobs a deleted agent left (`keys`, found unreferenced), each looked
+   * at again under the lock that holds off the id's registration and its uploads' blob writes until they
+   * are gone (a key an entry names by then is left out of the answer).
+   */
+  removeLeftovers(p: { agentId: string; keys: readonly string[] }): Promise<LeftoverRemoval[]>;
 
   // ---- the ledger: append with the atomic sequence check, indexed in the same commit ----
   ingestSnapshot(p: IngestParams): Promise<IngestResult>;
