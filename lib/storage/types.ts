@@ -96,6 +96,7 @@ export interface LineageStorage {
   blobDownloadUrl(p: { key: string; expiresInSeconds: number }): Promise<string | null>;
 
   // ---- agents (tenants are API key ids) ----
+  /** `'exists'` when the id is taken, or another tenant deleted it (lib/ledger/agents.ts `deletedElsewhere`). */
   registerAgent(p: { id: string; name: string; sourceRuntime: string | null; tenantId: string | null; now: Date }): Promise<AgentRow | 'exists'>;
   getAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null>;
   listAgents(p: { tenantId?: TenantScope }): Promise<AgentRow[]>;

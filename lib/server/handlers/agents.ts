@@ -23,7 +23,8 @@ export function agentIdTakenMessage(id: string): string {
 
 /**
  * POST /agents — 201 AgentInfo; 409 when the id is taken: by the caller (plain conflict) or by another
- * tenant (`code: agent_id_taken`, nothing else about that agent revealed).
+ * tenant (`code: agent_id_taken`, nothing else about that agent revealed) — also when another tenant
+ * deleted it (`registerAgent` answers `'exists'`), so a deleted id cannot be told from a live one.
  */
 export async function registerAgentHandler(req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const parsed = RegisterBody.safeParse(await readJsonBody(req));
