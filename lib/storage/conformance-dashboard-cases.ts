@@ -222,8 +222,11 @@ export function runDashboardReadCases(b: Backends): void {
       const cursor = Buffer.from(JSON.stringify([list, [at]])).toString('base64url');
       expect(value(await same((s) => s.getDatabaseRecords({ agentId, seq: 2, cursor })))!.items.length).toBeGreaterThan(0);
     }
-    const { embedded, scaleOut } = await each((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 1000 }));
+    const { embedded, scaleOut } = await each((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 500 }));
     expect(value(scaleOut)!.items.length).toBe(value(embedded)!.items.length);
+    // One past the largest page is refused in words on both (it was cut to 500).
+    expect(await same((s) => s.getDatabaseRecords({ agentId, seq: 2, limit: 501 })))
+      .toMatchObject({ error: { code: 'invalid_input', message: 'The page size (limit) must be at most 500, got 501.' } });
   });
 }
 

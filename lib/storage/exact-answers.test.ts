@@ -124,6 +124,32 @@ describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (n
     expect(await refusal(() => s.search({ q: 'note', limit: 0 }))).toMatch(/^limit must be a positive whole number/);
   });
 
+  it('a list page size past its bound is refused in words, not cut to the bound', async () => {
+    const s = storage();
+    const bound = (max: number, given: number) => `The page size (limit) must be at most ${max}, got ${given}.`;
+    // Each bound itself is still a page.
+    expect((await s.getRecordsAt({ agentId: A, limit: 1000 }))!.items.length).toBeGreaterThan(0);
+    expect((await s.compareWorkspace({ agentId: A, from: 0, to: 2, limit: 2000 }))!.limit).toBe(2000);
+    const cases: [max: number, run: (limit: number) => Promise<unknown>][] = [
+      [1000, (limit) => s.getRecordsAt({ agentId: A, limit })],
+      [1000, (limit) => s.getChanges({ since: new Date(0), limit })],
+      [500, (limit) => s.getSequences({ agentId: A, limit })],
+      [1000, (opsLimit) => s.getSequence({ agentId: A, seq: 1, opsLimit })],
+      [1000, (rawLimit) => s.getSequence({ agentId: A, seq: 1, rawLimit })],
+      [1000, (limit) => s.getSequenceOps({ agentId: A, seq: 0, op: 'create', limit })],
+      [1000, (limit) => s.getSequenceRaw({ agentId: A, seq: 0, limit })],
+      [1000, (opsLimit) => s.getSequenceRaw({ agentId: A, seq: 0, opsLimit })],
+      [500, (limit) => s.getRecordLineage({ agentId: A, recordId: id('plain'), limit })],
+      [2000, (limit) => s.compareWorkspace({ agentId: A, from: 0, to: 2, limit })],
+    ];
+    for (const [max, run] of cases) {
+      for (const given of [max + 1, 1_000_000]) expect(await refusal(() => run(given)), String(run)).toBe(bound(max, given));
+      expect(await refusal(() => run(0)), String(run)).toBe('limit must be a positive integer, got 0');
+    }
+    // compare cut a fraction to a whole number; it is refused like any other list's.
+    expect(await refusal(() => s.compareWorkspace({ agentId: A, from: 0, to: 2, limit: 2.5 }))).toBe('limit must be a positive integer, got 2.5');
+  });
+
   it('a prefix never ends inside a character: cafe* finds neither form of café, caf* and café* find both', async () => {
     const s = storage();
     const found = async (q: string) => {

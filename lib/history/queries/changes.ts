@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type CursorList, type TenantScope } from './common';
+import { checkLimit, decodeCursor, encodeCursor, movedFromFile, snippet, tenantSql, type CursorList, type TenantScope } from './common';
 import { updateDiff, updateDiffColumns } from './change-diffs';
 import { parseIsoTime } from './iso-time';
 import { allRows } from './prepared';
@@ -88,7 +88,7 @@ export function getChanges(params: {
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 200, 1000);
+  const limit = checkLimit(params.limit, 200, 1000);
   const since = params.since.toISOString();
   const after = params.cursor === undefined ? sql`` : (() => {
     const [at, id] = decodeCursor(params.cursor, changesList(params), isFeedCursor);

@@ -21,11 +21,15 @@ export function tenantSql(table: string, tenantId: TenantScope): SQL {
   return tenantId === null ? sql`AND ${sql.raw(table)}.tenant_id IS NULL` : sql`AND ${sql.raw(table)}.tenant_id = ${tenantId}`;
 }
 
-/** Clamps a page size into [1, max]. */
-export function clampLimit(limit: number | undefined, fallback: number, max: number): number {
+/**
+ * A page size as asked: `fallback` when absent, else a whole number in 1…max — one past `max` is
+ * refused in words that say the bound (as the HTTP routes refuse it), never cut to `max` without a word.
+ */
+export function checkLimit(limit: number | undefined, fallback: number, max: number): number {
   if (limit === undefined) return fallback;
   if (!Number.isSafeInteger(limit) || limit < 1) throw new LedgerError('invalid_input', `limit must be a positive integer, got ${String(limit)}`);
-  return Math.min(limit, max);
+  if (limit > max) throw new LedgerError('invalid_input', `The page size (limit) must be at most ${max}, got ${limit}.`);
+  return limit;
 }
 
 /** Checks `seq` is a sequence of the agent (0…latest). */

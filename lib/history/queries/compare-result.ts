@@ -7,7 +7,7 @@
 import { LedgerError } from '@/lib/ledger/errors';
 import { sequenceMissingWords } from '@/lib/ui/sequence-words';
 import type { LinkedMemories, LinkedPage } from './compare-chains';
-import { parseTags } from './common';
+import { checkLimit, parseTags } from './common';
 
 /** A memory as it was at one end of the comparison. */
 export interface CompareMemory {
@@ -59,9 +59,12 @@ export interface WorkspaceComparison {
 const DEFAULT_LIMIT = 500;
 const MAX_LIMIT = 2000;
 
-/** Entries per kind: `limit` (default 500) within 1…2,000. */
+/**
+ * Entries per kind: `limit` (default 500), a whole number in 1…2,000 — another is refused in words
+ * that say the bound (common.ts `checkLimit`); it was cut into the range (0 → 1, 5000 → 2000, 2.5 → 2) without a word.
+ */
 export function compareLimit(limit: number | undefined): number {
-  return Math.min(Math.max(1, Math.trunc(limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+  return checkLimit(limit, DEFAULT_LIMIT, MAX_LIMIT);
 }
 
 /** Checks the two ends: whole numbers in 0…latest, `from` not after `to`. Said in words. */

@@ -2,7 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { databaseRuntime, type DatabaseRuntime } from './database-runtime';
 import { liveAt } from './records';
-import { assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, type CursorList, type TenantScope } from './common';
+import { assertSequence, checkLimit, decodeCursor, encodeCursor, findAgent, type CursorList, type TenantScope } from './common';
 
 /** Where `lineage restore --out` writes each runtime's database (the ZeroClaw store path, the Hermes home's state.db). */
 export const DATABASE_FILE = { zeroclaw: 'data/memory/brain.db', hermes: 'state.db' } as const;
@@ -68,7 +68,7 @@ export function getDatabaseRecords(params: { db: LineageDb; agentId: string; seq
   assertSequence(agent, params.seq);
   const runtime = databaseRuntime(agent.source_runtime);
   if (runtime === null) return noDatabase(params.seq);
-  const limit = clampLimit(params.limit, 200, 500);
+  const limit = checkLimit(params.limit, 200, 500);
   const live = liveAt(agent.id, params.seq);
   const afterId = databaseRecordsAfter(params.cursor, agent.id, params.seq);
   const after = afterId === undefined ? sql`` : sql`AND record_id > ${afterId}`;

@@ -8,7 +8,7 @@ import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
 import { LATEST_VERSION_JOIN } from '../statements';
-import { clampLimit, findAgent, parseTags, type TenantScope } from './common';
+import { checkLimit, findAgent, parseTags, type TenantScope } from './common';
 import { allRows, firstRow } from './prepared';
 import { chainVersionCount, chainVersions, versionPage, type VersionOrder } from './lineage-versions';
 
@@ -122,7 +122,7 @@ export function getRecordLineage(params: {
   const chain = records.map((r) => r.record_id);
   const page = params.limit === undefined && params.cursor === undefined
     ? { versions: chainVersions(db, agent.id, chain, 'oldest', Number.MAX_SAFE_INTEGER), before: null, next_cursor: null }
-    : versionPage(db, agent.id, chain, params.order ?? 'newest', clampLimit(params.limit, 50, 500), params.cursor);
+    : versionPage(db, agent.id, chain, params.order ?? 'newest', checkLimit(params.limit, 50, 500), params.cursor);
   const head = records[records.length - 1]!;
   const born = records[0]!;
   const current = chainVersions(db, agent.id, [head.record_id], 'newest', 1)[0]!;

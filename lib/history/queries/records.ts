@@ -3,7 +3,7 @@ import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from './record-facets';
 import {
-  asciiLower, assertSequence, clampLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type CursorList, type TenantScope,
+  asciiLower, assertSequence, checkLimit, decodeCursor, encodeCursor, findAgent, parseTags, tierOf, type CursorList, type TenantScope,
 } from './common';
 
 export interface RecordAtItem {
@@ -209,7 +209,7 @@ export function getRecordsAt(params: {
     return { at, total: 0, items: [], next_cursor: null, facets: { memory_type: [], namespace: [], status: [], file: [], tier: [] } };
   }
   assertSequence(agent, at);
-  const limit = clampLimit(params.limit, 100, 1000);
+  const limit = checkLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
   const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);

@@ -6,7 +6,7 @@ import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger';
-import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
+import { checkLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
 import { allRows } from './prepared';
 
 export interface SequenceOp {
@@ -106,6 +106,6 @@ export function getSequenceOps(params: {
   if (!(RECORD_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 100, 1000);
+  const limit = checkLimit(params.limit, 100, 1000);
   return { op: params.op, ...sequenceOpsPage(params.db, agent.id, params.seq, params.op, limit, params.cursor) };
 }

@@ -7,7 +7,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind } from '@/db/schema';
-import { clampLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
+import { checkLimit, decodeCursor, encodeCursor, findAgent, movedFromFile, type CursorList, type TenantScope } from './common';
 import { allRows, firstRow } from './prepared';
 import { firstOpPages, type SequenceOp } from './sequence-ops';
 
@@ -133,8 +133,8 @@ export function getSequenceRaw(params: {
 }): SequenceRawPage | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const limit = clampLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
-  const opsLimit = clampLimit(params.opsLimit, 100, 1000);
+  const limit = checkLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
+  const opsLimit = checkLimit(params.opsLimit, 100, 1000);
   if (params.cursor !== undefined) decodeRawCursor(params.cursor, agent.id, params.seq); // a bad cursor is refused before any work
   const { ops } = firstOpPages(params.db, agent.id, params.seq, opsLimit);
   return sequenceRawPage(params.db, { agentId: agent.id, seq: params.seq, ops, opsLimit, limit, cursor: params.cursor });

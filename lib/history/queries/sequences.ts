@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import type { EntryKind, RecordOp } from '@/db/schema';
-import { clampLimit, findAgent, type TenantScope } from './common';
+import { checkLimit, findAgent, type TenantScope } from './common';
 import { allRows, firstRow } from './prepared';
 import { firstOpPages, opCountsOf, type EntryOpCounts, type OpCounts, type SequenceOp } from './sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, sequenceRawCount, sequenceRawPage, type SequenceRawChange } from './sequence-raw';
@@ -28,7 +28,7 @@ export function getSequences(params: { db: LineageDb; agentId: string; before?: 
   { items: SequenceItem[]; next_before: number | null } | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const limit = clampLimit(params.limit, 50, 500);
+  const limit = checkLimit(params.limit, 50, 500);
   const before = params.before ?? Number.MAX_SAFE_INTEGER;
   const seqs = allRows<{ seq: number }>(params.db.db, sql`
     SELECT DISTINCT seq FROM ledger_entries WHERE agent_id = ${agent.id} AND seq < ${before}
@@ -83,8 +83,8 @@ export function getSequence(params: { db: LineageDb; agentId: string; seq: numbe
   const entries = rows.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
   const last = entries[entries.length - 1];
   if (!last) return null;
-  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
-  const rawLimit = params.rawLimit === undefined ? undefined : clampLimit(params.rawLimit, RAW_PAGE, RAW_PAGE_MAX);
+  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : checkLimit(params.opsLimit, 100, 1000);
+  const rawLimit = params.rawLimit === undefined ? undefined : checkLimit(params.rawLimit, RAW_PAGE, RAW_PAGE_MAX);
   const { ops, op_cursors } = firstOpPages(params.db, agent.id, params.seq, limit);
   const raw = sequenceRawPage(params.db, { agentId: agent.id, seq: params.seq, ops, opsLimit: params.opsLimit, limit: rawLimit });
   return {

@@ -5,7 +5,7 @@
  */
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
-import { clampLimit, decodeCursor, encodeCursor, snippet, type TenantScope } from '@/lib/history/queries/common';
+import { checkLimit, decodeCursor, encodeCursor, snippet, type TenantScope } from '@/lib/history/queries/common';
 import { CHANGE_OPS, changesList, isFeedCursor, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
 import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
@@ -45,7 +45,7 @@ export async function getChanges(db: Queryable, params: { tenantId?: TenantScope
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 200, 1000);
+  const limit = checkLimit(params.limit, 200, 1000);
   const since = params.since.toISOString();
   const p = new Params();
   let after = '';

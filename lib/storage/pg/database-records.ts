@@ -4,7 +4,7 @@
  * id order (`COLLATE "C"`), the same cut content (`substr`/`length` count characters on both),
  * the key and category read from the record's JSON in JS (json-path.ts), the same page.
  */
-import { assertSequence, clampLimit, type TenantScope } from '@/lib/history/queries/common';
+import { assertSequence, checkLimit, type TenantScope } from '@/lib/history/queries/common';
 import {
   DATABASE_CONTENT_CHARS, databaseRecordsAfter, databaseRecordsPage, noDatabase, type DatabaseRecordsResult,
 } from '@/lib/history/queries/database-records';
@@ -21,7 +21,7 @@ export async function getDatabaseRecords(db: Queryable, params: { agentId: strin
   assertSequence(agent, params.seq);
   const runtime = databaseRuntime(agent.source_runtime);
   if (runtime === null) return noDatabase(params.seq);
-  const limit = clampLimit(params.limit, 200, 500);
+  const limit = checkLimit(params.limit, 200, 500);
   const afterId = databaseRecordsAfter(params.cursor, agent.id, params.seq);
   const tp = new Params();
   const counting = first<{ n: number }>(db, `WITH live AS (${liveAt(tp, agent.id, params.seq)})

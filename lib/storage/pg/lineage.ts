@@ -5,7 +5,7 @@
 import type { EntryKind } from '@/db/schema';
 import type { JsonObject } from '@/lib/core/json';
 import { LedgerError } from '@/lib/ledger/errors';
-import { clampLimit, parseTags, type TenantScope } from '@/lib/history/queries/common';
+import { checkLimit, parseTags, type TenantScope } from '@/lib/history/queries/common';
 import type { LineageLink, LineageVersion, RecordLineage } from '@/lib/history/queries/lineage';
 import { decodeVersionCursor, encodeVersionCursor, type VersionOrder } from '@/lib/history/queries/lineage-versions';
 import { findAgent } from './agents';
@@ -125,7 +125,7 @@ export async function getRecordLineage(db: Queryable, params: {
   const chain = records.map((r) => r.record_id);
   const page = params.limit === undefined && params.cursor === undefined
     ? { versions: await chainVersions(db, agent.id, chain, 'oldest', Number.MAX_SAFE_INTEGER), before: null, next_cursor: null }
-    : await versionPage(db, agent.id, chain, params.order ?? 'newest', clampLimit(params.limit, 50, 500), params.cursor);
+    : await versionPage(db, agent.id, chain, params.order ?? 'newest', checkLimit(params.limit, 50, 500), params.cursor);
   const head = records[records.length - 1]!;
   const born = records[0]!;
   const current = (await chainVersions(db, agent.id, [head.record_id], 'newest', 1))[0]!;

@@ -4,7 +4,7 @@
  * order and cursor. `json_each(tags)` becomes `jsonb_array_elements_text(tags::jsonb)`; text
  * order is code-point order (`COLLATE "C"`); facets come from the same counters (record-facets.ts).
  */
-import { asciiLower as asciiLowerText, assertSequence, clampLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
+import { asciiLower as asciiLowerText, assertSequence, checkLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
 import {
   RECORD_SORTS, recordsList, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
 } from '@/lib/history/queries/records';
@@ -148,7 +148,7 @@ export async function getRecordsAt(db: Queryable, params: {
   const at = params.at ?? agent.latest_sequence ?? 0;
   if (agent.latest_sequence === null) return { at, total: 0, items: [], next_cursor: null, facets: EMPTY_FACETS() };
   assertSequence(agent, at);
-  const limit = clampLimit(params.limit, 100, 1000);
+  const limit = checkLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
   const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);

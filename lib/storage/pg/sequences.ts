@@ -5,7 +5,7 @@
  */
 import { RECORD_OPS, type EntryKind, type RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
-import { clampLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
+import { checkLimit, decodeCursor, encodeCursor, type TenantScope } from '@/lib/history/queries/common';
 import type { SequenceDetail, SequenceEntry, SequenceItem } from '@/lib/history/queries/sequences';
 import { opCountsOf, opsList, sortByEntry, type EntryOpCounts, type SequenceOp } from '@/lib/history/queries/sequence-ops';
 import { RAW_PAGE, RAW_PAGE_MAX, decodeRawCursor, type SequenceRawPage } from '@/lib/history/queries/sequence-raw';
@@ -18,7 +18,7 @@ export async function getSequences(db: Queryable, params: { agentId: string; bef
   Promise<{ items: SequenceItem[]; next_before: number | null } | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const limit = clampLimit(params.limit, 50, 500);
+  const limit = checkLimit(params.limit, 50, 500);
   const before = params.before ?? Number.MAX_SAFE_INTEGER;
   const seqs = await rows<{ seq: number }>(db, `SELECT DISTINCT seq FROM ledger_entries WHERE agent_id = $1 AND seq < $2::bigint
     ORDER BY seq DESC LIMIT $3`, [agent.id, before, limit + 1]);
@@ -73,7 +73,7 @@ export async function getSequenceOps(db: Queryable, params: {
   if (!(RECORD_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
-  const limit = clampLimit(params.limit, 100, 1000);
+  const limit = checkLimit(params.limit, 100, 1000);
   return { op: params.op, ...(await sequenceOpsPage(db, agent.id, params.seq, params.op, limit, params.cursor)) };
 }
 
@@ -100,8 +100,8 @@ export async function getSequence(db: Queryable, params: { agentId: string; seq:
   const entries = found.map(({ kind, synced_at, size_bytes }) => ({ kind, synced_at, size_bytes }));
   const last = entries[entries.length - 1];
   if (!last) return null;
-  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : clampLimit(params.opsLimit, 100, 1000);
-  const rawLimit = params.rawLimit === undefined ? undefined : clampLimit(params.rawLimit, RAW_PAGE, RAW_PAGE_MAX);
+  const limit = params.opsLimit === undefined ? Number.MAX_SAFE_INTEGER - 1 : checkLimit(params.opsLimit, 100, 1000);
+  const rawLimit = params.rawLimit === undefined ? undefined : checkLimit(params.rawLimit, RAW_PAGE, RAW_PAGE_MAX);
   const { ops, op_cursors } = await firstOpPages(db, agent.id, params.seq, limit);
   const raw = await sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit: params.opsLimit, limit: rawLimit });
   return {
@@ -119,8 +119,8 @@ export async function getSequenceRaw(db: Queryable, params: {
 }): Promise<SequenceRawPage | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const limit = clampLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
-  const opsLimit = clampLimit(params.opsLimit, 100, 1000);
+  const limit = checkLimit(params.limit, RAW_PAGE, RAW_PAGE_MAX);
+  const opsLimit = checkLimit(params.opsLimit, 100, 1000);
   if (params.cursor !== undefined) decodeRawCursor(params.cursor, agent.id, params.seq); // a bad cursor is refused before any work
   const { ops } = await firstOpPages(db, agent.id, params.seq, opsLimit);
   return sequenceRawPage(db, { agentId: agent.id, seq: params.seq, ops, opsLimit, limit, cursor: params.cursor });
