@@ -65,10 +65,17 @@ const CAFES: Memory[] = [
   { n: 'decomposed', content: 'Café Zürich'.normalize('NFD'), namespace: ' daily', file: 'memory/a.md' },
   { n: 'plain', content: 'Cafe Zurich', namespace: 'daily ', file: ' memory/b.md' },
 ];
+/** 한국어 사전 composed (syllables), decomposed (conjoining jamo), mixed (하 + ᆫ: half of each), and an old jamo's block (ꥠ + ᅡ, which NFC leaves in pieces). */
+const HANGUL: Memory[] = [
+  { n: 'hangul-nfc', content: '한국어 사전'.normalize('NFC'), file: 'memory/k.md' },
+  { n: 'hangul-nfd', content: '한국어 사전'.normalize('NFD'), file: 'memory/k.md' },
+  { n: 'hangul-mixed', content: '\uD558\u11AB국어 사전', file: 'memory/k.md' },
+  { n: 'hangul-old', content: '\uA960\u1161 옛글', file: 'memory/k.md' },
+];
 const STATES_A: Memory[][] = [
-  [...CAFES, ...notes(6)],
-  [...CAFES, ...notes(6, ', edited')],
-  [...CAFES.map((m) => (m.n === 'plain' ? { ...m, content: 'Cafe Zurich, twice' } : m)), ...notes(6, ', edited again')],
+  [...CAFES, ...HANGUL, ...notes(6)],
+  [...CAFES, ...HANGUL, ...notes(6, ', edited')],
+  [...CAFES.map((m) => (m.n === 'plain' ? { ...m, content: 'Cafe Zurich, twice' } : m)), ...HANGUL, ...notes(6, ', edited again')],
 ];
 const STATES_B: Memory[][] = [notes(6)];
 
@@ -164,6 +171,34 @@ describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (n
       expect(await found('zür*'.normalize(form)), form).toEqual(both);
       expect(await found('caf*'.normalize(form)), form).toEqual([...both, id('plain')].sort());
     }
+  });
+
+  it('a prefix or fragment never starts or ends inside a Hangul syllable, composed or written in jamo', async () => {
+    const s = storage();
+    const found = async (q: string) => {
+      const r = await s.search({ q, agentId: A });
+      return (r.first ? [r.first, ...r.appearances] : []).map((a) => a.record_id).filter((v, i, all) => all.indexOf(v) === i).sort();
+    };
+    const both = [id('hangul-nfc'), id('hangul-nfd')].sort();
+    for (const form of ['NFC', 'NFD'] as const) {
+      const q = (text: string) => text.normalize(form);
+      // Whole syllables: found in either form (the mixed one holds 한 in neither, as ê + U+0323 holds ệ in neither).
+      expect(await found(q('한*')), form).toEqual(both);
+      expect(await found(q('한국*')), form).toEqual(both);
+      expect(await found(q('한')), form).toEqual(both);
+      expect(await found(q('사전*')), form).toEqual([...both, id('hangul-mixed')].sort());
+      // A fragment after a whole syllable starts between characters, after 한 or its trailing jamo alike.
+      expect(await found(q('국')), form).toEqual([...both, id('hangul-mixed')].sort());
+      // Ending inside 한 (하 is its first two jamo): found in no form. Before, 하* found the decomposed one and the mixed one.
+      expect(await found(q('하*')), form).toEqual([]);
+      expect(await found(q('하')), form).toEqual([]);
+    }
+    // A lone leading jamo, and a fragment starting inside 한 (its vowel and trailing jamo): nothing.
+    expect(await found('\u1112*')).toEqual([]);
+    expect(await found('\u1161\u11AB')).toEqual([]);
+    // An old leading jamo's block (ꥠ + ᅡ) is one character too, though NFC leaves it in pieces.
+    expect(await found('\uA960*')).toEqual([]);
+    expect(await found('\uA960\u1161*')).toEqual([id('hangul-old')]);
   });
 
   it('a filter value is matched as given: " daily" and "daily " are not "daily"', async () => {

@@ -94,6 +94,26 @@ describe('the word index', () => {
     expect(ask('2026*')).toEqual({ exact: true, found: [5], matched: [5] });
   });
 
+  it('says a prefix ending in Hangul is not exact: a jamo after it may be of its syllable block, which the index matches across', () => {
+    const db = wordIndex();
+    // 한국 composed, 한국 in jamo, 하 + ᆫ (mixed), 하늘 (하 then a whole syllable).
+    const docs = ['\uD55C\uAD6D', '\u1112\u1161\u11AB\u1100\u116E\u11A8', '\uD558\u11AB', '\uD558\uB298'];
+    const insert = db.prepare('INSERT INTO record_versions_words (rowid, words) VALUES (?, ?)');
+    docs.forEach((d, i) => insert.run(i + 1, indexText(d)));
+    const ask = (q: string) => {
+      const parsed = parseSearchQuery(q);
+      const query = indexQuery(parsed.terms)!;
+      const found = db.prepare('SELECT rowid FROM record_versions_words WHERE record_versions_words MATCH ? ORDER BY rowid').pluck().all(query.expression);
+      const matcher = compileMatcher(parsed.terms);
+      return { exact: query.exact, found, matched: docs.flatMap((d, i) => (matcher.test(d) ? [i + 1] : [])) };
+    };
+    expect(ask('\uD558*')).toEqual({ exact: false, found: [2, 3, 4], matched: [4] });
+    expect(ask('\u1112*')).toEqual({ exact: false, found: [2], matched: [] });
+    expect(ask('\uD55C*')).toEqual({ exact: false, found: [1, 2], matched: [1, 2] });
+    // A whole word (quoted: two characters unquoted are a fragment) stays exact: the index's token is the whole word.
+    expect(ask('"\uD55C\uAD6D"')).toEqual({ exact: true, found: [1, 2], matched: [1, 2] });
+  });
+
   // Characters where SQLite and we part ways (unassigned U+0378, private use, letters SQLite's
   // tables lack, folds it does not make), our escape letters, and the everyday kind.
   const POOL = [...'abcAB01 .-_\n\u00a0', 'α', 'ω', 'Σ', 'ς', 'ſ', '\u212A', 'ẞ', 'ß', '\u0378', '\uE000', 'ꭰ', 'Ᏸ', '\u0301', '🚀', '中', 'İ', 'ı', '3b1',

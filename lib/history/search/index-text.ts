@@ -23,6 +23,7 @@
  * matcher then filters (the index forgets where the white space between punctuation was).
  */
 import { foldCase, isWordChar } from './fold';
+import { hangulType } from './match';
 
 /** The characters not written as themselves: punctuation and symbols (neither word nor space), and any from U+0370 on. */
 const REWRITTEN = /[^\s\p{L}\p{N}\p{M}]|[^\u0000-\u036f]/gu;
@@ -98,6 +99,8 @@ function lastCluster(word: string): string {
  * The index's phrase for a term: its folded words' tokens, in order. A prefix ending in a character
  * a mark may compose with (`cafe*`) is not answered exactly: the index's `cafe*` takes a decomposed
  * `café` (`cafe` U+0301), which the matcher refuses as composed `café` is (a prefix never ends inside a character).
+ * Nor is one ending in Hangul (a jamo or a syllable): a jamo after it may be of its syllable block
+ * (`하*` and `한` written `하` + `ᆫ` or `ᄒ ᅡ ᆫ`; match.ts `joinsHangul`).
  */
 export function indexPhrase(term: { words: readonly string[]; prefix: boolean; fragment: boolean }): IndexPhrase {
   if (term.fragment) return { tokens: [], prefix: false, exact: false };
@@ -105,5 +108,6 @@ export function indexPhrase(term: { words: readonly string[]; prefix: boolean; f
   const pure = term.words.every((w) => w.length > 0 && [...w].every((ch) => isWordChar(ch)));
   const last = term.words.at(-1) ?? '';
   const prefix = term.prefix && isWordChar([...last].at(-1));
-  return { tokens, prefix, exact: pure && !(prefix && takesComposingMark(lastCluster(last))) };
+  const joinable = prefix && (takesComposingMark(lastCluster(last)) || hangulType([...last].at(-1)) !== undefined);
+  return { tokens, prefix, exact: pure && !joinable };
 }

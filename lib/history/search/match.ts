@@ -15,23 +15,58 @@ interface CompiledTerm {
   startBoundary: boolean;
   endBoundary: boolean;
   /**
-   * A fragment or a prefix never ends inside a character (`splitsCharacter`): `e` is not found in `é`,
-   * nor `cafe*` in `café`, however `é` is written — as in its composed form, where neither could match.
+   * A fragment or a prefix never starts or ends inside a character (`splitsCharacter`): `e` is not
+   * found in `é`, nor `cafe*` in `café`, nor `하*` or `ᄒ*` in `한`, however `é` or `한` is written — as in
+   * its composed form, where none could match.
    */
   wholeCharacters: boolean;
 }
 
 const MARK = /\p{M}/u;
 
+type HangulType = 'L' | 'V' | 'T' | 'LV' | 'LVT';
+
+/**
+ * A code point's Hangul_Syllable_Type (Unicode's HangulSyllableType.txt, a stable property): leading
+ * (L), vowel (V) and trailing (T) conjoining jamo, modern (U+1100–11FF) and old (U+A960–A97C,
+ * U+D7B0–D7FB), and the precomposed syllables (LV, LVT: U+AC00–D7A3). Undefined for any other.
+ */
+export function hangulType(ch: string | undefined): HangulType | undefined {
+  if (ch === undefined) return undefined;
+  const cp = ch.codePointAt(0)!;
+  if (cp < 0x1100 || cp > 0xd7fb) return undefined;
+  if (cp <= 0x115f || (cp >= 0xa960 && cp <= 0xa97c)) return 'L';
+  if (cp <= 0x11a7 || (cp >= 0xd7b0 && cp <= 0xd7c6)) return 'V';
+  if (cp <= 0x11ff || (cp >= 0xd7cb && cp <= 0xd7fb)) return 'T';
+  if (cp >= 0xac00 && cp <= 0xd7a3) return (cp - 0xac00) % 28 === 0 ? 'LV' : 'LVT';
+  return undefined;
+}
+
+/**
+ * Whether two Hangul code points belong to one syllable block (UAX #29 GB6–GB8: L × L V LV LVT,
+ * LV V × V T, LVT T × T) — `ᄒ` + `ᅡ` + `ᆫ` is `한` (NFC composes the modern ones; an old jamo's block,
+ * which NFC leaves in pieces, is one character to a reader all the same).
+ */
+export function joinsHangul(before: string | undefined, after: string | undefined): boolean {
+  const b = hangulType(before);
+  const a = b && hangulType(after);
+  if (!a) return false;
+  if (b === 'L') return a !== 'T';
+  if (b === 'LV' || b === 'V') return a === 'V' || a === 'T';
+  return a === 'T';
+}
+
 /**
  * Whether UTF-16 offset `at` of `text` falls inside one character as canonical equivalence sees it:
  * a mark starts there that composes with what is before it (`e` + U+0301 → `é`; `ü` written
- * `u` U+0308, then U+0301 → `ǘ`), so the text composed (NFC) has no boundary there. `क` + U+093F,
+ * `u` U+0308, then U+0301 → `ǘ`), so the text composed (NFC) has no boundary there; or it parts the
+ * jamo of one Hangul syllable block (`joinsHangul`: `한` written `ᄒ ᅡ ᆫ`, or `하` + `ᆫ`). `क` + U+093F,
  * which no precomposed character joins, is two characters either way.
  */
 export function splitsCharacter(text: string, at: number): boolean {
   const after = charAt(text, at);
-  if (after === undefined || !MARK.test(after)) return false;
+  if (after === undefined) return false;
+  if (!MARK.test(after)) return joinsHangul(charBefore(text, at), after);
   // The run around `at`: back to the character the marks belong to, on over the marks after it.
   let start = at;
   while (start > 0) {
@@ -70,7 +105,7 @@ function termRanges(t: CompiledTerm, folded: string, firstOnly: boolean): Range[
     const end = start + m[0].length;
     const after = charAt(folded, end);
     const ok = (!t.startBoundary || !isWordChar(charBefore(folded, start))) && (!t.endBoundary || !isWordChar(after))
-      && (!t.wholeCharacters || !splitsCharacter(folded, end));
+      && (!t.wholeCharacters || (!splitsCharacter(folded, start) && !splitsCharacter(folded, end)));
     if (ok) {
       out.push([start, end]);
       if (firstOnly) break;

@@ -8,7 +8,8 @@
  * is found by neither). A prefix, like a fragment, ends only between whole characters: one that stops
  * before a combining mark composing with its last character matches across it in neither form, so
  * `cafe*` finds no `café` (composed, it does not start with `cafe`; decomposed, `cafe` is cut inside
- * `é`), while `caf*` and `café*` find both. Nothing else is syntax:
+ * `é`), while `caf*` and `café*` find both; nor does one (or a fragment) start or end inside a Hangul
+ * syllable, composed or written in jamo: `하*` finds no `한`, `한*` finds it in either form. Nothing else is syntax:
  * parentheses, colons, carets, `OR`, `NEAR` are text to find, and a quote without its partner is
  * ignored. A query the engine cannot take is a LedgerError('invalid_input') saying why in words.
  */
