@@ -57,12 +57,42 @@ export interface RecordFilters {
 }
 
 /**
- * The list a records cursor pages (common.ts `CursorList`): the agent, `at` as asked (absent: the
- * latest, whichever that is when the next page is read) and every filter, values exactly as given.
- * The sort is in the cursor's position, and said apart (`getRecordsAt`).
+ * The list a records cursor pages (common.ts `CursorList`): the agent and every filter, values
+ * exactly as given. The sequence is in the cursor's position (`readRecordsCursor`): the one its first
+ * page answered at, asked or the latest then. The sort is in the position too, and said apart.
  */
-export const recordsList = (agentId: string, p: { at?: number } & RecordFilters): CursorList =>
-  ['records', agentId, p.at ?? null, p.memory_type ?? null, p.namespace ?? null, p.file ?? null, p.tag ?? null, p.status ?? null, p.tier ?? null, p.q ?? null];
+export const recordsList = (agentId: string, p: RecordFilters): CursorList =>
+  ['records', agentId, p.memory_type ?? null, p.namespace ?? null, p.file ?? null, p.tag ?? null, p.status ?? null, p.tier ?? null, p.q ?? null];
+
+/** Where a records page goes on from: the sort, the last row's sort key and version id. */
+export type SortCursor = [RecordSort, string | number, number];
+
+/** A records cursor's position: where the list goes on, then the sequence the list is at. */
+const isPosition = (v: unknown): v is [...SortCursor, number] =>
+  Array.isArray(v) && v.length === 4 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
+  && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string') && Number.isSafeInteger(v[3]) && v[3] >= 0;
+
+/** The cursor of the page after `last`, of the list at sequence `at` (both backends). */
+export function recordsCursor(agentId: string, p: RecordFilters, at: number, last: SortCursor): string {
+  return encodeCursor(recordsList(agentId, p), [...last, at]);
+}
+
+/**
+ * A records cursor's place and the sequence its list is at: the one the first page answered at, so a
+ * page asked without `at` after a sync has landed goes on at that sequence (the list the cursor
+ * belongs to), and one asked with `at` equal to it is the same list. With another `at`, another sort,
+ * agent or filter, the cursor is refused in words; both backends.
+ */
+export function readRecordsCursor(cursor: string, agentId: string, p: { at?: number; sort: RecordSort } & RecordFilters): { at: number; after: SortCursor } {
+  const [sort, key, id, at] = decodeCursor(cursor, recordsList(agentId, p), isPosition);
+  if (p.at !== undefined && p.at !== at) {
+    throw new LedgerError('invalid_input', 'This paging cursor belongs to another search or list (another agent, sequence, filter or order); start again from the first page.');
+  }
+  if (sort !== p.sort) {
+    throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${sort}, not by ${p.sort}; start again from the first page.`);
+  }
+  return { at, after: [sort, key, id] };
+}
 
 /**
  * The versions live at `at`: per record ever born by then, its latest version ≤ at, unless a
@@ -147,8 +177,6 @@ function sortSql(sort: RecordSort, alias: string, id: string, cursor: SortCursor
   return { order: sql`${key}, ${rowid}`, after: cursor ? sql`AND ${key} >= ${cursor[1]} AND (${key}, ${rowid}) > (${cursor[1]}, ${cursor[2]})` : sql`` };
 }
 
-type SortCursor = [RecordSort, string | number, number];
-
 function filterSql(f: RecordFilters, alias = ''): SQL {
   const c = (name: string) => sql.raw(alias ? `${alias}.${name}` : name);
   const parts: SQL[] = [];
@@ -167,10 +195,6 @@ function filterSql(f: RecordFilters, alias = ''): SQL {
   }
   return sql.join(parts, sql` `);
 }
-
-const isCursor = (v: unknown): v is SortCursor =>
-  Array.isArray(v) && v.length === 3 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
-  && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
 
 /**
  * The facets and total of a first page, from the counters the indexer keeps (record-facets.ts): at
@@ -204,18 +228,16 @@ export function getRecordsAt(params: {
 } & RecordFilters): RecordsAtResult | null {
   const agent = findAgent(params.db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const at = params.at ?? agent.latest_sequence ?? 0;
   if (agent.latest_sequence === null) {
-    return { at, total: 0, items: [], next_cursor: null, facets: { memory_type: [], namespace: [], status: [], file: [], tier: [] } };
+    return { at: params.at ?? 0, total: 0, items: [], next_cursor: null, facets: { memory_type: [], namespace: [], status: [], file: [], tier: [] } };
   }
-  assertSequence(agent, at);
   const limit = checkLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
-  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);
-  if (cursor && cursor[0] !== sort) {
-    throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
-  }
+  const read = params.cursor === undefined ? undefined : readRecordsCursor(params.cursor, agent.id, { ...params, sort });
+  const cursor = read?.after;
+  const at = read?.at ?? params.at ?? agent.latest_sequence;
+  assertSequence(agent, at);
   const { db } = params.db;
   const latest = at === agent.latest_sequence;
   const first = cursor === undefined;
@@ -246,7 +268,7 @@ export function getRecordsAt(params: {
   const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: rows.length > limit && last ? encodeCursor(recordsList(agent.id, params), [sort, lastKey(last), last.version_id]) : null,
+    next_cursor: rows.length > limit && last ? recordsCursor(agent.id, params, at, [sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }

@@ -4,9 +4,9 @@
  * order and cursor. `json_each(tags)` becomes `jsonb_array_elements_text(tags::jsonb)`; text
  * order is code-point order (`COLLATE "C"`); facets come from the same counters (record-facets.ts).
  */
-import { asciiLower as asciiLowerText, assertSequence, checkLimit, decodeCursor, encodeCursor, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
+import { asciiLower as asciiLowerText, assertSequence, checkLimit, parseTags, tierOf, type TenantScope } from '@/lib/history/queries/common';
 import {
-  RECORD_SORTS, recordsList, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult,
+  RECORD_SORTS, readRecordsCursor, recordsCursor, type RecordAtItem, type RecordFilters, type RecordSort, type RecordsAtResult, type SortCursor,
 } from '@/lib/history/queries/records';
 import { facetsFromCounters, totalFromCounters, type StoredFacetRow } from '@/lib/history/queries/record-facets';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -73,11 +73,6 @@ function versionsAt(p: Params, agentId: string, at: number, where: (alias: strin
     ORDER BY ${order} LIMIT ${p.add(limit)}`;
 }
 
-type SortCursor = [RecordSort, string | number, number];
-
-const isCursor = (v: unknown): v is SortCursor =>
-  Array.isArray(v) && v.length === 3 && (RECORD_SORTS as readonly unknown[]).includes(v[0]) && Number.isSafeInteger(v[2])
-  && (v[0] === 'changed' ? Number.isSafeInteger(v[1]) : typeof v[1] === 'string');
 
 /** Per sort: the ORDER BY over a version alias and its keyset condition (records.ts `sortSql`), text in byte order. */
 function sortSql(p: Params, sort: RecordSort, alias: string, id: string, cursor: SortCursor | undefined): { order: string; after: string } {
@@ -145,16 +140,14 @@ export async function getRecordsAt(db: Queryable, params: {
 } & RecordFilters): Promise<RecordsAtResult | null> {
   const agent = await findAgent(db, params.agentId, params.tenantId);
   if (!agent) return null;
-  const at = params.at ?? agent.latest_sequence ?? 0;
-  if (agent.latest_sequence === null) return { at, total: 0, items: [], next_cursor: null, facets: EMPTY_FACETS() };
-  assertSequence(agent, at);
+  if (agent.latest_sequence === null) return { at: params.at ?? 0, total: 0, items: [], next_cursor: null, facets: EMPTY_FACETS() };
   const limit = checkLimit(params.limit, 100, 1000);
   const sort = params.sort ?? 'file';
   if (!RECORD_SORTS.includes(sort)) throw new LedgerError('invalid_input', `sort must be file, heading or changed, got "${String(sort)}"`);
-  const cursor = params.cursor === undefined ? undefined : decodeCursor(params.cursor, recordsList(agent.id, params), isCursor);
-  if (cursor && cursor[0] !== sort) {
-    throw new LedgerError('invalid_input', `The paging cursor belongs to the list sorted by ${cursor[0]}, not by ${sort}; start again from the first page.`);
-  }
+  const read = params.cursor === undefined ? undefined : readRecordsCursor(params.cursor, agent.id, { ...params, sort });
+  const cursor = read?.after;
+  const at = read?.at ?? params.at ?? agent.latest_sequence;
+  assertSequence(agent, at);
   const latest = at === agent.latest_sequence;
   let facets: RecordsAtResult['facets'] = null;
   let total: number | null = null;
@@ -178,7 +171,7 @@ export async function getRecordsAt(db: Queryable, params: {
   const lastKey = (r: Row) => (sort === 'changed' ? r.seq : sort === 'file' ? (r.origin_file ?? '') : (r.heading ?? ''));
   return {
     at, total, items: page,
-    next_cursor: found.length > limit && last ? encodeCursor(recordsList(agent.id, params), [sort, lastKey(last), last.version_id]) : null,
+    next_cursor: found.length > limit && last ? recordsCursor(agent.id, params, at, [sort, lastKey(last), last.version_id]) : null,
     facets,
   };
 }
