@@ -138,13 +138,29 @@ describe('cursor-paged routes', () => {
     await refused(changes(req(`/api/changes?since=${since}&limit=5&agent=${small}&cursor=${feed}`), undefined));
     await refused(changes(req(`/api/changes?since=${since}&limit=5&cursor=${feed}`), undefined));
     await refused(changes(req(`/api/changes?since=${since}&limit=5&agent=${large}&op=update&cursor=${feed}`), undefined));
+    // …or another `since` (it paged that feed's tail); a window that moves with the clock keeps the time its first page read.
+    const dayBefore = new Date(Date.parse(since) - 86_400_000).toISOString().slice(0, 10);
+    await refused(changes(req(`/api/changes?since=${dayBefore}&limit=5&agent=${large}&cursor=${feed}`), undefined));
+    await refused(changes(req(`/api/changes?since=this-week&limit=5&agent=${large}&cursor=${feed}`), undefined));
+    const week = (await (await changes(req(`/api/changes?since=365d&limit=5&agent=${large}`), undefined)).json()) as { since: string; next_cursor: string };
+    const weekNext = await changes(req(`/api/changes?since=365d&limit=5&agent=${large}&cursor=${week.next_cursor}`), undefined);
+    expect(weekNext.status).toBe(200);
+    expect(((await weekNext.json()) as { since: string }).since).toBe(week.since);
+    await refused(changes(req(`/api/changes?since=366d&limit=5&agent=${large}&cursor=${week.next_cursor}`), undefined));
 
     const records = (await import('./agents/[id]/records/route')).GET;
     const page = await cursorOf(records(req('/api/x?limit=5'), params({ id: large })));
     expect((await records(req(`/api/x?limit=5&cursor=${page}`), params({ id: large }))).status).toBe(200);
     await refused(records(req(`/api/x?limit=5&cursor=${page}`), params({ id: small })));
     await refused(records(req(`/api/x?limit=5&q=glossary&cursor=${page}`), params({ id: large })));
-    await refused(records(req(`/api/x?limit=5&at=0&cursor=${page}`), params({ id: large })));
+    // A first page without `at` answered at the latest: `at` = that sequence is the same list, another `at` is not.
+    const smallFirst = (await (await records(req('/api/x?limit=2'), params({ id: small }))).json()) as { at: number; next_cursor: string };
+    expect(smallFirst.at).toBeGreaterThan(0);
+    const next = await records(req(`/api/x?limit=2&cursor=${smallFirst.next_cursor}`), params({ id: small }));
+    const nextAt = await records(req(`/api/x?limit=2&at=${smallFirst.at}&cursor=${smallFirst.next_cursor}`), params({ id: small }));
+    expect(nextAt.status).toBe(200);
+    expect(await nextAt.json()).toEqual(await next.json());
+    await refused(records(req(`/api/x?limit=2&at=${smallFirst.at - 1}&cursor=${smallFirst.next_cursor}`), params({ id: small })));
 
     const ops = (await import('./agents/[id]/sequences/[seq]/ops/route')).GET;
     const created = await cursorOf(ops(req('/api/x?op=create&limit=5'), params({ id: large, seq: '0' })));

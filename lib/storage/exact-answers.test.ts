@@ -212,6 +212,45 @@ describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (n
     expect(await ids({ file: 'memory/b.md' })).toEqual([]);
   });
 
+  it('a records cursor pages the sequence its first page answered at: a sync between two pages changes nothing of the list', async () => {
+    const s = storage();
+    const C = name === 'embedded' ? '7e7e7e7e-5555-4a2b-8c3d-0000000000c1' : '7e7e7e7e-5555-4a2b-8c3d-0000000000c2';
+    const [first, second] = await uploads(C, [notes(6), notes(6).filter((m) => m.n !== 'note-3').map((m) => ({ ...m, content: `${m.content}, renamed`, file: 'memory/z.md' }))]);
+    await s.registerAgent({ id: C, name: 'exact', sourceRuntime: 'openclaw', tenantId: null, now: new Date(START - 60_000) });
+    await s.ingestSnapshot({ agentId: C, bytes: first!.bytes, now: first!.now });
+    const page1 = (await s.getRecordsAt({ agentId: C, limit: 2 }))!;
+    expect(page1.at).toBe(0);
+    const rest = (await s.getRecordsAt({ agentId: C, at: 0, limit: 4, cursor: page1.next_cursor! }))!;
+    await s.ingestDelta({ agentId: C, baseSequence: 0, bytes: second!.bytes, now: second!.now });
+    // The dashboard's next page (no `at`) goes on at sequence 0, as does one asked at 0; sequence 1 is another list.
+    const page2 = (await s.getRecordsAt({ agentId: C, limit: 4, cursor: page1.next_cursor! }))!;
+    expect(page2).toEqual(rest);
+    expect(page2.at).toBe(0);
+    expect(page2.items.map((r) => r.record_id)).toContain(id('note-3'));
+    expect((await s.getRecordsAt({ agentId: C, at: 0, limit: 4, cursor: page1.next_cursor! }))).toEqual(rest);
+    expect(await refusal(() => s.getRecordsAt({ agentId: C, at: 1, limit: 4, cursor: page1.next_cursor! }))).toBe(ANOTHER);
+    // The page after it too (a cursor given out at 0 stays at 0), and a first page now answers at 1.
+    const page3 = (await s.getRecordsAt({ agentId: C, limit: 2, cursor: (await s.getRecordsAt({ agentId: C, limit: 2, cursor: page1.next_cursor! }))!.next_cursor! }))!;
+    expect(page3.at).toBe(0);
+    expect([...page1.items, ...page2.items.slice(0, 2), ...page3.items].map((r) => r.record_id)).toEqual((await s.getRecordsAt({ agentId: C, at: 0 }))!.items.map((r) => r.record_id));
+    expect((await s.getRecordsAt({ agentId: C, limit: 2 }))!.at).toBe(1);
+  });
+
+  it('a feed cursor keeps the window its first page read: 7d asked again a day later pages from the same time', async () => {
+    const s = storage();
+    const now = new Date(START + 5 * 86_400_000);
+    const page1 = await s.getChanges({ since: '7d', now, agentId: A, limit: 2 });
+    expect(page1.since).toBe(new Date(now.getTime() - 7 * 86_400_000).toISOString());
+    const later = new Date(now.getTime() + 86_400_000);
+    const page2 = await s.getChanges({ since: '7d', now: later, agentId: A, limit: 2, cursor: page1.next_cursor! });
+    expect(page2.since).toBe(page1.since);
+    expect(page2).toEqual(await s.getChanges({ since: '7d', now, agentId: A, limit: 2, cursor: page1.next_cursor! }));
+    // Another window, or the time 7d was read as written out, is another list.
+    expect(await refusal(() => s.getChanges({ since: '6d', now, agentId: A, limit: 2, cursor: page1.next_cursor! }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getChanges({ since: new Date(page1.since), agentId: A, limit: 2, cursor: page1.next_cursor! }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getChanges({ since: 'this-week', now, agentId: A, limit: 2, cursor: page1.next_cursor! }))).toBe(ANOTHER);
+  });
+
   it('a cursor pages only the list that gave it out', async () => {
     const s = storage();
     // Records: the same list goes on; another agent, filter or `at` refuses it.
@@ -219,7 +258,9 @@ describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (n
     expect((await s.getRecordsAt({ agentId: A, limit: 2, cursor: records }))!.items).toHaveLength(2);
     expect(await refusal(() => s.getRecordsAt({ agentId: B, limit: 2, cursor: records }))).toBe(ANOTHER);
     expect(await refusal(() => s.getRecordsAt({ agentId: A, limit: 2, namespace: 'daily', cursor: records }))).toBe(ANOTHER);
-    expect(await refusal(() => s.getRecordsAt({ agentId: A, at: 2, limit: 2, cursor: records }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getRecordsAt({ agentId: A, at: 1, limit: 2, cursor: records }))).toBe(ANOTHER);
+    // Without `at` the first page answered at the latest, #2: `at=2` is the same list, and pages it alike.
+    expect((await s.getRecordsAt({ agentId: A, at: 2, limit: 2, cursor: records }))).toEqual(await s.getRecordsAt({ agentId: A, limit: 2, cursor: records }));
     // The change feed: agent and op.
     const since = new Date(START - 86_400_000);
     const feed = (await s.getChanges({ since, agentId: A, limit: 2 })).next_cursor!;
@@ -227,6 +268,11 @@ describe.each(['embedded', 'scale-out'])('%s answers exactly what was asked', (n
     expect(await refusal(() => s.getChanges({ since, agentId: B, limit: 2, cursor: feed }))).toBe(ANOTHER);
     expect(await refusal(() => s.getChanges({ since, limit: 2, cursor: feed }))).toBe(ANOTHER);
     expect(await refusal(() => s.getChanges({ since, agentId: A, op: 'update', limit: 2, cursor: feed }))).toBe(ANOTHER);
+    // …and `since`: another time is another list (it paged that list's tail); the same time, however written, is not.
+    expect(await refusal(() => s.getChanges({ since: new Date(START - 2 * 86_400_000), agentId: A, limit: 2, cursor: feed }))).toBe(ANOTHER);
+    expect(await refusal(() => s.getChanges({ since: '30d', agentId: A, limit: 2, cursor: feed }))).toBe(ANOTHER);
+    expect((await s.getChanges({ since: since.toISOString(), agentId: A, limit: 2, cursor: feed })).next_cursor)
+      .toBe((await s.getChanges({ since, agentId: A, limit: 2, cursor: feed })).next_cursor);
     // A sequence's ops: agent, sequence and op kind.
     const ops = (await s.getSequenceOps({ agentId: A, seq: 0, op: 'create', limit: 2 }))!.next_cursor!;
     expect((await s.getSequenceOps({ agentId: A, seq: 0, op: 'create', limit: 2, cursor: ops }))!.items).toHaveLength(2);

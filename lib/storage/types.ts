@@ -20,7 +20,7 @@ import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { SequencedDelta } from '@/lib/core/restore';
 import type { MemoryRecordDto } from '@/lib/history/queries/memory-dto';
 import type { AgentWithStats } from '@/lib/history/queries/agents';
-import type { ChangeGroup } from '@/lib/history/queries/changes';
+import type { ChangeGroup, FeedSince } from '@/lib/history/queries/changes';
 import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
 import type { SequenceRawPage } from '@/lib/history/queries/sequence-raw';
 import type { SequenceOp } from '@/lib/history/queries/sequence-ops';
@@ -152,7 +152,7 @@ export interface LineageStorage {
   /** Without `limit`/`cursor`/`order`: every version; with them, one keyset page (`next_cursor`, `before`). */
   getRecordLineage(p: { agentId: string; recordId: string; tenantId?: TenantScope; limit?: number; cursor?: string; order?: VersionOrder }):
     Promise<RecordLineage | null>;
-  getChanges(p: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string }):
+  getChanges(p: { tenantId?: TenantScope; since: FeedSince; now?: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string }):
     Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null }>;
   getWorkspaceTree(p: { agentId: string; seq: number; tenantId?: TenantScope }): Promise<{ seq: number; files: WorkspaceFileInfo[] } | null>;
   getWorkspaceFile(p: { agentId: string; seq: number; path: string; tenantId?: TenantScope }): Promise<Uint8Array | null>;

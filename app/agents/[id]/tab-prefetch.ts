@@ -7,7 +7,7 @@
  */
 import { changeFilters } from '@/components/changes/change-params';
 import { currentTab, recordsParams, type ParamReader } from '@/components/agent/tab-params';
-import { parseSince, type TenantScope } from '@/lib/history/queries';
+import type { TenantScope } from '@/lib/history/queries';
 import { withQuery } from '@/lib/ui/api-client';
 import { CHANGES_PAGE, RECORDS_PAGE, SEQUENCES_PAGE } from '@/lib/ui/page-window';
 import { queryKeys } from '@/lib/ui/query-keys';
@@ -41,7 +41,7 @@ export async function agentTabPrefetch({ agentId, tenantId, get }: { agentId: st
   const query = asApiWould(changesQuery, { ...filters, limit: CHANGES_PAGE });
   if (!query) return [];
   return [[queryKeys.changes(filters, CHANGES_PAGE), async () => firstPage(
-    await s.getChanges({ tenantId, since: parseSince(query.since, new Date()), agentId, op: query.op, limit: query.limit }),
+    await s.getChanges({ tenantId, since: query.since, now: new Date(), agentId, op: query.op, limit: query.limit }),
     { cursor: null },
   )]];
 }

@@ -60,17 +60,62 @@ export interface ChangeGroup {
 /** The ops a change can be filtered by. */
 export const CHANGE_OPS = ['create', 'update', 'delete', 'move'] as const satisfies readonly RecordOp[];
 
-/**
- * The feed a cursor pages (common.ts `CursorList`): the tenant scope, the agent and the op filter.
- * Not `since`: a window such as `7d` or `this-week` moves with the clock between two pages, and the
- * cursor is a place in time order, which stays a place in the feed whatever its lower bound.
- */
-export const changesList = (p: { tenantId?: TenantScope; agentId?: string; op?: string }): CursorList =>
-  ['changes', p.tenantId === undefined ? '*' : p.tenantId, p.agentId?.toLowerCase() ?? null, p.op ?? null];
+/** Where a feed starts: a time, or a since expression (`parseSince`: ISO time, `Nd`, `today`, `this-week`) read against `now`. */
+export type FeedSince = Date | string;
 
-/** A feed cursor: the (synced_at, id) of the last change of the page before. */
-export const isFeedCursor = (v: unknown): v is [string, number] =>
-  Array.isArray(v) && v.length === 2 && typeof v[0] === 'string' && parseIsoTime(v[0]) !== null && Number.isSafeInteger(v[1]);
+const MOVING = /^(\d{1,5}d|today|this-week)$/;
+
+/**
+ * The feed a cursor pages (common.ts `CursorList`): the tenant scope, the agent, the op filter and
+ * `since` as asked — a window that moves with the clock (`7d`, `today`, `this-week`) as written,
+ * any other as the time it is. The time the first page read the window as is in the cursor's
+ * position, and every page of that cursor starts there (`readFeed`), so a `7d` feed paged across
+ * midnight, or a sync, is one list.
+ */
+export const changesList = (p: { tenantId?: TenantScope; agentId?: string; op?: string }, asked: string): CursorList =>
+  ['changes', p.tenantId === undefined ? '*' : p.tenantId, p.agentId?.toLowerCase() ?? null, p.op ?? null, asked];
+
+const isIso = (v: unknown): v is string => typeof v === 'string' && parseIsoTime(v)?.toISOString() === v;
+
+/** A feed cursor's position: the (synced_at, id) of the last change of the page before, then the feed's `since`. */
+const isFeedPosition = (v: unknown): v is [string, number, string] =>
+  Array.isArray(v) && v.length === 3 && typeof v[0] === 'string' && parseIsoTime(v[0]) !== null && Number.isSafeInteger(v[1]) && isIso(v[2]);
+
+export interface FeedRead {
+  /** The feed's lower bound (ISO): `since` read now, or the one the cursor's first page read. */
+  since: string;
+  /** `since` as the cursor ties it (`changesList`). */
+  asked: string;
+  /** Where the page goes on: the (synced_at, id) of the last change before it. */
+  after: [string, number] | undefined;
+}
+
+/**
+ * Reads a feed's `since` (both backends): invalid_input in words for a time that is none; with a
+ * cursor, the cursor of another feed (agent, op, tenant, or `since`) is refused ("belongs to another
+ * search or list"), and the page starts where the cursor's first page did.
+ */
+export function readFeed(p: { tenantId?: TenantScope; agentId?: string; op?: string; since: FeedSince; now?: Date; cursor?: string }): FeedRead {
+  let start: Date;
+  let asked: string;
+  if (p.since instanceof Date) {
+    if (Number.isNaN(p.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
+    start = p.since;
+    asked = start.toISOString();
+  } else {
+    start = parseSince(p.since, p.now ?? new Date());
+    const trimmed = p.since.trim();
+    asked = MOVING.test(trimmed) ? trimmed : start.toISOString();
+  }
+  if (p.cursor === undefined) return { since: start.toISOString(), asked, after: undefined };
+  const [at, id, since] = decodeCursor(p.cursor, changesList(p, asked), isFeedPosition);
+  return { since, asked, after: [at, id] };
+}
+
+/** The cursor of the page after the change (synced_at, id) of the feed `read`. */
+export function feedCursor(p: { tenantId?: TenantScope; agentId?: string; op?: string }, read: FeedRead, last: { synced_at: string; id: number }): string {
+  return encodeCursor(changesList(p, read.asked), [last.synced_at, last.id, read.since]);
+}
 
 /**
  * Record versions synced at or after `since` (tombstones included, with their time), grouped by
@@ -82,18 +127,15 @@ export const isFeedCursor = (v: unknown): v is [string, number] =>
  * asks for the next page; `truncated` = there is one.
  */
 export function getChanges(params: {
-  db: LineageDb; tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string;
+  db: LineageDb; tenantId?: TenantScope; since: FeedSince; now?: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string;
 }): { since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null } {
-  if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
   const limit = checkLimit(params.limit, 200, 1000);
-  const since = params.since.toISOString();
-  const after = params.cursor === undefined ? sql`` : (() => {
-    const [at, id] = decodeCursor(params.cursor, changesList(params), isFeedCursor);
-    return sql`AND (v.synced_at, v.id) < (${at}, ${id})`;
-  })();
+  const read = readFeed(params);
+  const since = read.since;
+  const after = read.after === undefined ? sql`` : sql`AND (v.synced_at, v.id) < (${read.after[0]}, ${read.after[1]})`;
   // The page is chosen first (MATERIALIZED), then only its rows get the per-row lookups (a move's source file, an
   // update's two contents): where the order needs a sort (a tenant's fleet feed), SQLite would otherwise work out
   // every selected column of every change in the window before keeping `limit`.
@@ -127,6 +169,6 @@ export function getChanges(params: {
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
   const last = shown[shown.length - 1];
-  const next_cursor = rows.length > limit && last ? encodeCursor(changesList(params), [last.synced_at, last.id]) : null;
+  const next_cursor = rows.length > limit && last ? feedCursor(params, read, last) : null;
   return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }

@@ -5,8 +5,8 @@
  */
 import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
-import { checkLimit, decodeCursor, encodeCursor, snippet, type TenantScope } from '@/lib/history/queries/common';
-import { CHANGE_OPS, changesList, isFeedCursor, type ChangeGroup, type ChangeItem } from '@/lib/history/queries/changes';
+import { checkLimit, snippet, type TenantScope } from '@/lib/history/queries/common';
+import { CHANGE_OPS, feedCursor, readFeed, type ChangeGroup, type ChangeItem, type FeedSince } from '@/lib/history/queries/changes';
 import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
@@ -39,20 +39,17 @@ async function updateDiff(db: Queryable, r: { agent_id: string; record_id: strin
 }
 
 /** Keyset-paged in (synced_at, id) descending order, as the embedded feed (its cursor: the same keys). */
-export async function getChanges(db: Queryable, params: { tenantId?: TenantScope; since: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string }):
-  Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null }> {
-  if (Number.isNaN(params.since.getTime())) throw new LedgerError('invalid_input', 'since is not a valid time');
+export async function getChanges(db: Queryable, params: {
+  tenantId?: TenantScope; since: FeedSince; now?: Date; agentId?: string; op?: RecordOp; limit?: number; cursor?: string;
+}): Promise<{ since: string; groups: ChangeGroup[]; truncated: boolean; next_cursor: string | null }> {
   if (params.op !== undefined && !(CHANGE_OPS as readonly string[]).includes(params.op)) {
     throw new LedgerError('invalid_input', `op must be create, update, delete or move, got "${String(params.op)}"`);
   }
   const limit = checkLimit(params.limit, 200, 1000);
-  const since = params.since.toISOString();
+  const read = readFeed(params);
+  const since = read.since;
   const p = new Params();
-  let after = '';
-  if (params.cursor !== undefined) {
-    const [at, id] = decodeCursor(params.cursor, changesList(params), isFeedCursor);
-    after = `AND (v.synced_at, v.id) < (${p.add(at)}, ${p.add(id)}::bigint)`;
-  }
+  const after = read.after === undefined ? '' : `AND (v.synced_at, v.id) < (${p.add(read.after[0])}, ${p.add(read.after[1])}::bigint)`;
   const found = await rows<Omit<ChangeItem, 'snippet' | 'key'> & { id: number; agent_id: string; agent_name: string; content: string; key_json: string | null }>(db, `
     SELECT v.id, v.agent_id, a.name AS agent_name, v.seq, v.op, v.record_id, v.heading,
       CASE WHEN v.heading IS NULL THEN v.record_json END AS key_json,
@@ -79,6 +76,6 @@ export async function getChanges(db: Queryable, params: { tenantId?: TenantScope
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
   const last = shown[shown.length - 1];
-  const next_cursor = found.length > limit && last ? encodeCursor(changesList(params), [last.synced_at, last.id]) : null;
+  const next_cursor = found.length > limit && last ? feedCursor(params, read, last) : null;
   return { since, groups: ordered, truncated: next_cursor !== null, next_cursor };
 }
