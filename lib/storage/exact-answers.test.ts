@@ -4,7 +4,9 @@
  * refused in words (it was cut to 500), a prefix never ends inside a character (`cafe*` found a
  * decomposed `café`), a filter value is matched as given (the API trimmed it), and a paging cursor
  * is refused by any list but the one that gave it out (another agent, filter, op kind, sequence or
- * order paged some tail of that other list).
+ * order paged some tail of that other list). Then: a list page size past its bound is refused (it was
+ * cut), a prefix never ends inside a Hangul syllable either, a records cursor pages the sequence its
+ * first page answered at, and a feed cursor is tied to its `since` and keeps the time it read.
  */
 import fs from 'node:fs';
 import os from 'node:os';
