@@ -12,7 +12,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
-import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout } from './connect-timeout';
+import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgTimeLimits } from './connect-timeout';
 import { newestKnownMigration, refuseNewerSchema } from '../newer-schema';
 import * as schema from './schema';
 
@@ -97,7 +97,8 @@ export async function migratePg(url: string): Promise<void> {
 
 /**
  * Migrates, then opens a pool of `max` connections (default 10), each with TCP keepalive and a read
- * limit of `readTimeoutMs` per statement (0: none; default `DEFAULT_PG_READ_TIMEOUT_MS`).
+ * limit of `readTimeoutMs` per statement (0: none; default `DEFAULT_PG_READ_TIMEOUT_MS`): the
+ * server's `statement_timeout`, and the client's `query_timeout` a little longer (`pgTimeLimits`).
  */
 export async function openPgDatabase(url: string, options: { max?: number; readTimeoutMs?: number } = {}): Promise<PgLineageDb> {
   await migratePg(url);
@@ -109,7 +110,7 @@ export async function openPgDatabase(url: string, options: { max?: number; readT
       super({ ...config, connectionTimeoutMillis });
     }
 
-    // A statement past its read limit leaves its connection waiting for an answer that may never
+    // A statement past the client-side limit (the server did not even cancel it) leaves its connection waiting for an answer that may never
     // come, and whatever is sent next (a ROLLBACK, the next request's query once released) would
     // queue behind it: the connection is dropped, its queued statements fail at once, the pool
     // forgets it at release.
@@ -128,7 +129,7 @@ export async function openPgDatabase(url: string, options: { max?: number; readT
   // In the pool's options, so an advisory lock's own connection (advisory-lock.ts) has them too.
   const pool = new pg.Pool({
     connectionString: url, max: options.max ?? 10, Client, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS,
-    ...(readTimeoutMs > 0 ? { query_timeout: readTimeoutMs } : {}),
+    ...pgTimeLimits(readTimeoutMs),
   });
   // An idle connection's error (the server restarted) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);

@@ -8,8 +8,9 @@
 export const DEFAULT_PG_CONNECT_TIMEOUT_MS = 10_000;
 
 /**
- * How long a statement may go without its answer before it fails and its connection is dropped
- * (ms), unless `LINEAGE_DATABASE_READ_SECONDS` says otherwise. Without it a database that stopped
+ * How long a statement may take before PostgreSQL cancels it, or, with no answer at all a little
+ * longer, before it fails and its connection is dropped (ms; `pgTimeLimits`), unless
+ * `LINEAGE_DATABASE_READ_SECONDS` says otherwise. Without it a database that stopped
  * answering mid-query (a hung server, a proxy whose backend died, a partition) held the request and
  * its pooled connection for ever. Generous: the longest statement measured, the index insert of a
  * 63 MB snapshot with a 60 MiB raw file, took 4 s on a local server (a rebuild's longest 2.6 s);
@@ -49,7 +50,27 @@ export function connectTimeoutMs(url: string): number {
   return setting.ms;
 }
 
-/** `pg`'s error for a statement not answered within its `query_timeout`. */
+/**
+ * How much longer than the server's own limit the client waits before it takes the database for
+ * silent (ms): time for PostgreSQL's cancel to reach us. Below 5 s, the limit itself is added.
+ */
+export const PG_SILENCE_MARGIN_MS = 5_000;
+
+/**
+ * A pooled connection's limits for a read limit of `readMs` (0: none). PostgreSQL's own
+ * `statement_timeout` (sent in the connection's startup packet) cancels a statement that has not
+ * finished within `readMs` — running, or waiting for a lock another transaction holds (a long
+ * ingest, a rebuild, a confirm of the same upload): its transaction is rolled back, the connection
+ * stays, and the request is answered `busy` (unreachable-storage.ts). `pg`'s client-side
+ * `query_timeout`, a little longer, stays the last guard for a server that stopped answering
+ * altogether (the connection is then dropped, client.ts).
+ */
+export function pgTimeLimits(readMs: number): { statement_timeout?: number; query_timeout?: number } {
+  if (readMs <= 0) return {};
+  return { statement_timeout: readMs, query_timeout: readMs + Math.min(readMs, PG_SILENCE_MARGIN_MS) };
+}
+
+/** `pg`'s error for a statement not answered within its `query_timeout` (the server gone silent). */
 export function isReadTimeout(error: unknown): boolean {
   return error instanceof Error && error.message === 'Query read timeout';
 }

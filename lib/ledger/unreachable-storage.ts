@@ -5,6 +5,10 @@
  * sent is wrong, and the service is not broken: the request may be retried once the engine is back,
  * so it is `busy` (HTTP 503 + Retry-After), not an internal error. What the request had written is
  * either committed whole or not at all (one transaction); the words do not claim which.
+ * Also `busy`, though the database was reached: a statement PostgreSQL cancelled — past its
+ * `statement_timeout` (LINEAGE_DATABASE_READ_SECONDS, db/pg/connect-timeout.ts `pgTimeLimits`),
+ * most often waiting for a lock another request's long transaction holds, or by an operator — or
+ * a lock not granted within a `lock_timeout`: its transaction was rolled back, nothing of it stays.
  */
 import { isConnectTimeout, isReadTimeout } from '@/db/pg/connect-timeout';
 import { LedgerError } from './errors';
@@ -31,9 +35,23 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
   return null;
 }
 
-/** `busy` for an engine out of reach, or null when `error` is not that. */
+/** SQLSTATE 57014 (query_canceled: statement_timeout, a cancel request) and 55P03 (lock_not_available: lock_timeout). */
+const PG_CANCELLED = new Set(['57014', '55P03']);
+
+function cancelled(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const { code } = e as Error & { code?: unknown };
+    if (typeof code === 'string' && PG_CANCELLED.has(code)) return true;
+  }
+  return false;
+}
+
+/** `busy` for an engine out of reach or a statement the database cancelled, or null when `error` is not that. */
 export function unreachableStorageError(error: unknown): LedgerError | null {
   if (error instanceof LedgerError) return null;
+  if (cancelled(error)) {
+    return new LedgerError('busy', 'the database cancelled a statement that waited or ran past its time limit; retry shortly', {}, { cause: error });
+  }
   const what = unreachable(error);
   if (what === null) return null;
   return new LedgerError('busy', `the ${what} could not be reached; retry shortly`, {}, { cause: error });

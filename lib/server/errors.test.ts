@@ -44,6 +44,9 @@ describe('errorToResponse', () => {
       [new Error('timeout expired'), 'the database could not be reached; retry shortly'],
       // A statement not answered within LINEAGE_DATABASE_READ_SECONDS (db/pg/client.ts): pg's own words.
       [new Error('Query read timeout'), 'the database could not be reached; retry shortly'],
+      // A statement PostgreSQL cancelled past its statement_timeout (the read limit; db/pg/lock-wait.test.ts), or a lock_timeout.
+      [Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }), 'the database cancelled a statement that waited or ran past its time limit; retry shortly'],
+      [Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), 'the database cancelled a statement that waited or ran past its time limit; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'the storage could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', $metadata: {} }), 'the object store could not be reached; retry shortly'],
       [Object.assign(new Error('Service Unavailable'), { $metadata: { httpStatusCode: 503 } }), 'the object store could not be reached; retry shortly'],

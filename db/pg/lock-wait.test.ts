@@ -1,0 +1,135 @@
+/**
+ * A statement waiting for a lock that another session's legitimately long transaction holds (another
+ * server process's ingest holding the agent's row, a rebuild, an advisory lock). Measured before
+ * (LINEAGE_DATABASE_READ_SECONDS=2): the client-side limit cut it after 2 s as if the database had
+ * gone silent — the request answered "the database could not be reached", the connection destroyed —
+ * while its backend went on waiting for the lock with its transaction open (seen in
+ * pg_stat_activity 3 s later: `active`, wait_event_type `Lock`, holding the rows it had inserted)
+ * until the holder finished. Now PostgreSQL's own `statement_timeout` (the read limit, sent in each
+ * connection's startup packet) cancels it: the transaction is rolled back at once, the connection
+ * stays in the pool, the request is a 503 busy with Retry-After, and the client-side limit, a little
+ * longer, is left for a server that stopped answering (silent-database.test.ts).
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import pg from 'pg';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
+import { createLineageServer } from '@/lib/server/http-server';
+import { openStorage, storageConfigFrom } from '@/lib/storage/config';
+import { inTransaction } from '@/lib/storage/pg/sql';
+import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { snapshotBytes } from '@/tests/server/archives';
+import { call, tempDataDir } from '@/tests/server/harness';
+import { advisoryKey, withAdvisoryLock } from './advisory-lock';
+import { openPgDatabase } from './client';
+import { isReadTimeout } from './connect-timeout';
+
+const BUSY_WORDS = 'the database cancelled a statement that waited or ran past its time limit; retry shortly';
+
+let url: string;
+/** Another session: holds locks, and looks at pg_stat_activity. */
+let other: pg.Client;
+beforeEach(async () => {
+  url = await freshDatabase();
+  other = new pg.Client({ connectionString: url });
+  await other.connect();
+});
+afterEach(async () => {
+  await other.end();
+});
+
+/** The backends of this database other than `other`'s: what each is doing. */
+async function backends(): Promise<{ pid: number; state: string; lock: boolean }[]> {
+  const { rows } = await other.query(`SELECT pid, state, wait_event_type IS NOT DISTINCT FROM 'Lock' AS lock FROM pg_stat_activity
+    WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend' ORDER BY pid`);
+  return rows;
+}
+
+describe('a statement waiting for a lock past the read limit', () => {
+  it('is cancelled by PostgreSQL: its transaction rolled back at once, nothing of it left waiting, the connection kept; busy in words', async () => {
+    const db = await openPgDatabase(url, { max: 1, readTimeoutMs: 2000 });
+    try {
+      await other.query("CREATE TABLE t (id int PRIMARY KEY, v text); INSERT INTO t VALUES (1, 'held')");
+      const pid = (await db.pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      await other.query('BEGIN; SELECT * FROM t WHERE id = 1 FOR UPDATE');
+      const failed = await inTransaction(db.pool, async (client) => {
+        await client.query("INSERT INTO t VALUES (2, 'half')");
+        await client.query('SELECT * FROM t WHERE id = 1 FOR UPDATE');
+      }).then(() => null, (error: unknown) => error);
+      expect(isReadTimeout(failed)).toBe(false);
+      expect((failed as { code?: string }).code).toBe('57014');
+      expect(unreachableStorageError(failed)?.message).toBe(BUSY_WORDS);
+      // Its backend is idle, not waiting for the lock with its transaction open; it is the same one.
+      expect(await backends()).toEqual([{ pid, state: 'idle', lock: false }]);
+      expect((await other.query('SELECT id FROM t ORDER BY id')).rows).toEqual([{ id: 1 }]);
+      await other.query('COMMIT');
+      expect((await db.pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).toBe(pid);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('an advisory lock waited for (a confirm of the same upload in another process) too: busy, its own connection closed', async () => {
+    const db = await openPgDatabase(url, { max: 1, readTimeoutMs: 2000 });
+    try {
+      await db.pool.query('SELECT 1');
+      await other.query('SELECT pg_advisory_lock($1::int8)', [advisoryKey('upload:x')]);
+      let ran = false;
+      const failed = await withAdvisoryLock({ db, name: 'upload:x', wait: true, ownConnection: true }, async () => { ran = true; })
+        .then(() => null, (error: unknown) => error);
+      expect([ran, (failed as { code?: string }).code, unreachableStorageError(failed)?.message]).toEqual([false, '57014', BUSY_WORDS]);
+      // No backend left queued for the lock: only the pool's idle connection.
+      expect((await backends()).map((b) => [b.state, b.lock])).toEqual([['idle', false]]);
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('each pooled connection carries it as statement_timeout (none with a read limit of 0)', async () => {
+    const db = await openPgDatabase(url, { max: 1, readTimeoutMs: 2000 });
+    try {
+      expect((await db.pool.query('SHOW statement_timeout')).rows).toEqual([{ statement_timeout: '2s' }]);
+    } finally {
+      await db.close();
+    }
+    const unlimited = await openPgDatabase(url, { max: 1, readTimeoutMs: 0 });
+    try {
+      expect((await unlimited.pool.query('SHOW statement_timeout')).rows).toEqual([{ statement_timeout: '0' }]);
+    } finally {
+      await unlimited.close();
+    }
+  });
+});
+
+describe('a serving process whose upload waits for another process\'s lock on the agent (LINEAGE_DATABASE_READ_SECONDS=2)', () => {
+  it('answers 503 busy + Retry-After in words, the ledger unchanged; once the lock is released the same upload is taken', async () => {
+    const { bucket, settings } = await freshBucket();
+    const env = {
+      LINEAGE_DATABASE_URL: url, LINEAGE_DATABASE_READ_SECONDS: '2', LINEAGE_BLOB_URL: `s3://${bucket}/svc`,
+      LINEAGE_SECRET: randomBytes(32).toString('hex'), AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
+      LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+    };
+    const storage = await openStorage(storageConfigFrom(env));
+    const server = await createLineageServer({ dataDir: tempDataDir(), storage, port: 0, ui: false, log: () => undefined });
+    try {
+      const { key } = await storage.createApiKey({ name: 't', now: new Date() });
+      const id = randomUUID();
+      const register = { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name: 'locked', source_runtime: 'openclaw' }) };
+      expect((await call(`${server.url}/v1/agents`, register)).status).toBe(201);
+      const snapshot = { method: 'PUT', key, contentType: 'application/octet-stream', body: await snapshotBytes(id) };
+      // Another process's long transaction on this agent (an ingest holds the row until it commits).
+      await other.query('BEGIN');
+      await other.query('SELECT * FROM agents WHERE id = $1 FOR UPDATE', [id]);
+      const refused = await call(`${server.url}/v1/agents/${id}/snapshot`, snapshot);
+      expect([refused.status, refused.json, refused.headers.get('retry-after')]).toEqual([503, { error: BUSY_WORDS, code: 'busy' }, '5']);
+      expect(await storage.listEntries({ agentId: id })).toEqual([]);
+      expect((await backends()).filter((b) => b.lock)).toEqual([]);
+      await other.query('COMMIT');
+      const taken = await call(`${server.url}/v1/agents/${id}/snapshot`, snapshot);
+      expect([taken.status, taken.json.sequence]).toEqual([201, 0]);
+      expect((await call(`${server.url}/v1/agents/${id}`, { key })).json.latest_sequence).toBe(0);
+    } finally {
+      await server.close(); // closes the storage too
+    }
+  });
+});
