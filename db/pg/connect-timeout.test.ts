@@ -11,7 +11,7 @@ import { freshDatabase } from '@/tests/engines/use-engines';
 import { runCli } from '@/tests/cli/run-cli';
 import { openPgDatabase } from './client';
 import { connectTimeoutMs, DEFAULT_PG_CONNECT_TIMEOUT_MS } from './connect-timeout';
-import { databaseUrlProblem } from '@/lib/ledger/scale-out-config';
+import { databaseUrlProblem, scaleOutConfigFrom } from '@/lib/ledger/scale-out-config';
 import { openLedger } from '@/lib/ledger/ledger';
 import { stateFingerprint, tempDataDir } from '@/tests/server/harness';
 
@@ -57,6 +57,38 @@ describe('connect_timeout read once: the settings check and the driver give the 
       }
     });
   }
+});
+
+describe('a time limit of our own in the database URL (statement_timeout, lock_timeout, query_timeout; also in options)', () => {
+  // Measured before, with LINEAGE_DATABASE_READ_SECONDS=3: `statement_timeout=1000` made every
+  // connection's limit 1 s; `query_timeout=0` (meant: no limit) failed every statement at once as
+  // a read timeout, its connection dropped; `options=-c statement_timeout=700` was overridden on the
+  // pool's connections but limited the migrations'. None of it was said. Now refused, in words.
+  const base = 'postgres://u@db.lan/lineage';
+  const how = 'lineage sets it on every connection from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from the URL';
+  const cases: [string, string][] = [
+    ['?statement_timeout=1000', `sets statement_timeout: ${how}`],
+    ['?sslmode=require&lock_timeout=500', `sets lock_timeout: ${how}`],
+    ['?query_timeout=0', `sets query_timeout: ${how}`],
+    ['?query%5Ftimeout=100', `sets query_timeout: ${how}`],
+    ['?options=-c%20statement_timeout%3D700', `sets statement_timeout in its options: ${how}`],
+    ['?options=-c+search_path%3Dx+-clock_timeout%3D1', `sets lock_timeout in its options: ${how}`],
+    ['?options=--statement-timeout%3D5', `sets statement_timeout in its options: ${how}`],
+  ];
+  for (const [query, problem] of cases) {
+    it(`${query} is refused at start, by the settings' check and the driver's setup alike`, () => {
+      expect(databaseUrlProblem(base + query)).toBe(problem);
+      expect(() => connectTimeoutMs(base + query)).toThrow(`the database URL ${problem}`);
+    });
+  }
+
+  it('names the setting it came from; other options and parameters are taken', () => {
+    expect(() => scaleOutConfigFrom({ LINEAGE_DATABASE_URL: `${base}?statement_timeout=5` })).toThrow(`LINEAGE_DATABASE_URL sets statement_timeout: ${how}`);
+    expect(() => scaleOutConfigFrom({}, { databaseUrl: `${base}?lock_timeout=5` })).toThrow(`--database-url sets lock_timeout: ${how}`);
+    for (const fine of ['?options=-c%20search_path%3Dlineage', '?application_name=lineage&connect_timeout=3', '?options=-c%20idle_session_timeout%3D0']) {
+      expect(databaseUrlProblem(base + fine)).toBeNull();
+    }
+  });
 });
 
 describe('a database host that accepts connections and never answers', () => {

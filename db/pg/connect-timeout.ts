@@ -38,16 +38,50 @@ export function urlSeconds(url: string, name: string, defaultMs: number): { ms: 
 }
 
 /**
+ * The time limits this service sets on every pooled connection itself, from
+ * `LINEAGE_DATABASE_READ_SECONDS` (`pgTimeLimits`): given in the URL as well, the driver took the
+ * URL's over ours without a word (pg-connection-string copies every query parameter into the
+ * connection's settings, the URL's last) — `query_timeout=0` turned off the guard against a silent
+ * server, a `statement_timeout` longer than our client-side limit made a statement's cancel look
+ * like a silent server (its connection dropped), and one in `options` also limited the migrations
+ * (which have no limit: an index build may take long). So a URL giving one is refused, in words.
+ */
+const SERVICE_TIME_LIMITS = ['query_timeout', 'statement_timeout', 'lock_timeout'] as const;
+
+/** `-c statement_timeout=…`, `-cstatement_timeout=…`, `--lock-timeout=…`: PostgreSQL's command-line forms in `options`. */
+const OPTIONS_TIME_LIMIT = /(?:^|\s)(?:-c\s*|--)(statement|lock)[-_]timeout\s*=/i;
+
+/**
+ * The one reading of a database URL's time settings, for the settings' check (scale-out-config.ts
+ * `databaseUrlProblem`) and the driver's setup (`connectTimeoutMs`): `connect_timeout` in ms
+ * (`urlSeconds`), or why the URL cannot be taken — its `connect_timeout`, or a time limit of
+ * `SERVICE_TIME_LIMITS`, as a parameter or in `options`, that this service sets itself.
+ */
+export function urlTimeSettings(url: string): { connectMs: number } | { problem: string } {
+  const query = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '');
+  const how = 'lineage sets it on every connection from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from the URL';
+  for (const name of SERVICE_TIME_LIMITS) {
+    if (query.has(name)) return { problem: `sets ${name}: ${how}` };
+  }
+  for (const options of query.getAll('options')) {
+    const set = OPTIONS_TIME_LIMIT.exec(options);
+    if (set) return { problem: `sets ${set[1]!.toLowerCase()}_timeout in its options: ${how}` };
+  }
+  const connect = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
+  return 'problem' in connect ? connect : { connectMs: connect.ms };
+}
+
+/**
  * The URL's `connect_timeout` (libpq's parameter: whole seconds to wait for a connection, 0 for
  * no limit) in ms, else `DEFAULT_PG_CONNECT_TIMEOUT_MS`. `pg` itself waits forever: a database host
  * that accepts connections and never answers (a hung server, a proxy with nothing behind it) held
- * `lineage serve`, `migrate` or a sync without a word. The value was checked with the URL
- * (scale-out-config.ts `databaseUrlProblem`); a URL that was not is refused here in the same words.
+ * `lineage serve`, `migrate` or a sync without a word. The URL was checked (scale-out-config.ts
+ * `databaseUrlProblem`, `urlTimeSettings`); a URL that was not is refused here in the same words.
  */
 export function connectTimeoutMs(url: string): number {
-  const setting = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
-  if ('problem' in setting) throw new Error(`the database URL ${setting.problem}`);
-  return setting.ms;
+  const settings = urlTimeSettings(url);
+  if ('problem' in settings) throw new Error(`the database URL ${settings.problem}`);
+  return settings.connectMs;
 }
 
 /**

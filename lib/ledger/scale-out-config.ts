@@ -6,7 +6,7 @@
  * characters, the format of the embedded `<data>/server-secret`) and is then required.
  */
 import { z } from 'zod';
-import { DEFAULT_PG_CONNECT_TIMEOUT_MS, DEFAULT_PG_READ_TIMEOUT_MS, urlSeconds } from '@/db/pg/connect-timeout';
+import { DEFAULT_PG_READ_TIMEOUT_MS, urlTimeSettings } from '@/db/pg/connect-timeout';
 import { s3SettingsFrom, type S3Settings } from './s3-config';
 
 export interface ScaleOutConfig {
@@ -59,8 +59,8 @@ export function databaseUrlProblem(url: string): string | null {
     return `has a port that is not a number from 1 to 65535 ("${port.slice(0, 20)}"): it must look like ${DATABASE_URL_FORM}`;
   }
   if (parsed === null) return `cannot be read as a URL (its host "${authority.slice(0, 80)}"): it must look like ${DATABASE_URL_FORM}`;
-  const timeout = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
-  return 'problem' in timeout ? timeout.problem : null;
+  const times = urlTimeSettings(url);
+  return 'problem' in times ? times.problem : null;
 }
 
 const databaseUrl = z.string().superRefine((url, context) => {
