@@ -10,6 +10,11 @@ export type LedgerErrorCode =
   | 'sequence_out_of_range'
   | 'bad_archive'
   | 'invalid_input'
+  /**
+   * An upload over its size limit found at confirm (a presigned PUT straight to S3 cannot be
+   * capped): 413, as a body over the limit is answered while it is read (lib/server/body.ts).
+   */
+  | 'payload_too_large'
   | 'blob_missing'
   | 'blob_corrupt'
   /** A write-once blob key already holds other bytes (S3BlobStore): nothing was overwritten. */

@@ -48,7 +48,7 @@ describe('presigned staging uploads', () => {
     const { url } = await presignStagingPut({ ...staging, uploadId, expiresInSeconds: 600 });
     expect(await putTo(url, new Uint8Array(50))).toBe(200);
     const tooBig = await readStaged({ ...staging, uploadId, maxBytes: 40 }).catch((e: unknown) => e);
-    expect(isLedgerError(tooBig, 'invalid_input')).toBe(true);
+    expect(isLedgerError(tooBig, 'payload_too_large')).toBe(true);
     expect((tooBig as Error).message).toBe(`upload ${uploadId} holds 50 bytes, more than the limit 40`);
   });
 
@@ -60,7 +60,7 @@ describe('presigned staging uploads', () => {
     // The URL is still valid: the client replaces the object before confirm reads it.
     expect(await putTo(url, new Uint8Array(5_000_000))).toBe(200);
     const refused = await readStaged({ ...staging, uploadId, maxBytes: 100 }).catch((e: unknown) => e);
-    expect(isLedgerError(refused, 'invalid_input')).toBe(true);
+    expect(isLedgerError(refused, 'payload_too_large')).toBe(true);
     expect((refused as Error).message).toBe(`upload ${uploadId} holds 5000000 bytes, more than the limit 100`);
     // Up to the limit is read whole, an empty object as no bytes.
     expect(await putTo(url, new Uint8Array(100).fill(7))).toBe(200);

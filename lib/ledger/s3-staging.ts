@@ -53,7 +53,7 @@ export async function stagedSize(params: Staging & { uploadId: string }): Promis
  * The staged bytes, or null when nothing was uploaded (yet). With `maxBytes`, one ranged GET of at
  * most `maxBytes + 1` bytes: a presigned PUT cannot cap the size, and its URL stays valid until it
  * expires, so the object read is the one checked. Its whole size (`Content-Range`) is checked before
- * the body is read, and a larger upload is refused `invalid_input` with the body left unread.
+ * the body is read, and a larger upload is refused `payload_too_large` (413) with the body left unread.
  */
 export async function readStaged(params: Staging & { uploadId: string; maxBytes?: number }): Promise<Uint8Array | null> {
   const { maxBytes, uploadId } = params;
@@ -74,11 +74,11 @@ export async function readStaged(params: Staging & { uploadId: string; maxBytes?
   const total = Number(/\/(\d+)$/.exec(object.ContentRange ?? '')?.[1] ?? (object.ContentRange ? NaN : object.ContentLength));
   if (maxBytes !== undefined && total > maxBytes) {
     (object.Body as { destroy?: () => void }).destroy?.();
-    throw new LedgerError('invalid_input', `upload ${uploadId} holds ${total} bytes, more than the limit ${maxBytes}`);
+    throw new LedgerError('payload_too_large', `upload ${uploadId} holds ${total} bytes, more than the limit ${maxBytes}`);
   }
   const bytes = await object.Body.transformToByteArray();
   if (maxBytes !== undefined && bytes.byteLength > maxBytes) {
-    throw new LedgerError('invalid_input', `upload ${uploadId} holds more than the limit ${maxBytes} bytes`);
+    throw new LedgerError('payload_too_large', `upload ${uploadId} holds more than the limit ${maxBytes} bytes`);
   }
   return bytes;
 }

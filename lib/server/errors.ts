@@ -63,6 +63,8 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   sequence_out_of_range: 400,
   bad_archive: 400,
   invalid_input: 400,
+  // An upload over LINEAGE_MAX_UPLOAD_BYTES found at confirm: the 413 of a body over it (body.ts `payload_too_large`).
+  payload_too_large: 413,
   blob_missing: 500,
   blob_corrupt: 500,
   // The upload's blob key is taken by other bytes: the stored state conflicts with this write (nothing was replaced).

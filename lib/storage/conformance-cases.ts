@@ -527,4 +527,20 @@ export function runConformanceCases(b: Backends): void {
     expect(answers.scaleOut).toEqual(answers.embedded);
     expect(value(answers.embedded)).toMatchObject({ bytes: 'replaced bytes', confirmed: { confirmed: { status: 201, body: { sequence: 4 } } }, afterSweep: [true, true, false], removed: 2 });
   });
+
+  it('pending uploads: bytes over the confirm\'s limit are refused payload_too_large (a 413, as a body over its limit), with their size, alike', async () => {
+    const answers = await each(async (s) => {
+      const u = s.uploads;
+      const upload = await u.create({ agentId: A1, tenantId: 'local', kind: 'snapshot', baseSequence: null, expiresAt: new Date(START + 60_000).toISOString() });
+      await u.putBytes(upload.id, new Uint8Array(50));
+      const refused = await outcome(() => u.readBytes(upload.id, { maxBytes: 40 }));
+      const atTheLimit = (await u.readBytes(upload.id, { maxBytes: 50 }))?.byteLength;
+      await u.remove(upload.id);
+      return { refused: JSON.stringify(refused).replaceAll(upload.id, 'ID'), atTheLimit };
+    });
+    expect(answers.scaleOut).toEqual(answers.embedded);
+    expect(value(answers.embedded)).toEqual({
+      refused: JSON.stringify({ error: { code: 'payload_too_large', message: 'upload ID holds 50 bytes, more than the limit 40', details: {} } }), atTheLimit: 50,
+    });
+  });
 }

@@ -69,7 +69,7 @@ function uploadsOf(store: UploadStore): PendingUploads {
     readBytes: async (id, limits) => {
       const bytes = await store.readBytes(id);
       if (bytes && limits && bytes.byteLength > limits.maxBytes) {
-        throw new LedgerError('invalid_input', `upload ${id} holds ${bytes.byteLength} bytes, more than the limit ${limits.maxBytes}`);
+        throw new LedgerError('payload_too_large', `upload ${id} holds ${bytes.byteLength} bytes, more than the limit ${limits.maxBytes}`);
       }
       return bytes;
     },

@@ -133,7 +133,8 @@ describe('lineage serve ×3 on one PostgreSQL + one bucket', () => {
     expect(big.byteLength).toBeGreaterThan(UPLOAD_LIMIT);
     expect((await fetch(initiated.json.upload_url, { method: 'PUT', body: Buffer.from(big) })).status).toBe(200);
     const confirmed = await call(`${c.url}/v1/agents/${agent}/snapshot/upload/${initiated.json.snapshot_id}/confirm`, { method: 'POST', key });
-    expect(confirmed.status).toBe(400);
+    // A 413, as the same bytes PUT to the server's own upload URL are answered (LINEAGE_MAX_UPLOAD_BYTES, README).
+    expect(confirmed.status).toBe(413);
     expect(confirmed.json.error).toBe(`upload ${initiated.json.snapshot_id} holds ${big.byteLength} bytes, more than the limit ${UPLOAD_LIMIT}`);
     expect(await storage.listEntries({ agentId: agent })).toEqual(before);
     expect(await storage.uploads.get(initiated.json.snapshot_id)).toBeNull();

@@ -98,7 +98,7 @@ describe('presigned uploads through S3 on the scale-out backend', () => {
     sent.length = 0;
     const refused = await other.uploads.readBytes(upload.id, { maxBytes: 4096 }).catch((e: unknown) => e);
     expect(sent).toEqual(['GetObjectCommand']);
-    expect(isLedgerError(refused, 'invalid_input')).toBe(true);
+    expect(isLedgerError(refused, 'payload_too_large')).toBe(true);
     expect((refused as Error).message).toBe(`upload ${upload.id} holds 5000 bytes, more than the limit 4096`);
     await other.uploads.remove(upload.id);
     expect(await stagedSize({ ...staging, uploadId: upload.id })).toBeNull();
