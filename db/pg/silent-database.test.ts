@@ -2,8 +2,9 @@
  * PostgreSQL that accepted the connection and then stops answering mid-query (a hung server, a
  * proxy whose backend died, a partition): before, the statement waited for ever (measured: still
  * waiting after 20 s, no limit of any kind), holding its request and a pooled connection. Now a
- * statement unanswered for `LINEAGE_DATABASE_READ_SECONDS` fails as `busy` (a 503 with Retry-After)
- * and its connection is dropped, so neither the transaction's ROLLBACK nor the next request queues
+ * statement unanswered a little past `LINEAGE_DATABASE_READ_SECONDS` (the server's own
+ * statement_timeout, whose cancel never came: lock-wait.test.ts) fails as `busy` (a 503 with
+ * Retry-After) and its connection is dropped, so neither the transaction's ROLLBACK nor the next request queues
  * behind it. The peer here is a real one gone silent: a TCP proxy to the run's PostgreSQL that
  * stops passing bytes while keeping both sockets open. A host that is gone altogether is found by
  * the kernel: every connection has TCP keepalive on (seen in the kernel's socket table).
