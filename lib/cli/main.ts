@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   migrate: async () => (await import('./commands/migrate')).registerMigrateCommand,
   'pack-blobs': async () => (await import('./commands/pack-blobs')).registerPackBlobsCommand,
   state: async () => (await import('./commands/state')).registerStateCommand,
+  backup: async () => (await import('./commands/backup')).registerBackupCommand,
 };
 
 /** Whether `word` names a command (its own key: not `constructor` or `__proto__`). */

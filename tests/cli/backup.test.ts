@@ -1,0 +1,280 @@
+/**
+ * `lineage backup` (lib/ledger/backup.ts) on a live data directory: a real `lineage serve` taking
+ * uploads while the backup runs, the backup as a real process (stopped at its snapshot and killed
+ * mid-way through `LINEAGE_BACKUP_STOP_AT`), the copy checked by `lineage doctor` and served by a
+ * second real server.
+ */
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, describe, expect, it } from 'vitest';
+import { FsBlobStore } from '@/lib/ledger/blob-store';
+import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
+import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
+import { call, issueKey, spawnServer, type ChildServer } from '@/tests/server/harness';
+import { runCli, type CliRun } from './run-cli';
+
+const ROOT = path.resolve(__dirname, '../..');
+const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
+const OCTET = 'application/octet-stream';
+
+const roots: string[] = [];
+const servers: ChildServer[] = [];
+afterAll(async () => {
+  for (const s of servers) await s.kill();
+  for (const r of roots) fs.rmSync(r, { recursive: true, force: true });
+});
+
+function tempRoot(): string {
+  const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-backup-test-'));
+  roots.push(root);
+  return root;
+}
+
+/** `lineage backup` started as a process (its pid is the backup's: the bin runs the CLI in itself). */
+function startBackup(args: string[], env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, [BIN, 'backup', ...args], { cwd: ROOT, env: { ...process.env, ...env } });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<CliRun>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr, json: JSON.parse(stdout.trim().split('\n').at(-1) || '{}') as Record<string, unknown> }));
+  });
+  return { child, done };
+}
+
+interface Row { agent_id: string; seq: number; kind: string; blob_key: string; sha256: string }
+function ledgerRows(dataDir: string): Row[] {
+  const db = new Database(path.join(dataDir, 'lineage.db'), { readonly: true });
+  try {
+    return db.prepare('SELECT agent_id, seq, kind, blob_key, sha256 FROM ledger_entries ORDER BY agent_id, seq, kind').all() as Row[];
+  } finally {
+    db.close();
+  }
+}
+
+/** A data directory with a real server on it and one agent synced to sequence `deltas`. */
+async function servedDataDir(deltas: number) {
+  const root = tempRoot();
+  const dataDir = path.join(root, 'data');
+  fs.mkdirSync(dataDir);
+  const key = issueKey(dataDir);
+  const server = await spawnServer(dataDir);
+  servers.push(server);
+  const agent = randomUUID();
+  const reg = await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agent, name: 'backed up', source_runtime: 'openclaw' }) });
+  expect(reg.status).toBe(201);
+  expect((await call(`${server.url}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(agent, { records: 40 }) })).status).toBe(201);
+  for (let seq = 1; seq <= deltas; seq++) {
+    const reply = await call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=${seq - 1}`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, seq - 1, seq) });
+    expect(reply.status).toBe(201);
+  }
+  return { root, dataDir, key, server, agent };
+}
+
+/** Deltas pushed one after another until `stop()`: what was acknowledged, in order. */
+function keepUploading(url: string, key: string, agent: string, from: number) {
+  const acknowledged: number[] = [];
+  let stopped = false;
+  const running = (async () => {
+    let base = from;
+    while (!stopped) {
+      const reply = await call(`${url}/v1/agents/${agent}/deltas?base_sequence=${base}`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, base, base + 1) });
+      expect(reply.status, JSON.stringify(reply.json)).toBe(201);
+      base += 1;
+      acknowledged.push(base);
+    }
+  })();
+  return { acknowledged, latest: () => acknowledged.at(-1) ?? from, stop: async () => { stopped = true; await running; } };
+}
+
+/** The bytes behind a restore plan's URLs, fetched from `origin` (a signed URL keeps its path and query). */
+async function planBytes(plan: Record<string, unknown>, origin: string): Promise<Buffer[]> {
+  const urls = [(plan.snapshot as { url: string }).url, ...(plan.deltas as { url: string }[]).map((d) => d.url)];
+  const out: Buffer[] = [];
+  for (const u of urls) {
+    const parsed = new URL(u);
+    const res = await fetch(`${origin}${parsed.pathname}${parsed.search}`);
+    expect(res.status, u).toBe(200);
+    out.push(Buffer.from(await res.arrayBuffer()));
+  }
+  return out;
+}
+
+describe('lineage backup of a data directory a server keeps writing', () => {
+  it('holds exactly the snapshot it began with while uploads go on; doctor finds it clean; a server on it serves the same agents, sequences and downloads', async () => {
+    const { root, dataDir, key, server, agent } = await servedDataDir(70);
+    const out = path.join(root, 'backup');
+    const writer = keepUploading(server.url, key, agent, 70);
+    await waitUntil('the writer acknowledges an upload', () => writer.acknowledged.length > 0);
+    const ackedBeforeBackup = writer.latest();
+    const backup = startBackup(['--data', dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'snapshot' });
+    await waitUntil('the backup stops with its snapshot taken', () => isStopped(backup.child.pid!));
+    const ackedAtStop = writer.latest();
+    // The held snapshot blocks no writer: three more uploads are acknowledged while the backup waits in it.
+    await waitUntil('three uploads acknowledged past the snapshot', () => writer.latest() >= ackedAtStop + 3);
+    backup.child.kill('SIGCONT');
+    const run = await backup.done;
+    await writer.stop();
+    expect(run.json, run.stderr).toMatchObject({ ok: true, out, agents: 1, files: ['server-secret'] });
+    const latest = (run.json.sequence_by_agent as Record<string, number>)[agent]!;
+    // Everything acknowledged before the backup began is in it; nothing sent after its snapshot was taken
+    // (ackedAtStop + 2 was sent only once ackedAtStop + 1 was acknowledged, after the stop) is.
+    expect(latest).toBeGreaterThanOrEqual(ackedBeforeBackup);
+    expect(latest).toBeLessThanOrEqual(ackedAtStop + 1);
+    expect(writer.latest()).toBeGreaterThan(latest + 1);
+    // Exactly the source's ledger up to that sequence, entry by entry (key and sha256): the snapshot's, no more, no gap.
+    const source = ledgerRows(dataDir);
+    const copied = ledgerRows(out);
+    expect(copied).toEqual(source.filter((r) => r.seq <= latest));
+    expect(copied.map((r) => r.seq)).toEqual(Array.from({ length: latest + 1 }, (_, i) => i));
+    expect(run.json).toMatchObject({ entries: latest + 1, blobs: latest + 1 });
+    // The blobs as they were at rest (the server packs at put), and none the snapshot does not name.
+    const blobFiles = fs.readdirSync(path.join(out, 'blobs'));
+    expect(blobFiles.length).toBe(latest + 1);
+    expect(blobFiles.some((n) => n.endsWith('.packed'))).toBe(true);
+    const sourceStore = new FsBlobStore(path.join(dataDir, 'blobs'));
+    for (const r of copied) expect(blobFiles).toContain(path.basename(sourceStore.fileOf(r.blob_key)!));
+    // Real copies: no blob file shares its inode with the source's.
+    for (const name of blobFiles) expect(fs.statSync(path.join(out, 'blobs', name)).ino).not.toBe(fs.statSync(path.join(dataDir, 'blobs', name)).ino);
+    // The secret, same bytes, still 0600; no temporary directory left beside the backup.
+    expect(fs.readFileSync(path.join(out, 'server-secret'))).toEqual(fs.readFileSync(path.join(dataDir, 'server-secret')));
+    expect(fs.statSync(path.join(out, 'server-secret')).mode & 0o777).toBe(0o600);
+    expect(fs.readdirSync(root).sort()).toEqual(['backup', 'data']);
+
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true, damaged: [], unledgered: [], leftovers: [] });
+
+    // Restore = serve the backup: same agent, same sequence, same bytes behind the same plan, and the
+    // source server's signed URLs are good there (the same server-secret).
+    const restored = await spawnServer(out);
+    servers.push(restored);
+    const agents = await call(`${restored.url}/v1/agents`, { key });
+    expect(agents.status).toBe(200);
+    expect(JSON.stringify(agents.json)).toContain(agent);
+    const info = await call(`${restored.url}/v1/agents/${agent}`, { key });
+    expect(info.json).toMatchObject({ latest_sequence: latest });
+    const fromSource = await call(`${server.url}/v1/agents/${agent}/restore?up_to_sequence=${latest}`, { key });
+    const fromBackup = await call(`${restored.url}/v1/agents/${agent}/restore`, { key });
+    expect(fromBackup.status).toBe(200);
+    const sourceBytes = await planBytes(fromSource.json, server.url);
+    expect(await planBytes(fromBackup.json, restored.url)).toEqual(sourceBytes);
+    expect(await planBytes(fromSource.json, restored.url)).toEqual(sourceBytes);
+    await restored.stop();
+  }, 240_000);
+
+  it('a backup killed mid-way leaves nothing at its destination; the next one to it is whole and takes the leftover temporary away', async () => {
+    const { root, dataDir } = await servedDataDir(5);
+    const out = path.join(root, 'backup');
+    const backup = startBackup(['--data', dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'blobs' });
+    await waitUntil('the backup stops after its first blob', () => isStopped(backup.child.pid!));
+    backup.child.kill('SIGKILL');
+    await backup.done;
+    await waitUntil('the backup is gone', () => hasExited(backup.child.pid!));
+    expect(fs.existsSync(out)).toBe(false);
+    const leftovers = fs.readdirSync(root).filter((n) => n.startsWith('.backup.backup-'));
+    expect(leftovers).toHaveLength(1);
+    // What it held was a database and part of the blobs: never under the destination's name.
+    expect(fs.readdirSync(path.join(root, leftovers[0]!)).sort()).toEqual(['blobs', 'lineage.db']);
+
+    const again = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(again.json, again.stderr).toMatchObject({ ok: true, entries: 6 });
+    expect(fs.readdirSync(root).sort()).toEqual(['backup', 'data']);
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
+  }, 180_000);
+
+  it('a blob the source lacks or holds damaged fails the backup naming it, and leaves nothing', async () => {
+    const { root, dataDir, server, agent } = await servedDataDir(3);
+    await server.stop();
+    const store = new FsBlobStore(path.join(dataDir, 'blobs'));
+    const rows = ledgerRows(dataDir);
+    const out = path.join(root, 'backup');
+
+    // Damaged: the snapshot's file (whole at rest: a group's first blob) cut short.
+    const snapshot = rows.find((r) => r.kind === 'snapshot')!;
+    const file = store.fileOf(snapshot.blob_key)!;
+    const bytes = fs.readFileSync(file);
+    fs.writeFileSync(file, bytes.subarray(0, bytes.length - 10));
+    const damaged = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(damaged.code).toBe(1);
+    expect(damaged.json).toMatchObject({ ok: false, code: 'backup_failed' });
+    expect(damaged.json.error).toContain(`the snapshot of agent ${agent} at sequence 0 (blob ${snapshot.blob_key}) in ${path.join(dataDir, 'blobs')} is damaged`);
+    expect(damaged.json.hint).toContain('lineage doctor');
+    expect(fs.readdirSync(root).sort()).toEqual(['data']);
+    fs.writeFileSync(file, bytes);
+
+    // Missing: the last delta's file gone.
+    const last = rows.at(-1)!;
+    const lastFile = store.fileOf(last.blob_key)!;
+    const lastBytes = fs.readFileSync(lastFile);
+    fs.rmSync(lastFile);
+    const missing = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(missing.json).toMatchObject({ ok: false, code: 'backup_failed' });
+    expect(missing.json.error).toContain(`the delta of agent ${agent} at sequence 3 (blob ${last.blob_key}) is missing from ${path.join(dataDir, 'blobs')}`);
+    expect(missing.json.hint).toContain('lineage doctor');
+    expect(fs.readdirSync(root).sort()).toEqual(['data']);
+    fs.writeFileSync(lastFile, lastBytes);
+
+    const fine = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(fine.json, fine.stderr).toMatchObject({ ok: true, entries: 4 });
+  }, 180_000);
+});
+
+describe('lineage backup refuses, writing nothing', () => {
+  it('a destination that is not empty, a file, inside the data directory; a data directory that is not there; the scale-out storage; no --out', async () => {
+    const { root, dataDir, server } = await servedDataDir(1);
+    await server.stop();
+    const full = path.join(root, 'full');
+    fs.mkdirSync(full);
+    fs.writeFileSync(path.join(full, 'keep.txt'), 'mine');
+    const aFile = path.join(root, 'a-file');
+    fs.writeFileSync(aFile, 'x');
+    const before = fs.readdirSync(root).sort();
+    const dataBefore = fs.readdirSync(dataDir).sort();
+
+    const notEmpty = await runCli(['backup', '--data', dataDir, '--out', full]);
+    expect(notEmpty.json).toMatchObject({ ok: false, code: 'invalid_argument', error: `--out: ${full} is not empty: a backup is written only into a new or empty directory` });
+    expect(fs.readdirSync(full)).toEqual(['keep.txt']);
+
+    const isFile = await runCli(['backup', '--data', dataDir, '--out', aFile]);
+    expect(isFile.json).toMatchObject({ ok: false, code: 'invalid_argument', error: `--out: ${aFile} is a file, not a directory` });
+
+    for (const inside of [path.join(dataDir, 'backup'), dataDir, path.join(dataDir, 'blobs', 'b')]) {
+      const run = await runCli(['backup', '--data', dataDir, '--out', inside]);
+      expect(run.json, inside).toMatchObject({ ok: false, code: 'invalid_argument' });
+      expect(run.json.error).toContain('is inside the data directory');
+    }
+    // Through a symbolic link to the data directory too.
+    fs.symlinkSync(dataDir, path.join(root, 'link'));
+    const viaLink = await runCli(['backup', '--data', dataDir, '--out', path.join(root, 'link', 'backup')]);
+    expect(viaLink.json.error).toContain('is inside the data directory');
+    fs.rmSync(path.join(root, 'link'));
+
+    const nowhere = await runCli(['backup', '--data', path.join(root, 'no-such'), '--out', path.join(root, 'out1')]);
+    expect(nowhere.json).toMatchObject({ ok: false, code: 'data_not_found' });
+
+    const scaleOut = await runCli(['backup', '--database-url', 'postgres://u@localhost/db', '--blob-url', 's3://bucket', '--out', path.join(root, 'out2')]);
+    expect(scaleOut.json).toMatchObject({ ok: false, code: 'invalid_argument' });
+    expect(scaleOut.json.hint).toContain('pg_dump');
+    const scaleOutEnv = await runCli(['backup', '--data', dataDir, '--out', path.join(root, 'out3')], { LINEAGE_DATABASE_URL: 'postgres://u@localhost/db' });
+    expect(scaleOutEnv.json).toMatchObject({ ok: false, code: 'invalid_argument' });
+
+    const noOut = await runCli(['backup', '--data', dataDir]);
+    expect(noOut.json).toMatchObject({ ok: false, code: 'invalid_argument', error: 'missing required option --out' });
+
+    expect(fs.readdirSync(root).sort()).toEqual(before);
+    expect(fs.readdirSync(dataDir).sort()).toEqual(dataBefore);
+
+    // An empty directory is a fine destination.
+    const empty = path.join(root, 'empty');
+    fs.mkdirSync(empty);
+    const ok = await runCli(['backup', '--data', dataDir, '--out', empty]);
+    expect(ok.json, ok.stderr).toMatchObject({ ok: true, entries: 2 });
+  }, 180_000);
+});
