@@ -13,6 +13,7 @@ import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
+import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { call, issueKey, spawnServer, type ChildServer } from '@/tests/server/harness';
 import { runCli, type CliRun } from './run-cli';
@@ -224,6 +225,57 @@ describe('lineage backup of a data directory a server keeps writing', () => {
     const fine = await runCli(['backup', '--data', dataDir, '--out', out]);
     expect(fine.json, fine.stderr).toMatchObject({ ok: true, entries: 4 });
   }, 180_000);
+});
+
+describe('lineage backup of a data directory a `lineage sync` loop keeps writing', () => {
+  it('holds the ledger as of its snapshot (a prefix of the source\'s), doctor-clean; a restore from it gives the workspace the source gives at that sequence', async () => {
+    const sb = await makeSandbox('lineage-backup-sync-');
+    roots.push(sb.root);
+    const env = { ALF_HOME: sb.alfHome };
+    const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+    const edit = async (n: number) => {
+      for (let f = 0; f < 4; f++) await sb.write(`memory/topic-${f}.md`, `# Topic ${f}\n\n${Array.from({ length: 8 }, (_, i) => `## Fact ${i}\nFact ${i} of topic ${f}, version ${i === n % 8 ? n : 0}.\n`).join('\n')}`);
+    };
+    await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+    await edit(0);
+    const first = await runCli(args, env);
+    expect(first.json, first.stderr).toMatchObject({ ok: true, sequence: 0 });
+    const agent = (first.json.agent as { alf_agent_id: string }).alf_agent_id;
+    const synced: number[] = [0];
+    let stopped = false;
+    const loop = (async () => {
+      for (let n = 1; !stopped; n++) {
+        await edit(n);
+        const run = await runCli(args, env);
+        expect(run.json, run.stderr).toMatchObject({ ok: true, sequence: n });
+        synced.push(n);
+      }
+    })();
+    await waitUntil('the loop syncs once more', () => synced.length > 2);
+    const before = synced.at(-1)!;
+    const out = path.join(sb.root, 'backup');
+    const backup = startBackup(['--data', sb.dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'snapshot' });
+    await waitUntil('the backup stops with its snapshot taken', () => isStopped(backup.child.pid!));
+    const atStop = synced.at(-1)!;
+    await waitUntil('two syncs past the snapshot', () => synced.at(-1)! >= atStop + 2);
+    backup.child.kill('SIGCONT');
+    const run = await backup.done;
+    stopped = true;
+    await loop;
+    expect(run.json, run.stderr).toMatchObject({ ok: true, agents: 1 });
+    const latest = (run.json.sequence_by_agent as Record<string, number>)[agent]!;
+    expect(latest).toBeGreaterThanOrEqual(before);
+    expect(latest).toBeLessThanOrEqual(atStop + 1);
+    expect(synced.at(-1)!).toBeGreaterThan(latest + 1);
+    expect(ledgerRows(out)).toEqual(ledgerRows(sb.dataDir).filter((r) => r.seq <= latest));
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true, damaged: [], unledgered: [] });
+    const fromBackup = await runCli(['restore', '--agent', agent, '--out', path.join(sb.root, 'r-backup'), '--data', out], env);
+    const fromSource = await runCli(['restore', '--agent', agent, '--at-sequence', String(latest), '--out', path.join(sb.root, 'r-source'), '--data', sb.dataDir], env);
+    expect(fromBackup.json, fromBackup.stderr).toMatchObject({ ok: true, sequence: latest });
+    expect(fromSource.json, fromSource.stderr).toMatchObject({ ok: true, sequence: latest });
+    expect(await readTree(path.join(sb.root, 'r-backup'))).toEqual(await readTree(path.join(sb.root, 'r-source')));
+  }, 240_000);
 });
 
 describe('lineage backup refuses, writing nothing', () => {
