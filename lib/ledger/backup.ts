@@ -249,8 +249,32 @@ export async function backupDataDir(p: { dataDir: string; out: string; onStep?: 
   }
 }
 
+/**
+ * The source database as it is: not migrated (a backup taken before an upgrade is of the data as that
+ * version left it; the copy is migrated when it is next opened as a data directory). A directory that
+ * cannot be written is opened as every command opens one (db/client.ts: read-only, never migrated).
+ */
+function openSource(dataDir: string): { sqlite: Database.Database; close: () => void } {
+  try {
+    fs.accessSync(dataDir, fs.constants.W_OK);
+  } catch {
+    return { sqlite: openDatabase(dataDir).sqlite, close: () => {} };
+  }
+  const sqlite = new Database(path.join(dataDir, DATABASE_FILE), { fileMustExist: true });
+  sqlite.pragma('busy_timeout = 5000');
+  return { sqlite, close: () => sqlite.close() };
+}
+
 async function backupInto(dataDir: string, temp: string, step: (line: string) => void): Promise<Omit<BackupResult, 'out'>> {
-  const { sqlite } = openDatabase(dataDir);
+  const source = openSource(dataDir);
+  try {
+    return await backupFrom(source.sqlite, dataDir, temp, step);
+  } finally {
+    source.close();
+  }
+}
+
+async function backupFrom(sqlite: Database.Database, dataDir: string, temp: string, step: (line: string) => void): Promise<Omit<BackupResult, 'out'>> {
   const tempDb = path.join(temp, DATABASE_FILE);
   let named: NamedBlob[];
   let sequences: { id: string; latest_sequence: number | null }[];
@@ -272,12 +296,12 @@ async function backupInto(dataDir: string, temp: string, step: (line: string) =>
   const sourceRoot = path.join(dataDir, 'blobs');
   const outRoot = path.join(temp, 'blobs');
   fs.mkdirSync(outRoot);
-  const source = new BlobFiles(sourceRoot);
+  const sourceFiles = new BlobFiles(sourceRoot);
   const copy = new BlobFiles(outRoot);
   step(`copying ${named.length} blobs`);
   let whole = 0;
   for (const [i, entry] of named.entries()) {
-    if (copyBlob(sourceRoot, source, outRoot, copy, entry)) whole++;
+    if (copyBlob(sourceRoot, sourceFiles, outRoot, copy, entry)) whole++;
     if (i === 0) backupStopPoint('blobs');
     // Give the event loop a turn now and then (signals, a long copy).
     if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));

@@ -278,6 +278,38 @@ describe('lineage backup of a data directory a `lineage sync` loop keeps writing
   }, 240_000);
 });
 
+describe('lineage backup of a database this version has not migrated', () => {
+  it('copies it as it is and leaves the source unmigrated; the copy is migrated when it is opened as a data directory', async () => {
+    const { root, dataDir, server } = await servedDataDir(2);
+    await server.stop();
+    // As the previous version left it: migration 0019 not applied.
+    const raw = new Database(path.join(dataDir, 'lineage.db'));
+    raw.exec('DROP TABLE deleted_agent_blobs; DROP TABLE deleted_agents; DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)');
+    raw.close();
+    const schemaOf = (dir: string) => {
+      const db = new Database(path.join(dir, 'lineage.db'), { readonly: true });
+      try {
+        return {
+          migrations: db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get(),
+          deletedAgents: db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'deleted_agents'").pluck().get(),
+        };
+      } finally {
+        db.close();
+      }
+    };
+    const before = schemaOf(dataDir);
+    expect(before.deletedAgents).toBe(0);
+    const out = path.join(root, 'backup');
+    const run = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(run.json, run.stderr).toMatchObject({ ok: true, entries: 3 });
+    expect(schemaOf(dataDir)).toEqual(before);
+    expect(schemaOf(out)).toEqual(before);
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
+    expect(schemaOf(out)).toEqual({ migrations: (before.migrations as number) + 1, deletedAgents: 1 });
+  }, 120_000);
+});
+
 describe('lineage backup refuses, writing nothing', () => {
   it('a destination that is not empty, a file, inside the data directory; a data directory that is not there; the scale-out storage; no --out', async () => {
     const { root, dataDir, server } = await servedDataDir(1);
