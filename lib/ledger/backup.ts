@@ -156,10 +156,17 @@ function describe(entry: NamedBlob): string {
  * Copies one named blob into `outRoot`, checked. Returns whether it was written whole from the
  * source's bytes because its packed copy did not read back by itself.
  */
-function copyBlob(sourceRoot: string, source: BlobFiles, outRoot: string, copy: BlobFiles, entry: NamedBlob): boolean {
+function copyBlob(sourceRoot: string, source: BlobFiles, outRoot: string, copy: BlobFiles, entry: NamedBlob, stillNamed: (key: string) => boolean): boolean {
+  // Gone since the snapshot because its agent was deleted since (the deletion removes its blobs): not damage.
+  const deletedSince = () => backupFailed(
+    `agent ${entry.agent_id} was deleted after the backup's snapshot was taken, and ${describe(entry)} with it; nothing was written`,
+    'run lineage backup again: the next snapshot no longer holds that agent');
   for (let attempt = 0; ; attempt++) {
     const from = fileAtRest(sourceRoot, entry.blob_key);
-    if (from === null) throw backupFailed(`${describe(entry)} is missing from ${sourceRoot}; nothing was written`, DOCTOR_HINT);
+    if (from === null) {
+      if (!stillNamed(entry.blob_key)) throw deletedSince();
+      throw backupFailed(`${describe(entry)} is missing from ${sourceRoot}; nothing was written`, DOCTOR_HINT);
+    }
     const to = path.join(outRoot, path.basename(from));
     try {
       fs.copyFileSync(from, to, fs.constants.COPYFILE_FICLONE);
@@ -181,6 +188,7 @@ function copyBlob(sourceRoot: string, source: BlobFiles, outRoot: string, copy: 
       bytes = source.read(entry.blob_key);
     } catch (error) {
       if (isLedgerError(error, 'blob_missing') && attempt < 3) continue;
+      if (isLedgerError(error, 'blob_missing') && !stillNamed(entry.blob_key)) throw deletedSince();
       if (isLedgerError(error, 'blob_missing') || isLedgerError(error, 'blob_corrupt')) {
         throw backupFailed(`${describe(entry)} cannot be read from ${sourceRoot}: ${(error as Error).message}; nothing was written`, DOCTOR_HINT);
       }
@@ -299,9 +307,11 @@ async function backupFrom(sqlite: Database.Database, dataDir: string, temp: stri
   const sourceFiles = new BlobFiles(sourceRoot);
   const copy = new BlobFiles(outRoot);
   step(`copying ${named.length} blobs`);
+  const namedNow = sqlite.prepare('SELECT 1 FROM ledger_entries WHERE blob_key = ?').pluck();
+  const stillNamed = (key: string) => namedNow.get(key) !== undefined;
   let whole = 0;
   for (const [i, entry] of named.entries()) {
-    if (copyBlob(sourceRoot, sourceFiles, outRoot, copy, entry)) whole++;
+    if (copyBlob(sourceRoot, sourceFiles, outRoot, copy, entry, stillNamed)) whole++;
     if (i === 0) backupStopPoint('blobs');
     // Give the event loop a turn now and then (signals, a long copy).
     if (i % 256 === 255) await new Promise<void>((resolve) => setImmediate(resolve));

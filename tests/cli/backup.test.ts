@@ -190,6 +190,21 @@ describe('lineage backup of a data directory a server keeps writing', () => {
     expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
   }, 180_000);
 
+  it('an agent deleted after the snapshot: its blobs are gone, the backup fails saying so (not as damage) and leaves nothing; the next one is whole', async () => {
+    const { root, dataDir, key, server, agent } = await servedDataDir(3);
+    const out = path.join(root, 'backup');
+    const backup = startBackup(['--data', dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'snapshot' });
+    await waitUntil('the backup stops with its snapshot taken', () => isStopped(backup.child.pid!));
+    expect((await call(`${server.url}/v1/agents/${agent}`, { method: 'DELETE', key })).status).toBe(200);
+    backup.child.kill('SIGCONT');
+    const run = await backup.done;
+    expect(run.json).toMatchObject({ ok: false, code: 'backup_failed', hint: 'run lineage backup again: the next snapshot no longer holds that agent' });
+    expect(run.json.error).toMatch(new RegExp(`^agent ${agent} was deleted after the backup's snapshot was taken`));
+    expect(fs.readdirSync(root).sort()).toEqual(['data']);
+    const again = await runCli(['backup', '--data', dataDir, '--out', out]);
+    expect(again.json, again.stderr).toMatchObject({ ok: true, agents: 0, entries: 0 });
+  }, 180_000);
+
   it('a blob the source lacks or holds damaged fails the backup naming it, and leaves nothing', async () => {
     const { root, dataDir, server, agent } = await servedDataDir(3);
     await server.stop();
