@@ -241,8 +241,8 @@ export async function backupDataDir(p: { dataDir: string; out: string; onStep?: 
   const step = p.onStep ?? (() => {});
   removeStaleTemporaries(out);
   const temp = path.join(path.dirname(out), `.${path.basename(out)}.backup-${process.pid}-${randomBytes(4).toString('hex')}`);
-  fs.mkdirSync(temp, { mode: 0o700 });
   try {
+    fs.mkdirSync(temp, { mode: 0o700 });
     const result = await backupInto(dataDir, temp, step);
     const sourceMode = fs.statSync(dataDir).mode & 0o7777;
     fs.chmodSync(temp, sourceMode);
@@ -253,8 +253,32 @@ export async function backupDataDir(p: { dataDir: string; out: string; onStep?: 
     return { out, ...result };
   } catch (error) {
     fs.rmSync(temp, { recursive: true, force: true });
-    throw error;
+    throw inWords(error, out, temp);
   }
+}
+
+const REASONS: Record<string, string> = {
+  ENOSPC: 'its disk is full', EDQUOT: 'its disk quota is used up', SQLITE_FULL: 'its disk is full',
+  EACCES: 'permission denied', EPERM: 'permission denied', EROFS: 'it is on a read-only filesystem',
+};
+
+/** A filesystem failure as what it was about: writing the backup, or reading the data directory. */
+function inWords(error: unknown, out: string, temp: string): unknown {
+  if (error instanceof BackupError) return error;
+  const { code, path: at } = error as { code?: unknown; path?: unknown };
+  if (typeof code !== 'string') return error;
+  const why = `${REASONS[code] ?? (error as Error).message} (${code})`;
+  const writing = code === 'SQLITE_FULL' || (typeof at === 'string' && (at === temp || at.startsWith(temp + path.sep)));
+  if (writing) {
+    return backupFailed(`cannot write the backup at ${out}: ${why}; nothing was left there`,
+      code === 'SQLITE_FULL' || code === 'ENOSPC' || code === 'EDQUOT'
+        ? 'free some space on that disk (or pass --out a directory on another one), then run lineage backup again'
+        : 'pass --out a directory this user can write, then run lineage backup again');
+  }
+  if (typeof at === 'string' && code.startsWith('E')) {
+    return backupFailed(`cannot read ${at} from the data directory: ${why}; nothing was written`, 'run lineage backup as a user who can read the whole data directory');
+  }
+  return error;
 }
 
 /**

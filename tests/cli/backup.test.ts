@@ -16,7 +16,7 @@ import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-pro
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { call, issueKey, spawnServer, type ChildServer } from '@/tests/server/harness';
-import { runCli, type CliRun } from './run-cli';
+import { inMountNamespace, runCli, type CliRun } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
 const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
@@ -322,6 +322,31 @@ describe('lineage backup of a database this version has not migrated', () => {
     const doctor = await runCli(['doctor', '--data', out]);
     expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
     expect(schemaOf(out)).toEqual({ migrations: (before.migrations as number) + 1, deletedAgents: 1 });
+  }, 120_000);
+});
+
+describe('lineage backup onto a disk that fills up', () => {
+  it('fails naming the lack of space at the destination, and leaves nothing there', async () => {
+    const { root, dataDir, key, server, agent } = await servedDataDir(0);
+    // Three large incompressible deltas: more than the small disk holds.
+    for (let seq = 1; seq <= 3; seq++) {
+      const reply = await call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=${seq - 1}`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, seq - 1, seq, { rawBytes: 300_000 }) });
+      expect(reply.status).toBe(201);
+    }
+    await server.stop();
+    const small = path.join(root, 'small');
+    fs.mkdirSync(small);
+    const result = await inMountNamespace([
+      `mount -t tmpfs -o size=640k tmpfs "${small}"`,
+      `"${process.execPath}" "${BIN}" backup --data "${dataDir}" --out "${small}/backup" || true`,
+      `ls -A "${small}" > "${root}/left"`,
+    ].join('\n'), {});
+    const lines = result.stdout.trim().split('\n').filter((l) => l.startsWith('{'));
+    expect(lines, result.stderr).toHaveLength(1);
+    const run = JSON.parse(lines[0]!) as Record<string, unknown>;
+    expect(run).toMatchObject({ ok: false, code: 'backup_failed', hint: 'free some space on that disk (or pass --out a directory on another one), then run lineage backup again' });
+    expect(run.error).toMatch(new RegExp(`^cannot write the backup at ${small}/backup: its disk is full \\((ENOSPC|SQLITE_FULL)\\); nothing was left there$`));
+    expect(fs.readFileSync(path.join(root, 'left'), 'utf8')).toBe('');
   }, 120_000);
 });
 
