@@ -2,7 +2,6 @@ import type { Command } from 'commander';
 import { scaleOutRequested, type StorageFlags } from '@/lib/storage/scale-out-requested';
 import { CliError, printJson, progress } from '../output';
 import { requireOption } from '../parse-options';
-import { storageOptions } from '../storage';
 
 /**
  * `lineage backup --out DIR [--data DIR]`: a consistent copy of a data directory, taken while a
@@ -14,10 +13,13 @@ import { storageOptions } from '../storage';
  * The scale-out storage is refused: its backups are pg_dump and the bucket's own versioning.
  */
 export function registerBackupCommand(program: Command): void {
-  storageOptions(program
+  program
     .command('backup')
     .description('copy a data directory consistently (while a server and syncs run) into a new directory; restore by pointing --data at it')
-    .option('--out <dir>', 'the backup\'s directory: must not exist, or be empty; not inside the data directory'))
+    .option('--out <dir>', 'the backup\'s directory: must not exist, or be empty; not inside the data directory')
+    .option('--data <dir>', 'data directory (default: $LINEAGE_DATA or ./data)')
+    .option('--database-url <url>', 'refused (as is $LINEAGE_DATABASE_URL): back the scale-out storage\'s PostgreSQL up with pg_dump')
+    .option('--blob-url <url>', 'refused (as is $LINEAGE_BLOB_URL): keep the scale-out storage\'s bucket with its versioning or replication')
     .action(async (opts: StorageFlags & { out?: string }) => {
       if (scaleOutRequested(process.env, opts)) {
         throw new CliError('invalid_argument',
