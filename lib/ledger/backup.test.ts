@@ -12,7 +12,10 @@ import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { runCli } from '@/tests/cli/run-cli';
-import { FsBlobStore, registerAgent } from './index';
+import { spawn } from 'node:child_process';
+import { requestPacking } from './background-packer';
+import { FsBlobStore, PACK_GROUP, registerAgent } from './index';
+import { isStopped, startPackerProcess, waitUntil } from './testing/packer-process';
 import { decodePackedHeader } from './packed-blob';
 
 const AGENT = '7b0f3c2e-2222-4a2b-8c3d-0000000000b1';
@@ -47,3 +50,38 @@ it('a packed blob whose base the ledger does not name is backed up whole, checke
     fs.rmSync(out, { recursive: true, force: true });
   }
 }, 120_000);
+
+it('the packer packs the snapshot\'s blobs while the backup copies them: each is copied in the form it has then, the copy whole and doctor-clean', async () => {
+  const t = tempLedger({ packing: 'deferred' });
+  const out = `${t.dir}-backup`;
+  try {
+    const { ledger } = t;
+    registerAgent({ ledger, id: AGENT, name: 'packing', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
+    for (let seq = 1; seq <= PACK_GROUP; seq++) await ingestDelta({ ledger, agentId: AGENT, baseSequence: seq - 1, bytes: await deltaBytes(AGENT, seq - 1, seq), now: new Date() });
+    const root = path.join(t.dir, 'blobs');
+    expect(fs.readdirSync(root).filter((n) => n.endsWith('.packed'))).toEqual([]);
+    const bin = path.resolve(__dirname, '../../bin/lineage.mjs');
+    const backup = spawn(process.execPath, [bin, 'backup', '--data', t.dir, '--out', out], { env: { ...process.env, LINEAGE_BACKUP_STOP_AT: 'blobs' } });
+    let stdout = '';
+    backup.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    const closed = new Promise<void>((resolve) => backup.on('close', () => resolve()));
+    await waitUntil('the backup stops after its first blob', () => isStopped(backup.pid!));
+    // Every blob but the first was whole when the snapshot was taken; now they are packed (the whole files gone).
+    requestPacking(t.dir);
+    const packer = startPackerProcess(t.dir);
+    expect(await packer.exited).toBe(0);
+    const packed = fs.readdirSync(root).filter((n) => n.endsWith('.packed'));
+    expect(packed.length).toBeGreaterThan(PACK_GROUP / 2);
+    backup.kill('SIGCONT');
+    await closed;
+    const run = JSON.parse(stdout.trim()) as Record<string, unknown>;
+    expect(run).toMatchObject({ ok: true, entries: PACK_GROUP + 1, written_whole: 0 });
+    expect(fs.readdirSync(path.join(out, 'blobs')).sort()).toEqual(fs.readdirSync(root).filter((n) => !n.includes('.tmp-')).sort());
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true, damaged: [], unledgered: [] });
+  } finally {
+    t.cleanup();
+    fs.rmSync(out, { recursive: true, force: true });
+  }
+}, 180_000);
