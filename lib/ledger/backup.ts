@@ -248,7 +248,14 @@ export async function backupDataDir(p: { dataDir: string; out: string; onStep?: 
     fs.chmodSync(temp, sourceMode);
     fsyncPath(temp);
     // An empty directory at `out` is replaced by the rename; anything else there now fails it (ENOTEMPTY).
-    fs.renameSync(temp, out);
+    try {
+      fs.renameSync(temp, out);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOTEMPTY' && code !== 'EEXIST' && code !== 'ENOTDIR') throw error;
+      throw backupFailed(`${out} was filled while this backup ran (another backup to it, or something else written there): this backup was not put in its place; nothing of it was left`,
+        'pass --out a new directory, then run lineage backup again');
+    }
     fsyncPath(path.dirname(out));
     return { out, ...result };
   } catch (error) {

@@ -205,6 +205,25 @@ describe('lineage backup of a data directory a server keeps writing', () => {
     expect(again.json, again.stderr).toMatchObject({ ok: true, agents: 0, entries: 0 });
   }, 180_000);
 
+  it('two backups to one destination: the first to finish is put there, the other fails saying so and leaves nothing of its own', async () => {
+    const { root, dataDir } = await servedDataDir(3);
+    const out = path.join(root, 'backup');
+    const first = startBackup(['--data', dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'blobs' });
+    const second = startBackup(['--data', dataDir, '--out', out], { LINEAGE_BACKUP_STOP_AT: 'blobs' });
+    await waitUntil('both backups stop after their first blob', () => isStopped(first.child.pid!) && isStopped(second.child.pid!));
+    first.child.kill('SIGCONT');
+    const won = await first.done;
+    expect(won.json, won.stderr).toMatchObject({ ok: true, entries: 4 });
+    const inPlace = fs.readdirSync(path.join(out, 'blobs')).sort();
+    second.child.kill('SIGCONT');
+    const lost = await second.done;
+    expect(lost.json).toMatchObject({ ok: false, code: 'backup_failed', error: `${out} was filled while this backup ran (another backup to it, or something else written there): this backup was not put in its place; nothing of it was left` });
+    expect(fs.readdirSync(root).sort()).toEqual(['backup', 'data']);
+    expect(fs.readdirSync(path.join(out, 'blobs')).sort()).toEqual(inPlace);
+    const doctor = await runCli(['doctor', '--data', out]);
+    expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
+  }, 180_000);
+
   it('a blob the source lacks or holds damaged fails the backup naming it, and leaves nothing', async () => {
     const { root, dataDir, server, agent } = await servedDataDir(3);
     await server.stop();
