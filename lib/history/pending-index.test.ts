@@ -257,7 +257,7 @@ const READS_INDEX: Record<string, (s: LineageStorage, seq: number) => Promise<un
   getDatabaseRecords: (s, seq) => s.getDatabaseRecords({ agentId: AGENT, seq }),
 };
 const READS_NO_INDEX = [
-  'backend', 'ledger', 'blobs', 'uploads', 'blobDownloadUrl', 'registerAgent', 'getAgent', 'listAgents', 'deleteAgent', 'listDeletedAgents',
+  'backend', 'ledger', 'blobs', 'uploads', 'blobDownloadUrl', 'registerAgent', 'getAgent', 'listAgents', 'deleteAgent', 'listDeletedAgents', 'removeLeftovers',
   'ingestSnapshot', 'ingestDelta', 'restorePlan', 'readEntryBytes', 'readPlanArchives', 'rebuildIndex', 'createApiKey',
   'listApiKeys', 'countApiKeys', 'revokeApiKey', 'identifyKey', 'keyIdentityById', 'startMaintenance', 'close',
 ];

@@ -287,7 +287,7 @@ describe('bad or half settings', () => {
   });
 
   it('--server with a database URL: refused, naming both', async () => {
-    const run = await runCli(['sync', '-w', '/nonexistent/ws', '--server', 'http://127.0.0.1:1', '--key', 'k', '--database-url', 'postgres://u@h/x'], aws);
+    const run = await runCli(['sync', '-w', '/nonexistent/ws', '--server', 'http://127.0.0.1:2', '--key', 'k', '--database-url', 'postgres://u@h/x'], aws);
     expect(run.code).toBe(1);
     expect(run.json).toMatchObject({ ok: false, code: 'invalid_argument', error: 'use either --server or --database-url/--blob-url, not both' });
   });
