@@ -20,22 +20,37 @@ export type BrainLayout = { kind: 'multi'; agents: ZeroclawAgent[] } | { kind: '
 
 /** Errors a user can cause when choosing a ZeroClaw agent; `code` follows CONTRACT §2.1. */
 export class ZeroclawError extends Error {
+  readonly hint?: string;
+
   constructor(
     readonly code: 'agent_selection_ambiguous' | 'agent_not_found' | 'no_agents' | 'workspace_missing' | 'bad_store',
     message: string,
+    hint?: string,
   ) {
     super(message);
     this.name = 'ZeroclawError';
+    if (hint !== undefined) this.hint = hint;
   }
 }
 
-/** Reads the layout; agents ordered oldest first (then alias), so "the first agent" is stable. */
+/**
+ * Reads the layout; agents ordered oldest first (then alias), so "the first agent" is stable. An
+ * agent whose alias is not text (NULL, a number or a BLOB another writer put there) cannot be
+ * chosen by name: a clear `bad_store` naming its row, before anything is read.
+ */
 export function readLayout(db: Db): BrainLayout {
   if (!tableExists(db, 'memories')) throw new ZeroclawError('bad_store', 'brain.db has no memories table');
   if (!tableExists(db, 'agents') || !tableColumns(db, 'memories').includes('agent_id')) return { kind: 'single' };
   const agents = db
     .prepare('SELECT id, alias, created_at FROM agents ORDER BY created_at ASC, alias ASC')
     .all() as ZeroclawAgent[];
+  for (const agent of agents) {
+    const value: unknown = agent.alias;
+    if (typeof value !== 'string') {
+      const alias = value === null ? 'NULL' : value instanceof Uint8Array ? 'a BLOB' : `${typeof value} ${String(value)}`;
+      throw new ZeroclawError('bad_store', `brain.db: the agents row with id ${JSON.stringify(String(agent.id))} has alias ${alias}, not text, so no agent of this brain.db can be chosen by alias`, 'give that agent a text alias in brain.db (ZeroClaw keeps aliases as unique text), then run the command again; nothing was read or changed');
+    }
+  }
   return { kind: 'multi', agents };
 }
 
@@ -70,6 +85,11 @@ export function selectAgent(layout: BrainLayout, runtimeAgent: string | undefine
     index = aliases.indexOf(runtimeAgent);
     if (index < 0) {
       throw new ZeroclawError('agent_not_found', `no ZeroClaw agent with alias ${JSON.stringify(runtimeAgent)}; brain.db has ${list}`);
+    }
+    // ZeroClaw keeps aliases UNIQUE; a table without that constraint may hold two of one alias.
+    const ids = layout.agents.filter((a) => a.alias === runtimeAgent).map((a) => JSON.stringify(String(a.id)));
+    if (ids.length > 1) {
+      throw new ZeroclawError('agent_selection_ambiguous', `brain.db holds ${ids.length} agents with alias ${JSON.stringify(runtimeAgent)} (ids ${ids.join(', ')}); one alias must name one agent`, 'give each agent its own alias in brain.db (ZeroClaw keeps aliases unique), then run the command again; nothing was read or changed');
     }
   }
   const agent = layout.agents[index]!;

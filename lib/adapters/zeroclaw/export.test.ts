@@ -250,6 +250,45 @@ describe('zeroclaw export: bad input', () => {
     });
   });
 
+  /** A brain.db whose `agents` table, as another writer made it, has no NOT NULL/UNIQUE on `alias`. */
+  async function looseAgentsDb(agents: [id: string, alias: unknown][]): Promise<string> {
+    const ws = await tempDir('zc-loose-agents');
+    await mkdir(path.join(ws, 'memory'), { recursive: true });
+    const db = new Database(path.join(ws, 'memory', 'brain.db'));
+    db.exec('CREATE TABLE agents (id TEXT PRIMARY KEY, alias, created_at TEXT); CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT, content TEXT, created_at TEXT, updated_at TEXT, agent_id TEXT)');
+    agents.forEach(([id, alias], i) => {
+      db.prepare('INSERT INTO agents VALUES (?, ?, ?)').run(id, alias, `2026-01-0${i + 1}T00:00:00Z`);
+      db.prepare('INSERT INTO memories VALUES (?, ?, ?, ?, ?, ?)').run(`${id.slice(0, 8)}-1111-4111-8111-000000000000`, 'k', 'fact', '2026-01-05T00:00:00Z', '2026-01-05T00:00:00Z', id);
+    });
+    db.close();
+    return ws;
+  }
+
+  it('refuses an agent whose alias is not text (NULL, a BLOB, a number) by its row, with a hint, instead of failing on it later', async () => {
+    for (const [alias, said] of [[null, 'NULL'], [Buffer.from('alpha'), 'a BLOB'], [7, 'number 7']] as const) {
+      const ws = await looseAgentsDb([[A, alias]]);
+      // Without --runtime-agent the one agent was taken, and its alias (the agent's name) failed the sync as an internal error.
+      for (const runtimeAgent of [undefined, 'alpha']) {
+        const error = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent, persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
+        expect(error).toMatchObject({
+          code: 'bad_store',
+          message: `brain.db: the agents row with id "${A}" has alias ${said}, not text, so no agent of this brain.db can be chosen by alias`,
+          hint: expect.stringContaining('give that agent a text alias'),
+        });
+      }
+    }
+  });
+
+  it('refuses an alias two agents share (a table without UNIQUE) as ambiguous instead of reading the first', async () => {
+    const ws = await looseAgentsDb([[A, 'alpha'], [B, 'alpha']]);
+    const error = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent: 'alpha', persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
+    expect(error).toMatchObject({
+      code: 'agent_selection_ambiguous',
+      message: `brain.db holds 2 agents with alias "alpha" (ids "${A}", "${B}"); one alias must name one agent`,
+      hint: expect.stringContaining('give each agent its own alias'),
+    });
+  });
+
   it('names the file when brain.db is not a database', async () => {
     const ws = await tempDir('zc-bad');
     await mkdir(path.join(ws, 'memory'), { recursive: true });
