@@ -1,5 +1,7 @@
+import os from 'node:os';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { isStagingPath, markerName, markerPid, parseMarker, selfIdentity, stagingName, stagingPid, stagingWarnings, writerState, type RestoreMarker, type WriterState } from './restore-staging';
+import { findStagingFiles, isStagingPath, removeDeadStaging, markerName, markerPid, parseMarker, selfIdentity, stagingName, stagingPid, stagingWarnings, writerState, type RestoreMarker, type WriterState } from './restore-staging';
 
 describe('a restore\'s staging names', () => {
   it('are recognized in exactly the shape stageFiles gives them', () => {
@@ -52,5 +54,14 @@ describe('who wrote a staging file (a marker)', () => {
     expect(writerState(process.pid, marker({ boot_id: 'another-boot', host: 'elsewhere' }), me)).toMatchObject({ state: 'unknown', why: expect.stringContaining('host elsewhere') });
     expect(writerState(process.pid, marker({ boot_id: 'another-boot', machine_id: null }), me)).toMatchObject({ state: 'unknown' });
     expect(writerState(process.pid, null, me)).toMatchObject({ state: 'unknown' });
+  });
+});
+
+describe('a workspace a restore has not made yet', () => {
+  // `lineage restore -w DIR` of a DIR not there yet failed as internal_error ("ENOENT ... realpath") before it created it.
+  it('holds no staging files, and removing the dead ones removes nothing', async () => {
+    const missing = path.join(os.tmpdir(), `lineage-no-such-workspace-${process.pid}`, 'ws');
+    expect(await findStagingFiles(missing, ['memory'])).toEqual([]);
+    expect(await removeDeadStaging(missing, ['memory'])).toEqual({ removed: [], warnings: [] });
   });
 });

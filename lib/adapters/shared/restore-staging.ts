@@ -302,8 +302,10 @@ export function stagingWarnings(workspace: string, rels: readonly string[], stat
 /**
  * A runtime's staging files in a workspace: in its root, in the directories a marker names and,
  * recursively, in `dirs` (the directories its export walks) — what its sync leaves out and warns of.
+ * A workspace not made yet (a restore's `-w` creates it) holds none.
  */
 export async function findStagingFiles(workspace: string, dirs: readonly string[]): Promise<string[]> {
+  if ((await lstat(workspace).catch(() => null)) === null) return [];
   const found = rootStagingFiles(workspace, dirs);
   for (const dir of dirs) found.push(...(await walkFiles(workspace, dir)).filter(isStagingPath));
   return [...new Set(found)].sort();
