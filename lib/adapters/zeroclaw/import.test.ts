@@ -193,6 +193,19 @@ describe('zeroclaw import', () => {
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
   });
 
+  it('restores an embedding that is no vector BLOB (TEXT, an INTEGER, an empty BLOB another writer put there) as it was, not as NULL', async () => {
+    const src = await tempDir('zc-oddemb');
+    const rows = [row(A, 0, { embedding: 'text-embedding-3' as unknown as Buffer }), row(A, 1, { embedding: 12 as unknown as Buffer }), row(A, 2, { embedding: Buffer.alloc(0) }), row(A, 3, { embedding: null })];
+    await seedBrainDb({ workspace: src, agents: [AGENTS[0]!], rows });
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
+    const archived = await readSnapshot(await writeSnapshot(snapshotOf(exported)));
+    const out = await tempDir('zc-oddemb-out');
+    await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
+    const restored = dumpRows(path.join(out, 'data', 'memory', 'brain.db'));
+    expect(restored.map((r) => r.embedding)).toEqual(['text-embedding-3', 12, 'hex:', null]);
+    expect(restored).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
+  });
+
   it('a record another client wrote with a value no column holds is restore_incomplete, with nothing written', async () => {
     const exported = await exportAlpha(await sourceWorkspace());
     const snapshot = structuredClone(snapshotOf(exported));

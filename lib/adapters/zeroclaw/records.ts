@@ -77,6 +77,10 @@ export function rowToRecord(row: Record<string, unknown>, ctx: RowContext): Memo
     raw.embedding_encoding = decoded.encoding;
     if (decoded.vector !== null) record.embeddings = [embeddingEntry(decoded.vector, updatedAt)];
     else raw.embedding_base64 = decoded.base64 ?? '';
+  } else if (row.embedding !== null && row.embedding !== undefined) {
+    // No vector (TEXT, a number, an empty BLOB another writer put there): kept as it is, for a restore to write back.
+    const scalar = toJsonScalar(row.embedding);
+    if (scalar !== undefined) raw.embedding = scalar;
   }
   record.raw_source_format = sortKeys(raw);
   return orderRecordFields(record);

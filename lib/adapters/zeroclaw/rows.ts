@@ -24,7 +24,7 @@ export function recordToRow(record: MemoryRecord, args: {
     key: has('key') ? raw.key : `alf:${record.id}`,
     content: record.content,
     category: has('category') ? raw.category : (record.category ?? 'core'),
-    embedding: embeddingBlob(record, raw),
+    embedding: embeddingBlob(record, raw) ?? (has('embedding') ? raw.embedding : null),
     created_at: createdAt,
     updated_at: has('updated_at') ? raw.updated_at : (record.temporal.updated_at ?? createdAt),
     session_id: has('session_id') ? raw.session_id : (record.source.session_id ?? null),
