@@ -5,7 +5,8 @@ import { describe, expect, it } from 'vitest';
 import { hermesSessionId, identityId, principalId, workspaceAgentId } from '@/lib/core/ids';
 import { canonicalJson } from '@/lib/core/json';
 import { hermesAdapter } from './index';
-import { fixedClock, insert, seedStateDb, tempDir, writeFiles } from './test-support';
+import { readSnapshot, writeSnapshot } from '@/lib/core/archive';
+import { dumpTable, fixedClock, insert, seedStateDb, snapshotOf, tempDir, writeFiles } from './test-support';
 
 const T0 = 1767268800.25; // 2026-01-01T12:00:00.25Z
 
@@ -149,5 +150,37 @@ describe('hermes export', () => {
       'messages row 1: content is TEXT that is not valid UTF-8; synced with U+FFFD for the bytes that are not, which a restore writes instead',
       'messages row 4: token_count 1152921504606846977 is beyond what a JSON number holds exactly; synced as 1152921504606847000',
     ]);
+  });
+
+  it('takes a session whose times no date holds (1e300, -1e16, text) with a warning, and a restore gives the rows back as they were', async () => {
+    // Each of these failed the whole sync as internal_error ("Invalid time value").
+    const dir = await tempDir('hermes-times');
+    await seedStateDb(dir, [
+      { id: 'far', source: 'cli', started_at: 1e300 },
+      { id: 'before', source: 'cli', started_at: -1e16 },
+      { id: 'ended', source: 'cli', started_at: T0, ended_at: 9e15 },
+      { id: 'words', source: 'cli', started_at: 'yesterday' as unknown as number },
+      { id: 'ok', source: 'cli', started_at: T0 },
+    ], [
+      { session_id: 'words', role: 'user', content: 'hi', timestamp: 1e20 },
+      { session_id: 'ok', role: 'user', content: 'hi', timestamp: T0 + 1 },
+    ]);
+    const result = await exportHome(dir);
+    const byId = new Map(result.records.map((r) => [r.source.session_id, r.temporal]));
+    expect(byId.get('far')).toEqual({ created_at: '2026-03-01T00:00:00.000Z', observed_at: '2026-03-01T00:00:00.000Z' });
+    expect(byId.get('ended')).toEqual({ created_at: '2026-01-01T12:00:00.250Z', observed_at: '2026-01-01T12:00:00.250Z' });
+    expect(byId.get('ok')?.updated_at).toBe('2026-01-01T12:00:01.250Z');
+    expect(result.warnings).toEqual([
+      'state.db: session "before": started_at -10000000000000000 is not unix seconds of a date (years 0 to 9999); using the export time (the row keeps its value)',
+      'state.db: session "ended": its last activity (ended_at) 9000000000000000 is not unix seconds of a date (years 0 to 9999); the record has no updated_at (the row keeps its value)',
+      'state.db: session "far": started_at 1e+300 is not unix seconds of a date (years 0 to 9999); using the export time (the row keeps its value)',
+      'state.db: session "words": started_at "yesterday" is not unix seconds of a date (years 0 to 9999); using the export time (the row keeps its value)',
+      'state.db: session "words": its last activity (newest message timestamp) 100000000000000000000 is not unix seconds of a date (years 0 to 9999); the record has no updated_at (the row keeps its value)',
+    ]);
+    const out = await tempDir('hermes-times-out');
+    await hermesAdapter.importSnapshot({ snapshot: await readSnapshot(await writeSnapshot(snapshotOf(result))), target: out, live: false, clock: fixedClock });
+    for (const table of ['sessions', 'messages']) {
+      expect(dumpTable(path.join(out, 'state.db'), table)).toEqual(dumpTable(path.join(dir, 'state.db'), table));
+    }
   });
 });

@@ -25,7 +25,8 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const now = rfc3339(opts.clock());
   const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE));
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
-  const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now }));
+  const timeWarnings: string[] = [];
+  const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));
   const { files, excludedByAlfignore, staging } = await collectRawFiles(home);
   if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
   return {
@@ -36,7 +37,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     raw: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
     layers: await layersOf(home, agentId),
     excludedByAlfignore,
-    warnings: [...(state?.warnings ?? []), ...(state?.orphanMessages ?? []).map(
+    warnings: [...(state?.warnings ?? []), ...timeWarnings, ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
     ), ...stagingWarnings(home, staging)],

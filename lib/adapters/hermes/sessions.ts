@@ -57,12 +57,19 @@ export function sessionRecord(args: {
   messages: JsonObject[];
   agentId: string;
   now: string;
+  /** Where a time no date holds is said (the record takes the export time; its row keeps the value). */
+  warnings?: string[];
 }): MemoryRecord {
   const { session, messages } = args;
   const nativeId = String(session.id);
   const source = sessionSource(session);
-  const startedAt = typeof session.started_at === 'number' ? unixSecondsToRfc3339(session.started_at) : args.now;
-  const updatedAt = lastActivity(session, messages);
+  const said = (what: string) => args.warnings?.push(`state.db: session ${JSON.stringify(nativeId)}: ${what}`);
+  let startedAt = secondsToRfc3339(session.started_at);
+  if (startedAt === null) {
+    said(`started_at ${JSON.stringify(session.started_at ?? null)} is not unix seconds of a date (years 0 to 9999); using the export time (the row keeps its value)`);
+    startedAt = args.now;
+  }
+  const updatedAt = lastActivity(session, messages, said);
   return orderRecordFields({
     id: hermesSessionId(nativeId),
     agent_id: args.agentId,
@@ -78,9 +85,19 @@ export function sessionRecord(args: {
   });
 }
 
-/** ended_at, else the newest message timestamp, else none. */
-function lastActivity(session: JsonObject, messages: readonly JsonObject[]): string | null {
-  if (typeof session.ended_at === 'number') return unixSecondsToRfc3339(session.ended_at);
-  const stamps = messages.map((m) => m.timestamp).filter((t): t is number => typeof t === 'number');
-  return stamps.length > 0 ? unixSecondsToRfc3339(Math.max(...stamps)) : null;
+/** ended_at, else the newest message timestamp, else none (a time no date holds is said, and left out). */
+function lastActivity(session: JsonObject, messages: readonly JsonObject[], said: (what: string) => void): string | null {
+  let newest: number | null = null;
+  if (typeof session.ended_at === 'number') newest = session.ended_at;
+  else for (const m of messages) if (typeof m.timestamp === 'number' && (newest === null || m.timestamp > newest)) newest = m.timestamp;
+  if (newest === null) return null;
+  const at = secondsToRfc3339(newest);
+  if (at === null) said(`its last activity (${typeof session.ended_at === 'number' ? 'ended_at' : 'newest message timestamp'}) ${newest} is not unix seconds of a date (years 0 to 9999); the record has no updated_at (the row keeps its value)`);
+  return at;
+}
+
+/** Unix seconds of a time RFC 3339 can write (years 0000 to 9999) → RFC 3339 UTC; else null. */
+function secondsToRfc3339(value: unknown): string | null {
+  if (typeof value !== 'number' || !(value >= -62_167_219_200 && value < 253_402_300_800)) return null;
+  return unixSecondsToRfc3339(value);
 }
