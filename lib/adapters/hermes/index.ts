@@ -1,3 +1,4 @@
+import { lstat } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside } from '@/lib/adapters/shared';
 import { tableExists, withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
@@ -16,8 +17,9 @@ export const hermesAdapter: Adapter = {
   memoryPresent,
 };
 
-/** Memory exists when `memories/MEMORY.md` exists or `state.db` holds sessions. */
+/** Memory exists when `memories/MEMORY.md` exists or `state.db` holds sessions (none in a home not made yet: a restore's `-w`). */
 async function memoryPresent(home: string): Promise<boolean> {
+  if ((await lstat(home).catch(() => null)) === null) return false;
   if (await isFileInside(home, CURATED_FILE)) return true;
   if (!(await isFileInside(home, STATE_DB_FILE))) return false;
   return withReadCopy(path.join(home, STATE_DB_FILE), (db) =>
