@@ -185,4 +185,21 @@ describe('hermes export', () => {
       expect(dumpTable(path.join(out, 'state.db'), table)).toEqual(dumpTable(path.join(dir, 'state.db'), table));
     }
   });
+
+  it('names the two sessions whose ids make one record id (an id twice, NULL beside null), instead of an archive refused as malformed', async () => {
+    for (const [first, second] of [['s1', 's1'], [null, 'null'], [5, '5']] as const) {
+      const dir = await tempDir('hermes-dup');
+      const db = new Database(path.join(dir, 'state.db'));
+      db.exec('CREATE TABLE sessions (id, source TEXT, started_at REAL)');
+      db.prepare('INSERT INTO sessions VALUES (?, ?, ?)').run(first, 'cli', T0);
+      db.prepare('INSERT INTO sessions VALUES (?, ?, ?)').run(second, 'cli', T0 + 1);
+      db.close();
+      const error = await exportHome(dir).catch((e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'bad_store',
+        message: expect.stringMatching(new RegExp(`^state\\.db: the sessions with id ${JSON.stringify(first)} and id ${JSON.stringify(second)} make the same record id [0-9a-f-]{36}, so they cannot be synced as two sessions$`)),
+        hint: 'give each session its own text id (Hermes keeps them unique), then sync again (nothing was uploaded)',
+      });
+    }
+  });
 });

@@ -1,11 +1,12 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
-import { requireWorkspace } from '@/lib/adapters/shared/errors';
+import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { rfc3339 } from '@/lib/core/clock';
-import type { JsonObject } from '@/lib/core/json';
+import type { JsonObject, JsonValue } from '@/lib/core/json';
+import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
 import { CURATED_FILE, readCuratedRecords } from './curated';
 import { identityLayer, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
@@ -27,6 +28,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));
+  assertDistinctSessions(sessions);
   const { files, excludedByAlfignore, staging } = await collectRawFiles(home);
   if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
   return {
@@ -42,6 +44,25 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
     ), ...stagingWarnings(home, staging)],
   };
+}
+
+/**
+ * Two sessions whose ids make one record id (a `sessions` table without its PRIMARY KEY holding an id
+ * twice; NULL beside 'null'; 5 beside '5') cannot both travel: said here, naming them, instead of an
+ * archive refused as malformed.
+ */
+function assertDistinctSessions(records: readonly MemoryRecord[]): void {
+  const seen = new Map<string, JsonValue>();
+  for (const record of records) {
+    const id = (record.raw_source_format as { session: JsonObject }).session.id ?? null;
+    if (!seen.has(record.id)) {
+      seen.set(record.id, id);
+      continue;
+    }
+    throw new AdapterError('bad_store', `state.db: the sessions with id ${JSON.stringify(seen.get(record.id))} and id ${JSON.stringify(id)} make the same record id ${record.id}, so they cannot be synced as two sessions`, {
+      hint: 'give each session its own text id (Hermes keeps them unique), then sync again (nothing was uploaded)',
+    });
+  }
 }
 
 async function layersOf(home: string, agentId: string): Promise<ExportResult['layers']> {
