@@ -39,7 +39,9 @@ export class ZeroclawError extends Error {
  * chosen by name: a clear `bad_store` naming its row, before anything is read.
  */
 export function readLayout(db: Db): BrainLayout {
-  if (!tableExists(db, 'memories')) throw new ZeroclawError('bad_store', 'brain.db has no memories table');
+  if (!tableExists(db, 'memories')) {
+    throw new ZeroclawError('bad_store', 'brain.db has no memories table', "check that -w is the ZeroClaw workspace and its brain.db ZeroClaw's own (an empty file is a database without tables); nothing was read or changed");
+  }
   if (!tableExists(db, 'agents') || !tableColumns(db, 'memories').includes('agent_id')) return { kind: 'single' };
   const agents = db
     .prepare('SELECT id, alias, created_at FROM agents ORDER BY created_at ASC, alias ASC')

@@ -293,8 +293,25 @@ describe('zeroclaw export: bad input', () => {
     const ws = await tempDir('zc-bad');
     await mkdir(path.join(ws, 'memory'), { recursive: true });
     await writeFile(path.join(ws, 'memory', 'brain.db'), 'SQLite format 3 but not really');
-    await expect(zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).rejects.toThrow(
-      /cannot read SQLite database .*brain\.db/,
-    );
+    await expect(zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).rejects.toMatchObject({
+      code: 'bad_store',
+      message: expect.stringMatching(/cannot read SQLite database .*brain\.db: file is not a database$/),
+      hint: expect.stringContaining("check that it is the agent's own SQLite database"),
+    });
+  });
+
+  it('says, with a hint, that a brain.db without a memories table (a zero-byte file, another program\'s database) is not ZeroClaw\'s', async () => {
+    for (const bytes of [Buffer.alloc(0), null]) {
+      const ws = await tempDir('zc-no-table');
+      await mkdir(path.join(ws, 'memory'), { recursive: true });
+      const file = path.join(ws, 'memory', 'brain.db');
+      if (bytes !== null) await writeFile(file, bytes);
+      else new Database(file).exec('CREATE TABLE notes (body TEXT)').close();
+      await expect(zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).rejects.toMatchObject({
+        code: 'bad_store',
+        message: 'brain.db has no memories table',
+        hint: expect.stringContaining('check that -w is the ZeroClaw workspace'),
+      });
+    }
   });
 });

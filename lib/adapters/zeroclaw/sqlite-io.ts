@@ -34,7 +34,10 @@ export async function withReadCopy<T>(dbPath: string, read: (db: Db) => T): Prom
     }
   } catch (error) {
     if (error instanceof Error && error.name === 'SqliteError') {
-      throw new AdapterError('bad_store', `cannot read SQLite database ${dbPath}: ${error.message}`, { cause: error });
+      throw new AdapterError('bad_store', `cannot read SQLite database ${dbPath}: ${error.message}`, {
+        cause: error,
+        hint: "check that it is the agent's own SQLite database, whole (not truncated, not encrypted) and with the tables and columns its runtime writes; nothing was read or changed",
+      });
     }
     throw error;
   } finally {
