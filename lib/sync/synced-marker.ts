@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { SYNCED_MARKER_FILE } from '@/lib/adapters/shared';
-import { notAFile } from '@/lib/adapters/shared/errors';
+import { notAFile, notWritable } from '@/lib/adapters/shared/errors';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import { readSmallFile, writeFileAtomic } from './state';
 
@@ -83,6 +83,6 @@ async function writeMarker(workspace: string, doc: JsonObject): Promise<void> {
   const file = path.join(workspace, SYNCED_MARKER_FILE);
   await writeFileAtomic(file, Buffer.from(JSON.stringify(doc, null, 2) + '\n')).catch((error: unknown) => {
     const code = (error as NodeJS.ErrnoException).code;
-    throw code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST' ? notAFile(file, 'what the workspace was last synced from') : error;
+    throw code === 'EISDIR' || code === 'ENOTEMPTY' || code === 'EEXIST' ? notAFile(file, 'what the workspace was last synced from') : (notWritable(file, 'what the workspace was last synced from', error) ?? error);
   });
 }

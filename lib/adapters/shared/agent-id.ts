@@ -3,7 +3,7 @@ import path from 'node:path';
 import { workspaceAgentId } from '@/lib/core/ids';
 import { parseUuid } from '@/lib/core/uuid';
 import type { Runtime } from '../types';
-import { readControlFile } from './errors';
+import { notWritable, readControlFile } from './errors';
 import { AGENT_ID_FILE } from './sync-marker';
 
 /** Thrown when `.alf-agent-id` exists but does not hold a UUID. */
@@ -71,7 +71,7 @@ export async function writeAgentIdFile(dir: string, agentId: string): Promise<vo
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true });
-    throw error;
+    throw notWritable(file, "the agent's id", error) ?? error;
   }
 }
 

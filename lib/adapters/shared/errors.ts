@@ -1,4 +1,5 @@
 import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
 
 /**
  * A problem with a store or a restore target that the user can fix (a missing workspace, a file
@@ -48,6 +49,21 @@ export function readControlFile(file: string, holds: string): string | null {
 export function notAFile(file: string, holds: string, what = 'a directory'): AdapterError {
   return new AdapterError('workspace_file_invalid', `${file} is ${what}: lineage keeps ${holds} in a file of that name`, {
     hint: `move ${file} out of the way (lineage writes or reads that name itself), then run the command again`,
+  });
+}
+
+/**
+ * A control file lineage writes into a workspace (`.alf-agent-id`, `.alf-synced.json`) that cannot be
+ * written there — a read-only mount, a directory the user may not write: `workspace_file_invalid`,
+ * the user's to fix; null for any other failure.
+ */
+export function notWritable(file: string, holds: string, error: unknown): AdapterError | null {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code !== 'EACCES' && code !== 'EPERM' && code !== 'EROFS') return null;
+  const why = code === 'EROFS' ? 'it is on a read-only filesystem' : 'permission denied';
+  return new AdapterError('workspace_file_invalid', `cannot write ${file} (${why}): lineage keeps ${holds} in a file of that name`, {
+    cause: error,
+    hint: `make ${path.dirname(file)} writable for lineage, then run the command again`,
   });
 }
 
