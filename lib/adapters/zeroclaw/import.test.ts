@@ -229,4 +229,26 @@ describe('zeroclaw import', () => {
     await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db'))).toEqual(dumpRows(path.join(src, 'memory', 'brain.db')));
   });
+
+  it("restores the columns a source table had beyond ZeroClaw's own into a fresh database, their values as they were", async () => {
+    // A fresh brain.db had only ZeroClaw's columns: these values were dropped without a word.
+    const src = await tempDir('zc-othercols');
+    const file = await seedBrainDb({ workspace: src, agents: [AGENTS[0]!], rows: [] });
+    const db = new Database(file);
+    db.exec('ALTER TABLE memories ADD COLUMN weird BLOB; ALTER TABLE memories ADD COLUMN n NUMERIC; ALTER TABLE memories ADD COLUMN "say ""hi""; DROP TABLE agents" TEXT');
+    insertSeedRow(db, { ...row(A, 0), weird: Buffer.from([0, 1, 0xff]), n: 3 });
+    insertSeedRow(db, { ...row(A, 1), n: 2.5 });
+    db.prepare('UPDATE memories SET "say ""hi""; DROP TABLE agents" = ? WHERE key = ?').run('quoted', 'k0');
+    db.close();
+    const exported = await zeroclawAdapter.exportWorkspace({ workspace: src, persistAgentId: false, clock: fixedClock });
+    const archived = await readSnapshot(await writeSnapshot(snapshotOf(exported)));
+    const out = await tempDir('zc-othercols-out');
+    const result = await zeroclawAdapter.importSnapshot({ snapshot: archived, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual([]);
+    const restored = path.join(out, 'data', 'memory', 'brain.db');
+    expect(dumpRows(restored)).toEqual(dumpRows(file));
+    const check = new Database(restored, { readonly: true });
+    expect(check.prepare('SELECT COUNT(*) AS n FROM agents').get()).toEqual({ n: 1 });
+    check.close();
+  });
 });

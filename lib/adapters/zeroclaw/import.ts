@@ -7,10 +7,10 @@ import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import type { ZeroclawAgent } from './agents';
 import { findBrainDb, FRESH_BRAIN_DB } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
-import { createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
+import { addOtherColumns, createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar, type BrainSidecar } from './sidecar';
-import { replaceLiveSlice, writeFreshSlice } from './slice-write';
-import { withFreshDatabase, writingLive } from './sqlite-io';
+import { droppedColumnWarnings, replaceLiveSlice, writeFreshSlice } from './slice-write';
+import { tableColumns, withFreshDatabase, writingLive } from './sqlite-io';
 
 
 /**
@@ -42,7 +42,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   let database: { rel: string; ownsAgentIdFile: boolean };
   try {
     database = existingDb === null
-      ? await writeFreshDatabase(opts, archived, sidecar)
+      ? await writeFreshDatabase(opts, archived, sidecar, warnings)
       : writeLiveDatabase(opts, existingDb, alias, archived, warnings);
   } catch (error) {
     await staged.discard();
@@ -57,13 +57,18 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
-/** A fresh `data/memory/brain.db` (ZeroClaw's store path) from our own DDL, holding exactly the agent. */
-async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, sidecar: BrainSidecar): Promise<{ rel: string; ownsAgentIdFile: boolean }> {
+/**
+ * A fresh `data/memory/brain.db` (ZeroClaw's store path) from our own DDL, holding exactly the agent;
+ * with the columns its source table had beyond ZeroClaw's (`addOtherColumns`), so their values come back.
+ */
+async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, sidecar: BrainSidecar, warnings: string[]): Promise<{ rel: string; ownsAgentIdFile: boolean }> {
   const dbPath = path.join(opts.target, ...FRESH_BRAIN_DB.split('/'));
   if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
   await withFreshDatabase(dbPath, async () => {
     const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
+      addOtherColumns(db, otherColumnsOf(opts.snapshot.records));
+      warnings.push(...droppedColumnWarnings(opts.snapshot.records, tableColumns(db, 'memories')));
       writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
     } finally {
       db.close();
@@ -106,6 +111,17 @@ function rawToWrite(raw: Map<string, Uint8Array>, dbRel: string | null, warnings
     out.set(rel, bytes);
   }
   return out;
+}
+
+/** Native columns the records name beyond ZeroClaw's own, sorted (not `id`, nor the embedding's keys). */
+function otherColumnsOf(records: ImportOptions['snapshot']['records']): string[] {
+  const names = new Set<string>();
+  for (const record of records) {
+    for (const key of Object.keys(isJsonObject(record.raw_source_format) ? record.raw_source_format : {})) {
+      if (!(key in LATER_MEMORY_COLUMNS) && key !== 'id' && !key.startsWith('embedding_')) names.add(key);
+    }
+  }
+  return [...names].sort();
 }
 
 function laterColumnsOf(records: ImportOptions['snapshot']['records']): string[] {

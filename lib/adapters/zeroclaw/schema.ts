@@ -1,7 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { tableColumns, type Db } from './sqlite-io';
+import { quoteIdent, tableColumns, type Db } from './sqlite-io';
 
 /**
  * ZeroClaw's `brain.db` DDL as ZeroClaw itself creates it (the multi-agent layout,
@@ -96,5 +96,26 @@ export function addLaterColumns(db: Db, names: readonly string[]): void {
     if (decl === undefined || present.has(name)) continue;
     // Unquoted, as ZeroClaw adds them: SQLite keeps the statement's text in the schema (the DDL sidecar).
     db.exec(`ALTER TABLE memories ADD COLUMN ${name} ${decl}`);
+  }
+}
+
+/** Most columns a fresh restore adds beyond ZeroClaw's own (`addOtherColumns`); any others are said as left out. */
+export const MAX_OTHER_COLUMNS = 100;
+
+/**
+ * Adds to a fresh `memories` table the columns the source table had beyond ZeroClaw's own (another
+ * writer's, named by the records' `raw_source_format`), quoted and with no declared type, so that a
+ * restore writes their values back as they were. Only names come from the archive, never SQL; a name
+ * SQLite cannot take (empty, holding NUL) and those past `MAX_OTHER_COLUMNS` are not added.
+ */
+export function addOtherColumns(db: Db, names: readonly string[]): void {
+  const present = new Set(tableColumns(db, 'memories').map((c) => c.toLowerCase()));
+  let added = 0;
+  for (const name of names) {
+    if (added === MAX_OTHER_COLUMNS) break;
+    if (name === '' || name.includes('\0') || present.has(name.toLowerCase())) continue;
+    db.exec(`ALTER TABLE memories ADD COLUMN ${quoteIdent(name)}`);
+    present.add(name.toLowerCase());
+    added++;
   }
 }

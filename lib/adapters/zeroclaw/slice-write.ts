@@ -85,7 +85,8 @@ function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: st
   }
 }
 
-function droppedColumnWarnings(records: readonly MemoryRecord[], columns: readonly string[]): string[] {
+/** A warning per native column the records name that the table lacks (their values are not written). */
+export function droppedColumnWarnings(records: readonly MemoryRecord[], columns: readonly string[]): string[] {
   const missing = new Set<string>();
   for (const record of records) {
     for (const key of Object.keys(record.raw_source_format ?? {})) {
