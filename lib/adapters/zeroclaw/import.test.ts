@@ -251,4 +251,14 @@ describe('zeroclaw import', () => {
     expect(check.prepare('SELECT COUNT(*) AS n FROM agents').get()).toEqual({ n: 1 });
     check.close();
   });
+
+  it('adds no column named as a rowid (which the FTS triggers read) for a hostile archive: it is said as left out', async () => {
+    const exported = await exportAlpha(await sourceWorkspace());
+    const snapshot = structuredClone(snapshotOf(exported));
+    for (const record of snapshot.records) Object.assign(record.raw_source_format as Record<string, unknown>, { rowid: 'text', OID: 'x' });
+    const out = await tempDir('zc-rowid-out');
+    const result = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual(['brain.db has no memories.OID column; restored rows leave it out', 'brain.db has no memories.rowid column; restored rows leave it out']);
+    expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db')).map((r) => r.content)).toHaveLength(4);
+  });
 });

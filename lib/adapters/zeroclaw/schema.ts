@@ -99,6 +99,9 @@ export function addLaterColumns(db: Db, names: readonly string[]): void {
   }
 }
 
+/** Names of a table's rowid, which the FTS triggers read: a column of that name is never added. */
+const ROWID_NAMES = new Set(['rowid', 'oid', '_rowid_']);
+
 /** Most columns a fresh restore adds beyond ZeroClaw's own (`addOtherColumns`); any others are said as left out. */
 export const MAX_OTHER_COLUMNS = 100;
 
@@ -106,14 +109,14 @@ export const MAX_OTHER_COLUMNS = 100;
  * Adds to a fresh `memories` table the columns the source table had beyond ZeroClaw's own (another
  * writer's, named by the records' `raw_source_format`), quoted and with no declared type, so that a
  * restore writes their values back as they were. Only names come from the archive, never SQL; a name
- * SQLite cannot take (empty, holding NUL) and those past `MAX_OTHER_COLUMNS` are not added.
+ * SQLite cannot take (empty, holding NUL), a rowid's name and those past `MAX_OTHER_COLUMNS` are not added.
  */
 export function addOtherColumns(db: Db, names: readonly string[]): void {
   const present = new Set(tableColumns(db, 'memories').map((c) => c.toLowerCase()));
   let added = 0;
   for (const name of names) {
     if (added === MAX_OTHER_COLUMNS) break;
-    if (name === '' || name.includes('\0') || present.has(name.toLowerCase())) continue;
+    if (name === '' || name.includes('\0') || present.has(name.toLowerCase()) || ROWID_NAMES.has(name.toLowerCase())) continue;
     db.exec(`ALTER TABLE memories ADD COLUMN ${quoteIdent(name)}`);
     present.add(name.toLowerCase());
     added++;
