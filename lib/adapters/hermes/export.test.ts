@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -201,5 +201,14 @@ describe('hermes export', () => {
         hint: 'give each session its own text id (Hermes keeps them unique), then sync again (nothing was uploaded)',
       });
     }
+  });
+
+  it('redacts a config.yaml that is not UTF-8 and keeps its other bytes as they were (they became U+FFFD)', async () => {
+    const dir = await tempDir('hermes-config');
+    const odd = Buffer.from([0x6e, 0x61, 0x6d, 0x65, 0x3a, 0x20, 0xff, 0xfe, 0xe9]); // "name: " then bytes that are not UTF-8
+    await writeFiles(dir, { 'SOUL.md': '# Soul\n' });
+    await writeFile(path.join(dir, 'config.yaml'), Buffer.concat([Buffer.from('model: m1\napi_key: sk-secret\n'), odd, Buffer.from('\n')]));
+    const raw = (await exportHome(dir)).raw.get('config.yaml')!;
+    expect(Buffer.from(raw)).toEqual(Buffer.concat([Buffer.from('model: m1\napi_key:\n'), odd, Buffer.from('\n')]));
   });
 });

@@ -49,7 +49,17 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
       continue;
     }
     const bytes = await readFile(path.join(home, ...rel.split('/')));
-    files.set(rel, rel === CONFIG_FILE ? new TextEncoder().encode(redactConfigYaml(bytes.toString('utf8'))) : new Uint8Array(bytes));
+    files.set(rel, rel === CONFIG_FILE ? redactedConfig(bytes) : new Uint8Array(bytes));
   }
   return { files, excludedByAlfignore, staging };
+}
+
+/**
+ * `config.yaml` redacted, every other byte as it was: a file that is not UTF-8 is read and written
+ * back as Latin-1, byte for byte (its keys are ASCII either way), instead of U+FFFD for those bytes.
+ */
+function redactedConfig(bytes: Buffer): Uint8Array {
+  const text = bytes.toString('utf8');
+  if (Buffer.from(text, 'utf8').equals(bytes)) return new TextEncoder().encode(redactConfigYaml(text));
+  return new Uint8Array(Buffer.from(redactConfigYaml(bytes.toString('latin1')), 'latin1'));
 }
