@@ -1,4 +1,4 @@
-import { realpath, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -210,5 +210,20 @@ describe('hermes export', () => {
     await writeFile(path.join(dir, 'config.yaml'), Buffer.concat([Buffer.from('model: m1\napi_key: sk-secret\n'), odd, Buffer.from('\n')]));
     const raw = (await exportHome(dir)).raw.get('config.yaml')!;
     expect(Buffer.from(raw)).toEqual(Buffer.concat([Buffer.from('model: m1\napi_key:\n'), odd, Buffer.from('\n')]));
+  });
+
+  it('says which memory files are not UTF-8 (their records hold U+FFFD), and carries them as they are', async () => {
+    const dir = await tempDir('hermes-not-utf8');
+    await writeFiles(dir, { 'SOUL.md': '# Soul\n' });
+    await mkdir(path.join(dir, 'memories'));
+    const memory = Buffer.from([0x61, 0xff, 0x0a, 0xc2, 0xa7, 0x0a, 0x62]);
+    await writeFile(path.join(dir, 'memories', 'MEMORY.md'), memory);
+    await writeFile(path.join(dir, 'memories', 'USER.md'), Buffer.from([0xfe, 0x41]));
+    const result = await exportHome(dir);
+    expect(result.warnings).toEqual([
+      'memories/MEMORY.md is not UTF-8: its records and layers hold U+FFFD for the bytes that are not (the file itself is carried and restored as it is)',
+      'memories/USER.md is not UTF-8: its records and layers hold U+FFFD for the bytes that are not (the file itself is carried and restored as it is)',
+    ]);
+    expect(Buffer.from(result.raw.get('memories/MEMORY.md')!)).toEqual(memory);
   });
 });

@@ -24,7 +24,8 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());
-  const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE));
+  const textWarnings: string[] = [];
+  const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE, textWarnings));
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));
@@ -37,9 +38,9 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     agentName: await agentName(home),
     records: [...curated, ...sessions],
     raw: new Map([...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    layers: await layersOf(home, agentId),
+    layers: await layersOf(home, agentId, textWarnings),
     excludedByAlfignore,
-    warnings: [...(state?.warnings ?? []), ...timeWarnings, ...(state?.orphanMessages ?? []).map(
+    warnings: [...textWarnings, ...(state?.warnings ?? []), ...timeWarnings, ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
     ), ...stagingWarnings(home, staging)],
@@ -65,19 +66,27 @@ function assertDistinctSessions(records: readonly MemoryRecord[]): void {
   }
 }
 
-async function layersOf(home: string, agentId: string): Promise<ExportResult['layers']> {
+async function layersOf(home: string, agentId: string, warnings: string[]): Promise<ExportResult['layers']> {
   const layers: Partial<Record<'identity' | 'principals', JsonObject>> = {};
-  const soul = await readText(home, SOUL_FILE);
+  const soul = await readText(home, SOUL_FILE, warnings);
   if (soul !== null) layers.identity = await identityLayer(home, agentId, soul);
-  const user = await readText(home, USER_FILE);
+  const user = await readText(home, USER_FILE, warnings);
   if (user !== null) layers.principals = await principalsLayer(home, agentId, user);
   return layers;
 }
 
-/** A workspace file's text, or null when it is absent (or leaves the workspace). */
-export async function readText(home: string, rel: string): Promise<string | null> {
+/**
+ * A workspace file's text, or null when it is absent (or leaves the workspace). One that is not
+ * UTF-8 is read with U+FFFD for those bytes, and said in `warnings` (its raw copy keeps the bytes).
+ */
+export async function readText(home: string, rel: string, warnings?: string[]): Promise<string | null> {
   if (!(await isFileInside(home, rel))) return null;
-  return readFile(path.join(home, ...rel.split('/')), 'utf8');
+  const bytes = await readFile(path.join(home, ...rel.split('/')));
+  const text = bytes.toString('utf8');
+  if (warnings && !Buffer.from(text, 'utf8').equals(bytes)) {
+    warnings.push(`${rel} is not UTF-8: its records and layers hold U+FFFD for the bytes that are not (the file itself is carried and restored as it is)`);
+  }
+  return text;
 }
 
 /** The Hermes home's directory name without leading dots (`~/.hermes` → `hermes`). */
