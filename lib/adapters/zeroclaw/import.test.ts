@@ -261,4 +261,30 @@ describe('zeroclaw import', () => {
     expect(result.warnings).toEqual(['brain.db has no memories.OID column; restored rows leave it out', 'brain.db has no memories.rowid column; restored rows leave it out']);
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db')).map((r) => r.content)).toHaveLength(4);
   });
+
+  it('a live brain.db that refuses the write (its memories a VIEW, a trigger that RAISEs) is restore_incomplete, with nothing changed', async () => {
+    // Each failed the restore as internal_error with SQLite's words and a stack.
+    const exported = await exportAlpha(await sourceWorkspace());
+    const cases = [
+      ["CREATE TABLE m0 (id TEXT, key TEXT, content TEXT, created_at TEXT, updated_at TEXT); INSERT INTO m0 VALUES ('m', 'k', 'mine', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'); CREATE VIEW memories AS SELECT * FROM m0", 'cannot modify memories because it is a view'],
+      ["CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT, content TEXT, created_at TEXT, updated_at TEXT); INSERT INTO memories VALUES ('m', 'k', 'mine', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z'); CREATE TRIGGER keep BEFORE DELETE ON memories BEGIN SELECT RAISE(ABORT, 'rows here are kept'); END", 'rows here are kept'],
+    ] as const;
+    for (const [ddl, said] of cases) {
+      const live = await tempDir('zc-refusing');
+      await mkdir(path.join(live, 'memory'), { recursive: true });
+      const dbPath = path.join(live, 'memory', 'brain.db');
+      const db = new Database(dbPath);
+      db.exec(ddl);
+      db.close();
+      const before = await readFile(dbPath);
+      const error = await zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: live, live: true, clock: fixedClock }).then(() => null, (e: unknown) => e);
+      expect(error).toMatchObject({
+        name: 'AdapterError', code: 'restore_incomplete',
+        message: `cannot restore into ${dbPath}: the database refused the write (${said}); nothing was changed`,
+        hint: expect.stringContaining('a view, a trigger or a constraint'),
+      });
+      expect(await readFile(dbPath)).toEqual(before);
+      expect((await readdir(live, { recursive: true })).sort()).toEqual(['memory', 'memory/brain.db']);
+    }
+  });
 });

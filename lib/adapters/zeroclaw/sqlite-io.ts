@@ -69,13 +69,20 @@ async function snapshotInto(dbPath: string, copy: string): Promise<void> {
 
 /**
  * Runs a write into a live database; a lock another process holds past the connection's busy
- * timeout (the agent in a write) is a clear `restore_incomplete`, the database left as it was
- * (the write is one transaction, rolled back).
+ * timeout (the agent in a write), and a write the database itself refuses (its table a VIEW, a
+ * trigger's RAISE, a constraint another writer added), are a clear `restore_incomplete`, the
+ * database left as it was (the write is one transaction, rolled back).
  */
 export function writingLive<T>(dbPath: string, write: () => T): T {
   try {
     return write();
   } catch (error) {
+    if (isRefusedWrite(error)) {
+      throw new AdapterError('restore_incomplete', `cannot restore into ${dbPath}: the database refused the write (${(error as Error).message}); nothing was changed`, {
+        cause: error,
+        hint: "its tables are not as its runtime writes them (a view, a trigger or a constraint another program added): fix them, or restore into a new directory with --out, then restore again",
+      });
+    }
     if (!isLockedError(error)) throw error;
     throw new AdapterError('restore_incomplete', `cannot restore into ${dbPath}: another process holds it locked for a write; nothing was changed`, {
       cause: error,
@@ -97,6 +104,12 @@ export async function withFreshDatabase(dbPath: string, create: () => Promise<vo
     if (madeDir !== undefined) await rm(madeDir, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A write SQLite refuses for what the database is (not for a lock, a full disk or a read-only file). */
+function isRefusedWrite(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^SQLITE_(ERROR|CONSTRAINT|MISMATCH|TOOBIG|RANGE)(_|$)/.test(code);
 }
 
 function isLockedError(error: unknown): boolean {
