@@ -10,10 +10,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The newest `when` of a drizzle migrations folder's journal. */
+const newest = new Map<string, number>();
+
+/** The newest `when` of a drizzle migrations folder's journal (read once per process: it ships with the code). */
 export function newestKnownMigration(migrationsFolder: string): number {
-  const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
-  return Math.max(...journal.entries.map((e) => e.when));
+  let when = newest.get(migrationsFolder);
+  if (when === undefined) {
+    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
+    when = Math.max(...journal.entries.map((e) => e.when));
+    newest.set(migrationsFolder, when);
+  }
+  return when;
 }
 
 /**

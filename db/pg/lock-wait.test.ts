@@ -10,14 +10,14 @@
  * stays in the pool, the request is a 503 busy with Retry-After, and the client-side limit, a little
  * longer, is left for a server that stopped answering (silent-database.test.ts).
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
 import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { inTransaction } from '@/lib/storage/pg/sql';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { snapshotBytes } from '@/tests/server/archives';
 import { call, tempDataDir } from '@/tests/server/harness';
 import { advisoryKey, withAdvisoryLock } from './advisory-lock';
@@ -104,11 +104,7 @@ describe('a statement waiting for a lock past the read limit', () => {
 describe('a serving process whose upload waits for another process\'s lock on the agent (LINEAGE_DATABASE_READ_SECONDS=2)', () => {
   it('answers 503 busy + Retry-After in words, the ledger unchanged; once the lock is released the same upload is taken', async () => {
     const { bucket, settings } = await freshBucket();
-    const env = {
-      LINEAGE_DATABASE_URL: url, LINEAGE_DATABASE_READ_SECONDS: '2', LINEAGE_BLOB_URL: `s3://${bucket}/svc`,
-      LINEAGE_SECRET: randomBytes(32).toString('hex'), AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-      LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    };
+    const env = scaleOutEnv(url, bucket, settings, { LINEAGE_DATABASE_READ_SECONDS: '2' });
     const storage = await openStorage(storageConfigFrom(env));
     const server = await createLineageServer({ dataDir: tempDataDir(), storage, port: 0, ui: false, log: () => undefined });
     try {

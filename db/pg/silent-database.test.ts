@@ -10,14 +10,14 @@
  * the kernel: every connection has TCP keepalive on (seen in the kernel's socket table).
  */
 import { execFileSync } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import net from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
 import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { inTransaction } from '@/lib/storage/pg/sql';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { call, tempDataDir } from '@/tests/server/harness';
 import { openPgDatabase } from './client';
 import { isReadTimeout } from './connect-timeout';
@@ -116,11 +116,7 @@ describe('a database host that is gone', () => {
 describe('a serving process whose database stops answering (LINEAGE_DATABASE_READ_SECONDS)', () => {
   it('answers a request with a 503 busy + Retry-After, not a 500 nor never; once the database answers again, so does it', async () => {
     const { bucket, settings } = await freshBucket();
-    const env = {
-      LINEAGE_DATABASE_URL: proxy.url, LINEAGE_DATABASE_READ_SECONDS: '1', LINEAGE_BLOB_URL: `s3://${bucket}/svc`,
-      LINEAGE_SECRET: randomBytes(32).toString('hex'), AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-      LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    };
+    const env = scaleOutEnv(proxy.url, bucket, settings, { LINEAGE_DATABASE_READ_SECONDS: '1' });
     const storage = await openStorage(storageConfigFrom(env));
     const server = await createLineageServer({ dataDir: tempDataDir(), storage, port: 0, ui: false, log: () => undefined });
     try {

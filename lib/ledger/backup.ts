@@ -35,6 +35,7 @@ import { FsBlobStore } from './blob-store';
 import { findDamagedBlobs } from './consistency';
 import { isLedgerError } from './errors';
 import type { Ledger } from './ledger';
+import { processAlive } from './process-alive';
 
 /** The files of a data directory, besides the database and the blobs, that a server reads. */
 export const SERVER_FILES = ['server-secret'] as const;
@@ -114,13 +115,7 @@ function removeStaleTemporaries(out: string): void {
   for (const name of fs.readdirSync(parent)) {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
-    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid) continue;
-    try {
-      process.kill(pid, 0);
-      continue;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EPERM') continue;
-    }
+    if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
     fs.rmSync(path.join(parent, name), { recursive: true, force: true });
   }
 }
