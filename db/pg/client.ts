@@ -12,7 +12,7 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
-import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgTimeLimits } from './connect-timeout';
+import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgOptionsProblem, pgTimeLimits } from './connect-timeout';
 import { newestKnownMigration, refuseNewerSchema } from '../newer-schema';
 import * as schema from './schema';
 
@@ -71,8 +71,17 @@ function databaseName(url: string): string {
 const MIGRATION_LOCK = 0x6c696e65;
 
 /**
+ * PostgreSQL's session time limits a migration's connection turns off, whatever it inherited (the
+ * environment's PGOPTIONS, the database's or the role's own settings: ALTER DATABASE/ROLE … SET).
+ * `statement_timeout` first, alone, so the statement turning off the others is not cut by it.
+ */
+const MIGRATION_UNLIMITED = ['lock_timeout', 'idle_in_transaction_session_timeout', 'idle_session_timeout', 'transaction_timeout'];
+
+/**
  * Applies the pending migrations, one process at a time: servers starting together against a
- * new database would otherwise each try to create the same tables.
+ * new database would otherwise each try to create the same tables. With no time limit: an index
+ * build on a large table may take long, and a migration cut half-way is rolled back whole (one
+ * transaction) and tried again at every start, cut again.
  */
 export async function migratePg(url: string): Promise<void> {
   const connectionTimeoutMillis = connectTimeoutMs(url);
@@ -81,6 +90,9 @@ export async function migratePg(url: string): Promise<void> {
     throw connectError(error, connectionTimeoutMillis);
   });
   try {
+    await client.query('SET statement_timeout = 0');
+    // Only those this server knows (transaction_timeout is PostgreSQL 17's, idle_session_timeout 14's).
+    await client.query("SELECT set_config(name, '0', false) FROM pg_settings WHERE name = ANY($1)", [MIGRATION_UNLIMITED]);
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     // drizzle's own record of the migrations it applied (its default schema and table).
     const recorded = await client.query<{ at: string }>("SELECT created_at::text AS at FROM drizzle.__drizzle_migrations WHERE to_regclass('drizzle.__drizzle_migrations') IS NOT NULL")
@@ -101,6 +113,9 @@ export async function migratePg(url: string): Promise<void> {
  * server's `statement_timeout`, and the client's `query_timeout` a little longer (`pgTimeLimits`).
  */
 export async function openPgDatabase(url: string, options: { max?: number; readTimeoutMs?: number } = {}): Promise<PgLineageDb> {
+  // `pg` sends PGOPTIONS as every connection's `options`: a time limit there is refused as the URL's (connect-timeout.ts).
+  const inherited = pgOptionsProblem(process.env);
+  if (inherited !== null) throw new Error(inherited);
   await migratePg(url);
   // The limit is each new connection's own (the Client's), not the pool's: the pool would apply it
   // to a request waiting for a free connection too, and fail requests that are merely queued.

@@ -59,13 +59,15 @@ describe('connect_timeout read once: the settings check and the driver give the 
   }
 });
 
-describe('a time limit of our own in the database URL (statement_timeout, lock_timeout, query_timeout; also in options)', () => {
+describe('a time limit in the database URL (ours: statement_timeout, lock_timeout, query_timeout; PostgreSQL\'s idle and transaction limits; also in options)', () => {
   // Measured before, with LINEAGE_DATABASE_READ_SECONDS=3: `statement_timeout=1000` made every
   // connection's limit 1 s; `query_timeout=0` (meant: no limit) failed every statement at once as
   // a read timeout, its connection dropped; `options=-c statement_timeout=700` was overridden on the
   // pool's connections but limited the migrations'. None of it was said. Now refused, in words.
   const base = 'postgres://u@db.lan/lineage';
   const how = 'lineage sets it on every connection from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from the URL';
+  const waits = 'PostgreSQL would end lineage\'s connections or transactions that wait by design (an index rebuild holds its lock on an idle connection and reads blobs '
+    + 'inside its transaction; a migration may run long): lineage limits each statement itself, from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from the URL';
   const cases: [string, string][] = [
     ['?statement_timeout=1000', `sets statement_timeout: ${how}`],
     ['?sslmode=require&lock_timeout=500', `sets lock_timeout: ${how}`],
@@ -74,6 +76,14 @@ describe('a time limit of our own in the database URL (statement_timeout, lock_t
     ['?options=-c%20statement_timeout%3D700', `sets statement_timeout in its options: ${how}`],
     ['?options=-c+search_path%3Dx+-clock_timeout%3D1', `sets lock_timeout in its options: ${how}`],
     ['?options=--statement-timeout%3D5', `sets statement_timeout in its options: ${how}`],
+    // Accepted silently before: the driver sent idle_in_transaction_session_timeout as a parameter, and
+    // every one of them in options (an index rebuild's advisory lock held on an idle connection, lost).
+    ['?idle_in_transaction_session_timeout=1000', `sets idle_in_transaction_session_timeout: ${waits}`],
+    ['?idle_session_timeout=1000', `sets idle_session_timeout: ${waits}`],
+    ['?transaction_timeout=1000', `sets transaction_timeout: ${waits}`],
+    ['?options=-c%20idle_session_timeout%3D0', `sets idle_session_timeout in its options: ${waits}`],
+    ['?options=--idle-in-transaction-session-timeout%3D5s', `sets idle_in_transaction_session_timeout in its options: ${waits}`],
+    ['?options=-ctransaction_timeout%3D1min', `sets transaction_timeout in its options: ${waits}`],
   ];
   for (const [query, problem] of cases) {
     it(`${query} is refused at start, by the settings' check and the driver's setup alike`, () => {
@@ -85,7 +95,7 @@ describe('a time limit of our own in the database URL (statement_timeout, lock_t
   it('names the setting it came from; other options and parameters are taken', () => {
     expect(() => scaleOutConfigFrom({ LINEAGE_DATABASE_URL: `${base}?statement_timeout=5` })).toThrow(`LINEAGE_DATABASE_URL sets statement_timeout: ${how}`);
     expect(() => scaleOutConfigFrom({}, { databaseUrl: `${base}?lock_timeout=5` })).toThrow(`--database-url sets lock_timeout: ${how}`);
-    for (const fine of ['?options=-c%20search_path%3Dlineage', '?application_name=lineage&connect_timeout=3', '?options=-c%20idle_session_timeout%3D0']) {
+    for (const fine of ['?options=-c%20search_path%3Dlineage', '?application_name=lineage&connect_timeout=3', '?options=-c%20work_mem%3D64MB']) {
       expect(databaseUrlProblem(base + fine)).toBeNull();
     }
   });

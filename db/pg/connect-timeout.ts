@@ -48,27 +48,64 @@ export function urlSeconds(url: string, name: string, defaultMs: number): { ms: 
  */
 const SERVICE_TIME_LIMITS = ['query_timeout', 'statement_timeout', 'lock_timeout'] as const;
 
-/** `-c statement_timeout=…`, `-cstatement_timeout=…`, `--lock-timeout=…`: PostgreSQL's command-line forms in `options`. */
-const OPTIONS_TIME_LIMIT = /(?:^|\s)(?:-c\s*|--)(statement|lock)[-_]timeout\s*=/i;
+/**
+ * PostgreSQL's other session time limits, which end or cancel work that lineage leaves waiting on
+ * purpose: a transaction idle between statements while its blobs are read from the bucket (an index
+ * rebuild's), a connection idle while it holds a lock for a task using the pool (the rebuild's
+ * advisory lock: its session ended, the lock is gone and a second rebuild may start), a migration's
+ * transaction (an index build may take long; `transaction_timeout` is PostgreSQL 17's). Refused as
+ * the ones above: `idle_in_transaction_session_timeout` as a URL parameter is sent by the driver,
+ * the others only take effect in `options`, but a URL naming one means it, and it would not be taken.
+ */
+const SESSION_TIME_LIMITS = ['idle_in_transaction_session_timeout', 'idle_session_timeout', 'transaction_timeout'] as const;
+
+/** `-c statement_timeout=…`, `-cstatement_timeout=…`, `--lock-timeout=…`: PostgreSQL's command-line forms in `options` and PGOPTIONS. */
+const OPTIONS_TIME_LIMIT = /(?:^|\s)(?:-c\s*|--)(statement|lock|idle[-_]in[-_]transaction[-_]session|idle[-_]session|transaction)[-_]timeout\s*=/i;
+
+/** The time limit (of `SERVICE_TIME_LIMITS` or `SESSION_TIME_LIMITS`) that `options` (PostgreSQL's command-line form) sets, or null. */
+export function optionsTimeLimit(options: string): string | null {
+  const set = OPTIONS_TIME_LIMIT.exec(options);
+  return set ? `${set[1]!.toLowerCase().replaceAll('-', '_')}_timeout` : null;
+}
+
+/** Why a setting `name` given in `where` ("the URL", "PGOPTIONS") cannot be taken. */
+function timeLimitProblem(name: string, where: string): string {
+  if ((SERVICE_TIME_LIMITS as readonly string[]).includes(name)) {
+    return `lineage sets it on every connection from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from ${where}`;
+  }
+  return 'PostgreSQL would end lineage\'s connections or transactions that wait by design (an index rebuild holds its lock on an idle connection and reads blobs '
+    + `inside its transaction; a migration may run long): lineage limits each statement itself, from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from ${where}`;
+}
 
 /**
  * The one reading of a database URL's time settings, for the settings' check (scale-out-config.ts
  * `databaseUrlProblem`) and the driver's setup (`connectTimeoutMs`): `connect_timeout` in ms
  * (`urlSeconds`), or why the URL cannot be taken — its `connect_timeout`, or a time limit of
- * `SERVICE_TIME_LIMITS`, as a parameter or in `options`, that this service sets itself.
+ * `SERVICE_TIME_LIMITS` or `SESSION_TIME_LIMITS`, as a parameter or in `options`.
  */
 export function urlTimeSettings(url: string): { connectMs: number } | { problem: string } {
   const query = new URLSearchParams(/\?([^#]*)/.exec(url)?.[1] ?? '');
-  const how = 'lineage sets it on every connection from LINEAGE_DATABASE_READ_SECONDS (see the README, Scale-out); remove it from the URL';
-  for (const name of SERVICE_TIME_LIMITS) {
-    if (query.has(name)) return { problem: `sets ${name}: ${how}` };
+  for (const name of [...SERVICE_TIME_LIMITS, ...SESSION_TIME_LIMITS]) {
+    if (query.has(name)) return { problem: `sets ${name}: ${timeLimitProblem(name, 'the URL')}` };
   }
   for (const options of query.getAll('options')) {
-    const set = OPTIONS_TIME_LIMIT.exec(options);
-    if (set) return { problem: `sets ${set[1]!.toLowerCase()}_timeout in its options: ${how}` };
+    const name = optionsTimeLimit(options);
+    if (name) return { problem: `sets ${name} in its options: ${timeLimitProblem(name, 'the URL')}` };
   }
   const connect = urlSeconds(url, 'connect_timeout', DEFAULT_PG_CONNECT_TIMEOUT_MS);
   return 'problem' in connect ? connect : { connectMs: connect.ms };
+}
+
+/**
+ * The environment's `PGOPTIONS` (which `pg` sends as every connection's `options` when the URL has
+ * none) setting a time limit, in words (`PGOPTIONS sets …`), or null. Treated as the URL's: the
+ * pool's `statement_timeout` overrode its `statement_timeout` but not its `lock_timeout`, nor any
+ * with LINEAGE_DATABASE_READ_SECONDS=0, and it limited the migrations (which now set their own,
+ * client.ts `migratePg`). Checked at start (scale-out-config.ts) and by `openPgDatabase`, same words.
+ */
+export function pgOptionsProblem(env: Record<string, string | undefined>): string | null {
+  const name = optionsTimeLimit(env.PGOPTIONS ?? '');
+  return name ? `PGOPTIONS sets ${name}: ${timeLimitProblem(name, 'PGOPTIONS')}` : null;
 }
 
 /**

@@ -6,7 +6,7 @@
  * characters, the format of the embedded `<data>/server-secret`) and is then required.
  */
 import { z } from 'zod';
-import { DEFAULT_PG_READ_TIMEOUT_MS, urlTimeSettings } from '@/db/pg/connect-timeout';
+import { DEFAULT_PG_READ_TIMEOUT_MS, pgOptionsProblem, urlTimeSettings } from '@/db/pg/connect-timeout';
 import { s3SettingsFrom, type S3Settings } from './s3-config';
 
 export interface ScaleOutConfig {
@@ -88,6 +88,9 @@ export function scaleOutConfigFrom(
   if (!parsedUrl.success) {
     throw new Error(`${flags.databaseUrl !== undefined ? '--database-url' : 'LINEAGE_DATABASE_URL'} ${parsedUrl.error.issues[0]?.message}`);
   }
+  // The driver sends PGOPTIONS as every connection's options: its time limits are refused as the URL's.
+  const inherited = parsedUrl.data === undefined ? null : pgOptionsProblem(env);
+  if (inherited !== null) throw new Error(inherited);
   const parsedSecret = secret.safeParse(env.LINEAGE_SECRET || undefined);
   if (!parsedSecret.success) throw new Error(`LINEAGE_SECRET ${parsedSecret.error.issues[0]?.message}`);
   const readMs = databaseReadMs(env);
