@@ -130,15 +130,28 @@ export const PG_SILENCE_MARGIN_MS = 5_000;
 /**
  * A pooled connection's limits for a read limit of `readMs` (0: none). PostgreSQL's own
  * `statement_timeout` (sent in the connection's startup packet) cancels a statement that has not
- * finished within `readMs` — running, or waiting for a lock another transaction holds (a long
- * ingest, a rebuild, a confirm of the same upload): its transaction is rolled back, the connection
- * stays, and the request is answered `busy` (unreachable-storage.ts). `pg`'s client-side
- * `query_timeout`, a little longer, stays the last guard for a server that stopped answering
- * altogether (the connection is then dropped, client.ts).
+ * finished within `readMs` (SQLSTATE 57014): a statement merely slow, which a retry would only
+ * repeat — answered `database_timeout` (unreachable-storage.ts). Its `lock_timeout`, a tenth shorter
+ * (`lockWaitMs`), cancels a statement that waits that long for one lock another transaction holds (a
+ * long ingest, a rebuild, a confirm of the same upload; SQLSTATE 55P03) before the statement's own
+ * limit can: that passes when the holder commits, so the request is answered `busy` with
+ * Retry-After. Either way its transaction is rolled back and the connection stays. `pg`'s
+ * client-side `query_timeout`, a little longer, stays the last guard for a server that stopped
+ * answering altogether (the connection is then dropped, client.ts).
  */
-export function pgTimeLimits(readMs: number): { statement_timeout?: number; query_timeout?: number } {
+export function pgTimeLimits(readMs: number): { statement_timeout?: number; lock_timeout?: number; query_timeout?: number } {
   if (readMs <= 0) return {};
-  return { statement_timeout: readMs, query_timeout: readMs + Math.min(readMs, PG_SILENCE_MARGIN_MS) };
+  return { statement_timeout: readMs, lock_timeout: lockWaitMs(readMs), query_timeout: readMs + Math.min(readMs, PG_SILENCE_MARGIN_MS) };
+}
+
+/**
+ * How long one lock may be waited for under a read limit of `readMs`: 9/10 of it, so a statement
+ * that waits from its start (or after running for up to a tenth of the limit) is told a lock wait.
+ * Below the read limit, not equal: both timers would be due together, and the statement's, started
+ * first, would fire first.
+ */
+export function lockWaitMs(readMs: number): number {
+  return Math.max(1, Math.floor(readMs * 0.9));
 }
 
 /** `pg`'s error for a statement not answered within its `query_timeout` (the server gone silent). */

@@ -5,15 +5,18 @@
  * gone silent — the request answered "the database could not be reached", the connection destroyed —
  * while its backend went on waiting for the lock with its transaction open (seen in
  * pg_stat_activity 3 s later: `active`, wait_event_type `Lock`, holding the rows it had inserted)
- * until the holder finished. Now PostgreSQL's own `statement_timeout` (the read limit, sent in each
- * connection's startup packet) cancels it: the transaction is rolled back at once, the connection
- * stays in the pool, the request is a 503 busy with Retry-After, and the client-side limit, a little
- * longer, is left for a server that stopped answering (silent-database.test.ts).
+ * until the holder finished. Now PostgreSQL's own `lock_timeout` (9/10 of the read limit, sent in each
+ * connection's startup packet beside `statement_timeout`) cancels it (55P03): the transaction is
+ * rolled back at once, the connection stays in the pool, the request is a 503 busy with Retry-After,
+ * and the client-side limit, a little longer, is left for a server that stopped answering
+ * (silent-database.test.ts). A statement merely slow, waiting for no lock, was answered the same
+ * 503 busy (its `statement_timeout`, 57014), inviting a retry that would be as slow: it is now a 504
+ * `database_timeout`, without Retry-After.
  */
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { unreachableStorageError } from '@/lib/ledger/unreachable-storage';
+import { DATABASE_TIMEOUT_WORDS, unreachableStorageError } from '@/lib/ledger/unreachable-storage';
 import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { inTransaction } from '@/lib/storage/pg/sql';
@@ -24,7 +27,7 @@ import { advisoryKey, withAdvisoryLock } from './advisory-lock';
 import { openPgDatabase } from './client';
 import { isReadTimeout } from './connect-timeout';
 
-const BUSY_WORDS = 'the database cancelled a statement that waited or ran past its time limit; retry shortly';
+const BUSY_WORDS = 'the database cancelled a statement that waited too long for a lock another request or process holds; retry shortly';
 
 let url: string;
 /** Another session: holds locks, and looks at pg_stat_activity. */
@@ -57,7 +60,7 @@ describe('a statement waiting for a lock past the read limit', () => {
         await client.query('SELECT * FROM t WHERE id = 1 FOR UPDATE');
       }).then(() => null, (error: unknown) => error);
       expect(isReadTimeout(failed)).toBe(false);
-      expect((failed as { code?: string }).code).toBe('57014');
+      expect((failed as { code?: string }).code).toBe('55P03');
       expect(unreachableStorageError(failed)?.message).toBe(BUSY_WORDS);
       // Its backend is idle, not waiting for the lock with its transaction open; it is the same one.
       expect(await backends()).toEqual([{ pid, state: 'idle', lock: false }]);
@@ -77,7 +80,7 @@ describe('a statement waiting for a lock past the read limit', () => {
       let ran = false;
       const failed = await withAdvisoryLock({ db, name: 'upload:x', wait: true, ownConnection: true }, async () => { ran = true; })
         .then(() => null, (error: unknown) => error);
-      expect([ran, (failed as { code?: string }).code, unreachableStorageError(failed)?.message]).toEqual([false, '57014', BUSY_WORDS]);
+      expect([ran, (failed as { code?: string }).code, unreachableStorageError(failed)?.message]).toEqual([false, '55P03', BUSY_WORDS]);
       // No backend left queued for the lock: only the pool's idle connection.
       expect((await backends()).map((b) => [b.state, b.lock])).toEqual([['idle', false]]);
     } finally {
@@ -85,18 +88,43 @@ describe('a statement waiting for a lock past the read limit', () => {
     }
   });
 
-  it('each pooled connection carries it as statement_timeout (none with a read limit of 0)', async () => {
+  it('each pooled connection carries it as statement_timeout, and 9/10 of it as lock_timeout (none with a read limit of 0)', async () => {
     const db = await openPgDatabase(url, { max: 1, readTimeoutMs: 2000 });
     try {
       expect((await db.pool.query('SHOW statement_timeout')).rows).toEqual([{ statement_timeout: '2s' }]);
+      expect((await db.pool.query('SHOW lock_timeout')).rows).toEqual([{ lock_timeout: '1800ms' }]);
     } finally {
       await db.close();
     }
     const unlimited = await openPgDatabase(url, { max: 1, readTimeoutMs: 0 });
     try {
       expect((await unlimited.pool.query('SHOW statement_timeout')).rows).toEqual([{ statement_timeout: '0' }]);
+      expect((await unlimited.pool.query('SHOW lock_timeout')).rows).toEqual([{ lock_timeout: '0' }]);
     } finally {
       await unlimited.close();
+    }
+  });
+});
+
+describe('a statement merely slow (waiting for no lock) past the read limit', () => {
+  it('is cancelled by PostgreSQL (57014), its transaction rolled back, the connection kept; database_timeout in words, not busy', async () => {
+    const db = await openPgDatabase(url, { max: 1, readTimeoutMs: 2000 });
+    try {
+      await other.query('CREATE TABLE t (id int PRIMARY KEY)');
+      const pid = (await db.pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid as number;
+      // Work no server finishes within 2 s (ten billion rows counted), holding no lock anyone waits for.
+      const failed = await inTransaction(db.pool, async (client) => {
+        await client.query('INSERT INTO t VALUES (1)');
+        await client.query('SELECT count(*) FROM generate_series(1, 10000000000)');
+      }).then(() => null, (error: unknown) => error);
+      expect([isReadTimeout(failed), (failed as { code?: string }).code]).toEqual([false, '57014']);
+      const answer = unreachableStorageError(failed);
+      expect([answer?.code, answer?.message]).toEqual(['database_timeout', DATABASE_TIMEOUT_WORDS]);
+      expect(await backends()).toEqual([{ pid, state: 'idle', lock: false }]);
+      expect((await other.query('SELECT id FROM t')).rows).toEqual([]);
+      expect((await db.pool.query('SELECT pg_backend_pid() AS pid')).rows[0].pid).toBe(pid);
+    } finally {
+      await db.close();
     }
   });
 });

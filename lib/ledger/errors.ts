@@ -20,6 +20,11 @@ export type LedgerErrorCode =
   /** A write-once blob key already holds other bytes (S3BlobStore): nothing was overwritten. */
   | 'blob_conflict'
   | 'busy'
+  /**
+   * A database statement PostgreSQL cancelled past LINEAGE_DATABASE_READ_SECONDS while it ran (not
+   * waiting for a lock: that is `busy`): the same request would take as long again. 504, no Retry-After.
+   */
+  | 'database_timeout'
   | 'disk_full'
   | 'read_only';
 

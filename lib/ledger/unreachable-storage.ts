@@ -5,10 +5,11 @@
  * sent is wrong, and the service is not broken: the request may be retried once the engine is back,
  * so it is `busy` (HTTP 503 + Retry-After), not an internal error. What the request had written is
  * either committed whole or not at all (one transaction); the words do not claim which.
- * Also `busy`, though the database was reached: a statement PostgreSQL cancelled — past its
- * `statement_timeout` (LINEAGE_DATABASE_READ_SECONDS, db/pg/connect-timeout.ts `pgTimeLimits`),
- * most often waiting for a lock another request's long transaction holds, or by an operator — or
- * a lock not granted within a `lock_timeout`: its transaction was rolled back, nothing of it stays.
+ * Also `busy`, though the database was reached: a statement PostgreSQL cancelled because a lock
+ * another request's long transaction holds was not granted within the pool's `lock_timeout`
+ * (db/pg/connect-timeout.ts `pgTimeLimits`): its transaction was rolled back, nothing of it stays.
+ * A statement cancelled past its `statement_timeout` while it ran (LINEAGE_DATABASE_READ_SECONDS)
+ * is not `busy` but `database_timeout` (504, no Retry-After): a retry would run as long again.
  */
 import { isConnectTimeout, isReadTimeout } from '@/db/pg/connect-timeout';
 import { LedgerError } from './errors';
@@ -35,23 +36,32 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
   return null;
 }
 
-/** SQLSTATE 57014 (query_canceled: statement_timeout, a cancel request) and 55P03 (lock_not_available: lock_timeout). */
-const PG_CANCELLED = new Set(['57014', '55P03']);
-
-function cancelled(error: unknown): boolean {
+/** The SQLSTATE of a statement PostgreSQL cancelled, if `error` (or a cause) is one: 57014 (query_canceled) or 55P03 (lock_not_available). */
+function cancelled(error: unknown): '57014' | '55P03' | null {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const { code } = e as Error & { code?: unknown };
-    if (typeof code === 'string' && PG_CANCELLED.has(code)) return true;
+    if (code === '57014' || code === '55P03') return code;
   }
-  return false;
+  return null;
 }
 
-/** `busy` for an engine out of reach or a statement the database cancelled, or null when `error` is not that. */
+/** What a request is told when a statement of it ran past LINEAGE_DATABASE_READ_SECONDS. */
+export const DATABASE_TIMEOUT_WORDS = 'a database statement of this request ran past its time limit (LINEAGE_DATABASE_READ_SECONDS) and was cancelled; '
+  + 'nothing of it was kept. Trying again will likely take as long: the server\'s operator can raise LINEAGE_DATABASE_READ_SECONDS';
+
+/**
+ * `busy` for an engine out of reach or a statement cancelled while it waited for a lock
+ * (55P03: the pool's `lock_timeout`, db/pg/connect-timeout.ts `pgTimeLimits`); `database_timeout` for a
+ * statement cancelled otherwise (57014: past the pool's `statement_timeout` while it ran, or by an
+ * operator's pg_cancel_backend); null when `error` is none of these.
+ */
 export function unreachableStorageError(error: unknown): LedgerError | null {
   if (error instanceof LedgerError) return null;
-  if (cancelled(error)) {
-    return new LedgerError('busy', 'the database cancelled a statement that waited or ran past its time limit; retry shortly', {}, { cause: error });
+  const code = cancelled(error);
+  if (code === '55P03') {
+    return new LedgerError('busy', 'the database cancelled a statement that waited too long for a lock another request or process holds; retry shortly', {}, { cause: error });
   }
+  if (code === '57014') return new LedgerError('database_timeout', DATABASE_TIMEOUT_WORDS, {}, { cause: error });
   const what = unreachable(error);
   if (what === null) return null;
   return new LedgerError('busy', `the ${what} could not be reached; retry shortly`, {}, { cause: error });

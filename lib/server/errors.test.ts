@@ -6,6 +6,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
 import { BlobConflictError } from '@/lib/ledger/s3-blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
+import { DATABASE_TIMEOUT_WORDS } from '@/lib/ledger/unreachable-storage';
 import { errorResponse } from './api-errors';
 import { errorToResponse } from './errors';
 
@@ -44,9 +45,8 @@ describe('errorToResponse', () => {
       [new Error('timeout expired'), 'the database could not be reached; retry shortly'],
       // A statement not answered within LINEAGE_DATABASE_READ_SECONDS (db/pg/client.ts): pg's own words.
       [new Error('Query read timeout'), 'the database could not be reached; retry shortly'],
-      // A statement PostgreSQL cancelled past its statement_timeout (the read limit; db/pg/lock-wait.test.ts), or a lock_timeout.
-      [Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' }), 'the database cancelled a statement that waited or ran past its time limit; retry shortly'],
-      [Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), 'the database cancelled a statement that waited or ran past its time limit; retry shortly'],
+      // A statement PostgreSQL cancelled past the pool's lock_timeout (a lock another transaction holds; db/pg/lock-wait.test.ts).
+      [Object.assign(new Error('canceling statement due to lock timeout'), { code: '55P03' }), 'the database cancelled a statement that waited too long for a lock another request or process holds; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }), 'the storage could not be reached; retry shortly'],
       [Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED', $metadata: {} }), 'the object store could not be reached; retry shortly'],
       [Object.assign(new Error('Service Unavailable'), { $metadata: { httpStatusCode: 503 } }), 'the object store could not be reached; retry shortly'],
@@ -59,6 +59,19 @@ describe('errorToResponse', () => {
     }
     // A query the database refused for its own reason is no outage.
     expect(errorResponse(Object.assign(new Error('syntax error'), { code: '42601' })).status).toBe(500);
+    log.mockRestore();
+  });
+
+  it('a statement PostgreSQL cancelled past its statement_timeout while it ran is a 504 database_timeout without Retry-After on both, not busy', async () => {
+    const log = vi.spyOn(console, 'error').mockImplementation(() => undefined);
+    const error = Object.assign(new Error('canceling statement due to statement timeout'), { code: '57014' });
+    const protocol = errorToResponse(error);
+    expect([protocol.status, bodyOf(protocol), protocol.headers?.['retry-after']]).toEqual([504, { error: DATABASE_TIMEOUT_WORDS, code: 'database_timeout' }, undefined]);
+    const api = errorResponse(error);
+    expect([api.status, await api.json(), api.headers.get('retry-after')]).toEqual([504, { error: DATABASE_TIMEOUT_WORDS, code: 'database_timeout' }, null]);
+    // Also as a LedgerError (a storage verb that wrapped it).
+    const ledger = errorToResponse(new LedgerError('database_timeout', DATABASE_TIMEOUT_WORDS));
+    expect([ledger.status, bodyOf(ledger)]).toEqual([504, { error: DATABASE_TIMEOUT_WORDS, code: 'database_timeout' }]);
     log.mockRestore();
   });
 

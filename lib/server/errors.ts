@@ -70,6 +70,8 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   // The upload's blob key is taken by other bytes: the stored state conflicts with this write (nothing was replaced).
   blob_conflict: 409,
   busy: 503,
+  // A statement slower than LINEAGE_DATABASE_READ_SECONDS: the database (the gateway's upstream) did not answer in time.
+  database_timeout: 504,
   disk_full: 507,
   read_only: 503,
 };
@@ -87,8 +89,8 @@ export function busyAnswer(err: LedgerError): { status: number; body: { error: s
 
 /**
  * The answer to a storage failure a user can act on, the same on the protocol and the dashboard API:
- * `busy` (busyAnswer), a full disk (`disk_full`, 507) or a data directory that cannot be written
- * (`read_only`, 503) — as a LedgerError, or as the file system's or SQLite's own error
+ * `busy` (busyAnswer), a full disk (`disk_full`, 507), a data directory that cannot be written
+ * (`read_only`, 503) or a database statement slower than its limit (`database_timeout`, 504, no Retry-After) — as a LedgerError, or as the file system's or SQLite's own error
  * (storage-errors.ts), or the scale-out engines out of reach (unreachable-storage.ts). Null for
  * anything else. What it says is logged (`who`: the log line's prefix).
  */
@@ -98,7 +100,7 @@ export function storageFailureAnswer(err: unknown, who: string): { status: numbe
   const ledger = err instanceof LedgerError ? err
     : unreachable ?? storageError(err, typeof (err as { path?: unknown } | null)?.path === 'string' ? path.dirname((err as { path: string }).path) : null);
   if (ledger?.code === 'busy') return busyAnswer(ledger);
-  if (ledger?.code === 'disk_full' || ledger?.code === 'read_only') {
+  if (ledger?.code === 'disk_full' || ledger?.code === 'read_only' || ledger?.code === 'database_timeout') {
     console.error(`[${who}] ${ledger.message}`);
     return { status: LEDGER_STATUS[ledger.code]!, body: { error: ledger.message, code: ledger.code } };
   }
