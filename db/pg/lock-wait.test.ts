@@ -157,3 +157,36 @@ describe('a serving process whose upload waits for another process\'s lock on th
     }
   });
 });
+
+describe('a serving process whose read of a very large agent runs past the limit (LINEAGE_DATABASE_READ_SECONDS=1)', () => {
+  it('answers 504 database_timeout in words, without Retry-After (not 503 busy); the server goes on answering', async () => {
+    const { bucket, settings } = await freshBucket();
+    const env = scaleOutEnv(url, bucket, settings, { LINEAGE_DATABASE_READ_SECONDS: '1' });
+    const storage = await openStorage(storageConfigFrom(env));
+    const server = await createLineageServer({ dataDir: tempDataDir(), storage, port: 0, ui: false, log: () => undefined });
+    try {
+      const { key } = await storage.createApiKey({ name: 't', now: new Date() });
+      const id = randomUUID();
+      const register = { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name: 'large', source_runtime: 'openclaw' }) };
+      expect((await call(`${server.url}/v1/agents`, register)).status).toBe(201);
+      // An agent of 600,000 live records, as its history index holds them (written here directly:
+      // ingesting that many through the service would take minutes). Reading its memory is one
+      // statement that sorts them all and looks up each one's latest version: seconds, not one.
+      const at = '2026-01-01T00:00:00Z';
+      await other.query(`INSERT INTO records (agent_id, record_id, first_seq, last_seq, born_at, last_changed_at)
+        SELECT $1, 'r' || i, 0, 0, $2, $2 FROM generate_series(1, 600000) i`, [id, at]);
+      await other.query(`INSERT INTO record_versions (agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type,
+          namespace, status, tags, record_json, synced_at)
+        SELECT $1, 'r' || i, 0, 'snapshot', 'create', 'fact ' || i, md5(i::text), 'semantic', 'default', 'active', '[]',
+          json_build_object('id', 'r' || i, 'content', 'fact ' || i)::text, $2 FROM generate_series(1, 600000) i`, [id, at]);
+      await other.query('ANALYZE records, record_versions');
+      const slow = await call(`${server.url}/v1/agents/${id}/memory`, { key });
+      expect([slow.status, slow.json, slow.headers.get('retry-after')]).toEqual([504, { error: DATABASE_TIMEOUT_WORDS, code: 'database_timeout' }, null]);
+      // The server goes on answering (PostgreSQL's cancel left the connection usable: 57014, not a silent server's drop).
+      const next = { ...register, body: JSON.stringify({ id: randomUUID(), name: 'next', source_runtime: 'openclaw' }) };
+      expect((await call(`${server.url}/v1/agents`, next)).status).toBe(201);
+    } finally {
+      await server.close(); // closes the storage too
+    }
+  }, 240_000);
+});
