@@ -2,8 +2,12 @@
  * Time limits a migration or a pooled connection inherits from outside the URL: `PGOPTIONS` (which
  * `pg` sends as each connection's `options`) and the database's own settings (ALTER DATABASE … SET).
  * Measured before, on a new database: `PGOPTIONS='-c statement_timeout=1'` made `migratePg` fail
- * half-way with 57014 (canceling statement due to statement timeout), and a pool opened with it and
- * LINEAGE_DATABASE_READ_SECONDS=0 had `statement_timeout` 1 ms — silently.
+ * half-way with 57014 (canceling statement due to statement timeout), and so every start; a database
+ * whose own statement_timeout was 1 ms (ALTER DATABASE … SET) the same. On a pooled connection the
+ * pool's own `statement_timeout` (startup packet) overrode PGOPTIONS' one, but a `lock_timeout` there
+ * was taken without a word (`-c lock_timeout=7` → `SHOW lock_timeout` 7ms beside our 2s), as was any
+ * with LINEAGE_DATABASE_READ_SECONDS=0 (no startup setting then). Now the migrations turn every
+ * session limit off, and PGOPTIONS' time limits are refused at start, as the URL's are.
  */
 import pg from 'pg';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
