@@ -29,7 +29,7 @@ import type { Statement } from 'better-sqlite3';
 import type { EntryKind } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
-import { processAlive } from '@/lib/ledger/process-alive';
+import { processAlive } from '@/lib/core/process-alive';
 import { storageError } from '@/lib/ledger/storage-errors';
 import { dbTarget, foldEntry } from './indexer';
 import type { PreparedEntry } from './ledger-blob';

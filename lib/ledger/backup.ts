@@ -35,7 +35,7 @@ import { FsBlobStore } from './blob-store';
 import { findDamagedBlobs } from './consistency';
 import { isLedgerError } from './errors';
 import type { Ledger } from './ledger';
-import { processAlive } from './process-alive';
+import { processAlive } from '@/lib/core/process-alive';
 
 /** The files of a data directory, besides the database and the blobs, that a server reads. */
 export const SERVER_FILES = ['server-secret'] as const;

@@ -15,7 +15,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { LedgerError } from './errors';
-import { processAlive } from './process-alive';
+import { processAlive } from '@/lib/core/process-alive';
 
 const ANNOUNCEMENT = /\.packing-(\d+)$/;
 

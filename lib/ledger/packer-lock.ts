@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { processAlive } from './process-alive';
+import { processAlive } from '@/lib/core/process-alive';
 
 const LOCK_FILE = 'blob-packer.lock';
 /** The holder refreshes the lock's time this often, */

@@ -5,17 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { processAlive } from '@/lib/core/process-alive';
 
 const MARKER = 'rebuilding.pid';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** A description of the rebuild running on `dataDir` ("pid N"), or null (none, or its process died). */
 export function rebuildInProgress(dataDir: string): string | null {
@@ -26,7 +18,7 @@ export function rebuildInProgress(dataDir: string): string | null {
     return null;
   }
   const pid = Number(text.trim());
-  return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && alive(pid) ? `pid ${pid}` : null;
+  return Number.isSafeInteger(pid) && pid > 0 && pid !== process.pid && processAlive(pid) ? `pid ${pid}` : null;
 }
 
 /** Runs `work` with the marker set (removed afterwards, also on failure). */

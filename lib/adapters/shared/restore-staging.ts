@@ -19,6 +19,7 @@ import { readdirSync, readFileSync, readlinkSync, realpathSync } from 'node:fs';
 import { lstat, readdir, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { processGone } from '@/lib/core/process-alive';
 import { walkFiles } from './walk';
 
 const PREFIX = '.alf-restore-';
@@ -160,15 +161,6 @@ function readMarkers(workspace: string, names: readonly string[]): Map<number, R
 /** Whether a restore's writer is running, KNOWN to be gone, or neither, and why. */
 export type WriterState = { state: 'running' } | { state: 'ended'; why: string } | { state: 'unknown'; why: string };
 
-function pidGone(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'ESRCH';
-  }
-}
-
 /**
  * What is known of the restore in process `pid` from its marker (null: none). Ended only when it
  * is proven: the same kernel (boot id) and pid namespace, and no process of that pid or one that
@@ -180,7 +172,7 @@ export function writerState(pid: number, marker: RestoreMarker | null, me: Write
   const sameKernel = marker.boot_id !== null && marker.boot_id === me.boot_id;
   if (sameKernel && marker.pid_ns !== null && marker.pid_ns === me.pid_ns) {
     if (pid === me.pid) return marker.start_time === me.start_time ? { state: 'running' } : { state: 'ended', why: `its process ${pid} is no longer running` };
-    if (pidGone(pid)) return { state: 'ended', why: `its process ${pid} is no longer running` };
+    if (processGone(pid)) return { state: 'ended', why: `its process ${pid} is no longer running` };
     const start = processStartTime(pid);
     if (start !== null && marker.start_time !== null && start !== marker.start_time) return { state: 'ended', why: `its process ${pid} is no longer running: that pid is another process's now` };
     return { state: 'running' };
@@ -190,7 +182,7 @@ export function writerState(pid: number, marker: RestoreMarker | null, me: Write
     return { state: 'ended', why: `its process ${pid} ran before this machine last started` };
   }
   if (marker.boot_id === null && me.boot_id === null && marker.host === me.host) {
-    return pidGone(pid) ? { state: 'ended', why: `its process ${pid} is no longer running` } : { state: 'running' };
+    return processGone(pid) ? { state: 'ended', why: `its process ${pid} is no longer running` } : { state: 'running' };
   }
   return { state: 'unknown', why: `process ${pid} ran on ${marker.host === me.host ? 'another machine named' : 'host'} ${marker.host}, where this one cannot see whether it still runs` };
 }
