@@ -12,7 +12,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
 import { packageRoot } from '../lib/package-root';
 import { fillWordIndex, wordIndexPending } from '../lib/history/search/word-index';
-import { newestKnownMigration, refuseNewerSchema } from './newer-schema';
+import { knownMigrations, newestKnownMigration, refuseNewerSchema } from './newer-schema';
 import { markReadOnly } from './read-only-dirs';
 
 export type Schema = typeof schema;
@@ -182,11 +182,11 @@ function openReadOnly(dir: string): LineageDb {
       sqlite.close();
       throw Object.assign(error as Error, { path: file });
     }
-    const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder(), 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+    const known = knownMigrations(migrationsFolder()).count;
     const applied = (sqlite.prepare('SELECT count(*) AS n FROM __drizzle_migrations').get() as { n: number }).n;
-    if (applied < journal.entries.length || wordIndexPending(sqlite)) {
+    if (applied < known || wordIndexPending(sqlite)) {
       sqlite.close();
-      throw Object.assign(new Error(`cannot open the database ${file} read-only: it needs ${Math.max(journal.entries.length - applied, 1)} migration(s), and ${dir} is read-only`), { code: 'SQLITE_READONLY', path: file });
+      throw Object.assign(new Error(`cannot open the database ${file} read-only: it needs ${Math.max(known - applied, 1)} migration(s), and ${dir} is read-only`), { code: 'SQLITE_READONLY', path: file });
     }
   } catch (error) {
     if ((error as { path?: unknown }).path === file) throw error;

@@ -9,9 +9,10 @@ import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { runCli } from '@/tests/cli/run-cli';
 import { freshDatabase, usePostgres } from '@/tests/engines/use-engines';
+import { mountReadOnly } from '@/tests/server/mounts';
 import { closeDatabase, openDatabase } from './client';
 import { migratePg } from './pg/client';
 
@@ -58,6 +59,27 @@ describe('a data directory a newer lineage migrated', () => {
     const dataDir = path.join(tmp, 'current');
     closeDatabase(openDatabase(dataDir));
     closeDatabase(openDatabase(dataDir));
+  });
+
+  it('one on a read-only mount is opened read-only, the migration journal read once per process, not at each open', (ctx) => {
+    const dataDir = path.join(tmp, 'read-only');
+    closeDatabase(openDatabase(dataDir));
+    const unmount = mountReadOnly(dataDir);
+    if (!unmount) ctx.skip(); // needs root and mount(8)
+    const reads = vi.spyOn(fs, 'readFileSync');
+    try {
+      for (let i = 0; i < 3; i++) {
+        const opened = openDatabase(dataDir);
+        expect(opened.sqlite.readonly).toBe(true);
+        expect(opened.sqlite.prepare('SELECT count(*) AS n FROM agents').get()).toEqual({ n: 0 });
+        closeDatabase(opened);
+      }
+      const journalReads = reads.mock.calls.filter(([file]) => String(file).endsWith(path.join('meta', '_journal.json')));
+      expect(journalReads.length).toBeLessThanOrEqual(1);
+    } finally {
+      reads.mockRestore();
+      unmount!();
+    }
   });
 });
 

@@ -10,17 +10,25 @@
 import fs from 'node:fs';
 import path from 'node:path';
 
-const newest = new Map<string, number>();
+/** What a drizzle migrations folder's journal says: how many migrations it holds and the newest one's `when`. */
+export type KnownMigrations = { count: number; newest: number };
 
-/** The newest `when` of a drizzle migrations folder's journal (read once per process: it ships with the code). */
-export function newestKnownMigration(migrationsFolder: string): number {
-  let when = newest.get(migrationsFolder);
-  if (when === undefined) {
+const journals = new Map<string, KnownMigrations>();
+
+/** The journal of a drizzle migrations folder, read once per process (it ships with the code). */
+export function knownMigrations(migrationsFolder: string): KnownMigrations {
+  let known = journals.get(migrationsFolder);
+  if (known === undefined) {
     const journal = JSON.parse(fs.readFileSync(path.join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: { when: number }[] };
-    when = Math.max(...journal.entries.map((e) => e.when));
-    newest.set(migrationsFolder, when);
+    known = { count: journal.entries.length, newest: Math.max(...journal.entries.map((e) => e.when)) };
+    journals.set(migrationsFolder, known);
   }
-  return when;
+  return known;
+}
+
+/** The newest `when` of a drizzle migrations folder's journal (`knownMigrations`). */
+export function newestKnownMigration(migrationsFolder: string): number {
+  return knownMigrations(migrationsFolder).newest;
 }
 
 /**
