@@ -79,6 +79,12 @@ export function destinationProblem(dataDir: string, out: string): string | null 
   if (existing && !existing.isDirectory()) return `${out} is a file, not a directory`;
   if (existing && fs.readdirSync(out).length > 0) return `${out} is not empty: a backup is written only into a new or empty directory`;
   if (!existing && !fs.statSync(parent).isDirectory()) return `${parent} is not a directory`;
+  // Its leftovers are looked for and the rename made durable through a listing of it (and root lists any directory).
+  try {
+    fs.accessSync(parent, fs.constants.R_OK | fs.constants.X_OK);
+  } catch (error) {
+    return `the directory ${parent} that would hold ${out} cannot be listed by this user (${(error as NodeJS.ErrnoException).code})`;
+  }
   return null;
 }
 
@@ -108,7 +114,11 @@ export class BackupError extends Error {
 const DOCTOR_HINT = 'run `lineage doctor --data DIR` on the data directory: it lists every missing or damaged blob (a damaged one comes back only from an earlier backup)';
 const backupFailed = (what: string, hint?: string) => new BackupError(what, hint);
 
-/** Temporary directories of backups to `out` whose process is gone (a killed backup's). */
+/**
+ * Temporary directories of backups to `out` whose process is gone (a killed backup's). One this user
+ * cannot remove (a read-only disk, a directory it may not write) is left as it is: the backup's own
+ * temporary directory beside it then fails in words, or is made there anyway.
+ */
 function removeStaleTemporaries(out: string): void {
   const parent = path.dirname(out);
   const prefix = `.${path.basename(out)}.backup-`;
@@ -116,7 +126,11 @@ function removeStaleTemporaries(out: string): void {
     if (!name.startsWith(prefix)) continue;
     const pid = Number(name.slice(prefix.length).split('-')[0]);
     if (!Number.isInteger(pid) || pid <= 0 || pid === process.pid || processAlive(pid)) continue;
-    fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    try {
+      fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    } catch {
+      // not this user's to remove, or not now: left for a backup that may
+    }
   }
 }
 

@@ -4,7 +4,7 @@
  * mid-way through `LINEAGE_BACKUP_STOP_AT`), the copy checked by `lineage doctor` and served by a
  * second real server.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -366,6 +366,108 @@ describe('lineage backup onto a disk that fills up', () => {
     expect(run).toMatchObject({ ok: false, code: 'backup_failed', hint: 'free some space on that disk (or pass --out a directory on another one), then run lineage backup again' });
     expect(run.error).toMatch(new RegExp(`^cannot write the backup at ${small}/backup: its disk is full \\((ENOSPC|SQLITE_FULL)\\); nothing was left there$`));
     expect(fs.readFileSync(path.join(root, 'left'), 'utf8')).toBe('');
+  }, 120_000);
+});
+
+/**
+ * `lineage backup` as an ordinary user (the tests run as root, whom permission bits do not stop): in a
+ * user namespace of its own as uid 1000, which this machine's root is mapped to — it owns every file
+ * the test made and holds no capability, so a directory's mode bits apply to it as to its owner.
+ */
+async function backupAsUser(args: string[]): Promise<CliRun> {
+  const child = spawn('unshare', ['-U', '--map-user=1000', '--map-group=1000', process.execPath, BIN, 'backup', ...args], { cwd: ROOT, env: process.env });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const code = await new Promise<number | null>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', resolve);
+  });
+  const lines = stdout.trim().split('\n').filter(Boolean);
+  expect(lines, stderr).toHaveLength(1);
+  return { code, stdout, stderr, json: JSON.parse(lines[0]!) as Record<string, unknown> };
+}
+
+/** The temporary directory a backup to `out` killed in process `pid` left (the name backupDataDir gives it). */
+function leftoverOf(out: string, pid: number): string {
+  return path.join(path.dirname(out), `.${path.basename(out)}.backup-${pid}-0badf00d`);
+}
+
+/** A pid no process has: a child that has run and been reaped. */
+function deadPid(): number {
+  const child = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+  return Number(child.stdout);
+}
+
+const WRITE_HINT = 'pass --out a directory this user can write, then run lineage backup again';
+
+describe('lineage backup to a destination this user cannot write', () => {
+  it('EACCES: fails in words (a new or an empty directory, also beside a killed backup\'s leftover), leaves nothing, the source unchanged; a directory it cannot list is refused before anything is written', async () => {
+    const { root, dataDir, server } = await servedDataDir(1);
+    await server.stop();
+    const source = await readTree(dataDir, []);
+
+    const locked = path.join(root, 'locked');
+    fs.mkdirSync(locked);
+    fs.mkdirSync(path.join(locked, 'empty'));
+    const leftover = leftoverOf(path.join(locked, 'b'), deadPid());
+    fs.mkdirSync(leftover);
+    fs.writeFileSync(path.join(leftover, 'lineage.db'), 'half a backup');
+    fs.chmodSync(locked, 0o555);
+    for (const out of [path.join(locked, 'new'), path.join(locked, 'empty'), path.join(locked, 'b')]) {
+      const run = await backupAsUser(['--data', dataDir, '--out', out]);
+      expect(run.code, run.stderr).toBe(1);
+      expect(run.json).toEqual({ ok: false, code: 'backup_failed', error: `cannot write the backup at ${out}: permission denied (EACCES); nothing was left there`, hint: WRITE_HINT });
+      expect(run.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(fs.readdirSync(locked).sort()).toEqual([path.basename(leftover), 'empty']);
+    expect(fs.readdirSync(path.join(locked, 'empty'))).toEqual([]);
+    expect(fs.readFileSync(path.join(leftover, 'lineage.db'), 'utf8')).toBe('half a backup');
+
+    // Written into but not listed (mode -wx): its leftovers cannot be looked for, nor the rename made durable.
+    const dropBox = path.join(root, 'drop-box');
+    fs.mkdirSync(dropBox, { mode: 0o333 });
+    fs.chmodSync(dropBox, 0o333);
+    const unlisted = await backupAsUser(['--data', dataDir, '--out', path.join(dropBox, 'b')]);
+    expect(unlisted.code, unlisted.stderr).toBe(1);
+    expect(unlisted.json).toEqual({
+      ok: false, code: 'invalid_argument',
+      error: `--out: the directory ${dropBox} that would hold ${path.join(dropBox, 'b')} cannot be listed by this user (EACCES)`,
+      hint: 'pass --out a new (or empty) directory outside the data directory; nothing was written',
+    });
+    expect(unlisted.stderr).not.toMatch(/\n\s+at /);
+    expect(fs.readdirSync(dropBox)).toEqual([]);
+
+    expect(await readTree(dataDir, [])).toEqual(source);
+    fs.chmodSync(locked, 0o755);
+  }, 120_000);
+
+  it('EROFS: a read-only mount fails in words (also beside a killed backup\'s leftover), leaves nothing, the source unchanged', async () => {
+    const { root, dataDir, server } = await servedDataDir(1);
+    await server.stop();
+    const source = await readTree(dataDir, []);
+    const ro = path.join(root, 'ro');
+    fs.mkdirSync(ro);
+    fs.mkdirSync(path.join(ro, 'empty'));
+    const leftover = leftoverOf(path.join(ro, 'b'), deadPid());
+    fs.mkdirSync(leftover);
+    const outs = [path.join(ro, 'new'), path.join(ro, 'empty'), path.join(ro, 'b')];
+    const result = await inMountNamespace([
+      `mount --bind "${ro}" "${ro}"`,
+      `mount -o remount,bind,ro "${ro}"`,
+      ...outs.map((out) => `"${process.execPath}" "${BIN}" backup --data "${dataDir}" --out "${out}" || true`),
+      `ls -A "${ro}" > "${root}/left"`,
+    ].join('\n'), {});
+    const lines = result.stdout.trim().split('\n').filter((l) => l.startsWith('{'));
+    expect(lines, result.stderr).toHaveLength(outs.length);
+    outs.forEach((out, i) => expect(JSON.parse(lines[i]!)).toEqual({
+      ok: false, code: 'backup_failed', error: `cannot write the backup at ${out}: it is on a read-only filesystem (EROFS); nothing was left there`, hint: WRITE_HINT,
+    }));
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+    expect(fs.readFileSync(path.join(root, 'left'), 'utf8').split('\n').filter(Boolean).sort()).toEqual([path.basename(leftover), 'empty']);
+    expect(fs.readdirSync(path.join(ro, 'empty'))).toEqual([]);
+    expect(await readTree(dataDir, [])).toEqual(source);
   }, 120_000);
 });
 
