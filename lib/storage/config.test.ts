@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { openStorage, StorageConfigError, storageConfigFrom, StorageUnavailableError } from './config';
 
 const SECRET = 'cd'.repeat(32);
@@ -106,11 +106,7 @@ describe('openStorage', () => {
 
   it('scale-out: PostgreSQL and the bucket from the variables alone (endpoint, region, keys, path style)', async () => {
     const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
-    const config = storageConfigFrom({
-      LINEAGE_DATABASE_URL: url, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: SECRET, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-      AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-      AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    });
+    const config = storageConfigFrom(scaleOutEnv(url, bucket, settings, { LINEAGE_SECRET: SECRET }));
     const storage = await openStorage(config);
     try {
       expect(storage.backend).toBe('scale-out');

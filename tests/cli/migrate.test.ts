@@ -20,7 +20,7 @@ import { embeddedStorage } from '@/lib/storage/embedded';
 import { scaleOutStorage } from '@/lib/storage/scale-out';
 import { agentHistory } from '@/lib/storage/testing/scenario';
 import { dumpEmbedded, dumpPg } from '@/lib/storage/testing/dumps';
-import { freshBucket, freshDatabase, testS3Client, type S3Settings } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, s3Env, type S3Settings, testS3Client } from '@/tests/engines/use-engines';
 import { runCli } from './run-cli';
 
 const A1 = '7b0f3c2e-1111-4a2b-8c3d-00000000e001';
@@ -55,10 +55,7 @@ afterAll(() => {
 });
 
 function targetEnv(settings: S3Settings): Record<string, string> {
-  return {
-    LINEAGE_SECRET: 'ef'.repeat(32), LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey, LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '',
-  };
+  return { ...s3Env(settings), LINEAGE_SECRET: 'ef'.repeat(32), LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' };
 }
 
 /** Starts `lineage migrate` and kills it -9 as soon as it reports its first copied blobs. */

@@ -20,7 +20,7 @@ import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { dumpPg } from '@/lib/storage/testing/dumps';
 import type { LineageStorage } from '@/lib/storage/types';
 import { readTree } from '@/lib/sync/testing/workspace';
-import { freshBucket, freshDatabase, testS3Client, type S3Settings } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, s3Env, type S3Settings, testS3Client } from '@/tests/engines/use-engines';
 import { deltaBytes } from '../server/archives';
 import { runCli } from './run-cli';
 
@@ -43,8 +43,7 @@ beforeAll(async () => {
   databaseUrl = url;
   ({ bucket, settings } = fresh);
   aws = {
-    LINEAGE_SECRET: SECRET, LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+    ...s3Env(settings), LINEAGE_SECRET: SECRET,
     // The embedded data directory these commands must not touch: it is never created.
     LINEAGE_DATA: path.join(tmp, 'no-data-here'), LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '',
   };

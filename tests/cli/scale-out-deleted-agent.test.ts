@@ -15,7 +15,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import type { LineageStorage } from '@/lib/storage/types';
-import { freshBucket, freshDatabase, testS3Client, type S3Settings } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, type S3Settings, scaleOutEnv, testS3Client } from '@/tests/engines/use-engines';
 import { deltaBytes, snapshotBytes } from '../server/archives';
 import { runCli } from './run-cli';
 
@@ -33,11 +33,7 @@ beforeAll(async () => {
   tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-deleted-'));
   const [url, fresh] = await Promise.all([freshDatabase(), freshBucket()]);
   ({ bucket, settings } = fresh);
-  env = {
-    LINEAGE_SECRET: 'cd'.repeat(32), LINEAGE_S3_FORCE_PATH_STYLE: '1', AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region,
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    LINEAGE_DATA: path.join(tmp, 'no-data-here'), LINEAGE_DATABASE_URL: url, LINEAGE_BLOB_URL: `s3://${bucket}/svc`,
-  };
+  env = scaleOutEnv(url, bucket, settings, { LINEAGE_SECRET: 'cd'.repeat(32), LINEAGE_DATA: path.join(tmp, 'no-data-here') });
   storage = await openStorage(storageConfigFrom(env));
 });
 

@@ -6,7 +6,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, s3Env } from '@/tests/engines/use-engines';
 import { tracedCli } from './traced-cli';
 
 const SCALE_OUT_MODULES = /\/node_modules\/(pg|pg-pool|pg-protocol|@aws-sdk|@smithy|zod)\/|\/drizzle-orm\/node-postgres\//;
@@ -30,8 +30,7 @@ describe('what a sync loads', () => {
 
       const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
       const scaleOut = await tracedCli(['sync', '-w', sb.workspace, '--database-url', url, '--blob-url', `s3://${bucket}`], {
-        ALF_HOME: path.join(sb.root, 'home-2'), LINEAGE_SECRET: 'ab'.repeat(32), LINEAGE_S3_FORCE_PATH_STYLE: '1',
-        AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+        ALF_HOME: path.join(sb.root, 'home-2'), LINEAGE_SECRET: 'ab'.repeat(32), ...s3Env(settings),
       }, path.join(sb.root, 'scale-out.trace'));
       expect(scaleOut.json).toMatchObject({ ok: true, sequence: 0 });
       const modules = loaded(scaleOut.opens);

@@ -8,7 +8,6 @@
  * its own), which the conformance suite holds to the expected ones.
  */
 import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openEmbeddedStorage, type EmbeddedStorage } from '@/lib/storage/embedded';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
@@ -16,7 +15,7 @@ import type { LineageStorage } from '@/lib/storage/types';
 import { COMPARE_FACTS as F } from '@/lib/history/testing/compare-history';
 import { ARCHIVED, DAILY } from '@/lib/history/testing/blame-history';
 import { blameUploads, compareUploads, hermesUploads, zeroclawUploads, type SyncedHistory } from '@/lib/storage/testing/synced-histories';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 
@@ -71,12 +70,7 @@ function timeless(value: unknown): unknown {
 
 beforeAll(async () => {
   const [databaseUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
-  const env = {
-    LINEAGE_DATABASE_URL: databaseUrl, LINEAGE_BLOB_URL: `s3://${bucket}/dash`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
-    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-    LINEAGE_DATA: tempDataDir(),
-  };
+  const env = scaleOutEnv(databaseUrl, bucket, settings, { LINEAGE_BLOB_URL: `s3://${bucket}/dash`, LINEAGE_DATA: tempDataDir() });
   storage = await openStorage(storageConfigFrom(env));
   key = (await storage.createApiKey({ name: 'ops', now: new Date(), admin: true })).key;
   embeddedDir = tempDataDir();

@@ -7,13 +7,13 @@
  * GET carries LINEAGE_S3_DOWNLOAD_SECONDS as its expiry and outlives its key's revocation until it
  * expires; a proxied download is refused as soon as its key is revoked.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sha256Hex } from '@/lib/core/uuid';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import type { LineageStorage } from '@/lib/storage/types';
 import { runCli } from '@/tests/cli/run-cli';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 
@@ -27,11 +27,7 @@ let servers: ChildServer[] = [];
 
 beforeAll(async () => {
   const [databaseUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
-  env = {
-    LINEAGE_DATABASE_URL: databaseUrl, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
-    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-  };
+  env = scaleOutEnv(databaseUrl, bucket, settings);
   storage = await openStorage(storageConfigFrom(env));
   key = (await storage.createApiKey({ name: 'race', now: new Date(), admin: true })).key;
   // A: proxied downloads (server-signed); B: presigned GETs living 30 s; C: presigned, the default lifetime.

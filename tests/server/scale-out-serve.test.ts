@@ -12,7 +12,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import type { LineageStorage } from '@/lib/storage/types';
-import { freshBucket, freshDatabase } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { deltaBytes, snapshotBytes } from './archives';
 import { raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
@@ -34,13 +34,11 @@ const on = (server: ChildServer, url: string) => `${server.url}${new URL(url).pa
 
 beforeAll(async () => {
   const [databaseUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
-  env = {
-    LINEAGE_DATABASE_URL: databaseUrl, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: SECRET,
-    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
+  env = scaleOutEnv(databaseUrl, bucket, settings, {
+    LINEAGE_SECRET: SECRET,
     // Each process gets an empty data directory it must not need: nothing of the service is on local disk.
     LINEAGE_DATA: tempDataDir(),
-  };
+  });
   storage = await openStorage(storageConfigFrom(env));
   key = (await storage.createApiKey({ name: 'ops', now: new Date(), admin: true })).key;
   // Server-signed download links (proxied) on A and B, so a URL signed by one is checked by the other.

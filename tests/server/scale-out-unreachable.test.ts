@@ -5,7 +5,7 @@
  * ledger. The test holds the agent's row lock so an upload waits inside its transaction, then
  * terminates that very backend: no timing.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type AddressInfo, type Socket } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +16,7 @@ import { createLineageServer } from '@/lib/server/http-server';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { scaleOutStorage } from '@/lib/storage/scale-out';
 import type { LineageStorage } from '@/lib/storage/types';
-import { freshBucket, freshDatabase, testS3Client } from '@/tests/engines/use-engines';
+import { freshBucket, freshDatabase, scaleOutEnv, testS3Client } from '@/tests/engines/use-engines';
 import { deltaBytes, snapshotBytes } from './archives';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 
@@ -30,11 +30,7 @@ const agent = randomUUID();
 beforeAll(async () => {
   const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
   databaseUrl = url;
-  const env = {
-    LINEAGE_DATABASE_URL: url, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
-    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey, LINEAGE_DATA: tempDataDir(),
-  };
+  const env = scaleOutEnv(url, bucket, settings, { LINEAGE_DATA: tempDataDir() });
   storage = await openStorage(storageConfigFrom(env));
   key = (await storage.createApiKey({ name: 't', now: new Date() })).key;
   server = await spawnServe(['--port', '0', '--no-ui'], env, 120_000);
