@@ -124,4 +124,17 @@ describe('hermes import', () => {
     await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
     expect(await readFile(path.join(out, 'memories/MEMORY.md'), 'utf8')).toBe('User prefers Rust.\n§\nAlways run cargo fmt.\n§\nUser prefers Rust.');
   });
+  it("builds a fresh state.db from the archive's DDL only when it passes the check; else Hermes' own, said", async () => {
+    const exported = await exportHome(await source());
+    const snapshot = structuredClone(snapshotOf(exported));
+    const elsewhere = path.join(await tempDir('hermes-ddl-elsewhere'), 'attached.db');
+    const key = 'raw/hermes/.alf-state-db-schema.json';
+    const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+    snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl: [...sidecar.ddl, `ATTACH DATABASE '${elsewhere}' AS x`] })));
+    const out = await tempDir('hermes-ddl-out');
+    const result = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toContain(`raw/hermes/.alf-state-db-schema.json: the source's state.db schema was not used (its statement ${sidecar.ddl.length + 1} is not a CREATE of a table, index, trigger or view); state.db was built from Hermes' own`);
+    expect(dumpTable(path.join(out, 'state.db'), 'messages')).toHaveLength(3);
+    await expect(readFile(elsewhere)).rejects.toThrow(/ENOENT/);
+  });
 });

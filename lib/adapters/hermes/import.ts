@@ -5,16 +5,16 @@ import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
-import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE } from './raw-files';
+import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
-import { withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { createFromSourceDdl, sourceDdlProblem, tableColumns, withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
 
 /**
  * Restores a Hermes home: raw files byte-exact (never `.env` or `state.db`, even if an
  * archive carries them; a live `config.yaml` is kept because the archived one is
  * redacted), sessions rebuilt into `state.db` from the records' `raw_source_format`
- * (a fresh database from our own DDL, or, live, replacing the snapshot's sessions and
+ * (a fresh database with the source's schema, else our own DDL, or, live, replacing the snapshot's sessions and
  * adding missing ones in one transaction), and MEMORY.md re-joined from curated
  * records when the raw channel lacks it.
  */
@@ -31,7 +31,7 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   // Staged before state.db is written and put in place after: a disk too full for them changes neither.
   const staged = await stageRawFiles({ target: opts.target, files, skipSidecars: true });
   try {
-    if (sessions.length > 0) warnings.push(...(await writeStateDb(dbPath, dbExists, sessions)));
+    if (sessions.length > 0) warnings.push(...(await writeStateDb(dbPath, dbExists, sessions, stateSidecar(opts))));
   } catch (error) {
     await staged.discard();
     throw fullDiskError(opts.target, error) ?? error;
@@ -45,8 +45,35 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
-/** Sessions written into the live state.db (one transaction), or into a fresh one (removed again if that fails). */
-async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows[]): Promise<string[]> {
+/** The archive's `.alf-state-db-schema.json`, read leniently (an untrusted archive: a shape not expected is none). */
+interface StateSidecar {
+  ddl: string[] | null;
+  /** The source's `schema_version.version`, or null when it had none. */
+  schemaVersion: number | null;
+}
+
+function stateSidecar(opts: ImportOptions): StateSidecar {
+  const bytes = rawFilesFor(opts.snapshot.raw, 'hermes').get(STATE_SCHEMA_SIDECAR);
+  let doc: unknown = null;
+  try {
+    doc = bytes === undefined ? null : JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    doc = null;
+  }
+  if (!isJsonObject(doc)) return { ddl: null, schemaVersion: null };
+  const ddl = Array.isArray(doc.ddl) && doc.ddl.every((s) => typeof s === 'string') ? (doc.ddl as string[]) : null;
+  const version = typeof doc.schema_version === 'number' && doc.schema_version >= 0 ? doc.schema_version : null;
+  return { ddl, schemaVersion: version };
+}
+
+/**
+ * Sessions written into the live state.db (one transaction), or into a fresh one (removed again if that
+ * fails). A fresh state.db has the source's own schema when the archive's sidecar carries it and
+ * `sourceDdlProblem` finds none (a legacy table stays legacy, its untyped time columns keep their
+ * numbers), with the source's `schema_version`; otherwise (no sidecar DDL, or DDL refused, which is
+ * said) Hermes' own (`schema.ts`).
+ */
+async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows[], sidecar: StateSidecar): Promise<string[]> {
   if (live) {
     const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
     try {
@@ -55,11 +82,16 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
       db.close();
     }
   }
-  let warnings: string[] = [];
+  const problem = sidecar.ddl === null ? null : sourceDdlProblem(sidecar.ddl, ['sessions', 'messages']);
+  const sourceDdl = sidecar.ddl !== null && problem === null ? sidecar.ddl : null;
+  const warnings: string[] = problem === null ? [] : [`raw/hermes/${STATE_SCHEMA_SIDECAR}: the source's state.db schema was not used (${problem}); ${STATE_DB_FILE} was built from Hermes' own`];
   await withFreshDatabase(dbPath, async () => {
-    const db = await createStateDb(dbPath);
+    const db = sourceDdl === null ? await createStateDb(dbPath) : await createFromSourceDdl(dbPath, sourceDdl);
     try {
-      warnings = writeSessions(db, sessions, { replace: false });
+      if (sourceDdl !== null && sidecar.schemaVersion !== null && tableColumns(db, 'schema_version').includes('version')) {
+        db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(sidecar.schemaVersion);
+      }
+      warnings.push(...writeSessions(db, sessions, { replace: false }));
     } finally {
       db.close();
     }

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
 import { unrestorableRecord } from '@/lib/adapters/shared/errors';
+import { sqlNumber } from '@/lib/adapters/zeroclaw/sqlite-io';
 
 /**
  * SQLite row ↔ JSON, lossless for the value kinds `state.db` holds. BLOBs (which
@@ -21,10 +22,14 @@ function valueToJson(value: unknown): JsonValue {
   return String(value);
 }
 
-/** The inverse of `rowToJson` for one value; anything else is rejected as bad input. */
-export function jsonToSqlValue(value: JsonValue | undefined, where: string): string | number | Buffer | null {
+/**
+ * The inverse of `rowToJson` for one value (a whole number an INTEGER, `sqlNumber`: an untyped column keeps
+ * what it is given); anything else is rejected as bad input.
+ */
+export function jsonToSqlValue(value: JsonValue | undefined, where: string): string | number | bigint | Buffer | null {
   if (value === null || value === undefined) return null;
-  if (typeof value === 'string' || typeof value === 'number') return value;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return sqlNumber(value);
   if (typeof value === 'boolean') return value ? 1 : 0;
   if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) {
     return Buffer.from(value.$base64, 'base64');

@@ -36,11 +36,12 @@ export class ZeroclawError extends Error {
 /**
  * Reads the layout; agents ordered oldest first (then alias), so "the first agent" is stable. An
  * agent whose alias is not text (NULL, a number or a BLOB another writer put there) cannot be
- * chosen by name: a clear `bad_store` naming its row, before anything is read.
+ * chosen by name: a clear `bad_store` naming its row, before anything is read. `file` (the database's path)
+ * names it in the error for a database without a `memories` table.
  */
-export function readLayout(db: Db): BrainLayout {
+export function readLayout(db: Db, file: string): BrainLayout {
   if (!tableExists(db, 'memories')) {
-    throw new ZeroclawError('bad_store', 'brain.db has no memories table', "check that -w is the ZeroClaw workspace and its brain.db ZeroClaw's own (an empty file is a database without tables); nothing was read or changed");
+    throw new ZeroclawError('bad_store', `${file} has no memories table`, "check that -w is the ZeroClaw workspace and its brain.db ZeroClaw's own (an empty file is a database without tables); nothing was read or changed");
   }
   if (!tableExists(db, 'agents') || !tableColumns(db, 'memories').includes('agent_id')) return { kind: 'single' };
   const agents = db

@@ -309,7 +309,7 @@ describe('zeroclaw export: bad input', () => {
       else new Database(file).exec('CREATE TABLE notes (body TEXT)').close();
       await expect(zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock })).rejects.toMatchObject({
         code: 'bad_store',
-        message: 'brain.db has no memories table',
+        message: `${file} has no memories table`,
         hint: expect.stringContaining('check that -w is the ZeroClaw workspace'),
       });
     }

@@ -7,7 +7,8 @@ import type { ExportOptions, ExportResult } from '../types';
 import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
 import { findBrainDb, noBrainDbMessage } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
-import { rowToRecord } from './records';
+import { rowToRecord, toJsonScalar } from './records';
+import type { JsonObject } from '@/lib/core/json';
 import { captureDdl, readRowsNoting, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
 
 /** What is read from the consistent copy of `brain.db`. */
@@ -30,7 +31,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
     throw new ZeroclawError('workspace_missing', noBrainDbMessage(opts.workspace));
   }
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
-    readSlice(db, opts.runtimeAgent),
+    readSlice(db, opts.runtimeAgent, path.join(opts.workspace, ...dbRel.split('/'))),
   );
   const agentId = await resolveAlfAgentId({ workspace: opts.workspace, agent: slice.agent, persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
@@ -73,9 +74,9 @@ function assertDistinctIds(records: readonly MemoryRecord[], rows: readonly Reco
   });
 }
 
-/** Selects the agent and reads exactly its rows, oldest first (ties by id). */
-export function readSlice(db: Db, runtimeAgent: string | undefined): BrainSlice {
-  const layout = readLayout(db);
+/** Selects the agent and reads exactly its rows, oldest first (ties by id); `file` names the database in errors. */
+export function readSlice(db: Db, runtimeAgent: string | undefined, file: string): BrainSlice {
+  const layout = readLayout(db, file);
   const agent = selectAgent(layout, runtimeAgent);
   const columns = tableColumns(db, 'memories');
   const order = ['created_at', 'timestamp'].find((c) => columns.includes(c));
@@ -93,9 +94,9 @@ export function readSlice(db: Db, runtimeAgent: string | undefined): BrainSlice 
  * in a database of several agents it counts every row: for the restore decision,
  * "some memory is here" is the answer that never overwrites anything silently.
  */
-export function countAgentRows(db: Db, runtimeAgent: string | undefined): number {
+export function countAgentRows(db: Db, runtimeAgent: string | undefined, file: string): number {
   if (!tableExists(db, 'memories')) return 0;
-  const layout = readLayout(db);
+  const layout = readLayout(db, file);
   let agent: SelectedAgent;
   try {
     agent = selectAgent(layout, runtimeAgent);
@@ -112,12 +113,27 @@ export function countAgentRows(db: Db, runtimeAgent: string | undefined): number
   return (row as { n: number }).n;
 }
 
+/**
+ * The sidecar: the database's DDL, its `schema_version` rows and the agent's `agents` row — every column
+ * of it as the source holds it (a NULL or a number `created_at` too), so that a fresh restore writes it back.
+ */
 function sidecarBytes(db: Db, agent: SelectedAgent): Uint8Array {
   const schemaVersion = tableExists(db, 'schema_version') ? db.prepare('SELECT * FROM schema_version ORDER BY 1').all() : [];
   const doc = {
     ddl: captureDdl(db),
     schema_version: schemaVersion,
-    agent: agent.nativeId === null ? null : { id: agent.nativeId, alias: agent.alias, created_at: agent.createdAt },
+    agent: agent.nativeId === null ? null : agentRow(db, agent),
   };
   return new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
+}
+
+/** The agent's `agents` row, each column a JSON value (`toJsonScalar`). */
+function agentRow(db: Db, agent: SelectedAgent): JsonObject {
+  const row = (db.prepare('SELECT * FROM agents WHERE id = ? LIMIT 1').get(agent.nativeId) ?? { id: agent.nativeId, alias: agent.alias, created_at: agent.createdAt }) as Record<string, unknown>;
+  const out: JsonObject = {};
+  for (const [column, value] of Object.entries(row)) {
+    const json = toJsonScalar(value);
+    if (json !== undefined) out[column] = json;
+  }
+  return out;
 }

@@ -262,6 +262,32 @@ describe('zeroclaw import', () => {
     expect(dumpRows(path.join(out, 'data', 'memory', 'brain.db')).map((r) => r.content)).toHaveLength(4);
   });
 
+  it("builds a fresh brain.db from the archive's DDL only when each statement is one CREATE that reports itself back; else ZeroClaw's own, said", async () => {
+    const exported = await exportAlpha(await sourceWorkspace());
+    const elsewhere = path.join(await tempDir('zc-ddl-elsewhere'), 'attached.db');
+    const hostile: [string[], string][] = [
+      [[`ATTACH DATABASE '${elsewhere}' AS x`, 'CREATE TABLE x.memories (id TEXT)'], 'its statement 1 is not a CREATE of a table, index, trigger or view'],
+      [["CREATE TABLE memories (id TEXT, key TEXT, content TEXT, created_at TEXT, updated_at TEXT, agent_id TEXT); ATTACH DATABASE 'x' AS x"], 'its statement 1 does not run (The supplied SQL string contains more than one statement)'],
+      [['CREATE TABLE memories AS SELECT 1 AS id'], 'it is not the schema a database reports'],
+      [['CREATE TABLE notes (body TEXT)'], 'it has no memories table'],
+    ];
+    for (const [ddl, problem] of hostile) {
+      const snapshot = structuredClone(snapshotOf(exported));
+      const key = 'raw/zeroclaw/.alf-brain-db-schema.json';
+      const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+      snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl })));
+      const out = await tempDir('zc-ddl-out');
+      const result = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+      expect(result.warnings).toEqual([`raw/zeroclaw/.alf-brain-db-schema.json: the source's brain.db schema was not used (${problem}); data/memory/brain.db was built from ZeroClaw's own`]);
+      const restored = path.join(out, 'data', 'memory', 'brain.db');
+      expect(dumpRows(restored)).toHaveLength(4);
+      const check = new Database(restored, { readonly: true });
+      expect(check.prepare("SELECT sql FROM sqlite_master WHERE name = 'memories'").get()).toEqual({ sql: expect.stringContaining('superseded_by TEXT') });
+      check.close();
+      await expect(readFile(elsewhere)).rejects.toThrow(/ENOENT/);
+    }
+  });
+
   it('a live brain.db that refuses the write (its memories a VIEW, a trigger that RAISEs) is restore_incomplete, with nothing changed', async () => {
     // Each failed the restore as internal_error with SQLite's words and a stack.
     const exported = await exportAlpha(await sourceWorkspace());

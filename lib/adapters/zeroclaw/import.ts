@@ -2,7 +2,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
-import { isJsonObject } from '@/lib/core/json';
+import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import type { ZeroclawAgent } from './agents';
 import { findBrainDb, FRESH_BRAIN_DB } from './locate';
@@ -10,13 +10,13 @@ import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
 import { addOtherColumns, createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar, type BrainSidecar } from './sidecar';
 import { droppedColumnWarnings, replaceLiveSlice, writeFreshSlice } from './slice-write';
-import { tableColumns, withFreshDatabase, writingLive } from './sqlite-io';
+import { createFromSourceDdl, sourceDdlProblem, tableColumns, withFreshDatabase, writingLive } from './sqlite-io';
 
 
 /**
  * Restores one ZeroClaw agent from a snapshot. Raw files are written byte-exact
  * (never a database file, even if an archive carries one). Into a fresh directory
- * (`live: false`) it creates `data/memory/brain.db` (ZeroClaw's store path) from our own DDL holding exactly that
+ * (`live: false`) it creates `data/memory/brain.db` (ZeroClaw's store path) (the source's schema, else ZeroClaw's) holding exactly that
  * agent; into a live workspace it replaces that agent's rows in one transaction and
  * leaves every other agent untouched.
  */
@@ -26,10 +26,11 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
   const alfAgentId = typeof manifestAgent.id === 'string' ? manifestAgent.id : null;
   const alias = opts.runtimeAgent ?? sidecar.agent?.alias ?? (typeof manifestAgent.name === 'string' ? manifestAgent.name : 'default');
+  const archivedCreatedAt = sidecar.agent?.row.created_at;
   const archived: ZeroclawAgent = {
-    id: sidecar.agent?.id ?? alfAgentId ?? alias,
+    id: String(sidecar.agent?.id ?? alfAgentId ?? alias),
     alias,
-    created_at: sidecar.agent?.created_at ?? rfc3339(opts.clock()),
+    created_at: typeof archivedCreatedAt === 'string' ? archivedCreatedAt : rfc3339(opts.clock()),
   };
   const warnings: string[] = [];
   const existingDb = opts.live ? await findBrainDb(opts.target) : null;
@@ -58,18 +59,33 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
 }
 
 /**
- * A fresh `data/memory/brain.db` (ZeroClaw's store path) from our own DDL, holding exactly the agent;
- * with the columns its source table had beyond ZeroClaw's (`addOtherColumns`), so their values come back.
+ * A fresh `data/memory/brain.db` (ZeroClaw's store path) holding exactly the agent, its `agents` row as the
+ * source held it. Its schema is the source's own when the archive's sidecar carries it and it passes
+ * `sourceDdlProblem` (so a legacy table stays legacy, an INTEGER id stays INTEGER: the database ZeroClaw
+ * opened, and will migrate itself, as it did the source); otherwise (records of another runtime, a sidecar
+ * without DDL, or DDL refused, which is said) ZeroClaw's own DDL, with the columns the source table had beyond
+ * ZeroClaw's (`addOtherColumns`), so their values come back.
  */
 async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, sidecar: BrainSidecar, warnings: string[]): Promise<{ rel: string; ownsAgentIdFile: boolean }> {
   const dbPath = path.join(opts.target, ...FRESH_BRAIN_DB.split('/'));
   if (await pathExists(dbPath)) throw new AdapterError('restore_incomplete', `refusing to overwrite ${dbPath}; restore into a live workspace instead`);
+  const problem = sidecar.ddl === null ? null : sourceDdlProblem(sidecar.ddl, ['memories']);
+  const sourceDdl = sidecar.ddl !== null && problem === null ? sidecar.ddl : null;
+  if (problem !== null) warnings.push(`raw/zeroclaw/${BRAIN_SCHEMA_SIDECAR}: the source's brain.db schema was not used (${problem}); ${FRESH_BRAIN_DB} was built from ZeroClaw's own`);
+  const agentRow: JsonObject = sidecar.agent === null ? { ...archived } : { ...sidecar.agent.row, alias: archived.alias };
   await withFreshDatabase(dbPath, async () => {
-    const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
+    const db = sourceDdl !== null ? await createFromSourceDdl(dbPath, sourceDdl) : await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
-      addOtherColumns(db, otherColumnsOf(opts.snapshot.records));
+      if (sourceDdl === null) {
+        addOtherColumns(db, otherColumnsOf(opts.snapshot.records));
+        // ZeroClaw's agents.created_at is NOT NULL: a source value it cannot hold takes the restore time.
+        if (typeof agentRow.created_at !== 'string') {
+          if (sidecar.agent !== null) warnings.push(`agents row ${JSON.stringify(agentRow.id)}: created_at ${JSON.stringify(agentRow.created_at ?? null)} is not text, which ZeroClaw's agents table holds; restored with the restore time`);
+          agentRow.created_at = archived.created_at;
+        }
+      }
       warnings.push(...droppedColumnWarnings(opts.snapshot.records, tableColumns(db, 'memories')));
-      writeFreshSlice(db, { agent: archived, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
+      writeFreshSlice(db, { agentRow, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });
     } finally {
       db.close();
     }
@@ -82,7 +98,7 @@ function writeLiveDatabase(opts: ImportOptions, dbRel: string, alias: string, ar
   const dbPath = path.join(opts.target, ...dbRel.split('/'));
   const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
   try {
-    const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { alias, archived, records: opts.snapshot.records }));
+    const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { file: dbPath, alias, archived, records: opts.snapshot.records }));
     warnings.push(...outcome.warnings);
     return { rel: dbRel, ownsAgentIdFile: outcome.isFirst };
   } finally {

@@ -22,7 +22,8 @@ export const zeroclawAdapter: Adapter = {
 async function memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean> {
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return false;
-  return withReadCopy(path.join(workspace, ...dbRel.split('/')), (db) => countAgentRows(db, runtimeAgent) > 0);
+  const file = path.join(workspace, ...dbRel.split('/'));
+  return withReadCopy(file, (db) => countAgentRows(db, runtimeAgent, file) > 0);
 }
 
 /**
@@ -33,7 +34,8 @@ async function memoryPresent(workspace: string, runtimeAgent?: string): Promise<
 export async function zeroclawAlfAgentId(workspace: string, runtimeAgent?: string): Promise<string | null> {
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return null;
-  const agent = await withReadCopy(path.join(workspace, ...dbRel.split('/')), (db) => selectAgent(readLayout(db), runtimeAgent));
+  const file = path.join(workspace, ...dbRel.split('/'));
+  const agent = await withReadCopy(file, (db) => selectAgent(readLayout(db, file), runtimeAgent));
   return resolveAlfAgentId({ workspace, agent, persist: false });
 }
 

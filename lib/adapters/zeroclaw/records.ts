@@ -49,7 +49,7 @@ export function rowToRecord(row: Record<string, unknown>, ctx: RowContext): Memo
   const updatedAt = row.updated_at === undefined ? createdAt : timestamp(row.updated_at, 'updated_at', nativeId, ctx);
   const supersededBy = nonEmptyString(row.superseded_by);
   const sessionId = nonEmptyString(row.session_id);
-  const raw = rawSourceFormat(row, nativeId !== id ? nativeId : null);
+  const raw = rawSourceFormat(row, nativeId !== id);
   const record: MemoryRecord = {
     id,
     agent_id: ctx.agentId,
@@ -93,15 +93,21 @@ function tagsFor(category: string, key: string): string[] {
   return tags;
 }
 
-/** Every native column except the structural ones; `id` only when it differs from the record id. */
-function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: string | null): JsonObject {
+/**
+ * Every native column except the structural ones; `id` only when it differs from the record id, as the
+ * row holds it (an INTEGER id a number, so that a restore writes an INTEGER back, not its text).
+ */
+function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: boolean): JsonObject {
   const raw: JsonObject = {};
   for (const [column, value] of Object.entries(row)) {
     if (STRUCTURAL_COLUMNS.has(column)) continue;
     const scalar = toJsonScalar(value);
     if (scalar !== undefined) raw[column] = scalar;
   }
-  if (nonCanonicalId !== null) raw.id = nonCanonicalId;
+  if (nonCanonicalId) {
+    const id = toJsonScalar(row.id);
+    if (id !== undefined) raw.id = id;
+  }
   return raw;
 }
 
@@ -109,7 +115,7 @@ function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: string | 
  * A column value as JSON. A BLOB (outside `embedding`, which has its own field) travels as
  * `{"$base64": "..."}`, as Hermes rows do (`hermes/row-json.ts`), so a restore writes it back.
  */
-function toJsonScalar(value: unknown): JsonValue | undefined {
+export function toJsonScalar(value: unknown): JsonValue | undefined {
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') return Number.isFinite(value) ? value : null;
   if (typeof value === 'bigint') return Number(value);

@@ -1,6 +1,7 @@
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import { encodeEmbedding } from './embedding';
+import { sqlNumber } from './sqlite-io';
 import { unrestorableRecord } from '@/lib/adapters/shared/errors';
 
 /** Keys of `raw_source_format` that describe the row but are not columns. */
@@ -13,14 +14,15 @@ const RAW_ONLY_KEYS = new Set(['embedding_encoding', 'embedding_base64']);
  * fields (key = `alf:<record id>`, category = record category or `core`).
  */
 export function recordToRow(record: MemoryRecord, args: {
-  agentNativeId: string | null;
+  /** The row's `agent_id`, or null in the single-agent layout (no such column). */
+  agentNativeId: unknown;
   columns: readonly string[];
 }): Record<string, unknown> {
   const raw: JsonObject = isJsonObject(record.raw_source_format) ? record.raw_source_format : {};
   const has = (key: string): boolean => Object.prototype.hasOwnProperty.call(raw, key) && !RAW_ONLY_KEYS.has(key);
   const createdAt = has('created_at') ? raw.created_at : record.temporal.created_at;
   const row: Record<string, unknown> = {
-    id: typeof raw.id === 'string' ? raw.id : record.id,
+    id: has('id') ? raw.id : record.id,
     key: has('key') ? raw.key : `alf:${record.id}`,
     content: record.content,
     category: has('category') ? raw.category : (record.category ?? 'core'),
@@ -42,13 +44,14 @@ export function recordToRow(record: MemoryRecord, args: {
 }
 
 /**
- * SQLite binds null, numbers, strings and BLOBs; booleans become 0/1; `{"$base64": "..."}` is a
+ * SQLite binds null, numbers (a whole one as an INTEGER: `sqlNumber`), strings and BLOBs; booleans become 0/1; `{"$base64": "..."}` is a
  * BLOB column value (`records.ts`); anything else is bad input.
  */
 function bindable(value: unknown, recordId: string, column: string): unknown {
   if (value === undefined) return null;
   if (typeof value === 'boolean') return value ? 1 : 0;
-  if (value === null || typeof value === 'number' || typeof value === 'string' || Buffer.isBuffer(value)) return value;
+  if (typeof value === 'number') return sqlNumber(value);
+  if (value === null || typeof value === 'string' || Buffer.isBuffer(value)) return value;
   if (isJsonObject(value) && typeof value.$base64 === 'string' && Object.keys(value).length === 1) return Buffer.from(value.$base64, 'base64');
   throw unrestorableRecord(`record ${recordId}: its raw_source_format.${column} is ${JSON.stringify(value).slice(0, 200)}, which no column holds`);
 }

@@ -5,9 +5,9 @@ import { quoteIdent, tableColumns, type Db } from './sqlite-io';
 
 /**
  * ZeroClaw's `brain.db` DDL as ZeroClaw itself creates it (the multi-agent layout,
- * with the FTS5 index kept by triggers). Restore bootstraps fresh databases from this
- * copy and never from the archive's `.alf-brain-db-schema.json` sidecar: executing SQL
- * carried by an untrusted archive could touch files outside the database.
+ * with the FTS5 index kept by triggers). A fresh restore uses it when the archive does not say
+ * what the source's schema was (its sidecar has no DDL, or DDL `sourceDdlProblem` refuses: an
+ * untrusted archive's SQL runs only when it is plain `CREATE` statements, checked in a sandbox first).
  */
 export const BRAIN_DB_DDL = `
 CREATE TABLE embedding_cache (
@@ -122,3 +122,4 @@ export function addOtherColumns(db: Db, names: readonly string[]): void {
     added++;
   }
 }
+

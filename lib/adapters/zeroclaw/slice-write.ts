@@ -5,25 +5,47 @@ import { uuidV5 } from '@/lib/core/uuid';
 import { readLayout, type ZeroclawAgent } from './agents';
 import { recordToRow } from './rows';
 import type { BrainSidecar } from './sidecar';
-import { insertRow, tableColumns, type Db } from './sqlite-io';
+import { insertRow, sqlNumber, tableColumns, tableExists, type Db } from './sqlite-io';
+import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
 
 /**
- * Fills a freshly created `brain.db` with one agent: its `agents` row, the captured
- * `schema_version` rows (so ZeroClaw does not re-migrate), and its memories, in one
- * transaction. Returns the number of memory rows written.
+ * Fills a freshly created `brain.db` with one agent: its `agents` row (`agentRow`: every column as the
+ * source held it), the captured `schema_version` rows (so ZeroClaw does not re-migrate), and its memories,
+ * in one transaction. The database is the source's schema or ZeroClaw's (`import.ts`): a table or column
+ * it lacks is not written — no `agents` row where `memories` has no `agent_id` (the single-agent layout).
+ * Returns the number of memory rows written.
  */
 export function writeFreshSlice(db: Db, args: {
-  agent: ZeroclawAgent;
+  agentRow: JsonObject;
   schemaVersion: BrainSidecar['schemaVersion'];
   records: readonly MemoryRecord[];
 }): number {
   const columns = tableColumns(db, 'memories');
+  const multi = columns.includes('agent_id') && tableExists(db, 'agents');
+  const agentColumns = tableColumns(db, 'agents');
+  const versionColumns = tableColumns(db, 'schema_version');
+  const agentId = args.agentRow.id === undefined ? null : sqlValue(args.agentRow.id);
   db.transaction(() => {
-    insertRow(db, 'agents', { ...args.agent });
-    for (const row of args.schemaVersion) insertRow(db, 'schema_version', { ...row });
-    for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: args.agent.id, columns }));
+    if (multi) {
+      const row: Record<string, unknown> = {};
+      for (const [column, value] of Object.entries(args.agentRow)) if (agentColumns.includes(column)) row[column] = sqlValue(value);
+      insertRow(db, 'agents', row);
+    }
+    if (['component', 'version', 'applied_at'].every((c) => versionColumns.includes(c))) {
+      for (const row of args.schemaVersion) insertRow(db, 'schema_version', { ...row });
+    }
+    for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: multi ? agentId : null, columns }));
   })();
   return args.records.length;
+}
+
+/** A sidecar value as SQLite binds it: `{"$base64": …}` a BLOB, a boolean 0/1, a whole number an INTEGER (`sqlNumber`) (`parseBrainSidecar` kept no other kind). */
+function sqlValue(value: JsonValue | undefined): unknown {
+  if (value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'number') return sqlNumber(value);
+  if (isJsonObject(value) && typeof value.$base64 === 'string') return Buffer.from(value.$base64, 'base64');
+  return value;
 }
 
 export interface LiveSliceOutcome {
@@ -42,11 +64,13 @@ export interface LiveSliceOutcome {
  * are replaced.
  */
 export function replaceLiveSlice(db: Db, args: {
+  /** The database's path, for errors. */
+  file: string;
   alias: string;
   archived: ZeroclawAgent;
   records: readonly MemoryRecord[];
 }): LiveSliceOutcome {
-  const layout = readLayout(db);
+  const layout = readLayout(db, args.file);
   const columns = tableColumns(db, 'memories');
   const warnings = droppedColumnWarnings(args.records, columns);
   return db.transaction((): LiveSliceOutcome => {
@@ -60,7 +84,7 @@ export function replaceLiveSlice(db: Db, args: {
     assertNoForeignIds(db, rows, agentId);
     db.prepare('DELETE FROM memories WHERE agent_id = ?').run(agentId);
     for (const row of rows) insertRow(db, 'memories', row);
-    const first = readLayout(db);
+    const first = readLayout(db, args.file);
     const isFirst = first.kind === 'multi' && first.agents[0]?.id === agentId;
     return { rowsWritten: rows.length, isFirst, warnings };
   })();

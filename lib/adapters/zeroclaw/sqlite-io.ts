@@ -244,6 +244,17 @@ export function readRowsNoting(db: Db, args: { table: string; sql: string; param
   return rows;
 }
 
+/**
+ * A JSON number as SQLite is to hold it: a whole number (within ±2^53) an INTEGER, any other a REAL.
+ * better-sqlite3 binds every JS number as a REAL, which a column without a declared type (or another
+ * writer's untyped column) keeps: an INTEGER carried by a record came back REAL. An INTEGER and a whole
+ * REAL read alike (JSON holds no difference), so a whole REAL in a column without a declared type
+ * comes back INTEGER; a column declared REAL makes it REAL again (its affinity).
+ */
+export function sqlNumber(value: number): number | bigint {
+  return Number.isSafeInteger(value) ? BigInt(value) : value;
+}
+
 /** Inserts one row given as a column → value map (only the listed columns). */
 export function insertRow(db: Db, table: string, row: Record<string, unknown>): void {
   const columns = Object.keys(row);
@@ -251,4 +262,55 @@ export function insertRow(db: Db, table: string, row: Record<string, unknown>): 
     .map(() => '?')
     .join(', ')})`;
   db.prepare(sql).run(...columns.map((c) => row[c]));
+}
+
+/** The statements a source DDL may hold: what `captureDdl` reads from `sqlite_master` (virtual tables: full-text and R-tree only). */
+const SOURCE_DDL_STATEMENT = /^CREATE\s+(?:TABLE|(?:UNIQUE\s+)?INDEX|TRIGGER|VIEW|VIRTUAL\s+TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:"[^"]*"|\S+)\s+USING\s+(?:fts3|fts4|fts5|rtree)\s*\()/i;
+
+/**
+ * Why the source's DDL (an archive's schema sidecar, `captureDdl`) cannot build a fresh database, or null
+ * when it can. Every statement must be one `CREATE` of a table, index, trigger, view or full-text/R-tree
+ * table (so nothing outside the new database is touched: no ATTACH, no other statement), and all of them
+ * must run, in order, in a private in-memory database that then has the `tables` the restore writes, nothing in `temp`,
+ * and reports that same DDL.
+ */
+export function sourceDdlProblem(ddl: readonly string[], tables: readonly string[]): string | null {
+  const sandbox = new Database(':memory:');
+  try {
+    for (const [i, sql] of ddl.entries()) {
+      if (!SOURCE_DDL_STATEMENT.test(sql)) return `its statement ${i + 1} is not a CREATE of a table, index, trigger or view`;
+      try {
+        sandbox.prepare(sql).run(); // prepare() refuses a text of more than one statement
+      } catch (error) {
+        return `its statement ${i + 1} does not run (${(error as Error).message})`;
+      }
+    }
+    for (const table of tables) {
+      if ((sandbox.prepare('SELECT type FROM sqlite_master WHERE name = ?').get(table) as { type: string } | undefined)?.type !== 'table') {
+        return `it has no ${table} table`;
+      }
+    }
+    if (sandbox.prepare('SELECT 1 FROM sqlite_temp_master').get() !== undefined) return 'it creates temporary objects';
+    // What a database built from a source's own DDL reports is that DDL again (`CREATE TABLE … AS SELECT` is not).
+    if (JSON.stringify(captureDdl(sandbox)) !== JSON.stringify(ddl)) return 'it is not the schema a database reports';
+    return null;
+  } finally {
+    sandbox.close();
+  }
+}
+
+/**
+ * Creates a fresh database (parent directories included) with the source's own schema: its DDL
+ * statements, in order, once `sourceDdlProblem` found none (the caller asks).
+ */
+export async function createFromSourceDdl(dbPath: string, ddl: readonly string[]): Promise<Db> {
+  await mkdir(path.dirname(dbPath), { recursive: true });
+  const db = new Database(dbPath);
+  try {
+    for (const sql of ddl) db.prepare(sql).run();
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
 }

@@ -1,0 +1,136 @@
+/**
+ * A ZeroClaw agent synced by `lineage sync` and restored by `lineage restore --out` into a new directory
+ * (no brain.db yet) comes back value- and type-exact: its `agents` row (a NULL or a number time
+ * included), an INTEGER `id`, and the source's own schema (a legacy table stays legacy). A brain.db
+ * without a `memories` table is refused naming the file. A Hermes home's state.db likewise: a legacy
+ * schema, its session times NULL or INTEGER, its schema_version.
+ */
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './run-cli';
+
+let tmp: string;
+beforeAll(async () => {
+  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-zc-fresh-'));
+});
+afterAll(() => fs.rm(tmp, { recursive: true, force: true }));
+
+/** A workspace whose `data/memory/brain.db` is built by `ddl` and `inserts` (plain SQL, so values keep their SQL types). */
+async function workspace(name: string, sql: string): Promise<{ ws: string; db: string }> {
+  const ws = path.join(tmp, name);
+  await fs.mkdir(path.join(ws, 'data', 'memory'), { recursive: true });
+  const db = path.join(ws, 'data', 'memory', 'brain.db');
+  new Database(db).exec(sql).close();
+  return { ws, db };
+}
+
+/** Syncs the workspace, restores it into a new directory; the restored brain.db's path. */
+async function syncAndRestore(name: string, ws: string, runtime: 'zeroclaw' | 'hermes' = 'zeroclaw'): Promise<string> {
+  const env = { ALF_HOME: path.join(tmp, `home-${name}`) };
+  const data = path.join(tmp, `data-${name}`);
+  const synced = await runCli(['sync', '-r', runtime, '-w', ws, '--data', data], env);
+  expect(synced.json, synced.stderr).toMatchObject({ ok: true });
+  const agentId = (synced.json.agent as { alf_agent_id: string }).alf_agent_id;
+  const out = path.join(tmp, `out-${name}`);
+  const restored = await runCli(['restore', '-r', runtime, '--agent', agentId, '--out', out, '--data', data], env);
+  expect(restored.json, restored.stderr).toMatchObject({ ok: true, runtime, applied: true });
+  return runtime === 'zeroclaw' ? path.join(out, 'data', 'memory', 'brain.db') : path.join(out, 'state.db');
+}
+
+/** Every row of a table, each value as SQLite's `typeof` and `quote` give it (so 5 and '5', 1.0 and 1 differ). */
+function typedRows(file: string, table: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    const columns = (db.prepare('SELECT name FROM pragma_table_info(?)').all(table) as { name: string }[]).map((c) => c.name);
+    const select = columns.map((c) => `typeof("${c}") || ':' || quote("${c}")`).join(` || ' | ' || `);
+    return (db.prepare(`SELECT ${select} AS r FROM "${table}" ORDER BY rowid`).all() as { r: string }[]).map((row) => row.r);
+  } finally {
+    db.close();
+  }
+}
+
+/** The schema's statements, as `sqlite_master` holds them. */
+function schema(file: string): string[] {
+  const db = new Database(file, { readonly: true });
+  try {
+    return (db.prepare('SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as { sql: string }[]).map((r) => r.sql);
+  } finally {
+    db.close();
+  }
+}
+
+describe('lineage restore --out of a ZeroClaw agent: the brain.db as the source held it', () => {
+  it("keeps the agents row's NULL and number times (they came back as the restore time) and an INTEGER id (it came back TEXT)", async () => {
+    const { ws, db } = await workspace('typed', `
+      CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at, updated_at);
+      CREATE TABLE memories (id INTEGER PRIMARY KEY, key TEXT NOT NULL, content TEXT NOT NULL, category TEXT NOT NULL DEFAULT 'core',
+        created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_id TEXT NOT NULL REFERENCES agents(id), UNIQUE (agent_id, key));
+      INSERT INTO agents VALUES ('a1', 'bot', NULL, 1700000000);
+      INSERT INTO memories VALUES (5, 'gateway', 'The gateway is 10.20.0.5', 'core', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a1');
+      INSERT INTO memories VALUES (12, 'plan', 'Reconcile on Mondays', 'core', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'a1');`);
+    const restored = await syncAndRestore('typed', ws);
+    expect(typedRows(restored, 'agents')).toEqual(["text:'a1' | text:'bot' | null:NULL | integer:1700000000"]);
+    expect(typedRows(restored, 'agents')).toEqual(typedRows(db, 'agents'));
+    expect(typedRows(restored, 'memories').map((r) => r.split(' | ')[0])).toEqual(['integer:5', 'integer:12']);
+    expect(typedRows(restored, 'memories')).toEqual(typedRows(db, 'memories'));
+
+    const numbered = await workspace('numbered', `
+      CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at);
+      CREATE TABLE memories (id PRIMARY KEY, key TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        agent_id TEXT NOT NULL REFERENCES agents(id));
+      INSERT INTO agents VALUES ('a1', 'bot', 1700000000.5);
+      INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000001', 'k', 'fact', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a1');
+      INSERT INTO memories VALUES (7, 'k7', 'fact 7', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'a1');`);
+    const restoredNumbered = await syncAndRestore('numbered', numbered.ws);
+    expect(typedRows(restoredNumbered, 'agents')).toEqual(["text:'a1' | text:'bot' | real:1700000000.5"]);
+    // An id column without a declared type keeps what each row held: no affinity turns '7' back into 7.
+    expect(typedRows(restoredNumbered, 'memories').map((r) => r.split(' | ')[0])).toEqual(["text:'10000000-0000-4000-8000-000000000001'", 'integer:7']);
+    expect(typedRows(restoredNumbered, 'memories')).toEqual(typedRows(numbered.db, 'memories'));
+  });
+
+  it("keeps a legacy source's own schema: no agents table, no ZeroClaw columns added (they were, with their defaults)", async () => {
+    const { ws, db } = await workspace('legacy', `
+      CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL UNIQUE, content TEXT NOT NULL, category TEXT NOT NULL DEFAULT 'core',
+        embedding BLOB, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, session_id TEXT);
+      INSERT INTO memories VALUES ('550e8400-e29b-41d4-a716-446655440001', 'k1', 'legacy fact', 'core', NULL, '2026-01-11T00:00:00Z', '2026-01-11T00:00:00Z', NULL);`);
+    const restored = await syncAndRestore('legacy', ws);
+    expect(schema(restored)).toEqual(schema(db));
+    expect(typedRows(restored, 'memories')).toEqual(typedRows(db, 'memories'));
+  });
+
+  it('names the file when brain.db has no memories table', async () => {
+    const { ws, db } = await workspace('no-table', 'CREATE TABLE notes (body TEXT)');
+    const run = await runCli(['sync', '-r', 'zeroclaw', '-w', ws, '--data', path.join(tmp, 'data-no-table')], { ALF_HOME: path.join(tmp, 'home-no-table') });
+    expect(run.code).not.toBe(0);
+    expect(run.json).toMatchObject({ ok: false, code: 'bad_store', error: `${db} has no memories table` });
+  });
+});
+
+describe('lineage restore --out of a Hermes home: the state.db as the source held it', () => {
+  it("keeps a legacy schema and its schema_version (they became Hermes' v16), session times NULL or INTEGER (an INTEGER came back REAL)", async () => {
+    const home = path.join(tmp, 'hermes-legacy');
+    await fs.mkdir(home, { recursive: true });
+    const db = path.join(home, 'state.db');
+    new Database(db).exec(`
+      CREATE TABLE schema_version (version INTEGER NOT NULL);
+      INSERT INTO schema_version VALUES (6);
+      CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, model TEXT, started_at, ended_at, message_count INTEGER DEFAULT 0);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, content TEXT, timestamp);
+      INSERT INTO sessions VALUES ('s1', 'cli', 'm', 1700000000, NULL, 2);
+      INSERT INTO sessions VALUES ('s2', 'cli', 'm', NULL, 1700000100.5, 0);
+      INSERT INTO messages VALUES (3, 's1', 'user', 'hi', 1700000001);
+      INSERT INTO messages VALUES (9, 's1', 'assistant', 'hello', 1700000002.5);`).close();
+    const restored = await syncAndRestore('hermes-legacy', home, 'hermes');
+    expect(schema(restored)).toEqual(schema(db));
+    expect(typedRows(restored, 'schema_version')).toEqual(['integer:6']);
+    expect(typedRows(restored, 'sessions')).toEqual([
+      "text:'s1' | text:'cli' | text:'m' | integer:1700000000 | null:NULL | integer:2",
+      "text:'s2' | text:'cli' | text:'m' | null:NULL | real:1700000100.5 | integer:0",
+    ]);
+    expect(typedRows(restored, 'sessions')).toEqual(typedRows(db, 'sessions'));
+    expect(typedRows(restored, 'messages')).toEqual(typedRows(db, 'messages'));
+  });
+});
