@@ -288,6 +288,26 @@ describe('zeroclaw import', () => {
     }
   });
 
+  it("into ZeroClaw's own DDL (an archive without the source's DDL) an agents created_at that is not text takes the restore time, said", async () => {
+    const ws = await tempDir('zc-null-agent-time');
+    await mkdir(path.join(ws, 'memory'), { recursive: true });
+    const db = new Database(path.join(ws, 'memory', 'brain.db'));
+    db.exec("CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at); CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT, content TEXT, created_at TEXT, updated_at TEXT, agent_id TEXT)");
+    db.exec(`INSERT INTO agents VALUES ('${A}', 'alpha', NULL); INSERT INTO memories VALUES ('${row(A, 0).id}', 'k0', 'fact', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '${A}')`);
+    db.close();
+    const snapshot = structuredClone(snapshotOf(await exportAlpha(ws)));
+    const key = 'raw/zeroclaw/.alf-brain-db-schema.json';
+    const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+    expect(sidecar.agent).toEqual({ id: A, alias: 'alpha', created_at: null });
+    snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl: undefined })));
+    const out = await tempDir('zc-null-agent-time-out');
+    const result = await zeroclawAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual([`agents row "${A}": created_at null is not text, which ZeroClaw's agents table holds; restored with the restore time`]);
+    const check = new Database(path.join(out, 'data', 'memory', 'brain.db'), { readonly: true });
+    expect(check.prepare('SELECT * FROM agents').all()).toEqual([{ id: A, alias: 'alpha', created_at: '2026-03-01T00:00:00.000Z' }]);
+    check.close();
+  });
+
   it('a live brain.db that refuses the write (its memories a VIEW, a trigger that RAISEs) is restore_incomplete, with nothing changed', async () => {
     // Each failed the restore as internal_error with SQLite's words and a stack.
     const exported = await exportAlpha(await sourceWorkspace());
