@@ -133,4 +133,17 @@ describe('lineage restore --out of a Hermes home: the state.db as the source hel
     expect(typedRows(restored, 'sessions')).toEqual(typedRows(db, 'sessions'));
     expect(typedRows(restored, 'messages')).toEqual(typedRows(db, 'messages'));
   });
+  it('restores a session whose id is a number (an untyped legacy column): sync took it, restore refused it', async () => {
+    const home = path.join(tmp, 'hermes-numbered');
+    await fs.mkdir(home, { recursive: true });
+    const db = path.join(home, 'state.db');
+    new Database(db).exec(`
+      CREATE TABLE sessions (id PRIMARY KEY, source TEXT NOT NULL, started_at REAL, ended_at REAL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL);
+      INSERT INTO sessions VALUES (42, 'cli', 1700000000.5, NULL);
+      INSERT INTO messages VALUES (1, 42, 'user', 'hi', 1700000001);`).close();
+    const restored = await syncAndRestore('hermes-numbered', home, 'hermes');
+    expect(typedRows(restored, 'sessions')).toEqual(['integer:42 | text:\'cli\' | real:1700000000.5 | null:NULL']);
+    expect(typedRows(restored, 'messages')).toEqual(typedRows(db, 'messages'));
+  });
 });

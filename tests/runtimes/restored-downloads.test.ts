@@ -211,9 +211,9 @@ describe('stored records the adapter cannot write back', () => {
     const ledger = embeddedLedger(await dashboardStorage());
     const stored = await readSnapshot(await readEntryBytes({ ledger, entry: listEntries({ ledger, agentId: hermesId })[0]! }));
     const broken = 'cccccccc-0000-4000-8000-00000000000c';
-    // A session record whose session id is a number: state.db cannot be written from it (restore refuses it too).
+    // A session record whose session id is null: state.db cannot be written from it (restore refuses it too).
     const records = stored.records.map((r) => r.source.origin === 'state_db'
-      ? { ...r, agent_id: broken, raw_source_format: { ...r.raw_source_format, session: { ...(r.raw_source_format as { session: object }).session, id: 42 } } }
+      ? { ...r, agent_id: broken, raw_source_format: { ...r.raw_source_format, session: { ...(r.raw_source_format as { session: object }).session, id: null } } }
       : { ...r, agent_id: broken });
     const manifest = { ...stored.manifest, agent: { ...(stored.manifest.agent as object), id: broken } };
     registerAgent({ ledger, id: broken, name: 'broken', sourceRuntime: 'hermes', tenantId: null, now: new Date() });
@@ -221,6 +221,6 @@ describe('stored records the adapter cannot write back', () => {
     const { GET } = await import('@/app/api/agents/[id]/workspace/download/route');
     const res = await GET(new Request('http://localhost/api/x?seq=0&format=tar.gz', { headers: guardHeaders(undefined) }), params({ id: broken }));
     expect(res.status).toBe(422);
-    expect((await res.json()).error).toMatch(/cannot be rebuilt from its records: cannot write the agent.s records back: record [0-9a-f-]{36}: its raw_source_format\.session\.id is 42, not a session id; nothing was changed$/);
+    expect((await res.json()).error).toMatch(/cannot be rebuilt from its records: cannot write the agent.s records back: record [0-9a-f-]{36}: its raw_source_format\.session\.id is null, not a session id; nothing was changed$/);
   });
 });

@@ -64,11 +64,11 @@ describe('hermes import', () => {
       return { snapshot, id: record.id };
     };
     const cases = [
-      withRaw((raw) => { raw.session.id = 42; }),
+      withRaw((raw) => { raw.session.id = null; }),
       withRaw((raw) => { raw.messages[0]!.content = { text: 'nested' }; }),
     ];
     const words = [
-      (id: string) => `cannot write the agent's records back: record ${id}: its raw_source_format.session.id is 42, not a session id; nothing was changed`,
+      (id: string) => `cannot write the agent's records back: record ${id}: its raw_source_format.session.id is null, not a session id; nothing was changed`,
       () => 'cannot write the agent\'s records back: messages.content is {"text":"nested"}, which no column holds; nothing was changed',
     ];
     for (const [i, { snapshot, id }] of cases.entries()) {

@@ -15,7 +15,8 @@ export function sessionsFromRecords(records: readonly MemoryRecord[]): SessionRo
   return records.flatMap((record) => {
     const raw = record.raw_source_format;
     if (record.source.origin !== 'state_db' || !isJsonObject(raw) || !isJsonObject(raw.session)) return [];
-    if (typeof raw.session.id !== 'string') throw unrestorableRecord(`record ${record.id}: its raw_source_format.session.id is ${JSON.stringify(raw.session.id)}, not a session id`);
+    // Hermes' ids are text; a legacy or another writer's untyped column may hold a number, which sync carried.
+    if (typeof raw.session.id !== 'string' && typeof raw.session.id !== 'number') throw unrestorableRecord(`record ${record.id}: its raw_source_format.session.id is ${JSON.stringify(raw.session.id)}, not a session id`);
     const messages = Array.isArray(raw.messages) ? raw.messages.filter(isJsonObject) : [];
     return [{ session: raw.session, messages }];
   });
@@ -47,8 +48,9 @@ export function writeSessions(db: Db, sessions: readonly SessionRows[], opts: { 
     const ownerOf = db.prepare('SELECT session_id FROM messages WHERE id = ?');
     for (const { session, messages } of sessions) {
       if (opts.replace) {
-        db.prepare('DELETE FROM messages WHERE session_id = ?').run(session.id);
-        db.prepare('DELETE FROM sessions WHERE id = ?').run(session.id);
+        const id = jsonToSqlValue(session.id, 'sessions.id');
+        db.prepare('DELETE FROM messages WHERE session_id = ?').run(id);
+        db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
       }
       insertRow(db, 'sessions', pick(session, sessionColumns, 'sessions'));
       for (const message of messages) {
