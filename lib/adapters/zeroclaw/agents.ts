@@ -16,7 +16,7 @@ export interface ZeroclawAgent {
  * `memories.agent_id` (rows are read `WHERE agent_id = ?`); `single` = the
  * pre-multi-agent layout where every row belongs to the one agent.
  */
-export type BrainLayout = { kind: 'multi'; agents: ZeroclawAgent[] } | { kind: 'single' };
+export type BrainLayout = { kind: 'multi'; agents: ZeroclawAgent[]; file: string } | { kind: 'single' };
 
 /** Errors a user can cause when choosing a ZeroClaw agent; `code` follows CONTRACT §2.1. */
 export class ZeroclawError extends Error {
@@ -37,7 +37,7 @@ export class ZeroclawError extends Error {
  * Reads the layout; agents ordered oldest first (then alias), so "the first agent" is stable. An
  * agent whose alias is not text (NULL, a number or a BLOB another writer put there) cannot be
  * chosen by name: a clear `bad_store` naming its row, before anything is read. `file` (the database's path)
- * names it in the error for a database without a `memories` table.
+ * names the database in every error, here and in `selectAgent`.
  */
 export function readLayout(db: Db, file: string): BrainLayout {
   if (!tableExists(db, 'memories')) {
@@ -51,10 +51,10 @@ export function readLayout(db: Db, file: string): BrainLayout {
     const value: unknown = agent.alias;
     if (typeof value !== 'string') {
       const alias = value === null ? 'NULL' : value instanceof Uint8Array ? 'a BLOB' : `${typeof value} ${String(value)}`;
-      throw new ZeroclawError('bad_store', `brain.db: the agents row with id ${JSON.stringify(String(agent.id))} has alias ${alias}, not text, so no agent of this brain.db can be chosen by alias`, 'give that agent a text alias in brain.db (ZeroClaw keeps aliases as unique text), then run the command again; nothing was read or changed');
+      throw new ZeroclawError('bad_store', `${file}: the agents row with id ${JSON.stringify(String(agent.id))} has alias ${alias}, not text, so no agent of this database can be chosen by alias`, 'give that agent a text alias in brain.db (ZeroClaw keeps aliases as unique text), then run the command again; nothing was read or changed');
     }
   }
-  return { kind: 'multi', agents };
+  return { kind: 'multi', agents, file };
 }
 
 /** The selected agent plus whether it is the first (default) agent of the database. */
@@ -68,31 +68,31 @@ export interface SelectedAgent {
 
 /**
  * Picks the agent whose slice is read. `runtimeAgent` names an `agents.alias`; it is
- * required when the database holds several agents. Errors list the aliases present.
+ * required when the database holds several agents. Errors name the database's path and list the aliases present.
  */
 export function selectAgent(layout: BrainLayout, runtimeAgent: string | undefined): SelectedAgent {
   if (layout.kind === 'single') return { nativeId: null, alias: runtimeAgent ?? 'default', createdAt: null, isFirst: true };
   const aliases = layout.agents.map((a) => a.alias);
   const list = aliases.map((a) => JSON.stringify(a)).join(', ');
-  if (layout.agents.length === 0) throw new ZeroclawError('no_agents', 'brain.db has no agents (the agents table is empty)');
+  if (layout.agents.length === 0) throw new ZeroclawError('no_agents', `${layout.file} has no agents (the agents table is empty)`);
   let index: number;
   if (runtimeAgent === undefined) {
     if (layout.agents.length > 1) {
       throw new ZeroclawError(
         'agent_selection_ambiguous',
-        `brain.db holds ${layout.agents.length} agents (${list}); choose one with --runtime-agent ALIAS`,
+        `${layout.file} holds ${layout.agents.length} agents (${list}); choose one with --runtime-agent ALIAS`,
       );
     }
     index = 0;
   } else {
     index = aliases.indexOf(runtimeAgent);
     if (index < 0) {
-      throw new ZeroclawError('agent_not_found', `no ZeroClaw agent with alias ${JSON.stringify(runtimeAgent)}; brain.db has ${list}`);
+      throw new ZeroclawError('agent_not_found', `no ZeroClaw agent with alias ${JSON.stringify(runtimeAgent)}; ${layout.file} has ${list}`);
     }
     // ZeroClaw keeps aliases UNIQUE; a table without that constraint may hold two of one alias.
     const ids = layout.agents.filter((a) => a.alias === runtimeAgent).map((a) => JSON.stringify(String(a.id)));
     if (ids.length > 1) {
-      throw new ZeroclawError('agent_selection_ambiguous', `brain.db holds ${ids.length} agents with alias ${JSON.stringify(runtimeAgent)} (ids ${ids.join(', ')}); one alias must name one agent`, 'give each agent its own alias in brain.db (ZeroClaw keeps aliases unique), then run the command again; nothing was read or changed');
+      throw new ZeroclawError('agent_selection_ambiguous', `${layout.file} holds ${ids.length} agents with alias ${JSON.stringify(runtimeAgent)} (ids ${ids.join(', ')}); one alias must name one agent`, 'give each agent its own alias in brain.db (ZeroClaw keeps aliases unique), then run the command again; nothing was read or changed');
     }
   }
   const agent = layout.agents[index]!;

@@ -272,7 +272,7 @@ describe('zeroclaw export: bad input', () => {
         const error = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent, persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
         expect(error).toMatchObject({
           code: 'bad_store',
-          message: `brain.db: the agents row with id "${A}" has alias ${said}, not text, so no agent of this brain.db can be chosen by alias`,
+          message: `${path.join(ws, 'memory', 'brain.db')}: the agents row with id "${A}" has alias ${said}, not text, so no agent of this database can be chosen by alias`,
           hint: expect.stringContaining('give that agent a text alias'),
         });
       }
@@ -281,12 +281,24 @@ describe('zeroclaw export: bad input', () => {
 
   it('refuses an alias two agents share (a table without UNIQUE) as ambiguous instead of reading the first', async () => {
     const ws = await looseAgentsDb([[A, 'alpha'], [B, 'alpha']]);
+    const file = path.join(ws, 'memory', 'brain.db');
     const error = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent: 'alpha', persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
     expect(error).toMatchObject({
       code: 'agent_selection_ambiguous',
-      message: `brain.db holds 2 agents with alias "alpha" (ids "${A}", "${B}"); one alias must name one agent`,
+      message: `${file} holds 2 agents with alias "alpha" (ids "${A}", "${B}"); one alias must name one agent`,
       hint: expect.stringContaining('give each agent its own alias'),
     });
+  });
+
+  it("names the database's path when choosing an agent fails (it said brain.db, not which one)", async () => {
+    const ws = await looseAgentsDb([[A, 'alpha'], [B, 'beta']]);
+    const file = path.join(ws, 'memory', 'brain.db');
+    const choose = (runtimeAgent: string | undefined) => zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent, persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e);
+    expect(await choose(undefined)).toMatchObject({ code: 'agent_selection_ambiguous', message: `${file} holds 2 agents ("alpha", "beta"); choose one with --runtime-agent ALIAS` });
+    expect(await choose('gamma')).toMatchObject({ code: 'agent_not_found', message: `no ZeroClaw agent with alias "gamma"; ${file} has "alpha", "beta"` });
+    const empty = await looseAgentsDb([]);
+    expect(await zeroclawAdapter.exportWorkspace({ workspace: empty, persistAgentId: false, clock: fixedClock }).catch((e: unknown) => e))
+      .toMatchObject({ code: 'no_agents', message: `${path.join(empty, 'memory', 'brain.db')} has no agents (the agents table is empty)` });
   });
 
   it('names the file when brain.db is not a database', async () => {

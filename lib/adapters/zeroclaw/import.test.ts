@@ -102,7 +102,7 @@ describe('zeroclaw import', () => {
     const before = dumpRows(liveDb);
     await expect(
       zeroclawAdapter.importSnapshot({ snapshot: snapshotOf(exported), target: src, runtimeAgent: 'alpha', live: true, clock: fixedClock }),
-    ).rejects.toThrow(/belongs to another agent/);
+    ).rejects.toThrow(`belongs to another agent in ${liveDb}; nothing was changed`);
     expect(dumpRows(liveDb)).toEqual(before);
   });
 

@@ -81,7 +81,7 @@ export function replaceLiveSlice(db: Db, args: {
     }
     const agentId = ensureAgentRow(db, layout.agents, args.alias, args.archived);
     const rows = args.records.map((record) => recordToRow(record, { agentNativeId: agentId, columns }));
-    assertNoForeignIds(db, rows, agentId);
+    assertNoForeignIds(db, rows, agentId, args.file);
     db.prepare('DELETE FROM memories WHERE agent_id = ?').run(agentId);
     for (const row of rows) insertRow(db, 'memories', row);
     const first = readLayout(db, args.file);
@@ -99,12 +99,12 @@ function ensureAgentRow(db: Db, agents: ZeroclawAgent[], alias: string, archived
   return id;
 }
 
-function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: string): void {
+function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: string, file: string): void {
   const owner = db.prepare('SELECT agent_id FROM memories WHERE id = ? AND agent_id <> ?');
   for (const row of rows) {
     const other = owner.get(row.id, agentId) as { agent_id: string } | undefined;
     if (other !== undefined) {
-      throw new AdapterError('restore_incomplete', `cannot restore memory ${String(row.id)}: that id belongs to another agent in brain.db; nothing was changed`);
+      throw new AdapterError('restore_incomplete', `cannot restore memory ${String(row.id)}: that id belongs to another agent in ${file}; nothing was changed`);
     }
   }
 }
