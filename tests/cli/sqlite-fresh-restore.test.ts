@@ -27,6 +27,9 @@ async function workspace(name: string, sql: string): Promise<{ ws: string; db: s
   return { ws, db };
 }
 
+/** The CLI's JSON answers of `syncAndRestore`, by its name. */
+const answers = new Map<string, { sync: Record<string, unknown>; restore: Record<string, unknown> }>();
+
 /** Syncs the workspace, restores it into a new directory; the restored brain.db's path. */
 async function syncAndRestore(name: string, ws: string, runtime: 'zeroclaw' | 'hermes' = 'zeroclaw'): Promise<string> {
   const env = { ALF_HOME: path.join(tmp, `home-${name}`) };
@@ -37,6 +40,7 @@ async function syncAndRestore(name: string, ws: string, runtime: 'zeroclaw' | 'h
   const out = path.join(tmp, `out-${name}`);
   const restored = await runCli(['restore', '-r', runtime, '--agent', agentId, '--out', out, '--data', data], env);
   expect(restored.json, restored.stderr).toMatchObject({ ok: true, runtime, applied: true });
+  answers.set(name, { sync: synced.json, restore: restored.json });
   return runtime === 'zeroclaw' ? path.join(out, 'data', 'memory', 'brain.db') : path.join(out, 'state.db');
 }
 
@@ -99,6 +103,28 @@ describe('lineage restore --out of a ZeroClaw agent: the brain.db as the source 
     const restored = await syncAndRestore('legacy', ws);
     expect(schema(restored)).toEqual(schema(db));
     expect(typedRows(restored, 'memories')).toEqual(typedRows(db, 'memories'));
+  });
+
+  it('reads the agents row exact: an INTEGER beyond 2^53 is said (an id so rounded synced no memory, a column was rounded silently)', async () => {
+    const { ws } = await workspace('big-agent', `
+      CREATE TABLE agents (id INTEGER PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at TEXT, quota INTEGER);
+      CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_id INTEGER NOT NULL);
+      INSERT INTO agents VALUES (9007199254740993, 'bot', '2026-01-01T00:00:00Z', 1152921504606846977);
+      INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000001', 'k1', 'fact one', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 9007199254740993);
+      INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000002', 'k2', 'fact two', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 9007199254740993);`);
+    const restored = await syncAndRestore('big-agent', ws);
+    expect(answers.get('big-agent')!.sync.warnings).toEqual([
+      'memories row 10000000-0000-4000-8000-000000000001: agent_id 9007199254740993 is beyond what a JSON number holds exactly; synced as 9007199254740992',
+      'memories row 10000000-0000-4000-8000-000000000002: agent_id 9007199254740993 is beyond what a JSON number holds exactly; synced as 9007199254740992',
+      'agents row 9007199254740993: id 9007199254740993 is beyond what a JSON number holds exactly; synced as 9007199254740992',
+      'agents row 9007199254740993: quota 1152921504606846977 is beyond what a JSON number holds exactly; synced as 1152921504606847000',
+    ]);
+    // The agent's memories were read by its exact id; the restored rows say the ids and values as synced.
+    expect(typedRows(restored, 'memories').map((r) => r.split(' | ').slice(0, 3).join(' | '))).toEqual([
+      "text:'10000000-0000-4000-8000-000000000001' | text:'k1' | text:'fact one'",
+      "text:'10000000-0000-4000-8000-000000000002' | text:'k2' | text:'fact two'",
+    ]);
+    expect(typedRows(restored, 'agents')).toEqual(["integer:9007199254740992 | text:'bot' | text:'2026-01-01T00:00:00Z' | integer:1152921504606846976"]);
   });
 
   it('names the file when brain.db has no memories table', async () => {

@@ -44,9 +44,11 @@ export function readLayout(db: Db, file: string): BrainLayout {
     throw new ZeroclawError('bad_store', `${file} has no memories table`, "check that -w is the ZeroClaw workspace and its brain.db ZeroClaw's own (an empty file is a database without tables); nothing was read or changed");
   }
   if (!tableExists(db, 'agents') || !tableColumns(db, 'memories').includes('agent_id')) return { kind: 'single' };
-  const agents = db
+  // Read exact: an INTEGER id beyond ±2^53 read as the nearest JS number would select no memory rows (or another agent's).
+  const agents = (db
     .prepare('SELECT id, alias, created_at FROM agents ORDER BY created_at ASC, alias ASC')
-    .all() as ZeroclawAgent[];
+    .safeIntegers(true)
+    .all() as Record<string, unknown>[]).map((row) => ({ ...row, id: exactInteger(row.id), created_at: exactInteger(row.created_at) })) as ZeroclawAgent[];
   for (const agent of agents) {
     const value: unknown = agent.alias;
     if (typeof value !== 'string') {
@@ -55,6 +57,11 @@ export function readLayout(db: Db, file: string): BrainLayout {
     }
   }
   return { kind: 'multi', agents, file };
+}
+
+/** A value read with `safeIntegers`: an integer within ±2^53 as a number, one beyond as the exact bigint. */
+function exactInteger(value: unknown): unknown {
+  return typeof value === 'bigint' && BigInt(Number(value)) === value ? Number(value) : value;
 }
 
 /** The selected agent plus whether it is the first (default) agent of the database. */

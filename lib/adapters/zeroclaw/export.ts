@@ -86,7 +86,7 @@ export function readSlice(db: Db, runtimeAgent: string | undefined, file: string
     agent.nativeId === null
       ? readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories ORDER BY ${orderBy}`, warnings })
       : readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`, params: [agent.nativeId], warnings });
-  return { agent, rows, sidecar: sidecarBytes(db, agent), warnings };
+  return { agent, rows, sidecar: sidecarBytes(db, agent, warnings), warnings };
 }
 
 /**
@@ -116,20 +116,25 @@ export function countAgentRows(db: Db, runtimeAgent: string | undefined, file: s
 /**
  * The sidecar: the database's DDL, its `schema_version` rows and the agent's `agents` row — every column
  * of it as the source holds it (a NULL or a number `created_at` too), so that a fresh restore writes it back.
+ * What the agents row cannot carry exactly is said in `warnings`, as for memory rows.
  */
-function sidecarBytes(db: Db, agent: SelectedAgent): Uint8Array {
+function sidecarBytes(db: Db, agent: SelectedAgent, warnings: string[]): Uint8Array {
   const schemaVersion = tableExists(db, 'schema_version') ? db.prepare('SELECT * FROM schema_version ORDER BY 1').all() : [];
   const doc = {
     ddl: captureDdl(db),
     schema_version: schemaVersion,
-    agent: agent.nativeId === null ? null : agentRow(db, agent),
+    agent: agent.nativeId === null ? null : agentRow(db, agent, warnings),
   };
   return new TextEncoder().encode(`${JSON.stringify(doc, null, 2)}\n`);
 }
 
-/** The agent's `agents` row, each column a JSON value (`toJsonScalar`). */
-function agentRow(db: Db, agent: SelectedAgent): JsonObject {
-  const row = (db.prepare('SELECT * FROM agents WHERE id = ? LIMIT 1').get(agent.nativeId) ?? { id: agent.nativeId, alias: agent.alias, created_at: agent.createdAt }) as Record<string, unknown>;
+/**
+ * The agent's `agents` row, each column a JSON value (`toJsonScalar`), read as memory rows are (`readRowsNoting`):
+ * an integer beyond ±2^53 or TEXT that is not UTF-8 is said, not changed without a word.
+ */
+function agentRow(db: Db, agent: SelectedAgent, warnings: string[]): JsonObject {
+  const [read] = readRowsNoting(db, { table: 'agents', sql: 'SELECT * FROM agents WHERE id = ? LIMIT 1', params: [agent.nativeId], warnings });
+  const row = read ?? { id: agent.nativeId, alias: agent.alias, created_at: agent.createdAt };
   const out: JsonObject = {};
   for (const [column, value] of Object.entries(row)) {
     const json = toJsonScalar(value);
