@@ -124,6 +124,32 @@ describe('hermes import', () => {
     await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
     expect(await readFile(path.join(out, 'memories/MEMORY.md'), 'utf8')).toBe('User prefers Rust.\n§\nAlways run cargo fmt.\n§\nUser prefers Rust.');
   });
+  it("into Hermes' own DDL (an archive without the source's DDL) a NULL started_at or message timestamp takes the restore time, said", async () => {
+    // It failed the restore with SQLite's words: NOT NULL constraint failed: sessions.started_at.
+    const home = await tempDir('hermes-null-times');
+    const db = new Database(path.join(home, 'state.db'));
+    db.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL, ended_at REAL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL);
+      INSERT INTO sessions VALUES ('s1', 'cli', NULL, NULL), ('s2', 'cli', 1700000000.5, NULL);
+      INSERT INTO messages VALUES (1, 's1', 'user', 'hi', NULL), (2, 's1', 'assistant', 'hello', 1700000002.5), (3, 's2', 'user', 'ok', 1700000003.5);`);
+    db.close();
+    const snapshot = structuredClone(snapshotOf(await exportHome(home)));
+    const key = 'raw/hermes/.alf-state-db-schema.json';
+    const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+    snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl: undefined })));
+    const out = await tempDir('hermes-null-times-out');
+    const result = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual([
+      `session "s1": started_at is NULL, which Hermes' sessions table does not hold; restored with the restore time`,
+      `session "s1": 1 message with a NULL timestamp, which Hermes' messages table does not hold; restored with the restore time`,
+    ]);
+    const restoreTime = fixedClock().getTime() / 1000;
+    const check = new Database(path.join(out, 'state.db'), { readonly: true });
+    expect(check.prepare('SELECT id, started_at FROM sessions ORDER BY id').all()).toEqual([{ id: 's1', started_at: restoreTime }, { id: 's2', started_at: 1700000000.5 }]);
+    expect(check.prepare('SELECT id, timestamp FROM messages ORDER BY id').all()).toEqual([{ id: 1, timestamp: restoreTime }, { id: 2, timestamp: 1700000002.5 }, { id: 3, timestamp: 1700000003.5 }]);
+    check.close();
+  });
+
   it("builds a fresh state.db from the archive's DDL only when it passes the check; else Hermes' own, said", async () => {
     const exported = await exportHome(await source());
     const snapshot = structuredClone(snapshotOf(exported));

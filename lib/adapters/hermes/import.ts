@@ -31,7 +31,7 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   // Staged before state.db is written and put in place after: a disk too full for them changes neither.
   const staged = await stageRawFiles({ target: opts.target, files, skipSidecars: true });
   try {
-    if (sessions.length > 0) warnings.push(...(await writeStateDb(dbPath, dbExists, sessions, stateSidecar(opts))));
+    if (sessions.length > 0) warnings.push(...(await writeStateDb(dbPath, dbExists, sessions, stateSidecar(opts), opts.clock)));
   } catch (error) {
     await staged.discard();
     throw fullDiskError(opts.target, error) ?? error;
@@ -73,7 +73,7 @@ function stateSidecar(opts: ImportOptions): StateSidecar {
  * numbers), with the source's `schema_version`; otherwise (no sidecar DDL, or DDL refused, which is
  * said) Hermes' own (`schema.ts`).
  */
-async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows[], sidecar: StateSidecar): Promise<string[]> {
+async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows[], sidecar: StateSidecar, clock: () => Date): Promise<string[]> {
   if (live) {
     const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
     try {
@@ -91,12 +91,32 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
       if (sourceDdl !== null && sidecar.schemaVersion !== null && tableColumns(db, 'schema_version').includes('version')) {
         db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(sidecar.schemaVersion);
       }
-      warnings.push(...writeSessions(db, sessions, { replace: false }));
+      warnings.push(...writeSessions(db, sourceDdl === null ? withRequiredTimes(sessions, clock, warnings) : sessions, { replace: false }));
     } finally {
       db.close();
     }
   });
   return warnings;
+}
+
+/**
+ * Sessions as Hermes' own `state.db` (`schema.ts`) can hold them: its `sessions.started_at` and `messages.timestamp`
+ * are `REAL NOT NULL`, so a NULL there (a legacy or another writer's table allowed it; sync carried it) takes the
+ * restore time in unix seconds, said — as ZeroClaw's own DDL does for an `agents.created_at` that is not text. It
+ * failed the restore with SQLite's "NOT NULL constraint failed". A source schema (the sidecar's DDL) keeps its NULLs.
+ */
+function withRequiredTimes(sessions: readonly SessionRows[], clock: () => Date, warnings: string[]): SessionRows[] {
+  const now = clock().getTime() / 1000;
+  return sessions.map(({ session, messages }) => {
+    const id = JSON.stringify(session.id);
+    if (session.started_at === null) warnings.push(`session ${id}: started_at is NULL, which Hermes' sessions table does not hold; restored with the restore time`);
+    const nullTimes = messages.filter((m) => m.timestamp === null).length;
+    if (nullTimes > 0) warnings.push(`session ${id}: ${nullTimes} message${nullTimes === 1 ? '' : 's'} with a NULL timestamp, which Hermes' messages table does not hold; restored with the restore time`);
+    return {
+      session: session.started_at === null ? { ...session, started_at: now } : session,
+      messages: messages.map((m) => (m.timestamp === null ? { ...m, timestamp: now } : m)),
+    };
+  });
 }
 
 /** What `importHermes` writes: the memory files (a live `config.yaml` kept), and `state.db` when there are sessions. */
