@@ -127,6 +127,34 @@ describe('lineage restore --out of a ZeroClaw agent: the brain.db as the source 
     expect(typedRows(restored, 'agents')).toEqual(["integer:9007199254740992 | text:'bot' | text:'2026-01-01T00:00:00Z' | integer:1152921504606846976"]);
   });
 
+  it("restore -w into a brain.db that lacks the agent writes the source's whole agents row (it wrote id/alias/created_at, a NULL time the restore time)", async () => {
+    const agentsRow = (db: string, alias: string) => typedRows(db, 'agents').filter((r) => r.includes(`text:'${alias}'`));
+    for (const [name, createdAt] of [['live-agent', 'created_at'], ['live-agent-required', 'created_at TEXT NOT NULL']] as const) {
+      const { ws, db } = await workspace(name, `
+        CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, ${createdAt}, updated_at, note TEXT);
+        CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, agent_id TEXT NOT NULL);
+        INSERT INTO agents VALUES ('a0', 'scout', '2026-01-01T00:00:00Z', NULL, NULL);
+        INSERT INTO agents VALUES ('a1', 'bot', ${createdAt === 'created_at' ? 'NULL' : "'2026-01-02T00:00:00Z'"}, 1700000000, 'kept');
+        INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000001', 'k1', 'scout fact', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a0');
+        INSERT INTO memories VALUES ('20000000-0000-4000-8000-000000000001', 'k2', 'bot fact', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'a1');`);
+      const env = { ALF_HOME: path.join(tmp, `home-${name}`) };
+      const data = path.join(tmp, `data-${name}`);
+      expect((await runCli(['sync', '-r', 'zeroclaw', '-w', ws, '--runtime-agent', 'scout', '--data', data], env)).json).toMatchObject({ ok: true });
+      const bot = await runCli(['sync', '-r', 'zeroclaw', '-w', ws, '--runtime-agent', 'bot', '--data', data], env);
+      expect(bot.json, bot.stderr).toMatchObject({ ok: true });
+      const before = agentsRow(db, 'bot');
+      const live = new Database(db);
+      live.exec("DELETE FROM memories WHERE agent_id = 'a1'; DELETE FROM agents WHERE id = 'a1'");
+      if (name === 'live-agent-required') live.exec("UPDATE agents SET created_at = '2026-01-01T00:00:00Z'"); // the NOT NULL table, and the bot row synced with a time
+      live.close();
+      const botId = (bot.json.agent as { alf_agent_id: string }).alf_agent_id;
+      const restored = await runCli(['restore', '-r', 'zeroclaw', '-w', ws, '--agent', botId, '--runtime-agent', 'bot', '--data', data], env);
+      expect(restored.json, restored.stderr).toMatchObject({ ok: true, applied: true });
+      expect(agentsRow(db, 'bot')).toEqual(before);
+      expect(before).toEqual([`text:'a1' | text:'bot' | ${createdAt === 'created_at' ? 'null:NULL' : "text:'2026-01-02T00:00:00Z'"} | integer:1700000000 | text:'kept'`]);
+    }
+  });
+
   it('names the file when brain.db has no memories table', async () => {
     const { ws, db } = await workspace('no-table', 'CREATE TABLE notes (body TEXT)');
     const run = await runCli(['sync', '-r', 'zeroclaw', '-w', ws, '--data', path.join(tmp, 'data-no-table')], { ALF_HOME: path.join(tmp, 'home-no-table') });

@@ -308,6 +308,24 @@ describe('zeroclaw import', () => {
     check.close();
   });
 
+  it("live, into ZeroClaw's own agents table (created_at TEXT NOT NULL) an agent whose created_at was NULL gets the restore time, said", async () => {
+    const ws = await tempDir('zc-live-null-agent-time');
+    await mkdir(path.join(ws, 'memory'), { recursive: true });
+    const db = new Database(path.join(ws, 'memory', 'brain.db'));
+    db.exec("CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at); CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT, content TEXT, created_at TEXT, updated_at TEXT, agent_id TEXT)");
+    db.exec(`INSERT INTO agents VALUES ('${A}', 'alpha', NULL); INSERT INTO memories VALUES ('${row(A, 0).id}', 'k0', 'fact', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', '${A}')`);
+    db.close();
+    const snapshot = snapshotOf(await exportAlpha(ws));
+    const live = await tempDir('zc-live-null-agent-time-live');
+    const liveDb = await seedBrainDb({ workspace: live, agents: [AGENTS[1]!], rows: [row(B, 0)] });
+    const result = await zeroclawAdapter.importSnapshot({ snapshot, target: live, runtimeAgent: 'alpha', live: true, clock: fixedClock });
+    expect(result.warnings).toEqual([`agents row "${A}": created_at null, which the agents table of ${liveDb} does not hold (NOT NULL); restored with the restore time`]);
+    const check = new Database(liveDb, { readonly: true });
+    expect(check.prepare('SELECT * FROM agents ORDER BY alias').all()).toEqual([{ id: A, alias: 'alpha', created_at: '2026-03-01T00:00:00.000Z' }, AGENTS[1]]);
+    expect(check.prepare('SELECT key, agent_id FROM memories ORDER BY key, agent_id').all()).toEqual([{ key: 'k0', agent_id: A }, { key: 'k0', agent_id: B }]);
+    check.close();
+  });
+
   it('a live brain.db that refuses the write (its memories a VIEW, a trigger that RAISEs) is restore_incomplete, with nothing changed', async () => {
     // Each failed the restore as internal_error with SQLite's words and a stack.
     const exported = await exportAlpha(await sourceWorkspace());

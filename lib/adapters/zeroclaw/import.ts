@@ -44,7 +44,7 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   try {
     database = existingDb === null
       ? await writeFreshDatabase(opts, archived, sidecar, warnings)
-      : writeLiveDatabase(opts, existingDb, alias, archived, warnings);
+      : writeLiveDatabase(opts, existingDb, { alias, archived, agentRow: sidecar.agent?.row ?? null }, warnings);
   } catch (error) {
     await staged.discard();
     throw fullDiskError(opts.target, error) ?? error;
@@ -93,12 +93,15 @@ async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, 
   return { rel: FRESH_BRAIN_DB, ownsAgentIdFile: true };
 }
 
-/** The agent's rows of the live brain.db replaced, in one transaction. */
-function writeLiveDatabase(opts: ImportOptions, dbRel: string, alias: string, archived: ZeroclawAgent, warnings: string[]): { rel: string; ownsAgentIdFile: boolean } {
+/**
+ * The agent's rows of the live brain.db replaced, in one transaction; an agent the database lacks gets the
+ * sidecar's whole `agents` row (`agentRow`), in the columns the live table has.
+ */
+function writeLiveDatabase(opts: ImportOptions, dbRel: string, agent: { alias: string; archived: ZeroclawAgent; agentRow: JsonObject | null }, warnings: string[]): { rel: string; ownsAgentIdFile: boolean } {
   const dbPath = path.join(opts.target, ...dbRel.split('/'));
   const db = new Database(dbPath, { fileMustExist: true, timeout: 10_000 });
   try {
-    const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { file: dbPath, alias, archived, records: opts.snapshot.records }));
+    const outcome = writingLive(dbPath, () => replaceLiveSlice(db, { file: dbPath, ...agent, records: opts.snapshot.records }));
     warnings.push(...outcome.warnings);
     return { rel: dbRel, ownsAgentIdFile: outcome.isFirst };
   } finally {

@@ -59,8 +59,9 @@ export interface LiveSliceOutcome {
  * Replaces one agent's rows in a live `brain.db` in ONE transaction: delete that
  * agent's rows, insert the restored ones. Other agents' rows are never touched; a
  * restored row whose id belongs to another agent aborts the restore before anything
- * changes. A missing alias gets an `agents` row (the archived id unless another alias
- * already uses it). A pre-multi-agent database is the single agent's: all its rows
+ * changes. A missing alias gets an `agents` row: the sidecar's whole row (`agentRow`) as a
+ * fresh restore writes it, in the columns the live table has (the archived id unless another
+ * alias already uses it). A pre-multi-agent database is the single agent's: all its rows
  * are replaced.
  */
 export function replaceLiveSlice(db: Db, args: {
@@ -68,6 +69,8 @@ export function replaceLiveSlice(db: Db, args: {
   file: string;
   alias: string;
   archived: ZeroclawAgent;
+  /** The source's `agents` row (the sidecar's), or null when the archive has none. */
+  agentRow?: JsonObject | null;
   records: readonly MemoryRecord[];
 }): LiveSliceOutcome {
   const layout = readLayout(db, args.file);
@@ -79,7 +82,7 @@ export function replaceLiveSlice(db: Db, args: {
       for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: null, columns }));
       return { rowsWritten: args.records.length, isFirst: true, warnings };
     }
-    const agentId = ensureAgentRow(db, layout.agents, args.alias, args.archived);
+    const agentId = ensureAgentRow(db, layout.agents, args, warnings);
     const rows = args.records.map((record) => recordToRow(record, { agentNativeId: agentId, columns }));
     assertNoForeignIds(db, rows, agentId, args.file);
     db.prepare('DELETE FROM memories WHERE agent_id = ?').run(agentId);
@@ -90,16 +93,35 @@ export function replaceLiveSlice(db: Db, args: {
   })();
 }
 
-function ensureAgentRow(db: Db, agents: ZeroclawAgent[], alias: string, archived: ZeroclawAgent): string {
+/**
+ * The live `agents` id of the alias; an alias the table lacks gets a row: the source's (`agentRow`, each value as
+ * `writeFreshSlice` binds it) in the columns the live table has, else `archived`'s id, alias and created_at. Its id is
+ * the source's unless another agent holds it. A NULL (or absent) `created_at` the live column does not allow (ZeroClaw's
+ * `TEXT NOT NULL`) takes the restore time (`archived.created_at`), said.
+ */
+function ensureAgentRow(db: Db, agents: ZeroclawAgent[], args: { file: string; alias: string; archived: ZeroclawAgent; agentRow?: JsonObject | null }, warnings: string[]): unknown {
+  const { alias, archived } = args;
   const existing = agents.find((a) => a.alias === alias);
   if (existing !== undefined) return existing.id;
-  const idTaken = agents.some((a) => a.id === archived.id);
-  const id = idTaken ? uuidV5(NS.zeroclawAgent, `restored-agent:${alias}`) : archived.id;
-  insertRow(db, 'agents', { id, alias, created_at: archived.created_at });
+  const source = args.agentRow ?? { id: archived.id, alias, created_at: archived.created_at };
+  const sourceId = source.id === undefined || source.id === null ? archived.id : sqlValue(source.id);
+  const idTaken = agents.some((a) => String(a.id) === String(sourceId));
+  const id = idTaken ? uuidV5(NS.zeroclawAgent, `restored-agent:${alias}`) : sourceId;
+  const columns = db.prepare('SELECT name, "notnull" AS required FROM pragma_table_info(?)').all('agents') as { name: string; required: number }[];
+  const row: Record<string, unknown> = {};
+  for (const { name } of columns) if (name in source) row[name] = sqlValue(source[name]);
+  row.id = id;
+  row.alias = alias;
+  const createdAt = columns.find((c) => c.name === 'created_at');
+  if (createdAt !== undefined && (row.created_at === undefined || (row.created_at === null && createdAt.required === 1))) {
+    if (row.created_at === null) warnings.push(`agents row ${JSON.stringify(source.id ?? null)}: created_at null, which the agents table of ${args.file} does not hold (NOT NULL); restored with the restore time`);
+    row.created_at = archived.created_at;
+  }
+  insertRow(db, 'agents', row);
   return id;
 }
 
-function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: string, file: string): void {
+function assertNoForeignIds(db: Db, rows: Record<string, unknown>[], agentId: unknown, file: string): void {
   const owner = db.prepare('SELECT agent_id FROM memories WHERE id = ? AND agent_id <> ?');
   for (const row of rows) {
     const other = owner.get(row.id, agentId) as { agent_id: string } | undefined;
