@@ -155,6 +155,33 @@ describe('lineage restore --out of a ZeroClaw agent: the brain.db as the source 
     }
   });
 
+  it("fires none of the source's triggers while it writes the rows (they changed the rows, wrote other tables, or RAISEd), and fills the FTS index", async () => {
+    const { ws, db } = await workspace('triggers', `
+      CREATE TABLE agents (id TEXT PRIMARY KEY, alias TEXT NOT NULL UNIQUE, created_at TEXT NOT NULL);
+      CREATE TABLE memories (id TEXT PRIMARY KEY, key TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL,
+        agent_id TEXT NOT NULL REFERENCES agents(id));
+      CREATE VIRTUAL TABLE memories_fts USING fts5(key, content, content=memories, content_rowid=rowid);
+      CREATE TRIGGER memories_ai AFTER INSERT ON memories BEGIN INSERT INTO memories_fts(rowid, key, content) VALUES (new.rowid, new.key, new.content); END;
+      CREATE TABLE audit (memory_id TEXT, note TEXT);
+      CREATE TRIGGER touch AFTER INSERT ON memories BEGIN UPDATE memories SET updated_at = 'touched' WHERE id = new.id; END;
+      CREATE TRIGGER log AFTER INSERT ON memories BEGIN INSERT INTO audit VALUES (new.id, 'inserted'); END;
+      INSERT INTO agents VALUES ('a1', 'bot', '2026-01-01T00:00:00Z');
+      INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000001', 'gateway', 'The gateway is 10.20.0.5', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a1');
+      INSERT INTO memories VALUES ('10000000-0000-4000-8000-000000000002', 'plan', 'Reconcile on Mondays', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'a1');
+      UPDATE memories SET updated_at = created_at;
+      DELETE FROM audit;
+      CREATE TRIGGER guard BEFORE INSERT ON agents BEGIN SELECT RAISE(ABORT, 'agents are added by the gateway'); END;
+      CREATE TABLE schema_version (component TEXT PRIMARY KEY, version INTEGER NOT NULL, applied_at TEXT NOT NULL);
+      INSERT INTO schema_version VALUES ('memory', 3, '2026-01-01T00:00:00Z');`);
+    const restored = await syncAndRestore('triggers', ws);
+    expect(schema(restored)).toEqual(schema(db));
+    for (const table of ['agents', 'memories', 'schema_version', 'audit']) expect(typedRows(restored, table)).toEqual(typedRows(db, table));
+    const check = new Database(restored);
+    expect(check.prepare("SELECT key FROM memories_fts WHERE memories_fts MATCH 'gateway OR mondays' ORDER BY rowid").all()).toEqual([{ key: 'gateway' }, { key: 'plan' }]);
+    check.prepare("INSERT INTO memories_fts(memories_fts) VALUES ('integrity-check')").run(); // throws when the index is not its content's
+    check.close();
+  });
+
   it('names the file when brain.db has no memories table', async () => {
     const { ws, db } = await workspace('no-table', 'CREATE TABLE notes (body TEXT)');
     const run = await runCli(['sync', '-r', 'zeroclaw', '-w', ws, '--data', path.join(tmp, 'data-no-table')], { ALF_HOME: path.join(tmp, 'home-no-table') });
@@ -187,6 +214,49 @@ describe('lineage restore --out of a Hermes home: the state.db as the source hel
     expect(typedRows(restored, 'sessions')).toEqual(typedRows(db, 'sessions'));
     expect(typedRows(restored, 'messages')).toEqual(typedRows(db, 'messages'));
   });
+  it("fires none of the source's triggers while it writes the rows, and fills Hermes' own full-text index as its triggers do", async () => {
+    // A trigger that RAISEs (the guard) failed the restore; one that counts messages counted them again.
+    for (const guarded of [false, true]) {
+      const name = guarded ? 'hermes-guarded' : 'hermes-triggers';
+      const home = path.join(tmp, name);
+      await fs.mkdir(home, { recursive: true });
+      const db = path.join(home, 'state.db');
+      new Database(db).exec(`
+        CREATE TABLE schema_version (version INTEGER NOT NULL);
+        CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL, message_count INTEGER DEFAULT 0);
+        CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL REFERENCES sessions(id), role TEXT NOT NULL, content TEXT,
+          tool_name TEXT, timestamp REAL NOT NULL);
+        CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+        CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN
+          INSERT INTO messages_fts(rowid, content) VALUES (new.id, COALESCE(new.content, '') || ' ' || COALESCE(new.tool_name, ''));
+        END;
+        CREATE TRIGGER count_messages AFTER INSERT ON messages BEGIN UPDATE sessions SET message_count = message_count + 1 WHERE id = new.session_id; END;
+        INSERT INTO schema_version VALUES (16);
+        INSERT INTO sessions VALUES ('s1', 'cli', 1700000000.5, 0);
+        INSERT INTO messages VALUES (3, 's1', 'user', 'where is the gateway', NULL, 1700000001.5);
+        INSERT INTO messages VALUES (9, 's1', 'assistant', NULL, 'grep', 1700000002.5);
+        ${guarded ? "CREATE TRIGGER sessions_guard BEFORE INSERT ON sessions WHEN new.source = 'cli' BEGIN SELECT RAISE(ABORT, 'no new cli sessions'); END;" : ''}`).close();
+      const restored = await syncAndRestore(name, home, 'hermes');
+      expect(schema(restored)).toEqual(schema(db));
+      for (const table of ['schema_version', 'sessions', 'messages']) expect(typedRows(restored, table)).toEqual(typedRows(db, table));
+      expect(typedRows(restored, 'sessions')).toEqual(["text:'s1' | text:'cli' | real:1700000000.5 | integer:2"]);
+      const check = new Database(restored, { readonly: true });
+      const source = new Database(db, { readonly: true });
+      const fts = (d: Database.Database) => d.prepare('SELECT rowid, content FROM messages_fts ORDER BY rowid').all();
+      if (guarded) {
+        // The triggers that fill messages_fts cannot be replayed when another refuses the rows: said, the index left empty.
+        expect(answers.get(name)!.restore.warnings).toEqual(["state.db: the full-text table messages_fts is left empty: the source's triggers, which fill it, refuse the restored rows (no new cli sessions)"]);
+        expect(fts(check)).toEqual([]);
+      } else {
+        expect(answers.get(name)!.restore).not.toHaveProperty('warnings');
+        expect(fts(check)).toEqual(fts(source));
+        expect(check.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'grep'").all()).toEqual([{ rowid: 9 }]);
+      }
+      check.close();
+      source.close();
+    }
+  });
+
   it('restores a session whose id is a number (an untyped legacy column): sync took it, restore refused it', async () => {
     const home = path.join(tmp, 'hermes-numbered');
     await fs.mkdir(home, { recursive: true });

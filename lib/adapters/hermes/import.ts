@@ -7,8 +7,8 @@ import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
-import { createFromSourceDdl, sourceDdlProblem, tableColumns, withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
-import { sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
+import { buildFromSourceDdl, sourceDdlProblem, sqlNumber, tableColumns, withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { freshSessionRows, sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
 
 /**
  * Restores a Hermes home: raw files byte-exact (never `.env` or `state.db`, even if an
@@ -86,12 +86,20 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
   const sourceDdl = sidecar.ddl !== null && problem === null ? sidecar.ddl : null;
   const warnings: string[] = problem === null ? [] : [`raw/hermes/${STATE_SCHEMA_SIDECAR}: the source's state.db schema was not used (${problem}); ${STATE_DB_FILE} was built from Hermes' own`];
   await withFreshDatabase(dbPath, async () => {
-    const db = sourceDdl === null ? await createStateDb(dbPath) : await createFromSourceDdl(dbPath, sourceDdl);
+    if (sourceDdl !== null) {
+      warnings.push(...(await buildFromSourceDdl(dbPath, sourceDdl, (schema) => {
+        const fresh = freshSessionRows(schema, sessions);
+        warnings.push(...fresh.warnings);
+        if (sidecar.schemaVersion !== null && tableColumns(schema, 'schema_version').includes('version')) {
+          return new Map([['schema_version', [{ version: sqlNumber(sidecar.schemaVersion) }]], ...fresh.rows]);
+        }
+        return fresh.rows;
+      })));
+      return;
+    }
+    const db = await createStateDb(dbPath);
     try {
-      if (sourceDdl !== null && sidecar.schemaVersion !== null && tableColumns(db, 'schema_version').includes('version')) {
-        db.prepare('INSERT INTO schema_version (version) VALUES (?)').run(sidecar.schemaVersion);
-      }
-      warnings.push(...writeSessions(db, sourceDdl === null ? withRequiredTimes(sessions, clock, warnings) : sessions, { replace: false }));
+      warnings.push(...writeSessions(db, withRequiredTimes(sessions, clock, warnings), { replace: false }));
     } finally {
       db.close();
     }

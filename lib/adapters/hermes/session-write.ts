@@ -1,4 +1,4 @@
-import { insertRow, tableColumns, type Db } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { insertRow, tableColumns, type Db, type TableRows } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import { jsonToSqlValue } from './row-json';
@@ -32,17 +32,7 @@ export function sessionsFromRecords(records: readonly MemoryRecord[]): SessionRo
  */
 export function writeSessions(db: Db, sessions: readonly SessionRows[], opts: { replace: boolean }): string[] {
   const warnings: string[] = [];
-  const sessionColumns = tableColumns(db, 'sessions');
-  const messageColumns = tableColumns(db, 'messages');
-  const dropped = new Set<string>();
-  const pick = (row: JsonObject, columns: string[], table: string): Record<string, unknown> => {
-    const out: Record<string, unknown> = {};
-    for (const key of Object.keys(row)) {
-      if (columns.includes(key)) out[key] = jsonToSqlValue(row[key], `${table}.${key}`);
-      else dropped.add(`${table}.${key}`);
-    }
-    return out;
-  };
+  const { pick, dropped } = picker(db);
   db.pragma('foreign_keys = OFF');
   db.transaction(() => {
     const ownerOf = db.prepare('SELECT session_id FROM messages WHERE id = ?');
@@ -52,9 +42,9 @@ export function writeSessions(db: Db, sessions: readonly SessionRows[], opts: { 
         db.prepare('DELETE FROM messages WHERE session_id = ?').run(id);
         db.prepare('DELETE FROM sessions WHERE id = ?').run(id);
       }
-      insertRow(db, 'sessions', pick(session, sessionColumns, 'sessions'));
+      insertRow(db, 'sessions', pick(session, 'sessions'));
       for (const message of messages) {
-        const row = pick(message, messageColumns, 'messages');
+        const row = pick(message, 'messages');
         if (opts.replace && row.id !== undefined && ownerOf.get(row.id) !== undefined) {
           warnings.push(`message ${String(row.id)} of session ${String(session.id)} got a new id: its id is used by another session`);
           delete row.id;
@@ -64,6 +54,32 @@ export function writeSessions(db: Db, sessions: readonly SessionRows[], opts: { 
     }
   })();
   db.pragma('foreign_keys = ON');
-  for (const column of [...dropped].sort()) warnings.push(`state.db has no ${column} column; restored rows leave it out`);
+  warnings.push(...dropped());
   return warnings;
+}
+
+/**
+ * The `sessions` and `messages` rows of a fresh `state.db` (`sqlite-io.ts` `buildFromSourceDdl` writes them), in the
+ * columns `db` (its schema) has, each value as SQLite binds it; `warnings` says the columns left out.
+ */
+export function freshSessionRows(db: Db, sessions: readonly SessionRows[]): { rows: TableRows; warnings: string[] } {
+  const { pick, dropped } = picker(db);
+  const sessionRows = sessions.map(({ session }) => pick(session, 'sessions'));
+  const messageRows = sessions.flatMap(({ messages }) => messages.map((message) => pick(message, 'messages')));
+  return { rows: new Map([['sessions', sessionRows], ['messages', messageRows]]), warnings: dropped() };
+}
+
+/** Picks a JSON row's values in the columns the table has (`jsonToSqlValue`); `dropped()` says the others, once each. */
+function picker(db: Db): { pick: (row: JsonObject, table: 'sessions' | 'messages') => Record<string, unknown>; dropped: () => string[] } {
+  const columns = { sessions: tableColumns(db, 'sessions'), messages: tableColumns(db, 'messages') };
+  const dropped = new Set<string>();
+  const pick = (row: JsonObject, table: 'sessions' | 'messages'): Record<string, unknown> => {
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(row)) {
+      if (columns[table].includes(key)) out[key] = jsonToSqlValue(row[key], `${table}.${key}`);
+      else dropped.add(`${table}.${key}`);
+    }
+    return out;
+  };
+  return { pick, dropped: () => [...dropped].sort().map((column) => `state.db has no ${column} column; restored rows leave it out`) };
 }

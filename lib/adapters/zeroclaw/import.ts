@@ -9,8 +9,8 @@ import { findBrainDb, FRESH_BRAIN_DB } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
 import { addOtherColumns, createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar, type BrainSidecar } from './sidecar';
-import { droppedColumnWarnings, replaceLiveSlice, writeFreshSlice } from './slice-write';
-import { createFromSourceDdl, sourceDdlProblem, tableColumns, withFreshDatabase, writingLive } from './sqlite-io';
+import { droppedColumnWarnings, freshSliceRows, replaceLiveSlice, writeFreshSlice } from './slice-write';
+import { buildFromSourceDdl, sourceDdlProblem, tableColumns, withFreshDatabase, writingLive } from './sqlite-io';
 
 
 /**
@@ -74,15 +74,21 @@ async function writeFreshDatabase(opts: ImportOptions, archived: ZeroclawAgent, 
   if (problem !== null) warnings.push(`raw/zeroclaw/${BRAIN_SCHEMA_SIDECAR}: the source's brain.db schema was not used (${problem}); ${FRESH_BRAIN_DB} was built from ZeroClaw's own`);
   const agentRow: JsonObject = sidecar.agent === null ? { ...archived } : { ...sidecar.agent.row, alias: archived.alias };
   await withFreshDatabase(dbPath, async () => {
-    const db = sourceDdl !== null ? await createFromSourceDdl(dbPath, sourceDdl) : await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
+    if (sourceDdl !== null) {
+      const args = { agentRow, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records };
+      warnings.push(...(await buildFromSourceDdl(dbPath, sourceDdl, (schema) => {
+        warnings.push(...droppedColumnWarnings(opts.snapshot.records, tableColumns(schema, 'memories')));
+        return freshSliceRows(schema, args);
+      })));
+      return;
+    }
+    const db = await createBrainDb(dbPath, laterColumnsOf(opts.snapshot.records));
     try {
-      if (sourceDdl === null) {
-        addOtherColumns(db, otherColumnsOf(opts.snapshot.records));
-        // ZeroClaw's agents.created_at is NOT NULL: a source value it cannot hold takes the restore time.
-        if (typeof agentRow.created_at !== 'string') {
-          if (sidecar.agent !== null) warnings.push(`agents row ${JSON.stringify(agentRow.id)}: created_at ${JSON.stringify(agentRow.created_at ?? null)} is not text, which ZeroClaw's agents table holds; restored with the restore time`);
-          agentRow.created_at = archived.created_at;
-        }
+      addOtherColumns(db, otherColumnsOf(opts.snapshot.records));
+      // ZeroClaw's agents.created_at is NOT NULL: a source value it cannot hold takes the restore time.
+      if (typeof agentRow.created_at !== 'string') {
+        if (sidecar.agent !== null) warnings.push(`agents row ${JSON.stringify(agentRow.id)}: created_at ${JSON.stringify(agentRow.created_at ?? null)} is not text, which ZeroClaw's agents table holds; restored with the restore time`);
+        agentRow.created_at = archived.created_at;
       }
       warnings.push(...droppedColumnWarnings(opts.snapshot.records, tableColumns(db, 'memories')));
       writeFreshSlice(db, { agentRow, schemaVersion: sidecar.schemaVersion, records: opts.snapshot.records });

@@ -5,38 +5,42 @@ import { uuidV5 } from '@/lib/core/uuid';
 import { readLayout, type ZeroclawAgent } from './agents';
 import { recordToRow } from './rows';
 import type { BrainSidecar } from './sidecar';
-import { insertRow, sqlNumber, tableColumns, tableExists, type Db } from './sqlite-io';
+import { insertRow, sqlNumber, tableColumns, tableExists, type Db, type TableRows } from './sqlite-io';
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
 
 /**
- * Fills a freshly created `brain.db` with one agent: its `agents` row (`agentRow`: every column as the
- * source held it), the captured `schema_version` rows (so ZeroClaw does not re-migrate), and its memories,
- * in one transaction. The database is the source's schema or ZeroClaw's (`import.ts`): a table or column
- * it lacks is not written — no `agents` row where `memories` has no `agent_id` (the single-agent layout).
- * Returns the number of memory rows written.
+ * The rows of a fresh `brain.db` holding one agent: its `agents` row (`agentRow`: every column as the source
+ * held it), the captured `schema_version` rows (so ZeroClaw does not re-migrate), and its memories, as SQLite
+ * binds them. The database (`db`: its schema, the source's or ZeroClaw's, `import.ts`) decides what is written:
+ * a table or column it lacks is not — no `agents` row where `memories` has no `agent_id` (the single-agent layout).
  */
-export function writeFreshSlice(db: Db, args: {
+export function freshSliceRows(db: Db, args: {
   agentRow: JsonObject;
   schemaVersion: BrainSidecar['schemaVersion'];
   records: readonly MemoryRecord[];
-}): number {
+}): TableRows {
   const columns = tableColumns(db, 'memories');
   const multi = columns.includes('agent_id') && tableExists(db, 'agents');
   const agentColumns = tableColumns(db, 'agents');
   const versionColumns = tableColumns(db, 'schema_version');
   const agentId = args.agentRow.id === undefined ? null : sqlValue(args.agentRow.id);
+  const rows: TableRows = new Map();
+  if (multi) {
+    const row: Record<string, unknown> = {};
+    for (const [column, value] of Object.entries(args.agentRow)) if (agentColumns.includes(column)) row[column] = sqlValue(value);
+    rows.set('agents', [row]);
+  }
+  if (['component', 'version', 'applied_at'].every((c) => versionColumns.includes(c))) rows.set('schema_version', args.schemaVersion.map((row) => ({ ...row })));
+  rows.set('memories', args.records.map((record) => recordToRow(record, { agentNativeId: multi ? agentId : null, columns })));
+  return rows;
+}
+
+/** Fills a freshly created `brain.db` of ZeroClaw's own DDL (its triggers keep the FTS index) with `freshSliceRows`, in one transaction. */
+export function writeFreshSlice(db: Db, args: Parameters<typeof freshSliceRows>[1]): void {
+  const rows = freshSliceRows(db, args);
   db.transaction(() => {
-    if (multi) {
-      const row: Record<string, unknown> = {};
-      for (const [column, value] of Object.entries(args.agentRow)) if (agentColumns.includes(column)) row[column] = sqlValue(value);
-      insertRow(db, 'agents', row);
-    }
-    if (['component', 'version', 'applied_at'].every((c) => versionColumns.includes(c))) {
-      for (const row of args.schemaVersion) insertRow(db, 'schema_version', { ...row });
-    }
-    for (const record of args.records) insertRow(db, 'memories', recordToRow(record, { agentNativeId: multi ? agentId : null, columns }));
+    for (const [table, tableRows] of rows) for (const row of tableRows) insertRow(db, table, row);
   })();
-  return args.records.length;
 }
 
 /** A sidecar value as SQLite binds it: `{"$base64": …}` a BLOB, a boolean 0/1, a whole number an INTEGER (`sqlNumber`) (`parseBrainSidecar` kept no other kind). */

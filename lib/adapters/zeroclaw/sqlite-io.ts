@@ -299,18 +299,113 @@ export function sourceDdlProblem(ddl: readonly string[], tables: readonly string
   }
 }
 
+/** Rows to write into a fresh database: table → its rows (column → value as SQLite binds it), in order. */
+export type TableRows = Map<string, Record<string, unknown>[]>;
+
 /**
- * Creates a fresh database (parent directories included) with the source's own schema: its DDL
- * statements, in order, once `sourceDdlProblem` found none (the caller asks).
+ * Builds a fresh database (parent directories included) with the source's own schema — its DDL statements,
+ * in order, once `sourceDdlProblem` found none (the caller asks) — holding exactly `rowsFor`'s rows, and says
+ * (returned warnings) what it could not make as the source had it.
+ *
+ * No trigger of the source fires while the rows are written: each table's rows go in right after its
+ * `CREATE TABLE`, before any trigger on it exists (a trigger names its table, so comes after it) — as
+ * `sqlite3 .dump` writes a table's data before the triggers, yet with every object in the source's order, so
+ * the database reports the source's DDL again (`captureDdl`: a sync of it sends the same sidecar). A trigger
+ * that changed the rows (an `updated_at`), wrote another table, or RAISEd, changed the restore or failed it.
+ * Foreign keys are not checked while it is built (the rows are the source's, which may name a later table).
+ *
+ * Full-text tables, whose index the archive does not carry, are then filled: one with external content
+ * (`content=memories`, ZeroClaw's) by its 'rebuild' command, from the rows just written; one holding its
+ * own content (Hermes' `messages_fts`, filled by the source's triggers) with what those triggers put there,
+ * replayed in a private copy (the whole DDL, the same rows, the triggers firing) — when they refuse the rows
+ * there, or the table has no content to rebuild from (`content=''`), it is left empty, said.
+ * `rowsFor` is given a database with the whole schema and no rows (for the columns it has).
  */
-export async function createFromSourceDdl(dbPath: string, ddl: readonly string[]): Promise<Db> {
+export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[], rowsFor: (schema: Db) => TableRows): Promise<string[]> {
   await mkdir(path.dirname(dbPath), { recursive: true });
-  const db = new Database(dbPath);
+  const schema = new Database(':memory:');
+  let rows: TableRows;
+  let ownContent: string[];
   try {
-    for (const sql of ddl) db.prepare(sql).run();
-    return db;
+    for (const sql of ddl) schema.prepare(sql).run();
+    rows = rowsFor(schema);
+    ownContent = fullTextTables(schema).filter((name) => tableExists(schema, `${name}_content`));
+  } finally {
+    schema.close();
+  }
+  const warnings: string[] = [];
+  const scratch = ownContent.length > 0 ? await mkdtemp(path.join(os.tmpdir(), 'lineage-fts-')) : null;
+  try {
+    let replayed: string | null = null;
+    if (scratch !== null) {
+      const file = path.join(scratch, 'replay.db');
+      const refused = replayWithTriggers(file, ddl, rows);
+      if (refused === null) replayed = file;
+      else warnings.push(`${path.basename(dbPath)}: the full-text table${ownContent.length === 1 ? '' : 's'} ${ownContent.join(', ')} ${ownContent.length === 1 ? 'is' : 'are'} left empty: the source's triggers, which fill ${ownContent.length === 1 ? 'it' : 'them'}, refuse the restored rows (${refused})`);
+    }
+    const db = new Database(dbPath);
+    try {
+      db.pragma('foreign_keys = OFF');
+      if (replayed !== null) db.prepare('ATTACH DATABASE ? AS lineage_replay').run(replayed);
+      db.transaction(() => {
+        const pending = new Map(rows);
+        for (const sql of ddl) {
+          db.prepare(sql).run();
+          for (const [table, tableRows] of pending) {
+            if ((db.prepare("SELECT type FROM main.sqlite_master WHERE name = ?").get(table) as { type: string } | undefined)?.type !== 'table') continue;
+            for (const row of tableRows) insertRow(db, table, row);
+            pending.delete(table);
+          }
+        }
+        for (const name of fullTextTables(db)) {
+          const q = quoteIdent(name);
+          if (ownContent.includes(name)) {
+            if (replayed === null) continue;
+            const columns = tableColumns(db, name).map(quoteIdent).join(', ');
+            db.prepare(`INSERT INTO main.${q} (rowid, ${columns}) SELECT rowid, ${columns} FROM lineage_replay.${q}`).run();
+          } else {
+            try {
+              db.transaction(() => db.prepare(`INSERT INTO main.${q} (${q}) VALUES ('rebuild')`).run())();
+            } catch (error) {
+              if ((error as Error).name !== 'SqliteError') throw error;
+              warnings.push(`${path.basename(dbPath)}: the full-text table ${name} is left empty: it has no content of its own or elsewhere to rebuild its index from (${(error as Error).message})`);
+            }
+          }
+        }
+      })();
+      if (replayed !== null) db.prepare('DETACH DATABASE lineage_replay').run();
+    } finally {
+      db.close();
+    }
+  } finally {
+    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+  }
+  return warnings;
+}
+
+/** The database's full-text (FTS3/4/5) tables, in schema order. */
+function fullTextTables(db: Db): string[] {
+  const rows = db.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql IS NOT NULL ORDER BY rowid").all() as { name: string; sql: string }[];
+  return rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE\b[\s\S]*?\bUSING\s+fts[345]\s*\(/i.test(r.sql)).map((r) => r.name);
+}
+
+/**
+ * Writes the rows into `file` built from the whole DDL first, so that the source's triggers fire as they did
+ * when the source was written; null, or what SQLite said when a trigger (or a constraint) refused them.
+ */
+function replayWithTriggers(file: string, ddl: readonly string[], rows: TableRows): string | null {
+  const db = new Database(file);
+  try {
+    db.pragma('foreign_keys = OFF');
+    db.transaction(() => {
+      for (const sql of ddl) db.prepare(sql).run();
+      for (const [table, tableRows] of rows) for (const row of tableRows) insertRow(db, table, row);
+    })();
+    return null;
   } catch (error) {
+    if ((error as Error).name !== 'SqliteError') throw error;
+    return (error as Error).message;
+  } finally {
     db.close();
-    throw error;
   }
 }
