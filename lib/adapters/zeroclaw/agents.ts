@@ -48,7 +48,7 @@ export function readLayout(db: Db, file: string): BrainLayout {
   const agents = (db
     .prepare('SELECT id, alias, created_at FROM agents ORDER BY created_at ASC, alias ASC')
     .safeIntegers(true)
-    .all() as Record<string, unknown>[]).map((row) => ({ ...row, id: exactInteger(row.id), created_at: exactInteger(row.created_at) })) as ZeroclawAgent[];
+    .all() as Record<string, unknown>[]).map((row) => ({ id: exactInteger(row.id), alias: exactInteger(row.alias), created_at: exactInteger(row.created_at) })) as ZeroclawAgent[];
   for (const agent of agents) {
     const value: unknown = agent.alias;
     if (typeof value !== 'string') {

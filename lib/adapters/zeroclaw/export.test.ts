@@ -265,7 +265,7 @@ describe('zeroclaw export: bad input', () => {
   }
 
   it('refuses an agent whose alias is not text (NULL, a BLOB, a number) by its row, with a hint, instead of failing on it later', async () => {
-    for (const [alias, said] of [[null, 'NULL'], [Buffer.from('alpha'), 'a BLOB'], [7, 'number 7']] as const) {
+    for (const [alias, said] of [[null, 'NULL'], [Buffer.from('alpha'), 'a BLOB'], [7, 'number 7'], [7n, 'number 7']] as const) {
       const ws = await looseAgentsDb([[A, alias]]);
       // Without --runtime-agent the one agent was taken, and its alias (the agent's name) failed the sync as an internal error.
       for (const runtimeAgent of [undefined, 'alpha']) {
