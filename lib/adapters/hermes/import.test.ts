@@ -150,6 +150,22 @@ describe('hermes import', () => {
     check.close();
   });
 
+  it('a full-text table whose own trigger refuses the restored rows is left empty, said; the rows are restored', async () => {
+    const home = await tempDir('hermes-fts-refuses');
+    const db = new Database(path.join(home, 'state.db'));
+    db.exec(`CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL);
+      CREATE VIRTUAL TABLE messages_fts USING fts5(content);
+      INSERT INTO sessions VALUES ('s1', 'cli', 1700000000.5);
+      INSERT INTO messages VALUES (1, 's1', 'user', 'hi', 1700000001.5), (2, 's1', 'assistant', 'hello', 1700000002.5);
+      CREATE TRIGGER messages_fts_insert AFTER INSERT ON messages BEGIN INSERT INTO messages_fts(rowid, content) VALUES (7, new.content); END;`);
+    db.close();
+    const out = await tempDir('hermes-fts-refuses-out');
+    const result = await hermesAdapter.importSnapshot({ snapshot: snapshotOf(await exportHome(home)), target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual([expect.stringMatching(/^state\.db: the full-text table messages_fts is left empty: the source's triggers, which fill it, refuse the restored rows \(.+\)$/)]);
+    expect(dumpTable(path.join(out, 'state.db'), 'messages')).toEqual(dumpTable(path.join(home, 'state.db'), 'messages'));
+  });
+
   it("builds a fresh state.db from the archive's DDL only when it passes the check; else Hermes' own, said", async () => {
     const exported = await exportHome(await source());
     const snapshot = structuredClone(snapshotOf(exported));

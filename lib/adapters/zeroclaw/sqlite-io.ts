@@ -317,8 +317,9 @@ export type TableRows = Map<string, Record<string, unknown>[]>;
  * Full-text tables, whose index the archive does not carry, are then filled: one with external content
  * (`content=memories`, ZeroClaw's) by its 'rebuild' command, from the rows just written; one holding its
  * own content (Hermes' `messages_fts`, filled by the source's triggers) with what those triggers put there,
- * replayed in a private copy (the whole DDL, the same rows, the triggers firing) — when they refuse the rows
- * there, or the table has no content to rebuild from (`content=''`), it is left empty, said.
+ * replayed in a private copy (the whole DDL but the triggers that do more than fill it, `ftsFillingTriggers`;
+ * the same rows) — when no trigger fills it, they refuse the rows there, or the table has no content to
+ * rebuild from (`content=''`), it is left empty, said.
  * `rowsFor` is given a database with the whole schema and no rows (for the columns it has).
  */
 export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[], rowsFor: (schema: Db) => TableRows): Promise<string[]> {
@@ -326,20 +327,33 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
   const schema = new Database(':memory:');
   let rows: TableRows;
   let ownContent: string[];
+  let replayDdl: readonly string[] = ddl;
+  const warnings: string[] = [];
   try {
     for (const sql of ddl) schema.prepare(sql).run();
     rows = rowsFor(schema);
     ownContent = fullTextTables(schema).filter((name) => tableExists(schema, `${name}_content`));
+    if (ownContent.length > 0) {
+      const filling = ftsFillingTriggers(schema, ownContent, [...rows.keys()]);
+      if (filling !== null) {
+        // Only the triggers that do nothing but fill those tables fire in the replay: another (a RAISE, a count) would refuse or change the rows there.
+        const others = new Set((schema.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).filter((t) => !filling.triggers.has(t.name)).map((t) => t.sql));
+        replayDdl = ddl.filter((sql) => !others.has(sql));
+        const unfilled = ownContent.filter((name) => !filling.tables.has(name));
+        if (unfilled.length > 0 && [...rows.values()].some((r) => r.length > 0)) {
+          warnings.push(`${path.basename(dbPath)}: the full-text table${unfilled.length === 1 ? '' : 's'} ${unfilled.join(', ')} ${unfilled.length === 1 ? 'is' : 'are'} left empty: no trigger of the source fills ${unfilled.length === 1 ? 'it' : 'them'} from the restored rows, and the archive does not carry ${unfilled.length === 1 ? 'its' : 'their'} index`);
+        }
+      }
+    }
   } finally {
     schema.close();
   }
-  const warnings: string[] = [];
   const scratch = ownContent.length > 0 ? await mkdtemp(path.join(os.tmpdir(), 'lineage-fts-')) : null;
   try {
     let replayed: string | null = null;
     if (scratch !== null) {
       const file = path.join(scratch, 'replay.db');
-      const refused = replayWithTriggers(file, ddl, rows);
+      const refused = replayWithTriggers(file, replayDdl, rows);
       if (refused === null) replayed = file;
       else warnings.push(`${path.basename(dbPath)}: the full-text table${ownContent.length === 1 ? '' : 's'} ${ownContent.join(', ')} ${ownContent.length === 1 ? 'is' : 'are'} left empty: the source's triggers, which fill ${ownContent.length === 1 ? 'it' : 'them'}, refuse the restored rows (${refused})`);
     }
@@ -381,6 +395,50 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
     if (scratch !== null) await rm(scratch, { recursive: true, force: true });
   }
   return warnings;
+}
+
+/** What a write never does when it does nothing but fill full-text tables (SQLite's VDBE opcodes, as `EXPLAIN` lists them). */
+const OTHER_WRITES = new Set(['OpenWrite', 'Insert', 'Delete', 'IdxInsert', 'IdxDelete', 'Program', 'Clear', 'Destroy', 'SqlExec', 'ParseSchema', 'VCreate', 'VDestroy', 'VRename', 'DropTable', 'DropIndex', 'DropTrigger']);
+
+/**
+ * The INSERT triggers, on the `tables` the restore writes, that do nothing but write the full-text tables `fts` (as
+ * Hermes' `messages_fts_insert` does), and the tables they fill; null when SQLite's `EXPLAIN` of an insert does not
+ * list each trigger's program (then every trigger fires in the replay). A trigger is read from the program SQLite
+ * compiles for it: it fills when it updates one of those tables (VUpdate) and writes nothing else, calls no other
+ * trigger and cannot RAISE (no Halt with an error).
+ */
+function ftsFillingTriggers(schema: Db, fts: readonly string[], tables: readonly string[]): { triggers: Set<string>; tables: Set<string> } | null {
+  type Op = { opcode: string; p1: number; p4: unknown };
+  const explain = (sql: string): Op[] => schema.prepare(`EXPLAIN ${sql}`).all() as Op[];
+  const ftsOf = new Map<string, string>();
+  for (const name of fts) {
+    const update = explain(`INSERT INTO main.${quoteIdent(name)} (rowid) VALUES (NULL)`).find((op) => op.opcode === 'VUpdate');
+    if (update === undefined) return null;
+    ftsOf.set(String(update.p4), name);
+  }
+  const triggers = new Set<string>();
+  const filled = new Set<string>();
+  for (const table of tables) {
+    const named = (schema.prepare("SELECT name FROM main.sqlite_master WHERE type = 'trigger' AND tbl_name = ?").all(table) as { name: string }[]).map((t) => t.name);
+    if (named.length === 0) continue;
+    const programs = new Map<string, Op[]>();
+    let current: Op[] | null = null;
+    for (const op of explain(`INSERT INTO main.${quoteIdent(table)} DEFAULT VALUES`)) {
+      const start = op.opcode === 'Init' && typeof op.p4 === 'string' ? /^-- TRIGGER (.*)$/s.exec(op.p4) : null;
+      if (start !== null) programs.set(start[1]!, (current = []));
+      else current?.push(op);
+    }
+    if (programs.size === 0) return null; // the triggers' programs are not listed: cannot tell
+    for (const [name, ops] of programs) {
+      if (!named.includes(name)) continue;
+      const updates = ops.filter((op) => op.opcode === 'VUpdate').map((op) => ftsOf.get(String(op.p4)));
+      const writesOther = ops.some((op) => OTHER_WRITES.has(op.opcode) || ((op.opcode === 'Halt' || op.opcode === 'HaltIfNull') && op.p1 !== 0));
+      if (updates.length === 0 || writesOther || updates.some((t) => t === undefined)) continue;
+      triggers.add(name);
+      for (const t of updates) filled.add(t!);
+    }
+  }
+  return { triggers, tables: filled };
 }
 
 /** The database's full-text (FTS3/4/5) tables, in schema order. */
