@@ -73,6 +73,34 @@ describe('a PostgreSQL connection dropped under a serving process', () => {
     const next = await call(`${server.url}/v1/agents/${agent}/deltas?base_sequence=0`, { method: 'POST', key, contentType: OCTET, body: await deltaBytes(agent, 0, 2) });
     expect([next.status, next.json.sequence]).toEqual([201, 1]);
   });
+
+  it('every pooled connection ended by an operator between two requests (pg_terminate_backend): the next request is no 500, the one after is answered', async () => {
+    const admin = new pg.Client(databaseUrl);
+    await admin.connect();
+    try {
+      // Several pooled connections, all idle once answered.
+      const read = () => call(`${server.url}/v1/agents/${agent}`, { key });
+      expect((await Promise.all([read(), read(), read(), read()])).map((r) => r.status)).toEqual([200, 200, 200, 200]);
+      const ended = (await admin.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+        AND pid <> pg_backend_pid() AND backend_type = 'client backend'`)).rows.map((r) => r.pid);
+      expect(ended.length).toBeGreaterThan(0);
+      await admin.query('SELECT pg_terminate_backend(pid) FROM unnest($1::int[]) AS pid', [ended]);
+      // Until their backends are gone (each said 57P01 to its client first).
+      for (;;) {
+        await admin.query('SELECT pg_stat_clear_snapshot()');
+        if ((await admin.query('SELECT 1 FROM pg_stat_activity WHERE pid = ANY($1::int[])', [ended])).rows.length === 0) break;
+      }
+      const next = await read();
+      // Answered (a new connection), or told busy in words with a Retry-After: never a 500.
+      if (next.status !== 200) expect([next.status, next.json, next.headers.get('retry-after')]).toEqual([503, { error: 'the database could not be reached; retry shortly', code: 'busy' }, '5']);
+      const after = await read();
+      expect([after.status, after.json.id]).toEqual([200, agent]);
+    } finally {
+      await admin.end();
+    }
+    expect(server.child.exitCode).toBeNull();
+    expect(server.stderr()).not.toMatch(/\n\s+at /);
+  });
 });
 
 describe('an object store that cannot be reached', () => {

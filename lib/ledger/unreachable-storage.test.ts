@@ -1,0 +1,73 @@
+/**
+ * PostgreSQL's own errors (a real PostgreSQL 15, as `pg` gives them) for a session the database ended
+ * or a statement it cancelled, read as a served request's answer: a session ended by the database's
+ * idle_session_timeout (57P05) or by an operator (pg_terminate_backend, 57P01) is `busy` (retry: the
+ * next connection is made), as is a statement an operator cancelled (pg_cancel_backend: 57014 "due to
+ * user request"); only a statement past its statement_timeout is `database_timeout`. Before, 57P05
+ * was no known error (a 500 internal error) and an operator's cancel was told as a time limit.
+ */
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from '@/tests/engines/use-engines';
+import { DATABASE_TIMEOUT_WORDS, unreachableStorageError } from './unreachable-storage';
+
+let url = '';
+let admin: pg.Client;
+beforeAll(async () => {
+  url = await freshDatabase();
+  admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+}, 60_000);
+afterAll(async () => {
+  await admin?.end();
+});
+
+/** A connected session, its backend pid, and the first error it is told of (a query's or the connection's own). */
+async function session(): Promise<{ client: pg.Client; pid: number; ended: Promise<Error> }> {
+  const client = new pg.Client({ connectionString: url });
+  const ended = new Promise<Error>((resolve) => client.on('error', resolve));
+  await client.connect();
+  const pid = (await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+  return { client, pid, ended };
+}
+
+const answer = (error: unknown) => {
+  const mapped = unreachableStorageError(error);
+  return [(error as { code?: string }).code, mapped?.code, mapped?.message];
+};
+
+describe('PostgreSQL ending a session or cancelling a statement', () => {
+  it('a session ended by idle_session_timeout (57P05): busy, the database could not be reached', async () => {
+    const { client, ended } = await session();
+    await client.query("SET idle_session_timeout = '200ms'");
+    expect(answer(await ended)).toEqual(['57P05', 'busy', 'the database could not be reached; retry shortly']);
+    await client.end().catch(() => undefined);
+  });
+
+  it('a session an operator ends (pg_terminate_backend, 57P01) while it waits: busy', async () => {
+    const { client, pid } = await session();
+    const failed = client.query('SELECT pg_sleep(60)').then(() => null, (error: unknown) => error);
+    await admin.query('SELECT pg_terminate_backend($1)', [pid]);
+    expect(answer(await failed)).toEqual(['57P01', 'busy', 'the database could not be reached; retry shortly']);
+    await client.end().catch(() => undefined);
+  });
+
+  it('a statement an operator cancels (pg_cancel_backend): busy in its own words, not a time limit; one past statement_timeout: database_timeout', async () => {
+    const { client, pid } = await session();
+    try {
+      const cancelled = client.query('SELECT pg_sleep(60)').then(() => null, (error: unknown) => error);
+      // Cancelled once it runs (pg_cancel_backend of an idle backend cancels nothing).
+      for (;;) {
+        const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
+        if (rows.length > 0) break;
+      }
+      await admin.query('SELECT pg_cancel_backend($1)', [pid]);
+      expect(answer(await cancelled)).toEqual(['57014', 'busy', 'an operator cancelled a database statement (pg_cancel_backend); what its transaction wrote was rolled back; retry shortly']);
+      await client.query("SET statement_timeout = '100ms'");
+      const timedOut = await client.query('SELECT pg_sleep(60)').then(() => null, (error: unknown) => error);
+      expect(answer(timedOut)).toEqual(['57014', 'database_timeout', DATABASE_TIMEOUT_WORDS]);
+    } finally {
+      await client.end();
+    }
+  });
+});
