@@ -1,6 +1,7 @@
 import type { LineageStorage } from '@/lib/storage/types';
 import { isLedgerError } from '@/lib/ledger/errors';
-import { ledgerRefusal, SyncConflictError, SyncError } from './errors';
+import { commandTimeoutWords, storageOutOfReach, unreachableStorageError } from '@/lib/ledger/unreachable-storage';
+import { ledgerRefusal, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
 import type { LatestEntry, SyncTarget } from './target';
 
 /**
@@ -61,12 +62,29 @@ export function storageTarget(args: {
   };
 }
 
-/** Ledger refusals as the sync's own errors (the codes `localTarget` gives for the same refusals). */
+/**
+ * Ledger refusals as the sync's own errors (the codes `localTarget` gives for the same refusals), and
+ * PostgreSQL's cancels and lost connections (lib/ledger/unreachable-storage.ts) as a server's would be
+ * answered: `busy` (a lock another process held past the pool's lock_timeout, an operator's cancel;
+ * the database or the bucket out of reach), `database_timeout` (a statement past LINEAGE_DATABASE_READ_SECONDS).
+ */
 async function mapped<T>(fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof SyncError || !isLedgerError(error)) throw error;
-    throw ledgerRefusal(error.code, error.message);
+    if (error instanceof SyncError) throw error;
+    if (isLedgerError(error)) throw ledgerRefusal(error.code, error.message);
+    // A storage that cannot be opened keeps its own words (`storage_unavailable`, lib/storage/config.ts), whatever its cause.
+    // (Not imported: this module loads with every sync, lib/storage/config.ts only with the scale-out settings.)
+    if ((error as { code?: unknown } | null)?.code === 'storage_unavailable') throw error;
+    const database = unreachableStorageError(error);
+    if (database === null) throw error;
+    if (database.code === 'database_timeout') {
+      const { error: words, hint } = commandTimeoutWords();
+      throw new SyncError('database_timeout', words, hint);
+    }
+    if (!storageOutOfReach(error)) throw ledgerRefusal(database.code, database.message);
+    // The connection lost, maybe during a COMMIT: the upload may have been kept, which the next sync finds (recover.ts).
+    throw new SyncError('busy', database.message, 'run the same sync again once the storage is back; an upload it did keep is recognised then, not sent twice', UNREACHABLE_RETRY_SECONDS);
   }
 }
