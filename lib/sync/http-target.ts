@@ -91,6 +91,9 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
       // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
       // same command, later. A 503 without one (a read-only data directory) keeps the hints below.
       if (error.status === 503 && error.retryAfterSeconds !== null) throw new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds), error.retryAfterSeconds);
+      // The server gave up on a database statement past its LINEAGE_DATABASE_READ_SECONDS (`database_timeout`), or a
+      // proxy before it on the request: not a refusal of what was sent, and not retried (it would take as long).
+      if (error.status === 504) throw new SyncError(failed, error.message, slowHint(failed));
       // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
       if (failed === 'sync_upload_failed') throw new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
       throw new SyncError(failed, error.message, failed === 'restore_incomplete'
@@ -99,6 +102,13 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
     }
     throw error;
   }
+}
+
+/** What to do after a 504: the server's (or a proxy's) time limit, not the request, is what to change. */
+function slowHint(failed: FailedCode): string {
+  const kept = failed === 'sync_upload_failed' ? ' (an upload it kept after all is recognised at the next sync, not sent twice)' : '';
+  return `the server gave up on this request as too slow${kept}; trying again will likely take as long: `
+    + 'ask the server\'s operator to raise its LINEAGE_DATABASE_READ_SECONDS (or the time limit of a proxy in front of it), then run the same command again';
 }
 
 /** What to do after a busy server's 503: run the same command again, after its Retry-After. */
