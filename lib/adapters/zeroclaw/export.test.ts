@@ -211,6 +211,25 @@ describe('zeroclaw export', () => {
     expect(record!.raw_source_format).toMatchObject({ kind: 'fact', pinned: 1, tenant_id: 't1' });
   });
 
+  it("carries a numeric id as its text where the id column's type makes that text the number again (the record as before), as a number where the column has no type", async () => {
+    const exportOf = async (idType: string) => {
+      const ws = await tempDir('zc-id-type');
+      await mkdir(path.join(ws, 'data', 'memory'), { recursive: true });
+      new Database(path.join(ws, 'data', 'memory', 'brain.db')).exec(`
+        CREATE TABLE memories (id ${idType}, key TEXT NOT NULL, content TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+        INSERT INTO memories VALUES (5, 'k5', 'fact five', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z');
+        INSERT INTO memories VALUES (NULL, 'kn', 'fact null', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z');`).close();
+      const { records } = await zeroclawAdapter.exportWorkspace({ workspace: ws, persistAgentId: false, clock: fixedClock });
+      return records.map((r) => [r.id, r.raw_source_format!.id]);
+    };
+    // INTEGER, NUMERIC and REAL affinity store the text '5' as the number 5, TEXT affinity stores text: the id travels as text, the record unchanged.
+    for (const type of ['INTEGER', 'BIGINT', 'NUMERIC', 'DOUBLE', 'VARCHAR(36)']) {
+      expect(await exportOf(type), type).toEqual([[uuidV5(NS.zeroclaw, '5'), '5'], [uuidV5(NS.zeroclaw, 'null'), null]]);
+    }
+    // No affinity (no type, BLOB): '5' would stay text, so the number travels as a number.
+    for (const type of ['', 'BLOB']) expect(await exportOf(type), type).toEqual([[uuidV5(NS.zeroclaw, '5'), 5], [uuidV5(NS.zeroclaw, 'null'), null]]);
+  });
+
   it('says which values a record cannot carry exactly: TEXT that is not UTF-8, an integer beyond 2^53', async () => {
     const ws = await tempDir('zc-inexact');
     const [first, second, third] = rowsFor(A, 'alpha', 3);

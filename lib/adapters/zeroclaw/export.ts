@@ -7,7 +7,7 @@ import type { ExportOptions, ExportResult } from '../types';
 import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
 import { findBrainDb, noBrainDbMessage } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
-import { rowToRecord, toJsonScalar } from './records';
+import { rowToRecord, textRestoresValue, toJsonScalar } from './records';
 import type { JsonObject } from '@/lib/core/json';
 import { captureDdl, readRowsNoting, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
 
@@ -18,6 +18,8 @@ interface BrainSlice {
   sidecar: Uint8Array;
   /** Values a record cannot carry exactly (`readRowsNoting`). */
   warnings: string[];
+  /** Whether `memories.id`'s declared type turns an id's text back into the stored value (records.ts `textRestoresValue`). */
+  idTextRestores: boolean;
 }
 
 /**
@@ -37,7 +39,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   opts.onAgentId?.(agentId);
   const warnings: string[] = [...slice.warnings];
   const now = rfc3339(opts.clock());
-  const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings }));
+  const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings, idTextRestores: slice.idTextRestores }));
   assertDistinctIds(records, slice.rows, dbRel);
   const { files, excludedByAlfignore, staging } = await collectRawFiles(opts.workspace, dbRel);
   warnings.push(...stagingWarnings(opts.workspace, staging));
@@ -86,7 +88,8 @@ export function readSlice(db: Db, runtimeAgent: string | undefined, file: string
     agent.nativeId === null
       ? readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories ORDER BY ${orderBy}`, warnings })
       : readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`, params: [agent.nativeId], warnings });
-  return { agent, rows, sidecar: sidecarBytes(db, agent, warnings), warnings };
+  const idType = (db.prepare('PRAGMA table_info(memories)').all() as { name: string; type: string }[]).find((c) => c.name === 'id')?.type ?? '';
+  return { agent, rows, sidecar: sidecarBytes(db, agent, warnings), warnings, idTextRestores: textRestoresValue(idType) };
 }
 
 /**

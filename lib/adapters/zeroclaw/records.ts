@@ -37,6 +37,24 @@ export interface RowContext {
   /** Fallback timestamp (the injected clock) for unparseable dates. */
   now: string;
   warnings: string[];
+  /**
+   * Whether the `memories.id` column's declared type turns an id's text back into the value the
+   * source stored (`idTextRestores`): then a numeric id travels as its text, as it always has.
+   */
+  idTextRestores: boolean;
+}
+
+/**
+ * Whether a column of this declared type stores the text of a value as the value itself (SQLite's
+ * type affinity, "Determination Of Column Affinity"): TEXT affinity keeps text, INTEGER, REAL and
+ * NUMERIC turn a number's text into that number. A column with no type or a BLOB type (no
+ * affinity) stores text as text, so a number there has to travel as a number.
+ */
+export function textRestoresValue(declaredType: string): boolean {
+  const type = declaredType.toUpperCase();
+  if (type.includes('INT')) return true;
+  if (type.includes('CHAR') || type.includes('CLOB') || type.includes('TEXT')) return true;
+  return !(type.includes('BLOB') || type.trim() === '');
 }
 
 /** One `memories` row (column → value as better-sqlite3 returns it) → one memory record. */
@@ -49,7 +67,7 @@ export function rowToRecord(row: Record<string, unknown>, ctx: RowContext): Memo
   const updatedAt = row.updated_at === undefined ? createdAt : timestamp(row.updated_at, 'updated_at', nativeId, ctx);
   const supersededBy = nonEmptyString(row.superseded_by);
   const sessionId = nonEmptyString(row.session_id);
-  const raw = rawSourceFormat(row, nativeId !== id);
+  const raw = rawSourceFormat(row, nativeId !== id, ctx.idTextRestores);
   const record: MemoryRecord = {
     id,
     agent_id: ctx.agentId,
@@ -94,10 +112,13 @@ function tagsFor(category: string, key: string): string[] {
 }
 
 /**
- * Every native column except the structural ones; `id` only when it differs from the record id, as the
- * row holds it (an INTEGER id a number, so that a restore writes an INTEGER back, not its text).
+ * Every native column except the structural ones; `id` only when it differs from the record id: its
+ * text where the id column's type turns that text back into the stored value (`idTextRestores`: the
+ * record is the same as before lineage carried ids' types, and a large INTEGER keeps every digit),
+ * else as the row holds it (a number in a column of no type, so that a restore writes a number
+ * back, not its text); a NULL id as null.
  */
-function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: boolean): JsonObject {
+function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: boolean, idTextRestores: boolean): JsonObject {
   const raw: JsonObject = {};
   for (const [column, value] of Object.entries(row)) {
     if (STRUCTURAL_COLUMNS.has(column)) continue;
@@ -105,7 +126,7 @@ function rawSourceFormat(row: Record<string, unknown>, nonCanonicalId: boolean):
     if (scalar !== undefined) raw[column] = scalar;
   }
   if (nonCanonicalId) {
-    const id = toJsonScalar(row.id);
+    const id = idTextRestores && row.id !== null ? String(row.id) : toJsonScalar(row.id);
     if (id !== undefined) raw.id = id;
   }
   return raw;
