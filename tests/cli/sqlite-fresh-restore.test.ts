@@ -11,6 +11,9 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './run-cli';
+import { BRAIN_DB_DDL } from '@/lib/adapters/zeroclaw/schema';
+import { STATE_DB_DDL } from '@/lib/adapters/hermes/schema';
+import { captureDdl } from '@/lib/adapters/zeroclaw/sqlite-io';
 
 let tmp: string;
 beforeAll(async () => {
@@ -125,6 +128,80 @@ describe('lineage restore --out of a ZeroClaw agent: the brain.db as the source 
       "text:'10000000-0000-4000-8000-000000000002' | text:'k2' | text:'fact two'",
     ]);
     expect(typedRows(restored, 'agents')).toEqual(["integer:9007199254740992 | text:'bot' | text:'2026-01-01T00:00:00Z' | integer:1152921504606846976"]);
+  });
+
+  it("keeps a source's FTS4 and R-tree tables (their shadow tables refused its DDL): FTS4 filled, an R-tree a trigger fills replayed, another said empty", async () => {
+    const { ws, db } = await workspace('fts4-rtree', `${BRAIN_DB_DDL}
+      CREATE VIRTUAL TABLE notes_fts USING fts4(content, content="memories");
+      CREATE VIRTUAL TABLE keys_fts USING fts4(key);
+      CREATE TRIGGER keys_fts_insert AFTER INSERT ON memories BEGIN INSERT INTO keys_fts(docid, key) VALUES (new.rowid, new.key); END;
+      CREATE VIRTUAL TABLE spans USING rtree(id, lo, hi);
+      CREATE TRIGGER spans_insert AFTER INSERT ON memories BEGIN INSERT INTO spans VALUES (new.rowid, length(new.content), length(new.content) + 1); END;
+      CREATE VIRTUAL TABLE places USING rtree(id, minx, maxx);
+      INSERT INTO agents VALUES ('a1', 'bot', '2026-01-01T00:00:00Z');
+      INSERT INTO memories (id, key, content, created_at, updated_at, agent_id) VALUES
+        ('10000000-0000-4000-8000-000000000001', 'gateway', 'The gateway is 10.20.0.5', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a1'),
+        ('10000000-0000-4000-8000-000000000002', 'plan', 'Reconcile on Mondays', '2026-01-02T00:00:00Z', '2026-01-02T00:00:00Z', 'a1');
+      INSERT INTO notes_fts(notes_fts) VALUES ('rebuild');
+      INSERT INTO places VALUES (1, 0.5, 2.5);`);
+    const restored = await syncAndRestore('fts4-rtree', ws);
+    // Its DDL was refused (the FTS4/R-tree shadow tables were in the sidecar): brain.db was built from ZeroClaw's own, without these tables.
+    expect(answers.get('fts4-rtree')!.restore.warnings).toEqual([
+      'brain.db: the R-tree table places is left empty: no trigger of the source fills it from the restored rows, and the archive does not carry its rows',
+    ]);
+    expect(schema(restored)).toEqual(schema(db));
+    expect(typedRows(restored, 'memories')).toEqual(typedRows(db, 'memories'));
+    const check = new Database(restored, { readonly: true });
+    const source = new Database(db, { readonly: true });
+    try {
+      const keysOf = (d: Database.Database, fts: string, match: string) =>
+        d.prepare(`SELECT m.key FROM ${fts} f JOIN memories m ON m.rowid = f.docid WHERE ${fts} MATCH ? ORDER BY m.key`).all(match);
+      expect(keysOf(check, 'notes_fts', 'gateway')).toEqual([{ key: 'gateway' }]);
+      expect(keysOf(check, 'keys_fts', 'plan')).toEqual([{ key: 'plan' }]);
+      for (const [fts, match] of [['notes_fts', 'gateway OR mondays'], ['keys_fts', 'gateway OR plan']]) expect(keysOf(check, fts!, match!)).toEqual(keysOf(source, fts!, match!));
+      const spans = (d: Database.Database) => d.prepare('SELECT m.key, s.lo, s.hi FROM spans s JOIN memories m ON m.rowid = s.id ORDER BY m.key').all();
+      expect(spans(check)).toEqual(spans(source));
+      expect(spans(check)).toHaveLength(2);
+      expect(check.prepare('SELECT COUNT(*) AS n FROM places').get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+      source.close();
+    }
+  });
+
+  it("sends the same DDL sidecar as before for ZeroClaw's and Hermes' own schemas (only FTS5 shadow tables left out)", async () => {
+    /** The sidecar's DDL (`captureDdl`, which export and sessions call on the source's copy). */
+    const sidecarOf = (file: string): string[] => {
+      const d = new Database(file, { readonly: true });
+      try {
+        return captureDdl(d);
+      } finally {
+        d.close();
+      }
+    };
+    /** What the sidecar held before shadow tables were read from SQLite: every statement but sqlite_sequence and an FTS5 table's shadows. */
+    const before = (file: string): string[] => {
+      const d = new Database(file, { readonly: true });
+      try {
+        const rows = d.prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid').all() as { type: string; name: string; sql: string }[];
+        const virtual = rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql)).map((r) => r.name);
+        const shadow = (n: string) => virtual.some((v) => n.startsWith(`${v}_`) && /_(data|idx|content|docsize|config)$/.test(n));
+        return rows.filter((r) => r.name !== 'sqlite_sequence' && !shadow(r.name)).map((r) => r.sql);
+      } finally {
+        d.close();
+      }
+    };
+    const zc = await workspace('standard-zc', `${BRAIN_DB_DDL}
+      INSERT INTO agents VALUES ('a1', 'bot', '2026-01-01T00:00:00Z');
+      INSERT INTO memories (id, key, content, created_at, updated_at, agent_id) VALUES ('10000000-0000-4000-8000-000000000001', 'k', 'fact', '2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'a1');`);
+    const home = path.join(tmp, 'standard-hermes');
+    await fs.mkdir(home, { recursive: true });
+    new Database(path.join(home, 'state.db')).exec(`${STATE_DB_DDL}
+      INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1700000000.5);
+      INSERT INTO messages (session_id, role, content, timestamp) VALUES ('s1', 'user', 'hi', 1700000001.5);`).close();
+    expect(JSON.stringify(sidecarOf(zc.db))).toBe(JSON.stringify(before(zc.db)));
+    expect(before(zc.db).some((sql) => sql.includes('memories_fts'))).toBe(true);
+    expect(JSON.stringify(sidecarOf(path.join(home, 'state.db')))).toBe(JSON.stringify(before(path.join(home, 'state.db'))));
   });
 
   it("restore -w into a brain.db that lacks the agent writes the source's whole agents row (it wrote id/alias/created_at, a NULL time the restore time)", async () => {
@@ -255,6 +332,39 @@ describe('lineage restore --out of a Hermes home: the state.db as the source hel
         expect(fts(check)).toEqual(fts(source));
         expect(check.prepare("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'grep'").all()).toEqual([{ rowid: 9 }]);
       }
+      check.close();
+      source.close();
+    }
+  });
+
+  it("keeps a source's FTS4 and R-tree tables (their shadow tables refused its DDL): an own-content FTS4 filled as its trigger does, an R-tree said empty", async () => {
+    const home = path.join(tmp, 'hermes-fts4-rtree');
+    await fs.mkdir(home, { recursive: true });
+    const db = path.join(home, 'state.db');
+    new Database(db).exec(`${STATE_DB_DDL}
+      CREATE VIRTUAL TABLE titles_fts USING fts4(content);
+      CREATE TRIGGER titles_fts_insert AFTER INSERT ON messages BEGIN INSERT INTO titles_fts(docid, content) VALUES (new.id, new.content); END;
+      CREATE VIRTUAL TABLE windows USING rtree(id, t0, t1);
+      INSERT INTO sessions (id, source, started_at) VALUES ('s1', 'cli', 1700000000.5);
+      INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (3, 's1', 'user', 'where is the gateway', 1700000001.5);
+      INSERT INTO messages (id, session_id, role, content, timestamp) VALUES (9, 's1', 'assistant', 'behind the router', 1700000002.5);
+      INSERT INTO windows VALUES (1, 1700000000, 1700000100);`).close();
+    const restored = await syncAndRestore('hermes-fts4-rtree', home, 'hermes');
+    // Its DDL was refused (the FTS4/R-tree shadow tables were in the sidecar): state.db was built from Hermes' own, without these tables.
+    expect(answers.get('hermes-fts4-rtree')!.restore.warnings).toEqual([
+      'state.db: the R-tree table windows is left empty: no trigger of the source fills it from the restored rows, and the archive does not carry its rows',
+    ]);
+    expect(schema(restored)).toEqual(schema(db));
+    for (const table of ['sessions', 'messages']) expect(typedRows(restored, table)).toEqual(typedRows(db, table));
+    const check = new Database(restored, { readonly: true });
+    const source = new Database(db, { readonly: true });
+    try {
+      const fts = (d: Database.Database, table: string) => d.prepare(`SELECT rowid, content FROM ${table} ORDER BY rowid`).all();
+      expect(fts(check, 'titles_fts')).toEqual(fts(source, 'titles_fts'));
+      expect(fts(check, 'messages_fts')).toEqual(fts(source, 'messages_fts'));
+      expect(check.prepare("SELECT rowid FROM titles_fts WHERE titles_fts MATCH 'router'").all()).toEqual([{ rowid: 9 }]);
+      expect(check.prepare('SELECT COUNT(*) AS n FROM windows').get()).toEqual({ n: 0 });
+    } finally {
       check.close();
       source.close();
     }

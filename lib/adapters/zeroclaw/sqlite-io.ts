@@ -196,19 +196,24 @@ export function quoteIdent(name: string): string {
 
 /**
  * The database's own `CREATE` statements in `sqlite_master` order, without the
- * entries SQLite recreates by itself (`sqlite_sequence`, FTS shadow tables,
- * auto-indexes have no SQL). This is the DDL sidecar of the raw channel.
+ * entries SQLite recreates by itself (`sqlite_sequence`, the shadow tables of
+ * full-text and R-tree tables — FTS5's `_data`/`_idx`/…, FTS3/4's `_content`/`_segments`/
+ * `_segdir`/`_docsize`/`_stat`, R-tree's `_node`/`_rowid`/`_parent` — as SQLite itself
+ * names them in `PRAGMA table_list`; auto-indexes have no SQL). This is the DDL sidecar
+ * of the raw channel.
  */
 export function captureDdl(db: Db): string[] {
   const rows = db
-    .prepare('SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY rowid')
+    .prepare('SELECT type, name, sql FROM main.sqlite_master WHERE sql IS NOT NULL ORDER BY rowid')
     .all() as { type: string; name: string; sql: string }[];
-  const virtualTables = rows
-    .filter((r) => r.type === 'table' && /^\s*CREATE\s+VIRTUAL\s+TABLE/i.test(r.sql))
-    .map((r) => r.name);
-  const isShadow = (name: string): boolean =>
-    virtualTables.some((v) => name.startsWith(`${v}_`) && /_(data|idx|content|docsize|config)$/.test(name));
-  return rows.filter((r) => r.name !== 'sqlite_sequence' && !isShadow(r.name)).map((r) => r.sql);
+  const shadow = shadowTables(db);
+  return rows.filter((r) => r.name !== 'sqlite_sequence' && !shadow.has(r.name)).map((r) => r.sql);
+}
+
+/** The shadow tables SQLite keeps for the database's virtual tables (`PRAGMA table_list`'s type 'shadow', SQLite ≥ 3.37; a virtual table of a module this SQLite lacks is listed, not refused). */
+function shadowTables(db: Db): Set<string> {
+  const listed = db.prepare("SELECT name FROM pragma_table_list WHERE schema = 'main' AND type = 'shadow'").all() as { name: string }[];
+  return new Set(listed.map((r) => r.name));
 }
 
 /**
@@ -327,12 +332,14 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
   const schema = new Database(':memory:');
   let rows: TableRows;
   let ownContent: string[];
+  let rtrees = new Set<string>();
   let replayDdl: readonly string[] = ddl;
   const warnings: string[] = [];
   try {
     for (const sql of ddl) schema.prepare(sql).run();
     rows = rowsFor(schema);
-    ownContent = fullTextTables(schema).filter((name) => tableExists(schema, `${name}_content`));
+    rtrees = new Set(rtreeTables(schema));
+    ownContent = [...fullTextTables(schema).filter((name) => tableExists(schema, `${name}_content`)), ...rtreeTables(schema)];
     if (ownContent.length > 0) {
       let filling: ReturnType<typeof ftsFillingTriggers> = null;
       try {
@@ -345,8 +352,14 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
         const others = new Set((schema.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'trigger'").all() as { name: string; sql: string }[]).filter((t) => !filling.triggers.has(t.name)).map((t) => t.sql));
         replayDdl = ddl.filter((sql) => !others.has(sql));
         const unfilled = ownContent.filter((name) => !filling.tables.has(name));
-        if (unfilled.length > 0 && [...rows.values()].some((r) => r.length > 0)) {
-          warnings.push(`${path.basename(dbPath)}: the full-text table${unfilled.length === 1 ? '' : 's'} ${unfilled.join(', ')} ${unfilled.length === 1 ? 'is' : 'are'} left empty: no trigger of the source fills ${unfilled.length === 1 ? 'it' : 'them'} from the restored rows, and the archive does not carry ${unfilled.length === 1 ? 'its' : 'their'} index`);
+        const unfilledFts = unfilled.filter((name) => !rtrees.has(name));
+        if (unfilledFts.length > 0 && [...rows.values()].some((r) => r.length > 0)) {
+          warnings.push(`${path.basename(dbPath)}: the full-text table${unfilledFts.length === 1 ? '' : 's'} ${unfilledFts.join(', ')} ${unfilledFts.length === 1 ? 'is' : 'are'} left empty: no trigger of the source fills ${unfilledFts.length === 1 ? 'it' : 'them'} from the restored rows, and the archive does not carry ${unfilledFts.length === 1 ? 'its' : 'their'} index`);
+        }
+        // An R-tree's rows are its own (no index of other rows): whatever the source held in it, the archive does not carry.
+        const unfilledRtrees = unfilled.filter((name) => rtrees.has(name));
+        if (unfilledRtrees.length > 0) {
+          warnings.push(`${path.basename(dbPath)}: the R-tree table${unfilledRtrees.length === 1 ? '' : 's'} ${unfilledRtrees.join(', ')} ${unfilledRtrees.length === 1 ? 'is' : 'are'} left empty: no trigger of the source fills ${unfilledRtrees.length === 1 ? 'it' : 'them'} from the restored rows, and the archive does not carry ${unfilledRtrees.length === 1 ? 'its' : 'their'} rows`);
         }
       }
     }
@@ -360,7 +373,7 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
       const file = path.join(scratch, 'replay.db');
       const refused = replayWithTriggers(file, replayDdl, rows);
       if (refused === null) replayed = file;
-      else warnings.push(`${path.basename(dbPath)}: the full-text table${ownContent.length === 1 ? '' : 's'} ${ownContent.join(', ')} ${ownContent.length === 1 ? 'is' : 'are'} left empty: the source's triggers, which fill ${ownContent.length === 1 ? 'it' : 'them'}, refuse the restored rows (${refused})`);
+      else warnings.push(`${path.basename(dbPath)}: the ${rtrees.size === 0 ? 'full-text' : rtrees.size === ownContent.length ? 'R-tree' : 'full-text and R-tree'} table${ownContent.length === 1 ? '' : 's'} ${ownContent.join(', ')} ${ownContent.length === 1 ? 'is' : 'are'} left empty: the source's triggers, which fill ${ownContent.length === 1 ? 'it' : 'them'}, refuse the restored rows (${refused})`);
     }
     const db = new Database(dbPath);
     try {
@@ -390,6 +403,12 @@ export async function buildFromSourceDdl(dbPath: string, ddl: readonly string[],
               warnings.push(`${path.basename(dbPath)}: the full-text table ${name} is left empty: it has no content of its own or elsewhere to rebuild its index from (${(error as Error).message})`);
             }
           }
+        }
+        for (const name of rtreeTables(db)) {
+          if (replayed === null) continue;
+          const q = quoteIdent(name);
+          const columns = tableColumns(db, name).map(quoteIdent).join(', '); // the first is the id, its rowid
+          db.prepare(`INSERT INTO main.${q} (${columns}) SELECT ${columns} FROM lineage_replay.${q}`).run();
         }
       })();
       if (replayed !== null) db.prepare('DETACH DATABASE lineage_replay').run();
@@ -450,6 +469,12 @@ function ftsFillingTriggers(schema: Db, fts: readonly string[], tables: readonly
 function fullTextTables(db: Db): string[] {
   const rows = db.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql IS NOT NULL ORDER BY rowid").all() as { name: string; sql: string }[];
   return rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE\b[\s\S]*?\bUSING\s+fts[345]\s*\(/i.test(r.sql)).map((r) => r.name);
+}
+
+/** The database's R-tree tables, in schema order: their rows are their own, carried by no archive. */
+function rtreeTables(db: Db): string[] {
+  const rows = db.prepare("SELECT name, sql FROM main.sqlite_master WHERE type = 'table' AND sql IS NOT NULL ORDER BY rowid").all() as { name: string; sql: string }[];
+  return rows.filter((r) => /^\s*CREATE\s+VIRTUAL\s+TABLE\b[\s\S]*?\bUSING\s+rtree(?:_i32)?\s*\(/i.test(r.sql)).map((r) => r.name);
 }
 
 /**
