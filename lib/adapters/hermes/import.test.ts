@@ -166,6 +166,49 @@ describe('hermes import', () => {
     expect(dumpTable(path.join(out, 'state.db'), 'messages')).toEqual(dumpTable(path.join(home, 'state.db'), 'messages'));
   });
 
+  it("into Hermes' own DDL a NULL or absent sessions.source or messages.role is restored as empty text, said (it failed with SQLite's NOT NULL error)", async () => {
+    const restoreWithoutDdl = async (name: string, sql: string) => {
+      const home = await tempDir(name);
+      new Database(path.join(home, 'state.db')).exec(sql).close();
+      const snapshot = structuredClone(snapshotOf(await exportHome(home)));
+      const key = 'raw/hermes/.alf-state-db-schema.json';
+      const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+      snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl: undefined })));
+      const out = await tempDir(`${name}-out`);
+      const result = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+      const check = new Database(path.join(out, 'state.db'), { readonly: true });
+      try {
+        return { warnings: result.warnings, sessions: check.prepare('SELECT id, source, started_at FROM sessions ORDER BY id').all(), messages: check.prepare('SELECT id, role, content FROM messages ORDER BY id').all() };
+      } finally {
+        check.close();
+      }
+    };
+    const nulls = await restoreWithoutDdl('hermes-null-source', `
+      CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT, started_at REAL NOT NULL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT, content TEXT, timestamp REAL NOT NULL);
+      INSERT INTO sessions VALUES ('s1', NULL, 1700000000.5), ('s2', 'cli', 1700000010.5);
+      INSERT INTO messages VALUES (1, 's1', NULL, 'hi', 1700000001.5), (2, 's1', 'assistant', 'hello', 1700000002.5), (3, 's2', NULL, 'ok', 1700000011.5);`);
+    expect(nulls.warnings).toEqual([
+      `session "s1": source is NULL, which Hermes' sessions table does not hold; restored as empty text`,
+      `session "s1": 1 message with a NULL or absent role, which Hermes' messages table does not hold; restored with an empty role`,
+      `session "s2": 1 message with a NULL or absent role, which Hermes' messages table does not hold; restored with an empty role`,
+    ]);
+    expect(nulls.sessions).toEqual([{ id: 's1', source: '', started_at: 1700000000.5 }, { id: 's2', source: 'cli', started_at: 1700000010.5 }]);
+    expect(nulls.messages).toEqual([{ id: 1, role: '', content: 'hi' }, { id: 2, role: 'assistant', content: 'hello' }, { id: 3, role: '', content: 'ok' }]);
+    // A legacy table without the columns: absent, the same.
+    const absent = await restoreWithoutDdl('hermes-absent-source', `
+      CREATE TABLE sessions (id TEXT PRIMARY KEY, started_at REAL NOT NULL);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL);
+      INSERT INTO sessions VALUES ('s1', 1700000000.5);
+      INSERT INTO messages VALUES (1, 's1', 'hi', 1700000001.5);`);
+    expect(absent.warnings).toEqual([
+      `session "s1": source is absent, which Hermes' sessions table does not hold; restored as empty text`,
+      `session "s1": 1 message with a NULL or absent role, which Hermes' messages table does not hold; restored with an empty role`,
+    ]);
+    expect(absent.sessions).toEqual([{ id: 's1', source: '', started_at: 1700000000.5 }]);
+    expect(absent.messages).toEqual([{ id: 1, role: '', content: 'hi' }]);
+  });
+
   it("builds a fresh state.db from the archive's DDL only when it passes the check; else Hermes' own, said", async () => {
     const exported = await exportHome(await source());
     const snapshot = structuredClone(snapshotOf(exported));

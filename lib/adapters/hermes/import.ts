@@ -99,7 +99,7 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
     }
     const db = await createStateDb(dbPath);
     try {
-      warnings.push(...writeSessions(db, withRequiredTimes(sessions, clock, warnings), { replace: false }));
+      warnings.push(...writeSessions(db, withRequiredValues(sessions, clock, warnings), { replace: false }));
     } finally {
       db.close();
     }
@@ -110,19 +110,25 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
 /**
  * Sessions as Hermes' own `state.db` (`schema.ts`) can hold them: its `sessions.started_at` and `messages.timestamp`
  * are `REAL NOT NULL`, so a NULL there (a legacy or another writer's table allowed it; sync carried it) takes the
- * restore time in unix seconds, said — as ZeroClaw's own DDL does for an `agents.created_at` that is not text. It
- * failed the restore with SQLite's "NOT NULL constraint failed". A source schema (the sidecar's DDL) keeps its NULLs.
+ * restore time in unix seconds, said — as ZeroClaw's own DDL does for an `agents.created_at` that is not text; its
+ * `sessions.source` and `messages.role` are `TEXT NOT NULL` with no default, so a NULL or absent one is restored as
+ * empty text (no platform or role is made up), said. Each failed the restore with SQLite's "NOT NULL constraint
+ * failed". A source schema (the sidecar's DDL) keeps its NULLs.
  */
-function withRequiredTimes(sessions: readonly SessionRows[], clock: () => Date, warnings: string[]): SessionRows[] {
+function withRequiredValues(sessions: readonly SessionRows[], clock: () => Date, warnings: string[]): SessionRows[] {
   const now = clock().getTime() / 1000;
+  const missing = (value: unknown): boolean => value === null || value === undefined;
   return sessions.map(({ session, messages }) => {
     const id = JSON.stringify(session.id);
     if (session.started_at === null) warnings.push(`session ${id}: started_at is NULL, which Hermes' sessions table does not hold; restored with the restore time`);
+    if (missing(session.source)) warnings.push(`session ${id}: source is ${session.source === null ? 'NULL' : 'absent'}, which Hermes' sessions table does not hold; restored as empty text`);
     const nullTimes = messages.filter((m) => m.timestamp === null).length;
     if (nullTimes > 0) warnings.push(`session ${id}: ${nullTimes} message${nullTimes === 1 ? '' : 's'} with a NULL timestamp, which Hermes' messages table does not hold; restored with the restore time`);
+    const noRole = messages.filter((m) => missing(m.role)).length;
+    if (noRole > 0) warnings.push(`session ${id}: ${noRole} message${noRole === 1 ? '' : 's'} with a NULL or absent role, which Hermes' messages table does not hold; restored with an empty role`);
     return {
-      session: session.started_at === null ? { ...session, started_at: now } : session,
-      messages: messages.map((m) => (m.timestamp === null ? { ...m, timestamp: now } : m)),
+      session: { ...session, ...(session.started_at === null ? { started_at: now } : {}), ...(missing(session.source) ? { source: '' } : {}) },
+      messages: messages.map((m) => ({ ...m, ...(m.timestamp === null ? { timestamp: now } : {}), ...(missing(m.role) ? { role: '' } : {}) })),
     };
   });
 }
