@@ -208,6 +208,30 @@ describe('hermes import', () => {
     expect(absent.sessions).toEqual([{ id: 's1', source: '', started_at: 1700000000.5 }]);
     expect(absent.messages).toEqual([{ id: 1, role: '', content: 'hi' }]);
   });
+  it("into Hermes' own DDL a NULL rewind_count, archived or message active (NOT NULL with a default there) takes that default, said (it failed with SQLite's NOT NULL error)", async () => {
+    const home = await tempDir('hermes-null-defaults');
+    new Database(path.join(home, 'state.db')).exec(`
+      CREATE TABLE sessions (id TEXT PRIMARY KEY, source TEXT NOT NULL, started_at REAL NOT NULL, rewind_count INTEGER, archived INTEGER);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY, session_id TEXT NOT NULL, role TEXT NOT NULL, content TEXT, timestamp REAL NOT NULL, active INTEGER);
+      INSERT INTO sessions VALUES ('s1', 'cli', 1700000000.5, NULL, 1), ('s2', 'cli', 1700000010.5, 2, NULL);
+      INSERT INTO messages VALUES (1, 's1', 'user', 'hi', 1700000001.5, NULL), (2, 's1', 'assistant', 'hello', 1700000002.5, 0), (3, 's2', 'user', 'ok', 1700000011.5, NULL);`).close();
+    const snapshot = structuredClone(snapshotOf(await exportHome(home)));
+    const key = 'raw/hermes/.alf-state-db-schema.json';
+    const sidecar = JSON.parse(new TextDecoder().decode(snapshot.raw.get(key)));
+    snapshot.raw.set(key, new TextEncoder().encode(JSON.stringify({ ...sidecar, ddl: undefined })));
+    const out = await tempDir('hermes-null-defaults-out');
+    const result = await hermesAdapter.importSnapshot({ snapshot, target: out, live: false, clock: fixedClock });
+    expect(result.warnings).toEqual([
+      `session "s1": rewind_count is NULL, which Hermes' sessions table does not hold; restored as its default 0`,
+      `session "s1": 1 message with a NULL active, which Hermes' messages table does not hold; restored as its default 1`,
+      `session "s2": archived is NULL, which Hermes' sessions table does not hold; restored as its default 0`,
+      `session "s2": 1 message with a NULL active, which Hermes' messages table does not hold; restored as its default 1`,
+    ]);
+    const check = new Database(path.join(out, 'state.db'), { readonly: true });
+    expect(check.prepare('SELECT id, rewind_count, archived FROM sessions ORDER BY id').all()).toEqual([{ id: 's1', rewind_count: 0, archived: 1 }, { id: 's2', rewind_count: 2, archived: 0 }]);
+    expect(check.prepare('SELECT id, active FROM messages ORDER BY id').all()).toEqual([{ id: 1, active: 1 }, { id: 2, active: 0 }, { id: 3, active: 1 }]);
+    check.close();
+  });
 
   it("builds a fresh state.db from the archive's DDL only when it passes the check; else Hermes' own, said", async () => {
     const exported = await exportHome(await source());

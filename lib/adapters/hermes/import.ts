@@ -99,7 +99,7 @@ async function writeStateDb(dbPath: string, live: boolean, sessions: SessionRows
     }
     const db = await createStateDb(dbPath);
     try {
-      warnings.push(...writeSessions(db, withRequiredValues(sessions, clock, warnings), { replace: false }));
+      warnings.push(...writeSessions(db, withDefaultsForNull(db, withRequiredValues(sessions, clock, warnings), warnings), { replace: false }));
     } finally {
       db.close();
     }
@@ -130,6 +130,34 @@ function withRequiredValues(sessions: readonly SessionRows[], clock: () => Date,
       session: { ...session, ...(session.started_at === null ? { started_at: now } : {}), ...(missing(session.source) ? { source: '' } : {}) },
       messages: messages.map((m) => ({ ...m, ...(m.timestamp === null ? { timestamp: now } : {}), ...(missing(m.role) ? { role: '' } : {}) })),
     };
+  });
+}
+
+/**
+ * Sessions with a NULL in a `NOT NULL` column that has a default in Hermes' own `state.db` (`sessions.rewind_count`,
+ * `sessions.archived`, `messages.active`) restored with that default (the key left out), said: a legacy or another
+ * writer's table allowed the NULL and sync carried it, and it failed the restore with SQLite's "NOT NULL constraint failed".
+ */
+function withDefaultsForNull(db: Database.Database, sessions: readonly SessionRows[], warnings: string[]): SessionRows[] {
+  const defaulted = (table: string): { name: string; dflt_value: string }[] =>
+    (db.prepare(`SELECT name, dflt_value FROM pragma_table_info(?) WHERE "notnull" = 1 AND dflt_value IS NOT NULL`).all(table) as { name: string; dflt_value: string }[]);
+  const sessionDefaults = defaulted('sessions');
+  const messageDefaults = defaulted('messages');
+  return sessions.map(({ session, messages }) => {
+    const id = JSON.stringify(session.id);
+    const nextSession = { ...session };
+    for (const c of sessionDefaults) {
+      if (nextSession[c.name] !== null) continue;
+      delete nextSession[c.name];
+      warnings.push(`session ${id}: ${c.name} is NULL, which Hermes' sessions table does not hold; restored as its default ${c.dflt_value}`);
+    }
+    const nextMessages = messages.map((m) => ({ ...m }));
+    for (const c of messageDefaults) {
+      const nulls = nextMessages.filter((m) => m[c.name] === null);
+      for (const m of nulls) delete m[c.name];
+      if (nulls.length > 0) warnings.push(`session ${id}: ${nulls.length} message${nulls.length === 1 ? '' : 's'} with a NULL ${c.name}, which Hermes' messages table does not hold; restored as its default ${c.dflt_value}`);
+    }
+    return { session: nextSession, messages: nextMessages };
   });
 }
 
