@@ -21,8 +21,11 @@ async function lockConnection(pool: pg.Pool, own: boolean): Promise<{ client: pg
     const client = await pool.connect();
     return { client, done: async (error) => client.release(error) };
   }
-  // The pool's connections are each given the URL's connect_timeout (client.ts): so is this one.
-  const client = new pg.Client({ ...pool.options, connectionTimeoutMillis: connectTimeoutMs(pool.options.connectionString ?? '') });
+  // The pool's connections are each given the URL's connect_timeout (client.ts): so is this one. And
+  // made by the pool's own Client (client.ts `openPgDatabase`), which turns off the session limits a
+  // database or role may set (an idle_session_timeout would end this connection, and the lock with it).
+  const Client = (pool.options as { Client?: typeof pg.Client }).Client ?? pg.Client;
+  const client = new Client({ ...pool.options, connectionTimeoutMillis: connectTimeoutMs(pool.options.connectionString ?? '') });
   client.on('error', () => undefined);
   await client.connect();
   return { client, done: () => client.end().catch(() => undefined) };

@@ -108,6 +108,26 @@ export async function migratePg(url: string): Promise<void> {
 }
 
 /**
+ * The session time limits every pooled connection turns off as it connects (`openPgDatabase`), so
+ * that none is inherited from the database's or the role's own settings (ALTER DATABASE/ROLE … SET)
+ * or postgresql.conf, which the URL and PGOPTIONS checks (connect-timeout.ts) cannot see:
+ * `idle_session_timeout` ended the connection an index rebuild holds its advisory lock on while it
+ * idles (the lock gone, a second rebuild could start), `idle_in_transaction_session_timeout` a
+ * transaction idle while it reads blobs from the bucket, `transaction_timeout` any long one; with
+ * no read limit (`readMs` 0, no startup setting then) `statement_timeout` and `lock_timeout` too.
+ * One simple query after connecting, not the startup packet: there an unknown name (`idle_session_timeout`
+ * before PostgreSQL 14, `transaction_timeout` before 17) is a FATAL error, and `pg` sends no 0; the
+ * SET reads the names the server knows from pg_settings, whichever server the connection reached.
+ */
+export function poolUnlimitSql(readMs: number): string {
+  const names = ['idle_in_transaction_session_timeout', 'idle_session_timeout', 'transaction_timeout', ...(readMs > 0 ? [] : ['lock_timeout'])];
+  const set = `SELECT set_config(name, '0', false) FROM pg_settings WHERE name IN (${names.map((n) => `'${n}'`).join(', ')})`;
+  // statement_timeout first, alone, so an inherited one cannot cut the statement turning off the
+  // others (one message still: each statement of a simple query is timed on its own).
+  return readMs > 0 ? set : `SET statement_timeout = 0; ${set}`;
+}
+
+/**
  * Migrates, then opens a pool of `max` connections (default 10), each with TCP keepalive and a read
  * limit of `readTimeoutMs` per statement (0: none; default `DEFAULT_PG_READ_TIMEOUT_MS`): the
  * server's `statement_timeout`, and the client's `query_timeout` a little longer (`pgTimeLimits`).
@@ -120,9 +140,29 @@ export async function openPgDatabase(url: string, options: { max?: number; readT
   // The limit is each new connection's own (the Client's), not the pool's: the pool would apply it
   // to a request waiting for a free connection too, and fail requests that are merely queued.
   const connectionTimeoutMillis = connectTimeoutMs(url);
+  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_PG_READ_TIMEOUT_MS;
+  const unlimitSql = poolUnlimitSql(readTimeoutMs);
   const Client = class extends pg.Client {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis });
+    }
+
+    // Connected only once the session limits lineage does not want are off (`poolUnlimitSql`): one
+    // statement per new connection, none per query. A connection that cannot turn them off is ended
+    // and its connect fails (the pool hands it to no one). Both of pg's forms: pg-pool passes a callback.
+    override connect(callback?: (error: Error) => void): any {
+      const connected = (async () => {
+        await super.connect();
+        try {
+          await super.query(unlimitSql);
+        } catch (error) {
+          await this.end().catch(() => undefined);
+          throw error;
+        }
+      })();
+      if (callback === undefined) return connected;
+      connected.then(() => Reflect.apply(callback, undefined, []), (error: Error) => callback(error));
+      return undefined;
     }
 
     // A statement past the client-side limit (the server did not even cancel it) leaves its connection waiting for an answer that may never
@@ -140,7 +180,6 @@ export async function openPgDatabase(url: string, options: { max?: number; readT
       return result;
     }
   };
-  const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_PG_READ_TIMEOUT_MS;
   // In the pool's options, so an advisory lock's own connection (advisory-lock.ts) has them too.
   const pool = new pg.Pool({
     connectionString: url, max: options.max ?? 10, Client, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS,
