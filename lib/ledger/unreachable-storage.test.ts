@@ -1,10 +1,11 @@
 /**
  * PostgreSQL's own errors (a real PostgreSQL 15, as `pg` gives them) for a session the database ended
  * or a statement it cancelled, read as a served request's answer: a session ended by the database's
- * idle_session_timeout (57P05) or by an operator (pg_terminate_backend, 57P01) is `busy` (retry: the
+ * idle_session_timeout (57P05), by its idle_in_transaction_session_timeout (25P03: the transaction rolled
+ * back) or by an operator (pg_terminate_backend, 57P01) is `busy` (retry: the
  * next connection is made), as is a statement an operator cancelled (pg_cancel_backend: 57014 "due to
  * user request"); only a statement past its statement_timeout is `database_timeout`. Before, 57P05
- * was no known error (a 500 internal error) and an operator's cancel was told as a time limit.
+ * and 25P03 were no known error (a 500 internal error) and an operator's cancel was told as a time limit.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -41,6 +42,19 @@ describe('PostgreSQL ending a session or cancelling a statement', () => {
     const { client, ended } = await session();
     await client.query("SET idle_session_timeout = '200ms'");
     expect(answer(await ended)).toEqual(['57P05', 'busy', 'the database could not be reached; retry shortly']);
+    await client.end().catch(() => undefined);
+  });
+
+  it('a session ended by idle_in_transaction_session_timeout (25P03): busy; its COMMIT fails busy too, nothing of the transaction kept', async () => {
+    await admin.query('CREATE TABLE IF NOT EXISTS idle_written (x int)');
+    const { client, ended } = await session();
+    await client.query("SET idle_in_transaction_session_timeout = '200ms'");
+    await client.query('BEGIN');
+    await client.query('INSERT INTO idle_written VALUES (1)');
+    expect(answer(await ended)).toEqual(['25P03', 'busy', 'the database could not be reached; retry shortly']);
+    const commit = await client.query('COMMIT').then(() => null, (error: unknown) => error);
+    expect(unreachableStorageError(commit)?.code).toBe('busy');
+    expect((await admin.query<{ n: string }>('SELECT count(*)::text AS n FROM idle_written')).rows[0]!.n).toBe('0');
     await client.end().catch(() => undefined);
   });
 

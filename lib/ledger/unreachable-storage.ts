@@ -1,6 +1,6 @@
 /**
  * The scale-out engines out of reach: a PostgreSQL connection refused, reset, terminated by the
- * server (a restart, a failover, an operator), a statement it stopped answering, or the object
+ * server (a restart, a failover, an operator, an idle or idle-in-transaction session timeout), a statement it stopped answering, or the object
  * store not answering. Nothing a client
  * sent is wrong, and the service is not broken: the request may be retried once the engine is back,
  * so it is `busy` (HTTP 503 + Retry-After), not an internal error. What the request had written is
@@ -27,8 +27,10 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
     const { code, $metadata } = e as Error & { code?: unknown; $metadata?: { httpStatusCode?: number } };
     // PostgreSQL SQLSTATE class 08 (connection exception), 57P01–57P03 (an operator's pg_terminate_backend or a shutdown,
     // a crash's restart, cannot connect now while starting), 57P05 (the session ended by the database's or role's
-    // idle_session_timeout), 53300 (too many connections). Not 57P04: a dropped database does not come back by itself.
-    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1235]$/.test(code) || code === '53300')) return 'database';
+    // idle_session_timeout), 25P03 (the session ended by idle_in_transaction_session_timeout: its transaction rolled back;
+    // the pool's connections turn both off, db/pg/client.ts `poolUnlimitSql`, so another session's or one that set its own), 53300 (too many
+    // connections). Not 57P04: a dropped database does not come back by itself.
+    if (typeof code === 'string' && (/^08[0-9A-Z]{3}$/.test(code) || /^57P0[1235]$/.test(code) || code === '25P03' || code === '53300')) return 'database';
     // Also a statement not answered within LINEAGE_DATABASE_READ_SECONDS (its connection dropped).
     if (PG_CONNECTION_LOST.test(e.message) || isConnectTimeout(e) || isReadTimeout(e)) return 'database';
     // The S3 SDK: a gateway answering 500/502/503/504 (radosgw restarting, SlowDown).
