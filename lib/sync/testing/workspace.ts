@@ -20,7 +20,10 @@ export async function makeSandbox(prefix = 'lineage-sync-') {
     async remove(rel: string) {
       await fs.rm(path.join(sandbox.workspace, rel), { force: true });
     },
-    cleanup: () => fs.rm(root, { recursive: true, force: true }),
+    // A sync's detached work (the history fold's `lineage index --catch-up`, the client state's
+    // compaction) may still be closing files in the data directory as a test ends: its last file
+    // can appear beside the removal (ENOTEMPTY), which Node's rm tries again a few times.
+    cleanup: () => fs.rm(root, { recursive: true, force: true, maxRetries: 10, retryDelay: 50 }),
   };
   await fs.mkdir(sandbox.workspace, { recursive: true });
   return sandbox;
