@@ -71,13 +71,6 @@ function databaseName(url: string): string {
 const MIGRATION_LOCK = 0x6c696e65;
 
 /**
- * PostgreSQL's session time limits a migration's connection turns off, whatever it inherited (the
- * environment's PGOPTIONS, the database's or the role's own settings: ALTER DATABASE/ROLE … SET).
- * `statement_timeout` first, alone, so the statement turning off the others is not cut by it.
- */
-const MIGRATION_UNLIMITED = ['lock_timeout', 'idle_in_transaction_session_timeout', 'idle_session_timeout', 'transaction_timeout'];
-
-/**
  * Applies the pending migrations, one process at a time: servers starting together against a
  * new database would otherwise each try to create the same tables. With no time limit: an index
  * build on a large table may take long, and a migration cut half-way is rolled back whole (one
@@ -90,9 +83,9 @@ export async function migratePg(url: string): Promise<void> {
     throw connectError(error, connectionTimeoutMillis);
   });
   try {
-    await client.query('SET statement_timeout = 0');
-    // Only those this server knows (transaction_timeout is PostgreSQL 17's, idle_session_timeout 14's).
-    await client.query("SELECT set_config(name, '0', false) FROM pg_settings WHERE name = ANY($1)", [MIGRATION_UNLIMITED]);
+    // Every session time limit off, whatever the connection inherited (PGOPTIONS, ALTER DATABASE/ROLE … SET):
+    // the pool's statement with no read limit (`poolUnlimitSql`).
+    await client.query(poolUnlimitSql(0));
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     // drizzle's own record of the migrations it applied (its default schema and table).
     const recorded = await client.query<{ at: string }>("SELECT created_at::text AS at FROM drizzle.__drizzle_migrations WHERE to_regclass('drizzle.__drizzle_migrations') IS NOT NULL")

@@ -9,7 +9,7 @@ import { findBrainDb, noBrainDbMessage } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
 import { rowToRecord, textRestoresValue, toJsonScalar } from './records';
 import type { JsonObject } from '@/lib/core/json';
-import { captureDdl, readRowsNoting, tableColumns, tableExists, withReadCopy, type Db } from './sqlite-io';
+import { captureDdl, readRowsNoting, tableExists, withReadCopy, type Db } from './sqlite-io';
 
 /** What is read from the consistent copy of `brain.db`. */
 interface BrainSlice {
@@ -80,15 +80,15 @@ function assertDistinctIds(records: readonly MemoryRecord[], rows: readonly Reco
 export function readSlice(db: Db, runtimeAgent: string | undefined, file: string): BrainSlice {
   const layout = readLayout(db, file);
   const agent = selectAgent(layout, runtimeAgent);
-  const columns = tableColumns(db, 'memories');
-  const order = ['created_at', 'timestamp'].find((c) => columns.includes(c));
+  const columns = db.prepare('PRAGMA table_info(memories)').all() as { name: string; type: string }[];
+  const order = ['created_at', 'timestamp'].find((c) => columns.some((column) => column.name === c));
   const orderBy = `${order !== undefined ? `"${order}" ASC, ` : ''}id ASC`;
   const warnings: string[] = [];
   const rows =
     agent.nativeId === null
       ? readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories ORDER BY ${orderBy}`, warnings })
       : readRowsNoting(db, { table: 'memories', sql: `SELECT * FROM memories WHERE agent_id = ? ORDER BY ${orderBy}`, params: [agent.nativeId], warnings });
-  const idType = (db.prepare('PRAGMA table_info(memories)').all() as { name: string; type: string }[]).find((c) => c.name === 'id')?.type ?? '';
+  const idType = columns.find((c) => c.name === 'id')?.type ?? '';
   return { agent, rows, sidecar: sidecarBytes(db, agent, warnings), warnings, idTextRestores: textRestoresValue(idType) };
 }
 
