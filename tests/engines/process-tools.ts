@@ -53,9 +53,9 @@ export function traversableTempDir(prefix: string): string {
 }
 
 /** Runs a command to completion; rejects with its output when it exits non-zero. */
-export async function run(command: string, args: string[], options: { cwd?: string; timeoutMs?: number } = {}): Promise<string> {
+export async function run(command: string, args: string[], options: { cwd?: string; timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => { output += chunk; });
     child.stderr.on('data', (chunk) => { output += chunk; });
