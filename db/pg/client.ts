@@ -12,7 +12,9 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { migrate } from 'drizzle-orm/node-postgres/migrator';
 import pg from 'pg';
 import { packageRoot } from '../../lib/package-root';
-import { connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgOptionsProblem, pgTimeLimits } from './connect-timeout';
+import {
+  connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgOptionsProblem, pgTimeLimits, recordStatementCancel, statementCancel,
+} from './connect-timeout';
 import { newestKnownMigration, refuseNewerSchema } from '../newer-schema';
 import * as schema from './schema';
 
@@ -67,6 +69,53 @@ function databaseName(url: string): string {
   }
 }
 
+/** `pg`'s dispatch of a client's next queued statement (pg/lib/client.js): the one place a statement is sent. */
+const pulseQueryQueue = (pg.Client.prototype as unknown as { _pulseQueryQueue(): void })._pulseQueryQueue;
+
+/**
+ * A `pg` client that tells how PostgreSQL cancelled a statement of it (SQLSTATE 57014): past the
+ * connection's own `statement_timeout` (the config's, sent in the startup packet; none: 0) or by a
+ * cancel request (pg_cancel_backend), from the time the statement was sent until its error came
+ * (connect-timeout.ts `statementCancel`, `recordStatementCancel`). Before, the error's English words
+ * told them apart, and a server whose `lc_messages` is another language had every operator's cancel
+ * taken for a time limit. The cost per statement: one `performance.now()` as it is sent.
+ */
+export class CancelTimingClient extends pg.Client {
+  readonly #limitMs: number;
+  /** The statement running now (pg's `activeQuery`) and when it was sent. */
+  #sent: unknown = null;
+  #sentAt = 0;
+
+  constructor(config?: pg.ClientConfig) {
+    super(config);
+    this.#limitMs = typeof config?.statement_timeout === 'number' ? config.statement_timeout : 0;
+    // Before pg's own listener (attached as it connects), which hands the error to the statement at once.
+    this.connection.prependListener('errorMessage', (error: unknown) => this.#errorCame(error));
+  }
+
+  /** pg's dispatch, timed: taken before the statement is written, so never after the server has it. */
+  _pulseQueryQueue(): void {
+    const now = performance.now();
+    Reflect.apply(pulseQueryQueue, this, []);
+    const active = this.#active();
+    if (active && active !== this.#sent) {
+      this.#sent = active;
+      this.#sentAt = now;
+    }
+  }
+
+  #active(): unknown {
+    return (this as unknown as { activeQuery?: unknown }).activeQuery ?? null;
+  }
+
+  #errorCame(error: unknown): void {
+    if (typeof error !== 'object' || error === null || (error as { code?: unknown }).code !== '57014') return;
+    const active = this.#active();
+    if (active === null || active !== this.#sent) return;
+    recordStatementCancel(error, statementCancel(performance.now() - this.#sentAt, this.#limitMs));
+  }
+}
+
 /** Any fixed number: the advisory lock that serialises migrations across processes. */
 const MIGRATION_LOCK = 0x6c696e65;
 
@@ -78,7 +127,7 @@ const MIGRATION_LOCK = 0x6c696e65;
  */
 export async function migratePg(url: string): Promise<void> {
   const connectionTimeoutMillis = connectTimeoutMs(url);
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS });
+  const client = new CancelTimingClient({ connectionString: url, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS });
   await client.connect().catch((error: unknown) => {
     throw connectError(error, connectionTimeoutMillis);
   });
@@ -135,7 +184,7 @@ export async function openPgDatabase(url: string, options: { max?: number; readT
   const connectionTimeoutMillis = connectTimeoutMs(url);
   const readTimeoutMs = options.readTimeoutMs ?? DEFAULT_PG_READ_TIMEOUT_MS;
   const unlimitSql = poolUnlimitSql(readTimeoutMs);
-  const Client = class extends pg.Client {
+  const Client = class extends CancelTimingClient {
     constructor(config?: pg.ClientConfig) {
       super({ ...config, connectionTimeoutMillis });
     }

@@ -169,3 +169,36 @@ export function connectError(error: unknown, ms: number): unknown {
   if (!isConnectTimeout(error)) return error;
   return new Error(`PostgreSQL did not answer within ${ms / 1000} s (connect_timeout=<seconds> in the URL waits longer)`, { cause: error });
 }
+
+/**
+ * How PostgreSQL cancelled a statement of lineage's own connections (SQLSTATE 57014, query_canceled,
+ * both ways): `statement_timeout` — it had run at least the connection's `statement_timeout`, which
+ * lineage sets itself (`pgTimeLimits`); `cancel_request` — before that, so by a cancel request
+ * (an operator's pg_cancel_backend, a SIGINT to the backend). Told by the statement's elapsed time,
+ * not by the server's words, which are in its `lc_messages` language ("due to user request",
+ * "wegen Benutzeraufforderung", "à la demande de l'utilisateur"); the other fields of the error
+ * (routine, file) are the same for both. Recorded by db/pg/client.ts `CancelTimingClient` as the
+ * error arrives; read by lib/ledger/unreachable-storage.ts.
+ */
+export type StatementCancel = 'statement_timeout' | 'cancel_request';
+
+const statementCancels = new WeakMap<object, StatementCancel>();
+
+/**
+ * Which cancel a 57014 error that a statement of `limitMs` (the connection's statement_timeout, 0:
+ * none) got after `elapsedMs` is: the server's timer starts once it has the statement, after the
+ * client sent it, and never fires before the limit, so a statement cancelled sooner was cancelled by request.
+ */
+export function statementCancel(elapsedMs: number, limitMs: number): StatementCancel {
+  return limitMs > 0 && elapsedMs >= limitMs ? 'statement_timeout' : 'cancel_request';
+}
+
+/** Records how a 57014 `error` of lineage's own connection came (`statementCancel`). */
+export function recordStatementCancel(error: object, cancel: StatementCancel): void {
+  statementCancels.set(error, cancel);
+}
+
+/** How the 57014 `error` came, when lineage's own connection recorded it; else null. */
+export function recordedStatementCancel(error: object): StatementCancel | null {
+  return statementCancels.get(error) ?? null;
+}

@@ -6,9 +6,13 @@
  * next connection is made), as is a statement an operator cancelled (pg_cancel_backend: 57014 "due to
  * user request"); only a statement past its statement_timeout is `database_timeout`. Before, 57P05
  * and 25P03 were no known error (a 500 internal error) and an operator's cancel was told as a time limit.
+ * The same from a server whose messages are German (a database with lc_messages=de_DE.UTF-8), through
+ * lineage's own pool: before, the cancel was told apart by its English words, and an operator's
+ * cancel ("storniere Anfrage wegen Benutzeraufforderung") was answered `database_timeout`.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openPgDatabase, type PgLineageDb } from '@/db/pg/client';
 import { freshDatabase } from '@/tests/engines/use-engines';
 import { DATABASE_TIMEOUT_WORDS, unreachableStorageError } from './unreachable-storage';
 
@@ -82,6 +86,64 @@ describe('PostgreSQL ending a session or cancelling a statement', () => {
       expect(answer(timedOut)).toEqual(['57014', 'database_timeout', DATABASE_TIMEOUT_WORDS]);
     } finally {
       await client.end();
+    }
+  });
+});
+
+describe('a server speaking German (lc_messages=de_DE.UTF-8): a statement of lineage\'s pool cancelled', () => {
+  let german = '';
+  let watcher: pg.Client;
+  const pools: PgLineageDb[] = [];
+  beforeAll(async () => {
+    german = await freshDatabase({ lcMessages: 'de_DE.UTF-8' });
+    watcher = new pg.Client({ connectionString: german });
+    await watcher.connect();
+  }, 120_000);
+  afterAll(async () => {
+    await watcher?.end();
+    await Promise.all(pools.map((pool) => pool.close()));
+  });
+
+  async function pool(readTimeoutMs: number): Promise<PgLineageDb> {
+    const opened = await openPgDatabase(german, { readTimeoutMs, max: 1 });
+    pools.push(opened);
+    return opened;
+  }
+
+  /** The backend running pg_sleep for the pool, once it runs (pg_cancel_backend of an idle backend cancels nothing). */
+  async function sleeping(): Promise<number> {
+    for (;;) {
+      const { rows } = await watcher.query<{ pid: number }>(
+        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
+      );
+      if (rows[0]) return rows[0].pid;
+    }
+  }
+
+  const byOperator = 'an operator cancelled a database statement (pg_cancel_backend); what its transaction wrote was rolled back; retry shortly';
+
+  it.each([
+    ['a read limit (LINEAGE_DATABASE_READ_SECONDS=600), a simple query', 600_000, (db: PgLineageDb) => db.pool.query('SELECT pg_sleep(60)')],
+    ['a read limit, a query with parameters (the extended protocol, as drizzle sends)', 600_000, (db: PgLineageDb) => db.pool.query('SELECT pg_sleep($1)', [60])],
+    ['no read limit (LINEAGE_DATABASE_READ_SECONDS=0)', 0, (db: PgLineageDb) => db.pool.query('SELECT pg_sleep(60)')],
+  ])('an operator\'s pg_cancel_backend, %s: busy in its own words, not a time limit', async (_, readTimeoutMs, sleep) => {
+    const db = await pool(readTimeoutMs);
+    const failed = sleep(db).then(() => null, (error: unknown) => error);
+    await watcher.query('SELECT pg_cancel_backend($1)', [await sleeping()]);
+    const error = await failed;
+    // The server's own words are German: nothing English to read.
+    expect((error as Error).message).toBe('storniere Anfrage wegen Benutzeraufforderung');
+    expect(answer(error)).toEqual(['57014', 'busy', byOperator]);
+    // The pool's connection stays usable.
+    expect((await db.pool.query<{ one: number }>('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+  });
+
+  it('a statement past the pool\'s statement_timeout: database_timeout, as from an English server', async () => {
+    const db = await pool(2000);
+    for (const run of [() => db.pool.query('SELECT pg_sleep(60)'), () => db.pool.query('SELECT pg_sleep($1)', [60])]) {
+      const error = await run().then(() => null, (e: unknown) => e);
+      expect((error as Error).message).toBe('storniere Anfrage wegen Zeitüberschreitung der Anfrage');
+      expect(answer(error)).toEqual(['57014', 'database_timeout', DATABASE_TIMEOUT_WORDS]);
     }
   });
 });

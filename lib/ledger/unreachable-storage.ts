@@ -10,10 +10,13 @@
  * (db/pg/connect-timeout.ts `pgTimeLimits`): its transaction was rolled back, nothing of it stays.
  * Also `busy`: a statement an operator cancelled (pg_cancel_backend: 57014 "due to user request").
  * A statement cancelled past its `statement_timeout` while it ran (LINEAGE_DATABASE_READ_SECONDS)
- * is not `busy` but `database_timeout` (504, no Retry-After): a retry would run as long again.
+ * is not `busy` but `database_timeout` (504, no Retry-After): a retry would run as long again. The
+ * two 57014s are told apart by how long the statement ran against its connection's limit, recorded
+ * by the connection (db/pg/client.ts `CancelTimingClient`), not by the server's words, which are in
+ * its `lc_messages` language.
  * The CLI gives the same codes in its own words and hints (lib/cli/output.ts `databaseFailure`).
  */
-import { DEFAULT_PG_READ_TIMEOUT_MS, isConnectTimeout, isReadTimeout } from '@/db/pg/connect-timeout';
+import { DEFAULT_PG_READ_TIMEOUT_MS, isConnectTimeout, isReadTimeout, recordedStatementCancel } from '@/db/pg/connect-timeout';
 import { LedgerError } from './errors';
 
 /** Node's socket failures, as `pg` and the S3 SDK pass them on. */
@@ -43,20 +46,26 @@ function unreachable(error: unknown): 'database' | 'object store' | 'storage' | 
 }
 
 /**
- * PostgreSQL's words for a statement an operator cancelled (pg_cancel_backend), not its statement_timeout
- * (both 57014; from a server speaking another language (lc_messages) it is taken for a time limit).
+ * PostgreSQL's English words for a statement cancelled by request (pg_cancel_backend), not past its
+ * statement_timeout (both 57014). Read only for an error no connection of lineage's timed
+ * (db/pg/client.ts `CancelTimingClient` records which it was, whatever the server's language).
  */
 const CANCELLED_BY_USER = /due to user request/;
 
 /**
  * How PostgreSQL cancelled a statement, if `error` (or a cause) is one: 55P03 (lock_not_available), 57014
- * (query_canceled) past its statement_timeout, or 57014 by an operator's pg_cancel_backend (`operator`).
+ * (query_canceled) past its statement_timeout, or 57014 by a cancel request such as an operator's
+ * pg_cancel_backend (`operator`), as the connection that ran it recorded (`recordedStatementCancel`).
  */
 function cancelled(error: unknown): '57014' | '55P03' | 'operator' | null {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
     const { code } = e as Error & { code?: unknown };
-    if (code === '57014' && CANCELLED_BY_USER.test(e.message)) return 'operator';
-    if (code === '57014' || code === '55P03') return code;
+    if (code === '57014') {
+      const recorded = recordedStatementCancel(e);
+      if (recorded !== null) return recorded === 'cancel_request' ? 'operator' : '57014';
+      return CANCELLED_BY_USER.test(e.message) ? 'operator' : '57014';
+    }
+    if (code === '55P03') return code;
   }
   return null;
 }
