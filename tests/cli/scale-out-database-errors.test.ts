@@ -12,6 +12,9 @@
  *   statement an operator cancels (pg_cancel_backend, 57014 "due to user request"): `busy` in words.
  * - `lineage sync` into the scale-out storage whose upload waits for another session's lock on its
  *   agent (55P03): `busy` with the sync's hint (nothing stored, run it again), then the same sync goes through.
+ * - The operator's cancel and the time limit again on a database whose messages are German
+ *   (lc_messages=de_DE.UTF-8): the same codes. Before, the cancel ("storniere Anfrage wegen
+ *   Benutzeraufforderung") was told by its English words and came out as `database_timeout`.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -189,5 +192,70 @@ describe('a CLI command on the scale-out storage whose PostgreSQL statement is c
     expect((await storage.listEntries({ agentId: id })).map((e) => e.seq)).toEqual([0]);
     const again = await runCli(['sync', '-w', workspace], vars);
     expect(again.json, again.stderr).toMatchObject({ ok: true, sequence: 1 });
+  }, 120_000);
+});
+
+describe('the same on a database whose PostgreSQL messages are German (lc_messages=de_DE.UTF-8)', () => {
+  let germanBase: Record<string, string> = {};
+  let germanStorage: LineageStorage;
+  let holder: pg.Client;
+  let looker: pg.Client;
+  let holderPid = 0;
+
+  beforeAll(async () => {
+    const [url, { bucket, settings }] = await Promise.all([freshDatabase({ lcMessages: 'de_DE.UTF-8' }), freshBucket()]);
+    germanBase = { ...scaleOutEnv(url, bucket, settings), LINEAGE_DATA: path.join(tmp, 'no-data-here') };
+    germanStorage = await openStorage(storageConfigFrom(germanBase));
+    holder = new pg.Client({ connectionString: url });
+    await holder.connect();
+    looker = new pg.Client({ connectionString: url });
+    await looker.connect();
+    holderPid = (await holder.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
+    await germanStorage.registerAgent({ id: agentId, name: 'held', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+    await germanStorage.ingestSnapshot({ agentId, bytes: await snapshotBytes(agentId), now: new Date() });
+  }, 120_000);
+
+  afterAll(async () => {
+    await holder?.end();
+    await looker?.end();
+    await germanStorage?.close();
+  });
+
+  it.each(['0', '600'])('index --rebuild whose statement an operator cancels, LINEAGE_DATABASE_READ_SECONDS=%s: busy, not a time limit', async (seconds) => {
+    // The server does speak German.
+    await expect(looker.query('SELECT 1/0')).rejects.toThrow('Division durch Null');
+    await holder.query('BEGIN');
+    await holder.query('SELECT id FROM agents FOR UPDATE');
+    let run: CliRun;
+    try {
+      const running = startCli(['index', '--rebuild'], { ...germanBase, LINEAGE_DATABASE_READ_SECONDS: seconds });
+      let pid = 0;
+      while (pid === 0) {
+        const { rows } = await looker.query<{ pid: number }>(`SELECT pid FROM pg_stat_activity WHERE datname = current_database()
+          AND pid <> pg_backend_pid() AND pid <> $1 AND wait_event_type = 'Lock'`, [holderPid]);
+        pid = rows[0]?.pid ?? 0;
+      }
+      await holder.query('SELECT pg_cancel_backend($1)', [pid]);
+      run = await running;
+    } finally {
+      await holder.query('COMMIT');
+    }
+    expectWords(run, 'busy');
+    expect(run.json.error).toMatch(/an operator cancelled/);
+    expect(run.json.error).not.toMatch(/time limit/);
+  }, 120_000);
+
+  it('keys create whose statement runs past LINEAGE_DATABASE_READ_SECONDS: database_timeout, as in English', async () => {
+    await holder.query(`CREATE FUNCTION slow_insert() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM pg_sleep(30); RETURN NEW; END $$;
+      CREATE TRIGGER slow BEFORE INSERT ON api_keys FOR EACH ROW EXECUTE FUNCTION slow_insert()`);
+    let run: CliRun;
+    try {
+      run = await runCli(['keys', 'create', '--name', 'slow'], { ...germanBase, LINEAGE_DATABASE_READ_SECONDS: '1' });
+    } finally {
+      await holder.query('DROP TRIGGER slow ON api_keys; DROP FUNCTION slow_insert()');
+    }
+    expectWords(run, 'database_timeout');
+    expect(run.json.error).toMatch(/ran past its time limit \(LINEAGE_DATABASE_READ_SECONDS=1\)/);
+    expect(await germanStorage.listApiKeys()).toEqual([]);
   }, 120_000);
 });
