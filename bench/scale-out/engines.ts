@@ -12,6 +12,7 @@ import pg from 'pg';
 import { createS3Client } from '@/lib/ledger/s3-config';
 import { startPostgres, type RunningPostgres } from '@/tests/engines/postgres';
 import { startRadosgw, type RunningRadosgw } from '@/tests/engines/radosgw';
+import { scaleOutEnv } from '@/tests/engines/scale-out-env';
 import { cpuMs } from '../lib/ingest-load';
 
 export interface Target {
@@ -112,11 +113,7 @@ export async function startEngines(log: (line: string) => void): Promise<Engines
       await s3.send(new CreateBucketCommand({ Bucket: bucket }));
       return {
         databaseUrl: databaseUrl.toString(), bucket,
-        env: {
-          LINEAGE_DATABASE_URL: databaseUrl.toString(), LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
-          AWS_ENDPOINT_URL_S3: radosgw.endpoint, AWS_REGION: radosgw.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-          AWS_ACCESS_KEY_ID: radosgw.accessKeyId, AWS_SECRET_ACCESS_KEY: radosgw.secretAccessKey,
-        },
+        env: scaleOutEnv(databaseUrl.toString(), bucket, radosgw),
       };
     },
     cpu: () => ({ postgres: treeCpu([postmaster]), radosgw: treeCpu(ceph) }),

@@ -13,15 +13,9 @@ import pg from 'pg';
 import { inject } from 'vitest';
 import { createS3Client } from '@/lib/ledger/s3-config';
 import { localesDir } from './postgres';
+import type { S3Settings } from './scale-out-env';
 
-export interface S3Settings {
-  /** Where the engine keeps its data and logs (for a failing test's diagnosis). */
-  dir?: string;
-  endpoint: string;
-  region: string;
-  accessKeyId: string;
-  secretAccessKey: string;
-}
+export { s3Env, scaleOutEnv, type S3Settings } from './scale-out-env';
 
 async function ask<T>(engine: 'postgres' | 'radosgw'): Promise<T> {
   const response = await fetch(`${inject('enginesBroker')}/${engine}`);
@@ -114,20 +108,4 @@ export async function freshBucket(): Promise<{ bucket: string; settings: S3Setti
     client.destroy();
   }
   return { bucket, settings };
-}
-
-/** The S3 settings (endpoint, region, path style, credentials) that reach the run's radosgw: a scale-out environment's blob side, without its URLs. */
-export function s3Env(settings: S3Settings): Record<string, string> {
-  return {
-    AWS_ENDPOINT_URL_S3: settings.endpoint, AWS_REGION: settings.region, LINEAGE_S3_FORCE_PATH_STYLE: '1',
-    AWS_ACCESS_KEY_ID: settings.accessKeyId, AWS_SECRET_ACCESS_KEY: settings.secretAccessKey,
-  };
-}
-
-/** The environment of a scale-out `lineage serve` (or storage) on `databaseUrl` and a bucket of the run's radosgw, with a secret of its own. */
-export function scaleOutEnv(databaseUrl: string, bucket: string, settings: S3Settings, extra: Record<string, string> = {}): Record<string, string> {
-  return {
-    LINEAGE_DATABASE_URL: databaseUrl, LINEAGE_BLOB_URL: `s3://${bucket}/svc`, LINEAGE_SECRET: randomBytes(32).toString('hex'),
-    ...s3Env(settings), ...extra,
-  };
 }
