@@ -3,12 +3,14 @@
  * accept can still hold things that break a restore, a download or a query afterwards — JSON too
  * deep for SQLite's JSON functions or a recursive walk, a path no file system can hold, a tree where
  * one path is both a file and a directory, two names one file system would take for one, a time no
- * RFC 3339 reader parses, a record id that is not a UUID, a NUL character (U+0000) in a record or a
+ * RFC 3339 reader parses, a record id that is not a UUID, a known record field of a JSON type the
+ * reference reader refuses (`wrongTypedField`), a NUL character (U+0000) in a record or a
  * path (no text column of PostgreSQL can hold it, a rendered Markdown file should not, and both
  * backends must give the same answer). Each check throws
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import { echoInput } from '@/lib/core/echo';
 import type { JsonValue } from '@/lib/core/json';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
@@ -155,9 +157,120 @@ function checkRecord(record: { [key: string]: JsonValue | undefined }, where: st
     const value = temporal[field];
     if (value === undefined || value === null) continue;
     if (typeof value !== 'string' || !isKnownRfc3339(value)) {
-      refuseRecord(`temporal.${field} ${JSON.stringify(value)} is not an RFC 3339 time with a year 0000-9999`);
+      refuseRecord(`temporal.${field} ${shownValue(value)} is not an RFC 3339 time with a year 0000-9999`);
     }
   }
+  const wrong = wrongTypedField(record);
+  if (wrong !== null) refuseRecord(wrong);
+}
+
+/** A value as an error message repeats it: its JSON, cut as `echoInput` cuts (a 300,000-character time was repeated whole). */
+const shownValue = (value: JsonValue): string => echoInput(JSON.stringify(value));
+
+/**
+ * UUID text as the reference reader's `Uuid` takes it (the uuid crate's `parse_str`): hyphenated,
+ * 32 hex digits, braced or `urn:uuid:`, any case.
+ */
+const REFERENCE_UUID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}|urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const U32_MAX = 4_294_967_295;
+/** u64's largest, as a JSON number parses: 2^64 (the text of 2^64 - 1 parses to it too, and must pass). */
+const U64_MAX = 2 ** 64;
+
+type Field = JsonValue | undefined;
+type Kind = 'string' | 'uuid' | 'number' | 'u32' | 'u64' | 'time';
+const WHAT: Record<Kind, string> = {
+  string: 'a string', uuid: 'a UUID', number: 'a number', u32: 'a whole number 0 to 4294967295', u64: 'a whole number 0 or more',
+  time: 'an RFC 3339 time with a year 0000-9999',
+};
+
+function isKind(value: JsonValue, kind: Kind): boolean {
+  switch (kind) {
+    case 'string': return typeof value === 'string';
+    case 'uuid': return typeof value === 'string' && REFERENCE_UUID.test(value);
+    case 'number': return typeof value === 'number';
+    case 'u32': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
+    case 'u64': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U64_MAX;
+    case 'time': return typeof value === 'string' && isKnownRfc3339(value);
+  }
+}
+
+const isObject = (value: Field): value is { [key: string]: JsonValue } => value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/** The known fields of an array's items (CONTRACT §4.1): each required, or optional (absent or null). */
+const ITEM_FIELDS: Record<'entities' | 'embeddings' | 'related_records', [string, Kind, 'required' | 'optional'][]> = {
+  entities: [['name', 'string', 'required'], ['type', 'string', 'required'], ['role', 'string', 'optional']],
+  embeddings: [['model', 'string', 'required'], ['dimensions', 'u32', 'required'], ['computed_at', 'time', 'required'], ['source', 'string', 'required']],
+  related_records: [['id', 'uuid', 'required'], ['relation', 'string', 'required']],
+};
+/** The optional scalar fields a reader types (absent or null, else of their kind). */
+const OPTIONAL_TOP: [string, Kind][] = [['category', 'string'], ['supersedes', 'uuid'], ['confidence', 'number']];
+const OPTIONAL_SOURCE: [string, Kind][] = [
+  ['runtime_version', 'string'], ['origin', 'string'], ['origin_file', 'string'], ['extraction_method', 'string'],
+  ['session_id', 'string'], ['interaction_id', 'string'], ['identity_version', 'u32'],
+];
+
+/**
+ * The first known field of `record` holding a JSON type the reference reader refuses (its typed
+ * record, CONTRACT §4.1, memory-record.schema.json): `agent_id` a UUID; `category`,
+ * `source.runtime_version` … `source.interaction_id` strings, `supersedes` a UUID, `confidence` a
+ * number, `source.identity_version` and `temporal.access_count` whole numbers, each also absent or
+ * null; `tags` an array of strings; `entities`, `embeddings` and `related_records` arrays of objects
+ * with their own typed fields (`embeddings[].vector` numbers). An array field may be absent, not
+ * null. `raw_source_format` and unknown keys at every level hold anything; enum values (`memory_type`,
+ * `status`, `extraction_method`, an entity's `type`, an embedding's `source`) any string. Such a
+ * record no reader of the format reads (`alf` refuses the archive), and ingest refuses it rather
+ * than keep what no client could restore. Null when every one is of its type.
+ */
+export function wrongTypedField(record: { [key: string]: JsonValue | undefined }): string | null {
+  const wrong = (path: string, value: JsonValue, what: string) => `${path} ${shownValue(value)} is not ${what}`;
+  if (typeof record.agent_id === 'string' && !REFERENCE_UUID.test(record.agent_id)) return wrong('agent_id', record.agent_id, 'a UUID');
+  const optional = (holder: { [key: string]: JsonValue }, fields: [string, Kind][], at: string): string | null => {
+    for (const [name, kind] of fields) {
+      const value = holder[name];
+      if (value === undefined || value === null || isKind(value, kind)) continue;
+      return wrong(`${at}${name}`, value, WHAT[kind]);
+    }
+    return null;
+  };
+  const top = optional(record as { [key: string]: JsonValue }, OPTIONAL_TOP, '');
+  if (top !== null) return top;
+  if (isObject(record.source)) {
+    const source = optional(record.source, OPTIONAL_SOURCE, 'source.');
+    if (source !== null) return source;
+  }
+  if (isObject(record.temporal)) {
+    const count = optional(record.temporal, [['access_count', 'u64']], 'temporal.');
+    if (count !== null) return count;
+  }
+  const tags = record.tags;
+  if (tags !== undefined) {
+    if (!Array.isArray(tags)) return wrong('tags', tags, 'an array of strings');
+    const at = tags.findIndex((tag) => typeof tag !== 'string');
+    if (at >= 0) return wrong(`tags[${at}]`, tags[at]!, 'a string');
+  }
+  for (const field of ['entities', 'embeddings', 'related_records'] as const) {
+    const items = record[field];
+    if (items === undefined) continue;
+    if (!Array.isArray(items)) return wrong(field, items, 'an array of objects');
+    for (let i = 0; i < items.length; i++) {
+      const item = items[i]!;
+      if (!isObject(item)) return wrong(`${field}[${i}]`, item, 'an object');
+      for (const [name, kind, need] of ITEM_FIELDS[field]) {
+        const value = item[name];
+        if ((value === undefined || value === null) && need === 'optional') continue;
+        if (value === undefined) return `${field}[${i}].${name} is missing`;
+        if (!isKind(value, kind)) return wrong(`${field}[${i}].${name}`, value, WHAT[kind]);
+      }
+      if (field === 'embeddings') {
+        const vector = item.vector;
+        if (vector === undefined) return `${field}[${i}].vector is missing`;
+        if (!Array.isArray(vector)) return wrong(`${field}[${i}].vector`, vector, 'an array of numbers');
+        const at = vector.findIndex((v) => typeof v !== 'number');
+        if (at >= 0) return wrong(`${field}[${i}].vector[${at}]`, vector[at]!, 'a number');
+      }
+    }
+  }
+  return null;
 }
 
 /** The segments of an archive path that no file system would hold. */

@@ -35,7 +35,11 @@ const VALUES: unknown[] = [
 ];
 /** The fields a value goes into (a path into the record): those the readers require, a value of the wrong type refused … */
 const REQUIRED = ['content', 'memory_type', 'namespace', 'status', 'agent_id', 'source', 'source.runtime', 'temporal', 'temporal.created_at'];
-/** … and the others, kept as they come (the reference service's records may carry anything there), which every page must draw. */
+/**
+ * … and the optional ones: a value of a type the reference reader refuses is refused at ingest (each case:
+ * tests/server/hostile-fields.test.ts), the rest — `raw_source_format` and what it holds, unknown keys, null, a number
+ * the validator would flag — kept as they come, which every page must draw.
+ */
 const OPTIONAL = [
   'source.origin', 'source.origin_file', 'source.extraction_method', 'temporal.updated_at', 'temporal.observed_at', 'temporal.valid_from',
   'temporal.valid_until', 'tags', 'raw_source_format', 'raw_source_format.heading', 'raw_source_format.line_start', 'raw_source_format.line_end',
@@ -189,7 +193,7 @@ describe('records holding hostile values', () => {
   it('each value in each field the readers do not require: taken or refused in words, and no route of the agent answers a 5xx', async () => {
     known.push(...touched);
     let n = 0;
-    // The times are checked strictly at ingest (tests/server/hostile.test.ts): here the fields kept as they come.
+    // The times are checked strictly at ingest (tests/server/hostile.test.ts, hostile-fields.test.ts): here the other optional fields.
     const entries: Entry[] = OPTIONAL.filter((field) => !field.startsWith('temporal.')).flatMap((field) => VALUES.map((value) => {
       const operation = n % 3 === 2 ? 'update' : 'create';
       const rec = hostileRecord(operation, NAMESPACES[n++ % NAMESPACES.length]!, () => known[n % known.length]!);

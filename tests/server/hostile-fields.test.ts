@@ -1,0 +1,104 @@
+/**
+ * Records whose fields hold the wrong JSON type, pushed through the protocol of a real `lineage
+ * serve` with its dashboard, as a snapshot and as a delta. The reference reader types every known
+ * field (CONTRACT §4.1, memory-record.schema.json): a field of the wrong type — a required one, a
+ * time, or an optional one (`tags` a string, `confidence` text, `source.origin` a number, an
+ * entity without a name …) — makes it refuse the archive, and so does ingest: 400 with a message
+ * naming the field, nothing stored. What the reference reads as it comes — `raw_source_format` of
+ * any type, unknown keys holding anything, an unknown `memory_type` or `status`, a number outside
+ * what the validator wants, null in an optional scalar, markup and very long text in every string —
+ * is taken, and every page and API route of the agent, its downloads, `GET /v1/agents/:id/memory`,
+ * another tenant's pages, the change feed and search answer without a 5xx and draw it as text.
+ */
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { closeDatabase, openDatabase } from '@/db/client';
+import { createApiKey } from '@/lib/server/api-keys';
+import { record, snapshotBytes } from './archives';
+import { raw } from './dashboard-http';
+import { call, spawnServe, stateFingerprint, tempDataDir, type ChildServer } from './harness';
+import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
+
+let server: ChildServer;
+let base: string;
+let dataDir: string;
+const keys = { a: '', b: '' };
+const hostile = randomUUID();
+const healthy = randomUUID();
+let uploader: HostileUploader;
+
+beforeAll(async () => {
+  dataDir = tempDataDir();
+  const db = openDatabase(dataDir);
+  keys.a = createApiKey({ db, name: 'a', now: new Date() }).key;
+  keys.b = createApiKey({ db, name: 'b', now: new Date() }).key;
+  closeDatabase(db);
+  server = await spawnServe(['--port', '0', '--data', dataDir], {}, 900_000);
+  base = server.url;
+  uploader = new HostileUploader(base, hostile, keys.a);
+  for (const [key, id, name] of [[keys.a, hostile, 'hostile'], [keys.b, healthy, 'healthy-neighbour']] as const) {
+    expect((await call(`${base}/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name, source_runtime: 'openclaw' }) })).status).toBe(201);
+    expect((await call(`${base}/agents/${id}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(id) })).status).toBe(201);
+  }
+}, 900_000);
+
+afterAll(async () => {
+  await server?.stop();
+  fs.rmSync(dataDir, { recursive: true, force: true });
+});
+
+/** A GET of the local owner (every agent on loopback); a page as a browser asks for it. */
+const get = (url: string) => raw(`${base}${url}`, url.startsWith('/api/') ? {} : { headers: { accept: 'text/html' } });
+const enc = encodeURIComponent;
+
+describe('record fields of the wrong type', () => {
+  it('each is refused at ingest, as a delta and as a snapshot: 400 naming the field, nothing stored', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    // A good record beside the bad one in each: the whole archive is refused, the good one too.
+    expect(await uploader.refusals()).toEqual([]);
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('what the reference reads as it comes is taken, and every page and route of the agent draws it as text', async () => {
+    const taken = await uploader.takeAll();
+    const seq = await uploader.latestSequence();
+
+    const A = `/agents/${hostile}`;
+    const ids = taken.map((t) => String(t.rec.id));
+    expect(await pageFailures(get, routesOf(hostile, seq, ids))).toEqual([]);
+    for (const url of [A, `${A}/sequences/${seq}`, ...ids.slice(0, 5).map((id) => `${A}/memories/${enc(id)}`)]) expect((await get(url)).status, url).toBe(200);
+
+    // The protocol's dashboard DTO and restore plan, with the agent's key.
+    const memory = await call(`${base}/v1/agents/${hostile}/memory`, { key: keys.a });
+    expect(memory.status, memory.text.slice(0, 300)).toBe(200);
+    expect(memory.text).toContain(JSON.stringify(MARKUP).slice(1, -1));
+    const plan = await call(`${base}/agents/${hostile}/restore`, { key: keys.a });
+    expect(plan.status).toBe(200);
+    for (const link of [plan.json.snapshot, ...plan.json.deltas].filter(Boolean) as { url: string }[]) expect((await fetch(link.url)).status).toBe(200);
+
+    // The values are kept as they came: the record route returns each one.
+    for (const { field, rec } of taken) {
+      const reply = await call(`${base}/api${A}/records/${enc(String(rec.id))}`);
+      expect(reply.status, field).toBe(200);
+      expect(fieldOf(reply.json.versions.at(-1).record, field), field).toEqual(fieldOf(rec, field));
+    }
+  });
+
+  it('another tenant\'s agent, pages and key are unharmed, and see nothing of the hostile one', async () => {
+    const B = `/agents/${healthy}`;
+    for (const url of ['/', B, `${B}/workspace`, `${B}/sequences/0`, `/api${B}/records?at=0`, `/api${B}`, '/api/changes?since=2000-01-01', '/api/search?q=fact']) {
+      const reply = await get(url);
+      expect(reply.status, `${url}: ${reply.text.slice(0, 300)}`).toBe(200);
+    }
+    const records = await call(`${base}/api${B}/records?at=0`);
+    expect(records.json.items.map((r: { record_id: string }) => r.record_id).sort()).toEqual([1, 2, 3].map((n) => String(record(healthy, n).id)).sort());
+    const memory = await call(`${base}/v1/agents/${healthy}/memory`, { key: keys.b });
+    expect(memory.status).toBe(200);
+    expect(memory.text).not.toContain('<script>');
+    expect((await call(`${base}/agents/${hostile}`, { key: keys.b })).status).toBe(404);
+    expect((await call(`${base}/v1/agents/${hostile}/memory`, { key: keys.b })).status).toBe(404);
+  });
+});

@@ -1,0 +1,77 @@
+/**
+ * The cases of hostile-fields.test.ts on the scale-out storage (a real `lineage serve` on PostgreSQL
+ * and a radosgw bucket, sign-in required): its ingest (lib/storage/pg/ingest.ts) refuses each record
+ * field of the wrong type with the same 400 as the embedded one, storing nothing, and takes what the
+ * reference reader takes, which every page (by a session) and dashboard API route (by key) of the
+ * agent, and `GET /v1/agents/:id/memory`, answer without a 5xx; another tenant sees none of it.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openStorage, storageConfigFrom } from '@/lib/storage/config';
+import type { LineageStorage } from '@/lib/storage/types';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
+import { snapshotBytes } from './archives';
+import { raw, signIn } from './dashboard-http';
+import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
+import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
+
+let storage: LineageStorage;
+let server: ChildServer;
+const keys = { a: '', b: '' };
+const hostile = randomUUID();
+const healthy = randomUUID();
+let uploader: HostileUploader;
+
+beforeAll(async () => {
+  const [databaseUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+  const env = scaleOutEnv(databaseUrl, bucket, settings, { LINEAGE_DATA: tempDataDir() });
+  storage = await openStorage(storageConfigFrom(env));
+  keys.a = (await storage.createApiKey({ name: 'a', now: new Date() })).key;
+  keys.b = (await storage.createApiKey({ name: 'b', now: new Date() })).key;
+  server = await spawnServe(['--port', '0', '--auth', 'required'], env, 900_000);
+  uploader = new HostileUploader(server.url, hostile, keys.a);
+  for (const [key, id] of [[keys.a, hostile], [keys.b, healthy]] as const) {
+    expect((await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name: 'n', source_runtime: 'openclaw' }) })).status).toBe(201);
+    expect((await call(`${server.url}/v1/agents/${id}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotBytes(id) })).status).toBe(201);
+  }
+}, 1_500_000);
+
+afterAll(async () => {
+  await server?.stop();
+  await storage?.close();
+});
+
+describe('record fields of the wrong type, on PostgreSQL + S3', () => {
+  it('each is refused as a delta and as a snapshot, 400 naming the field; the ledger is unchanged', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    expect(await uploader.refusals()).toEqual([]);
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+    expect(await uploader.latestSequence()).toBe(0);
+  });
+
+  it('what the reference takes is stored as it came, and every page and route of the agent answers without a 5xx', async () => {
+    const taken = await uploader.takeAll();
+    const seq = await uploader.latestSequence();
+    const ids = taken.map((t) => String(t.rec.id));
+    const cookie = await signIn(server.url, keys.a);
+    const get = (url: string) => raw(`${server.url}${url}`, { headers: url.startsWith('/api/') ? { authorization: `Bearer ${keys.a}` } : { accept: 'text/html', cookie } });
+    expect(await pageFailures(get, routesOf(hostile, seq, ids))).toEqual([]);
+    expect((await get(`/agents/${hostile}`)).status).toBe(200);
+    const memory = await call(`${server.url}/v1/agents/${hostile}/memory`, { key: keys.a });
+    expect(memory.status, memory.text.slice(0, 300)).toBe(200);
+    for (const { field, rec } of taken) {
+      const reply = await call(`${server.url}/api/agents/${hostile}/records/${encodeURIComponent(String(rec.id))}`, { key: keys.a });
+      expect(reply.status, field).toBe(200);
+      expect(fieldOf(reply.json.versions.at(-1).record, field), field).toEqual(fieldOf(rec, field));
+    }
+  });
+
+  it('the other tenant\'s key sees its own agent whole and nothing of the hostile one', async () => {
+    const records = await call(`${server.url}/api/agents/${healthy}/records?at=0`, { key: keys.b });
+    expect(records.status).toBe(200);
+    expect(records.json.items).toHaveLength(3);
+    expect((await call(`${server.url}/v1/agents/${healthy}/memory`, { key: keys.b })).status).toBe(200);
+    expect((await call(`${server.url}/v1/agents/${hostile}`, { key: keys.b })).status).toBe(404);
+    expect((await call(`${server.url}/api/agents/${hostile}/records?at=0`, { key: keys.b })).status).toBe(404);
+  });
+});
