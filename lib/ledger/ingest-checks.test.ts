@@ -1,0 +1,76 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getAdapter } from '@/lib/adapters';
+import { sessionRecord } from '@/lib/adapters/hermes/sessions';
+import { rowToRecord } from '@/lib/adapters/zeroclaw/records';
+import { readSnapshot } from '@/lib/core/archive';
+import type { JsonValue } from '@/lib/core/json';
+import { wrongTypedField } from './ingest-checks';
+
+type Rec = { [key: string]: JsonValue | undefined };
+const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
+const UUID = '0190a000-0000-7000-8000-00000000ffff';
+const base = (): Rec => ({
+  id: '0190a000-0000-7000-8000-000000000001', agent_id: AGENT, content: 'x', memory_type: 'semantic', namespace: 'curated', status: 'active',
+  source: { runtime: 'openclaw' }, temporal: { created_at: '2026-01-15T10:00:00Z' },
+});
+const withField = (extra: Rec): Rec => ({ ...base(), ...extra });
+
+describe('wrongTypedField: the reference reader\'s types of the known record fields', () => {
+  it('takes what the typed record reads: null in optional scalars, every UUID form, any raw_source_format, unknown keys and enum values', () => {
+    for (const extra of [
+      {}, { category: null, supersedes: null, confidence: null }, { confidence: -5 }, { confidence: 1e308 },
+      ...[UUID.toUpperCase(), UUID.replaceAll('-', ''), `{${UUID}}`, `urn:uuid:${UUID}`].map((supersedes) => ({ supersedes })),
+      { raw_source_format: 'text' }, { raw_source_format: [1, 'a'] }, { raw_source_format: null }, { anything: { deep: [null, 1] } },
+      { memory_type: 'dream', status: 'zombie' }, { tags: [] }, { tags: ['a', ''] },
+      { source: { runtime: 'x', origin: null, extraction_method: 'dreamt', identity_version: 4_294_967_295, extra: [1] } },
+      { temporal: { created_at: '2026-01-15T10:00:00Z', access_count: 0, extra: 'x' } },
+      { temporal: { created_at: '2026-01-15T10:00:00Z', access_count: 18_446_744_073_709_551_615 } },
+      { entities: [{ name: 'n', type: 'alien', role: null, x: 1 }] },
+      { embeddings: [{ model: 'm', dimensions: 0, vector: [], computed_at: '2026-01-15T10:00:00+02:00', source: 'elsewhere' }] },
+      { related_records: [{ id: UUID, relation: 'r', x: [] }] },
+    ] as Rec[]) expect(wrongTypedField(withField(extra)), JSON.stringify(extra)).toBeNull();
+  });
+
+  it('names the first field of a type the reference refuses; an array field may not be null', () => {
+    const cases: [Rec, string][] = [
+      [{ tags: null }, 'tags null is not an array of strings'],
+      [{ tags: 'a' }, 'tags "a" is not an array of strings'],
+      [{ tags: ['a', 2] }, 'tags[1] 2 is not a string'],
+      [{ entities: null }, 'entities null is not an array of objects'],
+      [{ entities: [{ type: 'person' }] }, 'entities[0].name is missing'],
+      [{ embeddings: [{ model: 'm', dimensions: -1, vector: [], computed_at: '2026-01-15T10:00:00Z', source: 's' }] }, 'embeddings[0].dimensions -1 is not a whole number 0 to 4294967295'],
+      [{ embeddings: [{ model: 'm', dimensions: 1, vector: [null], computed_at: '2026-01-15T10:00:00Z', source: 's' }] }, 'embeddings[0].vector[0] null is not a number'],
+      [{ related_records: [{ id: `${UUID}0`, relation: 'r' }] }, `related_records[0].id "${UUID}0" is not a UUID`],
+      [{ agent_id: 'agent' }, 'agent_id "agent" is not a UUID'],
+      [{ confidence: '1' }, 'confidence "1" is not a number'],
+      [{ source: { runtime: 'x', session_id: 12 } }, 'source.session_id 12 is not a string'],
+      [{ source: { runtime: 'x', identity_version: 4_294_967_296 } }, 'source.identity_version 4294967296 is not a whole number 0 to 4294967295'],
+      [{ temporal: { created_at: '2026-01-15T10:00:00Z', access_count: -1 } }, 'temporal.access_count -1 is not a whole number 0 or more'],
+      [{ category: 'x'.repeat(10), tags: [{ a: 'y'.repeat(200) }] }, `tags[0] {"a":"${'y'.repeat(74)}… (128 more characters) is not a string`],
+    ];
+    for (const [extra, says] of cases) expect(wrongTypedField(withField(extra))).toBe(says);
+  });
+
+  it('takes every record our own adapters make, the ones with the most typed fields among them', async () => {
+    const warnings: string[] = [];
+    const f32 = Buffer.alloc(64 * 4);
+    for (let i = 0; i < 64; i++) f32.writeFloatLE(i / 7, i * 4);
+    const zeroclaw = rowToRecord({
+      id: 'k1', key: 'auto_save_1', content: 'c', category: 'daily', created_at: '2026-01-15T10:00:00Z', updated_at: '2026-01-16T10:00:00Z',
+      session_id: 's', importance: 0.7, superseded_by: UUID, embedding: f32, namespace: 'n',
+    }, { agentId: AGENT, now: '2026-01-20T00:00:00Z', warnings, idTextRestores: true });
+    expect(zeroclaw.embeddings).toHaveLength(1);
+    expect(zeroclaw.supersedes).toBe(UUID);
+    const hermes = sessionRecord({ session: { id: 42, source: 'cli', started_at: 1_768_000_000 }, messages: [{ role: 'user', content: 'hi', timestamp: 1_768_000_100 }], agentId: AGENT, now: '2026-01-20T00:00:00Z', warnings });
+    for (const made of [zeroclaw, hermes]) expect(wrongTypedField(made as Rec), JSON.stringify(made).slice(0, 200)).toBeNull();
+    // And the reference's synthetic archive and the OpenClaw reference workspace as our export reads it.
+    const root = path.resolve(process.cwd(), '../shared/alf/fixtures');
+    const synthetic = await readSnapshot(fs.readFileSync(path.join(root, 'synthetic-agent.alf')));
+    const openclaw = await getAdapter('openclaw').exportWorkspace({ workspace: path.join(root, 'openclaw/standard'), persistAgentId: false, clock: () => new Date('2026-02-01T00:00:00Z') });
+    expect(synthetic.records.length).toBeGreaterThan(0);
+    expect(openclaw.records.length).toBeGreaterThan(0);
+    for (const made of [...synthetic.records, ...openclaw.records]) expect(wrongTypedField(made as Rec), made.id).toBeNull();
+  });
+});
