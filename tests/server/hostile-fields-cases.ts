@@ -214,5 +214,10 @@ export const TAKEN: [string, unknown][] = [
   ['entities', [{ name: MARKUP, type: 'alien', role: null, extra: [1] }]],
   ['embeddings', [{ model: MARKUP, dimensions: 3, vector: [1, -2.5, 1e300], computed_at: TIME, source: 'elsewhere', extra: {} }]],
   ['related_records', [{ id: OTHER, relation: MARKUP, extra: [] }]],
+  // Markup in every other string the record holds, and in the names of unknown keys.
+  ['source', { runtime: MARKUP, runtime_version: MARKUP, origin: MARKUP, origin_file: MARKUP, extraction_method: MARKUP, session_id: MARKUP, interaction_id: MARKUP }],
+  ['entities', [{ name: 'n', type: MARKUP, role: MARKUP }]],
+  ['embeddings', [{ model: 'm', dimensions: 1, vector: [0.5], computed_at: TIME, source: MARKUP }]],
+  [MARKUP, { [MARKUP]: MARKUP }], ['raw_source_format', { [MARKUP]: [MARKUP], heading: MARKUP, origin_file: MARKUP }],
 ];
 
