@@ -14,11 +14,12 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
+import { validateArchive } from '@/lib/core/validate';
 import { createApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
 import { raw } from './dashboard-http';
 import { call, spawnServe, stateFingerprint, tempDataDir, type ChildServer } from './harness';
-import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
+import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
 
 let server: ChildServer;
 let base: string;
@@ -60,6 +61,16 @@ describe('record fields of the wrong type', () => {
     expect(await uploader.refusals()).toEqual([]);
     expect(await uploader.latestSequence()).toBe(seq);
     expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('ingest is never stricter than `lineage validate`: each archive it refuses, the validator calls invalid too', async () => {
+    const uploads = new HostileUploader(base, randomUUID(), keys.a);
+    const valid: string[] = [];
+    for (const [field, value] of REFUSED) {
+      const archive = uploads.snapshotOf([uploads.recordWith(field, value)]);
+      if ((await validateArchive(archive)).valid) valid.push(`${field}=${JSON.stringify(value)?.slice(0, 60)}`);
+    }
+    expect(valid).toEqual([]);
   });
 
   it('what the reference reads as it comes is taken, and every page and route of the agent draws it as text', async () => {
