@@ -95,6 +95,12 @@ export async function buildBundle(root) {
       // needed: `import()` from a vm.Script takes an experimental loader hook in Node 20.
       supported: { 'dynamic-import': false },
       outfile: path.join(tmp, ENTRY),
+      // Comments and indentation out, and every character ASCII (esbuild escapes strings and
+      // names; a regular expression literal it leaves as written, so ours are written in ASCII):
+      // every start reads and decodes the bundle, and an ASCII file is decoded as Latin-1 into a
+      // one-byte string (cli-cache.mjs), a quarter of UTF-8's time, which V8 also compiles faster.
+      minifyWhitespace: true,
+      charset: 'ascii',
       // Our modules find their package and their packages' files from their own URL.
       define: { 'import.meta.url': '__lineage_module_url' },
       // lib/worker-script.ts finds the worker scripts built below beside the bundle.

@@ -13,6 +13,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import vm from 'node:vm';
 import zlib from 'node:zlib';
+import { isAscii } from 'node:buffer';
 import { createRequire } from 'node:module';
 
 const MAGIC = 0x4c4e5638; // 'LNV8'
@@ -68,6 +69,14 @@ function writeAtomic(file, bytes) {
 }
 
 /**
+ * The text of a JavaScript file's bytes: UTF-8, decoded as Latin-1 when every byte is ASCII (the
+ * CLI's bundle: cli-bundle.mjs) — the same string, a one-byte one, made several times faster.
+ */
+export function sourceText(bytes) {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
+}
+
+/**
  * Runs the CommonJS file `file` as Node would (its own `require`, `module`, `__filename`), its
  * compiled code taken from `cacheFile` when that holds a good cache of it. Returns how the cache
  * was found: 'accepted', 'absent', 'damaged' (failed the header's checks) or 'rejected' (by V8);
@@ -91,7 +100,7 @@ export function runCommonJs({ file, cacheFile, command = null }) {
     }
   }
   // Node's own CommonJS wrapper, on the bundle's first line so that its line numbers stay true.
-  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${source.toString('utf8')}\n})`, {
+  const script = new vm.Script(`(function (exports, require, module, __filename, __dirname) {${sourceText(source)}\n})`, {
     filename: file,
     cachedData: payload,
   });

@@ -27,7 +27,7 @@ const OPS: Record<number, DiffOp> = { [-1]: 'delete', 0: 'equal', 1: 'insert' };
  * `don't` are one token each, while a sentence's trailing `.` or `,` stays its own token. Whitespace
  * runs and any other character are tokens too, so joining the tokens gives the text back.
  */
-const TOKEN = /\s+|[\p{L}\p{N}_]+(?:['’.:/@-][\p{L}\p{N}_]+)*|[^\s\p{L}\p{N}_]/gu;
+const TOKEN = /\s+|[\p{L}\p{N}_]+(?:['\u2019.:/@-][\p{L}\p{N}_]+)*|[^\s\p{L}\p{N}_]/gu;
 
 export function tokenize(text: string): string[] {
   return text.match(TOKEN) ?? [];

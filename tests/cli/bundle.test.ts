@@ -13,7 +13,7 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null; buildBundle(root: string): Promise<string>; WORKER_ENTRIES: string[] };
 const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin', 'cli-bundle.mjs'))) as Bundler;
-type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null };
+type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null; sourceText(bytes: Buffer): string };
 const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.mjs'))) as CodeCache;
 
 /**
@@ -43,6 +43,11 @@ describe('the lineage bin', () => {
     // One plain JavaScript file, the worker threads' scripts, and the code caches of the commands run from it: nothing TypeScript is loaded.
     const workers = (await bundler()).WORKER_ENTRIES.map((rel) => `${path.basename(rel, '.ts')}.cjs`);
     expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
+    // Every byte of it ASCII (no comment, a regular expression written in ASCII), so that every start
+    // decodes it as Latin-1 (cli-cache.mjs sourceText): a non-ASCII byte, and its place.
+    const bundleBytes = fs.readFileSync(entry!);
+    const firstOther = bundleBytes.findIndex((byte) => byte > 0x7f);
+    expect(firstOther === -1 ? null : bundleBytes.subarray(Math.max(0, firstOther - 80), firstOther + 20).toString('utf8')).toBeNull();
     // validate's own code cache beside the bundle, whole.
     const { decodeCache } = await codeCache();
     expect(decodeCache(fs.readFileSync(entry!), fs.readFileSync(path.join(path.dirname(entry!), 'validate.v8cache')))).not.toBeNull();
@@ -71,6 +76,15 @@ describe('the lineage bin', () => {
     const keys = await runCli(['keys', 'create', '--name', 'bundle', '--data', data]);
     expect(keys.json).toMatchObject({ ok: true });
     expect(fs.existsSync(path.join(data, 'lineage.db'))).toBe(true);
+  });
+
+  it('decodes an ASCII script as Latin-1 and any other as UTF-8: the same text either way', async () => {
+    const { sourceText } = await codeCache();
+    const ascii = Buffer.from('const a = "x"; // plain\n');
+    expect(sourceText(ascii)).toBe(ascii.toString('utf8'));
+    for (const text of ['const q = /["\u201C\u201D]/; // \u2014 caf\u00e9\n', 'const e = "\u{1F600}";\n', 'const s = "\u00e9";\n']) {
+      expect(sourceText(Buffer.from(text, 'utf8'))).toBe(text);
+    }
   });
 
   it('stamps the sources so that any edit, new or removed file makes a new bundle', async () => {

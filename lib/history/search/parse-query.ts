@@ -38,7 +38,7 @@ export interface ParsedQuery {
   terms: QueryTerm[];
 }
 
-const QUOTES = /["“”„]/;
+const QUOTES = /["\u201C\u201D\u201E]/;
 const SPACE = /\s+/u;
 
 /** `words` folded in their composed form, and in their decomposed form when that differs. */
