@@ -66,7 +66,7 @@ async function main(): Promise<void> {
       log(`in-process sync ${out.sequence}: CPU ${inProcess.at(-1)!.cpuMs.toFixed(0)} ms, wall ${inProcess.at(-1)!.wallMs.toFixed(0)} ms`);
     }
     await waitForPacker(dataDir, 600_000);
-    const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/lineage.mjs');
+    const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../bin/lineage.cjs');
     const cli: SyncCost[] = [];
     const timeFile = path.join(root, 'time.txt');
     for (let i = 0; i < cliSyncs; i++) {

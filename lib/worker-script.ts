@@ -8,12 +8,12 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import { packageRoot } from '@/lib/package-root';
 
-/** Set by the CLI's bundle (bin/cli-bundle.mjs's banner) to its directory; undeclared elsewhere. */
+/** Set by the CLI's bundle (bin/cli-bundle.cjs's banner) to its directory; undeclared elsewhere. */
 declare const __lineage_bundle_dir: string | undefined;
 
 /**
  * `entry`'s script from the bundle's directory, when this runs from the CLI's bundle and it is
- * there (bin/cli-bundle.mjs `WORKER_ENTRIES`, built with the options below): a `lineage` process
+ * there (bin/cli-bundle.cjs `WORKER_ENTRIES`, built with the options below): a `lineage` process
  * starts the thread without running esbuild.
  */
 function prebuiltScript(entry: string): string | null {

@@ -125,7 +125,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
   // The same sync as a user runs it: a fresh `lineage sync` process (the package's bin, the CLI from
   // its bundle), start-up, database open and exit included, from the shell that runs git.
   const cli: number[] = [];
-  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/lineage.mjs');
+  const bin = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../bin/lineage.cjs');
   const command = `ALF_HOME=${JSON.stringify(home)} ${JSON.stringify(process.execPath)} ${JSON.stringify(bin)} sync -r openclaw -w ${JSON.stringify(workspace)} --data ${JSON.stringify(path.join(args.root, 'data'))} 2>/dev/null`;
   const cliReps = args.cliReps ?? 0;
   if (cliReps > 0) await shell.run(`${command} >/dev/null || true`, workspace); // builds the CLI bundle if the sources changed (no edit: an idle sync)
@@ -162,7 +162,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
   const g = median(git);
   const cliResult: BenchResult[] = cli.length === 0 ? [] : [{
     name: 'sync_50k_1pct_cli', ours: round(median(cli)), peer: round(g), ratio: round(median(cli) / g), unit: 'ms (ratio = ours ÷ git add+commit)',
-    note: `the same 1% sync as a fresh \`lineage sync\` process (bin/lineage.mjs, the CLI from its JavaScript bundle), start-up, database open and exit included, run from the same shell as git; median of ${cli.length} (runs: ${runs(cli)} ms)`,
+    note: `the same 1% sync as a fresh \`lineage sync\` process (bin/lineage.cjs, the CLI from its JavaScript bundle), start-up, database open and exit included, run from the same shell as git; median of ${cli.length} (runs: ${runs(cli)} ms)`,
   }];
   return [
     {
@@ -184,7 +184,7 @@ async function measureWith(shell: ReturnType<typeof startPeerShell>, args: Sync5
 
 /**
  * `sync_50k_1pct_resident`: the same 1% sync as a `lineage sync` process that a running `lineage
- * watch --on-demand` of the workspace serves (bin/resident-client.mjs): the process starts, asks
+ * watch --on-demand` of the workspace serves (bin/resident-client.cjs): the process starts, asks
  * the watch, and the watch runs the sync in its warm process. One untimed sync first (a watch that
  * has synced before); each timed run is checked to have been served by the watch.
  */
@@ -236,7 +236,7 @@ async function measureResident(shell: ReturnType<typeof startPeerShell>, args: {
       note: `informational: an idle \`lineage sync\` process served by the same watch (every file unchanged by its stat data), as a user's sync finds a workspace a watch that syncs on change has synced; median of 5 (runs: ${runs(idle)} ms; git: ${runs(status)} ms)`,
     }, {
       name: 'sync_50k_1pct_resident', ours: round(o), peer: round(args.gitMs), ratio: round(o / args.gitMs), unit: 'ms (ratio = ours ÷ git add+commit)',
-      note: `the same 1% sync as a \`lineage sync\` process that a running \`lineage watch --on-demand\` serves: the process starts (Node, bin/resident-client.mjs), asks the watch over its socket, and the watch runs the sync in its warm process and relays the output; after one untimed served sync; median of ${ms.length} (runs: ${runs(ms)} ms); git as in sync_50k_1pct`,
+      note: `the same 1% sync as a \`lineage sync\` process that a running \`lineage watch --on-demand\` serves: the process starts (Node, bin/resident-client.cjs), asks the watch over its socket, and the watch runs the sync in its warm process and relays the output; after one untimed served sync; median of ${ms.length} (runs: ${runs(ms)} ms); git as in sync_50k_1pct`,
     }];
   } finally {
     watch.kill('SIGTERM');
@@ -410,7 +410,7 @@ async function measureFirstCli(shell: ReturnType<typeof startPeerShell>, bin: st
   const g = median(git);
   return [{
     name: 'sync_50k_first_cli', ours: round(o), peer: round(g), ratio: round(o / g), unit: 'ms (ratio = ours ÷ git add+commit)',
-    note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.mjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${runs(ours)} ms; git: ${runs(git)} ms)`,
+    note: `the first sync of the 50k store as a fresh \`lineage sync\` process (bin/lineage.cjs) into a new data directory and client state, start-up and exit included, against git's first commit into a new repository of the same tree, from the same shell; median of ${FIRST_CLI_REPS} each (runs: ${runs(ours)} ms; git: ${runs(git)} ms)`,
   }];
 }
 

@@ -41,7 +41,7 @@ export async function buildProgram(only?: string): Promise<Command> {
     // error is (failAndExit: the JSON on stdout, `error:` and `hint:` on stderr).
     .configureOutput({ writeErr: (text) => process.stderr.write(text), outputError: () => {} });
   const known = isCommand(only);
-  // Which command ran, for bin/cli-cache.mjs: a code cache is kept for commands only, not for every word typed.
+  // Which command ran, for bin/cli-cache.cjs: a code cache is kept for commands only, not for every word typed.
   (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.command')] = known ? only : null;
   // `--version` needs no command; help, an unknown word or none at all lists them all.
   const names = known ? [only] : only === '-V' || only === '--version' ? [] : Object.keys(COMMANDS);

@@ -1,6 +1,6 @@
 /**
  * Which `lineage sync` a watch runs (requestKey against the key of its own flags), which sockets a
- * `lineage sync` asks (bin/resident-client.mjs), and the protocol between them over a real Unix
+ * `lineage sync` asks (bin/resident-client.cjs), and the protocol between them over a real Unix
  * socket. The watch process itself is tested in tests/cli/watch.test.ts.
  */
 import fs from 'node:fs';
@@ -8,7 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { askResident, residentRequest, trustedSockets } from '@/bin/resident-client.mjs';
+import { askResident, residentRequest, trustedSockets } from '@/bin/resident-client.cjs';
 import { listenResident, requestKey, syncKey, type CommandOutput } from './resident';
 
 let tmp: string;

@@ -1,6 +1,6 @@
 /**
  * The server half of `lineage sync` through a running `lineage watch` (the client half, all a
- * `lineage sync` process loads before it knows whether a watch serves it, is bin/resident-client.mjs;
+ * `lineage sync` process loads before it knows whether a watch serves it, is bin/resident-client.cjs;
  * the protocol is described there). A watch serves exactly the sync it was started for: a request
  * whose arguments, once parsed as `lineage sync` parses them and resolved against the request's
  * working directory and environment, name the same runtime, workspace, target and settings. Anything
@@ -11,12 +11,12 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { Command } from 'commander';
-import { RESIDENT_PROTOCOL, isTrustedRunDir } from '@/bin/resident-client.mjs';
+import { RESIDENT_PROTOCOL, isTrustedRunDir } from '@/bin/resident-client.cjs';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { syncOnlyOptions, workspaceSyncOptions, type SyncFlags } from './commands/sync';
 import { blankOption, parseRuntime } from './parse-options';
 
-/** The request a `lineage sync` sends (bin/resident-client.mjs `residentRequest`). */
+/** The request a `lineage sync` sends (bin/resident-client.cjs `residentRequest`). */
 export interface ResidentRequest {
   v: number;
   argv: string[];
@@ -24,11 +24,11 @@ export interface ResidentRequest {
   env: Record<string, string | undefined>;
   /** Only asks whether this watch serves the sync (another `lineage watch` starting). */
   probe?: boolean;
-  /** The stamp of the sources the asking process runs (bin/cli-bundle.mjs `sourceStamp`). */
+  /** The stamp of the sources the asking process runs (bin/cli-bundle.cjs `sourceStamp`). */
   stamp?: string | null;
 }
 
-/** The stamp of the sources this process runs, as bin/lineage.mjs found it (null: not started by it). */
+/** The stamp of the sources this process runs, as bin/lineage.cjs found it (null: not started by it). */
 export function cliStamp(): string | null {
   const stamp = (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.stamp')];
   return typeof stamp === 'string' ? stamp : null;

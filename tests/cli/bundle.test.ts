@@ -12,17 +12,17 @@ const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-bundle-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 
 type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null; buildBundle(root: string): Promise<string>; WORKER_ENTRIES: string[] };
-const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin', 'cli-bundle.mjs'))) as Bundler;
+const bundler = async (): Promise<Bundler> => (await import(path.join(ROOT, 'bin', 'cli-bundle.cjs'))) as Bundler;
 type CodeCache = { decodeCache(source: Buffer, bytes: Buffer): Buffer | null; sourceText(bytes: Buffer): string };
-const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.mjs'))) as CodeCache;
+const codeCache = async (): Promise<CodeCache> => (await import(path.join(ROOT, 'bin', 'cli-cache.cjs'))) as CodeCache;
 
 /**
- * `lineage validate FIXTURE` run from the bundle `entry` as bin/lineage.mjs runs it (cli-cache.mjs
+ * `lineage validate FIXTURE` run from the bundle `entry` as bin/lineage.cjs runs it (cli-cache.cjs
  * `runCommonJs`), in a process of its own, with `cacheFile` as its code cache: how it found the
  * cache, and its JSON.
  */
 function runBundleWithCache(entry: string, cacheFile: string): Promise<{ status: string; json: unknown }> {
-  const script = `const { runCommonJs } = await import(${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))});
+  const script = `const { runCommonJs } = await import(${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.cjs'))});
 process.argv = [process.execPath, 'lineage', 'validate', ${JSON.stringify(FIXTURE)}];
 process.stderr.write('cache: ' + runCommonJs({ file: ${JSON.stringify(entry)}, cacheFile: ${JSON.stringify(cacheFile)}, command: 'validate' }) + '\\n');`;
   return runIn(ROOT, ['--input-type=module', '-e', script], {}).then(({ json, stderr }) => {
@@ -44,7 +44,7 @@ describe('the lineage bin', () => {
     const workers = (await bundler()).WORKER_ENTRIES.map((rel) => `${path.basename(rel, '.ts')}.cjs`);
     expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
     // Every byte of it ASCII (no comment, a regular expression written in ASCII), so that every start
-    // decodes it as Latin-1 (cli-cache.mjs sourceText): a non-ASCII byte, and its place.
+    // decodes it as Latin-1 (cli-cache.cjs sourceText): a non-ASCII byte, and its place.
     const bundleBytes = fs.readFileSync(entry!);
     const firstOther = bundleBytes.findIndex((byte) => byte > 0x7f);
     expect(firstOther === -1 ? null : bundleBytes.subarray(Math.max(0, firstOther - 80), firstOther + 20).toString('utf8')).toBeNull();
@@ -78,6 +78,21 @@ describe('the lineage bin', () => {
     expect(fs.existsSync(path.join(data, 'lineage.db'))).toBe(true);
   });
 
+  it('starts as CommonJS: a command run by the bin (or by bin/lineage.mjs, its former name) loads no ES module', async () => {
+    // A preloaded script that says, as the process exits, whether Node's ES module loader ran a module.
+    const preload = path.join(tmp, 'esm-probe.cjs');
+    const report = path.join(tmp, 'esm-probe.json');
+    fs.writeFileSync(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify(process.moduleLoadList.filter((name) => name.includes('esm/module_job')))));\n`);
+    const bundled = await runCli(['validate', FIXTURE], { NODE_OPTIONS: `--require ${preload}` });
+    expect(bundled.json).toMatchObject({ ok: true, valid: true });
+    expect(JSON.parse(fs.readFileSync(report, 'utf8'))).toEqual([]);
+    const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { bin: Record<string, string> };
+    expect(pkg.bin.lineage).toBe('bin/lineage.cjs');
+    // The former name still runs the same CLI (through the ES module loader, for itself only).
+    const former = await runIn(ROOT, [path.join(ROOT, 'bin', 'lineage.mjs'), 'validate', FIXTURE], {});
+    expect(former.json).toEqual(bundled.json);
+  });
+
   it('decodes an ASCII script as Latin-1 and any other as UTF-8: the same text either way', async () => {
     const { sourceText } = await codeCache();
     const ascii = Buffer.from('const a = "x"; // plain\n');
@@ -94,7 +109,7 @@ describe('the lineage bin', () => {
       fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
       fs.writeFileSync(path.join(root, rel), text);
     };
-    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'db/schema.ts', 'tsconfig.json', 'package.json', 'bin/cli-bundle.mjs', 'bin/resident-client.mjs']) write(rel, `// ${rel}\n`);
+    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'db/schema.ts', 'tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs']) write(rel, `// ${rel}\n`);
     const first = sourceStamp(root);
     expect(sourceStamp(root)).toBe(first);
     const file = path.join(root, 'lib/core/a.ts');
@@ -139,6 +154,7 @@ describe('the lineage bin with and without its code cache', () => {
       const fromCopy = await runIn(sb.root, ['--input-type=module', '-e', bundleRunner(path.join(copy, 'main.cjs')), 'lineage', ...args], env);
       expect(fromCopy.json, fromCopy.stderr).toMatchObject({ ok: false });
       expect(JSON.stringify(fromCopy.json), fromCopy.stderr).toContain('the prebuilt ingest script ran');
+      // (bin/lineage.mjs, the bin's former name, which runs bin/lineage.cjs.)
       const sync = await runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], env);
       expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 0 });
       const agent = (sync.json.agent as { alf_agent_id: string }).alf_agent_id;
@@ -190,8 +206,8 @@ describe('the lineage bin with and without its code cache', () => {
   }, 120_000);
 });
 
-/** What runs the CLI from the bundle `file` as bin/lineage.mjs does (without a code cache), for `node -e` (the word after it is argv[1]). */
-const bundleRunner = (file: string) => `import { runCommonJs } from ${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.mjs'))}; runCommonJs({ file: ${JSON.stringify(file)}, cacheFile: null });`;
+/** What runs the CLI from the bundle `file` as bin/lineage.cjs does (without a code cache), for `node -e` (the word after it is argv[1]). */
+const bundleRunner = (file: string) => `import { runCommonJs } from ${JSON.stringify(path.join(ROOT, 'bin', 'cli-cache.cjs'))}; runCommonJs({ file: ${JSON.stringify(file)}, cacheFile: null });`;
 
 /** `node <argv>` in `cwd`: the CLI's one JSON line, and its stderr. */
 function runIn(cwd: string, argv: string[], env: Record<string, string>): Promise<{ json: Record<string, unknown>; stderr: string }> {

@@ -1,5 +1,5 @@
 /**
- * The CLI's V8 code cache (bin/cli-cache.mjs), run for real in child Node processes on a small
+ * The CLI's V8 code cache (bin/cli-cache.cjs), run for real in child Node processes on a small
  * CommonJS file: made by a first run, taken by the next, never given to V8 when it is damaged,
  * cut short or made for other source, made again when V8 refuses it, grown when a later run
  * compiles more, and always the same answers as without it.
@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 
-const CACHE_MODULE = path.resolve(__dirname, '../../bin/cli-cache.mjs');
+const CACHE_MODULE = path.resolve(__dirname, '../../bin/cli-cache.cjs');
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-code-cache-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 

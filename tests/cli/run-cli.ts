@@ -3,7 +3,7 @@ import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
 /** The package's bin: the CLI from its JavaScript bundle, as `lineage` and `npm run lineage` run it. */
-const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
+const BIN = path.join(ROOT, 'bin', 'lineage.cjs');
 
 export interface CliRun {
   code: number | null;

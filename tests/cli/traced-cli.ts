@@ -3,7 +3,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 
 const ROOT = path.resolve(__dirname, '../..');
-const BIN = path.join(ROOT, 'bin', 'lineage.mjs');
+const BIN = path.join(ROOT, 'bin', 'lineage.cjs');
 
 /** `lineage <args>` under strace: its JSON output and every path it opened, with the open flags. */
 export function tracedCli(args: string[], env: Record<string, string>, traceFile: string): Promise<{ json: Record<string, unknown>; opens: { file: string; flags: string }[] }> {

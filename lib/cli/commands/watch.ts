@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { askResident, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.mjs';
+import { askResident, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.cjs';
 import { NEVER_RAW_FILES } from '@/lib/adapters/shared/sync-marker';
 import { systemClock } from '@/lib/core/clock';
 import { SyncError } from '@/lib/sync/errors';

@@ -1,4 +1,4 @@
-// Types of bin/resident-client.mjs for the TypeScript that imports it (lib/cli/commands/watch.ts, tests).
+// Types of bin/resident-client.cjs for the TypeScript that imports it (lib/cli/commands/watch.ts, tests).
 export const RESIDENT_PROTOCOL: number;
 export function residentRunDir(env?: Record<string, string | undefined>): string;
 export function isTrustedRunDir(dir: string): boolean;

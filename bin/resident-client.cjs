@@ -1,3 +1,4 @@
+'use strict';
 // `lineage sync` through a running `lineage watch` (lib/cli/resident.ts): the watch process keeps
 // the sync's code compiled and its target open, so a sync it runs costs what a sync costs in a warm
 // process, not a cold start. This file is all a `lineage sync` process loads before it knows
@@ -10,22 +11,22 @@
 // the same sources (the bin's stamp of them), and declines anything else. Declined, refused, or not answered within a second, the next socket is
 // tried, and in the end the sync runs in this process. A watch that goes away after it accepted
 // (killed mid-sync) leaves a sync that any sync recovers from (lib/sync/recover.ts): it runs here.
-import fs from 'node:fs';
-import net from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
+const fs = require('node:fs');
+const net = require('node:net');
+const os = require('node:os');
+const path = require('node:path');
 
-export const RESIDENT_PROTOCOL = 1;
+const RESIDENT_PROTOCOL = 1;
 /** How long a socket may take to accept or decline before the next is tried. */
 const ANSWER_MS = 1000;
 
 /** The directory the watches' sockets are in: `$ALF_HOME/.alf/run` (ALF_HOME defaults to HOME). */
-export function residentRunDir(env = process.env) {
+function residentRunDir(env = process.env) {
   return path.join(env.ALF_HOME || env.HOME || os.homedir(), '.alf', 'run');
 }
 
 /** Whether `dir` is a directory (not a link to one) that is this user's own and nobody else's to enter. */
-export function isTrustedRunDir(dir) {
+function isTrustedRunDir(dir) {
   let stat;
   try {
     stat = fs.lstatSync(dir);
@@ -37,7 +38,7 @@ export function isTrustedRunDir(dir) {
 }
 
 /** The watches' sockets in `dir` when it is trusted (`isTrustedRunDir`), else none. */
-export function trustedSockets(dir) {
+function trustedSockets(dir) {
   if (!isTrustedRunDir(dir)) return [];
   return fs.readdirSync(dir).filter((name) => /^watch-\d+\.sock$/.test(name)).sort().map((name) => path.join(dir, name));
 }
@@ -47,7 +48,7 @@ export function trustedSockets(dir) {
  * `{ declined: why }` when it does not serve this sync or cannot be reached, and `{ lost: pid }`
  * when it accepted and went away before it finished.
  */
-export function askResident(socket, request, io = { stdout: process.stdout, stderr: process.stderr }) {
+function askResident(socket, request, io = { stdout: process.stdout, stderr: process.stderr }) {
   return new Promise((resolve) => {
     let accepted = null;
     let buffered = '';
@@ -97,9 +98,9 @@ export function askResident(socket, request, io = { stdout: process.stdout, stde
 
 /**
  * The request a watch is asked to run: this process's sync arguments, cwd and environment, and the
- * stamp of the sources it runs (a watch started from other sources declines: bin/cli-bundle.mjs `sourceStamp`).
+ * stamp of the sources it runs (a watch started from other sources declines: bin/cli-bundle.cjs `sourceStamp`).
  */
-export function residentRequest(argv, { cwd = process.cwd(), env = process.env, probe = false, stamp = null } = {}) {
+function residentRequest(argv, { cwd = process.cwd(), env = process.env, probe = false, stamp = null } = {}) {
   return { v: RESIDENT_PROTOCOL, argv, cwd, env: { ...env }, probe, stamp };
 }
 
@@ -107,7 +108,7 @@ export function residentRequest(argv, { cwd = process.cwd(), env = process.env, 
  * `lineage sync ARGS` served by a running watch: resolves its exit code, or null when none served
  * it (the caller then syncs in this process). `LINEAGE_RESIDENT=0` asks no watch.
  */
-export async function syncThroughResident(argv, env = process.env, stamp = null) {
+async function syncThroughResident(argv, env = process.env, stamp = null) {
   if (env.LINEAGE_RESIDENT === '0') return null;
   let sockets;
   try {
@@ -127,3 +128,11 @@ export async function syncThroughResident(argv, env = process.env, stamp = null)
   }
   return null;
 }
+
+exports.RESIDENT_PROTOCOL = RESIDENT_PROTOCOL;
+exports.residentRunDir = residentRunDir;
+exports.isTrustedRunDir = isTrustedRunDir;
+exports.trustedSockets = trustedSockets;
+exports.askResident = askResident;
+exports.residentRequest = residentRequest;
+exports.syncThroughResident = syncThroughResident;

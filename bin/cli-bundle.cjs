@@ -1,6 +1,7 @@
+'use strict';
 // The CLI as plain JavaScript: lib/cli/main.ts and our modules bundled by esbuild (the compiler tsx
-// itself uses) into one CommonJS file, `.cli/<stamp>/main.cjs`, that bin/lineage.mjs runs with a V8
-// code cache beside it (cli-cache.mjs). Run through tsx instead, every invocation spent most of a
+// itself uses) into one CommonJS file, `.cli/<stamp>/main.cjs`, that bin/lineage.cjs runs with a V8
+// code cache beside it (cli-cache.cjs). Run through tsx instead, every invocation spent most of a
 // second loading TypeScript through the loader's hooks before doing anything.
 //
 // One file rather than an ES module per chunk: Node's ES module loader resolved, linked and
@@ -13,19 +14,19 @@
 // scale-out backend's (loaded only with scale-out settings), Next.js.
 //
 // `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime of lib/ and
-// db/, tsconfig.json, package.json, this file, resident-client.mjs that the watch command imports): an edit makes a new stamp, and the next invocation
+// db/, tsconfig.json, package.json, this file, resident-client.cjs that the watch command imports): an edit makes a new stamp, and the next invocation
 // builds again. A build goes to a temporary directory renamed into place, so concurrent
 // invocations never see half a bundle.
-import fs from 'node:fs';
-import path from 'node:path';
-import { createRequire } from 'node:module';
+const fs = require('node:fs');
+const path = require('node:path');
+const { createRequire } = require('node:module');
 
 const SOURCE_DIRS = ['lib', 'db'];
-const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.mjs', 'bin/resident-client.mjs'];
+const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs'];
 const BUNDLE_DIR = '.cli';
 const ENTRY = 'main.cjs';
 /** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */
-export const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
+const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
 /** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
 const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm']);
 
@@ -43,7 +44,7 @@ const packagesPlugin = {
 };
 
 /** The stamp of the current sources under `root` (see above). */
-export function sourceStamp(root) {
+function sourceStamp(root) {
   let count = 0;
   let bytes = 0;
   let newest = 0;
@@ -67,13 +68,13 @@ export function sourceStamp(root) {
 }
 
 /** The bundle's entry for the current sources, or null when it has not been built. */
-export function bundleEntry(root, stamp = sourceStamp(root)) {
+function bundleEntry(root, stamp = sourceStamp(root)) {
   const entry = path.join(root, BUNDLE_DIR, stamp, ENTRY);
   return fs.existsSync(entry) ? entry : null;
 }
 
 /** Builds the bundle for the current sources (unless it is there) and returns its entry. */
-export async function buildBundle(root) {
+async function buildBundle(root) {
   const stamp = sourceStamp(root);
   const existing = bundleEntry(root, stamp);
   if (existing) return existing;
@@ -98,7 +99,7 @@ export async function buildBundle(root) {
       // Comments and indentation out, and every character ASCII (esbuild escapes strings and
       // names; a regular expression literal it leaves as written, so ours are written in ASCII):
       // every start reads and decodes the bundle, and an ASCII file is decoded as Latin-1 into a
-      // one-byte string (cli-cache.mjs), a quarter of UTF-8's time, which V8 also compiles faster.
+      // one-byte string (cli-cache.cjs), a quarter of UTF-8's time, which V8 also compiles faster.
       minifyWhitespace: true,
       charset: 'ascii',
       // Our modules find their package and their packages' files from their own URL.
@@ -135,3 +136,8 @@ export async function buildBundle(root) {
     fs.rmSync(tmp, { recursive: true, force: true });
   }
 }
+
+exports.WORKER_ENTRIES = WORKER_ENTRIES;
+exports.sourceStamp = sourceStamp;
+exports.bundleEntry = bundleEntry;
+exports.buildBundle = buildBundle;

@@ -1,3 +1,4 @@
+'use strict';
 // Runs the CLI's one-file CommonJS bundle with a V8 code cache beside it (Node 20 has no
 // `module.enableCompileCache`). A fresh `lineage sync` process otherwise parses and compiles the
 // bundle's ~1.6 MB and then every function it calls, once more per process; with the cache V8
@@ -9,12 +10,12 @@
 // not always caught, so the header's checks come first: a cache that fails them is not given to V8.
 // A missing, refused or failed cache is made again at the end of the run and put in place by a
 // rename, so a concurrent start reads either the old file or the new one, never half of one.
-import fs from 'node:fs';
-import path from 'node:path';
-import vm from 'node:vm';
-import zlib from 'node:zlib';
-import { isAscii } from 'node:buffer';
-import { createRequire } from 'node:module';
+const fs = require('node:fs');
+const path = require('node:path');
+const vm = require('node:vm');
+const zlib = require('node:zlib');
+const { isAscii } = require('node:buffer');
+const { createRequire } = require('node:module');
 
 const MAGIC = 0x4c4e5638; // 'LNV8'
 const FORMAT = 2;
@@ -31,7 +32,7 @@ const cpuMs = () => {
 };
 
 /** The cache's bytes for `source` (a Buffer) and V8's `payload`, made by a run of `madeCpuMs`. */
-export function encodeCache(source, payload, madeCpuMs = 0) {
+function encodeCache(source, payload, madeCpuMs = 0) {
   const header = Buffer.alloc(HEADER_BYTES);
   header.writeUInt32LE(MAGIC, 0);
   header.writeUInt32LE(FORMAT, 4);
@@ -44,7 +45,7 @@ export function encodeCache(source, payload, madeCpuMs = 0) {
 }
 
 /** V8's payload from a cache file's bytes, or null when they are not a whole cache of `source`. */
-export function decodeCache(source, bytes) {
+function decodeCache(source, bytes) {
   if (bytes.length < HEADER_BYTES) return null;
   if (bytes.readUInt32LE(0) !== MAGIC || bytes.readUInt32LE(4) !== FORMAT) return null;
   if (bytes.readUInt32LE(8) !== source.length || bytes.readUInt32LE(12) !== zlib.crc32(source)) return null;
@@ -54,7 +55,7 @@ export function decodeCache(source, bytes) {
 }
 
 /** The CPU time (ms) of the run that made a cache `decodeCache` accepted. */
-export const cacheMadeCpuMs = (bytes) => bytes.readUInt32LE(24);
+const cacheMadeCpuMs = (bytes) => bytes.readUInt32LE(24);
 
 /** `bytes` written to `file` under a temporary name, then renamed over it (never written in place). */
 function writeAtomic(file, bytes) {
@@ -70,9 +71,9 @@ function writeAtomic(file, bytes) {
 
 /**
  * The text of a JavaScript file's bytes: UTF-8, decoded as Latin-1 when every byte is ASCII (the
- * CLI's bundle: cli-bundle.mjs) — the same string, a one-byte one, made several times faster.
+ * CLI's bundle: cli-bundle.cjs) — the same string, a one-byte one, made several times faster.
  */
-export function sourceText(bytes) {
+function sourceText(bytes) {
   return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
@@ -83,7 +84,7 @@ export function sourceText(bytes) {
  * in all but the first a new cache is written when the process exits. `cacheFile` null: no cache.
  * `command`: written only if the bundle says this command ran (see cacheFor).
  */
-export function runCommonJs({ file, cacheFile, command = null }) {
+function runCommonJs({ file, cacheFile, command = null }) {
   const source = fs.readFileSync(file);
   const useCache = cacheFile !== null && typeof zlib.crc32 === 'function';
   let payload;
@@ -133,8 +134,15 @@ export function runCommonJs({ file, cacheFile, command = null }) {
  * command, as each compiles other code (`command`: the word, to be confirmed by the bundle as a
  * command before its cache is written); 'other' for options alone (`--help`, `--version`).
  */
-export function cacheFor(file, argv) {
+function cacheFor(file, argv) {
   const word = argv[0];
   const command = typeof word === 'string' && /^[a-z][a-z0-9-]{0,31}$/.test(word) ? word : null;
   return { cacheFile: path.join(path.dirname(file), `${command ?? 'other'}.v8cache`), command };
 }
+
+exports.encodeCache = encodeCache;
+exports.decodeCache = decodeCache;
+exports.cacheMadeCpuMs = cacheMadeCpuMs;
+exports.sourceText = sourceText;
+exports.runCommonJs = runCommonJs;
+exports.cacheFor = cacheFor;
