@@ -13,17 +13,31 @@
 // better-sqlite3 (native), yazl (its buffer-crc32 is patched in place: native-crc32.ts), the
 // scale-out backend's (loaded only with scale-out settings), Next.js.
 //
-// `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime of lib/ and
-// db/, tsconfig.json, package.json, this file, resident-client.cjs that the watch command imports): an edit makes a new stamp, and the next invocation
-// builds again. A build goes to a temporary directory renamed into place, so concurrent
-// invocations never see half a bundle.
+// `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime): an edit
+// makes a new stamp, and the next invocation builds again. Which files those are, the last build
+// wrote down (`.cli/sources.json`): every file esbuild read for the bundle and the worker scripts,
+// every file in lib/ and db/ that is not TypeScript (data read at run time: migrations, JSON),
+// tsconfig.json, package.json, this file and resident-client.cjs (the watch command imports it),
+// and the directories of lib/ and db/ that hold them (a file added or removed there changes its
+// directory's mtime: a new module that an import would now resolve to). A start stats those ~440
+// paths (~4 ms), not every file of lib/ and db/ with its tests (~700, ~8 ms): an edit of a test or
+// of a module no command imports builds nothing. With no usable list (none yet, damaged, a listed
+// file gone) the stamp is the walk of lib/, db/ and those four files, as it was before any list.
+// A build goes to a temporary directory renamed into place, so concurrent invocations never see
+// half a bundle; the list is written (by a rename) only when no listed file changed while esbuild
+// ran, so a bundle is never named after sources newer than it.
 const fs = require('node:fs');
 const path = require('node:path');
 const { createRequire } = require('node:module');
 
+/** The directories of our sources (tests and all), as a walk stamps them. */
 const SOURCE_DIRS = ['lib', 'db'];
 const SOURCE_FILES = ['tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs'];
 const BUNDLE_DIR = '.cli';
+/** In BUNDLE_DIR: the files and directories the stamp covers, as the last build found them. */
+const SOURCE_LIST = 'sources.json';
+/** What a stamp of the list starts with (a stamp of the walk starts with a digit). */
+const LISTED = 'l';
 const ENTRY = 'main.cjs';
 /** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */
 const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
@@ -43,28 +57,96 @@ const packagesPlugin = {
   },
 };
 
-/** The stamp of the current sources under `root` (see above). */
-function sourceStamp(root) {
-  let count = 0;
+/** A stamp of `stats` (of files: count, bytes, newest mtime) and `dirStats` (newest mtime only), with `prefix`. */
+function stampOf(prefix, stats, dirStats) {
   let bytes = 0;
   let newest = 0;
-  const visit = (stat) => {
-    count++;
+  for (const stat of stats) {
     bytes += stat.size;
     newest = Math.max(newest, stat.mtimeMs);
-  };
-  // Every start stats the ~540 sources: each path made by concatenation (a path.join per file was
-  // a third of the stamp's time), the directory's own path already normal.
-  const walk = (dir) => {
-    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
-      const full = `${dir}${path.sep}${entry.name}`;
-      if (entry.isDirectory()) walk(full);
-      else if (entry.isFile()) visit(fs.statSync(full));
+  }
+  for (const stat of dirStats) newest = Math.max(newest, stat.mtimeMs);
+  return `${prefix}${stats.length}-${bytes}-${Math.floor(newest)}`;
+}
+
+/** Every file of lib/ and db/ (relative path → stat), their directories (the same), and SOURCE_FILES' stats. */
+function walkSources(root) {
+  const files = new Map();
+  const dirs = new Map();
+  // Each path made by concatenation (a path.join per file was a third of the walk's time).
+  const walk = (rel) => {
+    dirs.set(rel, fs.statSync(`${root}${path.sep}${rel}`));
+    for (const entry of fs.readdirSync(`${root}${path.sep}${rel}`, { withFileTypes: true })) {
+      const child = `${rel}/${entry.name}`;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) files.set(child, fs.statSync(`${root}${path.sep}${child}`));
     }
   };
-  for (const dir of SOURCE_DIRS) walk(path.join(root, dir));
-  for (const file of SOURCE_FILES) visit(fs.statSync(path.join(root, file)));
-  return `${count}-${bytes}-${Math.floor(newest)}`;
+  for (const dir of SOURCE_DIRS) walk(dir);
+  for (const file of SOURCE_FILES) files.set(file, fs.statSync(path.join(root, file)));
+  return { files, dirs };
+}
+
+/** The stamp of the walk: lib/ and db/ whole (the stamp without a list, and the only one before lists). */
+function walkedStamp(root) {
+  const { files } = walkSources(root);
+  return stampOf('', [...files.values()], []);
+}
+
+/** The list the last build wrote (`{ stamp, files, dirs }`, paths relative to `root`), or null. */
+function readSourceList(root) {
+  let list;
+  try {
+    list = JSON.parse(fs.readFileSync(path.join(root, BUNDLE_DIR, SOURCE_LIST), 'utf8'));
+  } catch {
+    return null;
+  }
+  const paths = (value) => Array.isArray(value) && value.every((rel) => typeof rel === 'string' && rel !== '' && !path.isAbsolute(rel) && !rel.split('/').includes('..'));
+  return list !== null && typeof list === 'object' && paths(list.files) && list.files.length > 0 && paths(list.dirs) ? list : null;
+}
+
+/** The stamp of the listed files and directories as they are now; throws when one is gone. */
+function listedStamp(root, list) {
+  const stat = (rel) => fs.statSync(`${root}${path.sep}${rel}`);
+  return stampOf(LISTED, list.files.map(stat), list.dirs.map(stat));
+}
+
+/** The stamp of the current sources under `root` (see above). */
+function sourceStamp(root) {
+  const list = readSourceList(root);
+  if (list !== null) {
+    try {
+      return listedStamp(root, list);
+    } catch {
+      // a listed file or directory is gone: the walk's stamp, which never starts with LISTED
+    }
+  }
+  return walkedStamp(root);
+}
+
+/**
+ * The list of a build (see above) from esbuild's `inputs` (paths relative to `root`) and the walk
+ * `before` it, or null when an input is outside the walk or any listed path changed since.
+ */
+function sourceListOf(root, inputs, before) {
+  const files = new Set();
+  for (const rel of inputs) if (!rel.split('/').includes('node_modules')) files.add(rel);
+  for (const rel of before.files.keys()) if (!rel.endsWith('.ts')) files.add(rel);
+  for (const rel of SOURCE_FILES) files.add(rel);
+  const dirs = new Set();
+  for (const rel of files) {
+    const dir = path.posix.dirname(rel);
+    if (SOURCE_DIRS.some((top) => dir === top || dir.startsWith(`${top}/`))) dirs.add(dir);
+  }
+  const list = { files: [...files].sort(), dirs: [...dirs].sort() };
+  const same = (a, b) => b !== undefined && a.size === b.size && a.mtimeMs === b.mtimeMs;
+  try {
+    for (const rel of list.files) if (!same(fs.statSync(path.join(root, rel)), before.files.get(rel))) return null;
+    for (const rel of list.dirs) if (!same(fs.statSync(path.join(root, rel)), before.dirs.get(rel))) return null;
+  } catch {
+    return null;
+  }
+  return list;
 }
 
 /** The bundle's entry for the current sources, or null when it has not been built. */
@@ -84,7 +166,13 @@ async function buildBundle(root) {
   fs.mkdirSync(parent, { recursive: true });
   const tmp = fs.mkdtempSync(path.join(parent, `${stamp}.tmp-`));
   try {
-    await esbuild.build({
+    // The sources as the build starts: the list below is written only if none changed meanwhile.
+    const before = walkSources(root);
+    const inputs = new Set();
+    const read = (metafile) => {
+      for (const input of Object.keys(metafile.inputs)) inputs.add(path.relative(root, path.resolve(root, input)).split(path.sep).join('/'));
+    };
+    const built = await esbuild.build({
       entryPoints: [path.join(root, 'lib/cli/main.ts')],
       tsconfig: path.join(root, 'tsconfig.json'),
       bundle: true,
@@ -107,29 +195,46 @@ async function buildBundle(root) {
       // lib/worker-script.ts finds the worker scripts built below beside the bundle.
       banner: { js: 'const __lineage_module_url = require("node:url").pathToFileURL(__filename).href; const __lineage_bundle_dir = __dirname;' },
       logLevel: 'silent',
+      absWorkingDir: root,
+      metafile: true,
     });
+    read(built.metafile);
     // The worker threads' scripts (WORKER_ENTRIES), built as lib/worker-script.ts would build
     // them at run time: a `lineage sync` that ingests a large upload on the ingest thread starts it
     // without running esbuild first.
     for (const entry of WORKER_ENTRIES) {
-      await esbuild.build({
+      const worker = await esbuild.build({
         entryPoints: [path.join(root, entry)],
         tsconfig: path.join(root, 'tsconfig.json'),
         bundle: true, platform: 'node', format: 'cjs', target: 'node20', logLevel: 'silent',
         external: ['better-sqlite3'],
         outfile: path.join(tmp, `${path.basename(entry, '.ts')}.cjs`),
+        absWorkingDir: root,
+        metafile: true,
       });
+      read(worker.metafile);
     }
-    const final = path.join(parent, stamp);
+    // Named after the list's stamp, or (sources edited during the build) after the stamp it started
+    // from, which the next start no longer finds: it builds again.
+    const list = sourceListOf(root, inputs, before);
+    const name = list === null ? stamp : listedStamp(root, list);
+    const final = path.join(parent, name);
     try {
       fs.renameSync(tmp, final);
     } catch (error) {
       // Another invocation put the same build in place first.
       if (!fs.existsSync(path.join(final, ENTRY))) throw error;
     }
+    if (list !== null) {
+      const listFile = path.join(parent, SOURCE_LIST);
+      const listTmp = `${listFile}.tmp-${process.pid}-${Math.random().toString(36).slice(2)}`;
+      fs.writeFileSync(listTmp, `${JSON.stringify({ stamp: name, ...list })}\n`);
+      fs.renameSync(listTmp, listFile);
+    }
     // Bundles of earlier sources, and builds that never finished, go.
-    for (const name of fs.readdirSync(parent)) {
-      if (name !== stamp && !name.startsWith(`${stamp}.tmp-`)) fs.rmSync(path.join(parent, name), { recursive: true, force: true });
+    for (const entry of fs.readdirSync(parent)) {
+      if (entry === name || entry === SOURCE_LIST || entry.startsWith(`${SOURCE_LIST}.tmp-`) || entry.startsWith(`${stamp}.tmp-`)) continue;
+      fs.rmSync(path.join(parent, entry), { recursive: true, force: true });
     }
     return path.join(final, ENTRY);
   } finally {

@@ -41,6 +41,9 @@ async function entry() {
 async function runHere() {
   const bundle = await entry();
   if (bundle) {
+    // The bundle is named after the stamp of the sources it was built from, which a build that
+    // wrote a new list of them (cli-bundle.cjs) may have made other than the one found above.
+    globalThis[Symbol.for('lineage.cli.stamp')] = path.basename(path.dirname(bundle));
     const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
     runCommonJs({ file: bundle, ...cache });
   } else {

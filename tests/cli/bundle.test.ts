@@ -125,6 +125,76 @@ describe('the lineage bin', () => {
   });
 });
 
+describe('the bundle\'s stamp once built', () => {
+  it('covers what the bundle is made of: an edit of a test or of a module nothing imports builds nothing; an edit of the rest, a new file beside it or a listed file removed does', async () => {
+    const { sourceStamp, buildBundle, bundleEntry } = await bundler();
+    const root = path.join(tmp, 'listed');
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    };
+    // What the CLI is told it runs (lib/cli/resident.ts cliStamp), printed by this package's CLI.
+    write('lib/cli/main.ts', "import { a } from '../core/a';\nconsole.log(JSON.stringify({ a, stamp: (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.stamp')] ?? null }));\n");
+    write('lib/core/a.ts', "export const a = 'a';\n");
+    write('lib/core/a.test.ts', '// a test: no bundle imports it\n');
+    write('lib/core/unused.ts', "export const unused = 'no command imports this';\n");
+    write('lib/storage/ingest-worker.ts', "import { a } from '../core/a';\nconsole.log(a);\n");
+    write('db/migrations/0000_init.sql', 'CREATE TABLE t (x);\n');
+    for (const rel of ['tsconfig.json', 'package.json']) write(rel, '{}\n');
+    // The bin itself, so that the package runs as ours does.
+    for (const name of ['lineage.cjs', 'cli-bundle.cjs', 'cli-cache.cjs', 'resident-client.cjs']) write(`bin/${name}`, fs.readFileSync(path.join(ROOT, 'bin', name), 'utf8'));
+    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(root, 'node_modules'));
+    // Every file and directory an hour old, so that each step below is the newest change.
+    const hourAgo = Date.now() - 3_600_000;
+    const age = (rel: string, at: number) => fs.utimesSync(path.join(root, rel), new Date(at), new Date(at));
+    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'lib/core/a.test.ts', 'lib/core/unused.ts', 'lib/storage/ingest-worker.ts', 'db/migrations/0000_init.sql', 'tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'lib/cli', 'lib/core', 'lib/storage', 'lib', 'db/migrations', 'db']) age(rel, hourAgo);
+
+    const entry = await buildBundle(root);
+    const built = sourceStamp(root);
+    expect(entry).toBe(path.join(root, '.cli', built, 'main.cjs'));
+    expect(bundleEntry(root, built)).toBe(entry);
+    const list = JSON.parse(fs.readFileSync(path.join(root, '.cli', 'sources.json'), 'utf8')) as { stamp: string; files: string[]; dirs: string[] };
+    expect(list).toEqual({
+      stamp: built,
+      files: ['bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'db/migrations/0000_init.sql', 'lib/cli/main.ts', 'lib/core/a.ts', 'lib/storage/ingest-worker.ts', 'package.json', 'tsconfig.json'],
+      dirs: ['db/migrations', 'lib/cli', 'lib/core', 'lib/storage'],
+    });
+    // A test and a module no command imports: the same bundle, no build.
+    age('lib/core/a.test.ts', hourAgo + 60_000);
+    fs.writeFileSync(path.join(root, 'lib/core/unused.ts'), "export const unused = 'still nothing imports this';\n");
+    age('lib/core/unused.ts', hourAgo + 60_000);
+    expect(sourceStamp(root)).toBe(built);
+    // Data read at run time, a module the bundle is made of, a new file beside them: each a new stamp.
+    age('db/migrations/0000_init.sql', hourAgo + 120_000);
+    const data = sourceStamp(root);
+    expect(data).not.toBe(built);
+    age('lib/core/a.ts', hourAgo + 180_000);
+    const edited = sourceStamp(root);
+    expect(edited).not.toBe(data);
+    write('lib/core/a/index.ts', "export const a = 'shadowed?';\n");
+    const added = sourceStamp(root);
+    expect(added).not.toBe(edited);
+    // A listed file removed: the stamp of the walk of lib/ and db/, which names no listed build.
+    fs.rmSync(path.join(root, 'lib/core/a.ts'));
+    const removed = sourceStamp(root);
+    expect(removed).not.toBe(added);
+    expect(removed).toMatch(/^\d/);
+    // Sources restored, one more module imported, and the bin run: it builds a bundle of them, the
+    // list follows, and the CLI is told the stamp of what it runs — the one the next start finds,
+    // not the one of the list it started with (a watch serves syncs of the same stamp only).
+    write('lib/core/a.ts', "export const a = 'b';\n");
+    write('lib/core/b.ts', "export const b = 'c';\n");
+    write('lib/cli/main.ts', "import { a } from '../core/a';\nimport { b } from '../core/b';\nconsole.log(JSON.stringify({ a, b, stamp: (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.stamp')] ?? null }));\n");
+    const run = await runIn(root, [path.join(root, 'bin', 'lineage.cjs')], {});
+    const now = sourceStamp(root);
+    expect(now).toMatch(/^l/);
+    expect(run.json).toEqual({ a: 'b', b: 'c', stamp: now });
+    expect((JSON.parse(fs.readFileSync(path.join(root, '.cli', 'sources.json'), 'utf8')) as { files: string[] }).files).toContain('lib/core/b.ts');
+    expect(fs.readdirSync(path.join(root, '.cli')).sort()).toEqual([now, 'sources.json'].sort());
+    expect(fs.readdirSync(path.join(root, '.cli', now)).filter((name) => !name.endsWith('.v8cache')).sort()).toEqual(['ingest-worker.cjs', 'main.cjs']);
+  }, 60_000);
+});
+
 describe('the lineage bin with and without its code cache', () => {
   it('carries the ingest thread\'s script beside it: a large first sync, run outside the package, starts its thread from that script, not from esbuild', async () => {
     const { buildBundle, WORKER_ENTRIES } = await bundler();
