@@ -1,7 +1,8 @@
 'use strict';
 // The CLI as plain JavaScript: lib/cli/main.ts and our modules bundled by esbuild (the compiler tsx
 // itself uses) into one CommonJS file, `.cli/<stamp>/main.cjs`, that bin/lineage.cjs runs with a V8
-// code cache beside it (cli-cache.cjs). Run through tsx instead, every invocation spent most of a
+// code cache beside it (cli-cache.cjs); `lineage sync` runs `sync.cjs` beside it, the same CLI with
+// that one command (lib/cli/sync-main.ts). Run through tsx instead, every invocation spent most of a
 // second loading TypeScript through the loader's hooks before doing anything.
 //
 // One file rather than an ES module per chunk: Node's ES module loader resolved, linked and
@@ -39,6 +40,8 @@ const SOURCE_LIST = 'sources.json';
 /** What a stamp of the list starts with (a stamp of the walk starts with a digit). */
 const LISTED = 'l';
 const ENTRY = 'main.cjs';
+/** Beside ENTRY: the bundle of lib/cli/sync-main.ts, the CLI with `sync` alone, which a `lineage sync` runs. */
+const SYNC_ENTRY = 'sync.cjs';
 /** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */
 const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
 /** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
@@ -155,6 +158,11 @@ function bundleEntry(root, stamp = sourceStamp(root)) {
   return fs.existsSync(entry) ? entry : null;
 }
 
+/** The bundle to run for the CLI words `argv` (after the script), given the bundle's entry: the sync's own for `sync`. */
+function commandEntry(entry, argv) {
+  return argv[0] === 'sync' ? path.join(path.dirname(entry), SYNC_ENTRY) : entry;
+}
+
 /** Builds the bundle for the current sources (unless it is there) and returns its entry. */
 async function buildBundle(root) {
   const stamp = sourceStamp(root);
@@ -172,8 +180,10 @@ async function buildBundle(root) {
     const read = (metafile) => {
       for (const input of Object.keys(metafile.inputs)) inputs.add(path.relative(root, path.resolve(root, input)).split(path.sep).join('/'));
     };
+    // Both CLI entries in one build: every command's (main.cjs) and the sync's alone (sync.cjs, 15%
+    // smaller: a `lineage sync` reads, decodes and deserialises less, ~2.5 ms of CPU per process).
     const built = await esbuild.build({
-      entryPoints: [path.join(root, 'lib/cli/main.ts')],
+      entryPoints: { main: path.join(root, 'lib/cli/main.ts'), sync: path.join(root, 'lib/cli/sync-main.ts') },
       tsconfig: path.join(root, 'tsconfig.json'),
       bundle: true,
       plugins: [packagesPlugin],
@@ -183,7 +193,8 @@ async function buildBundle(root) {
       // A package imported lazily (Next.js, the scale-out backend's) is required when it is first
       // needed: `import()` from a vm.Script takes an experimental loader hook in Node 20.
       supported: { 'dynamic-import': false },
-      outfile: path.join(tmp, ENTRY),
+      outdir: tmp,
+      outExtension: { '.js': '.cjs' },
       // Comments and indentation out, and every character ASCII (esbuild escapes strings and
       // names; a regular expression literal it leaves as written, so ours are written in ASCII):
       // every start reads and decodes the bundle, and an ASCII file is decoded as Latin-1 into a
@@ -245,4 +256,5 @@ async function buildBundle(root) {
 exports.WORKER_ENTRIES = WORKER_ENTRIES;
 exports.sourceStamp = sourceStamp;
 exports.bundleEntry = bundleEntry;
+exports.commandEntry = commandEntry;
 exports.buildBundle = buildBundle;

@@ -10,7 +10,7 @@
 // CPU before the CLI ran. bin/lineage.mjs, the name scripts used to run, loads this file.
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
-const { buildBundle, bundleEntry, sourceStamp } = require('./cli-bundle.cjs');
+const { buildBundle, bundleEntry, commandEntry, sourceStamp } = require('./cli-bundle.cjs');
 const { cacheFor, runCommonJs } = require('./cli-cache.cjs');
 const { syncThroughResident } = require('./resident-client.cjs');
 
@@ -44,8 +44,10 @@ async function runHere() {
     // The bundle is named after the stamp of the sources it was built from, which a build that
     // wrote a new list of them (cli-bundle.cjs) may have made other than the one found above.
     globalThis[Symbol.for('lineage.cli.stamp')] = path.basename(path.dirname(bundle));
-    const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(bundle, process.argv.slice(2));
-    runCommonJs({ file: bundle, ...cache });
+    // `lineage sync` runs the sync's own bundle (cli-bundle.cjs), every other command the whole CLI's.
+    const file = commandEntry(bundle, process.argv.slice(2));
+    const cache = process.env.LINEAGE_CLI_CODE_CACHE === '0' ? { cacheFile: null } : cacheFor(file, process.argv.slice(2));
+    runCommonJs({ file, ...cache });
   } else {
     const { register } = await import('tsx/esm/api');
     register({ tsconfig: path.join(root, 'tsconfig.json') });

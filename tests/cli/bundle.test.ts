@@ -42,7 +42,7 @@ describe('the lineage bin', () => {
     expect(entry).toBe(path.join(ROOT, '.cli', sourceStamp(ROOT), 'main.cjs'));
     // One plain JavaScript file, the worker threads' scripts, and the code caches of the commands run from it: nothing TypeScript is loaded.
     const workers = (await bundler()).WORKER_ENTRIES.map((rel) => `${path.basename(rel, '.ts')}.cjs`);
-    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
+    expect(fs.readdirSync(path.dirname(entry!)).every((name) => name === 'main.cjs' || name === 'sync.cjs' || workers.includes(name) || name.endsWith('.v8cache'))).toBe(true);
     // Every byte of it ASCII (no comment, a regular expression written in ASCII), so that every start
     // decodes it as Latin-1 (cli-cache.cjs sourceText): a non-ASCII byte, and its place.
     const bundleBytes = fs.readFileSync(entry!);
@@ -135,6 +135,8 @@ describe('the bundle\'s stamp once built', () => {
     };
     // What the CLI is told it runs (lib/cli/resident.ts cliStamp), printed by this package's CLI.
     write('lib/cli/main.ts', "import { a } from '../core/a';\nconsole.log(JSON.stringify({ a, stamp: (globalThis as Record<symbol, unknown>)[Symbol.for('lineage.cli.stamp')] ?? null }));\n");
+    // The sync's own entry (lib/cli/sync-main.ts), which says so.
+    write('lib/cli/sync-main.ts', "import { a } from '../core/a';\nconsole.log(JSON.stringify({ a, sync: true }));\n");
     write('lib/core/a.ts', "export const a = 'a';\n");
     write('lib/core/a.test.ts', '// a test: no bundle imports it\n');
     write('lib/core/unused.ts', "export const unused = 'no command imports this';\n");
@@ -147,7 +149,7 @@ describe('the bundle\'s stamp once built', () => {
     // Every file and directory an hour old, so that each step below is the newest change.
     const hourAgo = Date.now() - 3_600_000;
     const age = (rel: string, at: number) => fs.utimesSync(path.join(root, rel), new Date(at), new Date(at));
-    for (const rel of ['lib/cli/main.ts', 'lib/core/a.ts', 'lib/core/a.test.ts', 'lib/core/unused.ts', 'lib/storage/ingest-worker.ts', 'db/migrations/0000_init.sql', 'tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'lib/cli', 'lib/core', 'lib/storage', 'lib', 'db/migrations', 'db']) age(rel, hourAgo);
+    for (const rel of ['lib/cli/main.ts', 'lib/cli/sync-main.ts', 'lib/core/a.ts', 'lib/core/a.test.ts', 'lib/core/unused.ts', 'lib/storage/ingest-worker.ts', 'db/migrations/0000_init.sql', 'tsconfig.json', 'package.json', 'bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'lib/cli', 'lib/core', 'lib/storage', 'lib', 'db/migrations', 'db']) age(rel, hourAgo);
 
     const entry = await buildBundle(root);
     const built = sourceStamp(root);
@@ -156,7 +158,7 @@ describe('the bundle\'s stamp once built', () => {
     const list = JSON.parse(fs.readFileSync(path.join(root, '.cli', 'sources.json'), 'utf8')) as { stamp: string; files: string[]; dirs: string[] };
     expect(list).toEqual({
       stamp: built,
-      files: ['bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'db/migrations/0000_init.sql', 'lib/cli/main.ts', 'lib/core/a.ts', 'lib/storage/ingest-worker.ts', 'package.json', 'tsconfig.json'],
+      files: ['bin/cli-bundle.cjs', 'bin/resident-client.cjs', 'db/migrations/0000_init.sql', 'lib/cli/main.ts', 'lib/cli/sync-main.ts', 'lib/core/a.ts', 'lib/storage/ingest-worker.ts', 'package.json', 'tsconfig.json'],
       dirs: ['db/migrations', 'lib/cli', 'lib/core', 'lib/storage'],
     });
     // A test and a module no command imports: the same bundle, no build.
@@ -191,7 +193,10 @@ describe('the bundle\'s stamp once built', () => {
     expect(run.json).toEqual({ a: 'b', b: 'c', stamp: now });
     expect((JSON.parse(fs.readFileSync(path.join(root, '.cli', 'sources.json'), 'utf8')) as { files: string[] }).files).toContain('lib/core/b.ts');
     expect(fs.readdirSync(path.join(root, '.cli')).sort()).toEqual([now, 'sources.json'].sort());
-    expect(fs.readdirSync(path.join(root, '.cli', now)).filter((name) => !name.endsWith('.v8cache')).sort()).toEqual(['ingest-worker.cjs', 'main.cjs']);
+    expect(fs.readdirSync(path.join(root, '.cli', now)).filter((name) => !name.endsWith('.v8cache')).sort()).toEqual(['ingest-worker.cjs', 'main.cjs', 'sync.cjs']);
+    // `lineage sync` runs the sync's own bundle, any other word the whole CLI's.
+    expect((await runIn(root, [path.join(root, 'bin', 'lineage.cjs'), 'sync'], { LINEAGE_RESIDENT: '0' })).json).toEqual({ a: 'b', sync: true });
+    expect((await runIn(root, [path.join(root, 'bin', 'lineage.cjs'), 'validate'], {})).json).toEqual({ a: 'b', b: 'c', stamp: now });
   }, 60_000);
 });
 
