@@ -15,7 +15,7 @@ import { packageRoot } from '@/lib/package-root';
  * Several may run at once: each folds an entry only while it is still pending, under the write lock.
  */
 export function startBackgroundIndexer(dataDir: string): void {
-  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.mjs'), 'index', '--catch-up', '--data', path.resolve(dataDir)], {
+  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.cjs'), 'index', '--catch-up', '--data', path.resolve(dataDir)], {
     detached: true, stdio: 'ignore', cwd: '/', env: process.env,
   });
   // A spawn that fails leaves the entries pending: the next reader or ingest folds them.

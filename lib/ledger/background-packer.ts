@@ -57,7 +57,7 @@ export function finishRequest(dataDir: string): void {
 export function startBackgroundPacker(dataDir: string): 'started' | 'running' | 'idle' {
   if (!packingEnabled() || !packingPending(dataDir)) return 'idle';
   if (livePacker(dataDir) !== null) return 'running';
-  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.mjs'), 'pack-blobs', '--data', path.resolve(dataDir)], {
+  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.cjs'), 'pack-blobs', '--data', path.resolve(dataDir)], {
     detached: true, stdio: 'ignore', cwd: '/', env: process.env,
   });
   // A spawn that fails leaves the request pending: the next sync, or `lineage serve`, starts one.

@@ -11,7 +11,7 @@ import { packageRoot } from '@/lib/package-root';
  * `unref`'d, run from `/`): the sync returns without waiting.
  */
 export function startBackgroundCompaction(alfHome: string, agentId: string): void {
-  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.mjs'), 'state', 'compact', '--agent', agentId, '--alf-dir', path.resolve(alfHome)], {
+  const child = spawn(process.execPath, [path.join(packageRoot(), 'bin', 'lineage.cjs'), 'state', 'compact', '--agent', agentId, '--alf-dir', path.resolve(alfHome)], {
     detached: true, stdio: 'ignore', cwd: '/', env: process.env,
   });
   // A spawn that fails leaves the log as it is: the next sync that appends starts another.
