@@ -90,6 +90,13 @@ export interface RecordSlot {
   key: string;
   record: MemoryRecord | null;
   build(): MemoryRecord;
+  /**
+   * A built record's JSONL line, exactly `recordJson(record)`, made from what the export built it
+   * from rather than by serializing the object (OpenClaw: the parts a file's records share are
+   * serialized once per file). Only for `record` as built, unchanged since; absent when the slot
+   * cannot say (the caller serializes the record).
+   */
+  json?(): string;
 }
 
 /**

@@ -41,8 +41,13 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
  * The lines are encoded partition by partition into a few large buffers (archive/partition-lines.ts),
  * and with `deflateAhead` a large partition's Deflate runs in the worker while the lines are made:
  * `partitionsAhead` is for `writeSnapshot`, which uses each only for exactly the bytes it was given.
+ * `json(index)`: record `index`'s line when the caller has it already (an export slot's `json()`:
+ * `recordJson(record)` made without serializing the object), else undefined.
  */
-export function checkedRecordLines(records: readonly MemoryRecord[], options: { deflateAhead?: boolean } = {}): { lines: LineBytes[]; partitionsAhead: Map<string, StreamedDeflate> } {
+export function checkedRecordLines(
+  records: readonly MemoryRecord[],
+  options: { deflateAhead?: boolean; json?: (index: number) => string | undefined } = {},
+): { lines: LineBytes[]; partitionsAhead: Map<string, StreamedDeflate> } {
   const out = new PartitionLines({ deflateAhead: options.deflateAhead === true });
   try {
     const lines = records.map((record, index) => {
@@ -52,7 +57,7 @@ export function checkedRecordLines(records: readonly MemoryRecord[], options: { 
         if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
         throw err;
       }
-      return out.add(recordJson(record), partitionOrNull(record));
+      return out.add(options.json?.(index) ?? recordJson(record), partitionOrNull(record));
     });
     return { lines, partitionsAhead: out.finish() };
   } catch (error) {

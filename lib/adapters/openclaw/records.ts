@@ -92,12 +92,13 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
     birthId,
     slots(known, skip) {
       let group: FileGroup | null = null;
+      let lines: FileLines | null = null;
       const out: RecordSlot[] = [];
       for (let i = 0; i < sections.length; i++) {
         if (skip?.[i]) continue;
         const key = keyAt(i);
         if (known(key)) out.push(new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i));
-        else out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags })));
+        else out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags }), (lines ??= new FileLines(agentId, file))));
       }
       return out;
     },
@@ -248,10 +249,44 @@ class FileGroup {
  * as the slot lives, which is the whole sync.
  */
 class BuiltSlot implements RecordSlot {
-  constructor(readonly key: string, readonly record: MemoryRecord) {}
+  constructor(readonly key: string, readonly record: MemoryRecord, private readonly lines: FileLines) {}
 
   build(): MemoryRecord {
     return this.record;
+  }
+
+  json(): string {
+    return this.lines.line(this.record);
+  }
+}
+
+/**
+ * The JSONL line of a record `buildRecord` made of a file, from the JSON of what every record of
+ * that file shares (agent, memory type, source, temporal, status, namespace: serialized once per
+ * file, from the same values `buildRecord` puts in each record) and of the record's own fields —
+ * the text `recordJson` gives for it (JSON.stringify of its fields in this order), at about half
+ * the cost on a large store: the shared half of each line is not serialized again per record.
+ * Only for a record as `buildRecord` made it (same field order, the file's shared values).
+ */
+class FileLines {
+  private readonly afterId: string;
+  private readonly memoryType: string;
+  private readonly shared: string;
+  private readonly namespace: string;
+
+  constructor(agentId: string, file: MarkdownFile) {
+    this.afterId = `,"agent_id":${JSON.stringify(agentId)},"content":`;
+    this.memoryType = `,"memory_type":${JSON.stringify(file.handler.memoryType)}`;
+    this.shared = `,"source":${JSON.stringify(recordSource(file))},"temporal":${JSON.stringify(temporal(file))},"status":${JSON.stringify(file.handler.status)}`;
+    this.namespace = `,"namespace":${JSON.stringify(file.handler.namespace)},"raw_source_format":{"heading":`;
+  }
+
+  line(record: MemoryRecord): string {
+    const place = record.raw_source_format as { heading: string | null; line_end: number; line_start: number };
+    const category = record.category === undefined ? '' : `,"category":${JSON.stringify(record.category)}`;
+    const confidence = record.confidence === undefined ? '' : `,"confidence":${JSON.stringify(record.confidence)}`;
+    return `{"id":${JSON.stringify(record.id)}${this.afterId}${JSON.stringify(record.content)}${this.memoryType}${category}${this.shared}${confidence}`
+      + `,"tags":${JSON.stringify(record.tags)}${this.namespace}${JSON.stringify(place.heading)},"line_end":${JSON.stringify(place.line_end)},"line_start":${JSON.stringify(place.line_start)}}}`;
   }
 }
 
@@ -298,12 +333,7 @@ function buildRecord(args: {
   } as MemoryRecord;
   const category = importance.names[0];
   if (category !== undefined) record.category = category;
-  record.source = {
-    runtime: 'openclaw',
-    origin: 'workspace',
-    origin_file: file.relPath,
-    extraction_method: extractionMethod(file.relPath),
-  };
+  record.source = recordSource(file);
   record.temporal = temporal(file);
   record.status = file.handler.status;
   const confidence = importance.maxScore ?? undefined;
@@ -312,6 +342,10 @@ function buildRecord(args: {
   record.namespace = file.handler.namespace;
   record.raw_source_format = { heading: section.heading, line_end: section.lineEnd, line_start: section.lineStart };
   return record;
+}
+
+function recordSource(file: MarkdownFile): MemoryRecord['source'] {
+  return { runtime: 'openclaw', origin: 'workspace', origin_file: file.relPath, extraction_method: extractionMethod(file.relPath) };
 }
 
 /** User-authored: the curated MEMORY.md and gating policies; the agent writes the rest. */
