@@ -92,13 +92,16 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
     birthId,
     slots(known, skip) {
       let group: FileGroup | null = null;
-      let lines: FileLines | null = null;
+      let shared: FileShared | null = null;
       const out: RecordSlot[] = [];
       for (let i = 0; i < sections.length; i++) {
         if (skip?.[i]) continue;
         const key = keyAt(i);
         if (known(key)) out.push(new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i));
-        else out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags }), (lines ??= new FileLines(agentId, file))));
+        else {
+          shared ??= new FileShared(agentId, file);
+          out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags, shared }), shared));
+        }
       }
       return out;
     },
@@ -193,7 +196,7 @@ export function sectionKey(fileKey: string, section: Section, occurrence: number
   return sha256Hex(keyScratch.subarray(0, n)).slice(0, 32);
 }
 
-type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[]; fileTags: string[] | null };
+type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[]; fileTags: string[] | null; shared: FileShared };
 
 /**
  * What builds a file's known records if they are asked for after all (rarely): the file's text,
@@ -223,8 +226,8 @@ class FileGroup {
   }
 
   build(index: number): MemoryRecord {
-    const { file, sections, fileTags } = this.chunked();
-    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id: this.birthId(index), fileTags });
+    const { file, sections, fileTags, shared } = this.chunked();
+    return buildRecord({ agentId: this.agentId, file, section: sections[index]!, id: this.birthId(index), fileTags, shared });
   }
 
   private chunked(): ChunkedFile {
@@ -236,7 +239,7 @@ class FileGroup {
         throw new Error(`${file.relPath}: the keys remembered for its bytes name ${this.sectionCount} sections, it has ${sections.length}`);
       }
       const fileTags = file.tier === null ? null : lineTwoTags(file.text);
-      built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)), fileTags };
+      built = { file, sections, occurrences: chunkOccurrences(sections.map((s) => s.content)), fileTags, shared: new FileShared(this.agentId, file) };
       this.built = new WeakRef(built);
     }
     return built;
@@ -249,7 +252,7 @@ class FileGroup {
  * as the slot lives, which is the whole sync.
  */
 class BuiltSlot implements RecordSlot {
-  constructor(readonly key: string, readonly record: MemoryRecord, private readonly lines: FileLines) {}
+  constructor(readonly key: string, readonly record: MemoryRecord, private readonly lines: FileShared) {}
 
   build(): MemoryRecord {
     return this.record;
@@ -261,23 +264,30 @@ class BuiltSlot implements RecordSlot {
 }
 
 /**
- * The JSONL line of a record `buildRecord` made of a file, from the JSON of what every record of
- * that file shares (agent, memory type, source, temporal, status, namespace: serialized once per
- * file, from the same values `buildRecord` puts in each record) and of the record's own fields —
- * the text `recordJson` gives for it (JSON.stringify of its fields in this order), at about half
- * the cost on a large store: the shared half of each line is not serialized again per record.
- * Only for a record as `buildRecord` made it (same field order, the file's shared values).
+ * What every record `buildRecord` makes of one file shares, worked out once per file rather than
+ * per record: its source's extraction method, its timestamps, its tier tag, and the JSON of those
+ * parts for its records' lines. `line(record)`: the JSONL line of such a record from that JSON and
+ * the record's own fields (id, content, category, confidence, tags, raw_source_format) — the text
+ * `recordJson` gives for it (JSON.stringify of its fields in this order), at about half the cost
+ * on a large store: the shared half of each line is not serialized again per record. Only for a
+ * record as `buildRecord` made it with this (same field order, these shared values).
  */
-class FileLines {
+class FileShared {
+  readonly extraction: string;
+  readonly temporal: RecordTemporal;
+  readonly tierTag: string | null;
   private readonly afterId: string;
   private readonly memoryType: string;
   private readonly shared: string;
   private readonly namespace: string;
 
   constructor(agentId: string, file: MarkdownFile) {
+    this.extraction = extractionMethod(file.relPath);
+    this.temporal = temporal(file);
+    this.tierTag = file.tier === null ? null : `tier:${file.tier}`;
     this.afterId = `,"agent_id":${JSON.stringify(agentId)},"content":`;
     this.memoryType = `,"memory_type":${JSON.stringify(file.handler.memoryType)}`;
-    this.shared = `,"source":${JSON.stringify(recordSource(file))},"temporal":${JSON.stringify(temporal(file))},"status":${JSON.stringify(file.handler.status)}`;
+    this.shared = `,"source":${JSON.stringify(recordSource(file, this.extraction))},"temporal":${JSON.stringify(this.temporal)},"status":${JSON.stringify(file.handler.status)}`;
     this.namespace = `,"namespace":${JSON.stringify(file.handler.namespace)},"raw_source_format":{"heading":`;
   }
 
@@ -312,40 +322,45 @@ function buildRecord(args: {
   section: Section;
   id: string;
   fileTags: string[] | null;
+  shared: FileShared;
 }): MemoryRecord {
-  const { file, section } = args;
+  const { file, section, shared } = args;
   const scanned = args.fileTags === null ? section.content : withoutLineTwo(section.content, section.lineStart);
   const importance = importanceTags(scanned);
-  const tags = dedupe([
-    file.handler.namespace,
-    ...importance.names,
-    ...hashtags(scanned),
-    ...(args.fileTags ?? []),
-    ...(file.tier === null ? [] : [`tier:${file.tier}`]),
-  ]);
-  // Built directly in schema field order (what orderRecordFields would produce), optional
-  // members only when set.
-  const record: MemoryRecord = {
-    id: args.id,
-    agent_id: args.agentId,
-    content: section.content,
-    memory_type: file.handler.memoryType,
-  } as MemoryRecord;
+  const tags = [file.handler.namespace, ...importance.names, ...hashtags(scanned)];
+  if (args.fileTags !== null) tags.push(...args.fileTags);
+  if (shared.tierTag !== null) tags.push(shared.tierTag);
+  // Built whole in schema field order (what orderRecordFields would produce), optional members
+  // only when set; each record its own objects (nothing shared between records).
+  const id = args.id;
+  const agent_id = args.agentId;
+  const content = section.content;
+  const memory_type = file.handler.memoryType;
+  const source = recordSource(file, shared.extraction);
+  const t = shared.temporal;
+  const times: RecordTemporal = t.observed_at === undefined
+    ? { created_at: t.created_at, updated_at: t.updated_at }
+    : { created_at: t.created_at, updated_at: t.updated_at, observed_at: t.observed_at };
+  const status = file.handler.status;
+  const namespace = file.handler.namespace;
+  const raw_source_format = { heading: section.heading, line_end: section.lineEnd, line_start: section.lineStart };
   const category = importance.names[0];
-  if (category !== undefined) record.category = category;
-  record.source = recordSource(file);
-  record.temporal = temporal(file);
-  record.status = file.handler.status;
   const confidence = importance.maxScore ?? undefined;
-  if (confidence !== undefined) record.confidence = confidence;
-  record.tags = tags;
-  record.namespace = file.handler.namespace;
-  record.raw_source_format = { heading: section.heading, line_end: section.lineEnd, line_start: section.lineStart };
-  return record;
+  const unique = dedupe(tags);
+  if (category === undefined && confidence === undefined) {
+    return { id, agent_id, content, memory_type, source, temporal: times, status, tags: unique, namespace, raw_source_format };
+  }
+  if (confidence === undefined) {
+    return { id, agent_id, content, memory_type, category, source, temporal: times, status, tags: unique, namespace, raw_source_format };
+  }
+  if (category === undefined) {
+    return { id, agent_id, content, memory_type, source, temporal: times, status, confidence, tags: unique, namespace, raw_source_format };
+  }
+  return { id, agent_id, content, memory_type, category, source, temporal: times, status, confidence, tags: unique, namespace, raw_source_format };
 }
 
-function recordSource(file: MarkdownFile): MemoryRecord['source'] {
-  return { runtime: 'openclaw', origin: 'workspace', origin_file: file.relPath, extraction_method: extractionMethod(file.relPath) };
+function recordSource(file: MarkdownFile, extraction: string): MemoryRecord['source'] {
+  return { runtime: 'openclaw', origin: 'workspace', origin_file: file.relPath, extraction_method: extraction };
 }
 
 /** User-authored: the curated MEMORY.md and gating policies; the agent writes the rest. */
