@@ -1,5 +1,6 @@
 import { mkdir, readFile, symlink, utimes, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { Section } from '@/lib/core/markdown';
 import { sha256Hex } from '@/lib/core/uuid';
@@ -305,5 +306,24 @@ describe('openclaw record keys', () => {
     // Distinct inputs, distinct keys (the heading is length-prefixed).
     expect(sectionKey(fileKey, { heading: 'ab', content: 'c', lineStart: 1, lineEnd: 1 }, 0))
       .not.toBe(sectionKey(fileKey, { heading: 'a', content: 'bc', lineStart: 1, lineEnd: 1 }, 0));
+  });
+
+  it('hash each part encoded on its own: a heading ending in a high surrogate and content starting with a low one stay two U+FFFDs', () => {
+    const fileKey = sha256Hex('a file key');
+    // The bytes every key was made of: each part's UTF-8 apart, concatenated.
+    const parts = (s: Section, occurrence: number) => sha256Hex(Buffer.concat([
+      Buffer.from(fileKey, 'utf8'),
+      Buffer.from(`${s.lineStart},${s.lineEnd},${occurrence},${s.heading === null ? '-' : `${s.heading.length}:`}`, 'latin1'),
+      Buffer.from(s.heading ?? '', 'utf8'),
+      Buffer.from(s.content, 'utf8'),
+    ])).slice(0, 32);
+    const meeting: Section = { heading: 'x\ud83e', content: '\udde0 rest', lineStart: 2, lineEnd: 3 };
+    expect(sectionKey(fileKey, meeting, 1)).toBe(parts(meeting, 1));
+    const unit = fc.constantFrom('a', '#', ' ', '\n', 'é', '漢', '🧠', '\ud800', '\udbff', '\udc00', '\udfff', '');
+    const text = fc.array(unit, { maxLength: 8 }).map((units) => units.join(''));
+    fc.assert(fc.property(fc.option(text, { nil: null }), text, fc.nat(9), (heading, content, occurrence) => {
+      const s: Section = { heading, content, lineStart: 1, lineEnd: 4 };
+      expect(sectionKey(fileKey, s, occurrence)).toBe(parts(s, occurrence));
+    }), { numRuns: 2000, seed: 22 });
   });
 });

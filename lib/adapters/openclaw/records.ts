@@ -181,19 +181,34 @@ let keyScratch = Buffer.allocUnsafe(64 * 1024);
 
 /**
  * A section's key: the sha256 (first 32 hex digits) of the UTF-8 of `fileKey`, the section's lines
- * and occurrence, its heading and its content — injective: fixed-width file key, numbers with
- * separators, the heading length-prefixed (`-` for none), content last. Encoded into one reused
- * buffer rather than joined into a string first (a large store has tens of thousands of sections).
+ * and occurrence, its heading and its content, each encoded on its own — injective: fixed-width
+ * file key, numbers with separators, the heading length-prefixed (`-` for none), content last.
+ * Hashed as one string (one call: a large store has tens of thousands of sections), which is the
+ * same bytes, the parts before the heading being ASCII — unless the heading ends in a high
+ * surrogate and the content starts with a low one: joined they would be one character (4 bytes),
+ * encoded apart each is a U+FFFD. Such a section (no `## ` section: its content starts with `#`)
+ * is encoded part by part into a reused buffer, as every key was before.
  */
 export function sectionKey(fileKey: string, section: Section, occurrence: number): string {
   const heading = section.heading;
-  const need = 3 * (fileKey.length + (heading?.length ?? 0) + section.content.length) + 64;
+  const content = section.content;
+  if (heading === null || !surrogatesMeet(heading, content)) {
+    return sha256Hex(`${fileKey}${section.lineStart},${section.lineEnd},${occurrence},${heading === null ? '-' : `${heading.length}:${heading}`}${content}`).slice(0, 32);
+  }
+  const need = 3 * (fileKey.length + heading.length + content.length) + 64;
   if (keyScratch.length < need) keyScratch = Buffer.allocUnsafe(Math.max(need, keyScratch.length * 2));
   let n = keyScratch.write(fileKey, 0, 'utf8');
-  n += keyScratch.write(`${section.lineStart},${section.lineEnd},${occurrence},${heading === null ? '-' : `${heading.length}:`}`, n, 'latin1');
-  if (heading !== null) n += keyScratch.write(heading, n, 'utf8');
-  n += keyScratch.write(section.content, n, 'utf8');
+  n += keyScratch.write(`${section.lineStart},${section.lineEnd},${occurrence},${heading.length}:`, n, 'latin1');
+  n += keyScratch.write(heading, n, 'utf8');
+  n += keyScratch.write(content, n, 'utf8');
   return sha256Hex(keyScratch.subarray(0, n)).slice(0, 32);
+}
+
+/** Whether `a` ends in a high surrogate and `b` starts with a low one (joined, they make one character). */
+function surrogatesMeet(a: string, b: string): boolean {
+  const last = a.length === 0 ? 0 : a.charCodeAt(a.length - 1);
+  const first = b.length === 0 ? 0 : b.charCodeAt(0);
+  return last >= 0xd800 && last <= 0xdbff && first >= 0xdc00 && first <= 0xdfff;
 }
 
 type ChunkedFile = { file: MarkdownFile; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[]; fileTags: string[] | null; shared: FileShared };
