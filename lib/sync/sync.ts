@@ -251,7 +251,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     const snapshot = snapshotFromExport(exported, now, records);
     // With the store, each record is serialized once: for the upload and for the store.
     // Its large partitions deflate in the worker while the lines are made.
-    // A slot the export built says its record's line itself (records.ts FileLines), at about half the cost.
+    // A slot the export built says its record's line itself (records.ts FileShared), at about half the cost.
     const json = slots ? (index: number) => slots[index]!.json?.() : undefined;
     const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true, json }) : null;
     const lines = serialized?.lines ?? null;

@@ -1,5 +1,5 @@
 /**
- * A built slot's line (records.ts `FileLines`, what a first sync writes its snapshot and client
+ * A built slot's line (records.ts `FileShared`, what a first sync writes its snapshot and client
  * state with) is exactly `recordJson` of its record, over random files of every handler: headings
  * and contents with quotes, backslashes, control characters, non-ASCII and lone surrogates,
  * importance tags (category, confidence), hashtags, line-2 tags of a tiered file, CRLF, dated names.
