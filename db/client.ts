@@ -14,6 +14,7 @@ import { packageRoot } from '../lib/package-root';
 import { fillWordIndex, wordIndexPending } from '../lib/history/search/word-index';
 import { knownMigrations, newestKnownMigration, refuseNewerSchema } from './newer-schema';
 import { markReadOnly } from './read-only-dirs';
+import { setWriterPragmas } from './writer-pragmas';
 
 export type Schema = typeof schema;
 /** The drizzle instance (with the driver handle as `$client`). */
@@ -93,10 +94,7 @@ export function openDatabase(dataDir: string): LineageDb {
   fs.mkdirSync(dir, { recursive: true });
   const sqlite = new Database(path.join(dir, DATABASE_FILE));
   try {
-    sqlite.pragma('journal_mode = WAL');
-    sqlite.pragma('busy_timeout = 5000');
-    sqlite.pragma(`synchronous = ${process.env.LINEAGE_DB_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
-    sqlite.pragma('foreign_keys = ON');
+    setWriterPragmas(sqlite);
     sqlite.pragma(`cache_size = ${PAGE_CACHE}`);
     const db = drizzle({ client: sqlite, schema });
     refuseNewerSqlite(sqlite, path.join(dir, DATABASE_FILE));

@@ -5,7 +5,8 @@
  *    event loop turning in between) from a connection that holds one read transaction for the whole
  *    copy. In WAL mode a reader blocks no writer, and the held transaction pins the snapshot: what
  *    the copy holds is exactly what was committed when that transaction began (no restart of the
- *    copy when a server or a sync commits meanwhile; the WAL only grows until it ends).
+ *    copy when a server or a sync commits meanwhile; the WAL only grows until it ends, and is cut
+ *    back to db/writer-pragmas.ts' limit by the first commit after a checkpoint caught up).
  * 2. The blobs: every key that snapshot's `ledger_entries` names, copied (`COPYFILE_FICLONE`: a
  *    reflink where the filesystem has them, else a plain copy — never a hard link, which would share
  *    any later damage) in its form at rest, whole or packed, in agent and sequence order so a packed

@@ -13,6 +13,7 @@ import type BetterSqlite3 from 'better-sqlite3';
 import { drizzle } from 'drizzle-orm/better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import * as schema from '@/db/schema';
+import { setWriterPragmas } from '@/db/writer-pragmas';
 import { ArchiveError } from '@/lib/core/archive/types';
 import { FsBlobStore } from '@/lib/ledger/blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
@@ -64,13 +65,10 @@ export function serializeError(error: unknown): SerializedError {
   };
 }
 
-function openWorkerLedger(dataDir: string, driver: string, packing: 'deferred' | undefined): Ledger {
+export function openWorkerLedger(dataDir: string, driver: string, packing: 'deferred' | undefined): Ledger {
   const Database = createRequire(driver)(driver) as typeof BetterSqlite3;
   const sqlite = new Database(path.join(dataDir, 'lineage.db'), { fileMustExist: true });
-  sqlite.pragma('journal_mode = WAL');
-  sqlite.pragma('busy_timeout = 5000');
-  sqlite.pragma(`synchronous = ${process.env.LINEAGE_DB_SYNCHRONOUS === 'FULL' ? 'FULL' : 'NORMAL'}`);
-  sqlite.pragma('foreign_keys = ON');
+  setWriterPragmas(sqlite);
   // The server's checkpoint thread checkpoints; this connection never does on commit.
   sqlite.pragma('wal_autocheckpoint = 0');
   const db = drizzle({ client: sqlite, schema }) as unknown as Drizzle;
