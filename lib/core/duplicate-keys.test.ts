@@ -1,0 +1,216 @@
+import { describe, expect, it } from 'vitest';
+import {
+  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, MANIFEST_LEVEL, mayDuplicateKnownKey, RECORD_LEVEL,
+  type DuplicateKey, type KeyLevel,
+} from './duplicate-keys';
+
+/**
+ * A JSON value that keeps every key of an object as written, duplicates and all: what a reader
+ * that does not fold equal keys sees. Parsed by a recursive-descent parser written here for the
+ * test, independent of the scan under test.
+ */
+type Tree = null | boolean | number | string | Tree[] | { entries: [string, Tree][] };
+
+function parseTree(text: string): Tree {
+  let i = 0;
+  const ws = () => {
+    while (i < text.length && ' \t\n\r'.includes(text[i]!)) i++;
+  };
+  const value = (): Tree => {
+    ws();
+    const c = text[i];
+    if (c === '{') {
+      i++;
+      const entries: [string, Tree][] = [];
+      ws();
+      if (text[i] === '}') {
+        i++;
+        return { entries };
+      }
+      for (;;) {
+        ws();
+        const key = string();
+        ws();
+        if (text[i++] !== ':') throw new Error(`: expected at ${i}`);
+        entries.push([key, value()]);
+        ws();
+        const next = text[i++];
+        if (next === '}') return { entries };
+        if (next !== ',') throw new Error(`, expected at ${i}`);
+      }
+    }
+    if (c === '[') {
+      i++;
+      const items: Tree[] = [];
+      ws();
+      if (text[i] === ']') {
+        i++;
+        return items;
+      }
+      for (;;) {
+        items.push(value());
+        ws();
+        const next = text[i++];
+        if (next === ']') return items;
+        if (next !== ',') throw new Error(`, expected at ${i}`);
+      }
+    }
+    if (c === '"') return string();
+    const m = /^(true|false|null|-?\d+(\.\d+)?([eE][+-]?\d+)?)/.exec(text.slice(i));
+    if (!m) throw new Error(`value expected at ${i}`);
+    i += m[0].length;
+    return m[0] === 'null' ? null : m[0] === 'true' ? true : m[0] === 'false' ? false : Number(m[0]);
+  };
+  const string = (): string => {
+    if (text[i] !== '"') throw new Error(`string expected at ${i}`);
+    let out = '';
+    for (i++; text[i] !== '"'; i++) {
+      if (text[i] !== '\\') {
+        out += text[i];
+        continue;
+      }
+      const e = text[++i]!;
+      if (e === 'u') {
+        out += String.fromCharCode(parseInt(text.slice(i + 1, i + 5), 16));
+        i += 4;
+      } else out += ({ n: '\n', t: '\t', r: '\r', b: '\b', f: '\f' } as Record<string, string>)[e] ?? e;
+    }
+    i++;
+    return out;
+  };
+  const tree = value();
+  ws();
+  if (i !== text.length) throw new Error('trailing text');
+  return tree;
+}
+
+/** The reference answer: the first known key given twice in one typed object, in document order. */
+function referenceDuplicate(tree: Tree, at: KeyLevel | null, path: string): DuplicateKey | null {
+  if (tree === null || typeof tree !== 'object') return null;
+  if (Array.isArray(tree)) {
+    for (let i = 0; i < tree.length; i++) {
+      const found = referenceDuplicate(tree[i]!, at, `${path}[${i}]`);
+      if (found) return found;
+    }
+    return null;
+  }
+  const seen = new Set<string>();
+  for (const [key, value] of tree.entries) {
+    const known = at !== null && at.keys.has(key);
+    if (known && seen.has(key)) return { key, at: path };
+    if (known) seen.add(key);
+    const childPath = path === '' ? key : `${path}.${key}`;
+    if (!known) {
+      const found = referenceDuplicate(value, null, childPath);
+      if (found) return found;
+      continue;
+    }
+    const object = at.objects?.[key];
+    const items = at.items?.[key];
+    let found: DuplicateKey | null;
+    if (object !== undefined && value !== null && typeof value === 'object' && !Array.isArray(value)) found = referenceDuplicate(value, object, childPath);
+    else if (items !== undefined && Array.isArray(value)) found = referenceDuplicate(value, items, childPath);
+    else found = referenceDuplicate(value, null, childPath);
+    if (found) return found;
+  }
+  return null;
+}
+
+/** A small deterministic PRNG (mulberry32). */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const KNOWN_NAMES = [...new Set([RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL].flatMap(function names(l: KeyLevel): string[] {
+  return [...l.keys, ...Object.values(l.objects ?? {}).flatMap(names), ...Object.values(l.items ?? {}).flatMap(names)];
+}))];
+
+/**
+ * Random JSON text, written by hand so that keys may repeat: keys drawn mostly from the known
+ * names (so typed levels nest and collide), written plain or with `\u` escapes (any letter, or all);
+ * string values that hold keys' quoted names; whitespace between tokens.
+ */
+function randomJson(random: () => number, level: KeyLevel | null, depth: number): string {
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)]!;
+  const space = () => (random() < 0.1 ? pick([' ', '\n', '\t ', '  ']) : '');
+  const spell = (name: string): string => {
+    const r = random();
+    if (r < 0.8) return JSON.stringify(name);
+    if (r < 0.9) return `"${[...name].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
+    const at = Math.floor(random() * name.length);
+    return `"${name.slice(0, at)}\\u${name.charCodeAt(at).toString(16).padStart(4, '0').toUpperCase()}${name.slice(at + 1)}"`;
+  };
+  const scalar = (): string => pick([
+    () => '1', () => '-2.5e3', () => 'true', () => 'null', () => JSON.stringify(pick(KNOWN_NAMES)), () => `"\\"${pick(KNOWN_NAMES)}\\":\\"x\\""`,
+    () => `"a\\\\"`, () => `"{\\"id\\":1,\\"id\\":2}"`, () => JSON.stringify(`say "${pick(KNOWN_NAMES)}"`), () => '"\\u00e9t\\u00e9 \\ud83d\\ude00"',
+  ])();
+  /** A value of a key whose struct (or array of structs) is `object` (`items`), null for none. */
+  const value = (object: KeyLevel | null, items: KeyLevel | null): string => {
+    const r = random();
+    if (depth <= 0 || r < 0.3) return scalar();
+    if (object !== null || r < 0.6) return randomJson(random, object, depth - 1);
+    const n = Math.floor(random() * 4);
+    return `[${Array.from({ length: n }, () => `${space()}${random() < 0.8 ? randomJson(random, items, depth - 1) : scalar()}`).join(',')}]`;
+  };
+  const n = Math.floor(random() * 7);
+  const names = level === null ? KNOWN_NAMES : [...level.keys];
+  const entries: string[] = [];
+  for (let k = 0; k < n; k++) {
+    const name = random() < 0.8 ? pick(names) : pick([...KNOWN_NAMES, 'x_extra', 'é']);
+    const object = level?.keys.has(name) ? level.objects?.[name] ?? null : null;
+    const items = level?.keys.has(name) ? level.items?.[name] ?? null : null;
+    entries.push(`${space()}${spell(name)}${space()}:${space()}${value(object, items)}`);
+  }
+  return `{${entries.join(',')}${space()}}`;
+}
+
+describe('duplicate keys', () => {
+  it('the scan and the pre-filter agree with a reference parser that keeps every key, on random JSON at each level', () => {
+    const random = prng(20261207);
+    let duplicates = 0;
+    let suspected = 0;
+    for (let n = 0; n < 2000; n++) {
+      const root = [RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL][n % 4]!;
+      // Some texts with no escape at all, so the pre-filter's counting decides.
+      const text = randomJson(random, root, 4);
+      const plain = n % 2 === 0 ? text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => {
+        const ch = String.fromCharCode(parseInt(hex, 16));
+        return /[a-z_é]/.test(ch) ? ch : 'x';
+      }) : text;
+      const value = JSON.parse(plain) as unknown;
+      const expected = referenceDuplicate(parseTree(plain), root, '');
+      expect(duplicatedKeyIn(plain, root), plain).toEqual(expected);
+      const may = mayDuplicateKnownKey(plain, value, root);
+      if (expected !== null) expect(may, plain).toBe(true);
+      expect(duplicatedKnownKey(plain, value, root), plain).toEqual(expected);
+      if (expected !== null) duplicates++;
+      if (may) suspected++;
+    }
+    // The cases hold both answers, and the pre-filter lets some through unscanned.
+    expect(duplicates).toBeGreaterThan(200);
+    expect(duplicates).toBeLessThan(1800);
+    expect(suspected).toBeLessThan(2000);
+  });
+
+  it('names the key and where: plain, escaped, nested; unknown keys and Values take the last', () => {
+    const find = (text: string, root = RECORD_LEVEL) => duplicatedKnownKey(text, JSON.parse(text), root);
+    expect(find('{"id":"a","content":"a","content":"b"}')).toEqual({ key: 'content', at: '' });
+    expect(find('{"id":"a","content":"a","\\u0063ontent":"b"}')).toEqual({ key: 'content', at: '' });
+    expect(find('{"source":{"origin":1,"\\u006F\\u0072igin":2}}')).toEqual({ key: 'origin', at: 'source' });
+    expect(find('{"entities":[{"name":1},{"name":2,"type":1,"name":3}]}')).toEqual({ key: 'name', at: 'entities[1]' });
+    expect(find('{"operation":"create","operation":"delete"}', DELTA_LINE_LEVEL)).toEqual({ key: 'operation', at: '' });
+    expect(find('{"layers":{"memory":{"partitions":[{"file":"a"},{"file":"b","file":"c"}]}}}', MANIFEST_LEVEL)).toEqual({ key: 'file', at: 'layers.memory.partitions[1]' });
+    // Taken: an unknown key twice, a Value's key twice, a key's name in values, one key in two objects.
+    for (const text of ['{"x":1,"x":2}', '{"raw_source_format":{"id":1,"id":2}}', '{"operation":"a","operation":"b"}', '{"content":"\\"content\\":1","tags":["content","content"]}',
+      '{"id":"a","related_records":[{"id":"b"}],"source":{"origin":"o"},"raw_source_format":{"origin":"p"}}', '{"x":[{"id":1,"id":2}],"id":3}']) {
+      expect(find(text), text).toBeNull();
+    }
+  });
+});

@@ -1,0 +1,214 @@
+/**
+ * Duplicated keys the reference reader refuses. `JSON.parse` takes the last of two equal keys in
+ * an object; the reference `alf` reader (serde derive on its structs, CONTRACT §3/§4.1) refuses a
+ * struct whose known field comes twice ("duplicate field `content`"), escaped or not (`"\u0063ontent"`
+ * is `content`). An unknown key it keeps in the struct's `#[serde(flatten)] extra` map, and a
+ * `serde_json::Value` (`raw_source_format`, an unknown key's value) takes the last of two equal keys,
+ * as `JSON.parse` does — so only a known field of a typed struct matters here.
+ *
+ * `duplicatedKnownKey` finds the first such key in a JSON text already parsed (`value`): a cheap
+ * look at the text first (a duplicated known key shows as one more `"key"` than the parsed value has
+ * such keys at typed levels, unless the text holds a `\u` escape), the exact scan
+ * (`duplicatedKeyIn`) only for the rare texts that look suspect.
+ */
+
+/** The fields a reader's struct knows at one level of a document, and the structs below it. */
+export interface KeyLevel {
+  readonly keys: ReadonlySet<string>;
+  /** A known field holding a struct (an object). */
+  readonly objects?: Readonly<Record<string, KeyLevel>>;
+  /** A known field holding an array of structs. */
+  readonly items?: Readonly<Record<string, KeyLevel>>;
+}
+
+const level = (keys: string[], objects?: Record<string, KeyLevel>, items?: Record<string, KeyLevel>): KeyLevel =>
+  ({ keys: new Set(keys), ...(objects ? { objects } : {}), ...(items ? { items } : {}) });
+
+/** `MemoryRecord` and its structs (alf-core memory.rs; CONTRACT §4.1, memory-record.schema.json). */
+const SOURCE = level(['runtime', 'runtime_version', 'origin', 'origin_file', 'extraction_method', 'session_id', 'interaction_id', 'identity_version']);
+const TEMPORAL = level(['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at', 'access_count']);
+const RECORD_KEYS = ['id', 'agent_id', 'content', 'memory_type', 'source', 'temporal', 'status', 'namespace', 'category', 'supersedes',
+  'confidence', 'entities', 'tags', 'embeddings', 'related_records', 'raw_source_format'];
+const RECORD_OBJECTS = { source: SOURCE, temporal: TEMPORAL };
+const RECORD_ITEMS = {
+  entities: level(['name', 'type', 'role']),
+  embeddings: level(['model', 'dimensions', 'vector', 'computed_at', 'source']),
+  related_records: level(['id', 'relation']),
+};
+/** A partition line: one `MemoryRecord`. */
+export const RECORD_LEVEL: KeyLevel = level(RECORD_KEYS, RECORD_OBJECTS, RECORD_ITEMS);
+/** A `memory/delta.jsonl` line: `DeltaMemoryEntry`, `operation` and the record flattened into it. */
+export const DELTA_LINE_LEVEL: KeyLevel = level(['operation', ...RECORD_KEYS], RECORD_OBJECTS, RECORD_ITEMS);
+
+/** `manifest.json`: `Manifest` and its structs (alf-core manifest.rs; manifest.schema.json). */
+export const MANIFEST_LEVEL: KeyLevel = level(
+  ['alf_version', 'created_at', 'agent', 'layers', 'runtime_hints', 'sync', 'raw_sources', 'checksum'],
+  {
+    agent: level(['id', 'name', 'source_runtime', 'source_runtime_version']),
+    layers: level(['identity', 'principals', 'credentials', 'memory', 'attachments'], {
+      identity: level(['version', 'file']),
+      principals: level(['count', 'file']),
+      credentials: level(['count', 'file']),
+      memory: level(['record_count', 'index_file', 'partitions', 'has_embeddings', 'has_raw_source'], undefined, {
+        partitions: level(['file', 'from', 'to', 'record_count', 'sealed']),
+      }),
+      attachments: level(['count', 'file', 'included_count', 'included_size_bytes', 'referenced_count', 'referenced_size_bytes']),
+    }),
+    runtime_hints: level(['primary_model', 'last_model', 'provider', 'context_window', 'notes']),
+    sync: level(['last_sequence', 'last_sync_at']),
+  },
+);
+
+/** `delta-manifest.json`: `DeltaManifest` and its structs (alf-core manifest.rs; delta-manifest.schema.json). */
+export const DELTA_MANIFEST_LEVEL: KeyLevel = level(['alf_version', 'created_at', 'agent', 'sync', 'changes'], {
+  agent: level(['id', 'source_runtime']),
+  sync: level(['base_sequence', 'new_sequence', 'base_timestamp', 'new_timestamp']),
+  changes: level(['identity', 'principals', 'credentials', 'memory'], {
+    identity: level(['file', 'new_version']),
+    principals: level(['file', 'changed_ids']),
+    credentials: level(['file']),
+    memory: level(['file', 'record_count']),
+  }),
+});
+
+/** A known key that comes twice in one object: the key (unescaped) and where (`source`, `entities[1]`; '' at the top). */
+export interface DuplicateKey {
+  key: string;
+  at: string;
+}
+
+/** How a duplicate reads in an error message: `key "content"` or `key "origin" in source`. */
+export function describeDuplicate(duplicate: DuplicateKey): string {
+  return `key ${JSON.stringify(duplicate.key)}${duplicate.at === '' ? '' : ` in ${duplicate.at}`} appears twice`;
+}
+
+interface Frame {
+  /** Null: an object or array no struct reads (a `Value`, an unknown key's): its keys are not looked at. */
+  readonly level: KeyLevel | null;
+  readonly array: boolean;
+  /** The keys met so far (objects at a known level only). */
+  readonly seen: Set<string> | null;
+  readonly path: string;
+  /** Arrays: the index of the item being read. */
+  index: number;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * The first known key of `root`'s structs that comes twice in one object of `text`, in text order;
+ * null when none does. `text` is JSON that `JSON.parse` accepted (on other text the answer means
+ * nothing, but the scan ends). Iterative: any depth.
+ */
+export function duplicatedKeyIn(text: string, root: KeyLevel): DuplicateKey | null {
+  const stack: Frame[] = [];
+  let top: Frame | null = null;
+  /** In an object: whether the next string is a key. */
+  let expectKey = false;
+  /** In an object: the last key read, whose value comes next. */
+  let key: string | null = null;
+  const childLevel = (kind: 'objects' | 'items'): KeyLevel | null => {
+    if (top === null) return kind === 'objects' ? root : null;
+    if (top.array) return kind === 'objects' ? top.level : null;
+    if (top.level === null || key === null || !top.level.keys.has(key)) return null;
+    return top.level[kind]?.[key] ?? null;
+  };
+  const childPath = (): string => {
+    if (top === null) return '';
+    if (top.array) return `${top.path}[${top.index}]`;
+    return top.path === '' ? key! : `${top.path}.${key!}`;
+  };
+  const push = (frame: Frame) => {
+    if (top !== null) stack.push(top);
+    top = frame;
+  };
+  for (let i = 0; i < text.length;) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      let end = text.indexOf('"', i + 1);
+      while (end > 0) {
+        let slashes = 0;
+        for (let k = end - 1; text.charCodeAt(k) === BACKSLASH; k--) slashes++;
+        if (slashes % 2 === 0) break;
+        end = text.indexOf('"', end + 1);
+      }
+      if (end < 0) return null;
+      const frame = top as Frame | null;
+      if (frame !== null && !frame.array && expectKey) {
+        expectKey = false;
+        if (frame.seen !== null) {
+          const raw = text.slice(i + 1, end);
+          key = raw.includes('\\') ? (JSON.parse(text.slice(i, end + 1)) as string) : raw;
+          // An unknown key is kept as a Value map keeps it (the last of two): only known ones count.
+          if (frame.level!.keys.has(key)) {
+            if (frame.seen.has(key)) return { key, at: frame.path };
+            frame.seen.add(key);
+          }
+        } else key = null;
+      }
+      i = end + 1;
+      continue;
+    }
+    if (c === 0x7b /* { */) {
+      const known = childLevel('objects');
+      push({ level: known, array: false, seen: known === null ? null : new Set(), path: known === null ? '' : childPath(), index: 0 });
+      expectKey = true;
+    } else if (c === 0x5b /* [ */) {
+      const items = childLevel('items');
+      push({ level: items, array: true, seen: null, path: items === null ? '' : childPath(), index: 0 });
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) {
+      top = stack.pop() ?? null;
+      expectKey = false;
+    } else if (c === 0x2c /* , */) {
+      const frame = top as Frame | null;
+      if (frame !== null) {
+        if (frame.array) frame.index++;
+        else expectKey = true;
+      }
+    }
+    i++;
+  }
+  return null;
+}
+
+/** How many times `needle` occurs in `text`, counted up to `limit`. */
+function occurrences(text: string, needle: string, limit: number): number {
+  let count = 0;
+  for (let at = text.indexOf(needle); at >= 0 && count < limit; at = text.indexOf(needle, at + needle.length)) count++;
+  return count;
+}
+
+/** Adds to `counts` each known key present in `value`'s objects at typed levels. */
+function countKnownKeys(value: unknown, at: KeyLevel, counts: Map<string, number>): void {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return;
+  for (const key in value) {
+    if (!at.keys.has(key)) continue;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const child = (value as Record<string, unknown>)[key];
+    const object = at.objects?.[key];
+    if (object !== undefined) countKnownKeys(child, object, counts);
+    const items = at.items?.[key];
+    if (items !== undefined && Array.isArray(child)) for (const item of child) countKnownKeys(item, items, counts);
+  }
+}
+
+/**
+ * Whether `text` (parsed as `value`) may hold a duplicated known key: it holds a `\u` escape (a key
+ * may be spelled with one), or some known key of `value`'s typed levels occurs as `"key"` more often
+ * than `value` has it at those levels. Known keys are ASCII letters and `_`, so without a `\u`
+ * escape each of their occurrences as a key is the text `"key"`; a key that came twice in one
+ * object is in `value` once, so its text occurs at least once more. Never false when there is one.
+ */
+export function mayDuplicateKnownKey(text: string, value: unknown, root: KeyLevel): boolean {
+  if (text.includes('\\u')) return true;
+  const counts = new Map<string, number>();
+  countKnownKeys(value, root, counts);
+  for (const [key, count] of counts) if (occurrences(text, `"${key}"`, count + 1) > count) return true;
+  return false;
+}
+
+/** The first duplicated known key of `text` (parsed as `value`), or null: {@link mayDuplicateKnownKey}, then {@link duplicatedKeyIn}. */
+export function duplicatedKnownKey(text: string, value: unknown, root: KeyLevel): DuplicateKey | null {
+  return mayDuplicateKnownKey(text, value, root) ? duplicatedKeyIn(text, root) : null;
+}
