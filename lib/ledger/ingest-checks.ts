@@ -6,10 +6,15 @@
  * RFC 3339 reader parses, a record id that is not a UUID, a known record field of a JSON type the
  * reference reader refuses (`wrongTypedField`), a NUL character (U+0000) in a record or a
  * path (no text column of PostgreSQL can hold it, a rendered Markdown file should not, and both
- * backends must give the same answer). Each check throws
+ * backends must give the same answer), a known field that comes twice in one object of a record
+ * line or a manifest (`ArchiveKeys`: `JSON.parse` keeps the last, the reference reader refuses the
+ * archive). Each check throws
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
-import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
+import type { AlfDelta, AlfSnapshot, ReadHooks } from '@/lib/core/archive/types';
+import {
+  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
+} from '@/lib/core/duplicate-keys';
 import { echoInput } from '@/lib/core/echo';
 import type { JsonValue } from '@/lib/core/json';
 import { isUuid } from '@/lib/core/uuid';
@@ -143,11 +148,13 @@ function placeOf(record: { [key: string]: JsonValue | undefined }): string {
 /**
  * `line`, when given, is the JSON text `record` was parsed from. JSON can put U+0000 in a string
  * or a key only as the escape `\u0000` (`JSON.parse` refuses the raw character), so a line without
- * that text holds none, and the walk of its values is skipped.
+ * that text holds none, and the walk of its values is skipped. `duplicate`: a known key its line
+ * holds twice (`ArchiveKeys`), found as it was read.
  */
-function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string, line?: string): void {
+function checkRecord(record: { [key: string]: JsonValue | undefined }, where: string, line?: string, duplicate?: DuplicateKey): void {
   if (jsonDepthExceeds(record)) refuse(`${where} is JSON nested deeper than ${MAX_JSON_DEPTH} levels${placeOf(record)}`);
   const refuseRecord = (problem: string): never => refuse(`${where}: ${problem}${placeOf(record)}`);
+  if (duplicate !== undefined) refuseRecord(duplicateProblem(duplicate));
   const nul = (line === undefined || line.includes('\\u0000')) && holdsNul(record) ? nulAt(record, '') : null;
   if (nul !== null) refuseRecord(`${nul} holds a NUL character (U+0000), which a memory may not contain`);
   if (!isUuid(record.id)) refuseRecord(`record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
@@ -162,6 +169,49 @@ function checkRecord(record: { [key: string]: JsonValue | undefined }, where: st
   }
   const wrong = wrongTypedField(record);
   if (wrong !== null) refuseRecord(wrong);
+}
+
+const duplicateProblem = (duplicate: DuplicateKey): string =>
+  `${describeDuplicate(duplicate)}; the reference reader refuses a field given twice (JSON readers disagree on which one counts)`;
+
+/**
+ * The duplicated known keys of an archive's manifest and record lines (`lib/core/duplicate-keys.ts`),
+ * found as a reader reads them: `hooks` go to `readSnapshot`/`scanSnapshot`/`readDelta`, and the
+ * checks below ask what was found (a record by its index among those read). Only what was found
+ * is kept. An archive written in this process (a local sync's) is not re-read and needs none.
+ */
+export class ArchiveKeys {
+  private readonly lines = new Map<number, DuplicateKey>();
+  private manifestDuplicate: DuplicateKey | null = null;
+  readonly hooks: Required<ReadHooks>;
+
+  constructor(readonly kind: 'snapshot' | 'delta') {
+    const [manifestLevel, lineLevel] = kind === 'snapshot' ? [MANIFEST_LEVEL, RECORD_LEVEL] : [DELTA_MANIFEST_LEVEL, DELTA_LINE_LEVEL];
+    this.hooks = {
+      manifest: (text, value) => {
+        this.manifestDuplicate = duplicatedKnownKey(text, value, manifestLevel);
+      },
+      line: (text, value, index) => {
+        const found = duplicatedKnownKey(text, value, lineLevel);
+        if (found !== null) this.lines.set(index, found);
+      },
+    };
+  }
+
+  /** The duplicated key of the record read at `index`, if any. */
+  line(index: number): DuplicateKey | undefined {
+    return this.lines.get(index);
+  }
+
+  /** Refuses a manifest that held a known key twice. */
+  checkManifest(file: string): void {
+    if (this.manifestDuplicate !== null) refuse(`${file}: ${duplicateProblem(this.manifestDuplicate)}`);
+  }
+}
+
+/** The duplicated known key of a record line read as a snapshot's, if any (for a check made where the line is at hand). */
+export function duplicatedRecordKey(line: string, record: AlfSnapshot['records'][number]): DuplicateKey | undefined {
+  return duplicatedKnownKey(line, record, RECORD_LEVEL) ?? undefined;
 }
 
 /** A value as an error message repeats it: its JSON, cut as `echoInput` cuts (a 300,000-character time was repeated whole). */
@@ -310,14 +360,20 @@ export function checkTree(paths: Iterable<string>): void {
   }
 }
 
-/** Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files. */
-export function checkSnapshotServable(snapshot: AlfSnapshot): void {
-  checkSnapshotParts(snapshot, () => snapshot.records.forEach((record, index) => checkSnapshotRecord(record, index)));
+/**
+ * Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files;
+ * `keys`: what its read found of duplicated keys (a snapshot read from bytes has them).
+ */
+export function checkSnapshotServable(snapshot: AlfSnapshot, keys?: ArchiveKeys): void {
+  checkSnapshotParts(snapshot, () => snapshot.records.forEach((record, index) => checkSnapshotRecord(record, index, undefined, keys?.line(index))), keys);
 }
 
-/** The checks of a snapshot's record (the `index`th, from 0); `line`: the JSON text it was parsed from, when at hand. */
-export function checkSnapshotRecord(record: AlfSnapshot['records'][number], index: number, line?: string): void {
-  checkRecord(record, `record ${index + 1}`, line);
+/**
+ * The checks of a snapshot's record (the `index`th, from 0); `line`: the JSON text it was parsed
+ * from, when at hand (its duplicated keys are looked for in it); `duplicate`: else, what its read found.
+ */
+export function checkSnapshotRecord(record: AlfSnapshot['records'][number], index: number, line?: string, duplicate?: DuplicateKey): void {
+  checkRecord(record, `record ${index + 1}`, line, line === undefined ? duplicate : duplicatedRecordKey(line, record));
 }
 
 /**
@@ -325,8 +381,9 @@ export function checkSnapshotRecord(record: AlfSnapshot['records'][number], inde
  * the verdict of, when they were checked as they were read), in their place: after the manifest's
  * and the layers', before the paths'.
  */
-export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void): void {
+export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void, keys?: ArchiveKeys): void {
   checkDepth(snapshot.manifest, 'manifest.json');
+  keys?.checkManifest('manifest.json');
   for (const [name, layer] of Object.entries(snapshot.layers)) checkDepth(layer, `${name}.json`);
   records();
   const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
@@ -339,11 +396,15 @@ export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, recor
  * workspace-relative (the index's `raw_file_versions.path`), so the tree checked is the one the delta leaves.
  * `checkedTreeHolds(paths)`: whether the base's tree is one these checks saw whole and holds all
  * `paths` (lib/history/checked-tree.ts) — then the tree is not read (same verdict: see there).
+ * `keys`: what its read found of duplicated keys (a delta read from bytes has them).
  */
-export function checkDeltaServable(delta: AlfDelta, livePaths: () => Iterable<string>, checkedTreeHolds?: (paths: string[]) => boolean): void {
+export function checkDeltaServable(
+  delta: AlfDelta, livePaths: () => Iterable<string>, checkedTreeHolds?: (paths: string[]) => boolean, keys?: ArchiveKeys,
+): void {
   checkDepth(delta.manifest, 'delta-manifest.json');
+  keys?.checkManifest('delta-manifest.json');
   for (const [name, layer] of Object.entries(delta.layers)) checkDepth(layer, `${name}.json`);
-  delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`));
+  delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`, undefined, keys?.line(i)));
   for (const p of [...delta.rawChanged.keys(), ...delta.rawDeleted]) checkSegments(p);
   // Only an added path can make a conflict: a delta that adds none needs no look at the tree.
   if (delta.rawChanged.size === 0) return;

@@ -22,7 +22,7 @@ import { resolveLimits } from '@/lib/core/archive/zip-read';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
-import { checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
+import { ArchiveKeys, checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import { LedgerError } from './errors';
 import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
@@ -201,10 +201,11 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot 
     checkSnapshotParts(written.parts, () => written.records.forEach((record, index) => checkSnapshotRecord(record, index)));
     return null;
   }
+  const keys = new ArchiveKeys('snapshot');
   if (deferFrom === undefined) {
-    const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits));
+    const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits, keys.hooks));
     checkAgentId(snapshot.manifest, agentId, 'manifest.json');
-    checkSnapshotServable(snapshot);
+    checkSnapshotServable(snapshot, keys);
     return snapshot;
   }
   let refused: { error: unknown } | null = null;
@@ -219,11 +220,11 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot 
     } catch (error) {
       refused = { error };
     }
-  }));
+  }, keys.hooks));
   checkAgentId(parts.manifest, agentId, 'manifest.json');
   checkSnapshotParts(parts, () => {
     if (refused !== null) throw refused.error;
-  });
+  }, keys);
   if (deferred(params, recordCount + parts.raw.size)) return null;
   return { ...parts, records: kept! };
 }
@@ -289,9 +290,11 @@ export async function ingestDelta(params: IngestBase & {
   }
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
   const { written } = params;
+  // A delta written in this process is not looked at for duplicated keys: its writer made none.
+  const keys = new ArchiveKeys('delta');
   const delta = written && deferred(params, sizeOf(written.delta)) && writtenWithin(written, resolveLimits(params.limits))
     ? written.delta
-    : await parseArchive(() => readDelta(params.bytes, params.limits));
+    : await parseArchive(() => readDelta(params.bytes, params.limits, keys.hooks));
   checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
@@ -304,7 +307,7 @@ export async function ingestDelta(params: IngestBase & {
   const { indexer } = params;
   const db = params.ledger.db.db;
   checkDeltaServable(delta, () => indexer.livePaths(db, agent.id, baseSequence),
-    indexer.checkedTreeHolds && ((paths) => indexer.checkedTreeHolds!(db, agent.id, baseSequence, paths)));
+    indexer.checkedTreeHolds && ((paths) => indexer.checkedTreeHolds!(db, agent.id, baseSequence, paths)), keys);
   const seq = baseSequence + 1;
   const sha = sha256Hex(params.bytes);
   const key = blobKey(agent.id, seq, 'delta', sha);

@@ -50,6 +50,9 @@ const CASES: { name: string; bytes: () => Uint8Array; message: RegExp }[] = [
   { name: 'a NUL in a tag of record 3, the others clean', bytes: () => snapshot([...good(1, 2), line(3, { tags: ['a', 'b\u0000'] }), ...good(4, 2)]), message: /record 3: tags\[1\] holds a NUL/ },
   { name: 'a NUL in an object key of record 2', bytes: () => snapshot([line(1), line(2, { metadata: { 'k\u0000': 'v' } })]), message: /record 2: .*holds a NUL/ },
   { name: 'a NUL after the text of a backslash and u0000 in record 1', bytes: () => snapshot([line(1, { content: '\\u0000 and \u0000' })]), message: /record 1: content holds a NUL/ },
+  { name: 'a known key twice in record 3 (escaped), a NUL in record 4', bytes: () => snapshot([...good(1, 2), line(3).replace('{', '{"\\u0063ontent":"x",'), line(4, { content: '\u0000' })]), message: /record 3: key "content" appears twice.*the record's id 0190a000-0000-7000-8000-000000000003/ },
+  { name: 'a NUL in record 1, and a known key twice in source of record 2', bytes: () => snapshot([line(1, { content: '\u0000' }), line(2).replace('"source":{', '"source":{"origin":"x",')]), message: /record 1: content holds a NUL/ },
+  { name: 'a known key twice in the manifest, and in record 1', bytes: () => snapshot([line(1).replace('{', '{"id":"x",')], { manifest: manifest().replace('{', '{"created_at":"x",') }), message: /manifest\.json: key "created_at" appears twice/ },
   { name: 'a NUL in record 1, and invalid UTF-8 later in the partition', bytes: () => craftZip([{ name: 'memory/2026-Q1.jsonl', data: Buffer.concat([Buffer.from(`${line(1, { content: '\u0000' })}\n${line(2)}\n`), Buffer.from([0xff, 0x0a])]) }, { name: 'manifest.json', data: manifest() }]), message: /not valid UTF-8/ },
 ];
 

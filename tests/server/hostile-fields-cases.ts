@@ -77,26 +77,36 @@ export class HostileUploader {
 
   /** The bytes of a delta on `baseSequence` creating `records`, zipped as a client that is not ours may send it. */
   deltaOf(records: Rec[], baseSequence: number): Uint8Array {
-    const manifest = {
+    return this.deltaOfLines(records.map((r) => JSON.stringify({ operation: 'create', ...r })), baseSequence);
+  }
+
+  /** The same with its `memory/delta.jsonl` lines given as text, and its manifest's JSON rewritten by `manifest`. */
+  deltaOfLines(lines: string[], baseSequence: number, manifest: (json: string) => string = (json) => json): Uint8Array {
+    const document = {
       alf_version: '1.0.0', created_at: '2026-05-02T00:00:00Z', agent: { id: this.agent, source_runtime: 'openclaw' },
-      sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: records.length } },
+      sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: lines.length } },
     };
     return craftZip([
-      { name: 'memory/delta.jsonl', data: records.map((r) => `${JSON.stringify({ operation: 'create', ...r })}\n`).join('') },
-      { name: 'delta-manifest.json', data: JSON.stringify(manifest) },
+      { name: 'memory/delta.jsonl', data: lines.map((line) => `${line}\n`).join('') },
+      { name: 'delta-manifest.json', data: manifest(JSON.stringify(document)) },
     ]);
   }
 
   /** The bytes of a snapshot holding `records` (in one partition) and a MEMORY.md. */
   snapshotOf(records: Rec[]): Uint8Array {
-    const manifest = {
+    return this.snapshotOfLines(records.map((r) => JSON.stringify(r)));
+  }
+
+  /** The same with its partition's lines given as text, and its manifest's JSON rewritten by `manifest`. */
+  snapshotOfLines(lines: string[], manifest: (json: string) => string = (json) => json): Uint8Array {
+    const document = {
       alf_version: '1.0.0', created_at: '2026-05-01T00:00:00Z', agent: { id: this.agent, name: 'hostile', source_runtime: 'openclaw' },
-      layers: { memory: { record_count: records.length, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: records.length, sealed: false }] } },
+      layers: { memory: { record_count: lines.length, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: lines.length, sealed: false }] } },
     };
     return craftZip([
-      { name: 'memory/2026-Q1.jsonl', data: records.map((r) => `${JSON.stringify(r)}\n`).join('') },
+      { name: 'memory/2026-Q1.jsonl', data: lines.map((line) => `${line}\n`).join('') },
       { name: 'raw/openclaw/MEMORY.md', data: '# Memory\n\n## Fact\n' },
-      { name: 'manifest.json', data: JSON.stringify(manifest) },
+      { name: 'manifest.json', data: manifest(JSON.stringify(document)) },
     ]);
   }
 
@@ -106,11 +116,16 @@ export class HostileUploader {
     return reply.json.latest_sequence as number;
   }
 
-  async upload(how: 'delta' | 'snapshot', records: Rec[]): Promise<Reply> {
+  /** {@link upload} of lines given as text (see {@link deltaOfLines}, {@link snapshotOfLines}). */
+  async uploadLines(how: 'delta' | 'snapshot', lines: string[], manifest?: (json: string) => string): Promise<Reply> {
     const { base, agent, key } = this;
-    if (how === 'snapshot') return call(`${base}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: this.snapshotOf(records) });
+    if (how === 'snapshot') return call(`${base}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: this.snapshotOfLines(lines, manifest) });
     const seq = await this.latestSequence();
-    return call(`${base}/v1/agents/${agent}/deltas?base_sequence=${seq}`, { method: 'POST', key, contentType: OCTET, body: this.deltaOf(records, seq) });
+    return call(`${base}/v1/agents/${agent}/deltas?base_sequence=${seq}`, { method: 'POST', key, contentType: OCTET, body: this.deltaOfLines(lines, seq, manifest) });
+  }
+
+  async upload(how: 'delta' | 'snapshot', records: Rec[]): Promise<Reply> {
+    return this.uploadLines(how, records.map((r) => JSON.stringify(how === 'delta' ? { operation: 'create', ...r } : r)));
   }
 
   /**

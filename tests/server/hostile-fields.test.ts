@@ -19,6 +19,9 @@ import { createApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
 import { raw } from './dashboard-http';
 import { call, spawnServe, stateFingerprint, tempDataDir, type ChildServer } from './harness';
+import {
+  lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS, validatorDisagreements,
+} from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
 
 let server: ChildServer;
@@ -111,5 +114,26 @@ describe('record fields of the wrong type', () => {
     expect(memory.text).not.toContain('<script>');
     expect((await call(`${base}/agents/${hostile}`, { key: keys.b })).status).toBe(404);
     expect((await call(`${base}/v1/agents/${hostile}/memory`, { key: keys.b })).status).toBe(404);
+  });
+});
+
+describe('keys given twice in one object (duplicate-keys-cases.ts)', () => {
+  it('a known field twice, plain or escaped, at each level of a record line or a manifest is refused: 400 naming the record and the key, nothing stored', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    none(await lineVerdicts(uploader, REFUSED_LINES, true));
+    none(await manifestVerdicts(uploader, REFUSED_MANIFESTS, true));
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('an unknown key twice, a key twice in raw_source_format, the same key in different objects or in string values are taken', async () => {
+    none(await lineVerdicts(uploader, TAKEN_LINES, false));
+    none(await manifestVerdicts(uploader, TAKEN_MANIFESTS, false));
+  });
+
+  it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
+    none(await validatorDisagreements(uploader, REFUSED_LINES, REFUSED_MANIFESTS, true));
+    none(await validatorDisagreements(uploader, TAKEN_LINES, TAKEN_MANIFESTS, false));
   });
 });

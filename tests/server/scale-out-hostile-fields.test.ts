@@ -13,6 +13,7 @@ import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-eng
 import { snapshotBytes } from './archives';
 import { raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
+import { lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
 
 let storage: LineageStorage;
@@ -73,5 +74,19 @@ describe('record fields of the wrong type, on PostgreSQL + S3', () => {
     expect((await call(`${server.url}/v1/agents/${healthy}/memory`, { key: keys.b })).status).toBe(200);
     expect((await call(`${server.url}/v1/agents/${hostile}`, { key: keys.b })).status).toBe(404);
     expect((await call(`${server.url}/api/agents/${hostile}/records?at=0`, { key: keys.b })).status).toBe(404);
+  });
+});
+
+describe('keys given twice in one object, on PostgreSQL + S3 (duplicate-keys-cases.ts)', () => {
+  it('a known field twice, plain or escaped, at each level of a record line or a manifest is refused: 400 naming the record and the key; the ledger is unchanged', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    none(await lineVerdicts(uploader, REFUSED_LINES, true));
+    none(await manifestVerdicts(uploader, REFUSED_MANIFESTS, true));
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+  });
+
+  it('an unknown key twice, a key twice in raw_source_format, the same key in different objects or in string values are taken', async () => {
+    none(await lineVerdicts(uploader, TAKEN_LINES, false));
+    none(await manifestVerdicts(uploader, TAKEN_MANIFESTS, false));
   });
 });

@@ -81,8 +81,11 @@ export function tryParseJson(text: string): unknown {
   }
 }
 
-/** Parses a whole JSON document that must be an object; `code` says which error to raise. */
-export function parseJsonObject(bytes: Uint8Array, file: string, code: 'bad_manifest' | 'bad_record'): JsonObject {
+/**
+ * Parses a whole JSON document that must be an object; `code` says which error to raise.
+ * `seen`, when given, is handed the document's text and what it parsed to.
+ */
+export function parseJsonObject(bytes: Uint8Array, file: string, code: 'bad_manifest' | 'bad_record', seen?: (text: string, value: JsonObject) => void): JsonObject {
   let text: string;
   try {
     text = strictUtf8.decode(bytes);
@@ -92,5 +95,6 @@ export function parseJsonObject(bytes: Uint8Array, file: string, code: 'bad_mani
   const value = tryParseJson(text);
   if (value === undefined) throw new ArchiveError(code, `${file}: not valid JSON`);
   if (!isJsonObject(value)) throw new ArchiveError(code, `${file}: expected a JSON object`);
+  seen?.(text, value);
   return value;
 }

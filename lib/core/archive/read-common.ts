@@ -1,11 +1,11 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { asMemoryRecord, RecordShapeError, type MemoryRecord } from '../record';
 import { forEachJsonLine, parseJsonObject, tryParseJson, type JsonLine } from './json-text';
-import { ArchiveError } from './types';
+import { ArchiveError, type ReadHooks } from './types';
 
 /** Parses a manifest document and checks the one field every reader relies on: `agent.id`. */
-export function parseManifest(bytes: Uint8Array, file: string): JsonObject {
-  const manifest = parseJsonObject(bytes, file, 'bad_manifest');
+export function parseManifest(bytes: Uint8Array, file: string, hooks?: ReadHooks): JsonObject {
+  const manifest = parseJsonObject(bytes, file, 'bad_manifest', hooks?.manifest);
   const agent = manifest.agent;
   if (!isJsonObject(agent) || typeof agent.id !== 'string' || agent.id.length === 0) {
     throw new ArchiveError('bad_manifest', `${file}: agent.id is missing or not a string`);

@@ -3,7 +3,7 @@ import { fileNameProblem } from './entry-names';
 import { parseJsonObject, splitJsonLines } from './json-text';
 import { lineRecord, parseLineObject, parseManifest, RecordIdRegistry } from './read-common';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
-import { ArchiveError, LAYER_FILES, type AlfDelta, type ArchiveLimits, type DeltaEntry, type DeltaOperation } from './types';
+import { ArchiveError, LAYER_FILES, type AlfDelta, type ArchiveLimits, type DeltaEntry, type DeltaOperation, type ReadHooks } from './types';
 import { readZip, resolveLimits } from './zip-read';
 
 export const DELTA_MEMORY_FILE = 'memory/delta.jsonl';
@@ -12,18 +12,19 @@ const OPERATIONS: readonly string[] = ['create', 'update', 'delete'] satisfies D
 /**
  * Reads a `.alf-delta` (CONTRACT §3.2). The manifest is `delta-manifest.json`, or a
  * `manifest.json` carrying `sync.base_sequence` (spec §4.3 wording). Lines with an
- * unknown `operation` are skipped, as the reference does.
+ * unknown `operation` are skipped, as the reference does. `hooks`: handed the manifest's text and
+ * each kept line's as they are read.
  */
-export async function readDelta(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<AlfDelta> {
+export async function readDelta(bytes: Uint8Array, limits?: Partial<ArchiveLimits>, hooks?: ReadHooks): Promise<AlfDelta> {
   const caps = resolveLimits(limits);
-  return deltaFromFiles((await readZip(bytes, caps)).files, caps);
+  return deltaFromFiles((await readZip(bytes, caps)).files, caps, hooks);
 }
 
 /** The delta in an archive's members (already unzipped and checked by a zip reader). */
-export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfDelta {
-  const { manifest, file: manifestFile } = readDeltaManifest(files);
+export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits, hooks?: ReadHooks): AlfDelta {
+  const { manifest, file: manifestFile } = readDeltaManifest(files, hooks);
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
-  const entries = readEntries(files, memoryFileOf(changes, files, manifestFile), caps.maxLineBytes);
+  const entries = readEntries(files, memoryFileOf(changes, files, manifestFile), caps.maxLineBytes, hooks?.line);
   const layers: AlfDelta['layers'] = {};
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
     const data = files.get(LAYER_FILES[layer]);
@@ -38,12 +39,12 @@ export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimi
   return { manifest, entries, layers, rawChanged, rawDeleted };
 }
 
-function readDeltaManifest(files: Map<string, Uint8Array>): { manifest: JsonObject; file: string } {
+function readDeltaManifest(files: Map<string, Uint8Array>, hooks?: ReadHooks): { manifest: JsonObject; file: string } {
   const deltaManifest = files.get(DELTA_MANIFEST_FILE);
   const fallback = files.get(MANIFEST_FILE);
   if (!deltaManifest && !fallback) throw new ArchiveError('missing_manifest', `archive has no ${DELTA_MANIFEST_FILE}`);
   const file = deltaManifest ? DELTA_MANIFEST_FILE : MANIFEST_FILE;
-  const manifest = parseManifest((deltaManifest ?? fallback)!, file);
+  const manifest = parseManifest((deltaManifest ?? fallback)!, file, hooks);
   const sync = manifest.sync;
   if (!isJsonObject(sync) || sync.base_sequence === undefined) {
     if (!deltaManifest) {
@@ -71,15 +72,17 @@ function memoryFileOf(changes: JsonObject, files: Map<string, Uint8Array>, manif
   return files.has(DELTA_MEMORY_FILE) ? DELTA_MEMORY_FILE : null;
 }
 
-function readEntries(files: Map<string, Uint8Array>, file: string | null, maxLineBytes: number): DeltaEntry[] {
+function readEntries(files: Map<string, Uint8Array>, file: string | null, maxLineBytes: number, seen?: ReadHooks['line']): DeltaEntry[] {
   if (file === null) return [];
   const ids = new RecordIdRegistry();
   const entries: DeltaEntry[] = [];
   for (const line of splitJsonLines(files.get(file)!, file, maxLineBytes)) {
-    const { operation, ...rest } = parseLineObject(file, line);
+    const value = parseLineObject(file, line);
+    const { operation, ...rest } = value;
     if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) continue;
     const record = lineRecord(file, line, rest);
     ids.add(record.id, `${file} line ${line.line}`);
+    seen?.(line.text, value, entries.length);
     entries.push({ operation: operation as DeltaOperation, record });
   }
   return entries;

@@ -3,7 +3,7 @@ import type { MemoryRecord } from '../record';
 import { parseJsonObject } from './json-text';
 import { eachRecordOfFile, parseManifest } from './read-common';
 import { RecordLines } from './record-lines';
-import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName } from './types';
+import { ArchiveError, LAYER_FILES, type AlfSnapshot, type ArchiveLimits, type LayerName, type ReadHooks } from './types';
 import { readZip, resolveLimits } from './zip-read';
 
 export const MANIFEST_FILE = 'manifest.json';
@@ -13,16 +13,25 @@ export const DELTA_MANIFEST_FILE = 'delta-manifest.json';
  * Reads a `.alf` snapshot. Partitions are found through the manifest (either layout of
  * CONTRACT §3.1), `memory/index.json` is never required, and every byte the archive
  * carried lands in `records`, `layers`, `raw` or `extra` so a rewrite loses nothing.
+ * `hooks`: handed the manifest's text and each record line's as they are read.
  */
-export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<AlfSnapshot> {
+export async function readSnapshot(bytes: Uint8Array, limits?: Partial<ArchiveLimits>, hooks?: ReadHooks): Promise<AlfSnapshot> {
   const caps = resolveLimits(limits);
-  return snapshotFromFiles((await readZip(bytes, caps)).files, caps);
+  return snapshotFromFiles((await readZip(bytes, caps)).files, caps, hooks);
 }
 
 /** The snapshot in an archive's members (already unzipped and checked by a zip reader). */
-export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits): AlfSnapshot {
-  const { partitionFiles, ...rest } = snapshotParts(files);
-  return { ...rest, records: readPartitions(files, partitionFiles, caps.maxLineBytes) };
+export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits, hooks?: ReadHooks): AlfSnapshot {
+  const { partitionFiles, ...rest } = snapshotParts(files, hooks);
+  const records: MemoryRecord[] = [];
+  const line = hooks?.line;
+  eachPartitionRecord(files, partitionFiles, caps.maxLineBytes, line === undefined
+    ? (record) => records.push(record)
+    : (record, index, text) => {
+      records.push(record);
+      line(text, record, index);
+    });
+  return { ...rest, records };
 }
 
 /**
@@ -32,16 +41,17 @@ export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveL
  * tens of thousands of parsed objects at once. `each` is called in the order `records` would have;
  * it must not throw (a caller that refuses a record remembers that and says so afterwards, as a
  * check after the read would have); it is given the record's JSON line too. `recordCount`: how
- * many records there were.
+ * many records there were. `hooks.manifest`: handed the manifest's text.
  */
 export async function scanSnapshot(
   bytes: Uint8Array,
   limits: Partial<ArchiveLimits> | undefined,
   each: (record: MemoryRecord, index: number, line: string) => void,
+  hooks?: Pick<ReadHooks, 'manifest'>,
 ): Promise<Omit<AlfSnapshot, 'records'> & { recordCount: number }> {
   const caps = resolveLimits(limits);
   const { files } = await readZip(bytes, caps);
-  const { partitionFiles, ...rest } = snapshotParts(files);
+  const { partitionFiles, ...rest } = snapshotParts(files, hooks);
   return { ...rest, recordCount: eachPartitionRecord(files, partitionFiles, caps.maxLineBytes, each) };
 }
 
@@ -63,13 +73,13 @@ export async function readSnapshotLines(bytes: Uint8Array, limits?: Partial<Arch
 }
 
 /** Everything of a snapshot but its records, and the partition files that hold them. */
-function snapshotParts(files: Map<string, Uint8Array>): Omit<AlfSnapshot, 'records'> & { partitionFiles: string[] } {
+function snapshotParts(files: Map<string, Uint8Array>, hooks?: Pick<ReadHooks, 'manifest'>): Omit<AlfSnapshot, 'records'> & { partitionFiles: string[] } {
   const manifestBytes = files.get(MANIFEST_FILE);
   if (!manifestBytes) {
     const hint = files.has(DELTA_MANIFEST_FILE) ? ' (this is a .alf-delta, not a snapshot)' : '';
     throw new ArchiveError('missing_manifest', `archive has no ${MANIFEST_FILE}${hint}`);
   }
-  const manifest = parseManifest(manifestBytes, MANIFEST_FILE);
+  const manifest = parseManifest(manifestBytes, MANIFEST_FILE, hooks);
   const partitionFiles = locatePartitions(manifest, files);
   const layers = readLayers(files);
   const consumed = new Set<string>([MANIFEST_FILE, ...partitionFiles, ...Object.values(LAYER_FILES)]);
@@ -116,12 +126,6 @@ function listedPartitions(manifest: JsonObject): string[] {
     throw new ArchiveError('bad_manifest', `${MANIFEST_FILE}: partition ${JSON.stringify(duplicate)} is listed twice`);
   }
   return files;
-}
-
-function readPartitions(files: Map<string, Uint8Array>, partitionFiles: string[], maxLineBytes: number): MemoryRecord[] {
-  const records: MemoryRecord[] = [];
-  eachPartitionRecord(files, partitionFiles, maxLineBytes, (record) => records.push(record));
-  return records;
 }
 
 /** Each record of the partitions, in order, ids checked unique; returns how many. */

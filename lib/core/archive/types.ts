@@ -64,6 +64,18 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
   maxLineBytes: 16 * 1024 * 1024,
 };
 
+/**
+ * What a reader hands over as it reads, for checks that need the text it parsed (ingest's
+ * duplicated keys: `JSON.parse` keeps one of two equal keys). Each must not throw.
+ * `manifest`: the manifest's text (`manifest.json`, or a delta's) and what it parsed to;
+ * `line`: a record line's text and what it parsed to (a delta's line with its `operation`),
+ * `index` its record's place among those the reader returns (a delta's skipped lines have none).
+ */
+export interface ReadHooks {
+  manifest?: (text: string, value: JsonObject) => void;
+  line?: (text: string, value: JsonObject, index: number) => void;
+}
+
 /** A problem with an untrusted archive; `code` is stable, `message` says what was wrong. */
 export class ArchiveError extends Error {
   constructor(

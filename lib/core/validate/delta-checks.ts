@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { fileNameProblem } from '../archive/entry-names';
+import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
 import { checkDocument, checkRecordFile } from './documents';
 import { DELTA_MANIFEST, LAYER_DOCS } from './manifest-rules';
 import { child, type Issues } from './rules';
@@ -14,7 +15,7 @@ export function checkDelta(
   issues: Issues,
   maxLineBytes: number,
 ): void {
-  const manifest = checkDocument(files, manifestFile, DELTA_MANIFEST, issues);
+  const manifest = checkDocument(files, manifestFile, DELTA_MANIFEST, issues, DELTA_MANIFEST_LEVEL);
   if (!manifest) return;
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
   const changesPath = `${manifestFile}#/changes`;

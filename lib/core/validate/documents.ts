@@ -1,31 +1,48 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { splitJsonLines, tryParseJson } from '../archive/json-text';
+import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
 import { MEMORY_RECORD } from './record-rules';
 import { checkValue, child, type Issues, type Rule } from './rules';
 
 const OPERATIONS: readonly unknown[] = ['create', 'update', 'delete'];
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Parses a JSON object document, reporting (not throwing) when it is missing or malformed. */
-export function parseDocument(files: ReadonlyMap<string, Uint8Array>, name: string, issues: Issues): JsonObject | null {
+/**
+ * Parses a JSON object document, reporting (not throwing) when it is missing or malformed;
+ * `keys`: the fields its reader's structs know, each an error when it comes twice in one object.
+ */
+export function parseDocument(files: ReadonlyMap<string, Uint8Array>, name: string, issues: Issues, keys?: KeyLevel): JsonObject | null {
   const bytes = files.get(name);
   if (!bytes) return null;
   let value: unknown;
+  let text: string;
   try {
-    value = tryParseJson(utf8.decode(bytes));
+    text = utf8.decode(bytes);
+    value = tryParseJson(text);
   } catch {
     issues.error(name, 'not valid UTF-8');
     return null;
   }
   if (value === undefined) issues.error(name, 'not valid JSON');
   else if (!isJsonObject(value)) issues.error(name, 'expected a JSON object');
-  else return value;
+  else {
+    if (keys !== undefined) duplicateError(text, value, keys, name, issues);
+    return value;
+  }
   return null;
 }
 
-/** Parses and checks a document against a rule; null when absent or unusable. */
-export function checkDocument(files: ReadonlyMap<string, Uint8Array>, name: string, rule: Rule, issues: Issues): JsonObject | null {
-  const doc = parseDocument(files, name, issues);
+/** An error when `text` (parsed as `value`) holds a known key of `keys` twice in one object: the reference reader refuses it. */
+function duplicateError(text: string, value: JsonObject, keys: KeyLevel, where: string, issues: Issues): void {
+  const duplicate = duplicatedKnownKey(text, value, keys);
+  if (duplicate !== null) {
+    issues.error(where, `${describeDuplicate(duplicate)}: the reference reader refuses a field given twice, and JSON readers disagree on which one counts`);
+  }
+}
+
+/** Parses and checks a document against a rule (see {@link parseDocument} for `keys`); null when absent or unusable. */
+export function checkDocument(files: ReadonlyMap<string, Uint8Array>, name: string, rule: Rule, issues: Issues, keys?: KeyLevel): JsonObject | null {
+  const doc = parseDocument(files, name, issues, keys);
   if (doc) checkValue(doc, rule, name, issues);
   return doc;
 }
@@ -59,6 +76,7 @@ export function checkRecordFile(
       issues.error(where, value === undefined ? 'not valid JSON' : 'expected a JSON object');
       continue;
     }
+    duplicateError(line.text, value, opts.delta ? DELTA_LINE_LEVEL : RECORD_LEVEL, where, issues);
     const record = opts.delta ? withoutOperation(value, where, issues) : value;
     if (!record) continue;
     checkValue(record, MEMORY_RECORD, where, issues);

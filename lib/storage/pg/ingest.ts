@@ -20,7 +20,7 @@ import { prepareArchive } from '@/lib/history/ledger-blob';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
-import { checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
+import { ArchiveKeys, checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
 import { blobKey, checkAgentId, parseArchive } from '@/lib/ledger/ingest-shared';
 import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
 import type { IngestParams } from '../types';
@@ -64,9 +64,10 @@ async function store(backend: PgBackend, params: {
 export async function ingestSnapshot(backend: PgBackend, params: IngestParams): Promise<IngestResult> {
   const pool = backend.db.pool;
   const agent = await requireAgent(pool, params);
-  const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits));
+  const keys = new ArchiveKeys('snapshot');
+  const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits, keys.hooks));
   checkAgentId(snapshot.manifest, agent.id, 'manifest.json');
-  checkSnapshotServable(snapshot);
+  checkSnapshotServable(snapshot, keys);
   // A concurrent ingest may move the target between choosing the sequence and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
     const seq = await nextSnapshotSequence({ db: backend.db, agentId: agent.id });
@@ -88,7 +89,8 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
   }
   const pool = backend.db.pool;
   const agent = await requireAgent(pool, params);
-  const delta = await parseArchive(() => readDelta(params.bytes, params.limits));
+  const keys = new ArchiveKeys('delta');
+  const delta = await parseArchive(() => readDelta(params.bytes, params.limits, keys.hooks));
   checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
@@ -104,7 +106,7 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
       `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
   }
   const live = (await liveRawFiles(pool, agent.id, baseSequence)).map((f) => f.path);
-  checkDeltaServable(delta, () => live);
+  checkDeltaServable(delta, () => live, undefined, keys);
   return store(backend, {
     agentId: agent.id, seq: baseSequence + 1, place: { kind: 'delta', baseSequence }, bytes: params.bytes, now: params.now,
     archive: { kind: 'delta', archive: delta },
