@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import {
-  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, MANIFEST_LEVEL, mayDuplicateKnownKey, RECORD_LEVEL,
+  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, MANIFEST_LEVEL, mayDuplicateKey, RECORD_LEVEL,
   type DuplicateKey, type KeyLevel,
 } from './duplicate-keys';
 
@@ -134,7 +134,8 @@ const KNOWN_NAMES = [...new Set([RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL,
 
 /**
  * Random JSON text, written by hand so that keys may repeat: keys drawn mostly from the known
- * names (so typed levels nest and collide), written plain or with `\u` escapes (any letter, or all);
+ * names (so typed levels nest and collide), written plain or with `\u` escapes (any letter, or all),
+ * and a few others (one ending in a backslash, one starting with a colon);
  * string values that hold keys' quoted names; whitespace between tokens.
  */
 function randomJson(random: () => number, level: KeyLevel | null, depth: number): string {
@@ -145,7 +146,8 @@ function randomJson(random: () => number, level: KeyLevel | null, depth: number)
     if (r < 0.8) return JSON.stringify(name);
     if (r < 0.9) return `"${[...name].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`).join('')}"`;
     const at = Math.floor(random() * name.length);
-    return `"${name.slice(0, at)}\\u${name.charCodeAt(at).toString(16).padStart(4, '0').toUpperCase()}${name.slice(at + 1)}"`;
+    const plain = (part: string) => JSON.stringify(part).slice(1, -1);
+    return `"${plain(name.slice(0, at))}\\u${name.charCodeAt(at).toString(16).padStart(4, '0').toUpperCase()}${plain(name.slice(at + 1))}"`;
   };
   const scalar = (): string => pick([
     () => '1', () => '-2.5e3', () => 'true', () => 'null', () => JSON.stringify(pick(KNOWN_NAMES)), () => `"\\"${pick(KNOWN_NAMES)}\\":\\"x\\""`,
@@ -163,7 +165,7 @@ function randomJson(random: () => number, level: KeyLevel | null, depth: number)
   const names = level === null ? KNOWN_NAMES : [...level.keys];
   const entries: string[] = [];
   for (let k = 0; k < n; k++) {
-    const name = random() < 0.8 ? pick(names) : pick([...KNOWN_NAMES, 'x_extra', 'é']);
+    const name = random() < 0.8 ? pick(names) : pick([...KNOWN_NAMES, 'x_extra', 'é', 'x\\', ':k']);
     const object = level?.keys.has(name) ? level.objects?.[name] ?? null : null;
     const items = level?.keys.has(name) ? level.items?.[name] ?? null : null;
     entries.push(`${space()}${spell(name)}${space()}:${space()}${value(object, items)}`);
@@ -187,7 +189,7 @@ describe('duplicate keys', () => {
       const value = JSON.parse(plain) as unknown;
       const expected = referenceDuplicate(parseTree(plain), root, '');
       expect(duplicatedKeyIn(plain, root), plain).toEqual(expected);
-      const may = mayDuplicateKnownKey(plain, value, root);
+      const may = mayDuplicateKey(plain, value);
       if (expected !== null) expect(may, plain).toBe(true);
       expect(duplicatedKnownKey(plain, value, root), plain).toEqual(expected);
       if (expected !== null) duplicates++;
@@ -205,6 +207,9 @@ describe('duplicate keys', () => {
     expect(find('{"id":"a","content":"a","\\u0063ontent":"b"}')).toEqual({ key: 'content', at: '' });
     expect(find('{"source":{"origin":1,"\\u006F\\u0072igin":2}}')).toEqual({ key: 'origin', at: 'source' });
     expect(find('{"entities":[{"name":1},{"name":2,"type":1,"name":3}]}')).toEqual({ key: 'name', at: 'entities[1]' });
+    // A key ending in an escaped backslash, or spaced from its colon, hides from the token count: scanned.
+    expect(find('{"content":"a","content":"b","x\\\\":1}')).toEqual({ key: 'content', at: '' });
+    expect(find('{"content":"a","content" :"b"}')).toEqual({ key: 'content', at: '' });
     expect(find('{"operation":"create","operation":"delete"}', DELTA_LINE_LEVEL)).toEqual({ key: 'operation', at: '' });
     expect(find('{"layers":{"memory":{"partitions":[{"file":"a"},{"file":"b","file":"c"}]}}}', MANIFEST_LEVEL)).toEqual({ key: 'file', at: 'layers.memory.partitions[1]' });
     // Taken: an unknown key twice, a Value's key twice, a key's name in values, one key in two objects.
