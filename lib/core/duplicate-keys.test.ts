@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { prng } from './prng';
 import {
   DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, MANIFEST_LEVEL, mayDuplicateKey, RECORD_LEVEL,
   type DuplicateKey, type KeyLevel,
@@ -114,18 +115,6 @@ function referenceDuplicate(tree: Tree, at: KeyLevel | null, path: string): Dupl
     if (found) return found;
   }
   return null;
-}
-
-/** A small deterministic PRNG (mulberry32). */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 const KNOWN_NAMES = [...new Set([RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL].flatMap(function names(l: KeyLevel): string[] {

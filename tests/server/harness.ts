@@ -156,6 +156,30 @@ export async function spawnServe(args: string[], env: Record<string, string> = {
   return { url, child, stderr: () => err, stdout: () => out, kill: () => signal('SIGKILL'), stop: () => signal('SIGTERM') };
 }
 
+/** A `lineage serve` child (with its dashboard) on a fresh data directory holding two tenants' keys, `a` and `b`. */
+export interface ServedTenants {
+  dataDir: string;
+  server: ChildServer;
+  url: string;
+  keys: { a: string; b: string };
+  /** Stops the server and removes the data directory. */
+  stop(): Promise<void>;
+}
+
+/** What the hostile-input tests start from (the dashboard may build first: long timeout). */
+export async function serveTwoTenants(): Promise<ServedTenants> {
+  const dataDir = tempDataDir();
+  const keys = { a: issueKey(dataDir, 'a'), b: issueKey(dataDir, 'b') };
+  const server = await spawnServe(['--port', '0', '--data', dataDir], {}, 900_000);
+  return {
+    dataDir, server, url: server.url, keys,
+    stop: async () => {
+      await server.stop();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
 /** Issues a key directly in a data directory (what `lineage keys create` does). */
 export function issueKey(dataDir: string, name = 'test'): string {
   const db = openDatabase(dataDir);

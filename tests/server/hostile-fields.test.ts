@@ -11,35 +11,27 @@
  * another tenant's pages, the change feed and search answer without a 5xx and draw it as text.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDatabase, openDatabase } from '@/db/client';
 import { validateArchive } from '@/lib/core/validate';
-import { createApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
 import { raw } from './dashboard-http';
-import { call, spawnServe, stateFingerprint, tempDataDir, type ChildServer } from './harness';
+import { call, serveTwoTenants, stateFingerprint, type ServedTenants } from './harness';
 import {
   lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS, validatorDisagreements,
 } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
 
-let server: ChildServer;
+let served: ServedTenants;
 let base: string;
 let dataDir: string;
-const keys = { a: '', b: '' };
+let keys: ServedTenants['keys'];
 const hostile = randomUUID();
 const healthy = randomUUID();
 let uploader: HostileUploader;
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  keys.a = createApiKey({ db, name: 'a', now: new Date() }).key;
-  keys.b = createApiKey({ db, name: 'b', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--data', dataDir], {}, 900_000);
-  base = server.url;
+  served = await serveTwoTenants();
+  ({ url: base, dataDir, keys } = served);
   uploader = new HostileUploader(base, hostile, keys.a);
   for (const [key, id, name] of [[keys.a, hostile, 'hostile'], [keys.b, healthy, 'healthy-neighbour']] as const) {
     expect((await call(`${base}/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id, name, source_runtime: 'openclaw' }) })).status).toBe(201);
@@ -48,8 +40,7 @@ beforeAll(async () => {
 }, 900_000);
 
 afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await served?.stop();
 });
 
 /** A GET of the local owner (every agent on loopback); a page as a browser asks for it. */

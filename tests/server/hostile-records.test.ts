@@ -10,16 +10,13 @@
  * change feed and search are unharmed.
  */
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDatabase, openDatabase } from '@/db/client';
 import { writeDelta } from '@/lib/core/archive';
 import { craftZip } from '@/lib/core/archive/testing/craft-zip';
 import { prng } from '@/lib/core/prng';
-import { createApiKey } from '@/lib/server/api-keys';
 import { record, snapshotBytes } from './archives';
 import { raw } from './dashboard-http';
-import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
+import { call, serveTwoTenants, type ServedTenants } from './harness';
 
 const SEED = 20261206;
 const UPLOADS = 30;
@@ -54,10 +51,9 @@ const RAW = [
 ];
 const RAW_BYTES = ['## A\nx\n', '\u0000\u0001binary', '<script>x</script>', ''];
 
-let server: ChildServer;
+let served: ServedTenants;
 let base: string;
-let dataDir: string;
-const keys = { a: '', b: '' };
+let keys: ServedTenants['keys'];
 const hostile = randomUUID();
 const healthy = randomUUID();
 /** Every record id the hostile agent's uploads named, and the raw paths they carried. */
@@ -116,21 +112,15 @@ const apiUrls = (seq: number) => {
 };
 
 beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  keys.a = createApiKey({ db, name: 'a', now: new Date() }).key;
-  keys.b = createApiKey({ db, name: 'b', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--data', dataDir], {}, 900_000);
-  base = server.url;
+  served = await serveTwoTenants();
+  ({ url: base, keys } = served);
   await register(keys.a, hostile, 'hostile');
   await register(keys.b, healthy, 'healthy-neighbour');
   for (let n = 1; n <= 3; n++) touched.add(String(record(hostile, n).id));
 }, 900_000);
 
 afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
+  await served?.stop();
 });
 
 type Entry = { operation: 'create' | 'update' | 'delete'; record: Record<string, unknown>; what: string };
