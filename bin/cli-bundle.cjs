@@ -10,8 +10,10 @@
 // code cache. The commands still load lazily: esbuild wraps each dynamically imported module in a
 // function that runs on first import, so a `lineage sync` compiles the web server's code from the
 // cache at most, and never runs it. The pure-JavaScript packages a sync runs are bundled too (their
-// ~130 files were each resolved, read and compiled per process); the rest stay Node's to load:
-// better-sqlite3 (native), yazl (its buffer-crc32 is patched in place: native-crc32.ts), the
+// ~130 files were each resolved, read and compiled per process), and so is better-sqlite3's
+// JavaScript (its ~13 files through Node's loader were ~7 ms of every sync, which takes the agent's
+// lock with it: lib/sync/agent-lock.ts), its addon loaded from its package by path (`bindings`
+// below). The rest stay Node's to load: yazl (its buffer-crc32 is patched in place: native-crc32.ts), the
 // scale-out backend's (loaded only with scale-out settings), Next.js.
 //
 // `<stamp>` sums up the sources the bundle is made of (count, bytes and newest mtime): an edit
@@ -45,13 +47,38 @@ const SYNC_ENTRY = 'sync.cjs';
 /** The worker threads' entries whose scripts are built beside the bundle (lib/worker-script.ts reads them). */
 const WORKER_ENTRIES = ['lib/storage/ingest-worker.ts'];
 /** Packages bundled (with their subpaths); every other one is left to Node's `require`. */
-const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm']);
+const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', 'diff-match-patch', 'drizzle-orm', 'better-sqlite3']);
+
+/**
+ * What better-sqlite3's `require('bindings')('better_sqlite3.node')` is in the bundle. The package
+ * `bindings` finds the addon from the file that calls it (read off a stack trace), which in the
+ * bundle is the bundle, not better-sqlite3: here the addon is required from the package's own
+ * build directory, where its install puts it, and otherwise `bindings` looks for it the way it
+ * always did, told the package's directory. Its failed tries (build/, build/Debug/ before
+ * build/Release/) each cost a resolution and a thrown error.
+ */
+const ADDON_SHIM = `
+const path = require('node:path');
+module.exports = function bindings(name) {
+  const built = 'better-sqlite3/build/Release/' + name;
+  try {
+    return require(built);
+  } catch (error) {
+    if (error === null || typeof error !== 'object' || error.code !== 'MODULE_NOT_FOUND') throw error;
+  }
+  return require('bindings')({ bindings: name, module_root: path.dirname(require.resolve('better-sqlite3/package.json')) });
+};
+`;
 
 /** esbuild: a package import is external unless its package is in BUNDLED_PACKAGES. */
 const packagesPlugin = {
   name: 'lineage-packages',
   setup(build) {
+    build.onResolve({ filter: /^bindings$/ }, (args) =>
+      /[\\/]node_modules[\\/]better-sqlite3[\\/]/.test(args.importer) ? { path: 'bindings', namespace: 'lineage-addon' } : undefined);
+    build.onLoad({ filter: /.*/, namespace: 'lineage-addon' }, () => ({ contents: ADDON_SHIM, loader: 'js', resolveDir: build.initialOptions.absWorkingDir }));
     build.onResolve({ filter: /^[^./]/ }, (args) => {
+      if (args.namespace === 'lineage-addon') return { path: args.path, external: true };
       if (args.path.startsWith('@/')) return undefined; // our own modules (tsconfig paths)
       const parts = args.path.split('/');
       const name = args.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];

@@ -27,6 +27,16 @@ describe('what a sync loads', () => {
       const delta = await tracedCli(args, env, path.join(sb.root, 'delta.trace'));
       expect(delta.json).toMatchObject({ ok: true, sequence: 1 });
       expect(loaded(delta.opens)).toEqual([]);
+      // better-sqlite3's JavaScript is in the bundle (bin/cli-bundle.cjs): of its package the
+      // process opens the addon alone, found without \`bindings\` (a sync takes the agent's lock, in
+      // SQLite: lib/sync/agent-lock.ts). The first run may have built the bundle, reading them all.
+      const idle = await tracedCli(args, env, path.join(sb.root, 'idle.trace'));
+      expect(idle.json).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+      for (const run of [delta, idle]) {
+        const files = [...new Set(run.opens.map((o) => o.file))];
+        expect(files.filter((f) => /\/node_modules\/(better-sqlite3\/lib|bindings|file-uri-to-path)\//.test(f))).toEqual([]);
+        expect(files.filter((f) => /\/node_modules\/better-sqlite3\/build\//.test(f))).toEqual([expect.stringMatching(/\/better-sqlite3\/build\/Release\/better_sqlite3\.node$/)]);
+      }
 
       const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
       const scaleOut = await tracedCli(['sync', '-w', sb.workspace, '--database-url', url, '--blob-url', `s3://${bucket}`], {
