@@ -70,6 +70,15 @@ module.exports = function bindings(name) {
 };
 `;
 
+/**
+ * commander's lib/command.js requires node:child_process when it is evaluated, for the executable
+ * subcommands we do not have; with it came node:net, node:dgram and the streams (~2.5 ms of CPU of
+ * every process). In the bundle that require is made on first use of the module: `childProcess.spawn`
+ * loads it. A commander whose line differs is bundled as it is.
+ */
+const COMMANDER_CHILD_PROCESS = "const childProcess = require('node:child_process');";
+const LAZY_CHILD_PROCESS = "const childProcess = new Proxy({}, { get: (_, name) => require('node:child_process')[name] });";
+
 /** esbuild: a package import is external unless its package is in BUNDLED_PACKAGES. */
 const packagesPlugin = {
   name: 'lineage-packages',
@@ -77,6 +86,10 @@ const packagesPlugin = {
     build.onResolve({ filter: /^bindings$/ }, (args) =>
       /[\\/]node_modules[\\/]better-sqlite3[\\/]/.test(args.importer) ? { path: 'bindings', namespace: 'lineage-addon' } : undefined);
     build.onLoad({ filter: /.*/, namespace: 'lineage-addon' }, () => ({ contents: ADDON_SHIM, loader: 'js', resolveDir: build.initialOptions.absWorkingDir }));
+    build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => ({
+      contents: fs.readFileSync(args.path, 'utf8').replace(COMMANDER_CHILD_PROCESS, LAZY_CHILD_PROCESS),
+      loader: 'js',
+    }));
     build.onResolve({ filter: /^[^./]/ }, (args) => {
       if (args.namespace === 'lineage-addon') return { path: args.path, external: true };
       if (args.path.startsWith('@/')) return undefined; // our own modules (tsconfig paths)

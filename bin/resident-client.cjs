@@ -12,7 +12,6 @@
 // tried, and in the end the sync runs in this process. A watch that goes away after it accepted
 // (killed mid-sync) leaves a sync that any sync recovers from (lib/sync/recover.ts): it runs here.
 const fs = require('node:fs');
-const net = require('node:net');
 const os = require('node:os');
 const path = require('node:path');
 
@@ -60,7 +59,9 @@ function askResident(socket, request, io = { stdout: process.stdout, stderr: pro
       conn.destroy();
       resolve(result);
     };
-    const conn = net.createConnection(socket);
+    // node:net (and the streams under it, ~2 ms of CPU) only once there is a socket to ask: a sync
+    // that no watch serves, the usual one, never loads it.
+    const conn = require('node:net').createConnection(socket);
     const timer = setTimeout(() => finish({ declined: 'no answer' }), ANSWER_MS);
     conn.setEncoding('utf8');
     conn.on('connect', () => conn.write(`${JSON.stringify(request)}\n`));

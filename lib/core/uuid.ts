@@ -1,4 +1,4 @@
-import { hash } from 'node:crypto';
+import { nodeCrypto } from './builtin';
 
 declare const uuidBrand: unique symbol;
 /** A lowercase hyphenated UUID string. */
@@ -35,8 +35,8 @@ export function namespaceFromBytes(text: string): Uuid {
 /** RFC 4122 name-based UUID, version 5 (SHA-1). Names are UTF-8. */
 export function uuidV5(namespace: string, name: string): Uuid {
   const text = namespaceText(namespace);
-  if (text !== null) return uuidFromSha1Hex(hash('sha1', text + name, 'hex'));
-  const digest = hash('sha1', Buffer.concat([namespaceBytes(namespace), Buffer.from(name, 'utf8')]), 'buffer');
+  if (text !== null) return uuidFromSha1Hex(nodeCrypto().hash('sha1', text + name, 'hex'));
+  const digest = nodeCrypto().hash('sha1', Buffer.concat([namespaceBytes(namespace), Buffer.from(name, 'utf8')]), 'buffer');
   const bytes = digest.subarray(0, 16);
   bytes[6] = (bytes[6]! & 0x0f) | 0x50;
   bytes[8] = (bytes[8]! & 0x3f) | 0x80;
@@ -52,7 +52,7 @@ export function uuidV4(randomBytes: (n: number) => Uint8Array): Uuid {
 }
 
 export function sha256Hex(data: string | Uint8Array): string {
-  return hash('sha256', typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), 'hex');
+  return nodeCrypto().hash('sha256', typeof data === 'string' ? data : Buffer.from(data.buffer, data.byteOffset, data.byteLength), 'hex');
 }
 
 /** Namespaces repeat for every id minted: parse each once. */

@@ -18,8 +18,8 @@
  *   against one target's base must not land on another's history, even at the same sequence; the
  *   hint names the two ways on. With no mark, the sync goes on as before marks (see below).
  */
-import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { nodeCrypto } from '@/lib/core/builtin';
 import { SyncError } from './errors';
 import { readSmallFile, statePaths, writeFileAtomic } from './state';
 import { readSent } from './synced-marker';
@@ -44,7 +44,7 @@ export function serverIdentity(baseUrl: string, apiKey: string): string {
   } catch {
     // Not a URL a client would reach: kept as given (it holds no credentials a URL could carry).
   }
-  return `${url} key-sha256:${createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
+  return `${url} key-sha256:${nodeCrypto().createHash('sha256').update(apiKey).digest('hex').slice(0, 16)}`;
 }
 
 function markPath(alfHome: string, agentId: string): string {

@@ -3,6 +3,8 @@
  * backend's modules (`pg`, drizzle's node-postgres driver, zod, the AWS SDK; drizzle's own SQL builder reads parts of its pg-core whatever the database); they load only when a
  * database or blob URL is given (lib/sync/targets.ts). Seen under strace: the files the process opens.
  */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
@@ -45,6 +47,52 @@ describe('what a sync loads', () => {
       expect(scaleOut.json).toMatchObject({ ok: true, sequence: 0 });
       const modules = loaded(scaleOut.opens);
       for (const name of ['/node_modules/pg/', '/node_modules/@aws-sdk/', '/node_modules/zod/']) expect(modules.some((f) => f.includes(name)), name).toBe(true);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+
+  // Node's own modules an idle sync has no use for, loaded at start by the modules that use them
+  // (about 6 ms of CPU in all): node:crypto (no hash: nothing changed), node:worker_threads (no
+  // deflate), node:child_process (no compaction to start; commander's require of it, for executable
+  // subcommands, is made lazy in the bundle) and with it node:net, node:dgram. Its output goes to a
+  // file: a pipe's stdout is a net.Socket, which loads node:net whatever the sync does.
+  it('an idle sync loads none of node:crypto, node:worker_threads, node:child_process, node:net', async () => {
+    const sb = await makeSandbox('lineage-sync-builtins-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const preload = path.join(sb.root, 'builtins.cjs');
+      const listFile = path.join(sb.root, 'builtins.txt');
+      await fs.writeFile(preload, `process.on('exit', () => require('node:fs').writeFileSync(${JSON.stringify(listFile)}, process.moduleLoadList.join('\\n')));\n`);
+      const run = async (name: string) => {
+        const out = await fs.open(path.join(sb.root, `${name}.json`), 'w');
+        try {
+          const code = await new Promise<number | null>((resolve, reject) => {
+            const child = spawn(process.execPath, ['-r', preload, path.resolve(__dirname, '../../bin/lineage.cjs'), 'sync', '-w', sb.workspace, '--data', sb.dataDir], {
+              cwd: sb.root, env: { ...process.env, ALF_HOME: sb.alfHome, LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '' }, stdio: ['ignore', out.fd, 'ignore'],
+            });
+            child.on('error', reject);
+            child.on('close', resolve);
+          });
+          expect(code).toBe(0);
+        } finally {
+          await out.close();
+        }
+        const json = JSON.parse((await fs.readFile(path.join(sb.root, `${name}.json`), 'utf8')).trim().split('\n').at(-1)!) as Record<string, unknown>;
+        const builtins = (await fs.readFile(listFile, 'utf8')).split('\n').filter((m) => m.startsWith('NativeModule ')).map((m) => m.slice('NativeModule '.length));
+        return { json, builtins };
+      };
+      const unneeded = ['crypto', 'worker_threads', 'child_process', 'net', 'dgram'];
+      const first = await run('first');
+      expect(first.json).toMatchObject({ ok: true, sequence: 0 });
+      expect(first.builtins).toContain('crypto');
+      // Twice: the first idle run may make the code cache, the second runs from it.
+      for (const name of ['idle-1', 'idle-2']) {
+        const idle = await run(name);
+        expect(idle.json).toMatchObject({ ok: true, sequence: 0, no_changes: true });
+        expect(idle.builtins.filter((m) => unneeded.includes(m)), name).toEqual([]);
+        expect(idle.builtins).toContain('fs/promises');
+      }
     } finally {
       await sb.cleanup();
     }

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '@/lib/core/builtin';
 import { birthIdOfTrimmed, chunkOccurrences } from '@/lib/core/ids';
 import { splitSections, wholeFileSection, type Section } from '@/lib/core/markdown';
 import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
@@ -170,7 +170,7 @@ export const RECORD_STATE_VERSION = `${RECORD_KEY_VERSION}/${FILE_DIGEST_VERSION
  * digest have the same keys.
  */
 export function fileDigest(agentId: string, relPath: string, tier: Tier | null, bytes: Uint8Array): string {
-  return createHash('sha256')
+  return nodeCrypto().createHash('sha256')
     .update(JSON.stringify([FILE_DIGEST_VERSION, RECORD_KEY_VERSION, agentId, relPath, tier]))
     .update('\n')
     .update(bytes)

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import zlib from 'node:zlib';
-import { Worker } from 'node:worker_threads';
+import { nodeBuiltin } from '../builtin';
 
 /**
  * fflate's raw Deflate of small members, started ahead of the archive write in a worker thread.
@@ -136,6 +136,9 @@ interface PoolStream {
 
 let pool: Pool | null | undefined;
 
+/** node:worker_threads (~1.5 ms of CPU to load), once a pool starts: a sync with nothing to deflate starts none. */
+const workerThreads = nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads');
+
 function deflatePool(): Pool | null {
   if (pool !== undefined) return pool;
   pool = null;
@@ -210,7 +213,7 @@ import(workerData.fflate).then(({ deflateSync }) => {
 
 function startPool(fflate: string): Pool {
   // No inherited execArgv: the worker needs plain Node (a loader such as tsx's would start again in it).
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { fflate }, execArgv: [] });
+  const worker = new (workerThreads().Worker)(WORKER_SOURCE, { eval: true, workerData: { fflate }, execArgv: [] });
   const waiting = new Map<number, (out: Uint8Array | null) => void>();
   let next = 0;
   let broken = false;

@@ -23,9 +23,9 @@
  *   there is a digest), the digest (32 bytes, zero when none). Little-endian.
  * The file ends there: any other length is a damaged index.
  */
-import { createHash } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import os from 'node:os';
+import { nodeCrypto } from '@/lib/core/builtin';
 import type { FileStat } from '@/lib/adapters/types';
 import { isRacy, sameStat } from '../stat-cache';
 import { writeFileAtomic } from '../state';
@@ -174,7 +174,7 @@ export async function readIndex(file: string): Promise<ReadIndex | null> {
     return {
       index,
       writtenNs: statTime !== undefined && /^\d{1,30}$/.test(statTime) ? BigInt(statTime) : info.mtimeNs,
-      digest: () => (digest ??= createHash('sha256').update(bytes).digest('hex')),
+      digest: () => (digest ??= nodeCrypto().createHash('sha256').update(bytes).digest('hex')),
     };
   } finally {
     closeSync(fd);
