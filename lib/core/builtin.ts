@@ -1,6 +1,9 @@
 import { createRequire } from 'node:module';
 
-const requireBuiltin = createRequire(import.meta.url);
+/** Node's `process.getBuiltinModule` (20.16+), else a `require` made on first use (making one at load cost ~0.5 ms). */
+function requireBuiltin(id: string): unknown {
+  return process.getBuiltinModule?.(id) ?? createRequire(import.meta.url)(id);
+}
 
 /**
  * One of Node's own modules, loaded on the first call rather than when the importing module is
