@@ -57,6 +57,7 @@ const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', '
  * always did, told the package's directory. Its failed tries (build/, build/Debug/ before
  * build/Release/) each cost a resolution and a thrown error.
  */
+const ADDON_NAMESPACE = 'lineage-addon';
 const ADDON_SHIM = `
 const path = require('node:path');
 module.exports = function bindings(name) {
@@ -84,14 +85,14 @@ const packagesPlugin = {
   name: 'lineage-packages',
   setup(build) {
     build.onResolve({ filter: /^bindings$/ }, (args) =>
-      /[\\/]node_modules[\\/]better-sqlite3[\\/]/.test(args.importer) ? { path: 'bindings', namespace: 'lineage-addon' } : undefined);
-    build.onLoad({ filter: /.*/, namespace: 'lineage-addon' }, () => ({ contents: ADDON_SHIM, loader: 'js', resolveDir: build.initialOptions.absWorkingDir }));
+      /[\\/]node_modules[\\/]better-sqlite3[\\/]/.test(args.importer) ? { path: 'bindings', namespace: ADDON_NAMESPACE } : undefined);
+    build.onLoad({ filter: /.*/, namespace: ADDON_NAMESPACE }, () => ({ contents: ADDON_SHIM, loader: 'js', resolveDir: build.initialOptions.absWorkingDir }));
     build.onLoad({ filter: /[\\/]node_modules[\\/]commander[\\/]lib[\\/]command\.js$/ }, (args) => ({
       contents: fs.readFileSync(args.path, 'utf8').replace(COMMANDER_CHILD_PROCESS, LAZY_CHILD_PROCESS),
       loader: 'js',
     }));
     build.onResolve({ filter: /^[^./]/ }, (args) => {
-      if (args.namespace === 'lineage-addon') return { path: args.path, external: true };
+      if (args.namespace === ADDON_NAMESPACE) return { path: args.path, external: true };
       if (args.path.startsWith('@/')) return undefined; // our own modules (tsconfig paths)
       const parts = args.path.split('/');
       const name = args.path.startsWith('@') ? parts.slice(0, 2).join('/') : parts[0];
@@ -218,7 +219,9 @@ async function buildBundle(root) {
     const before = walkSources(root);
     const inputs = new Set();
     const read = (metafile) => {
-      for (const input of Object.keys(metafile.inputs)) inputs.add(path.relative(root, path.resolve(root, input)).split(path.sep).join('/'));
+      // The shim of `bindings` (ADDON_NAMESPACE) is esbuild's input, not a file of ours: a listed
+      // path that cannot be stat'ed would keep the list from ever being written.
+      for (const input of Object.keys(metafile.inputs)) if (!input.startsWith(`${ADDON_NAMESPACE}:`)) inputs.add(path.relative(root, path.resolve(root, input)).split(path.sep).join('/'));
     };
     // Both CLI entries in one build: every command's (main.cjs) and the sync's alone (sync.cjs, 15%
     // smaller: a `lineage sync` reads, decodes and deserialises less, ~2.5 ms of CPU per process).
