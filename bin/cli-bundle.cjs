@@ -59,15 +59,17 @@ const BUNDLED_PACKAGES = new Set(['commander', 'smol-toml', 'fflate', 'yauzl', '
  */
 const ADDON_NAMESPACE = 'lineage-addon';
 const ADDON_SHIM = `
-const path = require('node:path');
 module.exports = function bindings(name) {
   const built = 'better-sqlite3/build/Release/' + name;
   try {
     return require(built);
   } catch (error) {
-    if (error === null || typeof error !== 'object' || error.code !== 'MODULE_NOT_FOUND') throw error;
+    // Not there (or not a path the package lets us name): bindings' search. An addon that is there
+    // and does not load (built for another Node) fails here as it would there.
+    if (error === null || typeof error !== 'object' || (error.code !== 'MODULE_NOT_FOUND' && error.code !== 'ERR_PACKAGE_PATH_NOT_EXPORTED')) throw error;
   }
-  return require('bindings')({ bindings: name, module_root: path.dirname(require.resolve('better-sqlite3/package.json')) });
+  const bindings = require('bindings');
+  return bindings({ bindings: name, module_root: bindings.getRoot(require.resolve('better-sqlite3')) });
 };
 `;
 

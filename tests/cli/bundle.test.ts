@@ -200,6 +200,37 @@ describe('the bundle\'s stamp once built', () => {
     expect((await runIn(root, [path.join(root, 'bin', 'lineage.cjs'), 'sync'], { LINEAGE_RESIDENT: '0' })).json).toEqual({ a: 'b', sync: true, one: 1 });
     expect((await runIn(root, [path.join(root, 'bin', 'lineage.cjs'), 'validate'], {})).json).toEqual({ a: 'b', b: 'c', stamp: now });
   }, 60_000);
+
+  it("finds better-sqlite3's addon where `bindings` would when it is not in build/Release/", async () => {
+    const root = path.join(tmp, 'addon-elsewhere');
+    const write = (rel: string, text: string) => {
+      fs.mkdirSync(path.dirname(path.join(root, rel)), { recursive: true });
+      fs.writeFileSync(path.join(root, rel), text);
+    };
+    write('lib/cli/main.ts', "console.log(JSON.stringify({ main: true }));\n");
+    write('lib/cli/sync-main.ts', "import Database from 'better-sqlite3';\nconsole.log(JSON.stringify({ one: (new Database(':memory:').prepare('SELECT 1 AS x').get() as { x: number }).x }));\n");
+    write('lib/storage/ingest-worker.ts', 'export {};\n');
+    write('db/schema.ts', 'export {};\n');
+    for (const rel of ['tsconfig.json', 'package.json']) write(rel, '{}\n');
+    for (const name of ['lineage.cjs', 'cli-bundle.cjs', 'cli-cache.cjs', 'resident-client.cjs']) write(`bin/${name}`, fs.readFileSync(path.join(ROOT, 'bin', name), 'utf8'));
+    // This package's node_modules but for better-sqlite3, whose copy has its addon in build/Debug/.
+    const modules = path.join(root, 'node_modules');
+    fs.mkdirSync(modules);
+    for (const name of fs.readdirSync(path.join(ROOT, 'node_modules'))) {
+      if (name !== 'better-sqlite3') fs.symlinkSync(path.join(ROOT, 'node_modules', name), path.join(modules, name));
+    }
+    const real = path.join(ROOT, 'node_modules', 'better-sqlite3');
+    const copy = path.join(modules, 'better-sqlite3');
+    fs.cpSync(path.join(real, 'lib'), path.join(copy, 'lib'), { recursive: true });
+    fs.copyFileSync(path.join(real, 'package.json'), path.join(copy, 'package.json'));
+    fs.mkdirSync(path.join(copy, 'build', 'Debug'), { recursive: true });
+    fs.copyFileSync(path.join(real, 'build', 'Release', 'better_sqlite3.node'), path.join(copy, 'build', 'Debug', 'better_sqlite3.node'));
+    const ran = await runIn(root, [path.join(root, 'bin', 'lineage.cjs'), 'sync'], { LINEAGE_RESIDENT: '0' });
+    expect(ran.stderr).toBe('');
+    expect(ran.json).toEqual({ one: 1 });
+    // Run from the bundle, not from the sources (which a failed build falls back to).
+    expect(fs.readdirSync(path.join(root, '.cli')).some((name) => fs.existsSync(path.join(root, '.cli', name, 'sync.cjs')))).toBe(true);
+  }, 60_000);
 });
 
 describe('the lineage bin with and without its code cache', () => {
