@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
 import { freshBucket, freshDatabase, s3Env } from '@/tests/engines/use-engines';
 import { tracedCli } from './traced-cli';
@@ -15,7 +15,17 @@ const SCALE_OUT_MODULES = /\/node_modules\/(pg|pg-pool|pg-protocol|@aws-sdk|@smi
 
 const loaded = (opens: { file: string }[]) => [...new Set(opens.map((o) => o.file).filter((f) => SCALE_OUT_MODULES.test(f)))];
 
+type Bundler = { sourceStamp(root: string): string; bundleEntry(root: string, stamp?: string): string | null; buildBundle(root: string): Promise<string> };
+
 describe('what a sync loads', () => {
+  // The bundle built first if the sources are newer than it: a traced sync that built it would list
+  // every file esbuild read for it (drizzle's node-postgres driver among them) as opened.
+  beforeAll(async () => {
+    const root = path.resolve(__dirname, '../..');
+    const { sourceStamp, bundleEntry, buildBundle } = (await import(path.join(root, 'bin', 'cli-bundle.cjs'))) as Bundler;
+    if (bundleEntry(root, sourceStamp(root)) === null) await buildBundle(root);
+  }, 120_000);
+
   it('embedded: a first sync and a delta open no file of pg, zod or the AWS SDK; with scale-out settings they do', async () => {
     const sb = await makeSandbox('lineage-sync-modules-');
     try {
