@@ -45,6 +45,42 @@ describe("the store's export of a changed file", () => {
     }
   });
 
+  it("a table with carried rows counts its lines' bytes as its rows' lines are (the index's linesBytes, the log's live bytes)", async () => {
+    const sb = await makeSandbox('lineage-keyed-bytes-');
+    try {
+      const clock = steppingClock();
+      const opts = { runtime: 'openclaw' as const, workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome: sb.alfHome, clock };
+      await sb.write('memory/semantic/infra.md', facts());
+      await sb.write('memory/semantic/other.md', facts(3));
+      const { agent } = await syncWorkspace(opts);
+      // Each sync edits one section (a longer body each time): its row and line are new, the other 39 carried.
+      const bodies = Array.from({ length: 40 }, (_, i) => `body ${i}`);
+      for (const [n, edit] of [12, 30, 12, 7].entries()) {
+        bodies[edit] = `edited ${'x'.repeat(n * 7)}`;
+        await sb.write('memory/semantic/infra.md', `# infra\n#tags: memory\n\n${bodies.map((body, i) => `## fact ${i}\n${body}\n`).join('\n')}`);
+        expect((await syncWorkspace(opts)).changes).toMatchObject({ updates: 1 });
+        const opening = await openForSync(sb.alfHome, agent.alf_agent_id);
+        if (opening.kind !== 'store') throw new Error('expected the store to be the base');
+        try {
+          const { store } = opening;
+          let live = 0;
+          for (const file of store.index.files) {
+            live += file.raw.len + (file.table?.len ?? 0) + file.linesBytes;
+            if (!file.table) continue;
+            const rows = store.table(file.rel);
+            expect(file.linesBytes, file.rel).toBe(rows.reduce((n, row) => n + row.line.len, 0));
+            for (const row of rows) expect(store.log.read(row.line).toString('utf8')).toMatch(/^\{"id":/);
+          }
+          expect(store.index.liveBytes).toBe(live);
+        } finally {
+          opening.store.log.close();
+        }
+      }
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
   it('carries over the sections whose rows did not pair early (edited once: P2 kept their ids) when no other section has their content', async () => {
     const sb = await makeSandbox('lineage-keyed-alone-');
     try {

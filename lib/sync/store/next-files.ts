@@ -42,6 +42,6 @@ export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; st
     // In the file's section order: a carried section's row (its index in the table), else the next of `rows`.
     const entries: (NextRow | number)[] = new Array(carried.rows.length);
     for (let i = 0, j = 0; i < entries.length; i++) entries[i] = carried.rows[i]! >= 0 ? carried.rows[i]! : rows[j++]!;
-    return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw, rows: entries, carriedFrom: carried.view };
+    return { rel: file.rel, stat, digest: stat.digest, kind: stable ? 's' : 'u', raw, rows: entries, carriedFrom: carried.view, carriedLinesBytes: prior!.linesBytes };
   });
 }

@@ -38,6 +38,8 @@ export interface NextFile {
   raw: Source;
   rows: readonly (NextRow | number)[] | null;
   carriedFrom?: TableView;
+  /** The bytes of the lines of every row of `carriedFrom` (its file's `linesBytes` in the current index). */
+  carriedLinesBytes?: number;
   table?: { ref: Ref; linesBytes: number };
 }
 
@@ -155,8 +157,8 @@ function lay(next: NextState, appender: LogAppender, old: Buffer | null): { appe
     let linesBytes = 0;
     if (file.table && !old) {
       ({ ref: table, linesBytes } = file.table);
-    } else if (file.rows && file.carriedFrom && !old) {
-      ({ table, linesBytes } = carriedTable(file.rows, file.carriedFrom, appender));
+    } else if (file.rows && file.carriedFrom && file.carriedLinesBytes !== undefined && !old) {
+      ({ table, linesBytes } = carriedTable(file.rows, file.carriedFrom, file.carriedLinesBytes, appender));
     } else if (file.rows || file.table) {
       // A kept table copied into a new generation: its rows, lines copied with them.
       const given = file.rows ? file.rows.map((row) => (typeof row === 'number' ? file.carriedFrom!.row(row) : row))
@@ -174,13 +176,16 @@ function lay(next: NextState, appender: LogAppender, old: Buffer | null): { appe
 /**
  * A table whose carried rows (numbers: rows of `from`, the file's table in the current log) are
  * their bytes as they are there — their lines stay where they are — and whose other rows are
- * placed and encoded as usual; the runs of each kind in the file's order.
+ * placed and encoded as usual; the runs of each kind in the file's order. Its lines' bytes: those
+ * of `from`'s rows (`fromLinesBytes`) less those of the rows not carried (a few: a changed file's
+ * changed sections), plus those placed — not the carried rows' lengths read one by one.
  */
-function carriedTable(rows: readonly (NextRow | number)[], from: TableView, appender: LogAppender): { table: Ref; linesBytes: number } {
+function carriedTable(rows: readonly (NextRow | number)[], from: TableView, fromLinesBytes: number, appender: LogAppender): { table: Ref; linesBytes: number } {
   const given = rows.filter((row): row is NextRow => typeof row !== 'number');
   const placed = placeLines(given, appender, null, (source) => source as Uint8Array);
+  const carried = new Uint8Array(from.length);
   let text = '';
-  let linesBytes = 0;
+  let linesBytes = fromLinesBytes;
   let next = 0;
   for (let i = 0; i < rows.length; ) {
     const row = rows[i]!;
@@ -189,7 +194,7 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, appe
       let end = i + 1;
       while (end < rows.length && rows[end] === (rows[end - 1] as number) + 1) end++;
       text += from.slice(row, row + (end - i));
-      for (let k = row; k < row + (end - i); k++) linesBytes += from.lineLen(k);
+      carried.fill(1, row, row + (end - i));
       i = end;
     } else {
       let end = i + 1;
@@ -201,6 +206,7 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, appe
       i = end;
     }
   }
+  for (let k = 0; k < carried.length; k++) if (carried[k] === 0) linesBytes -= from.lineLen(k);
   return { table: appender.append(Buffer.from(text, 'utf8')), linesBytes };
 }
 
