@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sectionsAgain, splitSections, splitSectionsAt, wholeFileSection, type Section } from './markdown';
+import { splitSections, wholeFileSection, type Section } from './markdown';
 import { prng } from './prng';
 import { rustLines, rustTrim } from './rust-str';
 
@@ -26,79 +26,6 @@ function referenceSplit(text: string): Section[] {
   push();
   return sections;
 }
-
-/** A random markdown text: lines of headings, fences, blank and `#` lines and prose, with odd pieces inside. */
-function randomMarkdown(rand: () => number, lines: number): string {
-  const starts = ['## ', '## ', '## ', '```', '# ', '', ' ', '##', '### ', 'x ', '## \t'];
-  const pieces = ['a', 'word', ' ', '#', '## ', '```', '\t', 'é', '\u00a0', '\r', '\r\n', '\n', 'b', 'c'];
-  let text = '';
-  for (let l = 0; l < lines; l++) {
-    text += starts[Math.floor(rand() * starts.length)];
-    for (let k = Math.floor(rand() * 4); k > 0; k--) text += pieces[Math.floor(rand() * pieces.length)];
-    text += rand() < 0.1 ? '\r\n' : '\n';
-  }
-  return rand() < 0.2 ? text.slice(0, -1) : text;
-}
-
-/** `text` with one random edit: a span replaced, lines inserted, deleted, moved or repeated. */
-function randomEdit(rand: () => number, text: string): string {
-  const at = (n: number) => Math.floor(rand() * (n + 1));
-  const lines = text.split('\n');
-  const a = at(lines.length);
-  const b = Math.min(lines.length, a + at(4));
-  switch (Math.floor(rand() * 6)) {
-    case 0: {
-      const from = at(text.length);
-      const to = Math.min(text.length, from + at(12));
-      return text.slice(0, from) + randomMarkdown(rand, at(2)).slice(0, at(10)) + text.slice(to);
-    }
-    case 1:
-      return [...lines.slice(0, a), ...randomMarkdown(rand, 1 + at(3)).split('\n'), ...lines.slice(a)].join('\n');
-    case 2:
-      return [...lines.slice(0, a), ...lines.slice(b)].join('\n');
-    case 3: {
-      const moved = lines.slice(a, b);
-      const rest = [...lines.slice(0, a), ...lines.slice(b)];
-      const to = at(rest.length);
-      return [...rest.slice(0, to), ...moved, ...rest.slice(to)].join('\n');
-    }
-    case 4:
-      return [...lines.slice(0, b), ...lines.slice(a, b), ...lines.slice(b)].join('\n');
-    default: {
-      // A line changed in place (a section's text edited, its lines kept).
-      const k = Math.min(a, lines.length - 1);
-      lines[k] = `${lines[k]}${['x', '```', ' ', '## y'][Math.floor(rand() * 4)]}`;
-      return lines.join('\n');
-    }
-  }
-}
-
-describe('sectionsAgain', () => {
-  it('gives splitSections of the earlier version over random texts and edits (fences, headings, CRLF, dropped sections)', () => {
-    for (let n = 0; n < 6000; n++) {
-      const rand = prng(9100 + n);
-      const before = randomMarkdown(rand, Math.floor(rand() * 30));
-      let now = before;
-      for (let e = 1 + Math.floor(rand() * 3); e > 0; e--) now = randomEdit(rand, now);
-      for (const [older, newer] of [[before, now], [now, before]] as const) {
-        const { sections, starts } = splitSectionsAt(newer);
-        expect(sections).toEqual(splitSections(newer));
-        expect(sectionsAgain(older, newer, sections, starts), JSON.stringify([older, newer])).toEqual(splitSections(older));
-      }
-    }
-  });
-
-  it('takes over the sections of a large text edited in one place as the same objects, the rest walked again', () => {
-    const body = (i: number, edited = false) => `## Section ${i}\nline one of ${i}${edited ? ' (edited)' : ''}\nline two\n\n`;
-    const before = Array.from({ length: 100 }, (_, i) => body(i)).join('');
-    const now = Array.from({ length: 100 }, (_, i) => body(i, i === 40)).join('');
-    const { sections, starts } = splitSectionsAt(now);
-    const again = sectionsAgain(before, now, sections, starts);
-    expect(again).toEqual(splitSections(before));
-    const same = again.filter((section, i) => section === sections[i]).length;
-    expect(same).toBe(99);
-  });
-});
 
 describe('splitSections', () => {
   it('chunks random texts exactly as the line-by-line reference (\\r\\n, lone \\r, fences, blank and # lines)', () => {

@@ -1,6 +1,6 @@
 import { nodeCrypto } from '@/lib/core/builtin';
 import { birthIdOfTrimmed, chunkOccurrences } from '@/lib/core/ids';
-import { sectionsAgain, splitSections, splitSectionsAt, wholeFileSection, type Section } from '@/lib/core/markdown';
+import { splitSections, wholeFileSection, type Section } from '@/lib/core/markdown';
 import type { MemoryRecord, RecordTemporal } from '@/lib/core/record';
 import { sha256Hex } from '@/lib/core/uuid';
 import type { RecordSlot } from '../types';
@@ -68,13 +68,12 @@ export interface KeyedFile {
  * `textAgain` gives the file's text again if a known record is built after all.
  */
 export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => string = () => file.text, previous?: PreviousKeying): KeyedFile {
-  // With a previous keying, where each section starts too: the previous version is chunked from them.
-  const { sections, starts } = previous !== undefined && file.handler.chunking === 'split' ? splitSectionsAt(file.text) : { sections: chunk(file), starts: null };
+  const sections = chunk(file);
   const occurrences = chunkOccurrences(sections.map((s) => s.content));
   const fileTags = file.tier === null ? null : lineTwoTags(file.text);
   const fileKey = fileKeyOf(agentId, file, fileTags);
   const keyOf = (i: number) => sectionKey(fileKey, sections[i]!, occurrences[i]!.occurrence);
-  const reused = previous === undefined ? null : reusedKeys({ agentId, file, fileKey, sections, starts, occurrences, previous, keyOf });
+  const reused = previous === undefined ? null : reusedKeys({ agentId, file, fileKey, sections, occurrences, previous, keyOf });
   // A key taken over is read from the previous keying when asked for (a carried section's never is).
   const given = reused?.keys ?? sections.map((_, i) => keyOf(i));
   // Only the previous keys are kept (not the previous text, which the sync no longer needs).
@@ -125,21 +124,15 @@ function fileKeyOf(agentId: string, file: MarkdownFile, fileTags: string[] | nul
     handler.status, handler.dated ? fileNameDate(file.relPath) : null, file.tier, fileTags]));
 }
 
-/**
- * The keys of the previous keying's unchanged sections taken over (section-keys.ts); null: its file
- * key was another. The previous version's sections are its chunking: of a split file, walked again
- * only around what differs from the current version (markdown.ts `sectionsAgain`, given where the
- * current sections start), the others the current version's own.
- */
+/** The keys of the previous keying's unchanged sections taken over (section-keys.ts); null: its file key was another. */
 function reusedKeys(args: {
-  agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; starts: number[] | null; occurrences: { trimmed: string; occurrence: number }[];
+  agentId: string; file: MarkdownFile; fileKey: string; sections: Section[]; occurrences: { trimmed: string; occurrence: number }[];
   previous: PreviousKeying; keyOf: (i: number) => string;
 }): { keys: (string | undefined)[]; computed: number; taken: Int32Array; alone: (i: number) => boolean } | null {
   const before = { ...args.file, text: args.previous.text };
   // The line-2 tags are in the file key: when they changed, no key is the same.
   if (fileKeyOf(args.agentId, before, args.file.tier === null ? null : lineTwoTags(before.text)) !== args.fileKey) return null;
-  const sections = args.starts === null ? chunk(before) : sectionsAgain(before.text, args.file.text, args.sections, args.starts);
-  return reusedSectionKeys({ sections: args.sections, occurrences: args.occurrences, previous: { sections, keys: args.previous.keys }, keyOf: args.keyOf });
+  return reusedSectionKeys({ sections: args.sections, occurrences: args.occurrences, previous: { sections: chunk(before), keys: args.previous.keys }, keyOf: args.keyOf });
 }
 
 /**
