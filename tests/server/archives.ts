@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { writeDelta, writeSnapshot } from '@/lib/core/archive';
+import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { MemoryRecord } from '@/lib/core/record';
 
 /** A valid memory record of `agentId`; `n` makes id and content unique. */
@@ -17,6 +18,30 @@ export function record(agentId: string, n: number, content = `fact number ${n}`)
   } as MemoryRecord;
 }
 
+/**
+ * Layer documents the reference reader reads (its typed structs, CONTRACT §3.1): an identity, one
+ * human principal with its profile, and `credentials` ciphertext-only credentials; each with an
+ * unknown key (`name`), which it keeps.
+ */
+function layerDocs(agentId: string, credentials: number): AlfSnapshot['layers'] {
+  const at = '2026-05-01T00:00:00Z';
+  const principal = randomUUID();
+  return {
+    identity: { id: randomUUID(), agent_id: agentId, version: 1, updated_at: at, name: 'test agent' },
+    principals: { principals: [{ id: principal, principal_type: 'human', profile: { id: randomUUID(), agent_id: agentId, principal_id: principal, version: 1, updated_at: at }, name: 'p' }] },
+    ...(credentials > 0
+      ? {
+        credentials: {
+          credentials: Array.from({ length: credentials }, (_, i) => ({
+            id: randomUUID(), agent_id: agentId, service: `service-${i}`, credential_type: 'api_key', encrypted_payload: 'eA==',
+            encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==' }, created_at: at, name: `c${i}`,
+          })),
+        },
+      }
+      : {}),
+  };
+}
+
 /** A `.alf` made by the real writer; `rawBytes` adds an incompressible raw file of that size. */
 export async function snapshotBytes(agentId: string, options: { records?: number; rawBytes?: number; credentials?: number } = {}): Promise<Uint8Array> {
   const records = Array.from({ length: options.records ?? 3 }, (_, i) => record(agentId, i + 1));
@@ -31,13 +56,7 @@ export async function snapshotBytes(agentId: string, options: { records?: number
       layers: {},
     },
     records,
-    layers: {
-      identity: { name: 'test agent' },
-      principals: { principals: [{ id: randomUUID(), name: 'p' }] },
-      ...(credentials > 0
-        ? { credentials: { credentials: Array.from({ length: credentials }, (_, i) => ({ id: `c${i}`, ciphertext: 'x' })) } }
-        : {}),
-    },
+    layers: layerDocs(agentId, credentials),
     raw,
     extra: new Map(),
   });
