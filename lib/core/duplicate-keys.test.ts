@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { prng } from './prng';
 import {
-  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, MANIFEST_LEVEL, mayDuplicateKey, RECORD_LEVEL,
+  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, duplicatedKeyIn, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, mayDuplicateKey, RECORD_LEVEL,
   type DuplicateKey, type KeyLevel,
 } from './duplicate-keys';
 
@@ -117,7 +117,8 @@ function referenceDuplicate(tree: Tree, at: KeyLevel | null, path: string): Dupl
   return null;
 }
 
-const KNOWN_NAMES = [...new Set([RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL].flatMap(function names(l: KeyLevel): string[] {
+const ROOTS = [RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL, ...Object.values(LAYER_LEVELS)];
+const KNOWN_NAMES = [...new Set(ROOTS.flatMap(function names(l: KeyLevel): string[] {
   return [...l.keys, ...Object.values(l.objects ?? {}).flatMap(names), ...Object.values(l.items ?? {}).flatMap(names)];
 }))];
 
@@ -168,7 +169,7 @@ describe('duplicate keys', () => {
     let duplicates = 0;
     let suspected = 0;
     for (let n = 0; n < 2000; n++) {
-      const root = [RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL][n % 4]!;
+      const root = ROOTS[n % ROOTS.length]!;
       // Some texts with no escape at all, so the pre-filter's counting decides.
       const text = randomJson(random, root, 4);
       const plain = n % 2 === 0 ? text.replace(/\\u([0-9a-fA-F]{4})/g, (_, hex: string) => {
@@ -201,6 +202,13 @@ describe('duplicate keys', () => {
     expect(find('{"content":"a","content" :"b"}')).toEqual({ key: 'content', at: '' });
     expect(find('{"operation":"create","operation":"delete"}', DELTA_LINE_LEVEL)).toEqual({ key: 'operation', at: '' });
     expect(find('{"layers":{"memory":{"partitions":[{"file":"a"},{"file":"b","file":"c"}]}}}', MANIFEST_LEVEL)).toEqual({ key: 'file', at: 'layers.memory.partitions[1]' });
+    // The layer documents' structs; their maps (`scores`, `custom_blocks`) and Values (`raw_source`) take the last.
+    expect(find('{"principals":[{"profile":{"version":1,"v\\u0065rsion":2}}]}', LAYER_LEVELS.principals)).toEqual({ key: 'version', at: 'principals[0].profile' });
+    expect(find('{"structured":{"sub_agents":[{"capabilities":[{"name":"a","name":"b"}]}]}}', LAYER_LEVELS.identity)).toEqual({ key: 'name', at: 'structured.sub_agents[0].capabilities[0]' });
+    expect(find('{"credentials":[{"encryption":{"kdf_params":{"time_cost":1,"time_cost":2}}}]}', LAYER_LEVELS.credentials)).toEqual({ key: 'time_cost', at: 'credentials[0].encryption.kdf_params' });
+    for (const text of ['{"structured":{"psychology":{"personality_traits":{"scores":{"a":1,"a":2}}}},"prose":{"custom_blocks":{"x":"1","x":"2"}},"raw_source":{"id":1,"id":2}}']) {
+      expect(find(text, LAYER_LEVELS.identity), text).toBeNull();
+    }
     // Taken: an unknown key twice, a Value's key twice, a key's name in values, one key in two objects.
     for (const text of ['{"x":1,"x":2}', '{"raw_source_format":{"id":1,"id":2}}', '{"operation":"a","operation":"b"}', '{"content":"\\"content\\":1","tags":["content","content"]}',
       '{"id":"a","related_records":[{"id":"b"}],"source":{"origin":"o"},"raw_source_format":{"origin":"p"}}', '{"x":[{"id":1,"id":2}],"id":3}']) {

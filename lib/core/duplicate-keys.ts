@@ -71,6 +71,54 @@ export const DELTA_MANIFEST_LEVEL: KeyLevel = level(['alf_version', 'created_at'
   }),
 });
 
+/**
+ * The layer documents: `Identity`, `PrincipalsDocument`, `CredentialsDocument` (alf-core identity.rs,
+ * principals.rs, credentials.rs) and `AttachmentsIndex` (manifest.rs) with their structs. Maps
+ * (`neural_matrix`, `scores`, `custom_blocks`) and Values (`raw_source`, `aieos_extensions`,
+ * `relationships`' items, `custom_fields`) take the last of two equal keys: no level.
+ */
+const CAPABILITY = level(['name', 'description', 'priority', 'portability', 'host_requirements', 'credential_ids']);
+export const IDENTITY_LEVEL: KeyLevel = level(['id', 'agent_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
+  structured: level(['names', 'role', 'goals', 'psychology', 'linguistics', 'capabilities', 'sub_agents', 'aieos_extensions'], {
+    names: level(['primary', 'nickname', 'full']),
+    psychology: level(['neural_matrix', 'personality_traits', 'moral_alignment', 'mbti'], { personality_traits: level(['framework', 'scores']) }),
+    linguistics: level(['formality_level', 'verbosity', 'humor_level', 'slang_usage', 'preferred_language', 'idiolect'], {
+      idiolect: level(['catchphrases', 'verbal_tics', 'avoided_words']),
+    }),
+  }, {
+    capabilities: CAPABILITY,
+    sub_agents: level(['agent_id', 'name', 'capabilities', 'status', 'description', 'model_hints', 'routing_hints', 'last_invoked_at', 'performance_notes'],
+      { model_hints: level(['primary_model', 'last_model']) }, { capabilities: CAPABILITY }),
+  }),
+  prose: level(['soul', 'operating_instructions', 'identity_profile', 'custom_blocks']),
+});
+export const PRINCIPALS_LEVEL: KeyLevel = level(['principals'], undefined, {
+  principals: level(['id', 'principal_type', 'agent_id', 'profile'], {
+    profile: level(['id', 'agent_id', 'principal_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
+      structured: level(['name', 'principal_type', 'timezone', 'locale', 'communication_preferences', 'work_context', 'relationships', 'custom_fields'], {
+        communication_preferences: level(['tone', 'response_length', 'formatting']),
+        work_context: level(['role', 'company', 'projects']),
+      }),
+      prose: level(['user_profile']),
+    }),
+  }),
+});
+export const CREDENTIALS_LEVEL: KeyLevel = level(['credentials'], undefined, {
+  credentials: level(['id', 'agent_id', 'service', 'credential_type', 'encrypted_payload', 'encryption', 'created_at', 'label', 'capabilities_granted',
+    'updated_at', 'last_rotated_at', 'expires_at', 'tags'], {
+    encryption: level(['algorithm', 'nonce', 'kdf', 'kdf_params'], { kdf_params: level(['memory_cost', 'time_cost', 'parallelism']) }),
+  }),
+});
+export const ATTACHMENTS_LEVEL: KeyLevel = level(['artifact_size_threshold', 'attachments'], undefined, {
+  attachments: level(['id', 'filename', 'media_type', 'size_bytes', 'hash', 'source_path', 'archive_path', 'remote_ref', 'referenced_by'], {
+    hash: level(['algorithm', 'value']),
+  }),
+});
+/** Each layer document's level, by layer (`identity.json` … `attachments.json`). */
+export const LAYER_LEVELS: Readonly<Record<'identity' | 'principals' | 'credentials' | 'attachments', KeyLevel>> = {
+  identity: IDENTITY_LEVEL, principals: PRINCIPALS_LEVEL, credentials: CREDENTIALS_LEVEL, attachments: ATTACHMENTS_LEVEL,
+};
+
 /** A known key that comes twice in one object: the key (unescaped) and where (`source`, `entities[1]`; '' at the top). */
 export interface DuplicateKey {
   key: string;

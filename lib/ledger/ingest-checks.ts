@@ -11,12 +11,15 @@
  * archive). Each check throws
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
-import type { AlfDelta, AlfSnapshot, ReadHooks } from '@/lib/core/archive/types';
+import { LAYER_FILES, type AlfDelta, type AlfSnapshot, type LayerName, type ReadHooks } from '@/lib/core/archive/types';
 import {
-  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
+  DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
 } from '@/lib/core/duplicate-keys';
-import { echoInput } from '@/lib/core/echo';
-import type { JsonValue } from '@/lib/core/json';
+import type { JsonObject, JsonValue } from '@/lib/core/json';
+import { asMemoryRecord, RecordShapeError } from '@/lib/core/record';
+import {
+  isKind, isKnownRfc3339, isObject, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, type JsonFields, type Kind,
+} from '@/lib/core/typed-fields';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
 import { LedgerError } from './errors';
@@ -26,9 +29,9 @@ export const MAX_JSON_DEPTH = 64;
 /** Longest path segment, in UTF-8 bytes (NAME_MAX of ext4, APFS, NTFS). */
 export const MAX_SEGMENT_BYTES = 255;
 
+export { isRfc3339 } from '@/lib/core/typed-fields';
+
 const TEMPORAL_FIELDS = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at'] as const;
-/** RFC 3339 date-time: a four-digit year (0000–9999), a time and a zone. */
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 
 function refuse(message: string): never {
   throw new LedgerError('bad_archive', `refused: ${message}`);
@@ -55,30 +58,6 @@ export function jsonDepthExceeds(value: unknown, max = MAX_JSON_DEPTH, depth = 1
 
 function checkDepth(value: unknown, where: string): void {
   if (jsonDepthExceeds(value)) refuse(`${where} is JSON nested deeper than ${MAX_JSON_DEPTH} levels`);
-}
-
-/** A valid RFC 3339 time with a year 0000–9999 and real month, day and clock values. */
-export function isRfc3339(text: string): boolean {
-  const m = RFC3339.exec(text);
-  if (!m) return false;
-  const [month, day, hour, minute, second] = [m[2], m[3], m[4], m[5], m[6]].map(Number) as [number, number, number, number, number];
-  const zone = m[8]!;
-  if (zone.length === 6 && (Number(zone.slice(1, 3)) > 23 || Number(zone.slice(4)) > 59)) return false;
-  const daysInMonth = new Date(Date.UTC(2000 + (Number(m[1]) % 400), month, 0)).getUTCDate();
-  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 60;
-}
-
-/**
- * Times already found valid: a store's records share a handful of timestamps (a file's mtime, the
- * sync's time), and a 50,000-record snapshot checked each of its ~150,000 anew. Bounded.
- */
-const validTimes = new Set<string>();
-function isKnownRfc3339(text: string): boolean {
-  if (validTimes.has(text)) return true;
-  if (!isRfc3339(text)) return false;
-  if (validTimes.size >= 4096) validTimes.clear();
-  validTimes.add(text);
-  return true;
 }
 
 const NUL = '\u0000';
@@ -175,14 +154,19 @@ const duplicateProblem = (duplicate: DuplicateKey): string =>
   `${describeDuplicate(duplicate)}; the reference reader refuses a field given twice (JSON readers disagree on which one counts)`;
 
 /**
- * The duplicated known keys of an archive's manifest and record lines (`lib/core/duplicate-keys.ts`),
- * found as a reader reads them: `hooks` go to `readSnapshot`/`scanSnapshot`/`readDelta`, and the
- * checks below ask what was found (a record by its index among those read). Only what was found
- * is kept. An archive written in this process (a local sync's) is not re-read and needs none.
+ * What a read of an archive found that `JSON.parse`'s value no longer shows, or that the reader
+ * skips: the duplicated known keys of its manifest, record lines and layer documents
+ * (`lib/core/duplicate-keys.ts`), and the first `memory/delta.jsonl` line the reader skips (its
+ * `operation` unknown) that the reference reader still refuses (`skippedLineProblem`). `hooks` go to
+ * `readSnapshot`/`scanSnapshot`/`readDelta`, and the checks below ask what was found (a record by
+ * its index among those read). Only what was found is kept. An archive written in this process (a
+ * local sync's) is not re-read and needs none.
  */
 export class ArchiveKeys {
   private readonly lines = new Map<number, DuplicateKey>();
   private manifestDuplicate: DuplicateKey | null = null;
+  private readonly layers = new Map<LayerName, DuplicateKey>();
+  private skipped: string | null = null;
   readonly hooks: Required<ReadHooks>;
 
   constructor(readonly kind: 'snapshot' | 'delta') {
@@ -194,6 +178,15 @@ export class ArchiveKeys {
       line: (text, value, index) => {
         const found = duplicatedKnownKey(text, value, lineLevel);
         if (found !== null) this.lines.set(index, found);
+      },
+      layer: (layer, text, value) => {
+        const found = duplicatedKnownKey(text, value, LAYER_LEVELS[layer]);
+        if (found !== null) this.layers.set(layer, found);
+      },
+      skipped: (file, text, value, line) => {
+        if (this.skipped !== null) return;
+        const problem = skippedLineProblem(text, value);
+        if (problem !== null) this.skipped = `${file} line ${line}: ${problem}`;
       },
     };
   }
@@ -207,6 +200,48 @@ export class ArchiveKeys {
   checkManifest(file: string): void {
     if (this.manifestDuplicate !== null) refuse(`${file}: ${duplicateProblem(this.manifestDuplicate)}`);
   }
+
+  /** Refuses a layer document that held a known key twice. */
+  checkLayer(layer: LayerName): void {
+    const found = this.layers.get(layer);
+    if (found !== undefined) refuse(`${LAYER_FILES[layer]}: ${duplicateProblem(found)}`);
+  }
+
+  /** Refuses a delta whose skipped line the reference reader refuses. */
+  checkSkipped(): void {
+    if (this.skipped !== null) refuse(this.skipped);
+  }
+}
+
+/**
+ * Why the reference reader refuses a `memory/delta.jsonl` line ours skips, or null. Its
+ * `DeltaMemoryEntry` reads every line whole — `operation` (a forward-compatible enum: any string,
+ * required) and the record flattened into it — before an unknown operation is ignored (CONTRACT
+ * §3.2, §5 apply_delta), so such a line must still be a record it reads: the readers' required
+ * fields, no known key twice, the reference's UUID and times, `wrongTypedField`. Not our own rules
+ * (NUL, depth, our UUID form): the line is never indexed. Never throws.
+ */
+export function skippedLineProblem(text: string, value: JsonFields): string | null {
+  const { operation, ...record } = value;
+  if (operation === undefined) return 'operation is missing (the reference reader refuses a line without one)';
+  if (typeof operation !== 'string') return `operation ${shownValue(operation)} is not a string`;
+  const skipped = (problem: string) => `${problem} (operation ${shownValue(operation)} is unknown and the line skipped, but the reference reader reads it whole)`;
+  try {
+    asMemoryRecord(record, 'record');
+  } catch (err) {
+    if (err instanceof RecordShapeError) return skipped(err.message);
+    throw err;
+  }
+  const duplicate = duplicatedKnownKey(text, value, DELTA_LINE_LEVEL);
+  if (duplicate !== null) return skipped(duplicateProblem(duplicate));
+  if (!REFERENCE_UUID.test(record.id as string)) return skipped(`record id ${shownValue(record.id!)} is not a UUID`);
+  const temporal = record.temporal as JsonFields;
+  for (const field of TEMPORAL_FIELDS) {
+    const time = temporal[field];
+    if (time !== undefined && time !== null && !isKind(time, 'time')) return skipped(`temporal.${field} ${shownValue(time)} is not ${WHAT.time}`);
+  }
+  const wrong = wrongTypedField(record);
+  return wrong === null ? null : skipped(wrong);
 }
 
 /** The duplicated known key of a record line read as a snapshot's, if any (for a check made where the line is at hand). */
@@ -214,40 +249,10 @@ export function duplicatedRecordKey(line: string, record: AlfSnapshot['records']
   return duplicatedKnownKey(line, record, RECORD_LEVEL) ?? undefined;
 }
 
-/** A value as an error message repeats it: its JSON, cut as `echoInput` cuts (a 300,000-character time was repeated whole). */
-const shownValue = (value: JsonValue): string => echoInput(JSON.stringify(value));
-
-/**
- * UUID text as the reference reader's `Uuid` takes it (the uuid crate's `parse_str`): hyphenated,
- * 32 hex digits, braced or `urn:uuid:`, any case.
- */
-const REFERENCE_UUID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}|urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
-const U32_MAX = 4_294_967_295;
-/** u64's largest, as a JSON number parses: 2^64 (the text of 2^64 - 1 parses to it too, and must pass). */
-const U64_MAX = 2 ** 64;
-
-type Field = JsonValue | undefined;
-type Kind = 'string' | 'uuid' | 'number' | 'u32' | 'u64' | 'time';
-const WHAT: Record<Kind, string> = {
-  string: 'a string', uuid: 'a UUID', number: 'a number', u32: 'a whole number 0 to 4294967295', u64: 'a whole number 0 or more',
-  time: 'an RFC 3339 time with a year 0000-9999',
-};
-
-function isKind(value: JsonValue, kind: Kind): boolean {
-  switch (kind) {
-    case 'string': return typeof value === 'string';
-    case 'uuid': return typeof value === 'string' && REFERENCE_UUID.test(value);
-    case 'number': return typeof value === 'number';
-    case 'u32': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
-    case 'u64': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U64_MAX;
-    case 'time': return typeof value === 'string' && isKnownRfc3339(value);
-  }
-}
 
 /** The last `agent_id` found a UUID: an archive's records all hold one, and the pattern cost most of the walk. */
 let lastAgentId = '';
 
-const isObject = (value: Field): value is { [key: string]: JsonValue } => value !== null && typeof value === 'object' && !Array.isArray(value);
 
 /** The known fields of an array's items (CONTRACT §4.1): each required, or optional (absent or null). */
 const ITEM_FIELDS: Record<'entities' | 'embeddings' | 'related_records', [string, Kind, 'required' | 'optional'][]> = {
@@ -280,7 +285,7 @@ export function wrongTypedField(record: { [key: string]: JsonValue | undefined }
     if (!REFERENCE_UUID.test(record.agent_id)) return wrong('agent_id', record.agent_id, 'a UUID');
     lastAgentId = record.agent_id;
   }
-  const optional = (holder: { [key: string]: JsonValue }, fields: [string, Kind][], at: string): string | null => {
+  const optional = (holder: JsonFields, fields: [string, Kind][], at: string): string | null => {
     for (const [name, kind] of fields) {
       const value = holder[name];
       if (value === undefined || value === null || isKind(value, kind)) continue;
@@ -288,7 +293,7 @@ export function wrongTypedField(record: { [key: string]: JsonValue | undefined }
     }
     return null;
   };
-  const top = optional(record as { [key: string]: JsonValue }, OPTIONAL_TOP, '');
+  const top = optional(record as JsonFields, OPTIONAL_TOP, '');
   if (top !== null) return top;
   if (isObject(record.source)) {
     const source = optional(record.source, OPTIONAL_SOURCE, 'source.');
@@ -361,6 +366,20 @@ export function checkTree(paths: Iterable<string>): void {
 }
 
 /**
+ * The layer documents' checks: depth, a known key twice (`keys`, when read from bytes), and a
+ * known field the reference reader refuses (`wrongTypedLayerField`: they are typed structs there).
+ * Small documents: no cost worth naming beside the records'.
+ */
+function checkLayers(layers: Partial<Record<LayerName, JsonObject>>, keys?: ArchiveKeys): void {
+  for (const [name, doc] of Object.entries(layers) as [LayerName, JsonObject][]) {
+    checkDepth(doc, LAYER_FILES[name]);
+    keys?.checkLayer(name);
+    const wrong = wrongTypedLayerField(name, doc);
+    if (wrong !== null) refuse(`${LAYER_FILES[name]}: ${wrong}`);
+  }
+}
+
+/**
  * Every check of a snapshot: its JSON documents, records, paths and the tree of its raw files;
  * `keys`: what its read found of duplicated keys (a snapshot read from bytes has them).
  */
@@ -384,7 +403,7 @@ export function checkSnapshotRecord(record: AlfSnapshot['records'][number], inde
 export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void, keys?: ArchiveKeys): void {
   checkDepth(snapshot.manifest, 'manifest.json');
   keys?.checkManifest('manifest.json');
-  for (const [name, layer] of Object.entries(snapshot.layers)) checkDepth(layer, `${name}.json`);
+  checkLayers(snapshot.layers, keys);
   records();
   const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
   paths.forEach(checkSegments);
@@ -403,8 +422,9 @@ export function checkDeltaServable(
 ): void {
   checkDepth(delta.manifest, 'delta-manifest.json');
   keys?.checkManifest('delta-manifest.json');
-  for (const [name, layer] of Object.entries(delta.layers)) checkDepth(layer, `${name}.json`);
+  checkLayers(delta.layers, keys);
   delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`, undefined, keys?.line(i)));
+  keys?.checkSkipped();
   for (const p of [...delta.rawChanged.keys(), ...delta.rawDeleted]) checkSegments(p);
   // Only an added path can make a conflict: a delta that adds none needs no look at the tree.
   if (delta.rawChanged.size === 0) return;

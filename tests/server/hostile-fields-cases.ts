@@ -17,6 +17,8 @@ const TIME = '2026-01-15T10:00:00Z';
 const OTHER = '0190a000-0000-7000-8000-00000000ffff';
 
 export type Rec = Record<string, unknown>;
+/** A member added to an archive, its bytes given as text. */
+export type ArchiveFile = { name: string; data: string };
 /** Sets `field` (a dotted path) of `rec` to `value`. */
 function setField(rec: Rec, field: string, value: unknown): Rec {
   const parts = field.split('.');
@@ -80,14 +82,18 @@ export class HostileUploader {
     return this.deltaOfLines(records.map((r) => JSON.stringify({ operation: 'create', ...r })), baseSequence);
   }
 
-  /** The same with its `memory/delta.jsonl` lines given as text, and its manifest's JSON rewritten by `manifest`. */
-  deltaOfLines(lines: string[], baseSequence: number, manifest: (json: string) => string = (json) => json): Uint8Array {
+  /**
+   * The same with its `memory/delta.jsonl` lines given as text, its manifest's JSON rewritten by
+   * `manifest`, and `files` (layer documents, as text) added.
+   */
+  deltaOfLines(lines: string[], baseSequence: number, manifest: (json: string) => string = (json) => json, files: ArchiveFile[] = []): Uint8Array {
     const document = {
       alf_version: '1.0.0', created_at: '2026-05-02T00:00:00Z', agent: { id: this.agent, source_runtime: 'openclaw' },
       sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: lines.length } },
     };
     return craftZip([
       { name: 'memory/delta.jsonl', data: lines.map((line) => `${line}\n`).join('') },
+      ...files,
       { name: 'delta-manifest.json', data: manifest(JSON.stringify(document)) },
     ]);
   }
@@ -97,8 +103,8 @@ export class HostileUploader {
     return this.snapshotOfLines(records.map((r) => JSON.stringify(r)));
   }
 
-  /** The same with its partition's lines given as text, and its manifest's JSON rewritten by `manifest`. */
-  snapshotOfLines(lines: string[], manifest: (json: string) => string = (json) => json): Uint8Array {
+  /** The same with its partition's lines given as text, its manifest's JSON rewritten by `manifest`, and `files` added. */
+  snapshotOfLines(lines: string[], manifest: (json: string) => string = (json) => json, files: ArchiveFile[] = []): Uint8Array {
     const document = {
       alf_version: '1.0.0', created_at: '2026-05-01T00:00:00Z', agent: { id: this.agent, name: 'hostile', source_runtime: 'openclaw' },
       layers: { memory: { record_count: lines.length, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: lines.length, sealed: false }] } },
@@ -106,6 +112,7 @@ export class HostileUploader {
     return craftZip([
       { name: 'memory/2026-Q1.jsonl', data: lines.map((line) => `${line}\n`).join('') },
       { name: 'raw/openclaw/MEMORY.md', data: '# Memory\n\n## Fact\n' },
+      ...files,
       { name: 'manifest.json', data: manifest(JSON.stringify(document)) },
     ]);
   }
@@ -117,11 +124,11 @@ export class HostileUploader {
   }
 
   /** {@link upload} of lines given as text (see {@link deltaOfLines}, {@link snapshotOfLines}). */
-  async uploadLines(how: 'delta' | 'snapshot', lines: string[], manifest?: (json: string) => string): Promise<Reply> {
+  async uploadLines(how: 'delta' | 'snapshot', lines: string[], manifest?: (json: string) => string, files?: ArchiveFile[]): Promise<Reply> {
     const { base, agent, key } = this;
-    if (how === 'snapshot') return call(`${base}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: this.snapshotOfLines(lines, manifest) });
+    if (how === 'snapshot') return call(`${base}/v1/agents/${agent}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: this.snapshotOfLines(lines, manifest, files) });
     const seq = await this.latestSequence();
-    return call(`${base}/v1/agents/${agent}/deltas?base_sequence=${seq}`, { method: 'POST', key, contentType: OCTET, body: this.deltaOfLines(lines, seq, manifest) });
+    return call(`${base}/v1/agents/${agent}/deltas?base_sequence=${seq}`, { method: 'POST', key, contentType: OCTET, body: this.deltaOfLines(lines, seq, manifest, files) });
   }
 
   async upload(how: 'delta' | 'snapshot', records: Rec[]): Promise<Reply> {

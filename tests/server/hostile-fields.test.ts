@@ -20,6 +20,9 @@ import {
   lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS, validatorDisagreements,
 } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
+import {
+  layerValidatorDisagreements, layerVerdicts, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_LAYERS, TAKEN_SKIPPED,
+} from './layer-cases';
 
 let served: ServedTenants;
 let base: string;
@@ -126,5 +129,35 @@ describe('keys given twice in one object (duplicate-keys-cases.ts)', () => {
   it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
     none(await validatorDisagreements(uploader, REFUSED_LINES, REFUSED_MANIFESTS, true));
     none(await validatorDisagreements(uploader, TAKEN_LINES, TAKEN_MANIFESTS, false));
+  });
+});
+
+describe('layer documents and delta lines readers skip (layer-cases.ts)', () => {
+  it('a known field twice, of the wrong type or missing in a layer document, and a skipped delta line the reference reader refuses, are refused: 400 naming the file, the line and the key; nothing stored', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    none(await layerVerdicts(uploader, base, keys.a, REFUSED_LAYERS, true));
+    none(await skippedVerdicts(uploader, REFUSED_SKIPPED, true));
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('unknown keys, a key twice in a map or a Value, unknown enum strings, nulls and markup are taken, and every page and route of the agent answers, drawing them as text', async () => {
+    const first = await uploader.latestSequence() + 1;
+    none(await layerVerdicts(uploader, base, keys.a, TAKEN_LAYERS, false));
+    none(await skippedVerdicts(uploader, TAKEN_SKIPPED, false));
+    const seq = await uploader.latestSequence();
+    expect(await pageFailures(get, routesOf(hostile, seq, []))).toEqual([]);
+    // Each sequence's layers, folded: the .alf download and the restore plan's archives.
+    const A = `/api/agents/${hostile}`;
+    for (let s = first; s <= seq; s++) expect((await get(`${A}/workspace/download?seq=${s}&format=alf`)).status, `seq ${s}`).toBe(200);
+    const plan = await call(`${base}/agents/${hostile}/restore`, { key: keys.a });
+    expect(plan.status).toBe(200);
+    for (const link of [plan.json.snapshot, ...plan.json.deltas].filter(Boolean) as { url: string }[]) expect((await fetch(link.url)).status).toBe(200);
+  });
+
+  it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
+    none(await layerValidatorDisagreements(uploader, REFUSED_LAYERS, REFUSED_SKIPPED, true));
+    none(await layerValidatorDisagreements(uploader, TAKEN_LAYERS, TAKEN_SKIPPED, false));
   });
 });

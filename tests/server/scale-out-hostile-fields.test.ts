@@ -15,6 +15,7 @@ import { raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 import { lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
+import { layerVerdicts, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_LAYERS, TAKEN_SKIPPED } from './layer-cases';
 
 let storage: LineageStorage;
 let server: ChildServer;
@@ -88,5 +89,23 @@ describe('keys given twice in one object, on PostgreSQL + S3 (duplicate-keys-cas
   it('an unknown key twice, a key twice in raw_source_format, the same key in different objects or in string values are taken', async () => {
     none(await lineVerdicts(uploader, TAKEN_LINES, false));
     none(await manifestVerdicts(uploader, TAKEN_MANIFESTS, false));
+  });
+});
+
+describe('layer documents and delta lines readers skip, on PostgreSQL + S3 (layer-cases.ts)', () => {
+  it('each the reference reader refuses is refused: 400 naming the file, the line and the key; the ledger is unchanged', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    none(await layerVerdicts(uploader, server.url, keys.a, REFUSED_LAYERS, true));
+    none(await skippedVerdicts(uploader, REFUSED_SKIPPED, true));
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+  });
+
+  it('what it reads is taken, and every page and route of the agent answers without a 5xx', async () => {
+    none(await layerVerdicts(uploader, server.url, keys.a, TAKEN_LAYERS, false));
+    none(await skippedVerdicts(uploader, TAKEN_SKIPPED, false));
+    const seq = await uploader.latestSequence();
+    const cookie = await signIn(server.url, keys.a);
+    const get = (url: string) => raw(`${server.url}${url}`, { headers: url.startsWith('/api/') ? { authorization: `Bearer ${keys.a}` } : { accept: 'text/html', cookie } });
+    expect(await pageFailures(get, routesOf(hostile, seq, []))).toEqual([]);
   });
 });

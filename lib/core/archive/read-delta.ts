@@ -12,8 +12,8 @@ const OPERATIONS: readonly string[] = ['create', 'update', 'delete'] satisfies D
 /**
  * Reads a `.alf-delta` (CONTRACT §3.2). The manifest is `delta-manifest.json`, or a
  * `manifest.json` carrying `sync.base_sequence` (spec §4.3 wording). Lines with an
- * unknown `operation` are skipped, as the reference does. `hooks`: handed the manifest's text and
- * each kept line's as they are read.
+ * unknown `operation` are skipped, as the reference does (a stored delta stays readable); `hooks`:
+ * handed the manifest's text, each kept line's, each skipped line's and each layer document's as they are read.
  */
 export async function readDelta(bytes: Uint8Array, limits?: Partial<ArchiveLimits>, hooks?: ReadHooks): Promise<AlfDelta> {
   const caps = resolveLimits(limits);
@@ -24,11 +24,12 @@ export async function readDelta(bytes: Uint8Array, limits?: Partial<ArchiveLimit
 export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimits, hooks?: ReadHooks): AlfDelta {
   const { manifest, file: manifestFile } = readDeltaManifest(files, hooks);
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
-  const entries = readEntries(files, memoryFileOf(changes, files, manifestFile), caps.maxLineBytes, hooks?.line);
+  const entries = readEntries(files, memoryFileOf(changes, files, manifestFile), caps.maxLineBytes, hooks);
   const layers: AlfDelta['layers'] = {};
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
     const data = files.get(LAYER_FILES[layer]);
-    if (data) layers[layer] = parseJsonObject(data, LAYER_FILES[layer], 'bad_manifest');
+    const seen = hooks?.layer;
+    if (data) layers[layer] = parseJsonObject(data, LAYER_FILES[layer], 'bad_manifest', seen && ((text, value) => seen(layer, text, value)));
   }
   const rawChanged = new Map([...files].filter(([name]) => name.startsWith('raw/')));
   const rawDeleted = deletedRawPaths(changes, manifestFile);
@@ -72,17 +73,20 @@ function memoryFileOf(changes: JsonObject, files: Map<string, Uint8Array>, manif
   return files.has(DELTA_MEMORY_FILE) ? DELTA_MEMORY_FILE : null;
 }
 
-function readEntries(files: Map<string, Uint8Array>, file: string | null, maxLineBytes: number, seen?: ReadHooks['line']): DeltaEntry[] {
+function readEntries(files: Map<string, Uint8Array>, file: string | null, maxLineBytes: number, hooks?: ReadHooks): DeltaEntry[] {
   if (file === null) return [];
   const ids = new RecordIdRegistry();
   const entries: DeltaEntry[] = [];
   for (const line of splitJsonLines(files.get(file)!, file, maxLineBytes)) {
     const value = parseLineObject(file, line);
     const { operation, ...rest } = value;
-    if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) continue;
+    if (typeof operation !== 'string' || !OPERATIONS.includes(operation)) {
+      hooks?.skipped?.(file, line.text, value, line.line);
+      continue;
+    }
     const record = lineRecord(file, line, rest);
     ids.add(record.id, `${file} line ${line.line}`);
-    seen?.(line.text, value, entries.length);
+    hooks?.line?.(line.text, value, entries.length);
     entries.push({ operation: operation as DeltaOperation, record });
   }
   return entries;

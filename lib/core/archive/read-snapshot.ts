@@ -41,13 +41,13 @@ export function snapshotFromFiles(files: Map<string, Uint8Array>, caps: ArchiveL
  * tens of thousands of parsed objects at once. `each` is called in the order `records` would have;
  * it must not throw (a caller that refuses a record remembers that and says so afterwards, as a
  * check after the read would have); it is given the record's JSON line too. `recordCount`: how
- * many records there were. `hooks.manifest`: handed the manifest's text.
+ * many records there were. `hooks.manifest`: handed the manifest's text; `hooks.layer`: each layer document's.
  */
 export async function scanSnapshot(
   bytes: Uint8Array,
   limits: Partial<ArchiveLimits> | undefined,
   each: (record: MemoryRecord, index: number, line: string) => void,
-  hooks?: Pick<ReadHooks, 'manifest'>,
+  hooks?: Pick<ReadHooks, 'manifest' | 'layer'>,
 ): Promise<Omit<AlfSnapshot, 'records'> & { recordCount: number }> {
   const caps = resolveLimits(limits);
   const { files } = await readZip(bytes, caps);
@@ -73,7 +73,7 @@ export async function readSnapshotLines(bytes: Uint8Array, limits?: Partial<Arch
 }
 
 /** Everything of a snapshot but its records, and the partition files that hold them. */
-function snapshotParts(files: Map<string, Uint8Array>, hooks?: Pick<ReadHooks, 'manifest'>): Omit<AlfSnapshot, 'records'> & { partitionFiles: string[] } {
+function snapshotParts(files: Map<string, Uint8Array>, hooks?: Pick<ReadHooks, 'manifest' | 'layer'>): Omit<AlfSnapshot, 'records'> & { partitionFiles: string[] } {
   const manifestBytes = files.get(MANIFEST_FILE);
   if (!manifestBytes) {
     const hint = files.has(DELTA_MANIFEST_FILE) ? ' (this is a .alf-delta, not a snapshot)' : '';
@@ -81,7 +81,7 @@ function snapshotParts(files: Map<string, Uint8Array>, hooks?: Pick<ReadHooks, '
   }
   const manifest = parseManifest(manifestBytes, MANIFEST_FILE, hooks);
   const partitionFiles = locatePartitions(manifest, files);
-  const layers = readLayers(files);
+  const layers = readLayers(files, hooks?.layer);
   const consumed = new Set<string>([MANIFEST_FILE, ...partitionFiles, ...Object.values(LAYER_FILES)]);
   const raw = new Map<string, Uint8Array>();
   const extra = new Map<string, Uint8Array>();
@@ -151,11 +151,11 @@ function eachPartitionRecord(files: Map<string, Uint8Array>, partitionFiles: str
   return fileOf.length;
 }
 
-function readLayers(files: Map<string, Uint8Array>): AlfSnapshot['layers'] {
+function readLayers(files: Map<string, Uint8Array>, seen?: ReadHooks['layer']): AlfSnapshot['layers'] {
   const layers: AlfSnapshot['layers'] = {};
   for (const [layer, file] of Object.entries(LAYER_FILES) as [LayerName, string][]) {
     const bytes = files.get(file);
-    if (bytes) layers[layer] = parseJsonObject(bytes, file, 'bad_manifest');
+    if (bytes) layers[layer] = parseJsonObject(bytes, file, 'bad_manifest', seen && ((text, value) => seen(layer, text, value)));
   }
   return layers;
 }

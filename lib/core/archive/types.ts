@@ -69,11 +69,16 @@ export const DEFAULT_ARCHIVE_LIMITS: ArchiveLimits = {
  * duplicated keys: `JSON.parse` keeps one of two equal keys). Each must not throw.
  * `manifest`: the manifest's text (`manifest.json`, or a delta's) and what it parsed to;
  * `line`: a record line's text and what it parsed to (a delta's line with its `operation`),
- * `index` its record's place among those the reader returns (a delta's skipped lines have none).
+ * `index` its record's place among those the reader returns (a delta's skipped lines have none);
+ * `layer`: a layer document's text (`identity.json` …) and what it parsed to;
+ * `skipped`: a `memory/delta.jsonl` line the reader skips (its `operation` unknown, not a string,
+ * or missing): its file, text, what it parsed to and its line number.
  */
 export interface ReadHooks {
   manifest?: (text: string, value: JsonObject) => void;
   line?: (text: string, value: JsonObject, index: number) => void;
+  layer?: (layer: LayerName, text: string, value: JsonObject) => void;
+  skipped?: (file: string, text: string, value: JsonObject, line: number) => void;
 }
 
 /** A problem with an untrusted archive; `code` is stable, `message` says what was wrong. */

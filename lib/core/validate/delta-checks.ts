@@ -1,8 +1,8 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { fileNameProblem } from '../archive/entry-names';
 import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
-import { checkDocument, checkRecordFile } from './documents';
-import { DELTA_MANIFEST, LAYER_DOCS } from './manifest-rules';
+import { checkDocument, checkLayerDocument, checkRecordFile } from './documents';
+import { DELTA_MANIFEST } from './manifest-rules';
 import { child, type Issues } from './rules';
 
 const DEFAULT_MEMORY_FILE = 'memory/delta.jsonl';
@@ -21,8 +21,7 @@ export function checkDelta(
   const changesPath = `${manifestFile}#/changes`;
   checkMemory(files, changes, changesPath, issues, maxLineBytes);
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
-    const file = `${layer}.json`;
-    if (files.has(file)) checkDocument(files, file, LAYER_DOCS[file]!, issues);
+    if (files.has(`${layer}.json`)) checkLayerDocument(files, layer, issues);
     const entry = changes[layer];
     if (isJsonObject(entry) && typeof entry.file === 'string' && !files.has(entry.file)) {
       issues.error(`${changesPath}/${layer}/file`, `${JSON.stringify(entry.file)} is not in the archive`);

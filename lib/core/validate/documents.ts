@@ -1,6 +1,9 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { splitJsonLines, tryParseJson } from '../archive/json-text';
-import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
+import { LAYER_FILES, type LayerName } from '../archive/types';
+import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
+import { wrongTypedLayerField } from '../typed-fields';
+import { LAYER_DOCS } from './manifest-rules';
 import { MEMORY_RECORD } from './record-rules';
 import { checkValue, child, type Issues, type Rule } from './rules';
 
@@ -40,6 +43,18 @@ function duplicateError(text: string, value: JsonObject, keys: KeyLevel, where: 
   }
 }
 
+/**
+ * Checks a layer document (`identity.json` …): its rule, a known key twice, and the first field the
+ * reference reader's typed structs refuse (`wrongTypedLayerField`, the rule ingest refuses by).
+ */
+export function checkLayerDocument(files: ReadonlyMap<string, Uint8Array>, layer: LayerName, issues: Issues): JsonObject | null {
+  const file = LAYER_FILES[layer];
+  const doc = checkDocument(files, file, LAYER_DOCS[file]!, issues, LAYER_LEVELS[layer]);
+  const wrong = doc === null ? null : wrongTypedLayerField(layer, doc);
+  if (wrong !== null) issues.error(file, `${wrong}: the reference reader refuses it`);
+  return doc;
+}
+
 /** Parses and checks a document against a rule (see {@link parseDocument} for `keys`); null when absent or unusable. */
 export function checkDocument(files: ReadonlyMap<string, Uint8Array>, name: string, rule: Rule, issues: Issues, keys?: KeyLevel): JsonObject | null {
   const doc = parseDocument(files, name, issues, keys);
@@ -77,25 +92,34 @@ export function checkRecordFile(
       continue;
     }
     duplicateError(line.text, value, opts.delta ? DELTA_LINE_LEVEL : RECORD_LEVEL, where, issues);
-    const record = opts.delta ? withoutOperation(value, where, issues) : value;
+    const { record, skipped } = opts.delta ? withoutOperation(value, where, issues) : { record: value, skipped: false };
     if (!record) continue;
     checkValue(record, MEMORY_RECORD, where, issues);
-    noteId(record.id, where, issues, ids);
+    if (!skipped) noteId(record.id, where, issues, ids);
   }
   return lines.length;
 }
 
-function withoutOperation(value: JsonObject, where: string, issues: Issues): JsonObject | null {
+/**
+ * A delta line's record, and whether readers skip it (an unknown operation). The reference reader
+ * reads a skipped line whole all the same (`DeltaMemoryEntry`: `operation` any string, the record
+ * flattened in), so its record is checked as any other; only its id is not noted.
+ */
+function withoutOperation(value: JsonObject, where: string, issues: Issues): { record: JsonObject | null; skipped: boolean } {
   const { operation, ...record } = value;
   if (operation === undefined) {
     issues.error(child(where, 'operation'), 'is required');
-    return null;
+    return { record: null, skipped: true };
+  }
+  if (typeof operation !== 'string') {
+    issues.error(child(where, 'operation'), `${JSON.stringify(operation)} is not a string`);
+    return { record: null, skipped: true };
   }
   if (!OPERATIONS.includes(operation)) {
-    issues.warn(child(where, 'operation'), `unknown operation ${JSON.stringify(operation)}; readers skip this line`);
-    return null;
+    issues.warn(child(where, 'operation'), `unknown operation ${JSON.stringify(operation)}; readers skip this line (the reference reader still reads it whole)`);
+    return { record, skipped: true };
   }
-  return record;
+  return { record, skipped: false };
 }
 
 function noteId(id: unknown, where: string, issues: Issues, ids: IdSightings): void {

@@ -1,9 +1,9 @@
 import { isJsonObject, type JsonObject } from '../json';
-import { LAYER_FILES } from '../archive/types';
+import { LAYER_FILES, type LayerName } from '../archive/types';
 import { MANIFEST_LEVEL } from '../duplicate-keys';
-import { checkDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
+import { checkDocument, checkLayerDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
 import { checkIdentityAgent } from './reference-rules';
-import { LAYER_DOCS, SNAPSHOT_MANIFEST } from './manifest-rules';
+import { SNAPSHOT_MANIFEST } from './manifest-rules';
 import { child, Issues } from './rules';
 
 const MANIFEST = 'manifest.json';
@@ -60,8 +60,8 @@ function checkUnlistedPartitions(
 const COUNTED: Record<string, string> = { principals: 'principals', credentials: 'credentials', attachments: 'attachments' };
 
 function checkLayers(files: ReadonlyMap<string, Uint8Array>, layers: JsonObject, issues: Issues): void {
-  for (const [layer, file] of Object.entries(LAYER_FILES)) {
-    const doc = files.has(file) ? checkDocument(files, file, LAYER_DOCS[file]!, issues) : null;
+  for (const [layer, file] of Object.entries(LAYER_FILES) as [LayerName, string][]) {
+    const doc = files.has(file) ? checkLayerDocument(files, layer, issues) : null;
     const inventory = layers[layer];
     if (!isJsonObject(inventory)) continue;
     const path = `${MANIFEST}#/layers/${layer}`;
