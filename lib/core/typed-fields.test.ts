@@ -1,0 +1,73 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { getAdapter } from '@/lib/adapters';
+import { identityLayer, principalsLayer } from '@/lib/adapters/hermes/layers';
+import { readSnapshot } from './archive';
+import type { LayerName } from './archive/types';
+import type { JsonObject } from './json';
+import { wrongTypedLayerField } from './typed-fields';
+
+const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
+const UUID = '0190a000-0000-7000-8000-00000000ffff';
+const TIME = '2026-01-15T10:00:00Z';
+const identity = (extra: JsonObject = {}): JsonObject => ({ id: UUID, agent_id: AGENT, version: 1, updated_at: TIME, ...extra });
+const principal = (profile: JsonObject = {}, extra: JsonObject = {}): JsonObject => ({
+  principals: [{ id: UUID, principal_type: 'human', profile: { id: UUID, agent_id: AGENT, principal_id: UUID, version: 1, updated_at: TIME, ...profile }, ...extra }],
+});
+
+describe('wrongTypedLayerField: the reference reader\'s layer structs', () => {
+  it('takes null in an Option, absent defaulted lists, unknown keys and enum strings, anything in a Value or an unknown key', () => {
+    const taken: [LayerName, JsonObject][] = [
+      ['identity', identity()],
+      ['identity', identity({ structured: null, prose: null, source_format: null, raw_source: null, x: { y: [null] } })],
+      ['identity', identity({ structured: { names: { primary: 'a', nickname: null }, aieos_extensions: 'any', capabilities: [{ name: 'n', portability: 'cloud' }] } })],
+      ['identity', identity({ structured: { sub_agents: [{ agent_id: null, name: 'n', capabilities: [], status: 'sleeping', last_invoked_at: null }] } })],
+      ['identity', identity({ structured: { psychology: { neural_matrix: {}, personality_traits: { framework: 'OCEAN', scores: { a: 1 } } } } })],
+      ['principals', { principals: [] }],
+      ['principals', principal({ structured: { relationships: [1, 'a', null], custom_fields: null } }, { principal_type: 'organization', agent_id: null })],
+      ['credentials', { credentials: [] }],
+      ['credentials', { credentials: [{ id: `urn:uuid:${UUID}`, agent_id: AGENT.toUpperCase(), service: 's', credential_type: 'biometric', encrypted_payload: 'x', encryption: { algorithm: 'a', nonce: 'n', kdf_params: null }, created_at: '2026-01-15T12:00:00+02:00', expires_at: null }] }],
+      ['attachments', { attachments: [{ id: UUID, filename: 'f', media_type: 'm', size_bytes: 0, hash: { algorithm: 'a', value: 'v' }, source_path: 's' }] }],
+    ];
+    for (const [layer, doc] of taken) expect(wrongTypedLayerField(layer, doc), JSON.stringify(doc)).toBeNull();
+  });
+
+  it('names the first field missing, null where no Option is, or of another JSON type', () => {
+    const cases: [LayerName, JsonObject, string][] = [
+      ['identity', { agent_id: AGENT, version: 1, updated_at: TIME }, 'id is missing'],
+      ['identity', identity({ version: -1 }), 'version -1 is not a whole number 0 to 4294967295'],
+      ['identity', identity({ version: null }), 'version null is not a whole number 0 to 4294967295'],
+      ['identity', identity({ structured: 'x' }), 'structured "x" is not an object'],
+      ['identity', identity({ structured: { goals: null } }), 'structured.goals null is not an array'],
+      ['identity', identity({ structured: { names: {} } }), 'structured.names.primary is missing'],
+      ['identity', identity({ structured: { psychology: { neural_matrix: { a: '1' } } } }), 'structured.psychology.neural_matrix.a "1" is not a number'],
+      ['identity', identity({ structured: { sub_agents: [{ name: 'n', status: 'active' }] } }), 'structured.sub_agents[0].capabilities is missing'],
+      ['identity', identity({ prose: { custom_blocks: { a: 1 } } }), 'prose.custom_blocks.a 1 is not a string'],
+      ['principals', {}, 'principals is missing'],
+      ['principals', principal({ updated_at: '2026-13-01T00:00:00Z' }), 'principals[0].profile.updated_at "2026-13-01T00:00:00Z" is not an RFC 3339 time with a year 0000-9999'],
+      ['principals', principal({}, { agent_id: 'm' }), 'principals[0].agent_id "m" is not a UUID'],
+      ['credentials', { credentials: [{ id: UUID }] }, 'credentials[0].agent_id is missing'],
+      ['attachments', { attachments: [{ id: UUID, filename: 'f', media_type: 'm', size_bytes: 1.5 }] }, 'attachments[0].size_bytes 1.5 is not a whole number 0 or more'],
+    ];
+    for (const [layer, doc, says] of cases) expect(wrongTypedLayerField(layer, doc)).toBe(says);
+  });
+
+  it('takes the layers our adapters make and the reference\'s synthetic archive', async () => {
+    const root = path.resolve(process.cwd(), '../shared/alf/fixtures');
+    const synthetic = await readSnapshot(fs.readFileSync(path.join(root, 'synthetic-agent.alf')));
+    const openclaw = await getAdapter('openclaw').exportWorkspace({ workspace: path.join(root, 'openclaw/standard'), persistAgentId: false, clock: () => new Date('2026-02-01T00:00:00Z') });
+    const home = fs.mkdtempSync(path.join(os.tmpdir(), 'layers-hermes-'));
+    fs.writeFileSync(path.join(home, 'SOUL.md'), 'soul');
+    fs.mkdirSync(path.join(home, 'memories'));
+    fs.writeFileSync(path.join(home, 'memories', 'USER.md'), 'user');
+    const hermes = { identity: await identityLayer(home, AGENT, 'soul'), principals: await principalsLayer(home, AGENT, 'user') };
+    fs.rmSync(home, { recursive: true });
+    expect(Object.keys(synthetic.layers).sort()).toEqual(['attachments', 'credentials', 'identity', 'principals']);
+    expect(Object.keys(openclaw.layers).sort()).toEqual(['identity', 'principals']);
+    for (const layers of [synthetic.layers, openclaw.layers, hermes]) {
+      for (const [layer, doc] of Object.entries(layers)) expect(wrongTypedLayerField(layer as LayerName, doc as JsonObject), layer).toBeNull();
+    }
+  });
+});
