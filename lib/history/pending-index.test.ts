@@ -17,6 +17,8 @@ import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { writeSnapshotRead } from '@/lib/core/archive';
 import type { AlfSnapshot, ArchiveLimits } from '@/lib/core/archive/types';
 import { listEntries } from '@/lib/ledger';
+import { RecordChecks } from '@/lib/ledger/record-checks';
+import type { MemoryRecord } from '@/lib/core/record';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import type { LineageStorage } from '@/lib/storage/types';
 import { rebuildIndex } from './rebuild';
@@ -153,6 +155,62 @@ describe('the index of entries folded after their append', () => {
     const big = new Map([['raw/openclaw/memory/big.md', new Uint8Array(4096).fill(0x61)]]);
     expect(await refusal({ ...g.snapshotOf(), raw: big }, { maxEntryUncompressedBytes: 1024 })).toContain('per-entry limit');
     expect(listEntries({ ledger: t.ledger, agentId: AGENT })).toEqual([]);
+  });
+
+  it('records checked as their lines were made (record-checks.ts): refused exactly as the bytes are, and not walked again by the ingest; checks that do not cover the very records written are not taken', async () => {
+    const t = ledgerWith(4, 1);
+    const g = t.gen;
+    for (let i = 0; i < 6; i++) g.addRecord();
+    const now = new Date('2026-03-03T00:00:00Z');
+    /** Each record behind a proxy that counts what is read of it while `counting`. */
+    let reads = 0;
+    let counting = false;
+    const counted = (record: MemoryRecord) => new Proxy(record, { get: (target, key, receiver) => {
+      if (counting) reads++;
+      return Reflect.get(target, key, receiver);
+    } });
+    /** The checks made for the array `over`: each of `made` (default: `over`'s) in order, then their lines. */
+    const checksOver = (over: MemoryRecord[], made = over) => {
+      const checked = new RecordChecks(over);
+      for (const record of made) checked.check(record);
+      checked.done(made.map(lineOf));
+      return checked;
+    };
+    const ingest = async (records: MemoryRecord[], checked?: RecordChecks) => {
+      const { bytes, written } = await writeSnapshotRead({ ...g.snapshotOf(), records }, { recordLines: records.map(lineOf) });
+      const attempt = (params: object) => ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes, now, deferIndexFrom: 1, ...params }).then(() => null, (e: Error) => e);
+      const plain = await attempt({});
+      reads = 0;
+      counting = true;
+      const asWritten = await attempt({ written: written!, checked });
+      counting = false;
+      return { plain, asWritten, reads };
+    };
+    // Given Q2, Q1, Q2, Q1, …; the archive holds Q1's first: the fourth given (refused) is the second met.
+    const records = g.records.map((r, i) => counted({ ...r, temporal: { created_at: i % 2 === 0 ? '2026-05-01T00:00:00Z' : '2026-02-01T00:00:00Z' } }));
+    const bad = [...records];
+    bad[3] = counted({ ...records[3]!, content: 'a NUL \u0000 here' });
+    bad[0] = counted({ ...records[0]!, id: 'not-a-uuid' }); // refused too, given first, met fourth
+    const refused = await ingest(bad, checksOver(bad));
+    expect(refused.plain).toMatchObject({ code: 'bad_archive', message: expect.stringMatching(/^refused: record 2: content holds a NUL character/) });
+    expect(refused.asWritten).toEqual(refused.plain);
+
+    // Checks made for another array (the records before one was spoilt), made of other records than
+    // the array's, or of only some of them: not taken, every record is checked again.
+    for (const checked of [checksOver([...records]), checksOver(bad, records), checksOver(bad, bad.slice(0, 3))]) {
+      const again = await ingest(bad, checked);
+      expect(again.asWritten).toEqual(refused.plain);
+      expect(again.reads).toBeGreaterThan(0);
+    }
+    expect(listEntries({ ledger: t.ledger, agentId: AGENT })).toEqual([]);
+
+    // Checks that cover them: the verdict is taken, nothing of a record is read again. (A backslash
+    // before "u0000" is no NUL: its line holds the text `\\u0000`, and the record is walked for it then.)
+    records[1] = counted({ ...records[1]!, content: 'a path C:\\u0000 is no NUL' });
+    const taken = await ingest(records, checksOver(records));
+    expect(taken.plain).toBeNull();
+    expect(taken.reads).toBe(0);
+    expect(listEntries({ ledger: t.ledger, agentId: AGENT }).map((e) => e.seq)).toEqual([0, 1]);
   });
 
   it('a snapshot handed over as written is checked as written, not read back (its fold deferred); read back when its fold is not', async () => {

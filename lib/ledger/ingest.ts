@@ -24,6 +24,7 @@ import { isJsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
 import { ArchiveKeys, checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
+import type { RecordChecks } from './record-checks';
 import { LedgerError } from './errors';
 import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
 import { withStoredBlob } from './blob-claims';
@@ -191,14 +192,17 @@ async function catchUp(params: IngestBase, agentId: string): Promise<void> {
  * fold to be deferred (a fold later reads the blob): the same checks in the same order, so the same
  * first refusal, without holding every record of a large snapshot parsed at once.
  */
-async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot }, agentId: string): Promise<AlfSnapshot | null> {
+async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot; checked?: RecordChecks }, agentId: string): Promise<AlfSnapshot | null> {
   const deferFrom = params.indexer.pending !== undefined ? params.deferIndexFrom : undefined;
-  const { written } = params;
+  const { written, checked } = params;
   if (written && deferred(params, written.records.length + written.parts.raw.size) && writtenWithin(written, resolveLimits(params.limits))) {
     // The checks a read of the bytes makes, in its order, on the snapshot as written (its fold,
-    // deferred, reads the blob). A record's index is the one a reader meets it at.
+    // deferred, reads the blob). A record's index is the one a reader meets it at. Records checked
+    // as their lines were made (record-checks.ts) are not walked again: their verdict is taken.
     checkAgentId(written.parts.manifest, agentId, 'manifest.json');
-    checkSnapshotParts(written.parts, () => written.records.forEach((record, index) => checkSnapshotRecord(record, index)));
+    checkSnapshotParts(written.parts, checked?.covers(written.source)
+      ? () => checked.verdict(written.records)
+      : () => written.records.forEach((record, index) => checkSnapshotRecord(record, index)));
     return null;
   }
   const keys = new ArchiveKeys('snapshot');
@@ -238,6 +242,11 @@ export async function ingestSnapshot(params: IngestBase & {
    * fold reads the blob); otherwise the bytes are read, as any upload's.
    */
   written?: WrittenSnapshot;
+  /**
+   * The ingest's checks of `written`'s records, made as their lines were (record-checks.ts): taken
+   * instead of checking them again when they cover the very records written; ignored otherwise.
+   */
+  checked?: RecordChecks;
 }): Promise<IngestResult> {
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
   const snapshot = await checkedSnapshot(params, agent.id);

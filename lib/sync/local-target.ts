@@ -1,6 +1,7 @@
 import type { WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import type { Ledger } from '@/lib/ledger';
+import type { RecordChecks } from '@/lib/ledger/record-checks';
 import { ledgerRefusal, SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
@@ -76,11 +77,11 @@ export function localTarget(
   const checkedAsWritten = (written: unknown): boolean => Boolean(written) && deferIndexFrom !== undefined;
   /** `expectSnapshot` started the thread for the snapshot to come. */
   let snapshotExpected = false;
-  const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta | WrittenSnapshot) => {
+  const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta | WrittenSnapshot, checked?: RecordChecks) => {
     const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
     const expected = kind === 'snapshot' && snapshotExpected;
     if (kind === 'snapshot') snapshotExpected = false;
-    if (kind === 'snapshot' && checkedAsWritten(written)) return L.ingest.ingestSnapshot({ ...params, written: written as WrittenSnapshot });
+    if (kind === 'snapshot' && checkedAsWritten(written)) return L.ingest.ingestSnapshot({ ...params, written: written as WrittenSnapshot, checked });
     if (expected || bytes.byteLength >= threadFrom) return L.offload.ingestOffThread({ ...params, kind, baseSequence, blobPacking: 'deferred' });
     // In this thread, the delta as written is checked (when its fold is deferred), not read back.
     return kind === 'snapshot' ? L.ingest.ingestSnapshot(params) : L.ingest.ingestDelta({ ...params, baseSequence: baseSequence!, written: written as WrittenDelta | undefined });
@@ -106,9 +107,12 @@ export function localTarget(
       snapshotExpected = true;
       L.offload.warmIngestThread(opened, 'deferred');
     },
-    putSnapshot: (agentId, bytes, written) => ledgerCall(async () => {
-      return afterUpload(await ingest('snapshot', agentId, bytes, undefined, written));
+    putSnapshot: (agentId, bytes, written, checked) => ledgerCall(async () => {
+      return afterUpload(await ingest('snapshot', agentId, bytes, undefined, written, checked));
     }),
+    // A snapshot it will check as written (its fold deferred: at least `deferIndexFrom` records):
+    // the ingest's record checks, made as the lines are. After ensureAgent (the modules loaded).
+    recordChecks: (records) => (deferIndexFrom !== undefined && records.length >= deferIndexFrom && L ? new L.checks.RecordChecks(records) : null),
     pushDelta: (agentId, baseSequence, bytes, written) =>
       ledgerCall(async () => {
         try {
@@ -185,16 +189,17 @@ async function packAfterUpload(L: LedgerModules, ledger: Ledger, sequence: numbe
 
 type LedgerModules = {
   ledger: typeof import('@/lib/ledger'); db: typeof import('@/db/client'); ingest: typeof import('@/lib/storage/embedded-ingest');
+  checks: typeof import('@/lib/ledger/record-checks');
   offload: typeof import('@/lib/storage/offload');
   packer: typeof import('@/lib/ledger/background-packer'); indexer: typeof import('@/lib/history/background-indexer');
 };
 
 async function loadLedgerModules(): Promise<LedgerModules> {
-  const [ledger, db, ingest, offload, packer, indexer] = await Promise.all([
+  const [ledger, db, ingest, offload, packer, indexer, checks] = await Promise.all([
     import('@/lib/ledger'), import('@/db/client'), import('@/lib/storage/embedded-ingest'), import('@/lib/storage/offload'),
-    import('@/lib/ledger/background-packer'), import('@/lib/history/background-indexer'),
+    import('@/lib/ledger/background-packer'), import('@/lib/history/background-indexer'), import('@/lib/ledger/record-checks'),
   ]);
-  return { ledger, db, ingest, offload, packer, indexer };
+  return { ledger, db, ingest, offload, packer, indexer, checks };
 }
 
 async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Promise<T> {

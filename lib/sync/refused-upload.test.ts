@@ -14,6 +14,7 @@ import { listEntries, openLedger } from '@/lib/ledger';
 import { REFUSED_UPLOAD_HINT, SyncError } from './errors';
 import { httpTarget } from './http-target';
 import { localTarget } from './local-target';
+import type { SyncTarget } from './target';
 import { syncWorkspace } from './sync';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
@@ -69,6 +70,35 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
 
     await sb.write('memory/2026-11-02.md', '## Standup\nshipped\n');
     expect(await sync()).toMatchObject({ sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
+  });
+
+  it('OpenClaw, a first sync large enough to be checked as written (its fold deferred): each record checked once, with its line, and that verdict taken; a refused one named as before, nothing stored', async () => {
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const local = localTarget(sb.dataDir, clock);
+    // What the sync hands the target: checks made for the records, and whether they cover the snapshot written.
+    const handed: (boolean | null)[] = [];
+    const target: SyncTarget = {
+      ...local,
+      putSnapshot: (agentId, bytes, written, checked) => {
+        handed.push(checked && written ? checked.covers(written.source) : null);
+        return local.putSnapshot(agentId, bytes, written, checked);
+      },
+    };
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock });
+    const sections = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `## Note ${from + i}\nfact ${from + i}\n`).join('\n');
+    await sb.write('memory/2026-11-01.md', sections(0, 200));
+    await sb.write('memory/2026-11-02.md', `${sections(200, 300)}\n## Paste\ncopied \u0000 from a terminal\n`);
+    const first = await refusal(sync);
+    expect(first.message).toMatch(/^refused: record 301: content holds a NUL character \(U\+0000\), which a memory may not contain \(the record's id [0-9a-f-]{36}, file "memory\/2026-11-02\.md" lines 301-302\)$/);
+    expect(handed).toEqual([true]);
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+
+    await sb.write('memory/2026-11-02.md', sections(200, 300));
+    expect((await sync()).sequence).toBe(0);
+    expect(handed).toEqual([true, true]);
   });
 
   it('through a server: its 400 says the same, and the client gives the same hint', async () => {

@@ -99,4 +99,27 @@ describe('partitions deflated while their lines are made', () => {
     await expect(writeSnapshot(snapshotOf(recs), { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead }))
       .rejects.toMatchObject({ code: 'bad_record', message: expect.stringContaining('is not RFC 3339') });
   });
+
+  it('ids: a repeated one refused as the writer refuses it, once every shape has passed; the writer takes them as checked only for the very array checked', async () => {
+    const recs = records(600, 7);
+    recs[400] = { ...recs[400]!, id: recs[100]!.id };
+    recs[500] = { ...recs[500]!, id: recs[200]!.id };
+    const writers = await writeSnapshot(snapshotOf(recs)).then(() => null, (e: unknown) => e);
+    expect(writers).toMatchObject({ code: 'duplicate_record_id', message: `cannot write: record id ${recs[100]!.id} appears twice` });
+    expect(() => checkedRecordLines(recs, { deflateAhead: true })).toThrow(writers as Error);
+    // A record the shape check refuses, after both: that refusal, as when the writer checked the ids.
+    const shapeToo = [...recs];
+    shapeToo[550] = { ...recs[550]!, content: 7 } as unknown as MemoryRecord;
+    expect(() => checkedRecordLines(shapeToo)).toThrow(/^cannot write records\[550\]\.content: expected a string$/);
+
+    // Lines made of other records (their ids distinct): the writer checks the ids of the ones it is given.
+    const distinct = records(600, 7);
+    const { lines, distinctIdsOf } = checkedRecordLines(distinct);
+    expect(distinctIdsOf).toBe(distinct);
+    const sameLines = recs.map((_, i) => (i === 400 || i === 500 ? checkedRecordLines([recs[i]!]).lines[0] : lines[i]));
+    await expect(writeSnapshot(snapshotOf(recs), { recordLines: sameLines, distinctIdsOf: distinct }))
+      .rejects.toMatchObject({ code: 'duplicate_record_id', message: (writers as Error).message });
+    // The very array checked: the same archive as the writer's own checks give.
+    expect(Buffer.from(await writeSnapshot(snapshotOf(distinct), { recordLines: lines, distinctIdsOf })).equals(Buffer.from(await writeSnapshot(snapshotOf(distinct))))).toBe(true);
+  });
 });

@@ -2,7 +2,7 @@ import type { ExportResult } from '@/lib/adapters/types';
 import { toArchiveRaw } from '@/lib/adapters/shared';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { JsonObject } from '@/lib/core/json';
-import { ArchiveError } from '@/lib/core/archive/types';
+import { ArchiveError, duplicateId } from '@/lib/core/archive/types';
 import type { StreamedDeflate } from '@/lib/core/archive/deflate-ahead';
 import { PartitionLines } from '@/lib/core/archive/partition-lines';
 import { partitionFileOf } from '@/lib/core/archive/partitions';
@@ -36,7 +36,12 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
 /**
  * Each record's JSONL line, for a writer that takes them (`writeSnapshot({ recordLines })`) and for
  * the client-state store: serialized once. The writer takes given lines as checked, so each
- * record is checked here as it would check it (a `bad_record` naming its index).
+ * record is checked here as it would check it (a `bad_record` naming its index), and so are the
+ * ids: `distinctIdsOf` (the records array) is for `writeSnapshot`, which does not check them again
+ * (the same `duplicate_record_id`, thrown once every record's shape has passed, as the writer does).
+ * `checks`: a target's own checks of the records (a local target's ingest: lib/ledger/record-checks.ts),
+ * each record's made here with the others (`check`), and those of the lines' bytes once they are
+ * made (`done`), so that a record is walked once and not again by the ingest.
  *
  * The lines are encoded partition by partition into a few large buffers (archive/partition-lines.ts),
  * and with `deflateAhead` a large partition's Deflate runs in the worker while the lines are made:
@@ -46,10 +51,16 @@ export function snapshotFromExport(exported: Omit<ExportResult, 'records'>, now:
  */
 export function checkedRecordLines(
   records: readonly MemoryRecord[],
-  options: { deflateAhead?: boolean; json?: (index: number) => string | undefined } = {},
-): { lines: LineBytes[]; partitionsAhead: Map<string, StreamedDeflate> } {
+  options: {
+    deflateAhead?: boolean; json?: (index: number) => string | undefined;
+    checks?: { check(record: MemoryRecord): void; done(lines: readonly LineBytes[]): void };
+  } = {},
+): { lines: LineBytes[]; partitionsAhead: Map<string, StreamedDeflate>; distinctIdsOf: readonly MemoryRecord[] } {
   const out = new PartitionLines({ deflateAhead: options.deflateAhead === true });
+  const { checks } = options;
   try {
+    const seen = new Set<string>();
+    let repeated: string | null = null;
     const lines = records.map((record, index) => {
       try {
         asMemoryRecord(record, `records[${index}]`);
@@ -57,9 +68,16 @@ export function checkedRecordLines(
         if (err instanceof RecordShapeError) throw new ArchiveError('bad_record', `cannot write ${err.message}`);
         throw err;
       }
+      if (repeated === null) {
+        if (seen.has(record.id)) repeated = record.id;
+        else seen.add(record.id);
+      }
+      checks?.check(record);
       return out.add(options.json?.(index) ?? recordJson(record), partitionOrNull(record));
     });
-    return { lines, partitionsAhead: out.finish() };
+    if (repeated !== null) throw duplicateId(repeated);
+    checks?.done(lines);
+    return { lines, partitionsAhead: out.finish(), distinctIdsOf: records };
   } catch (error) {
     out.abort();
     throw error;

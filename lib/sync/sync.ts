@@ -253,13 +253,18 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     // Its large partitions deflate in the worker while the lines are made.
     // A slot the export built says its record's line itself (records.ts FileShared), at about half the cost.
     const json = slots ? (index: number) => slots[index]!.json?.() : undefined;
-    const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true, json }) : null;
+    // A target that checks the snapshot as written (a local one) has its record checks made with
+    // the lines: each record is walked once, by the writer's checks and the ingest's together.
+    const checked = withLines ? opts.target.recordChecks?.(records) ?? undefined : undefined;
+    const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true, json, checks: checked }) : null;
     const lines = serialized?.lines ?? null;
     // With the lines, the snapshot as written too: a local target checks that, not the bytes read back.
-    const { bytes, written } = await writeSnapshotRead(snapshot, serialized ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead } : {});
+    const { bytes, written } = await writeSnapshotRead(snapshot, serialized
+      ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead, distinctIdsOf: serialized.distinctIdsOf }
+      : {});
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
-    const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined);
+    const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined, checked);
     // The store is laid out and its log written while the target ingests the upload (a server in
     // its own process; a local target checks a large one as written, or on its ingest thread); its index names it
     // once the upload is accepted. Every record's line is its own serialization: each pairs with it next time.

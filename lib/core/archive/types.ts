@@ -101,3 +101,8 @@ export class ArchiveError extends Error {
     this.name = 'ArchiveError';
   }
 }
+
+/** What a writer says of an id two of its records hold (write-snapshot.ts, lib/sync/snapshot.ts `checkedRecordLines`). */
+export function duplicateId(id: string): ArchiveError {
+  return new ArchiveError('duplicate_record_id', `cannot write: record id ${id} appears twice`);
+}

@@ -3,7 +3,7 @@ import { asMemoryRecord, recordJson, RecordShapeError, type MemoryRecord } from 
 import { MEMORY_INDEX_FILE, rawSources, recomputeLayers, type PartitionInfo } from './inventory';
 import { isFullDate, partitionRecords, PARTITION_FILE, type QuarterPartition } from './partitions';
 import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from './read-snapshot';
-import { ArchiveError, LAYER_FILES, type AlfSnapshot } from './types';
+import { ArchiveError, duplicateId, LAYER_FILES, type AlfSnapshot } from './types';
 import type { LineBytes, RecordTimestamps } from './record-lines';
 import type { StreamedDeflate } from './deflate-ahead';
 import { jsonDocument, utf8, writeZip, type ZipEntry } from './zip-write';
@@ -30,6 +30,12 @@ export interface WriteSnapshotOptions {
    * each is used if it holds exactly the partition's bytes, and stopped once the archive is written.
    */
   partitionsAhead?: ReadonlyMap<string, StreamedDeflate>;
+  /**
+   * The records array whose ids the caller found distinct (lib/sync/snapshot.ts `checkedRecordLines`,
+   * which checks them as it makes their lines): when it is `snapshot.records` itself, the ids are
+   * not checked again. Any other array is ignored.
+   */
+  distinctIdsOf?: readonly MemoryRecord[];
 }
 
 /**
@@ -51,6 +57,11 @@ export interface WrittenSnapshot {
   parts: Omit<AlfSnapshot, 'records'>;
   /** Partition by partition, each in its line order: a reader's record `i` is `records[i]`. */
   records: readonly MemoryRecord[];
+  /**
+   * The array the records were given in (`snapshot.records`): what was checked of each record of
+   * this very array (lib/ledger/record-checks.ts) holds for `records`, the same records reordered.
+   */
+  source: readonly MemoryRecord[];
   /** The archive's members, and each one's uncompressed size. */
   members: number;
   sizes: number[];
@@ -72,7 +83,7 @@ async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): 
   if (opts.today !== undefined && !isFullDate(opts.today)) {
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
-  checkRecords(snapshot.records, opts.recordLines);
+  checkRecords(snapshot.records, opts.recordLines, opts.distinctIdsOf === snapshot.records);
   const partitions = partitionRecords(snapshot.records, (record) => (record instanceof LineOnlyRecord ? record.partition : undefined));
   const infos = partitions.map((partition) => partitionInfo(partition, opts.today));
   const { identity, principals, credentials, attachments } = snapshot.layers;
@@ -99,6 +110,7 @@ async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): 
       extra: new Map(extra.map((e) => [e.name, e.data])),
     },
     records: partitions.flatMap((partition) => partition.records),
+    source: snapshot.records,
     members: entries.length,
     sizes: entries.map((e) => e.data.byteLength),
     longestLine,
@@ -137,12 +149,14 @@ export function lineOnlyRecord(id: string, where: RecordTimestamps | { partition
   return ('partition' in where ? new LineOnlyRecord(id, undefined, where.partition) : new LineOnlyRecord(id, where, undefined)) as unknown as MemoryRecord;
 }
 
-function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined): void {
+/** Records without a known line are checked for shape, and every id for being distinct unless `distinct` (the caller found them so). */
+function checkRecords(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[] | undefined, distinct: boolean): void {
   const seen = new Set<string>();
   for (let index = 0; index < records.length; index++) {
     const record = records[index]!;
     if (known?.[index] === undefined) checkShape(record, index);
-    if (seen.has(record.id)) throw new ArchiveError('duplicate_record_id', `cannot write: record id ${record.id} appears twice`);
+    if (distinct) continue;
+    if (seen.has(record.id)) throw duplicateId(record.id);
     seen.add(record.id);
   }
 }
