@@ -396,6 +396,15 @@ export function checkSnapshotRecord(record: AlfSnapshot['records'][number], inde
 }
 
 /**
+ * {@link checkSnapshotRecord} of a record this process built (lib/ledger/record-checks.ts): it was
+ * never JSON text, so no key of it can be duplicated; `nulDecided`: its U+0000 walk is left out,
+ * decided on its line's bytes instead (record-checks.ts `done`).
+ */
+export function checkBuiltRecord(record: AlfSnapshot['records'][number], index: number, nulDecided: boolean): void {
+  checkRecord(record, `record ${index + 1}`, nulDecided ? '' : undefined);
+}
+
+/**
  * Every check of {@link checkSnapshotServable} but the records', which `records` makes (or says
  * the verdict of, when they were checked as they were read), in their place: after the manifest's
  * and the layers', before the paths'.

@@ -16,15 +16,10 @@
  */
 import type { LineBytes } from '@/lib/core/archive/record-lines';
 import type { MemoryRecord } from '@/lib/core/record';
-import { checkSnapshotRecord } from './ingest-checks';
+import { checkBuiltRecord, checkSnapshotRecord } from './ingest-checks';
 
 /** The text of JSON's escape for U+0000, as UTF-8. */
 const NUL_ESCAPE = Buffer.from('\\u0000', 'latin1');
-/**
- * What checkRecord is told a record's line is while its U+0000 walk waits for `done`: a text
- * without `\u0000`, so that walk is left out (see there); `done` makes it for the lines that hold one.
- */
-const NUL_DECIDED_LATER = '';
 
 export class RecordChecks {
   private next = 0;
@@ -39,7 +34,7 @@ export class RecordChecks {
   check(record: MemoryRecord): void {
     if (this.records[this.next++] !== record) this.broken = true;
     try {
-      checkSnapshotRecord(record, 0, NUL_DECIDED_LATER);
+      checkBuiltRecord(record, 0, true); // U+0000: `done`, for the lines that hold its escape
     } catch {
       this.refused.add(record);
     }
@@ -55,7 +50,7 @@ export class RecordChecks {
     for (const i of linesHolding(lines, NUL_ESCAPE)) {
       const record = this.records[i]!;
       try {
-        checkSnapshotRecord(record, 0);
+        checkBuiltRecord(record, 0, false);
       } catch {
         this.refused.add(record);
       }
