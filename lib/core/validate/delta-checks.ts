@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { fileNameProblem } from '../archive/entry-names';
+import { LAYER_FILES } from '../archive/types';
 import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
 import { checkDocument, checkLayerDocument, checkRecordFile } from './documents';
 import { DELTA_MANIFEST } from './manifest-rules';
@@ -23,7 +24,9 @@ export function checkDelta(
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
     if (files.has(`${layer}.json`)) checkLayerDocument(files, layer, issues);
     const entry = changes[layer];
-    if (isJsonObject(entry) && typeof entry.file === 'string' && !files.has(entry.file)) {
+    if (isJsonObject(entry) && typeof entry.file === 'string' && entry.file !== LAYER_FILES[layer]) {
+      issues.error(`${changesPath}/${layer}/file`, `${JSON.stringify(entry.file)} is not ${JSON.stringify(LAYER_FILES[layer])}, the only path the ${layer} layer is read from (CONTRACT §3.2)`);
+    } else if (isJsonObject(entry) && typeof entry.file === 'string' && !files.has(entry.file)) {
       issues.error(`${changesPath}/${layer}/file`, `${JSON.stringify(entry.file)} is not in the archive`);
     }
   }

@@ -65,7 +65,9 @@ function checkLayers(files: ReadonlyMap<string, Uint8Array>, layers: JsonObject,
     const inventory = layers[layer];
     if (!isJsonObject(inventory)) continue;
     const path = `${MANIFEST}#/layers/${layer}`;
-    if (typeof inventory.file === 'string' && !files.has(inventory.file)) {
+    if (typeof inventory.file === 'string' && inventory.file !== file) {
+      issues.error(`${path}/file`, `${JSON.stringify(inventory.file)} is not ${JSON.stringify(file)}, the only path the ${layer} layer is read from (CONTRACT §3.1)`);
+    } else if (typeof inventory.file === 'string' && !files.has(inventory.file)) {
       issues.error(`${path}/file`, `${JSON.stringify(inventory.file)} is not in the archive`);
     }
     const key = COUNTED[layer];
