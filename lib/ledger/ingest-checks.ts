@@ -11,6 +11,7 @@
  * archive). Each check throws
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
+import { layerFileProblem } from '@/lib/core/archive/layer-refs';
 import { LAYER_FILES, type AlfDelta, type AlfSnapshot, type LayerName, type ReadHooks } from '@/lib/core/archive/types';
 import {
   DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
@@ -366,6 +367,17 @@ export function checkTree(paths: Iterable<string>): void {
 }
 
 /**
+ * The manifest's layer file references: a listed layer names its fixed path and the archive holds
+ * it (lib/core/archive/layer-refs.ts), else the reference reader could not read what was stored.
+ * `layers`: the documents read from the fixed paths (present exactly when the archive holds them).
+ */
+function checkLayerFiles(manifest: JsonObject, kind: 'snapshot' | 'delta', layers: Partial<Record<LayerName, JsonObject>>): void {
+  const problem = layerFileProblem(manifest, kind, (file) =>
+    (Object.keys(LAYER_FILES) as LayerName[]).some((layer) => LAYER_FILES[layer] === file && layers[layer] !== undefined));
+  if (problem !== null) refuse(problem);
+}
+
+/**
  * The layer documents' checks: depth, a known key twice (`keys`, when read from bytes), and a
  * known field the reference reader refuses (`wrongTypedLayerField`: they are typed structs there).
  * Small documents: no cost worth naming beside the records'.
@@ -412,6 +424,7 @@ export function checkBuiltRecord(record: AlfSnapshot['records'][number], index: 
 export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void, keys?: ArchiveKeys): void {
   checkDepth(snapshot.manifest, 'manifest.json');
   keys?.checkManifest('manifest.json');
+  checkLayerFiles(snapshot.manifest, 'snapshot', snapshot.layers);
   checkLayers(snapshot.layers, keys);
   records();
   const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
@@ -431,6 +444,7 @@ export function checkDeltaServable(
 ): void {
   checkDepth(delta.manifest, 'delta-manifest.json');
   keys?.checkManifest('delta-manifest.json');
+  checkLayerFiles(delta.manifest, 'delta', delta.layers);
   checkLayers(delta.layers, keys);
   delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`, undefined, keys?.line(i)));
   keys?.checkSkipped();

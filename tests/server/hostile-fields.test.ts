@@ -21,7 +21,8 @@ import {
 } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
 import {
-  layerValidatorDisagreements, layerVerdicts, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_LAYERS, TAKEN_SKIPPED,
+  fileRefValidatorDisagreements, fileRefVerdicts, layerValidatorDisagreements, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED,
+  skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
 } from './layer-cases';
 
 let served: ServedTenants;
@@ -159,5 +160,26 @@ describe('layer documents and delta lines readers skip (layer-cases.ts)', () => 
   it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
     none(await layerValidatorDisagreements(uploader, REFUSED_LAYERS, REFUSED_SKIPPED, true));
     none(await layerValidatorDisagreements(uploader, TAKEN_LAYERS, TAKEN_SKIPPED, false));
+  });
+});
+
+describe('the files a manifest names for its layers (layer-cases.ts, lib/core/archive/layer-refs.ts)', () => {
+  it('a listed layer whose file is not its fixed path, is not a string, is missing, or is not in the archive is refused: 400 naming the manifest field; nothing stored', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    none(await fileRefVerdicts(uploader, base, keys.a, REFUSED_FILE_REFS, true));
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('a layer listed at its fixed path and there, or a delta\'s without a file, is taken', async () => {
+    none(await fileRefVerdicts(uploader, base, keys.a, TAKEN_FILE_REFS, false));
+    const seq = await uploader.latestSequence();
+    expect(await pageFailures(get, routesOf(hostile, seq, []))).toEqual([]);
+  });
+
+  it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
+    none(await fileRefValidatorDisagreements(uploader, REFUSED_FILE_REFS, true));
+    none(await fileRefValidatorDisagreements(uploader, TAKEN_FILE_REFS, false));
   });
 });

@@ -252,3 +252,102 @@ export async function layerValidatorDisagreements(uploader: HostileUploader, lay
   }
   return wrong;
 }
+
+/**
+ * A manifest's layer file references (lib/core/archive/layer-refs.ts): the reference reader reads
+ * a listed layer from the file `layers.X.file` (a snapshot) or `changes.X.file` (a delta) names, and
+ * fails when it is not there; writers name only the fixed paths, which are all ours reads. `entry`:
+ * what the manifest says of `layer` (`undefined` leaves it out); `files`: the layer documents sent,
+ * each a good one for its layer unless `data` is given.
+ */
+export interface FileRefCase {
+  name: string;
+  how: 'snapshot' | 'delta';
+  layer: 'identity' | 'principals' | 'credentials' | 'attachments';
+  entry: unknown;
+  files: { name: string; of: LayerFile; data?: (json: string) => string }[];
+  /** Refused cases: what the refusal says, after `refused: `. */
+  says?: string;
+}
+
+const ALL_LAYERS: { name: string; of: LayerFile }[] = (['identity.json', 'principals.json', 'credentials.json', 'attachments.json'] as const).map((f) => ({ name: f, of: f }));
+
+export const REFUSED_FILE_REFS: FileRefCase[] = [
+  {
+    name: 'identity named at custom.json, a bad one there', how: 'snapshot', layer: 'identity', entry: { version: 2, file: 'custom.json' },
+    files: [{ name: 'identity.json', of: 'identity.json' }, { name: 'custom.json', of: 'identity.json', data: (j) => insert(j, '{', '"version":"2",') }],
+    says: 'manifest.json: layers.identity.file "custom.json" is not "identity.json"',
+  },
+  { name: 'principals listed, no principals.json', how: 'snapshot', layer: 'principals', entry: { count: 1, file: 'principals.json' }, files: [], says: 'manifest.json: layers.principals.file "principals.json" is listed but not in the archive' },
+  { name: 'credentials named outside the archive', how: 'snapshot', layer: 'credentials', entry: { count: 1, file: '../credentials.json' }, files: [{ name: 'credentials.json', of: 'credentials.json' }], says: 'manifest.json: layers.credentials.file "../credentials.json" is not "credentials.json"' },
+  { name: 'attachments named at a raw file', how: 'snapshot', layer: 'attachments', entry: { count: 1, file: 'raw/openclaw/MEMORY.md' }, files: [{ name: 'attachments.json', of: 'attachments.json' }], says: 'manifest.json: layers.attachments.file "raw/openclaw/MEMORY.md" is not "attachments.json"' },
+  { name: 'identity listed without file', how: 'snapshot', layer: 'identity', entry: { version: 2 }, files: [{ name: 'identity.json', of: 'identity.json' }], says: 'manifest.json: layers.identity.file is missing' },
+  { name: 'identity file a number', how: 'snapshot', layer: 'identity', entry: { version: 2, file: 7 }, files: [{ name: 'identity.json', of: 'identity.json' }], says: 'manifest.json: layers.identity.file is not a string' },
+  { name: 'principals listed as a string', how: 'snapshot', layer: 'principals', entry: 'principals.json', files: [{ name: 'principals.json', of: 'principals.json' }], says: 'manifest.json: layers.principals is not an object' },
+  {
+    name: 'identity named at custom.json', how: 'delta', layer: 'identity', entry: { file: 'custom.json', new_version: 3 },
+    files: [{ name: 'identity.json', of: 'identity.json' }, { name: 'custom.json', of: 'identity.json' }],
+    says: 'delta-manifest.json: changes.identity.file "custom.json" is not "identity.json"',
+  },
+  { name: 'principals listed, no principals.json', how: 'delta', layer: 'principals', entry: { file: 'principals.json' }, files: [], says: 'delta-manifest.json: changes.principals.file "principals.json" is listed but not in the archive' },
+  { name: 'credentials named at an absolute path', how: 'delta', layer: 'credentials', entry: { file: '/credentials.json' }, files: [{ name: 'credentials.json', of: 'credentials.json' }], says: 'delta-manifest.json: changes.credentials.file "/credentials.json" is not "credentials.json"' },
+];
+
+export const TAKEN_FILE_REFS: FileRefCase[] = [
+  ...(['identity', 'principals', 'credentials', 'attachments'] as const).map((layer): FileRefCase => ({
+    name: `${layer} listed at its fixed path, as our writer and the reference's do`, how: 'snapshot', layer,
+    entry: { ...(layer === 'identity' ? { version: 2 } : { count: 1 }), file: `${layer}.json` }, files: ALL_LAYERS,
+  })),
+  ...(['identity', 'principals', 'credentials'] as const).map((layer): FileRefCase => ({
+    name: `${layer} listed at its fixed path`, how: 'delta', layer, entry: { file: `${layer}.json`, ...(layer === 'identity' ? { new_version: 3 } : {}) }, files: ALL_LAYERS.slice(0, 3),
+  })),
+  { name: 'identity listed without file (optional in a delta manifest)', how: 'delta', layer: 'identity', entry: { new_version: 3 }, files: [{ name: 'identity.json', of: 'identity.json' }] },
+];
+
+/** The manifest rewrite of a file reference case: its entry set in `layers` or `changes`. */
+function fileRefManifest(c: FileRefCase): (json: string) => string {
+  return (json) => {
+    const doc = JSON.parse(json) as Record<string, Record<string, unknown>>;
+    doc[c.how === 'snapshot' ? 'layers' : 'changes']![c.layer] = c.entry;
+    return JSON.stringify(doc);
+  };
+}
+
+function fileRefFiles(c: FileRefCase, agent: string): { name: string; data: string }[] {
+  return c.files.map((f) => {
+    const json = JSON.stringify(goodDoc(f.of, agent));
+    return { name: f.name, data: f.data ? f.data(json) : json };
+  });
+}
+
+/** Each file reference case beside a good record: refused, 400 `{"error"}` alone saying `says`; taken, 201 and its agent answering. */
+export async function fileRefVerdicts(uploader: HostileUploader, base: string, key: string, cases: FileRefCase[], refused: boolean): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const c of cases) {
+    const reply = await uploader.uploadLines(c.how, [lineOf(c.how, uploader.recordWith('tags', ['fine']))], fileRefManifest(c), fileRefFiles(c, uploader.agent));
+    const shown = `${c.how} ${c.name}`;
+    if (!refused) {
+      if (reply.status !== 201) wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      const info = await call(`${base}/v1/agents/${uploader.agent}`, { key });
+      if (info.status !== 200) wrong.push(`${shown}: GET agent ${info.status} ${info.text.slice(0, 300)}`);
+    } else if (reply.status !== 400 || Object.keys(reply.json ?? {}).join() !== 'error' || !String(reply.json.error).includes(`refused: ${c.says!}`)) {
+      wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
+    }
+  }
+  return wrong;
+}
+
+/** `lineage validate`'s verdict on each file reference case: those it calls valid when refused, or invalid when taken. */
+export async function fileRefValidatorDisagreements(uploader: HostileUploader, cases: FileRefCase[], refused: boolean): Promise<string[]> {
+  const wrong: string[] = [];
+  const good = uploader.recordWith('tags', ['fine']);
+  for (const c of cases) {
+    const files = fileRefFiles(c, uploader.agent);
+    const bytes = c.how === 'delta'
+      ? uploader.deltaOfLines([lineOf('delta', good)], 1, fileRefManifest(c), files)
+      : uploader.snapshotOfLines([lineOf('snapshot', good)], fileRefManifest(c), files);
+    const verdict = await validateArchive(bytes);
+    if (verdict.valid === refused) wrong.push(`${c.how} ${c.name}: ${JSON.stringify(verdict.errors).slice(0, 300)}`);
+  }
+  return wrong;
+}

@@ -15,7 +15,9 @@ import { raw, signIn } from './dashboard-http';
 import { call, spawnServe, tempDataDir, type ChildServer } from './harness';
 import { lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS } from './duplicate-keys-cases';
 import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hostile-fields-cases';
-import { layerVerdicts, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_LAYERS, TAKEN_SKIPPED } from './layer-cases';
+import {
+  fileRefVerdicts, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
+} from './layer-cases';
 
 let storage: LineageStorage;
 let server: ChildServer;
@@ -107,5 +109,17 @@ describe('layer documents and delta lines readers skip, on PostgreSQL + S3 (laye
     const cookie = await signIn(server.url, keys.a);
     const get = (url: string) => raw(`${server.url}${url}`, { headers: url.startsWith('/api/') ? { authorization: `Bearer ${keys.a}` } : { accept: 'text/html', cookie } });
     expect(await pageFailures(get, routesOf(hostile, seq, []))).toEqual([]);
+  });
+});
+
+describe('the files a manifest names for its layers, on PostgreSQL + S3 (layer-cases.ts)', () => {
+  it('a listed layer whose file is not its fixed path, is not a string, is missing, or is not in the archive is refused: 400 naming the manifest field; the ledger is unchanged', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    none(await fileRefVerdicts(uploader, server.url, keys.a, REFUSED_FILE_REFS, true));
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+  });
+
+  it('a layer listed at its fixed path and there, or a delta\'s without a file, is taken', async () => {
+    none(await fileRefVerdicts(uploader, server.url, keys.a, TAKEN_FILE_REFS, false));
   });
 });

@@ -1,0 +1,46 @@
+import { isJsonObject, type JsonObject } from '../json';
+import { LAYER_FILES, type LayerName } from './types';
+
+/** The layers a delta manifest's `changes` may name a file for (CONTRACT §3.2). */
+const DELTA_LAYERS: readonly LayerName[] = ['identity', 'principals', 'credentials'];
+
+/**
+ * What the reference reader could not read in a manifest's layer file references, or null.
+ *
+ * The reference reader reads a listed layer from the file its manifest names
+ * (`layers.X.file` in a snapshot's `manifest.json`, `changes.X.file` in a `delta-manifest.json`),
+ * and fails when that file is not in the archive. Writers put each layer at one fixed path
+ * (CONTRACT §3.1: `identity.json`, `principals.json`, `credentials.json`, `attachments.json`;
+ * §3.2 the same in a delta), and ours — readers, checks, folds, downloads — read only those. So a
+ * listed layer must name its fixed path, and that file must be there: any other name would have
+ * the reference reader read a document none of our checks saw (or a path outside the archive's).
+ *
+ * Snapshot: a listed layer's `file` is required (manifest.schema.json); `null` means not listed.
+ * Delta: `file` is optional there (delta-manifest.schema.json), so only a given one is checked.
+ * `has(file)`: whether the archive holds `file`.
+ */
+export function layerFileProblem(manifest: JsonObject, kind: 'snapshot' | 'delta', has: (file: string) => boolean): string | null {
+  const [manifestFile, holderKey, layers] = kind === 'snapshot'
+    ? ['manifest.json', 'layers', Object.keys(LAYER_FILES) as LayerName[]] as const
+    : ['delta-manifest.json', 'changes', DELTA_LAYERS] as const;
+  const holder = manifest[holderKey];
+  if (!isJsonObject(holder)) return null;
+  for (const layer of layers) {
+    const entry = holder[layer];
+    if (entry === undefined || entry === null) continue;
+    const at = `${manifestFile}: ${holderKey}.${layer}`;
+    if (!isJsonObject(entry)) return `${at} is not an object`;
+    const file = entry.file;
+    const fixed = LAYER_FILES[layer];
+    if (file === undefined) {
+      if (kind === 'delta') continue;
+      return `${at}.file is missing`;
+    }
+    if (typeof file !== 'string') return `${at}.file is not a string`;
+    if (file !== fixed) {
+      return `${at}.file ${JSON.stringify(file.slice(0, 200))} is not ${JSON.stringify(fixed)}, the only path the ${layer} layer is read from (CONTRACT ${kind === 'snapshot' ? '§3.1' : '§3.2'})`;
+    }
+    if (!has(fixed)) return `${at}.file ${JSON.stringify(fixed)} is listed but not in the archive`;
+  }
+  return null;
+}
