@@ -22,7 +22,9 @@ import { startTestServer, tempDataDir, type TestServer } from './harness';
  * A local first sync's snapshot is checked once as it is built (lib/ledger/record-checks.ts), not
  * read back from its bytes; only an upload over HTTP or `lineage validate` reads them. So random
  * histories of each runtime (records added, edited, moved, deleted; identity and principal prose
- * written, edited, removed; HTML, non-ASCII and JSON-looking text) are synced to a real served
+ * written, edited, removed; HTML, non-ASCII and JSON-looking text; markdown files of odd names and
+ * shapes; ZeroClaw rows with odd times, keys and embeddings; Hermes tool messages and sessions with
+ * odd times, BLOBs and JSON-looking columns) are synced to a real served
  * ingest, which reads every snapshot and delta from its bytes and refuses (400) anything its
  * byte-level checks refuse (duplicated keys, wrong-typed record or layer fields, bad skipped lines,
  * NUL, depth, times); then every stored entry's bytes are validated as `lineage validate` does.
@@ -40,11 +42,23 @@ const PROSE_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'USER.md', 'TOOLS.md
 const prose = fc.record({ kind: fc.constant('prose' as const), file: fc.constantFrom(...PROSE_FILES), text: fc.option(text, { nil: null }) });
 type Prose = typeof prose extends fc.Arbitrary<infer T> ? T : never;
 
-async function writeProse(ws: string, o: Prose): Promise<void> {
+/** Markdown files of odd names and shapes (front matter, empty headings, HTML, CRLF only), written as they are. */
+const ODD_FILES = ['memory/ünï code.md', 'memory/<b>x</b>.md', 'memory/a&b.md', 'memory/2026-13-45.md', 'memory/deep/er/é.md', 'memory/🚀.md', 'notes/x.md'] as const;
+const oddFile = fc.record({
+  kind: fc.constant('odd' as const),
+  file: fc.constantFrom(...ODD_FILES),
+  text: fc.option(fc.constantFrom(
+    '---\ntags: [a, a]\ntitle: "x"\n---\n# H\n\n## S\nbody', '#tags: a,a, ,#b\n## x\ny', '## \n\n## ##\n###### deep\ntext', '',
+    '\r\n\r\n', '<html><body>## hi</body></html>', '# T\n#tags: \n\n## a\n{"a":1,"a":2}',
+  ), { nil: null }),
+});
+type OddFile = typeof oddFile extends fc.Arbitrary<infer T> ? T : never;
+
+async function writeProse(ws: string, o: Prose | OddFile): Promise<void> {
   const file = path.join(ws, o.file);
   if (o.text === null) return void (await fs.rm(file, { force: true }));
   await fs.mkdir(path.dirname(file), { recursive: true });
-  await fs.writeFile(file, o.file === 'IDENTITY.md' ? `# Identity\n\n- **Name:** ${o.text}\n` : `# ${o.file}\n\n${o.text}\n`);
+  await fs.writeFile(file, o.kind === 'odd' ? o.text : o.file === 'IDENTITY.md' ? `# Identity\n\n- **Name:** ${o.text}\n` : `# ${o.file}\n\n${o.text}\n`);
 }
 
 interface RuntimeCase<O> {
@@ -58,13 +72,14 @@ interface RuntimeCase<O> {
   apply(ws: string, o: O, step: number, state: unknown): Promise<void>;
 }
 
-const openclaw: RuntimeCase<MdOp | Prose> = {
+const openclaw: RuntimeCase<MdOp | Prose | OddFile> = {
   runtime: 'openclaw',
   ops: fc.oneof(
     { arbitrary: mdOp as fc.Arbitrary<MdOp>, weight: 4 },
     { arbitrary: fc.record({ kind: fc.constant('insert' as const), file: fc.constantFrom('MEMORY.md', 'memory/notes.md'), at: fc.nat(5), heading: text, body: text }), weight: 2 },
     { arbitrary: fc.record({ kind: fc.constant('edit' as const), file: fc.constantFrom('MEMORY.md', 'memory/notes.md'), at: fc.nat(5), body: text }), weight: 1 },
     { arbitrary: prose, weight: 3 },
+    { arbitrary: oddFile, weight: 2 },
   ),
   numRuns: 8,
   covers: ['snapshot identity.json', 'snapshot principals.json', 'snapshot memory/', 'snapshot raw/', 'delta identity.json', 'delta principals.json', 'delta memory/delta.jsonl', 'delta raw/'],
@@ -76,12 +91,12 @@ const openclaw: RuntimeCase<MdOp | Prose> = {
     return model;
   },
   async apply(ws, o, _step, state) {
-    if (o.kind === 'prose') return writeProse(ws, o);
+    if (o.kind === 'prose' || o.kind === 'odd') return writeProse(ws, o);
     const model = state as Model;
     apply(model, o);
-    // materialize() removes what the model does not hold: the prose files are put back after it.
+    // materialize() removes what the model does not hold: the prose and odd files are put back after it.
     const kept = new Map<string, Buffer>();
-    for (const f of PROSE_FILES) {
+    for (const f of [...PROSE_FILES, ...ODD_FILES]) {
       const bytes = await fs.readFile(path.join(ws, f)).catch(() => null);
       if (bytes) kept.set(f, bytes);
     }
@@ -91,13 +106,15 @@ const openclaw: RuntimeCase<MdOp | Prose> = {
 
 const ZC_AGENT = 'aaaaaaaa-0000-4000-8000-00000000000a';
 const ZC_OTHER = 'aaaaaaaa-0000-4000-8000-00000000000b';
-type RowOp = { kind: 'insert' | 'update' | 'delete' | 'category'; n: number; text: string };
-const rowOp = fc.record({ kind: fc.constantFrom<RowOp['kind']>('insert', 'update', 'delete', 'category'), n: fc.nat(5), text });
+type RowOp = { kind: 'insert' | 'update' | 'delete' | 'category' | 'column'; n: number; text: string };
+const rowOp = fc.record({ kind: fc.constantFrom<RowOp['kind']>('insert', 'update', 'delete', 'category', 'column'), n: fc.nat(7), text });
+/** Times as ZeroClaw rows may hold them: other offsets, a space, beyond nanoseconds, a leap second, none at all. */
+const ZC_TIMES = ['2026-06-01 10:00:00', '2026-06-01T10:00:00+02:00', 'not a date', '', '2026-06-01T10:00:00.123456789123Z', '9999-12-31T23:59:60Z', '0000-01-01T00:00:00Z', '2026-02-31T00:00:00Z'];
 
 const zeroclaw: RuntimeCase<RowOp | Prose> = {
   runtime: 'zeroclaw',
   runtimeAgent: 'scout',
-  ops: fc.oneof({ arbitrary: rowOp, weight: 3 }, { arbitrary: prose, weight: 1 }),
+  ops: fc.oneof({ arbitrary: rowOp, weight: 4 }, { arbitrary: prose, weight: 1 }),
   numRuns: 5,
   // ZeroClaw has no identity or principals layer: its prose files travel as raw files.
   covers: ['snapshot memory/', 'snapshot raw/', 'delta memory/delta.jsonl', 'delta raw/'],
@@ -125,6 +142,13 @@ const zeroclaw: RuntimeCase<RowOp | Prose> = {
       if (o.kind === 'update') db.prepare(`UPDATE memories SET content = ?, updated_at = '2026-07-01T10:00:00Z' WHERE ${nth}`).run(o.text, o.n % 3);
       if (o.kind === 'category') db.prepare(`UPDATE memories SET category = ? WHERE ${nth}`).run(['daily', 'conversation', o.text][o.n % 3], o.n % 3);
       if (o.kind === 'delete') db.prepare(`DELETE FROM memories WHERE ${nth}`).run(o.n % 3);
+      if (o.kind === 'column') {
+        // One column of a row set to an odd value: times, a session, an embedding of odd bytes, the key.
+        const column = (['created_at', 'updated_at', 'session_id', 'embedding', 'key'] as const)[step % 5]!;
+        const value = column === 'embedding' ? (o.n % 2 ? Buffer.from([1, 2, 3]) : Buffer.from(new Float32Array([0.5, -1, Number.NaN]).buffer))
+          : column.endsWith('_at') ? ZC_TIMES[o.n % ZC_TIMES.length] : `${o.text} ${step}`;
+        db.prepare(`UPDATE memories SET ${column} = ? WHERE ${nth}`).run(value, o.n % 3);
+      }
     } finally {
       db.close();
     }
@@ -132,12 +156,15 @@ const zeroclaw: RuntimeCase<RowOp | Prose> = {
 };
 
 type HermesOp =
-  | { kind: 'session' | 'message' | 'unmessage'; n: number; text: string }
+  | { kind: 'session' | 'message' | 'unmessage' | 'tool' | 'odd-session'; n: number; text: string }
   | { kind: 'memory' | 'user' | 'soul'; text: string | null };
 const hermesOp: fc.Arbitrary<HermesOp> = fc.oneof(
-  fc.record({ kind: fc.constantFrom('session' as const, 'message' as const, 'unmessage' as const), n: fc.nat(5), text }),
+  fc.record({ kind: fc.constantFrom('session' as const, 'message' as const, 'unmessage' as const, 'tool' as const, 'odd-session' as const), n: fc.nat(7), text }),
   fc.record({ kind: fc.constantFrom('memory' as const, 'user' as const, 'soul' as const), text: fc.option(text, { nil: null }) }),
 );
+
+/** Unix seconds as rows may hold them: fractions, 0, negative, past year 9999, tiny. */
+const oddSeconds = (n: number) => [1780000020.123456789, 0, -5, 1e13, 253402300799.999, 1780000030, 0.5, 1e-7][n % 8]!;
 
 const hermes: RuntimeCase<HermesOp> = {
   runtime: 'hermes',
@@ -163,10 +190,24 @@ const hermes: RuntimeCase<HermesOp> = {
     const db = new Database(path.join(ws, 'state.db'));
     try {
       if (o.kind === 'session') {
-        insert(db, 'sessions', { id: `sess-${step + 10}`, source: ['cli', 'telegram', 'discord'][o.n % 3], title: o.text, started_at: 1780001000 + step, ended_at: 1780001500 + step });
+        insert(db, 'sessions', { id: `sess-${step + 10}`, source: ['cli', 'telegram', 'discord'][o.n % 3], title: `${o.text} ${step}`, started_at: 1780001000 + step, ended_at: 1780001500 + step });
         insert(db, 'messages', { session_id: `sess-${step + 10}`, role: 'user', content: o.text, timestamp: 1780001010 + step });
       }
       if (o.kind === 'message') insert(db, 'messages', { session_id: 'sess-1', role: o.n % 2 ? 'assistant' : 'user', content: o.text, timestamp: 1780000020 + step });
+      if (o.kind === 'tool') {
+        const at = oddSeconds(o.n);
+        insert(db, 'messages', {
+          session_id: 'sess-1', role: ['tool', 'system', 'assistant'][o.n % 3], content: o.n % 2 ? null : o.text, tool_name: o.text, reasoning: o.text,
+          tool_calls: `[{"id":"a","id":"b","x":${JSON.stringify(o.text)}}]`, timestamp: at, token_count: 2 ** 60,
+        });
+      }
+      if (o.kind === 'odd-session') {
+        const at = oddSeconds(o.n);
+        insert(db, 'sessions', {
+          id: `odd-${step} ${o.text}`, source: o.text, title: o.n % 2 ? null : `${o.text} ${step}`, model_config: '{"a":1,"a":2}', user_id: Buffer.from([0, 1, 255]),
+          started_at: at, ended_at: o.n % 3 ? null : at - 100, estimated_cost_usd: 1e308, parent_session_id: 'sess-1',
+        });
+      }
       if (o.kind === 'unmessage') db.prepare('DELETE FROM messages WHERE id = (SELECT MAX(id) FROM messages)').run();
     } finally {
       db.close();
