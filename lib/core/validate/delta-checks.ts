@@ -42,6 +42,10 @@ function checkMemory(
 ): void {
   const memory = isJsonObject(changes.memory) ? changes.memory : null;
   const file = memory && typeof memory.file === 'string' ? memory.file : DEFAULT_MEMORY_FILE;
+  if (file !== DEFAULT_MEMORY_FILE) {
+    issues.error(`${changesPath}/memory/file`, `${JSON.stringify(file)} is not ${JSON.stringify(DEFAULT_MEMORY_FILE)}, the only path a delta's memory changes are read from (CONTRACT §3.2)`);
+    return;
+  }
   const bytes = files.get(file);
   if (!bytes) {
     if (memory) issues.error(`${changesPath}/memory/file`, `${JSON.stringify(file)} is not in the archive`);

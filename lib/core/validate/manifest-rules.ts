@@ -2,6 +2,11 @@ import { checkPartitionOrder, checkPartitionRange, IDENTITY_KEYS, MANIFEST_KEYS,
 import { any, arr, bool, int, obj, str, type Rule } from './rules';
 
 const VERSION = /^\d+\.\d+\.\d+$/;
+/**
+ * An `Option<…>` struct field of the reference reader's manifests: null reads as absent (a layer
+ * or change not listed), as ingest takes it (lib/core/typed-fields.ts wrongTypedManifestField).
+ */
+const NOT_LISTED = { nullable: true } as const;
 const dateTime = (required = false) => str({ required, format: 'date-time' });
 
 /** manifest.schema.json#/$defs/MemoryPartition */
@@ -14,16 +19,16 @@ export const PARTITION: Rule = obj({
 }, { check: checkPartitionRange });
 
 const LAYER_INVENTORY = obj({
-  identity: obj({ version: int({ required: true, min: 1 }), file: str({ required: true }) }),
-  principals: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }),
-  credentials: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }),
+  identity: obj({ version: int({ required: true, min: 1 }), file: str({ required: true }) }, NOT_LISTED),
+  principals: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }, NOT_LISTED),
+  credentials: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }, NOT_LISTED),
   memory: obj({
     record_count: int({ required: true, min: 0 }),
     index_file: str({ required: true }),
     has_embeddings: bool(),
     has_raw_source: bool(),
     partitions: arr(PARTITION, { required: true }),
-  }, { check: checkPartitionOrder }),
+  }, { check: checkPartitionOrder, nullable: true }),
   attachments: obj({
     count: int({ required: true, min: 0 }),
     included_count: int({ min: 0 }),
@@ -31,7 +36,7 @@ const LAYER_INVENTORY = obj({
     referenced_count: int({ min: 0 }),
     referenced_size_bytes: int({ min: 0 }),
     file: str({ required: true }),
-  }),
+  }, NOT_LISTED),
 }, { required: true });
 
 /** manifest.schema.json */
@@ -50,8 +55,8 @@ export const SNAPSHOT_MANIFEST: Rule = obj({
     provider: str(),
     context_window: int({ min: 1 }),
     notes: str({ nullable: true }),
-  }),
-  sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }),
+  }, NOT_LISTED),
+  sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }, NOT_LISTED),
   layers: LAYER_INVENTORY,
   raw_sources: arr(str()),
   checksum: str({ pattern: /^[^:]+:[0-9a-fA-F]+$/ }),
@@ -69,11 +74,11 @@ export const DELTA_MANIFEST: Rule = obj({
     new_timestamp: dateTime(),
   }, { required: true }),
   changes: obj({
-    identity: obj({ file: str(), new_version: int({ min: 1 }) }),
-    principals: obj({ file: str(), changed_ids: arr(str({ format: 'uuid' })) }),
-    credentials: obj({ file: str() }),
-    memory: obj({ file: str(), record_count: int({ min: 0 }) }),
-    raw: obj({ changed: arr(str()), deleted: arr(str()) }),
+    identity: obj({ file: str(), new_version: int({ min: 1 }) }, NOT_LISTED),
+    principals: obj({ file: str(), changed_ids: arr(str({ format: 'uuid' })) }, NOT_LISTED),
+    credentials: obj({ file: str() }, NOT_LISTED),
+    memory: obj({ file: str(), record_count: int({ min: 0 }) }, NOT_LISTED),
+    raw: obj({ changed: arr(str()), deleted: arr(str()) }, NOT_LISTED),
   }, { required: true }),
 });
 

@@ -35,7 +35,7 @@ export type Rule =
   | { kind: 'number'; required?: boolean; min?: number; max?: number }
   | { kind: 'boolean'; required?: boolean }
   | { kind: 'array'; required?: boolean; items?: Rule }
-  | { kind: 'object'; required?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
+  | { kind: 'object'; required?: boolean; nullable?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
   | { kind: 'any'; required?: boolean };
 
 /** Rule builders: `str({ required: true })` reads closer to the schema than object literals. */
@@ -56,7 +56,7 @@ export function child(path: string, key: string | number): string {
 
 /** Checks `value` against `rule`, reporting under `path`. */
 export function checkValue(value: unknown, rule: Rule, path: string, issues: Issues): void {
-  if (value === null && rule.kind === 'string' && rule.nullable) return;
+  if (value === null && (rule.kind === 'string' || rule.kind === 'object') && rule.nullable) return;
   switch (rule.kind) {
     case 'any':
       return;
