@@ -7,7 +7,7 @@ import { identityLayer, principalsLayer } from '@/lib/adapters/hermes/layers';
 import { readSnapshot } from './archive';
 import type { LayerName } from './archive/types';
 import type { JsonObject } from './json';
-import { wrongTypedLayerField } from './typed-fields';
+import { wrongTypedLayerField, wrongTypedManifestField } from './typed-fields';
 
 const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
 const UUID = '0190a000-0000-7000-8000-00000000ffff';
@@ -69,5 +69,41 @@ describe('wrongTypedLayerField: the reference reader\'s layer structs', () => {
     for (const layers of [synthetic.layers, openclaw.layers, hermes]) {
       for (const [layer, doc] of Object.entries(layers)) expect(wrongTypedLayerField(layer as LayerName, doc as JsonObject), layer).toBeNull();
     }
+  });
+});
+
+describe('wrongTypedManifestField: the reference reader\'s manifest structs', () => {
+  const snapshot = (): JsonObject => ({
+    alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT, name: 'a', source_runtime: 'openclaw' },
+    layers: { memory: { record_count: 1, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: null, record_count: 1, sealed: false }] } },
+  });
+  const delta = (): JsonObject => ({
+    alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT }, sync: { base_sequence: 1, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: 1 } },
+  });
+
+  it('takes null layer entries and changes, Options null, unknown keys', () => {
+    expect(wrongTypedManifestField('snapshot', snapshot())).toBeNull();
+    expect(wrongTypedManifestField('snapshot', { ...snapshot(), layers: { identity: null, principals: null, memory: null }, sync: null, runtime_hints: null, checksum: null, x: [1] })).toBeNull();
+    expect(wrongTypedManifestField('delta', delta())).toBeNull();
+    expect(wrongTypedManifestField('delta', { ...delta(), changes: { identity: null, memory: null, raw: null, principals: { changed_ids: [UUID] } } })).toBeNull();
+  });
+
+  it('names the first field missing, null where no Option is, or of another JSON type', () => {
+    const cases: [JsonObject, 'snapshot' | 'delta', string][] = [
+      [{ ...snapshot(), created_at: undefined as never }, 'snapshot', 'created_at is missing'],
+      [{ ...snapshot(), alf_version: 1 }, 'snapshot', 'alf_version 1 is not a string'],
+      [{ ...snapshot(), layers: { identity: { version: '2', file: 'identity.json' } } }, 'snapshot', 'layers.identity.version "2" is not a whole number 0 to 4294967295'],
+      [{ ...snapshot(), layers: { memory: { record_count: 1, index_file: 'i', partitions: [{ file: 'f', from: 'd', record_count: 1, sealed: 'no' }] } } }, 'snapshot', 'layers.memory.partitions[0].sealed "no" is not true or false'],
+      [{ ...snapshot(), raw_sources: null }, 'snapshot', 'raw_sources null is not an array'],
+      [{ ...delta(), sync: { base_sequence: 1 } }, 'delta', 'sync.new_sequence is missing'],
+      [{ ...delta(), changes: { principals: { changed_ids: [5] } } }, 'delta', 'changes.principals.changed_ids[0] 5 is not a UUID'],
+    ];
+    for (const [doc, kind, says] of cases) expect(wrongTypedManifestField(kind, JSON.parse(JSON.stringify(doc)) as JsonObject)).toBe(says);
+  });
+
+  it('takes the reference\'s synthetic archive (our own writer\'s: tests/server/own-archives.property.test.ts)', async () => {
+    const root = path.resolve(process.cwd(), '../shared/alf/fixtures');
+    const synthetic = await readSnapshot(fs.readFileSync(path.join(root, 'synthetic-agent.alf')));
+    expect(wrongTypedManifestField('snapshot', synthetic.manifest)).toBeNull();
   });
 });

@@ -194,3 +194,56 @@ function wrongFields(holder: JsonFields, rules: Struct, at: string): string | nu
 export function wrongTypedLayerField(layer: LayerName, doc: JsonFields): string | null {
   return wrongFields(doc, LAYER_STRUCTS[layer], '');
 }
+
+/**
+ * The manifests' structs in the reference reader (CONTRACT §3.1/§3.2, manifest.schema.json,
+ * delta-manifest.schema.json): a field the schema requires is required there, the others are
+ * `Option`s (absent or null; a layer's entry `layers.identity: null` is not listed). Only JSON
+ * types: formats (`alf_version`'s pattern, a partition's dates, minimums) are validate's.
+ * `layers.X.file` / `changes.X.file` are checked further by lib/core/archive/layer-refs.ts.
+ */
+const COUNTED_LAYER = struct(['count', 'u64', 'required'], ['file', 'string', 'required']);
+const SNAPSHOT_MANIFEST = struct(
+  ['alf_version', 'string', 'required'], ['created_at', 'time', 'required'],
+  ['agent', struct(['id', 'uuid', 'required'], ['name', 'string', 'required'], ['source_runtime', 'string', 'required'],
+    ['source_runtime_version', 'string', 'optional']), 'required'],
+  ['runtime_hints', struct(['primary_model', 'string', 'required'], ['last_model', 'string', 'required'], ['provider', 'string', 'optional'],
+    ['context_window', 'u64', 'optional'], ['notes', 'string', 'optional']), 'optional'],
+  ['sync', struct(['last_sequence', 'u64', 'required'], ['last_sync_at', 'time', 'optional']), 'optional'],
+  ['layers', struct(
+    ['identity', struct(['version', 'u32', 'required'], ['file', 'string', 'required']), 'optional'],
+    ['principals', COUNTED_LAYER, 'optional'], ['credentials', COUNTED_LAYER, 'optional'],
+    ['memory', struct(
+      ['record_count', 'u64', 'required'], ['index_file', 'string', 'required'],
+      ['partitions', list(struct(['file', 'string', 'required'], ['from', 'string', 'required'], ['to', 'string', 'optional'],
+        ['record_count', 'u64', 'required'], ['sealed', 'boolean', 'required'])), 'required'],
+      ['has_embeddings', 'boolean', 'optional'], ['has_raw_source', 'boolean', 'optional'],
+    ), 'optional'],
+    ['attachments', struct(['count', 'u64', 'required'], ['file', 'string', 'required'], ['included_count', 'u64', 'optional'],
+      ['included_size_bytes', 'u64', 'optional'], ['referenced_count', 'u64', 'optional'], ['referenced_size_bytes', 'u64', 'optional']), 'optional'],
+  ), 'required'],
+  ['raw_sources', list('string'), 'listed'], ['checksum', 'string', 'optional'],
+);
+const DELTA_MANIFEST = struct(
+  ['alf_version', 'string', 'required'], ['created_at', 'time', 'required'],
+  ['agent', struct(['id', 'uuid', 'required'], ['source_runtime', 'string', 'optional']), 'required'],
+  ['sync', struct(['base_sequence', 'u64', 'required'], ['new_sequence', 'u64', 'required'], ['base_timestamp', 'time', 'optional'],
+    ['new_timestamp', 'time', 'optional']), 'required'],
+  ['changes', struct(
+    ['identity', struct(['file', 'string', 'optional'], ['new_version', 'u32', 'optional']), 'optional'],
+    ['principals', struct(['file', 'string', 'optional'], ['changed_ids', list('uuid'), 'listed']), 'optional'],
+    ['credentials', struct(['file', 'string', 'optional']), 'optional'],
+    ['memory', struct(['file', 'string', 'optional'], ['record_count', 'u64', 'optional']), 'optional'],
+    ['raw', struct(['changed', list('string'), 'listed'], ['deleted', list('string'), 'listed']), 'optional'],
+  ), 'required'],
+);
+
+/**
+ * The first known field of a manifest (`manifest.json` of a snapshot, `delta-manifest.json` of a
+ * delta) that the reference reader refuses — missing when required, null where it takes none, of
+ * another JSON type — said with its path (`layers.memory.record_count "3" is not a whole number 0
+ * or more`); null when it reads it.
+ */
+export function wrongTypedManifestField(kind: 'snapshot' | 'delta', manifest: JsonFields): string | null {
+  return wrongFields(manifest, kind === 'snapshot' ? SNAPSHOT_MANIFEST : DELTA_MANIFEST, '');
+}

@@ -19,7 +19,7 @@ import {
 import type { JsonObject, JsonValue } from '@/lib/core/json';
 import { asMemoryRecord, RecordShapeError } from '@/lib/core/record';
 import {
-  isKind, isKnownRfc3339, isObject, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, type JsonFields, type Kind,
+  isKind, isKnownRfc3339, isObject, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, type JsonFields, type Kind,
 } from '@/lib/core/typed-fields';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
@@ -368,13 +368,17 @@ export function checkTree(paths: Iterable<string>): void {
 
 /**
  * The manifest's layer file references: a listed layer names its fixed path and the archive holds
- * it (lib/core/archive/layer-refs.ts), else the reference reader could not read what was stored.
+ * it (lib/core/archive/layer-refs.ts), else the reference reader could not read what was stored;
+ * then its known fields' JSON types (`wrongTypedManifestField`: a typed struct there).
  * `layers`: the documents read from the fixed paths (present exactly when the archive holds them).
  */
 function checkLayerFiles(manifest: JsonObject, kind: 'snapshot' | 'delta', layers: Partial<Record<LayerName, JsonObject>>): void {
   const problem = layerFileProblem(manifest, kind, (file) =>
     (Object.keys(LAYER_FILES) as LayerName[]).some((layer) => LAYER_FILES[layer] === file && layers[layer] !== undefined));
   if (problem !== null) refuse(problem);
+  const file = kind === 'snapshot' ? 'manifest.json' : 'delta-manifest.json';
+  const wrong = wrongTypedManifestField(kind, manifest);
+  if (wrong !== null) refuse(`${file}: ${wrong}`);
 }
 
 /**

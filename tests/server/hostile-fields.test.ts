@@ -24,6 +24,7 @@ import {
   fileRefValidatorDisagreements, fileRefVerdicts, layerValidatorDisagreements, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED,
   skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
 } from './layer-cases';
+import { manifestFieldValidatorDisagreements, manifestFieldVerdicts, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS } from './manifest-cases';
 
 let served: ServedTenants;
 let base: string;
@@ -181,5 +182,26 @@ describe('the files a manifest names for its layers (layer-cases.ts, lib/core/ar
   it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
     none(await fileRefValidatorDisagreements(uploader, REFUSED_FILE_REFS, true));
     none(await fileRefValidatorDisagreements(uploader, TAKEN_FILE_REFS, false));
+  });
+});
+
+describe('the manifests\' known fields (manifest-cases.ts, lib/core/typed-fields.ts wrongTypedManifestField)', () => {
+  it('a required field missing, a known field of another JSON type or null where the reference takes none, and a delta\'s memory file not memory/delta.jsonl are refused: 400 naming the manifest field; nothing stored', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    none(await manifestFieldVerdicts(uploader, base, keys.a, REFUSED_MANIFEST_FIELDS, true));
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('null layer entries and changes (not listed), every known field of its type, and unknown keys are taken', async () => {
+    none(await manifestFieldVerdicts(uploader, base, keys.a, TAKEN_MANIFEST_FIELDS, false));
+    const seq = await uploader.latestSequence();
+    expect(await pageFailures(get, routesOf(hostile, seq, []))).toEqual([]);
+  });
+
+  it('`lineage validate` calls each refused archive invalid and each taken one valid', async () => {
+    none(await manifestFieldValidatorDisagreements(uploader, REFUSED_MANIFEST_FIELDS, true));
+    none(await manifestFieldValidatorDisagreements(uploader, TAKEN_MANIFEST_FIELDS, false));
   });
 });

@@ -18,6 +18,7 @@ import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hosti
 import {
   fileRefVerdicts, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
 } from './layer-cases';
+import { manifestFieldVerdicts, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS } from './manifest-cases';
 
 let storage: LineageStorage;
 let server: ChildServer;
@@ -121,5 +122,17 @@ describe('the files a manifest names for its layers, on PostgreSQL + S3 (layer-c
 
   it('a layer listed at its fixed path and there, or a delta\'s without a file, is taken', async () => {
     none(await fileRefVerdicts(uploader, server.url, keys.a, TAKEN_FILE_REFS, false));
+  });
+});
+
+describe('the manifests\' known fields, on PostgreSQL + S3 (manifest-cases.ts)', () => {
+  it('a required field missing, a known field of another JSON type or null where the reference takes none, and a delta\'s memory file not memory/delta.jsonl are refused: 400 naming the manifest field; the ledger is unchanged', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    none(await manifestFieldVerdicts(uploader, server.url, keys.a, REFUSED_MANIFEST_FIELDS, true));
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+  });
+
+  it('null layer entries and changes (not listed), every known field of its type, and unknown keys are taken', async () => {
+    none(await manifestFieldVerdicts(uploader, server.url, keys.a, TAKEN_MANIFEST_FIELDS, false));
   });
 });

@@ -1,6 +1,9 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { LAYER_FILES, type LayerName } from './types';
 
+/** A delta's memory changes: always `memory/delta.jsonl` (CONTRACT §3.2; our readers and validate default to it). */
+export const DELTA_MEMORY_FILE = 'memory/delta.jsonl';
+
 /** The layers a delta manifest's `changes` may name a file for (CONTRACT §3.2). */
 const DELTA_LAYERS: readonly LayerName[] = ['identity', 'principals', 'credentials'];
 
@@ -16,7 +19,8 @@ const DELTA_LAYERS: readonly LayerName[] = ['identity', 'principals', 'credentia
  * the reference reader read a document none of our checks saw (or a path outside the archive's).
  *
  * Snapshot: a listed layer's `file` is required (manifest.schema.json); `null` means not listed.
- * Delta: `file` is optional there (delta-manifest.schema.json), so only a given one is checked.
+ * Delta: `file` is optional there (delta-manifest.schema.json), so only a given one is checked;
+ * `changes.memory.file`, when given, must be `memory/delta.jsonl` (the reader checks it is there).
  * `has(file)`: whether the archive holds `file`.
  */
 export function layerFileProblem(manifest: JsonObject, kind: 'snapshot' | 'delta', has: (file: string) => boolean): string | null {
@@ -25,6 +29,9 @@ export function layerFileProblem(manifest: JsonObject, kind: 'snapshot' | 'delta
     : ['delta-manifest.json', 'changes', DELTA_LAYERS] as const;
   const holder = manifest[holderKey];
   if (!isJsonObject(holder)) return null;
+  if (kind === 'delta' && isJsonObject(holder.memory) && typeof holder.memory.file === 'string' && holder.memory.file !== DELTA_MEMORY_FILE) {
+    return `delta-manifest.json: changes.memory.file ${JSON.stringify(holder.memory.file.slice(0, 200))} is not ${JSON.stringify(DELTA_MEMORY_FILE)}, the only path a delta's memory changes are read from (CONTRACT §3.2)`;
+  }
   for (const layer of layers) {
     const entry = holder[layer];
     if (entry === undefined || entry === null) continue;
