@@ -165,6 +165,36 @@ export class HostileUploader {
 }
 
 /** Field, value, and the words the refusal must say (the field's path). */
+/** A case of an archive an upload carries: `how` it goes, its `name`, and, refused, what the 400 `says`. */
+export interface UploadCase {
+  how: 'delta' | 'snapshot';
+  name: string;
+  says?: string;
+}
+
+/**
+ * Each case uploaded by `upload`: refused, a 400 whose body is `{"error"}` alone, saying `refused: <says>`;
+ * taken, a 201, and the agent's AgentInfo (its `layer_counts`, the fold of its layers) answering 200.
+ * What went otherwise, one line each.
+ */
+export async function uploadVerdicts<C extends UploadCase>(
+  uploader: HostileUploader, base: string, key: string, cases: readonly C[], refused: boolean, upload: (c: C) => Promise<Reply>,
+): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const c of cases) {
+    const reply = await upload(c);
+    const shown = `${c.how} ${c.name}`;
+    if (!refused) {
+      if (reply.status !== 201) wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
+      const info = await call(`${base}/v1/agents/${uploader.agent}`, { key });
+      if (info.status !== 200) wrong.push(`${shown}: GET agent ${info.status} ${info.text.slice(0, 300)}`);
+    } else if (reply.status !== 400 || Object.keys(reply.json ?? {}).join() !== 'error' || !String(reply.json.error).includes(`refused: ${c.says!}`)) {
+      wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
+    }
+  }
+  return wrong;
+}
+
 export const REFUSED: [string, unknown, RegExp][] = [
   // Optional fields the reference reader types.
   ['tags', 'a tag', /tags "a tag" is not an array of strings/],

@@ -12,8 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { validateArchive } from '@/lib/core/validate';
-import { call } from './harness';
-import { MARKUP, type HostileUploader, type Rec } from './hostile-fields-cases';
+import { MARKUP, uploadVerdicts, type HostileUploader, type Rec } from './hostile-fields-cases';
 
 const TIME = '2026-01-15T10:00:00Z';
 const OTHER = '0190a000-0000-7000-8000-00000000ffff';
@@ -160,22 +159,9 @@ const lineOf = (how: 'delta' | 'snapshot', rec: Rec): string => JSON.stringify(h
  * alone, saying `says`. Taken: 201, and the agent's AgentInfo (its `layer_counts`, the fold of the
  * layers) answers 200.
  */
-export async function layerVerdicts(uploader: HostileUploader, base: string, key: string, cases: LayerCase[], refused: boolean): Promise<string[]> {
-  const wrong: string[] = [];
-  for (const c of cases) {
-    const reply = await uploader.uploadLines(c.how, [lineOf(c.how, uploader.recordWith('tags', ['fine']))], undefined, [{ name: c.file, data: caseText(c, uploader.agent) }]);
-    const shown = `${c.how} ${c.name}`;
-    if (!refused) {
-      if (reply.status !== 201) wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-      const info = await call(`${base}/v1/agents/${uploader.agent}`, { key });
-      if (info.status !== 200) wrong.push(`${shown}: GET agent ${info.status} ${info.text.slice(0, 300)}`);
-      continue;
-    }
-    if (reply.status !== 400 || Object.keys(reply.json ?? {}).join() !== 'error' || !String(reply.json.error).includes(`refused: ${c.says!}`)) {
-      wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-    }
-  }
-  return wrong;
+export function layerVerdicts(uploader: HostileUploader, base: string, key: string, cases: LayerCase[], refused: boolean): Promise<string[]> {
+  return uploadVerdicts(uploader, base, key, cases, refused, (c) =>
+    uploader.uploadLines(c.how, [lineOf(c.how, uploader.recordWith('tags', ['fine']))], undefined, [{ name: c.file, data: caseText(c, uploader.agent) }]));
 }
 
 /** A delta line case: a record (`fields` set) written with `operation` (an unknown one, or none), its text rewritten by `line`. */
@@ -321,20 +307,9 @@ function fileRefFiles(c: FileRefCase, agent: string): { name: string; data: stri
 }
 
 /** Each file reference case beside a good record: refused, 400 `{"error"}` alone saying `says`; taken, 201 and its agent answering. */
-export async function fileRefVerdicts(uploader: HostileUploader, base: string, key: string, cases: FileRefCase[], refused: boolean): Promise<string[]> {
-  const wrong: string[] = [];
-  for (const c of cases) {
-    const reply = await uploader.uploadLines(c.how, [lineOf(c.how, uploader.recordWith('tags', ['fine']))], fileRefManifest(c), fileRefFiles(c, uploader.agent));
-    const shown = `${c.how} ${c.name}`;
-    if (!refused) {
-      if (reply.status !== 201) wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-      const info = await call(`${base}/v1/agents/${uploader.agent}`, { key });
-      if (info.status !== 200) wrong.push(`${shown}: GET agent ${info.status} ${info.text.slice(0, 300)}`);
-    } else if (reply.status !== 400 || Object.keys(reply.json ?? {}).join() !== 'error' || !String(reply.json.error).includes(`refused: ${c.says!}`)) {
-      wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-    }
-  }
-  return wrong;
+export function fileRefVerdicts(uploader: HostileUploader, base: string, key: string, cases: FileRefCase[], refused: boolean): Promise<string[]> {
+  return uploadVerdicts(uploader, base, key, cases, refused, (c) =>
+    uploader.uploadLines(c.how, [lineOf(c.how, uploader.recordWith('tags', ['fine']))], fileRefManifest(c), fileRefFiles(c, uploader.agent)));
 }
 
 /** `lineage validate`'s verdict on each file reference case: those it calls valid when refused, or invalid when taken. */

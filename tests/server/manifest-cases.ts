@@ -10,8 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { validateArchive } from '@/lib/core/validate';
-import { call } from './harness';
-import type { ArchiveFile, HostileUploader, Rec } from './hostile-fields-cases';
+import { uploadVerdicts, type ArchiveFile, type HostileUploader, type Rec } from './hostile-fields-cases';
 
 const TIME = '2026-01-15T10:00:00Z';
 
@@ -128,21 +127,11 @@ const lineOf = (how: 'delta' | 'snapshot', rec: Rec): string => JSON.stringify(h
 const filesOf = (c: ManifestFieldCase, line: string, agent: string): ArchiveFile[] => c.files?.(line, agent) ?? [];
 
 /** Each case beside a good record: refused, 400 `{"error"}` alone saying `says`; taken, 201 and its agent answering. */
-export async function manifestFieldVerdicts(uploader: HostileUploader, base: string, key: string, cases: ManifestFieldCase[], refused: boolean): Promise<string[]> {
-  const wrong: string[] = [];
-  for (const c of cases) {
+export function manifestFieldVerdicts(uploader: HostileUploader, base: string, key: string, cases: ManifestFieldCase[], refused: boolean): Promise<string[]> {
+  return uploadVerdicts(uploader, base, key, cases, refused, (c) => {
     const line = lineOf(c.how, uploader.recordWith('tags', ['fine']));
-    const reply = await uploader.uploadLines(c.how, [line], rewrite(c), filesOf(c, line, uploader.agent));
-    const shown = `${c.how} ${c.name}`;
-    if (!refused) {
-      if (reply.status !== 201) wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-      const info = await call(`${base}/v1/agents/${uploader.agent}`, { key });
-      if (info.status !== 200) wrong.push(`${shown}: GET agent ${info.status} ${info.text.slice(0, 300)}`);
-    } else if (reply.status !== 400 || Object.keys(reply.json ?? {}).join() !== 'error' || !String(reply.json.error).includes(`refused: ${c.says!}`)) {
-      wrong.push(`${shown}: ${reply.status} ${reply.text.slice(0, 300)}`);
-    }
-  }
-  return wrong;
+    return uploader.uploadLines(c.how, [line], rewrite(c), filesOf(c, line, uploader.agent));
+  });
 }
 
 /** `lineage validate`'s verdict on each case: those it calls valid when refused, or invalid when taken. */
