@@ -7,6 +7,8 @@ import { insert, seedStateDb } from '@/lib/adapters/hermes/test-support';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
 import { validateArchive } from '@/lib/core/validate';
+import { createLineageServer, type LineageServer } from '@/lib/server/http-server';
+import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { openEmbeddedStorage } from '@/lib/storage/embedded';
 import { uploadsFrom, uploadsOf } from '@/lib/storage/testing/synced-histories';
 import { httpTarget } from '@/lib/sync/http-target';
@@ -14,6 +16,7 @@ import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { apply, materialize, op as mdOp, render, seedModel, type Model, type Op as MdOp } from '@/lib/sync/testing/histories';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { startTestServer, tempDataDir, type TestServer } from './harness';
 
 /**
@@ -28,6 +31,17 @@ import { startTestServer, tempDataDir, type TestServer } from './harness';
  * ingest, which reads every snapshot and delta from its bytes and refuses (400) anything its
  * byte-level checks refuse (duplicated keys, wrong-typed record or layer fields, bad skipped lines,
  * NUL, depth, times); then every stored entry's bytes are validated as `lineage validate` does.
+ * The served ingest is the embedded one (SQLite) in every run and, in the first runs of each
+ * runtime, the scale-out one too (PostgreSQL + radosgw, lib/storage/pg/ingest.ts).
+ *
+ * Most histories lose the client's state part-way (another machine, or a lost ALF_HOME) and go on
+ * with `--force-first-sync`: a full snapshot of the changed workspace after deltas — the only way
+ * our client sends a snapshot to a target that has history (lib/sync/sync.ts has no size or count
+ * rollover) — then deltas on that base.
+ *
+ * No adapter writes a `credentials.json` or `attachments.json` layer (lib/adapters/*: ExportResult
+ * `layers` holds identity and principals only; OpenClaw and Hermes make them from prose files,
+ * ZeroClaw makes none), so no history can make our client write one: these are not covered here.
  */
 
 const word = fc.constantFrom(
@@ -66,6 +80,8 @@ interface RuntimeCase<O> {
   runtimeAgent?: string;
   ops: fc.Arbitrary<O>;
   numRuns: number;
+  /** How many of the first runs also sync to the scale-out server (each costs a few seconds there). */
+  scaleOutRuns: number;
   /** Parts of archives the histories must have produced (and so checked). */
   covers: string[];
   seed(ws: string): Promise<unknown>;
@@ -82,6 +98,7 @@ const openclaw: RuntimeCase<MdOp | Prose | OddFile> = {
     { arbitrary: oddFile, weight: 2 },
   ),
   numRuns: 8,
+  scaleOutRuns: 8,
   covers: ['snapshot identity.json', 'snapshot principals.json', 'snapshot memory/', 'snapshot raw/', 'delta identity.json', 'delta principals.json', 'delta memory/delta.jsonl', 'delta raw/'],
   async seed(ws) {
     const model: Model = seedModel();
@@ -116,6 +133,7 @@ const zeroclaw: RuntimeCase<RowOp | Prose> = {
   runtimeAgent: 'scout',
   ops: fc.oneof({ arbitrary: rowOp, weight: 4 }, { arbitrary: prose, weight: 1 }),
   numRuns: 5,
+  scaleOutRuns: 3,
   // ZeroClaw has no identity or principals layer: its prose files travel as raw files.
   covers: ['snapshot memory/', 'snapshot raw/', 'delta memory/delta.jsonl', 'delta raw/'],
   async seed(ws) {
@@ -170,6 +188,7 @@ const hermes: RuntimeCase<HermesOp> = {
   runtime: 'hermes',
   ops: hermesOp,
   numRuns: 5,
+  scaleOutRuns: 3,
   covers: ['snapshot identity.json', 'snapshot principals.json', 'snapshot memory/', 'snapshot raw/', 'delta identity.json', 'delta principals.json', 'delta memory/delta.jsonl', 'delta raw/'],
   async seed(ws) {
     await seedStateDb(ws, [{ id: 'sess-1', source: 'cli', title: 'Deploy <review>', started_at: 1780000000, ended_at: 1780000600 }], [
@@ -216,44 +235,72 @@ const hermes: RuntimeCase<HermesOp> = {
 };
 
 let t: TestServer;
+/** A served ingest on the scale-out storage: PostgreSQL and a radosgw bucket of the run's engines (tests/engines). */
+let scaleOut: { server: LineageServer; url: string; key: string };
 beforeAll(async () => {
   t = await startTestServer();
+  const [databaseUrl, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
+  const storage = await openStorage(storageConfigFrom(scaleOutEnv(databaseUrl, bucket, settings)));
+  const key = (await storage.createApiKey({ name: 'own-archives', now: new Date() })).key;
+  const server = await createLineageServer({ dataDir: tempDataDir(), storage, port: 0, ui: false, log: () => undefined });
+  scaleOut = { server, url: server.url, key };
+}, 300_000);
+afterAll(async () => {
+  await scaleOut?.server.close();
+  await t?.close();
 });
-afterAll(() => t.close());
 
 const CASES = [openclaw, zeroclaw, hermes] as RuntimeCase<unknown>[];
+type Leg = 'http' | 'scale-out' | 'local';
 
 /**
- * The same history synced twice: over HTTP (the served ingest reads every upload from its bytes;
- * a refusal is the sync's error) and into a local data directory (where a first sync's snapshot is
- * checked once as it is built, not read back). Both sides' entries are then taken from their
- * ledgers as bytes: the local ones are ingested from those bytes into a fresh storage (the checks
- * an upload gets), and every one of both is validated.
+ * The same history synced over HTTP (the served ingest reads every upload from its bytes; a refusal
+ * is the sync's error) — to the embedded server and, in the first runs, to the scale-out one — and
+ * into a local data directory (where a first sync's snapshot is checked once as it is built, not
+ * read back). Before the sync after step `lost` the client's state is gone (a fresh ALF_HOME) and
+ * that sync is a `--force-first-sync`: a full snapshot where the target has history. Every side's
+ * entries are then taken from its ledger as bytes: the local ones are ingested from those bytes into
+ * a fresh storage (the checks an upload gets), and every one of all is validated.
  */
 describe.each(CASES.map((c) => [c.runtime, c] as const))('%s: every archive our sync writes is taken by an ingest from its bytes and valid', (_name, rc) => {
-  it('random histories with identity/principal prose, edits, moves, deletes, HTML and non-ASCII text', async () => {
-    // What the checked archives held, by kind: `snapshot identity.json`, `delta memory/delta.jsonl`, `delta raw/`...
+  it('random histories with identity/principal prose, edits, moves, deletes, HTML and non-ASCII text, a lost state\'s full snapshot; embedded and scale-out', async () => {
+    // What the checked archives held, by leg and kind: `http snapshot identity.json`,
+    // `scale-out delta memory/delta.jsonl`, `local rollover raw/` (a snapshot after the first entry)...
     const seen = new Set<string>();
     let entries = 0;
+    let run = 0;
     const freshDir = tempDataDir();
     const fresh = openEmbeddedStorage(freshDir);
     try {
       await fc.assert(
-        fc.asyncProperty(fc.array(rc.ops, { minLength: 1, maxLength: 6 }), async (ops) => {
-          for (const leg of ['http', 'local'] as const) {
+        fc.asyncProperty(fc.array(rc.ops, { minLength: 1, maxLength: 6 }), fc.option(fc.nat(5), { nil: null, freq: 4 }), async (ops, lost) => {
+          const legs: Leg[] = run++ < rc.scaleOutRuns ? ['scale-out', 'http', 'local'] : ['http', 'local'];
+          for (const leg of legs) {
             const sb = await makeSandbox(`lineage-own-${rc.runtime}-${leg}-`);
             try {
               const clock = steppingClock();
-              const target = leg === 'http' ? httpTarget({ baseUrl: `${t.url}/v1`, apiKey: t.keyA }) : localTarget(sb.dataDir, clock);
+              const target = leg === 'http' ? httpTarget({ baseUrl: `${t.url}/v1`, apiKey: t.keyA })
+                : leg === 'scale-out' ? httpTarget({ baseUrl: `${scaleOut.url}/v1`, apiKey: scaleOut.key })
+                : localTarget(sb.dataDir, clock);
               const state = await rc.seed(sb.workspace);
-              const sync = () => syncWorkspace({ runtime: rc.runtime, workspace: sb.workspace, runtimeAgent: rc.runtimeAgent, target, alfHome: sb.alfHome, clock });
+              let alfHome = sb.alfHome;
+              // A refusal says on which side it came: an ingest's 400 is the sync's error.
+              const sync = (forceFirstSync = false) => syncWorkspace({ runtime: rc.runtime, workspace: sb.workspace, runtimeAgent: rc.runtimeAgent, target, alfHome, clock, forceFirstSync })
+                .catch((error: unknown) => {
+                  throw new Error(`${leg}${forceFirstSync ? ' (--force-first-sync)' : ''}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+                });
               const agentId = (await sync()).agent.alf_agent_id;
               for (let step = 0; step < ops.length; step++) {
                 await rc.apply(sb.workspace, ops[step], step, state);
-                await sync();
+                const rollover = lost !== null && step === lost % ops.length;
+                if (rollover) alfHome = path.join(sb.root, `alf-home-after-${step}`);
+                const out = await sync(rollover);
+                if (rollover) expect({ step, delta: out.delta, agent: out.agent.alf_agent_id }).toEqual({ step, delta: false, agent: agentId });
               }
-              const history = leg === 'http' ? await uploadsFrom(t.server.service.storage, agentId) : await uploadsOf(sb.dataDir, agentId);
+              const storage = leg === 'http' ? t.server.service.storage : leg === 'scale-out' ? scaleOut.server.service.storage : null;
+              const history = storage ? await uploadsFrom(storage, agentId) : await uploadsOf(sb.dataDir, agentId);
               expect(history.uploads[0]?.kind).toBe('snapshot');
+              expect(history.uploads.filter((u) => u.kind === 'snapshot').length).toBe(lost === null ? 1 : 2);
               if (leg === 'local') {
                 await fresh.registerAgent({ id: agentId, name: history.name, sourceRuntime: history.runtime, tenantId: null, now: history.uploads[0]!.now });
               }
@@ -265,8 +312,9 @@ describe.each(CASES.map((c) => [c.runtime, c] as const))('%s: every archive our 
                 const verdict = await validateArchive(u.bytes);
                 expect({ leg, seq, kind: u.kind, errors: verdict.errors }).toEqual({ leg, seq, kind: u.kind, errors: [] });
                 expect(verdict.valid).toBe(true);
+                const kind = u.kind === 'snapshot' && seq > 0 ? 'rollover' : u.kind;
                 for (const name of (await readZip(u.bytes, resolveLimits())).files.keys()) {
-                  seen.add(`${u.kind} ${name.startsWith('raw/') ? 'raw/' : name.startsWith('memory/') && u.kind === 'snapshot' ? 'memory/' : name}`);
+                  seen.add(`${leg} ${kind} ${name.startsWith('raw/') ? 'raw/' : name.startsWith('memory/') && u.kind === 'snapshot' ? 'memory/' : name}`);
                 }
               }
               entries += history.uploads.length;
@@ -282,8 +330,10 @@ describe.each(CASES.map((c) => [c.runtime, c] as const))('%s: every archive our 
       await fs.rm(freshDir, { recursive: true, force: true });
     }
     // The histories changed things: deltas with records, raw files and layer documents were written
-    // and checked, not only first snapshots.
+    // and checked, not only first snapshots; full snapshots after deltas too; on every leg.
     expect(entries).toBeGreaterThan(2 * rc.numRuns);
-    expect([...seen].sort()).toEqual(expect.arrayContaining(rc.covers));
-  }, 300_000);
+    const rolloverCovers = rc.covers.filter((c) => c.startsWith('snapshot ')).map((c) => c.replace('snapshot ', 'rollover '));
+    const covers = (['http', 'scale-out', 'local'] as const).flatMap((leg) => [...rc.covers, ...rolloverCovers].map((c) => `${leg} ${c}`));
+    expect(covers.filter((c) => !seen.has(c))).toEqual([]);
+  }, 600_000);
 });
