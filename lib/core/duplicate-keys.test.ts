@@ -163,7 +163,124 @@ function randomJson(random: () => number, level: KeyLevel | null, depth: number)
   return `{${entries.join(',')}${space()}}`;
 }
 
+/**
+ * The key sets as they were written by hand before they were derived from lib/core/reader-structs.ts
+ * (commit 9408904), kept as a pin: a field dropped from or added to the table changes them. One
+ * difference, on purpose: `changes.raw` ({changed, deleted}) of the delta manifest, which the type
+ * checks read as a struct but the hand-written level left out (its keys were taken twice).
+ */
+function handWrittenLevels() {
+  const level = (keys: string[], objects?: Record<string, KeyLevel>, items?: Record<string, KeyLevel>): KeyLevel =>
+    ({ keys: new Set(keys), ...(objects ? { objects } : {}), ...(items ? { items } : {}) });
+
+  /** `MemoryRecord` and its structs (alf-core memory.rs; CONTRACT §4.1, memory-record.schema.json). */
+  const SOURCE = level(['runtime', 'runtime_version', 'origin', 'origin_file', 'extraction_method', 'session_id', 'interaction_id', 'identity_version']);
+  const TEMPORAL = level(['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at', 'access_count']);
+  const RECORD_KEYS = ['id', 'agent_id', 'content', 'memory_type', 'source', 'temporal', 'status', 'namespace', 'category', 'supersedes',
+    'confidence', 'entities', 'tags', 'embeddings', 'related_records', 'raw_source_format'];
+  const RECORD_OBJECTS = { source: SOURCE, temporal: TEMPORAL };
+  const RECORD_ITEMS = {
+    entities: level(['name', 'type', 'role']),
+    embeddings: level(['model', 'dimensions', 'vector', 'computed_at', 'source']),
+    related_records: level(['id', 'relation']),
+  };
+  /** A partition line: one `MemoryRecord`. */
+  const RECORD_LEVEL: KeyLevel = level(RECORD_KEYS, RECORD_OBJECTS, RECORD_ITEMS);
+  /** A `memory/delta.jsonl` line: `DeltaMemoryEntry`, `operation` and the record flattened into it. */
+  const DELTA_LINE_LEVEL: KeyLevel = level(['operation', ...RECORD_KEYS], RECORD_OBJECTS, RECORD_ITEMS);
+
+  /** `manifest.json`: `Manifest` and its structs (alf-core manifest.rs; manifest.schema.json). */
+  const MANIFEST_LEVEL: KeyLevel = level(
+    ['alf_version', 'created_at', 'agent', 'layers', 'runtime_hints', 'sync', 'raw_sources', 'checksum'],
+    {
+      agent: level(['id', 'name', 'source_runtime', 'source_runtime_version']),
+      layers: level(['identity', 'principals', 'credentials', 'memory', 'attachments'], {
+        identity: level(['version', 'file']),
+        principals: level(['count', 'file']),
+        credentials: level(['count', 'file']),
+        memory: level(['record_count', 'index_file', 'partitions', 'has_embeddings', 'has_raw_source'], undefined, {
+          partitions: level(['file', 'from', 'to', 'record_count', 'sealed']),
+        }),
+        attachments: level(['count', 'file', 'included_count', 'included_size_bytes', 'referenced_count', 'referenced_size_bytes']),
+      }),
+      runtime_hints: level(['primary_model', 'last_model', 'provider', 'context_window', 'notes']),
+      sync: level(['last_sequence', 'last_sync_at']),
+    },
+  );
+
+  /** `delta-manifest.json`: `DeltaManifest` and its structs (alf-core manifest.rs; delta-manifest.schema.json). */
+  const DELTA_MANIFEST_LEVEL: KeyLevel = level(['alf_version', 'created_at', 'agent', 'sync', 'changes'], {
+    agent: level(['id', 'source_runtime']),
+    sync: level(['base_sequence', 'new_sequence', 'base_timestamp', 'new_timestamp']),
+    // 'raw' and its level: added (the one difference, see above).
+    changes: level(['identity', 'principals', 'credentials', 'memory', 'raw'], {
+      identity: level(['file', 'new_version']),
+      principals: level(['file', 'changed_ids']),
+      credentials: level(['file']),
+      memory: level(['file', 'record_count']),
+      raw: level(['changed', 'deleted']),
+    }),
+  });
+
+  /**
+   * The layer documents: `Identity`, `PrincipalsDocument`, `CredentialsDocument` (alf-core identity.rs,
+   * principals.rs, credentials.rs) and `AttachmentsIndex` (manifest.rs) with their structs. Maps
+   * (`neural_matrix`, `scores`, `custom_blocks`) and Values (`raw_source`, `aieos_extensions`,
+   * `relationships`' items, `custom_fields`) take the last of two equal keys: no level.
+   */
+  const CAPABILITY = level(['name', 'description', 'priority', 'portability', 'host_requirements', 'credential_ids']);
+  const IDENTITY_LEVEL: KeyLevel = level(['id', 'agent_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
+    structured: level(['names', 'role', 'goals', 'psychology', 'linguistics', 'capabilities', 'sub_agents', 'aieos_extensions'], {
+      names: level(['primary', 'nickname', 'full']),
+      psychology: level(['neural_matrix', 'personality_traits', 'moral_alignment', 'mbti'], { personality_traits: level(['framework', 'scores']) }),
+      linguistics: level(['formality_level', 'verbosity', 'humor_level', 'slang_usage', 'preferred_language', 'idiolect'], {
+        idiolect: level(['catchphrases', 'verbal_tics', 'avoided_words']),
+      }),
+    }, {
+      capabilities: CAPABILITY,
+      sub_agents: level(['agent_id', 'name', 'capabilities', 'status', 'description', 'model_hints', 'routing_hints', 'last_invoked_at', 'performance_notes'],
+        { model_hints: level(['primary_model', 'last_model']) }, { capabilities: CAPABILITY }),
+    }),
+    prose: level(['soul', 'operating_instructions', 'identity_profile', 'custom_blocks']),
+  });
+  const PRINCIPALS_LEVEL: KeyLevel = level(['principals'], undefined, {
+    principals: level(['id', 'principal_type', 'agent_id', 'profile'], {
+      profile: level(['id', 'agent_id', 'principal_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
+        structured: level(['name', 'principal_type', 'timezone', 'locale', 'communication_preferences', 'work_context', 'relationships', 'custom_fields'], {
+          communication_preferences: level(['tone', 'response_length', 'formatting']),
+          work_context: level(['role', 'company', 'projects']),
+        }),
+        prose: level(['user_profile']),
+      }),
+    }),
+  });
+  const CREDENTIALS_LEVEL: KeyLevel = level(['credentials'], undefined, {
+    credentials: level(['id', 'agent_id', 'service', 'credential_type', 'encrypted_payload', 'encryption', 'created_at', 'label', 'capabilities_granted',
+      'updated_at', 'last_rotated_at', 'expires_at', 'tags'], {
+      encryption: level(['algorithm', 'nonce', 'kdf', 'kdf_params'], { kdf_params: level(['memory_cost', 'time_cost', 'parallelism']) }),
+    }),
+  });
+  const ATTACHMENTS_LEVEL: KeyLevel = level(['artifact_size_threshold', 'attachments'], undefined, {
+    attachments: level(['id', 'filename', 'media_type', 'size_bytes', 'hash', 'source_path', 'archive_path', 'remote_ref', 'referenced_by'], {
+      hash: level(['algorithm', 'value']),
+    }),
+  });
+  /** Each layer document's level, by layer (`identity.json` … `attachments.json`). */
+  const LAYER_LEVELS: Readonly<Record<'identity' | 'principals' | 'credentials' | 'attachments', KeyLevel>> = {
+    identity: IDENTITY_LEVEL, principals: PRINCIPALS_LEVEL, credentials: CREDENTIALS_LEVEL, attachments: ATTACHMENTS_LEVEL,
+  };
+  return { RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL, LAYER_LEVELS };
+}
+
 describe('duplicate keys', () => {
+  it('derives from the reader\'s structs the key sets written by hand before, and `changes.raw` of the delta manifest', () => {
+    const derived = { RECORD_LEVEL, DELTA_LINE_LEVEL, MANIFEST_LEVEL, DELTA_MANIFEST_LEVEL, LAYER_LEVELS };
+    expect(derived).toEqual(handWrittenLevels());
+    const find = (text: string) => duplicatedKnownKey(text, JSON.parse(text), DELTA_MANIFEST_LEVEL);
+    expect(find('{"changes":{"raw":{"deleted":["raw/a"]},"raw":{"deleted":[]}}}')).toEqual({ key: 'raw', at: 'changes' });
+    expect(find('{"changes":{"raw":{"changed":["raw/a"],"changed":[]}}}')).toEqual({ key: 'changed', at: 'changes.raw' });
+  });
+
   it('the scan and the pre-filter agree with a reference parser that keeps every key, on random JSON at each level', () => {
     const random = prng(20261207);
     let duplicates = 0;

@@ -9,8 +9,10 @@
  * `duplicatedKnownKey` finds the first such key in a JSON text already parsed (`value`): a cheap
  * look first (`mayDuplicateKey`: a key given twice anywhere shows as more key tokens in the text
  * than keys in the parsed value), the exact scan (`duplicatedKeyIn`: escapes decoded, only known
- * keys of typed levels counted) only for the rare texts that look suspect.
+ * keys of typed levels counted) only for the rare texts that look suspect. The levels are derived
+ * from the structs of lib/core/reader-structs.ts (`keyLevel`), the table the type checks read too.
  */
+import { DELTA_LINE, DELTA_MANIFEST, isStruct, LAYER_STRUCTS, RECORD, SNAPSHOT_MANIFEST, type Struct } from './reader-structs';
 
 /** The fields a reader's struct knows at one level of a document, and the structs below it. */
 export interface KeyLevel {
@@ -21,102 +23,38 @@ export interface KeyLevel {
   readonly items?: Readonly<Record<string, KeyLevel>>;
 }
 
-const level = (keys: string[], objects?: Record<string, KeyLevel>, items?: Record<string, KeyLevel>): KeyLevel =>
-  ({ keys: new Set(keys), ...(objects ? { objects } : {}), ...(items ? { items } : {}) });
-
-/** `MemoryRecord` and its structs (alf-core memory.rs; CONTRACT §4.1, memory-record.schema.json). */
-const SOURCE = level(['runtime', 'runtime_version', 'origin', 'origin_file', 'extraction_method', 'session_id', 'interaction_id', 'identity_version']);
-const TEMPORAL = level(['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at', 'access_count']);
-const RECORD_KEYS = ['id', 'agent_id', 'content', 'memory_type', 'source', 'temporal', 'status', 'namespace', 'category', 'supersedes',
-  'confidence', 'entities', 'tags', 'embeddings', 'related_records', 'raw_source_format'];
-const RECORD_OBJECTS = { source: SOURCE, temporal: TEMPORAL };
-const RECORD_ITEMS = {
-  entities: level(['name', 'type', 'role']),
-  embeddings: level(['model', 'dimensions', 'vector', 'computed_at', 'source']),
-  related_records: level(['id', 'relation']),
-};
-/** A partition line: one `MemoryRecord`. */
-export const RECORD_LEVEL: KeyLevel = level(RECORD_KEYS, RECORD_OBJECTS, RECORD_ITEMS);
-/** A `memory/delta.jsonl` line: `DeltaMemoryEntry`, `operation` and the record flattened into it. */
-export const DELTA_LINE_LEVEL: KeyLevel = level(['operation', ...RECORD_KEYS], RECORD_OBJECTS, RECORD_ITEMS);
-
-/** `manifest.json`: `Manifest` and its structs (alf-core manifest.rs; manifest.schema.json). */
-export const MANIFEST_LEVEL: KeyLevel = level(
-  ['alf_version', 'created_at', 'agent', 'layers', 'runtime_hints', 'sync', 'raw_sources', 'checksum'],
-  {
-    agent: level(['id', 'name', 'source_runtime', 'source_runtime_version']),
-    layers: level(['identity', 'principals', 'credentials', 'memory', 'attachments'], {
-      identity: level(['version', 'file']),
-      principals: level(['count', 'file']),
-      credentials: level(['count', 'file']),
-      memory: level(['record_count', 'index_file', 'partitions', 'has_embeddings', 'has_raw_source'], undefined, {
-        partitions: level(['file', 'from', 'to', 'record_count', 'sealed']),
-      }),
-      attachments: level(['count', 'file', 'included_count', 'included_size_bytes', 'referenced_count', 'referenced_size_bytes']),
-    }),
-    runtime_hints: level(['primary_model', 'last_model', 'provider', 'context_window', 'notes']),
-    sync: level(['last_sequence', 'last_sync_at']),
-  },
-);
-
-/** `delta-manifest.json`: `DeltaManifest` and its structs (alf-core manifest.rs; delta-manifest.schema.json). */
-export const DELTA_MANIFEST_LEVEL: KeyLevel = level(['alf_version', 'created_at', 'agent', 'sync', 'changes'], {
-  agent: level(['id', 'source_runtime']),
-  sync: level(['base_sequence', 'new_sequence', 'base_timestamp', 'new_timestamp']),
-  changes: level(['identity', 'principals', 'credentials', 'memory'], {
-    identity: level(['file', 'new_version']),
-    principals: level(['file', 'changed_ids']),
-    credentials: level(['file']),
-    memory: level(['file', 'record_count']),
-  }),
-});
-
 /**
- * The layer documents: `Identity`, `PrincipalsDocument`, `CredentialsDocument` (alf-core identity.rs,
- * principals.rs, credentials.rs) and `AttachmentsIndex` (manifest.rs) with their structs. Maps
- * (`neural_matrix`, `scores`, `custom_blocks`) and Values (`raw_source`, `aieos_extensions`,
- * `relationships`' items, `custom_fields`) take the last of two equal keys: no level.
+ * The level of `struct` (lib/core/reader-structs.ts): every known field's name; a field holding a
+ * struct, or a list of structs, has its own level. Maps and `serde_json::Value`s (`neural_matrix`,
+ * `scores`, `custom_blocks`, `raw_source`, `raw_source_format`, `relationships`' items) take the
+ * last of two equal keys: no level.
  */
-const CAPABILITY = level(['name', 'description', 'priority', 'portability', 'host_requirements', 'credential_ids']);
-export const IDENTITY_LEVEL: KeyLevel = level(['id', 'agent_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
-  structured: level(['names', 'role', 'goals', 'psychology', 'linguistics', 'capabilities', 'sub_agents', 'aieos_extensions'], {
-    names: level(['primary', 'nickname', 'full']),
-    psychology: level(['neural_matrix', 'personality_traits', 'moral_alignment', 'mbti'], { personality_traits: level(['framework', 'scores']) }),
-    linguistics: level(['formality_level', 'verbosity', 'humor_level', 'slang_usage', 'preferred_language', 'idiolect'], {
-      idiolect: level(['catchphrases', 'verbal_tics', 'avoided_words']),
-    }),
-  }, {
-    capabilities: CAPABILITY,
-    sub_agents: level(['agent_id', 'name', 'capabilities', 'status', 'description', 'model_hints', 'routing_hints', 'last_invoked_at', 'performance_notes'],
-      { model_hints: level(['primary_model', 'last_model']) }, { capabilities: CAPABILITY }),
-  }),
-  prose: level(['soul', 'operating_instructions', 'identity_profile', 'custom_blocks']),
-});
-export const PRINCIPALS_LEVEL: KeyLevel = level(['principals'], undefined, {
-  principals: level(['id', 'principal_type', 'agent_id', 'profile'], {
-    profile: level(['id', 'agent_id', 'principal_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'], {
-      structured: level(['name', 'principal_type', 'timezone', 'locale', 'communication_preferences', 'work_context', 'relationships', 'custom_fields'], {
-        communication_preferences: level(['tone', 'response_length', 'formatting']),
-        work_context: level(['role', 'company', 'projects']),
-      }),
-      prose: level(['user_profile']),
-    }),
-  }),
-});
-export const CREDENTIALS_LEVEL: KeyLevel = level(['credentials'], undefined, {
-  credentials: level(['id', 'agent_id', 'service', 'credential_type', 'encrypted_payload', 'encryption', 'created_at', 'label', 'capabilities_granted',
-    'updated_at', 'last_rotated_at', 'expires_at', 'tags'], {
-    encryption: level(['algorithm', 'nonce', 'kdf', 'kdf_params'], { kdf_params: level(['memory_cost', 'time_cost', 'parallelism']) }),
-  }),
-});
-export const ATTACHMENTS_LEVEL: KeyLevel = level(['artifact_size_threshold', 'attachments'], undefined, {
-  attachments: level(['id', 'filename', 'media_type', 'size_bytes', 'hash', 'source_path', 'archive_path', 'remote_ref', 'referenced_by'], {
-    hash: level(['algorithm', 'value']),
-  }),
-});
+export function keyLevel(struct: Struct): KeyLevel {
+  const objects: Record<string, KeyLevel> = {};
+  const items: Record<string, KeyLevel> = {};
+  for (const [name, shape] of struct.fields) {
+    if (isStruct(shape)) objects[name] = keyLevel(shape);
+    else if (typeof shape === 'object' && 'list' in shape && typeof shape.list === 'object') items[name] = keyLevel(shape.list);
+  }
+  return {
+    keys: new Set(struct.fields.map(([name]) => name)),
+    ...(Object.keys(objects).length > 0 ? { objects } : {}),
+    ...(Object.keys(items).length > 0 ? { items } : {}),
+  };
+}
+
+/** A partition line: one `MemoryRecord`. */
+export const RECORD_LEVEL: KeyLevel = keyLevel(RECORD);
+/** A `memory/delta.jsonl` line: `DeltaMemoryEntry`, `operation` and the record flattened into it. */
+export const DELTA_LINE_LEVEL: KeyLevel = keyLevel(DELTA_LINE);
+/** `manifest.json`: `Manifest` and its structs. */
+export const MANIFEST_LEVEL: KeyLevel = keyLevel(SNAPSHOT_MANIFEST);
+/** `delta-manifest.json`: `DeltaManifest` and its structs. */
+export const DELTA_MANIFEST_LEVEL: KeyLevel = keyLevel(DELTA_MANIFEST);
 /** Each layer document's level, by layer (`identity.json` … `attachments.json`). */
 export const LAYER_LEVELS: Readonly<Record<'identity' | 'principals' | 'credentials' | 'attachments', KeyLevel>> = {
-  identity: IDENTITY_LEVEL, principals: PRINCIPALS_LEVEL, credentials: CREDENTIALS_LEVEL, attachments: ATTACHMENTS_LEVEL,
+  identity: keyLevel(LAYER_STRUCTS.identity), principals: keyLevel(LAYER_STRUCTS.principals),
+  credentials: keyLevel(LAYER_STRUCTS.credentials), attachments: keyLevel(LAYER_STRUCTS.attachments),
 };
 
 /** A known key that comes twice in one object: the key (unescaped) and where (`source`, `entities[1]`; '' at the top). */

@@ -16,10 +16,10 @@ import { LAYER_FILES, type AlfDelta, type AlfSnapshot, type LayerName, type Read
 import {
   DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
 } from '@/lib/core/duplicate-keys';
-import type { JsonObject, JsonValue } from '@/lib/core/json';
+import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
 import { asMemoryRecord, RecordShapeError } from '@/lib/core/record';
 import {
-  isKind, isKnownRfc3339, isObject, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, type JsonFields, type Kind,
+  isKind, isKnownRfc3339, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, type Kind,
 } from '@/lib/core/typed-fields';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
@@ -222,7 +222,7 @@ export class ArchiveKeys {
  * fields, no known key twice, the reference's UUID and times, `wrongTypedField`. Not our own rules
  * (NUL, depth, our UUID form): the line is never indexed. Never throws.
  */
-export function skippedLineProblem(text: string, value: JsonFields): string | null {
+export function skippedLineProblem(text: string, value: JsonObject): string | null {
   const { operation, ...record } = value;
   if (operation === undefined) return 'operation is missing (the reference reader refuses a line without one)';
   if (typeof operation !== 'string') return `operation ${shownValue(operation)} is not a string`;
@@ -236,7 +236,7 @@ export function skippedLineProblem(text: string, value: JsonFields): string | nu
   const duplicate = duplicatedKnownKey(text, value, DELTA_LINE_LEVEL);
   if (duplicate !== null) return skipped(duplicateProblem(duplicate));
   if (!REFERENCE_UUID.test(record.id as string)) return skipped(`record id ${shownValue(record.id!)} is not a UUID`);
-  const temporal = record.temporal as JsonFields;
+  const temporal = record.temporal as JsonObject;
   for (const field of TEMPORAL_FIELDS) {
     const time = temporal[field];
     if (time !== undefined && time !== null && !isKind(time, 'time')) return skipped(`temporal.${field} ${shownValue(time)} is not ${WHAT.time}`);
@@ -286,7 +286,7 @@ export function wrongTypedField(record: { [key: string]: JsonValue | undefined }
     if (!REFERENCE_UUID.test(record.agent_id)) return wrong('agent_id', record.agent_id, 'a UUID');
     lastAgentId = record.agent_id;
   }
-  const optional = (holder: JsonFields, fields: [string, Kind][], at: string): string | null => {
+  const optional = (holder: JsonObject, fields: [string, Kind][], at: string): string | null => {
     for (const [name, kind] of fields) {
       const value = holder[name];
       if (value === undefined || value === null || isKind(value, kind)) continue;
@@ -294,13 +294,13 @@ export function wrongTypedField(record: { [key: string]: JsonValue | undefined }
     }
     return null;
   };
-  const top = optional(record as JsonFields, OPTIONAL_TOP, '');
+  const top = optional(record as JsonObject, OPTIONAL_TOP, '');
   if (top !== null) return top;
-  if (isObject(record.source)) {
+  if (isJsonObject(record.source)) {
     const source = optional(record.source, OPTIONAL_SOURCE, 'source.');
     if (source !== null) return source;
   }
-  if (isObject(record.temporal)) {
+  if (isJsonObject(record.temporal)) {
     const count = optional(record.temporal, [['access_count', 'u64']], 'temporal.');
     if (count !== null) return count;
   }
@@ -316,7 +316,7 @@ export function wrongTypedField(record: { [key: string]: JsonValue | undefined }
     if (!Array.isArray(items)) return wrong(field, items, 'an array of objects');
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      if (!isObject(item)) return wrong(`${field}[${i}]`, item, 'an object');
+      if (!isJsonObject(item)) return wrong(`${field}[${i}]`, item, 'an object');
       for (const [name, kind, need] of ITEM_FIELDS[field]) {
         const value = item[name];
         if ((value === undefined || value === null) && need === 'optional') continue;
