@@ -1,12 +1,15 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { getAdapter } from '@/lib/adapters';
 import { sessionRecord } from '@/lib/adapters/hermes/sessions';
 import { rowToRecord } from '@/lib/adapters/zeroclaw/records';
 import { readSnapshot } from '@/lib/core/archive';
 import type { JsonValue } from '@/lib/core/json';
-import { wrongTypedField } from './ingest-checks';
+import { isStruct, RECORD, type Shape, type Struct } from '@/lib/core/reader-structs';
+import { asMemoryRecord, type MemoryRecord } from '@/lib/core/record';
+import { shownValue, WHAT, type Kind } from '@/lib/core/typed-fields';
+import { checkSnapshotRecord, wrongTypedField } from './ingest-checks';
 
 type Rec = { [key: string]: JsonValue | undefined };
 const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
@@ -72,5 +75,72 @@ describe('wrongTypedField: the reference reader\'s types of the known record fie
     expect(synthetic.records.length).toBeGreaterThan(0);
     expect(openclaw.records.length).toBeGreaterThan(0);
     for (const made of [...synthetic.records, ...openclaw.records]) expect(wrongTypedField(made as Rec), made.id).toBeNull();
+  });
+
+  it('refuses agent_id "" in the first record a process checks (the remembered UUID started as "", which skipped the test)', async () => {
+    vi.resetModules();
+    const fresh = await import('./ingest-checks');
+    expect(fresh.wrongTypedField(withField({ agent_id: '' }))).toBe('agent_id "" is not a UUID');
+    expect(fresh.wrongTypedField(withField({}))).toBeNull();
+    expect(fresh.wrongTypedField(withField({ agent_id: '' }))).toBe('agent_id "" is not a UUID');
+  });
+
+  it('refuses a value of another type in every typed field of the record\'s table (lib/core/reader-structs.ts): by wrongTypedField, or by the checks made before it', () => {
+    const WRONG: Record<Kind, JsonValue> = { string: 5, uuid: 'not-a-uuid', number: '1', u32: -1, u64: 1.5, time: '2026-13-01T00:00:00Z', boolean: 'true' };
+    const TIME = '2026-01-15T10:00:00Z';
+    const full = (): Rec => withField({
+      category: 'c', supersedes: UUID, confidence: 0.5,
+      source: { runtime: 'openclaw', runtime_version: '1', origin: 'o', origin_file: 'f', extraction_method: 'e', session_id: 's', interaction_id: 'i', identity_version: 1 },
+      temporal: { created_at: TIME, updated_at: TIME, observed_at: TIME, valid_from: TIME, valid_until: TIME, last_accessed_at: TIME, access_count: 3 },
+      tags: ['t'], entities: [{ name: 'n', type: 't', role: 'r' }], embeddings: [{ model: 'm', dimensions: 1, vector: [0.5], computed_at: TIME, source: 's' }],
+      related_records: [{ id: UUID, relation: 'r' }], raw_source_format: { any: 1 },
+    });
+    expect(wrongTypedField(full())).toBeNull();
+    // Every place of the table a typed value goes (a field, a list item, an item's field): its path, how to put a value there, a wrong one, and what it is said not to be.
+    const places: { path: string; set: (record: Rec, value: JsonValue) => void; wrong: JsonValue; what: string }[] = [];
+    const walk = (struct: Struct, holder: (record: Rec) => Rec, at: string) => {
+      for (const [name, shape] of struct.fields) {
+        const path = `${at}${name}`;
+        const set = (record: Rec, value: JsonValue) => { holder(record)[name] = value; };
+        const add = (shape: Shape, path: string, set: (record: Rec, value: JsonValue) => void, into: (record: Rec) => Rec) => {
+          if (shape === 'value') return;
+          if (typeof shape === 'string') places.push({ path, set, wrong: WRONG[shape], what: WHAT[shape] });
+          else if (isStruct(shape)) {
+            places.push({ path, set, wrong: 'x', what: 'an object' });
+            walk(shape, into, `${path}.`);
+          } else if ('list' in shape) {
+            places.push({ path, set, wrong: 'x', what: `an array of ${shape.list === 'string' ? 'strings' : shape.list === 'number' ? 'numbers' : 'objects'}` });
+            const item = (record: Rec) => (into(record) as unknown as Rec[])[0]!;
+            const setItem = (record: Rec, value: JsonValue) => { (into(record) as unknown as JsonValue[])[0] = value; };
+            add(shape.list, `${path}[0]`, setItem, item);
+          }
+        };
+        add(shape, path, set, (record) => holder(record)[name] as Rec);
+      }
+    };
+    walk(RECORD, (record) => record, '');
+    expect(places.length).toBeGreaterThan(35);
+    const before = (record: Rec): string | null => {
+      try {
+        checkSnapshotRecord(asMemoryRecord(record) as MemoryRecord, 0);
+        return null;
+      } catch (err) {
+        return (err as Error).message;
+      }
+    };
+    let byWalk = 0;
+    for (const place of places) {
+      const record = full();
+      place.set(record, place.wrong);
+      const says = wrongTypedField(record);
+      if (says !== null) {
+        expect(says, place.path).toBe(`${place.path} ${shownValue(place.wrong)} is not ${place.what}`);
+        byWalk++;
+      } else {
+        // Left to the checks every record meets first (asMemoryRecord, checkRecord): they refuse it, naming the field.
+        expect(before(record), place.path).toContain(place.path.split('.').at(-1)!.replace('[0]', ''));
+      }
+    }
+    expect(byWalk).toBeGreaterThan(25);
   });
 });

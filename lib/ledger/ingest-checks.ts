@@ -17,10 +17,9 @@ import {
   DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
 } from '@/lib/core/duplicate-keys';
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
+import { isStruct, RECORD, RECORD_TEMPORAL, type Kind, type Need, type Struct } from '@/lib/core/reader-structs';
 import { asMemoryRecord, RecordShapeError } from '@/lib/core/record';
-import {
-  isKind, isKnownRfc3339, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, type Kind,
-} from '@/lib/core/typed-fields';
+import { isKind, isKnownRfc3339, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, wrongValue } from '@/lib/core/typed-fields';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
 import { LedgerError } from './errors';
@@ -32,7 +31,8 @@ export const MAX_SEGMENT_BYTES = 255;
 
 export { isRfc3339 } from '@/lib/core/typed-fields';
 
-const TEMPORAL_FIELDS = ['created_at', 'updated_at', 'observed_at', 'valid_from', 'valid_until', 'last_accessed_at'] as const;
+/** The record's times (`temporal`'s fields of kind `time`, lib/core/reader-structs.ts), checked first (`checkRecord`, `skippedLineProblem`). */
+const TEMPORAL_FIELDS: readonly string[] = RECORD_TEMPORAL.fields.filter(([, shape]) => shape === 'time').map(([name]) => name);
 
 function refuse(message: string): never {
   throw new LedgerError('bad_archive', `refused: ${message}`);
@@ -251,26 +251,112 @@ export function duplicatedRecordKey(line: string, record: AlfSnapshot['records']
 }
 
 
-/** The last `agent_id` found a UUID: an archive's records all hold one, and the pattern cost most of the walk. */
-let lastAgentId = '';
+/**
+ * The record's fields checked before {@link wrongTypedField}, by what reads a record first, and so
+ * left out of its walk: `asMemoryRecord` (lib/core/record.ts; every reader calls it: `content`,
+ * `memory_type`, `status`, `namespace`, `source.runtime` strings, `source` and `temporal` objects)
+ * and `checkRecord` / `skippedLineProblem` (`id` a UUID, in our form or the reference's; `temporal`'s
+ * times, `TEMPORAL_FIELDS`, with the words the walk would say).
+ */
+const CHECKED_BEFORE: ReadonlySet<string> = new Set([
+  'id', 'content', 'memory_type', 'status', 'namespace', 'source.runtime', ...TEMPORAL_FIELDS.map((name) => `temporal.${name}`),
+]);
 
+/**
+ * One known field of the record as {@link wrongTypedField} checks it: compiled once from the
+ * record's struct (lib/core/reader-structs.ts `RECORD`). `what`: what a value of another type is
+ * said not to be (an array field: of what, `an array of strings`).
+ */
+interface FieldCheck {
+  readonly name: string;
+  readonly need: Need;
+  readonly what: string;
+  /** A scalar: its kind. */
+  readonly kind?: Kind;
+  /** A struct: its fields' checks. */
+  readonly fields?: readonly FieldCheck[];
+  /** A list: its items' kind, or their struct's fields' checks. */
+  readonly items?: Kind | readonly FieldCheck[];
+  /**
+   * A UUID field: the last value found one. An archive's records all hold one `agent_id`, and the
+   * pattern cost most of the walk; a value equal to it is not tested again.
+   */
+  lastUuid?: string;
+}
 
-/** The known fields of an array's items (CONTRACT §4.1): each required, or optional (absent or null). */
-const ITEM_FIELDS: Record<'entities' | 'embeddings' | 'related_records', [string, Kind, 'required' | 'optional'][]> = {
-  entities: [['name', 'string', 'required'], ['type', 'string', 'required'], ['role', 'string', 'optional']],
-  embeddings: [['model', 'string', 'required'], ['dimensions', 'u32', 'required'], ['computed_at', 'time', 'required'], ['source', 'string', 'required']],
-  related_records: [['id', 'uuid', 'required'], ['relation', 'string', 'required']],
+const ARRAY_OF: Record<Kind, string> = {
+  string: 'strings', uuid: 'UUIDs', number: 'numbers', u32: 'whole numbers 0 to 4294967295', u64: 'whole numbers 0 or more',
+  time: 'RFC 3339 times with a year 0000-9999', boolean: 'true or false values',
 };
-/** The optional scalar fields a reader types (absent or null, else of their kind). */
-const OPTIONAL_TOP: [string, Kind][] = [['category', 'string'], ['supersedes', 'uuid'], ['confidence', 'number']];
-const OPTIONAL_SOURCE: [string, Kind][] = [
-  ['runtime_version', 'string'], ['origin', 'string'], ['origin_file', 'string'], ['extraction_method', 'string'],
-  ['session_id', 'string'], ['interaction_id', 'string'], ['identity_version', 'u32'],
-];
+
+/** The checks of `struct`'s fields at `at` (`source.`; '' at the top); a `serde_json::Value` field (anything) and the fields {@link CHECKED_BEFORE} have none. */
+function fieldChecks(struct: Struct, at: string): FieldCheck[] {
+  const checks: FieldCheck[] = [];
+  for (const [name, shape, need] of struct.fields) {
+    if (shape === 'value' || CHECKED_BEFORE.has(`${at}${name}`)) continue;
+    if (typeof shape === 'string') checks.push({ name, need, what: WHAT[shape], kind: shape });
+    else if (isStruct(shape)) checks.push({ name, need, what: 'an object', fields: fieldChecks(shape, `${at}${name}.`) });
+    else if ('map' in shape) throw new Error(`record field ${at}${name}: a map, which wrongTypedField does not check`);
+    else if (shape.list === 'value') checks.push({ name, need, what: 'an array' });
+    else if (typeof shape.list === 'string') checks.push({ name, need, what: `an array of ${ARRAY_OF[shape.list]}`, items: shape.list });
+    else checks.push({ name, need, what: 'an array of objects', items: fieldChecks(shape.list, `${at}${name}[].`) });
+  }
+  return checks;
+}
+
+/** The record's checks, in the struct's order (the first field refused is the one named). */
+const RECORD_CHECKS: readonly FieldCheck[] = fieldChecks(RECORD, '');
+
+/**
+ * The first of `checks` that `holder` fails, said from `holder` (`name is missing`,
+ * `vector[0] null is not a number`); the caller puts its own path before it. No string is built
+ * unless a field is refused.
+ */
+function wrongIn(holder: JsonObject, checks: readonly FieldCheck[]): string | null {
+  for (const check of checks) {
+    const value = holder[check.name];
+    if (value === undefined) {
+      if (check.need === 'required') return `${check.name} is missing`;
+      continue;
+    }
+    if (value === null) {
+      if (check.need === 'optional') continue;
+      return wrongValue(check.name, value, check.what);
+    }
+    const kind = check.kind;
+    if (kind !== undefined) {
+      if (value === check.lastUuid) continue;
+      if (!isKind(value, kind)) return wrongValue(check.name, value, check.what);
+      if (kind === 'uuid') check.lastUuid = value as string;
+      continue;
+    }
+    if (check.fields !== undefined) {
+      if (!isJsonObject(value)) return wrongValue(check.name, value, check.what);
+      const found = wrongIn(value, check.fields);
+      if (found !== null) return `${check.name}.${found}`;
+      continue;
+    }
+    if (!Array.isArray(value)) return wrongValue(check.name, value, check.what);
+    const items = check.items;
+    if (items === undefined) continue;
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]!;
+      if (typeof items === 'string') {
+        if (!isKind(item, items)) return wrongValue(`${check.name}[${i}]`, item, WHAT[items]);
+        continue;
+      }
+      if (!isJsonObject(item)) return wrongValue(`${check.name}[${i}]`, item, 'an object');
+      const found = wrongIn(item, items);
+      if (found !== null) return `${check.name}[${i}].${found}`;
+    }
+  }
+  return null;
+}
 
 /**
  * The first known field of `record` holding a JSON type the reference reader refuses (its typed
- * record, CONTRACT §4.1, memory-record.schema.json): `agent_id` a UUID; `category`,
+ * record, CONTRACT §4.1, memory-record.schema.json; the table: lib/core/reader-structs.ts `RECORD`,
+ * less the fields {@link CHECKED_BEFORE}): `agent_id` a UUID; `category`,
  * `source.runtime_version` … `source.interaction_id` strings, `supersedes` a UUID, `confidence` a
  * number, `source.identity_version` and `temporal.access_count` whole numbers, each also absent or
  * null; `tags` an array of strings; `entities`, `embeddings` and `related_records` arrays of objects
@@ -278,61 +364,11 @@ const OPTIONAL_SOURCE: [string, Kind][] = [
  * null. `raw_source_format` and unknown keys at every level hold anything; enum values (`memory_type`,
  * `status`, `extraction_method`, an entity's `type`, an embedding's `source`) any string. Such a
  * record no reader of the format reads (`alf` refuses the archive), and ingest refuses it rather
- * than keep what no client could restore. Null when every one is of its type.
+ * than keep what no client could restore. Null when every one is of its type. Runs per record of
+ * every ingest: the walk builds no string unless it refuses.
  */
 export function wrongTypedField(record: { [key: string]: JsonValue | undefined }): string | null {
-  const wrong = (path: string, value: JsonValue, what: string) => `${path} ${shownValue(value)} is not ${what}`;
-  if (typeof record.agent_id === 'string' && record.agent_id !== lastAgentId) {
-    if (!REFERENCE_UUID.test(record.agent_id)) return wrong('agent_id', record.agent_id, 'a UUID');
-    lastAgentId = record.agent_id;
-  }
-  const optional = (holder: JsonObject, fields: [string, Kind][], at: string): string | null => {
-    for (const [name, kind] of fields) {
-      const value = holder[name];
-      if (value === undefined || value === null || isKind(value, kind)) continue;
-      return wrong(`${at}${name}`, value, WHAT[kind]);
-    }
-    return null;
-  };
-  const top = optional(record as JsonObject, OPTIONAL_TOP, '');
-  if (top !== null) return top;
-  if (isJsonObject(record.source)) {
-    const source = optional(record.source, OPTIONAL_SOURCE, 'source.');
-    if (source !== null) return source;
-  }
-  if (isJsonObject(record.temporal)) {
-    const count = optional(record.temporal, [['access_count', 'u64']], 'temporal.');
-    if (count !== null) return count;
-  }
-  const tags = record.tags;
-  if (tags !== undefined) {
-    if (!Array.isArray(tags)) return wrong('tags', tags, 'an array of strings');
-    const at = tags.findIndex((tag) => typeof tag !== 'string');
-    if (at >= 0) return wrong(`tags[${at}]`, tags[at]!, 'a string');
-  }
-  for (const field of ['entities', 'embeddings', 'related_records'] as const) {
-    const items = record[field];
-    if (items === undefined) continue;
-    if (!Array.isArray(items)) return wrong(field, items, 'an array of objects');
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      if (!isJsonObject(item)) return wrong(`${field}[${i}]`, item, 'an object');
-      for (const [name, kind, need] of ITEM_FIELDS[field]) {
-        const value = item[name];
-        if ((value === undefined || value === null) && need === 'optional') continue;
-        if (value === undefined) return `${field}[${i}].${name} is missing`;
-        if (!isKind(value, kind)) return wrong(`${field}[${i}].${name}`, value, WHAT[kind]);
-      }
-      if (field === 'embeddings') {
-        const vector = item.vector;
-        if (vector === undefined) return `${field}[${i}].vector is missing`;
-        if (!Array.isArray(vector)) return wrong(`${field}[${i}].vector`, vector, 'an array of numbers');
-        const at = vector.findIndex((v) => typeof v !== 'number');
-        if (at >= 0) return wrong(`${field}[${i}].vector[${at}]`, vector[at]!, 'a number');
-      }
-    }
-  }
-  return null;
+  return wrongIn(record as JsonObject, RECORD_CHECKS);
 }
 
 /** The segments of an archive path that no file system would hold. */
