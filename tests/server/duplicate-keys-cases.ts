@@ -79,6 +79,7 @@ export const REFUSED_MANIFESTS: ManifestCase[] = [
   { name: 'a partition\'s sealed twice', how: 'snapshot', manifest: (j) => insert(j, '"partitions":[{', '"sealed":true,'), says: 'manifest.json: key "sealed" in layers.memory.partitions[0] appears twice' },
   { name: 'sync.base_sequence twice', how: 'delta', manifest: (j) => j.replace(/"base_sequence":(\d+)/, '"base_sequence":$1,"base_sequence":$1'), says: 'delta-manifest.json: key "base_sequence" in sync appears twice' },
   { name: 'changes.memory.file twice', how: 'delta', manifest: (j) => insert(j, '"memory":{', '"file":"memory/delta.jsonl",'), says: 'delta-manifest.json: key "file" in changes.memory appears twice' },
+  { name: 'changes.raw twice', how: 'delta', manifest: (j) => insert(j, '"changes":{', '"raw":{"deleted":[]},"raw":{"changed":[]},'), says: 'delta-manifest.json: key "raw" in changes appears twice' },
 ];
 
 export const TAKEN_MANIFESTS: ManifestCase[] = [
