@@ -8,6 +8,13 @@
 // CommonJS, as are the three files it loads: run as an ES module, every `lineage` process started
 // Node's ES module loader for it (and an ES module facade per built-in module it imported), ~8 ms of
 // CPU before the CLI ran. bin/lineage.mjs, the name scripts used to run, loads this file.
+//
+// Not a V8 startup snapshot (`node --snapshot-blob`, the sync bundle's modules initialised in it), tried
+// 2026-12-07 and measured in interleaved pairs against this path: its gross gain on an idle sync is ~5 ms
+// of CPU, and with what running it safely takes (a `#!/bin/sh` launcher ~1.7 ms, the source stamp and
+// the resident check inside it) an idle sync cost 3.5 ms more (24 pairs, 23 worse) and a 1% sync no
+// less. Nor can it fall back: Node 20 dies on a damaged blob (SIGSEGV, or std::bad_alloc) and exits 14
+// on one built by another Node or with other V8 flags, before any of our code runs.
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { buildBundle, bundleEntry, commandEntry, sourceStamp } = require('./cli-bundle.cjs');
