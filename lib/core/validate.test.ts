@@ -164,6 +164,24 @@ describe('validateArchive on deltas', () => {
     expect(report.warnings).toEqual([{ path: 'manifest.json', message: expect.stringMatching(/delta-manifest\.json/) }]);
   });
 
+  it('names the file a delta manifest was read from, manifest.json or delta-manifest.json, in each error about it', async () => {
+    const twice = (text: string) => text.replace(/"base_sequence":(\d+)/, '"base_sequence":$1,"base_sequence":$1');
+    const bad: [name: string, change: (manifest: JsonObject) => void, edit: (text: string) => string, at: string][] = [
+      ['sync.new_sequence a string', (m) => { (m.sync as JsonObject).new_sequence = '0'; }, (t) => t, '#/sync/new_sequence'],
+      ['changes.memory.file another file', (m) => { m.changes = { memory: { file: 'memory/other.jsonl' } }; }, (t) => t, '#/changes/memory/file'],
+      ['changes.principals.file another file', (m) => { m.changes = { principals: { file: 'people.json' } }; }, (t) => t, '#/changes/principals/file'],
+      ['sync.base_sequence twice', () => {}, twice, ''],
+    ];
+    for (const file of ['manifest.json', 'delta-manifest.json']) {
+      for (const [name, change, edit, at] of bad) {
+        const manifest = structuredClone(makeDelta().manifest);
+        change(manifest);
+        const report = await validateArchive(craftZip([{ name: file, data: edit(JSON.stringify(manifest)) }]));
+        expect(report.errors, `${file} ${name}`).toEqual([{ path: `${file}${at}`, message: expect.any(String) }]);
+      }
+    }
+  });
+
   it('keeps a snapshot from being mistaken for a delta', async () => {
     const report = await validateArchive(await writeSnapshot(makeSnapshot([snapshotRecord])));
     expect(report).toEqual({ valid: true, errors: [], warnings: [] });

@@ -12,6 +12,7 @@
  * `LedgerError('bad_archive')` saying what and where, before anything is written.
  */
 import { layerFileProblem } from '@/lib/core/archive/layer-refs';
+import { deltaManifestName } from '@/lib/core/archive/read-delta';
 import { LAYER_FILES, type AlfDelta, type AlfSnapshot, type LayerName, type ReadHooks } from '@/lib/core/archive/types';
 import {
   DELTA_LINE_LEVEL, DELTA_MANIFEST_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, MANIFEST_LEVEL, RECORD_LEVEL, type DuplicateKey,
@@ -408,11 +409,10 @@ export function checkTree(paths: Iterable<string>): void {
  * then its known fields' JSON types (`wrongTypedManifestField`: a typed struct there).
  * `layers`: the documents read from the fixed paths (present exactly when the archive holds them).
  */
-function checkLayerFiles(manifest: JsonObject, kind: 'snapshot' | 'delta', layers: Partial<Record<LayerName, JsonObject>>): void {
-  const problem = layerFileProblem(manifest, kind, (file) =>
-    (Object.keys(LAYER_FILES) as LayerName[]).some((layer) => LAYER_FILES[layer] === file && layers[layer] !== undefined));
+function checkLayerFiles(manifest: JsonObject, kind: 'snapshot' | 'delta', layers: Partial<Record<LayerName, JsonObject>>, file: string): void {
+  const problem = layerFileProblem(manifest, kind, (name) =>
+    (Object.keys(LAYER_FILES) as LayerName[]).some((layer) => LAYER_FILES[layer] === name && layers[layer] !== undefined), file);
   if (problem !== null) refuse(problem);
-  const file = kind === 'snapshot' ? 'manifest.json' : 'delta-manifest.json';
   const wrong = wrongTypedManifestField(kind, manifest);
   if (wrong !== null) refuse(`${file}: ${wrong}`);
 }
@@ -464,7 +464,7 @@ export function checkBuiltRecord(record: AlfSnapshot['records'][number], index: 
 export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, records: () => void, keys?: ArchiveKeys): void {
   checkDepth(snapshot.manifest, 'manifest.json');
   keys?.checkManifest('manifest.json');
-  checkLayerFiles(snapshot.manifest, 'snapshot', snapshot.layers);
+  checkLayerFiles(snapshot.manifest, 'snapshot', snapshot.layers, 'manifest.json');
   checkLayers(snapshot.layers, keys);
   records();
   const paths = [...snapshot.raw.keys(), ...snapshot.extra.keys()];
@@ -482,9 +482,10 @@ export function checkSnapshotParts(snapshot: Omit<AlfSnapshot, 'records'>, recor
 export function checkDeltaServable(
   delta: AlfDelta, livePaths: () => Iterable<string>, checkedTreeHolds?: (paths: string[]) => boolean, keys?: ArchiveKeys,
 ): void {
-  checkDepth(delta.manifest, 'delta-manifest.json');
-  keys?.checkManifest('delta-manifest.json');
-  checkLayerFiles(delta.manifest, 'delta', delta.layers);
+  const manifestFile = deltaManifestName(delta);
+  checkDepth(delta.manifest, manifestFile);
+  keys?.checkManifest(manifestFile);
+  checkLayerFiles(delta.manifest, 'delta', delta.layers, manifestFile);
   checkLayers(delta.layers, keys);
   delta.entries.forEach((entry, i) => checkRecord(entry.record, `memory/delta.jsonl entry ${i + 1}`, undefined, keys?.line(i)));
   keys?.checkSkipped();

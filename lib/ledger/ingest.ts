@@ -14,7 +14,7 @@
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
 import type { AgentRow, EntryKind } from '@/db/schema';
-import { readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
+import { deltaManifestName, readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, ArchiveLimits } from '@/lib/core/archive/types';
 import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
@@ -304,11 +304,12 @@ export async function ingestDelta(params: IngestBase & {
   const delta = written && deferred(params, sizeOf(written.delta)) && writtenWithin(written, resolveLimits(params.limits))
     ? written.delta
     : await parseArchive(() => readDelta(params.bytes, params.limits, keys.hooks));
-  checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
+  const manifestFile = deltaManifestName(delta);
+  checkAgentId(delta.manifest, agent.id, manifestFile);
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
     throw new LedgerError('base_mismatch',
-      `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
+      `${manifestFile} sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
   // The checks below read the stored tree at the base from the index.

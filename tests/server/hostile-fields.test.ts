@@ -24,7 +24,9 @@ import {
   fileRefValidatorDisagreements, fileRefVerdicts, layerValidatorDisagreements, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED,
   skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
 } from './layer-cases';
-import { manifestFieldValidatorDisagreements, manifestFieldVerdicts, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS } from './manifest-cases';
+import {
+  fallbackMismatchVerdicts, manifestFieldValidatorDisagreements, manifestFieldVerdicts, REFUSED_FALLBACK_MANIFESTS, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS,
+} from './manifest-cases';
 
 let served: ServedTenants;
 let base: string;
@@ -190,6 +192,15 @@ describe('the manifests\' known fields (manifest-cases.ts, lib/core/typed-fields
     const before = stateFingerprint(dataDir);
     const seq = await uploader.latestSequence();
     none(await manifestFieldVerdicts(uploader, base, keys.a, REFUSED_MANIFEST_FIELDS, true));
+    expect(await uploader.latestSequence()).toBe(seq);
+    expect(stateFingerprint(dataDir)).toEqual(before);
+  });
+
+  it('a delta whose manifest is stored as manifest.json (CONTRACT §3.2) is refused naming manifest.json, the file it holds; the usual one names delta-manifest.json', async () => {
+    const before = stateFingerprint(dataDir);
+    const seq = await uploader.latestSequence();
+    none(await manifestFieldVerdicts(uploader, base, keys.a, REFUSED_FALLBACK_MANIFESTS, true));
+    none(await fallbackMismatchVerdicts(uploader, base, keys.a));
     expect(await uploader.latestSequence()).toBe(seq);
     expect(stateFingerprint(dataDir)).toEqual(before);
   });

@@ -10,7 +10,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { validateArchive } from '@/lib/core/validate';
-import { uploadVerdicts, type ArchiveFile, type HostileUploader, type Rec } from './hostile-fields-cases';
+import { craftZip } from '@/lib/core/archive/testing/craft-zip';
+import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
+import { call, type Reply } from './harness';
+import { OCTET, uploadVerdicts, type ArchiveFile, type HostileUploader, type Rec } from './hostile-fields-cases';
 
 const TIME = '2026-01-15T10:00:00Z';
 
@@ -23,6 +26,10 @@ export interface ManifestFieldCase {
   files?: (line: string, agent: string) => ArchiveFile[];
   /** Refused cases: what the refusal says, after `refused: `. */
   says?: string;
+  /** The manifest's JSON text edited further, after `set` (a key given twice). */
+  edit?: (json: string) => string;
+  /** A delta whose manifest is stored as `manifest.json`, the fallback CONTRACT §3.2 allows (read-delta.ts). */
+  manifestAs?: 'manifest.json';
 }
 
 function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
@@ -40,7 +47,7 @@ function setPath(doc: Record<string, unknown>, path: string, value: unknown): vo
 const rewrite = (c: ManifestFieldCase) => (json: string): string => {
   const doc = JSON.parse(json) as Record<string, unknown>;
   for (const [path, value] of c.set) setPath(doc, path, value);
-  return JSON.stringify(doc);
+  return c.edit ? c.edit(JSON.stringify(doc)) : JSON.stringify(doc);
 };
 
 const S = 'manifest.json: ';
@@ -96,6 +103,32 @@ export const REFUSED_MANIFEST_FIELDS: ManifestFieldCase[] = [
   },
 ];
 
+/** A value nested `levels` deep (objects), deeper than ingest keeps (MAX_JSON_DEPTH, 64). */
+const nested = (levels: number): unknown => Array.from({ length: levels }).reduce<unknown>((inner) => ({ a: inner }), 1);
+
+/**
+ * A delta's manifest stored as `manifest.json` (CONTRACT §3.2's fallback): each refusal about the
+ * manifest names `manifest.json`, the member the archive holds — a refusal naming
+ * `delta-manifest.json` would send its reader looking for a file that is not there. Beside each,
+ * the same delta with its usual `delta-manifest.json`, named so.
+ */
+export const REFUSED_FALLBACK_MANIFESTS: ManifestFieldCase[] = ([
+  { name: 'sync.new_sequence a string', set: [['sync.new_sequence', '0']], says: ': sync.new_sequence "0" is not a whole number 0 or more' },
+  { name: 'created_at missing', set: [['created_at', undefined]], says: ': created_at is missing' },
+  {
+    name: 'changes.memory.file naming another file', set: [['changes.memory.file', 'memory/other.jsonl']],
+    files: (line) => [{ name: 'memory/other.jsonl', data: `${line}\n` }], says: ': changes.memory.file "memory/other.jsonl" is not "memory/delta.jsonl"',
+  },
+  { name: 'principals listed, no principals.json', set: [['changes.principals', { file: 'principals.json' }]], says: ': changes.principals.file "principals.json" is listed but not in the archive' },
+  { name: 'an unknown key nested 70 deep', set: [['extra', nested(70)]], says: ' is JSON nested deeper than 64 levels' },
+  {
+    name: 'sync.base_sequence twice', set: [], edit: (j) => j.replace(/"base_sequence":(\d+)/, '"base_sequence":$1,"base_sequence":$1'),
+    says: ': key "base_sequence" in sync appears twice',
+  },
+] satisfies Omit<ManifestFieldCase, 'how'>[]).flatMap((c) => (['manifest.json', 'delta-manifest.json'] as const).map((file): ManifestFieldCase => ({
+  ...c, how: 'delta', name: `${c.name}, the manifest stored as ${file}`, says: `${file}${c.says}`, manifestAs: file === 'manifest.json' ? file : undefined,
+})));
+
 export const TAKEN_MANIFEST_FIELDS: ManifestFieldCase[] = [
   {
     name: 'every layer entry null (not listed), runtime_hints and sync null', how: 'snapshot',
@@ -126,12 +159,52 @@ const lineOf = (how: 'delta' | 'snapshot', rec: Rec): string => JSON.stringify(h
 
 const filesOf = (c: ManifestFieldCase, line: string, agent: string): ArchiveFile[] => c.files?.(line, agent) ?? [];
 
+/** The bytes of case `c`'s delta on `baseSequence` holding `line`, its manifest stored where `c.manifestAs` says. */
+async function deltaBytes(uploader: HostileUploader, c: ManifestFieldCase, line: string, baseSequence: number): Promise<Uint8Array> {
+  const bytes = uploader.deltaOfLines([line], baseSequence, rewrite(c), filesOf(c, line, uploader.agent));
+  if (c.manifestAs === undefined) return bytes;
+  const { files } = await readZip(bytes, resolveLimits());
+  return craftZip([...files].map(([name, data]) => ({ name: name === 'delta-manifest.json' ? c.manifestAs! : name, data })));
+}
+
+/** POSTs case `c`'s delta holding `line` on the agent's latest sequence (`claimed`: the base_sequence the request says, else that one). */
+async function uploadDelta(uploader: HostileUploader, base: string, key: string, c: ManifestFieldCase, line: string, claimed?: number): Promise<Reply> {
+  const seq = await uploader.latestSequence();
+  return call(`${base}/v1/agents/${uploader.agent}/deltas?base_sequence=${claimed ?? seq}`, {
+    method: 'POST', key, contentType: OCTET, body: await deltaBytes(uploader, c, line, seq),
+  });
+}
+
 /** Each case beside a good record: refused, 400 `{"error"}` alone saying `says`; taken, 201 and its agent answering. */
 export function manifestFieldVerdicts(uploader: HostileUploader, base: string, key: string, cases: ManifestFieldCase[], refused: boolean): Promise<string[]> {
   return uploadVerdicts(uploader, base, key, cases, refused, (c) => {
     const line = lineOf(c.how, uploader.recordWith('tags', ['fine']));
+    if (c.how === 'delta') return uploadDelta(uploader, base, key, c, line);
     return uploader.uploadLines(c.how, [line], rewrite(c), filesOf(c, line, uploader.agent));
   });
+}
+
+/**
+ * A delta (its manifest stored as `manifest.json`, and as `delta-manifest.json`) naming another
+ * agent, and one whose `sync.base_sequence` is not the request's: 400 `agent_mismatch` /
+ * `base_mismatch`, each saying first the file its manifest was read from (`manifest.json` is a part of
+ * `delta-manifest.json`: the message must start with it). What went otherwise, one line each.
+ */
+export async function fallbackMismatchVerdicts(uploader: HostileUploader, base: string, key: string): Promise<string[]> {
+  const wrong: string[] = [];
+  for (const file of ['manifest.json', 'delta-manifest.json'] as const) {
+    const manifestAs = file === 'manifest.json' ? file : undefined;
+    const other = '0190a000-0000-7000-8000-00000000abcd';
+    const cases: [ManifestFieldCase, number | undefined, string][] = [
+      [{ name: 'another agent', how: 'delta', set: [['agent.id', other]], manifestAs }, undefined, `${file} agent.id "${other}" does not match agent ${uploader.agent}`],
+      [{ name: 'another base', how: 'delta', set: [], manifestAs }, 99, `${file} sync.base_sequence`],
+    ];
+    for (const [c, claimed, says] of cases) {
+      const reply = await uploadDelta(uploader, base, key, c, lineOf('delta', uploader.recordWith('tags', ['fine'])), claimed);
+      if (reply.status !== 400 || !String(reply.json?.error).startsWith(says)) wrong.push(`${c.name}, ${file}: ${reply.status} ${reply.text.slice(0, 300)}`);
+    }
+  }
+  return wrong;
 }
 
 /** `lineage validate`'s verdict on each case: those it calls valid when refused, or invalid when taken. */
@@ -140,7 +213,7 @@ export async function manifestFieldValidatorDisagreements(uploader: HostileUploa
   for (const c of cases) {
     const line = lineOf(c.how, uploader.recordWith('tags', ['fine']));
     const bytes = c.how === 'delta'
-      ? uploader.deltaOfLines([line], 1, rewrite(c), filesOf(c, line, uploader.agent))
+      ? await deltaBytes(uploader, c, line, 1)
       : uploader.snapshotOfLines([line], rewrite(c), filesOf(c, line, uploader.agent));
     const verdict = await validateArchive(bytes);
     if (verdict.valid === refused) wrong.push(`${c.how} ${c.name}: ${JSON.stringify(verdict.errors).slice(0, 300)}`);

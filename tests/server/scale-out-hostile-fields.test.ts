@@ -18,7 +18,7 @@ import { fieldOf, HostileUploader, OCTET, pageFailures, routesOf } from './hosti
 import {
   fileRefVerdicts, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED, skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
 } from './layer-cases';
-import { manifestFieldVerdicts, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS } from './manifest-cases';
+import { fallbackMismatchVerdicts, manifestFieldVerdicts, REFUSED_FALLBACK_MANIFESTS, REFUSED_MANIFEST_FIELDS, TAKEN_MANIFEST_FIELDS } from './manifest-cases';
 
 let storage: LineageStorage;
 let server: ChildServer;
@@ -129,6 +129,13 @@ describe('the manifests\' known fields, on PostgreSQL + S3 (manifest-cases.ts)',
   it('a required field missing, a known field of another JSON type or null where the reference takes none, and a delta\'s memory file not memory/delta.jsonl are refused: 400 naming the manifest field; the ledger is unchanged', async () => {
     const before = await storage.listEntries({ agentId: hostile });
     none(await manifestFieldVerdicts(uploader, server.url, keys.a, REFUSED_MANIFEST_FIELDS, true));
+    expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
+  });
+
+  it('a delta whose manifest is stored as manifest.json (CONTRACT §3.2) is refused naming manifest.json, the file it holds; the usual one names delta-manifest.json', async () => {
+    const before = await storage.listEntries({ agentId: hostile });
+    none(await manifestFieldVerdicts(uploader, server.url, keys.a, REFUSED_FALLBACK_MANIFESTS, true));
+    none(await fallbackMismatchVerdicts(uploader, server.url, keys.a));
     expect(await storage.listEntries({ agentId: hostile })).toEqual(before);
   });
 

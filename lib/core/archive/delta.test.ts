@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { inflateRawSync } from 'node:zlib';
 import yauzl from 'yauzl';
-import { isDeltaArchive, readDelta, readSnapshot, writeDelta, writeSnapshot } from './index';
+import { deltaManifestName, isDeltaArchive, readDelta, readSnapshot, writeDelta, writeSnapshot } from './index';
 import { craftZip } from './testing/craft-zip';
 import { makeDelta, makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
 
@@ -88,8 +88,22 @@ describe('.alf-delta round trip', () => {
 
   it('accepts a manifest.json carrying sync.base_sequence as the delta manifest', async () => {
     const bytes = craftZip([{ name: 'manifest.json', data: JSON.stringify(makeDelta().manifest) }]);
-    expect((await readDelta(bytes)).manifest.sync).toEqual({ base_sequence: 3, new_sequence: 0 });
+    const delta = await readDelta(bytes);
+    expect(delta.manifest.sync).toEqual({ base_sequence: 3, new_sequence: 0 });
     expect(await isDeltaArchive(bytes)).toBe(false);
+    // What is said of its manifest names the member the archive holds.
+    expect(delta.manifestFile).toBe('manifest.json');
+    expect(deltaManifestName(delta)).toBe('manifest.json');
+    expect(deltaManifestName(await readDelta(await writeDelta(makeDelta())))).toBe('delta-manifest.json');
+    expect(deltaManifestName(makeDelta())).toBe('delta-manifest.json');
+  });
+
+  it('names the manifest.json a delta manifest was read from when refusing it', async () => {
+    const manifest = { ...makeDelta().manifest, changes: { raw: { deleted: 'raw/openclaw/a.md' } } };
+    await expect(readDelta(craftZip([{ name: 'manifest.json', data: JSON.stringify(manifest) }])))
+      .rejects.toMatchObject({ message: 'manifest.json: changes.raw.deleted is not an array' });
+    await expect(readDelta(craftZip([{ name: 'delta-manifest.json', data: JSON.stringify(manifest) }])))
+      .rejects.toMatchObject({ message: 'delta-manifest.json: changes.raw.deleted is not an array' });
   });
 
   it('refuses a snapshot as a delta and tells snapshots from deltas', async () => {

@@ -6,7 +6,7 @@ export * from './types';
 export { readSnapshot, readSnapshotLines, scanSnapshot, MANIFEST_FILE, DELTA_MANIFEST_FILE, type SnapshotWithLines } from './read-snapshot';
 export { RecordLines } from './record-lines';
 export { writeSnapshot, writeSnapshotRead, type WriteSnapshotOptions, type WrittenSnapshot } from './write-snapshot';
-export { readDelta } from './read-delta';
+export { deltaManifestName, readDelta } from './read-delta';
 export { writeDelta } from './write-delta';
 export { isDeltaArchive } from './detect';
 export { partitionRecords, parseRfc3339, isFullDate, type QuarterPartition } from './partitions';

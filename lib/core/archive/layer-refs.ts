@@ -21,16 +21,20 @@ const DELTA_LAYERS: readonly LayerName[] = ['identity', 'principals', 'credentia
  * Snapshot: a listed layer's `file` is required (manifest.schema.json); `null` means not listed.
  * Delta: `file` is optional there (delta-manifest.schema.json), so only a given one is checked;
  * `changes.memory.file`, when given, must be `memory/delta.jsonl` (the reader checks it is there).
- * `has(file)`: whether the archive holds `file`.
+ * `has(file)`: whether the archive holds `file`. `manifestFile`: the member the manifest was read
+ * from, which the problem names (a delta's may be `manifest.json`, CONTRACT §3.2; read-delta.ts
+ * `deltaManifestName`); by default `manifest.json` for a snapshot, `delta-manifest.json` for a delta.
  */
-export function layerFileProblem(manifest: JsonObject, kind: 'snapshot' | 'delta', has: (file: string) => boolean): string | null {
-  const [manifestFile, holderKey, layers] = kind === 'snapshot'
-    ? ['manifest.json', 'layers', Object.keys(LAYER_FILES) as LayerName[]] as const
-    : ['delta-manifest.json', 'changes', DELTA_LAYERS] as const;
+export function layerFileProblem(
+  manifest: JsonObject, kind: 'snapshot' | 'delta', has: (file: string) => boolean, manifestFile = kind === 'snapshot' ? 'manifest.json' : 'delta-manifest.json',
+): string | null {
+  const [holderKey, layers] = kind === 'snapshot'
+    ? ['layers', Object.keys(LAYER_FILES) as LayerName[]] as const
+    : ['changes', DELTA_LAYERS] as const;
   const holder = manifest[holderKey];
   if (!isJsonObject(holder)) return null;
   if (kind === 'delta' && isJsonObject(holder.memory) && typeof holder.memory.file === 'string' && holder.memory.file !== DELTA_MEMORY_FILE) {
-    return `delta-manifest.json: changes.memory.file ${JSON.stringify(holder.memory.file.slice(0, 200))} is not ${JSON.stringify(DELTA_MEMORY_FILE)}, the only path a delta's memory changes are read from (CONTRACT §3.2)`;
+    return `${manifestFile}: changes.memory.file ${JSON.stringify(holder.memory.file.slice(0, 200))} is not ${JSON.stringify(DELTA_MEMORY_FILE)}, the only path a delta's memory changes are read from (CONTRACT §3.2)`;
   }
   for (const layer of layers) {
     const entry = holder[layer];

@@ -37,7 +37,12 @@ export function deltaFromFiles(files: Map<string, Uint8Array>, caps: ArchiveLimi
   if (both !== undefined) {
     throw new ArchiveError('bad_manifest', `${manifestFile}: raw path ${JSON.stringify(both)} is both changed and deleted`);
   }
-  return { manifest, entries, layers, rawChanged, rawDeleted };
+  return { manifest, manifestFile, entries, layers, rawChanged, rawDeleted };
+}
+
+/** The member `delta`'s manifest was read from (`delta-manifest.json` when built in memory): what a message about it names. */
+export function deltaManifestName(delta: Pick<AlfDelta, 'manifestFile'>): string {
+  return delta.manifestFile ?? DELTA_MANIFEST_FILE;
 }
 
 function readDeltaManifest(files: Map<string, Uint8Array>, hooks?: ReadHooks): { manifest: JsonObject; file: string } {

@@ -39,6 +39,13 @@ export interface DeltaEntry {
 export interface AlfDelta {
   /** delta-manifest.json as read (unknown keys preserved). */
   manifest: JsonObject;
+  /**
+   * The member the manifest was read from: `delta-manifest.json`, or `manifest.json` (the fallback
+   * CONTRACT §3.2 allows), so that what is said of the manifest names the file the archive holds.
+   * Absent on a delta built in memory: written, its manifest is `delta-manifest.json`
+   * (`deltaManifestName`, read-delta.ts).
+   */
+  manifestFile?: string;
   /** Memory entries in file order; unknown operations are dropped by the reader. */
   entries: DeltaEntry[];
   /** Full-replace layer documents carried by the delta (identity, principals, credentials). */

@@ -60,7 +60,7 @@ export async function writeDeltaRead(delta: AlfDelta): Promise<{ bytes: Uint8Arr
   for (const name of changed) entries.push({ name, data: delta.rawChanged.get(name)! });
   const manifest: JsonObject = { ...delta.manifest, changes: buildChanges(delta, changed, deleted) };
   entries.push({ name: DELTA_MANIFEST_FILE, data: jsonDocument(manifest) });
-  const written = { delta: { ...delta, manifest }, members: entries.length, sizes: entries.map((e) => e.data.byteLength), longestLine: lines.longest };
+  const written = { delta: { ...delta, manifest, manifestFile: DELTA_MANIFEST_FILE }, members: entries.length, sizes: entries.map((e) => e.data.byteLength), longestLine: lines.longest };
   return { bytes: await writeZip(entries), written };
 }
 

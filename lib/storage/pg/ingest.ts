@@ -10,7 +10,7 @@
  * `lineage doctor` lists it (lib/storage/consistency.ts).
  */
 import type { PgLineageDb } from '@/db/pg/client';
-import { readDelta, readSnapshot } from '@/lib/core/archive';
+import { deltaManifestName, readDelta, readSnapshot } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot } from '@/lib/core/archive/types';
 import { NS } from '@/lib/core/ids';
 import { isJsonObject } from '@/lib/core/json';
@@ -91,11 +91,12 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
   const agent = await requireAgent(pool, params);
   const keys = new ArchiveKeys('delta');
   const delta = await parseArchive(() => readDelta(params.bytes, params.limits, keys.hooks));
-  checkAgentId(delta.manifest, agent.id, 'delta-manifest.json');
+  const manifestFile = deltaManifestName(delta);
+  checkAgentId(delta.manifest, agent.id, manifestFile);
   const sync = isJsonObject(delta.manifest.sync) ? delta.manifest.sync : {};
   if (sync.base_sequence !== baseSequence) {
     throw new LedgerError('base_mismatch',
-      `delta-manifest.json sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
+      `${manifestFile} sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
   // The precheck (the append checks again under the agent's lock).
   if (agent.latest_sequence === null || agent.latest_snapshot_seq === null) {
