@@ -106,6 +106,17 @@ describe('lineage validate gives the reference verdict', () => {
     }
   });
 
+  it('null in a record\'s Option fields, and a UUID in a form the uuid crate parses: valid, exit 0, as the reference reader reads them (lib/ledger/validate-ingest-parity.test.ts has the table)', async () => {
+    const run = await validate('nulls-and-uuid-forms', (f, m) => {
+      (m.agent as JsonObject).source_runtime_version = null;
+      editLines(f, 'memory/2026-Q1.jsonl', (ls) => ls.map((l, i) => (i === 0
+        ? { ...l, category: null, confidence: null, supersedes: 'urn:uuid:0190a000-0000-7000-8000-0000000000aa', source: { ...(l.source as JsonObject), origin: null, identity_version: null } }
+        : l)));
+    });
+    expect(run.code).toBe(0);
+    expect(run.json).toEqual({ ok: true, valid: true, errors: [], warnings: [] });
+  });
+
   it('the reference synthetic fixture: valid, no warnings', async () => {
     const run = await runCli(['validate', path.resolve(process.cwd(), '../shared/alf/fixtures/synthetic-agent.alf')]);
     expect(run.code).toBe(0);

@@ -152,6 +152,17 @@ export const TAKEN_MANIFEST_FIELDS: ManifestFieldCase[] = [
     ],
   },
   { name: 'changes.memory null, memory/delta.jsonl read', how: 'delta', set: [['changes.memory', null]] },
+  {
+    name: 'null in each Option field (read as absent; the schema says a string, a boolean …)', how: 'snapshot',
+    set: [
+      ['agent.source_runtime_version', null], ['layers.memory.has_embeddings', null], ['layers.memory.has_raw_source', null], ['checksum', null],
+      ['sync', { last_sequence: 0, last_sync_at: null }], ['runtime_hints', { primary_model: 'm', last_model: 'm', provider: null, context_window: null }],
+    ],
+  },
+  {
+    name: 'null in each Option field', how: 'delta',
+    set: [['agent.source_runtime', null], ['sync.base_timestamp', null], ['sync.new_timestamp', null], ['changes.memory.record_count', null], ['changes.identity', { new_version: null }]],
+  },
   { name: 'changes.memory without file', how: 'delta', set: [['changes.memory', { record_count: 1 }]] },
 ];
 

@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import { fileNameProblem } from '../archive/entry-names';
 import { LAYER_FILES } from '../archive/types';
 import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
-import { checkDocument, checkLayerDocument, checkRecordFile } from './documents';
+import { checkLayerDocument, checkManifestDocument, checkRecordFile } from './documents';
 import { DELTA_MANIFEST } from './manifest-rules';
 import { child, type Issues } from './rules';
 
@@ -16,7 +16,7 @@ export function checkDelta(
   issues: Issues,
   maxLineBytes: number,
 ): void {
-  const manifest = checkDocument(files, manifestFile, DELTA_MANIFEST, issues, DELTA_MANIFEST_LEVEL);
+  const manifest = checkManifestDocument(files, manifestFile, 'delta', DELTA_MANIFEST, issues, DELTA_MANIFEST_LEVEL);
   if (!manifest) return;
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
   const changesPath = `${manifestFile}#/changes`;

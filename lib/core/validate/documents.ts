@@ -2,7 +2,8 @@ import { isJsonObject, type JsonObject } from '../json';
 import { splitJsonLines, tryParseJson } from '../archive/json-text';
 import { LAYER_FILES, type LayerName } from '../archive/types';
 import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
-import { wrongTypedLayerField } from '../typed-fields';
+import { REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField } from '../typed-fields';
+import { isUuid } from '../uuid';
 import { LAYER_DOCS } from './manifest-rules';
 import { MEMORY_RECORD } from './record-rules';
 import { checkValue, child, type Issues, type Rule } from './rules';
@@ -52,6 +53,21 @@ export function checkLayerDocument(files: ReadonlyMap<string, Uint8Array>, layer
   const doc = checkDocument(files, file, LAYER_DOCS[file]!, issues, LAYER_LEVELS[layer]);
   const wrong = doc === null ? null : wrongTypedLayerField(layer, doc);
   if (wrong !== null) issues.error(file, `${wrong}: the reference reader refuses it`);
+  return doc;
+}
+
+/**
+ * Checks a manifest (`manifest.json`, or a delta's at `name`) against its rule and, when the rule
+ * found nothing, against the reference reader's structs (`wrongTypedManifestField`, the rule ingest
+ * refuses by): what the reference reader refuses, `alf validate` cannot read, so it is an error here.
+ */
+export function checkManifestDocument(
+  files: ReadonlyMap<string, Uint8Array>, name: string, kind: 'snapshot' | 'delta', rule: Rule, issues: Issues, keys: KeyLevel,
+): JsonObject | null {
+  const before = issues.errors.length;
+  const doc = checkDocument(files, name, rule, issues, keys);
+  const wrong = doc === null || issues.errors.length > before ? null : wrongTypedManifestField(kind, doc);
+  if (wrong !== null) issues.error(name, `${wrong}: the reference reader refuses it`);
   return doc;
 }
 
@@ -124,6 +140,11 @@ function withoutOperation(value: JsonObject, where: string, issues: Issues): { r
 
 function noteId(id: unknown, where: string, issues: Issues, ids: IdSightings): void {
   if (typeof id !== 'string') return;
+  // The reference reader takes any form the uuid crate parses (braced, `urn:uuid:`, 32 hex digits):
+  // valid, as `alf validate` says; a ledger keys records by their id's text and refuses any but the hyphenated form.
+  if (REFERENCE_UUID.test(id) && !isUuid(id)) {
+    issues.warn(child(where, 'id'), `record id ${JSON.stringify(id)} is not in the hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses it`);
+  }
   const first = ids.get(id);
   // The reference validator has no such rule: a warning here, while ingest keeps refusing them.
   if (first !== undefined) issues.warn(child(where, 'id'), `duplicate record id ${id} (first at ${first}); a ledger refuses it`);

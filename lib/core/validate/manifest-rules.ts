@@ -7,7 +7,11 @@ const VERSION = /^\d+\.\d+\.\d+$/;
  * or change not listed), as ingest takes it (lib/core/typed-fields.ts wrongTypedManifestField).
  */
 const NOT_LISTED = { nullable: true } as const;
-const dateTime = (required = false) => str({ required, format: 'date-time' });
+/** Any other `Option` field of those structs: null reads as absent (rules.ts `Rule`). */
+const OPTION = NOT_LISTED;
+/** A `u32` field's largest (a layer's `count` and `version`, `new_version`): that reader refuses more. */
+const U32_MAX = 4_294_967_295;
+const dateTime = (required = false) => str({ required, format: 'date-time', ...(required ? {} : OPTION) });
 
 /** manifest.schema.json#/$defs/MemoryPartition */
 export const PARTITION: Rule = obj({
@@ -19,22 +23,22 @@ export const PARTITION: Rule = obj({
 }, { check: checkPartitionRange });
 
 const LAYER_INVENTORY = obj({
-  identity: obj({ version: int({ required: true, min: 1 }), file: str({ required: true }) }, NOT_LISTED),
-  principals: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }, NOT_LISTED),
-  credentials: obj({ count: int({ required: true, min: 0 }), file: str({ required: true }) }, NOT_LISTED),
+  identity: obj({ version: int({ required: true, min: 1, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
+  principals: obj({ count: int({ required: true, min: 0, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
+  credentials: obj({ count: int({ required: true, min: 0, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
   memory: obj({
     record_count: int({ required: true, min: 0 }),
     index_file: str({ required: true }),
-    has_embeddings: bool(),
-    has_raw_source: bool(),
+    has_embeddings: bool(OPTION),
+    has_raw_source: bool(OPTION),
     partitions: arr(PARTITION, { required: true }),
   }, { check: checkPartitionOrder, nullable: true }),
   attachments: obj({
-    count: int({ required: true, min: 0 }),
-    included_count: int({ min: 0 }),
-    included_size_bytes: int({ min: 0 }),
-    referenced_count: int({ min: 0 }),
-    referenced_size_bytes: int({ min: 0 }),
+    count: int({ required: true, min: 0, max: U32_MAX }),
+    included_count: int({ min: 0, max: U32_MAX, ...OPTION }),
+    included_size_bytes: int({ min: 0, ...OPTION }),
+    referenced_count: int({ min: 0, max: U32_MAX, ...OPTION }),
+    referenced_size_bytes: int({ min: 0, ...OPTION }),
     file: str({ required: true }),
   }, NOT_LISTED),
 }, { required: true });
@@ -47,26 +51,26 @@ export const SNAPSHOT_MANIFEST: Rule = obj({
     id: str({ required: true, format: 'uuid' }),
     name: str({ required: true, minLength: 1 }),
     source_runtime: str({ required: true, minLength: 1 }),
-    source_runtime_version: str(),
+    source_runtime_version: str(OPTION),
   }, { required: true }),
   runtime_hints: obj({
     primary_model: str({ required: true }),
     last_model: str({ required: true }),
-    provider: str(),
-    context_window: int({ min: 1 }),
+    provider: str(OPTION),
+    context_window: int({ min: 1, ...OPTION }),
     notes: str({ nullable: true }),
   }, NOT_LISTED),
   sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }, NOT_LISTED),
   layers: LAYER_INVENTORY,
   raw_sources: arr(str()),
-  checksum: str({ pattern: /^[^:]+:[0-9a-fA-F]+$/ }),
+  checksum: str({ pattern: /^[^:]+:[0-9a-fA-F]+$/, ...OPTION }),
 }, { check: warnUnknownKeys(MANIFEST_KEYS) });
 
 /** delta-manifest.schema.json */
 export const DELTA_MANIFEST: Rule = obj({
   alf_version: str({ required: true, pattern: VERSION }),
   created_at: dateTime(true),
-  agent: obj({ id: str({ required: true, format: 'uuid' }), source_runtime: str() }, { required: true }),
+  agent: obj({ id: str({ required: true, format: 'uuid' }), source_runtime: str(OPTION) }, { required: true }),
   sync: obj({
     base_sequence: int({ required: true, min: 0 }),
     new_sequence: int({ required: true, min: 0 }),
@@ -74,10 +78,10 @@ export const DELTA_MANIFEST: Rule = obj({
     new_timestamp: dateTime(),
   }, { required: true }),
   changes: obj({
-    identity: obj({ file: str(), new_version: int({ min: 1 }) }, NOT_LISTED),
-    principals: obj({ file: str(), changed_ids: arr(str({ format: 'uuid' })) }, NOT_LISTED),
-    credentials: obj({ file: str() }, NOT_LISTED),
-    memory: obj({ file: str(), record_count: int({ min: 0 }) }, NOT_LISTED),
+    identity: obj({ file: str(OPTION), new_version: int({ min: 1, max: U32_MAX, ...OPTION }) }, NOT_LISTED),
+    principals: obj({ file: str(OPTION), changed_ids: arr(str({ format: 'uuid' })) }, NOT_LISTED),
+    credentials: obj({ file: str(OPTION) }, NOT_LISTED),
+    memory: obj({ file: str(OPTION), record_count: int({ min: 0, ...OPTION }) }, NOT_LISTED),
     raw: obj({ changed: arr(str()), deleted: arr(str()) }, NOT_LISTED),
   }, { required: true }),
 });

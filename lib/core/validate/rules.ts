@@ -1,6 +1,6 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { isFullDate, parseRfc3339 } from '../archive/partitions';
-import { isUuid } from '../uuid';
+import { REFERENCE_UUID } from '../typed-fields';
 
 /** One finding: where (`file#/json/pointer`) and what. */
 export interface Issue {
@@ -28,12 +28,19 @@ type Format = 'date-time' | 'date' | 'uuid';
  * A small declarative subset of the JSON schemas in `alf/schemas/`: enough to say
  * which fields are required and what type they hold. `known` lists enum values that
  * only warn when different (the spec says validators MUST NOT reject unknown values).
+ *
+ * `nullable`: null is taken as absent. The reference `alf validate` reads the archive with its
+ * reader first (serde, alf-core memory.rs/manifest.rs) and checks the structs it got, so a field
+ * that is an `Option` there takes null (`category: null` reads as no category) although the schema
+ * says `"type": "string"`; ingest takes it too (lib/ledger/ingest-checks.ts `wrongTypedField`,
+ * lib/core/typed-fields.ts). A required field, or a list with a default (`tags`, `raw_sources`),
+ * is not nullable: that reader refuses null there. `max` on an integer: a `u32` field's largest.
  */
 export type Rule =
   | { kind: 'string'; required?: boolean; nullable?: boolean; format?: Format; minLength?: number; pattern?: RegExp; known?: readonly string[] }
-  | { kind: 'integer'; required?: boolean; min?: number }
-  | { kind: 'number'; required?: boolean; min?: number; max?: number }
-  | { kind: 'boolean'; required?: boolean }
+  | { kind: 'integer'; required?: boolean; nullable?: boolean; min?: number; max?: number }
+  | { kind: 'number'; required?: boolean; nullable?: boolean; min?: number; max?: number }
+  | { kind: 'boolean'; required?: boolean; nullable?: boolean }
   | { kind: 'array'; required?: boolean; items?: Rule }
   | { kind: 'object'; required?: boolean; nullable?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
   | { kind: 'any'; required?: boolean };
@@ -56,7 +63,7 @@ export function child(path: string, key: string | number): string {
 
 /** Checks `value` against `rule`, reporting under `path`. */
 export function checkValue(value: unknown, rule: Rule, path: string, issues: Issues): void {
-  if (value === null && (rule.kind === 'string' || rule.kind === 'object') && rule.nullable) return;
+  if (value === null && 'nullable' in rule && rule.nullable) return;
   switch (rule.kind) {
     case 'any':
       return;
@@ -65,6 +72,7 @@ export function checkValue(value: unknown, rule: Rule, path: string, issues: Iss
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return issues.error(path, 'expected an integer');
       if (rule.min !== undefined && value < rule.min) issues.error(path, `must be at least ${rule.min}`);
+      if (rule.max !== undefined && value > rule.max) issues.error(path, `must be at most ${rule.max}`);
       return;
     case 'number':
       if (typeof value !== 'number') return issues.error(path, 'expected a number');
@@ -110,8 +118,17 @@ function checkString(value: unknown, rule: Extract<Rule, { kind: 'string' }>, pa
   }
 }
 
+/**
+ * Formats as the reference reader parses them, since `alf validate` reads with it: a `Uuid` field
+ * takes any text the uuid crate parses (hyphenated, 32 hex digits, braced, `urn:uuid:`; any case:
+ * typed-fields.ts `REFERENCE_UUID`), as ingest does. Times and dates: RFC 3339 (`date-time`) and
+ * its full-date (`date`), as ingest requires them. The reference's chrono reads a relaxed RFC 3339
+ * too (unpadded fields, spaces between parts, `UTC`, an offset without its colon, signed years past
+ * 9999): those are errors here and refused by ingest all the same, as no RFC 3339 reader — ours,
+ * the dashboard's, a restore's — reads them.
+ */
 function matchesFormat(value: string, format: Format): boolean {
-  if (format === 'uuid') return isUuid(value);
+  if (format === 'uuid') return REFERENCE_UUID.test(value);
   if (format === 'date') return isFullDate(value);
   return parseRfc3339(value) !== null;
 }

@@ -1,7 +1,7 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { LAYER_FILES, type LayerName } from '../archive/types';
 import { MANIFEST_LEVEL } from '../duplicate-keys';
-import { checkDocument, checkLayerDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
+import { checkLayerDocument, checkManifestDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
 import { checkIdentityAgent } from './reference-rules';
 import { SNAPSHOT_MANIFEST } from './manifest-rules';
 import { child, Issues } from './rules';
@@ -11,7 +11,7 @@ const MANIFEST = 'manifest.json';
 /** Schema and consistency checks of a `.alf` snapshot's contents. */
 export function checkSnapshot(files: ReadonlyMap<string, Uint8Array>, issues: Issues, maxLineBytes: number): void {
   if (!files.has(MANIFEST)) return issues.error(MANIFEST, 'missing: a snapshot must carry manifest.json');
-  const manifest = checkDocument(files, MANIFEST, SNAPSHOT_MANIFEST, issues, MANIFEST_LEVEL);
+  const manifest = checkManifestDocument(files, MANIFEST, 'snapshot', SNAPSHOT_MANIFEST, issues, MANIFEST_LEVEL);
   if (!manifest) return;
   const layers = isJsonObject(manifest.layers) ? manifest.layers : {};
   checkMemory(files, layers, issues, maxLineBytes);
