@@ -12,7 +12,7 @@
  */
 
 /** The JSON type a known scalar field must hold; `isKind` (typed-fields.ts) says what each takes. */
-export type Kind = 'string' | 'uuid' | 'number' | 'u32' | 'u64' | 'time' | 'boolean';
+export type Kind = 'string' | 'uuid' | 'number' | 'u32' | 'u64' | 'time' | 'date' | 'boolean';
 
 /** What a field holds: a scalar, anything (`value`), a struct, a list of one of these, or a map of scalars. */
 export type Shape = Kind | 'value' | Struct | { readonly list: Kind | 'value' | Struct } | { readonly map: Kind };
@@ -129,10 +129,11 @@ export const LAYER_STRUCTS = { identity: IDENTITY, principals: PRINCIPALS, crede
 /**
  * The manifests' structs (CONTRACT §3.1/§3.2, manifest.schema.json, delta-manifest.schema.json): a
  * field the schema requires is required, the others are `Option`s (absent or null; a layer's entry
- * `layers.identity: null` is not listed). `changes.raw` is the reference writer's (CONTRACT §3.2),
- * not the schema's.
+ * `layers.identity: null` is not listed). A partition's `from`/`to` are dates (`NaiveDate` there; a
+ * full-date YYYY-MM-DD here); a layer's and an attachment's counts are `u32`s. `changes.raw` is the
+ * reference writer's (CONTRACT §3.2), not the schema's.
  */
-const COUNTED_LAYER = struct(['count', 'u64', 'required'], ['file', 'string', 'required']);
+const COUNTED_LAYER = struct(['count', 'u32', 'required'], ['file', 'string', 'required']);
 export const SNAPSHOT_MANIFEST = struct(
   ['alf_version', 'string', 'required'], ['created_at', 'time', 'required'],
   ['agent', struct(['id', 'uuid', 'required'], ['name', 'string', 'required'], ['source_runtime', 'string', 'required'],
@@ -145,12 +146,12 @@ export const SNAPSHOT_MANIFEST = struct(
     ['principals', COUNTED_LAYER, 'optional'], ['credentials', COUNTED_LAYER, 'optional'],
     ['memory', struct(
       ['record_count', 'u64', 'required'], ['index_file', 'string', 'required'],
-      ['partitions', list(struct(['file', 'string', 'required'], ['from', 'string', 'required'], ['to', 'string', 'optional'],
+      ['partitions', list(struct(['file', 'string', 'required'], ['from', 'date', 'required'], ['to', 'date', 'optional'],
         ['record_count', 'u64', 'required'], ['sealed', 'boolean', 'required'])), 'required'],
       ['has_embeddings', 'boolean', 'optional'], ['has_raw_source', 'boolean', 'optional'],
     ), 'optional'],
-    ['attachments', struct(['count', 'u64', 'required'], ['file', 'string', 'required'], ['included_count', 'u64', 'optional'],
-      ['included_size_bytes', 'u64', 'optional'], ['referenced_count', 'u64', 'optional'], ['referenced_size_bytes', 'u64', 'optional']), 'optional'],
+    ['attachments', struct(['count', 'u32', 'required'], ['file', 'string', 'required'], ['included_count', 'u32', 'optional'],
+      ['included_size_bytes', 'u64', 'optional'], ['referenced_count', 'u32', 'optional'], ['referenced_size_bytes', 'u64', 'optional']), 'optional'],
   ), 'required'],
   ['raw_sources', list('string'), 'listed'], ['checksum', 'string', 'optional'],
 );

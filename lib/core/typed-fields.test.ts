@@ -93,7 +93,11 @@ describe('wrongTypedManifestField: the reference reader\'s manifest structs', ()
       [{ ...snapshot(), created_at: undefined as never }, 'snapshot', 'created_at is missing'],
       [{ ...snapshot(), alf_version: 1 }, 'snapshot', 'alf_version 1 is not a string'],
       [{ ...snapshot(), layers: { identity: { version: '2', file: 'identity.json' } } }, 'snapshot', 'layers.identity.version "2" is not a whole number 0 to 4294967295'],
-      [{ ...snapshot(), layers: { memory: { record_count: 1, index_file: 'i', partitions: [{ file: 'f', from: 'd', record_count: 1, sealed: 'no' }] } } }, 'snapshot', 'layers.memory.partitions[0].sealed "no" is not true or false'],
+      [{ ...snapshot(), layers: { memory: { record_count: 1, index_file: 'i', partitions: [{ file: 'f', from: '2026-01-01', record_count: 1, sealed: 'no' }] } } }, 'snapshot', 'layers.memory.partitions[0].sealed "no" is not true or false'],
+      // A partition's dates are `NaiveDate`s there, the layers' counts `u32`s.
+      [{ ...snapshot(), layers: { memory: { record_count: 1, index_file: 'i', partitions: [{ file: 'f', from: 'yesterday', record_count: 1, sealed: false }] } } }, 'snapshot', 'layers.memory.partitions[0].from "yesterday" is not a date YYYY-MM-DD'],
+      [{ ...snapshot(), layers: { memory: { record_count: 1, index_file: 'i', partitions: [{ file: 'f', from: '2026-01-01', to: '2026-13-01', record_count: 1, sealed: false }] } } }, 'snapshot', 'layers.memory.partitions[0].to "2026-13-01" is not a date YYYY-MM-DD'],
+      [{ ...snapshot(), layers: { principals: { count: 2 ** 32, file: 'principals.json' } } }, 'snapshot', 'layers.principals.count 4294967296 is not a whole number 0 to 4294967295'],
       [{ ...snapshot(), raw_sources: null }, 'snapshot', 'raw_sources null is not an array'],
       [{ ...delta(), sync: { base_sequence: 1 } }, 'delta', 'sync.new_sequence is missing'],
       [{ ...delta(), changes: { principals: { changed_ids: [5] } } }, 'delta', 'changes.principals.changed_ids[0] 5 is not a UUID'],

@@ -14,6 +14,7 @@
 import { echoInput } from './echo';
 import { isJsonObject, type JsonObject, type JsonValue } from './json';
 import type { LayerName } from './archive/types';
+import { isFullDate } from './archive/partitions';
 import { DELTA_MANIFEST, LAYER_STRUCTS, SNAPSHOT_MANIFEST, type Kind, type Shape, type Struct } from './reader-structs';
 
 export type { Kind } from './reader-structs';
@@ -55,7 +56,7 @@ const U64_MAX = 2 ** 64;
 
 export const WHAT: Record<Kind, string> = {
   string: 'a string', uuid: 'a UUID', number: 'a number', u32: 'a whole number 0 to 4294967295', u64: 'a whole number 0 or more',
-  time: 'an RFC 3339 time with a year 0000-9999', boolean: 'true or false',
+  time: 'an RFC 3339 time with a year 0000-9999', date: 'a date YYYY-MM-DD', boolean: 'true or false',
 };
 
 export function isKind(value: JsonValue, kind: Kind): boolean {
@@ -66,6 +67,7 @@ export function isKind(value: JsonValue, kind: Kind): boolean {
     case 'u32': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U32_MAX;
     case 'u64': return typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= U64_MAX;
     case 'time': return typeof value === 'string' && isKnownRfc3339(value);
+    case 'date': return typeof value === 'string' && isFullDate(value);
     case 'boolean': return typeof value === 'boolean';
   }
 }

@@ -86,7 +86,7 @@ describe('wrongTypedField: the reference reader\'s types of the known record fie
   });
 
   it('refuses a value of another type in every typed field of the record\'s table (lib/core/reader-structs.ts): by wrongTypedField, or by the checks made before it', () => {
-    const WRONG: Record<Kind, JsonValue> = { string: 5, uuid: 'not-a-uuid', number: '1', u32: -1, u64: 1.5, time: '2026-13-01T00:00:00Z', boolean: 'true' };
+    const WRONG: Record<Kind, JsonValue> = { string: 5, uuid: 'not-a-uuid', number: '1', u32: -1, u64: 1.5, time: '2026-13-01T00:00:00Z', date: '2026-13-01', boolean: 'true' };
     const TIME = '2026-01-15T10:00:00Z';
     const full = (): Rec => withField({
       category: 'c', supersedes: UUID, confidence: 0.5,

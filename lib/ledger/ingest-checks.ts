@@ -287,7 +287,7 @@ interface FieldCheck {
 
 const ARRAY_OF: Record<Kind, string> = {
   string: 'strings', uuid: 'UUIDs', number: 'numbers', u32: 'whole numbers 0 to 4294967295', u64: 'whole numbers 0 or more',
-  time: 'RFC 3339 times with a year 0000-9999', boolean: 'true or false values',
+  time: 'RFC 3339 times with a year 0000-9999', date: 'dates YYYY-MM-DD', boolean: 'true or false values',
 };
 
 /** The checks of `struct`'s fields at `at` (`source.`; '' at the top); a `serde_json::Value` field (anything) and the fields {@link CHECKED_BEFORE} have none. */

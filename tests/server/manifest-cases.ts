@@ -4,7 +4,8 @@
  * and `delta-manifest.json` into typed structs (CONTRACT §3.1/§3.2, the schemas): it refuses a
  * required field missing, a known field of another JSON type, null where no `Option` is; an
  * `Option` struct field (a layer's entry `layers.identity`, `runtime_hints`, a delta's
- * `changes.memory`) takes null as not listed. A delta's memory changes are read only from
+ * `changes.memory`) takes null as not listed; a partition's `from`/`to` are dates (`NaiveDate`), a
+ * layer's and an attachment's counts `u32`s. A delta's memory changes are read only from
  * `memory/delta.jsonl` (CONTRACT §3.2). Ingest must refuse each (400 naming the manifest field;
  * nothing stored) and take what it reads; `lineage validate` must agree.
  */
@@ -53,6 +54,7 @@ const rewrite = (c: ManifestFieldCase) => (json: string): string => {
 const S = 'manifest.json: ';
 const D = 'delta-manifest.json: ';
 const U64 = 'a whole number 0 or more';
+const U32 = 'a whole number 0 to 4294967295';
 
 export const REFUSED_MANIFEST_FIELDS: ManifestFieldCase[] = [
   { name: 'alf_version a number', how: 'snapshot', set: [['alf_version', 1]], says: `${S}alf_version 1 is not a string` },
@@ -77,8 +79,14 @@ export const REFUSED_MANIFEST_FIELDS: ManifestFieldCase[] = [
   },
   {
     name: 'layers.attachments.count fractional', how: 'snapshot', set: [['layers.attachments', { count: 1.5, file: 'attachments.json' }]],
-    files: () => [{ name: 'attachments.json', data: '{"attachments":[]}' }], says: `${S}layers.attachments.count 1.5 is not ${U64}`,
+    files: () => [{ name: 'attachments.json', data: '{"attachments":[]}' }], says: `${S}layers.attachments.count 1.5 is not ${U32}`,
   },
+  {
+    name: 'layers.attachments.count past a u32', how: 'snapshot', set: [['layers.attachments', { count: 2 ** 32, file: 'attachments.json' }]],
+    files: () => [{ name: 'attachments.json', data: '{"attachments":[]}' }], says: `${S}layers.attachments.count 4294967296 is not ${U32}`,
+  },
+  { name: 'a partition\'s from not a date', how: 'snapshot', set: [['layers.memory.partitions[0].from', 'yesterday']], says: `${S}layers.memory.partitions[0].from "yesterday" is not a date YYYY-MM-DD` },
+  { name: 'a partition\'s to not a date', how: 'snapshot', set: [['layers.memory.partitions[0].to', '2026-13-01']], says: `${S}layers.memory.partitions[0].to "2026-13-01" is not a date YYYY-MM-DD` },
   { name: 'raw_sources a string', how: 'snapshot', set: [['raw_sources', 'openclaw']], says: `${S}raw_sources "openclaw" is not an array` },
   { name: 'raw_sources null', how: 'snapshot', set: [['raw_sources', null]], says: `${S}raw_sources null is not an array` },
   { name: 'checksum a number', how: 'snapshot', set: [['checksum', 5]], says: `${S}checksum 5 is not a string` },

@@ -1,0 +1,214 @@
+/**
+ * `lineage validate` and ingest against the reference, field by field. The reference `alf validate`
+ * reads the archive with the reference reader (serde: alf-core memory.rs, manifest.rs) and checks the
+ * structs it got (validation.rs): so what that reader refuses is invalid, and what it reads is valid
+ * unless a validator rule says otherwise (an empty `content`, `confidence` outside 0..1, an
+ * `alf_version` that is not MAJOR.MINOR.PATCH …). An `Option` field reads null as absent although the
+ * schema says `"type": "string"`; a list with a default (`tags`, `raw_sources`) does not; a `Uuid`
+ * field takes any form the uuid crate parses; a `u32` field nothing past 4294967295; a partition's
+ * `from`/`to` are dates. Ingest refuses exactly what that reader refuses, and besides, by its own
+ * rules (lib/ledger/ingest-checks.ts), what it could not serve: a record id not in the hyphenated
+ * form (records are keyed by the id's text), a time that is not RFC 3339 (the reference's chrono reads
+ * a relaxed form too: our readers, the dashboard and restores read RFC 3339 only, and validate calls
+ * it an error as well). Validator rules are not ingest's: it takes what the reference reader reads.
+ *
+ * Each row: a field set to a value in a record (a snapshot's, or a delta's line) or in a manifest,
+ * `lineage validate`'s verdict (`warns`: valid, with a warning at that field) and ingest's, through
+ * the embedded ledger's real ingest.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { craftZip } from '@/lib/core/archive/testing/craft-zip';
+import { AGENT_ID, makeRecord } from '@/lib/core/archive/testing/fixtures';
+import { validateArchive } from '@/lib/core/validate';
+import { tempLedger } from '@/lib/history/testing/temp-ledger';
+import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
+import { getAgent, isLedgerError, registerAgent, type Ledger } from './index';
+
+type Where = 'record' | 'manifest';
+interface ParityCase {
+  how: 'snapshot' | 'delta';
+  where: Where;
+  /** A dotted path (`[n]` for an array item); `undefined` deletes the field. */
+  field: string;
+  value: unknown;
+  validate: 'valid' | 'warns' | 'invalid';
+  ingest: 'taken' | 'refused';
+}
+
+const URN = 'urn:uuid:0190a000-0000-7000-8000-0000000000aa';
+const BRACED = '{0190A000-0000-7000-8000-0000000000AA}';
+const SIMPLE = '0190a00000007000800000000000aaaa';
+const TIME = '2026-01-15T10:00:00Z';
+
+const row = (how: ParityCase['how'], where: Where, field: string, value: unknown, validate: ParityCase['validate'], ingest: ParityCase['ingest']): ParityCase =>
+  ({ how, where, field, value, validate, ingest });
+
+/** Record fields, each as a snapshot's record and as a delta's line. */
+const RECORD_ROWS: [string, unknown, ParityCase['validate'], ParityCase['ingest']][] = [
+  // An `Option` scalar takes null: the reference reader reads it as absent.
+  ['category', null, 'valid', 'taken'],
+  ['supersedes', null, 'valid', 'taken'],
+  ['confidence', null, 'valid', 'taken'],
+  ['source.runtime_version', null, 'valid', 'taken'],
+  ['source.origin', null, 'valid', 'taken'],
+  ['source.origin_file', null, 'valid', 'taken'],
+  ['source.extraction_method', null, 'valid', 'taken'],
+  ['source.session_id', null, 'valid', 'taken'],
+  ['source.interaction_id', null, 'valid', 'taken'],
+  ['source.identity_version', null, 'valid', 'taken'],
+  ['temporal.updated_at', null, 'valid', 'taken'],
+  ['temporal.valid_until', null, 'valid', 'taken'],
+  ['temporal.access_count', null, 'valid', 'taken'],
+  ['entities', [{ name: 'Jane', type: 'person', role: null }], 'valid', 'taken'],
+  ['raw_source_format', null, 'valid', 'taken'],
+  // An `Option<Value>`: any JSON value reads; the schema's object only warns.
+  ['raw_source_format', 'a line of text', 'warns', 'taken'],
+  // A list with a default, and a required field, do not take null.
+  ['tags', null, 'invalid', 'refused'],
+  ['entities', null, 'invalid', 'refused'],
+  ['source.runtime', null, 'invalid', 'refused'],
+  ['temporal.created_at', null, 'invalid', 'refused'],
+  ['content', null, 'invalid', 'refused'],
+  // A `Uuid` takes the uuid crate's forms.
+  ['supersedes', URN, 'valid', 'taken'],
+  ['supersedes', BRACED, 'valid', 'taken'],
+  ['agent_id', SIMPLE, 'valid', 'taken'],
+  ['related_records', [{ id: URN, relation: 'related_to' }], 'valid', 'taken'],
+  ['supersedes', 'not-a-uuid', 'invalid', 'refused'],
+  ['supersedes', '0190a000-0000-7000-8000-0000000000a', 'invalid', 'refused'],
+  // The record's own id: read by the reference, keyed by its text in a ledger, which refuses any but the hyphenated form.
+  ['id', URN, 'warns', 'refused'],
+  ['id', SIMPLE, 'warns', 'refused'],
+  // Times: RFC 3339 with any offset, `T`, `t` or a space.
+  ['temporal.updated_at', '2026-01-15 10:00:00.123456789+01:00', 'valid', 'taken'],
+  ['temporal.observed_at', '2026-01-15t10:00:00z', 'valid', 'taken'],
+  ['temporal.updated_at', '2026-01-15T10:00:00', 'invalid', 'refused'],
+  ['temporal.updated_at', '2026-02-30T10:00:00Z', 'invalid', 'refused'],
+  ['temporal.updated_at', 'yesterday', 'invalid', 'refused'],
+  // chrono's relaxed RFC 3339 (unpadded, an offset without its colon): read by the reference, not RFC 3339.
+  ['temporal.updated_at', '2026-1-15T10:00:00Z', 'invalid', 'refused'],
+  ['temporal.updated_at', '2026-01-15T10:00:00+0100', 'invalid', 'refused'],
+  // `u32`s.
+  ['source.identity_version', 4294967295, 'valid', 'taken'],
+  ['source.identity_version', 4294967296, 'invalid', 'refused'],
+  // Validator rules: the reference validate errors, its reader reads the record, and so ingest takes it.
+  ['confidence', 1.5, 'invalid', 'taken'],
+  ['content', '', 'invalid', 'taken'],
+  ['namespace', '', 'invalid', 'taken'],
+  ['memory_type', 'novel', 'warns', 'taken'],
+];
+
+const MANIFEST_ROWS: ParityCase[] = [
+  row('snapshot', 'manifest', 'agent.source_runtime_version', null, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'runtime_hints', { primary_model: 'm', last_model: 'm', provider: null, context_window: null, notes: null }, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'sync', { last_sequence: 0, last_sync_at: null }, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'layers.memory.has_embeddings', null, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'layers.memory.has_raw_source', null, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'layers.memory.partitions[0].to', null, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'checksum', null, 'valid', 'taken'),
+  row('snapshot', 'manifest', 'raw_sources', null, 'invalid', 'refused'),
+  row('snapshot', 'manifest', 'agent.source_runtime', null, 'invalid', 'refused'),
+  // A partition's `from`/`to` are `NaiveDate`s there.
+  row('snapshot', 'manifest', 'layers.memory.partitions[0].from', 'yesterday', 'invalid', 'refused'),
+  row('snapshot', 'manifest', 'layers.memory.partitions[0].to', '2026-13-01', 'invalid', 'refused'),
+  // A layer's count is a `u32` there.
+  row('snapshot', 'manifest', 'layers.attachments', { count: 4294967296, file: 'attachments.json' }, 'invalid', 'refused'),
+  // Validator rules only.
+  row('snapshot', 'manifest', 'alf_version', 'one', 'invalid', 'taken'),
+  row('snapshot', 'manifest', 'agent.name', '', 'invalid', 'taken'),
+  row('delta', 'manifest', 'agent.source_runtime', null, 'valid', 'taken'),
+  row('delta', 'manifest', 'sync.base_timestamp', null, 'valid', 'taken'),
+  row('delta', 'manifest', 'sync.new_timestamp', null, 'valid', 'taken'),
+  row('delta', 'manifest', 'changes.memory.record_count', null, 'valid', 'taken'),
+  row('delta', 'manifest', 'changes.memory.file', null, 'valid', 'taken'),
+  row('delta', 'manifest', 'changes.identity', { new_version: null }, 'valid', 'taken'),
+  row('delta', 'manifest', 'changes.identity', { new_version: 4294967296 }, 'invalid', 'refused'),
+  row('delta', 'manifest', 'sync.base_timestamp', '2026-05-02 00:00:00+0000', 'invalid', 'refused'),
+  row('delta', 'manifest', 'changes.principals', { changed_ids: [URN] }, 'valid', 'taken'),
+  row('delta', 'manifest', 'changes.principals', { changed_ids: null }, 'invalid', 'refused'),
+];
+
+const CASES: ParityCase[] = [
+  ...RECORD_ROWS.flatMap(([field, value, validate, ingest]) => (['snapshot', 'delta'] as const).map((how) => row(how, 'record', field, value, validate, ingest))),
+  ...MANIFEST_ROWS,
+];
+
+function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+  let at = doc;
+  for (const key of keys.slice(0, -1)) {
+    if (at[key] === undefined || at[key] === null) at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  const last = keys[keys.length - 1]!;
+  if (value === undefined) delete at[last];
+  else at[last] = value;
+}
+
+let made = 100;
+function bytesOf(c: ParityCase, baseSequence: number): Uint8Array {
+  const record = structuredClone(makeRecord(made++)) as unknown as Record<string, unknown>;
+  const manifest: Record<string, unknown> = c.how === 'snapshot'
+    ? {
+      alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT_ID, name: 'parity', source_runtime: 'openclaw' },
+      layers: { memory: { record_count: 1, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: 1, sealed: false }] } },
+    }
+    : {
+      alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT_ID, source_runtime: 'openclaw' },
+      sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: 1 } },
+    };
+  setPath(c.where === 'record' ? record : manifest, c.field, structuredClone(c.value));
+  const extra = c.field === 'layers.attachments' ? [{ name: 'attachments.json', data: '{"attachments":[]}' }] : [];
+  return c.how === 'snapshot'
+    ? craftZip([{ name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify(record)}\n` }, ...extra, { name: 'manifest.json', data: JSON.stringify(manifest) }])
+    : craftZip([{ name: 'memory/delta.jsonl', data: `${JSON.stringify({ operation: 'create', ...record })}\n` }, { name: 'delta-manifest.json', data: JSON.stringify(manifest) }]);
+}
+
+let ledger: Ledger;
+let cleanup: () => void;
+beforeAll(async () => {
+  ({ ledger, cleanup } = tempLedger());
+  registerAgent({ ledger, id: AGENT_ID, name: 'parity', sourceRuntime: 'openclaw', tenantId: null, now: new Date(TIME) });
+  await ingestSnapshot({ ledger, agentId: AGENT_ID, bytes: bytesOf(row('snapshot', 'record', 'category', 'core', 'valid', 'taken'), 0), now: new Date(TIME) });
+});
+afterAll(() => cleanup?.());
+
+/** `validate`'s verdict on `bytes`: `warns` when valid with a warning at the case's field. */
+async function validateVerdict(c: ParityCase, bytes: Uint8Array): Promise<{ verdict: ParityCase['validate']; said: string }> {
+  const report = await validateArchive(bytes);
+  const pointer = `/${c.field.replace(/\[(\d+)\]/g, '.$1').split('.').join('/')}`;
+  const warned = report.warnings.some((w) => w.path.endsWith(pointer) || w.path.endsWith(`${pointer}/0`) || w.message.includes(JSON.stringify(c.value)));
+  const verdict = !report.valid ? 'invalid' : warned ? 'warns' : 'valid';
+  return { verdict, said: JSON.stringify(report.valid ? report.warnings : report.errors).slice(0, 300) };
+}
+
+/** Ingest's verdict on `bytes`: `refused` for a 400 (`bad_archive`), nothing stored. */
+async function ingestVerdict(c: ParityCase, bytes: Uint8Array): Promise<{ verdict: ParityCase['ingest']; said: string }> {
+  const latest = getAgent({ ledger, agentId: AGENT_ID })!.latest_sequence!;
+  try {
+    const now = new Date(TIME);
+    if (c.how === 'snapshot') await ingestSnapshot({ ledger, agentId: AGENT_ID, bytes, now });
+    else await ingestDelta({ ledger, agentId: AGENT_ID, baseSequence: latest, bytes, now });
+    return { verdict: 'taken', said: '' };
+  } catch (error) {
+    if (!isLedgerError(error) || error.code !== 'bad_archive') throw error;
+    expect(getAgent({ ledger, agentId: AGENT_ID })!.latest_sequence).toBe(latest);
+    return { verdict: 'refused', said: error.message.slice(0, 300) };
+  }
+}
+
+describe('lineage validate and ingest, against the reference reader and validate (CONTRACT §3, §4.1; the schemas)', () => {
+  it('give the verdict of each row', async () => {
+    const wrong: string[] = [];
+    for (const c of CASES) {
+      const latest = getAgent({ ledger, agentId: AGENT_ID })!.latest_sequence!;
+      const bytes = bytesOf(c, latest);
+      const shown = `${c.how} ${c.where} ${c.field} = ${JSON.stringify(c.value)}`;
+      const v = await validateVerdict(c, bytes);
+      if (v.verdict !== c.validate) wrong.push(`${shown}: validate ${v.verdict}, expected ${c.validate}: ${v.said}`);
+      const i = await ingestVerdict(c, bytes);
+      if (i.verdict !== c.ingest) wrong.push(`${shown}: ingest ${i.verdict}, expected ${c.ingest} ${i.said}`);
+    }
+    expect(wrong).toEqual([]);
+  });
+});
