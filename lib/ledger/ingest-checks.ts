@@ -138,6 +138,10 @@ function checkRecord(record: { [key: string]: JsonValue | undefined }, where: st
   if (duplicate !== undefined) refuseRecord(duplicateProblem(duplicate));
   const nul = (line === undefined || line.includes('\\u0000')) && holdsNul(record) ? nulAt(record, '') : null;
   if (nul !== null) refuseRecord(`${nul} holds a NUL character (U+0000), which a memory may not contain`);
+  // Stricter than the reference reader, on purpose (`lineage validate` says so, as a warning and an
+  // error: lib/ledger/validate-ingest-parity.test.ts): its `Uuid` also takes a braced, `urn:uuid:` or
+  // unhyphenated id, but a ledger keys records by the id's text, so only the hyphenated form is kept;
+  // its chrono also reads a relaxed RFC 3339 (`2026-1-5 1:2:3 UTC`, `+0100`), which no reader of ours does.
   if (!isUuid(record.id)) refuseRecord(`record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
   const temporal = record.temporal;
   if (temporal === null || typeof temporal !== 'object' || Array.isArray(temporal)) return;
