@@ -121,6 +121,28 @@ describe('validateArchive on snapshots', () => {
   });
 });
 
+describe('validateArchive on identity names (the reference validate_identity)', () => {
+  it('an empty primary, capability or sub-agent name is an error; the archive still reads', async () => {
+    const identity = {
+      id: '11111111-1111-5111-8111-111111111111', agent_id: AGENT_ID, version: 1, updated_at: '2026-01-01T00:00:00Z',
+      structured: {
+        names: { primary: '' }, capabilities: [{ name: 'search' }, { name: '' }],
+        sub_agents: [{ name: '', capabilities: [], status: 'active' }],
+      },
+    };
+    const snapshot = makeSnapshot([makeRecord(1)]);
+    snapshot.layers.identity = identity;
+    const report = await validateArchive(await writeSnapshot(snapshot));
+    expect(report.errors).toEqual([
+      { path: 'identity.json#/structured/names/primary', message: 'Primary name must not be empty' },
+      { path: 'identity.json#/structured/capabilities/1/name', message: 'Capability name must not be empty' },
+      { path: 'identity.json#/structured/sub_agents/0/name', message: 'Sub-agent name must not be empty' },
+    ]);
+    snapshot.layers.identity = { ...identity, structured: { names: { primary: 'Atlas' }, capabilities: [{ name: 'search' }] } };
+    expect(await validateArchive(await writeSnapshot(snapshot))).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+});
+
 describe('validateArchive on deltas', () => {
   const snapshotRecord = makeRecord(1);
 

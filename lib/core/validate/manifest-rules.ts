@@ -1,4 +1,4 @@
-import { checkPartitionOrder, checkPartitionRange, IDENTITY_KEYS, MANIFEST_KEYS, warnUnknownKeys, checkPrincipal } from './reference-rules';
+import { checkIdentity, checkPartitionOrder, checkPartitionRange, MANIFEST_KEYS, warnUnknownKeys, checkPrincipal } from './reference-rules';
 import { any, arr, bool, int, obj, str, type Rule } from './rules';
 
 const VERSION = /^\d+\.\d+\.\d+$/;
@@ -95,7 +95,7 @@ export const LAYER_DOCS: Record<string, Rule> = {
     agent_id: str({ required: true, format: 'uuid' }),
     version: int({ required: true, min: 1 }),
     updated_at: dateTime(true),
-  }, { check: warnUnknownKeys(IDENTITY_KEYS) }),
+  }, { check: checkIdentity }),
   'principals.json': obj({
     principals: arr(obj({ ...requiredKeys(['principal_type', 'profile']), id: str({ required: true, format: 'uuid' }) }, { check: checkPrincipal }), { required: true }),
   }),

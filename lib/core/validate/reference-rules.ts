@@ -24,6 +24,29 @@ export function warnUnknownKeys(known: readonly string[]): (value: JsonObject, p
   };
 }
 
+/**
+ * An identity's names: its primary name, each capability's and each sub-agent's must not be empty
+ * (validation.rs validate_identity), besides the unknown-field warnings. A wrong type is the typed
+ * check's (`wrongTypedLayerField`).
+ */
+export function checkIdentity(identity: JsonObject, path: string, issues: Issues): void {
+  warnIdentityKeys(identity, path, issues);
+  const structured = isJsonObject(identity.structured) ? identity.structured : null;
+  if (structured === null) return;
+  const at = child(path, 'structured');
+  if (isJsonObject(structured.names) && structured.names.primary === '') {
+    issues.error(child(child(at, 'names'), 'primary'), 'Primary name must not be empty');
+  }
+  for (const [list, what] of [['capabilities', 'Capability'], ['sub_agents', 'Sub-agent']] as const) {
+    const items = structured[list];
+    if (!Array.isArray(items)) continue;
+    items.forEach((item, index) => {
+      if (isJsonObject(item) && item.name === '') issues.error(child(child(child(at, list), index), 'name'), `${what} name must not be empty`);
+    });
+  }
+}
+const warnIdentityKeys = warnUnknownKeys(IDENTITY_KEYS);
+
 /** A sealed partition needs its `to`; a `to` must not precede its `from`. */
 export function checkPartitionRange(partition: JsonObject, path: string, issues: Issues): void {
   const { from, to, sealed, file } = partition;
