@@ -143,6 +143,28 @@ describe('validateArchive on identity names (the reference validate_identity)', 
   });
 });
 
+describe('validateArchive on principals and credentials (the reference validate_principals, validate_credentials)', () => {
+  it('an empty service, payload or algorithm is an error; an unknown principal or credential type warns', async () => {
+    const credential = (over: JsonObject) => ({
+      id: '22222222-2222-4222-8222-222222222222', agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key',
+      encrypted_payload: 'Y2lwaGVy', encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bm9uY2U=' }, created_at: '2026-01-01T00:00:00Z', ...over,
+    });
+    const principal = { id: '33333333-3333-4333-8333-333333333333', principal_type: 'organization', profile: {
+      id: '44444444-4444-4444-8444-444444444444', agent_id: AGENT_ID, principal_id: '33333333-3333-4333-8333-333333333333', version: 1, updated_at: '2026-01-01T00:00:00Z',
+    } };
+    const snapshot = makeSnapshot([makeRecord(1)]);
+    snapshot.layers.principals = { principals: [principal] };
+    snapshot.layers.credentials = { credentials: [
+      credential({ service: '' }), credential({ encrypted_payload: '' }), credential({ encryption: { algorithm: '', nonce: 'bm9uY2U=' } }), credential({ credential_type: 'biometric' }),
+    ] };
+    const report = await validateArchive(await writeSnapshot(snapshot));
+    expect(report.errors.map((e) => e.path)).toEqual([
+      'credentials.json#/credentials/0/service', 'credentials.json#/credentials/1/encrypted_payload', 'credentials.json#/credentials/2/encryption/algorithm',
+    ]);
+    expect(report.warnings.map((w) => w.path)).toEqual(['principals.json#/principals/0/principal_type', 'credentials.json#/credentials/3/credential_type']);
+  });
+});
+
 describe('validateArchive on deltas', () => {
   const snapshotRecord = makeRecord(1);
 

@@ -86,6 +86,10 @@ export const DELTA_MANIFEST: Rule = obj({
   }, { required: true }),
 });
 
+/** The reference's known `principal_type`s and `credential_type`s (principals.rs, credentials.rs): any other warns. */
+const PRINCIPAL_TYPES = ['human', 'agent'] as const;
+const CREDENTIAL_TYPES = ['api_key', 'oauth_token', 'webhook_secret', 'session_token', 'ssh_key', 'certificate', 'custom'] as const;
+
 const requiredKeys = (keys: string[]): Record<string, Rule> => Object.fromEntries(keys.map((key) => [key, any({ required: true })]));
 
 /** Top-level shape of each layer document (identity/principals/credentials/attachments schemas). */
@@ -97,11 +101,17 @@ export const LAYER_DOCS: Record<string, Rule> = {
     updated_at: dateTime(true),
   }, { check: checkIdentity }),
   'principals.json': obj({
-    principals: arr(obj({ ...requiredKeys(['principal_type', 'profile']), id: str({ required: true, format: 'uuid' }) }, { check: checkPrincipal }), { required: true }),
+    principals: arr(obj({
+      ...requiredKeys(['profile']), id: str({ required: true, format: 'uuid' }), principal_type: str({ required: true, known: PRINCIPAL_TYPES }),
+    }, { check: checkPrincipal }), { required: true }),
   }),
   'credentials.json': obj({
     credentials: arr(obj({
-      ...requiredKeys(['service', 'credential_type', 'encrypted_payload', 'encryption']),
+      // validation.rs validate_credentials: service, payload and algorithm not empty; an unknown type warns.
+      service: str({ required: true, minLength: 1 }),
+      credential_type: str({ required: true, known: CREDENTIAL_TYPES }),
+      encrypted_payload: str({ required: true, minLength: 1 }),
+      encryption: obj({ algorithm: str({ required: true, minLength: 1 }) }, { required: true }),
       id: str({ required: true, format: 'uuid' }),
       agent_id: str({ required: true, format: 'uuid' }),
       created_at: dateTime(true),
