@@ -107,6 +107,9 @@ const MANIFEST_ROWS: ParityCase[] = [
   row('snapshot', 'manifest', 'layers.memory.partitions[0].to', null, 'valid', 'taken'),
   row('snapshot', 'manifest', 'checksum', null, 'valid', 'taken'),
   row('snapshot', 'manifest', 'raw_sources', null, 'invalid', 'refused'),
+  // The manifest names its agent: read by the reference in any uuid crate form, compared with the agent's id as text here (agent_mismatch).
+  row('snapshot', 'manifest', 'agent.id', `urn:uuid:${AGENT_ID}`, 'warns', 'refused'),
+  row('delta', 'manifest', 'agent.id', `{${AGENT_ID.toUpperCase()}}`, 'warns', 'refused'),
   row('snapshot', 'manifest', 'agent.source_runtime', null, 'invalid', 'refused'),
   // A partition's `from`/`to` are `NaiveDate`s there.
   row('snapshot', 'manifest', 'layers.memory.partitions[0].from', 'yesterday', 'invalid', 'refused'),
@@ -182,7 +185,7 @@ async function validateVerdict(c: ParityCase, bytes: Uint8Array): Promise<{ verd
   return { verdict, said: JSON.stringify(report.valid ? report.warnings : report.errors).slice(0, 300) };
 }
 
-/** Ingest's verdict on `bytes`: `refused` for a 400 (`bad_archive`), nothing stored. */
+/** Ingest's verdict on `bytes`: `refused` for a 400 (`bad_archive`, or `agent_mismatch` for the manifest's agent.id), nothing stored. */
 async function ingestVerdict(c: ParityCase, bytes: Uint8Array): Promise<{ verdict: ParityCase['ingest']; said: string }> {
   const latest = getAgent({ ledger, agentId: AGENT_ID })!.latest_sequence!;
   try {
@@ -191,7 +194,7 @@ async function ingestVerdict(c: ParityCase, bytes: Uint8Array): Promise<{ verdic
     else await ingestDelta({ ledger, agentId: AGENT_ID, baseSequence: latest, bytes, now });
     return { verdict: 'taken', said: '' };
   } catch (error) {
-    if (!isLedgerError(error) || error.code !== 'bad_archive') throw error;
+    if (!isLedgerError(error) || !['bad_archive', 'agent_mismatch'].includes(error.code)) throw error;
     expect(getAgent({ ledger, agentId: AGENT_ID })!.latest_sequence).toBe(latest);
     return { verdict: 'refused', said: error.message.slice(0, 300) };
   }

@@ -4,6 +4,7 @@ import { LAYER_FILES } from '../archive/types';
 import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
 import { checkLayerDocument, checkManifestDocument, checkRecordFile } from './documents';
 import { DELTA_MANIFEST } from './manifest-rules';
+import { warnAgentIdForm } from './reference-rules';
 import { child, type Issues } from './rules';
 
 const DEFAULT_MEMORY_FILE = 'memory/delta.jsonl';
@@ -20,6 +21,7 @@ export function checkDelta(
   if (!manifest) return;
   const changes = isJsonObject(manifest.changes) ? manifest.changes : {};
   const changesPath = `${manifestFile}#/changes`;
+  warnAgentIdForm(manifest, manifestFile, issues);
   checkMemory(files, changes, changesPath, issues, maxLineBytes);
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
     if (files.has(`${layer}.json`)) checkLayerDocument(files, layer, issues);

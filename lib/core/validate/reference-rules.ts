@@ -4,6 +4,8 @@
  * principals' back-references, and warnings for top-level fields a newer version may have added.
  */
 import { isJsonObject, type JsonObject } from '../json';
+import { REFERENCE_UUID } from '../typed-fields';
+import { isUuid } from '../uuid';
 import { child, type Issues } from './rules';
 
 /** Top-level manifest fields the reference knows; any other is a warning (it may be from a newer ALF). */
@@ -81,6 +83,18 @@ export function checkPrincipal(principal: JsonObject, path: string, issues: Issu
   if (profile.principal_id !== undefined && profile.principal_id !== principal.id) {
     issues.error(child(child(path, 'profile'), 'principal_id'),
       `profile principal_id (${String(profile.principal_id)}) does not match principal id (${String(principal.id)})`);
+  }
+}
+
+/**
+ * A manifest's `agent.id` in a form the reference reader's `Uuid` takes but not hyphenated (braced,
+ * `urn:uuid:`, 32 hex digits): valid, as `alf validate` says; a ledger compares it with the agent's
+ * id as text and refuses the upload (`agent_mismatch`), so it warns.
+ */
+export function warnAgentIdForm(manifest: JsonObject, file: string, issues: Issues): void {
+  const id = isJsonObject(manifest.agent) ? manifest.agent.id : undefined;
+  if (typeof id === 'string' && REFERENCE_UUID.test(id) && !isUuid(id)) {
+    issues.warn(`${file}#/agent/id`, `${JSON.stringify(id)} is not in the hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses an upload naming its agent so`);
   }
 }
 

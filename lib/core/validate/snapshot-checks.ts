@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import { LAYER_FILES, type LayerName } from '../archive/types';
 import { MANIFEST_LEVEL } from '../duplicate-keys';
 import { checkLayerDocument, checkManifestDocument, checkRecordFile, parseDocument, type IdSightings } from './documents';
-import { checkIdentityAgent } from './reference-rules';
+import { checkIdentityAgent, warnAgentIdForm } from './reference-rules';
 import { SNAPSHOT_MANIFEST } from './manifest-rules';
 import { child, Issues } from './rules';
 
@@ -17,6 +17,7 @@ export function checkSnapshot(files: ReadonlyMap<string, Uint8Array>, issues: Is
   checkMemory(files, layers, issues, maxLineBytes);
   checkLayers(files, layers, issues);
   checkIdentityAgent(parseDocument(files, LAYER_FILES.identity, new Issues()), manifest, issues);
+  warnAgentIdForm(manifest, MANIFEST, issues);
 }
 
 function checkMemory(files: ReadonlyMap<string, Uint8Array>, layers: JsonObject, issues: Issues, maxLineBytes: number): void {
