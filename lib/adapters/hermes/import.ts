@@ -7,6 +7,8 @@ import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
+import { layerFileTimes } from './layers';
+import { setLayerTimes } from '@/lib/adapters/shared/restore-layer-times';
 import { buildFromSourceDdl, sourceDdlProblem, sqlNumber, tableColumns, withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { freshSessionRows, sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
 
@@ -37,6 +39,8 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
     throw fullDiskError(opts.target, error) ?? error;
   }
   await staged.commit();
+  // SOUL.md's and USER.md's mtimes are the layers' times, so the restored home exports the snapshot's layers.
+  await setLayerTimes(opts.target, new Map([...layerFileTimes(opts.snapshot.layers, files)].filter(([rel]) => staged.written.includes(rel))));
   const written = [...(sessions.length > 0 ? [STATE_DB_FILE] : []), ...staged.written];
   const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
   if (typeof manifestAgent.id === 'string' && (await writeAgentIdIfAbsent(opts.target, manifestAgent.id, warnings))) {

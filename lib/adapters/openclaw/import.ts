@@ -5,7 +5,8 @@ import { writeAgentIdFile } from '../shared/agent-id';
 import { assertWritable, writeRawFiles, rawFilesFor, withoutSidecars } from '../shared/raw-write';
 import { AGENT_ID_FILE, isNeverRaw } from '../shared/sync-marker';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
-import { proseFilesFromLayers } from './layers';
+import { setLayerTimes } from '../shared/restore-layer-times';
+import { proseFileTimes, proseFilesFromLayers } from './layers';
 import { reconstructMemoryFiles } from './reconstruct';
 import { absPath } from './workspace-files';
 
@@ -23,6 +24,8 @@ export async function importOpenclaw(opts: ImportOptions): Promise<ImportResult>
   assertWritable(opts.target, [...files.keys(), AGENT_ID_FILE]);
   await mkdir(opts.target, { recursive: true });
   const written = await writeRawFiles({ target: opts.target, files, skipSidecars: true });
+  // The prose files' mtimes are the layers' times, so the restored workspace exports the snapshot's layers.
+  await setLayerTimes(opts.target, new Map([...proseFileTimes(opts.snapshot.layers, files)].filter(([rel]) => written.includes(rel))));
   await writeAgentIdFile(opts.target, agentId);
   return { written: [...written, AGENT_ID_FILE].sort(), memoryRecords: opts.snapshot.records.length, warnings: [] };
 }

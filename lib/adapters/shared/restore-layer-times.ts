@@ -1,0 +1,56 @@
+import { utimes } from 'node:fs/promises';
+import path from 'node:path';
+import { isJsonObject, type JsonObject } from '@/lib/core/json';
+
+/**
+ * The identity and principal layers' timestamps are the mtimes of the workspace files they are
+ * read from (CONTRACT §4.3: `updated_at` = the newest source mtime; a principal's
+ * `profile.updated_at` = USER.md's mtime, which its comparison does not ignore). A restore writes
+ * those files now, so without this the next sync of the restored workspace sent a principals
+ * "change" holding the restore time, and a first snapshot made from it (`--force-first-sync`, a new
+ * target) had both layers stamped with the restore time instead of the snapshot's.
+ *
+ * `files`: workspace-relative path → the layer time it gets. Node (libuv) sets times to the
+ * microsecond, so a time with finer digits (a source on a filesystem with nanosecond mtimes) comes
+ * back truncated to the microsecond. A time that is not RFC 3339, or before 1970 (which Node sets
+ * to now), leaves the file's mtime as written.
+ */
+export async function setLayerTimes(target: string, files: ReadonlyMap<string, string>): Promise<void> {
+  for (const [rel, time] of files) {
+    const seconds = utimesSeconds(time);
+    if (seconds === null) continue;
+    await utimes(path.join(target, ...rel.split('/')), seconds, seconds);
+  }
+}
+
+const RFC3339 = /^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d)(?:\.(\d+))?(Z|[+-]\d\d:\d\d)$/i;
+
+/**
+ * An RFC 3339 time as the seconds `utimes` takes, such that libuv (which truncates to whole
+ * microseconds after a floating-point conversion) sets exactly its microseconds: half a microsecond
+ * is added, more than the double's error at any date (under 2^-20 s before the year 2100).
+ */
+export function utimesSeconds(time: string): number | null {
+  const match = RFC3339.exec(time);
+  if (!match) return null;
+  const whole = Date.parse(`${match[1]}${match[3]!.toUpperCase()}`);
+  if (!Number.isFinite(whole)) return null;
+  const micros = Number((match[2] ?? '').slice(0, 6).padEnd(6, '0'));
+  const seconds = whole / 1000 + micros / 1e6;
+  // Node sets a negative time (before 1970) to now: such a time is not set.
+  return seconds < 0 ? null : seconds + 5e-7;
+}
+
+/** A layer's time field when it is a string. */
+export function layerTime(doc: JsonObject | undefined, ...keys: string[]): string | undefined {
+  let value: unknown = doc;
+  for (const key of keys) value = isJsonObject(value) ? value[key] : undefined;
+  return typeof value === 'string' ? value : undefined;
+}
+
+/** The first human principal of a principals document (the one USER.md holds), if any. */
+export function humanPrincipal(principals: JsonObject | undefined): JsonObject | undefined {
+  const list = principals?.principals;
+  if (!Array.isArray(list)) return undefined;
+  return list.find((p): p is JsonObject => isJsonObject(p) && (p.principal_type ?? 'human') === 'human');
+}
