@@ -86,6 +86,8 @@ describe.each(['openclaw', 'hermes', 'zeroclaw'] as const)('%s: what a restored 
     const home2 = path.join(sb.root, 'home-2');
     const out = await restoreAgent({ runtime, target, agentId, workspace: restored, runtimeAgent, replace: false, alfHome: home2, clock });
     expect(out).toMatchObject({ action: 'initialize', applied: true, sequence: 0 });
+    // Everything of the layers is back in the workspace's files: nothing to warn of.
+    expect(out.warnings).toBeUndefined();
 
     // ...whose next sync finds nothing changed: no principals "update" carrying the restore time.
     const again = await syncWorkspace({ runtime, workspace: restored, runtimeAgent, target, alfHome: home2, clock });

@@ -7,7 +7,8 @@ import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
-import { layerFileTimes } from './layers';
+import { identityLayer, layerFileTimes, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
+import { unwrittenLayerWarnings } from '@/lib/adapters/shared/restore-layers';
 import { setLayerTimes } from '@/lib/adapters/shared/restore-layer-times';
 import { buildFromSourceDdl, sourceDdlProblem, sqlNumber, tableColumns, withFreshDatabase, writingLive } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { freshSessionRows, sessionsFromRecords, writeSessions, type SessionRows } from './session-write';
@@ -46,7 +47,24 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   if (typeof manifestAgent.id === 'string' && (await writeAgentIdIfAbsent(opts.target, manifestAgent.id, warnings))) {
     written.push(AGENT_ID_FILE);
   }
+  warnings.push(...(await unwrittenLayers(opts, files)));
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
+}
+
+/** What of the snapshot's layers the files written do not hold, read back as the export reads them. */
+async function unwrittenLayers(opts: ImportOptions, files: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
+  const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
+  const agentId = typeof manifestAgent.id === 'string' ? manifestAgent.id : '';
+  const text = (rel: string) => {
+    const bytes = files.get(rel);
+    return bytes === undefined ? null : Buffer.from(bytes).toString('utf8');
+  };
+  const soul = text(SOUL_FILE);
+  const user = text(USER_FILE);
+  return unwrittenLayerWarnings('hermes', opts.snapshot.layers, {
+    identity: soul === null ? null : await identityLayer(opts.target, agentId, soul),
+    principals: user === null ? null : await principalsLayer(opts.target, agentId, user),
+  });
 }
 
 /** The archive's `.alf-state-db-schema.json`, read leniently (an untrusted archive: a shape not expected is none). */

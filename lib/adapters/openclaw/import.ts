@@ -6,6 +6,8 @@ import { assertWritable, writeRawFiles, rawFilesFor, withoutSidecars } from '../
 import { AGENT_ID_FILE, isNeverRaw } from '../shared/sync-marker';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { setLayerTimes } from '../shared/restore-layer-times';
+import { unwrittenLayerWarnings } from '../shared/restore-layers';
+import { layersOf, readProse } from './export-parts';
 import { proseFileTimes, proseFilesFromLayers } from './layers';
 import { reconstructMemoryFiles } from './reconstruct';
 import { absPath } from './workspace-files';
@@ -27,13 +29,20 @@ export async function importOpenclaw(opts: ImportOptions): Promise<ImportResult>
   // The prose files' mtimes are the layers' times, so the restored workspace exports the snapshot's layers.
   await setLayerTimes(opts.target, new Map([...proseFileTimes(opts.snapshot.layers, files)].filter(([rel]) => written.includes(rel))));
   await writeAgentIdFile(opts.target, agentId);
-  return { written: [...written, AGENT_ID_FILE].sort(), memoryRecords: opts.snapshot.records.length, warnings: [] };
+  // What of the layers the files written do not hold, as the export reads them back from those files.
+  const prose = readProse(files, new Map([...files.keys()].map((rel) => [rel, UNIX_EPOCH])));
+  const back = layersOf(agentId, prose);
+  const warnings = unwrittenLayerWarnings('openclaw', opts.snapshot.layers, { identity: back.identity ?? null, principals: back.principals ?? null });
+  return { written: [...written, AGENT_ID_FILE].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
 /** The files `importOpenclaw` writes (it writes no database). */
 export async function openclawPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
   return { files: withoutSidecars(filesToWrite(opts)), database: null };
 }
+
+/** A stand-in for the files' mtimes: the layers are compared times aside. */
+const UNIX_EPOCH = '1970-01-01T00:00:00Z';
 
 function filesToWrite(opts: ImportOptions): Map<string, Uint8Array> {
   const raw = rawFilesFor(opts.snapshot.raw, 'openclaw');

@@ -77,11 +77,7 @@ export function proseFilesFromLayers(layers: { identity?: JsonObject; principals
   for (const [file, key] of Object.entries(IDENTITY_PROSE)) putString(out, file, prose?.[key]);
   const custom = asObject(prose?.custom_blocks);
   for (const [file, key] of Object.entries(CUSTOM_BLOCKS)) putString(out, file, custom?.[key]);
-  const principals = layers.principals?.principals;
-  if (Array.isArray(principals)) {
-    const human = principals.map(asObject).find((p) => p && (p.principal_type ?? 'human') === 'human');
-    putString(out, 'USER.md', asObject(asObject(human?.profile)?.prose)?.user_profile);
-  }
+  putString(out, 'USER.md', asObject(asObject(humanPrincipal(layers.principals)?.profile)?.prose)?.user_profile);
   return out;
 }
 

@@ -43,14 +43,23 @@ export function utimesSeconds(time: string): number | null {
 
 /** A layer's time field when it is a string. */
 export function layerTime(doc: JsonObject | undefined, ...keys: string[]): string | undefined {
-  let value: unknown = doc;
-  for (const key of keys) value = isJsonObject(value) ? value[key] : undefined;
+  const value = valueAt(doc, keys);
   return typeof value === 'string' ? value : undefined;
 }
 
-/** The first human principal of a principals document (the one USER.md holds), if any. */
+/**
+ * The human principal whose prose USER.md holds: the first human one with a `profile.prose.user_profile`
+ * (a reference archive may list a human with a structured profile only before it), else the first human one.
+ */
 export function humanPrincipal(principals: JsonObject | undefined): JsonObject | undefined {
   const list = principals?.principals;
   if (!Array.isArray(list)) return undefined;
-  return list.find((p): p is JsonObject => isJsonObject(p) && (p.principal_type ?? 'human') === 'human');
+  const humans = list.filter((p): p is JsonObject => isJsonObject(p) && (p.principal_type ?? 'human') === 'human');
+  return humans.find((p) => typeof valueAt(p, ['profile', 'prose', 'user_profile']) === 'string') ?? humans[0];
+}
+
+function valueAt(doc: JsonObject | undefined, keys: readonly string[]): unknown {
+  let value: unknown = doc;
+  for (const key of keys) value = isJsonObject(value) ? value[key] : undefined;
+  return value;
 }

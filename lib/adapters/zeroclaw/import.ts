@@ -1,5 +1,6 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { unwrittenLayerWarnings } from '@/lib/adapters/shared/restore-layers';
 import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
@@ -55,6 +56,8 @@ export async function importZeroclaw(opts: ImportOptions): Promise<ImportResult>
   if (ownsAgentIdFile && alfAgentId !== null && (await writeAgentIdIfAbsent(opts.target, alfAgentId, warnings))) {
     written.push(AGENT_ID_FILE);
   }
+  // lineage reads no identity or principals from a ZeroClaw workspace: what the snapshot holds of them is said.
+  warnings.push(...unwrittenLayerWarnings('zeroclaw', opts.snapshot.layers, { identity: null, principals: null }));
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
