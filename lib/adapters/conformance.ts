@@ -4,11 +4,12 @@
  * come out as the record operations a user would expect.
  */
 import fs from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { computeDelta, countOps } from '@/lib/core/delta';
 import { reconcile } from '@/lib/core/reconcile';
-import { isNeverRaw } from './shared';
+import { isNeverRaw, toArchiveRaw } from './shared';
 import { getAdapter } from './index';
 import type { ExportResult, Runtime } from './types';
 
@@ -19,7 +20,11 @@ export interface ConformanceStore {
 
 export interface ConformanceHarness {
   runtime: Runtime;
-  /** Creates a fresh store holding at least three memory items. */
+  /**
+   * Creates a fresh store holding at least three memory items, and the files its identity and
+   * principal layers are read from, if the runtime has any (their mtimes set to the microsecond,
+   * what a restore can set back).
+   */
   create(): Promise<ConformanceStore>;
   /** Changes the order of items without changing any item. */
   reorder(store: ConformanceStore): Promise<void>;
@@ -87,6 +92,31 @@ export function runAdapterConformance(harness: ConformanceHarness): void {
           const onDisk = await fs.readFile(path.join(store.workspace, rel)).catch(() => null);
           // Synthesized sidecars (schemas, redacted configs) have no byte-identical file on disk.
           if (onDisk && !/\.alf-.*-schema\.json$|config\.(yaml|toml)$/.test(rel)) expect(onDisk.equals(Buffer.from(bytes))).toBe(true);
+        }
+      }));
+
+    it('a workspace restored from its export exports the same identity and principal layers', () =>
+      withStore(async (store) => {
+        const exported = await exportStore(store);
+        const out = await fs.mkdtemp(path.join(os.tmpdir(), `conf-restored-${harness.runtime}-`));
+        try {
+          await adapter.importSnapshot({
+            snapshot: {
+              manifest: { alf_version: '1.0.0', agent: { id: exported.agentId, name: exported.agentName, source_runtime: exported.runtime } },
+              records: exported.records,
+              layers: exported.layers,
+              raw: toArchiveRaw(exported.raw, exported.runtime),
+              extra: new Map(),
+            },
+            target: out,
+            runtimeAgent: store.runtimeAgent,
+            live: false,
+            clock,
+          });
+          const again = await adapter.exportWorkspace({ workspace: out, runtimeAgent: store.runtimeAgent, persistAgentId: false, clock });
+          expect(again.layers).toEqual(exported.layers);
+        } finally {
+          await fs.rm(out, { recursive: true, force: true });
         }
       }));
 

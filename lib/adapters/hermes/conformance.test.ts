@@ -16,7 +16,10 @@ runAdapterConformance({
     await seedStateDb(workspace, [{ id: 'open-1', source: 'cli', title: 'Ongoing', started_at: 1780000000 }], [
       { session_id: 'open-1', role: 'user', content: 'Hello', timestamp: 1780000001 },
     ]);
-    await writeFiles(workspace, { ...curated(ENTRIES), 'SOUL.md': '# Desk\n' });
+    await writeFiles(workspace, { ...curated(ENTRIES), 'SOUL.md': '# Desk\n', 'memories/USER.md': 'Dana likes tea.\n' });
+    for (const [rel, mtime] of [['SOUL.md', '2026-05-02T08:00:00.125Z'], ['memories/USER.md', '2026-04-20T16:20:00Z']] as const) {
+      await fs.utimes(path.join(workspace, rel), new Date(mtime), new Date(mtime));
+    }
     return { workspace };
   },
   reorder: ({ workspace }) => writeFiles(workspace, curated([ENTRIES[2]!, ENTRIES[0]!, ENTRIES[1]!])),

@@ -13,6 +13,15 @@ runAdapterConformance({
     await write(workspace, SECTIONS);
     await fs.mkdir(path.join(workspace, 'memory'));
     await fs.writeFile(path.join(workspace, 'memory', '2026-06-01.md'), '# 2026-06-01\n\n## Standup\nShipped v2.\n');
+    const prose: [string, string, string][] = [
+      ['SOUL.md', '# Soul\nCalm.\n', '2026-05-02T08:00:00.125Z'],
+      ['AGENTS.md', '# Agents\nBe brief.\n', '2026-05-03T09:00:00Z'],
+      ['USER.md', '# User\nDana.\n', '2026-04-20T16:20:00.5Z'],
+    ];
+    for (const [rel, text, mtime] of prose) {
+      await fs.writeFile(path.join(workspace, rel), text);
+      await fs.utimes(path.join(workspace, rel), new Date(mtime), new Date(mtime));
+    }
     return { workspace };
   },
   reorder: ({ workspace }) => write(workspace, [SECTIONS[2]!, SECTIONS[0]!, SECTIONS[1]!]),
