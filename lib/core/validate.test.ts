@@ -55,10 +55,11 @@ describe('validateArchive on snapshots', () => {
     const report = await validateArchive(snapshotWith(record));
     expect(report.valid).toBe(true);
     expect(report.errors).toEqual([]);
+    // In the order of the reader's fields (lib/core/reader-structs.ts RECORD), the rules' source.
     expect(report.warnings.map((w) => w.path)).toEqual([
       `${RECORD_PATH}#/memory_type`,
-      `${RECORD_PATH}#/source/extraction_method`,
       `${RECORD_PATH}#/status`,
+      `${RECORD_PATH}#/source/extraction_method`,
       `${RECORD_PATH}#/entities/0/type`,
       `${RECORD_PATH}#/embeddings/0/source`,
     ]);

@@ -1,89 +1,37 @@
-import { checkIdentity, checkPartitionOrder, checkPartitionRange, MANIFEST_KEYS, warnUnknownKeys, checkPrincipal } from './reference-rules';
-import { any, arr, bool, int, obj, str, type Rule } from './rules';
+import { DELTA_MANIFEST as DELTA_STRUCT, SNAPSHOT_MANIFEST as SNAPSHOT_STRUCT } from '../reader-structs';
+import { checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal } from './reference-rules';
+import { structFrom } from './from-structs';
+import { any, arr, int, obj, str, type Rule } from './rules';
 
 const VERSION = /^\d+\.\d+\.\d+$/;
+const dateTime = (required = false) => str({ required, format: 'date-time' });
+
 /**
- * An `Option<…>` struct field of the reference reader's manifests: null reads as absent (a layer
- * or change not listed), as ingest takes it (lib/core/typed-fields.ts wrongTypedManifestField).
+ * manifest.schema.json: the reader's snapshot manifest (reader-structs.ts; a layer or a hint not
+ * listed is null or absent) with the validator's own rules.
  */
-const NOT_LISTED = { nullable: true } as const;
-/** Any other `Option` field of those structs: null reads as absent (rules.ts `Rule`). */
-const OPTION = NOT_LISTED;
-/** A `u32` field's largest (a layer's `count` and `version`, `new_version`): that reader refuses more. */
-const U32_MAX = 4_294_967_295;
-const dateTime = (required = false) => str({ required, format: 'date-time', ...(required ? {} : OPTION) });
+export const SNAPSHOT_MANIFEST: Rule = structFrom(SNAPSHOT_STRUCT, {
+  check: warnUnknownKeys(SNAPSHOT_STRUCT),
+  fields: {
+    alf_version: { pattern: VERSION },
+    agent: { fields: { name: { minLength: 1 }, source_runtime: { minLength: 1 } } },
+    runtime_hints: { fields: { context_window: { min: 1 } } },
+    layers: {
+      fields: {
+        identity: { fields: { version: { min: 1 } } },
+        memory: { check: checkPartitionOrder, fields: { partitions: { check: checkPartitionRange } } },
+      },
+    },
+    checksum: { pattern: /^[^:]+:[0-9a-fA-F]+$/ },
+  },
+});
 
-/** manifest.schema.json#/$defs/MemoryPartition */
-export const PARTITION: Rule = obj({
-  file: str({ required: true }),
-  from: str({ required: true, format: 'date' }),
-  to: str({ nullable: true, format: 'date' }),
-  record_count: int({ required: true, min: 0 }),
-  sealed: bool({ required: true }),
-}, { check: checkPartitionRange });
-
-const LAYER_INVENTORY = obj({
-  identity: obj({ version: int({ required: true, min: 1, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
-  principals: obj({ count: int({ required: true, min: 0, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
-  credentials: obj({ count: int({ required: true, min: 0, max: U32_MAX }), file: str({ required: true }) }, NOT_LISTED),
-  memory: obj({
-    record_count: int({ required: true, min: 0 }),
-    index_file: str({ required: true }),
-    has_embeddings: bool(OPTION),
-    has_raw_source: bool(OPTION),
-    partitions: arr(PARTITION, { required: true }),
-  }, { check: checkPartitionOrder, nullable: true }),
-  attachments: obj({
-    count: int({ required: true, min: 0, max: U32_MAX }),
-    included_count: int({ min: 0, max: U32_MAX, ...OPTION }),
-    included_size_bytes: int({ min: 0, ...OPTION }),
-    referenced_count: int({ min: 0, max: U32_MAX, ...OPTION }),
-    referenced_size_bytes: int({ min: 0, ...OPTION }),
-    file: str({ required: true }),
-  }, NOT_LISTED),
-}, { required: true });
-
-/** manifest.schema.json */
-export const SNAPSHOT_MANIFEST: Rule = obj({
-  alf_version: str({ required: true, pattern: VERSION }),
-  created_at: dateTime(true),
-  agent: obj({
-    id: str({ required: true, format: 'uuid' }),
-    name: str({ required: true, minLength: 1 }),
-    source_runtime: str({ required: true, minLength: 1 }),
-    source_runtime_version: str(OPTION),
-  }, { required: true }),
-  runtime_hints: obj({
-    primary_model: str({ required: true }),
-    last_model: str({ required: true }),
-    provider: str(OPTION),
-    context_window: int({ min: 1, ...OPTION }),
-    notes: str({ nullable: true }),
-  }, NOT_LISTED),
-  sync: obj({ last_sequence: int({ required: true, min: 0 }), last_sync_at: dateTime() }, NOT_LISTED),
-  layers: LAYER_INVENTORY,
-  raw_sources: arr(str()),
-  checksum: str({ pattern: /^[^:]+:[0-9a-fA-F]+$/, ...OPTION }),
-}, { check: warnUnknownKeys(MANIFEST_KEYS) });
-
-/** delta-manifest.schema.json */
-export const DELTA_MANIFEST: Rule = obj({
-  alf_version: str({ required: true, pattern: VERSION }),
-  created_at: dateTime(true),
-  agent: obj({ id: str({ required: true, format: 'uuid' }), source_runtime: str(OPTION) }, { required: true }),
-  sync: obj({
-    base_sequence: int({ required: true, min: 0 }),
-    new_sequence: int({ required: true, min: 0 }),
-    base_timestamp: dateTime(),
-    new_timestamp: dateTime(),
-  }, { required: true }),
-  changes: obj({
-    identity: obj({ file: str(OPTION), new_version: int({ min: 1, max: U32_MAX, ...OPTION }) }, NOT_LISTED),
-    principals: obj({ file: str(OPTION), changed_ids: arr(str({ format: 'uuid' })) }, NOT_LISTED),
-    credentials: obj({ file: str(OPTION) }, NOT_LISTED),
-    memory: obj({ file: str(OPTION), record_count: int({ min: 0, ...OPTION }) }, NOT_LISTED),
-    raw: obj({ changed: arr(str()), deleted: arr(str()) }, NOT_LISTED),
-  }, { required: true }),
+/** delta-manifest.schema.json: the reader's delta manifest with the validator's own rules. */
+export const DELTA_MANIFEST: Rule = structFrom(DELTA_STRUCT, {
+  fields: {
+    alf_version: { pattern: VERSION },
+    changes: { fields: { identity: { fields: { new_version: { min: 1 } } } } },
+  },
 });
 
 /** The reference's known `principal_type`s and `credential_type`s (principals.rs, credentials.rs): any other warns. */

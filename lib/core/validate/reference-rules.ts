@@ -4,21 +4,17 @@
  * principals' back-references, and warnings for top-level fields a newer version may have added.
  */
 import { isJsonObject, type JsonObject } from '../json';
+import { IDENTITY, type Struct } from '../reader-structs';
 import { REFERENCE_UUID } from '../typed-fields';
 import { isUuid } from '../uuid';
 import { child, type Issues } from './rules';
 
-/** Top-level manifest fields the reference knows; any other is a warning (it may be from a newer ALF). */
-export const MANIFEST_KEYS = ['alf_version', 'created_at', 'agent', 'layers', 'runtime_hints', 'sync', 'raw_sources', 'checksum'];
-/** Top-level memory record fields the reference knows. */
-export const RECORD_KEYS = ['id', 'agent_id', 'content', 'memory_type', 'source', 'temporal', 'status', 'namespace', 'category',
-  'supersedes', 'confidence', 'entities', 'tags', 'embeddings', 'related_records', 'raw_source_format'];
-/** Top-level identity fields the reference knows. */
-export const IDENTITY_KEYS = ['id', 'agent_id', 'version', 'updated_at', 'structured', 'prose', 'source_format', 'raw_source'];
-
-/** A rule check that warns on every key outside `known` (kept by readers, so never an error). */
-export function warnUnknownKeys(known: readonly string[]): (value: JsonObject, path: string, issues: Issues) => void {
-  const set = new Set(known);
+/**
+ * A rule check that warns on every key outside `struct`'s fields (reader-structs.ts: the keys the
+ * reference knows), as one from a newer ALF (kept by readers, so never an error).
+ */
+export function warnUnknownKeys(struct: Struct): (value: JsonObject, path: string, issues: Issues) => void {
+  const set = new Set(struct.fields.map(([name]) => name));
   return (value, path, issues) => {
     for (const key of Object.keys(value)) {
       if (!set.has(key)) issues.warn(child(path, key), `unknown field ${JSON.stringify(key)}; it may be from a newer ALF version`);
@@ -47,7 +43,7 @@ export function checkIdentity(identity: JsonObject, path: string, issues: Issues
     });
   }
 }
-const warnIdentityKeys = warnUnknownKeys(IDENTITY_KEYS);
+const warnIdentityKeys = warnUnknownKeys(IDENTITY);
 
 /** A sealed partition needs its `to`; a `to` must not precede its `from`. */
 export function checkPartitionRange(partition: JsonObject, path: string, issues: Issues): void {

@@ -1,6 +1,5 @@
 import { isJsonObject, type JsonObject } from '../json';
-import { isFullDate, parseRfc3339 } from '../archive/partitions';
-import { REFERENCE_UUID } from '../typed-fields';
+import { isKind } from '../typed-fields';
 
 /** One finding: where (`file#/json/pointer`) and what. */
 export interface Issue {
@@ -23,6 +22,8 @@ export class Issues {
 }
 
 type Format = 'date-time' | 'date' | 'uuid';
+/** A check of an object's value once its fields are checked (across fields, or a validator's own rule). */
+export type Check = (value: JsonObject, path: string, issues: Issues) => void;
 
 /**
  * A small declarative subset of the JSON schemas in `alf/schemas/`: enough to say
@@ -32,17 +33,16 @@ type Format = 'date-time' | 'date' | 'uuid';
  * `nullable`: null is taken as absent. The reference `alf validate` reads the archive with its
  * reader first (serde, alf-core memory.rs/manifest.rs) and checks the structs it got, so a field
  * that is an `Option` there takes null (`category: null` reads as no category) although the schema
- * says `"type": "string"`; ingest takes it too (lib/ledger/ingest-checks.ts `wrongTypedField`,
- * lib/core/typed-fields.ts). A required field, or a list with a default (`tags`, `raw_sources`),
- * is not nullable: that reader refuses null there. `max` on an integer: a `u32` field's largest.
+ * says `"type": "string"`. The records' and manifests' rules are derived from that reader's structs
+ * (from-structs.ts), as ingest's typed checks are; the layer documents' name a few fields.
  */
 export type Rule =
   | { kind: 'string'; required?: boolean; nullable?: boolean; format?: Format; minLength?: number; pattern?: RegExp; known?: readonly string[] }
   | { kind: 'integer'; required?: boolean; nullable?: boolean; min?: number; max?: number }
   | { kind: 'number'; required?: boolean; nullable?: boolean; min?: number; max?: number }
   | { kind: 'boolean'; required?: boolean; nullable?: boolean }
-  | { kind: 'array'; required?: boolean; items?: Rule }
-  | { kind: 'object'; required?: boolean; nullable?: boolean; fields?: Record<string, Rule>; check?: (value: JsonObject, path: string, issues: Issues) => void }
+  | { kind: 'array'; required?: boolean; nullable?: boolean; items?: Rule }
+  | { kind: 'object'; required?: boolean; nullable?: boolean; fields?: Record<string, Rule>; check?: Check }
   | { kind: 'any'; required?: boolean };
 
 /** Rule builders: `str({ required: true })` reads closer to the schema than object literals. */
@@ -119,16 +119,15 @@ function checkString(value: unknown, rule: Extract<Rule, { kind: 'string' }>, pa
 }
 
 /**
- * Formats as the reference reader parses them, since `alf validate` reads with it: a `Uuid` field
- * takes any text the uuid crate parses (hyphenated, 32 hex digits, braced, `urn:uuid:`; any case:
- * typed-fields.ts `REFERENCE_UUID`), as ingest does. Times and dates: RFC 3339 (`date-time`) and
- * its full-date (`date`), as ingest requires them. The reference's chrono reads a relaxed RFC 3339
- * too (unpadded fields, spaces between parts, `UTC`, an offset without its colon, signed years past
+ * Formats as the reference reader parses them, since `alf validate` reads with it, and as ingest
+ * takes them (typed-fields.ts `isKind`): a `Uuid` field takes any text the uuid crate parses
+ * (hyphenated, 32 hex digits, braced, `urn:uuid:`; any case), times and dates are RFC 3339
+ * (`date-time`) and its full-date (`date`). The reference's chrono reads a relaxed RFC 3339 too
+ * (unpadded fields, spaces between parts, `UTC`, an offset without its colon, signed years past
  * 9999): those are errors here and refused by ingest all the same, as no RFC 3339 reader — ours,
  * the dashboard's, a restore's — reads them.
  */
+const FORMAT_KIND = { 'date-time': 'time', date: 'date', uuid: 'uuid' } as const;
 function matchesFormat(value: string, format: Format): boolean {
-  if (format === 'uuid') return REFERENCE_UUID.test(value);
-  if (format === 'date') return isFullDate(value);
-  return parseRfc3339(value) !== null;
+  return isKind(value, FORMAT_KIND[format]);
 }
