@@ -15,7 +15,7 @@ import { echoInput } from './echo';
 import { isJsonObject, type JsonObject, type JsonValue } from './json';
 import type { LayerName } from './archive/types';
 import { isFullDate } from './archive/partitions';
-import { DELTA_MANIFEST, LAYER_STRUCTS, SNAPSHOT_MANIFEST, type Kind, type Shape, type Struct } from './reader-structs';
+import { DELTA_MANIFEST, LAYER_STRUCTS, RECORD, SNAPSHOT_MANIFEST, type Kind, type Shape, type Struct } from './reader-structs';
 
 export type { Kind } from './reader-structs';
 
@@ -134,4 +134,13 @@ export function wrongTypedLayerField(layer: LayerName, doc: JsonObject): string 
  */
 export function wrongTypedManifestField(kind: 'snapshot' | 'delta', manifest: JsonObject): string | null {
   return wrongFields(manifest, kind === 'snapshot' ? SNAPSHOT_MANIFEST : DELTA_MANIFEST, '');
+}
+
+/**
+ * The first known field of a record that the reference reader refuses, said as above (`temporal.access_count
+ * 100000000000000000000 is not a whole number 0 or more`); null when it reads it. For `validate`
+ * (lib/core/validate/documents.ts); ingest has its own walk of the same struct (`wrongTypedField`).
+ */
+export function wrongTypedRecordField(record: JsonObject): string | null {
+  return wrongFields(record, RECORD, '');
 }

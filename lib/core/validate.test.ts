@@ -6,8 +6,8 @@ import type { JsonObject } from './json';
 import type { MemoryRecord } from './record';
 import { validateArchive } from './validate';
 
-/** A one-record snapshot whose record is `record` (written as-is, so it may be invalid). */
-function snapshotWith(record: JsonObject, partition: JsonObject = {}): Uint8Array {
+/** A one-record snapshot whose record is `record` (written as-is, so it may be invalid; text as its line). */
+function snapshotWith(record: JsonObject | string, partition: JsonObject = {}): Uint8Array {
   const manifest = {
     alf_version: '1.0.0',
     created_at: '2026-01-01T00:00:00Z',
@@ -21,7 +21,7 @@ function snapshotWith(record: JsonObject, partition: JsonObject = {}): Uint8Arra
     },
   };
   return craftZip([
-    { name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify(record)}\n` },
+    { name: 'memory/2026-Q1.jsonl', data: `${typeof record === 'string' ? record : JSON.stringify(record)}\n` },
     { name: 'manifest.json', data: JSON.stringify(manifest) },
   ]);
 }
@@ -95,6 +95,18 @@ describe('validateArchive on snapshots', () => {
       { path: `${RECORD_PATH}#/entities/0/name`, message: 'is required' },
       { path: `${RECORD_PATH}#/embeddings/0/vector`, message: 'has 1 values but dimensions is 3' },
     ]));
+  });
+
+  it('calls a u64 past its largest invalid, as the reference reader and ingest refuse it; its largest is valid', async () => {
+    // The rules say a u64 is an integer 0 or more; its largest (2^64, as the JSON number parses) is the typed check's.
+    const past = await validateArchive(snapshotWith(makeRecord(1, { access_count: 1e20 })));
+    expect(past).toEqual({
+      valid: false,
+      errors: [{ path: RECORD_PATH, message: 'temporal.access_count 100000000000000000000 is not a whole number 0 or more: the reference reader refuses it' }],
+      warnings: [],
+    });
+    const largest = JSON.stringify(makeRecord(1)).replace('"temporal":{', '"temporal":{"access_count":18446744073709551615,');
+    expect(await validateArchive(snapshotWith(largest))).toEqual({ valid: true, errors: [], warnings: [] });
   });
 
   it('reports a partition record_count that does not match the file', async () => {

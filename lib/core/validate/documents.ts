@@ -2,7 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import { splitJsonLines, tryParseJson } from '../archive/json-text';
 import { LAYER_FILES, type LayerName } from '../archive/types';
 import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
-import { REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField } from '../typed-fields';
+import { REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField, wrongTypedRecordField } from '../typed-fields';
 import { isUuid } from '../uuid';
 import { LAYER_DOCS } from './manifest-rules';
 import { MEMORY_RECORD } from './record-rules';
@@ -110,10 +110,22 @@ export function checkRecordFile(
     duplicateError(line.text, value, opts.delta ? DELTA_LINE_LEVEL : RECORD_LEVEL, where, issues);
     const { record, skipped } = opts.delta ? withoutOperation(value, where, issues) : { record: value, skipped: false };
     if (!record) continue;
-    checkValue(record, MEMORY_RECORD, where, issues);
+    checkRecord(record, where, issues);
     if (!skipped) noteId(record.id, where, issues, ids);
   }
   return lines.length;
+}
+
+/**
+ * Checks a record against its rule and, when the rule found nothing, against the reference reader's
+ * struct (`wrongTypedRecordField`, as for a manifest): the rule's u64s are integers 0 or more, their
+ * largest (2^64 as a JSON number parses) is that check's.
+ */
+function checkRecord(record: JsonObject, where: string, issues: Issues): void {
+  const before = issues.errors.length;
+  checkValue(record, MEMORY_RECORD, where, issues);
+  const wrong = issues.errors.length > before ? null : wrongTypedRecordField(record);
+  if (wrong !== null) issues.error(where, `${wrong}: the reference reader refuses it`);
 }
 
 /**
