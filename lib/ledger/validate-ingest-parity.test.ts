@@ -24,7 +24,7 @@ import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { getAgent, isLedgerError, registerAgent, type Ledger } from './index';
 
-type Where = 'record' | 'manifest';
+type Where = 'record' | 'manifest' | 'attachments';
 interface ParityCase {
   how: 'snapshot' | 'delta';
   where: Where;
@@ -59,6 +59,8 @@ const RECORD_ROWS: [string, unknown, ParityCase['validate'], ParityCase['ingest'
   ['temporal.updated_at', null, 'valid', 'taken'],
   ['temporal.valid_until', null, 'valid', 'taken'],
   ['temporal.access_count', null, 'valid', 'taken'],
+  // A `u64` there: past 2^64 it is refused (JSON.parse reads 1e20 as a number; the reader does not).
+  ['temporal.access_count', 1e20, 'invalid', 'refused'],
   ['entities', [{ name: 'Jane', type: 'person', role: null }], 'valid', 'taken'],
   ['raw_source_format', null, 'valid', 'taken'],
   // An `Option<Value>`: any JSON value reads; the schema's object only warns.
@@ -131,9 +133,20 @@ const MANIFEST_ROWS: ParityCase[] = [
   row('delta', 'manifest', 'changes.principals', { changed_ids: null }, 'invalid', 'refused'),
 ];
 
+/** `attachments.json` (a snapshot listing it): `AttachmentsIndex` and its items' `Option`s. */
+const ATTACHMENT_ROWS: ParityCase[] = [
+  row('snapshot', 'attachments', 'artifact_size_threshold', null, 'valid', 'taken'),
+  row('snapshot', 'attachments', 'attachments[0].archive_path', undefined, 'valid', 'taken'),
+  row('snapshot', 'attachments', 'attachments[0].remote_ref', undefined, 'valid', 'taken'),
+  row('snapshot', 'attachments', 'attachments[0].remote_ref', null, 'valid', 'taken'),
+  row('snapshot', 'attachments', 'attachments[0].source_path', undefined, 'invalid', 'refused'),
+  row('snapshot', 'attachments', 'artifact_size_threshold', -1, 'invalid', 'refused'),
+];
+
 const CASES: ParityCase[] = [
   ...RECORD_ROWS.flatMap(([field, value, validate, ingest]) => (['snapshot', 'delta'] as const).map((how) => row(how, 'record', field, value, validate, ingest))),
   ...MANIFEST_ROWS,
+  ...ATTACHMENT_ROWS,
 ];
 
 function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
@@ -160,8 +173,17 @@ function bytesOf(c: ParityCase, baseSequence: number): Uint8Array {
       alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT_ID, source_runtime: 'openclaw' },
       sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: 1 } },
     };
-  setPath(c.where === 'record' ? record : manifest, c.field, structuredClone(c.value));
-  const extra = c.field === 'layers.attachments' ? [{ name: 'attachments.json', data: '{"attachments":[]}' }] : [];
+  const attachments: Record<string, unknown> = {
+    artifact_size_threshold: 1024,
+    attachments: [{
+      id: '0190a000-0000-7000-8000-0000000000ab', filename: 'a.txt', media_type: 'text/plain', size_bytes: 1,
+      hash: { algorithm: 'sha256', value: '00' }, source_path: 'a.txt', archive_path: null, remote_ref: 'ref:a',
+    }],
+  };
+  if (c.where === 'attachments') setPath(manifest, 'layers.attachments', { count: 1, file: 'attachments.json' });
+  setPath(c.where === 'record' ? record : c.where === 'manifest' ? manifest : attachments, c.field, structuredClone(c.value));
+  const extra = c.field === 'layers.attachments' ? [{ name: 'attachments.json', data: '{"attachments":[]}' }]
+    : c.where === 'attachments' ? [{ name: 'attachments.json', data: JSON.stringify(attachments) }] : [];
   return c.how === 'snapshot'
     ? craftZip([{ name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify(record)}\n` }, ...extra, { name: 'manifest.json', data: JSON.stringify(manifest) }])
     : craftZip([{ name: 'memory/delta.jsonl', data: `${JSON.stringify({ operation: 'create', ...record })}\n` }, { name: 'delta-manifest.json', data: JSON.stringify(manifest) }]);

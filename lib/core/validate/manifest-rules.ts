@@ -66,9 +66,12 @@ export const LAYER_DOCS: Record<string, Rule> = {
     }), { required: true }),
   }),
   'attachments.json': obj({
-    artifact_size_threshold: int({ min: 0 }),
+    // An `Option<u64>` there (reader-structs.ts ATTACHMENTS): null is read as absent.
+    artifact_size_threshold: int({ min: 0, nullable: true }),
     attachments: arr(obj({
-      ...requiredKeys(['filename', 'media_type', 'hash', 'source_path', 'archive_path', 'remote_ref']),
+      // `archive_path` (Tier 2, included) and `remote_ref` (Tier 3) are `Option`s in the reader: absent or null. The schema
+      // lists them as required-but-nullable; the reference `alf validate` reads with that reader first.
+      ...requiredKeys(['filename', 'media_type', 'hash', 'source_path']),
       id: str({ required: true, format: 'uuid' }),
       size_bytes: int({ required: true, min: 0 }),
     }), { required: true }),
