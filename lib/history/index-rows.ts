@@ -71,9 +71,12 @@ export interface DerivedOp {
   moved_to?: string;
 }
 
-/** `raw/<runtime>/<path>` → `<path>` (the workspace-relative path). */
+/**
+ * `raw/<runtime>/<path>` → `<path>` (the workspace-relative path). `<path>` may hold line breaks
+ * (a POSIX file name may): `s`, so that `.` takes them too.
+ */
 export function workspacePath(archivePath: string): string {
-  const match = /^raw\/[^/]+\/(.+)$/.exec(archivePath);
+  const match = /^raw\/[^/]+\/(.+)$/s.exec(archivePath);
   return match?.[1] ?? archivePath;
 }
 
