@@ -28,7 +28,7 @@ function Breadcrumbs({ agentId, agentName }: { agentId: string; agentName: strin
   const crumbs = agentPageCrumbs(usePathname(), agentId);
   const link = 'hover:text-accent hover:underline';
   return (
-    <nav className="mb-2 text-[12px] text-muted" aria-label="Breadcrumb" data-testid="breadcrumbs">
+    <nav className="mb-2 text-[12px] text-muted wrap-anywhere" aria-label="Breadcrumb" data-testid="breadcrumbs">
       <Link href={routes.fleet()} className={link}>
         Fleet
       </Link>
@@ -62,8 +62,9 @@ export function AgentHeader({ agentId }: { agentId: string }) {
     <div className="mb-5" data-testid="agent-header">
       <Breadcrumbs agentId={agentId} agentName={agent?.name ?? '…'} />
       <div className="flex flex-wrap items-center gap-x-4 gap-y-2">
-        <h1 className="text-xl font-semibold tracking-tight" data-testid="agent-name">
-          {agent?.name ?? <span className="inline-block h-5 w-32 animate-pulse rounded bg-zinc-200 align-middle" />}
+        {/* The name is the workspace's (untrusted): overrides badged, a long one cut, and broken anywhere to fit a phone. */}
+        <h1 className="min-w-0 text-xl font-semibold tracking-tight wrap-anywhere" data-testid="agent-name">
+          {agent ? <SafeName name={agent.name} /> : <span className="inline-block h-5 w-32 animate-pulse rounded bg-zinc-200 align-middle" />}
         </h1>
         {agent && <RuntimeBadge runtime={agent.runtime} />}
         <ShortId id={agentId} />

@@ -92,7 +92,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
           {dayGroups.map((group) => (
             <div key={group.agent_id}>
               {showAgent && (
-                <div className="px-4 pt-2 text-[12px] font-semibold">
+                <div className="px-4 pt-2 text-[12px] font-semibold wrap-anywhere">
                   <Link href={routes.agent(group.agent_id)} className="text-ink hover:text-accent hover:underline">
                     <SafeName name={group.agent_name} />
                   </Link>

@@ -42,7 +42,7 @@ export function FleetTable() {
       <tbody>
         {data.map((agent) => (
           <tr key={agent.id} data-testid="fleet-row" data-agent-id={agent.id} className="border-b border-line last:border-0 hover:bg-zinc-50">
-            <td className="px-4 py-2.5 card-title">
+            <td className="px-4 py-2.5 card-title wrap-anywhere">
               <Link href={routes.agent(agent.id)} className="font-semibold text-ink hover:text-accent hover:underline" data-testid="agent-link">
                 <SafeName name={agent.name} />
               </Link>

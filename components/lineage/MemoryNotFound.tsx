@@ -4,6 +4,7 @@ import { useParams } from 'next/navigation';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { routes } from '@/lib/ui/routes';
 import { NotFoundPanel } from '../ui/NotFoundPanel';
+import { SafeName } from '../ui/SafeName';
 
 /** A record id the agent never had, live or deleted. */
 export function MemoryNotFound() {
@@ -17,7 +18,7 @@ export function MemoryNotFound() {
         { href: routes.agent(id, 'changes'), label: 'Changes', testId: 'not-found-changes' },
       ]}
     >
-      {agent?.name ?? 'This agent'} never had a memory <span className="break-all font-mono">{decodeURIComponent(recordId)}</span>, live or deleted.
+      {agent ? <SafeName name={agent.name} /> : 'This agent'} never had a memory <span className="break-all font-mono">{decodeURIComponent(recordId)}</span>, live or deleted.
     </NotFoundPanel>
   );
 }

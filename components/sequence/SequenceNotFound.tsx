@@ -4,6 +4,7 @@ import { useParams } from 'next/navigation';
 import { useAgent } from '@/lib/ui/hooks/use-agents';
 import { routes } from '@/lib/ui/routes';
 import { NotFoundPanel } from '../ui/NotFoundPanel';
+import { SafeName } from '../ui/SafeName';
 
 /** A sequence the agent has not synced (or not a sequence number): the range it has, and its latest. */
 export function SequenceNotFound() {
@@ -14,7 +15,11 @@ export function SequenceNotFound() {
   if (latest !== null) links.unshift({ href: routes.sequence(id, latest), label: `Latest sequence #${latest}`, testId: 'not-found-latest' });
   return (
     <NotFoundPanel title={`Sequence #${decodeURIComponent(seq)} does not exist`} links={links}>
-      {agent && (latest === null ? `${agent.name} has never synced.` : `${agent.name} has synced sequences #0 to #${latest}.`)}
+      {agent && (
+        <>
+          <SafeName name={agent.name} /> {latest === null ? 'has never synced.' : `has synced sequences #0 to #${latest}.`}
+        </>
+      )}
     </NotFoundPanel>
   );
 }
