@@ -2,7 +2,7 @@ import type { Metadata } from 'next';
 import type { ReactNode } from 'react';
 import { AppHeader } from '@/components/layout/AppHeader';
 import { Providers } from '@/components/layout/Providers';
-import { signedIn } from './api/_lib/context';
+import { mayBrowse, signedIn } from './api/_lib/context';
 import './globals.css';
 
 export const metadata: Metadata = {
@@ -12,12 +12,12 @@ export const metadata: Metadata = {
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
-  const session = await signedIn();
+  const [session, browse] = await Promise.all([signedIn(), mayBrowse()]);
   return (
     <html lang="en">
       <body className="min-h-screen antialiased">
         <Providers>
-          <AppHeader signedIn={session} />
+          <AppHeader signedIn={session} browse={browse} />
           <main id="main" tabIndex={-1} className="mx-auto max-w-[1400px] px-4 pb-16 pt-6 outline-none sm:px-6">{children}</main>
         </Providers>
       </body>

@@ -16,6 +16,10 @@ test('an anonymous visitor is sent to /login; a key signs in and back to the pag
   await page.goto(`${auth.url}/agents/${auth.agentId}/workspace`);
   await expect(page).toHaveURL(`${auth.url}/login?next=${encodeURIComponent(`/agents/${auth.agentId}/workspace`)}`);
   await expect(page.getByTestId('login-page')).toBeVisible();
+  // No search box on the sign-in page: a key typed into it would go into the URL (/search?q=alf_sk_…).
+  await expect(page.getByTestId('login-key')).toBeVisible();
+  await expect(page.getByTestId('global-search')).toHaveCount(0);
+  await expect(page.getByRole('link', { name: 'Search' })).toHaveCount(0);
 
   await signIn(page, 'alf_sk_not-a-key');
   await expect(page.getByTestId('login-error')).toBeVisible();
@@ -23,6 +27,7 @@ test('an anonymous visitor is sent to /login; a key signs in and back to the pag
   await signIn(page, auth.ownerKey);
   await expect(page).toHaveURL(`${auth.url}/agents/${auth.agentId}/workspace`);
   await expect(page.getByTestId('tree-file').first()).toBeVisible();
+  await expect(page.getByTestId('global-search')).toBeVisible();
   const [cookie] = await page.context().cookies(auth.url);
   expect(cookie).toMatchObject({ name: 'lineage_session', httpOnly: true, sameSite: 'Lax', secure: false, path: '/' });
   const days = (cookie!.expires * 1000 - Date.now()) / 86_400_000;

@@ -16,8 +16,33 @@ function Logo() {
   );
 }
 
-/** `signedIn`: the request carries a dashboard session, so a sign-out button is shown. */
-export function AppHeader({ signedIn = false }: { signedIn?: boolean }) {
+/** The fleet and search links, and the search box. */
+function Browse() {
+  return (
+    <>
+      <nav className="flex items-center gap-4 text-[13px] text-zinc-300">
+        <Link href="/" className="hover:text-white">
+          Fleet
+        </Link>
+        <Link href="/search" className="hover:text-white">
+          Search
+        </Link>
+      </nav>
+      <div className="flex w-full min-w-0 justify-end sm:ml-auto sm:max-w-md">
+        <Suspense fallback={<div className="h-8 w-full max-w-md rounded-md bg-zinc-800" />}>
+          <SearchBox />
+        </Suspense>
+      </div>
+    </>
+  );
+}
+
+/**
+ * `signedIn`: the request carries a dashboard session, so a sign-out button is shown. `browse`: the
+ * request may read the dashboard, so the fleet and search links and the search box are shown (not on
+ * the sign-in page, where the search box would take a key typed into it into the URL).
+ */
+export function AppHeader({ signedIn = false, browse = true }: { signedIn?: boolean; browse?: boolean }) {
   return (
     <header className="palette-fixed relative z-20 sm:sticky sm:top-0 border-b border-zinc-800 bg-zinc-900">
       <a href="#main" className="sr-only rounded-md bg-white px-3 py-1.5 text-[13px] font-medium text-zinc-900 focus:not-sr-only focus:absolute focus:left-3 focus:top-2 focus:z-30" data-testid="skip-link">
@@ -25,19 +50,7 @@ export function AppHeader({ signedIn = false }: { signedIn?: boolean }) {
       </a>
       <div className="mx-auto flex min-h-12 max-w-[1400px] flex-wrap items-center gap-x-6 gap-y-2 px-4 py-2 sm:flex-nowrap sm:px-6 sm:py-0">
         <Logo />
-        <nav className="flex items-center gap-4 text-[13px] text-zinc-300">
-          <Link href="/" className="hover:text-white">
-            Fleet
-          </Link>
-          <Link href="/search" className="hover:text-white">
-            Search
-          </Link>
-        </nav>
-        <div className="flex w-full min-w-0 justify-end sm:ml-auto sm:max-w-md">
-          <Suspense fallback={<div className="h-8 w-full max-w-md rounded-md bg-zinc-800" />}>
-            <SearchBox />
-          </Suspense>
-        </div>
+        {browse ? <Browse /> : null}
         {signedIn ? (
           <form method="post" action="/logout">
             <button type="submit" className="whitespace-nowrap text-[13px] text-zinc-300 hover:text-white" data-testid="sign-out">

@@ -24,6 +24,21 @@ export async function requestScope(request?: Request): Promise<TenantScope> {
   return scopeFromHeaders((name) => h.get(name));
 }
 
+/**
+ * Whether the request passed the guard with leave to read (any page but the sign-in page, which
+ * anyone may load): the header offers the fleet, search and its search box only then. On the
+ * sign-in page its search box was the first field, and a key typed there went into the URL
+ * (`/search?q=alf_sk_…`: history, logs).
+ */
+export async function mayBrowse(): Promise<boolean> {
+  try {
+    await requestScope();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Whether the request carries a dashboard session (the header shows "Sign out"). */
 export async function signedIn(): Promise<boolean> {
   return (await headers()).get(SIGNED_IN_HEADER) === '1';
