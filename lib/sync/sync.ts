@@ -574,7 +574,7 @@ export function buildDelta(args: {
   const identity = args.current.layers.identity;
   if (identity && !jsonEqual(withoutUpdatedAt(identity), withoutUpdatedAt(args.base.layers.identity))) layers.identity = identity;
   for (const name of ['principals', 'credentials'] as const) {
-    const doc = args.current.layers[name];
+    const doc = args.current.layers[name] ?? (READS_LAYER[args.runtime][name] && holdsSome(args.base.layers[name], name) ? { [name]: [] } : undefined);
     if (doc && !jsonEqual(doc, args.base.layers[name])) layers[name] = doc;
   }
   if (entries.length === 0 && changed.size === 0 && deleted.length === 0 && Object.keys(layers).length === 0) return null;
@@ -594,6 +594,28 @@ export function buildDelta(args: {
     rawChanged: changed,
     rawDeleted: deleted,
   };
+}
+
+/**
+ * Whether the runtime's export reads the layer from its workspace, so that an export without it
+ * says "none" (CONTRACT §3.2: all principals removed ⇒ `{"principals": []}`, the full document).
+ * OpenClaw and Hermes read principals (USER.md, memories/USER.md): the file gone, the principals
+ * went. ZeroClaw reads none (its USER.md is carried as a file only), and no adapter reads
+ * credentials: a base may still hold some — a reference client's snapshot restored or rebased
+ * onto (a vault's credentials, several principals) — which this client never read and so never
+ * removes; a delta without the document leaves the head's as it is. Identity is never deleted by
+ * a delta (an export without one sends none).
+ */
+const READS_LAYER: Record<Runtime, Record<'principals' | 'credentials', boolean>> = {
+  openclaw: { principals: true, credentials: false },
+  hermes: { principals: true, credentials: false },
+  zeroclaw: { principals: false, credentials: false },
+};
+
+/** Whether a layer document lists any entry (`{"principals": [...]}` non-empty). */
+function holdsSome(doc: JsonObject | undefined, name: 'principals' | 'credentials'): boolean {
+  const list = doc?.[name];
+  return Array.isArray(list) && list.length > 0;
 }
 
 function withoutUpdatedAt(doc: JsonObject | undefined): JsonObject | undefined {
