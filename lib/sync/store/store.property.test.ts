@@ -238,6 +238,37 @@ describe('the client-state store', () => {
     }
   }, 120_000);
 
+  it('a principal source removed (USER.md deleted), an idle sync, an edit, USER.md back: the same bytes on every side, the removal a {"principals": []}', async () => {
+    const t = await triplets();
+    try {
+      const memory = Buffer.from('# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+      const user = Buffer.from('# User\nDana, on call Mondays.\n');
+      const steps: { files: [string, Buffer][]; expect: Partial<SyncOutput> }[] = [
+        { files: [['MEMORY.md', memory], ['USER.md', user]], expect: { sequence: 0, delta: false } },
+        { files: [['MEMORY.md', memory]], expect: { sequence: 1, delta: true, raw: { changed: 0, deleted: 1 } } },
+        { files: [['MEMORY.md', memory]], expect: { sequence: 1, no_changes: true } },
+        { files: [['MEMORY.md', Buffer.from('# M\n\n## Gateway\nThe gateway is 10.20.0.9.\n')]], expect: { sequence: 2, delta: true, changes: { creates: 0, updates: 1, deletes: 0 } } },
+        { files: [['MEMORY.md', memory], ['USER.md', user]], expect: { sequence: 3, delta: true } },
+      ];
+      for (const { files, expect: expected } of steps) {
+        const outs = await t.sync(new Map(files));
+        expect(outs.plain).toMatchObject(expected);
+        await t.expectSame(outs);
+      }
+      // What each side uploaded at sequence 1 (the same bytes, expectSame says): the empty principals document.
+      const { listEntries, openLedger, readEntryBytes } = await import('@/lib/ledger');
+      const { readDelta } = await import('@/lib/core/archive');
+      const ledger = openLedger(t.sides.store.dataDir);
+      const entries = listEntries({ ledger, agentId: AGENT });
+      const layers = await Promise.all(entries.slice(1).map(async (entry) => (await readDelta(await readEntryBytes({ ledger, entry }))).layers.principals));
+      expect(layers[0]).toEqual({ principals: [] });
+      expect(layers[1]).toBeUndefined();
+      expect(layers[2]).toMatchObject({ principals: [{ principal_type: 'human' }] });
+    } finally {
+      await t.cleanup();
+    }
+  }, 120_000);
+
   /**
    * A changed file's sections that did not change are carried over unread (plan.ts): an updated
    * section keeps its id, is paired late, then early, and a section with its first content (the
