@@ -2,7 +2,6 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
-import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import type { Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { syntheticAgentBytes } from '@/lib/core/archive/testing/fixtures';
@@ -149,21 +148,18 @@ describe.each(['openclaw', 'hermes', 'zeroclaw'] as const)('%s: a reference-made
     await target.ensureAgent({ id: AGENT, name: 'Agent Name', runtime: 'openclaw' });
     await target.putSnapshot(AGENT, syntheticAgentBytes());
     const runtimeAgent = runtime === 'zeroclaw' ? 'Agent Name' : undefined;
-    if (runtime === 'zeroclaw') {
-      await seedBrainDb({ workspace: sb.workspace, agents: [{ id: 'aaaaaaaa-0000-4000-8000-0000000000aa', alias: 'Agent Name', created_at: '2026-05-01T00:00:00Z' }], rows: [] });
-    }
     const home = path.join(sb.root, 'home');
-    await fs.rm(sb.workspace, { recursive: true });
-    await fs.mkdir(sb.workspace);
     await restoreAgent({ runtime, target, agentId: AGENT, workspace: sb.workspace, runtimeAgent, replace: false, alfHome: home, clock });
     const reference = await readSnapshot(syntheticAgentBytes());
     // A change of the workspace's own, so the sync uploads a delta.
-    await sb.write(runtime === 'hermes' ? 'memories/MEMORY.md' : 'MEMORY.md', runtime === 'hermes' ? 'A new note.\n' : '# M\n\n## New\nA new note.\n');
+    const changed = runtime === 'hermes' ? 'memories/MEMORY.md' : 'memory/2026-11-01.md';
+    await sb.write(changed, '# 2026-11-01\n\n## New\nA new note.\n');
     const out = await syncWorkspace({ runtime, workspace: sb.workspace, runtimeAgent, target, alfHome: home, clock });
     expect(out).toMatchObject({ sequence: 1, delta: true });
     const ledger = openLedger(sb.dataDir);
     const entries = listEntries({ ledger, agentId: AGENT });
     const delta = await readDelta(await readEntryBytes({ ledger, entry: entries[entries.length - 1]! }));
+    expect([...delta.rawChanged.keys()]).toContain(`raw/${runtime}/${changed}`);
     expect(delta.layers.credentials).toBeUndefined();
     expect(delta.layers.identity).toBeUndefined();
     const head = (await rebuildAt({ target, agentId: AGENT, now: clock() })).snapshot.layers;
