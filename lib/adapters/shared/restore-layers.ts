@@ -24,6 +24,14 @@ const HOLDS: Record<Runtime, { identity: string; principals: string }> = {
 };
 
 const LATER = 'a first snapshot synced from this workspace (--force-first-sync, or a first sync to another target)';
+/**
+ * Who replaces a layer with what the workspace holds: a runtime whose sync reads that layer from the
+ * workspace (OpenClaw and Hermes read identity and principals) sends it in the next ordinary delta
+ * too (a full document; principals gone are `{"principals": []}`, lib/sync/sync.ts `buildDelta`);
+ * ZeroClaw reads neither, and only a first snapshot leaves them out.
+ */
+const NEXT = 'the next sync from this workspace, and any first snapshot synced from it,';
+const whoLoses = (runtime: Runtime) => (runtime === 'zeroclaw' ? LATER : NEXT);
 const KEPT = (what: string) => `the ledger keeps ${what} at the sequences that carry ${what}`;
 
 /**
@@ -42,7 +50,7 @@ export function unwrittenLayerWarnings(runtime: Runtime, layers: { identity?: Js
       warnings.push(`identity.json: ${LATER} will have no identity: ${holds.identity}; ${KEPT('it')}`);
     } else {
       const paths = differingPaths(original, withoutTime(readBack.identity, []), '', 3);
-      if (paths.length > 0) warnings.push(`identity.json: ${LATER} will not hold its ${paths.join(', ')}: ${holds.identity}; ${KEPT('it')}`);
+      if (paths.length > 0) warnings.push(`identity.json: ${whoLoses(runtime)} will not hold its ${paths.join(', ')}: ${holds.identity}; ${KEPT('it')}`);
     }
   }
   const principals = Array.isArray(layers.principals?.principals) ? (layers.principals!.principals as JsonValue[]) : [];
@@ -64,7 +72,7 @@ export function unwrittenLayerWarnings(runtime: Runtime, layers: { identity?: Js
       if (paths.length > 0) lost.push(`${name}: its ${paths.join(', ')}`);
     }
     if (lost.length > 0) {
-      warnings.push(`principals.json: ${LATER} will not hold ${lost.length} of its ${principals.length} principal${principals.length === 1 ? '' : 's'} as restored — ${lost.join('; ')}: ${holds.principals}; ${KEPT('them')}`);
+      warnings.push(`principals.json: ${whoLoses(runtime)} will not hold ${lost.length} of its ${principals.length} principal${principals.length === 1 ? '' : 's'} as restored — ${lost.join('; ')}: ${holds.principals}; ${KEPT('them')}`);
     }
   }
   const credentials = Array.isArray(layers.credentials?.credentials) ? layers.credentials!.credentials.length : 0;
