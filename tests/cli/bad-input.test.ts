@@ -270,7 +270,7 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['restore', '--agent', knownId, '-w', live, '--at-sequence', '9', '--data', knownData], 'sequence_out_of_range', '--at-sequence 9 is past the latest sequence'],
       // Commands that only read the database left its -wal and -shm behind when they failed (process.exit closed nothing).
       [['search', 'soul', '--agent', OTHER_AGENT, '--data', knownData], 'agent_not_found', OTHER_AGENT],
-      [['keys', 'revoke', 'no-such-key', '--data', knownData], 'key_not_found', 'no-such-key'],
+      [['keys', 'revoke', 'no-such-key', '--data', knownData], 'key_not_found', 'no API key with id no-such-key: none was issued with that id here, or it was revoked already'],
     ])).toEqual([]);
     const compact = await runCli(['state', 'compact', '--agent', OTHER_AGENT], env, tmp);
     expect(compact.json).toMatchObject({ ok: true, agent_id: OTHER_AGENT, compacted: false, sequence: null });

@@ -28,7 +28,8 @@ export function registerKeysCommand(program: Command): void {
     .action(async (id: string, flags: StorageFlags) => {
       if (id.trim() === '') throw new CliError('invalid_argument', 'the key id to revoke is empty', 'run `lineage keys list` for the ids');
       if (!(await (await cliStorage(flags, { command: 'keys revoke', mustExist: true })).revokeApiKey({ id }))) {
-        throw new CliError('key_not_found', `no API key with id ${id}`, 'run `lineage keys list`');
+        // A revoked key is removed, not marked: one revoked already is not found either, and the words say so.
+        throw new CliError('key_not_found', `no API key with id ${id}: none was issued with that id here, or it was revoked already (a revoked key is removed)`, 'run `lineage keys list` for the keys that remain');
       }
       printJson({ ok: true, revoked: id });
     });
