@@ -108,7 +108,7 @@ function holdsNul(value: unknown): boolean {
  * the session it was made from), so that whoever synced it can find what to change: a record index
  * alone names nothing in a workspace. Shallow: read only of the top-level fields named here.
  */
-function placeOf(record: { [key: string]: JsonValue | undefined }): string {
+export function placeOf(record: { [key: string]: JsonValue | undefined }): string {
   const field = (value: JsonValue | undefined, name: string): JsonValue | undefined =>
     value !== null && typeof value === 'object' && !Array.isArray(value) ? value[name] : undefined;
   const text = (value: JsonValue | undefined): string | null =>

@@ -24,6 +24,7 @@ import type { MemoryRecord } from '@/lib/core/record';
 import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
 import { SyncError } from './errors';
+import { checkDeltaLines, checkSnapshotLines } from './record-size';
 import { fileKeysPath, writeFileKeys } from './file-keys';
 import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
 import { SPOT_CHECK, memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
@@ -262,6 +263,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     const { bytes, written } = await writeSnapshotRead(snapshot, serialized
       ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead, distinctIdsOf: serialized.distinctIdsOf }
       : {});
+    // A memory over the readers' line limit is refused here, named in the workspace (record-size.ts).
+    if (written) await checkSnapshotLines(written.longestLine, records, lines);
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined, checked);
@@ -362,6 +365,7 @@ export async function uploadDelta(opts: SyncOptions, args: {
   const { writeDeltaRead, adoptSentDelta, foreignHistoryError, rebaseCommand } = await work();
   const log = opts.log ?? (() => {});
   const { bytes: deltaBytes, written } = await writeDeltaRead(args.delta);
+  await checkDeltaLines(written.longestLine, args.delta.entries);
   // What the last upload recorded (a killed sync's, maybe) is kept aside: this one's replaces it.
   const previousSent = await readSent(opts.workspace, agentId);
   await writeSent(opts.workspace, agentId, { base_sequence: baseSequence, sha256: sha256Hex(deltaBytes) });

@@ -1,0 +1,90 @@
+/**
+ * A memory whose record is longer than an archive reader takes for one line (16 MiB) is refused by
+ * the sync itself, before anything is uploaded or written, naming the workspace file and lines —
+ * not the archive's `memory/2026-Q4.jsonl line 1`, which no workspace holds. A first sync and a
+ * delta alike; one just under the limit syncs.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { listEntries, openLedger } from '@/lib/ledger';
+import { SyncError } from './errors';
+import { localTarget } from './local-target';
+import { MAX_RECORD_LINE_BYTES, TOO_LARGE_HINT } from './record-size';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+async function refusal(run: () => Promise<unknown>): Promise<SyncError> {
+  const error = await run().then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(SyncError);
+  return error as SyncError;
+}
+
+/** The ledger's entries and this machine's state files (each one's bytes but the store's log, which a refused delta leaves dead bytes in). */
+function stored(dataDir: string, alfHome: string, agentId: string): string {
+  const entries = fs.existsSync(dataDir) ? listEntries({ ledger: openLedger(dataDir), agentId }).map((e) => `${e.seq}:${e.sha256}`) : [];
+  const state = path.join(alfHome, '.alf', 'state');
+  const bytes = (f: string) => (f.endsWith('.log') ? '' : `:${fs.readFileSync(path.join(state, f)).toString('base64')}`);
+  const files = fs.existsSync(state) ? fs.readdirSync(state).sort().map((f) => `${f}${bytes(f)}`) : [];
+  return JSON.stringify({ entries, files });
+}
+
+/** A MEMORY.md whose `## Huge` section (lines 5-6) holds one line of `size` ASCII characters: its record's line is that and ~1 KB more. */
+const memoryWith = (size: number) => `# Memory\n\n## Owner\nDana owns billing.\n## Huge\n${'x'.repeat(size)}\n`;
+
+const PLACE = /\(the record's id [0-9a-f-]{36}, file "MEMORY\.md" lines 5-6\)$/;
+
+describe('a memory too large to sync', () => {
+  it('OpenClaw first sync: refused naming MEMORY.md and the section\'s lines, before anything is uploaded or written; just under the limit syncs', async () => {
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome: path.join(sb.alfHome, '.alf'), clock });
+    await sb.write('MEMORY.md', memoryWith(MAX_RECORD_LINE_BYTES + 1));
+
+    const error = await refusal(sync);
+    expect(error.code).toBe('sync_upload_failed');
+    expect(error.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes \(16 MiB\) an archive reader takes for one record /);
+    expect(error.message).toMatch(PLACE);
+    expect(error.message).not.toContain('memory/2026-Q');
+    expect(error.hint).toBe(TOO_LARGE_HINT);
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+    // Nor the workspace's record of an upload sent (.alf-synced.json / the sent marker).
+    expect(fs.readdirSync(sb.workspace).sort()).toEqual(['.alf-agent-id', 'MEMORY.md']);
+
+    // The record's line is the content and its fields (~1 KB): 4 KiB under the limit is under it.
+    await sb.write('MEMORY.md', memoryWith(MAX_RECORD_LINE_BYTES - 4096));
+    expect(await sync()).toMatchObject({ ok: true, sequence: 0, delta: false });
+  }, 120_000);
+
+  it('OpenClaw delta: a section grown past the limit is refused the same way, nothing stored; split, it syncs', async () => {
+    const sb = await makeSandbox();
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome: path.join(sb.alfHome, '.alf'), clock });
+    await sb.write('MEMORY.md', memoryWith(10));
+    expect((await sync()).sequence).toBe(0);
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    const before = stored(sb.dataDir, sb.alfHome, agentId);
+    const marker = fs.readFileSync(path.join(sb.workspace, '.alf-synced.json'));
+
+    await sb.write('MEMORY.md', memoryWith(MAX_RECORD_LINE_BYTES + 1));
+    const error = await refusal(sync);
+    expect(error.code).toBe('sync_upload_failed');
+    expect(error.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes/);
+    expect(error.message).toMatch(PLACE);
+    expect(error.hint).toBe(TOO_LARGE_HINT);
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+    expect(fs.readFileSync(path.join(sb.workspace, '.alf-synced.json'))).toEqual(marker);
+
+    const half = 'x'.repeat(MAX_RECORD_LINE_BYTES / 2);
+    await sb.write('MEMORY.md', `# Memory\n\n## Owner\nDana owns billing.\n## Huge\n${half}\n## Huge, continued\n${half}\n`);
+    expect(await sync()).toMatchObject({ ok: true, sequence: 1, delta: true });
+  }, 120_000);
+});
