@@ -6,7 +6,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { insert, seedStateDb } from '@/lib/adapters/hermes/test-support';
 import { listEntries, openLedger } from '@/lib/ledger';
 import { SyncError } from './errors';
 import { localTarget } from './local-target';
@@ -86,5 +88,46 @@ describe('a memory too large to sync', () => {
     const half = 'x'.repeat(MAX_RECORD_LINE_BYTES / 2);
     await sb.write('MEMORY.md', `# Memory\n\n## Owner\nDana owns billing.\n## Huge\n${half}\n## Huge, continued\n${half}\n`);
     expect(await sync()).toMatchObject({ ok: true, sequence: 1, delta: true });
+  }, 120_000);
+
+  it('Hermes: a session too large is refused naming the session, a first sync (its records without lines) and a delta alike', async () => {
+    const sb = await makeSandbox('lineage-hermes-');
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const alfHome = path.join(sb.alfHome, '.alf');
+    const sync = () => syncWorkspace({ runtime: 'hermes', workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome, clock });
+    await seedStateDb(sb.workspace, [
+      { id: 'sess-small', source: 'cli', title: 'Small', started_at: 1780000000, ended_at: 1780000600 },
+      { id: 'sess-huge', source: 'cli', title: 'Huge', started_at: 1780001000 },
+    ], [
+      { session_id: 'sess-small', role: 'user', content: 'Review the deploy', timestamp: 1780000010 },
+      { session_id: 'sess-huge', role: 'user', content: 'x'.repeat(MAX_RECORD_LINE_BYTES + 1), timestamp: 1780001010 },
+    ]);
+    const SESSION = /\(the record's id [0-9a-f-]{36}, session "sess-huge"\)$/;
+    const first = await refusal(sync);
+    expect(first.code).toBe('sync_upload_failed');
+    expect(first.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes/);
+    expect(first.message).toMatch(SESSION);
+    expect(first.hint).toBe(TOO_LARGE_HINT);
+    expect(fs.existsSync(path.join(alfHome, 'state'))).toBe(false);
+
+    const db = new Database(path.join(sb.workspace, 'state.db'));
+    db.prepare("UPDATE messages SET content = 'short now' WHERE session_id = 'sess-huge'").run();
+    db.close();
+    const synced = await sync();
+    // The refused first snapshot was never stored: this is the agent's first entry.
+    expect(synced).toMatchObject({ ok: true, sequence: 0, delta: false });
+    const agentId = synced.agent.alf_agent_id;
+    expect(listEntries({ ledger: openLedger(sb.dataDir), agentId })).toHaveLength(1);
+    const before = stored(sb.dataDir, sb.alfHome, agentId);
+
+    const again = new Database(path.join(sb.workspace, 'state.db'));
+    insert(again, 'messages', { session_id: 'sess-huge', role: 'assistant', content: 'y'.repeat(MAX_RECORD_LINE_BYTES + 1), timestamp: 1780001020 });
+    again.close();
+    const later = await refusal(sync);
+    expect(later.message).toMatch(/^a memory is too large to sync: /);
+    expect(later.message).toMatch(SESSION);
+    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+    expect(JSON.parse(before).files.length).toBeGreaterThan(0);
   }, 120_000);
 });

@@ -5,9 +5,9 @@
  * (`memory/2026-Q4.jsonl line 1`), a place no workspace holds. The sync refuses it itself, before
  * anything is uploaded or written, naming the memory as the ledger's record refusals do
  * (ingest-checks.ts `placeOf`: its id, the workspace file and lines, the ZeroClaw key, the Hermes
- * session). The lengths are the writers' own (`WrittenSnapshot.longestLine`,
- * `WrittenDelta.longestLine`): one comparison per upload; only a refused one measures its records
- * again, to find which.
+ * session). The lengths are the writers' own (`writeSnapshotRead`'s `longestLine`, whether or not
+ * the records came with their lines; `WrittenDelta.longestLine`): one comparison per upload; only a
+ * refused one measures its records again, to find which.
  */
 import { DEFAULT_ARCHIVE_LIMITS } from '@/lib/core/archive/types';
 import type { LineBytes } from '@/lib/core/archive/record-lines';

@@ -260,11 +260,11 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true, json, checks: checked }) : null;
     const lines = serialized?.lines ?? null;
     // With the lines, the snapshot as written too: a local target checks that, not the bytes read back.
-    const { bytes, written } = await writeSnapshotRead(snapshot, serialized
+    const { bytes, written, longestLine } = await writeSnapshotRead(snapshot, serialized
       ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead, distinctIdsOf: serialized.distinctIdsOf }
       : {});
     // A memory over the readers' line limit is refused here, named in the workspace (record-size.ts).
-    if (written) await checkSnapshotLines(written.longestLine, records, lines);
+    await checkSnapshotLines(longestLine, records, lines);
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined, checked);

@@ -69,8 +69,12 @@ export interface WrittenSnapshot {
   longestLine: number;
 }
 
-/** writeSnapshot's bytes, and (when every record came with its line) the snapshot as they hold it. */
-export async function writeSnapshotRead(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null }> {
+/**
+ * writeSnapshot's bytes, (when every record came with its line) the snapshot as they hold it, and
+ * the longest record line in bytes whatever the records came with (what a reader's line limit
+ * looks at: a sync refuses a memory over it, lib/sync/record-size.ts).
+ */
+export async function writeSnapshotRead(snapshot: AlfSnapshot, opts: WriteSnapshotOptions = {}): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null; longestLine: number }> {
   try {
     return await writeArchive(snapshot, opts);
   } finally {
@@ -79,7 +83,7 @@ export async function writeSnapshotRead(snapshot: AlfSnapshot, opts: WriteSnapsh
   }
 }
 
-async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null }> {
+async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): Promise<{ bytes: Uint8Array; written: WrittenSnapshot | null; longestLine: number }> {
   if (opts.today !== undefined && !isFullDate(opts.today)) {
     throw new Error(`writeSnapshot: today must be YYYY-MM-DD, got ${JSON.stringify(opts.today)}`);
   }
@@ -88,11 +92,12 @@ async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): 
   const infos = partitions.map((partition) => partitionInfo(partition, opts.today));
   const { identity, principals, credentials, attachments } = snapshot.layers;
   const entries: ZipEntry[] = [];
+  const measured = { longest: 0 };
   if (identity) entries.push({ name: LAYER_FILES.identity, data: jsonDocument(identity) });
   if (principals) entries.push({ name: LAYER_FILES.principals, data: jsonDocument(principals) });
   if (credentials) entries.push({ name: LAYER_FILES.credentials, data: jsonDocument(credentials) });
   for (const partition of partitions) {
-    const data = recordLines(partition.records, opts.recordLines && { lines: opts.recordLines, indexes: partition.indexes });
+    const data = recordLines(partition.records, opts.recordLines && { lines: opts.recordLines, indexes: partition.indexes }, measured);
     entries.push({ name: partition.file, data, ahead: opts.partitionsAhead?.get(partition.file) });
   }
   if (attachments) entries.push({ name: LAYER_FILES.attachments, data: jsonDocument(attachments) });
@@ -115,7 +120,7 @@ async function writeArchive(snapshot: AlfSnapshot, opts: WriteSnapshotOptions): 
     sizes: entries.map((e) => e.data.byteLength),
     longestLine,
   };
-  return { bytes: await writeZip(entries), written };
+  return { bytes: await writeZip(entries), written, longestLine: measured.longest };
 }
 
 /** The longest record line in bytes, when every record came with its line (else null). */
@@ -183,13 +188,15 @@ function partitionInfo(partition: QuarterPartition, today: string | undefined): 
 
 /**
  * One JSONL line per record, schema field order, `\n` after each. `known.lines[known.indexes[k]]`:
- * record k's line, when known.
+ * record k's line, when known. `measured.longest` is raised to the longest line's bytes.
  */
-export function recordLines(records: readonly MemoryRecord[], known?: { lines: readonly (LineBytes | undefined)[]; indexes: readonly number[] }): Uint8Array {
+export function recordLines(records: readonly MemoryRecord[], known?: { lines: readonly (LineBytes | undefined)[]; indexes: readonly number[] }, measured = { longest: 0 }): Uint8Array {
   if (records.length === 0) return new Uint8Array();
-  if (known) return joinLineBytes(records, known.lines, known.indexes);
+  if (known) return joinLineBytes(records, known.lines, known.indexes, measured);
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
   const lines = records.map(recordJson);
+  // Its UTF-8 length: at most 3 bytes per UTF-16 unit (measured only when that could matter).
+  for (const line of lines) if (line.length * 3 > measured.longest) measured.longest = Math.max(measured.longest, Buffer.byteLength(line, 'utf8'));
   lines.push('');
   return utf8(lines.join('\n'));
 }
@@ -199,18 +206,16 @@ export function recordLines(records: readonly MemoryRecord[], known?: { lines: r
  * serialized. Known lines that follow each other in the same source (unchanged records in base
  * order, with the base's `\n` between them) are copied as one run.
  */
-function joinLineBytes(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[], indexes: readonly number[]): Uint8Array {
+function joinLineBytes(records: readonly MemoryRecord[], known: readonly (LineBytes | undefined)[], indexes: readonly number[], measured: { longest: number }): Uint8Array {
   const fresh = new Map<number, Buffer>();
   let size = 0;
   for (let k = 0; k < records.length; k++) {
     const line = known[indexes[k]!];
-    if (line) {
-      size += line.end - line.start + 1;
-    } else {
-      const bytes = Buffer.from(recordJson(records[k]!), 'utf8');
-      fresh.set(k, bytes);
-      size += bytes.byteLength + 1;
-    }
+    const bytes = line ? null : Buffer.from(recordJson(records[k]!), 'utf8');
+    if (bytes) fresh.set(k, bytes);
+    const length = bytes ? bytes.byteLength : line!.end - line!.start;
+    if (length > measured.longest) measured.longest = length;
+    size += length + 1;
   }
   const out = Buffer.allocUnsafe(size);
   let at = 0;
