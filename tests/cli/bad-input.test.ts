@@ -8,6 +8,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listEntries, openLedger } from '@/lib/ledger';
 import { runCli, type CliRun } from './run-cli';
 
 const AGENT = '5a5a5a5a-3333-4a2b-8c3d-000000000001';
@@ -276,6 +277,20 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
     expect(compact.json).toMatchObject({ ok: true, agent_id: OTHER_AGENT, compacted: false, sequence: null });
     expect(files()).toEqual(before);
   });
+
+  it('a memory too large to sync (one `## ` section past the 16 MiB a reader takes for a line): refused by the sync, naming MEMORY.md and its lines, writing no entry and no sync state', async () => {
+    const huge = path.join(tmp, 'huge');
+    fs.mkdirSync(huge);
+    fs.writeFileSync(path.join(huge, 'MEMORY.md'), `# Memory\n\n## Owner\nDana owns billing.\n## Huge\n${'x'.repeat(16 * 1024 * 1024 + 1)}\n`);
+    const home = path.join(tmp, 'huge-home');
+    const data = path.join(tmp, 'huge-data');
+    expect(await refusals([[['sync', '-w', huge, '--data', data], 'sync_upload_failed',
+      /^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes \(16 MiB\) an archive reader takes for one record \(the record's id [0-9a-f-]{36}, file "MEMORY\.md" lines 5-6\)$/]], { ...env, ALF_HOME: home })).toEqual([]);
+    const agentId = fs.readFileSync(path.join(huge, '.alf-agent-id'), 'utf8').trim();
+    expect(fs.readdirSync(huge).sort()).toEqual(['.alf-agent-id', 'MEMORY.md']);
+    expect(fs.existsSync(path.join(home, '.alf', 'state'))).toBe(false);
+    expect(fs.existsSync(data) ? listEntries({ ledger: openLedger(data), agentId }) : []).toEqual([]);
+  }, 60_000);
 
   it('serving: a port in use, a port below 1024 without the privilege, a host not of this machine, a bind that needs a key no data directory holds — refused before the data directory is made', async () => {
     const held = net.createServer();
