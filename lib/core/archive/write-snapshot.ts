@@ -194,9 +194,12 @@ export function recordLines(records: readonly MemoryRecord[], known?: { lines: r
   if (records.length === 0) return new Uint8Array();
   if (known) return joinLineBytes(records, known.lines, known.indexes, measured);
   // Joined with a trailing empty element, so the `\n` after each line costs no per-line string.
-  const lines = records.map(recordJson);
-  // Its UTF-8 length: at most 3 bytes per UTF-16 unit (measured only when that could matter).
-  for (const line of lines) if (line.length * 3 > measured.longest) measured.longest = Math.max(measured.longest, Buffer.byteLength(line, 'utf8'));
+  const lines = records.map((record) => {
+    const line = recordJson(record);
+    // Its UTF-8 length: at most 3 bytes per UTF-16 unit (measured only when that could matter).
+    if (line.length * 3 > measured.longest) measured.longest = Math.max(measured.longest, Buffer.byteLength(line, 'utf8'));
+    return line;
+  });
   lines.push('');
   return utf8(lines.join('\n'));
 }
