@@ -123,9 +123,17 @@ export function connectTimeoutMs(url: string): number {
 
 /**
  * How much longer than the server's own limit the client waits before it takes the database for
- * silent (ms): time for PostgreSQL's cancel to reach us. Below 5 s, the limit itself is added.
+ * silent (ms): time for PostgreSQL's cancel to reach us. Below 5 s, the limit itself is added, but
+ * never less than `PG_SILENCE_MIN_MS`.
  */
 export const PG_SILENCE_MARGIN_MS = 5_000;
+/**
+ * The least margin: a read limit under a second (none a setting gives, LINEAGE_DATABASE_READ_SECONDS
+ * takes whole seconds; db/pg/lock-wait.test.ts uses 250 ms) left PostgreSQL's cancel 250 ms to reach
+ * us, and on a loaded 2-core machine it took longer: a slow statement was taken for a silent server
+ * (503 busy, "Query read timeout") instead of a time limit (504 database_timeout).
+ */
+export const PG_SILENCE_MIN_MS = 1_000;
 
 /**
  * A pooled connection's limits for a read limit of `readMs` (0: none). PostgreSQL's own
@@ -141,7 +149,7 @@ export const PG_SILENCE_MARGIN_MS = 5_000;
  */
 export function pgTimeLimits(readMs: number): { statement_timeout?: number; lock_timeout?: number; query_timeout?: number } {
   if (readMs <= 0) return {};
-  return { statement_timeout: readMs, lock_timeout: lockWaitMs(readMs), query_timeout: readMs + Math.min(readMs, PG_SILENCE_MARGIN_MS) };
+  return { statement_timeout: readMs, lock_timeout: lockWaitMs(readMs), query_timeout: readMs + Math.min(Math.max(readMs, PG_SILENCE_MIN_MS), PG_SILENCE_MARGIN_MS) };
 }
 
 /**
