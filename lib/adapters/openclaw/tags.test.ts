@@ -110,6 +110,33 @@ describe('hashtags on random text', () => {
       expect(hashtags(text)).toEqual(referenceHashtags(text));
     }
   });
+
+  // Every Rust whitespace character, and characters that look like it and are not (U+FEFF, U+200B,
+  // U+180E); letters, marks (Mn, Mc, Me) and digits (Nd, Nl, No) in and out of ASCII; ASCII
+  // punctuation around tags; emoji alone and joined; `_` (Pc: \w, not alphanumeric); lone surrogates.
+  const WHITESPACE = [...'\t\n\u000b\u000c\r \u0085\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000'];
+  const OTHERS = ['\ufeff', '\u200b', '\u180e', 'a', 'Z', 'q', 'é', 'Ω', '中', '\u02b0', '\u0301', '\u0903', '\u20dd', '0', '7', '\u0663', '\uff11',
+    '\u00b2', '\u2167', '\u00bd', '-', '.', '!', ',', ')', '_', '~', '\u00bf', '😀', '👩\u200d💻', '\u{1d400}', '\ud83d', '\ude00', '＃', '\u00a7'];
+  for (const [name, hashWeight] of [['sparse', 1], ['dense', 6]] as const) {
+    it(`gives exactly the tags of the token-and-regex reference on random Unicode texts (${name} #s)`, () => {
+      const rand = prng(name === 'sparse' ? 2201 : 2202);
+      const pick = (): string => {
+        const r = rand() * (hashWeight + 4);
+        if (r < hashWeight) return '#';
+        if (r < hashWeight + 1.5) return WHITESPACE[Math.floor(rand() * WHITESPACE.length)]!;
+        return OTHERS[Math.floor(rand() * OTHERS.length)]!;
+      };
+      for (let n = 0; n < 20_000; n++) {
+        const text = Array.from({ length: Math.floor(rand() * 40) }, pick).join('');
+        expect(hashtags(text), JSON.stringify(text)).toEqual(referenceHashtags(text));
+      }
+    });
+  }
+
+  it('gives the tags of headings, tags ending in marks and punctuation, and tokens of only #s', () => {
+    expect(hashtags('## Heading\n#\n##\n### x')).toEqual([]);
+    expect(hashtags('#cafe\u0301 #x\u0301!! #a- #1) #_ #é. #😀a #a😀 #\u2167, #z\u00bd')).toEqual(['cafe', 'x', 'a', '1', 'é', '😀a', 'a', '\u2167', 'z\u00bd']);
+  });
 });
 
 describe('secondLine', () => {

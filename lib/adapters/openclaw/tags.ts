@@ -28,34 +28,38 @@ export function importanceTags(content: string): ImportanceTags {
   return { names, maxScore };
 }
 
-/** Whitespace tokens starting with `#`: leading `#`s and trailing non-alphanumerics stripped. */
+/**
+ * Whitespace tokens starting with `#`: leading `#`s and trailing non-alphanumerics stripped.
+ *
+ * Scanned in place, without slicing the tokens out: a token is only `#`s (a `## heading`'s) gives
+ * no tag and costs nothing more, and a trailing run of ASCII non-alphanumerics is stripped by hand;
+ * only a tag whose last character left is not ASCII goes through the Unicode regular expression.
+ * (A token starts with `#`, so it has fewer than 2 characters only when it is `#`, which gives no tag.)
+ */
 export function hashtags(content: string): string[] {
   const out: string[] = [];
-  for (const token of hashTokens(content)) {
-    if ([...token].length < 2) continue;
-    const tag = token.replace(/^#+/, '').replace(TRAILING_NON_ALNUM, '');
+  const length = content.length;
+  // A token starts with `#` exactly where a `#` follows whitespace or the start: jump between `#`s.
+  for (let start = content.indexOf('#'); start >= 0; start = content.indexOf('#', start + 1)) {
+    if (start > 0 && !isRustWhitespace(content.charCodeAt(start - 1))) continue;
+    let end = start + 1;
+    while (end < length && !isRustWhitespace(content.charCodeAt(end))) end++;
+    let from = start + 1;
+    while (from < end && content.charCodeAt(from) === 0x23) from++;
+    let to = end;
+    let code = 0;
+    while (to > from && (code = content.charCodeAt(to - 1)) < 0x80 && !isAsciiAlphanumeric(code)) to--;
+    start = end - 1;
+    if (to === from) continue;
+    const tag = code < 0x80 ? content.slice(from, to) : content.slice(from, to).replace(TRAILING_NON_ALNUM, '');
     if (tag.length > 0) out.push(tag);
   }
   return out;
 }
 
-/**
- * The Rust-whitespace-separated tokens of `text` that start with `#`, in order. Scanned by
- * UTF-16 unit: every Rust whitespace character is in the BMP, so a surrogate is never one, and
- * tokens are sliced out whole instead of built a character at a time.
- */
-function hashTokens(text: string): string[] {
-  const tokens: string[] = [];
-  const length = text.length;
-  // A token starts with `#` exactly where a `#` follows whitespace or the start: jump between `#`s.
-  for (let start = text.indexOf('#'); start >= 0; start = text.indexOf('#', start + 1)) {
-    if (start > 0 && !isRustWhitespace(text.charCodeAt(start - 1))) continue;
-    let end = start + 1;
-    while (end < length && !isRustWhitespace(text.charCodeAt(end))) end++;
-    tokens.push(text.slice(start, end));
-    start = end - 1;
-  }
-  return tokens;
+/** `[A-Za-z0-9]`: the ASCII characters that are Alphabetic or N (all the others are neither). */
+function isAsciiAlphanumeric(code: number): boolean {
+  return (code >= 0x30 && code <= 0x39) || ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a);
 }
 
 /**
