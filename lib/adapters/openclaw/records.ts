@@ -79,7 +79,9 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   // Only the previous keys are kept (not the previous text, which the sync no longer needs).
   const previousKeys = previous?.keys;
   const keyAt = (i: number): string => (given[i] ??= previousKeys!.key(reused!.taken[i]!));
-  const birthId = (i: number) => birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence);
+  // Asked for twice for a changed file's sections (the sync's carry check, then its record): computed once.
+  const birthIds: (string | undefined)[] = new Array(sections.length);
+  const birthId = (i: number) => (birthIds[i] ??= birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence));
   return {
     createdAt: temporal(file).created_at,
     get keys() {
