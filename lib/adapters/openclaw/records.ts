@@ -79,9 +79,11 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
   // Only the previous keys are kept (not the previous text, which the sync no longer needs).
   const previousKeys = previous?.keys;
   const keyAt = (i: number): string => (given[i] ??= previousKeys!.key(reused!.taken[i]!));
-  // Asked for twice for a changed file's sections (the sync's carry check, then its record): computed once.
-  const birthIds: (string | undefined)[] = new Array(sections.length);
-  const birthId = (i: number) => (birthIds[i] ??= birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence));
+  // A changed file's ids are asked for by the sync's carry check (store/plan.ts), then its records are
+  // built with them: kept when asked for, and taken by `slots`; nothing is kept when only `slots` asks (a first sync).
+  const computeBirthId = (i: number) => birthIdOfTrimmed('openclaw', agentId, file.relPath, occurrences[i]!.trimmed, occurrences[i]!.occurrence);
+  let birthIds: (string | undefined)[] | null = null;
+  const birthId = (i: number) => ((birthIds ??= new Array<string | undefined>(sections.length))[i] ??= computeBirthId(i));
   return {
     createdAt: temporal(file).created_at,
     get keys() {
@@ -102,7 +104,7 @@ export function keyedFile(agentId: string, file: MarkdownFile, textAgain: () => 
         if (known(key)) out.push(new KnownSlot(key, (group ??= new FileGroup(agentId, { ...file, text: '' }, textAgain)), i));
         else {
           shared ??= new FileShared(agentId, file);
-          out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthId(i), fileTags, shared }), shared));
+          out.push(new BuiltSlot(key, buildRecord({ agentId, file, section: sections[i]!, id: birthIds?.[i] ?? computeBirthId(i), fileTags, shared }), shared));
         }
       }
       return out;
