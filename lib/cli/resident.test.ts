@@ -57,6 +57,7 @@ describe('requestKey: the sync a watch runs', () => {
     for (const argv of [
       ['-w', 'ws', '--data', 'data', '--rebase'],
       ['-w', 'ws', '--data', 'data', '--force-first-sync'],
+      ['-w', 'ws', '--data', 'data', '--change-runtime'],
       ['-w', 'ws', '--data', 'data', '--agent-id', '6f1c2b1e-7d7e-4d59-9a43-2c1c7b0c1f00'],
       ['-w', 'ws', '--data', 'data', '--no-such-flag'],
       ['-w', 'ws', '--data', 'data', 'extra'],

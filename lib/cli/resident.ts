@@ -4,7 +4,7 @@
  * the protocol is described there). A watch serves exactly the sync it was started for: a request
  * whose arguments, once parsed as `lineage sync` parses them and resolved against the request's
  * working directory and environment, name the same runtime, workspace, target and settings. Anything
- * else (another workspace or target, `--rebase`, `--agent-id`, `--force-first-sync`, `--help`, an
+ * else (another workspace or target, `--rebase`, `--agent-id`, `--force-first-sync`, `--change-runtime`, `--help`, an
  * unknown flag) is declined, and the client runs it itself, with its own errors.
  */
 import fs from 'node:fs';
@@ -90,7 +90,7 @@ export function requestKey(request: ResidentRequest): { key: string } | { declin
   }
   // An empty value is refused by `lineage sync` itself (main.ts), never served as the default.
   if (command.args.length > 0 || blankOption(command) !== null) return { decline: 'arguments this watch does not serve' };
-  if (flags.rebase || flags.forceFirstSync || flags.agentId !== undefined) return { decline: 'a sync with --rebase, --force-first-sync or --agent-id' };
+  if (flags.rebase || flags.forceFirstSync || flags.changeRuntime || flags.agentId !== undefined) return { decline: 'a sync with --rebase, --force-first-sync, --change-runtime or --agent-id' };
   if (flags.workspace === undefined) return { decline: 'no workspace' };
   try {
     return { key: syncKey(flags, request.cwd, request.env) };

@@ -131,8 +131,10 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   const syncedAt = now.toISOString();
   await writeSyncedFrom(dir, { agent_id: opts.agentId, sequence, synced_at: syncedAt });
   if (opts.workspace && opts.atSequence === undefined) {
-    // A head restore into the live workspace also becomes the local delta base, as in the reference.
-    await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt }, baseSnapshot: await writeSnapshot(snapshot) });
+    // A head restore into the live workspace also becomes the local delta base, as in the reference;
+    // the workspace is now the agent's as this runtime (a restore into another runtime's workspace
+    // is the move to it: its next sync, with this `-r`, is not refused as a wrong runtime).
+    await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt, runtime: opts.runtime }, baseSnapshot: await writeSnapshot(snapshot) });
     await writeTargetMark(opts.alfHome, opts.agentId, opts.target);
   }
   // Rendered files are among those written only when the adapter wrote the archive's OpenClaw raw files.

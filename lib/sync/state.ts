@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { asUint8Array } from '@/lib/core/bytes';
+import type { Runtime } from '@/lib/adapters/types';
 import { storePaths } from './store/paths';
 
 /** `$ALF_HOME/.alf` (ALF_HOME replaces HOME as the base, CONTRACT §2.2). */
@@ -16,6 +17,19 @@ export interface ClientState {
   /** Absent means never synced; 0 is a real sequence. */
   last_synced_sequence?: number;
   last_synced_at?: string;
+  /**
+   * The runtime whose workspace the agent was last synced (or restored into with `-w`) from: a sync
+   * with another `-r` is refused (sync.ts `checkRuntime`) unless it passes `--change-runtime`.
+   * Absent in a state an older lineage wrote (the base's `agent.source_runtime` says it then).
+   */
+  runtime?: Runtime;
+}
+
+const RUNTIMES: readonly string[] = ['openclaw', 'zeroclaw', 'hermes'] satisfies Runtime[];
+
+/** `value` when it names one of lineage's runtimes, else undefined. */
+export function runtimeOf(value: unknown): Runtime | undefined {
+  return typeof value === 'string' && RUNTIMES.includes(value) ? (value as Runtime) : undefined;
 }
 
 export function statePaths(alfHome: string, agentId: string) {
@@ -33,6 +47,7 @@ export async function readClientState(alfHome: string, agentId: string): Promise
     agent_id: typeof doc.agent_id === 'string' ? doc.agent_id : agentId,
     ...(typeof seq === 'number' || typeof seq === 'bigint' ? { last_synced_sequence: Number(seq) } : {}),
     ...(typeof doc.last_synced_at === 'string' ? { last_synced_at: doc.last_synced_at } : {}),
+    ...(runtimeOf(doc.runtime) ? { runtime: runtimeOf(doc.runtime) } : {}),
   };
 }
 
@@ -57,9 +72,27 @@ export async function writeBaseFile(alfHome: string, agentId: string, baseSnapsh
   return paths.snapshot;
 }
 
-/** The state TOML that points at the base (written after it). */
+/**
+ * The state TOML that points at the base (written after it). A state that names no runtime (a
+ * rebase, an adoption) keeps the one the TOML it replaces names.
+ */
 export async function writeStateToml(alfHome: string, state: ClientState): Promise<void> {
-  await writeFileAtomic(statePaths(alfHome, state.agent_id).toml, Buffer.from(stringify(state) + '\n'));
+  const file = statePaths(alfHome, state.agent_id).toml;
+  let written = state;
+  if (state.runtime === undefined) {
+    const previous = readSmallFile(file);
+    const runtime = previous === null ? undefined : runtimeOf(tryParse(previous)?.runtime);
+    if (runtime) written = { ...state, runtime };
+  }
+  await writeFileAtomic(file, Buffer.from(stringify(written) + '\n'));
+}
+
+function tryParse(text: string): Record<string, unknown> | null {
+  try {
+    return parse(text) as Record<string, unknown>;
+  } catch {
+    return null;
+  }
 }
 
 /**

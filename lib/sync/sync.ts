@@ -28,7 +28,7 @@ import { checkDeltaLines, checkSnapshotLines } from './record-size';
 import { fileKeysPath, writeFileKeys } from './file-keys';
 import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
 import { SPOT_CHECK, memoPath, removeRecordMemo, writeRecordMemo, type MemoDraft, type RecordMemo } from './record-memo';
-import { readClientState, statePaths, writeBaseFile, writeStateToml } from './state';
+import { readClientState, runtimeOf, statePaths, writeBaseFile, writeStateToml, type ClientState } from './state';
 import { crashPoint } from './crash-points';
 import { finishFromStoreStat, fingerprintHolds, idleFromStoreStat, readStoreStat, storeStatPath, takeFingerprint, writeStoreStat, type StoreFingerprint, type StoreKey, type StoreStat } from './store-stat';
 import { readSent, readSyncedFrom, writeSent, writeSyncedFrom } from './synced-marker';
@@ -54,6 +54,11 @@ export interface SyncOptions {
   clock: Clock;
   /** Upload a first snapshot even when the target already holds history for this agent. */
   forceFirstSync?: boolean;
+  /**
+   * Sync the workspace although the agent was last synced as another runtime (`--change-runtime`):
+   * a deliberate move, whose delta re-keys the records. Without it such a sync is refused (checkRuntime).
+   */
+  changeRuntime?: boolean;
   /** Progress lines (stderr in the CLI). */
   log?: (line: string) => void;
   /** Set on the sync that follows an adoption (recover.ts): it does not adopt again. */
@@ -134,6 +139,7 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
     if (opening.kind === 'store') {
       let verdict: 'same' | 'new';
       try {
+        checkRuntime(opts, opening.state.agent_id, opening.state.runtime);
         verdict = await confirmTarget(opts, opening.state.agent_id, opening.state.last_synced_sequence);
       } catch (error) {
         opening.store.log.close();
@@ -159,6 +165,7 @@ async function syncHoldingLock(opts: SyncOptions, openclawId: string | null): Pr
     for (const warning of stagingWarnings(opts.workspace, stagingAmong(opts.workspace, [...fingerprint.files.keys()], RAW_DIRS[opts.runtime]))) opts.warn?.(warning);
     // An idle sync of the target its state follows; one the target has nothing of is a first sync there.
     const state = await readClientState(opts.alfHome, recorded.agentId).catch(() => null);
+    if (state) checkRuntime(opts, recorded.agentId, state.runtime);
     const known = state?.last_synced_sequence;
     if (known !== undefined && (await confirmTarget(opts, recorded.agentId, known)) === 'new') return syncExport({ ...opts, toNewTarget: true, store });
     const idle = await idleFromStoreStat(opts, recorded, state, opts.clock(), log);
@@ -208,7 +215,9 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     // What it says (a restore's staging files left out) is said by an idle sync too.
     for (const warning of slotted.warnings) opts.warn?.(warning);
     const load = early.get(slotted.agentId)!;
-    const known = toNewTarget ? undefined : (await load.state.catch(() => null))?.last_synced_sequence;
+    const loadedState = await load.state.catch(() => null);
+    if (loadedState) checkRuntime(opts, slotted.agentId, loadedState.runtime);
+    const known = toNewTarget ? undefined : loadedState?.last_synced_sequence;
     if (known !== undefined) {
       if ((await confirmTarget(opts, slotted.agentId, known)) === 'new') toNewTarget = true;
       else confirmedAt = known;
@@ -224,6 +233,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
   const loading = early.get(agentId) ?? startLoadingBase(opts.alfHome, agentId);
   const agentInfo = { runtime_agent: opts.runtimeAgent ?? exported.agentName, alf_agent_id: agentId, source: opts.runtimeAgent ? 'flag' : 'workspace' } as const;
   const { state, base } = await loading.base();
+  // Before anything is written: the workspace is the runtime the agent was last synced as.
+  if (state) checkRuntime(opts, agentId, state.runtime ?? baseRuntime(base?.manifest));
   const finished = state && base ? await finishInterruptedWrite(opts.alfHome, state, loading) : false;
   if (finished) log(`finished the state write a killed sync left: the base is at sequence ${state!.last_synced_sequence}`);
   if (!toNewTarget && state?.last_synced_sequence !== undefined && base && state.last_synced_sequence !== confirmedAt
@@ -304,6 +315,8 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     : null;
   if (!delta) {
     log(`no changes since sequence ${baseSequence}`);
+    // A state that named no runtime (an older lineage's) or another one (`--change-runtime`) names this one now.
+    if (state.runtime !== opts.runtime) await writeStateToml(opts.alfHome, { ...state, runtime: opts.runtime }).catch(() => {});
     // Nothing is written, but file keys that were missing (a first sync with this version).
     if (slotted?.fileKeys && (await loading.fileKeys).size === 0) {
       await writeFileKeys(fileKeysPath(statePaths(opts.alfHome, agentId).dir, agentId), slotted.fileKeys).catch(() => {});
@@ -390,6 +403,31 @@ export async function uploadDelta(opts: SyncOptions, args: {
   }
 }
 
+/**
+ * A sync whose `-r` is not the runtime the agent was last synced as (its client state's `runtime`,
+ * or the base's `agent.source_runtime` in a state an older lineage wrote) is refused before anything
+ * is written: the other runtime's export of the workspace finds none of its memories, and the delta
+ * would delete them all at the head. A deliberate move passes `--change-runtime` (a restore with
+ * `-w` into another runtime's workspace records that runtime: its sync needs none). Nothing is read for it.
+ * Checked where the state is read: by the idle syncs that load no base (the store's, the stat
+ * cache's, the store stat's: a `--change-runtime` sync that found nothing to upload records the
+ * runtime without a new base) and where the base is loaded.
+ */
+export function checkRuntime(opts: Pick<SyncOptions, 'runtime' | 'workspace' | 'runtimeAgent' | 'changeRuntime'>, agentId: string, known: ClientState['runtime']): void {
+  if (known === undefined || known === opts.runtime || opts.changeRuntime) return;
+  const alias = opts.runtimeAgent ? ` --runtime-agent ${opts.runtimeAgent}` : '';
+  throw new SyncError(
+    'agent_id_drift',
+    `agent ${agentId} (the id this ${opts.runtime} sync found in ${opts.workspace}) was last synced with -r ${known}, not -r ${opts.runtime}; nothing was synced`,
+    `run \`lineage sync -r ${known} -w ${opts.workspace}${alias}\` if this is the ${known} workspace; to move the agent to ${opts.runtime} on purpose, pass --change-runtime (its records are re-keyed by ${opts.runtime}), or restore it into a ${opts.runtime} workspace first (\`lineage restore -r ${opts.runtime} --agent ${agentId} -w DIR\`) and sync that`,
+  );
+}
+
+/** The runtime a base's manifest says it was exported from, when it is one of lineage's. */
+function baseRuntime(manifest: JsonObject | undefined): ClientState['runtime'] {
+  const agent = manifest?.agent;
+  return agent && typeof agent === 'object' && !Array.isArray(agent) ? runtimeOf(agent.source_runtime) : undefined;
+}
 
 function knownKeys(memo: RecordMemo | null): (key: string) => boolean {
   return memo === null ? () => false : (key) => memo.has(key);
@@ -472,7 +510,7 @@ async function persist(
       .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   }
   crashPoint('files-written');
-  await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt })
+  await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt, runtime: opts.runtime })
     .catch((error: unknown) => stateWriteFailed(error, stateDir, agentId, sequence));
   crashPoint('state-written');
   await writeSyncedFrom(opts.workspace, { agent_id: agentId, sequence, synced_at: syncedAt });
@@ -523,7 +561,7 @@ export async function commitStore(opts: SyncOptions, prepared: PreparedStore, ar
     const index = await prepared.state.commit(sequence);
     await removeStale(paths.dir, agentId, { generation: index.generation, keepAlf: false });
     crashPoint('files-written');
-    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() });
+    await writeStateToml(opts.alfHome, { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString(), runtime: opts.runtime });
     crashPoint('state-written');
   } catch (error) {
     stateWriteFailed(error, paths.dir, agentId, sequence);

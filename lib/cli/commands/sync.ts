@@ -16,6 +16,7 @@ export interface SyncFlags extends TargetFlags {
   forceFirstSync?: boolean;
   agentId?: string;
   rebase?: boolean;
+  changeRuntime?: boolean;
 }
 
 /** The options `lineage sync` and `lineage watch` share: which workspace, which runtime, which target. */
@@ -33,6 +34,7 @@ export function syncOnlyOptions(command: Command): Command {
   return command
     .option('--agent-id <uuid>', 'give the workspace this agent id (written to its .alf-agent-id) before syncing')
     .option('--force-first-sync', 'upload a full snapshot even if the target already has history for this agent', false)
+    .option('--change-runtime', 'sync although the agent was last synced as another runtime (a deliberate move: its records are re-keyed by this runtime); without it such a sync is refused', false)
     .option('--rebase', "take the target's latest state as this machine's base, leaving the workspace as it is; the next sync uploads the difference", false);
 }
 
@@ -62,6 +64,6 @@ export function registerSyncCommand(program: Command): void {
       printJson(await rebaseWorkspace(run));
       return;
     }
-    printJson(await syncWorkspace({ ...run, forceFirstSync: Boolean(flags.forceFirstSync) }));
+    printJson(await syncWorkspace({ ...run, forceFirstSync: Boolean(flags.forceFirstSync), changeRuntime: Boolean(flags.changeRuntime) }));
   });
 }
