@@ -204,6 +204,16 @@ describe('the cross-runtime move through a restore', () => {
     expect(await everything(sb, agentId)).toEqual(before);
   });
 
+  it('restore --out (no client state written) into another runtime: its sync needs --change-runtime once', async () => {
+    const { sb, sync, target, clock } = await sandboxOf('hermes');
+    const agentId = (await sync('hermes')).agent.alf_agent_id;
+    const out = path.join(sb.root, 'as-openclaw');
+    await restoreAgent({ runtime: 'openclaw', target, agentId, out, replace: false, alfHome: sb.alfHome, clock });
+    expect((await refusal(sync('openclaw', { workspace: out }))).message).toContain('last synced with -r hermes, not -r openclaw');
+    expect(await sync('openclaw', { workspace: out, changeRuntime: true })).toMatchObject({ ok: true, sequence: 1, agent: { alf_agent_id: agentId } });
+    expect(await sync('openclaw', { workspace: out })).toMatchObject({ ok: true, no_changes: true });
+  });
+
   it('a restore with -w into a workspace of the same runtime keeps syncing as that runtime', async () => {
     const { sb, sync, target, clock } = await sandboxOf('openclaw');
     const agentId = (await sync('openclaw')).agent.alf_agent_id;
