@@ -3,6 +3,7 @@ import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
 import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
+import { skippedLinkWarnings } from '@/lib/adapters/shared/walk';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject, JsonValue } from '@/lib/core/json';
@@ -30,7 +31,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));
   assertDistinctSessions(sessions);
-  const { files, excludedByAlfignore, staging } = await collectRawFiles(home);
+  const { files, excludedByAlfignore, staging, skippedLinks } = await collectRawFiles(home);
   if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
   return {
     runtime: 'hermes',
@@ -43,7 +44,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     warnings: [...textWarnings, ...(state?.warnings ?? []), ...timeWarnings, ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
-    ), ...stagingWarnings(home, staging)],
+    ), ...stagingWarnings(home, staging), ...skippedLinkWarnings(skippedLinks)],
   };
 }
 

@@ -28,13 +28,15 @@ export function isForbiddenRaw(relPath: string): boolean {
  * The Hermes allowlist (CONTRACT §3.3): redacted `config.yaml`, SOUL.md,
  * `memories/**`, `skill-bundles/**`, `cron/**`, filtered by `.alfignore`. The DDL
  * sidecar is added by the exporter. Keys are workspace-relative paths. A restore's staging files
- * are left out and listed (`staging`: those of the root too).
+ * are left out and listed (`staging`: those of the root too), as are the links the walk did not
+ * follow (`skippedLinks`: a directory link back up to its directory or above, a link to a control file).
  */
-export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[] }> {
+export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[]; skippedLinks: string[] }> {
   const ignored = await loadAlfIgnore(home);
   const candidates: string[] = [];
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
-  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir)));
+  const skippedLinks: string[] = [];
+  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir, skippedLinks)));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(home, RAW_DIRS.hermes);
   let excludedByAlfignore = 0;
@@ -51,7 +53,7 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
     const bytes = await readFile(path.join(home, ...rel.split('/')));
     files.set(rel, rel === CONFIG_FILE ? redactedConfig(bytes) : new Uint8Array(bytes));
   }
-  return { files, excludedByAlfignore, staging };
+  return { files, excludedByAlfignore, staging, skippedLinks };
 }
 
 /**

@@ -18,16 +18,18 @@ import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-file
 /**
  * Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and
  * never-raw files, and minus a restore's staging files, which are listed (`staging`: those of the
- * root too, from one listing of it).
+ * root too, from one listing of it), as are the links the walk did not follow (`skippedLinks`: a
+ * directory link back up to `memory/` or above, a link to a control file).
  */
-export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[] }> {
+export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[]; skippedLinks: string[] }> {
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
     // A plain file (or none) is told synchronously; a symlink is followed only if it stays inside.
     if (isPlainFileSync(workspace, rel) ?? (await isFileInside(workspace, rel))) candidates.push(rel);
   }
-  candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR))));
+  const skippedLinks: string[] = [];
+  candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR, skippedLinks))));
   const files: string[] = [];
   const staging = rootStagingFiles(workspace, [MEMORY_DIR]);
   let excluded = 0;
@@ -37,7 +39,7 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
     else if (ignored(rel)) excluded++;
     else files.push(rel);
   }
-  return { files, excluded, staging };
+  return { files, excluded, staging, skippedLinks };
 }
 
 export async function isV41Layout(workspace: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { lstatSync, readdirSync } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_LOG_FILE } from './sync-marker';
 
 /**
  * Lists every regular file under `root/relDir`, recursively, as forward-slash paths
@@ -8,33 +9,91 @@ import path from 'node:path';
  * filesystem's listing order. Symlinks are followed only when their target stays
  * inside `root` (a workspace must not leak files from elsewhere); sockets, FIFOs and
  * devices are skipped. A missing `relDir` yields an empty list.
+ *
+ * A symlinked directory whose real path is the directory holding it or any ancestor of it, up to
+ * and including the workspace root (`memory/loop -> ..`), is a loop: it is not entered, and its
+ * path is added to `skipped` when given — whether or not the walk started at the root. So is a
+ * symlink to one of the workspace's control files (`.alf-agent-id`, `.alf-synced.json`, `.alfignore`,
+ * `.alf-include.json`, `.alf-sync-log.md`): those are read in their own place only. A plain file or
+ * directory costs no system call beyond its directory's listing.
  */
-export async function walkFiles(root: string, relDir = ''): Promise<string[]> {
+export async function walkFiles(root: string, relDir = '', skipped?: string[]): Promise<string[]> {
   const rootReal = await realpath(root);
+  const dir = relDir.replace(/\/+$/, '');
   const out: string[] = [];
-  await walkInto(rootReal, relDir.replace(/\/+$/, ''), out, new Set());
+  const walk: Walk = { rootReal, out, visited: new Set(), skipped: skipped ?? [] };
+  if (dir === '') {
+    await walkInto(walk, '', rootReal, [rootReal]);
+  } else {
+    const abs = path.join(rootReal, ...dir.split('/'));
+    if ((await entryKind(rootReal, abs)).kind !== 'dir') return [];
+    // The directories the walk starts below are its ancestors too: a link back to one is a loop.
+    const chain = [rootReal];
+    const segments = dir.split('/');
+    for (let i = 1; i <= segments.length; i++) {
+      const real = await realpath(path.join(rootReal, ...segments.slice(0, i)));
+      if (chain.includes(real)) {
+        walk.skipped.push(segments.slice(0, i).join('/')); // `memory -> .`: the walk would list the root again
+        return [];
+      }
+      chain.push(real);
+    }
+    await walkInto(walk, dir, chain[chain.length - 1]!, chain);
+  }
   return out.sort(compareCodeUnits);
 }
 
-async function walkInto(rootReal: string, relDir: string, out: string[], visited: Set<string>): Promise<void> {
-  const abs = relDir === '' ? rootReal : path.join(rootReal, ...relDir.split('/'));
-  const kind = await entryKind(rootReal, abs);
-  if (kind !== 'dir') return;
-  const real = await realpath(abs);
-  if (visited.has(real)) return; // a symlinked directory loop
-  visited.add(real);
+interface Walk {
+  rootReal: string;
+  out: string[];
+  /** Real paths of the directories entered: one reached again through another link is not walked twice. */
+  visited: Set<string>;
+  skipped: string[];
+}
+
+/** Walks the directory `relDir` (real path `real`), `chain` the real paths from the root down to it. */
+async function walkInto(walk: Walk, relDir: string, real: string, chain: readonly string[]): Promise<void> {
+  if (walk.visited.has(real)) return;
+  walk.visited.add(real);
+  const abs = relDir === '' ? walk.rootReal : path.join(walk.rootReal, ...relDir.split('/'));
   const entries = await readdir(abs, { withFileTypes: true });
-  const names = entries.map((entry) => entry.name);
-  // A plain file or directory is known from its directory entry; only the rest (symlinks,
-  // anything unusual) need lstat and realpath, looked up concurrently. Directories are then
-  // entered one by one in listing order, and the result is sorted in the end.
-  const kinds = await mapLimit(entries, IO_CONCURRENCY, async (entry): Promise<EntryKind> =>
-    entry.isFile() ? 'file' : entry.isDirectory() ? 'dir' : entryKind(rootReal, path.join(abs, entry.name)));
-  for (let i = 0; i < names.length; i++) {
-    const rel = relDir === '' ? names[i]! : `${relDir}/${names[i]!}`;
-    if (kinds[i] === 'file') out.push(rel);
-    else if (kinds[i] === 'dir') await walkInto(rootReal, rel, out, visited);
+  // A plain file or directory is known from its directory entry (a plain directory's real path is
+  // its parent's joined with its name); only the rest (symlinks, anything unusual) need lstat and
+  // realpath, looked up concurrently. Directories are then entered one by one in listing order,
+  // and the result is sorted in the end.
+  const kinds = await mapLimit(entries, IO_CONCURRENCY, async (entry): Promise<Entry> =>
+    entry.isFile()
+      ? { kind: 'file' }
+      : entry.isDirectory()
+        ? { kind: 'dir', real: path.join(real, entry.name) }
+        : entryKind(walk.rootReal, path.join(abs, entry.name)));
+  for (let i = 0; i < entries.length; i++) {
+    const rel = relDir === '' ? entries[i]!.name : `${relDir}/${entries[i]!.name}`;
+    const entry = kinds[i]!;
+    if (entry.kind === 'file') {
+      if (entry.real !== undefined && isControlFileElsewhere(walk.rootReal, rel, entry.real)) walk.skipped.push(rel);
+      else walk.out.push(rel);
+    } else if (entry.kind === 'dir') {
+      if (chain.includes(entry.real)) walk.skipped.push(rel); // a link to its own directory or above: a loop
+      else await walkInto(walk, rel, entry.real, [...chain, entry.real]);
+    }
   }
+}
+
+/** True when `real`, what `rel` leads to, is one of the control files in the workspace's root and `rel` is not that file. */
+function isControlFileElsewhere(rootReal: string, rel: string, real: string): boolean {
+  return path.dirname(real) === rootReal && CONTROL_FILES.includes(path.basename(real)) && rel !== path.basename(real);
+}
+
+const CONTROL_FILES: readonly string[] = [AGENT_ID_FILE, SYNCED_MARKER_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNC_LOG_FILE];
+
+/**
+ * The warning a sync gives for the links a walk did not follow (`walkFiles`' `skipped`), one per
+ * link; none when there are none.
+ */
+export function skippedLinkWarnings(skipped: readonly string[]): string[] {
+  return [...new Set(skipped)].sort(compareCodeUnits).map((rel) =>
+    `${rel} is a symbolic link to a directory that holds it, or to a control file of the workspace: it is not synced (the files it leads to are synced from their own place, once)`);
 }
 
 /** How many file-system calls a walk or an export keeps in flight. */
@@ -65,36 +124,39 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
 
 /**
  * True when `root/relPath` is a regular file that stays inside `root` (a symlink to
- * a file elsewhere is treated as absent, as `walkFiles` does).
+ * a file elsewhere, or to one of the workspace's control files, is treated as absent, as
+ * `walkFiles` does).
  */
 export async function isFileInside(root: string, relPath: string): Promise<boolean> {
   const rootReal = await realpath(root);
-  return (await entryKind(rootReal, path.join(rootReal, ...relPath.split('/')))) === 'file';
+  const entry = await entryKind(rootReal, path.join(rootReal, ...relPath.split('/')));
+  return entry.kind === 'file' && (entry.real === undefined || !isControlFileElsewhere(rootReal, relPath, entry.real));
 }
 
-type EntryKind = 'file' | 'dir' | 'skip';
+/** What a walk finds at a path: a symlink followed inside the root carries the real path it leads to. */
+type Entry = { kind: 'file'; real?: string } | { kind: 'dir'; real: string } | { kind: 'skip' };
 
-async function entryKind(rootReal: string, abs: string): Promise<EntryKind> {
+async function entryKind(rootReal: string, abs: string): Promise<Entry> {
   let info;
   try {
     info = await lstat(abs);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'skip';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { kind: 'skip' };
     throw error;
   }
+  let real: string | undefined;
   if (info.isSymbolicLink()) {
-    let target: string;
     try {
-      target = await realpath(abs);
+      real = await realpath(abs);
     } catch {
-      return 'skip'; // dangling link
+      return { kind: 'skip' }; // dangling link
     }
-    if (!isInside(rootReal, target)) return 'skip';
+    if (!isInside(rootReal, real)) return { kind: 'skip' };
     info = await stat(abs);
   }
-  if (info.isFile()) return 'file';
-  if (info.isDirectory()) return 'dir';
-  return 'skip';
+  if (info.isFile()) return { kind: 'file', real };
+  if (info.isDirectory()) return { kind: 'dir', real: real ?? (await realpath(abs)) };
+  return { kind: 'skip' };
 }
 
 /** True when `target` (a real path) is `rootReal` or under it. */

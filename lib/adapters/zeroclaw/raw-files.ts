@@ -22,19 +22,22 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
  * The workspace files ZeroClaw carries raw (CONTRACT §3.3): the root prose files and
  * `memory/**`, never the database itself or its companions, never `.alf-synced.json`
  * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths. A restore's
- * staging files are left out and listed (`staging`: those of the root too).
+ * staging files are left out and listed (`staging`: those of the root too), as are the links the walk did not
+ * follow (`skippedLinks`: a directory link back up to its directory or above, a link to a control file).
  */
 export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
   files: Map<string, Uint8Array>;
   excludedByAlfignore: number;
   staging: string[];
+  skippedLinks: string[];
 }> {
   const ignored = await loadAlfIgnore(workspace);
   const candidates: string[] = [];
   for (const name of ZEROCLAW_ROOT_FILES) {
     if (await isFileInside(workspace, name)) candidates.push(name);
   }
-  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir)));
+  const skippedLinks: string[] = [];
+  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir, skippedLinks)));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
@@ -50,5 +53,5 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     }
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
-  return { files, excludedByAlfignore, staging };
+  return { files, excludedByAlfignore, staging, skippedLinks };
 }
