@@ -36,12 +36,16 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
   const candidates: string[] = [];
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
   const skippedLinks: string[] = [];
-  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir, skippedLinks)));
+  const linkTargets = new Map<string, string>();
+  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir, skippedLinks, linkTargets)));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(home, RAW_DIRS.hermes);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
-    if (isForbiddenRaw(rel)) continue;
+    // A link is judged by what it leads to as well: `memories/x -> ../.env` is a `.env`, and one to
+    // `config.yaml` would carry it unredacted.
+    const target = linkTargets.get(rel);
+    if (isForbiddenRaw(rel) || (target !== undefined && (isForbiddenRaw(target) || target === CONFIG_FILE))) continue;
     if (isStagingPath(rel)) {
       staging.push(rel);
       continue;

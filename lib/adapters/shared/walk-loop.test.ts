@@ -8,6 +8,7 @@ import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { hermesAdapter } from '../hermes/index';
+import { seedStateDb } from '../hermes/test-support';
 import { openclawAdapter } from '../openclaw/index';
 import { exportOpenclawChanges } from '../openclaw/export-changes';
 import { zeroclawAdapter } from '../zeroclaw/index';
@@ -151,5 +152,30 @@ describe('each runtime export: a loop link carries nothing twice and is said onc
       expect(result.raw.has(`${dir}/shared/s.md`), runtime).toBe(true);
       expect(result.warnings.filter((w) => w.includes('symbolic link')), runtime).toEqual([]);
     }
+  });
+});
+
+describe('a file link is judged by the file it leads to', () => {
+  it('Hermes never carries .env, state.db or an unredacted config.yaml through a link in its raw dirs', async () => {
+    const home = await workspace('memories');
+    await writeFile(path.join(home, '.env'), 'OPENAI_API_KEY=sk-secret\n');
+    await writeFile(path.join(home, 'config.yaml'), 'model: m1\napi_key: sk-secret\n');
+    await seedStateDb(home, [], []);
+    await symlink('../.env', path.join(home, 'memories', 'env.md'));
+    await symlink('../config.yaml', path.join(home, 'memories', 'config.md'));
+    await symlink('../state.db', path.join(home, 'memories', 'state.md'));
+    await symlink('../SOUL.md', path.join(home, 'memories', 'soul.md'));
+    const result = await hermesAdapter.exportWorkspace({ workspace: home, persistAgentId: false, clock: fixedClock });
+    expect([...result.raw.keys()].filter((rel) => !rel.startsWith('.alf-state')).sort()).toEqual(['SOUL.md', 'config.yaml', 'memories/notes.md', 'memories/soul.md', 'memories/sub/deep.md']);
+    for (const [rel, bytes] of result.raw) expect(Buffer.from(bytes).toString(), rel).not.toContain('sk-secret');
+  });
+
+  it('ZeroClaw never carries its database through a link in memory/', async () => {
+    const ws = await workspace('memory');
+    await seedBrainDb({ workspace: ws, agents: [{ id: AGENT, alias: 'alpha', created_at: '2026-01-01T00:00:00Z' }], rows: [] });
+    await symlink('brain.db', path.join(ws, 'memory', 'copy.bin'));
+    await symlink('notes.md', path.join(ws, 'memory', 'alias.md'));
+    const result = await zeroclawAdapter.exportWorkspace({ workspace: ws, runtimeAgent: 'alpha', persistAgentId: false, clock: fixedClock });
+    expect([...result.raw.keys()].filter((rel) => !rel.startsWith('.alf-brain')).sort()).toEqual(['SOUL.md', 'memory/alias.md', ...PLAIN('memory')]);
   });
 });

@@ -16,12 +16,16 @@ import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_L
  * symlink to one of the workspace's control files (`.alf-agent-id`, `.alf-synced.json`, `.alfignore`,
  * `.alf-include.json`, `.alf-sync-log.md`): those are read in their own place only. A plain file or
  * directory costs no system call beyond its directory's listing.
+ *
+ * `linkTargets`, when given, gets for each listed path that is a symlink to a file the
+ * workspace-relative path of the file it leads to: a caller whose rule for a file goes by its name
+ * (a `.env`, a database) asks it of that path too.
  */
-export async function walkFiles(root: string, relDir = '', skipped?: string[]): Promise<string[]> {
+export async function walkFiles(root: string, relDir = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
   const rootReal = await realpath(root);
   const dir = relDir.replace(/\/+$/, '');
   const out: string[] = [];
-  const walk: Walk = { rootReal, out, visited: new Set(), skipped: skipped ?? [] };
+  const walk: Walk = { rootReal, out, visited: new Set(), skipped: skipped ?? [], linkTargets };
   if (dir === '') {
     await walkInto(walk, '', rootReal, [rootReal]);
   } else {
@@ -49,6 +53,7 @@ interface Walk {
   /** Real paths of the directories entered: one reached again through another link is not walked twice. */
   visited: Set<string>;
   skipped: string[];
+  linkTargets: Map<string, string> | undefined;
 }
 
 /** Walks the directory `relDir` (real path `real`), `chain` the real paths from the root down to it. */
@@ -72,7 +77,10 @@ async function walkInto(walk: Walk, relDir: string, real: string, chain: readonl
     const entry = kinds[i]!;
     if (entry.kind === 'file') {
       if (entry.real !== undefined && isControlFileElsewhere(walk.rootReal, rel, entry.real)) walk.skipped.push(rel);
-      else walk.out.push(rel);
+      else {
+        walk.out.push(rel);
+        if (entry.real !== undefined) walk.linkTargets?.set(rel, path.relative(walk.rootReal, entry.real).split(path.sep).join('/'));
+      }
     } else if (entry.kind === 'dir') {
       if (chain.includes(entry.real)) walk.skipped.push(rel); // a link to its own directory or above: a loop
       else await walkInto(walk, rel, entry.real, [...chain, entry.real]);

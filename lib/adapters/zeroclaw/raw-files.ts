@@ -37,12 +37,15 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     if (await isFileInside(workspace, name)) candidates.push(name);
   }
   const skippedLinks: string[] = [];
-  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir, skippedLinks)));
+  const linkTargets = new Map<string, string>();
+  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir, skippedLinks, linkTargets)));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
-    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;
+    // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database.
+    const target = linkTargets.get(rel);
+    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath) || (target !== undefined && isBrainDbFile(target, dbRelPath))) continue;
     if (isStagingPath(rel)) {
       staging.push(rel);
       continue;
