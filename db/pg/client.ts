@@ -127,7 +127,11 @@ const MIGRATION_LOCK = 0x6c696e65;
  */
 export async function migratePg(url: string): Promise<void> {
   const connectionTimeoutMillis = connectTimeoutMs(url);
-  const client = new CancelTimingClient({ connectionString: url, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS });
+  // statement_timeout off from the start, after whatever PGOPTIONS says (the later `-c` wins; `pg` sends
+  // PGOPTIONS itself only when no options are given): an inherited one of 1 ms could fire as the SET
+  // below ended, and PostgreSQL then cancelled the statement after it "due to user request".
+  const options = [process.env.PGOPTIONS, '-c statement_timeout=0'].filter(Boolean).join(' ');
+  const client = new CancelTimingClient({ connectionString: url, options, connectionTimeoutMillis, keepAlive: true, keepAliveInitialDelayMillis: PG_KEEPALIVE_MS });
   await client.connect().catch((error: unknown) => {
     throw connectError(error, connectionTimeoutMillis);
   });
