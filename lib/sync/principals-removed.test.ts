@@ -62,7 +62,8 @@ describe.each(CASES)('$name: the principal source removed', (c) => {
 
     await sb.remove(c.user);
     const removed = await sync();
-    expect(removed).toMatchObject({ sequence: 1, delta: true, changes: { creates: 0, updates: 0, deletes: 0 }, raw: { changed: 0, deleted: 1 } });
+    expect(removed).toMatchObject({ sequence: 1, delta: true, raw: { changed: 0, deleted: 1 } });
+    expect(removed.changes).toEqual({ creates: 0, updates: 0, deletes: 0, principals: { creates: 0, updates: 0, deletes: 1 } });
     const delta = await lastDelta(agentId);
     expect(delta.layers.principals).toEqual({ principals: [] });
     expect(delta.manifest.changes).toEqual({ principals: { file: 'principals.json' }, raw: { deleted: [`raw/${c.runtime}/${c.user}`] } });
@@ -169,9 +170,12 @@ describe.each(['openclaw', 'hermes', 'zeroclaw'] as const)('%s: a reference-made
     // (the restore said so): the workspace's "none" is sent. ZeroClaw reads none: they are kept.
     if (runtime === 'zeroclaw') {
       expect(delta.layers.principals).toBeUndefined();
+      expect(out.changes).not.toHaveProperty('principals');
       expect(head.principals).toEqual(reference.layers.principals);
     } else {
       expect(delta.layers.principals).toEqual({ principals: [] });
+      // The sync's JSON says so: the three principals deleted (by id).
+      expect(out.changes).toMatchObject({ principals: { creates: 0, updates: 0, deletes: 3 } });
       expect(head.principals).toEqual({ principals: [] });
     }
   });

@@ -19,7 +19,7 @@ import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf,
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
-import { jsonEqual, type JsonObject } from '@/lib/core/json';
+import { canonicalJson, jsonEqual, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
@@ -88,12 +88,22 @@ export function usesStore(opts: Pick<SyncOptions, 'runtime' | 'layout'>): boolea
   return layout === 'store' && getAdapter(opts.runtime).exportSlots !== undefined;
 }
 
+/** Creates, updates and deletes, of memory records or of a layer's entries. */
+export interface OpCounts { creates: number; updates: number; deletes: number }
+
+/**
+ * What a delta changed, as the reference CLI's sync JSON says it (CONTRACT §2.3): the memory
+ * records' operations, then per layer — `credentials` and `principals` (their entries diffed by
+ * id), `identity: true` — each only when the delta carries that layer and it changed something.
+ */
+export type SyncChanges = OpCounts & { credentials?: OpCounts; principals?: OpCounts; identity?: true };
+
 /** The reference CLI's sync JSON (CONTRACT §2.3). */
 export interface SyncOutput {
   ok: true;
   sequence: number;
   delta: boolean;
-  changes?: { creates: number; updates: number; deletes: number };
+  changes?: SyncChanges;
   snapshot_path: string;
   no_changes: boolean;
   recovered: boolean;
@@ -355,7 +365,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     ok: true,
     sequence,
     delta: true,
-    changes: countOps(delta.entries),
+    changes: changesOf(delta, base.layers),
     snapshot_path: snapshotPath,
     no_changes: false,
     recovered: false,
@@ -636,6 +646,64 @@ export function buildDelta(args: {
     rawChanged: changed,
     rawDeleted: deleted,
   };
+}
+
+/**
+ * The sync JSON's `changes` of a delta uploaded over a base with these layers (CONTRACT §2.3):
+ * the record operations, then `credentials` and `principals` — their entries diffed by id between
+ * the base's document and the delta's (CONTRACT §5: a new id a create, an id gone a delete, the
+ * same id with another entry an update; a principal's top-level `updated_at` is not compared, a
+ * credential is compared whole), given only when the delta carries the document and one count is
+ * not zero — then `identity: true` when the delta carries the identity (a single document: it changed).
+ * The keys in the reference's order.
+ */
+export function changesOf(delta: Pick<AlfDelta, 'entries' | 'layers'>, baseLayers: AlfDelta['layers']): SyncChanges {
+  const changes: SyncChanges = countOps(delta.entries);
+  for (const name of ['credentials', 'principals'] as const) {
+    const doc = delta.layers[name];
+    if (!doc) continue;
+    const counts = diffById(entriesOf(baseLayers[name], name), entriesOf(doc, name), name === 'principals');
+    if (counts.creates + counts.updates + counts.deletes > 0) changes[name] = counts;
+  }
+  if (delta.layers.identity) changes.identity = true;
+  return changes;
+}
+
+/** A layer document's entries (`{"principals": [...]}`); none when it lists none or is absent. */
+function entriesOf(doc: JsonObject | undefined, name: 'principals' | 'credentials'): unknown[] {
+  const list = doc?.[name];
+  return Array.isArray(list) ? list : [];
+}
+
+/**
+ * Entries diffed by id, as `computeDelta` diffs records: a new id not in the old list a create,
+ * in both and not equal an update, an old id not in the new list a delete. An entry without a
+ * string id stands for itself (its canonical JSON is its id): it is only ever created or deleted.
+ */
+function diffById(before: readonly unknown[], after: readonly unknown[], dropUpdatedAt: boolean): OpCounts {
+  const idOf = (entry: unknown) => {
+    const id = isRecord(entry) ? entry.id : undefined;
+    return typeof id === 'string' ? `id:${id}` : `entry:${canonicalJson(entry)}`;
+  };
+  const compared = (entry: unknown) => {
+    if (!dropUpdatedAt || !isRecord(entry)) return entry;
+    const { updated_at: _ignored, ...rest } = entry;
+    return rest;
+  };
+  const old = new Map(before.map((entry) => [idOf(entry), entry]));
+  const ids = new Set(after.map(idOf));
+  const counts: OpCounts = { creates: 0, updates: 0, deletes: 0 };
+  for (const entry of after) {
+    const id = idOf(entry);
+    if (!old.has(id)) counts.creates++;
+    else if (!jsonEqual(compared(old.get(id)), compared(entry))) counts.updates++;
+  }
+  for (const entry of before) if (!ids.has(idOf(entry))) counts.deletes++;
+  return counts;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**

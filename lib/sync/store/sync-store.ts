@@ -10,9 +10,8 @@ import { exportOpenclawChanges, type ChangesExport, type ExportedFile } from '@/
 import { RECORD_STATE_VERSION } from '@/lib/adapters/openclaw/records';
 import { rawArchivePath } from '@/lib/adapters/shared';
 import type { AlfDelta } from '@/lib/core/archive/types';
-import { countOps } from '@/lib/core/delta';
 import { statePaths, type ClientState } from '../state';
-import { buildDelta, commitStore, discardPrepared, uploadDelta, type PreparedStore, type SyncOptions, type SyncOutput } from '../sync';
+import { buildDelta, changesOf, commitStore, discardPrepared, uploadDelta, type PreparedStore, type SyncOptions, type SyncOutput } from '../sync';
 import { readSyncedFrom, writeSyncedFrom } from '../synced-marker';
 import { SyncError } from '../errors';
 import { startBackgroundCompaction } from './background-compaction';
@@ -96,7 +95,7 @@ export async function syncWithStore(opts: SyncOptions, args: { store: OpenStore;
       log('compacting the client state in the background');
     }
     return {
-      ok: true, sequence, delta: true, changes: countOps(delta.delta.entries), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
+      ok: true, sequence, delta: true, changes: changesOf(delta.delta, store.index.meta.layers), snapshot_path: snapshotPath, no_changes: false, recovered: false, agent,
       raw: { changed: delta.delta.rawChanged.size, deleted: delta.delta.rawDeleted.length },
     };
   } catch (error) {
