@@ -18,7 +18,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { craftZip } from '@/lib/core/archive/testing/craft-zip';
-import { AGENT_ID, makeRecord } from '@/lib/core/archive/testing/fixtures';
+import { AGENT_ID, makeRecord, setPath } from '@/lib/core/archive/testing/fixtures';
 import { validateArchive } from '@/lib/core/validate';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
@@ -148,18 +148,6 @@ const CASES: ParityCase[] = [
   ...MANIFEST_ROWS,
   ...ATTACHMENT_ROWS,
 ];
-
-function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
-  let at = doc;
-  for (const key of keys.slice(0, -1)) {
-    if (at[key] === undefined || at[key] === null) at[key] = {};
-    at = at[key] as Record<string, unknown>;
-  }
-  const last = keys[keys.length - 1]!;
-  if (value === undefined) delete at[last];
-  else at[last] = value;
-}
 
 let made = 100;
 function bytesOf(c: ParityCase, baseSequence: number): Uint8Array {

@@ -10,31 +10,16 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { insert, seedStateDb } from '@/lib/adapters/hermes/test-support';
 import { listEntries, openLedger } from '@/lib/ledger';
-import { SyncError } from './errors';
 import { localTarget } from './local-target';
 import { MAX_RECORD_LINE_BYTES, TOO_LARGE_HINT } from './record-size';
 import { syncWorkspace } from './sync';
+import { storedState, syncRefusal } from './testing/refusals';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
-
-async function refusal(run: () => Promise<unknown>): Promise<SyncError> {
-  const error = await run().then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(SyncError);
-  return error as SyncError;
-}
-
-/** The ledger's entries and this machine's state files (each one's bytes but the store's log, which a refused delta leaves dead bytes in). */
-function stored(dataDir: string, alfHome: string, agentId: string): string {
-  const entries = fs.existsSync(dataDir) ? listEntries({ ledger: openLedger(dataDir), agentId }).map((e) => `${e.seq}:${e.sha256}`) : [];
-  const state = path.join(alfHome, '.alf', 'state');
-  const bytes = (f: string) => (f.endsWith('.log') ? '' : `:${fs.readFileSync(path.join(state, f)).toString('base64')}`);
-  const files = fs.existsSync(state) ? fs.readdirSync(state).sort().map((f) => `${f}${bytes(f)}`) : [];
-  return JSON.stringify({ entries, files });
-}
 
 /** A MEMORY.md whose `## Huge` section (lines 5-6) holds one line of `size` ASCII characters: its record's line is that and ~1 KB more. */
 const memoryWith = (size: number) => `# Memory\n\n## Owner\nDana owns billing.\n## Huge\n${'x'.repeat(size)}\n`;
@@ -49,14 +34,14 @@ describe('a memory too large to sync', () => {
     const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target: localTarget(sb.dataDir, clock), alfHome: path.join(sb.alfHome, '.alf'), clock });
     await sb.write('MEMORY.md', memoryWith(MAX_RECORD_LINE_BYTES + 1));
 
-    const error = await refusal(sync);
+    const error = await syncRefusal(sync);
     expect(error.code).toBe('sync_upload_failed');
     expect(error.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes \(16 MiB\) an archive reader takes for one record /);
     expect(error.message).toMatch(PLACE);
     expect(error.message).not.toContain('memory/2026-Q');
     expect(error.hint).toBe(TOO_LARGE_HINT);
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
     // Nor the workspace's record of an upload sent (.alf-synced.json / the sent marker).
     expect(fs.readdirSync(sb.workspace).sort()).toEqual(['.alf-agent-id', 'MEMORY.md']);
 
@@ -73,16 +58,16 @@ describe('a memory too large to sync', () => {
     await sb.write('MEMORY.md', memoryWith(10));
     expect((await sync()).sequence).toBe(0);
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
-    const before = stored(sb.dataDir, sb.alfHome, agentId);
+    const before = storedState(sb.dataDir, sb.alfHome, agentId);
     const marker = fs.readFileSync(path.join(sb.workspace, '.alf-synced.json'));
 
     await sb.write('MEMORY.md', memoryWith(MAX_RECORD_LINE_BYTES + 1));
-    const error = await refusal(sync);
+    const error = await syncRefusal(sync);
     expect(error.code).toBe('sync_upload_failed');
     expect(error.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes/);
     expect(error.message).toMatch(PLACE);
     expect(error.hint).toBe(TOO_LARGE_HINT);
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(before);
     expect(fs.readFileSync(path.join(sb.workspace, '.alf-synced.json'))).toEqual(marker);
 
     const half = 'x'.repeat(MAX_RECORD_LINE_BYTES / 2);
@@ -104,7 +89,7 @@ describe('a memory too large to sync', () => {
       { session_id: 'sess-huge', role: 'user', content: 'x'.repeat(MAX_RECORD_LINE_BYTES + 1), timestamp: 1780001010 },
     ]);
     const SESSION = /\(the record's id [0-9a-f-]{36}, session "sess-huge"\)$/;
-    const first = await refusal(sync);
+    const first = await syncRefusal(sync);
     expect(first.code).toBe('sync_upload_failed');
     expect(first.message).toMatch(/^a memory is too large to sync: its record is \d+ bytes of JSON, more than the 16777216 bytes/);
     expect(first.message).toMatch(SESSION);
@@ -119,15 +104,15 @@ describe('a memory too large to sync', () => {
     expect(synced).toMatchObject({ ok: true, sequence: 0, delta: false });
     const agentId = synced.agent.alf_agent_id;
     expect(listEntries({ ledger: openLedger(sb.dataDir), agentId })).toHaveLength(1);
-    const before = stored(sb.dataDir, sb.alfHome, agentId);
+    const before = storedState(sb.dataDir, sb.alfHome, agentId);
 
     const again = new Database(path.join(sb.workspace, 'state.db'));
     insert(again, 'messages', { session_id: 'sess-huge', role: 'assistant', content: 'y'.repeat(MAX_RECORD_LINE_BYTES + 1), timestamp: 1780001020 });
     again.close();
-    const later = await refusal(sync);
+    const later = await syncRefusal(sync);
     expect(later.message).toMatch(/^a memory is too large to sync: /);
     expect(later.message).toMatch(SESSION);
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(before);
     expect(JSON.parse(before).files.length).toBeGreaterThan(0);
   }, 120_000);
 });

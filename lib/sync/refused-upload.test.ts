@@ -10,37 +10,18 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { startTestServer } from '@/tests/server/harness';
-import { listEntries, openLedger } from '@/lib/ledger';
-import { REFUSED_UPLOAD_HINT, SyncError } from './errors';
+import { REFUSED_UPLOAD_HINT } from './errors';
 import { httpTarget } from './http-target';
 import { localTarget } from './local-target';
 import type { SyncTarget } from './target';
 import { syncWorkspace } from './sync';
+import { storedState, syncRefusal } from './testing/refusals';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
   for (const fn of cleanups.splice(0)) await fn();
 });
-
-async function refusal(run: () => Promise<unknown>): Promise<SyncError> {
-  const error = await run().then(() => null, (e: unknown) => e);
-  expect(error).toBeInstanceOf(SyncError);
-  return error as SyncError;
-}
-
-/**
- * What a refused sync must leave as it was: the ledger's entries, and this machine's state (its
- * files; the bytes of each but the store's log, where a sync writes the new state's lines before
- * it uploads and which holds them as dead bytes until the index names them: lib/sync/store).
- */
-function stored(dataDir: string, alfHome: string, agentId: string): string {
-  const entries = fs.existsSync(dataDir) ? listEntries({ ledger: openLedger(dataDir), agentId }).map((e) => `${e.seq}:${e.sha256}`) : [];
-  const state = path.join(alfHome, '.alf', 'state');
-  const bytes = (f: string) => (f.endsWith('.log') ? '' : `:${fs.readFileSync(path.join(state, f)).toString('base64')}`);
-  const files = fs.existsSync(state) ? fs.readdirSync(state).sort().map((f) => `${f}${bytes(f)}`) : [];
-  return JSON.stringify({ entries, files });
-}
 
 describe('an upload refused for a memory the ledger cannot hold', () => {
   it('OpenClaw: says the file and lines, and stores nothing; the first sync and a later delta alike', async () => {
@@ -52,21 +33,21 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
     await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
     await sb.write('memory/notes.md', '## Build\nmake all\n\n## Paste\ncopied \u0000 from a terminal\n');
 
-    const first = await refusal(sync);
+    const first = await syncRefusal(sync);
     expect(first.code).toBe('sync_upload_failed');
     expect(first.message).toMatch(/content holds a NUL character \(U\+0000\), which a memory may not contain \(the record's id [0-9a-f-]{36}, file "memory\/notes\.md" lines 1-5\)$/);
     expect(first.hint).toBe(REFUSED_UPLOAD_HINT);
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
 
     await sb.write('memory/notes.md', '## Build\nmake all\n\n## Paste\ncopied from a terminal\n');
     expect((await sync()).sequence).toBe(0);
-    const before = stored(sb.dataDir, sb.alfHome, agentId);
+    const before = storedState(sb.dataDir, sb.alfHome, agentId);
     await sb.write('memory/2026-11-02.md', '## Standup\nshipped \u0000\n');
-    const later = await refusal(sync);
+    const later = await syncRefusal(sync);
     expect(later.message).toMatch(/^refused: memory\/delta\.jsonl entry 1: content holds a NUL character .*file "memory\/2026-11-02\.md" lines 1-2\)$/);
     expect(later.hint).toBe(REFUSED_UPLOAD_HINT);
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(before);
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(before);
 
     await sb.write('memory/2026-11-02.md', '## Standup\nshipped\n');
     expect(await sync()).toMatchObject({ sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
@@ -90,11 +71,11 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
     const sections = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `## Note ${from + i}\nfact ${from + i}\n`).join('\n');
     await sb.write('memory/2026-11-01.md', sections(0, 200));
     await sb.write('memory/2026-11-02.md', `${sections(200, 300)}\n## Paste\ncopied \u0000 from a terminal\n`);
-    const first = await refusal(sync);
+    const first = await syncRefusal(sync);
     expect(first.message).toMatch(/^refused: record 301: content holds a NUL character \(U\+0000\), which a memory may not contain \(the record's id [0-9a-f-]{36}, file "memory\/2026-11-02\.md" lines 301-302\)$/);
     expect(handed).toEqual([true]);
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
-    expect(stored(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
+    expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
 
     await sb.write('memory/2026-11-02.md', sections(200, 300));
     expect((await sync()).sequence).toBe(0);
@@ -109,7 +90,7 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
     const clock = steppingClock();
     const target = httpTarget({ baseUrl: server.url, apiKey: server.keyA });
     await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana \u0000 owns billing.\n');
-    const error = await refusal(() => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock }));
+    const error = await syncRefusal(() => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock }));
     expect(error.code).toBe('sync_upload_failed');
     expect(error.message).toMatch(/HTTP 400.*content holds a NUL character .*file "MEMORY\.md" lines 3-4\)$/);
     expect(error.hint).toBe(REFUSED_UPLOAD_HINT);
@@ -129,7 +110,7 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
     const open = new Database(db);
     open.prepare('UPDATE memories SET content = ? WHERE key = ?').run('The gateway is \u0000', 'gateway');
     open.close();
-    const error = await refusal(sync);
+    const error = await syncRefusal(sync);
     expect(error.message).toMatch(/content holds a NUL character .*\(the record's id 10000000-0000-4000-8000-000000000001, key "gateway"\)$/);
     expect(error.hint).toBe(REFUSED_UPLOAD_HINT);
   });

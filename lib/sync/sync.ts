@@ -19,7 +19,7 @@ import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf,
 import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
-import { canonicalJson, jsonEqual, type JsonObject } from '@/lib/core/json';
+import { canonicalJson, isJsonObject, jsonEqual, type JsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
@@ -626,7 +626,7 @@ export function buildDelta(args: {
   const identity = args.current.layers.identity;
   if (identity && !jsonEqual(withoutUpdatedAt(identity), withoutUpdatedAt(args.base.layers.identity))) layers.identity = identity;
   for (const name of ['principals', 'credentials'] as const) {
-    const doc = args.current.layers[name] ?? (READS_LAYER[args.runtime][name] && holdsSome(args.base.layers[name], name) ? { [name]: [] } : undefined);
+    const doc = args.current.layers[name] ?? (READS_LAYER[args.runtime][name] && entriesOf(args.base.layers[name], name).length > 0 ? { [name]: [] } : undefined);
     if (doc && !jsonEqual(doc, args.base.layers[name])) layers[name] = doc;
   }
   if (entries.length === 0 && changed.size === 0 && deleted.length === 0 && Object.keys(layers).length === 0) return null;
@@ -682,11 +682,11 @@ function entriesOf(doc: JsonObject | undefined, name: 'principals' | 'credential
  */
 function diffById(before: readonly unknown[], after: readonly unknown[], dropUpdatedAt: boolean): OpCounts {
   const idOf = (entry: unknown) => {
-    const id = isRecord(entry) ? entry.id : undefined;
+    const id = isJsonObject(entry) ? entry.id : undefined;
     return typeof id === 'string' ? `id:${id}` : `entry:${canonicalJson(entry)}`;
   };
   const compared = (entry: unknown) => {
-    if (!dropUpdatedAt || !isRecord(entry)) return entry;
+    if (!dropUpdatedAt || !isJsonObject(entry)) return entry;
     const { updated_at: _ignored, ...rest } = entry;
     return rest;
   };
@@ -700,10 +700,6 @@ function diffById(before: readonly unknown[], after: readonly unknown[], dropUpd
   }
   for (const entry of before) if (!ids.has(idOf(entry))) counts.deletes++;
   return counts;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
@@ -721,12 +717,6 @@ const READS_LAYER: Record<Runtime, Record<'principals' | 'credentials', boolean>
   hermes: { principals: true, credentials: false },
   zeroclaw: { principals: false, credentials: false },
 };
-
-/** Whether a layer document lists any entry (`{"principals": [...]}` non-empty). */
-function holdsSome(doc: JsonObject | undefined, name: 'principals' | 'credentials'): boolean {
-  const list = doc?.[name];
-  return Array.isArray(list) && list.length > 0;
-}
 
 function withoutUpdatedAt(doc: JsonObject | undefined): JsonObject | undefined {
   if (!doc) return doc;

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { validateArchive } from '@/lib/core/validate';
 import { craftZip } from '@/lib/core/archive/testing/craft-zip';
+import { setPath } from '@/lib/core/archive/testing/fixtures';
 import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
 import { call, type Reply } from './harness';
 import { OCTET, uploadVerdicts, type ArchiveFile, type HostileUploader, type Rec } from './hostile-fields-cases';
@@ -31,18 +32,6 @@ export interface ManifestFieldCase {
   edit?: (json: string) => string;
   /** A delta whose manifest is stored as `manifest.json`, the fallback CONTRACT §3.2 allows (read-delta.ts). */
   manifestAs?: 'manifest.json';
-}
-
-function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
-  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
-  let at = doc as Record<string, unknown>;
-  for (const key of keys.slice(0, -1)) {
-    if (at[key] === undefined || at[key] === null) at[key] = {};
-    at = at[key] as Record<string, unknown>;
-  }
-  const last = keys[keys.length - 1]!;
-  if (value === undefined) delete at[last];
-  else at[last] = value;
 }
 
 const rewrite = (c: ManifestFieldCase) => (json: string): string => {

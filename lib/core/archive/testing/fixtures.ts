@@ -58,3 +58,19 @@ export function makeDelta(parts: Partial<AlfDelta> = {}): AlfDelta {
     ...parts,
   };
 }
+
+/**
+ * Sets `path` (dotted keys, `[n]` for an array item) in a JSON document, making the objects on the
+ * way; `undefined` deletes the field. For building documents with one field out of place.
+ */
+export function setPath(doc: Record<string, unknown>, path: string, value: unknown): void {
+  const keys = path.replace(/\[(\d+)\]/g, '.$1').split('.');
+  let at = doc;
+  for (const key of keys.slice(0, -1)) {
+    if (at[key] === undefined || at[key] === null) at[key] = {};
+    at = at[key] as Record<string, unknown>;
+  }
+  const last = keys[keys.length - 1]!;
+  if (value === undefined) delete at[last];
+  else at[last] = value;
+}
