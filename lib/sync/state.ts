@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parse, stringify } from 'smol-toml';
 import { asUint8Array } from '@/lib/core/bytes';
-import type { Runtime } from '@/lib/adapters/types';
+import { isRuntime, type Runtime } from '@/lib/adapters/types';
 import { storePaths } from './store/paths';
 
 /** `$ALF_HOME/.alf` (ALF_HOME replaces HOME as the base, CONTRACT §2.2). */
@@ -25,11 +25,9 @@ export interface ClientState {
   runtime?: Runtime;
 }
 
-const RUNTIMES: readonly string[] = ['openclaw', 'zeroclaw', 'hermes'] satisfies Runtime[];
-
 /** `value` when it names one of lineage's runtimes, else undefined. */
 export function runtimeOf(value: unknown): Runtime | undefined {
-  return typeof value === 'string' && RUNTIMES.includes(value) ? (value as Runtime) : undefined;
+  return typeof value === 'string' && isRuntime(value) ? value : undefined;
 }
 
 export function statePaths(alfHome: string, agentId: string) {
