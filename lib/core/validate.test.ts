@@ -6,8 +6,11 @@ import type { JsonObject } from './json';
 import type { MemoryRecord } from './record';
 import { validateArchive } from './validate';
 
-/** A one-record snapshot whose record is `record` (written as-is, so it may be invalid; text as its line). */
-function snapshotWith(record: JsonObject | string, partition: JsonObject = {}): Uint8Array {
+/**
+ * A one-record snapshot whose record is `record` (written as-is, so it may be invalid; text as its line), with
+ * `documents` (layer documents, as text) beside it.
+ */
+function snapshotWith(record: JsonObject | string, partition: JsonObject = {}, documents: Record<string, string> = {}): Uint8Array {
   const manifest = {
     alf_version: '1.0.0',
     created_at: '2026-01-01T00:00:00Z',
@@ -22,6 +25,7 @@ function snapshotWith(record: JsonObject | string, partition: JsonObject = {}): 
   };
   return craftZip([
     { name: 'memory/2026-Q1.jsonl', data: `${typeof record === 'string' ? record : JSON.stringify(record)}\n` },
+    ...Object.entries(documents).map(([name, data]) => ({ name, data })),
     { name: 'manifest.json', data: JSON.stringify(manifest) },
   ]);
 }
@@ -98,15 +102,24 @@ describe('validateArchive on snapshots', () => {
   });
 
   it('calls a u64 past its largest invalid, as the reference reader and ingest refuse it; its largest is valid', async () => {
-    // The rules say a u64 is an integer 0 or more; its largest (2^64, as the JSON number parses) is the typed check's.
+    // 18446744073709551615 parses to 2^64 as a JSON number: that passes, anything larger does not.
     const past = await validateArchive(snapshotWith(makeRecord(1, { access_count: 1e20 })));
     expect(past).toEqual({
       valid: false,
-      errors: [{ path: RECORD_PATH, message: 'temporal.access_count 100000000000000000000 is not a whole number 0 or more: the reference reader refuses it' }],
+      errors: [{ path: `${RECORD_PATH}#/temporal/access_count`, message: 'must be at most 18446744073709551615' }],
       warnings: [],
     });
     const largest = JSON.stringify(makeRecord(1)).replace('"temporal":{', '"temporal":{"access_count":18446744073709551615,');
     expect(await validateArchive(snapshotWith(largest))).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('names a u64 past its largest beside another error in the same record', async () => {
+    // It was the typed check's alone, which ran only when the rule found nothing else: unnamed beside an empty content.
+    const record = await validateArchive(snapshotWith({ ...makeRecord(1, { access_count: 1e20 }), content: '' }));
+    expect(record.errors).toEqual([
+      { path: `${RECORD_PATH}#/content`, message: 'must not be empty' },
+      { path: `${RECORD_PATH}#/temporal/access_count`, message: 'must be at most 18446744073709551615' },
+    ]);
   });
 
   it('reports a partition record_count that does not match the file', async () => {

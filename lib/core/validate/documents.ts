@@ -118,8 +118,8 @@ export function checkRecordFile(
 
 /**
  * Checks a record against its rule and, when the rule found nothing, against the reference reader's
- * struct (`wrongTypedRecordField`, as for a manifest): the rule's u64s are integers 0 or more, their
- * largest (2^64 as a JSON number parses) is that check's.
+ * struct (`wrongTypedRecordField`, as for a manifest): the rule is derived from that struct, so this
+ * is ingest's own reading of it, said in ingest's words should the two ever part.
  */
 function checkRecord(record: JsonObject, where: string, issues: Issues): void {
   const before = issues.errors.length;

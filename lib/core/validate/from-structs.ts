@@ -3,9 +3,9 @@
  * the one description ingest's typed checks and the duplicate-key levels come from too): a
  * `required` field is required, an `optional` one (an `Option`) takes null, a `listed` one (a list
  * with a default) may be absent but is not null; a `u32` is an integer 0 to 4294967295, a `u64` an
- * integer 0 or more (its largest, 2^64, is the typed check's: `wrongTypedManifestField`,
- * `wrongTypedRecordField`); a `uuid`, `time` or `date` a string of that format (`isKind`, as
- * ingest); a struct an object of its fields, a list an array of its items.
+ * integer 0 to 18446744073709551615 (which a JSON number parses to 2^64, so 2^64 passes, as in
+ * `isKind`); a `uuid`, `time` or `date` a string of that format (`isKind`, as ingest); a struct an
+ * object of its fields, a list an array of its items.
  *
  * What the reference validator (validation.rs) and the schemas say beyond the reader — a non-empty
  * name, a pattern, a minimum of 1, the known enum values, a check across fields — is validate's own
@@ -29,6 +29,9 @@ export interface Own {
 }
 
 const U32_MAX = 4_294_967_295;
+/** u64's largest as a JSON number parses (2^64: 18446744073709551615 rounds to it), and as it is said. */
+const U64_MAX = 2 ** 64;
+const U64_MAX_TEXT = '18446744073709551615';
 
 /** The rule of a struct held as `need` (a document's top level: `listed`, neither required nor null). */
 export function structFrom(struct: Struct, own: Own = {}, need: Need = 'listed'): Rule {
@@ -62,7 +65,7 @@ function kindRule(kind: Kind, o: Partial<Options>): Rule {
     case 'date': return str({ ...o, format: 'date' });
     case 'number': return num(o);
     case 'u32': return int({ min: 0, max: U32_MAX, ...o });
-    case 'u64': return int({ min: 0, ...o });
+    case 'u64': return int({ min: 0, max: U64_MAX, maxText: U64_MAX_TEXT, ...o });
     case 'boolean': return bool(o);
   }
 }

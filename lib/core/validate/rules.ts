@@ -38,7 +38,7 @@ export type Check = (value: JsonObject, path: string, issues: Issues) => void;
  */
 export type Rule =
   | { kind: 'string'; required?: boolean; nullable?: boolean; format?: Format; minLength?: number; pattern?: RegExp; known?: readonly string[] }
-  | { kind: 'integer'; required?: boolean; nullable?: boolean; min?: number; max?: number }
+  | { kind: 'integer'; required?: boolean; nullable?: boolean; min?: number; max?: number; maxText?: string }
   | { kind: 'number'; required?: boolean; nullable?: boolean; min?: number; max?: number }
   | { kind: 'boolean'; required?: boolean; nullable?: boolean }
   | { kind: 'array'; required?: boolean; nullable?: boolean; items?: Rule }
@@ -72,7 +72,7 @@ export function checkValue(value: unknown, rule: Rule, path: string, issues: Iss
     case 'integer':
       if (typeof value !== 'number' || !Number.isInteger(value)) return issues.error(path, 'expected an integer');
       if (rule.min !== undefined && value < rule.min) issues.error(path, `must be at least ${rule.min}`);
-      if (rule.max !== undefined && value > rule.max) issues.error(path, `must be at most ${rule.max}`);
+      if (rule.max !== undefined && value > rule.max) issues.error(path, `must be at most ${rule.maxText ?? rule.max}`);
       return;
     case 'number':
       if (typeof value !== 'number') return issues.error(path, 'expected a number');
