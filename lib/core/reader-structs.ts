@@ -5,8 +5,8 @@
  * `Option` or a defaulted list. The rules that follow from them are derived here, never written
  * again: which keys a struct refuses twice (lib/core/duplicate-keys.ts `keyLevel`), which JSON types
  * it refuses in a layer document or a manifest (lib/core/typed-fields.ts) and in a record
- * (lib/ledger/ingest-checks.ts `wrongTypedField`), and the type part of `lineage validate`'s record
- * and manifest rules (lib/core/validate/from-structs.ts `structFrom`; validate adds only its own).
+ * (lib/ledger/ingest-checks.ts `wrongTypedField`), and the type part of `lineage validate`'s record,
+ * manifest and layer document rules (lib/core/validate/from-structs.ts `structFrom`; validate adds only its own).
  *
  * Unknown keys and `serde_json::Value`s hold anything; enum fields (`memory_type`, `status`,
  * `principal_type`, …) any string.

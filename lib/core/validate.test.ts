@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { readSnapshot, writeDelta, writeSnapshot } from './archive/index';
 import { craftZip } from './archive/testing/craft-zip';
-import { AGENT_ID, makeDelta, makeRecord, makeSnapshot, syntheticAgentBytes } from './archive/testing/fixtures';
+import { AGENT_ID, makeDelta, makeRecord, makeSnapshot, setPath, syntheticAgentBytes } from './archive/testing/fixtures';
 import type { JsonObject } from './json';
 import type { MemoryRecord } from './record';
 import { validateArchive } from './validate';
@@ -188,6 +188,100 @@ describe('validateArchive on principals and credentials (the reference validate_
       'credentials.json#/credentials/0/service', 'credentials.json#/credentials/1/encrypted_payload', 'credentials.json#/credentials/2/encryption/algorithm',
     ]);
     expect(report.warnings.map((w) => w.path)).toEqual(['principals.json#/principals/0/principal_type', 'credentials.json#/credentials/3/credential_type']);
+  });
+});
+
+describe('validateArchive on layer documents: types from the reader\'s structs (reader-structs.ts LAYER_STRUCTS)', () => {
+  const TIME = '2026-01-15T10:00:00Z';
+  const OTHER = '0190a000-0000-7000-8000-00000000ffff';
+  const PRINCIPAL = '33333333-3333-4333-8333-333333333333';
+  const capability = () => ({ name: 'web_search', description: 'd', priority: 1, portability: 'intrinsic', host_requirements: 'h', credential_ids: [OTHER] });
+  /** Each layer document with every field of its struct given, as the reference reader reads it. */
+  const full = (): Record<string, JsonObject> => ({
+    'identity.json': {
+      id: '11111111-1111-5111-8111-111111111111', agent_id: AGENT_ID, version: 2, updated_at: TIME, source_format: 'openclaw', raw_source: { any: [1] },
+      structured: {
+        names: { primary: 'Atlas', nickname: 'At', full: 'Atlas Full' }, role: 'helper', goals: ['help'],
+        psychology: { neural_matrix: { curiosity: 0.9 }, personality_traits: { framework: 'OCEAN', scores: { openness: 0.8 } }, moral_alignment: 'NG', mbti: 'INTJ' },
+        linguistics: {
+          formality_level: 0.5, verbosity: 0.4, humor_level: 0.1, slang_usage: false, preferred_language: 'en',
+          idiolect: { catchphrases: ['hm'], verbal_tics: [], avoided_words: ['very'] },
+        },
+        capabilities: [capability()],
+        sub_agents: [{
+          agent_id: OTHER, name: 'scout', capabilities: [capability()], status: 'active', description: 'd', model_hints: { primary_model: 'm', last_model: 'm' },
+          routing_hints: 'r', last_invoked_at: TIME, performance_notes: 'p',
+        }],
+        aieos_extensions: { bio: 'b' },
+      },
+      prose: { soul: 'be kind', operating_instructions: 'o', identity_profile: 'i', custom_blocks: { tools_guidance: 't' } },
+    },
+    'principals.json': {
+      principals: [{
+        id: PRINCIPAL, principal_type: 'human', agent_id: null,
+        profile: {
+          id: OTHER, agent_id: AGENT_ID, principal_id: PRINCIPAL, version: 1, updated_at: TIME, source_format: 'openclaw', raw_source: 'USER.md',
+          structured: {
+            name: 'Alice', principal_type: 'human', timezone: 'UTC', locale: 'en-US', communication_preferences: { tone: 'casual', response_length: 'short', formatting: 'none' },
+            work_context: { role: 'eng', company: 'Acme', projects: ['alf'] }, relationships: [{ any: 'thing' }, 3], custom_fields: { x: 1 },
+          },
+          prose: { user_profile: 'Alice.' },
+        },
+      }],
+    },
+    'credentials.json': {
+      credentials: [{
+        id: '22222222-2222-4222-8222-222222222222', agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key', encrypted_payload: 'eA==', created_at: TIME,
+        encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
+        label: 'key', capabilities_granted: ['web_search'], updated_at: TIME, last_rotated_at: TIME, expires_at: TIME, tags: ['prod'],
+      }],
+    },
+    'attachments.json': {
+      artifact_size_threshold: 102400,
+      attachments: [{
+        id: '0190a000-0000-7000-8000-0000000000ab', filename: 'notes.txt', media_type: 'text/plain', size_bytes: 5, hash: { algorithm: 'sha256', value: 'ab' },
+        source_path: 'notes.txt', archive_path: null, remote_ref: 'ref:notes', referenced_by: [OTHER],
+      }],
+    },
+  });
+  const withDocument = (file: string, edit: (doc: JsonObject) => void = () => {}) => {
+    const doc = full()[file]!;
+    edit(doc);
+    return validateArchive(snapshotWith(makeRecord(1), {}, { [file]: JSON.stringify(doc) }));
+  };
+
+  it('takes each document with every field of its struct given', async () => {
+    for (const file of Object.keys(full())) expect(await withDocument(file), file).toEqual({ valid: true, errors: [], warnings: [] });
+  });
+
+  it('says each wrong field once, at its pointer, and every one of them', async () => {
+    const wrong: [file: string, field: string, value: unknown, errors: [path: string, message: string][]][] = [
+      // The rule and the typed check both said this one (`identity.json: version "2" is not a whole number …` besides).
+      ['identity.json', 'version', '2', [['#/version', 'expected an integer']]],
+      ['identity.json', 'structured.linguistics.slang_usage', 'yes', [['#/structured/linguistics/slang_usage', 'expected a boolean']]],
+      ['identity.json', 'structured.psychology.neural_matrix.curiosity', 'high', [['#/structured/psychology/neural_matrix/curiosity', 'expected a number']]],
+      ['identity.json', 'structured.capabilities[0].priority', -1, [['#/structured/capabilities/0/priority', 'must be at least 0']]],
+      ['identity.json', 'structured.sub_agents[0].last_invoked_at', 'yesterday', [['#/structured/sub_agents/0/last_invoked_at', 'is not a valid date-time']]],
+      ['identity.json', 'structured.goals', null, [['#/structured/goals', 'expected an array']]],
+      // Said three times: the rule, the typed check, and a principal_id "not matching" null.
+      ['principals.json', 'principals[0].id', null, [['#/principals/0/id', 'expected a string']]],
+      ['principals.json', 'principals[0].profile.version', '1', [['#/principals/0/profile/version', 'expected an integer']]],
+      ['principals.json', 'principals[0].profile.structured.work_context.projects', 'alf', [['#/principals/0/profile/structured/work_context/projects', 'expected an array']]],
+      ['credentials.json', 'credentials[0].created_at', 5, [['#/credentials/0/created_at', 'expected a string']]],
+      ['credentials.json', 'credentials[0].encryption.kdf_params.time_cost', 4294967296, [['#/credentials/0/encryption/kdf_params/time_cost', 'must be at most 4294967295']]],
+      ['credentials.json', 'credentials[0].encryption.nonce', undefined, [['#/credentials/0/encryption/nonce', 'is required']]],
+      // The typed check named only the first of two.
+      ['attachments.json', 'attachments[0]', { id: OTHER, filename: 'a', media_type: 'text/plain', size_bytes: 1e20, hash: { algorithm: 'sha256', value: '00' }, source_path: 5 }, [
+        ['#/attachments/0/size_bytes', 'must be at most 18446744073709551615'], ['#/attachments/0/source_path', 'expected a string'],
+      ]],
+      ['attachments.json', 'artifact_size_threshold', -1, [['#/artifact_size_threshold', 'must be at least 0']]],
+    ];
+    for (const [file, field, value, errors] of wrong) {
+      const report = await withDocument(file, (doc) => setPath(doc, field, value));
+      expect(report, `${file} ${field} = ${JSON.stringify(value)}`).toEqual({
+        valid: false, errors: errors.map(([at, message]) => ({ path: `${file}${at}`, message })), warnings: [],
+      });
+    }
   });
 });
 

@@ -45,15 +45,12 @@ function duplicateError(text: string, value: JsonObject, keys: KeyLevel, where: 
 }
 
 /**
- * Checks a layer document (`identity.json` …): its rule, a known key twice, and the first field the
- * reference reader's typed structs refuse (`wrongTypedLayerField`, the rule ingest refuses by).
+ * Checks a layer document (`identity.json` …) against its rule (derived from the reader's struct,
+ * manifest-rules.ts `LAYER_DOCS`) and a known key twice; when the rule found nothing, against that
+ * struct by ingest's own reading (`wrongTypedLayerField`), as a manifest is: each problem said once.
  */
 export function checkLayerDocument(files: ReadonlyMap<string, Uint8Array>, layer: LayerName, issues: Issues): JsonObject | null {
-  const file = LAYER_FILES[layer];
-  const doc = checkDocument(files, file, LAYER_DOCS[file]!, issues, LAYER_LEVELS[layer]);
-  const wrong = doc === null ? null : wrongTypedLayerField(layer, doc);
-  if (wrong !== null) issues.error(file, `${wrong}: the reference reader refuses it`);
-  return doc;
+  return checkTypedDocument(files, LAYER_FILES[layer], LAYER_DOCS[layer], issues, LAYER_LEVELS[layer], (doc) => wrongTypedLayerField(layer, doc));
 }
 
 /**
@@ -64,9 +61,16 @@ export function checkLayerDocument(files: ReadonlyMap<string, Uint8Array>, layer
 export function checkManifestDocument(
   files: ReadonlyMap<string, Uint8Array>, name: string, kind: 'snapshot' | 'delta', rule: Rule, issues: Issues, keys: KeyLevel,
 ): JsonObject | null {
+  return checkTypedDocument(files, name, rule, issues, keys, (doc) => wrongTypedManifestField(kind, doc));
+}
+
+/** A document checked against its rule, then, if that found nothing, by `wrongTyped` (a typed check's first refusal, or null). */
+function checkTypedDocument(
+  files: ReadonlyMap<string, Uint8Array>, name: string, rule: Rule, issues: Issues, keys: KeyLevel, wrongTyped: (doc: JsonObject) => string | null,
+): JsonObject | null {
   const before = issues.errors.length;
   const doc = checkDocument(files, name, rule, issues, keys);
-  const wrong = doc === null || issues.errors.length > before ? null : wrongTypedManifestField(kind, doc);
+  const wrong = doc === null || issues.errors.length > before ? null : wrongTyped(doc);
   if (wrong !== null) issues.error(name, `${wrong}: the reference reader refuses it`);
   return doc;
 }

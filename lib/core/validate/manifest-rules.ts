@@ -1,10 +1,12 @@
-import { DELTA_MANIFEST as DELTA_STRUCT, SNAPSHOT_MANIFEST as SNAPSHOT_STRUCT } from '../reader-structs';
+import type { LayerName } from '../archive/types';
+import {
+  ATTACHMENTS, CREDENTIALS, DELTA_MANIFEST as DELTA_STRUCT, IDENTITY, PRINCIPALS, SNAPSHOT_MANIFEST as SNAPSHOT_STRUCT,
+} from '../reader-structs';
 import { checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal } from './reference-rules';
 import { structFrom } from './from-structs';
-import { any, arr, int, obj, str, type Rule } from './rules';
+import type { Rule } from './rules';
 
 const VERSION = /^\d+\.\d+\.\d+$/;
-const dateTime = (required = false) => str({ required, format: 'date-time' });
 
 /**
  * manifest.schema.json: the reader's snapshot manifest (reader-structs.ts; a layer or a hint not
@@ -38,42 +40,28 @@ export const DELTA_MANIFEST: Rule = structFrom(DELTA_STRUCT, {
 const PRINCIPAL_TYPES = ['human', 'agent'] as const;
 const CREDENTIAL_TYPES = ['api_key', 'oauth_token', 'webhook_secret', 'session_token', 'ssh_key', 'certificate', 'custom'] as const;
 
-const requiredKeys = (keys: string[]): Record<string, Rule> => Object.fromEntries(keys.map((key) => [key, any({ required: true })]));
-
-/** Top-level shape of each layer document (identity/principals/credentials/attachments schemas). */
-export const LAYER_DOCS: Record<string, Rule> = {
-  'identity.json': obj({
-    id: str({ required: true, format: 'uuid' }),
-    agent_id: str({ required: true, format: 'uuid' }),
-    version: int({ required: true, min: 1 }),
-    updated_at: dateTime(true),
-  }, { check: checkIdentity }),
-  'principals.json': obj({
-    principals: arr(obj({
-      ...requiredKeys(['profile']), id: str({ required: true, format: 'uuid' }), principal_type: str({ required: true, known: PRINCIPAL_TYPES }),
-    }, { check: checkPrincipal }), { required: true }),
+/**
+ * The layer documents (identity/principals/credentials/attachments schemas): the reader's structs
+ * (reader-structs.ts `LAYER_STRUCTS`; an attachment's `archive_path` and `remote_ref`, which the
+ * schema lists as required-but-nullable, are `Option`s there, as `artifact_size_threshold` is) with
+ * the validator's own rules (validation.rs): an identity version of at least 1 and its names
+ * (`checkIdentity`), a principal's profile version and back-reference (`checkPrincipal`), a
+ * credential's service, payload and algorithm not empty; an unknown principal or credential type warns.
+ */
+export const LAYER_DOCS: Record<LayerName, Rule> = {
+  identity: structFrom(IDENTITY, { check: checkIdentity, fields: { version: { min: 1 } } }),
+  principals: structFrom(PRINCIPALS, {
+    fields: { principals: { check: checkPrincipal, fields: { principal_type: { known: PRINCIPAL_TYPES } } } },
   }),
-  'credentials.json': obj({
-    credentials: arr(obj({
-      // validation.rs validate_credentials: service, payload and algorithm not empty; an unknown type warns.
-      service: str({ required: true, minLength: 1 }),
-      credential_type: str({ required: true, known: CREDENTIAL_TYPES }),
-      encrypted_payload: str({ required: true, minLength: 1 }),
-      encryption: obj({ algorithm: str({ required: true, minLength: 1 }) }, { required: true }),
-      id: str({ required: true, format: 'uuid' }),
-      agent_id: str({ required: true, format: 'uuid' }),
-      created_at: dateTime(true),
-    }), { required: true }),
+  credentials: structFrom(CREDENTIALS, {
+    fields: {
+      credentials: {
+        fields: {
+          service: { minLength: 1 }, credential_type: { known: CREDENTIAL_TYPES }, encrypted_payload: { minLength: 1 },
+          encryption: { fields: { algorithm: { minLength: 1 } } },
+        },
+      },
+    },
   }),
-  'attachments.json': obj({
-    // An `Option<u64>` there (reader-structs.ts ATTACHMENTS): null is read as absent.
-    artifact_size_threshold: int({ min: 0, nullable: true }),
-    attachments: arr(obj({
-      // `archive_path` (Tier 2, included) and `remote_ref` (Tier 3) are `Option`s in the reader: absent or null. The schema
-      // lists them as required-but-nullable; the reference `alf validate` reads with that reader first.
-      ...requiredKeys(['filename', 'media_type', 'hash', 'source_path']),
-      id: str({ required: true, format: 'uuid' }),
-      size_bytes: int({ required: true, min: 0 }),
-    }), { required: true }),
-  }),
+  attachments: structFrom(ATTACHMENTS),
 };

@@ -24,8 +24,8 @@ export function warnUnknownKeys(struct: Struct): (value: JsonObject, path: strin
 
 /**
  * An identity's names: its primary name, each capability's and each sub-agent's must not be empty
- * (validation.rs validate_identity), besides the unknown-field warnings. A wrong type is the typed
- * check's (`wrongTypedLayerField`).
+ * (validation.rs validate_identity), besides the unknown-field warnings. A wrong type is the rule's
+ * (manifest-rules.ts `LAYER_DOCS`, from the reader's struct).
  */
 export function checkIdentity(identity: JsonObject, path: string, issues: Issues): void {
   warnIdentityKeys(identity, path, issues);
@@ -69,16 +69,21 @@ export function checkPartitionOrder(memory: JsonObject, path: string, issues: Is
   }
 }
 
-/** A principal's profile has a version of at least 1 and names the principal it belongs to. */
+/**
+ * A principal's profile has a version of at least 1 and names the principal it belongs to
+ * (validation.rs validate_principals). Only what the rule's types let through is looked at: a
+ * version 0 (a negative or fractional one is not a u32, the rule's to say), and the two ids when
+ * both are strings (one missing or of another type is the rule's).
+ */
 export function checkPrincipal(principal: JsonObject, path: string, issues: Issues): void {
   const profile = principal.profile;
   if (!isJsonObject(profile)) return;
-  if (typeof profile.version === 'number' && profile.version < 1) {
+  if (profile.version === 0) {
     issues.error(child(child(path, 'profile'), 'version'), `profile version must be at least 1, got ${profile.version}`);
   }
-  if (profile.principal_id !== undefined && profile.principal_id !== principal.id) {
+  if (typeof profile.principal_id === 'string' && typeof principal.id === 'string' && profile.principal_id !== principal.id) {
     issues.error(child(child(path, 'profile'), 'principal_id'),
-      `profile principal_id (${String(profile.principal_id)}) does not match principal id (${String(principal.id)})`);
+      `profile principal_id (${profile.principal_id}) does not match principal id (${principal.id})`);
   }
 }
 

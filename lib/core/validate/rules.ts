@@ -33,8 +33,8 @@ export type Check = (value: JsonObject, path: string, issues: Issues) => void;
  * `nullable`: null is taken as absent. The reference `alf validate` reads the archive with its
  * reader first (serde, alf-core memory.rs/manifest.rs) and checks the structs it got, so a field
  * that is an `Option` there takes null (`category: null` reads as no category) although the schema
- * says `"type": "string"`. The records' and manifests' rules are derived from that reader's structs
- * (from-structs.ts), as ingest's typed checks are; the layer documents' name a few fields.
+ * says `"type": "string"`. The records', manifests' and layer documents' rules are derived from that
+ * reader's structs (from-structs.ts), as ingest's typed checks are.
  */
 export type Rule =
   | { kind: 'string'; required?: boolean; nullable?: boolean; format?: Format; minLength?: number; pattern?: RegExp; known?: readonly string[] }
