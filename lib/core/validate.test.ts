@@ -191,6 +191,57 @@ describe('validateArchive on principals and credentials (the reference validate_
   });
 });
 
+describe('validateArchive compares ids as UUID values, as the reference validator compares its `Uuid`s', () => {
+  const PRINCIPAL = '0190a000-0000-7000-8000-0000000000aa';
+  /** The same UUID, as the uuid crate writes and parses it. */
+  const FORMS = [
+    PRINCIPAL, PRINCIPAL.toUpperCase(), `urn:uuid:${PRINCIPAL}`, `{${PRINCIPAL.toUpperCase()}}`, PRINCIPAL.replace(/-/g, ''),
+  ];
+  const principals = (id: string, principalId: string) => JSON.stringify({ principals: [{
+    id, principal_type: 'human',
+    profile: { id: '44444444-4444-4444-8444-444444444444', agent_id: AGENT_ID, principal_id: principalId, version: 1, updated_at: '2026-01-01T00:00:00Z' },
+  }] });
+  const identity = (agentId: string) => JSON.stringify({ id: '11111111-1111-5111-8111-111111111111', agent_id: agentId, version: 1, updated_at: '2026-01-01T00:00:00Z' });
+
+  it('a profile\'s principal_id in another form of its principal\'s id matches; another UUID does not', async () => {
+    for (const id of FORMS) {
+      for (const principalId of FORMS) {
+        const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'principals.json': principals(id, principalId) }));
+        expect(report, `${id} / ${principalId}`).toEqual({ valid: true, errors: [], warnings: [] });
+      }
+    }
+    const other = '0190a000-0000-7000-8000-0000000000ab';
+    const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'principals.json': principals(`urn:uuid:${PRINCIPAL}`, other) }));
+    expect(report.errors).toEqual([{
+      path: 'principals.json#/principals/0/profile/principal_id',
+      message: `profile principal_id (${other}) does not match principal id (urn:uuid:${PRINCIPAL})`,
+    }]);
+  });
+
+  it('a principal_id that is not a UUID is said once, by the rule', async () => {
+    const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'principals.json': principals(PRINCIPAL, 'alice') }));
+    expect(report.errors).toEqual([{ path: 'principals.json#/principals/0/profile/principal_id', message: 'is not a valid uuid' }]);
+  });
+
+  it('the identity\'s agent_id in another form of the manifest\'s agent id matches; another UUID does not', async () => {
+    const agentForms = [AGENT_ID.toUpperCase(), `urn:uuid:${AGENT_ID}`, `{${AGENT_ID}}`, AGENT_ID.replace(/-/g, '').toUpperCase()];
+    for (const agentId of agentForms) {
+      const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'identity.json': identity(agentId) }));
+      expect(report, agentId).toEqual({ valid: true, errors: [], warnings: [] });
+    }
+    const other = '22222222-2222-4222-8222-222222222222';
+    const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'identity.json': identity(`{${other}}`) }));
+    expect(report.errors).toEqual([{
+      path: 'identity.json#/agent_id', message: `identity agent_id ({${other}}) does not match manifest agent id (${AGENT_ID})`,
+    }]);
+  });
+
+  it('an identity agent_id that is not a UUID is said once, by the rule', async () => {
+    const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'identity.json': identity('atlas') }));
+    expect(report.errors).toEqual([{ path: 'identity.json#/agent_id', message: 'is not a valid uuid' }]);
+  });
+});
+
 describe('validateArchive on layer documents: types from the reader\'s structs (reader-structs.ts LAYER_STRUCTS)', () => {
   const TIME = '2026-01-15T10:00:00Z';
   const OTHER = '0190a000-0000-7000-8000-00000000ffff';

@@ -70,10 +70,33 @@ export function checkPartitionOrder(memory: JsonObject, path: string, issues: Is
 }
 
 /**
+ * The UUID that `text` writes, in any form the reference reader's `Uuid` takes (`REFERENCE_UUID`:
+ * hyphenated, 32 hex digits, braced, `urn:uuid:`; any case), as lowercase hyphenated text; null
+ * when it writes none. The reference validator compares `Uuid` values, so two ids are the same
+ * exactly when their values are equal, whatever their forms.
+ */
+export function uuidValue(text: unknown): string | null {
+  if (typeof text !== 'string' || !REFERENCE_UUID.test(text)) return null;
+  const hex = text.replace(/^urn:uuid:/i, '').replace(/[{}-]/g, '').toLowerCase();
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/**
+ * Whether two ids that the rule's types let through (both UUIDs, in any form) write different
+ * UUIDs; false when either is not a UUID (the rule's to say, once).
+ */
+function differentUuids(a: unknown, b: unknown): boolean {
+  const first = uuidValue(a);
+  const second = uuidValue(b);
+  return first !== null && second !== null && first !== second;
+}
+
+/**
  * A principal's profile has a version of at least 1 and names the principal it belongs to
  * (validation.rs validate_principals). Only what the rule's types let through is looked at: a
  * version 0 (a negative or fractional one is not a u32, the rule's to say), and the two ids when
- * both are strings (one missing or of another type is the rule's).
+ * both are UUIDs, compared as UUID values (`{…}`, `urn:uuid:…` and 32 hex digits of the same UUID
+ * match, as there; one missing or not a UUID is the rule's).
  */
 export function checkPrincipal(principal: JsonObject, path: string, issues: Issues): void {
   const profile = principal.profile;
@@ -81,7 +104,7 @@ export function checkPrincipal(principal: JsonObject, path: string, issues: Issu
   if (profile.version === 0) {
     issues.error(child(child(path, 'profile'), 'version'), `profile version must be at least 1, got ${profile.version}`);
   }
-  if (typeof profile.principal_id === 'string' && typeof principal.id === 'string' && profile.principal_id !== principal.id) {
+  if (differentUuids(profile.principal_id, principal.id)) {
     issues.error(child(child(path, 'profile'), 'principal_id'),
       `profile principal_id (${profile.principal_id}) does not match principal id (${principal.id})`);
   }
@@ -99,11 +122,15 @@ export function warnAgentIdForm(manifest: JsonObject, file: string, issues: Issu
   }
 }
 
-/** The identity document belongs to the archive's agent. */
+/**
+ * The identity document belongs to the archive's agent: its `agent_id` and the manifest's
+ * `agent.id` are the same UUID, in whatever forms (as `checkPrincipal` compares); either not a
+ * UUID is its rule's to say.
+ */
 export function checkIdentityAgent(identity: JsonObject | null, manifest: JsonObject, issues: Issues): void {
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
-  if (!identity || typeof identity.agent_id !== 'string' || typeof agent.id !== 'string') return;
-  if (identity.agent_id.toLowerCase() !== agent.id.toLowerCase()) {
+  if (!identity) return;
+  if (differentUuids(identity.agent_id, agent.id)) {
     issues.error('identity.json#/agent_id', `identity agent_id (${identity.agent_id}) does not match manifest agent id (${agent.id})`);
   }
 }
