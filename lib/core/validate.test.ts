@@ -191,6 +191,27 @@ describe('validateArchive on principals and credentials (the reference validate_
   });
 });
 
+describe('validateArchive on identity enums (identity.schema.json: a capability\'s portability, a sub-agent\'s status)', () => {
+  it('an unknown value warns, at its pointer; the archive stays valid, as the reference reader reads any string there', async () => {
+    const capability = (portability: string) => ({ name: 'search', portability });
+    const identity = {
+      id: '11111111-1111-5111-8111-111111111111', agent_id: AGENT_ID, version: 1, updated_at: '2026-01-01T00:00:00Z',
+      structured: {
+        names: { primary: 'Atlas' }, capabilities: [capability('intrinsic'), capability('anywhere')],
+        sub_agents: [{ name: 'scout', capabilities: [capability('host_dependent'), capability('cloud')], status: 'sleeping' }, { name: 'b', capabilities: [], status: 'unavailable' }],
+      },
+    };
+    const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'identity.json': JSON.stringify(identity) }));
+    expect(report).toEqual({
+      valid: true, errors: [], warnings: [
+        { path: 'identity.json#/structured/capabilities/1/portability', message: 'unknown value "anywhere" (known: intrinsic, host_dependent)' },
+        { path: 'identity.json#/structured/sub_agents/0/capabilities/1/portability', message: 'unknown value "cloud" (known: intrinsic, host_dependent)' },
+        { path: 'identity.json#/structured/sub_agents/0/status', message: 'unknown value "sleeping" (known: active, inactive, unavailable)' },
+      ],
+    });
+  });
+});
+
 describe('validateArchive compares ids as UUID values, as the reference validator compares its `Uuid`s', () => {
   const PRINCIPAL = '0190a000-0000-7000-8000-0000000000aa';
   /** The same UUID, as the uuid crate writes and parses it. */

@@ -39,6 +39,13 @@ export const DELTA_MANIFEST: Rule = structFrom(DELTA_STRUCT, {
 /** The reference's known `principal_type`s and `credential_type`s (principals.rs, credentials.rs): any other warns. */
 const PRINCIPAL_TYPES = ['human', 'agent'] as const;
 const CREDENTIAL_TYPES = ['api_key', 'oauth_token', 'webhook_secret', 'session_token', 'ssh_key', 'certificate', 'custom'] as const;
+/**
+ * identity.schema.json's enums, a capability's `portability` and a sub-agent's `status`: the reader
+ * reads any string (reader-structs.ts), so any other value warns, as a record's enums do.
+ */
+const PORTABILITIES = ['intrinsic', 'host_dependent'] as const;
+const SUB_AGENT_STATUSES = ['active', 'inactive', 'unavailable'] as const;
+const CAPABILITIES = { fields: { portability: { known: PORTABILITIES } } };
 
 /**
  * The layer documents (identity/principals/credentials/attachments schemas): the reader's structs
@@ -46,10 +53,17 @@ const CREDENTIAL_TYPES = ['api_key', 'oauth_token', 'webhook_secret', 'session_t
  * schema lists as required-but-nullable, are `Option`s there, as `artifact_size_threshold` is) with
  * the validator's own rules (validation.rs): an identity version of at least 1 and its names
  * (`checkIdentity`), a principal's profile version and back-reference (`checkPrincipal`), a
- * credential's service, payload and algorithm not empty; an unknown principal or credential type warns.
+ * credential's service, payload and algorithm not empty; an unknown principal or credential type, a
+ * capability's portability or a sub-agent's status warns.
  */
 export const LAYER_DOCS: Record<LayerName, Rule> = {
-  identity: structFrom(IDENTITY, { check: checkIdentity, fields: { version: { min: 1 } } }),
+  identity: structFrom(IDENTITY, {
+    check: checkIdentity,
+    fields: {
+      version: { min: 1 },
+      structured: { fields: { capabilities: CAPABILITIES, sub_agents: { fields: { status: { known: SUB_AGENT_STATUSES }, capabilities: CAPABILITIES } } } },
+    },
+  }),
   principals: structFrom(PRINCIPALS, {
     fields: { principals: { check: checkPrincipal, fields: { principal_type: { known: PRINCIPAL_TYPES } } } },
   }),
