@@ -12,7 +12,8 @@
  * a relaxed form too: our readers, the dashboard and restores read RFC 3339 only, and validate calls
  * it an error as well). Validator rules are not ingest's: it takes what the reference reader reads.
  *
- * Each row: a field set to a value in a record (a snapshot's, or a delta's line) or in a manifest,
+ * Each row: a field set to a value in a record (a snapshot's, or a delta's line), in a manifest or in
+ * a layer document (`identity.json`, `principals.json`, `credentials.json`, `attachments.json`),
  * `lineage validate`'s verdict (`warns`: valid, with a warning at that field) and ingest's, through
  * the embedded ledger's real ingest.
  */
@@ -24,7 +25,7 @@ import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { getAgent, isLedgerError, registerAgent, type Ledger } from './index';
 
-type Where = 'record' | 'manifest' | 'attachments';
+type Where = 'record' | 'manifest' | 'attachments' | 'identity' | 'principals' | 'credentials';
 interface ParityCase {
   how: 'snapshot' | 'delta';
   where: Where;
@@ -39,6 +40,11 @@ const URN = 'urn:uuid:0190a000-0000-7000-8000-0000000000aa';
 const BRACED = '{0190A000-0000-7000-8000-0000000000AA}';
 const SIMPLE = '0190a00000007000800000000000aaaa';
 const TIME = '2026-01-15T10:00:00Z';
+/** Ids of the layer documents' items (hyphenated in each document as written). */
+const PRINCIPAL = '0190a000-0000-7000-8000-0000000000c1';
+const CREDENTIAL = '0190a000-0000-7000-8000-0000000000c2';
+const SUB_AGENT = '0190a000-0000-7000-8000-0000000000c3';
+const OTHER = '0190a000-0000-7000-8000-0000000000ff';
 
 const row = (how: ParityCase['how'], where: Where, field: string, value: unknown, validate: ParityCase['validate'], ingest: ParityCase['ingest']): ParityCase =>
   ({ how, where, field, value, validate, ingest });
@@ -143,11 +149,161 @@ const ATTACHMENT_ROWS: ParityCase[] = [
   row('snapshot', 'attachments', 'artifact_size_threshold', -1, 'invalid', 'refused'),
 ];
 
+/**
+ * `identity.json`, `principals.json` and `credentials.json` (`Identity`, `PrincipalsDocument`,
+ * `CredentialsDocument` and their structs), each as a snapshot's layer and as a delta's; `snapshot`
+ * for a row only a snapshot's manifest makes (its `agent.id`). The validator's own rules
+ * (validation.rs validate_identity, validate_principals, validate_credentials) make the archive
+ * invalid while the reader, and so ingest, takes it; an unknown enum value only warns (the schemas:
+ * validators MUST NOT reject it).
+ */
+type LayerRow = [where: 'identity' | 'principals' | 'credentials', field: string, value: unknown, validate: ParityCase['validate'], ingest: ParityCase['ingest'], only?: 'snapshot'];
+const LAYER_ROWS: LayerRow[] = [
+  // identity.json: a missing required field, a wrong type, null where no `Option` is.
+  ['identity', 'id', undefined, 'invalid', 'refused'],
+  ['identity', 'updated_at', undefined, 'invalid', 'refused'],
+  ['identity', 'structured.names.primary', undefined, 'invalid', 'refused'],
+  ['identity', 'version', '2', 'invalid', 'refused'],
+  ['identity', 'updated_at', '2026-01-15T10:00:00', 'invalid', 'refused'],
+  ['identity', 'structured.goals', null, 'invalid', 'refused'],
+  ['identity', 'structured.sub_agents[0].capabilities', null, 'invalid', 'refused'],
+  // `Option`s take null.
+  ['identity', 'structured', null, 'valid', 'taken'],
+  ['identity', 'structured.names.nickname', null, 'valid', 'taken'],
+  ['identity', 'structured.capabilities[0].priority', null, 'valid', 'taken'],
+  ['identity', 'structured.sub_agents[0].agent_id', null, 'valid', 'taken'],
+  ['identity', 'source_format', null, 'valid', 'taken'],
+  // `u32`s: the version and a capability's priority.
+  ['identity', 'version', 4294967295, 'valid', 'taken'],
+  ['identity', 'version', 4294967296, 'invalid', 'refused'],
+  ['identity', 'structured.capabilities[0].priority', 4294967296, 'invalid', 'refused'],
+  // `Uuid`s, in each form the uuid crate parses; the identity's agent_id is compared with the manifest's agent.id as a UUID.
+  ['identity', 'id', URN, 'valid', 'taken'],
+  ['identity', 'id', BRACED, 'valid', 'taken'],
+  ['identity', 'id', SIMPLE, 'valid', 'taken'],
+  ['identity', 'agent_id', `urn:uuid:${AGENT_ID}`, 'valid', 'taken'],
+  ['identity', 'agent_id', `{${AGENT_ID.toUpperCase()}}`, 'valid', 'taken'],
+  ['identity', 'agent_id', AGENT_ID.replace(/-/g, ''), 'valid', 'taken'],
+  ['identity', 'structured.sub_agents[0].agent_id', URN, 'valid', 'taken'],
+  ['identity', 'structured.capabilities[0].credential_ids', [BRACED, SIMPLE], 'valid', 'taken'],
+  ['identity', 'agent_id', 'atlas', 'invalid', 'refused'],
+  ['identity', 'structured.capabilities[0].credential_ids', ['key-1'], 'invalid', 'refused'],
+  // Validator rules: another agent's identity, a version 0, an empty name.
+  ['identity', 'agent_id', OTHER, 'invalid', 'taken', 'snapshot'],
+  ['identity', 'version', 0, 'invalid', 'taken'],
+  ['identity', 'structured.names.primary', '', 'invalid', 'taken'],
+  ['identity', 'structured.capabilities[0].name', '', 'invalid', 'taken'],
+  ['identity', 'structured.sub_agents[0].name', '', 'invalid', 'taken'],
+  // Enums the schema lists (`portability`, a sub-agent's `status`): the reader reads any string.
+  ['identity', 'structured.capabilities[0].portability', 'anywhere', 'warns', 'taken'],
+  ['identity', 'structured.sub_agents[0].status', 'sleeping', 'warns', 'taken'],
+
+  // principals.json.
+  ['principals', 'principals', undefined, 'invalid', 'refused'],
+  ['principals', 'principals', null, 'invalid', 'refused'],
+  ['principals', 'principals[0].profile', undefined, 'invalid', 'refused'],
+  ['principals', 'principals[0].principal_type', null, 'invalid', 'refused'],
+  ['principals', 'principals[0].profile.version', '1', 'invalid', 'refused'],
+  ['principals', 'principals[0].profile.updated_at', 'yesterday', 'invalid', 'refused'],
+  ['principals', 'principals[0].profile.structured.work_context.projects', null, 'invalid', 'refused'],
+  ['principals', 'principals[0].agent_id', null, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.structured', null, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.structured.name', null, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.version', 4294967295, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.version', 4294967296, 'invalid', 'refused'],
+  // The profile names its principal: compared as UUIDs, so one UUID in two forms matches, as there.
+  ['principals', 'principals[0].id', `urn:uuid:${PRINCIPAL}`, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.principal_id', `{${PRINCIPAL.toUpperCase()}}`, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.principal_id', PRINCIPAL.replace(/-/g, ''), 'valid', 'taken'],
+  ['principals', 'principals[0].profile.agent_id', `urn:uuid:${AGENT_ID}`, 'valid', 'taken'],
+  ['principals', 'principals[0].profile.principal_id', 'alice', 'invalid', 'refused'],
+  // Validator rules: another principal's profile, a profile version 0.
+  ['principals', 'principals[0].profile.principal_id', OTHER, 'invalid', 'taken'],
+  ['principals', 'principals[0].profile.version', 0, 'invalid', 'taken'],
+  ['principals', 'principals[0].principal_type', 'organization', 'warns', 'taken'],
+  // validate_principals has no rule on a name: an empty one is valid.
+  ['principals', 'principals[0].profile.structured.name', '', 'valid', 'taken'],
+
+  // credentials.json.
+  ['credentials', 'credentials', null, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].service', undefined, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].encryption.nonce', undefined, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].created_at', 5, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].created_at', '2026-01-15T10:00:00', 'invalid', 'refused'],
+  ['credentials', 'credentials[0].tags', null, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].label', null, 'valid', 'taken'],
+  ['credentials', 'credentials[0].expires_at', null, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf', null, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params', null, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 4294967295, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 4294967296, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].encryption.kdf_params.parallelism', -1, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].encryption.kdf_params.memory_cost', 1e20, 'invalid', 'refused'],
+  ['credentials', 'credentials[0].id', URN, 'valid', 'taken'],
+  ['credentials', 'credentials[0].id', BRACED, 'valid', 'taken'],
+  ['credentials', 'credentials[0].agent_id', AGENT_ID.replace(/-/g, '').toUpperCase(), 'valid', 'taken'],
+  ['credentials', 'credentials[0].id', 'key-1', 'invalid', 'refused'],
+  // Validator rules: an empty service, payload or algorithm; an unknown type warns. A label is a `String`, empty or not.
+  ['credentials', 'credentials[0].service', '', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encrypted_payload', '', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.algorithm', '', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].credential_type', 'biometric', 'warns', 'taken'],
+  ['credentials', 'credentials[0].label', '', 'valid', 'taken'],
+];
+
 const CASES: ParityCase[] = [
   ...RECORD_ROWS.flatMap(([field, value, validate, ingest]) => (['snapshot', 'delta'] as const).map((how) => row(how, 'record', field, value, validate, ingest))),
   ...MANIFEST_ROWS,
   ...ATTACHMENT_ROWS,
+  ...LAYER_ROWS.flatMap(([where, field, value, validate, ingest, only]) =>
+    (only ? [only] : (['snapshot', 'delta'] as const)).map((how) => row(how, where, field, value, validate, ingest))),
 ];
+
+/** The layer documents as written, each valid: every `Option` given, a capability and a sub-agent named. */
+function layerDocuments(): Record<'identity' | 'principals' | 'credentials' | 'attachments', Record<string, unknown>> {
+  return {
+    identity: {
+      id: '0190a000-0000-7000-8000-0000000000c0', agent_id: AGENT_ID, version: 1, updated_at: TIME, source_format: 'openclaw',
+      structured: {
+        names: { primary: 'Atlas', nickname: 'At' }, goals: ['help'],
+        capabilities: [{ name: 'search', priority: 1, portability: 'intrinsic', credential_ids: [CREDENTIAL] }],
+        sub_agents: [{ agent_id: SUB_AGENT, name: 'scout', capabilities: [], status: 'active' }],
+      },
+    },
+    principals: {
+      principals: [{
+        id: PRINCIPAL, principal_type: 'human', agent_id: null,
+        profile: {
+          id: '0190a000-0000-7000-8000-0000000000c4', agent_id: AGENT_ID, principal_id: PRINCIPAL, version: 1, updated_at: TIME,
+          structured: { name: 'Alice', principal_type: 'human', work_context: { role: 'eng', projects: ['alf'] } },
+        },
+      }],
+    },
+    credentials: {
+      credentials: [{
+        id: CREDENTIAL, agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key', encrypted_payload: 'eA==', created_at: TIME, label: 'key', tags: ['prod'],
+        encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
+      }],
+    },
+    attachments: {
+      artifact_size_threshold: 1024,
+      attachments: [{
+        id: '0190a000-0000-7000-8000-0000000000ab', filename: 'a.txt', media_type: 'text/plain', size_bytes: 1,
+        hash: { algorithm: 'sha256', value: '00' }, source_path: 'a.txt', archive_path: null, remote_ref: 'ref:a',
+      }],
+    },
+  };
+}
+
+/** A layer's entry in a snapshot's `layers` and in a delta's `changes`. */
+const SNAPSHOT_ENTRY = {
+  identity: { version: 1, file: 'identity.json' }, principals: { count: 1, file: 'principals.json' },
+  credentials: { count: 1, file: 'credentials.json' }, attachments: { count: 1, file: 'attachments.json' },
+};
+const DELTA_ENTRY = {
+  identity: { file: 'identity.json', new_version: 1 }, principals: { file: 'principals.json', changed_ids: [PRINCIPAL] },
+  credentials: { file: 'credentials.json' },
+};
 
 let made = 100;
 function bytesOf(c: ParityCase, baseSequence: number): Uint8Array {
@@ -161,20 +317,16 @@ function bytesOf(c: ParityCase, baseSequence: number): Uint8Array {
       alf_version: '1.0.0', created_at: TIME, agent: { id: AGENT_ID, source_runtime: 'openclaw' },
       sync: { base_sequence: baseSequence, new_sequence: 0 }, changes: { memory: { file: 'memory/delta.jsonl', record_count: 1 } },
     };
-  const attachments: Record<string, unknown> = {
-    artifact_size_threshold: 1024,
-    attachments: [{
-      id: '0190a000-0000-7000-8000-0000000000ab', filename: 'a.txt', media_type: 'text/plain', size_bytes: 1,
-      hash: { algorithm: 'sha256', value: '00' }, source_path: 'a.txt', archive_path: null, remote_ref: 'ref:a',
-    }],
-  };
-  if (c.where === 'attachments') setPath(manifest, 'layers.attachments', { count: 1, file: 'attachments.json' });
-  setPath(c.where === 'record' ? record : c.where === 'manifest' ? manifest : attachments, c.field, structuredClone(c.value));
+  const layers = layerDocuments();
+  const layer = c.where === 'record' || c.where === 'manifest' ? null : c.where;
+  if (layer !== null && c.how === 'snapshot') setPath(manifest, `layers.${layer}`, SNAPSHOT_ENTRY[layer]);
+  if (layer !== null && layer !== 'attachments' && c.how === 'delta') setPath(manifest, `changes.${layer}`, DELTA_ENTRY[layer]);
+  setPath(c.where === 'record' ? record : c.where === 'manifest' ? manifest : layers[c.where], c.field, structuredClone(c.value));
   const extra = c.field === 'layers.attachments' ? [{ name: 'attachments.json', data: '{"attachments":[]}' }]
-    : c.where === 'attachments' ? [{ name: 'attachments.json', data: JSON.stringify(attachments) }] : [];
+    : layer !== null ? [{ name: `${layer}.json`, data: JSON.stringify(layers[layer]) }] : [];
   return c.how === 'snapshot'
     ? craftZip([{ name: 'memory/2026-Q1.jsonl', data: `${JSON.stringify(record)}\n` }, ...extra, { name: 'manifest.json', data: JSON.stringify(manifest) }])
-    : craftZip([{ name: 'memory/delta.jsonl', data: `${JSON.stringify({ operation: 'create', ...record })}\n` }, { name: 'delta-manifest.json', data: JSON.stringify(manifest) }]);
+    : craftZip([{ name: 'memory/delta.jsonl', data: `${JSON.stringify({ operation: 'create', ...record })}\n` }, ...extra, { name: 'delta-manifest.json', data: JSON.stringify(manifest) }]);
 }
 
 let ledger: Ledger;
