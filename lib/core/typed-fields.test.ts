@@ -7,7 +7,7 @@ import { identityLayer, principalsLayer } from '@/lib/adapters/hermes/layers';
 import { readSnapshot } from './archive';
 import type { LayerName } from './archive/types';
 import type { JsonObject } from './json';
-import { wrongTypedLayerField, wrongTypedManifestField } from './typed-fields';
+import { isKind, wrongTypedLayerField, wrongTypedManifestField } from './typed-fields';
 
 const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
 const UUID = '0190a000-0000-7000-8000-00000000ffff';
@@ -109,5 +109,20 @@ describe('wrongTypedManifestField: the reference reader\'s manifest structs', ()
     const root = path.resolve(process.cwd(), '../shared/alf/fixtures');
     const synthetic = await readSnapshot(fs.readFileSync(path.join(root, 'synthetic-agent.alf')));
     expect(wrongTypedManifestField('snapshot', synthetic.manifest)).toBeNull();
+  });
+});
+
+describe('a uuid field: the forms the uuid crate\'s parse_str takes', () => {
+  it('takes hyphenated, 32 hex digits, braced and urn:uuid:, the hex digits in any case', () => {
+    const upper = UUID.toUpperCase();
+    for (const text of [UUID, upper, UUID.replaceAll('-', ''), upper.replaceAll('-', ''), `{${UUID}}`, `{${upper}}`, `urn:uuid:${UUID}`, `urn:uuid:${upper}`]) {
+      expect(isKind(text, 'uuid'), text).toBe(true);
+    }
+  });
+
+  it('refuses the urn:uuid: prefix in any other case (the crate strips it byte for byte), and other shapes', () => {
+    for (const text of [`URN:UUID:${UUID}`, `Urn:uuid:${UUID}`, `urn:UUID:${UUID}`, `{${UUID.replaceAll('-', '')}}`, `${UUID}}`, `urn:uuid:${UUID.replaceAll('-', '')}`, ` ${UUID}`, UUID.slice(1)]) {
+      expect(isKind(text, 'uuid'), text).toBe(false);
+    }
   });
 });

@@ -47,9 +47,13 @@ export function isKnownRfc3339(text: string): boolean {
 
 /**
  * UUID text as the reference reader's `Uuid` takes it (the uuid crate's `parse_str`): hyphenated,
- * 32 hex digits, braced or `urn:uuid:`, any case.
+ * 32 hex digits, braced or `urn:uuid:`; its hex digits in any case, but the `urn:uuid:` prefix only
+ * in lower case (the crate strips that prefix byte for byte: `URN:UUID:…` is refused).
  */
-export const REFERENCE_UUID = /^(?:[0-9a-f]{32}|[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}|\{[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\}|urn:uuid:[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/i;
+const HEX = (n: number): string => `[0-9a-fA-F]{${n}}`;
+const HYPHENATED = [8, 4, 4, 4, 12].map(HEX).join('-');
+export const REFERENCE_UUID = new RegExp(`^(?:${HEX(32)}|${HYPHENATED}|\\{${HYPHENATED}\\}|urn:uuid:${HYPHENATED})$`);
+
 const U32_MAX = 4_294_967_295;
 /** u64's largest, as a JSON number parses: 2^64 (the text of 2^64 - 1 parses to it too, and must pass). */
 const U64_MAX = 2 ** 64;
