@@ -37,7 +37,8 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
   const skippedLinks: string[] = [];
   const linkTargets = new Map<string, string>();
-  for (const dir of RAW_DIRS.hermes) candidates.push(...(await walkFiles(home, dir, skippedLinks, linkTargets)));
+  // One walk of the three directories: a link from one to another (`memories/jobs -> ../cron`) carries nothing twice.
+  candidates.push(...(await walkFiles(home, RAW_DIRS.hermes, skippedLinks, linkTargets)));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(home, RAW_DIRS.hermes);
   let excludedByAlfignore = 0;

@@ -1,14 +1,20 @@
-import { lstatSync, readdirSync } from 'node:fs';
+import { lstatSync, readdirSync, type Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_LOG_FILE } from './sync-marker';
 
 /**
- * Lists every regular file under `root/relDir`, recursively, as forward-slash paths
- * relative to `root`, sorted by code unit so the result never depends on the
- * filesystem's listing order. Symlinks are followed only when their target stays
- * inside `root` (a workspace must not leak files from elsewhere); sockets, FIFOs and
- * devices are skipped. A missing `relDir` yields an empty list.
+ * Lists every regular file under `root/relDir` (or under each of several directories of the root),
+ * recursively, as forward-slash paths relative to `root`, sorted by code unit so the result never
+ * depends on the filesystem's listing order. Symlinks are followed only when their target stays
+ * inside `root` (a workspace must not leak files from elsewhere); sockets, FIFOs and devices are
+ * skipped. A missing directory yields nothing.
+ *
+ * A directory reached under several names (as itself and through a symlink, or through two
+ * symlinks) is walked once, under a name chosen by a rule that does not depend on the order the
+ * filesystem lists entries in (which differs between filesystems): its own path when that lies
+ * in the walked directories through plain directories only, else the smallest of the names it is
+ * reached under, by code unit. The other names carry nothing and are not warned of.
  *
  * A symlinked directory whose real path is the directory holding it or any ancestor of it, up to
  * and including the workspace root (`memory/loop -> ..`), is a loop: it is not entered, and its
@@ -21,56 +27,134 @@ import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_L
  * workspace-relative path of the file it leads to: a caller whose rule for a file goes by its name
  * (a `.env`, a database) asks it of that path too.
  */
-export async function walkFiles(root: string, relDir = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
+export function walkFiles(root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
+  return walkFilesListed(listDir, root, relDir, skipped, linkTargets);
+}
+
+/** How a walk lists a directory (an absolute path): its entries, in any order. */
+export type DirLister = (abs: string) => Promise<Dirent[]>;
+
+/**
+ * Node's `readdir`, which on Unix hands the entries sorted by byte (libuv sorts them) and on
+ * Windows in the filesystem's own order; the walk's result depends on neither.
+ */
+const listDir: DirLister = (abs) => readdir(abs, { withFileTypes: true });
+
+/** `walkFiles` with the directories listed by `list`: what its tests present other listing orders through. */
+export async function walkFilesListed(list: DirLister, root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
   const rootReal = await realpath(root);
-  const dir = relDir.replace(/\/+$/, '');
-  const out: string[] = [];
-  const walk: Walk = { rootReal, out, visited: new Set(), skipped: skipped ?? [], linkTargets };
-  if (dir === '') {
-    await walkInto(walk, '', rootReal, [rootReal]);
-  } else {
+  const walk: Walk = { list, rootReal, out: [], visited: new Set(), skipped: skipped ?? [], linkTargets, pending: new DirHeap() };
+  const dirs = [...new Set((typeof relDir === 'string' ? [relDir] : relDir).map((dir) => dir.replace(/\/+$/, '')))].sort(compareCodeUnits);
+  for (const dir of dirs) {
+    if (dir === '') {
+      walk.pending.push({ rel: '', real: rootReal, chain: [rootReal], own: true });
+      continue;
+    }
     const abs = path.join(rootReal, ...dir.split('/'));
-    if ((await entryKind(rootReal, abs)).kind !== 'dir') return [];
+    if ((await entryKind(rootReal, abs)).kind !== 'dir') continue;
     // The directories the walk starts below are its ancestors too: a link back to one is a loop.
     const chain = [rootReal];
     const segments = dir.split('/');
-    for (let i = 1; i <= segments.length; i++) {
+    let loop = false;
+    for (let i = 1; i <= segments.length && !loop; i++) {
       const real = await realpath(path.join(rootReal, ...segments.slice(0, i)));
       if (chain.includes(real)) {
         walk.skipped.push(segments.slice(0, i).join('/')); // `memory -> .`: the walk would list the root again
-        return [];
-      }
-      chain.push(real);
+        loop = true;
+      } else chain.push(real);
     }
-    await walkInto(walk, dir, chain[chain.length - 1]!, chain);
+    if (!loop) walk.pending.push({ rel: dir, real: chain[chain.length - 1]!, chain, own: relativeTo(rootReal, chain[chain.length - 1]!) === dir });
   }
-  return out.sort(compareCodeUnits);
+  // Directories are entered one by one, each in the order of `DirHeap`: all those under their own
+  // path first, then the rest by name. Whichever name a directory is first taken under is its name.
+  for (let next = walk.pending.pop(); next !== undefined; next = walk.pending.pop()) await walkInto(walk, next);
+  return walk.out.sort(compareCodeUnits);
 }
 
 interface Walk {
+  list: DirLister;
   rootReal: string;
   out: string[];
-  /** Real paths of the directories entered: one reached again through another link is not walked twice. */
+  /** Real paths of the directories entered: one reached again under another name is not walked twice. */
   visited: Set<string>;
   skipped: string[];
   linkTargets: Map<string, string> | undefined;
+  /** The directories found and not entered yet. */
+  pending: DirHeap;
 }
 
-/** Walks the directory `relDir` (real path `real`), `chain` the real paths from the root down to it. */
-async function walkInto(walk: Walk, relDir: string, real: string, chain: readonly string[]): Promise<void> {
+/** A directory to walk: its path in the walk, its real path, the real paths from the root down to it, and whether `rel` is its own path. */
+interface PendingDir {
+  rel: string;
+  real: string;
+  chain: readonly string[];
+  own: boolean;
+}
+
+/**
+ * The directories waiting to be walked, taken out in an order that depends on their names only:
+ * a directory under its own path before any reached through a link, then by name (code units).
+ * A subdirectory's name is longer than its parent's and sorts after it, so a directory is taken
+ * under the smallest name it is reached by (among those of the same kind).
+ */
+export class DirHeap {
+  private readonly items: PendingDir[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(item: PendingDir): void {
+    const items = this.items;
+    items.push(item);
+    let i = items.length - 1;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      if (dirOrder(items[parent]!, items[i]!) <= 0) break;
+      [items[parent], items[i]] = [items[i]!, items[parent]!];
+      i = parent;
+    }
+  }
+
+  pop(): PendingDir | undefined {
+    const items = this.items;
+    const top = items[0];
+    const last = items.pop();
+    if (items.length === 0 || last === undefined) return top;
+    items[0] = last;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      const right = left + 1;
+      let least = i;
+      if (left < items.length && dirOrder(items[left]!, items[least]!) < 0) least = left;
+      if (right < items.length && dirOrder(items[right]!, items[least]!) < 0) least = right;
+      if (least === i) return top;
+      [items[least], items[i]] = [items[i]!, items[least]!];
+      i = least;
+    }
+  }
+}
+
+function dirOrder(a: PendingDir, b: PendingDir): number {
+  return a.own !== b.own ? (a.own ? -1 : 1) : compareCodeUnits(a.rel, b.rel);
+}
+
+/** Lists the directory `dir`: its files go to the output, its directories to the pending ones. */
+async function walkInto(walk: Walk, dir: PendingDir): Promise<void> {
+  const { rel: relDir, real, chain } = dir;
   if (walk.visited.has(real)) return;
   walk.visited.add(real);
   const abs = relDir === '' ? walk.rootReal : path.join(walk.rootReal, ...relDir.split('/'));
-  const entries = await readdir(abs, { withFileTypes: true });
+  const entries = await walk.list(abs);
   // A plain file or directory is known from its directory entry (a plain directory's real path is
   // its parent's joined with its name); only the rest (symlinks, anything unusual) need lstat and
-  // realpath, looked up concurrently. Directories are then entered one by one in listing order,
-  // and the result is sorted in the end.
+  // realpath, looked up concurrently.
   const kinds = await mapLimit(entries, IO_CONCURRENCY, async (entry): Promise<Entry> =>
     entry.isFile()
       ? { kind: 'file' }
       : entry.isDirectory()
-        ? { kind: 'dir', real: path.join(real, entry.name) }
+        ? { kind: 'dir', real: path.join(real, entry.name), plain: true }
         : entryKind(walk.rootReal, path.join(abs, entry.name)));
   for (let i = 0; i < entries.length; i++) {
     const rel = relDir === '' ? entries[i]!.name : `${relDir}/${entries[i]!.name}`;
@@ -79,13 +163,20 @@ async function walkInto(walk: Walk, relDir: string, real: string, chain: readonl
       if (entry.real !== undefined && isControlFileElsewhere(walk.rootReal, rel, entry.real)) walk.skipped.push(rel);
       else {
         walk.out.push(rel);
-        if (entry.real !== undefined) walk.linkTargets?.set(rel, path.relative(walk.rootReal, entry.real).split(path.sep).join('/'));
+        if (entry.real !== undefined) walk.linkTargets?.set(rel, relativeTo(walk.rootReal, entry.real));
       }
     } else if (entry.kind === 'dir') {
       if (chain.includes(entry.real)) walk.skipped.push(rel); // a link to its own directory or above: a loop
-      else await walkInto(walk, rel, entry.real, [...chain, entry.real]);
+      else if (!walk.visited.has(entry.real)) {
+        walk.pending.push({ rel, real: entry.real, chain: [...chain, entry.real], own: dir.own && entry.plain === true });
+      }
     }
   }
+}
+
+/** The workspace-relative forward-slash path of `real`, a real path inside `rootReal`. */
+function relativeTo(rootReal: string, real: string): string {
+  return path.relative(rootReal, real).split(path.sep).join('/');
 }
 
 /** True when `real`, what `rel` leads to, is one of the control files in the workspace's root and `rel` is not that file. */
@@ -142,7 +233,7 @@ export async function isFileInside(root: string, relPath: string): Promise<boole
 }
 
 /** What a walk finds at a path: a symlink followed inside the root carries the real path it leads to. */
-type Entry = { kind: 'file'; real?: string } | { kind: 'dir'; real: string } | { kind: 'skip' };
+type Entry = { kind: 'file'; real?: string } | { kind: 'dir'; real: string; plain?: boolean } | { kind: 'skip' };
 
 async function entryKind(rootReal: string, abs: string): Promise<Entry> {
   let info;
