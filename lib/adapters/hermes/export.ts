@@ -1,9 +1,9 @@
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
+import { fileInside, isRefusedTarget } from '@/lib/adapters/shared/walk';
 import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
-import { skippedLinkWarnings } from '@/lib/adapters/shared/walk';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject, JsonValue } from '@/lib/core/json';
@@ -11,7 +11,7 @@ import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
 import { CURATED_FILE, readCuratedRecords } from './curated';
 import { identityLayer, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
-import { collectRawFiles, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
+import { collectRawFiles, refusesLinkTo, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { readStateDb, sessionRecord, type StateDbContent } from './sessions';
 
 /**
@@ -31,7 +31,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));
   assertDistinctSessions(sessions);
-  const { files, excludedByAlfignore, staging, skippedLinks } = await collectRawFiles(home);
+  const { files, excludedByAlfignore, staging, linkWarnings } = await collectRawFiles(home);
   if (state !== null) files.set(STATE_SCHEMA_SIDECAR, sidecarBytes(state));
   return {
     runtime: 'hermes',
@@ -44,7 +44,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
     warnings: [...textWarnings, ...(state?.warnings ?? []), ...timeWarnings, ...(state?.orphanMessages ?? []).map(
       ({ sessionId, count }) =>
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
-    ), ...stagingWarnings(home, staging), ...skippedLinkWarnings(skippedLinks)],
+    ), ...stagingWarnings(home, staging), ...linkWarnings],
   };
 }
 
@@ -77,11 +77,14 @@ async function layersOf(home: string, agentId: string, warnings: string[]): Prom
 }
 
 /**
- * A workspace file's text, or null when it is absent (or leaves the workspace). One that is not
- * UTF-8 is read with U+FFFD for those bytes, and said in `warnings` (its raw copy keeps the bytes).
+ * A workspace file's text, or null when it is absent (or leaves the workspace, or is a link to a
+ * file the raw channel refuses to carry under another name: `SOUL.md -> config.yaml`, whose text
+ * would become the identity). One that is not UTF-8 is read with U+FFFD for those bytes, and said
+ * in `warnings` (its raw copy keeps the bytes).
  */
 export async function readText(home: string, rel: string, warnings?: string[]): Promise<string | null> {
-  if (!(await isFileInside(home, rel))) return null;
+  const file = await fileInside(home, rel);
+  if (file === null || (file.target !== undefined && isRefusedTarget(file.target, refusesLinkTo))) return null;
   const bytes = await readFile(path.join(home, ...rel.split('/')));
   const text = bytes.toString('utf8');
   if (warnings && !Buffer.from(text, 'utf8').equals(bytes)) {

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { fileInside, refusedLinkTargets, skippedLinkWarnings } from '@/lib/adapters/shared/walk';
 import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
 import { RAW_DIRS } from '../raw-dirs';
 import { redactConfigYaml } from './redact';
@@ -25,28 +26,44 @@ export function isForbiddenRaw(relPath: string): boolean {
 }
 
 /**
+ * The files Hermes never carries under another name, so never through a link (besides a `.env` and
+ * a control file, which no runtime does): `state.db` and its companions, and `config.yaml`, which
+ * would go unredacted.
+ */
+export function refusesLinkTo(target: string): boolean {
+  return isForbiddenRaw(target) || target === CONFIG_FILE;
+}
+
+/**
  * The Hermes allowlist (CONTRACT §3.3): redacted `config.yaml`, SOUL.md,
  * `memories/**`, `skill-bundles/**`, `cron/**`, filtered by `.alfignore`. The DDL
  * sidecar is added by the exporter. Keys are workspace-relative paths. A restore's staging files
- * are left out and listed (`staging`: those of the root too), as are the links the walk did not
- * follow (`skippedLinks`: a directory link back up to its directory or above, a link to a control file).
+ * are left out and listed (`staging`: those of the root too), and the links not followed are said
+ * in `linkWarnings`: a directory link back up to its directory or above, and a link (a root file
+ * looked up by name as one a walk lists) to a file Hermes never carries under another name — a
+ * `.env`, `state.db` and its companions, `config.yaml` (it would go unredacted), a control file.
  */
-export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[]; skippedLinks: string[] }> {
+export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[]; linkWarnings: string[] }> {
   const ignored = await loadAlfIgnore(home);
-  const candidates: string[] = [];
-  for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) if (await isFileInside(home, name)) candidates.push(name);
-  const skippedLinks: string[] = [];
+  const found: string[] = [];
   const linkTargets = new Map<string, string>();
+  for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) {
+    const file = await fileInside(home, name);
+    if (file === null) continue;
+    found.push(name);
+    if (file.target !== undefined) linkTargets.set(name, file.target);
+  }
+  const skippedLinks: string[] = [];
   // One walk of the three directories: a link from one to another (`memories/jobs -> ../cron`) carries nothing twice.
-  candidates.push(...(await walkFiles(home, RAW_DIRS.hermes, skippedLinks, linkTargets)));
+  found.push(...(await walkFiles(home, RAW_DIRS.hermes, skippedLinks, linkTargets)));
+  // A link is judged by what it leads to as well: `memories/x -> ../.env` is a `.env`, and
+  // `SOUL.md -> config.yaml` would carry it unredacted.
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, refusesLinkTo);
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(home, RAW_DIRS.hermes);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
-    // A link is judged by what it leads to as well: `memories/x -> ../.env` is a `.env`, and one to
-    // `config.yaml` would carry it unredacted.
-    const target = linkTargets.get(rel);
-    if (isForbiddenRaw(rel) || (target !== undefined && (isForbiddenRaw(target) || target === CONFIG_FILE))) continue;
+    if (isForbiddenRaw(rel)) continue;
     if (isStagingPath(rel)) {
       staging.push(rel);
       continue;
@@ -58,7 +75,7 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
     const bytes = await readFile(path.join(home, ...rel.split('/')));
     files.set(rel, rel === CONFIG_FILE ? redactedConfig(bytes) : new Uint8Array(bytes));
   }
-  return { files, excludedByAlfignore, staging, skippedLinks };
+  return { files, excludedByAlfignore, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { JsonObject } from '@/lib/core/json';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { isStagingPath, rootStagingFiles } from '../shared/restore-staging';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { isFileInside, isPlainFileSync, walkFiles, walkPlainFilesSync } from '../shared/walk';
+import { fileInside, isPlainFileSync, refusedLinkTargets, skippedLinkWarnings, walkFiles, walkPlainFilesSync } from '../shared/walk';
 import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
@@ -18,18 +18,28 @@ import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-file
 /**
  * Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and
  * never-raw files, and minus a restore's staging files, which are listed (`staging`: those of the
- * root too, from one listing of it), as are the links the walk did not follow (`skippedLinks`: a
- * directory link back up to `memory/` or above, a link to a control file).
+ * root too, from one listing of it); the links not followed are said in `linkWarnings`: a
+ * directory link back up to `memory/` or above, and a link (a root file looked up by name as one
+ * the walk lists) to a control file of the workspace or a `.env`.
  */
-export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[]; skippedLinks: string[] }> {
+export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[]; linkWarnings: string[] }> {
   const ignored = await loadAlfIgnore(workspace);
-  const candidates: string[] = [];
+  const found: string[] = [];
+  const linkTargets = new Map<string, string>();
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
     // A plain file (or none) is told synchronously; a symlink is followed only if it stays inside.
-    if (isPlainFileSync(workspace, rel) ?? (await isFileInside(workspace, rel))) candidates.push(rel);
+    const plain = isPlainFileSync(workspace, rel);
+    if (plain === true) found.push(rel);
+    else if (plain === null) {
+      const file = await fileInside(workspace, rel);
+      if (file === null) continue;
+      found.push(rel);
+      if (file.target !== undefined) linkTargets.set(rel, file.target);
+    }
   }
   const skippedLinks: string[] = [];
-  candidates.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR, skippedLinks))));
+  found.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR, skippedLinks, linkTargets))));
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, () => false);
   const files: string[] = [];
   const staging = rootStagingFiles(workspace, [MEMORY_DIR]);
   let excluded = 0;
@@ -39,7 +49,7 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
     else if (ignored(rel)) excluded++;
     else files.push(rel);
   }
-  return { files, excluded, staging, skippedLinks };
+  return { files, excluded, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
 }
 
 export async function isV41Layout(workspace: string): Promise<boolean> {

@@ -2,7 +2,6 @@ import { deflateAhead } from '@/lib/core/archive/deflate-ahead';
 import { asUint8Array } from '@/lib/core/bytes';
 import { readOrMintAgentId } from '../shared/agent-id';
 import { stagingWarnings } from '../shared/restore-staging';
-import { skippedLinkWarnings } from '../shared/walk';
 import { NO_FILE_KEYS, type ExportOptions, type ExportResult, type FileKeys, type KnownFileKeys, type KnownKeys, type RecordSlot, type SlotExport, type StatEntry, type UnchangedFiles } from '../types';
 import { UTF8, YIELD_EVERY_FILES, agentName, isRecordBearing, isV41Layout, keyedFileOf, keyedFromKeys, layersOf, rawFileSet, readProse } from './export-parts';
 import { sortByInstant } from './records';
@@ -34,7 +33,7 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   if (!(await isDir(opts.workspace))) throw new OpenclawExportError(`workspace not found or not a directory: ${opts.workspace}`);
   const agentId = await readOrMintAgentId({ workspace: opts.workspace, runtime: 'openclaw', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
-  const { files, excluded, staging, skippedLinks } = await rawFileSet(opts.workspace);
+  const { files, excluded, staging, linkWarnings } = await rawFileSet(opts.workspace);
   const raw = new Map<string, Uint8Array>();
   const mtimes = new Map<string, string>();
   const v41Layout = await isV41Layout(opts.workspace);
@@ -74,12 +73,12 @@ export async function exportOpenclawSlots(opts: ExportOptions, knownKeys: KnownK
   }
   if (unchanged && carried.length === files.length && unchanged.count === files.length) {
     // Nothing changed, came or went: the last export's result, which the caller holds already.
-    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: [...stagingWarnings(opts.workspace, staging), ...skippedLinkWarnings(skippedLinks)], allUnchanged: true };
+    return { runtime: 'openclaw', agentId, agentName: '', slots: [], raw: new Map(), layers: {}, excludedByAlfignore: excluded, warnings: [...stagingWarnings(opts.workspace, staging), ...linkWarnings], allUnchanged: true };
   }
   if (carried.length > 0) for (const [rel, bytes] of await unchanged!.bytes(carried)) raw.set(rel, bytes);
   // Every key is known by now: the caller's answer for them may have been loading meanwhile.
   const known = await knownKeys(agentId);
-  const warnings: string[] = [...stagingWarnings(opts.workspace, staging), ...skippedLinkWarnings(skippedLinks), ...perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]))];
+  const warnings: string[] = [...stagingWarnings(opts.workspace, staging), ...linkWarnings, ...perFile.flatMap((file) => (file.warning === undefined ? [] : [file.warning]))];
   // Records sort stably by created_at, and a file's records share theirs: sorting the files (stably)
   // and keeping each file's order is the same order.
   const slots: RecordSlot[] = [];

@@ -187,12 +187,43 @@ function isControlFileElsewhere(rootReal: string, rel: string, real: string): bo
 const CONTROL_FILES: readonly string[] = [AGENT_ID_FILE, SYNCED_MARKER_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNC_LOG_FILE];
 
 /**
- * The warning a sync gives for the links a walk did not follow (`walkFiles`' `skipped`), one per
- * link; none when there are none.
+ * The warnings a sync gives for the links it did not follow, one per link, in path order: those a
+ * walk skipped (`walkFiles`' `skipped`: a loop, a link to a control file of the root) and those its
+ * runtime refused for the file they lead to (`refused`: path → target, `refusedLinkTarget`); none
+ * when there are none.
  */
-export function skippedLinkWarnings(skipped: readonly string[]): string[] {
-  return [...new Set(skipped)].sort(compareCodeUnits).map((rel) =>
-    `${rel} is a symbolic link to a directory that holds it, or to a control file of the workspace: it is not synced (the files it leads to are synced from their own place, once)`);
+export function skippedLinkWarnings(skipped: readonly string[], refused: ReadonlyMap<string, string> = new Map()): string[] {
+  const said = new Map<string, string>();
+  for (const rel of skipped) said.set(rel, `${rel} is a symbolic link to a directory that holds it, or to a control file of the workspace: it is not synced (the files it leads to are synced from their own place, once)`);
+  for (const [rel, target] of refused) {
+    said.set(rel, `${rel} is a symbolic link to ${target}, a file of the workspace a sync never carries under another name (a secret, a database or a control file): it is not synced`);
+  }
+  return [...said.keys()].sort(compareCodeUnits).map((rel) => said.get(rel)!);
+}
+
+/** A `.env` file (`.env`, `.env.local`, at any depth): secrets, which no runtime carries through a link. */
+export function isEnvFile(relPath: string): boolean {
+  const base = relPath.slice(relPath.lastIndexOf('/') + 1);
+  return base === '.env' || base.startsWith('.env.');
+}
+
+/**
+ * Splits a raw file set's candidates by what their links lead to: a candidate that is a link
+ * (`linkTargets`: path → workspace-relative target) whose target `refuse` names is taken out and
+ * put in the returned map (path → target), as is one to a control file of the root or a `.env`;
+ * the rest are returned as they came. The runtimes judge
+ * a file by its own name; this is the same judgement asked of where a link leads, for the root
+ * files looked up by name (`SOUL.md -> config.yaml`) as for the files a walk lists.
+ */
+export function refusedLinkTargets(candidates: readonly string[], linkTargets: ReadonlyMap<string, string>, refuse: (target: string) => boolean): { kept: string[]; refused: Map<string, string> } {
+  const kept: string[] = [];
+  const refused = new Map<string, string>();
+  for (const rel of candidates) {
+    const target = linkTargets.get(rel);
+    if (target !== undefined && isRefusedTarget(target, refuse)) refused.set(rel, target);
+    else kept.push(rel);
+  }
+  return { kept, refused };
 }
 
 /** How many file-system calls a walk or an export keeps in flight. */
@@ -221,15 +252,32 @@ export async function mapLimit<T, R>(items: readonly T[], limit: number, fn: (it
   return results;
 }
 
+/** True when a link to `target` (workspace-relative) is not followed: a control file of the root, a `.env`, or what `refuse` names. */
+export function isRefusedTarget(target: string, refuse: (target: string) => boolean): boolean {
+  return CONTROL_FILES.includes(target) || isEnvFile(target) || refuse(target);
+}
+
 /**
  * True when `root/relPath` is a regular file that stays inside `root` (a symlink to
  * a file elsewhere, or to one of the workspace's control files, is treated as absent, as
  * `walkFiles` does).
  */
 export async function isFileInside(root: string, relPath: string): Promise<boolean> {
+  const found = await fileInside(root, relPath);
+  return found !== null && (found.target === undefined || !CONTROL_FILES.includes(found.target));
+}
+
+/**
+ * Where `root/relPath` leads: null when it is no regular file inside `root`, else `{}` for a plain
+ * file and `{ target }` (workspace-relative) for a symlink to a file inside — a link to a control
+ * file too, which `isFileInside` treats as absent. What a caller judges a root file looked up by
+ * name by (`refusedLinkTargets`), as `walkFiles`' `linkTargets` for the files it lists.
+ */
+export async function fileInside(root: string, relPath: string): Promise<{ target?: string } | null> {
   const rootReal = await realpath(root);
   const entry = await entryKind(rootReal, path.join(rootReal, ...relPath.split('/')));
-  return entry.kind === 'file' && (entry.real === undefined || !isControlFileElsewhere(rootReal, relPath, entry.real));
+  if (entry.kind !== 'file') return null;
+  return entry.real === undefined ? {} : { target: relativeTo(rootReal, entry.real) };
 }
 
 /** What a walk finds at a path: a symlink followed inside the root carries the real path it leads to. */

@@ -1,7 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
-import { skippedLinkWarnings } from '@/lib/adapters/shared/walk';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
@@ -42,8 +41,8 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   const now = rfc3339(opts.clock());
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings, idTextRestores: slice.idTextRestores }));
   assertDistinctIds(records, slice.rows, dbRel);
-  const { files, excludedByAlfignore, staging, skippedLinks } = await collectRawFiles(opts.workspace, dbRel);
-  warnings.push(...stagingWarnings(opts.workspace, staging), ...skippedLinkWarnings(skippedLinks));
+  const { files, excludedByAlfignore, staging, linkWarnings } = await collectRawFiles(opts.workspace, dbRel);
+  warnings.push(...stagingWarnings(opts.workspace, staging), ...linkWarnings);
   files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
   return {
     runtime: 'zeroclaw',

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
-import { isFileInside, isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
+import { fileInside, refusedLinkTargets, skippedLinkWarnings } from '@/lib/adapters/shared/walk';
 import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
 import { RAW_DIRS } from '../raw-dirs';
 import { withCompanions } from './locate';
@@ -22,30 +23,35 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
  * The workspace files ZeroClaw carries raw (CONTRACT §3.3): the root prose files and
  * `memory/**`, never the database itself or its companions, never `.alf-synced.json`
  * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths. A restore's
- * staging files are left out and listed (`staging`: those of the root too), as are the links the walk did not
- * follow (`skippedLinks`: a directory link back up to its directory or above, a link to a control file).
+ * staging files are left out and listed (`staging`: those of the root too), and the links not
+ * followed are said in `linkWarnings`: a directory link back up to its directory or above, and a
+ * link (a root file looked up by name as one a walk lists) to a file ZeroClaw never carries under
+ * another name — the database or a companion, a `.env`, a control file.
  */
 export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
   files: Map<string, Uint8Array>;
   excludedByAlfignore: number;
   staging: string[];
-  skippedLinks: string[];
+  linkWarnings: string[];
 }> {
   const ignored = await loadAlfIgnore(workspace);
-  const candidates: string[] = [];
+  const found: string[] = [];
+  const linkTargets = new Map<string, string>();
   for (const name of ZEROCLAW_ROOT_FILES) {
-    if (await isFileInside(workspace, name)) candidates.push(name);
+    const file = await fileInside(workspace, name);
+    if (file === null) continue;
+    found.push(name);
+    if (file.target !== undefined) linkTargets.set(name, file.target);
   }
   const skippedLinks: string[] = [];
-  const linkTargets = new Map<string, string>();
-  for (const dir of RAW_DIRS.zeroclaw) candidates.push(...(await walkFiles(workspace, dir, skippedLinks, linkTargets)));
+  found.push(...(await walkFiles(workspace, RAW_DIRS.zeroclaw, skippedLinks, linkTargets)));
+  // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database.
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, (target) => isBrainDbFile(target, dbRelPath));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
-    // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database.
-    const target = linkTargets.get(rel);
-    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath) || (target !== undefined && isBrainDbFile(target, dbRelPath))) continue;
+    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;
     if (isStagingPath(rel)) {
       staging.push(rel);
       continue;
@@ -56,5 +62,5 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     }
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
-  return { files, excludedByAlfignore, staging, skippedLinks };
+  return { files, excludedByAlfignore, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
 }
