@@ -9,6 +9,9 @@ import { withCompanions } from './locate';
 /** Raw-channel sidecar holding the brain.db DDL and the exported agent's `agents` row. */
 export const BRAIN_SCHEMA_SIDECAR = '.alf-brain-db-schema.json';
 
+/** ZeroClaw's configuration in the workspace's root (its API keys): never carried, nor through a link. */
+export const CONFIG_FILE = 'config.toml';
+
 /** Root prose files ZeroClaw keeps beside its memory. */
 export const ZEROCLAW_ROOT_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'USER.md', 'TOOLS.md', 'HEARTBEAT.md'] as const;
 
@@ -26,7 +29,7 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
  * staging files are left out and listed (`staging`: those of the root too), and the links not
  * followed are said in `linkWarnings`: a directory link back up to its directory or above, and a
  * link (a root file looked up by name as one a walk lists) to a file ZeroClaw never carries under
- * another name — the database or a companion, a `.env`, a control file.
+ * another name — the database or a companion, its `config.toml` (API keys), a `.env`, a control file.
  */
 export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
   files: Map<string, Uint8Array>;
@@ -45,8 +48,10 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
   }
   const skippedLinks: string[] = [];
   found.push(...(await walkFiles(workspace, RAW_DIRS.zeroclaw, skippedLinks, linkTargets)));
-  // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database.
-  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, (target) => isBrainDbFile(target, dbRelPath));
+  // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database, and
+  // `memory/c -> ../config.toml` ZeroClaw's configuration with its keys. A plain copy of it in
+  // `memory/` is a file the user put there, and is carried as any other.
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, (target) => isBrainDbFile(target, dbRelPath) || target === CONFIG_FILE);
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
