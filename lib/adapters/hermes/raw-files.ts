@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
-import { fileInside, refusedLinkTargets, skippedLinkWarnings } from '@/lib/adapters/shared/walk';
+import { fileInside, linkWarningsOf, refusedLinkTargets } from '@/lib/adapters/shared/walk';
 import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
 import { RAW_DIRS } from '../raw-dirs';
 import { redactConfigYaml } from './redact';
@@ -75,7 +75,7 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
     const bytes = await readFile(path.join(home, ...rel.split('/')));
     files.set(rel, rel === CONFIG_FILE ? redactedConfig(bytes) : new Uint8Array(bytes));
   }
-  return { files, excludedByAlfignore, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
+  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(home, skippedLinks, refused, ignored) };
 }
 
 /**

@@ -7,7 +7,7 @@ import type { JsonObject } from '@/lib/core/json';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { isStagingPath, rootStagingFiles } from '../shared/restore-staging';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { fileInside, isPlainFileSync, refusedLinkTargets, skippedLinkWarnings, walkFiles, walkPlainFilesSync } from '../shared/walk';
+import { fileInside, isPlainFileSync, linkWarningsOf, refusedLinkTargets, walkFiles, walkPlainFilesSync } from '../shared/walk';
 import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
@@ -49,7 +49,7 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
     else if (ignored(rel)) excluded++;
     else files.push(rel);
   }
-  return { files, excluded, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
+  return { files, excluded, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored) };
 }
 
 export async function isV41Layout(workspace: string): Promise<boolean> {

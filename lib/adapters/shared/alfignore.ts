@@ -3,8 +3,11 @@ import { readControlFile } from './errors';
 import { globBody } from './glob';
 import { ALFIGNORE_FILE } from './sync-marker';
 
-/** Answers whether a workspace-relative forward-slash path is excluded by `.alfignore`. */
-export type IgnoreMatcher = (relPath: string) => boolean;
+/**
+ * Answers whether a workspace-relative forward-slash path is excluded by `.alfignore`; `isDir`: the
+ * path is a directory (a pattern ending in `/` matches it then), a file when not given.
+ */
+export type IgnoreMatcher = (relPath: string, isDir?: boolean) => boolean;
 
 interface IgnoreRule {
   negate: boolean;
@@ -29,12 +32,12 @@ export function compileAlfIgnore(text: string): IgnoreMatcher {
   // A byte order mark (Windows editors write one) is no part of the first pattern, as git reads it.
   const rules = text.replace(/^\uFEFF/, '').split(/\r?\n/).map(parseRule).filter((r): r is IgnoreRule => r !== null);
   if (rules.length === 0) return () => false;
-  return (relPath) => {
+  return (relPath, isDir = false) => {
     const segments = relPath.split('/').filter((s) => s.length > 0);
     for (let depth = 1; depth < segments.length; depth++) {
       if (decide(rules, segments.slice(0, depth).join('/'), true)) return true;
     }
-    return decide(rules, segments.join('/'), false);
+    return decide(rules, segments.join('/'), isDir);
   };
 }
 

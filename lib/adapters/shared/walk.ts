@@ -1,6 +1,7 @@
-import { lstatSync, readdirSync, type Dirent } from 'node:fs';
+import { lstatSync, readdirSync, statSync, type Dirent } from 'node:fs';
 import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
+import type { IgnoreMatcher } from './alfignore';
 import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_LOG_FILE } from './sync-marker';
 
 /**
@@ -199,6 +200,19 @@ export function skippedLinkWarnings(skipped: readonly string[], refused: Readonl
     said.set(rel, `${rel} is a symbolic link to ${target}, a file of the workspace a sync never carries under another name (a secret, a database or a control file): it is not synced`);
   }
   return [...said.keys()].sort(compareCodeUnits).map((rel) => said.get(rel)!);
+}
+
+/**
+ * `skippedLinkWarnings` of the links `.alfignore` does not leave out: a link under an ignored
+ * directory, or ignored itself (a loop as the directory it leads to, a file link as a file), is
+ * not synced anyway and is not warned of.
+ */
+export function linkWarningsOf(root: string, skipped: readonly string[], refused: ReadonlyMap<string, string>, ignored: IgnoreMatcher): string[] {
+  const isDir = (rel: string) => statSync(path.join(root, ...rel.split('/')), { throwIfNoEntry: false })?.isDirectory() === true;
+  return skippedLinkWarnings(
+    skipped.filter((rel) => !ignored(rel, isDir(rel))),
+    new Map([...refused].filter(([rel]) => !ignored(rel))),
+  );
 }
 
 /** A `.env` file (`.env`, `.env.local`, at any depth): secrets, which no runtime carries through a link. */

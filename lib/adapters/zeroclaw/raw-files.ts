@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
-import { fileInside, refusedLinkTargets, skippedLinkWarnings } from '@/lib/adapters/shared/walk';
+import { fileInside, linkWarningsOf, refusedLinkTargets } from '@/lib/adapters/shared/walk';
 import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
 import { RAW_DIRS } from '../raw-dirs';
 import { withCompanions } from './locate';
@@ -67,5 +67,5 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     }
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
-  return { files, excludedByAlfignore, staging, linkWarnings: skippedLinkWarnings(skippedLinks, refused) };
+  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored) };
 }
