@@ -12,14 +12,17 @@ import type { ScaleOutConfig } from '../storage';
 
 /**
  * What `start` and `serve` share: the server is created (the dashboard built first when needed),
- * a banner goes to stderr and `{"ok":true,"url","data"}` to stdout, then it serves until SIGINT or
+ * a banner goes to stderr and `{"ok":true,"url","data"}` to stdout (on the scale-out storage
+ * `data` is null and `database`, `blobs` say what is served), then it serves until SIGINT or
  * SIGTERM. Libraries that log with `console.log` (Next.js does, as it loads its config) are sent
  * to stderr for the process's life, so stdout carries that one JSON object and nothing else.
  */
-/** A storage opened by the composition root, and the secret its URLs and sessions are signed with. */
+/** A storage opened by the composition root, the secret its URLs and sessions are signed with, and where it is. */
 export interface ServedBackend {
   storage: LineageStorage;
   secret: Buffer;
+  /** The database's host and name (no user, no password), and `s3://bucket[/prefix]`. */
+  served: { database: string; blobs: string };
 }
 
 /**
@@ -29,7 +32,23 @@ export interface ServedBackend {
 export async function scaleOutBackend(config: ScaleOutConfig): Promise<ServedBackend> {
   const { openStorage } = await import('@/lib/storage/config');
   const key = `${config.databaseUrl}|${config.blobs.bucket}/${config.blobs.prefix}`;
-  return { storage: await storageFor({ backend: 'scale-out', key, open: () => openStorage(config) }), secret: config.secret };
+  return {
+    storage: await storageFor({ backend: 'scale-out', key, open: () => openStorage(config) }),
+    secret: config.secret,
+    served: scaleOutServed(config),
+  };
+}
+
+/** The database (host and name only: the URL's user and password stay out of stdout) and bucket a scale-out process serves. */
+function scaleOutServed(config: ScaleOutConfig): { database: string; blobs: string } {
+  let database = 'the database';
+  try {
+    const url = new URL(config.databaseUrl);
+    database = `${url.host}${url.pathname}`;
+  } catch {
+    // A URL the driver accepts but WHATWG does not: name no part of it.
+  }
+  return { database, blobs: `s3://${config.blobs.bucket}${config.blobs.prefix ? `/${config.blobs.prefix}` : ''}` };
 }
 
 /** Where a served storage is, for the banner: the data directory, or the database and bucket (no password). */
@@ -100,7 +119,7 @@ export async function serveUntilStopped(settings: ServeSettings, banner: (url: s
   consoleToStderr();
   let server;
   try {
-    server = await createLineageServer({ ...settings, ...backend, log: progress });
+    server = await createLineageServer({ ...settings, ...(backend ? { storage: backend.storage, secret: backend.secret } : {}), log: progress });
   } catch (err) {
     if (err instanceof ServeRefused) throw new CliError('no_admin_key', err.message, err.hint);
     throw err;
@@ -112,7 +131,8 @@ export async function serveUntilStopped(settings: ServeSettings, banner: (url: s
   if (settings.auth === 'required' || !isLoopbackAddress(settings.host)) {
     progress('lineage serve: the dashboard asks for sign-in (/login with an API key); scripts send "Authorization: Bearer <key>" on /api/*');
   }
-  printJson({ ok: true, url: server.url, data: settings.dataDir });
+  // The data directory only when it is what is served: on the scale-out storage nothing is kept there.
+  printJson(backend ? { ok: true, url: server.url, data: null, ...backend.served } : { ok: true, url: server.url, data: settings.dataDir });
   await new Promise<void>((resolve) => {
     const stop = () => void server.close().then(resolve, resolve);
     process.once('SIGINT', stop);
