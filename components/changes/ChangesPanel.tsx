@@ -7,7 +7,7 @@ import { changeCount, mergePages } from '@/lib/ui/changes';
 import { formatDateTime } from '@/lib/ui/format';
 import { Segmented, Select } from '../ui/Field';
 import { PageButton } from '../ui/PageButtons';
-import { visibleName } from '../ui/SafeName';
+import { AgentOptions } from '../ui/AgentOptions';
 import { Panel } from '../ui/Panel';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { changeFilters, opParam, sinceParam, type ChangeOp, type SinceMode } from './change-params';
@@ -36,15 +36,9 @@ const SINCE_OPTIONS: { value: SinceMode; label: string }[] = [
  */
 export function AgentFilter({ value, onChange }: { value: string; onChange: (agent: string | null) => void }) {
   const agents = useAgentNames();
-  const sorted = [...(agents.data ?? [])].sort((a, b) => a.name.localeCompare(b.name));
   return (
     <Select label="Agent" value={value} onChange={(e) => onChange(e.target.value || null)} data-testid="agent-filter">
-      <option value="">All agents</option>
-      {sorted.map((a) => (
-        <option key={a.id} value={a.id}>
-          {visibleName(a.name)}
-        </option>
-      ))}
+      <AgentOptions agents={agents.data ?? []} />
     </Select>
   );
 }

@@ -13,7 +13,7 @@ import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
 import { OtherAgents } from './OtherAgents';
 import { Suggestions } from './Suggestions';
-import { visibleName } from '@/components/ui/SafeName';
+import { AgentOptions } from '@/components/ui/AgentOptions';
 
 /**
  * "When did this fact first appear, and what became of it": `?q=` (and `?agent=`, `?offset=`) in
@@ -58,12 +58,7 @@ export function SearchView() {
           className="h-9 min-w-0 flex-1 basis-full rounded-md border sm:basis-auto border-line bg-white px-3 font-mono text-[13px] shadow-xs focus:border-accent focus:outline-none"
         />
         <Select label="Agent" value={agent ?? ''} onChange={(e) => url.set({ agent: e.target.value || null, offset: null })} data-testid="search-agent">
-          <option value="">All agents</option>
-          {(agents.data ?? []).map((a) => (
-            <option key={a.id} value={a.id}>
-              {visibleName(a.name)}
-            </option>
-          ))}
+          <AgentOptions agents={agents.data ?? []} />
         </Select>
         <Button type="submit" variant="primary">
           Search

@@ -1,0 +1,59 @@
+/**
+ * A fleet cloned from one template has many agents of one name ("Atlas"): the agent filters of the
+ * fleet's change feed and of the search page (server-side render of the real components) must let
+ * each be told apart, as the fleet table does with the id's first 8 characters under the name.
+ */
+import { createElement, type ReactElement } from 'react';
+import { renderToStaticMarkup } from 'react-dom/server';
+import { describe, expect, it } from 'vitest';
+import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
+import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
+import { PathnameContext, SearchParamsContext } from 'next/dist/shared/lib/hooks-client-context.shared-runtime';
+import { AgentFilter } from '@/components/changes/ChangesPanel';
+import { SearchView } from '@/components/search/SearchView';
+import { queryKeys } from '@/lib/ui/query-keys';
+
+const AGENTS = [
+  { id: 'e3208578-1535-5d51-8186-162b202fe2ad', name: 'Atlas', runtime: 'openclaw' },
+  { id: '04bef914-2c23-564b-9c94-e5155843c93d', name: 'Atlas', runtime: 'openclaw' },
+  { id: 'c01b3bcb-47be-53c3-830d-4395ebd31398', name: 'hm-02', runtime: 'hermes' },
+  { id: '170686a3-7f52-512d-bc2b-1f7ce8dbbe92', name: 'ops\u202Etoba', runtime: 'openclaw' },
+  { id: '270b156b-12da-5453-b542-be41bb1ed2bc', name: 'ops\u202Etoba', runtime: 'zeroclaw' },
+];
+const noop = () => {};
+
+function render(element: ReactElement): string {
+  const client = new QueryClient();
+  client.setQueryData(queryKeys.agentNames(), AGENTS);
+  const routed = createElement(AppRouterContext.Provider, {
+    value: { back: noop, forward: noop, refresh: noop, push: noop, replace: noop, prefetch: noop, hmrRefresh: noop } as never,
+  }, createElement(PathnameContext.Provider, { value: '/search' }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams() }, element)));
+  return renderToStaticMarkup(createElement(QueryClientProvider, { client }, routed));
+}
+
+/** Each `<option>`'s value and text, in order. */
+function options(html: string): [string, string][] {
+  return [...html.matchAll(/<option value="([^"]*)"[^>]*>([^<]*)<\/option>/g)].map((m) => [m[1]!, m[2]!]);
+}
+
+const EXPECTED: [string, string][] = [
+  ['', 'All agents'],
+  ['04bef914-2c23-564b-9c94-e5155843c93d', 'Atlas · 04bef914'],
+  ['e3208578-1535-5d51-8186-162b202fe2ad', 'Atlas · e3208578'],
+  ['c01b3bcb-47be-53c3-830d-4395ebd31398', 'hm-02'],
+  ['170686a3-7f52-512d-bc2b-1f7ce8dbbe92', 'ops[U+202E]toba · 170686a3'],
+  ['270b156b-12da-5453-b542-be41bb1ed2bc', 'ops[U+202E]toba · 270b156b'],
+];
+
+describe('agent filters of a fleet whose agents share names', () => {
+  it('the change feed\'s filter: a shared name gets the id\'s first 8 characters, by name then id; a unique one stays as it is', () => {
+    const shown = options(render(createElement(AgentFilter, { value: '', onChange: noop })));
+    expect(shown).toEqual(EXPECTED);
+    expect(new Set(shown.map(([, text]) => text)).size).toBe(shown.length);
+  });
+
+  it('the search page\'s filter: the same options, in the same order', () => {
+    const shown = options(render(createElement(SearchView)));
+    expect(shown).toEqual(EXPECTED);
+  });
+});
