@@ -13,7 +13,7 @@ import { formText, UrlForm } from '../ui/UrlForm';
 import { AppearanceRow, FirstAppearance } from './AppearanceCard';
 import { OtherAgents } from './OtherAgents';
 import { Suggestions } from './Suggestions';
-import { AgentOptions } from '@/components/ui/AgentOptions';
+import { AgentOptions, agentLabels } from '@/components/ui/AgentOptions';
 
 /**
  * "When did this fact first appear, and what became of it": `?q=` (and `?agent=`, `?offset=`) in
@@ -26,7 +26,7 @@ export function SearchView() {
   const offset = intParam(url.get('offset')) ?? 0;
   const offsetProblem = intParamProblem('offset', url.get('offset'));
   const agents = useAgentNames();
-  const names = new Map((agents.data ?? []).map((a) => [a.id, a.name]));
+  const names = agentLabels(agents.data ?? []);
   const name = (id: string) => names.get(id) ?? id.slice(0, 8);
   const query = useSearch(q, agent, offset);
   const later = query.data ? query.data.total - 1 : 0;

@@ -57,3 +57,29 @@ describe('agent filters of a fleet whose agents share names', () => {
     expect(shown).toEqual(EXPECTED);
   });
 });
+
+describe('the search page\'s answer in such a fleet', () => {
+  it('names the agent of the first appearance, of every other status and of every later appearance apart', () => {
+    const [a, b, , c, d] = AGENTS.map((x) => x.id) as [string, string, string, string, string];
+    const at = (agent_id: string, sequence: number) => ({
+      agent_id, record_id: `0b5c7d1e-1111-4222-8333-${String(sequence).padStart(12, '0')}`, sequence, synced_at: '2026-12-07T12:00:00.000Z',
+      origin_file: 'memory/semantic/projects.md', op: 'create', snippet: 'Nginx restarted', highlights: [[0, 5]],
+    });
+    const status = { present: true, last_seen_sequence: 14, gone_at_sequence: null, deleted: false };
+    const client = new QueryClient();
+    client.setQueryData(queryKeys.agentNames(), AGENTS);
+    client.setQueryData(queryKeys.search('nginx', null, 0), {
+      query: 'nginx', first: at(a, 0), appearances: [at(b, 1), at(c, 2)], total: 3, offset: 0, status,
+      statuses: [{ ...status, agent_id: a }, { ...status, agent_id: b }, { ...status, agent_id: d }], suggestions: [],
+    });
+    const routed = createElement(AppRouterContext.Provider, {
+      value: { back: noop, forward: noop, refresh: noop, push: noop, replace: noop, prefetch: noop, hmrRefresh: noop } as never,
+    }, createElement(PathnameContext.Provider, { value: '/search' }, createElement(SearchParamsContext.Provider, { value: new URLSearchParams('q=nginx') }, createElement(SearchView))));
+    const text = renderToStaticMarkup(createElement(QueryClientProvider, { client }, routed)).replace(/<option[^]*?<\/option>/g, '').replace(/<[^>]+>/g, '');
+    expect(text).toContain('First appeared in Atlas · e3208578');
+    expect(text).toContain('Also in Atlas · 04bef914');
+    expect(text).toContain('toba · 270b156b');
+    expect(text).toContain('Atlas · 04bef914Dec');
+    expect(text).toContain('toba · 170686a3');
+  });
+});
