@@ -3,12 +3,14 @@ import Link from '@/components/ui/Link';
 import clsx from 'clsx';
 import type { ChangeGroup, ChangeItem } from '@/lib/ui/api-types';
 import { formatDay, formatTime } from '@/lib/ui/format';
+import { useAgentNames } from '@/lib/ui/hooks/use-agents';
 import { useHydrated } from '@/lib/ui/hooks/use-hydrated';
 import { FIRST_SCREEN_ROWS } from '@/lib/ui/page-window';
 import { routes } from '@/lib/ui/routes';
 import { bodyPreview, recordTitle } from '@/lib/ui/record-text';
 import { OpBadge } from '../ui/OpBadge';
 import { PathText } from '../ui/PathText';
+import { agentLabels } from '../ui/AgentOptions';
 import { SafeName } from '../ui/SafeName';
 import { WordDiff } from '../memory/WordDiff';
 
@@ -74,6 +76,16 @@ function DeferredChangeRow({ agentId, change }: { agentId: string; change: Chang
 const Row = memo(ChangeRow);
 
 /** Changes grouped by day (newest first), then by agent when the feed spans the fleet. */
+/**
+ * A fleet feed group's agent: its name, with the id's first 8 characters when another agent of the
+ * fleet has the same name (`agentLabels`), so twelve "Atlas" groups are told apart; the name alone
+ * until the fleet's names are loaded.
+ */
+function GroupAgentName({ group }: { group: ChangeGroup }) {
+  const agents = useAgentNames();
+  return <SafeName name={agentLabels(agents.data ?? []).get(group.agent_id) ?? group.agent_name} />;
+}
+
 export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; showAgent: boolean }) {
   const hydrated = useHydrated();
   // The rows' place in the feed as drawn (day, then group order): past FIRST_SCREEN_ROWS the server draws places.
@@ -94,7 +106,7 @@ export function ChangesFeed({ groups, showAgent }: { groups: ChangeGroup[]; show
               {showAgent && (
                 <div className="px-4 pt-2 text-[12px] font-semibold wrap-anywhere">
                   <Link href={routes.agent(group.agent_id)} className="text-ink hover:text-accent hover:underline">
-                    <SafeName name={group.agent_name} />
+                    <GroupAgentName group={group} />
                   </Link>
                 </div>
               )}

@@ -10,6 +10,7 @@ import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
 import { PathnameContext, SearchParamsContext } from 'next/dist/shared/lib/hooks-client-context.shared-runtime';
 import { AgentFilter } from '@/components/changes/ChangesPanel';
+import { ChangesFeed } from '@/components/changes/ChangesFeed';
 import { SearchView } from '@/components/search/SearchView';
 import { queryKeys } from '@/lib/ui/query-keys';
 
@@ -81,5 +82,20 @@ describe('the search page\'s answer in such a fleet', () => {
     expect(text).toContain('toba · 270b156b');
     expect(text).toContain('Atlas · 04bef914Dec');
     expect(text).toContain('toba · 170686a3');
+  });
+});
+
+describe('the fleet\'s change feed in such a fleet', () => {
+  it('heads each agent\'s group with its name and, when shared, the id\'s first 8 characters', () => {
+    const [a, b, h] = AGENTS.map((x) => x.id) as [string, string, string];
+    const change = (seq: number) => ({
+      seq, record_id: `0b5c7d1e-1111-4222-8333-${String(seq).padStart(12, '0')}`, op: 'create', synced_at: '2026-12-07T12:00:00.000Z',
+      heading: 'note', key: null, origin_file: 'MEMORY.md', from_file: null, snippet: 'note', diff: null,
+    });
+    const groups = [a, b, h].map((agent_id, i) => ({ agent_id, agent_name: AGENTS[i]!.name, day: '2026-12-07', changes: [change(i)] }));
+    const text = render(createElement(ChangesFeed, { groups: groups as never, showAgent: true })).replace(/<[^>]+>/g, '|');
+    expect(text).toContain('|Atlas · e3208578|');
+    expect(text).toContain('|Atlas · 04bef914|');
+    expect(text).toContain('|hm-02|');
   });
 });
