@@ -5,6 +5,11 @@ export type LedgerErrorCode =
   | 'agent_exists'
   | 'agent_mismatch'
   | 'base_mismatch'
+  /**
+   * A delta whose base sequence is the latest, but whose head there is a full snapshot stored after
+   * the base the delta was built on (ingest-base.ts): 409 + `X-Latest-Sequence`, as a stale base.
+   */
+  | 'base_superseded'
   | 'no_snapshot'
   | 'never_synced'
   | 'sequence_out_of_range'

@@ -13,7 +13,7 @@
  */
 import type { Statement } from 'better-sqlite3';
 import type { Drizzle } from '@/db/client';
-import type { AgentRow, EntryKind } from '@/db/schema';
+import type { AgentRow, EntryKind, LedgerEntryRow } from '@/db/schema';
 import { deltaManifestName, readDelta, readSnapshot, scanSnapshot } from '@/lib/core/archive';
 import type { AlfDelta, AlfSnapshot, ArchiveLimits } from '@/lib/core/archive/types';
 import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta';
@@ -27,6 +27,8 @@ import { requireAgent } from './agents';
 import type { RecordChecks } from './record-checks';
 import { LedgerError } from './errors';
 import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
+import { checkBuiltOnHead, snapshotCreatedAt, supersededBase } from './ingest-base';
+import { readEntryBytesFrom } from './entries';
 import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
 import { rebuildInProgress } from './rebuild-marker';
@@ -97,13 +99,14 @@ function ingestStatements(ledger: Ledger) {
         VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @moves, @raw_changed, @raw_deleted)`),
       moveDelta: sqlite.prepare('UPDATE agents SET latest_sequence = ? WHERE id = ?'),
       moveSnapshot: sqlite.prepare('UPDATE agents SET latest_sequence = ?, latest_snapshot_seq = ? WHERE id = ?'),
+      entryAt: sqlite.prepare('SELECT * FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?'),
     };
     statementCache.set(ledger.db.sqlite, prepared);
   }
   return prepared;
 }
 const statementCache = new WeakMap<object, {
-  hasEntry: Statement; agent: Statement; insertEntry: Statement; moveDelta: Statement; moveSnapshot: Statement;
+  hasEntry: Statement; agent: Statement; insertEntry: Statement; moveDelta: Statement; moveSnapshot: Statement; entryAt: Statement;
 }>();
 
 function hasEntry(ledger: Ledger, agentId: string, seq: number, kind: EntryKind): boolean {
@@ -282,6 +285,20 @@ function checkBase(agent: AgentRow, baseSequence: number): void {
   }
 }
 
+/**
+ * When the head at `baseSequence` is a snapshot stored after a delta at that same sequence (another
+ * machine's `--force-first-sync`, a rollover), the delta must have been built on that snapshot
+ * (ingest-base.ts `checkBuiltOnHead`: its `base_timestamp` no older than the snapshot's `created_at`).
+ */
+async function checkHeadAtBase(params: IngestBase, head: AgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
+  const { ledger } = params;
+  if (head.latest_snapshot_seq !== baseSequence || !hasEntry(ledger, head.id, baseSequence, 'delta')) return;
+  const snapshot = ingestStatements(ledger).entryAt.get(head.id, baseSequence, 'snapshot') as LedgerEntryRow | undefined;
+  if (!snapshot) return;
+  const createdAt = await snapshotCreatedAt(await readEntryBytesFrom(ledger.blobs, snapshot), params.limits);
+  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt });
+}
+
 /** Appends a `.alf-delta` at latest + 1, accepted only if `baseSequence` equals the latest sequence. */
 export async function ingestDelta(params: IngestBase & {
   baseSequence: number;
@@ -311,7 +328,9 @@ export async function ingestDelta(params: IngestBase & {
     throw new LedgerError('base_mismatch',
       `${manifestFile} sync.base_sequence ${JSON.stringify(sync.base_sequence ?? null)} does not match base_sequence ${baseSequence}`);
   }
-  checkBase(requireAgent({ ledger: params.ledger, agentId: agent.id }), baseSequence);
+  const head = requireAgent({ ledger: params.ledger, agentId: agent.id });
+  checkBase(head, baseSequence);
+  await checkHeadAtBase(params, head, baseSequence, delta, manifestFile);
   // The checks below read the stored tree at the base from the index.
   await catchUp(params, agent.id);
   const { indexer } = params;
@@ -323,6 +342,10 @@ export async function ingestDelta(params: IngestBase & {
   const key = blobKey(agent.id, seq, 'delta', sha);
   return withStoredBlob(params.ledger, key, params.bytes, () => commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: deferred(params, sizeOf(delta)) ? null : { kind: 'delta', archive: delta },
-    expect: (current) => checkBase(current, baseSequence),
+    expect: (current) => {
+      checkBase(current, baseSequence);
+      // A snapshot stored at the base sequence since the check above: this delta was built before it.
+      if (current.latest_snapshot_seq !== head.latest_snapshot_seq) throw supersededBase({ agentId: agent.id, baseSequence, manifestFile });
+    },
   }));
 }

@@ -49,9 +49,9 @@ export type AppendParams = AppendPlace & {
   /**
    * Runs inside the append's transaction once the sequence check passed (the history index's
    * seam: it indexes the entry in the same commit); its counts go on the entry row. A throw
-   * rolls everything back.
+   * rolls everything back. `agent`: the agent's row as locked, before the append moves it.
    */
-  inTransaction?: (client: AppendClient, seq: number) => Promise<Partial<EntryCounts> | void>;
+  inTransaction?: (client: AppendClient, seq: number, agent: PgAgentRow) => Promise<Partial<EntryCounts> | void>;
 };
 
 /** Where a snapshot goes: 0 on the first sync, else latest (a rollover), or latest + 1 when a snapshot sits at latest. */
@@ -151,7 +151,7 @@ export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerE
     const agent = await beginLocked(client, agentId);
     if (!agent) throw new LedgerError('agent_not_found', `agent ${echoInput(agentId)} not found`);
     const seq = await placeUnderLock(client, agent, params);
-    const counts = (await params.inTransaction?.(client, seq)) ?? {};
+    const counts = (await params.inTransaction?.(client, seq, agent)) ?? {};
     const row = { id: entry.id, agent_id: agentId, seq, kind: params.kind, blob_key: entry.blobKey, sha256: entry.sha256,
       size_bytes: entry.sizeBytes, created_at: entry.createdAt, creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0, ...counts };
     const [inserted] = await client.query(insertAndCommitSql(client, params.kind, row)) as unknown as pg.QueryResult<PgLedgerEntryRow>[];

@@ -58,6 +58,8 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   agent_exists: 409,
   agent_mismatch: 400,
   base_mismatch: 400,
+  // A base the head replaced at its sequence (a snapshot stored there since): a stale base, CONTRACT §1.2 #6's 409.
+  base_superseded: 409,
   no_snapshot: 409,
   never_synced: 404,
   sequence_out_of_range: 400,
@@ -124,10 +126,11 @@ function ledgerErrorResponse(err: LedgerError): ProtocolResponse {
     return jsonResponse({ error: status === 503 ? 'service busy, retry shortly' : 'internal error' }, status);
   }
   if (err.code === 'bad_archive' && err.cause instanceof ArchiveError) return errorToResponse(err.cause);
-  if (err.code === 'stale_sequence') {
-    // The reference CLI reads only this header on 409 (CONTRACT §1.2 #6).
+  if (err.code === 'stale_sequence' || err.code === 'base_superseded') {
+    // The reference CLI reads only this header on 409 (CONTRACT §1.2 #6). A superseded base says
+    // the latest is the delta's own base sequence (lineage's client tells it apart by that; the body says its code too).
     const latest = err.latest ?? 0;
-    return jsonResponse({ error: err.message, latest_sequence: latest }, status, { 'x-latest-sequence': String(latest) });
+    return jsonResponse({ error: err.message, latest_sequence: latest, ...(err.code === 'base_superseded' ? { code: err.code } : {}) }, status, { 'x-latest-sequence': String(latest) });
   }
   return jsonResponse({ error: err.message }, status);
 }

@@ -22,9 +22,12 @@ import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import { ArchiveKeys, checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
 import { blobKey, checkAgentId, parseArchive } from '@/lib/ledger/ingest-shared';
+import { checkBuiltOnHead, snapshotCreatedAt, supersededBase } from '@/lib/ledger/ingest-base';
+import { readEntryBytesFrom } from '@/lib/ledger/entries';
+import type { PgAgentRow } from '@/db/pg/schema';
 import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
 import type { IngestParams } from '../types';
-import { requireAgent } from './agents';
+import { listEntries, requireAgent } from './agents';
 import { PgFoldTarget } from './fold-target';
 import { ANALYZE_AFTER_VERSIONS, refreshIndexStatistics } from './statistics';
 import { liveRawFiles } from './workspace';
@@ -38,6 +41,8 @@ export interface PgBackend {
 async function store(backend: PgBackend, params: {
   agentId: string; seq: number; place: AppendPlace; bytes: Uint8Array; now: Date;
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
+  /** Checked under the agent's lock before anything is written (a delta: that no snapshot was stored at its base since its checks). */
+  expect?: (agent: PgAgentRow) => void;
 }): Promise<IngestResult> {
   const { agentId, seq, place, bytes } = params;
   const sha = sha256Hex(bytes);
@@ -48,7 +53,8 @@ async function store(backend: PgBackend, params: {
   const entry = await appendLedgerEntry({
     db: backend.db, agentId, ...place,
     entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
-    inTransaction: async (client, at) => {
+    inTransaction: async (client, at, locked) => {
+      params.expect?.(locked);
       // Written once the sequence check passed under the agent's lock, before the commit: a lost
       // race writes nothing to the bucket's final keys (lost-race-blobs.test.ts).
       await backend.blobs.put(key, bytes);
@@ -106,10 +112,29 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
     throw new LedgerError('stale_sequence',
       `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
   }
+  await checkHeadAtBase(backend, params, agent, baseSequence, delta, manifestFile);
   const live = (await liveRawFiles(pool, agent.id, baseSequence)).map((f) => f.path);
   checkDeltaServable(delta, () => live, undefined, keys);
   return store(backend, {
     agentId: agent.id, seq: baseSequence + 1, place: { kind: 'delta', baseSequence }, bytes: params.bytes, now: params.now,
     archive: { kind: 'delta', archive: delta },
+    // A snapshot stored at the base sequence since the check above: this delta was built before it.
+    expect: (locked) => {
+      if (locked.latest_snapshot_seq !== agent.latest_snapshot_seq) throw supersededBase({ agentId: agent.id, baseSequence, manifestFile });
+    },
   });
+}
+
+/**
+ * When the head at `baseSequence` is a snapshot stored after a delta at that same sequence (another
+ * machine's `--force-first-sync`, a rollover), the delta must have been built on that snapshot
+ * (lib/ledger/ingest-base.ts `checkBuiltOnHead`), as the embedded ingest checks it.
+ */
+async function checkHeadAtBase(backend: PgBackend, params: IngestParams, head: PgAgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
+  if (head.latest_snapshot_seq !== baseSequence) return;
+  const atBase = await listEntries(backend.db.pool, { agentId: head.id, sinceSeq: baseSequence - 1, upToSeq: baseSequence });
+  const snapshot = atBase.find((entry) => entry.kind === 'snapshot');
+  if (!snapshot || !atBase.some((entry) => entry.kind === 'delta')) return;
+  const createdAt = await snapshotCreatedAt(await readEntryBytesFrom(backend.blobs, snapshot), params.limits);
+  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt });
 }
