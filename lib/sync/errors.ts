@@ -40,6 +40,21 @@ export class SyncConflictError extends SyncError {
   }
 }
 
+/**
+ * The target refused a delta on `localSequence` although that is its latest sequence: its head there
+ * is a full snapshot stored after this machine's base (another machine's `--force-first-sync` or a
+ * rollover; lib/ledger/ingest-base.ts). A conflict like a stale base (the target answered 409 with
+ * `X-Latest-Sequence` equal to the base): sync.ts's `uploadDelta` turns it into recover.ts's
+ * `foreignHistoryError`, which names the `--rebase` command.
+ */
+export class SupersededBaseError extends SyncConflictError {
+  constructor(localSequence: number) {
+    super(localSequence, localSequence);
+    this.message = `Sequence conflict: the head at sequence ${localSequence} is a full snapshot another machine uploaded after this machine's base at that sequence; nothing was uploaded`;
+    this.name = 'SupersededBaseError';
+  }
+}
+
 /** The hint of an upload refused for what it holds (a bad archive): the ledger stored none of it. */
 export const REFUSED_UPLOAD_HINT = 'nothing of this upload was stored: change what the error names in the workspace, then sync again';
 

@@ -1,6 +1,6 @@
 import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
-import { REFUSED_UPLOAD_HINT, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
+import { REFUSED_UPLOAD_HINT, SupersededBaseError, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 import { serverIdentity } from './target-mark';
 
@@ -30,6 +30,8 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
         try {
           return { sequence: (await client.pushDelta(agentId, baseSequence, bytes)).sequence };
         } catch (error) {
+          // A 409 whose latest is this very base: the head there was replaced by a snapshot since (ingest-base.ts).
+          if (error instanceof HttpConflict && error.latest === baseSequence) throw new SupersededBaseError(baseSequence);
           if (error instanceof HttpConflict) throw new SyncConflictError(baseSequence, error.latest);
           throw error;
         }

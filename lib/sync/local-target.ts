@@ -2,7 +2,7 @@ import type { WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import type { Ledger } from '@/lib/ledger';
 import type { RecordChecks } from '@/lib/ledger/record-checks';
-import { ledgerRefusal, SyncConflictError, SyncError } from './errors';
+import { ledgerRefusal, SupersededBaseError, SyncConflictError, SyncError } from './errors';
 import type { SyncTarget } from './target';
 
 /**
@@ -119,6 +119,7 @@ export function localTarget(
           return await afterUpload(await ingest('delta', agentId, bytes, baseSequence, written));
         } catch (error) {
           if (L.ledger.isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
+          if (L.ledger.isLedgerError(error, 'base_superseded')) throw new SupersededBaseError(baseSequence);
           throw error;
         }
       }),

@@ -63,6 +63,7 @@ export function rebaseCommand(args: { runtime: string; workspace: string; runtim
 export function foreignHistoryError(args: {
   agentId: string; local: number; latest: number | null; command: string; target: SyncTarget; sent: SentUpload | null; baseSequence: number;
 }): SyncError {
+  if (args.latest === args.local) return supersededBaseError(args);
   const at = args.latest === null ? 'has moved on' : `is at sequence ${args.latest}`;
   const why = args.sent?.base_sequence === args.baseSequence
     ? `its entry after ${args.local} is not the upload this machine sent (sha256 ${args.sent.sha256.slice(0, 12)}…)`
@@ -71,5 +72,20 @@ export function foreignHistoryError(args: {
     'sync_upload_failed',
     `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} ${at}, and ${why}: another machine synced this agent, or this machine's state was put back from an older copy`,
     `run \`${args.command}\` to take the latest sequence as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it`,
+  );
+}
+
+/**
+ * The target is still at this machine's base sequence, but its head there is a full snapshot another
+ * machine uploaded after this machine's base (its `--force-first-sync`, or a rollover): the delta,
+ * cut from this machine's base, was refused (lib/ledger/ingest-base.ts), and nothing here changed.
+ */
+function supersededBaseError(args: { agentId: string; local: number; command: string; target: SyncTarget }): SyncError {
+  return new SyncError(
+    'sync_upload_failed',
+    `Sequence conflict: the head of agent ${args.agentId} at sequence ${args.local} on ${args.target.label} is a full snapshot another machine uploaded `
+    + `(its --force-first-sync, or a rollover) after this machine's base at that sequence: this machine's delta, built on the head it replaced, was refused and nothing was uploaded or changed here`,
+    `run \`${args.command}\` to take that snapshot as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it `
+    + '(what the other machine has and this workspace does not is then deleted at the head, and stays in its history); or restore the head into this workspace (`lineage restore`, `--replace` over unsynced memory) to continue from the other machine\'s memory',
   );
 }

@@ -1,7 +1,7 @@
 import type { LineageStorage } from '@/lib/storage/types';
 import { isLedgerError } from '@/lib/ledger/errors';
 import { commandTimeoutWords, storageOutOfReach, unreachableStorageError } from '@/lib/ledger/unreachable-storage';
-import { ledgerRefusal, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
+import { ledgerRefusal, SupersededBaseError, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
 import type { LatestEntry, SyncTarget } from './target';
 
 /**
@@ -35,6 +35,7 @@ export function storageTarget(args: {
         return { sequence: (await (await storage()).ingestDelta({ agentId, baseSequence, bytes, now: now() })).sequence };
       } catch (error) {
         if (isLedgerError(error, 'stale_sequence')) throw new SyncConflictError(baseSequence, error.latest ?? null);
+        if (isLedgerError(error, 'base_superseded')) throw new SupersededBaseError(baseSequence);
         throw error;
       }
     }),
