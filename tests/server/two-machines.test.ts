@@ -227,6 +227,19 @@ describe.each([['the embedded ledger', () => served()], ['PostgreSQL + radosgw',
       expect(await entries(agentId)).toEqual(['0:snapshot', '1:delta', '1:snapshot', '2:delta']);
     });
 
+    it('through the presigned flow (initiate, PUT, confirm): the confirm answers the same 409, nothing stored', async () => {
+      const agentId = await replacedHead();
+      const initiated = await call(`${server.url}/v1/agents/${agentId}/deltas/upload?base_sequence=1`, { method: 'POST', key, contentType: 'application/json' });
+      expect(initiated.status).toBe(200);
+      const put = await fetch(initiated.json.upload_url, { method: 'PUT', headers: { 'content-type': OCTET }, body: (await deltaOn(agentId, 1, 2, '2026-05-03T09:00:00Z')) as BodyInit });
+      expect(put.ok).toBe(true);
+      const confirmed = await call(`${server.url}/v1/agents/${agentId}/deltas/upload/${initiated.json.delta_id}/confirm`, { method: 'POST', key });
+      expect(confirmed.status).toBe(409);
+      expect(confirmed.headers.get('x-latest-sequence')).toBe('1');
+      expect(confirmed.json).toMatchObject({ code: 'base_superseded' });
+      expect(await entries(agentId)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
+    });
+
     it('a delta without base_timestamp cannot be told apart: taken, as before', async () => {
       const agentId = await replacedHead();
       const taken = await push(agentId, await deltaOn(agentId, 1, 2));
