@@ -73,24 +73,34 @@ describe('an upload refused for a memory the ledger cannot hold', () => {
     await sb.write('memory/2026-11-02.md', `${sections(200, 300)}\n## Paste\ncopied \u0000 from a terminal\n`);
     const first = await syncRefusal(sync);
     expect(first.message).toMatch(/^refused: record 301: content holds a NUL character \(U\+0000\), which a memory may not contain \(the record's id [0-9a-f-]{36}, file "memory\/2026-11-02\.md" lines 301-302\)$/);
-    expect(handed).toEqual([true]);
+    // Refused on that verdict before the agent is registered: nothing was handed to the target.
+    expect(handed).toEqual([]);
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
     expect(storedState(sb.dataDir, sb.alfHome, agentId)).toBe(JSON.stringify({ entries: [], files: [] }));
 
     await sb.write('memory/2026-11-02.md', sections(200, 300));
     expect((await sync()).sequence).toBe(0);
-    expect(handed).toEqual([true, true]);
+    expect(handed).toEqual([true]);
   });
 
-  it('through a server: its 400 says the same, and the client gives the same hint', async () => {
+  it('through a server: a first sync is refused before anything is sent, as a local one; a delta, by the server\'s 400, which says the same, and the client gives the same hint', async () => {
     const server = await startTestServer();
     cleanups.push(server.close);
     const sb = await makeSandbox();
     cleanups.push(sb.cleanup);
     const clock = steppingClock();
     const target = httpTarget({ baseUrl: server.url, apiKey: server.keyA });
+    const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock });
     await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana \u0000 owns billing.\n');
-    const error = await syncRefusal(() => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: path.join(sb.alfHome, '.alf'), clock }));
+    const first = await syncRefusal(sync);
+    expect(first.code).toBe('sync_upload_failed');
+    expect(first.message).toMatch(/^refused: record 1: content holds a NUL character .*file "MEMORY\.md" lines 3-4\)$/);
+    expect(first.hint).toBe(REFUSED_UPLOAD_HINT);
+
+    await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana owns billing.\n');
+    expect((await sync()).sequence).toBe(0);
+    await sb.write('MEMORY.md', '# Memory\n\n## Owner\nDana \u0000 owns billing.\n');
+    const error = await syncRefusal(sync);
     expect(error.code).toBe('sync_upload_failed');
     expect(error.message).toMatch(/HTTP 400.*content holds a NUL character .*file "MEMORY\.md" lines 3-4\)$/);
     expect(error.hint).toBe(REFUSED_UPLOAD_HINT);

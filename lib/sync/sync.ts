@@ -23,7 +23,9 @@ import { canonicalJson, isJsonObject, jsonEqual, type JsonObject } from '@/lib/c
 import type { MemoryRecord } from '@/lib/core/record';
 import type { BaseReconcileResult } from '@/lib/core/reconcile-base';
 import type { RecordLines } from '@/lib/core/archive/record-lines';
-import { SyncError } from './errors';
+import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
+import type { RecordChecks } from '@/lib/ledger/record-checks';
+import { ledgerRefusal, SyncError } from './errors';
 import { checkDeltaLines, checkSnapshotLines } from './record-size';
 import { fileKeysPath, writeFileKeys } from './file-keys';
 import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
@@ -252,7 +254,28 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
 
   if (toNewTarget || state?.last_synced_sequence === undefined || !base) {
     log(`first sync of ${agentId} to ${opts.target.label}`);
-    const { adoptSentSnapshot, rebaseCommand, writeSnapshotRead } = await work();
+    const w = await work();
+    const { adoptSentSnapshot, rebaseCommand, writeSnapshotRead } = w;
+    const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
+    const withLines = slotted !== null && usesStore(opts);
+    const snapshot = snapshotFromExport(exported, now, records);
+    // Each record is serialized once, into the line the archive takes (and, with the store, the
+    // store too): so the snapshot as written is at hand, which the ledger's checks are made on
+    // below. With the store, its large partitions deflate in the worker while the lines are made.
+    // A slot the export built says its record's line itself (records.ts FileShared), at about half the cost.
+    const json = slots ? (index: number) => slots[index]!.json?.() : undefined;
+    // The ledger's record checks, made with the lines: each record is walked once, for the verdict
+    // below and for a local target's ingest, which takes that verdict (record-checks.ts).
+    const checked = new w.RecordChecks(records);
+    const serialized = checkedRecordLines(records, { deflateAhead: withLines, json, checks: checked });
+    const lines = withLines ? serialized.lines : null;
+    const { bytes, written, longestLine } = await writeSnapshotRead(snapshot,
+      { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead, distinctIdsOf: serialized.distinctIdsOf });
+    // Refused here, the target left as it was (the agent not registered): a memory over the
+    // readers' line limit, named in the workspace (record-size.ts), and anything the ledger's
+    // ingest would refuse of the snapshot as written (a NUL character, a field of the wrong type, a raw path).
+    await checkSnapshotLines(longestLine, records, serialized.lines);
+    refusedByLedger(w, written, checked);
     const registered = await opts.target.ensureAgent({ id: agentId, name: registrableName(exported.agentName, `${opts.runtime} agent`), runtime: opts.runtime });
     if (registered.alreadyExisted && registered.latestSequence !== null && !opts.forceFirstSync) {
       // This machine's own first snapshot, whose state was never written: adopted.
@@ -267,25 +290,7 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
         `run \`${rebaseCommand({ ...opts, target: opts.target })}\` to take that history as this machine's base without changing the workspace (the next \`lineage sync\` uploads the workspace's difference), or pass --force-first-sync to upload a new full snapshot`,
       );
     }
-    const records = exported.records ?? slots!.map((slot) => slot.record ?? slot.build());
-    const withLines = slotted !== null && usesStore(opts);
-    opts.target.expectSnapshot?.(agentId, records.length, withLines);
-    const snapshot = snapshotFromExport(exported, now, records);
-    // With the store, each record is serialized once: for the upload and for the store.
-    // Its large partitions deflate in the worker while the lines are made.
-    // A slot the export built says its record's line itself (records.ts FileShared), at about half the cost.
-    const json = slots ? (index: number) => slots[index]!.json?.() : undefined;
-    // A target that checks the snapshot as written (a local one) has its record checks made with
-    // the lines: each record is walked once, by the writer's checks and the ingest's together.
-    const checked = withLines ? opts.target.recordChecks?.(records) ?? undefined : undefined;
-    const serialized = withLines ? checkedRecordLines(records, { deflateAhead: true, json, checks: checked }) : null;
-    const lines = serialized?.lines ?? null;
-    // With the lines, the snapshot as written too: a local target checks that, not the bytes read back.
-    const { bytes, written, longestLine } = await writeSnapshotRead(snapshot, serialized
-      ? { recordLines: serialized.lines, partitionsAhead: serialized.partitionsAhead, distinctIdsOf: serialized.distinctIdsOf }
-      : {});
-    // A memory over the readers' line limit is refused here, named in the workspace (record-size.ts).
-    await checkSnapshotLines(longestLine, records, lines);
+    opts.target.expectSnapshot?.(agentId, records.length, written !== null);
     await writeSent(opts.workspace, agentId, { base_sequence: null, sha256: sha256Hex(bytes) });
     crashPoint('sent-recorded');
     const uploading = opts.target.putSnapshot(agentId, bytes, written ?? undefined, checked);
@@ -372,6 +377,26 @@ async function syncExport(opts: SyncOptions): Promise<SyncOutput> {
     agent: agentInfo,
     raw: { changed: delta.rawChanged.size, deleted: delta.rawDeleted.length },
   };
+}
+
+/**
+ * Throws what the ledger's ingest would refuse of a first snapshot as written (ingest-checks.ts
+ * `checkSnapshotParts`: the manifest, the layers, each record — its verdict taken from the checks
+ * made with the lines — and the raw paths, in that order, so the same first refusal), as a local
+ * target's refusal says it (errors.ts `ledgerRefusal`). Made before the agent is registered: a
+ * snapshot no ledger of ours takes leaves the target as it was, whichever the target.
+ */
+function refusedByLedger(w: Awaited<ReturnType<typeof work>>, written: WrittenSnapshot | null, checked: RecordChecks): void {
+  // Every record came with its line: the writer says what it wrote.
+  if (written === null) throw new Error('a first snapshot was written without its records\' lines');
+  try {
+    w.checkSnapshotParts(written.parts, checked.covers(written.source)
+      ? () => checked.verdict(written.records)
+      : () => written.records.forEach((record, index) => w.checkSnapshotRecord(record, index)));
+  } catch (error) {
+    if (w.isLedgerError(error)) throw ledgerRefusal(error.code, error.message);
+    throw error;
+  }
 }
 
 /**
