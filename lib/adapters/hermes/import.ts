@@ -44,17 +44,17 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   await setLayerTimes(opts.target, new Map([...layerFileTimes(opts.snapshot.layers, files)].filter(([rel]) => staged.written.includes(rel))));
   const written = [...(sessions.length > 0 ? [STATE_DB_FILE] : []), ...staged.written];
   const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
-  if (typeof manifestAgent.id === 'string' && (await writeAgentIdIfAbsent(opts.target, manifestAgent.id, warnings))) {
-    written.push(AGENT_ID_FILE);
-  }
-  warnings.push(...(await unwrittenLayers(opts, files)));
+  const agentId = typeof manifestAgent.id === 'string' ? manifestAgent.id : null;
+  if (agentId !== null && (await writeAgentIdIfAbsent(opts.target, agentId, warnings))) written.push(AGENT_ID_FILE);
+  warnings.push(...(await unwrittenLayers(opts, files, agentId ?? '')));
   return { written: [...new Set(written)].sort(), memoryRecords: opts.snapshot.records.length, warnings };
 }
 
-/** What of the snapshot's layers the files written do not hold, read back as the export reads them. */
-async function unwrittenLayers(opts: ImportOptions, files: ReadonlyMap<string, Uint8Array>): Promise<string[]> {
-  const manifestAgent = isJsonObject(opts.snapshot.manifest.agent) ? opts.snapshot.manifest.agent : {};
-  const agentId = typeof manifestAgent.id === 'string' ? manifestAgent.id : '';
+/**
+ * What of the snapshot's layers the files written do not hold, read back as the export reads them
+ * (`agentId`: the manifest's `agent.id`, '' when it has none).
+ */
+async function unwrittenLayers(opts: ImportOptions, files: ReadonlyMap<string, Uint8Array>, agentId: string): Promise<string[]> {
   const text = (rel: string) => {
     const bytes = files.get(rel);
     return bytes === undefined ? null : Buffer.from(bytes).toString('utf8');

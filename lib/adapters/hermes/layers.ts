@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { identityId, principalId, principalProfileId } from '@/lib/core/ids';
-import { isJsonObject, type JsonObject } from '@/lib/core/json';
-import { humanPrincipal, layerTime } from '@/lib/adapters/shared/restore-layer-times';
+import type { JsonObject } from '@/lib/core/json';
+import { restoredLayerTimes } from '@/lib/adapters/shared/restore-layer-times';
 import { fileMtime } from './curated';
 
 /** Workspace-relative path of Hermes' notes about its user. */
@@ -47,22 +47,11 @@ export async function principalsLayer(home: string, agentId: string, userProfile
 }
 
 /**
- * The layer time each written file gets back (`setLayerTimes`): SOUL.md the identity's
- * `updated_at`, memories/USER.md the human principal's `profile.updated_at` — each only when the
- * file written holds exactly that layer's prose — so the layers read back from the restored home
- * are the snapshot's.
+ * The layer time each written file gets back (`setLayerTimes`, `restoredLayerTimes`): SOUL.md the
+ * identity's `updated_at`, memories/USER.md the human principal's `profile.updated_at` — each only
+ * when the file written holds exactly that layer's prose — so the layers read back from the
+ * restored home are the snapshot's.
  */
 export function layerFileTimes(layers: { identity?: JsonObject; principals?: JsonObject }, files: ReadonlyMap<string, Uint8Array>): Map<string, string> {
-  const out = new Map<string, string>();
-  const holds = (rel: string, text: unknown) => {
-    const bytes = files.get(rel);
-    return typeof text === 'string' && bytes !== undefined && Buffer.from(bytes).toString('utf8') === text;
-  };
-  const soul = layers.identity?.prose;
-  const identityTime = layerTime(layers.identity, 'updated_at');
-  if (identityTime !== undefined && isJsonObject(soul) && holds(SOUL_FILE, soul.soul)) out.set(SOUL_FILE, identityTime);
-  const profile = humanPrincipal(layers.principals)?.profile;
-  const userTime = isJsonObject(profile) ? layerTime(profile, 'updated_at') : undefined;
-  if (userTime !== undefined && isJsonObject(profile) && isJsonObject(profile.prose) && holds(USER_FILE, profile.prose.user_profile)) out.set(USER_FILE, userTime);
-  return out;
+  return restoredLayerTimes(layers, files, { identity: [[SOUL_FILE, ['soul']]], user: USER_FILE });
 }

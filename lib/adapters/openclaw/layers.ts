@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { identityId, principalId, principalProfileId } from '@/lib/core/ids';
 import type { JsonObject } from '@/lib/core/json';
-import { humanPrincipal, layerTime } from '../shared/restore-layer-times';
+import { humanPrincipal, restoredLayerTimes, type LayerFiles } from '../shared/restore-layer-times';
 
 /** Root prose files read for the identity and principal layers, with their text and mtime. */
 export type ProseFiles = Partial<Record<string, { text: string; mtime: string }>>;
@@ -82,34 +82,24 @@ export function proseFilesFromLayers(layers: { identity?: JsonObject; principals
 }
 
 /**
- * The layer time each written prose file gets back (`setLayerTimes`): the identity's `updated_at`
- * for SOUL/IDENTITY/AGENTS/TOOLS/HEARTBEAT/BOOTSTRAP.md, the human principal's
- * `profile.updated_at` for USER.md — each only when the file written holds exactly that layer's
- * prose, so the layers read back from the restored workspace are the snapshot's (its identity
- * `updated_at` is the newest of those files' mtimes).
+ * The layer time each written prose file gets back (`setLayerTimes`, `restoredLayerTimes`): the
+ * identity's `updated_at` for SOUL/IDENTITY/AGENTS/TOOLS/HEARTBEAT/BOOTSTRAP.md, the human
+ * principal's `profile.updated_at` for USER.md — each only when the file written holds exactly that
+ * layer's prose, so the layers read back from the restored workspace are the snapshot's (its
+ * identity `updated_at` is the newest of those files' mtimes).
  */
 export function proseFileTimes(layers: { identity?: JsonObject; principals?: JsonObject }, files: ReadonlyMap<string, Uint8Array>): Map<string, string> {
-  const out = new Map<string, string>();
-  const textOf = (rel: string) => {
-    const bytes = files.get(rel);
-    return bytes === undefined ? undefined : Buffer.from(bytes).toString('utf8');
-  };
-  const prose = asObject(layers.identity?.prose);
-  const identityTime = layerTime(layers.identity, 'updated_at');
-  const custom = asObject(prose?.custom_blocks);
-  const identityFiles: [string, unknown][] = [
-    ...Object.entries(IDENTITY_PROSE).map(([file, key]): [string, unknown] => [file, prose?.[key]]),
-    ...Object.entries(CUSTOM_BLOCKS).map(([file, key]): [string, unknown] => [file, custom?.[key]]),
-  ];
-  for (const [file, text] of identityFiles) {
-    if (identityTime !== undefined && typeof text === 'string' && textOf(file) === text) out.set(file, identityTime);
-  }
-  const profile = asObject(humanPrincipal(layers.principals)?.profile);
-  const userTime = layerTime(profile, 'updated_at');
-  const userText = asObject(profile?.prose)?.user_profile;
-  if (userTime !== undefined && typeof userText === 'string' && textOf('USER.md') === userText) out.set('USER.md', userTime);
-  return out;
+  return restoredLayerTimes(layers, files, LAYER_FILES);
 }
+
+/** Where the layers' prose is written (proseFilesFromLayers). */
+const LAYER_FILES: LayerFiles = {
+  identity: [
+    ...Object.entries(IDENTITY_PROSE).map(([file, key]) => [file, [key]] as const),
+    ...Object.entries(CUSTOM_BLOCKS).map(([file, key]) => [file, ['custom_blocks', key]] as const),
+  ],
+  user: 'USER.md',
+};
 
 function asObject(value: unknown): JsonObject | undefined {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as JsonObject) : undefined;

@@ -41,8 +41,46 @@ export function utimesSeconds(time: string): number | null {
   return seconds < 0 ? null : seconds + 5e-7;
 }
 
+/**
+ * Where a runtime's restore writes the layers' prose: each identity file with the path of its text
+ * under the identity's `prose` (OpenClaw's SOUL.md `soul`, TOOLS.md `custom_blocks.tools_guidance`),
+ * and the file that holds the human principal's `profile.prose.user_profile`.
+ */
+export interface LayerFiles {
+  identity: readonly (readonly [file: string, prosePath: readonly string[]])[];
+  user: string;
+}
+
+/**
+ * The layer time each restored file gets back (`setLayerTimes`): the identity's `updated_at` for
+ * each identity file, the human principal's `profile.updated_at` for the user file — each only
+ * when the file written (`files`: workspace-relative path → bytes) holds exactly that layer's
+ * prose, so the layers read back from the restored workspace are the snapshot's. Identity files
+ * first, in `where`'s order, then the user file. OpenClaw's (`proseFileTimes`) and Hermes'
+ * (`layerFileTimes`) restores.
+ */
+export function restoredLayerTimes(
+  layers: { identity?: JsonObject; principals?: JsonObject }, files: ReadonlyMap<string, Uint8Array>, where: LayerFiles,
+): Map<string, string> {
+  const out = new Map<string, string>();
+  const holds = (rel: string, text: unknown) => {
+    const bytes = files.get(rel);
+    return typeof text === 'string' && bytes !== undefined && Buffer.from(bytes).toString('utf8') === text;
+  };
+  const identityTime = layerTime(layers.identity, 'updated_at');
+  if (identityTime !== undefined) {
+    for (const [file, prosePath] of where.identity) {
+      if (holds(file, valueAt(layers.identity, ['prose', ...prosePath]))) out.set(file, identityTime);
+    }
+  }
+  const principal = humanPrincipal(layers.principals);
+  const userTime = layerTime(principal, 'profile', 'updated_at');
+  if (userTime !== undefined && holds(where.user, valueAt(principal, ['profile', 'prose', 'user_profile']))) out.set(where.user, userTime);
+  return out;
+}
+
 /** A layer's time field when it is a string. */
-export function layerTime(doc: JsonObject | undefined, ...keys: string[]): string | undefined {
+function layerTime(doc: JsonObject | undefined, ...keys: string[]): string | undefined {
   const value = valueAt(doc, keys);
   return typeof value === 'string' ? value : undefined;
 }
