@@ -6,6 +6,7 @@ import type { Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { syntheticAgentBytes } from '@/lib/core/archive/testing/fixtures';
 import type { AlfDelta } from '@/lib/core/archive/types';
+import type { JsonObject } from '@/lib/core/json';
 import { listEntries, openLedger, readEntryBytes } from '@/lib/ledger';
 import { localTarget } from './local-target';
 import { rebuildAt, restoreAgent } from './restore';
@@ -58,7 +59,9 @@ describe.each(CASES)('$name: the principal source removed', (c) => {
     const { sb, clock, target, sync, entries, lastDelta } = await workspaceOf(c, true);
     const first = await sync();
     const agentId = first.agent.alf_agent_id;
-    expect((await rebuildAt({ target, agentId, now: clock() })).snapshot.layers.principals).toMatchObject({ principals: [{ principal_type: 'human' }] });
+    const firstPrincipals = (await rebuildAt({ target, agentId, now: clock() })).snapshot.layers.principals;
+    expect(firstPrincipals).toMatchObject({ principals: [{ principal_type: 'human' }] });
+    const human = ((firstPrincipals!.principals as JsonObject[])[0]!).id;
 
     await sb.remove(c.user);
     const removed = await sync();
@@ -66,7 +69,8 @@ describe.each(CASES)('$name: the principal source removed', (c) => {
     expect(removed.changes).toEqual({ creates: 0, updates: 0, deletes: 0, principals: { creates: 0, updates: 0, deletes: 1 } });
     const delta = await lastDelta(agentId);
     expect(delta.layers.principals).toEqual({ principals: [] });
-    expect(delta.manifest.changes).toEqual({ principals: { file: 'principals.json' }, raw: { deleted: [`raw/${c.runtime}/${c.user}`] } });
+    // The principal it removed named (CONTRACT §3.2 `changed_ids`).
+    expect(delta.manifest.changes).toEqual({ principals: { file: 'principals.json', changed_ids: [human] }, raw: { deleted: [`raw/${c.runtime}/${c.user}`] } });
     // Identity is never deleted by a delta, credentials were never read: neither is sent.
     expect(delta.layers.identity).toBeUndefined();
     expect(delta.layers.credentials).toBeUndefined();

@@ -16,7 +16,7 @@ import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
 import { NO_FILE_KEYS, StaleStatCache, type ExportResult, type RecordSlot, type Runtime, type SlotExport } from '@/lib/adapters/types';
 import { baseIdentity, statCachePath, writeStatCache } from './stat-cache';
 import { finishInterruptedWrite, idleFromStatCache, startLoadingBase, summaryOf, unchangedFiles, type BaseLoad } from './base-load';
-import type { AlfDelta, AlfSnapshot, DeltaEntry } from '@/lib/core/archive/types';
+import { LAYER_FILES, type AlfDelta, type AlfSnapshot, type DeltaEntry } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { computeDelta, countOps, diffRaw } from '@/lib/core/delta';
 import { canonicalJson, isJsonObject, jsonEqual, type JsonObject } from '@/lib/core/json';
@@ -650,9 +650,17 @@ export function buildDelta(args: {
   const layers: AlfDelta['layers'] = {};
   const identity = args.current.layers.identity;
   if (identity && !jsonEqual(withoutUpdatedAt(identity), withoutUpdatedAt(args.base.layers.identity))) layers.identity = identity;
+  const changes: JsonObject = {};
+  // Diffed by id as the reference's reconcile diffs them (CONTRACT §5: a principal's top-level
+  // `updated_at` not compared, a credential whole): a document whose entries are the base's (in
+  // another order, say) is not sent. The principals changed are named (CONTRACT §3.2 `changed_ids`).
   for (const name of ['principals', 'credentials'] as const) {
     const doc = args.current.layers[name] ?? (READS_LAYER[args.runtime][name] && entriesOf(args.base.layers[name], name).length > 0 ? { [name]: [] } : undefined);
-    if (doc && !jsonEqual(doc, args.base.layers[name])) layers[name] = doc;
+    if (!doc) continue;
+    const diff = layerDiff(args.base.layers, doc, name);
+    if (diff.creates + diff.updates + diff.deletes === 0) continue;
+    layers[name] = doc;
+    if (name === 'principals' && diff.changedIds.length > 0) changes.principals = { file: LAYER_FILES.principals, changed_ids: diff.changedIds };
   }
   if (entries.length === 0 && changed.size === 0 && deleted.length === 0 && Object.keys(layers).length === 0) return null;
   const sync: JsonObject = { base_sequence: args.baseSequence, new_sequence: 0 };
@@ -664,7 +672,7 @@ export function buildDelta(args: {
       created_at: args.now.toISOString(),
       agent: { id: args.agentId, source_runtime: args.runtime },
       sync,
-      changes: {},
+      changes,
     },
     entries,
     layers,
@@ -687,7 +695,7 @@ export function changesOf(delta: Pick<AlfDelta, 'entries' | 'layers'>, baseLayer
   for (const name of ['credentials', 'principals'] as const) {
     const doc = delta.layers[name];
     if (!doc) continue;
-    const counts = diffById(entriesOf(baseLayers[name], name), entriesOf(doc, name), name === 'principals');
+    const { changedIds: _named, ...counts } = layerDiff(baseLayers, doc, name);
     if (counts.creates + counts.updates + counts.deletes > 0) changes[name] = counts;
   }
   if (delta.layers.identity) changes.identity = true;
@@ -701,11 +709,25 @@ function entriesOf(doc: JsonObject | undefined, name: 'principals' | 'credential
 }
 
 /**
+ * A layer document's entries (`doc`) diffed by id against the base's: a principal's top-level
+ * `updated_at` not compared, a credential whole (CONTRACT §5). What buildDelta sends a layer by and
+ * changesOf counts: one verdict.
+ */
+function layerDiff(baseLayers: AlfDelta['layers'], doc: JsonObject, name: 'principals' | 'credentials'): LayerDiff {
+  return diffById(entriesOf(baseLayers[name], name), entriesOf(doc, name), name === 'principals');
+}
+
+/** Entries' operations, and the ids of those created, updated or deleted (each once). */
+type LayerDiff = OpCounts & { changedIds: string[] };
+
+/**
  * Entries diffed by id, as `computeDelta` diffs records: a new id not in the old list a create,
  * in both and not equal an update, an old id not in the new list a delete. An entry without a
- * string id stands for itself (its canonical JSON is its id): it is only ever created or deleted.
+ * string id stands for itself (its canonical JSON is its id): it is only ever created or deleted,
+ * and named by no id. `changedIds`: the creates' and updates' ids in the new list's order, then the
+ * deletes' in the old list's (computeDelta's order).
  */
-function diffById(before: readonly unknown[], after: readonly unknown[], dropUpdatedAt: boolean): OpCounts {
+function diffById(before: readonly unknown[], after: readonly unknown[], dropUpdatedAt: boolean): LayerDiff {
   const idOf = (entry: unknown) => {
     const id = isJsonObject(entry) ? entry.id : undefined;
     return typeof id === 'string' ? `id:${id}` : `entry:${canonicalJson(entry)}`;
@@ -717,14 +739,31 @@ function diffById(before: readonly unknown[], after: readonly unknown[], dropUpd
   };
   const old = new Map(before.map((entry) => [idOf(entry), entry]));
   const ids = new Set(after.map(idOf));
-  const counts: OpCounts = { creates: 0, updates: 0, deletes: 0 };
+  const diff: LayerDiff = { creates: 0, updates: 0, deletes: 0, changedIds: [] };
+  const named = new Set<string>();
+  const name = (entry: unknown) => {
+    const id = isJsonObject(entry) ? entry.id : undefined;
+    if (typeof id === 'string' && !named.has(id)) {
+      named.add(id);
+      diff.changedIds.push(id);
+    }
+  };
   for (const entry of after) {
     const id = idOf(entry);
-    if (!old.has(id)) counts.creates++;
-    else if (!jsonEqual(compared(old.get(id)), compared(entry))) counts.updates++;
+    if (!old.has(id)) {
+      diff.creates++;
+      name(entry);
+    } else if (!jsonEqual(compared(old.get(id)), compared(entry))) {
+      diff.updates++;
+      name(entry);
+    }
   }
-  for (const entry of before) if (!ids.has(idOf(entry))) counts.deletes++;
-  return counts;
+  for (const entry of before) {
+    if (ids.has(idOf(entry))) continue;
+    diff.deletes++;
+    name(entry);
+  }
+  return diff;
 }
 
 /**
