@@ -173,6 +173,42 @@ describe('a sync with another -r than the agent was synced as', () => {
       expect(await everything(sb, agentId)).toEqual(before);
     });
   }
+  for (const from of ['hermes', 'zeroclaw'] as const) {
+    it(`a ${from} store its store stat calls unchanged, the agent moved by a --change-runtime sync that uploaded nothing (same sequence, same base): refused, not idle`, async () => {
+      // A store with no memories: another runtime's export of the agent finds nothing to upload either.
+      const sb = await makeSandbox('lineage-wrong-r-');
+      cleanups.push(sb.cleanup);
+      if (from === 'hermes') await seedStateDb(sb.workspace, [], []);
+      else await seedBrainDb({ workspace: sb.workspace, agents: [{ id: ZC_AGENT, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [] });
+      const clock = steppingClock();
+      const target = localTarget(sb.dataDir, clock);
+      const logged: string[] = [];
+      const run = (runtime: Runtime, workspace: string, changeRuntime?: boolean) => syncWorkspace({
+        runtime, workspace, runtimeAgent: runtime === 'zeroclaw' ? 'scout' : undefined, target, alfHome: sb.alfHome, clock, changeRuntime, log: (line) => logged.push(line),
+      });
+      const agentId = (await run(from, sb.workspace)).agent.alf_agent_id;
+      // Past the racy window of the files just written (ctime cannot be set back): the next sync's
+      // store stat is one a sync trusts (store-stat.ts `fingerprintHolds`).
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await run(from, sb.workspace)).toMatchObject({ no_changes: true, sequence: 0 });
+      // So it is: the next sync is idle by the store stat, opening nothing.
+      logged.length = 0;
+      expect(await run(from, sb.workspace)).toMatchObject({ no_changes: true, sequence: 0 });
+      expect(logged).toContain('no changes since sequence 0 (the store\'s files are as the last sync saw them)');
+      // The agent moved to OpenClaw on purpose, from a workspace that holds only its id: nothing to upload.
+      const moved = path.join(sb.root, 'as-openclaw');
+      await fs.mkdir(moved);
+      await fs.writeFile(path.join(moved, '.alf-agent-id'), `${agentId}\n`);
+      expect(await run('openclaw', moved, true)).toMatchObject({ no_changes: true, sequence: 0, agent: { alf_agent_id: agentId } });
+      expect((await readClientState(sb.alfHome, agentId))?.runtime).toBe('openclaw');
+      // The store is as its store stat saw it, at the state's sequence and base: the idle sync it would be is refused.
+      const before = await everything(sb, agentId);
+      const error = await refusal(run(from, sb.workspace));
+      expect(error.code).toBe('agent_id_drift');
+      expect(error.message).toContain(`last synced with -r openclaw, not -r ${from}`);
+      expect(await everything(sb, agentId)).toEqual(before);
+    });
+  }
 });
 
 describe('the cross-runtime move through a restore', () => {
