@@ -18,6 +18,11 @@ export interface StoreLine {
   partition: string;
   /** Where the line is in the log, or its bytes (a line not written yet). */
   line: Ref | Buffer;
+  /**
+   * The record whose `recordJson` the line's bytes are, when the line was just made of it (a
+   * stability try, stable.ts): taken as the line's record rather than parsing the line back.
+   */
+  record?: MemoryRecord;
 }
 
 export class StoreLines implements BaseLines {
@@ -26,7 +31,7 @@ export class StoreLines implements BaseLines {
 
   constructor(private readonly lines: readonly StoreLine[], private readonly log: LogReader | null) {
     this.bytes = lines.map((l) => (Buffer.isBuffer(l.line) ? l.line : undefined));
-    this.parsed = new Array(lines.length);
+    this.parsed = lines.map((l) => l.record);
   }
 
   get length(): number {

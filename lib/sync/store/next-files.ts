@@ -30,7 +30,7 @@ export function nextRecordFiles(code: ReconcileCode, args: { agentId: string; st
         rows.push({ key, early: true, partition: base.partition, id: base.id, line: base.line });
       } else {
         const record = reconciled.records[j]!;
-        rows.push({ key, early: false, partition: partitionFileOf(record), id: record.id, line: Buffer.from(recordJson(record), 'utf8') });
+        rows.push({ key, early: false, partition: partitionFileOf(record), id: record.id, line: Buffer.from(recordJson(record), 'utf8'), record });
       }
     }
     const carried = range.carried;

@@ -26,6 +26,8 @@ export interface BaseLine {
   line: Ref | Buffer;
   /** The file the record came from. */
   rel: string;
+  /** The record the line's bytes are `recordJson` of, when the line was just made of it (base-lines.ts `StoreLine.record`). */
+  record?: MemoryRecord;
 }
 
 export interface ReconcileCode {

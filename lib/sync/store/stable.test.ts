@@ -44,9 +44,12 @@ function* versionsSynced(versions: string[][]): Generator<{ rows: NextRow[]; slo
     const lines = new StoreLines(base.map((r) => ({ id: r.id, partition: partitionFileOf(r), line: Buffer.from(recordJson(r)) })), null);
     const result = reconcileWithBase({ agentId: AGENT, base: lines, curr: slots.map((s) => s.record!), withLines: false });
     const records = result.records.map((out, j) => (result.paired[j]! >= 0 ? base[result.paired[j]!]! : out));
-    const rows = slots.map((slot, j): NextRow => ({
-      key: slot.key, early: result.paired[j]! >= 0, partition: partitionFileOf(records[j]!), id: records[j]!.id, line: Buffer.from(recordJson(records[j]!)),
-    }));
+    // As next-files.ts makes them: a row not early has its line made now of its record, and the record with it.
+    const rows = slots.map((slot, j): NextRow => {
+      const early = result.paired[j]! >= 0;
+      const row: NextRow = { key: slot.key, early, partition: partitionFileOf(records[j]!), id: records[j]!.id, line: Buffer.from(recordJson(records[j]!)) };
+      return early ? row : { ...row, record: records[j]! };
+    });
     yield { rows, slots };
     base = records;
   }
@@ -61,6 +64,8 @@ describe('isStable (stable.ts)', () => {
       for (const { rows, slots } of versionsSynced(vs)) {
         const expected = everyRowTried(rows, slots);
         expect(isStable(code, { agentId: AGENT, rows, slots, log: null })).toBe(expected);
+        // Without the records, each line is parsed back: the same answer.
+        expect(isStable(code, { agentId: AGENT, rows: rows.map(({ record: _, ...row }) => row), slots, log: null })).toBe(expected);
         if (rows.some((r) => !r.early)) seen.tried++;
         seen[expected ? 'stable' : 'unstable']++;
       }
@@ -68,5 +73,20 @@ describe('isStable (stable.ts)', () => {
     // Both answers came up, many times, among files that were tried.
     expect(seen.unstable).toBeGreaterThan(50);
     expect(seen.tried).toBeGreaterThan(1000);
+  });
+});
+
+describe('StoreLines (base-lines.ts)', () => {
+  it('takes a line\'s record when given (a line just made of it), and parses the others', () => {
+    const slots = keyedFile(AGENT, { relPath: REL, text: '# a\n## k\ny\n## g\nz\n', mtime: '2026-01-01T00:00:00Z', handler: handlerFor(REL)!, tier: tierFor(REL, false) }).slots(() => false);
+    const [a, b] = slots.map((s) => s.record!);
+    const lines = new StoreLines([
+      { id: a!.id, partition: partitionFileOf(a!), line: Buffer.from(recordJson(a!)), record: a! },
+      { id: b!.id, partition: partitionFileOf(b!), line: Buffer.from(recordJson(b!)) },
+    ], null);
+    // The very object, not a record parsed from its line.
+    expect(lines.record(0)).toBe(a);
+    expect(lines.record(1)).not.toBe(b);
+    expect(lines.record(1)).toEqual(JSON.parse(recordJson(b!)));
   });
 });

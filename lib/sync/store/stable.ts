@@ -49,7 +49,8 @@ export function isStable(code: ReconcileCode, args: {
   const order = tried.slice().sort((a, b) => (rows[a]!.partition < rows[b]!.partition ? -1 : rows[a]!.partition > rows[b]!.partition ? 1 : a - b));
   const position = new Map<number, number>();
   order.forEach((j, i) => position.set(j, i));
-  const lines = order.map((j) => ({ id: rows[j]!.id, partition: rows[j]!.partition, line: lineOf(rows[j]!), rel: '' }));
+  // A row's line made now of its record (`record`) is not parsed back: that record is the line's.
+  const lines = order.map((j) => ({ id: rows[j]!.id, partition: rows[j]!.partition, line: lineOf(rows[j]!), rel: '', record: rows[j]!.record }));
   const known = Int32Array.from(tried, (j) => (rows[j]!.early ? position.get(j)! : -1));
   let again;
   try {

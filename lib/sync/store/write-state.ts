@@ -12,6 +12,7 @@
  */
 import { readFile, rm } from 'node:fs/promises';
 import type { FileStat } from '@/lib/adapters/types';
+import type { MemoryRecord } from '@/lib/core/record';
 import { crashPoint } from '../crash-points';
 import { writeIndex, type FileKind, type IndexFile, type Ref, type StoreIndex, type StoreMeta } from './index-file';
 import { LogAppender } from './log';
@@ -23,6 +24,8 @@ export type Source = Ref | Uint8Array;
 
 export interface NextRow extends Omit<TableRow, 'line'> {
   line: Source;
+  /** The record whose `recordJson` `line` is, when the line was made of it now (a row not early): its stability try takes it as the line's record. */
+  record?: MemoryRecord;
 }
 
 /**
