@@ -33,22 +33,29 @@ export function encodeTable(rows: readonly TableRow[]): Buffer {
   return Buffer.from(encodeRows(rows), 'utf8');
 }
 
-/** The text of `rows` (encodeTable's, before its UTF-8). */
+/**
+ * The text of `rows` (encodeTable's, before its UTF-8): each row's text, joined once — not a
+ * string grown by `+=` row after row, whose rope of pieces the encoding then flattens.
+ */
 export function encodeRows(rows: readonly TableRow[]): string {
-  let text = '';
+  const texts: string[] = new Array(rows.length);
   let lastPartition = '';
   let quarter = '';
-  for (const row of rows) {
+  for (let k = 0; k < rows.length; k++) {
+    const row = rows[k]!;
     if (row.partition !== lastPartition) {
-      const q = PARTITION.exec(row.partition)?.[1];
-      if (!q) throw new Error(`store table: ${JSON.stringify(row.partition)} is not a partition file of ours`);
+      quarter = quarterOf(row.partition);
       lastPartition = row.partition;
-      quarter = q;
     }
-    const id = jsonString(row.id);
-    text += `${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${id}\n`;
+    texts[k] = `${row.key} ${row.early ? 'e' : 'p'} ${quarter} ${row.line.off} ${row.line.len} ${jsonString(row.id)}\n`;
   }
-  return text;
+  return texts.join('');
+}
+
+function quarterOf(partition: string): string {
+  const q = PARTITION.exec(partition)?.[1];
+  if (!q) throw new Error(`store table: ${JSON.stringify(partition)} is not a partition file of ours`);
+  return q;
 }
 
 /** The rows of a table block; StoreDamaged when it is not exactly as written. */
