@@ -24,6 +24,16 @@ describe('TableView (a record table read row by row)', () => {
     expect(view.rowOfId('with "quotes" and \\')).toBe(2);
   });
 
+  it('gives rows from..to as the table\'s own bytes: what encodeTable writes of those rows (a carried run of a table, write-state.ts)', () => {
+    const rows = [row(0, 'a'), row(1, '6f1c2a4e-8b3d-4e5f-9a7b-0c1d2e3f4a5b'), row(2, 'with "quotes" and \\'), { ...row(3, 'q'), partition: 'memory/2025-Q1.jsonl' }];
+    const bytes = encodeTable(rows);
+    const view = TableView.of(bytes, 't')!;
+    for (let from = 0; from <= rows.length; from++) {
+      for (let to = from; to <= rows.length; to++) expect(view.rowBytes(from, to).equals(encodeTable(rows.slice(from, to))), `${from}..${to}`).toBe(true);
+    }
+    expect(Buffer.concat([view.rowBytes(0, 1), encodeTable(rows.slice(1, 3)), view.rowBytes(3, 4)]).equals(bytes)).toBe(true);
+  });
+
   it('is not made of a table outside printable ASCII (character and byte offsets would differ): null, the caller parses it whole', () => {
     for (const id of ['namé', 'ü', '\u{1f600}', 'del\x7f', 'c1\u0080']) {
       const bytes = encodeTable([row(0, 'a'), row(1, id)]);

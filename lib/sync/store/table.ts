@@ -138,9 +138,9 @@ export class TableView implements KeySource {
     return (this.parsed[k] ??= parseTable(this.bytes.subarray(this.starts[k]!, this.starts[k + 1]!), this.what)[0]!);
   }
 
-  /** Rows from..to (exclusive) as the table's text. */
-  slice(from: number, to: number): string {
-    return this.text.slice(this.starts[from]!, this.starts[to]!);
+  /** Rows from..to (exclusive) as the table's bytes (a view of them, not a copy). */
+  rowBytes(from: number, to: number): Buffer {
+    return this.bytes.subarray(this.starts[from]!, this.starts[to]!);
   }
 
   /** The row whose record id is `id`, or -1 (the first, when several). */

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { LogAppender } from './log';
 import { storePaths } from './paths';
+import { encodeTable, parseTable, TableView } from './table';
 import { prepareState, type NextFile, type NextRow } from './write-state';
 
 const dirs: string[] = [];
@@ -84,5 +85,39 @@ describe('the store log: lines taken from their source', () => {
     expect(slices.some((piece) => piece.byteOffset === 0 && piece.byteLength === views[999]!.byteOffset + views[999]!.byteLength + 1)).toBe(true);
     // The odd ones were copied: no piece is a slice of their buffers.
     for (const piece of appended) for (const other of [comma, atEnd, pooled]) expect(piece.buffer === other.buffer).toBe(false);
+  });
+});
+
+describe('the store log: a table with carried rows', () => {
+  it('is the old table\'s bytes for each carried run and the new rows\' encoding between them, as one table block', async () => {
+    const stateDir = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-write-state-'));
+    dirs.push(stateDir);
+    const lines = Array.from({ length: 12 }, (_, k) => Buffer.from(`{"id":"id-memory/a.md-${k}","n":${k}}`));
+    const first = recordFile('memory/a.md', lines);
+    const current = await (await prepareState({ stateDir, agentId: 'agent', current: null, fresh: true, next: { context: 'flat', meta: META, files: [first] } })).commit(0);
+    const paths = storePaths(stateDir, 'agent');
+    const log = await fs.readFile(paths.log(1));
+    const prior = current.files[0]!;
+    const view = TableView.of(log.subarray(prior.table!.off, prior.table!.off + prior.table!.len), 't')!;
+    expect(view).not.toBeNull();
+    // Sections 3, 4 and 9 changed (new rows, new lines), one section added at the end; the others carried, in runs.
+    const fresh = (k: number): NextRow => ({ key: `new#${k}`, early: false, partition: 'memory/2026-Q3.jsonl', id: `new-${k}`, line: Buffer.from(`{"id":"new-${k}"}`) });
+    const rows = [0, 1, 2, fresh(3), fresh(4), 5, 6, 7, 8, fresh(9), 10, 11, fresh(12)];
+    const next: NextFile = { ...first, rows, carriedFrom: view, carriedLinesBytes: prior.linesBytes };
+    const index = await (await prepareState({ stateDir, agentId: 'agent', current, next: { context: 'flat', meta: META, files: [next] }, compact: 'background' })).commit(1);
+    expect(index.generation).toBe(1);
+    const after = await fs.readFile(paths.log(1));
+    const table = index.files[0]!.table!;
+    const written = after.subarray(table.off, table.off + table.len);
+    const parsed = parseTable(written, 't');
+    // The carried rows are the old table's rows (their lines where they were); the new rows' lines are appended.
+    expect(parsed.map((r) => r.id)).toEqual(rows.map((r) => (typeof r === 'number' ? view.row(r).id : r.id)));
+    rows.forEach((r, k) => {
+      if (typeof r === 'number') expect(parsed[k]).toEqual(view.row(r));
+      else expect(after.subarray(parsed[k]!.line.off, parsed[k]!.line.off + parsed[k]!.line.len).equals(r.line as Uint8Array)).toBe(true);
+    });
+    // The block is exactly the table of those rows.
+    expect(written.equals(encodeTable(parsed))).toBe(true);
+    expect(index.files[0]!.linesBytes).toBe(parsed.reduce((n, r) => n + r.line.len, 0));
   });
 });

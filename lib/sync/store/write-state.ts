@@ -17,7 +17,7 @@ import { crashPoint } from '../crash-points';
 import { writeIndex, type FileKind, type IndexFile, type Ref, type StoreIndex, type StoreMeta } from './index-file';
 import { LogAppender } from './log';
 import { storePaths } from './paths';
-import { encodeRows, encodeTable, parseTable, type TableRow, type TableView } from './table';
+import { encodeTable, parseTable, type TableRow, type TableView } from './table';
 
 /** Bytes already in the current log (a ref), or bytes to write. */
 export type Source = Ref | Uint8Array;
@@ -187,7 +187,9 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, from
   const given = rows.filter((row): row is NextRow => typeof row !== 'number');
   const placed = placeLines(given, appender, null, (source) => source as Uint8Array);
   const carried = new Uint8Array(from.length);
-  let text = '';
+  // The table's bytes, run by run: a carried run is the old table's bytes as they are, not decoded
+  // and encoded again (the view is of an ASCII table: its text's UTF-8 is those bytes).
+  const pieces: Buffer[] = [];
   let linesBytes = fromLinesBytes;
   let next = 0;
   for (let i = 0; i < rows.length; ) {
@@ -196,7 +198,7 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, from
       // A run of rows that follow each other in the table is one slice of it.
       let end = i + 1;
       while (end < rows.length && rows[end] === (rows[end - 1] as number) + 1) end++;
-      text += from.slice(row, row + (end - i));
+      pieces.push(from.rowBytes(row, row + (end - i)));
       carried.fill(1, row, row + (end - i));
       i = end;
     } else {
@@ -205,12 +207,12 @@ function carriedTable(rows: readonly (NextRow | number)[], from: TableView, from
       const run = placed.slice(next, next + (end - i));
       next += end - i;
       for (const r of run) linesBytes += r.line.len;
-      text += encodeRows(run);
+      pieces.push(encodeTable(run));
       i = end;
     }
   }
   for (let k = 0; k < carried.length; k++) if (carried[k] === 0) linesBytes -= from.lineLen(k);
-  return { table: appender.append(Buffer.from(text, 'utf8')), linesBytes };
+  return { table: appender.append(pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces)), linesBytes };
 }
 
 /**
