@@ -2,10 +2,11 @@
  * Group commit of ingest transactions. Uploads whose blobs become durable in the same turn of the
  * event loop are appended in ONE SQLite transaction, each inside its own savepoint: an upload that
  * fails its checks (a stale base, say) rolls back alone and gets its own error, the others commit
- * together. A busy server thus pays one BEGIN/COMMIT (and one write of each shared page, such as
- * the index roots) per batch instead of per upload, and an idle one commits each upload at once
- * (the batch closes at the end of the current loop turn). No upload is acknowledged before the
- * transaction holding it has committed.
+ * together; a failure that ends SQLite's transaction itself (a full disk) fails every upload of
+ * the batch with that first error, none committed. A busy server thus pays one BEGIN/COMMIT (and
+ * one write of each shared page, such as the index roots) per batch instead of per upload, and an
+ * idle one commits each upload at once (the batch closes at the end of the current loop turn). No
+ * upload is acknowledged before the transaction holding it has committed.
  */
 import type Database from 'better-sqlite3';
 import { LedgerError } from './errors';
@@ -74,6 +75,12 @@ function flush(sqlite: Database.Database): void {
           sqlite.transaction(waiter.work)();
           outcomes.push(DONE);
         } catch (error) {
+          // SQLite ends the whole transaction by itself on some failures (SQLITE_FULL while a large
+          // write spills its pages to the WAL, an I/O error): the works before this one are undone
+          // with it, and those after would each commit alone, outside any transaction, while the
+          // COMMIT below fails with "no transaction is active" and this first error is lost. The
+          // batch fails as a whole with it (a full disk is then the 507 `disk_full`, storage-errors.ts).
+          if (!sqlite.inTransaction) throw error;
           outcomes.push(error);
         }
       }

@@ -29,6 +29,11 @@ export function mountTinyDisk(dir: string, bytes: number): (() => void) | null {
   return run(['-t', 'tmpfs', '-o', `size=${bytes}`, 'tmpfs', dir]) ? umount(dir) : null;
 }
 
+/** Gives the tmpfs `mountTinyDisk` mounted on `dir` a new size (space freed, or taken); false when it cannot. */
+export function resizeTinyDisk(dir: string, bytes: number): boolean {
+  return run(['-o', `remount,size=${bytes}`, dir]);
+}
+
 /** Makes `dir` read-only in place (a read-only bind mount of itself). */
 export function mountReadOnly(dir: string): (() => void) | null {
   if (process.getuid?.() !== 0) return null;
