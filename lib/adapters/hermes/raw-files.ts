@@ -10,6 +10,11 @@ import { redactConfigYaml } from './redact';
 export const STATE_SCHEMA_SIDECAR = '.alf-state-db-schema.json';
 export const STATE_DB_FILE = 'state.db';
 export const CONFIG_FILE = 'config.yaml';
+/**
+ * Hermes' auth store in its home (NousResearch hermes-agent `hermes_cli/auth.py`: "~/.hermes/auth.json
+ * holds per-provider state, the credential pool", OAuth tokens, written 0600): never carried.
+ */
+export const AUTH_FILE = 'auth.json';
 
 const RAW_ROOT_FILES = ['SOUL.md'] as const;
 
@@ -26,12 +31,13 @@ export function isForbiddenRaw(relPath: string): boolean {
 }
 
 /**
- * The files Hermes never carries under another name, so never through a link (besides a `.env` and
- * a control file, which no runtime does): `state.db` and its companions, and `config.yaml`, which
- * would go unredacted.
+ * The files Hermes never carries under another name, so never through a link, and a restore never
+ * writes through one (besides a `.env` and a control file, which no runtime does): `state.db` and
+ * its companions, `config.yaml`, which would go unredacted, and the home's `auth.json` (OAuth
+ * tokens and API keys), which the raw channel never carries at all.
  */
 export function refusesLinkTo(target: string): boolean {
-  return isForbiddenRaw(target) || target === CONFIG_FILE;
+  return isForbiddenRaw(target) || target === CONFIG_FILE || target === AUTH_FILE;
 }
 
 /**
@@ -41,21 +47,23 @@ export function refusesLinkTo(target: string): boolean {
  * are left out and listed (`staging`: those of the root too), and the links not followed are said
  * in `linkWarnings`: a directory link back up to its directory or above, and a link (a root file
  * looked up by name as one a walk lists) to a file Hermes never carries under another name — a
- * `.env`, `state.db` and its companions, `config.yaml` (it would go unredacted), a control file.
+ * `.env`, `state.db` and its companions, `config.yaml` (it would go unredacted), `auth.json`, a
+ * control file — and a link that leads out of the home.
  */
 export async function collectRawFiles(home: string): Promise<{ files: Map<string, Uint8Array>; excludedByAlfignore: number; staging: string[]; linkWarnings: string[] }> {
   const ignored = await loadAlfIgnore(home);
   const found: string[] = [];
   const linkTargets = new Map<string, string>();
+  const outside = new Map<string, string>();
   for (const name of [CONFIG_FILE, ...RAW_ROOT_FILES]) {
-    const file = await fileInside(home, name);
+    const file = await fileInside(home, name, outside);
     if (file === null) continue;
     found.push(name);
     if (file.target !== undefined) linkTargets.set(name, file.target);
   }
   const skippedLinks: string[] = [];
   // One walk of the three directories: a link from one to another (`memories/jobs -> ../cron`) carries nothing twice.
-  found.push(...(await walkFiles(home, RAW_DIRS.hermes, skippedLinks, linkTargets)));
+  found.push(...(await walkFiles(home, RAW_DIRS.hermes, skippedLinks, linkTargets, outside)));
   // A link is judged by what it leads to as well: `memories/x -> ../.env` is a `.env`, and
   // `SOUL.md -> config.yaml` would carry it unredacted.
   const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, refusesLinkTo);
@@ -75,7 +83,7 @@ export async function collectRawFiles(home: string): Promise<{ files: Map<string
     const bytes = await readFile(path.join(home, ...rel.split('/')));
     files.set(rel, rel === CONFIG_FILE ? redactedConfig(bytes) : new Uint8Array(bytes));
   }
-  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(home, skippedLinks, refused, ignored) };
+  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(home, skippedLinks, refused, ignored, outside) };
 }
 
 /**

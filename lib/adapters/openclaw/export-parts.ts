@@ -19,27 +19,29 @@ import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-file
  * Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and
  * never-raw files, and minus a restore's staging files, which are listed (`staging`: those of the
  * root too, from one listing of it); the links not followed are said in `linkWarnings`: a
- * directory link back up to `memory/` or above, and a link (a root file looked up by name as one
- * the walk lists) to a control file of the workspace or a `.env`.
+ * directory link back up to `memory/` or above, a link (a root file looked up by name as one
+ * the walk lists) to a control file of the workspace or a `.env` (`refusesLinkTo`: OpenClaw refuses
+ * no other), and a link that leads out of the workspace (`MEMORY.md -> ~/Dropbox/notes.md`).
  */
 export async function rawFileSet(workspace: string): Promise<{ files: string[]; excluded: number; staging: string[]; linkWarnings: string[] }> {
   const ignored = await loadAlfIgnore(workspace);
   const found: string[] = [];
   const linkTargets = new Map<string, string>();
+  const outside = new Map<string, string>();
   for (const rel of [...ROOT_FILES, INCLUDE_FILE, SYNC_LOG_FILE]) {
     // A plain file (or none) is told synchronously; a symlink is followed only if it stays inside.
     const plain = isPlainFileSync(workspace, rel);
     if (plain === true) found.push(rel);
     else if (plain === null) {
-      const file = await fileInside(workspace, rel);
+      const file = await fileInside(workspace, rel, outside);
       if (file === null) continue;
       found.push(rel);
       if (file.target !== undefined) linkTargets.set(rel, file.target);
     }
   }
   const skippedLinks: string[] = [];
-  found.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR, skippedLinks, linkTargets))));
-  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, () => false);
+  found.push(...(walkPlainFilesSync(workspace, MEMORY_DIR) ?? (await walkFiles(workspace, MEMORY_DIR, skippedLinks, linkTargets, outside))));
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, refusesLinkTo);
   const files: string[] = [];
   const staging = rootStagingFiles(workspace, [MEMORY_DIR]);
   let excluded = 0;
@@ -49,7 +51,16 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
     else if (ignored(rel)) excluded++;
     else files.push(rel);
   }
-  return { files, excluded, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored) };
+  return { files, excluded, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored, outside) };
+}
+
+/**
+ * The files OpenClaw never carries, nor a restore writes, under another name — beside a `.env` and
+ * a control file, which no runtime does (`isRefusedTarget`): none. Its secrets (`auth-profiles.json`,
+ * the gateway's `.env`) live outside the workspace, where no link is followed.
+ */
+export function refusesLinkTo(_target: string): boolean {
+  return false;
 }
 
 export async function isV41Layout(workspace: string): Promise<boolean> {

@@ -26,10 +26,12 @@ import { AGENT_ID_FILE, ALFIGNORE_FILE, INCLUDE_FILE, SYNCED_MARKER_FILE, SYNC_L
  *
  * `linkTargets`, when given, gets for each listed path that is a symlink to a file the
  * workspace-relative path of the file it leads to: a caller whose rule for a file goes by its name
- * (a `.env`, a database) asks it of that path too.
+ * (a `.env`, a database) asks it of that path too. `outside`, when given, gets each symlink met
+ * (one of the walked directories itself too) that leads out of the root, with the real path it
+ * leads to: it is not followed, and a sync says so (`linkWarningsOf`).
  */
-export function walkFiles(root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
-  return walkFilesListed(listDir, root, relDir, skipped, linkTargets);
+export function walkFiles(root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>, outside?: Map<string, string>): Promise<string[]> {
+  return walkFilesListed(listDir, root, relDir, skipped, linkTargets, outside);
 }
 
 /** How a walk lists a directory (an absolute path): its entries, in any order. */
@@ -42,9 +44,9 @@ export type DirLister = (abs: string) => Promise<Dirent[]>;
 const listDir: DirLister = (abs) => readdir(abs, { withFileTypes: true });
 
 /** `walkFiles` with the directories listed by `list`: what its tests present other listing orders through. */
-export async function walkFilesListed(list: DirLister, root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>): Promise<string[]> {
+export async function walkFilesListed(list: DirLister, root: string, relDir: string | readonly string[] = '', skipped?: string[], linkTargets?: Map<string, string>, outside?: Map<string, string>): Promise<string[]> {
   const rootReal = await realpath(root);
-  const walk: Walk = { list, rootReal, out: [], visited: new Set(), skipped: skipped ?? [], linkTargets, pending: new DirHeap() };
+  const walk: Walk = { list, rootReal, out: [], visited: new Set(), skipped: skipped ?? [], linkTargets, outside, pending: new DirHeap() };
   const dirs = [...new Set((typeof relDir === 'string' ? [relDir] : relDir).map((dir) => dir.replace(/\/+$/, '')))].sort(compareCodeUnits);
   for (const dir of dirs) {
     if (dir === '') {
@@ -52,7 +54,9 @@ export async function walkFilesListed(list: DirLister, root: string, relDir: str
       continue;
     }
     const abs = path.join(rootReal, ...dir.split('/'));
-    if ((await entryKind(rootReal, abs)).kind !== 'dir') continue;
+    const top = await entryKind(rootReal, abs);
+    if (top.kind === 'outside') outside?.set(dir, top.real); // `memory -> ~/Dropbox/memory`
+    if (top.kind !== 'dir') continue;
     // The directories the walk starts below are its ancestors too: a link back to one is a loop.
     const chain = [rootReal];
     const segments = dir.split('/');
@@ -80,6 +84,8 @@ interface Walk {
   visited: Set<string>;
   skipped: string[];
   linkTargets: Map<string, string> | undefined;
+  /** Symlinks leading out of the root (path → the real path they lead to), when asked for. */
+  outside: Map<string, string> | undefined;
   /** The directories found and not entered yet. */
   pending: DirHeap;
 }
@@ -171,7 +177,7 @@ async function walkInto(walk: Walk, dir: PendingDir): Promise<void> {
       else if (!walk.visited.has(entry.real)) {
         walk.pending.push({ rel, real: entry.real, chain: [...chain, entry.real], own: dir.own && entry.plain === true });
       }
-    }
+    } else if (entry.kind === 'outside') walk.outside?.set(rel, entry.real);
   }
 }
 
@@ -189,12 +195,17 @@ const CONTROL_FILES: readonly string[] = [AGENT_ID_FILE, SYNCED_MARKER_FILE, ALF
 
 /**
  * The warnings a sync gives for the links it did not follow, one per link, in path order: those a
- * walk skipped (`walkFiles`' `skipped`: a loop, a link to a control file of the root) and those its
- * runtime refused for the file they lead to (`refused`: path → target, `refusedLinkTarget`); none
- * when there are none.
+ * walk skipped (`walkFiles`' `skipped`: a loop, a link to a control file of the root), those its
+ * runtime refused for the file they lead to (`refused`: path → target, `refusedLinkTarget`) and
+ * those that lead out of the workspace (`outside`: path → the real path they lead to, `walkFiles`'
+ * and `fileInside`'s `outside`: a memory kept elsewhere, which the user would otherwise think
+ * synced); none when there are none.
  */
-export function skippedLinkWarnings(skipped: readonly string[], refused: ReadonlyMap<string, string> = new Map()): string[] {
+export function skippedLinkWarnings(skipped: readonly string[], refused: ReadonlyMap<string, string> = new Map(), outside: ReadonlyMap<string, string> = new Map()): string[] {
   const said = new Map<string, string>();
+  for (const [rel, real] of outside) {
+    said.set(rel, `${rel} is a symbolic link to ${real}, outside the workspace: it is not synced (a sync carries only what lies inside the workspace; move it in, and link the other way round if something else needs it there)`);
+  }
   for (const rel of skipped) said.set(rel, `${rel} is a symbolic link to a directory that holds it, or to a control file of the workspace: it is not synced (the files it leads to are synced from their own place, once)`);
   for (const [rel, target] of refused) {
     said.set(rel, `${rel} is a symbolic link to ${target}, a file of the workspace a sync never carries under another name (a secret, a database or a control file): it is not synced`);
@@ -207,11 +218,12 @@ export function skippedLinkWarnings(skipped: readonly string[], refused: Readonl
  * directory, or ignored itself (a loop as the directory it leads to, a file link as a file), is
  * not synced anyway and is not warned of.
  */
-export function linkWarningsOf(root: string, skipped: readonly string[], refused: ReadonlyMap<string, string>, ignored: IgnoreMatcher): string[] {
+export function linkWarningsOf(root: string, skipped: readonly string[], refused: ReadonlyMap<string, string>, ignored: IgnoreMatcher, outside: ReadonlyMap<string, string> = new Map()): string[] {
   const isDir = (rel: string) => statSync(path.join(root, ...rel.split('/')), { throwIfNoEntry: false })?.isDirectory() === true;
   return skippedLinkWarnings(
     skipped.filter((rel) => !ignored(rel, isDir(rel))),
     new Map([...refused].filter(([rel]) => !ignored(rel))),
+    new Map([...outside].filter(([rel]) => !ignored(rel, isDir(rel)))),
   );
 }
 
@@ -285,17 +297,22 @@ export async function isFileInside(root: string, relPath: string): Promise<boole
  * Where `root/relPath` leads: null when it is no regular file inside `root`, else `{}` for a plain
  * file and `{ target }` (workspace-relative) for a symlink to a file inside — a link to a control
  * file too, which `isFileInside` treats as absent. What a caller judges a root file looked up by
- * name by (`refusedLinkTargets`), as `walkFiles`' `linkTargets` for the files it lists.
+ * name by (`refusedLinkTargets`), as `walkFiles`' `linkTargets` for the files it lists. A symlink
+ * out of `root` is null too, and added to `outside` (path → the real path it leads to) when given.
  */
-export async function fileInside(root: string, relPath: string): Promise<{ target?: string } | null> {
+export async function fileInside(root: string, relPath: string, outside?: Map<string, string>): Promise<{ target?: string } | null> {
   const rootReal = await realpath(root);
   const entry = await entryKind(rootReal, path.join(rootReal, ...relPath.split('/')));
+  if (entry.kind === 'outside') outside?.set(relPath, entry.real);
   if (entry.kind !== 'file') return null;
   return entry.real === undefined ? {} : { target: relativeTo(rootReal, entry.real) };
 }
 
-/** What a walk finds at a path: a symlink followed inside the root carries the real path it leads to. */
-type Entry = { kind: 'file'; real?: string } | { kind: 'dir'; real: string; plain?: boolean } | { kind: 'skip' };
+/**
+ * What a walk finds at a path: a symlink followed inside the root carries the real path it leads
+ * to; one that leads out of the root (to a file or a directory) is `outside`, with that real path.
+ */
+type Entry = { kind: 'file'; real?: string } | { kind: 'dir'; real: string; plain?: boolean } | { kind: 'outside'; real: string } | { kind: 'skip' };
 
 async function entryKind(rootReal: string, abs: string): Promise<Entry> {
   let info;
@@ -312,8 +329,8 @@ async function entryKind(rootReal: string, abs: string): Promise<Entry> {
     } catch {
       return { kind: 'skip' }; // dangling link
     }
-    if (!isInside(rootReal, real)) return { kind: 'skip' };
     info = await stat(abs);
+    if (!isInside(rootReal, real)) return info.isFile() || info.isDirectory() ? { kind: 'outside', real } : { kind: 'skip' };
   }
   if (info.isFile()) return { kind: 'file', real };
   if (info.isDirectory()) return { kind: 'dir', real: real ?? (await realpath(abs)) };

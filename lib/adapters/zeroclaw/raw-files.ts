@@ -12,6 +12,22 @@ export const BRAIN_SCHEMA_SIDECAR = '.alf-brain-db-schema.json';
 /** ZeroClaw's configuration in the workspace's root (its API keys): never carried, nor through a link. */
 export const CONFIG_FILE = 'config.toml';
 
+/**
+ * The key ZeroClaw encrypts the secrets of `config.toml` with, beside it (zeroclaw-labs/zeroclaw
+ * `src/security/secrets.rs`: `SecretStore::new(zeroclaw_dir)` keeps it at `<dir>/.secret_key`, 0600):
+ * never carried, nor through a link.
+ */
+export const SECRET_KEY_FILE = '.secret_key';
+
+/**
+ * The files ZeroClaw never carries under another name, so never through a link, and a restore never
+ * writes through one (besides a `.env` and a control file, which no runtime does): the database
+ * (`dbRelPath`, and any `brain.db`) and its companions, `config.toml` (API keys) and `.secret_key`.
+ */
+export function refusesLinkTo(target: string, dbRelPath: string | null): boolean {
+  return isBrainDbFile(target, dbRelPath) || target === CONFIG_FILE || target === SECRET_KEY_FILE;
+}
+
 /** Root prose files ZeroClaw keeps beside its memory. */
 export const ZEROCLAW_ROOT_FILES = ['SOUL.md', 'IDENTITY.md', 'AGENTS.md', 'USER.md', 'TOOLS.md', 'HEARTBEAT.md'] as const;
 
@@ -29,7 +45,8 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
  * staging files are left out and listed (`staging`: those of the root too), and the links not
  * followed are said in `linkWarnings`: a directory link back up to its directory or above, and a
  * link (a root file looked up by name as one a walk lists) to a file ZeroClaw never carries under
- * another name — the database or a companion, its `config.toml` (API keys), a `.env`, a control file.
+ * another name — the database or a companion, its `config.toml` (API keys) or `.secret_key`, a
+ * `.env`, a control file — and a link that leads out of the workspace.
  */
 export async function collectRawFiles(workspace: string, dbRelPath: string | null): Promise<{
   files: Map<string, Uint8Array>;
@@ -40,18 +57,19 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
   const ignored = await loadAlfIgnore(workspace);
   const found: string[] = [];
   const linkTargets = new Map<string, string>();
+  const outside = new Map<string, string>();
   for (const name of ZEROCLAW_ROOT_FILES) {
-    const file = await fileInside(workspace, name);
+    const file = await fileInside(workspace, name, outside);
     if (file === null) continue;
     found.push(name);
     if (file.target !== undefined) linkTargets.set(name, file.target);
   }
   const skippedLinks: string[] = [];
-  found.push(...(await walkFiles(workspace, RAW_DIRS.zeroclaw, skippedLinks, linkTargets)));
+  found.push(...(await walkFiles(workspace, RAW_DIRS.zeroclaw, skippedLinks, linkTargets, outside)));
   // A link is judged by what it leads to as well: `memory/copy -> brain.db` is the database, and
   // `memory/c -> ../config.toml` ZeroClaw's configuration with its keys. A plain copy of it in
   // `memory/` is a file the user put there, and is carried as any other.
-  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, (target) => isBrainDbFile(target, dbRelPath) || target === CONFIG_FILE);
+  const { kept: candidates, refused } = refusedLinkTargets(found, linkTargets, (target) => refusesLinkTo(target, dbRelPath));
   const files = new Map<string, Uint8Array>();
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
@@ -67,5 +85,5 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
     }
     files.set(rel, new Uint8Array(await readFile(path.join(workspace, ...rel.split('/')))));
   }
-  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored) };
+  return { files, excludedByAlfignore, staging, linkWarnings: linkWarningsOf(workspace, skippedLinks, refused, ignored, outside) };
 }

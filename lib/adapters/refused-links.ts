@@ -1,0 +1,21 @@
+import { refusesLinkTo as hermesRefuses } from './hermes/raw-files';
+import { refusesLinkTo as openclawRefuses } from './openclaw/export-parts';
+import type { Runtime } from './types';
+import { refusesLinkTo as zeroclawRefuses } from './zeroclaw/raw-files';
+
+/**
+ * Each runtime's rule for the files of a workspace it never carries under another name — what its
+ * sync refuses to follow a link to, and what a restore refuses to write through a link (beside a
+ * `.env` and a control file, which no runtime does: `isRefusedTarget`). `database` is the
+ * workspace-relative path of the runtime's database when it has one (ZeroClaw's `brain.db`).
+ */
+export function linkRefusal(runtime: Runtime, database: string | null): (target: string) => boolean {
+  switch (runtime) {
+    case 'openclaw':
+      return openclawRefuses;
+    case 'hermes':
+      return hermesRefuses;
+    case 'zeroclaw':
+      return (target) => zeroclawRefuses(target, database);
+  }
+}
