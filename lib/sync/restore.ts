@@ -2,7 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
 import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
+import { linkRefusal } from '@/lib/adapters/refused-links';
 import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
+import { assertNotThroughRefusedLink } from '@/lib/adapters/shared/raw-write';
 import { findStagingFiles, removeDeadStaging, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
@@ -111,6 +113,9 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     let changes: Promise<PlannedChanges> | undefined;
     const changesOf = () => (changes ??= plannedChanges(dir, plan));
     action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changesOf });
+    // A file the restore writes (or would, with --replace) that a link leads to a secret, a database
+    // or a control file of the workspace (`SOUL.md -> config.yaml`): refused, nothing written.
+    if (action !== 'none') assertNotThroughRefusedLink(dir, [...plan.files.keys()], linkRefusal(opts.runtime, plan.database));
     if (action === 'prompt-update' && !opts.replace) {
       // A killed restore's leftovers are said as a sync says them; nothing is removed.
       const left = stagingWarnings(dir, await findStagingFiles(dir, RAW_DIRS[opts.runtime]));

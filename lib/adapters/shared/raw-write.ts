@@ -4,7 +4,7 @@ import type { Runtime } from '../types';
 import { AdapterError } from './errors';
 import { stageFiles, type StagedFiles } from './staged-write';
 import { AGENT_ID_FILE, isRuntimeSidecar } from './sync-marker';
-import { isInside } from './walk';
+import { isInside, isRefusedTarget } from './walk';
 
 /** Thrown before anything is written when a raw path is unsafe. */
 export class UnsafePathError extends Error {
@@ -131,6 +131,64 @@ function assertAccess(target: string, abs: string, mode: number, what: string): 
       hint: `make ${abs} writable (chmod u+w, or chattr -i if it is immutable), then restore again (nothing was written)`,
     });
   }
+}
+
+/**
+ * Refuses, before anything is written, a restore into a live workspace that would replace through a
+ * symbolic link a file its runtime never carries under another name: the file a write to `rel` lands
+ * on (the link `rel` itself or a directory link on its way followed) is judged as a sync judges a
+ * link's target (`isRefusedTarget` with the runtime's `refuse`: a `.env`, a control file, Hermes'
+ * `config.yaml`/`auth.json`/`state.db`, ZeroClaw's `config.toml`/`.secret_key`/`brain.db`). `SOUL.md ->
+ * config.yaml` would otherwise have the archive's SOUL.md overwrite the configuration, `MEMORY.md ->
+ * .env` the secrets — an archive made before links were judged, a reference client's, or a hostile
+ * one. The link is the user's to replace (`workspace_file_invalid`, as a link out of the workspace
+ * is): nothing is written, the link is not replaced either. A write that lands on a path of its own
+ * name, or outside the workspace or on nothing (`assertWritable` refuses those), is not this check's.
+ */
+export function assertNotThroughRefusedLink(target: string, rels: readonly string[], refuse: (target: string) => boolean): void {
+  let root: string;
+  try {
+    root = realpathSync(target);
+  } catch {
+    return; // no target yet: no link either
+  }
+  for (const rel of rels) {
+    const lands = landsOn(target, root, rel);
+    if (lands === null || lands === rel || !isRefusedTarget(lands, refuse)) continue;
+    const link = firstLink(target, rel);
+    throw new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} leads to ${lands} through the symbolic link ${link}, and a restore never writes a file a sync never carries under another name (a secret, a database or a control file)`, {
+      hint: `replace the link ${path.join(target, ...link.split('/'))} with a file or directory of its own, or remove it, then restore again; or restore into a new directory with --out (nothing was written)`,
+    });
+  }
+}
+
+/**
+ * The workspace-relative path a write to `rel` lands on, every link on its way followed (the deepest
+ * part of it that exists resolved, the rest appended); null when that is outside `root`.
+ */
+function landsOn(target: string, root: string, rel: string): string | null {
+  const segments = rel.split('/');
+  for (let i = segments.length; i >= 0; i--) {
+    let real: string;
+    try {
+      real = i === 0 ? root : realpathSync(path.join(target, ...segments.slice(0, i)));
+    } catch {
+      continue; // not there yet, or a link to nothing
+    }
+    const lands = path.join(real, ...segments.slice(i));
+    return isInside(root, lands) ? path.relative(root, lands).split(path.sep).join('/') : null;
+  }
+  return null;
+}
+
+/** The first symbolic link on the way to `rel` (a directory of it, or `rel` itself), from the root down. */
+function firstLink(target: string, rel: string): string {
+  const segments = rel.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    const at = segments.slice(0, i).join('/');
+    if (lstatSync(path.join(target, ...segments.slice(0, i)), { throwIfNoEntry: false })?.isSymbolicLink()) return at;
+  }
+  return rel;
 }
 
 /** What stands at `rel` (a symlink followed), or undefined; throws when it is a link out of `root` or to nothing. */

@@ -18,8 +18,9 @@ export interface StagedFiles {
 
 /**
  * Writes each file under a temporary name in the directory it goes to, keeping the mode of a file
- * it is to replace; a link (which `assertWritable` lets through only inside the workspace) is
- * written through: its target is what gets replaced. Nothing is in place until `commit`, so a
+ * it is to replace; a link (which `assertWritable` lets through only inside the workspace, and a
+ * restore only to a file its runtime would carry under another name: `assertNotThroughRefusedLink`)
+ * is written through: its target is what gets replaced. Nothing is in place until `commit`, so a
  * failure while staging — a full disk above all — removes what was staged and leaves the workspace
  * as it was: a full disk is `restore_incomplete` saying so. The caller checks the paths first.
  */
