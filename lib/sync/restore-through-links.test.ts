@@ -62,7 +62,7 @@ async function syncedThenLive(runtime: Runtime, files: Record<string, string>, p
   const live = path.join(sb.root, 'live');
   fs.mkdirSync(live);
   prepare(live);
-  const restore = () => restoreAgent({ runtime, agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: live, runtimeAgent, clock, replace: true });
+  const restore = (replace = true) => restoreAgent({ runtime, agentId: agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: live, runtimeAgent, clock, replace });
   return { live, restore };
 }
 
@@ -99,6 +99,14 @@ describe('OpenClaw', () => {
     });
     await refused(live, restore, rel, lands, rel);
     expect(fs.readFileSync(path.join(live, lands), 'utf8')).not.toContain('##');
+  });
+
+  it('without --replace the prompt-update report is refused the same way (it would name a change the restore cannot make)', async () => {
+    const { live, restore } = await syncedThenLive('openclaw', files, (live) => {
+      fs.writeFileSync(path.join(live, '.env'), `KEY=${SECRET}\n`);
+      link(live, 'MEMORY.md', '.env');
+    });
+    await refused(live, () => restore(false), 'MEMORY.md', '.env', 'MEMORY.md');
   });
 
   it('a link to a plain file inside is written through, as before', async () => {
