@@ -7,7 +7,7 @@ import type { JsonObject } from '@/lib/core/json';
 import { loadAlfIgnore } from '../shared/alfignore';
 import { isStagingPath, rootStagingFiles } from '../shared/restore-staging';
 import { INCLUDE_FILE, SYNC_LOG_FILE, isNeverRaw } from '../shared/sync-marker';
-import { fileInside, isPlainFileSync, linkWarningsOf, refusedLinkTargets, walkFiles, walkPlainFilesSync } from '../shared/walk';
+import { fileInside, isEnvFile, isPlainFileSync, linkWarningsOf, refusedLinkTargets, walkFiles, walkPlainFilesSync } from '../shared/walk';
 import type { ExportResult, FileKeys } from '../types';
 import { V41_MARKER_DIRS, handlerFor, tierFor } from './handlers';
 import { agentName, identityLayer, principalsLayer, type ProseFiles } from './layers';
@@ -16,8 +16,8 @@ import type { KeySource } from './section-keys';
 import { MEMORY_DIR, ROOT_FILES, absPath, isDir, newest } from './workspace-files';
 
 /**
- * Root files + everything under `memory/` + include list and sync log, minus `.alfignore` and
- * never-raw files, and minus a restore's staging files, which are listed (`staging`: those of the
+ * Root files + everything under `memory/` + include list and sync log, minus `.alfignore`,
+ * never-raw files and `.env` files (`memory/.env`: secrets, as no runtime carries them), and minus a restore's staging files, which are listed (`staging`: those of the
  * root too, from one listing of it); the links not followed are said in `linkWarnings`: a
  * directory link back up to `memory/` or above, a link (a root file looked up by name as one
  * the walk lists) to a control file of the workspace or a `.env` (`refusesLinkTo`: OpenClaw refuses
@@ -46,7 +46,7 @@ export async function rawFileSet(workspace: string): Promise<{ files: string[]; 
   const staging = rootStagingFiles(workspace, [MEMORY_DIR]);
   let excluded = 0;
   for (const rel of candidates) {
-    if (isNeverRaw(rel)) continue;
+    if (isNeverRaw(rel) || isEnvFile(rel)) continue; // a `.env` anywhere: secrets, never carried (CONTRACT §9)
     if (isStagingPath(rel)) staging.push(rel);
     else if (ignored(rel)) excluded++;
     else files.push(rel);

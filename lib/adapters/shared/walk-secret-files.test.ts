@@ -10,6 +10,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { canonicalJson } from '@/lib/core/json';
 import { hermesAdapter } from '../hermes/index';
+import { openclawAdapter } from '../openclaw/index';
+import { exportOpenclawChanges } from '../openclaw/export-changes';
 import { seedStateDb } from '../hermes/test-support';
 import { zeroclawAdapter } from '../zeroclaw/index';
 import { fixedClock, seedBrainDb, tempDir } from '../zeroclaw/test-support';
@@ -87,5 +89,25 @@ describe("ZeroClaw's .secret_key", () => {
     expect(result.raw.has(rel)).toBe(false);
     expect(uploaded(result)).not.toContain(SECRET);
     expect(linkWarnings(result)).toEqual([refusal(rel, '.secret_key')]);
+  });
+});
+
+describe('a plain .env in a walked directory', () => {
+  it.each([['openclaw', 'memory'], ['hermes', 'memories'], ['zeroclaw', 'memory']] as const)('%s (%s/): a .env and a sub/.env.local in it are not carried (secrets, CONTRACT §9)', async (runtime, dir) => {
+    const ws = await tempDir('plainenv');
+    await writeFile(path.join(ws, '.alf-agent-id'), AGENT);
+    if (runtime === 'zeroclaw') await seedBrainDb({ workspace: ws, rel: 'data/memory/brain.db', agents: [{ id: AGENT, alias: 'alpha', created_at: '2026-01-01T00:00:00Z' }], rows: [] });
+    await mkdir(path.join(ws, dir, 'sub'), { recursive: true });
+    await writeFile(path.join(ws, dir, 'notes.md'), '## Notes\nplain\n');
+    await writeFile(path.join(ws, dir, '.env'), `KEY=${SECRET}\n`);
+    await writeFile(path.join(ws, dir, 'sub', '.env.local'), `KEY=${SECRET}\n`);
+    const adapter = runtime === 'openclaw' ? openclawAdapter : runtime === 'hermes' ? hermesAdapter : zeroclawAdapter;
+    const result = await adapter.exportWorkspace({ workspace: ws, runtimeAgent: runtime === 'zeroclaw' ? 'alpha' : undefined, persistAgentId: false, clock: fixedClock });
+    expect([...result.raw.keys()].filter((rel) => !rel.startsWith('.alf-'))).toEqual([`${dir}/notes.md`]);
+    expect(uploaded(result)).not.toContain(SECRET);
+    if (runtime === 'openclaw') {
+      const changes = await exportOpenclawChanges({ workspace: ws, persistAgentId: false, clock: fixedClock }, async () => null);
+      expect(changes.files.map((file) => file.rel)).toEqual([`${dir}/notes.md`]);
+    }
   });
 });

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { isNeverRaw, loadAlfIgnore, walkFiles } from '@/lib/adapters/shared';
-import { fileInside, linkWarningsOf, refusedLinkTargets } from '@/lib/adapters/shared/walk';
+import { fileInside, isEnvFile, linkWarningsOf, refusedLinkTargets } from '@/lib/adapters/shared/walk';
 import { isStagingPath, rootStagingFiles } from '@/lib/adapters/shared/restore-staging';
 import { RAW_DIRS } from '../raw-dirs';
 import { withCompanions } from './locate';
@@ -40,7 +40,7 @@ export function isBrainDbFile(relPath: string, dbRelPath: string | null): boolea
 
 /**
  * The workspace files ZeroClaw carries raw (CONTRACT §3.3): the root prose files and
- * `memory/**`, never the database itself or its companions, never `.alf-synced.json`
+ * `memory/**`, never the database itself or its companions, never a `.env` (`memory/.env`), never `.alf-synced.json`
  * or `.alf-agent-id`, filtered by `.alfignore`. Keys are workspace-relative paths. A restore's
  * staging files are left out and listed (`staging`: those of the root too), and the links not
  * followed are said in `linkWarnings`: a directory link back up to its directory or above, and a
@@ -74,7 +74,7 @@ export async function collectRawFiles(workspace: string, dbRelPath: string | nul
   const staging = rootStagingFiles(workspace, RAW_DIRS.zeroclaw);
   let excludedByAlfignore = 0;
   for (const rel of candidates) {
-    if (isNeverRaw(rel) || isBrainDbFile(rel, dbRelPath)) continue;
+    if (isNeverRaw(rel) || isEnvFile(rel) || isBrainDbFile(rel, dbRelPath)) continue; // a `.env` anywhere: secrets (CONTRACT §9)
     if (isStagingPath(rel)) {
       staging.push(rel);
       continue;
