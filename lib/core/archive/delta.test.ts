@@ -4,6 +4,7 @@ import yauzl from 'yauzl';
 import { deltaManifestName, isDeltaArchive, readDelta, readSnapshot, writeDelta, writeSnapshot } from './index';
 import { craftZip } from './testing/craft-zip';
 import { makeDelta, makeRecord, makeSnapshot, syntheticAgentBytes } from './testing/fixtures';
+import type { JsonObject } from '../json';
 
 async function entries(bytes: Uint8Array): Promise<Map<string, string>> {
   const zip = await yauzl.fromBufferPromise(Buffer.from(bytes), { lazyEntries: true });
@@ -48,7 +49,7 @@ describe('.alf-delta round trip', () => {
     expect(manifest.x_unknown).toBe(true);
     expect(manifest.changes).toEqual({
       credentials: { file: 'credentials.json' },
-      identity: { file: 'identity.json' },
+      identity: { file: 'identity.json', new_version: 2 },
       principals: { file: 'principals.json' },
       memory: { file: 'memory/delta.jsonl', record_count: 3 },
       raw: { changed: ['raw/openclaw/a.md', 'raw/openclaw/b.md'], deleted: ['raw/openclaw/old.md'] },
@@ -68,7 +69,20 @@ describe('.alf-delta round trip', () => {
     delta.manifest.changes = { memory: { file: 'memory/delta.jsonl', record_count: 9 }, raw: { changed: ['raw/x/y'] } };
     const files = await entries(await writeDelta(delta));
     expect([...files.keys()]).toEqual(['identity.json', 'delta-manifest.json']);
-    expect(JSON.parse(files.get('delta-manifest.json')!).changes).toEqual({ identity: { file: 'identity.json' } });
+    expect(JSON.parse(files.get('delta-manifest.json')!).changes).toEqual({ identity: { file: 'identity.json', new_version: 3 } });
+  });
+
+  it('names the identity\'s version as changes.identity.new_version (CONTRACT §3.2) only when it is a u32', async () => {
+    const changesOf = async (identity: JsonObject, prior: JsonObject = {}) => {
+      const delta = makeDelta({ layers: { identity } });
+      delta.manifest.changes = prior;
+      return JSON.parse((await entries(await writeDelta(delta))).get('delta-manifest.json')!).changes;
+    };
+    expect(await changesOf({ version: 7 })).toEqual({ identity: { file: 'identity.json', new_version: 7 } });
+    expect(await changesOf({ version: 0 })).toEqual({ identity: { file: 'identity.json', new_version: 0 } });
+    expect(await changesOf({ version: '7' })).toEqual({ identity: { file: 'identity.json' } });
+    expect(await changesOf({ version: 2 ** 32 })).toEqual({ identity: { file: 'identity.json' } });
+    expect(await changesOf({ version: 1.5 }, { identity: { new_version: 1 } })).toEqual({ identity: { new_version: 1, file: 'identity.json' } });
   });
 
   it('skips lines with an unknown operation and strips the operation key', async () => {

@@ -116,6 +116,12 @@ function buildChanges(delta: AlfDelta, changed: string[], deleted: string[]): Js
     if (delta.layers[layer]) changes[layer] = { ...(isJsonObject(prior) ? prior : {}), file: LAYER_FILES[layer] };
     else delete changes[layer];
   }
+  // CONTRACT §3.2 `changes.identity.new_version`: the version of the identity the delta carries
+  // (a u32 there; a document whose version is not one keeps what the manifest said).
+  const version = delta.layers.identity?.version;
+  if (isJsonObject(changes.identity) && typeof version === 'number' && Number.isInteger(version) && version >= 0 && version <= 0xffff_ffff) {
+    changes.identity = { ...changes.identity, new_version: version };
+  }
   const priorMemory = previous.memory;
   if (delta.entries.length > 0) {
     changes.memory = { ...(isJsonObject(priorMemory) ? priorMemory : {}), file: DELTA_MEMORY_FILE, record_count: delta.entries.length };
