@@ -15,10 +15,13 @@ export function checkTargetFlags(flags: TargetFlags, env: NodeJS.ProcessEnv = pr
   }
 }
 
-/** The sync target the flags name (`sync`, `sync --rebase`, `restore`); a scale-out one is closed when the command ends. */
-export async function cliTarget(flags: TargetFlags): Promise<ResolvedTarget> {
+/**
+ * The sync target the flags name (`sync`, `sync --rebase`, `restore`); a scale-out one is closed when the command ends.
+ * `command`: what the user ran (`lineage restore`), which a server's refusal of the key names.
+ */
+export async function cliTarget(flags: TargetFlags, command: string): Promise<ResolvedTarget> {
   checkTargetFlags(flags);
-  const target = await resolveTarget(flags);
+  const target = await resolveTarget(flags, process.env, {}, command);
   closeAtCommandEnd(target.close);
   return target;
 }

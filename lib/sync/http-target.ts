@@ -4,9 +4,16 @@ import { REFUSED_UPLOAD_HINT, SupersededBaseError, SyncConflictError, SyncError,
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 import { serverIdentity } from './target-mark';
 
-/** A sync target that speaks the ALF HTTP protocol (ours or any compatible service). */
-export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarget {
+/**
+ * A sync target that speaks the ALF HTTP protocol (ours or any compatible service). `command`: what
+ * the user ran (`lineage sync`, `lineage sync --rebase`, `lineage restore`, `lineage watch`), which
+ * a refused key's error names — not the request that met the refusal (a sync's first request may be
+ * the restore plan its state is checked against).
+ */
+export function httpTarget(args: { baseUrl: string; apiKey: string; command?: string }): SyncTarget {
   const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
+  const asked: Asked = { command: args.command ?? null, server: args.baseUrl };
+  const mapErrors = <T>(failed: FailedCode, fn: () => Promise<T>): Promise<T> => mapped(asked, failed, fn);
   return {
     label: args.baseUrl,
     identity: serverIdentity(args.baseUrl, args.apiKey),
@@ -72,7 +79,13 @@ export function httpTarget(args: { baseUrl: string; apiKey: string }): SyncTarge
  */
 type FailedCode = 'registration_failed' | 'restore_incomplete' | 'sync_upload_failed';
 
-async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T> {
+/** What the user ran (null: not known, a target made outside the CLI) and the server it named. */
+interface Asked {
+  command: string | null;
+  server: string;
+}
+
+async function mapped<T>(asked: Asked, failed: FailedCode, fn: () => Promise<T>): Promise<T> {
   try {
     return await fn();
   } catch (error) {
@@ -88,7 +101,7 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
     }
     if (error instanceof AlfApiError) {
-      if (error.status === 401 || error.status === 403) throw new SyncError('auth_failed', error.message, 'check --key (create one with `lineage keys create`)');
+      if (error.status === 401 || error.status === 403) throw refusedKey(asked, failed, error);
       if (error.status === 404) throw new SyncError('agent_not_found', error.message);
       // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
       // same command, later. A 503 without one (a read-only data directory) keeps the hints below.
@@ -104,6 +117,26 @@ async function mapErrors<T>(failed: FailedCode, fn: () => Promise<T>): Promise<T
     }
     throw error;
   }
+}
+
+/**
+ * A 401 (the key is wrong or revoked) or a 403 (a download or upload link the server signed: expired,
+ * not its signature, or issued to a key revoked since), in the words of what the user ran: the
+ * request that met it (`restore`, `upload delta`, `get agent`) is not something the user asked for.
+ */
+function refusedKey(asked: Asked, failed: FailedCode, error: AlfApiError): SyncError {
+  const ran = asked.command === null ? 'the command' : `\`${asked.command}\``;
+  const said = error.serverMessage.trim() === '' ? '' : `: ${error.serverMessage}`;
+  // The first request a command makes meets the refusal, before it writes anything.
+  const nothing = 'nothing was stored on the server, nor written here';
+  if (error.status === 403 && !/revoked/i.test(error.serverMessage)) {
+    // A signed link of this very key that no longer holds: not the key; a new link is issued by the same command.
+    return new SyncError(failed, `${asked.command ?? 'the command'}: the server at ${asked.server} refused a link it had signed for this request (HTTP 403${said}); ${nothing}`,
+      `run ${ran} again: the server signs a new link each time (a link that expires before it is used: a slow transfer, or the server's clock ahead)`);
+  }
+  const why = error.status === 403 ? 'a link it had signed for a key revoked since' : 'the API key';
+  return new SyncError('auth_failed', `${asked.command ?? 'the command'}: the server at ${asked.server} refused ${why} (HTTP ${error.status}${said}); ${nothing}`,
+    `the key given with --key (or ALF_API_KEY) is wrong or was revoked: create a new one with \`lineage keys create\` where the server runs (or ask the server's operator for one), then run ${ran} again with --key NEWKEY`);
 }
 
 /** What to do after a 504: the server's (or a proxy's) time limit, not the request, is what to change. */

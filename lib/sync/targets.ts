@@ -33,14 +33,20 @@ export function targetOptions(command: Command): Command {
  * scale-out storage, read by lib/storage/config.ts like `lineage serve` reads it (its modules load
  * only then); otherwise the local ledger in the data directory.
  */
-export async function resolveTarget(flags: TargetFlags, env: NodeJS.ProcessEnv = process.env, local: Pick<Parameters<typeof localTarget>[2] & object, 'startDetached'> = {}): Promise<ResolvedTarget> {
+export async function resolveTarget(
+  flags: TargetFlags,
+  env: NodeJS.ProcessEnv = process.env,
+  local: Pick<Parameters<typeof localTarget>[2] & object, 'startDetached'> = {},
+  /** What the user ran (`lineage sync`, `lineage restore`, …): a server's refusal of the key names it. */
+  command?: string,
+): Promise<ResolvedTarget> {
   if (flags.server) {
     if (flags.databaseUrl !== undefined || flags.blobUrl !== undefined) {
       throw new SyncError('invalid_argument', 'use either --server or --database-url/--blob-url, not both');
     }
     const apiKey = flags.key ?? env.ALF_API_KEY;
     if (!apiKey) throw new SyncError('auth_failed', '--server needs an API key', 'pass --key KEY or set ALF_API_KEY (create one with `lineage keys create`)');
-    return { ...httpTarget({ baseUrl: flags.server, apiKey }), close: async () => {} };
+    return { ...httpTarget({ baseUrl: flags.server, apiKey, command }), close: async () => {} };
   }
   if (flags.key) throw new SyncError('invalid_argument', '--key only applies with --server');
   if (scaleOutRequested(env, flags)) return scaleOutTarget(flags, env);

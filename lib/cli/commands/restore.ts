@@ -95,7 +95,7 @@ export function registerRestoreCommand(program: Command): void {
     // Into a live workspace, a head restore writes the client state too (after the workspace).
     const alfHome = flags.workspace ? clientStateDir(alfDir()) : alfDir();
     // The target's settings before the agent: a bad one is said first, whatever the agent.
-    const target = await cliTarget(flags);
+    const target = await cliTarget(flags, 'lineage restore');
     // A --out that is not empty was refused only once the whole history had been fetched and folded.
     if (flags.out) await assertEmptyOrMissing(flags.out);
     const agentId = flags.agent !== undefined ? parseAgentId(flags.agent, '--agent')

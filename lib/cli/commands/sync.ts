@@ -53,7 +53,7 @@ export function registerSyncCommand(program: Command): void {
     const agentId = flags.agentId === undefined ? undefined : parseAgentId(flags.agentId, '--agent-id', 'generate one with `uuidgen`');
     if (agentId !== undefined) existingWorkspace(workspace);
     const alfHome = clientStateDir(alfDir());
-    const target = await cliTarget(flags);
+    const target = await cliTarget(flags, flags.rebase ? 'lineage sync --rebase' : 'lineage sync');
     // Before the sync takes the agent's lock (creating its file): a ZeroClaw workspace with no brain.db.
     await runtimeWorkspace(workspace, runtime);
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.

@@ -92,7 +92,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const startDetached = () => {
     for (const start of detached.splice(0)) start();
   };
-  const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) });
+  const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) }, 'lineage watch');
   // An OpenClaw workspace's changed files are keyed as their change events come (keys-ahead.ts).
   const keysAhead = runtime === 'openclaw' ? new KeysAhead(workspace, alfHome, (n) => progress(`keyed ${n} changed file${n === 1 ? '' : 's'} ahead of the next sync`)) : null;
 
