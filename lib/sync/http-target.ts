@@ -77,10 +77,10 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
  * `restore_incomplete` (a restore the server refused has written nothing, and a sync's upload code
  * would send its user looking at the wrong command), anything of a sync's upload `sync_upload_failed`.
  */
-type FailedCode = 'registration_failed' | 'restore_incomplete' | 'sync_upload_failed';
+export type FailedCode = 'registration_failed' | 'restore_incomplete' | 'sync_upload_failed';
 
 /** What the user ran (null: not known, a target made outside the CLI) and the server it named. */
-interface Asked {
+export interface Asked {
   command: string | null;
   server: string;
 }
@@ -100,22 +100,73 @@ async function mapped<T>(asked: Asked, failed: FailedCode, fn: () => Promise<T>)
     if (error instanceof AgentIdTakenError) {
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
     }
-    if (error instanceof AlfApiError) {
-      if (error.status === 401 || error.status === 403) throw refusedKey(asked, failed, error);
-      if (error.status === 404) throw new SyncError('agent_not_found', error.message);
-      // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
-      // same command, later. A 503 without one (a read-only data directory) keeps the hints below.
-      if (error.status === 503 && error.retryAfterSeconds !== null) throw new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds), error.retryAfterSeconds);
-      // The server gave up on a database statement past its LINEAGE_DATABASE_READ_SECONDS (`database_timeout`), or a
-      // proxy before it on the request: not a refusal of what was sent, and not retried (it would take as long).
-      if (error.status === 504) throw new SyncError(failed, error.message, slowHint(failed));
-      // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
-      if (failed === 'sync_upload_failed') throw new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
-      throw new SyncError(failed, error.message, failed === 'restore_incomplete'
-        ? 'nothing was written; check the agent and --at-sequence, or the server\'s log for an error of its own, then restore again'
-        : 'nothing was uploaded; check the server\'s log for why it refused the agent, then sync again');
-    }
+    if (error instanceof AlfApiError) throw serverRefusal(asked, failed, error);
     throw error;
+  }
+}
+
+/**
+ * A server's answer other than the one a request expects, as the sync's error: its code by what was
+ * asked, the server's words, and a hint for every status a lineage server answers (lib/server/errors.ts,
+ * http-server.ts, client-errors.ts) where one helps.
+ */
+export function serverRefusal(asked: Asked, failed: FailedCode, error: AlfApiError): SyncError {
+  if (error.status === 401 || error.status === 403) return refusedKey(asked, failed, error);
+  if (error.status === 404) return new SyncError('agent_not_found', error.message);
+  // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
+  // same command, later. A 503 without one (a read-only data directory) is said below.
+  if (error.status === 503 && error.retryAfterSeconds !== null) return new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds), error.retryAfterSeconds);
+  // The server gave up on a database statement past its LINEAGE_DATABASE_READ_SECONDS (`database_timeout`), or a
+  // proxy before it on the request: not a refusal of what was sent, and not retried (it would take as long).
+  if (error.status === 504) return new SyncError(failed, error.message, slowHint(failed));
+  const hint = statusHint(asked, failed, error);
+  if (hint !== undefined) return new SyncError(failed, error.message, hint);
+  // A 400 to an upload: the server refused what it holds (a bad archive) and stored nothing.
+  if (failed === 'sync_upload_failed') return new SyncError(failed, error.message, error.status === 400 && /upload/.test(error.operation) ? REFUSED_UPLOAD_HINT : undefined);
+  return new SyncError(failed, error.message, failed === 'restore_incomplete'
+    ? 'nothing was written; check the agent and --at-sequence, or the server\'s log for an error of its own, then restore again'
+    : 'nothing was uploaded; check the server\'s log for why it refused the agent, then sync again');
+}
+
+/**
+ * What to do about a status that is neither the key's (401, 403), an unknown agent's (404), a busy
+ * server's (503 + Retry-After), a slow one's (504) nor a refused request's (400, said by the caller):
+ * undefined for a status no lineage server answers and no proxy commonly does.
+ */
+function statusHint(asked: Asked, failed: FailedCode, error: AlfApiError): string | undefined {
+  const again = asked.command === null ? 'run the same command again' : `run \`${asked.command}\` again`;
+  const nothing = failed === 'restore_incomplete' ? 'nothing was written here' : 'nothing was stored on the server';
+  // A sync's next run uploads what this one would have: its state is as it was.
+  const kept = failed === 'restore_incomplete' ? '' : ' (this machine\'s state is as it was: the next sync uploads the same changes)';
+  switch (error.status) {
+    case 405:
+    case 415:
+      return `the server at ${asked.server} does not take this request as an ALF service does: ${nothing}; check --server (the address of a lineage server, with or without /v1), then ${again}`;
+    case 408:
+      return `the request did not reach the server whole in time (a slow or interrupted connection): ${nothing}; ${again}`;
+    case 409:
+      return `what the server holds conflicts with this request (its words above) and it replaced nothing: ${nothing}; ${again}, and if the server says the same, ask its operator to look at the server's log (\`lineage doctor\` where it runs)`;
+    case 413:
+      return failed === 'restore_incomplete'
+        ? `${nothing}; the server or a proxy before it refused the request as too large: ask the server's operator about its limits`
+        : `the upload is larger than the server takes (a body over its LINEAGE_MAX_UPLOAD_BYTES or a proxy's limit, or an archive over its reader's limits): ${nothing}${kept}; ask the server's operator to raise the limit, or make the workspace's memory smaller, then ${again}`;
+    case 421:
+      return `the server does not answer to the host name in --server ${asked.server}: use the address it is served at (its public URL), or ask its operator to allow this name with --allowed-hosts or LINEAGE_ALLOWED_HOSTS; ${nothing}`;
+    case 429:
+      return `the server (or a proxy before it) refuses requests this often: ${nothing}; ${again} later`;
+    case 431:
+      return `the request's headers are larger than the server reads (a very long --server path?): ${nothing}; check --server, then ${again}`;
+    case 500:
+      return `the server failed on its own (an internal error, which it logs): ${nothing}${kept}; ${again}, and if it fails again, tell the server's operator`;
+    case 502:
+      return `a proxy before the server could not get an answer from it (the server down or restarting?): ${nothing}${kept}; ${again} once the server is up, or tell its operator`;
+    case 503:
+      // Without a Retry-After: the server cannot write its data directory (read-only), or is not serving yet.
+      return `the server cannot take this now (its data directory read-only, or its storage unavailable): ${nothing}${kept}; ask the server's operator to make its storage writable, then ${again}`;
+    case 507:
+      return `the server's disk is full: ${nothing}${kept}; ask the server's operator to free space where its data (or its database and blobs) are stored, then ${again}`;
+    default:
+      return undefined;
   }
 }
 

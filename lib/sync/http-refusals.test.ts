@@ -1,0 +1,89 @@
+/**
+ * What a sync, a rebase or a restore over HTTP tells its user for each status a lineage server (or a proxy
+ * before it) answers: the code by what was asked, the server's words, and a hint that says what happened
+ * to what was sent and what to do. A 507 (the server's disk full) had the server's words and no hint.
+ * The table over statuses, then a real server's 413.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AlfApiError } from '@/lib/client/alf-api';
+import { SERVICE_ERROR_STATUS } from '@/lib/server/errors';
+import { startTestServer, type TestServer } from '@/tests/server/harness';
+import { httpTarget, serverRefusal, type FailedCode } from './http-target';
+import { syncWorkspace } from './sync';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const asked = { command: 'lineage sync', server: 'http://lineage.example:8080' };
+
+/** status → what its hint must say (for an upload: a sync's) and the code it comes with. */
+const TABLE: [status: number, hint: RegExp, code?: string][] = [
+  [401, /wrong or was revoked.*lineage keys create.*operator.*`lineage sync` again/, 'auth_failed'],
+  [403, /run `lineage sync` again: the server signs a new link/],
+  [405, /does not take this request as an ALF service.*nothing was stored on the server.*check --server/],
+  [408, /did not reach the server whole in time.*nothing was stored on the server.*`lineage sync` again/],
+  [409, /conflicts with this request.*replaced nothing.*operator.*lineage doctor/],
+  [413, /larger than the server takes.*LINEAGE_MAX_UPLOAD_BYTES.*nothing was stored on the server.*state is as it was.*raise the limit/],
+  [415, /does not take this request as an ALF service/],
+  [421, /does not answer to the host name in --server http:\/\/lineage\.example:8080.*--allowed-hosts or LINEAGE_ALLOWED_HOSTS/],
+  [429, /refuses requests this often.*`lineage sync` again later/],
+  [431, /headers are larger than the server reads/],
+  [500, /failed on its own.*nothing was stored on the server.*tell the server's operator/],
+  [502, /proxy before the server could not get an answer/],
+  [503, /cannot take this now.*read-only.*nothing was stored on the server.*make its storage writable/],
+  [504, /gave up on this request as too slow.*LINEAGE_DATABASE_READ_SECONDS/],
+  [507, /the server's disk is full: nothing was stored on the server \(this machine's state is as it was: the next sync uploads the same changes\); ask the server's operator to free space.*then run `lineage sync` again/],
+];
+
+describe('a server\'s refusal, by status: a hint for each', () => {
+  it.each(TABLE)('HTTP %i to an upload', (status, hint, code) => {
+    const error = serverRefusal(asked, 'sync_upload_failed', new AlfApiError('upload delta', status, `the server's words for ${status}`));
+    expect(error).toMatchObject({ code: code ?? 'sync_upload_failed', hint: expect.stringMatching(hint) });
+    expect(error.message).toContain(`the server's words for ${status}`);
+  });
+
+  it('every status a lineage server answers with an error of its own has a hint, for a sync, a registration and a restore', () => {
+    // 400 (the request refused: the caller's own hints) and 404 (agent_not_found: the restore command says where to look) aside.
+    const statuses = new Set([...Object.values(SERVICE_ERROR_STATUS), 421, 431, 500, 503, 504, 507].filter((s) => s !== 400 && s !== 404));
+    for (const failed of ['sync_upload_failed', 'registration_failed', 'restore_incomplete'] as FailedCode[]) {
+      for (const status of statuses) {
+        const error = serverRefusal(asked, failed, new AlfApiError('restore', status, 'words'));
+        expect(error.hint, `${failed} ${status}`).toEqual(expect.any(String));
+        // A restore wrote nothing; its hint never speaks of an upload's state.
+        if (failed === 'restore_incomplete' && status !== 401) expect(error.hint, `${status}`).not.toMatch(/stored on the server|next sync/);
+      }
+    }
+  });
+
+  it('a 507 to a restore: nothing written here, the operator frees space', () => {
+    const error = serverRefusal({ command: 'lineage restore', server: 'http://s' }, 'restore_incomplete', new AlfApiError('download', 507, 'disk full'));
+    expect(error).toMatchObject({ code: 'restore_incomplete', hint: "the server's disk is full: nothing was written here; ask the server's operator to free space where its data (or its database and blobs) are stored, then run `lineage restore` again" });
+  });
+});
+
+describe('a real server\'s 413', () => {
+  let t: TestServer;
+  beforeAll(async () => {
+    t = await startTestServer({ maxBodyBytes: 2000 });
+  });
+  afterAll(() => t.close());
+
+  it('a first snapshot over the server\'s body limit: refused with the server\'s words and what to do, nothing stored', async () => {
+    const sb = await makeSandbox('lineage-413-');
+    try {
+      await sb.write('MEMORY.md', `# M\n\n${Array.from({ length: 60 }, (_, i) => `## Fact ${i}\nThe value of fact ${i} is ${(i * 7919) % 10007} and ${'x'.repeat(i)}.\n`).join('\n')}`);
+      const target = httpTarget({ baseUrl: t.url, apiKey: t.keyA, command: 'lineage sync' });
+      const error = await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock: steppingClock() })
+        .then(() => null, (e: unknown) => e);
+      expect(error).toMatchObject({
+        code: 'sync_upload_failed',
+        message: expect.stringContaining('(HTTP 413): request body exceeds 2000 bytes'),
+        hint: expect.stringMatching(/larger than the server takes.*LINEAGE_MAX_UPLOAD_BYTES.*nothing was stored on the server.*run `lineage sync` again/),
+      });
+      const agents = await fetch(`${t.url}/v1/agents`, { headers: { authorization: `Bearer ${t.keyA}` } }).then((r) => r.json() as Promise<{ agents: { latest_sequence: number }[] }>);
+      // Registered (the first request), nothing uploaded.
+      expect(agents.agents.map((a) => a.latest_sequence)).toEqual([0]);
+      await expect(fetch(`${t.url}/v1/agents/${(agents.agents[0] as unknown as { id: string }).id}/restore`, { headers: { authorization: `Bearer ${t.keyA}` } }).then((r) => r.status)).resolves.toBe(404);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+});
