@@ -36,10 +36,11 @@ export async function rebaseWorkspace(opts: {
   const lock = syncLock(opts, agentId);
   const { previous, sequence } = await withAgentLock({ alfHome: opts.alfHome, ...lock, log: opts.log }, async () => {
     const previous = (await readClientState(opts.alfHome, agentId))?.last_synced_sequence ?? null;
-    const { snapshot, sequence } = await rebuildAt({ target: opts.target, agentId, now });
+    const { snapshot, sequence, syncedAt } = await rebuildAt({ target: opts.target, agentId, now });
     await writeClientState({
       alfHome: opts.alfHome,
-      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: now.toISOString() },
+      // No earlier than the head snapshot's created_at (restore.ts syncedAtOnto): the next delta is not refused for a clock behind.
+      state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
       baseSnapshot: await writeSnapshot(snapshot, { storeRaw: true }),
     });
     await writeTargetMark(opts.alfHome, agentId, opts.target);

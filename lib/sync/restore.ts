@@ -11,6 +11,7 @@ import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
 import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { Clock } from '@/lib/core/clock';
 import { foldArchives } from '@/lib/core/restore';
+import { compareTimes, instantOf } from '@/lib/ledger/ingest-base';
 import { syncLock, withAgentLock } from './agent-lock';
 import { SyncError } from './errors';
 import { writeClientState } from './state';
@@ -18,14 +19,37 @@ import { writeTargetMark } from './target-mark';
 import { readSyncedFrom, writeSyncedFrom } from './synced-marker';
 import type { SyncTarget } from './target';
 
-/** Rebuilds an agent's snapshot at a sequence (default: latest) from the target's ledger. */
-export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number; reconstructed: string[] }> {
+/**
+ * Rebuilds an agent's snapshot at a sequence (default: latest) from the target's ledger. `syncedAt`:
+ * what a machine that takes it as its base records as `last_synced_at` (`syncedAtOnto`).
+ */
+export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number; reconstructed: string[]; syncedAt: string }> {
   const bundle = await args.target.fetchRestore(args.agentId, args.atSequence);
   const base = await readSnapshot(bundle.snapshot.bytes);
+  const syncedAt = syncedAtOnto(args.now, base.manifest.created_at);
   const deltas = [];
   for (const d of bundle.deltas) deltas.push({ sequence: d.sequence, delta: await readDelta(d.bytes) });
   const { snapshot, reconstructed } = foldArchives({ base, baseSequence: bundle.snapshot.sequence, deltas, now: args.now });
-  return { snapshot, sequence: bundle.sequence, reconstructed };
+  return { snapshot, sequence: bundle.sequence, reconstructed, syncedAt };
+}
+
+/**
+ * The `last_synced_at` of a machine whose base becomes the target's head (a head restore into a live
+ * workspace, `sync --rebase`): now — or the created_at of the head's snapshot (its manifest's) when
+ * that is later, compared as instants to the nanosecond whatever their offsets. A delta on a base whose
+ * head is a snapshot that replaced a delta there is taken only if its `sync.base_timestamp` (this value)
+ * is no earlier than that snapshot's created_at (lib/ledger/ingest-base.ts): a machine whose clock is
+ * behind the snapshot maker's would otherwise have its next delta refused as built on the head the
+ * snapshot replaced. In the form the state uses (UTC, `Z`; 3 fraction digits, 9 when the nanoseconds need them).
+ */
+export function syncedAtOnto(now: Date, headCreatedAt: unknown): string {
+  const at = now.toISOString();
+  if (typeof headCreatedAt !== 'string') return at;
+  const head = instantOf(headCreatedAt);
+  const order = compareTimes(headCreatedAt, at);
+  if (head === null || order === null || order <= 0) return at;
+  const fraction = head.nanos % 1_000_000 === 0 ? String(head.nanos / 1_000_000).padStart(3, '0') : String(head.nanos).padStart(9, '0');
+  return `${new Date(head.ms).toISOString().slice(0, 19)}.${fraction}Z`;
 }
 
 export type RestoreAction = 'initialize' | 'prompt-update' | 'none';
@@ -89,7 +113,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   const now = opts.clock();
   const dir = opts.out ?? opts.workspace;
   if (!dir) throw new SyncError('workspace_missing', 'restore needs --out DIR or -w WORKSPACE', 'pass --out to restore into a fresh directory');
-  const { snapshot, sequence, reconstructed } = await rebuildAt({ target: opts.target, agentId: opts.agentId, atSequence: opts.atSequence, now });
+  const { snapshot, sequence, reconstructed, syncedAt: baseSyncedAt } = await rebuildAt({ target: opts.target, agentId: opts.agentId, atSequence: opts.atSequence, now });
   const adapter = getAdapter(opts.runtime);
   const base = {
     ok: true as const,
@@ -139,7 +163,8 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     // A head restore into the live workspace also becomes the local delta base, as in the reference;
     // the workspace is now the agent's as this runtime (a restore into another runtime's workspace
     // is the move to it: its next sync, with this `-r`, is not refused as a wrong runtime).
-    await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: syncedAt, runtime: opts.runtime }, baseSnapshot: await writeSnapshot(snapshot) });
+    // Its last_synced_at no earlier than the head snapshot's created_at (syncedAtOnto): its next delta is not refused for a clock behind.
+    await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: baseSyncedAt, runtime: opts.runtime }, baseSnapshot: await writeSnapshot(snapshot) });
     await writeTargetMark(opts.alfHome, opts.agentId, opts.target);
   }
   // Rendered files are among those written only when the adapter wrote the archive's OpenClaw raw files.
