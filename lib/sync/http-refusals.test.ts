@@ -53,6 +53,15 @@ describe('a server\'s refusal, by status: a hint for each', () => {
     }
   });
 
+  it('a 403 of a signed link issued to a key revoked since is the key\'s: auth_failed, with the way to a new key', () => {
+    const error = serverRefusal({ command: 'lineage restore', server: 'http://s' }, 'restore_incomplete', new AlfApiError('download', 403, 'signed URL was issued to an API key that has been revoked'));
+    expect(error).toMatchObject({
+      code: 'auth_failed',
+      message: 'lineage restore: the server at http://s refused a link it had signed for a key revoked since (HTTP 403: signed URL was issued to an API key that has been revoked); nothing was stored on the server, nor written here',
+      hint: expect.stringMatching(/wrong or was revoked.*lineage keys create.*`lineage restore` again/),
+    });
+  });
+
   it('a 507 to a restore: nothing written here, the operator frees space', () => {
     const error = serverRefusal({ command: 'lineage restore', server: 'http://s' }, 'restore_incomplete', new AlfApiError('download', 507, 'disk full'));
     expect(error).toMatchObject({ code: 'restore_incomplete', hint: "the server's disk is full: nothing was written here; ask the server's operator to free space where its data (or its database and blobs) are stored, then run `lineage restore` again" });
