@@ -133,7 +133,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     await assertEmptyOrMissing(opts.out);
   } else {
     const plan = await adapter.plannedWrites({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: true, clock: opts.clock });
-    // The workspace's files are read only when the decision needs them ('none' does not).
+    // The workspace's files are read once, for the decision and what a prompt-update would change.
     let changes: Promise<PlannedChanges> | undefined;
     const changesOf = () => (changes ??= plannedChanges(dir, plan));
     action = await decideAction({ workspace: dir, runtime: opts.runtime, runtimeAgent: opts.runtimeAgent, agentId: opts.agentId, sequence, changesOf });
@@ -188,8 +188,13 @@ async function decideAction(args: {
   const present = await getAdapter(args.runtime).memoryPresent(args.workspace, args.runtimeAgent);
   if (!present) return (await args.changesOf()).overwritten.length > 0 ? 'prompt-update' : 'initialize';
   const synced = await readSyncedFrom(args.workspace, args.agentId);
-  if (!synced) return 'prompt-update';
-  return synced.sequence === args.sequence ? 'none' : 'prompt-update';
+  if (!synced || synced.sequence !== args.sequence) return 'prompt-update';
+  // At that sequence by its marker, and holding the files that state has: none. A marker is not
+  // enough alone — the head at a sequence can be another machine's snapshot stored there since
+  // (its --force-first-sync: README "Two machines, one agent"), and a file edited or removed since
+  // the last sync would change too; each is a prompt-update (--replace writes that state).
+  const changes = await args.changesOf();
+  return changes.created.length + changes.overwritten.length === 0 ? 'none' : 'prompt-update';
 }
 
 /** Files the restore would write that are missing locally (`created`) or hold other bytes (`overwritten`). */
