@@ -18,10 +18,22 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** Pushes deltas one after another until the server dies; returns what was acknowledged and what was in flight. */
-async function streamUntilKilled(url: string, key: string, agent: string, startBase: number, counter: { n: number }) {
+/**
+ * Pushes deltas one after another until the server dies, into `acknowledged` and `inFlight` as it
+ * goes (the caller watches `acknowledged` grow); resolves with them.
+ */
+function streamUntilKilled(url: string, key: string, agent: string, startBase: number, counter: { n: number }) {
   const acknowledged = new Map<number, Uint8Array>();
   const inFlight = new Map<number, Uint8Array>();
+  const stream = { acknowledged, ended: false, done: streamInto(url, key, agent, startBase, counter, acknowledged, inFlight) };
+  void stream.done.finally(() => { stream.ended = true; });
+  return stream;
+}
+
+async function streamInto(
+  url: string, key: string, agent: string, startBase: number, counter: { n: number },
+  acknowledged: Map<number, Uint8Array>, inFlight: Map<number, Uint8Array>,
+) {
   let base = startBase;
   for (;;) {
     counter.n += 1;
@@ -54,9 +66,12 @@ it('survives SIGKILL at random moments: acknowledged deltas byte-exact, no entry
   for (let kill = 0; kill < KILLS; kill += 1) {
     const current = server;
     const stream = streamUntilKilled(current.url, key, agent, latest, counter);
-    await new Promise((resolve) => setTimeout(resolve, 100 + Math.floor(Math.random() * 400)));
+    // Killed at a random moment after the first delta of this round is acknowledged (however slow
+    // the machine is, each round acknowledges at least one before its kill).
+    while (stream.acknowledged.size === 0 && !stream.ended) await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, Math.floor(Math.random() * 400)));
     await current.kill();
-    const result = await stream;
+    const result = await stream.done;
     for (const [seq, bytes] of result.acknowledged) acknowledged.set(seq, bytes);
     for (const [seq, bytes] of result.inFlight) maybe.set(seq, bytes);
 
