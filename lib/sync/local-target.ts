@@ -110,9 +110,6 @@ export function localTarget(
     putSnapshot: (agentId, bytes, written, checked) => ledgerCall(async () => {
       return afterUpload(await ingest('snapshot', agentId, bytes, undefined, written, checked));
     }),
-    // A snapshot it will check as written (its fold deferred: at least `deferIndexFrom` records):
-    // the ingest's record checks, made as the lines are. After ensureAgent (the modules loaded).
-    recordChecks: (records) => (deferIndexFrom !== undefined && records.length >= deferIndexFrom && L ? new L.checks.RecordChecks(records) : null),
     pushDelta: (agentId, baseSequence, bytes, written) =>
       ledgerCall(async () => {
         try {

@@ -1,6 +1,5 @@
 import type { WrittenDelta } from '@/lib/core/archive/write-delta';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
-import type { MemoryRecord } from '@/lib/core/record';
 import type { RecordChecks } from '@/lib/ledger/record-checks';
 
 /**
@@ -31,13 +30,6 @@ export interface SyncTarget {
    * this process may check instead of reading the bytes back (local-target.ts).
    */
   putSnapshot(agentId: string, bytes: Uint8Array, written?: WrittenSnapshot, checked?: RecordChecks): Promise<{ sequence: number }>;
-  /**
-   * This target's own checks of a snapshot's records, to be made as their lines are (snapshot.ts
-   * `checkedRecordLines`) and handed to `putSnapshot` with the snapshot written from `records`
-   * (optional; null when it will not take them): a local target that will check the snapshot as
-   * written in this process then takes their verdict instead of walking every record again.
-   */
-  recordChecks?(records: readonly MemoryRecord[]): RecordChecks | null;
   /**
    * Appends a delta at base + 1; throws `SyncConflictError` when base is not the latest. `written`:
    * the delta as the bytes hold it (write-delta.ts `writeDeltaRead`), which a target in this
