@@ -1,4 +1,4 @@
-import { refusesLinkTo as hermesRefuses } from './hermes/raw-files';
+import { refusesLinkTo as hermesRefuses, STATE_DB_FILE } from './hermes/raw-files';
 import { refusesLinkTo as openclawRefuses } from './openclaw/export-parts';
 import type { Runtime } from './types';
 import { refusesLinkTo as zeroclawRefuses } from './zeroclaw/raw-files';
@@ -17,5 +17,22 @@ export function linkRefusal(runtime: Runtime, database: string | null): (target:
       return hermesRefuses;
     case 'zeroclaw':
       return (target) => zeroclawRefuses(target, database);
+  }
+}
+
+/**
+ * The workspace-relative path a live restore opens as the runtime's database, null when none:
+ * Hermes' `state.db` (read to tell whether memory is there, whether or not the snapshot has sessions
+ * to write), ZeroClaw's `brain.db` where the plan found it or creates it (`planned`). What
+ * `assertDatabaseNotThroughLink` judges before it is read.
+ */
+export function databasePath(runtime: Runtime, planned: string | null): string | null {
+  switch (runtime) {
+    case 'openclaw':
+      return null;
+    case 'hermes':
+      return STATE_DB_FILE;
+    case 'zeroclaw':
+      return planned;
   }
 }

@@ -2,9 +2,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { getAdapter } from '@/lib/adapters';
 import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
-import { linkRefusal } from '@/lib/adapters/refused-links';
+import { databasePath, linkRefusal } from '@/lib/adapters/refused-links';
 import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
-import { assertNotThroughRefusedLink } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseNotThroughLink, assertNotThroughRefusedLink } from '@/lib/adapters/shared/raw-write';
 import { findStagingFiles, removeDeadStaging, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
@@ -133,6 +133,10 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     await assertEmptyOrMissing(opts.out);
   } else {
     const plan = await adapter.plannedWrites({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: true, clock: opts.clock });
+    // The runtime's database a link leads to a secret or a control file (`state.db -> .env`), out of
+    // the workspace or to nothing: refused before it is read as SQLite (the decision reads it), nothing written.
+    const database = databasePath(opts.runtime, plan.database);
+    if (database !== null) assertDatabaseNotThroughLink(dir, database, linkRefusal(opts.runtime, plan.database));
     // The workspace's files are read once, for the decision and what a prompt-update would change.
     let changes: Promise<PlannedChanges> | undefined;
     const changesOf = () => (changes ??= plannedChanges(dir, plan));

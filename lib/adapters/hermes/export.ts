@@ -5,6 +5,7 @@ import { fileInside, isRefusedTarget } from '@/lib/adapters/shared/walk';
 import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
+import { databaseLink, refusedDatabaseForSync } from '@/lib/adapters/shared/raw-write';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject, JsonValue } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -27,6 +28,9 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const now = rfc3339(opts.clock());
   const textWarnings: string[] = [];
   const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE, textWarnings));
+  // A state.db that is a link to a secret or a control file (`state.db -> .env`) is refused before it is read.
+  const dbLink = databaseLink(home, STATE_DB_FILE, refusesLinkTo);
+  if (dbLink?.kind === 'refused') throw refusedDatabaseForSync(home, STATE_DB_FILE, dbLink);
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));

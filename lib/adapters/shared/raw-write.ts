@@ -155,11 +155,85 @@ export function assertNotThroughRefusedLink(target: string, rels: readonly strin
   for (const rel of rels) {
     const lands = landsOn(target, root, rel);
     if (lands === null || lands === rel || !isRefusedTarget(lands, refuse)) continue;
-    const link = firstLink(target, rel);
-    throw new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} leads to ${lands} through the symbolic link ${link}, and a restore never writes a file a sync never carries under another name (a secret, a database or a control file)`, {
-      hint: `replace the link ${path.join(target, ...link.split('/'))} with a file or directory of its own, or remove it, then restore again; or restore into a new directory with --out (nothing was written)`,
-    });
+    throw refusedLink(target, rel, lands, firstLink(target, rel));
   }
+}
+
+/** Where the runtime's database path leads when it must not be opened as its database (`databaseLink`). */
+export type DatabaseLink =
+  | { kind: 'refused'; lands: string; link: string }
+  | { kind: 'outside'; real: string; link: string }
+  | { kind: 'dangling'; link: string };
+
+/**
+ * What stands in the way of opening the runtime's database `rel` (Hermes' `state.db`, ZeroClaw's
+ * `brain.db` where it is found) as SQLite, null when nothing does: a symbolic link on its way (the
+ * path itself or a directory of it) that leads to a file its runtime never carries under another name
+ * (`isRefusedTarget` with `refuse`: `state.db -> .env`, `memory/brain.db -> ../config.toml`), out of
+ * the workspace, or to nothing. A link to another file inside that is none of those — another SQLite
+ * database of the workspace, even one named as the runtime's database (`memory/brain.db -> ../brain.db`)
+ * — is the user's and is opened through, as a link to a plain file is written through.
+ */
+export function databaseLink(target: string, rel: string, refuse: (target: string) => boolean): DatabaseLink | null {
+  let root: string;
+  try {
+    root = realpathSync(target);
+  } catch {
+    return null; // no target yet: no link either
+  }
+  const abs = path.join(target, ...rel.split('/'));
+  if (lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(abs)) return { kind: 'dangling', link: rel };
+  const lands = landsOn(target, root, rel);
+  if (lands === null) return { kind: 'outside', real: realpathOfDeepest(target, rel), link: firstLink(target, rel) };
+  const own = rel.slice(rel.lastIndexOf('/') + 1);
+  const refused = (to: string) => to.slice(to.lastIndexOf('/') + 1) !== own && refuse(to);
+  if (lands === rel || !isRefusedTarget(lands, refused)) return null;
+  return { kind: 'refused', lands, link: firstLink(target, rel) };
+}
+
+/**
+ * Refuses, before the database is read or anything written, a restore into a live workspace whose
+ * database path leads through a link where `databaseLink` says it must not be opened — as
+ * `assertNotThroughRefusedLink` refuses a file: `workspace_file_invalid`, nothing written, the file
+ * the link leads to as it was.
+ */
+export function assertDatabaseNotThroughLink(target: string, rel: string, refuse: (target: string) => boolean): void {
+  const found = databaseLink(target, rel, refuse);
+  if (found === null) return;
+  if (found.kind === 'refused') throw refusedLink(target, rel, found.lands, found.link);
+  throw linkInTheWay(target, found.link, found.kind === 'dangling'
+    ? 'a symbolic link to a path that does not exist'
+    : `a symbolic link to ${found.real}, outside the workspace, and a restore writes only inside it`);
+}
+
+/**
+ * A sync's refusal of a workspace whose database `rel` leads through a link to a file a sync never
+ * reads or carries (`databaseLink` kind `refused`: `state.db -> .env`), before that file is read:
+ * opened as SQLite, the secret would be read (and a database in it could be carried).
+ */
+export function refusedDatabaseForSync(workspace: string, rel: string, found: { lands: string; link: string }): AdapterError {
+  return new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} leads to ${found.lands} through the symbolic link ${found.link}, a file a sync never reads or carries (a secret or a control file); nothing was read or sent`, {
+    hint: `replace the link ${path.join(workspace, ...found.link.split('/'))} with the database itself (or a link to it), or remove it, then sync again`,
+  });
+}
+
+/** The real path of the deepest part of `rel` that exists (a link followed). */
+function realpathOfDeepest(target: string, rel: string): string {
+  const segments = rel.split('/');
+  for (let i = segments.length; i > 0; i--) {
+    try {
+      return path.join(realpathSync(path.join(target, ...segments.slice(0, i))), ...segments.slice(i));
+    } catch {
+      continue;
+    }
+  }
+  return path.join(target, rel);
+}
+
+function refusedLink(target: string, rel: string, lands: string, link: string): AdapterError {
+  return new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} leads to ${lands} through the symbolic link ${link}, and a restore never writes a file a sync never carries under another name (a secret, a database or a control file)`, {
+    hint: `replace the link ${path.join(target, ...link.split('/'))} with a file or directory of its own, or remove it, then restore again; or restore into a new directory with --out (nothing was written)`,
+  });
 }
 
 /**

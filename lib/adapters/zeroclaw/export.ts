@@ -1,12 +1,13 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
+import { databaseLink, refusedDatabaseForSync } from '@/lib/adapters/shared/raw-write';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
 import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
 import { findBrainDb, noBrainDbMessage } from './locate';
-import { BRAIN_SCHEMA_SIDECAR, collectRawFiles } from './raw-files';
+import { BRAIN_SCHEMA_SIDECAR, collectRawFiles, refusesLinkTo } from './raw-files';
 import { rowToRecord, textRestoresValue, toJsonScalar } from './records';
 import type { JsonObject } from '@/lib/core/json';
 import { captureDdl, readRowsNoting, tableExists, withReadCopy, type Db } from './sqlite-io';
@@ -32,6 +33,9 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   if (dbRel === null) {
     throw new ZeroclawError('workspace_missing', noBrainDbMessage(opts.workspace));
   }
+  // A brain.db that is a link to a secret or a control file (`memory/brain.db -> ../config.toml`) is refused before it is read.
+  const dbLink = databaseLink(opts.workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
+  if (dbLink?.kind === 'refused') throw refusedDatabaseForSync(opts.workspace, dbRel, dbLink);
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
     readSlice(db, opts.runtimeAgent, path.join(opts.workspace, ...dbRel.split('/'))),
   );

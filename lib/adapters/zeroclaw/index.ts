@@ -4,6 +4,8 @@ import { readLayout, resolveAlfAgentId, selectAgent } from './agents';
 import { countAgentRows, exportZeroclaw } from './export';
 import { importZeroclaw, zeroclawPlannedWrites } from './import';
 import { findBrainDb } from './locate';
+import { refusesLinkTo } from './raw-files';
+import { assertDatabaseNotThroughLink } from '@/lib/adapters/shared/raw-write';
 import { withReadCopy } from './sqlite-io';
 
 /**
@@ -34,6 +36,9 @@ async function memoryPresent(workspace: string, runtimeAgent?: string): Promise<
 export async function zeroclawAlfAgentId(workspace: string, runtimeAgent?: string): Promise<string | null> {
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return null;
+  // Read for `lineage restore -w` without --agent: a brain.db that is a link to a secret, a control
+  // file, out of the workspace or to nothing is refused before it is read, as the restore refuses it.
+  assertDatabaseNotThroughLink(workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
   const file = path.join(workspace, ...dbRel.split('/'));
   const agent = await withReadCopy(file, (db) => selectAgent(readLayout(db, file), runtimeAgent));
   return resolveAlfAgentId({ workspace, agent, persist: false });
