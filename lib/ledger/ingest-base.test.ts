@@ -5,7 +5,7 @@
  * that snapshot existed. The two machines end to end: tests/server/two-machines.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeDelta, writeSnapshot } from '@/lib/core/archive';
+import { supersedeArchives } from './testing/superseded-archives';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { compareTimes } from './ingest-base';
@@ -32,17 +32,7 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-const snapshot = (createdAt: string, content: string) => writeSnapshot({
-  manifest: { alf_version: '1.0.0', created_at: createdAt, agent: { id: AGENT, name: 'race', source_runtime: 'openclaw' }, layers: {} },
-  records: [], layers: {}, raw: new Map([['raw/openclaw/MEMORY.md', Buffer.from(content)]]), extra: new Map(),
-});
-const delta = (base: number, baseTimestamp: string, n: number) => writeDelta({
-  manifest: {
-    alf_version: '1.0.0', created_at: baseTimestamp, agent: { id: AGENT, source_runtime: 'openclaw' },
-    sync: { base_sequence: base, new_sequence: 0, base_timestamp: baseTimestamp }, changes: {},
-  },
-  entries: [], layers: {}, rawChanged: new Map([[`raw/openclaw/memory/day-${n}.md`, Buffer.from(`## Day ${n}\n`)]]), rawDeleted: [],
-});
+const { snapshot, delta } = supersedeArchives(AGENT);
 
 async function agentWithDeltaAtOne(): Promise<Ledger> {
   const t = tempLedger();

@@ -9,7 +9,6 @@
  * plain file is. And a sync of a workspace whose database is such a link neither reads nor carries the
  * secret. Real syncs, real restores.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -22,6 +21,7 @@ import type { Runtime } from '@/lib/adapters/types';
 import { localTarget } from './local-target';
 import { restoreAgent } from './restore';
 import { syncWorkspace } from './sync';
+import { treeAndBytes } from './testing/file-tree';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -31,18 +31,6 @@ afterEach(async () => {
 
 const SECRET = 'sk-secret-7373';
 const AGENT = 'aaaaaaaa-0000-4000-8000-00000000000a';
-
-/** Every path under `dir` with its type, size and (for links) target. */
-function tree(dir: string): string {
-  return execFileSync('find', [dir, '-printf', '%p %y %s %l\n']).toString().split('\n').sort().join('\n');
-}
-
-/** The bytes of every regular file under `dir` (links not followed). */
-function bytes(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of execFileSync('find', [dir, '-type', 'f']).toString().split('\n').filter(Boolean).sort()) out.set(line, fs.readFileSync(line).toString('base64'));
-  return out;
-}
 
 const link = (live: string, rel: string, to: string) => {
   fs.mkdirSync(path.dirname(path.join(live, ...rel.split('/'))), { recursive: true });
@@ -76,12 +64,12 @@ async function syncedThenLive(runtime: Runtime, prepare: (live: string, ws: stri
 
 /** The restore refused with `message` (workspace_file_invalid), nothing under `dirs` changed. */
 async function refused(restore: () => Promise<unknown>, dirs: string[], message: string): Promise<void> {
-  const before = dirs.map((dir) => [tree(dir), bytes(dir)]);
+  const before = dirs.map(treeAndBytes);
   const error = await restore().then(() => null, (e: unknown) => e);
   expect(error).toBeInstanceOf(AdapterError);
   expect(error).toMatchObject({ code: 'workspace_file_invalid', message });
   expect((error as AdapterError).hint).toContain('(nothing was written)');
-  expect(dirs.map((dir) => [tree(dir), bytes(dir)])).toEqual(before);
+  expect(dirs.map(treeAndBytes)).toEqual(before);
 }
 
 const throughLink = (live: string, rel: string, lands: string) =>

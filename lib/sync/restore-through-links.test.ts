@@ -8,7 +8,6 @@
  * leads to as they were, the database untouched. A link to any other file inside is still written
  * through, as before. Real syncs, real restores, each runtime.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -19,6 +18,7 @@ import type { Runtime } from '@/lib/adapters/types';
 import { localTarget } from './local-target';
 import { restoreAgent } from './restore';
 import { syncWorkspace } from './sync';
+import { treeAndBytes } from './testing/file-tree';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const cleanups: (() => Promise<void>)[] = [];
@@ -28,18 +28,6 @@ afterEach(async () => {
 
 const SECRET = 'sk-secret-7373';
 const AGENT = 'aaaaaaaa-0000-4000-8000-00000000000a';
-
-/** Every path under `dir` with its type, size and (for links) target. */
-function tree(dir: string): string {
-  return execFileSync('find', [dir, '-printf', '%p %y %s %l\n']).toString().split('\n').sort().join('\n');
-}
-
-/** The bytes of every regular file under `dir` (links not followed): what "nothing written" compares with `tree`. */
-function bytes(dir: string): Map<string, string> {
-  const out = new Map<string, string>();
-  for (const line of execFileSync('find', [dir, '-type', 'f']).toString().split('\n').filter(Boolean).sort()) out.set(line, fs.readFileSync(line).toString('base64'));
-  return out;
-}
 
 /**
  * `files` synced as `runtime` from a sandbox workspace, and a fresh live directory `live` that
@@ -67,7 +55,7 @@ async function syncedThenLive(runtime: Runtime, files: Record<string, string>, p
 }
 
 async function refused(live: string, restore: () => Promise<unknown>, rel: string, lands: string, link: string): Promise<void> {
-  const before = [tree(live), bytes(live)];
+  const before = treeAndBytes(live);
   const error = await restore().then(() => null, (e: unknown) => e);
   expect(error).toBeInstanceOf(AdapterError);
   expect(error).toMatchObject({
@@ -75,7 +63,7 @@ async function refused(live: string, restore: () => Promise<unknown>, rel: strin
     message: `cannot restore into ${live}: ${rel} leads to ${lands} through the symbolic link ${link}, and a restore never writes a file a sync never carries under another name (a secret, a database or a control file)`,
     hint: `replace the link ${path.join(live, ...link.split('/'))} with a file or directory of its own, or remove it, then restore again; or restore into a new directory with --out (nothing was written)`,
   });
-  expect([tree(live), bytes(live)]).toEqual(before);
+  expect(treeAndBytes(live)).toEqual(before);
 }
 
 const link = (live: string, rel: string, to: string) => {

@@ -8,7 +8,7 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { writeDelta, writeSnapshot } from '@/lib/core/archive';
+import { supersedeArchives } from '@/lib/ledger/testing/superseded-archives';
 import { isLedgerError } from '@/lib/ledger/errors';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
@@ -18,17 +18,7 @@ const AGENT = '7d7d7d7d-4444-4a2b-8c3d-00000000b501';
 let storage: LineageStorage;
 let admin: pg.Client;
 
-const snapshot = (createdAt: string, content: string) => writeSnapshot({
-  manifest: { alf_version: '1.0.0', created_at: createdAt, agent: { id: AGENT, name: 'race', source_runtime: 'openclaw' }, layers: {} },
-  records: [], layers: {}, raw: new Map([['raw/openclaw/MEMORY.md', Buffer.from(content)]]), extra: new Map(),
-});
-const delta = (base: number, baseTimestamp: string, n: number) => writeDelta({
-  manifest: {
-    alf_version: '1.0.0', created_at: baseTimestamp, agent: { id: AGENT, source_runtime: 'openclaw' },
-    sync: { base_sequence: base, new_sequence: 0, base_timestamp: baseTimestamp }, changes: {},
-  },
-  entries: [], layers: {}, rawChanged: new Map([[`raw/openclaw/memory/day-${n}.md`, Buffer.from(`## Day ${n}\n`)]]), rawDeleted: [],
-});
+const { snapshot, delta } = supersedeArchives(AGENT);
 
 beforeAll(async () => {
   const [url, { bucket, settings }] = await Promise.all([freshDatabase(), freshBucket()]);
