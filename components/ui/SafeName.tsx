@@ -5,16 +5,9 @@
  * `invoice\u202Egpj.md` cannot pass for `invoicedm.jpg`. Very long names are cut, the full name in a title.
  */
 import { Fragment } from 'react';
+import { codeOf, HIDDEN, visibleName } from '@/lib/ui/visible-name';
 
-/** Characters that change how text around them reads, or that show nothing. */
-const HIDDEN = /[\u0000-\u001F\u007F-\u009F\u00AD\u034F\u061C\u115F\u1160\u17B4\u17B5\u180B-\u180F\u200B-\u200F\u202A-\u202E\u2060-\u206F\u3164\uFE00-\uFE0F\uFEFF\uFFA0\uFFF0-\uFFFB]|\uDB40[\uDC00-\uDFFF]/gu;
-
-const codeOf = (ch: string) => `U+${ch.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}`;
-
-/** The name with every hidden character written as `[U+XXXX]` (for titles, tab titles, attributes). */
-export function visibleName(name: string): string {
-  return name.replace(HIDDEN, (ch) => `[${codeOf(ch)}]`);
-}
+export { visibleName };
 
 /** Pieces of a name: plain text, and hidden characters to badge. */
 function pieces(name: string): { text: string; hidden: boolean }[] {

@@ -13,10 +13,10 @@
  * `invoice\u202Egpj` and so does `U+202E`; a text holding a hidden character itself finds only names with that one
  * there), the start of its id, and its runtime (`openclaw` or `OpenClaw`).
  */
-import { runtimeLabel } from '@/components/ui/RuntimeBadge';
-import { visibleName } from '@/components/ui/SafeName';
 import { echoInput } from '@/lib/core/echo';
 import type { AgentSummary } from './api-types';
+import { runtimeLabel } from './runtime-label';
+import { visibleName } from './visible-name';
 
 export const FLEET_SORT_KEYS = ['name', 'runtime', 'sequence', 'last_sync', 'live', 'changed'] as const;
 export type FleetSortKey = (typeof FLEET_SORT_KEYS)[number];
