@@ -1,9 +1,10 @@
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { spawn } from 'node:child_process';
 import { afterAll, describe, expect, it } from 'vitest';
-import { INGEST_THREAD_RECORDS } from '@/lib/sync/local-target';
+import { INGEST_THREAD_FROM } from '@/lib/sync/local-target';
 import { runCli } from './run-cli';
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -234,7 +235,7 @@ describe('the bundle\'s stamp once built', () => {
 });
 
 describe('the lineage bin with and without its code cache', () => {
-  it('carries the ingest thread\'s script beside it: a large first sync, run outside the package, starts its thread from that script, not from esbuild', async () => {
+  it('carries the ingest thread\'s script beside it: a large delta, synced outside the package, starts its thread from that script, not from esbuild', async () => {
     const { buildBundle, WORKER_ENTRIES } = await bundler();
     expect(WORKER_ENTRIES).toContain('lib/storage/ingest-worker.ts');
     const entry = await buildBundle(ROOT);
@@ -242,10 +243,17 @@ describe('the lineage bin with and without its code cache', () => {
     const sb = await makeSandbox('lineage-bundle-thread-');
     let cleanup = () => {};
     try {
-      const perFile = 100;
-      for (let f = 0; f < Math.ceil(INGEST_THREAD_RECORDS / perFile); f++) {
-        await sb.write(`memory/semantic/topic-${f}.md`, `# Topic ${f}\n\n${Array.from({ length: perFile }, (_, i) => `## Fact ${f}.${i}\nFact ${i} of topic ${f}.\n`).join('\n')}`);
-      }
+      // Both run from a directory outside the package, as a user's `lineage sync` often is: the
+      // thread's script finds its packages (better-sqlite3) from the package, not from there.
+      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+      const env = { ALF_HOME: sb.alfHome };
+      // (bin/lineage.mjs, the bin's former name, which runs bin/lineage.cjs.)
+      const bin = () => runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], env);
+      await sb.write('MEMORY.md', '# Memory\n\n## Start\nA small first snapshot, checked as written on the sync\'s own thread.\n');
+      expect((await bin()).json).toMatchObject({ ok: true, sequence: 0 });
+      // A delta past INGEST_THREAD_FROM bytes as deflated (text that does not compress) goes to the ingest thread.
+      const sections = Math.ceil((2 * INGEST_THREAD_FROM) / 60_000);
+      await sb.write('memory/semantic/noise.md', `# Noise\n\n${Array.from({ length: sections }, (_, i) => `## Part ${i}\n${crypto.randomBytes(45_000).toString('base64')}\n`).join('\n')}`);
       // A copy of the bundle whose ingest thread's script only says it ran: run from that copy,
       // the sync fails with its message; from the bundle itself, it succeeds.
       // Beside the bundle, so that its packages resolve as the bundle's do (a new build removes it).
@@ -253,18 +261,11 @@ describe('the lineage bin with and without its code cache', () => {
       cleanup = () => fs.rmSync(copy, { recursive: true, force: true });
       fs.cpSync(path.dirname(entry), copy, { recursive: true });
       fs.writeFileSync(path.join(copy, 'ingest-worker.cjs'), "throw new Error('the prebuilt ingest script ran');\n");
-      // Both run from a directory outside the package, as a user's `lineage sync` often is: the
-      // thread's script finds its packages (better-sqlite3) from the package, not from there.
-      // With the `.alf` client state: a store's first snapshot comes with its written form and is
-      // checked on the sync's own thread (ingest.ts `written`); this one goes to the ingest thread.
-      const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
-      const env = { ALF_HOME: sb.alfHome, LINEAGE_SYNC_STATE: 'alf' };
       const fromCopy = await runIn(sb.root, ['--input-type=module', '-e', bundleRunner(path.join(copy, 'main.cjs')), 'lineage', ...args], env);
       expect(fromCopy.json, fromCopy.stderr).toMatchObject({ ok: false });
       expect(JSON.stringify(fromCopy.json), fromCopy.stderr).toContain('the prebuilt ingest script ran');
-      // (bin/lineage.mjs, the bin's former name, which runs bin/lineage.cjs.)
-      const sync = await runIn(sb.root, [path.join(ROOT, 'bin', 'lineage.mjs'), ...args], env);
-      expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 0 });
+      const sync = await bin();
+      expect(sync.json, sync.stderr).toMatchObject({ ok: true, sequence: 1 });
       const agent = (sync.json.agent as { alf_agent_id: string }).alf_agent_id;
       const out = path.join(sb.root, 'restored');
       const restore = await runCli(['restore', '--agent', agent, '--out', out, '--data', sb.dataDir]);
