@@ -105,7 +105,7 @@ it('uploads from the threshold up are ingested on the ingest thread: the same en
   expect(ledgers.map((ledger) => listEntries({ ledger, agentId: AGENT }).length)).toEqual([3, 3]);
 }, 120_000);
 
-it('a first sync of a large store starts the ingest thread while its archive is made and ingests there; a small delta after it stays on the sync thread', async () => {
+it('a first sync of a large store whose fold is not deferred (indexing inline) is ingested on the ingest thread, started once its snapshot is made and checked; a small delta after it stays on the sync thread', async () => {
   const sb = await makeSandbox();
   cleanups.push(sb.cleanup);
   const clock = steppingClock();

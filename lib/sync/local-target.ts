@@ -30,7 +30,8 @@ export const BACKGROUND_INDEX_FROM = 256;
 
 /**
  * Uploads of at least this many bytes, and snapshots announced with at least `INGEST_THREAD_RECORDS`
- * records (`expectSnapshot`, which starts the thread while the archive is made), are ingested on
+ * records (`expectSnapshot`, which starts the thread once the snapshot is made and checked;
+ * a snapshot whose fold is deferred is checked as written on this thread instead), are ingested on
  * the ingest thread (lib/storage/offload.ts, its own connection to the data directory), as a
  * server ingests in a process of its own: parsing and checking a first sync's 50,000 records is
  * ~300 ms of CPU, which the sync's own thread spends meanwhile laying out and writing its client
