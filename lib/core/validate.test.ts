@@ -261,6 +261,24 @@ describe('validateArchive compares ids as UUID values, as the reference validato
     const report = await validateArchive(snapshotWith(makeRecord(1), {}, { 'identity.json': identity('atlas') }));
     expect(report.errors).toEqual([{ path: 'identity.json#/agent_id', message: 'is not a valid uuid' }]);
   });
+
+  it('a delta\'s identity belongs to the delta manifest\'s agent, as a snapshot\'s to its manifest\'s: another UUID is an error, another form of it matches', async () => {
+    const delta = async (agentId: string, manifestFile = 'delta-manifest.json') => {
+      const manifest = { ...makeDelta().manifest, changes: { identity: { file: 'identity.json', new_version: 1 } } };
+      return validateArchive(craftZip([{ name: 'identity.json', data: identity(agentId) }, { name: manifestFile, data: JSON.stringify(manifest) }]));
+    };
+    for (const agentId of [AGENT_ID, AGENT_ID.toUpperCase(), `urn:uuid:${AGENT_ID}`, `{${AGENT_ID}}`, AGENT_ID.replace(/-/g, '')]) {
+      expect(await delta(agentId), agentId).toEqual({ valid: true, errors: [], warnings: [] });
+    }
+    const other = '22222222-2222-4222-8222-222222222222';
+    for (const file of ['delta-manifest.json', 'manifest.json']) {
+      const report = await delta(other, file);
+      expect(report.errors, file).toEqual([{
+        path: 'identity.json#/agent_id', message: `identity agent_id (${other}) does not match ${file} agent id (${AGENT_ID})`,
+      }]);
+    }
+    expect((await delta('atlas')).errors).toEqual([{ path: 'identity.json#/agent_id', message: 'is not a valid uuid' }]);
+  });
 });
 
 describe('validateArchive on layer documents: types from the reader\'s structs (reader-structs.ts LAYER_STRUCTS)', () => {

@@ -4,7 +4,7 @@ import { LAYER_FILES } from '../archive/types';
 import { DELTA_MANIFEST_LEVEL } from '../duplicate-keys';
 import { checkLayerDocument, checkManifestDocument, checkRecordFile } from './documents';
 import { DELTA_MANIFEST } from './manifest-rules';
-import { warnAgentIdForm } from './reference-rules';
+import { checkIdentityAgent, warnAgentIdForm } from './reference-rules';
 import { child, type Issues } from './rules';
 
 const DEFAULT_MEMORY_FILE = 'memory/delta.jsonl';
@@ -24,7 +24,8 @@ export function checkDelta(
   warnAgentIdForm(manifest, manifestFile, issues);
   checkMemory(files, changes, changesPath, issues, maxLineBytes);
   for (const layer of ['identity', 'principals', 'credentials'] as const) {
-    if (files.has(`${layer}.json`)) checkLayerDocument(files, layer, issues);
+    const doc = files.has(LAYER_FILES[layer]) ? checkLayerDocument(files, layer, issues) : null;
+    if (layer === 'identity') checkIdentityAgent(doc, manifest, issues, manifestFile);
     const entry = changes[layer];
     if (isJsonObject(entry) && typeof entry.file === 'string' && entry.file !== LAYER_FILES[layer]) {
       issues.error(`${changesPath}/${layer}/file`, `${JSON.stringify(entry.file)} is not ${JSON.stringify(LAYER_FILES[layer])}, the only path the ${layer} layer is read from (CONTRACT §3.2)`);

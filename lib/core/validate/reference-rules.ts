@@ -125,12 +125,15 @@ export function warnAgentIdForm(manifest: JsonObject, file: string, issues: Issu
 /**
  * The identity document belongs to the archive's agent: its `agent_id` and the manifest's
  * `agent.id` are the same UUID, in whatever forms (as `checkPrincipal` compares); either not a
- * UUID is its rule's to say.
+ * UUID is its rule's to say. A snapshot's is the reference `alf validate`'s error ("Identity
+ * agent_id … does not match manifest agent_id"); a delta's identity is the full document that
+ * replaces the snapshot's when the delta is applied (CONTRACT §3.2, §6 rebuild), so it is held to
+ * the same rule against the delta manifest's `agent.id` (`manifestFile`, named in the message).
  */
-export function checkIdentityAgent(identity: JsonObject | null, manifest: JsonObject, issues: Issues): void {
+export function checkIdentityAgent(identity: JsonObject | null, manifest: JsonObject, issues: Issues, manifestFile?: string): void {
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
   if (!identity) return;
   if (differentUuids(identity.agent_id, agent.id)) {
-    issues.error('identity.json#/agent_id', `identity agent_id (${identity.agent_id}) does not match manifest agent id (${agent.id})`);
+    issues.error('identity.json#/agent_id', `identity agent_id (${identity.agent_id}) does not match ${manifestFile ?? 'manifest'} agent id (${agent.id})`);
   }
 }
