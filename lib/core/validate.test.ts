@@ -279,6 +279,35 @@ describe('validateArchive compares ids as UUID values, as the reference validato
     }
     expect((await delta('atlas')).errors).toEqual([{ path: 'identity.json#/agent_id', message: 'is not a valid uuid' }]);
   });
+
+  it('two record ids that write one UUID are one id, whatever their forms (case, urn:uuid:, braces, no hyphens): a duplicate warns', async () => {
+    const ID = '0190a000-0000-7000-8000-0000000000aa';
+    const twoRecords = (first: string, second: string) => {
+      const manifest = {
+        alf_version: '1.0.0', created_at: '2026-01-01T00:00:00Z', agent: { id: AGENT_ID, name: 'n', source_runtime: 'openclaw' },
+        layers: { memory: { record_count: 2, index_file: 'memory/index.json', partitions: [{ file: 'memory/2026-Q1.jsonl', from: '2026-01-01', to: '2026-03-31', record_count: 2, sealed: false }] } },
+      };
+      const lines = [{ ...makeRecord(1), id: first }, { ...makeRecord(2), id: second }].map((r) => `${JSON.stringify(r)}\n`).join('');
+      return craftZip([{ name: 'memory/2026-Q1.jsonl', data: lines }, { name: 'manifest.json', data: JSON.stringify(manifest) }]);
+    };
+    for (const second of [ID, ID.toUpperCase(), `urn:uuid:${ID}`, `{${ID.toUpperCase()}}`, ID.replace(/-/g, '')]) {
+      const report = await validateArchive(twoRecords(ID, second));
+      expect(report.valid, second).toBe(true);
+      expect(report.warnings.filter((w) => /duplicate/.test(w.message)), second).toEqual([{
+        path: 'memory/2026-Q1.jsonl:2#/id',
+        message: `duplicate record id ${second} (first at memory/2026-Q1.jsonl:1${second === ID ? '' : `, as ${ID}`}); a ledger refuses it`,
+      }]);
+    }
+    const other = await validateArchive(twoRecords(ID, '0190a000-0000-7000-8000-0000000000ab'));
+    expect(other).toEqual({ valid: true, errors: [], warnings: [] });
+    // A delta's lines the same.
+    const lines = [['create', ID], ['update', `{${ID}}`]].map(([operation, id]) => `${JSON.stringify({ operation, ...makeRecord(1), id })}\n`).join('');
+    const manifest = { ...makeDelta().manifest, changes: { memory: { file: 'memory/delta.jsonl', record_count: 2 } } };
+    const delta = await validateArchive(craftZip([{ name: 'memory/delta.jsonl', data: lines }, { name: 'delta-manifest.json', data: JSON.stringify(manifest) }]));
+    expect(delta.warnings.filter((w) => /duplicate/.test(w.message))).toEqual([{
+      path: 'memory/delta.jsonl:2#/id', message: `duplicate record id {${ID}} (first at memory/delta.jsonl:1, as ${ID}); a ledger refuses it`,
+    }]);
+  });
 });
 
 describe('validateArchive on layer documents: types from the reader\'s structs (reader-structs.ts LAYER_STRUCTS)', () => {

@@ -106,6 +106,17 @@ describe('lineage validate gives the reference verdict', () => {
     }
   });
 
+  it('duplicate record ids written as one UUID in two forms (upper case): the same warning, exit 0 — ids are compared as UUID values', async () => {
+    const run = await validate('duplicate-ids-forms', (f, m) => {
+      editLines(f, 'memory/2026-Q1.jsonl', (ls) => [...ls, { ...ls[0]!, id: (ls[0]!.id as string).toUpperCase() }]);
+      partitions(m)[1]!.record_count = 3;
+      ((m.layers as JsonObject).memory as JsonObject).record_count = 4;
+    });
+    expect(run.code).toBe(0);
+    expect(run.json).toMatchObject({ ok: true, valid: true, errors: [] });
+    expect(run.json.warnings).toEqual([{ path: 'memory/2026-Q1.jsonl:3#/id', message: expect.stringMatching(/^duplicate record id [0-9A-F-]{36} \(first at memory\/2026-Q1\.jsonl:1, as [0-9a-f-]{36}\)/) }]);
+  });
+
   it('null in a record\'s Option fields, and a UUID in a form the uuid crate parses: valid, exit 0, as the reference reader reads them (lib/ledger/validate-ingest-parity.test.ts has the table)', async () => {
     const run = await validate('nulls-and-uuid-forms', (f, m) => {
       (m.agent as JsonObject).source_runtime_version = null;

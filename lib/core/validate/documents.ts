@@ -5,6 +5,7 @@ import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, 
 import { REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField, wrongTypedRecordField } from '../typed-fields';
 import { isUuid } from '../uuid';
 import { LAYER_DOCS } from './manifest-rules';
+import { uuidValue } from './reference-rules';
 import { MEMORY_RECORD } from './record-rules';
 import { checkValue, child, type Issues, type Rule } from './rules';
 
@@ -82,8 +83,11 @@ export function checkDocument(files: ReadonlyMap<string, Uint8Array>, name: stri
   return doc;
 }
 
-/** Where each record id was first seen, across all files of one archive. */
-export type IdSightings = Map<string, string>;
+/**
+ * Where each record id was first seen (and as what text), across all files of one archive, keyed by
+ * the UUID it writes (`uuidValue`), or by its text when it writes none.
+ */
+export type IdSightings = Map<string, { where: string; id: string }>;
 
 /**
  * Checks every line of a JSONL record file (partition or `delta.jsonl`) and returns
@@ -161,8 +165,14 @@ function noteId(id: unknown, where: string, issues: Issues, ids: IdSightings): v
   if (REFERENCE_UUID.test(id) && !isUuid(id)) {
     issues.warn(child(where, 'id'), `record id ${JSON.stringify(id)} is not in the hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses it`);
   }
-  const first = ids.get(id);
+  // One UUID written in two forms (case, `urn:uuid:`, braces, no hyphens) is one id, as the reference
+  // reader's `Uuid`s compare and as the other id checks here compare (reference-rules.ts `uuidValue`).
+  const key = uuidValue(id) ?? id;
+  const first = ids.get(key);
   // The reference validator has no such rule: a warning here, while ingest keeps refusing them.
-  if (first !== undefined) issues.warn(child(where, 'id'), `duplicate record id ${id} (first at ${first}); a ledger refuses it`);
-  else ids.set(id, where);
+  if (first === undefined) ids.set(key, { where, id });
+  else {
+    const as = first.id === id ? '' : `, as ${first.id}`;
+    issues.warn(child(where, 'id'), `duplicate record id ${id} (first at ${first.where}${as}); a ledger refuses it`);
+  }
 }
