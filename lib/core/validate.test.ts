@@ -379,7 +379,7 @@ describe('validateArchive on layer documents: types from the reader\'s structs (
       ['identity.json', 'version', '2', [['#/version', 'expected an integer']]],
       ['identity.json', 'structured.linguistics.slang_usage', 'yes', [['#/structured/linguistics/slang_usage', 'expected a boolean']]],
       ['identity.json', 'structured.psychology.neural_matrix.curiosity', 'high', [['#/structured/psychology/neural_matrix/curiosity', 'expected a number']]],
-      ['identity.json', 'structured.capabilities[0].priority', -1, [['#/structured/capabilities/0/priority', 'must be at least 0']]],
+      ['identity.json', 'structured.capabilities[0].priority', -1, [['#/structured/capabilities/0/priority', 'must be at least 1']]],
       ['identity.json', 'structured.sub_agents[0].last_invoked_at', 'yesterday', [['#/structured/sub_agents/0/last_invoked_at', 'is not a valid date-time']]],
       ['identity.json', 'structured.goals', null, [['#/structured/goals', 'expected an array']]],
       // Said three times: the rule, the typed check, and a principal_id "not matching" null.
@@ -399,6 +399,42 @@ describe('validateArchive on layer documents: types from the reader\'s structs (
       const report = await withDocument(file, (doc) => setPath(doc, field, value));
       expect(report, `${file} ${field} = ${JSON.stringify(value)}`).toEqual({
         valid: false, errors: errors.map(([at, message]) => ({ path: `${file}${at}`, message })), warnings: [],
+      });
+    }
+  });
+  it('enforces the schemas\' limits (identity, credentials), as a record\'s: an error at the pointer; a remote_ref that is no URI warns', async () => {
+    const limits: [file: string, field: string, value: unknown, message: string][] = [
+      // identity.schema.json: neural_matrix values and the linguistics levels 0.0–1.0, a capability's priority at least 1.
+      ['identity.json', 'structured.psychology.neural_matrix.curiosity', 1.5, 'must be at most 1'],
+      ['identity.json', 'structured.psychology.neural_matrix.curiosity', -0.1, 'must be at least 0'],
+      ['identity.json', 'structured.linguistics.formality_level', 1.01, 'must be at most 1'],
+      ['identity.json', 'structured.linguistics.verbosity', -1, 'must be at least 0'],
+      ['identity.json', 'structured.linguistics.humor_level', 2, 'must be at most 1'],
+      ['identity.json', 'structured.capabilities[0].priority', 0, 'must be at least 1'],
+      ['identity.json', 'structured.sub_agents[0].capabilities[0].priority', 0, 'must be at least 1'],
+      // credentials.schema.json: each kdf_params cost at least 1.
+      ['credentials.json', 'credentials[0].encryption.kdf_params.memory_cost', 0, 'must be at least 1'],
+      ['credentials.json', 'credentials[0].encryption.kdf_params.time_cost', 0, 'must be at least 1'],
+      ['credentials.json', 'credentials[0].encryption.kdf_params.parallelism', 0, 'must be at least 1'],
+    ];
+    for (const [file, field, value, message] of limits) {
+      const report = await withDocument(file, (doc) => setPath(doc, field, value));
+      const path = `${file}#/${field.replace(/\[(\d+)\]/g, '.$1').split('.').join('/')}`;
+      expect(report, `${file} ${field} = ${value}`).toEqual({ valid: false, errors: [{ path, message }], warnings: [] });
+    }
+    const bounds: [file: string, field: string, value: unknown][] = [
+      ['identity.json', 'structured.psychology.neural_matrix.curiosity', 0], ['identity.json', 'structured.psychology.neural_matrix.curiosity', 1],
+      ['identity.json', 'structured.linguistics.formality_level', 0], ['identity.json', 'structured.linguistics.humor_level', 1],
+      ['identity.json', 'structured.capabilities[0].priority', 1], ['credentials.json', 'credentials[0].encryption.kdf_params.parallelism', 1],
+      ['attachments.json', 'attachments[0].remote_ref', 'https://artifacts.example/notes.txt?v=1#top'],
+    ];
+    for (const [file, field, value] of bounds) {
+      expect(await withDocument(file, (doc) => setPath(doc, field, value)), `${file} ${field} = ${value}`).toEqual({ valid: true, errors: [], warnings: [] });
+    }
+    // attachments.schema.json: remote_ref's format is a URI; the reader reads any string, and the schema's format is an annotation.
+    for (const value of ['notes.txt', 'a b:c', '']) {
+      expect(await withDocument('attachments.json', (doc) => setPath(doc, 'attachments[0].remote_ref', value)), value).toEqual({
+        valid: true, errors: [], warnings: [{ path: 'attachments.json#/attachments/0/remote_ref', message: `${JSON.stringify(value)} is not a URI (scheme:…), as attachments.schema.json wants; the reference reader reads any string here` }],
       });
     }
   });

@@ -147,6 +147,9 @@ const ATTACHMENT_ROWS: ParityCase[] = [
   row('snapshot', 'attachments', 'attachments[0].remote_ref', null, 'valid', 'taken'),
   row('snapshot', 'attachments', 'attachments[0].source_path', undefined, 'invalid', 'refused'),
   row('snapshot', 'attachments', 'artifact_size_threshold', -1, 'invalid', 'refused'),
+  // remote_ref's format is a URI: an annotation the reader does not check, so a warning.
+  row('snapshot', 'attachments', 'attachments[0].remote_ref', 'notes.txt', 'warns', 'taken'),
+  row('snapshot', 'attachments', 'attachments[0].remote_ref', 'https://artifacts.example/a.txt', 'valid', 'taken'),
 ];
 
 /**
@@ -197,6 +200,12 @@ const LAYER_ROWS: LayerRow[] = [
   // Enums the schema lists (`portability`, a sub-agent's `status`): the reader reads any string.
   ['identity', 'structured.capabilities[0].portability', 'anywhere', 'warns', 'taken'],
   ['identity', 'structured.sub_agents[0].status', 'sleeping', 'warns', 'taken'],
+  // The schema's limits, errors as a record's are (the reader reads any number, any u32): a neural_matrix value and the
+  // linguistics levels 0..1, a capability's priority at least 1.
+  ['identity', 'structured.psychology.neural_matrix.curiosity', 1.5, 'invalid', 'taken'],
+  ['identity', 'structured.linguistics.formality_level', -0.5, 'invalid', 'taken'],
+  ['identity', 'structured.linguistics.humor_level', 1, 'valid', 'taken'],
+  ['identity', 'structured.capabilities[0].priority', 0, 'invalid', 'taken'],
 
   // principals.json.
   ['principals', 'principals', undefined, 'invalid', 'refused'],
@@ -249,6 +258,10 @@ const LAYER_ROWS: LayerRow[] = [
   ['credentials', 'credentials[0].encryption.algorithm', '', 'invalid', 'taken'],
   ['credentials', 'credentials[0].credential_type', 'biometric', 'warns', 'taken'],
   ['credentials', 'credentials[0].label', '', 'valid', 'taken'],
+  // The schema's limits: each kdf_params cost at least 1 (any u32 or u64 reads).
+  ['credentials', 'credentials[0].encryption.kdf_params.memory_cost', 0, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.parallelism', 0, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 1, 'valid', 'taken'],
 ];
 
 const CASES: ParityCase[] = [

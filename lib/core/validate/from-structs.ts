@@ -15,7 +15,7 @@
 import { isStruct, type Kind, type Need, type Shape, type Struct } from '../reader-structs';
 import { any, arr, bool, checkValue, child, int, num, obj, str, type Check, type Rule } from './rules';
 
-/** Validate's own rules for one field (for a list, its items) beyond the reader's type. */
+/** Validate's own rules for one field (for a list, its items; for a map, each of its values) beyond the reader's type. */
 export interface Own {
   minLength?: number;
   pattern?: RegExp;
@@ -45,7 +45,7 @@ function shapeRule(shape: Shape, need: Need, own: Own): Rule {
   if (typeof shape === 'string') return kindRule(shape, { ...held, ...scalar });
   if (isStruct(shape)) return obj(fieldRules(shape, fields ?? {}), { ...held, check });
   if ('list' in shape) return arr(shapeRule(shape.list, 'listed', own), held);
-  const values = kindRule(shape.map, {});
+  const values = kindRule(shape.map, scalar);
   return obj({}, { ...held, check: (map, path, issues) => Object.keys(map).forEach((key) => checkValue(map[key], values, child(path, key), issues)) });
 }
 

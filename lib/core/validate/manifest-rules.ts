@@ -2,7 +2,7 @@ import type { LayerName } from '../archive/types';
 import {
   ATTACHMENTS, CREDENTIALS, DELTA_MANIFEST as DELTA_STRUCT, IDENTITY, PRINCIPALS, SNAPSHOT_MANIFEST as SNAPSHOT_STRUCT,
 } from '../reader-structs';
-import { checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal } from './reference-rules';
+import { checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal, warnRemoteRef } from './reference-rules';
 import { structFrom } from './from-structs';
 import type { Rule } from './rules';
 
@@ -45,7 +45,11 @@ const CREDENTIAL_TYPES = ['api_key', 'oauth_token', 'webhook_secret', 'session_t
  */
 const PORTABILITIES = ['intrinsic', 'host_dependent'] as const;
 const SUB_AGENT_STATUSES = ['active', 'inactive', 'unavailable'] as const;
-const CAPABILITIES = { fields: { portability: { known: PORTABILITIES } } };
+/** identity.schema.json's limits: a capability's `priority` at least 1 (1 = highest); a score 0.0–1.0. */
+const CAPABILITIES = { fields: { portability: { known: PORTABILITIES }, priority: { min: 1 } } };
+const UNIT = { min: 0, max: 1 };
+/** credentials.schema.json: each of `kdf_params`' costs at least 1. */
+const AT_LEAST_ONE = { min: 1 };
 
 /**
  * The layer documents (identity/principals/credentials/attachments schemas): the reader's structs
@@ -54,14 +58,24 @@ const CAPABILITIES = { fields: { portability: { known: PORTABILITIES } } };
  * the validator's own rules (validation.rs): an identity version of at least 1 and its names
  * (`checkIdentity`), a principal's profile version and back-reference (`checkPrincipal`), a
  * credential's service, payload and algorithm not empty; an unknown principal or credential type, a
- * capability's portability or a sub-agent's status warns.
+ * capability's portability or a sub-agent's status warns. The schemas' limits are errors, as a
+ * record's (`confidence` 0..1, `identity_version` and `dimensions` at least 1) are: a `neural_matrix`
+ * value and the linguistics levels 0..1, a capability's priority and each `kdf_params` cost at least
+ * 1 (the reader takes any number, any u32 or u64 there). A `remote_ref` that is no URI only warns
+ * (`warnRemoteRef`): the schema's `format` is an annotation, the reader reads any string.
  */
 export const LAYER_DOCS: Record<LayerName, Rule> = {
   identity: structFrom(IDENTITY, {
     check: checkIdentity,
     fields: {
       version: { min: 1 },
-      structured: { fields: { capabilities: CAPABILITIES, sub_agents: { fields: { status: { known: SUB_AGENT_STATUSES }, capabilities: CAPABILITIES } } } },
+      structured: {
+        fields: {
+          psychology: { fields: { neural_matrix: UNIT } },
+          linguistics: { fields: { formality_level: UNIT, verbosity: UNIT, humor_level: UNIT } },
+          capabilities: CAPABILITIES, sub_agents: { fields: { status: { known: SUB_AGENT_STATUSES }, capabilities: CAPABILITIES } },
+        },
+      },
     },
   }),
   principals: structFrom(PRINCIPALS, {
@@ -72,10 +86,12 @@ export const LAYER_DOCS: Record<LayerName, Rule> = {
       credentials: {
         fields: {
           service: { minLength: 1 }, credential_type: { known: CREDENTIAL_TYPES }, encrypted_payload: { minLength: 1 },
-          encryption: { fields: { algorithm: { minLength: 1 } } },
+          encryption: {
+            fields: { algorithm: { minLength: 1 }, kdf_params: { fields: { memory_cost: AT_LEAST_ONE, time_cost: AT_LEAST_ONE, parallelism: AT_LEAST_ONE } } },
+          },
         },
       },
     },
   }),
-  attachments: structFrom(ATTACHMENTS),
+  attachments: structFrom(ATTACHMENTS, { fields: { attachments: { check: warnRemoteRef } } }),
 };

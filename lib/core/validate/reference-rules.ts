@@ -137,3 +137,21 @@ export function checkIdentityAgent(identity: JsonObject | null, manifest: JsonOb
     issues.error('identity.json#/agent_id', `identity agent_id (${identity.agent_id}) does not match ${manifestFile ?? 'manifest'} agent id (${agent.id})`);
   }
 }
+
+/**
+ * RFC 3986's URI: a scheme (a letter, then letters, digits, `+`, `-`, `.`), a colon, and the rest in
+ * its characters (unreserved, reserved, `%` and two hex digits).
+ */
+const URI = /^[A-Za-z][A-Za-z0-9+.-]*:(?:[A-Za-z0-9\-._~!$&'()*+,;=:@/?#[\]]|%[0-9A-Fa-f]{2})*$/;
+
+/**
+ * An attachment's `remote_ref` (attachments.schema.json: `"format": "uri"`) that is not a URI warns:
+ * the reference reader reads any string there and JSON Schema's `format` is an annotation, so the
+ * archive stays valid, as for a record's `raw_source_format` that is not an object.
+ */
+export function warnRemoteRef(attachment: JsonObject, path: string, issues: Issues): void {
+  const ref = attachment.remote_ref;
+  if (typeof ref === 'string' && !URI.test(ref)) {
+    issues.warn(child(path, 'remote_ref'), `${JSON.stringify(ref)} is not a URI (scheme:…), as attachments.schema.json wants; the reference reader reads any string here`);
+  }
+}
