@@ -5,7 +5,7 @@ import { fileInside, isRefusedTarget } from '@/lib/adapters/shared/walk';
 import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
-import { databaseLink, refusedDatabaseForSync } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseReadableForSync } from '@/lib/adapters/shared/raw-write';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject, JsonValue } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -23,14 +23,15 @@ import { readStateDb, sessionRecord, type StateDbContent } from './sessions';
 export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   const home = opts.workspace;
   requireWorkspace(home);
+  // A state.db that is a link to a secret or a control file (`state.db -> .env`), out of the home
+  // (`state.db -> /elsewhere/state.db`) or to nothing is refused before anything is read or written
+  // (the agent id not minted either): taken for no database, the delta deleted every session.
+  assertDatabaseReadableForSync(home, STATE_DB_FILE, refusesLinkTo);
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());
   const textWarnings: string[] = [];
   const curated = await readCuratedRecords(home, agentId, await readText(home, CURATED_FILE, textWarnings));
-  // A state.db that is a link to a secret or a control file (`state.db -> .env`) is refused before it is read.
-  const dbLink = databaseLink(home, STATE_DB_FILE, refusesLinkTo);
-  if (dbLink?.kind === 'refused') throw refusedDatabaseForSync(home, STATE_DB_FILE, dbLink);
   const state = (await isFileInside(home, STATE_DB_FILE)) ? await withReadCopy(path.join(home, STATE_DB_FILE), readStateDb) : null;
   const timeWarnings: string[] = [];
   const sessions = (state?.sessions ?? []).map(({ session, messages }) => sessionRecord({ session, messages, agentId, now, warnings: timeWarnings }));

@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, lstatSync, realpathSync, statSync, type Stats } from 'node:fs';
+import { accessSync, constants, existsSync, lstatSync, readlinkSync, realpathSync, statSync, type Stats } from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from '../types';
 import { AdapterError } from './errors';
@@ -207,14 +207,43 @@ export function assertDatabaseNotThroughLink(target: string, rel: string, refuse
 }
 
 /**
- * A sync's refusal of a workspace whose database `rel` leads through a link to a file a sync never
- * reads or carries (`databaseLink` kind `refused`: `state.db -> .env`), before that file is read:
- * opened as SQLite, the secret would be read (and a database in it could be carried).
+ * Refuses, before the database is read or anything written or sent, a sync of a workspace whose
+ * database `rel` (Hermes' `state.db`, ZeroClaw's `brain.db` where it is found) leads through a link
+ * where `databaseLink` says it must not be opened — the rule a restore into it follows
+ * (`assertDatabaseNotThroughLink`), so the two agree:
+ * - to a file a sync never reads or carries (`state.db -> .env`): opened as SQLite, the secret would be read;
+ * - out of the workspace (`state.db -> /elsewhere/state.db`, a directory link `data -> /elsewhere/data`):
+ *   a sync follows links only inside it. Read as absent (Hermes did), its delta deleted every
+ *   session at the head; read (ZeroClaw did), the sync carried what a restore refuses to write;
+ * - to nothing: not "no database" — the sessions or memories the last sync had would be deleted.
+ * `workspace_file_invalid`, naming the link and where it leads, with the way out.
  */
-export function refusedDatabaseForSync(workspace: string, rel: string, found: { lands: string; link: string }): AdapterError {
-  return new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} leads to ${found.lands} through the symbolic link ${found.link}, a file a sync never reads or carries (a secret or a control file); nothing was read or sent`, {
-    hint: `replace the link ${path.join(workspace, ...found.link.split('/'))} with the database itself (or a link to it), or remove it, then sync again`,
+export function assertDatabaseReadableForSync(workspace: string, rel: string, refuse: (target: string) => boolean): void {
+  const found = databaseLink(workspace, rel, refuse);
+  if (found === null) return;
+  const abs = path.join(workspace, ...found.link.split('/'));
+  if (found.kind === 'refused') {
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} leads to ${found.lands} through the symbolic link ${found.link}, a file a sync never reads or carries (a secret or a control file); nothing was read or sent`, {
+      hint: `replace the link ${abs} with the database itself (or a link to it), or remove it, then sync again`,
+    });
+  }
+  if (found.kind === 'outside') {
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} leads to ${found.real}, outside the workspace, through the symbolic link ${found.link}, and a sync follows links only inside it; nothing was read or sent`, {
+      hint: `move the database into the workspace (replace the link ${abs} with the file itself, or with a link to it inside the workspace), then sync again`,
+    });
+  }
+  throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is a symbolic link to ${linkText(abs)}, which does not exist; it is not taken for no database (its records would be deleted); nothing was read or sent`, {
+    hint: `put the database back where the link leads, or replace the link ${abs} with the database file, then sync again`,
   });
+}
+
+/** What a symbolic link says it leads to (`readlink`), or the path itself when it cannot be read. */
+function linkText(abs: string): string {
+  try {
+    return readlinkSync(abs);
+  } catch {
+    return abs;
+  }
 }
 
 /** The real path of the deepest part of `rel` that exists (a link followed). */

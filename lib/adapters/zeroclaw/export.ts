@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { databaseLink, refusedDatabaseForSync } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseReadableForSync } from '@/lib/adapters/shared/raw-write';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -33,9 +33,10 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   if (dbRel === null) {
     throw new ZeroclawError('workspace_missing', noBrainDbMessage(opts.workspace));
   }
-  // A brain.db that is a link to a secret or a control file (`memory/brain.db -> ../config.toml`) is refused before it is read.
-  const dbLink = databaseLink(opts.workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
-  if (dbLink?.kind === 'refused') throw refusedDatabaseForSync(opts.workspace, dbRel, dbLink);
+  // A brain.db that is a link to a secret or a control file (`memory/brain.db -> ../config.toml`), out
+  // of the workspace (itself or a directory on its way) or to nothing is refused before it is read,
+  // as a restore into the workspace refuses it.
+  assertDatabaseReadableForSync(opts.workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
     readSlice(db, opts.runtimeAgent, path.join(opts.workspace, ...dbRel.split('/'))),
   );

@@ -1,4 +1,4 @@
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
 
@@ -25,11 +25,14 @@ export function noBrainDbMessage(workspace: string): string {
 /**
  * Finds the workspace's `brain.db`: the fixed candidates first, then a shallow
  * search (depth ≤ 3, sorted, first hit) for a file named `brain.db`. Returns the
- * workspace-relative forward-slash path, or null when there is none.
+ * workspace-relative forward-slash path, or null when there is none. A symbolic link to
+ * nothing there is found too (`isDatabaseThere`): the sync and the restore refuse it, naming
+ * it (raw-write.ts `databaseLink`), where passing it by would say "no brain.db" or take
+ * another database of the workspace for the one the link stood for.
  */
 export async function findBrainDb(workspace: string): Promise<string | null> {
   for (const rel of BRAIN_DB_CANDIDATES) {
-    if (await isFile(path.join(workspace, ...rel.split('/')))) return rel;
+    if (await isDatabaseThere(path.join(workspace, ...rel.split('/')))) return rel;
   }
   return searchShallow(workspace, '', SEARCH_DEPTH);
 }
@@ -43,7 +46,7 @@ async function searchShallow(root: string, relDir: string, depth: number): Promi
     return null;
   }
   const rel = (name: string): string => (relDir === '' ? name : `${relDir}/${name}`);
-  if (names.includes('brain.db') && (await isFile(path.join(root, ...rel('brain.db').split('/'))))) {
+  if (names.includes('brain.db') && (await isDatabaseThere(path.join(root, ...rel('brain.db').split('/'))))) {
     return rel('brain.db');
   }
   for (const name of names) {
@@ -54,11 +57,12 @@ async function searchShallow(root: string, relDir: string, depth: number): Promi
   return null;
 }
 
-async function isFile(abs: string): Promise<boolean> {
+/** A file (a link followed), or a symbolic link to nothing, which stands for a database gone. */
+async function isDatabaseThere(abs: string): Promise<boolean> {
   try {
     return (await stat(abs)).isFile();
   } catch {
-    return false;
+    return (await lstat(abs).catch(() => null))?.isSymbolicLink() ?? false;
   }
 }
 
