@@ -159,6 +159,25 @@ describe.each(TARGETS)('a database behind a link out of the workspace or to noth
   });
 });
 
+describe('a Hermes state.db that is no file', () => {
+  it.each([
+    ['a directory', false],
+    ['a link to a directory inside the home', true],
+  ])('%s: the sync is refused (it deleted every session), as the restore is', async (_case, throughLink) => {
+    const { sb, ws, outside, sync, restore, head } = await synced('hermes', onData, 'state.db');
+    fs.renameSync(path.join(ws, 'state.db'), path.join(outside, 'state.db'));
+    if (throughLink) {
+      fs.mkdirSync(path.join(ws, 'stores', 'hermes.db'), { recursive: true });
+      fs.symlinkSync('stores/hermes.db', path.join(ws, 'state.db'));
+    } else {
+      fs.mkdirSync(path.join(ws, 'state.db'));
+    }
+    await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database state.db is a directory, not Hermes' SQLite file; it is not taken for no database (its sessions would be deleted); nothing was read or sent`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: state.db is a directory there, where the restore writes a file`);
+  });
+});
+
 describe('a first sync of a Hermes home whose state.db leads out of it', () => {
   it('is refused before the agent id is minted: nothing written in the home', async () => {
     const sb = await makeSandbox('lineage-sync-dblink-first-');

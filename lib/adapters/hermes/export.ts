@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { isFileInside, readOrMintAgentId } from '@/lib/adapters/shared';
@@ -27,6 +28,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   // (`state.db -> /elsewhere/state.db`) or to nothing is refused before anything is read or written
   // (the agent id not minted either): taken for no database, the delta deleted every session.
   assertDatabaseReadableForSync(home, STATE_DB_FILE, refusesLinkTo);
+  assertStateDbNotOtherThanFile(home);
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());
@@ -51,6 +53,20 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
         `state.db: ${count} message${count === 1 ? '' : 's'} of session ${JSON.stringify(sessionId)}, which its sessions table does not hold, ${count === 1 ? 'is' : 'are'} not synced (a restore will not have ${count === 1 ? 'it' : 'them'})`,
     ), ...stagingWarnings(home, staging), ...linkWarnings],
   };
+}
+
+/**
+ * A `state.db` that is there but is no file — a directory, or a link inside the home to one — is not
+ * taken for no database: its sync would delete every session at the head. Refused before anything is
+ * read or written (`workspace_file_invalid`), as a restore into the home refuses to write over it.
+ */
+function assertStateDbNotOtherThanFile(home: string): void {
+  const abs = path.join(home, STATE_DB_FILE);
+  const info = statSync(abs, { throwIfNoEntry: false });
+  if (info === undefined || info.isFile()) return;
+  throw new AdapterError('workspace_file_invalid', `cannot sync ${home}: its database ${STATE_DB_FILE} is ${info.isDirectory() ? 'a directory' : 'not a regular file'}, not Hermes' SQLite file; it is not taken for no database (its sessions would be deleted); nothing was read or sent`, {
+    hint: `put Hermes' ${STATE_DB_FILE} in place of ${abs} (or remove it if this home has no sessions), then sync again`,
+  });
 }
 
 /**
