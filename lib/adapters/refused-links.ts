@@ -24,7 +24,8 @@ export function linkRefusal(runtime: Runtime, database: string | null): (target:
  * The workspace-relative path a live restore opens as the runtime's database, null when none:
  * Hermes' `state.db` (read to tell whether memory is there, whether or not the snapshot has sessions
  * to write), ZeroClaw's `brain.db` where the plan found it or creates it (`planned`). What
- * `assertDatabaseNotThroughLink` judges before it is read.
+ * `assertDatabaseNotThroughLink` judges before it is read — by the rule a sync of the workspace
+ * follows too (`assertDatabaseReadableForSync`), so the two agree.
  */
 export function databasePath(runtime: Runtime, planned: string | null): string | null {
   switch (runtime) {
