@@ -4,8 +4,13 @@
  * returns. Nothing waits for it: every reader of the index, and the next ingest, folds what is
  * still pending itself, so a catch-up that is killed, or cannot start, only moves the fold to
  * them. Loads nothing but Node's own modules: a `lineage sync` pays for the spawn alone.
+ *
+ * A catch-up that fails (its data directory's disk full) keeps why in `<data>/index-catch-up.failed`
+ * (pending-index.ts `recordIndexFailure`: `lineage doctor` names it), and the next local sync that
+ * stores something starts a catch-up again, whatever it uploaded.
  */
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { packageRoot } from '@/lib/package-root';
 
@@ -21,4 +26,12 @@ export function startBackgroundIndexer(dataDir: string): void {
   // A spawn that fails leaves the entries pending: the next reader or ingest folds them.
   child.on('error', () => undefined);
   child.unref();
+}
+
+/** Where a failed catch-up keeps its failure (pending-index.ts `recordIndexFailure`). */
+export const INDEX_FAILED_FILE = 'index-catch-up.failed';
+
+/** Whether the last catch-up of `dataDir` failed and left entries pending (its failure file is there). */
+export function indexCatchUpFailed(dataDir: string): boolean {
+  return fs.existsSync(path.join(dataDir, INDEX_FAILED_FILE));
 }

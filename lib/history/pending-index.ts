@@ -31,6 +31,7 @@ import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { processAlive } from '@/lib/core/process-alive';
 import { storageError } from '@/lib/ledger/storage-errors';
+import { INDEX_FAILED_FILE } from './background-indexer';
 import { dbTarget, foldEntry } from './indexer';
 import type { PreparedEntry } from './ledger-blob';
 import { loadPreparedEntry } from './load-entry';
@@ -172,19 +173,26 @@ async function foldPending(ledger: Ledger, agentId: string | undefined): Promise
   let folded = 0;
   let failure: unknown = null;
   for (const agent of agentId === undefined ? s.agents.all() : [agentId]) {
+    let row: PendingRow | undefined;
     try {
-      for (let row = s.firstOf.get(agent); row !== undefined; row = s.firstOf.get(agent)) {
+      for (row = s.firstOf.get(agent); row !== undefined; row = s.firstOf.get(agent)) {
         const prepared = await loadPreparedEntry(ledger, row, { fast: true });
         if (await foldOne(ledger, s, row, prepared)) folded++;
       }
     } catch (error) {
+      if (row !== undefined && error instanceof Object) failedEntries.set(error, { agent_id: row.agent_id, sequence: row.seq, kind: row.kind });
       if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
       failure ??= error;
     }
   }
   if (failure !== null) throw failure;
+  // Everything folded: a catch-up's failure recorded earlier (indexFailure) no longer holds.
+  if (folded > 0 && !indexPending(sqlite)) clearIndexFailure(ledger.db.dataDir);
   return folded;
 }
+
+/** The entry a fold failed on, by the error it threw (what `recordIndexFailure` names). */
+const failedEntries = new WeakMap<object, PendingEntry>();
 
 /** Folds `row` if it is still its agent's first pending entry; false when another process folded it first. */
 async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: PendingRow, prepared: PreparedEntry): Promise<boolean> {
@@ -237,6 +245,8 @@ export async function waitForIndexCaughtUp(ledger: Ledger, timeoutMs = 120_000):
 }
 
 const MARKER = 'index-catch-up.pid';
+/** A catch-up's failure, kept for the next reader (recordIndexFailure). */
+const FAILED = INDEX_FAILED_FILE;
 
 /** The pid of the live background catch-up of `dataDir` (`lineage index --catch-up`), or null. */
 export function backgroundCatchUp(dataDir: string): number | null {
@@ -257,18 +267,106 @@ export function backgroundCatchUp(dataDir: string): number | null {
  * left it to the other. A marker a killed process left behind names a dead pid: it is replaced.
  */
 export async function runBackgroundCatchUp(ledger: Ledger): Promise<number> {
-  const file = path.join(ledger.db.dataDir, MARKER);
+  const { dataDir } = ledger.db;
+  const file = path.join(dataDir, MARKER);
   let folded = 0;
   for (;;) {
-    if (!takeMarker(file)) return folded;
+    let taken: boolean;
+    try {
+      taken = takeMarker(file);
+    } catch (error) {
+      // No room for the marker (a full disk keeps the failure recorded before, if any): the storage's own words.
+      throw storageError(error, dataDir) ?? error;
+    }
+    if (!taken) return folded;
     // The race tests' moment (`LINEAGE_INDEX_STOP_AT=marked`): the marker is this process's, nothing folded yet.
     if (process.env.LINEAGE_INDEX_STOP_AT === 'marked') process.kill(process.pid, 'SIGSTOP');
     try {
       folded += await catchUpIndex(ledger);
+    } catch (error) {
+      // Nobody waits for a background catch-up: its failure is kept for the next reader (indexFailure).
+      recordIndexFailure(dataDir, ledger.db.sqlite, error, file);
+      throw error;
     } finally {
       fs.rmSync(file, { force: true });
     }
-    if (!indexPending(ledger.db.sqlite)) return folded;
+    if (!indexPending(ledger.db.sqlite)) {
+      clearIndexFailure(dataDir);
+      return folded;
+    }
+  }
+}
+
+/**
+ * Why the last catch-up of a data directory failed (`<data>/index-catch-up.failed`): the entry it
+ * could not fold, its error's code and message, and when. What `lineage doctor` names while that
+ * entry is still pending.
+ */
+export interface IndexFailure extends PendingEntry {
+  code: string;
+  error: string;
+  at: string;
+}
+
+/**
+ * Keeps a catch-up's failure where `indexFailure` finds it. On a full disk no new file can be
+ * made: the failure is written into the marker this process holds (its page is already the
+ * file's: a few hundred bytes written over it need no new space), and the marker renamed to
+ * `index-catch-up.failed`; else (no marker: a fold `lineage doctor --repair` made) a new file is
+ * written. A failure that cannot be kept anywhere is not the catch-up's own error: the caller
+ * throws that.
+ */
+export function recordIndexFailure(dataDir: string, sqlite: Database.Database, error: unknown, marker?: string): void {
+  const entry = (error instanceof Object ? failedEntries.get(error) : undefined) ?? pendingEntries(sqlite)[0];
+  if (entry === undefined) return;
+  const code = error instanceof LedgerError ? error.code : ((error as NodeJS.ErrnoException | null)?.code ?? 'internal');
+  const message = (error instanceof Error ? error.message : String(error)).slice(0, 1000);
+  const text = `${JSON.stringify({ agent_id: entry.agent_id, sequence: entry.sequence, kind: entry.kind, code, error: message, at: new Date().toISOString() } satisfies IndexFailure)}\n`;
+  const failed = path.join(dataDir, FAILED);
+  if (marker !== undefined) {
+    try {
+      const fd = fs.openSync(marker, 'r+');
+      try {
+        fs.writeSync(fd, text, 0);
+        fs.ftruncateSync(fd, Buffer.byteLength(text));
+      } finally {
+        fs.closeSync(fd);
+      }
+      fs.renameSync(marker, failed);
+      return;
+    } catch {
+      // written as a file of its own below
+    }
+  }
+  try {
+    fs.writeFileSync(failed, text);
+  } catch {
+    // nowhere to keep it: the caller throws the error itself
+  }
+}
+
+/**
+ * The failure the last catch-up recorded (recordIndexFailure), while the entry it names is still
+ * pending; null when there is none, or when that entry has been folded since (a reader, an ingest
+ * or a rebuild did it).
+ */
+export function indexFailure(dataDir: string, sqlite: Database.Database): IndexFailure | null {
+  let failure: IndexFailure;
+  try {
+    failure = JSON.parse(fs.readFileSync(path.join(dataDir, FAILED), 'utf8')) as IndexFailure;
+  } catch {
+    return null;
+  }
+  const pending = pendingEntries(sqlite);
+  return pending.some((e) => e.agent_id === failure.agent_id && e.sequence === failure.sequence && e.kind === failure.kind) ? failure : null;
+}
+
+/** Forgets the recorded failure: everything it named is folded. */
+function clearIndexFailure(dataDir: string): void {
+  try {
+    fs.rmSync(path.join(dataDir, FAILED), { force: true });
+  } catch {
+    // a read-only directory: indexFailure ignores a failure whose entry is no longer pending
   }
 }
 

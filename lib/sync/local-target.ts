@@ -89,7 +89,8 @@ export function localTarget(
   };
   const detached = options.startDetached ?? ((start: () => void) => start());
   const afterUpload = async (result: { sequence: number; indexDeferred?: boolean }) => {
-    if (result.indexDeferred) detached(() => startIndexer(L, dataDir));
+    // A catch-up that failed before (a full disk, since freed: this upload was stored) is started again.
+    if (result.indexDeferred || L.indexer.indexCatchUpFailed(dataDir)) detached(() => startIndexer(L, dataDir));
     await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background', detached);
     return { sequence: result.sequence };
   };

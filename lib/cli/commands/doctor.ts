@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import type { PendingEntry } from '@/lib/history/pending-index';
+import type { IndexFailure, PendingEntry } from '@/lib/history/pending-index';
 import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
 import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
@@ -22,9 +22,10 @@ interface Findings {
   /**
    * A data directory: the entries not folded into the history index yet (a local sync's large
    * upload, folded by a background catch-up, or by whoever reads the index first) — not a problem;
-   * with `--repair`, how many were folded first.
+   * with `--repair`, how many were folded first. `failure`: the last catch-up failed on one of
+   * them (a full disk) — a problem: nothing folds them until space is freed and someone reads.
    */
-  index?: { pending: PendingEntry[]; folded?: number };
+  index?: { pending: PendingEntry[]; folded?: number; failure: IndexFailure | null };
 }
 
 /** The pass a background packer would run, here and now (a whole pass: whatever was left whole). */
@@ -40,7 +41,7 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, pendingEntries }] = await Promise.all([
+  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
     import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
@@ -51,13 +52,14 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   // After the re-ingest (whose fold may itself be left pending); a damaged pending blob is listed below, not folded.
   const folded = repair ? await catchUpIndex(ledger).catch((error: unknown) => {
     progress(`the history index was not caught up: ${error instanceof Error ? error.message : String(error)}`);
+    recordIndexFailure(ledger.db.dataDir, ledger.db.sqlite, error);
     return undefined;
   }) : undefined;
   const { unledgered, leftovers } = await findUnreferencedBlobs(ledger);
   return {
     packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
-    index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }) },
+    index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }), failure: indexFailure(ledger.db.dataDir, ledger.db.sqlite) },
   };
 }
 
@@ -74,6 +76,13 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
     leftovers: await findDeletedLeftoverObjects(storage), removed,
     repairHint: 'run `lineage doctor --repair` to re-ingest them through the normal append (servers may keep running)',
   };
+}
+
+/** What to run once the cause of a failed catch-up is gone. */
+function failureHint(failure: IndexFailure, dataDir: string): string {
+  const data = ` --data ${dataDir}`;
+  const first = failure.code === 'disk_full' ? 'Free some space on that disk, then run' : failure.code === 'blob_corrupt' ? 'Restore that blob from a backup, then run' : 'Once that is fixed, run';
+  return `${first} \`lineage index --catch-up${data}\` (or \`lineage doctor --repair${data}\`) to fold it.`;
 }
 
 /**
@@ -113,11 +122,20 @@ export function registerDoctorCommand(program: Command): void {
       for (const b of leftovers) {
         progress(`left by an interrupted deletion: agent ${b.agent_id}, deleted at ${b.deleted_at}, still has its blob at sequence ${b.sequence} (${b.kind}); it is not brought back${repair ? '' : '. lineage doctor --repair removes it, finishing the deletion its owner asked for'}`);
       }
+      const failure = index?.failure ?? null;
+      if (failure) {
+        progress(`not in the history index: agent ${failure.agent_id} sequence ${failure.sequence} (${failure.kind}), nor what follows it: its catch-up failed at ${failure.at} (${failure.code}: ${failure.error}). `
+          + `The entry is stored in the ledger; the dashboard, search and history lack it until it is folded. ${failureHint(failure, config.backend === 'scale-out' ? '' : config.dataDir)}`);
+      }
       for (const e of index?.pending ?? []) {
+        if (failure && e.agent_id === failure.agent_id && e.sequence === failure.sequence && e.kind === failure.kind) continue;
         progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
       }
-      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered) && leftovers.length === 0 && removed.every((r) => r.removed);
-      printJson({ ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}), ...(index?.folded === undefined ? {} : { index_folded: index.folded }) });
+      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null;
+      printJson({
+        ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}),
+        ...(index?.folded === undefined ? {} : { index_folded: index.folded }), ...(failure ? { index_failure: failure } : {}),
+      });
       if (!ok) process.exitCode = 1;
     });
 }

@@ -64,11 +64,20 @@ async function rebuildScaleOut(config: ScaleOutConfig): Promise<{ entries: numbe
  * a large change starts in the background. The scale-out backend indexes every entry as it is appended.
  */
 async function catchUpEmbedded(dataDir: string): Promise<{ folded: number }> {
-  const [{ runBackgroundCatchUp }, ledgerModule, { existingDataDir }] = await Promise.all([
+  const [{ indexFailure, pendingEntries, runBackgroundCatchUp }, ledgerModule, { existingDataDir }] = await Promise.all([
     import('@/lib/history/pending-index'), import('@/lib/ledger'), import('../options'),
   ]);
   const ledger: Ledger = ledgerModule.openLedger(existingDataDir(dataDir));
-  return { folded: await runBackgroundCatchUp(ledger) };
+  try {
+    return { folded: await runBackgroundCatchUp(ledger) };
+  } catch (error) {
+    if (!isLedgerError(error)) throw error;
+    // The entry not folded: the one the catch-up recorded (`lineage doctor` names it too), else the first pending.
+    const entry = indexFailure(ledger.db.dataDir, ledger.db.sqlite) ?? pendingEntries(ledger.db.sqlite)[0];
+    if (entry === undefined) throw error;
+    throw new CliError(error.code, `the history index was not caught up: agent ${entry.agent_id} sequence ${entry.sequence} (${entry.kind}) is stored in the ledger but could not be folded: ${error.message}`,
+      `${error.code === 'disk_full' ? 'free some space, then run' : 'run'} \`lineage index --catch-up --data ${dataDir}\` again; until then the dashboard and search lack that entry and what follows it`);
+  }
 }
 
 /**
