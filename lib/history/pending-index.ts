@@ -341,7 +341,12 @@ export function recordIndexFailure(dataDir: string, sqlite: Database.Database, e
   try {
     fs.writeFileSync(failed, text);
   } catch {
-    // nowhere to keep it: the caller throws the error itself
+    // Nowhere to keep it (the caller throws the error itself): not an empty file either.
+    try {
+      fs.rmSync(failed, { force: true });
+    } catch {
+      // indexFailure reads an unreadable record as none
+    }
   }
 }
 
