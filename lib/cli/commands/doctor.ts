@@ -94,7 +94,8 @@ function failureHint(failure: IndexFailure, dataDir: string): string {
  * whole in complete packing groups (`packing`: what the pass did, or the pid of a background packer
  * doing it), then folds the entries a local sync left for the history index to fold later
  * (`index_pending` lists them — not a problem: the next reader folds them — and `index_folded` says
- * how many --repair folded). Blobs a deleted agent left (its delete was interrupted after its row went) are
+ * how many --repair folded; `index_failure`, a problem: the entry a background catch-up failed to fold, why and
+ * when — a full disk — with what to run once space is freed). Blobs a deleted agent left (its delete was interrupted after its row went) are
  * `leftovers`, never re-ingested; `--repair` removes them (`removed`), finishing the deletion the agent's owner
  * asked for — the only blobs doctor removes. Nothing else is ever deleted: a missing or damaged blob comes back only
  * from a backup (bucket versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
