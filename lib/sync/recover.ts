@@ -59,11 +59,15 @@ export function rebaseCommand(args: { runtime: string; workspace: string; runtim
   return `lineage sync --rebase -r ${args.runtime} -w ${args.workspace}${alias} ${args.target.flags}`;
 }
 
-/** The local base is behind the target, and the entries after it are not this machine's upload. */
+/**
+ * The target refused this machine's delta on its base: the local base is behind the target and the
+ * entries after it are not this machine's upload, or the target is behind this machine's base.
+ */
 export function foreignHistoryError(args: {
   agentId: string; local: number; latest: number | null; command: string; target: SyncTarget; sent: SentUpload | null; baseSequence: number;
 }): SyncError {
   if (args.latest === args.local) return supersededBaseError(args);
+  if (args.latest !== null && args.latest < args.local) return targetBehindError({ ...args, latest: args.latest });
   const at = args.latest === null ? 'has moved on' : `is at sequence ${args.latest}`;
   const why = args.sent?.base_sequence === args.baseSequence
     ? `its entry after ${args.local} is not the upload this machine sent (sha256 ${args.sent.sha256.slice(0, 12)}…)`
@@ -72,6 +76,23 @@ export function foreignHistoryError(args: {
     'sync_upload_failed',
     `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} ${at}, and ${why}: another machine synced this agent, or this machine's state was put back from an older copy`,
     `run \`${args.command}\` to take the latest sequence as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it`,
+  );
+}
+
+/**
+ * The target's latest sequence is below this machine's base: the entries this machine synced after it
+ * are no longer there (a data directory or database restored from a backup taken before them, or the
+ * agent deleted and synced again). No other machine's upload explains that; the delta was refused and
+ * nothing here changed. A rebase takes the target's latest as the base, and the next sync uploads the
+ * workspace's difference from it, which holds what those lost entries brought.
+ */
+function targetBehindError(args: { agentId: string; local: number; latest: number; command: string; target: SyncTarget }): SyncError {
+  return new SyncError(
+    'sync_upload_failed',
+    `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} is at sequence ${args.latest}, behind it: `
+    + `the entries after ${args.latest} that this machine synced are not there (its storage restored from a backup taken before them, or the agent deleted there and synced again from elsewhere); nothing was uploaded or changed here`,
+    `run \`${args.command}\` to take sequence ${args.latest} as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it, `
+    + `as one delta (what those entries held comes back at the head; their separate versions do not)`,
   );
 }
 

@@ -312,6 +312,52 @@ describe('lineage backup of a data directory a `lineage sync` loop keeps writing
   }, 240_000);
 });
 
+describe('a data directory put back from a backup taken before a client\'s last sync', () => {
+  it('the client\'s next sync that uploads is refused saying the storage is behind it, nothing stored; `sync --rebase` and a sync bring the workspace back at the head', async () => {
+    const sb = await makeSandbox('lineage-backup-behind-');
+    roots.push(sb.root);
+    const env = { ALF_HOME: sb.alfHome };
+    const args = ['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir];
+    const facts: string[] = [];
+    const addFact = async (fact: string) => {
+      facts.push(fact);
+      await sb.write('MEMORY.md', `# M\n\n${facts.map((f, i) => `## Fact ${i}\n${f}\n`).join('\n')}`);
+    };
+    await addFact('The gateway is 10.20.0.5.');
+    expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 0 });
+    await addFact('The backup host is called heron.');
+    const one = await runCli(args, env);
+    expect(one.json, one.stderr).toMatchObject({ ok: true, sequence: 1 });
+    const agent = (one.json.agent as { alf_agent_id: string }).alf_agent_id;
+    const out = path.join(sb.root, 'backup');
+    const backup = await runCli(['backup', '--data', sb.dataDir, '--out', out]);
+    expect(backup.json, backup.stderr).toMatchObject({ ok: true, sequence_by_agent: { [agent]: 1 } });
+    for (const [n, fact] of ['The printer is marmalade-falcon.', 'Standup moved to 09:30.'].entries()) {
+      await addFact(fact);
+      expect((await runCli(args, env)).json).toMatchObject({ ok: true, sequence: 2 + n });
+    }
+    // The operator puts the backup back into place (README, "Backups"): the ledger ends at 1.
+    fs.rmSync(sb.dataDir, { recursive: true });
+    fs.cpSync(out, sb.dataDir, { recursive: true });
+    const restored = ledgerRows(sb.dataDir);
+    await addFact('Written after the restore: ocelot-ninety.');
+    const refused = await runCli(args, env);
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, code: 'sync_upload_failed' });
+    expect(refused.json.error).toMatch(new RegExp(`^Sequence conflict: this machine's state for agent ${agent} is at sequence 3, but .* is at sequence 1, behind it: the entries after 1 that this machine synced are not there \\(its storage restored from a backup taken before them`));
+    expect(refused.json.error).not.toMatch(/another machine synced/);
+    expect(refused.json.hint).toContain(`lineage sync --rebase -r openclaw -w ${sb.workspace} --data ${sb.dataDir}`);
+    expect(ledgerRows(sb.dataDir)).toEqual(restored);
+    const rebased = await runCli(['sync', '--rebase', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], env);
+    expect(rebased.json, rebased.stderr).toMatchObject({ ok: true, rebased: true, sequence: 1, previous_sequence: 3 });
+    const after = await runCli(args, env);
+    expect(after.json, after.stderr).toMatchObject({ ok: true, sequence: 2, delta: true, changes: { creates: 3, updates: 0, deletes: 0 } });
+    const head = await runCli(['restore', '--agent', agent, '--out', path.join(sb.root, 'head'), '--data', sb.dataDir], env);
+    expect(head.json, head.stderr).toMatchObject({ ok: true, sequence: 2 });
+    expect(await readTree(path.join(sb.root, 'head'))).toEqual(await readTree(sb.workspace));
+  }, 120_000);
+});
+
 describe('lineage backup of a database this version has not migrated', () => {
   it('copies it as it is and leaves the source unmigrated; the copy is migrated when it is opened as a data directory', async () => {
     const { root, dataDir, server } = await servedDataDir(2);
