@@ -95,7 +95,7 @@ async function mapped<T>(asked: Asked, failed: FailedCode, fn: () => Promise<T>)
       throw new SyncError('server_unreachable', `cannot reach the server: ${BAD_PORT}`, 'the server\'s operator must set its public URL (LINEAGE_PUBLIC_URL or --public-url) to an address on another port');
     }
     if (unreachable !== null) {
-      throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, 'check --server: is the service running, at that address and port, and reachable from here?', UNREACHABLE_RETRY_SECONDS);
+      throw new SyncError('server_unreachable', `cannot reach the server: ${unreachable}`, unreachableHint(asked), UNREACHABLE_RETRY_SECONDS);
     }
     if (error instanceof AgentIdTakenError) {
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
@@ -203,6 +203,19 @@ function busyHint(failed: FailedCode, retryAfterSeconds: number): string {
   if (failed === 'restore_incomplete') return `the server is busy and nothing was written here: run the same restore again ${when}`;
   if (failed === 'registration_failed') return `the server is busy: run the same sync again ${when}`;
   return `the server is busy: run the same sync again ${when}; this machine's state is as it was, and an upload the server did keep is recognised at the next sync, not sent twice`;
+}
+
+/**
+ * What to do when the server could not be reached, or the connection broke (a server killed or
+ * restarted mid-request). A `lineage sync` (any request of it: its first may be the restore plan
+ * its state is checked against) is told that running it again is safe: its state is written only
+ * once an upload is accepted, and an upload the server kept is adopted at the next sync, not sent
+ * twice. A `watch` tries again by itself.
+ */
+function unreachableHint(asked: Asked): string {
+  const check = 'check --server: is the service running, at that address and port, and reachable from here?';
+  if (asked.command !== 'lineage sync') return check;
+  return `${check} Then run the same sync again: this machine's state is as it was, and an upload the server kept before the connection broke is recognised at that sync, not sent twice`;
 }
 
 /**

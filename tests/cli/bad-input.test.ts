@@ -236,6 +236,9 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       expect(run.json).toMatchObject({ ok: false, code: 'server_unreachable', error: expect.stringContaining('ECONNREFUSED'), hint: expect.stringContaining('--server') });
       expect(run.stderr).not.toMatch(/^\s+at /m);
     }
+    // A sync's user is told that running it again is safe (a server killed mid-upload breaks the connection the same way).
+    expect(runs[0]!.json.hint).toMatch(/Then run the same sync again: this machine's state is as it was, and an upload the server kept before the connection broke is recognised at that sync, not sent twice$/);
+    expect(runs[1]!.json.hint).not.toMatch(/sync again/);
     // A well-formed database URL of a server that is down stays storage_unavailable (not a usage mistake).
     const down = await runCli(['keys', 'list', '--database-url', `postgres://lineage@127.0.0.1:${port}/db`, '--blob-url', 's3://bucket'], env, tmp);
     expect(problem(down, 'storage_unavailable', 'ECONNREFUSED')).toBeNull();
