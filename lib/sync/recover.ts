@@ -92,7 +92,8 @@ function targetBehindError(args: { agentId: string; local: number; latest: numbe
     `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} is at sequence ${args.latest}, behind it: `
     + `the entries after ${args.latest} that this machine synced are not there (its storage restored from a backup taken before them, or the agent deleted there and synced again from elsewhere); nothing was uploaded or changed here`,
     `run \`${args.command}\` to take sequence ${args.latest} as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it, `
-    + `as one delta (what those entries held comes back at the head; their separate versions do not)`,
+    + `as one delta (what those entries held comes back at the head; their separate versions do not). Where the storage's blobs outlived its database (a database restored older than its bucket), `
+    + `\`lineage doctor --repair\` there brings those entries back whole: ask its operator first, then a plain \`lineage sync\` goes on`,
   );
 }
 

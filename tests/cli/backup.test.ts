@@ -347,6 +347,7 @@ describe('a data directory put back from a backup taken before a client\'s last 
     expect(refused.json.error).toMatch(new RegExp(`^Sequence conflict: this machine's state for agent ${agent} is at sequence 3, but .* is at sequence 1, behind it: the entries after 1 that this machine synced are not there \\(its storage restored from a backup taken before them`));
     expect(refused.json.error).not.toMatch(/another machine synced/);
     expect(refused.json.hint).toContain(`lineage sync --rebase -r openclaw -w ${sb.workspace} --data ${sb.dataDir}`);
+    expect(refused.json.hint).toMatch(/`lineage doctor --repair` there brings those entries back whole: ask its operator first, then a plain `lineage sync` goes on$/);
     expect(ledgerRows(sb.dataDir)).toEqual(restored);
     const rebased = await runCli(['sync', '--rebase', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], env);
     expect(rebased.json, rebased.stderr).toMatchObject({ ok: true, rebased: true, sequence: 1, previous_sequence: 3 });
