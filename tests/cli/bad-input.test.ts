@@ -276,6 +276,9 @@ describe('lineage CLI: bad input is refused at the option, in words, and changes
       [['search', 'soul', '--agent', OTHER_AGENT, '--data', knownData], 'agent_not_found', OTHER_AGENT],
       [['keys', 'revoke', 'no-such-key', '--data', knownData], 'key_not_found', 'no API key with id no-such-key: none was issued with that id here, or it was revoked already'],
     ])).toEqual([]);
+    // Where to look for the id: a server serving the protocol only (`--no-ui`) has no /api/agents, and another tenant's agent is not found.
+    const unknown = await runCli(['restore', '--agent', OTHER_AGENT, '--out', path.join(tmp, 'restore-unknown'), '--data', knownData], env, tmp);
+    expect(unknown.json.hint).toMatch(/^check the agent id \(the dashboard lists them; so does a server's `GET \/v1\/agents` with the key, even one serving the protocol only: the agents that key sees, another tenant's being not found\)/);
     const compact = await runCli(['state', 'compact', '--agent', OTHER_AGENT], env, tmp);
     expect(compact.json).toMatchObject({ ok: true, agent_id: OTHER_AGENT, compacted: false, sequence: null });
     expect(files()).toEqual(before);

@@ -58,7 +58,7 @@ async function checkRestorable(target: SyncTarget, agentId: string, atSequence: 
     } catch (error) {
       // The ledger's refusal names the agent only (the HTTP target's 404 too): say where to look.
       if (error instanceof SyncError && error.code === 'agent_not_found' && !error.hint) {
-        throw new SyncError(error.code, error.message, 'check the agent id (the dashboard and GET /api/agents list them) and where it was synced to: --data DIR, or --server URL --key KEY');
+        throw new SyncError(error.code, error.message, 'check the agent id (the dashboard lists them; so does a server\'s `GET /v1/agents` with the key, even one serving the protocol only: the agents that key sees, another tenant\'s being not found) and where it was synced to: --data DIR, or --server URL --key KEY');
       }
       throw error;
     }
