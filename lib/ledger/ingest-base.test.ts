@@ -8,7 +8,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { supersedeArchives } from './testing/superseded-archives';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
-import { compareTimes } from './ingest-base';
+import { randomBytes } from 'node:crypto';
+import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
+import { compareTimes, snapshotCreatedAt } from './ingest-base';
 import { isLedgerError, listEntries, registerAgent, type Ledger } from './index';
 import type { EntryIndexer } from './ingest';
 
@@ -24,6 +26,18 @@ describe('compareTimes', () => {
     // Past nine digits: what chrono keeps (nanoseconds).
     expect(compareTimes('2026-05-03T10:00:00.1234567891Z', '2026-05-03T10:00:00.123456789Z')).toBe(0);
     expect(compareTimes('yesterday', '2026-05-03T10:00:00Z')).toBeNull();
+  });
+});
+
+describe('snapshotCreatedAt', () => {
+  it('reads the manifest only: a snapshot whose other members would not inflate still gives its created_at', async () => {
+    const { snapshot: make } = supersedeArchives(AGENT);
+    const bytes = Buffer.from(await make('2026-05-03T10:00:00.123456789+02:00', `# A\n${randomBytes(64 * 1024).toString('base64')}\n`));
+    // The raw file's data, past its local header (its name's first place in the archive).
+    const at = bytes.indexOf('raw/openclaw/MEMORY.md') + 'raw/openclaw/MEMORY.md'.length + 4096;
+    bytes[at] = bytes[at]! ^ 0xff;
+    await expect(readZip(bytes, resolveLimits())).rejects.toThrow(/MEMORY\.md/);
+    expect(await snapshotCreatedAt(bytes)).toBe('2026-05-03T10:00:00.123456789+02:00');
   });
 });
 

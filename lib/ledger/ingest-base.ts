@@ -21,7 +21,7 @@
  */
 import { parseRfc3339 } from '@/lib/core/archive/partitions';
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
-import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
+import { readZipMember, resolveLimits } from '@/lib/core/archive/zip-read';
 import { MANIFEST_FILE } from '@/lib/core/archive';
 import type { ArchiveLimits } from '@/lib/core/archive/types';
 import { LedgerError } from './errors';
@@ -51,11 +51,11 @@ export function baseTimestampOf(manifest: JsonObject): string | undefined {
 
 /**
  * A stored snapshot's `manifest.json` `created_at`, or null (its ingest checked it: a time). Read
- * with the ingest's limits, which took it.
+ * with the ingest's limits, which took it; only the manifest is inflated (a 50,000-record
+ * snapshot's partitions are tens of MB the check never looks at).
  */
 export async function snapshotCreatedAt(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<string | null> {
-  const { files } = await readZip(bytes, resolveLimits(limits));
-  const manifest = files.get(MANIFEST_FILE);
+  const manifest = await readZipMember(bytes, MANIFEST_FILE, resolveLimits(limits));
   if (!manifest) return null;
   const parsed: unknown = JSON.parse(Buffer.from(manifest.buffer, manifest.byteOffset, manifest.byteLength).toString('utf8'));
   const createdAt = isJsonObject(parsed as JsonValue) ? (parsed as JsonObject).created_at : undefined;

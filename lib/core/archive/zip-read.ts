@@ -42,6 +42,30 @@ export async function readZip(bytes: Uint8Array, limits: ArchiveLimits): Promise
   return contents;
 }
 
+/**
+ * One member's inflated bytes, or null when the archive has none of that name: the central
+ * directory is read up to it (names checked as `readZip` checks them) and only that member is
+ * inflated, with the same caps. For a small member of a large archive (a stored snapshot's
+ * `manifest.json`), without inflating the rest.
+ */
+export async function readZipMember(bytes: Uint8Array, member: string, limits: ArchiveLimits): Promise<Uint8Array | null> {
+  const zip = await openZip(bytes, limits);
+  const buffer = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const next = entryReader(zip);
+  const seen: ZipContents = { files: new Map(), directories: [] };
+  // Left unread past the member, as readZip leaves it at the end: the reader holds only `bytes`.
+  for (let entry = await next(); entry !== null; entry = await next()) {
+    const name = checkedName(entry, seen);
+    if (isDirectoryName(name)) {
+      seen.directories.push(name);
+      continue;
+    }
+    if (name === member) return inflateEntry(zip, buffer, entry, name, limits, { total: 0 });
+    seen.files.set(name, new Uint8Array());
+  }
+  return null;
+}
+
 /** Names of every member, checked for safety, without inflating any data. */
 export async function listZipNames(bytes: Uint8Array, limits: ArchiveLimits): Promise<string[]> {
   const zip = await openZip(bytes, limits);
