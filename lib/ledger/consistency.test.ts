@@ -8,7 +8,10 @@ import { isStopped, waitUntil } from './testing/packer-process';
 import { deltaBytes, snapshotBytes } from '@/tests/server/archives';
 import { dumpIndex, tempLedger } from '@/lib/history/testing/temp-ledger';
 import { sha256Hex } from '@/lib/core/uuid';
-import { deleteAgent, findDamagedBlobs, findUnledgeredBlobs, FsBlobStore, getAgent, openLedger, recoverUnledgered, registerAgent, type Ledger } from './index';
+import { deleteAgent, findDamagedBlobs, findUnledgeredBlobs, FsBlobStore, getAgent, listEntries, openLedger, recoverUnledgered, registerAgent, type Ledger } from './index';
+import { blobKey } from './ingest-shared';
+import { supersedeArchives } from './testing/superseded-archives';
+import { runCli } from '@/tests/cli/run-cli';
 import { findDeletedLeftovers, removeDeletedLeftovers } from './consistency';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 
@@ -255,6 +258,93 @@ describe('a deleted agent whose delete was interrupted', () => {
       expect(fs.readdirSync(path.join(t.dir, 'blobs')).filter((n) => n.startsWith(AGENT))).toEqual([]);
     } finally {
       t.cleanup();
+    }
+  });
+});
+
+describe('doctor --repair: a lost commit of a delta built on the head a snapshot replaced at its base sequence', () => {
+  const { snapshot, delta } = supersedeArchives(AGENT);
+
+  /** Snapshot 0, A's delta 1 and B's --force-first-sync at 1 (made at 2026-05-03), as committed entries. */
+  async function replacedAtOne(ledger: Ledger): Promise<void> {
+    registerAgent({ ledger, id: AGENT, name: 'two machines', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-05-01T00:00:00Z') });
+    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-01T00:00:00Z', '# A\n'), now: new Date('2026-05-01T00:00:00Z') });
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes: await delta(0, '2026-05-01T00:00:00Z', 1), now: new Date('2026-05-02T00:00:00Z') });
+  }
+
+  /** A blob stored as the ingest stores it, its entry never committed. */
+  async function lostBlob(ledger: Ledger, seq: number, kind: 'delta' | 'snapshot', bytes: Uint8Array): Promise<string> {
+    const key = blobKey(AGENT, seq, kind, sha256Hex(bytes));
+    await ledger.blobs.put(key, bytes);
+    return key;
+  }
+
+  const entries = (ledger: Ledger) => listEntries({ ledger, agentId: AGENT }).map((e) => `${e.seq}:${e.kind}`);
+
+  it('A\'s delta, older than B\'s snapshot, is not folded onto it: a finding naming the superseded base, nothing stored, its blob kept', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      await replacedAtOne(ledger);
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-03T00:00:00Z', '# B\n'), now: new Date('2026-05-03T00:00:00Z') });
+      // A's next delta, cut from its own delta 1 (its base_timestamp before B's snapshot), stored but never committed.
+      const key = await lostBlob(ledger, 2, 'delta', await delta(1, '2026-05-02T00:00:00Z', 2));
+      expect((await findUnledgeredBlobs(ledger)).map((b) => [b.sequence, b.kind, b.chains])).toEqual([[2, 'delta', true]]);
+      const recovered = await recoverUnledgered(ledger, historyIndexer);
+      expect(recovered).toEqual([{
+        agent_id: AGENT, sequence: 2, kind: 'delta', recovered: false, superseded: true,
+        error: 'it was built on the head that the full snapshot at sequence 1 replaced (a snapshot stored after its base: '
+          + 'another machine\'s lineage sync --force-first-sync): its delta-manifest.json sync.base_timestamp 2026-05-02T00:00:00Z is older than '
+          + 'that snapshot\'s manifest.json created_at 2026-05-03T00:00:00Z; re-ingested, its changes would be folded onto a snapshot '
+          + 'they were not made from, so it is not; its blob is kept. The machine that made it is told so at its next lineage sync '
+          + '(lineage sync --rebase uploads its workspace onto the head)',
+      }]);
+      expect(entries(ledger)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
+      expect(getAgent({ ledger, agentId: AGENT })).toMatchObject({ latest_sequence: 1, latest_snapshot_seq: 1 });
+      expect(await ledger.blobs.exists(key)).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('lineage doctor --repair says so, keeps the blob and is not ok; the next run says it again', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      await replacedAtOne(ledger);
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-03T00:00:00Z', '# B\n'), now: new Date('2026-05-03T00:00:00Z') });
+      const key = await lostBlob(ledger, 2, 'delta', await delta(1, '2026-05-02T00:00:00Z', 2));
+      closeDatabase(ledger.db);
+      for (let run = 0; run < 2; run++) {
+        const doctor = await runCli(['doctor', '--repair', '--data', t.dir]);
+        expect(doctor.code).toBe(1);
+        expect(doctor.stderr).toContain(`lost commit: agent ${AGENT} sequence 2 (delta) has a blob but no ledger entry`);
+        expect(doctor.stderr).toContain(`not re-ingested: agent ${AGENT} sequence 2 (delta): it was built on the head that the full snapshot at sequence 1 replaced`);
+        expect(doctor.json).toMatchObject({ ok: false, recovered: [{ agent_id: AGENT, sequence: 2, kind: 'delta', recovered: false, superseded: true }] });
+      }
+      const reopened = openLedger(t.dir);
+      t.ledger.db = reopened.db;
+      expect(entries(reopened)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
+      expect(await reopened.blobs.exists(key)).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('B\'s snapshot lost with it: the snapshot is re-ingested first, A\'s delta then refused; B\'s own next delta is re-ingested', async () => {
+    for (const next of ['A', 'B'] as const) {
+      const t = tempLedger();
+      try {
+        const { ledger } = t;
+        await replacedAtOne(ledger);
+        await lostBlob(ledger, 1, 'snapshot', await snapshot('2026-05-03T00:00:00Z', '# B\n'));
+        await lostBlob(ledger, 2, 'delta', await delta(1, next === 'A' ? '2026-05-02T00:00:00Z' : '2026-05-03T00:00:00Z', 2));
+        const recovered = await recoverUnledgered(ledger, historyIndexer);
+        expect(recovered.map((r) => [r.sequence, r.kind, r.recovered, r.superseded ?? false])).toEqual([[1, 'snapshot', true, false], [2, 'delta', next === 'B', next === 'A']]);
+        expect(entries(ledger)).toEqual(next === 'A' ? ['0:snapshot', '1:delta', '1:snapshot'] : ['0:snapshot', '1:delta', '1:snapshot', '2:delta']);
+      } finally {
+        t.cleanup();
+      }
     }
   });
 });

@@ -299,6 +299,11 @@ export interface RecoveredBlob {
   kind: EntryKind;
   recovered: boolean;
   error?: string;
+  /**
+   * A delta built on the head a full snapshot replaced at its base sequence (`base_superseded`):
+   * never folded onto that snapshot, its blob kept.
+   */
+  superseded?: true;
 }
 
 /**
@@ -346,10 +351,24 @@ export async function recoverInOrder<T extends { agent_id: string; sequence: num
       out.push({ ...base, recovered: true });
     } catch (error) {
       stopped.add(blob.agent_id);
-      out.push({ ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
+      out.push(isLedgerError(error, 'base_superseded')
+        ? { ...base, recovered: false, superseded: true, error: supersededFinding(error.details.latest, error.details.reason) }
+        : { ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
     }
   }
   return out;
+}
+
+/**
+ * What doctor says of a lost commit the ingest refused as `base_superseded` (ingest-base.ts): the
+ * ingest's own words tell the syncing machine to restore the head and sync again, which is not for
+ * whoever runs doctor.
+ */
+function supersededFinding(head: number | null | undefined, reason: string | undefined): string {
+  return `it was built on the head that the full snapshot at sequence ${head ?? '?'} replaced (a snapshot stored after its base: `
+    + `another machine's lineage sync --force-first-sync)${reason ? `: ${reason}` : ''}; re-ingested, its changes would be folded `
+    + 'onto a snapshot they were not made from, so it is not; its blob is kept. The machine that made it is told so at its next '
+    + 'lineage sync (lineage sync --rebase uploads its workspace onto the head)';
 }
 
 /**

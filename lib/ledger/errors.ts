@@ -41,6 +41,11 @@ export interface LedgerErrorDetails {
   sequence?: number;
   /** `disk_full`, `read_only`: the directory that could not be written. */
   path?: string;
+  /**
+   * `base_superseded`: how the delta was told apart from the head (its `sync.base_timestamp` against
+   * the snapshot's `created_at`, or that snapshot stored while it was ingested).
+   */
+  reason?: string;
 }
 
 /** A ledger failure with a stable `code` and a message that says what was wrong. */

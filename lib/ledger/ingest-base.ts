@@ -70,7 +70,7 @@ export function supersededBase(args: { agentId: string; baseSequence: number; ma
   return new LedgerError('base_superseded',
     `the head of agent ${args.agentId} at sequence ${args.baseSequence} is a full snapshot uploaded after the base this delta was built on `
     + `(${which}); nothing was stored: take the head at sequence ${args.baseSequence} as the base (restore it) and sync again`,
-    { latest: args.baseSequence });
+    { latest: args.baseSequence, reason: which });
 }
 
 /**

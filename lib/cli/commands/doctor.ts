@@ -115,6 +115,9 @@ export function registerDoctorCommand(program: Command): void {
       for (const d of damaged) progress(`damaged: ${d.problem}`);
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
       if (lost.length > 0 && !repair) progress(repairHint);
+      for (const r of recovered) {
+        if (!r.recovered) progress(`not re-ingested: agent ${r.agent_id} sequence ${r.sequence} (${r.kind}): ${r.error ?? 'unknown error'}`);
+      }
       for (const r of removed) {
         progress(r.removed
           ? `finished an interrupted deletion: removed the blob of agent ${r.agent_id} sequence ${r.sequence} (${r.kind}), deleted at ${r.deleted_at} — its owner asked for that deletion`

@@ -10,6 +10,9 @@ import pg from 'pg';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { supersedeArchives } from '@/lib/ledger/testing/superseded-archives';
 import { isLedgerError } from '@/lib/ledger/errors';
+import { blobKey } from '@/lib/ledger/ingest-shared';
+import { sha256Hex } from '@/lib/core/uuid';
+import { recoverUnledgeredObjects } from '@/lib/storage/consistency';
 import { openStorage, storageConfigFrom } from '@/lib/storage/config';
 import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import type { LineageStorage } from '../types';
@@ -62,4 +65,22 @@ it('B\'s snapshot committed at the base sequence between A\'s checks and A\'s ap
   const entries = await storage.listEntries({ agentId: AGENT });
   expect(entries.map((e) => `${e.seq}:${e.kind}`)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
   expect((await storage.blobs.list()).sort()).toEqual(entries.map((e) => e.blob_key).sort());
+}, 120_000);
+
+it('doctor --repair on the bucket: a lost commit of A\'s delta on the head B\'s snapshot replaced is not re-ingested onto it, its object kept', async () => {
+  const agent = '7d7d7d7d-4444-4a2b-8c3d-00000000b502';
+  const archives = supersedeArchives(agent);
+  await storage.registerAgent({ id: agent, name: 'doctor', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+  await storage.ingestSnapshot({ agentId: agent, bytes: await archives.snapshot('2026-05-01T00:00:00Z', '# A\n'), now: new Date() });
+  await storage.ingestDelta({ agentId: agent, baseSequence: 0, bytes: await archives.delta(0, '2026-05-01T00:00:00Z', 1), now: new Date() });
+  await storage.ingestSnapshot({ agentId: agent, bytes: await archives.snapshot('2026-05-03T00:00:00Z', '# B\n'), now: new Date() });
+  // A's next delta, cut from its own delta 1: its object stored, its entry never committed.
+  const bytes = await archives.delta(1, '2026-05-02T00:00:00Z', 2);
+  const key = blobKey(agent, 2, 'delta', sha256Hex(bytes));
+  await storage.blobs.put(key, bytes);
+  const recovered = (await recoverUnledgeredObjects(storage)).filter((r) => r.agent_id === agent);
+  expect(recovered).toMatchObject([{ sequence: 2, kind: 'delta', recovered: false, superseded: true }]);
+  expect(recovered[0]!.error).toMatch(/^it was built on the head that the full snapshot at sequence 1 replaced .*: its delta-manifest\.json sync\.base_timestamp 2026-05-02T00:00:00Z is older than that snapshot's manifest\.json created_at 2026-05-03T00:00:00Z; .*its blob is kept/);
+  expect((await storage.listEntries({ agentId: agent })).map((e) => `${e.seq}:${e.kind}`)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
+  expect(await storage.blobs.exists(key)).toBe(true);
 }, 120_000);
