@@ -5,7 +5,11 @@
  * The table over statuses, then a real server's 413.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AlfApiError } from '@/lib/client/alf-api';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { AlfApiClient, AlfApiError } from '@/lib/client/alf-api';
+import { snapshotBytes } from '@/tests/server/archives';
 import { SERVICE_ERROR_STATUS } from '@/lib/server/errors';
 import { startTestServer, type TestServer } from '@/tests/server/harness';
 import { httpTarget, serverRefusal, type FailedCode } from './http-target';
@@ -87,12 +91,72 @@ describe('a real server\'s 413', () => {
         message: expect.stringContaining('(HTTP 413): request body exceeds 2000 bytes'),
         hint: expect.stringMatching(/larger than the server takes.*LINEAGE_MAX_UPLOAD_BYTES.*nothing was stored on the server.*run `lineage sync` again/),
       });
-      const agents = await fetch(`${t.url}/v1/agents`, { headers: { authorization: `Bearer ${t.keyA}` } }).then((r) => r.json() as Promise<{ agents: { latest_sequence: number }[] }>);
-      // Registered (the first request), nothing uploaded.
-      expect(agents.agents.map((a) => a.latest_sequence)).toEqual([0]);
-      await expect(fetch(`${t.url}/v1/agents/${(agents.agents[0] as unknown as { id: string }).id}/restore`, { headers: { authorization: `Bearer ${t.keyA}` } }).then((r) => r.status)).resolves.toBe(404);
+      // Registered by the sync's first request, then removed again when its snapshot was refused: no empty agent left.
+      expect(await listed(t, t.keyA)).toEqual([]);
+      // Smaller, the next sync is a first sync as if the refused one had never run.
+      await sb.write('MEMORY.md', '# M\n\n## Fact 1\nSmall.\n');
+      expect(await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock: steppingClock() })).toMatchObject({ ok: true, sequence: 0, delta: false });
+      expect(await listed(t, t.keyA)).toEqual([[readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim(), 0]]);
     } finally {
       await sb.cleanup();
     }
   });
+
+  it('the agent this sync registered is removed only while it has nothing: a snapshot stored meanwhile keeps it', async () => {
+    const agent = randomUUID();
+    const target = httpTarget({ baseUrl: t.url, apiKey: t.keyB, command: 'lineage sync' });
+    expect(await target.ensureAgent({ id: agent, name: 'raced', runtime: 'openclaw' })).toMatchObject({ alreadyExisted: false });
+    // Another machine's first snapshot of the same agent, within the limit, stored between this sync's registration and its upload.
+    const small = await snapshotBytes(agent, { records: 1 });
+    expect(small.byteLength).toBeLessThan(2000);
+    expect((await new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB }).putSnapshot(agent, small)).sequence).toBe(0);
+    await expect(target.putSnapshot(agent, new Uint8Array(5000))).rejects.toMatchObject({ code: 'sync_upload_failed', message: expect.stringContaining('HTTP 413') });
+    expect(await listed(t, t.keyB)).toEqual([[agent, 0]]);
+    expect((await new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB }).restore(agent)).snapshot?.sequence).toBe(0);
+  });
+
+  it('an agent that was registered before this sync (an earlier sync killed before its upload) is not removed', async () => {
+    const agent = randomUUID();
+    await new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB }).register({ id: agent, name: 'earlier', source_runtime: 'openclaw' });
+    const target = httpTarget({ baseUrl: t.url, apiKey: t.keyB, command: 'lineage sync' });
+    expect(await target.ensureAgent({ id: agent, name: 'earlier', runtime: 'openclaw' })).toEqual({ alreadyExisted: true, latestSequence: null });
+    await expect(target.putSnapshot(agent, new Uint8Array(5000))).rejects.toMatchObject({ message: expect.stringContaining('HTTP 413') });
+    expect((await listed(t, t.keyB)).map(([id]) => id)).toContain(agent);
+  });
 });
+
+describe('a first snapshot over the server\'s archive reader limits, and over its limit on a signed upload (the presigned flow)', () => {
+  const servers: TestServer[] = [];
+  afterAll(async () => {
+    for (const s of servers) await s.close();
+  });
+
+  it.each([
+    ['its archive reader\'s limits', { archive: { maxTotalUncompressedBytes: 4000 } }, 4000, /^upload snapshot failed \(HTTP 413\): invalid archive: archive inflates to more than the total limit of 4000 bytes/],
+    ['its LINEAGE_MAX_UPLOAD_BYTES, the snapshot past 6,000,000 bytes', { maxUploadBytes: 1_000_000 }, 0, /^presigned upload failed \(HTTP 413\).*request body exceeds 1000000 bytes/],
+  ] as const)('%s: refused, no agent left; the server takes the next, smaller one', async (_what, limits, fill, said) => {
+    const t = await startTestServer(limits);
+    servers.push(t);
+    const sb = await makeSandbox('lineage-limits-');
+    try {
+      // Past the limit: 5 KB of text; or a snapshot larger than the direct upload takes (random text does not compress).
+      const body = fill > 0 ? 'x'.repeat(fill + 1000) : randomBytes(4_600_000).toString('base64');
+      await sb.write('MEMORY.md', `# M\n\n## Fact 1\n${body}\n`);
+      const target = httpTarget({ baseUrl: t.url, apiKey: t.keyA, command: 'lineage sync' });
+      const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock: steppingClock() });
+      const error = await sync().then(() => null, (e: unknown) => e);
+      expect(error).toMatchObject({ code: 'sync_upload_failed', message: expect.stringMatching(said) });
+      expect(await listed(t, t.keyA)).toEqual([]);
+      await sb.write('MEMORY.md', '# M\n\n## Fact 1\nSmall.\n');
+      expect(await sync()).toMatchObject({ ok: true, sequence: 0, delta: false });
+      expect(await listed(t, t.keyA)).toHaveLength(1);
+    } finally {
+      await sb.cleanup();
+    }
+  }, 120_000);
+});
+
+/** The agents the server lists for `key`: [id, latest_sequence]. */
+async function listed(t: TestServer, key: string): Promise<[string, number][]> {
+  return (await new AlfApiClient({ baseUrl: t.url, apiKey: key }).listAgents()).map((a) => [a.id, a.latest_sequence]);
+}

@@ -14,6 +14,8 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
   const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
   const asked: Asked = { command: args.command ?? null, server: args.baseUrl };
   const mapErrors = <T>(failed: FailedCode, fn: () => Promise<T>): Promise<T> => mapped(asked, failed, fn);
+  // Agents this target registered (the server answered 201) whose first snapshot it has not uploaded yet.
+  const registeredHere = new Set<string>();
   return {
     label: args.baseUrl,
     identity: serverIdentity(args.baseUrl, args.apiKey),
@@ -21,6 +23,7 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
     ensureAgent: (agent) =>
       mapErrors('registration_failed', async () => {
         const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
+        if (!alreadyExisted) registeredHere.add(agent.id);
         // AgentInfo says 0 before the first upload too (CONTRACT §1.2): an agent registered by a
         // first sync killed before its upload has no history to guard.
         if (alreadyExisted && info.latest_sequence === 0 && !(await client.restore(agent.id).then(() => true, (error: unknown) => {
@@ -31,7 +34,17 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
         }
         return { alreadyExisted, latestSequence: info.latest_sequence };
       }),
-    putSnapshot: (agentId, bytes) => mapErrors('sync_upload_failed', async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
+    putSnapshot: (agentId, bytes) => mapErrors('sync_upload_failed', async () => {
+      const registered = registeredHere.delete(agentId);
+      try {
+        return { sequence: (await client.putSnapshot(agentId, bytes)).sequence };
+      } catch (error) {
+        // The protocol registers an agent before its first snapshot (CONTRACT §1.2): refused, that
+        // snapshot would leave an empty agent on the server's list and its dashboard.
+        if (registered && refusedWhole(error)) await forgetEmptyAgent(client, agentId);
+        throw error;
+      }
+    }),
     pushDelta: (agentId, baseSequence, bytes) =>
       mapErrors('sync_upload_failed', async () => {
         try {
@@ -69,6 +82,32 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
         return { sequence: link.sequence, kind: link.kind, bytes: download, sha256: async () => sha256Hex(await download()) };
       }),
   };
+}
+
+/**
+ * A server's answer that an upload was not taken, the request over: a refusal (4xx), a read-only or
+ * unavailable storage (503), a full disk (507). Not a proxy's 502 or 504, nor a lost connection: the
+ * server may still be ingesting what was sent.
+ */
+function refusedWhole(error: unknown): boolean {
+  return error instanceof AlfApiError && ((error.status >= 400 && error.status < 500) || error.status === 503 || error.status === 507);
+}
+
+/**
+ * Undoes this sync's registration of `agentId` after its first snapshot was refused (`refusedWhole`),
+ * if the agent still has nothing: AgentInfo says `latest_sequence` 0 before a first upload too, so the
+ * restore plan is asked (404: no snapshot). An agent with an entry — another machine's snapshot stored
+ * meanwhile — is never deleted. A failure here leaves the empty agent, which the next first sync takes
+ * as its own (`ensureAgent`); the sync's error is the refusal's either way.
+ */
+async function forgetEmptyAgent(client: AlfApiClient, agentId: string): Promise<void> {
+  try {
+    if ((await client.getAgent(agentId)).latest_sequence !== 0) return;
+    const empty = await client.restore(agentId).then(() => false, (error: unknown) => error instanceof AlfApiError && error.status === 404);
+    if (empty) await client.deleteAgent(agentId);
+  } catch {
+    // Kept, empty: see above.
+  }
 }
 
 /**
