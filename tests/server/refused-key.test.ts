@@ -5,6 +5,7 @@
  * request's own name (`restore: authentication failed`, `upload delta: …`). With what to do: the key is wrong or
  * revoked, `lineage keys create` or the server's operator. Against a real server; the CLI as a user runs it.
  */
+import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -123,4 +124,38 @@ describe('a refused key names what the user ran', () => {
     const restore = await runCli(['restore', '--agent', id, '--out', path.join(sb.root, 'cli-out'), '--server', t.url, '--key', issued.key], env);
     expect(restore.json).toMatchObject({ ok: false, ...refused('lineage restore', 'error') });
   });
+
+  it('a lineage sync a running lineage watch runs for it says lineage sync, not lineage watch', async () => {
+    const db = embeddedLedger(t.server.service.storage).db;
+    const issued = createApiKey({ db, name: 'watched', now: new Date() });
+    const env = { ALF_HOME: path.join(sb.root, 'watch-home') };
+    const ws = path.join(sb.root, 'watch-ws');
+    await fs.mkdir(ws, { recursive: true });
+    await fs.writeFile(path.join(ws, 'MEMORY.md'), '# M\n\n## Port\nThe port is 8080.\n');
+    const target = ['-w', ws, '--server', t.url, '--key', issued.key];
+    const watch = spawn(process.execPath, [path.resolve(__dirname, '../../bin/lineage.cjs'), 'watch', '--on-demand', ...target], { env: { ...process.env, ...env } });
+    let watchErr = '';
+    const ready = new Promise<void>((resolve, reject) => {
+      watch.stderr.on('data', (d: Buffer) => {
+        watchErr += d.toString();
+        if (watchErr.includes('serving lineage sync on')) resolve();
+      });
+      watch.on('close', () => reject(new Error(`the watch ended:\n${watchErr}`)));
+    });
+    try {
+      await ready;
+      const synced = await runCli(['sync', ...target], env);
+      expect(synced.json).toMatchObject({ ok: true, sequence: 0 });
+      expect(revokeApiKey({ db, id: issued.id })).toBe(true);
+      await fs.writeFile(path.join(ws, 'MEMORY.md'), '# M\n\n## Port\nThe port is 8081.\n');
+      const sync = await runCli(['sync', ...target], env);
+      // Both ran in the watch.
+      expect(watchErr.split('ran a lineage sync for another process').length - 1).toBe(2);
+      expect(sync.code).toBe(1);
+      expect(sync.json).toMatchObject({ ok: false, ...refused('lineage sync', 'error') });
+      expect(`${sync.stderr} ${String(sync.json.hint)}`).not.toContain('lineage watch');
+    } finally {
+      watch.kill('SIGTERM');
+    }
+  }, 120_000);
 });

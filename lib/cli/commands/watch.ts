@@ -93,6 +93,9 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     for (const start of detached.splice(0)) start();
   };
   const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) }, 'lineage watch');
+  // A `lineage sync` run here for another process names what that process ran when the server refuses
+  // its key (httpTarget's command): over HTTP a target of its own, the same server and key.
+  const servedTarget: ResolvedTarget = flags.server ? await resolveTarget(flags, process.env, {}, 'lineage sync') : target;
   // An OpenClaw workspace's changed files are keyed as their change events come (keys-ahead.ts).
   const keysAhead = runtime === 'openclaw' ? new KeysAhead(workspace, alfHome, (n) => progress(`keyed ${n} changed file${n === 1 ? '' : 's'} ahead of the next sync`)) : null;
 
@@ -101,14 +104,14 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   let dirty = false;
   let changedDuring = false;
   let running = false;
-  const runSync = (stderr: (text: string) => void): Promise<CommandOutput> => {
+  const runSync = (stderr: (text: string) => void, syncTarget: ResolvedTarget = target): Promise<CommandOutput> => {
     const ran = queue.then(async (): Promise<CommandOutput> => {
       dirty = false;
       changedDuring = false;
       running = true;
       try {
         const sync = () => syncWorkspace({
-          runtime, workspace, runtimeAgent, target, alfHome, clock: systemClock,
+          runtime, workspace, runtimeAgent, target: syncTarget, alfHome, clock: systemClock,
           log: (line) => stderr(`${line}\n`), keysAhead: keysAhead ?? undefined,
         });
         const output = await (keysAhead ? keysAhead.during(sync) : sync());
@@ -170,7 +173,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
 
   const listening = await listenResident({
-    runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: runSync,
+    runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: (stderr) => runSync(stderr, servedTarget),
     stale: () => progress('declined a lineage sync of this workspace run by other sources (the package changed since this watch started): restart the watch to serve it'),
     served: (output) => {
       clearTimeout(retryTimer);
