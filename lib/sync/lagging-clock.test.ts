@@ -17,6 +17,7 @@ import { restoreAgent, syncedAtOnto } from './restore';
 import { readClientState } from './state';
 import { syncWorkspace } from './sync';
 import type { SyncTarget } from './target';
+import { replacedByB } from './testing/two-machines';
 import { makeSandbox, readTree, steppingClock } from './testing/workspace';
 
 const SETUPS: [string, (dataDir: string) => Promise<{ target: SyncTarget; close(): Promise<void> }>][] = [
@@ -39,21 +40,8 @@ describe.each(SETUPS)('a clock behind the head snapshot\'s maker: %s', (_name, m
         const { target } = setup;
         const clockA = steppingClock();
         const clockB = steppingClock(AHEAD);
-        const wsA = sb.workspace;
-        const homeA = path.join(sb.root, 'home-a');
-        const wsB = path.join(sb.root, 'ws-b');
-        const syncA = () => syncWorkspace({ runtime: 'openclaw', workspace: wsA, target, alfHome: homeA, clock: clockA });
-
-        await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n');
-        const agentId = (await syncA()).agent.alf_agent_id;
-        await fs.cp(wsA, wsB, { recursive: true });
-        await fs.rm(path.join(wsB, '.alf-synced.json'), { force: true });
-        await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n\n## Alpha\nalpha fact from A\n');
-        expect(await syncA()).toMatchObject({ sequence: 1, delta: true });
         // B, its clock a day ahead, replaces the head at 1 with its own snapshot.
-        await fs.writeFile(path.join(wsB, 'MEMORY.md'), '# M\n\n## Base\nshared start\n\n## Bravo\nbravo fact from B\n');
-        expect(await syncWorkspace({ runtime: 'openclaw', workspace: wsB, target, alfHome: path.join(sb.root, 'home-b'), clock: clockB, forceFirstSync: true }))
-          .toMatchObject({ sequence: 1, delta: false });
+        const { agentId, wsA, homeA } = await replacedByB({ sb, target, clockA, clockB });
         const head = await target.latestEntry(agentId);
         expect(head).toMatchObject({ sequence: 1, kind: 'snapshot' });
         const createdAt = (await readSnapshot(await head!.bytes())).manifest.created_at;

@@ -26,8 +26,8 @@ import { localTarget } from '@/lib/sync/local-target';
 import { rebaseWorkspace } from '@/lib/sync/rebase';
 import { restoreAgent } from '@/lib/sync/restore';
 import { storageTarget } from '@/lib/sync/storage-target';
-import { syncWorkspace } from '@/lib/sync/sync';
 import type { SyncTarget } from '@/lib/sync/target';
+import { B_MEMORY, replacedByB } from '@/lib/sync/testing/two-machines';
 import { makeSandbox, readTree, steppingClock } from '@/lib/sync/testing/workspace';
 import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { record } from './archives';
@@ -94,22 +94,7 @@ describe.each(SETUPS)('two machines, one agent: %s', (_name, make) => {
       const { target } = setup;
       // One clock for both machines (their clocks agree), a minute per reading.
       const clock = steppingClock();
-      const wsA = sb.workspace;
-      const homeA = path.join(sb.root, 'home-a');
-      const wsB = path.join(sb.root, 'ws-b');
-      const homeB = path.join(sb.root, 'home-b');
-      const syncA = () => syncWorkspace({ runtime: 'openclaw', workspace: wsA, target, alfHome: homeA, clock });
-      const syncB = (forceFirstSync = false) => syncWorkspace({ runtime: 'openclaw', workspace: wsB, target, alfHome: homeB, clock, forceFirstSync });
-
-      await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n');
-      const agentId = (await syncA()).agent.alf_agent_id;
-      // Machine B: the same workspace (its .alf-agent-id too), no sync state.
-      await fs.cp(wsA, wsB, { recursive: true });
-      await fs.rm(path.join(wsB, '.alf-synced.json'), { force: true });
-      await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n\n## Alpha\nalpha fact from A\n');
-      expect(await syncA()).toMatchObject({ sequence: 1, delta: true });
-      await fs.writeFile(path.join(wsB, 'MEMORY.md'), '# M\n\n## Base\nshared start\n\n## Bravo\nbravo fact from B\n');
-      expect(await syncB(true)).toMatchObject({ sequence: 1, delta: false });
+      const { agentId, wsA, homeA, wsB, syncA, syncB } = await replacedByB({ sb, target, clockA: clock, clockB: clock });
 
       // A's next edit: its delta on its own base at 1 is refused.
       await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n\n## Alpha\nalpha fact from A\n\n## Alpha2\nsecond alpha\n');
@@ -125,7 +110,7 @@ describe.each(SETUPS)('two machines, one agent: %s', (_name, make) => {
       const s = await storage();
       expect((await s.listEntries({ agentId })).map((e) => `${e.seq}:${e.kind}`)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
       // The head is B's snapshot, whole: its records, its file, its restore.
-      const bMemory = '# M\n\n## Base\nshared start\n\n## Bravo\nbravo fact from B\n';
+      const bMemory = B_MEMORY;
       expect(Buffer.from((await s.getWorkspaceFile({ agentId, seq: 1, path: 'MEMORY.md' }))!).toString()).toBe(bMemory);
       expect((await s.search({ q: 'second alpha', agentId })).total).toBe(0);
 
