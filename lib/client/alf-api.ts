@@ -69,9 +69,13 @@ export class AlfApiClient {
     return body.agents;
   }
 
-  /** DELETE /agents/{id}. */
-  async deleteAgent(agentId: string): Promise<DeleteResult> {
-    return this.expectJson('delete agent', await this.call(this.agentPath(agentId), { method: 'DELETE' }), 200);
+  /**
+   * DELETE /agents/{id}. `ifEmpty`: `?if_empty=true` (our server's: refused with a 409 when the agent
+   * holds an entry by the time the delete runs; a server that does not know it deletes anyway).
+   */
+  async deleteAgent(agentId: string, options: { ifEmpty?: boolean } = {}): Promise<DeleteResult> {
+    const path = options.ifEmpty ? `${this.agentPath(agentId)}?if_empty=true` : this.agentPath(agentId);
+    return this.expectJson('delete agent', await this.call(path, { method: 'DELETE' }), 200);
   }
 
   /** Uploads a full `.alf`: direct PUT up to 6,000,000 bytes, the presigned flow above. */

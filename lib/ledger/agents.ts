@@ -114,7 +114,7 @@ export function listAgents(params: { ledger: Ledger; tenantId?: TenantScope }): 
  * finishes their removal), never entries without blobs, nor blobs taken for lost uploads. Raw objects
  * no other agent references are dropped. Returns how many blobs were removed.
  */
-export async function deleteAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope; now?: Date }): Promise<{ deleted: true; objects_removed: number }> {
+export async function deleteAgent(params: { ledger: Ledger; agentId: string; tenantId?: TenantScope; now?: Date; onlyIfEmpty?: boolean }): Promise<{ deleted: true; objects_removed: number }> {
   const agent = requireAgent(params);
   const { db, sqlite } = params.ledger.db;
   const deletedAt = (params.now ?? new Date()).toISOString();
@@ -122,6 +122,7 @@ export async function deleteAgent(params: { ledger: Ledger; agentId: string; ten
     // Inside the write transaction: an entry appended meanwhile is cascaded, so its blob is recorded and removed too.
     const found = db.select({ blob_key: ledger_entries.blob_key }).from(ledger_entries)
       .where(eq(ledger_entries.agent_id, agent.id)).all().map((r) => r.blob_key);
+    if (params.onlyIfEmpty && found.length > 0) throw notEmpty(agent.id, found.length);
     const shas = db.selectDistinct({ sha256: raw_file_versions.sha256 }).from(raw_file_versions)
       .where(eq(raw_file_versions.agent_id, agent.id)).all();
     recordDeletion(sqlite, agent, deletedAt, found);
@@ -145,6 +146,16 @@ export async function deleteAgent(params: { ledger: Ledger; agentId: string; ten
     return { deleted: true, objects_removed: unique.length - left };
   }
   return { deleted: true, objects_removed: unique.length };
+}
+
+/**
+ * The refusal of a delete asked only for an empty agent (`DELETE /agents/{id}?if_empty=true`: a first
+ * sync undoing the registration its refused snapshot left) when the agent holds entries by the time
+ * the delete runs — another machine's first snapshot stored between that client's look and its delete.
+ * Nothing was deleted. Both backends.
+ */
+export function notEmpty(agentId: string, entries: number): LedgerError {
+  return new LedgerError('agent_not_empty', `agent ${agentId} holds ${entries} ledger entr${entries === 1 ? 'y' : 'ies'}: it was asked to be deleted only if empty, and nothing was deleted`);
 }
 
 /**

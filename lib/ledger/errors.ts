@@ -3,6 +3,11 @@ export type LedgerErrorCode =
   | 'stale_sequence'
   | 'agent_not_found'
   | 'agent_exists'
+  /**
+   * `DELETE /agents/{id}?if_empty=true` on an agent that holds entries by the time the delete runs
+   * (another machine's first snapshot stored meanwhile): 409, nothing deleted.
+   */
+  | 'agent_not_empty'
   | 'agent_mismatch'
   | 'base_mismatch'
   /**

@@ -56,6 +56,8 @@ const LEDGER_STATUS: Record<LedgerErrorCode, number> = {
   stale_sequence: 409,
   agent_not_found: 404,
   agent_exists: 409,
+  // A conditional delete (if_empty) of an agent that holds entries by then: nothing was deleted.
+  agent_not_empty: 409,
   agent_mismatch: 400,
   base_mismatch: 400,
   // A base the head replaced at its sequence (a snapshot stored there since): a stale base, CONTRACT §1.2 #6's 409.

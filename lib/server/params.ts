@@ -1,6 +1,16 @@
 import { ServiceError } from './errors';
 import { echoInput } from '@/lib/core/echo';
 
+/** A `true`/`false` query parameter (absent: false); anything else, or given twice, is a 400 naming it. */
+export function flagParam(url: URL, name: string): boolean {
+  const values = url.searchParams.getAll(name);
+  if (values.length > 1) throw new ServiceError('bad_request', `query parameter ${name} is given ${values.length} times; give it once`);
+  const text = values[0];
+  if (text === undefined || text === 'false') return false;
+  if (text === 'true') return true;
+  throw new ServiceError('bad_request', `${name} must be true or false, got "${echoInput(text)}"`);
+}
+
 /**
  * A non-negative integer query parameter; `undefined` when absent and not required.
  * Anything else (negative, fractional, huge, empty, given twice) is a 400 that names the parameter.

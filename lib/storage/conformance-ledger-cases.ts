@@ -97,6 +97,11 @@ export function runLedgerVerbCases(b: Backends): void {
     const entries = ok(await same((s) => s.listEntries({ agentId: GONE })));
     expect(entries.length).toBe(uploads.length);
     expect(await same((s) => s.deleteAgent({ agentId: GONE, tenantId: null }))).toMatchObject({ error: { code: 'agent_not_found' } });
+    // Asked only if empty (a first sync's undo): an agent holding entries is refused, nothing deleted.
+    expect(await same((s) => s.deleteAgent({ agentId: GONE, tenantId: TENANT, onlyIfEmpty: true })))
+      .toMatchObject({ error: { code: 'agent_not_empty', message: expect.stringContaining(`holds ${uploads.length} ledger entries`) } });
+    expect(ok(await same((s) => s.listEntries({ agentId: GONE })))).toEqual(entries);
+    expect(ok(await same((s) => s.listDeletedAgents())).map((d) => d.id)).not.toContain(GONE);
     expect(ok(await same((s) => s.deleteAgent({ agentId: GONE.toUpperCase(), tenantId: TENANT })))).toEqual({ deleted: true, objects_removed: uploads.length });
     expect(ok(await same((s) => s.getAgent({ agentId: GONE })))).toBeNull();
     expect(ok(await same((s) => s.listEntries({ agentId: GONE })))).toEqual([]);

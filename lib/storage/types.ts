@@ -101,7 +101,8 @@ export interface LineageStorage {
   getAgent(p: { agentId: string; tenantId?: TenantScope }): Promise<AgentRow | null>;
   listAgents(p: { tenantId?: TenantScope }): Promise<AgentRow[]>;
   /** Removes the agent, its ledger, its index rows and its blobs (pending uploads: `uploads.removeAgent`). */
-  deleteAgent(p: { agentId: string; tenantId?: TenantScope; now?: Date }): Promise<{ deleted: true; objects_removed: number }>;
+  /** `onlyIfEmpty`: refused (`agent_not_empty`, nothing deleted) when the agent holds an entry, judged inside the delete's transaction. */
+  deleteAgent(p: { agentId: string; tenantId?: TenantScope; now?: Date; onlyIfEmpty?: boolean }): Promise<{ deleted: true; objects_removed: number }>;
   /**
    * Every deleted agent (the deletion is recorded with the row's removal) and the blob keys its deletions
    * removed: what `lineage doctor` tells an interrupted delete's leftovers by, and `lineage migrate` copies.

@@ -7,6 +7,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { AlfApiClient, AlfApiError } from '@/lib/client/alf-api';
 import { snapshotBytes } from '@/tests/server/archives';
@@ -113,6 +115,64 @@ describe('a real server\'s 413', () => {
     await expect(target.putSnapshot(agent, new Uint8Array(5000))).rejects.toMatchObject({ code: 'sync_upload_failed', message: expect.stringContaining('HTTP 413') });
     expect(await listed(t, t.keyB)).toEqual([[agent, 0]]);
     expect((await new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB }).restore(agent)).snapshot?.sequence).toBe(0);
+  });
+
+  it('a snapshot stored between the undo\'s look and its delete keeps the agent: the delete is asked if_empty, judged by the server', async () => {
+    const agent = randomUUID();
+    const direct = new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB });
+    const small = await snapshotBytes(agent, { records: 1 });
+    // A proxy before the server that, when the undo's DELETE reaches it (after the client saw the agent
+    // empty), first stores another machine's first snapshot of the agent, then passes the DELETE on.
+    const seen: string[] = [];
+    const proxy = http.createServer((req, res) => {
+      void (async () => {
+        const chunks: Buffer[] = [];
+        for await (const chunk of req) chunks.push(chunk as Buffer);
+        if (req.method === 'DELETE') {
+          seen.push(req.url ?? '');
+          expect((await direct.putSnapshot(agent, small)).sequence).toBe(0);
+        }
+        const headers = Object.fromEntries(Object.entries(req.headers).filter(([name]) => name !== 'host' && name !== 'content-length')) as Record<string, string>;
+        const answer = await fetch(new URL(req.url ?? '/', t.url), {
+          method: req.method, headers, body: chunks.length > 0 ? Buffer.concat(chunks) : undefined,
+        });
+        res.writeHead(answer.status, Object.fromEntries(answer.headers));
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      })().catch((error: unknown) => res.destroy(error as Error));
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    try {
+      const target = httpTarget({ baseUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`, apiKey: t.keyB, command: 'lineage sync' });
+      expect(await target.ensureAgent({ id: agent, name: 'raced late', runtime: 'openclaw' })).toMatchObject({ alreadyExisted: false });
+      await expect(target.putSnapshot(agent, new Uint8Array(5000))).rejects.toMatchObject({ message: expect.stringContaining('HTTP 413') });
+      // The other machine's snapshot, acknowledged to it, is there: the conditional delete was refused.
+      expect(await listed(t, t.keyB)).toContainEqual([agent, 0]);
+      expect(await direct.download((await direct.restore(agent)).snapshot?.url ?? '')).toEqual(small);
+      expect(seen).toEqual([expect.stringMatching(/if_empty=true$/)]);
+    } finally {
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
+  it('DELETE ?if_empty=true: 409 agent_not_empty with an entry, nothing deleted; 200 when empty; any other value a 400', async () => {
+    const direct = new AlfApiClient({ baseUrl: t.url, apiKey: t.keyB });
+    const full = randomUUID();
+    await direct.register({ id: full, name: 'full', source_runtime: 'openclaw' });
+    await direct.putSnapshot(full, await snapshotBytes(full, { records: 1 }));
+    const answer = (agentId: string, query: string) => fetch(`${t.url}/v1/agents/${agentId}${query}`, { method: 'DELETE', headers: { authorization: `Bearer ${t.keyB}` } })
+      .then(async (r) => [r.status, await r.json()] as const);
+    expect(await answer(full, '?if_empty=true')).toEqual([409, { error: expect.stringMatching(/holds 1 ledger entry: it was asked to be deleted only if empty, and nothing was deleted/) }]);
+    expect((await direct.restore(full)).snapshot?.sequence).toBe(0);
+    for (const bad of ['?if_empty=yes', '?if_empty=true&if_empty=true', '?if_empty=']) {
+      expect(await answer(full, bad)).toEqual([400, expect.objectContaining({ error: expect.stringContaining('if_empty') })]);
+    }
+    expect(await listed(t, t.keyB)).toContainEqual([full, 0]);
+    const empty = randomUUID();
+    await direct.register({ id: empty, name: 'empty', source_runtime: 'openclaw' });
+    expect(await answer(empty, '?if_empty=true')).toEqual([200, expect.objectContaining({ deleted: true })]);
+    expect((await listed(t, t.keyB)).map(([id]) => id)).not.toContain(empty);
+    // Without it, as before: the agent and its entries go.
+    expect(await answer(full, '?if_empty=false')).toEqual([200, expect.objectContaining({ deleted: true })]);
   });
 
   it('an agent that was registered before this sync (an earlier sync killed before its upload) is not removed', async () => {

@@ -97,14 +97,16 @@ function refusedWhole(error: unknown): boolean {
  * Undoes this sync's registration of `agentId` after its first snapshot was refused (`refusedWhole`),
  * if the agent still has nothing: AgentInfo says `latest_sequence` 0 before a first upload too, so the
  * restore plan is asked (404: no snapshot). An agent with an entry — another machine's snapshot stored
- * meanwhile — is never deleted. A failure here leaves the empty agent, which the next first sync takes
+ * meanwhile — is never deleted: the delete itself is asked `if_empty`, which our server judges inside
+ * its transaction (a snapshot stored between the look above and the delete refuses it: 409, nothing
+ * deleted). The look stays for a server that does not know `if_empty`. A failure here leaves the empty agent, which the next first sync takes
  * as its own (`ensureAgent`); the sync's error is the refusal's either way.
  */
 async function forgetEmptyAgent(client: AlfApiClient, agentId: string): Promise<void> {
   try {
     if ((await client.getAgent(agentId)).latest_sequence !== 0) return;
     const empty = await client.restore(agentId).then(() => false, (error: unknown) => error instanceof AlfApiError && error.status === 404);
-    if (empty) await client.deleteAgent(agentId);
+    if (empty) await client.deleteAgent(agentId, { ifEmpty: true });
   } catch {
     // Kept, empty: see above.
   }

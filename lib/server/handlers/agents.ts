@@ -7,6 +7,7 @@ import { toAgentInfo } from '../agent-info';
 import { layerCountsOf } from '../layer-counts';
 import type { ProtocolRequest, ProtocolResponse } from '../protocol-http';
 import { echoInput } from '@/lib/core/echo';
+import { flagParam } from '../params';
 
 const RegisterBody = z.object({
   id: z.string().min(1),
@@ -55,11 +56,18 @@ export async function listAgentsHandler(_req: ProtocolRequest, ctx: RequestConte
   return jsonResponse({ agents: rows.map((row) => toAgentInfo(row)) });
 }
 
-/** DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads. */
+/**
+ * DELETE /agents/{id} — removes the agent, its ledger, its blobs and pending uploads.
+ * `?if_empty=true` (ours, past CONTRACT §1.2): only while the agent holds no entry, judged inside the
+ * delete's transaction — else 409 `agent_not_empty`, nothing deleted. Our client's undo of the
+ * registration a refused first snapshot left asks it so, so that another machine's first snapshot
+ * stored between its look and its delete is never deleted with it.
+ */
 export async function deleteAgentHandler(_req: ProtocolRequest, ctx: RequestContext): Promise<ProtocolResponse> {
   const { storage } = ctx.service;
+  const onlyIfEmpty = flagParam(ctx.url, 'if_empty');
   const agent = await requireStorageAgent(ctx);
-  const result = await storage.deleteAgent({ agentId: agent.id, tenantId: ctx.tenantId, now: ctx.service.clock() });
+  const result = await storage.deleteAgent({ agentId: agent.id, tenantId: ctx.tenantId, now: ctx.service.clock(), onlyIfEmpty });
   // By the row's id: the path may name the agent padded or in upper case, and the uploads record the row's id.
   await storage.uploads.removeAgent(agent.id);
   return jsonResponse(result);

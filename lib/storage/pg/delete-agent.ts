@@ -7,19 +7,20 @@
  */
 import type pg from 'pg';
 import type { BlobStore } from '@/lib/ledger/blob-store';
-import { leftoverWarning, withKeys, type DeletedAgent, type TenantScope } from '@/lib/ledger/agents';
+import { leftoverWarning, notEmpty, withKeys, type DeletedAgent, type TenantScope } from '@/lib/ledger/agents';
 import type { LeftoverRemoval } from '@/lib/ledger/consistency';
 import { doctorStopPoint } from '@/lib/ledger/doctor-stop-points';
 import { deletedAgentLock, requireAgent } from './agents';
 import { inTransaction, rows } from './sql';
 
-export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId: string; tenantId?: TenantScope; now?: Date }):
+export async function deleteAgent(pool: pg.Pool, blobs: BlobStore, p: { agentId: string; tenantId?: TenantScope; now?: Date; onlyIfEmpty?: boolean }):
   Promise<{ deleted: true; objects_removed: number }> {
   const agent = await requireAgent(pool, p);
   const keys = await inTransaction(pool, async (client) => {
     // The agent's row first: an append waiting on it (FOR UPDATE) then finds no agent.
     await client.query('SELECT 1 FROM agents WHERE id = $1 FOR UPDATE', [agent.id]);
     const found = await rows<{ blob_key: string }>(client, 'SELECT blob_key FROM ledger_entries WHERE agent_id = $1', [agent.id]);
+    if (p.onlyIfEmpty && found.length > 0) throw notEmpty(agent.id, found.length);
     const shas = await rows<{ sha256: string }>(client,
       'SELECT DISTINCT sha256 FROM raw_file_versions WHERE agent_id = $1 AND sha256 IS NOT NULL', [agent.id]);
     const keys = [...new Set(found.map((r) => r.blob_key))];
