@@ -93,8 +93,9 @@ function SortHeader({ sortKey, sort, onSort, right, testId, title }: {
 
 /**
  * The filter text: the box shows what is typed at once and the rows follow it; the address keeps it (`?q=`), the first
- * keystroke of an edit as a history entry, the rest replacing it, so Back returns to the rows before the edit. When the
- * address changes otherwise (Back, Forward, a link), the box follows it.
+ * keystroke of an edit as a history entry, the rest replacing it, so Back returns to the rows before the edit. Written
+ * through the History API (`via: 'history'`): a keystroke asks the server for nothing (e2e/filter-requests.spec.ts).
+ * When the address changes otherwise (Back, Forward, a link), the box follows it.
  */
 function useFilterText(url: ReturnType<typeof useUrlState>) {
   const fromUrl = url.get('q') ?? '';
@@ -116,7 +117,8 @@ function useFilterText(url: ReturnType<typeof useUrlState>) {
     const q = fleetQuery(value);
     if (q === fleetQuery(written.current.at(-1) ?? fromUrl)) return;
     written.current.push(q);
-    url.set({ q }, { replace: editing.current });
+    // The filter is applied here, to the list already fetched: the address changes without a request for the page.
+    url.set({ q }, { replace: editing.current, via: 'history' });
     editing.current = true;
   };
   return { text, change, endEdit: () => void (editing.current = false) };
