@@ -10,6 +10,7 @@ import { Panel } from '../ui/Panel';
 import { PathText } from '../ui/PathText';
 import { RelativeTime } from '../ui/RelativeTime';
 import { SafeName } from '../ui/SafeName';
+import { ShortId } from '../ui/ShortId';
 import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 
 const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide text-muted';
@@ -18,7 +19,9 @@ const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide 
  * The rows of a ZeroClaw agent's `brain.db` (its slice) or a Hermes agent's `state.db` sessions at
  * `seq` — the database `lineage restore --out` and the downloads rebuild from these records — as a
  * table (one card per row below 640 px), a page of `DATABASE_PAGE_ROWS` at a time: a 50,000-row
- * store draws 200 rows, never all of them. Each row links to its lineage and its last change.
+ * store draws 200 rows, never all of them. Each row links to its lineage and its last change. The rows come in record-id
+ * order (the API's, and its cursor's: `lib/history/queries/database-records.ts`, code-unit order on both backends); the
+ * table says so in its header and shows each row's record id under its key, so the order has a visible reason.
  */
 export function DatabaseRecords({ agentId, seq }: { agentId: string; seq: number }) {
   // Cursors of the pages before the current one (the first page's is null); reset when the sequence changes.
@@ -43,7 +46,8 @@ export function DatabaseRecords({ agentId, seq }: { agentId: string; seq: number
       }
     >
       <p className="border-b border-line px-4 py-2 text-[12px] text-muted">
-        Rebuilt from this agent’s records by <code className="font-mono">lineage restore</code> and the .tar.gz/.zip downloads (only this agent’s rows).
+        Rebuilt from this agent’s records by <code className="font-mono">lineage restore</code> and the .tar.gz/.zip downloads (only this agent’s rows).{' '}
+        <span data-testid="database-order-note">Listed by record id (shown under each key), ascending.</span>
       </p>
       {query.error ? (
         <ErrorState error={query.error} retry={() => void query.refetch()} />
@@ -56,7 +60,9 @@ export function DatabaseRecords({ agentId, seq }: { agentId: string; seq: number
           <table className="card-table w-full table-fixed border-collapse text-[13px]" data-testid="database-table">
             <thead className="border-b border-line bg-zinc-50/60">
               <tr>
-                <th className={`${TH} w-[22%]`}>Key</th>
+                <th className={`${TH} w-[22%]`} aria-sort="ascending" data-testid="database-order">
+                  Key <span className="normal-case tracking-normal text-faint">· by record id ↑</span>
+                </th>
                 <th className={`${TH} w-[14%]`}>Category</th>
                 <th className={TH}>Content</th>
                 <th className={`${TH} w-[16%]`}>Last change</th>
@@ -92,6 +98,9 @@ function DatabaseRow({ agentId, item }: { agentId: string; item: DatabaseRecordI
         <Link href={routes.lineage(agentId, item.record_id)} className="font-mono text-[12px] text-accent hover:underline" data-testid="database-row-key">
           <SafeName name={item.key ?? item.record_id} />
         </Link>
+        <div data-testid="database-row-id">
+          <ShortId id={item.record_id} />
+        </div>
       </td>
       <td className="px-4 py-2 break-words text-muted" data-label="Category">{item.category ?? '—'}</td>
       <td className="px-4 py-2" data-label="Content">
