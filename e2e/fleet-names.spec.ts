@@ -3,51 +3,20 @@
  * shown as SafeName shows it (a hidden character as a `U+XXXX` badge), found by the filter as text (`<img` finds the
  * agent named with an `<img>` tag, and no element is made of it), sorted as a reader expects (`hm-2` before `hm-10`).
  *
- * Its own `lineage serve` on its own data directory, as e2e/agent-name.spec.ts: such agents in the shared one would
- * be in every other spec's fleet.
+ * Its own `lineage serve` on its own data directory (e2e/own-server.ts), as e2e/agent-name.spec.ts: such agents in the
+ * shared one would be in every other spec's fleet.
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { expect, test as base } from './fixtures';
-import { freePort } from './free-port';
+import { namedWorkspace, withOwnServer } from './own-server';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const HTML = '<img src=x onerror=alert(1)>';
 const OVERRIDE = 'invoice\u202Egpj.exe';
 const NAMES = [HTML, OVERRIDE, 'hm-10', 'hm-2', 'Émile'];
 
 const test = base.extend<{ fleet: { url: string; ids: Map<string, string> } }>({
   fleet: async ({}, use) => {
-    const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-e2e-fleet-names-'));
-    const env = { ...process.env, ALF_HOME: path.join(scratch, 'alf-home') };
-    const dataDir = path.join(scratch, 'data');
-    const ids = new Map<string, string>();
-    for (const [i, name] of NAMES.entries()) {
-      const workspace = path.join(scratch, `ws${i}`);
-      fs.mkdirSync(workspace, { recursive: true });
-      fs.writeFileSync(path.join(workspace, 'IDENTITY.md'), `# Identity\n\nName: ${name}\n`);
-      fs.writeFileSync(path.join(workspace, 'MEMORY.md'), `# Memory\n\n## Note\nAgent ${i}.\n`);
-      const run = spawnSync('npx', ['tsx', 'lib/cli/main.ts', 'sync', '-r', 'openclaw', '-w', workspace, '--data', dataDir], { cwd: ROOT, env, encoding: 'utf8' });
-      if (run.status !== 0) throw new Error(`lineage sync failed: ${run.stderr}\n${run.stdout}`);
-      ids.set(name, (JSON.parse(run.stdout.trim().split('\n').pop()!) as { agent: { alf_agent_id: string } }).agent.alf_agent_id);
-    }
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
-    const child: ChildProcess = spawn('npx', ['tsx', 'lib/cli/main.ts', 'serve', '--port', String(port), '--data', dataDir], {
-      cwd: ROOT, env, stdio: ['ignore', 'ignore', 'inherit'], detached: true,
-    });
-    const exited = new Promise((r) => child.once('exit', r));
-    try {
-      await expect.poll(async () => (await fetch(`${url}/api/agents`).catch(() => null))?.status ?? 0, { timeout: 600_000 }).toBe(200);
-      await use({ url, ids });
-    } finally {
-      if (child.exitCode === null && child.pid) process.kill(-child.pid, 'SIGTERM');
-      await exited;
-      fs.rmSync(scratch, { recursive: true, force: true });
-    }
+    const workspaces = NAMES.map((name, i) => namedWorkspace(name, `## Note\nAgent ${i}.\n`));
+    await withOwnServer('fleet-names', workspaces, ({ url, agentIds }) => use({ url, ids: new Map(NAMES.map((name, i) => [name, agentIds[i]!])) }));
   },
 });
 

@@ -5,26 +5,16 @@
  * The expected orders are computed here from GET /api/agents, by the rule the page states (lib/ui/fleet.ts).
  */
 import type { Page } from '@playwright/test';
+import type { AgentSummary } from '@/lib/ui/api-types';
 import { expect, test } from './fixtures';
 import { FleetPage } from './pages/fleet-page';
 
-type Agent = {
-  id: string;
-  name: string;
-  runtime: string | null;
-  latest_sequence: number | null;
-  last_sync_at: string | null;
-  live_records: number;
-  changed_records_7d: number;
-  syncs_7d: number;
-};
-
 const collator = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
-const byName = (a: Agent, b: Agent) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : 1);
+const byName = (a: AgentSummary, b: AgentSummary) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0) || (a.id < b.id ? -1 : 1);
 const missingFirst = (x: number | null, y: number | null) => (x ?? -Infinity) - (y ?? -Infinity) || 0;
 
 /** Each column's value comparison, ascending; ties fall to the name, then the id, whatever the direction. */
-const COLUMNS: Record<string, (a: Agent, b: Agent) => number> = {
+const COLUMNS: Record<string, (a: AgentSummary, b: AgentSummary) => number> = {
   name: (a, b) => collator.compare(a.name, b.name) || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0),
   runtime: (a, b) => (a.runtime === b.runtime ? 0 : a.runtime === null ? -1 : b.runtime === null ? 1 : collator.compare(a.runtime, b.runtime)),
   sequence: (a, b) => missingFirst(a.latest_sequence, b.latest_sequence),
@@ -34,13 +24,13 @@ const COLUMNS: Record<string, (a: Agent, b: Agent) => number> = {
 };
 const FIRST: Record<string, 'asc' | 'desc'> = { name: 'asc', runtime: 'asc', sequence: 'desc', last_sync: 'desc', live: 'desc', changed: 'desc' };
 
-function expectedIds(agents: Agent[], key: string, dir: 'asc' | 'desc'): string[] {
+function expectedIds(agents: AgentSummary[], key: string, dir: 'asc' | 'desc'): string[] {
   const sign = dir === 'asc' ? 1 : -1;
   return [...agents].sort((a, b) => sign * COLUMNS[key]!(a, b) || byName(a, b)).map((a) => a.id);
 }
 
-async function fleetAgents(page: Page): Promise<Agent[]> {
-  return (await (await page.request.get('/api/agents')).json()) as Agent[];
+async function fleetAgents(page: Page): Promise<AgentSummary[]> {
+  return (await (await page.request.get('/api/agents')).json()) as AgentSummary[];
 }
 
 const rowIds = (fleet: FleetPage) => fleet.rows.evaluateAll((els) => els.map((e) => e.getAttribute('data-agent-id')));
