@@ -54,6 +54,26 @@ const HEX = (n: number): string => `[0-9a-fA-F]{${n}}`;
 const HYPHENATED = [8, 4, 4, 4, 12].map(HEX).join('-');
 export const REFERENCE_UUID = new RegExp(`^(?:${HEX(32)}|${HYPHENATED}|\\{${HYPHENATED}\\}|urn:uuid:${HYPHENATED})$`);
 
+/**
+ * A record id's text form: a UUID, lowercase hyphenated (CONTRACT §4.1 `id` (uuid), §4.2 "UUID text
+ * form: lowercase hyphenated", the form the reference writer and every adapter write). A ledger keys
+ * records by the id's text (the history index's lineages, search, a restore's fold), so it takes only
+ * this form: one UUID in two forms would be two records there. The reference reader takes any form of
+ * {@link REFERENCE_UUID}; `lineage validate` warns of the others (lib/core/validate/documents.ts).
+ */
+const RECORD_ID_FORM = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+export function isRecordIdForm(id: unknown): id is string {
+  return typeof id === 'string' && RECORD_ID_FORM.test(id);
+}
+
+/** Why a ledger refuses `id` as a record's id, or null when it takes it ({@link isRecordIdForm}). */
+export function recordIdProblem(id: unknown): string | null {
+  if (isRecordIdForm(id)) return null;
+  if (typeof id !== 'string' || !REFERENCE_UUID.test(id)) return `record id ${JSON.stringify(id ?? null)} is not a UUID`;
+  return `record id ${JSON.stringify(id)} is not in the lowercase hyphenated form 8-4-4-4-12 (CONTRACT §4.2): `
+    + `a ledger keys records by the id's text, and one UUID written in two forms would be two records`;
+}
+
 const U32_MAX = 4_294_967_295;
 /** u64's largest, as a JSON number parses: 2^64 (the text of 2^64 - 1 parses to it too, and must pass). */
 const U64_MAX = 2 ** 64;

@@ -20,7 +20,7 @@ import {
 import { isJsonObject, type JsonObject, type JsonValue } from '@/lib/core/json';
 import { isStruct, RECORD, RECORD_TEMPORAL, type Kind, type Need, type Struct } from '@/lib/core/reader-structs';
 import { asMemoryRecord, RecordShapeError } from '@/lib/core/record';
-import { isKind, isKnownRfc3339, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, wrongValue } from '@/lib/core/typed-fields';
+import { isKind, isKnownRfc3339, recordIdProblem, REFERENCE_UUID, shownValue, WHAT, wrongTypedLayerField, wrongTypedManifestField, wrongValue } from '@/lib/core/typed-fields';
 import { isUuid } from '@/lib/core/uuid';
 import { workspacePath } from '@/lib/history/index-rows';
 import { LedgerError } from './errors';
@@ -139,10 +139,12 @@ function checkRecord(record: { [key: string]: JsonValue | undefined }, where: st
   const nul = (line === undefined || line.includes('\\u0000')) && holdsNul(record) ? nulAt(record, '') : null;
   if (nul !== null) refuseRecord(`${nul} holds a NUL character (U+0000), which a memory may not contain`);
   // Stricter than the reference reader, on purpose (`lineage validate` says so, as a warning and an
-  // error: lib/ledger/validate-ingest-parity.test.ts): its `Uuid` also takes a braced, `urn:uuid:` or
-  // unhyphenated id, but a ledger keys records by the id's text, so only the hyphenated form is kept;
+  // error: lib/ledger/validate-ingest-parity.test.ts): its `Uuid` also takes an upper-case, braced,
+  // `urn:uuid:` or unhyphenated id and compares values, but a ledger keys records by the id's text, so
+  // only the lowercase hyphenated form (CONTRACT §4.2) is kept (typed-fields.ts `recordIdProblem`);
   // its chrono also reads a relaxed RFC 3339 (`2026-1-5 1:2:3 UTC`, `+0100`), which no reader of ours does.
-  if (!isUuid(record.id)) refuseRecord(`record id ${JSON.stringify(record.id ?? null)} is not a UUID`);
+  const idProblem = recordIdProblem(record.id);
+  if (idProblem !== null) refuseRecord(idProblem);
   const temporal = record.temporal;
   if (temporal === null || typeof temporal !== 'object' || Array.isArray(temporal)) return;
   for (const field of TEMPORAL_FIELDS) {

@@ -7,8 +7,8 @@
  * schema says `"type": "string"`; a list with a default (`tags`, `raw_sources`) does not; a `Uuid`
  * field takes any form the uuid crate parses; a `u32` field nothing past 4294967295; a partition's
  * `from`/`to` are dates. Ingest refuses exactly what that reader refuses, and besides, by its own
- * rules (lib/ledger/ingest-checks.ts), what it could not serve: a record id not in the hyphenated
- * form (records are keyed by the id's text), a time that is not RFC 3339 (the reference's chrono reads
+ * rules (lib/ledger/ingest-checks.ts), what it could not serve: a record id not in the lowercase
+ * hyphenated form (records are keyed by the id's text), a time that is not RFC 3339 (the reference's chrono reads
  * a relaxed form too: our readers, the dashboard and restores read RFC 3339 only, and validate calls
  * it an error as well). Validator rules are not ingest's: it takes what the reference reader reads.
  *
@@ -84,9 +84,13 @@ const RECORD_ROWS: [string, unknown, ParityCase['validate'], ParityCase['ingest'
   ['related_records', [{ id: URN, relation: 'related_to' }], 'valid', 'taken'],
   ['supersedes', 'not-a-uuid', 'invalid', 'refused'],
   ['supersedes', '0190a000-0000-7000-8000-0000000000a', 'invalid', 'refused'],
-  // The record's own id: read by the reference, keyed by its text in a ledger, which refuses any but the hyphenated form.
+  // The record's own id: read by the reference, keyed by its text in a ledger, which refuses any but the
+  // lowercase hyphenated form (CONTRACT §4.2): one UUID in two forms would be two records there.
   ['id', URN, 'warns', 'refused'],
   ['id', SIMPLE, 'warns', 'refused'],
+  ['id', BRACED, 'warns', 'refused'],
+  ['id', '0190A000-0000-7000-8000-0000000000AA', 'warns', 'refused'],
+  ['id', '0190a000-0000-7000-8000-0000000000Aa', 'warns', 'refused'],
   // Times: RFC 3339 with any offset, `T`, `t` or a space.
   ['temporal.updated_at', '2026-01-15 10:00:00.123456789+01:00', 'valid', 'taken'],
   ['temporal.observed_at', '2026-01-15t10:00:00z', 'valid', 'taken'],

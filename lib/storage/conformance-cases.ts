@@ -139,6 +139,21 @@ export function runConformanceCases(b: Backends): void {
     expect({ embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() }).toEqual(before);
   });
 
+  it('a record id in another form than lowercase hyphenated (upper case, urn:uuid:) is refused the same on both backends, naming the entry, and nothing changes', async () => {
+    const before = { embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() };
+    const now = new Date(START + 90 * 86_400_000);
+    const content = 'an id in another form';
+    const id = uuidV5(NS.alf, `race:${content}`);
+    expect(id.toUpperCase()).not.toBe(id);
+    for (const form of [id.toUpperCase(), `urn:uuid:${id}`]) {
+      const bytes = await oneRecordDelta(A1, latest[A1]!, content, now, (r) => ({ ...r, id: form }));
+      const refused = await same((s) => s.ingestDelta({ agentId: A1, baseSequence: latest[A1]!, bytes, now }));
+      expect(refused).toMatchObject({ error: { code: 'bad_archive',
+        message: expect.stringContaining(`refused: memory/delta.jsonl entry 1: record id "${form}" is not in the lowercase hyphenated form 8-4-4-4-12 (CONTRACT §4.2)`) } });
+    }
+    expect({ embedded: await b.embedded.dump(), scaleOut: await b.scaleOut.dump() }).toEqual(before);
+  });
+
   it('records live at every sequence, with facets, filters and cursor pages', async () => {
     for (const agentId of [A1, A2]) {
       for (let at = 0; at <= latest[agentId]!; at++) await same((s) => s.getRecordsAt({ agentId, at }));

@@ -106,15 +106,29 @@ describe('lineage validate gives the reference verdict', () => {
     }
   });
 
-  it('duplicate record ids written as one UUID in two forms (upper case): the same warning, exit 0 — ids are compared as UUID values', async () => {
-    const run = await validate('duplicate-ids-forms', (f, m) => {
+  it('duplicate record ids written as one UUID in two forms (upper case): the same warning and one of the form, exit 0 — ids are compared as UUID values; ingest refuses the upper-case id', async () => {
+    const twoForms: Edit = (f, m) => {
       editLines(f, 'memory/2026-Q1.jsonl', (ls) => [...ls, { ...ls[0]!, id: (ls[0]!.id as string).toUpperCase() }]);
       partitions(m)[1]!.record_count = 3;
       ((m.layers as JsonObject).memory as JsonObject).record_count = 4;
-    });
+    };
+    const run = await validate('duplicate-ids-forms', twoForms);
     expect(run.code).toBe(0);
     expect(run.json).toMatchObject({ ok: true, valid: true, errors: [] });
-    expect(run.json.warnings).toEqual([{ path: 'memory/2026-Q1.jsonl:3#/id', message: expect.stringMatching(/^duplicate record id [0-9A-F-]{36} \(first at memory\/2026-Q1\.jsonl:1, as [0-9a-f-]{36}\)/) }]);
+    expect(run.json.warnings).toEqual([
+      { path: 'memory/2026-Q1.jsonl:3#/id', message: expect.stringMatching(/^record id "[0-9A-F-]{36}" is not in the lowercase hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses it$/) },
+      { path: 'memory/2026-Q1.jsonl:3#/id', message: expect.stringMatching(/^duplicate record id [0-9A-F-]{36} \(first at memory\/2026-Q1\.jsonl:1, as [0-9a-f-]{36}\)/) },
+    ]);
+
+    const { ledger, cleanup } = tempLedger();
+    try {
+      registerAgent({ ledger, id: AGENT_ID, name: 'standard', sourceRuntime: 'openclaw', tenantId: null, now: new Date() });
+      await expect(ingestSnapshot({ ledger, agentId: AGENT_ID, bytes: await archiveWith(twoForms), now: new Date() }))
+        .rejects.toThrow(/record 4: record id "[0-9A-F-]{36}" is not in the lowercase hyphenated form 8-4-4-4-12/);
+      expect(ledger.db.sqlite.prepare('SELECT count(*) AS n FROM ledger_entries').get()).toEqual({ n: 0 });
+    } finally {
+      cleanup();
+    }
   });
 
   it('null in a record\'s Option fields, and a UUID in a form the uuid crate parses: valid, exit 0, as the reference reader reads them (lib/ledger/validate-ingest-parity.test.ts has the table)', async () => {

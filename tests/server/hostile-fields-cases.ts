@@ -235,6 +235,10 @@ export const REFUSED: [string, unknown, RegExp][] = [
   ['temporal.access_count', 2.5, /temporal\.access_count 2\.5 is not a whole number/],
   ['temporal.access_count', '3', /temporal\.access_count "3" is not a whole number/],
   ['agent_id', 'agent-7', /agent_id "agent-7" is not a UUID/],
+  // The record's own id: a UUID the reference reads, but not in the lowercase hyphenated form a ledger keys records by.
+  ['id', OTHER.toUpperCase(), /record id "0190A000-0000-7000-8000-00000000FFFF" is not in the lowercase hyphenated form 8-4-4-4-12/],
+  ['id', `urn:uuid:${OTHER}`, /record id "urn:uuid:0190a000-0000-7000-8000-00000000ffff" is not in the lowercase hyphenated form/],
+  ['id', 'note-1', /record id "note-1" is not a UUID/],
   // The times (checked before, strictly): numbers and objects too.
   ['temporal.updated_at', 1_700_000_000, /temporal\.updated_at 1700000000 is not an RFC 3339 time/],
   ['temporal.observed_at', { at: TIME }, /temporal\.observed_at \{"at":"2026-01-15T10:00:00Z"\} is not an RFC 3339 time/],

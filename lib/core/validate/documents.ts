@@ -2,8 +2,7 @@ import { isJsonObject, type JsonObject } from '../json';
 import { splitJsonLines, tryParseJson } from '../archive/json-text';
 import { LAYER_FILES, type LayerName } from '../archive/types';
 import { DELTA_LINE_LEVEL, describeDuplicate, duplicatedKnownKey, LAYER_LEVELS, RECORD_LEVEL, type KeyLevel } from '../duplicate-keys';
-import { REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField, wrongTypedRecordField } from '../typed-fields';
-import { isUuid } from '../uuid';
+import { isRecordIdForm, REFERENCE_UUID, wrongTypedLayerField, wrongTypedManifestField, wrongTypedRecordField } from '../typed-fields';
 import { LAYER_DOCS } from './manifest-rules';
 import { uuidValue } from './reference-rules';
 import { MEMORY_RECORD } from './record-rules';
@@ -160,10 +159,11 @@ function withoutOperation(value: JsonObject, where: string, issues: Issues): { r
 
 function noteId(id: unknown, where: string, issues: Issues, ids: IdSightings): void {
   if (typeof id !== 'string') return;
-  // The reference reader takes any form the uuid crate parses (braced, `urn:uuid:`, 32 hex digits):
-  // valid, as `alf validate` says; a ledger keys records by their id's text and refuses any but the hyphenated form.
-  if (REFERENCE_UUID.test(id) && !isUuid(id)) {
-    issues.warn(child(where, 'id'), `record id ${JSON.stringify(id)} is not in the hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses it`);
+  // The reference reader takes any form the uuid crate parses (upper case, braced, `urn:uuid:`, 32 hex
+  // digits): valid, as `alf validate` says; a ledger keys records by their id's text and refuses any but
+  // the lowercase hyphenated form (typed-fields.ts `isRecordIdForm`, as ingest).
+  if (REFERENCE_UUID.test(id) && !isRecordIdForm(id)) {
+    issues.warn(child(where, 'id'), `record id ${JSON.stringify(id)} is not in the lowercase hyphenated form 8-4-4-4-12; the reference reader takes it, a ledger refuses it`);
   }
   // One UUID written in two forms (case, `urn:uuid:`, braces, no hyphens) is one id, as the reference
   // reader's `Uuid`s compare and as the other id checks here compare (reference-rules.ts `uuidValue`).
