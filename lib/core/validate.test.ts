@@ -31,15 +31,26 @@ function snapshotWith(record: JsonObject | string, partition: JsonObject = {}, d
 }
 
 const RECORD_PATH = 'memory/2026-Q1.jsonl:1';
+/** A credential's nonce as xchacha20-poly1305 takes it: 24 bytes, in base64. */
+const NONCE_24 = Buffer.alloc(24, 7).toString('base64');
+
+/**
+ * The synthetic fixture's verdict: valid, and warned only of its credentials' algorithms and KDFs
+ * (lorem ipsum: unknown to the reference's validate_encryption_metadata), each of them.
+ */
+function onlyCryptoWarnings(report: { valid: boolean; errors: unknown[]; warnings: { path: string; message: string }[] }): boolean {
+  return report.valid && report.errors.length === 0 && report.warnings.length > 0
+    && report.warnings.every((w) => /^credentials\.json#\/credentials\/\d+\/encryption\/(algorithm|kdf)$/.test(w.path) && /^unknown (encryption algorithm|KDF) /.test(w.message));
+}
 
 describe('validateArchive on snapshots', () => {
-  it('accepts the synthetic reference fixture with no warnings, as the reference does (it has no raw_sources rule)', async () => {
-    expect(await validateArchive(syntheticAgentBytes())).toEqual({ valid: true, errors: [], warnings: [] });
+  it('accepts the synthetic reference fixture, as the reference does (it has no raw_sources rule), warning only of its lorem-ipsum credential algorithms and KDFs', async () => {
+    expect(onlyCryptoWarnings(await validateArchive(syntheticAgentBytes()))).toBe(true);
   });
 
   it('accepts what writeSnapshot writes from the fixture, raw_sources now consistent', async () => {
     const report = await validateArchive(await writeSnapshot(await readSnapshot(syntheticAgentBytes())));
-    expect(report).toEqual({ valid: true, errors: [], warnings: [] });
+    expect(onlyCryptoWarnings(report)).toBe(true);
   });
 
   it('accepts any UUID version and a record with only the required fields', async () => {
@@ -170,10 +181,51 @@ describe('validateArchive on identity names (the reference validate_identity)', 
 });
 
 describe('validateArchive on principals and credentials (the reference validate_principals, validate_credentials)', () => {
+  it('checks each credential\'s encryption as validate_encryption_metadata does; --strict-crypto makes "none" and an unknown algorithm errors', async () => {
+    const at = (i: number, rest: string) => `credentials.json#/credentials/${i}/${rest}`;
+    const encryptions: JsonObject[] = [
+      /* 0 */ { algorithm: 'xchacha20-poly1305', nonce: NONCE_24, kdf: 'argon2id', kdf_params: { memory_cost: 19_456, time_cost: 2, parallelism: 1 } },
+      /* 1 */ { algorithm: 'aes-256-gcm', nonce: Buffer.alloc(12).toString('base64') },
+      /* 2 */ { algorithm: 'none', nonce: '', kdf: 'argon2id' }, // legacy: nothing else is looked at
+      /* 3 */ { algorithm: 'rot13', nonce: 'x', kdf: 'scrypt' },
+      /* 4 */ { algorithm: 'aes-256-gcm', nonce: NONCE_24 },
+      /* 5 */ { algorithm: 'xchacha20-poly1305', nonce: 'bg=' },
+      /* 6 */ { algorithm: 'xchacha20-poly1305', nonce: '', kdf: 'argon2id' }, // an empty nonce ends the checks
+      /* 7 */ { algorithm: 'xchacha20-poly1305', nonce: NONCE_24, kdf: 'argon2id' },
+      /* 8 */ { algorithm: 'xchacha20-poly1305', nonce: NONCE_24, kdf: 'argon2id', kdf_params: { memory_cost: 19_455, time_cost: 1 } },
+    ];
+    const snapshot = makeSnapshot([makeRecord(1)]);
+    snapshot.layers.credentials = { credentials: encryptions.map((encryption, i) => ({
+      id: `22222222-2222-4222-8222-22222222222${i}`, agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key',
+      encrypted_payload: i === 1 ? 'not base64' : 'Y2lwaGVy', encryption, created_at: '2026-01-01T00:00:00Z',
+    })) };
+    const bytes = await writeSnapshot(snapshot);
+    const errors = [
+      { path: at(1, 'encrypted_payload'), message: 'is not valid base64 (standard alphabet, padded)' },
+      { path: at(4, 'encryption/nonce'), message: 'aes-256-gcm takes a nonce of 12 bytes, this one is 24' },
+      { path: at(5, 'encryption/nonce'), message: 'is not valid base64 (standard alphabet, padded)' },
+      { path: at(6, 'encryption/nonce'), message: 'must not be empty' },
+      { path: at(7, 'encryption/kdf_params'), message: 'argon2id needs kdf_params (memory_cost, time_cost, parallelism)' },
+      { path: at(8, 'encryption/kdf_params/memory_cost'), message: 'argon2id memory_cost 19455 is below the OWASP minimum 19456 KiB' },
+      { path: at(8, 'encryption/kdf_params/time_cost'), message: 'argon2id time_cost 1 is below the OWASP minimum 2' },
+      { path: at(8, 'encryption/kdf_params/parallelism'), message: 'argon2id needs parallelism' },
+    ];
+    const none = { path: at(2, 'encryption/algorithm'), message: 'algorithm "none": a legacy metadata-only credential, with no ciphertext to verify' };
+    const rot13 = { path: at(3, 'encryption/algorithm'), message: 'unknown encryption algorithm "rot13"; known: xchacha20-poly1305, aes-256-gcm' };
+    const scrypt = { path: at(3, 'encryption/kdf'), message: 'unknown KDF "scrypt"; only argon2id is known' };
+    const lenient = await validateArchive(bytes);
+    expect(lenient.errors).toEqual(errors);
+    const strictly = (issue: { path: string; message: string }) => ({ ...issue, message: `${issue.message} (an error with --strict-crypto)` });
+    expect(lenient.warnings).toEqual([strictly(none), strictly(rot13), scrypt]);
+    const strict = await validateArchive(bytes, undefined, { strictCrypto: true });
+    expect(strict.errors).toEqual([errors[0], none, rot13, ...errors.slice(1)]);
+    expect(strict.warnings).toEqual([scrypt]);
+  });
+
   it('an empty service, payload or algorithm is an error; an unknown principal or credential type warns', async () => {
     const credential = (over: JsonObject) => ({
       id: '22222222-2222-4222-8222-222222222222', agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key',
-      encrypted_payload: 'Y2lwaGVy', encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bm9uY2U=' }, created_at: '2026-01-01T00:00:00Z', ...over,
+      encrypted_payload: 'Y2lwaGVy', encryption: { algorithm: 'xchacha20-poly1305', nonce: NONCE_24 }, created_at: '2026-01-01T00:00:00Z', ...over,
     });
     const principal = { id: '33333333-3333-4333-8333-333333333333', principal_type: 'organization', profile: {
       id: '44444444-4444-4444-8444-444444444444', agent_id: AGENT_ID, principal_id: '33333333-3333-4333-8333-333333333333', version: 1, updated_at: '2026-01-01T00:00:00Z',
@@ -181,7 +233,7 @@ describe('validateArchive on principals and credentials (the reference validate_
     const snapshot = makeSnapshot([makeRecord(1)]);
     snapshot.layers.principals = { principals: [principal] };
     snapshot.layers.credentials = { credentials: [
-      credential({ service: '' }), credential({ encrypted_payload: '' }), credential({ encryption: { algorithm: '', nonce: 'bm9uY2U=' } }), credential({ credential_type: 'biometric' }),
+      credential({ service: '' }), credential({ encrypted_payload: '' }), credential({ encryption: { algorithm: '', nonce: NONCE_24 } }), credential({ credential_type: 'biometric' }),
     ] };
     const report = await validateArchive(await writeSnapshot(snapshot));
     expect(report.errors.map((e) => e.path)).toEqual([
@@ -351,7 +403,7 @@ describe('validateArchive on layer documents: types from the reader\'s structs (
     'credentials.json': {
       credentials: [{
         id: '22222222-2222-4222-8222-222222222222', agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key', encrypted_payload: 'eA==', created_at: TIME,
-        encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
+        encryption: { algorithm: 'xchacha20-poly1305', nonce: NONCE_24, kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
         label: 'key', capabilities_granted: ['web_search'], updated_at: TIME, last_rotated_at: TIME, expires_at: TIME, tags: ['prod'],
       }],
     },

@@ -17,14 +17,22 @@ export interface ValidationResult {
 }
 
 /**
+ * `strictCrypto`: the reference's `alf validate --strict-crypto` (CONTRACT §2.3): a credential with
+ * `algorithm: "none"` (no ciphertext) or an unknown algorithm is an error instead of a warning.
+ */
+export interface ValidateOptions {
+  strictCrypto?: boolean;
+}
+
+/**
  * Validates a `.alf` or `.alf-delta` against the ALF schemas (re-stated in code; nothing
  * is read from disk) and against what our readers require. Never throws for bad input:
  * unsafe or corrupt archives come back `valid: false` with an error under `archive`.
  * Unknown enum values are warnings, as the schemas require.
  */
-export async function validateArchive(bytes: Uint8Array, limits?: Partial<ArchiveLimits>): Promise<ValidationResult> {
+export async function validateArchive(bytes: Uint8Array, limits?: Partial<ArchiveLimits>, options: ValidateOptions = {}): Promise<ValidationResult> {
   const caps = resolveLimits(limits);
-  const issues = new Issues();
+  const issues = new Issues(options.strictCrypto === true);
   let files: Map<string, Uint8Array>;
   try {
     files = (await readZip(bytes, caps)).files;

@@ -45,6 +45,9 @@ const PRINCIPAL = '0190a000-0000-7000-8000-0000000000c1';
 const CREDENTIAL = '0190a000-0000-7000-8000-0000000000c2';
 const SUB_AGENT = '0190a000-0000-7000-8000-0000000000c3';
 const OTHER = '0190a000-0000-7000-8000-0000000000ff';
+/** A credential's nonce: 24 bytes in base64, as xchacha20-poly1305 takes; and 12, as aes-256-gcm does. */
+const NONCE_24 = Buffer.alloc(24, 7).toString('base64');
+const NONCE_12 = Buffer.alloc(12, 7).toString('base64');
 
 const row = (how: ParityCase['how'], where: Where, field: string, value: unknown, validate: ParityCase['validate'], ingest: ParityCase['ingest']): ParityCase =>
   ({ how, where, field, value, validate, ingest });
@@ -247,7 +250,8 @@ const LAYER_ROWS: LayerRow[] = [
   ['credentials', 'credentials[0].label', null, 'valid', 'taken'],
   ['credentials', 'credentials[0].expires_at', null, 'valid', 'taken'],
   ['credentials', 'credentials[0].encryption.kdf', null, 'valid', 'taken'],
-  ['credentials', 'credentials[0].encryption.kdf_params', null, 'valid', 'taken'],
+  // kdf_params null reads as absent: valid for the reader, but argon2id without them is the validator's error.
+  ['credentials', 'credentials[0].encryption.kdf_params', null, 'invalid', 'taken'],
   ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 4294967295, 'valid', 'taken'],
   ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 4294967296, 'invalid', 'refused'],
   ['credentials', 'credentials[0].encryption.kdf_params.parallelism', -1, 'invalid', 'refused'],
@@ -265,7 +269,24 @@ const LAYER_ROWS: LayerRow[] = [
   // The schema's limits: each kdf_params cost at least 1 (any u32 or u64 reads).
   ['credentials', 'credentials[0].encryption.kdf_params.memory_cost', 0, 'invalid', 'taken'],
   ['credentials', 'credentials[0].encryption.kdf_params.parallelism', 0, 'invalid', 'taken'],
-  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 1, 'valid', 'taken'],
+  // validate_encryption_metadata: the nonce's length for its algorithm and base64, the payload's base64,
+  // argon2id's kdf_params and OWASP's least costs (errors); "none", an unknown algorithm or KDF (warnings).
+  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 1, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.time_cost', 2, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.memory_cost', 19455, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.memory_cost', 19456, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf_params.parallelism', undefined, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.kdf', 'scrypt', 'warns', 'taken'],
+  ['credentials', 'credentials[0].encryption.nonce', 'bg==', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.nonce', '', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.nonce', `${NONCE_24.slice(0, -1)}!`, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.nonce', NONCE_12, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption', { algorithm: 'aes-256-gcm', nonce: NONCE_12 }, 'valid', 'taken'],
+  ['credentials', 'credentials[0].encryption', { algorithm: 'aes-256-gcm', nonce: NONCE_24 }, 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encrypted_payload', 'eA=', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encrypted_payload', 'eA', 'invalid', 'taken'],
+  ['credentials', 'credentials[0].encryption.algorithm', 'none', 'warns', 'taken'],
+  ['credentials', 'credentials[0].encryption.algorithm', 'rot13', 'warns', 'taken'],
 ];
 
 const CASES: ParityCase[] = [
@@ -298,7 +319,7 @@ function layerDocuments(): Record<'identity' | 'principals' | 'credentials' | 'a
     credentials: {
       credentials: [{
         id: CREDENTIAL, agent_id: AGENT_ID, service: 'openai', credential_type: 'api_key', encrypted_payload: 'eA==', created_at: TIME, label: 'key', tags: ['prod'],
-        encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
+        encryption: { algorithm: 'xchacha20-poly1305', nonce: NONCE_24, kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
       }],
     },
     attachments: {

@@ -142,9 +142,20 @@ describe('lineage validate gives the reference verdict', () => {
     expect(run.json).toEqual({ ok: true, valid: true, errors: [], warnings: [] });
   });
 
-  it('the reference synthetic fixture: valid, no warnings', async () => {
-    const run = await runCli(['validate', path.resolve(process.cwd(), '../shared/alf/fixtures/synthetic-agent.alf')]);
+  it('the reference synthetic fixture: valid, warned only of its lorem-ipsum credential algorithms and KDFs; with --strict-crypto the algorithms are errors, exit 1', async () => {
+    const fixture = path.resolve(process.cwd(), '../shared/alf/fixtures/synthetic-agent.alf');
+    const run = await runCli(['validate', fixture]);
     expect(run.code).toBe(0);
-    expect(run.json).toEqual({ ok: true, valid: true, errors: [], warnings: [] });
+    expect(run.json).toMatchObject({ ok: true, valid: true, errors: [] });
+    const warnings = run.json.warnings as { path: string; message: string }[];
+    expect(warnings.map((w) => w.path.replace(/\d+/, 'N')).sort()).toEqual(expect.arrayContaining(['credentials.json#/credentials/N/encryption/algorithm']));
+    expect(warnings.every((w) => /^credentials\.json#\/credentials\/\d+\/encryption\/(algorithm|kdf)$/.test(w.path))).toBe(true);
+
+    const strict = await runCli(['validate', '--strict-crypto', fixture]);
+    expect(strict.code).toBe(1);
+    expect(strict.json).toMatchObject({ ok: false, valid: false });
+    const algorithms = warnings.filter((w) => w.path.endsWith('/algorithm'));
+    expect(strict.json.errors).toEqual(algorithms.map((w) => ({ path: w.path, message: w.message.replace(' (an error with --strict-crypto)', '') })));
+    expect(strict.json.warnings).toEqual(warnings.filter((w) => w.path.endsWith('/kdf')));
   });
 });

@@ -34,7 +34,7 @@ function layerDocs(agentId: string, credentials: number): AlfSnapshot['layers'] 
         credentials: {
           credentials: Array.from({ length: credentials }, (_, i) => ({
             id: randomUUID(), agent_id: agentId, service: `service-${i}`, credential_type: 'api_key', encrypted_payload: 'eA==',
-            encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==' }, created_at: at, name: `c${i}`,
+            encryption: { algorithm: 'xchacha20-poly1305', nonce: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH' }, created_at: at, name: `c${i}`,
           })),
         },
       }

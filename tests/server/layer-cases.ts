@@ -54,7 +54,7 @@ function goodDoc(file: LayerFile, agent: string): Rec {
       return {
         credentials: [{
           id: randomUUID(), agent_id: agent, service: 'openai', credential_type: 'api_key', encrypted_payload: 'eA==', created_at: TIME,
-          encryption: { algorithm: 'xchacha20-poly1305', nonce: 'bg==', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
+          encryption: { algorithm: 'xchacha20-poly1305', nonce: 'BwcHBwcHBwcHBwcHBwcHBwcHBwcHBwcH', kdf: 'argon2id', kdf_params: { memory_cost: 65536, time_cost: 3, parallelism: 4 } },
           label: 'key', capabilities_granted: ['web_search'], updated_at: TIME, last_rotated_at: TIME, expires_at: TIME, tags: ['prod'],
         }],
       };

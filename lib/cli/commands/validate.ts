@@ -8,12 +8,13 @@ export function registerValidateCommand(program: Command): void {
     .command('validate')
     .description('check a .alf or .alf-delta archive against the format')
     .argument('<file>', 'archive to validate')
-    .action(async (file: string) => {
+    .option('--strict-crypto', 'a credential with no ciphertext (algorithm "none") or an unknown algorithm is an error, not a warning')
+    .action(async (file: string, options: { strictCrypto?: boolean }) => {
       if (file.trim() === '') throw new CliError('invalid_argument', 'the archive to validate was given as an empty path', 'pass the path of a .alf or .alf-delta file');
       const bytes = await fs.readFile(file).catch((error: unknown) => {
         throw unreadable(file, error);
       });
-      const result = await validateArchive(new Uint8Array(bytes));
+      const result = await validateArchive(new Uint8Array(bytes), undefined, { strictCrypto: options.strictCrypto === true });
       // As the reference: `ok` is the verdict, and an invalid archive exits 1.
       printJson({ ok: result.valid, ...result });
       if (!result.valid) process.exitCode = 1;

@@ -2,7 +2,7 @@ import type { LayerName } from '../archive/types';
 import {
   ATTACHMENTS, CREDENTIALS, DELTA_MANIFEST as DELTA_STRUCT, IDENTITY, PRINCIPALS, SNAPSHOT_MANIFEST as SNAPSHOT_STRUCT,
 } from '../reader-structs';
-import { checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal, warnRemoteRef } from './reference-rules';
+import { checkCredential, checkIdentity, checkPartitionOrder, checkPartitionRange, warnUnknownKeys, checkPrincipal, warnRemoteRef } from './reference-rules';
 import { structFrom } from './from-structs';
 import type { Rule } from './rules';
 
@@ -84,6 +84,7 @@ export const LAYER_DOCS: Record<LayerName, Rule> = {
   credentials: structFrom(CREDENTIALS, {
     fields: {
       credentials: {
+        check: checkCredential,
         fields: {
           service: { minLength: 1 }, credential_type: { known: CREDENTIAL_TYPES }, encrypted_payload: { minLength: 1 },
           encryption: {

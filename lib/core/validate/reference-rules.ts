@@ -155,3 +155,82 @@ export function warnRemoteRef(attachment: JsonObject, path: string, issues: Issu
     issues.warn(child(path, 'remote_ref'), `${JSON.stringify(ref)} is not a URI (scheme:…), as attachments.schema.json wants; the reference reader reads any string here`);
   }
 }
+
+/** The AEAD algorithms the reference knows, each with its nonce's length in bytes (validation.rs). */
+const NONCE_BYTES: Readonly<Record<string, number>> = { 'xchacha20-poly1305': 24, 'aes-256-gcm': 12 };
+/** Argon2id's least costs there (OWASP: 19 MiB of memory, 2 passes, 1 lane), each with its unit. */
+const ARGON2ID_LEAST: readonly [field: string, least: number, unit: string][] = [['memory_cost', 19_456, ' KiB'], ['time_cost', 2, ''], ['parallelism', 1, '']];
+
+/**
+ * How many bytes `text` decodes to as standard base64 (alphabet `A-Z a-z 0-9 + /`, padded with `=`
+ * to a multiple of 4, unused bits zero: the only text of those bytes), or null when it is not that.
+ */
+export function base64Length(text: string): number | null {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(text)) return null;
+  const bytes = Buffer.from(text, 'base64');
+  return bytes.toString('base64') === text ? bytes.length : null;
+}
+
+/**
+ * A credential's encryption, as the reference validator checks it (validation.rs
+ * validate_encryption_metadata), on what the rule's types let through. `algorithm: "none"` (a legacy
+ * record with no ciphertext) warns and ends the checks; an empty nonce is an error and ends them. For
+ * a known algorithm the nonce must be base64 of its length (24 bytes for xchacha20-poly1305, 12 for
+ * aes-256-gcm) and the payload base64; an unknown algorithm warns. Both warnings are errors under
+ * `--strict-crypto` (`Issues.strictCrypto`). A `kdf` of `argon2id` needs `kdf_params` with each cost
+ * at least OWASP's least (a cost below 1 is the schema's error, said once); another `kdf` warns.
+ */
+export function checkCredential(credential: JsonObject, path: string, issues: Issues): void {
+  const encryption = credential.encryption;
+  if (!isJsonObject(encryption)) return;
+  const at = child(path, 'encryption');
+  const { algorithm, nonce } = encryption;
+  const lenient = (where: string, message: string) => (issues.strictCrypto
+    ? issues.error(where, message)
+    : issues.warn(where, `${message} (an error with --strict-crypto)`));
+  if (typeof algorithm !== 'string' || algorithm === '') return;
+  if (algorithm === 'none') {
+    lenient(child(at, 'algorithm'), 'algorithm "none": a legacy metadata-only credential, with no ciphertext to verify');
+    return;
+  }
+  if (typeof nonce !== 'string') return;
+  if (nonce === '') {
+    issues.error(child(at, 'nonce'), 'must not be empty');
+    return;
+  }
+  const nonceBytes = NONCE_BYTES[algorithm];
+  if (nonceBytes === undefined) {
+    lenient(child(at, 'algorithm'), `unknown encryption algorithm ${JSON.stringify(algorithm)}; known: xchacha20-poly1305, aes-256-gcm`);
+  } else {
+    const length = base64Length(nonce);
+    if (length === null) issues.error(child(at, 'nonce'), 'is not valid base64 (standard alphabet, padded)');
+    else if (length !== nonceBytes) issues.error(child(at, 'nonce'), `${algorithm} takes a nonce of ${nonceBytes} bytes, this one is ${length}`);
+    const payload = credential.encrypted_payload;
+    if (typeof payload === 'string' && base64Length(payload) === null) {
+      issues.error(child(path, 'encrypted_payload'), 'is not valid base64 (standard alphabet, padded)');
+    }
+  }
+  checkKdf(encryption, at, issues);
+}
+
+function checkKdf(encryption: JsonObject, at: string, issues: Issues): void {
+  const { kdf, kdf_params: params } = encryption;
+  if (typeof kdf !== 'string') return; // absent or null: no KDF (another type is the rule's)
+  if (kdf !== 'argon2id') {
+    issues.warn(child(at, 'kdf'), `unknown KDF ${JSON.stringify(kdf)}; only argon2id is known`);
+    return;
+  }
+  if (params === undefined || params === null) {
+    issues.error(child(at, 'kdf_params'), 'argon2id needs kdf_params (memory_cost, time_cost, parallelism)');
+    return;
+  }
+  if (!isJsonObject(params)) return;
+  for (const [field, least, unit] of ARGON2ID_LEAST) {
+    const cost = params[field];
+    const where = child(child(at, 'kdf_params'), field);
+    if (cost === undefined || cost === null) issues.error(where, `argon2id needs ${field}`);
+    else if (typeof cost === 'number' && cost >= 1 && cost < least) {
+      issues.error(where, `argon2id ${field} ${cost} is below the OWASP minimum ${least}${unit}`);
+    }
+  }
+}

@@ -12,6 +12,13 @@ export class Issues {
   readonly errors: Issue[] = [];
   readonly warnings: Issue[] = [];
 
+  /**
+   * `strictCrypto`: `validate --strict-crypto` (CONTRACT §2.3), the reference's strict credential
+   * checks: a credential with no ciphertext (`algorithm: "none"`) or an unknown algorithm is an error,
+   * not a warning (reference-rules.ts `checkCredential`).
+   */
+  constructor(readonly strictCrypto = false) {}
+
   error(path: string, message: string): void {
     this.errors.push({ path, message });
   }
