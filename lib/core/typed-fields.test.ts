@@ -7,7 +7,9 @@ import { identityLayer, principalsLayer } from '@/lib/adapters/hermes/layers';
 import { readSnapshot } from './archive';
 import type { LayerName } from './archive/types';
 import type { JsonObject } from './json';
-import { isKind, wrongTypedLayerField, wrongTypedManifestField } from './typed-fields';
+import { isKind, isRecordIdForm, recordIdProblem, wrongTypedLayerField, wrongTypedManifestField } from './typed-fields';
+import { uuidV4, uuidV5 } from './uuid';
+import { NS } from './ids';
 
 const AGENT = '7f8e9d0c-1b2a-4c3d-8e4f-5a6b7c8d9e0f';
 const UUID = '0190a000-0000-7000-8000-00000000ffff';
@@ -124,5 +126,26 @@ describe('a uuid field: the forms the uuid crate\'s parse_str takes', () => {
     for (const text of [`URN:UUID:${UUID}`, `Urn:uuid:${UUID}`, `urn:UUID:${UUID}`, `{${UUID.replaceAll('-', '')}}`, `${UUID}}`, `urn:uuid:${UUID.replaceAll('-', '')}`, ` ${UUID}`, UUID.slice(1)]) {
       expect(isKind(text, 'uuid'), text).toBe(false);
     }
+  });
+});
+
+describe('a record id in a ledger: lowercase hyphenated only (CONTRACT §4.2)', () => {
+  it('takes that form, and every id our own code mints', () => {
+    expect(isRecordIdForm(UUID.toLowerCase())).toBe(true);
+    expect(recordIdProblem(UUID.toLowerCase())).toBeNull();
+    for (let i = 0; i < 50; i++) {
+      expect(isRecordIdForm(uuidV5(NS.alf, `name ${i}`))).toBe(true);
+      expect(isRecordIdForm(uuidV4((n) => Buffer.alloc(n, i * 5)))).toBe(true);
+    }
+  });
+
+  it('refuses the other forms the reference reader takes, saying so, and what is no UUID, saying that', () => {
+    const lower = UUID.toLowerCase();
+    for (const text of [lower.toUpperCase(), `${lower.slice(0, -1)}F`, lower.replaceAll('-', ''), `{${lower}}`, `urn:uuid:${lower}`]) {
+      expect(isRecordIdForm(text), text).toBe(false);
+      expect(recordIdProblem(text)).toBe(`record id ${JSON.stringify(text)} is not in the lowercase hyphenated form 8-4-4-4-12 (CONTRACT §4.2): `
+        + 'a ledger keys records by the id\'s text, and one UUID written in two forms would be two records');
+    }
+    for (const value of ['note-1', '', 7, null, undefined]) expect(recordIdProblem(value)).toBe(`record id ${JSON.stringify(value ?? null)} is not a UUID`);
   });
 });
