@@ -347,4 +347,28 @@ describe('doctor --repair: a lost commit of a delta built on the head a snapshot
       }
     }
   });
+
+  it('a delta head made after the lost delta\'s base (a history that went on from a backup): not folded onto it, a finding naming that delta, its blob kept', async () => {
+    const t = tempLedger();
+    try {
+      const { ledger } = t;
+      registerAgent({ ledger, id: AGENT, name: 'restored', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-05-01T00:00:00Z') });
+      await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-01T00:00:00Z', '# A\n'), now: new Date('2026-05-01T00:00:00Z') });
+      // The delta at 1 another machine made on 2026-05-03; the lost one was cut from an entry at 1 of 2026-05-02.
+      await ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes: await delta(0, '2026-05-03T00:00:00Z', 1), now: new Date('2026-05-03T00:00:00Z') });
+      const key = await lostBlob(ledger, 2, 'delta', await delta(1, '2026-05-02T00:00:00Z', 2));
+      expect(await recoverUnledgered(ledger, historyIndexer)).toEqual([{
+        agent_id: AGENT, sequence: 2, kind: 'delta', recovered: false, superseded: true,
+        error: 'it was not built on the delta at sequence 1 (that delta was made after its base: the agent\'s history went on from an earlier '
+          + 'sequence, e.g. storage restored from a backup): its delta-manifest.json sync.base_timestamp 2026-05-02T00:00:00Z is older than '
+          + 'that delta\'s delta-manifest.json created_at 2026-05-03T00:00:00Z; re-ingested, its changes would be folded onto an entry '
+          + 'they were not made from, so it is not; its blob is kept. The machine that made it is told so at its next lineage sync '
+          + '(lineage sync --rebase uploads its workspace onto the head)',
+      }]);
+      expect(entries(ledger)).toEqual(['0:snapshot', '1:delta']);
+      expect(await ledger.blobs.exists(key)).toBe(true);
+    } finally {
+      t.cleanup();
+    }
+  });
 });

@@ -300,8 +300,8 @@ export interface RecoveredBlob {
   recovered: boolean;
   error?: string;
   /**
-   * A delta built on the head a full snapshot replaced at its base sequence (`base_superseded`):
-   * never folded onto that snapshot, its blob kept.
+   * A delta not built on the entry at its base sequence (`base_superseded`: a full snapshot that
+   * replaced the head there, or a delta made after its base): never folded onto it, its blob kept.
    */
   superseded?: true;
 }
@@ -352,7 +352,7 @@ export async function recoverInOrder<T extends { agent_id: string; sequence: num
     } catch (error) {
       stopped.add(blob.agent_id);
       out.push(isLedgerError(error, 'base_superseded')
-        ? { ...base, recovered: false, superseded: true, error: supersededFinding(error.details.latest, error.details.reason) }
+        ? { ...base, recovered: false, superseded: true, error: supersededFinding(error.details.latest, error.details.reason, error.details.head) }
         : { ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
     }
   }
@@ -364,10 +364,14 @@ export async function recoverInOrder<T extends { agent_id: string; sequence: num
  * ingest's own words tell the syncing machine to restore the head and sync again, which is not for
  * whoever runs doctor.
  */
-function supersededFinding(head: number | null | undefined, reason: string | undefined): string {
-  return `it was built on the head that the full snapshot at sequence ${head ?? '?'} replaced (a snapshot stored after its base: `
-    + `another machine's lineage sync --force-first-sync)${reason ? `: ${reason}` : ''}; re-ingested, its changes would be folded `
-    + 'onto a snapshot they were not made from, so it is not; its blob is kept. The machine that made it is told so at its next '
+function supersededFinding(head: number | null | undefined, reason: string | undefined, kind: 'snapshot' | 'delta' | undefined): string {
+  const built = kind === 'delta'
+    ? `it was not built on the delta at sequence ${head ?? '?'} (that delta was made after its base: the agent's history went on `
+      + 'from an earlier sequence, e.g. storage restored from a backup)'
+    : `it was built on the head that the full snapshot at sequence ${head ?? '?'} replaced (a snapshot stored after its base: `
+      + 'another machine\'s lineage sync --force-first-sync)';
+  return `${built}${reason ? `: ${reason}` : ''}; re-ingested, its changes would be folded `
+    + `onto ${kind === 'delta' ? 'an entry' : 'a snapshot'} they were not made from, so it is not; its blob is kept. The machine that made it is told so at its next `
     + 'lineage sync (lineage sync --rebase uploads its workspace onto the head)';
 }
 

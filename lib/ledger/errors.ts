@@ -51,6 +51,8 @@ export interface LedgerErrorDetails {
    * the snapshot's `created_at`, or that snapshot stored while it was ingested).
    */
   reason?: string;
+  /** `base_superseded`: the kind of the entry at the base sequence the delta was not built on. */
+  head?: 'snapshot' | 'delta';
 }
 
 /** A ledger failure with a stable `code` and a message that says what was wrong. */

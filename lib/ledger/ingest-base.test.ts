@@ -10,7 +10,8 @@ import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { randomBytes } from 'node:crypto';
 import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
-import { compareTimes, snapshotCreatedAt } from './ingest-base';
+import { writeZip, jsonDocument } from '@/lib/core/archive/zip-write';
+import { compareTimes, entryCreatedAt, snapshotCreatedAt } from './ingest-base';
 import { isLedgerError, listEntries, registerAgent, type Ledger } from './index';
 import type { EntryIndexer } from './ingest';
 
@@ -38,6 +39,16 @@ describe('snapshotCreatedAt', () => {
     bytes[at] = bytes[at]! ^ 0xff;
     await expect(readZip(bytes, resolveLimits())).rejects.toThrow(/MEMORY\.md/);
     expect(await snapshotCreatedAt(bytes)).toBe('2026-05-03T10:00:00.123456789+02:00');
+  });
+});
+
+describe('entryCreatedAt', () => {
+  it('a delta\'s delta-manifest.json created_at, or its manifest.json as an older writer named it; a snapshot\'s manifest.json', async () => {
+    const { snapshot: makeSnapshot, delta: makeDelta } = supersedeArchives(AGENT);
+    expect(await entryCreatedAt(await makeDelta(0, '2026-05-03T10:00:00.123456789Z', 1), 'delta')).toBe('2026-05-03T10:00:00.123456789Z');
+    const legacy = await writeZip([{ name: 'manifest.json', data: jsonDocument({ alf_version: '1.0.0', created_at: '2026-05-04T00:00:00Z', agent: { id: AGENT }, sync: { base_sequence: 0 } }) }]);
+    expect(await entryCreatedAt(legacy, 'delta')).toBe('2026-05-04T00:00:00Z');
+    expect(await entryCreatedAt(await makeSnapshot('2026-05-05T00:00:00+02:00', '# A\n'), 'snapshot')).toBe('2026-05-05T00:00:00+02:00');
   });
 });
 

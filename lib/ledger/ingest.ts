@@ -27,7 +27,7 @@ import { requireAgent } from './agents';
 import type { RecordChecks } from './record-checks';
 import { LedgerError } from './errors';
 import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
-import { checkBuiltOnHead, snapshotCreatedAt, supersededBase } from './ingest-base';
+import { baseTimestampOf, checkBuiltOnHead, entryCreatedAt, supersededBase } from './ingest-base';
 import { readEntryBytesFrom } from './entries';
 import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
@@ -286,17 +286,19 @@ function checkBase(agent: AgentRow, baseSequence: number): void {
 }
 
 /**
- * When the head at `baseSequence` is a snapshot stored after a delta at that same sequence (another
- * machine's `--force-first-sync`, a rollover), the delta must have been built on that snapshot
- * (ingest-base.ts `checkBuiltOnHead`: its `base_timestamp` no older than the snapshot's `created_at`).
+ * The delta must have been built on the entry at `baseSequence`, whatever its kind (ingest-base.ts
+ * `checkBuiltOnHead`: its `base_timestamp` no older than that entry's `created_at`): the snapshot
+ * there when the head is one (another machine's `--force-first-sync`, a rollover, a first sync),
+ * else the delta there (a history that went on from a backup and reached this sequence again).
  */
 async function checkHeadAtBase(params: IngestBase, head: AgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
+  if (baseTimestampOf(delta.manifest) === undefined) return;
   const { ledger } = params;
-  if (head.latest_snapshot_seq !== baseSequence || !hasEntry(ledger, head.id, baseSequence, 'delta')) return;
-  const snapshot = ingestStatements(ledger).entryAt.get(head.id, baseSequence, 'snapshot') as LedgerEntryRow | undefined;
-  if (!snapshot) return;
-  const createdAt = await snapshotCreatedAt(await readEntryBytesFrom(ledger.blobs, snapshot), params.limits);
-  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt });
+  const kind = head.latest_snapshot_seq === baseSequence ? 'snapshot' : 'delta';
+  const entry = ingestStatements(ledger).entryAt.get(head.id, baseSequence, kind) as LedgerEntryRow | undefined;
+  if (!entry) return;
+  const createdAt = await entryCreatedAt(await readEntryBytesFrom(ledger.blobs, entry), kind, params.limits);
+  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt, head: kind });
 }
 
 /** Appends a `.alf-delta` at latest + 1, accepted only if `baseSequence` equals the latest sequence. */

@@ -157,11 +157,11 @@ async function snapshotAt(agentId: string, createdAt: string, n: number): Promis
   });
 }
 
-async function deltaOn(agentId: string, baseSequence: number, n: number, baseTimestamp?: string): Promise<Uint8Array> {
+async function deltaOn(agentId: string, baseSequence: number, n: number, baseTimestamp?: string, createdAt = '2026-05-03T11:00:00Z'): Promise<Uint8Array> {
   const sync: JsonObject = { base_sequence: baseSequence, new_sequence: 0 };
   if (baseTimestamp !== undefined) sync.base_timestamp = baseTimestamp;
   return writeDelta({
-    manifest: { alf_version: '1.0.0', created_at: '2026-05-03T11:00:00Z', agent: { id: agentId, source_runtime: 'openclaw' }, sync, changes: {} },
+    manifest: { alf_version: '1.0.0', created_at: createdAt, agent: { id: agentId, source_runtime: 'openclaw' }, sync, changes: {} },
     entries: [{ operation: 'create', record: record(agentId, 1000 + n, `delta fact ${n}`) }],
     layers: {},
     rawChanged: new Map([[`raw/openclaw/memory/day-${n}.md`, Buffer.from(`## Day ${n}\n`)]]),
@@ -231,14 +231,70 @@ describe.each([['the embedded ledger', () => served()], ['PostgreSQL + radosgw',
       expect(taken.status).toBe(201);
       expect(taken.json).toMatchObject({ sequence: 2 });
     });
+  },
+);
 
-    it('a head no snapshot replaced (a snapshot alone at its sequence) takes an older base_timestamp, as before', async () => {
+describe.each([['the embedded ledger', () => served()], ['PostgreSQL + radosgw', async () => served(await scaleOutStorage())]] as const)(
+  'the protocol on %s: the entry at the base sequence, whatever its kind, was made no later than the delta\'s base_timestamp',
+  (_name, start) => {
+    let server: LineageServer;
+    let key: string;
+    beforeAll(async () => {
+      ({ server, key } = await start());
+    }, 120_000);
+    afterAll(() => server?.close());
+
+    const agentUrl = (agentId: string) => `${server.url}/v1/agents/${agentId}`;
+    const push = async (agentId: string, base: number, body: Uint8Array) => call(`${agentUrl(agentId)}/deltas?base_sequence=${base}`, { method: 'POST', key, contentType: OCTET, body });
+    const entries = async (agentId: string) => (await server.service.storage.listEntries({ agentId })).map((e) => `${e.seq}:${e.kind}`);
+
+    /** An agent whose only entry is a snapshot made at `createdAt` (sequence 0). */
+    async function snapshotHead(createdAt: string): Promise<string> {
       const agentId = crypto.randomUUID();
-      const base = `${server.url}/v1/agents/${agentId}`;
-      await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agentId, name: 'm', source_runtime: 'openclaw' }) });
-      expect((await call(`${base}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotAt(agentId, CREATED_AT, 1) })).json).toMatchObject({ sequence: 0 });
-      const taken = await call(`${base}/deltas?base_sequence=0`, { method: 'POST', key, contentType: OCTET, body: await deltaOn(agentId, 0, 1, '2020-01-01T00:00:00Z') });
+      expect((await call(`${server.url}/v1/agents`, { method: 'POST', key, contentType: 'application/json', body: JSON.stringify({ id: agentId, name: 'm', source_runtime: 'openclaw' }) })).status).toBe(201);
+      expect((await call(`${agentUrl(agentId)}/snapshot`, { method: 'PUT', key, contentType: OCTET, body: await snapshotAt(agentId, createdAt, 1) })).json).toMatchObject({ sequence: 0 });
+      return agentId;
+    }
+
+    /** An agent with an old snapshot at 0 and, the head, a delta at 1 made at CREATED_AT. */
+    async function deltaHead(): Promise<string> {
+      const agentId = await snapshotHead('2026-05-01T00:00:00Z');
+      expect((await push(agentId, 0, await deltaOn(agentId, 0, 1, '2026-05-01T00:00:00Z', CREATED_AT))).json).toMatchObject({ sequence: 1 });
+      return agentId;
+    }
+
+    it('a delta head (a history that went on from a backup): base_timestamp a nanosecond older than its created_at is refused (409, X-Latest-Sequence, nothing stored); equal in another offset, or none, is taken', async () => {
+      const agentId = await deltaHead();
+      for (const older of ['2026-05-03T10:00:00.123456788Z', '2026-05-03T12:00:00.123456788+02:00']) {
+        const refused = await push(agentId, 1, await deltaOn(agentId, 1, 2, older));
+        expect(refused.status).toBe(409);
+        expect(refused.headers.get('x-latest-sequence')).toBe('1');
+        expect(refused.json).toMatchObject({ code: 'base_superseded', latest_sequence: 1 });
+        expect(refused.json.error).toBe(`the head of agent ${agentId} at sequence 1 is a delta made after the base this delta was built on `
+          + '(the agent\'s history went on from an earlier sequence, e.g. storage restored from a backup, and reached this sequence again) '
+          + `(its delta-manifest.json sync.base_timestamp ${older} is older than that delta's delta-manifest.json created_at ${CREATED_AT}); `
+          + 'nothing was stored: take the head at sequence 1 as the base (restore it) and sync again');
+      }
+      expect(await entries(agentId)).toEqual(['0:snapshot', '1:delta']);
+      const taken = await push(agentId, 1, await deltaOn(agentId, 1, 2, '2026-05-03T12:00:00.123456789+02:00'));
       expect(taken.status).toBe(201);
+      expect(taken.json).toMatchObject({ sequence: 2 });
+      // A delta without base_timestamp cannot be told apart: taken, as before.
+      expect((await push(agentId, 2, await deltaOn(agentId, 2, 3))).json).toMatchObject({ sequence: 3 });
+      expect(await entries(agentId)).toEqual(['0:snapshot', '1:delta', '2:delta', '3:delta']);
+    });
+
+    it('a snapshot head alone at its sequence (a first sync): a nanosecond older is refused, equal taken, none taken', async () => {
+      const agentId = await snapshotHead(CREATED_AT);
+      const refused = await push(agentId, 0, await deltaOn(agentId, 0, 1, '2026-05-03T10:00:00.123456788Z'));
+      expect(refused.status).toBe(409);
+      expect(refused.headers.get('x-latest-sequence')).toBe('0');
+      expect(refused.json).toMatchObject({ code: 'base_superseded', latest_sequence: 0 });
+      expect(refused.json.error).toContain(`(its delta-manifest.json sync.base_timestamp 2026-05-03T10:00:00.123456788Z is older than that snapshot's manifest.json created_at ${CREATED_AT})`);
+      expect(await entries(agentId)).toEqual(['0:snapshot']);
+      expect((await push(agentId, 0, await deltaOn(agentId, 0, 1, CREATED_AT))).json).toMatchObject({ sequence: 1 });
+      const other = await snapshotHead(CREATED_AT);
+      expect((await push(other, 0, await deltaOn(other, 0, 1))).json).toMatchObject({ sequence: 1 });
     });
   },
 );

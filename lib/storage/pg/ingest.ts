@@ -22,7 +22,7 @@ import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import { ArchiveKeys, checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
 import { blobKey, checkAgentId, parseArchive } from '@/lib/ledger/ingest-shared';
-import { checkBuiltOnHead, snapshotCreatedAt, supersededBase } from '@/lib/ledger/ingest-base';
+import { baseTimestampOf, checkBuiltOnHead, entryCreatedAt, supersededBase } from '@/lib/ledger/ingest-base';
 import { readEntryBytesFrom } from '@/lib/ledger/entries';
 import type { PgAgentRow } from '@/db/pg/schema';
 import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
@@ -126,15 +126,15 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
 }
 
 /**
- * When the head at `baseSequence` is a snapshot stored after a delta at that same sequence (another
- * machine's `--force-first-sync`, a rollover), the delta must have been built on that snapshot
- * (lib/ledger/ingest-base.ts `checkBuiltOnHead`), as the embedded ingest checks it.
+ * The delta must have been built on the entry at `baseSequence`, whatever its kind (the snapshot
+ * there when the head is one, else the delta there: lib/ledger/ingest-base.ts `checkBuiltOnHead`),
+ * as the embedded ingest checks it.
  */
 async function checkHeadAtBase(backend: PgBackend, params: IngestParams, head: PgAgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
-  if (head.latest_snapshot_seq !== baseSequence) return;
-  const atBase = await listEntries(backend.db.pool, { agentId: head.id, sinceSeq: baseSequence - 1, upToSeq: baseSequence });
-  const snapshot = atBase.find((entry) => entry.kind === 'snapshot');
-  if (!snapshot || !atBase.some((entry) => entry.kind === 'delta')) return;
-  const createdAt = await snapshotCreatedAt(await readEntryBytesFrom(backend.blobs, snapshot), params.limits);
-  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt });
+  if (baseTimestampOf(delta.manifest) === undefined) return;
+  const kind = head.latest_snapshot_seq === baseSequence ? 'snapshot' : 'delta';
+  const [entry] = await listEntries(backend.db.pool, { agentId: head.id, sinceSeq: baseSequence - 1, upToSeq: baseSequence, kind });
+  if (!entry) return;
+  const createdAt = await entryCreatedAt(await readEntryBytesFrom(backend.blobs, entry), kind, params.limits);
+  checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt, head: kind });
 }
