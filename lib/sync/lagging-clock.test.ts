@@ -3,12 +3,14 @@
  * `--force-first-sync` snapshot made: its `last_synced_at` was its own now, earlier than the snapshot's
  * created_at, so its next delta (whose `sync.base_timestamp` that is) was refused as built on the head the
  * snapshot replaced (base_superseded, lib/ledger/ingest-base.ts). It now records the later of the two, and its
- * delta is taken. On a --data directory and a served instance over HTTP.
+ * delta is taken. The same when the head is another machine's delta (the ingest compares with the entry at the
+ * base, whatever its kind): the later of now and that delta's created_at. On a --data directory and a served
+ * instance over HTTP.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { readSnapshot } from '@/lib/core/archive';
+import { readDelta, readSnapshot } from '@/lib/core/archive';
 import { startTestServer } from '@/tests/server/harness';
 import { httpTarget } from './http-target';
 import { localTarget } from './local-target';
@@ -91,4 +93,53 @@ describe('syncedAtOnto: the later of now and the head snapshot\'s created_at, in
   ])('created_at %s', (createdAt, expected) => {
     expect(syncedAtOnto(now, createdAt)).toBe(expected);
   });
+});
+
+describe.each(SETUPS)('a clock behind the head delta\'s maker (the entry at the base, whatever its kind): %s', (_name, make) => {
+  for (const how of ['restore', 'rebase'] as const) {
+    it(`after a ${how} onto B's delta, A records that delta's created_at and A's next delta is taken`, async () => {
+      const sb = await makeSandbox('lineage-lagging-clock-delta-');
+      const setup = await make(sb.dataDir);
+      try {
+        const { target } = setup;
+        const clockA = steppingClock();
+        const clockB = steppingClock(AHEAD);
+        const wsA = sb.workspace;
+        const homeA = path.join(sb.root, 'home-a');
+        const wsB = path.join(sb.root, 'ws-b');
+        const homeB = path.join(sb.root, 'home-b');
+        // A syncs (its snapshot at 0); B, its clock a day ahead, restores the head and syncs a delta at 1.
+        await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n');
+        const agentId = (await syncWorkspace({ runtime: 'openclaw', workspace: wsA, target, alfHome: homeA, clock: clockA })).agent.alf_agent_id;
+        expect(await restoreAgent({ runtime: 'openclaw', target, agentId, workspace: wsB, replace: false, alfHome: homeB, clock: clockB })).toMatchObject({ sequence: 0, applied: true });
+        await fs.appendFile(path.join(wsB, 'MEMORY.md'), '\n## Bravo\nbravo fact from B\n');
+        expect(await syncWorkspace({ runtime: 'openclaw', workspace: wsB, target, alfHome: homeB, clock: clockB })).toMatchObject({ sequence: 1, delta: true });
+        const head = await target.latestEntry(agentId);
+        expect(head).toMatchObject({ sequence: 1, kind: 'delta' });
+        const createdAt = (await readDelta(await head!.bytes())).manifest.created_at;
+        expect(Date.parse(String(createdAt))).toBeGreaterThanOrEqual(AHEAD);
+
+        const ws = how === 'restore' ? path.join(sb.root, 'ws-c') : wsA;
+        const home = how === 'restore' ? path.join(sb.root, 'home-c') : homeA;
+        if (how === 'restore') {
+          expect(await restoreAgent({ runtime: 'openclaw', target, agentId, workspace: ws, replace: false, alfHome: home, clock: clockA })).toMatchObject({ sequence: 1, action: 'initialize', applied: true });
+        } else {
+          expect(await rebaseWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 1, previous_sequence: 0 });
+        }
+        // Its clock is a day behind B's delta: its state records that delta's created_at, not its own now.
+        expect(Date.parse(clockA().toISOString())).toBeLessThan(AHEAD);
+        expect((await readClientState(home, agentId))?.last_synced_at).toBe(createdAt);
+
+        const text = `${await fs.readFile(path.join(how === 'restore' ? ws : wsB, 'MEMORY.md'), 'utf8')}\n## Charlie\ncharlie fact\n`;
+        await fs.writeFile(path.join(ws, 'MEMORY.md'), text);
+        expect(await syncWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 2, delta: true });
+        const out = path.join(sb.root, 'out');
+        await restoreAgent({ runtime: 'openclaw', target, agentId, out, replace: false, alfHome: home, clock: clockA });
+        expect((await readTree(out)).get('MEMORY.md')?.toString()).toBe(text);
+      } finally {
+        await setup.close();
+        await sb.cleanup();
+      }
+    });
+  }
 });

@@ -39,7 +39,7 @@ export async function rebaseWorkspace(opts: {
     const { snapshot, sequence, syncedAt } = await rebuildAt({ target: opts.target, agentId, now });
     await writeClientState({
       alfHome: opts.alfHome,
-      // No earlier than the head snapshot's created_at (restore.ts syncedAtOnto): the next delta is not refused for a clock behind.
+      // No earlier than the head entry's created_at (restore.ts syncedAtOnto): the next delta is not refused for a clock behind.
       state: { agent_id: agentId, last_synced_sequence: sequence, last_synced_at: syncedAt },
       baseSnapshot: await writeSnapshot(snapshot, { storeRaw: true }),
     });

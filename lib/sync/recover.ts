@@ -65,6 +65,8 @@ export function rebaseCommand(args: { runtime: string; workspace: string; runtim
  */
 export function foreignHistoryError(args: {
   agentId: string; local: number; latest: number | null; command: string; target: SyncTarget; sent: SentUpload | null; baseSequence: number;
+  /** The kind of the target's head entry, when it is at this machine's base sequence (`target.latestEntry`); unknown: a snapshot's words. */
+  headKind?: 'snapshot' | 'delta' | null;
 }): SyncError {
   if (args.latest === args.local) return supersededBaseError(args);
   if (args.latest !== null && args.latest < args.local) return targetBehindError({ ...args, latest: args.latest });
@@ -98,11 +100,25 @@ function targetBehindError(args: { agentId: string; local: number; latest: numbe
 }
 
 /**
- * The target is still at this machine's base sequence, but its head there is a full snapshot another
- * machine uploaded after this machine's base (its `--force-first-sync`, or a rollover): the delta,
- * cut from this machine's base, was refused (lib/ledger/ingest-base.ts), and nothing here changed.
+ * The target is still at this machine's base sequence, but its entry there is not the one this
+ * machine synced (lib/ledger/ingest-base.ts refused the delta, cut from this machine's base, and
+ * nothing here changed): a full snapshot another machine uploaded after this machine's base (its
+ * `--force-first-sync`, or a rollover), or — the head a delta — a delta made after it: the agent's
+ * history there went on from an earlier sequence (its storage restored from a backup taken before
+ * this machine's later entries, then other machines synced) and reached this sequence again.
  */
-function supersededBaseError(args: { agentId: string; local: number; command: string; target: SyncTarget }): SyncError {
+function supersededBaseError(args: { agentId: string; local: number; command: string; target: SyncTarget; headKind?: 'snapshot' | 'delta' | null }): SyncError {
+  if (args.headKind === 'delta') {
+    return new SyncError(
+      'sync_upload_failed',
+      `Sequence conflict: the entry at sequence ${args.local} on ${args.target.label} for agent ${args.agentId} is not the one this machine synced: it is a delta made after this machine's base at that sequence `
+      + `(the agent's history there went on from an earlier sequence — its storage restored from a backup taken before this machine's later entries, then another machine synced — and reached ${args.local} again); `
+      + 'this machine\'s delta, built on its own entry, was refused and nothing was uploaded or changed here',
+      `run \`${args.command}\` to take sequence ${args.local} there as this machine's base without changing the workspace; the next \`lineage sync\` then uploads the workspace's difference from it `
+      + '(what this workspace holds comes back at the head; what the other machine synced there and this workspace does not have is then deleted at the head, and stays in its history); '
+      + 'or restore the head into this workspace (`lineage restore`, `--replace` over unsynced memory) to continue from the other machine\'s memory',
+    );
+  }
   return new SyncError(
     'sync_upload_failed',
     `Sequence conflict: the head of agent ${args.agentId} at sequence ${args.local} on ${args.target.label} is a full snapshot another machine uploaded `

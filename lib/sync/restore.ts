@@ -26,21 +26,23 @@ import type { SyncTarget } from './target';
 export async function rebuildAt(args: { target: SyncTarget; agentId: string; atSequence?: number; now: Date }): Promise<{ snapshot: AlfSnapshot; sequence: number; reconstructed: string[]; syncedAt: string }> {
   const bundle = await args.target.fetchRestore(args.agentId, args.atSequence);
   const base = await readSnapshot(bundle.snapshot.bytes);
-  const syncedAt = syncedAtOnto(args.now, base.manifest.created_at);
   const deltas = [];
   for (const d of bundle.deltas) deltas.push({ sequence: d.sequence, delta: await readDelta(d.bytes) });
+  // The head entry is the last delta when there are any, else the snapshot: its created_at, whatever its kind.
+  const head = deltas.length > 0 ? deltas[deltas.length - 1]!.delta.manifest : base.manifest;
+  const syncedAt = syncedAtOnto(args.now, head.created_at);
   const { snapshot, reconstructed } = foldArchives({ base, baseSequence: bundle.snapshot.sequence, deltas, now: args.now });
   return { snapshot, sequence: bundle.sequence, reconstructed, syncedAt };
 }
 
 /**
  * The `last_synced_at` of a machine whose base becomes the target's head (a head restore into a live
- * workspace, `sync --rebase`): now — or the created_at of the head's snapshot (its manifest's) when
- * that is later, compared as instants to the nanosecond whatever their offsets. A delta on a base whose
- * head is a snapshot that replaced a delta there is taken only if its `sync.base_timestamp` (this value)
- * is no earlier than that snapshot's created_at (lib/ledger/ingest-base.ts): a machine whose clock is
- * behind the snapshot maker's would otherwise have its next delta refused as built on the head the
- * snapshot replaced. In the form the state uses (UTC, `Z`; 3 fraction digits, 9 when the nanoseconds need them).
+ * workspace, `sync --rebase`): now — or the created_at of the head entry (its manifest's: the head
+ * snapshot's `manifest.json`, or the last delta's `delta-manifest.json`) when that is later, compared
+ * as instants to the nanosecond whatever their offsets. A delta is taken only if its
+ * `sync.base_timestamp` (this value) is no earlier than the created_at of the entry at its base
+ * sequence, whatever its kind (lib/ledger/ingest-base.ts): a machine whose clock is behind the head
+ * maker's would otherwise have its next delta refused as built on another entry. In the form the state uses (UTC, `Z`; 3 fraction digits, 9 when the nanoseconds need them).
  */
 export function syncedAtOnto(now: Date, headCreatedAt: unknown): string {
   const at = now.toISOString();
@@ -167,7 +169,7 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
     // A head restore into the live workspace also becomes the local delta base, as in the reference;
     // the workspace is now the agent's as this runtime (a restore into another runtime's workspace
     // is the move to it: its next sync, with this `-r`, is not refused as a wrong runtime).
-    // Its last_synced_at no earlier than the head snapshot's created_at (syncedAtOnto): its next delta is not refused for a clock behind.
+    // Its last_synced_at no earlier than the head entry's created_at (syncedAtOnto): its next delta is not refused for a clock behind.
     await writeClientState({ alfHome: opts.alfHome, state: { agent_id: opts.agentId, last_synced_sequence: sequence, last_synced_at: baseSyncedAt, runtime: opts.runtime }, baseSnapshot: await writeSnapshot(snapshot) });
     await writeTargetMark(opts.alfHome, opts.agentId, opts.target);
   }

@@ -434,7 +434,9 @@ export async function uploadDelta(opts: SyncOptions, args: {
       log(`adopted sequence ${adopted.sequence}: this machine's own upload`);
       return { output: { ...(await syncHoldingLock({ ...opts, adopted: true }, null)), recovered: true } };
     }
-    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence });
+    // Still at this machine's base: which entry is there (a snapshot that replaced it, or a delta made since) says why.
+    const headKind = error.latestSequence === baseSequence ? (await opts.target.latestEntry(agentId).catch(() => null))?.kind : undefined;
+    throw foreignHistoryError({ agentId, local: baseSequence, latest: error.latestSequence, command: rebaseCommand(opts), target: opts.target, sent: recorded, baseSequence, headKind });
   }
 }
 
