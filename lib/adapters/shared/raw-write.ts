@@ -170,7 +170,7 @@ export type DatabaseLink =
  * `brain.db` where it is found) as SQLite, null when nothing does: a symbolic link on its way (the
  * path itself or a directory of it) that leads to a file its runtime never carries under another name
  * (`isRefusedTarget` with `refuse`: `state.db -> .env`, `memory/brain.db -> ../config.toml`), out of
- * the workspace, or to nothing. A link to another file inside that is none of those — another SQLite
+ * the workspace (the database there or not: `data -> /mnt/data`), or to nothing (`data -> /gone` too). A link to another file inside that is none of those — another SQLite
  * database of the workspace, even one named as the runtime's database (`memory/brain.db -> ../brain.db`)
  * — is the user's and is opened through, as a link to a plain file is written through.
  */
@@ -181,14 +181,60 @@ export function databaseLink(target: string, rel: string, refuse: (target: strin
   } catch {
     return null; // no target yet: no link either
   }
-  const abs = path.join(target, ...rel.split('/'));
-  if (lstatSync(abs, { throwIfNoEntry: false })?.isSymbolicLink() && !existsSync(abs)) return { kind: 'dangling', link: rel };
+  const dangling = linkToNothingOnTheWay(target, rel);
+  if (dangling !== null) return { kind: 'dangling', link: dangling };
   const lands = landsOn(target, root, rel);
   if (lands === null) return { kind: 'outside', real: realpathOfDeepest(target, rel), link: firstLink(target, rel) };
   const own = rel.slice(rel.lastIndexOf('/') + 1);
   const refused = (to: string) => to.slice(to.lastIndexOf('/') + 1) !== own && refuse(to);
   if (lands === rel || !isRefusedTarget(lands, refused)) return null;
   return { kind: 'refused', lands, link: firstLink(target, rel) };
+}
+
+/**
+ * The first symbolic link to nothing on the way to `rel` (a directory of it, `data -> /gone`, or `rel`
+ * itself), from the root down; null when there is none before the path stops existing.
+ */
+function linkToNothingOnTheWay(target: string, rel: string): string | null {
+  const segments = rel.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    const at = path.join(target, ...segments.slice(0, i));
+    let entry: Stats | undefined;
+    try {
+      entry = lstatSync(at, { throwIfNoEntry: false });
+    } catch {
+      return null; // a file on the way (ENOTDIR): nothing under it
+    }
+    if (entry === undefined) return null;
+    if (entry.isSymbolicLink() && !existsSync(at)) return segments.slice(0, i).join('/');
+  }
+  return null;
+}
+
+/**
+ * What the runtime's database `rel` is when it is there but no file (a link followed): 'a directory'
+ * or 'not a regular file'; null when it is a file or not there. A sync does not take it for no
+ * database, nor a restore write over it.
+ */
+export function databaseNotAFile(target: string, rel: string): 'a directory' | 'not a regular file' | null {
+  let info: Stats | undefined;
+  try {
+    info = statSync(path.join(target, ...rel.split('/')), { throwIfNoEntry: false });
+  } catch {
+    return null; // a file on the way, or a link loop: what `databaseLink` and the open say
+  }
+  if (info === undefined || info.isFile()) return null;
+  return info.isDirectory() ? 'a directory' : 'not a regular file';
+}
+
+/**
+ * Refuses, before the database is read or anything written, a restore into a live workspace whose
+ * database `rel` is there but no file (`databaseNotAFile`: ZeroClaw's `brain.db` a directory), as a
+ * write of a file onto a directory is refused (`assertWritable`): the user's to move, nothing written.
+ */
+export function assertDatabaseFileForRestore(target: string, rel: string): void {
+  const found = databaseNotAFile(target, rel);
+  if (found !== null) throw inTheWay(target, rel, found, 'a file');
 }
 
 /**
@@ -215,7 +261,9 @@ export function assertDatabaseNotThroughLink(target: string, rel: string, refuse
  * - out of the workspace (`state.db -> /elsewhere/state.db`, a directory link `data -> /elsewhere/data`):
  *   a sync follows links only inside it. Read as absent (Hermes did), its delta deleted every
  *   session at the head; read (ZeroClaw did), the sync carried what a restore refuses to write;
- * - to nothing: not "no database" — the sessions or memories the last sync had would be deleted.
+ * - to nothing, itself or a directory on its way (ZeroClaw's `data -> /gone`): not "no database" — the
+ *   sessions or memories the last sync had would be deleted — nor, for ZeroClaw, an older database of
+ *   the workspace taken for it (`zeroclaw/locate.ts` `findBrainDb` finds the candidate such a link stands on).
  * `workspace_file_invalid`, naming the link and where it leads, with the way out.
  */
 export function assertDatabaseReadableForSync(workspace: string, rel: string, refuse: (target: string) => boolean): void {
@@ -230,6 +278,11 @@ export function assertDatabaseReadableForSync(workspace: string, rel: string, re
   if (found.kind === 'outside') {
     throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} leads to ${found.real}, outside the workspace, through the symbolic link ${found.link}, and a sync follows links only inside it; nothing was read or sent`, {
       hint: `move the database into the workspace (replace the link ${abs} with the file itself, or with a link to it inside the workspace), then sync again`,
+    });
+  }
+  if (found.link !== rel) {
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is behind the symbolic link ${found.link} to ${linkText(abs)}, which does not exist; neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`, {
+      hint: `put back the directory the link ${abs} leads to, or replace the link with it, then sync again`,
     });
   }
   throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is a symbolic link to ${linkText(abs)}, which does not exist; it is not taken for no database (its records would be deleted); nothing was read or sent`, {

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { assertDatabaseReadableForSync } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseReadableForSync, databaseNotAFile } from '@/lib/adapters/shared/raw-write';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -37,6 +37,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   // of the workspace (itself or a directory on its way) or to nothing is refused before it is read,
   // as a restore into the workspace refuses it.
   assertDatabaseReadableForSync(opts.workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
+  assertBrainDbAFile(opts.workspace, dbRel);
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
     readSlice(db, opts.runtimeAgent, path.join(opts.workspace, ...dbRel.split('/'))),
   );
@@ -59,6 +60,22 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
     excludedByAlfignore,
     warnings,
   };
+}
+
+/**
+ * A `brain.db` that is there but no file (a directory, or a link inside to one) is neither taken for no
+ * database nor passed by for another database of the workspace (an older `memory/brain.db`): either
+ * way its delta would delete or revert the memories the last sync had. Refused before anything is read
+ * or written (`workspace_file_invalid`), as a restore into the workspace refuses to write over it and
+ * as Hermes refuses a `state.db` that is a directory.
+ */
+function assertBrainDbAFile(workspace: string, dbRel: string): void {
+  const found = databaseNotAFile(workspace, dbRel);
+  if (found === null) return;
+  const abs = path.join(workspace, ...dbRel.split('/'));
+  throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${dbRel} is ${found}, not ZeroClaw's SQLite file; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`, {
+    hint: `put ZeroClaw's brain.db in place of ${abs}, then sync again`,
+  });
 }
 
 /**

@@ -5,7 +5,7 @@ import { countAgentRows, exportZeroclaw } from './export';
 import { importZeroclaw, zeroclawPlannedWrites } from './import';
 import { findBrainDb } from './locate';
 import { refusesLinkTo } from './raw-files';
-import { assertDatabaseNotThroughLink } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseFileForRestore, assertDatabaseNotThroughLink } from '@/lib/adapters/shared/raw-write';
 import { withReadCopy } from './sqlite-io';
 
 /**
@@ -20,10 +20,14 @@ export const zeroclawAdapter: Adapter = {
   memoryPresent,
 };
 
-/** Memory exists when `brain.db` exists and holds rows for that agent. */
+/**
+ * Memory exists when `brain.db` exists and holds rows for that agent. Read for a restore's decision:
+ * a `brain.db` that is a directory (which `findBrainDb` finds rather than pass it by) refuses the restore.
+ */
 async function memoryPresent(workspace: string, runtimeAgent?: string): Promise<boolean> {
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return false;
+  assertDatabaseFileForRestore(workspace, dbRel);
   const file = path.join(workspace, ...dbRel.split('/'));
   return withReadCopy(file, (db) => countAgentRows(db, runtimeAgent, file) > 0);
 }
@@ -37,8 +41,10 @@ export async function zeroclawAlfAgentId(workspace: string, runtimeAgent?: strin
   const dbRel = await findBrainDb(workspace);
   if (dbRel === null) return null;
   // Read for `lineage restore -w` without --agent: a brain.db that is a link to a secret, a control
-  // file, out of the workspace or to nothing is refused before it is read, as the restore refuses it.
+  // file, out of the workspace or to nothing (itself or a directory on its way), or a directory, is
+  // refused before it is read, as the restore refuses it.
   assertDatabaseNotThroughLink(workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
+  assertDatabaseFileForRestore(workspace, dbRel);
   const file = path.join(workspace, ...dbRel.split('/'));
   const agent = await withReadCopy(file, (db) => selectAgent(readLayout(db, file), runtimeAgent));
   return resolveAlfAgentId({ workspace, agent, persist: false });

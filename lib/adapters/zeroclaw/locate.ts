@@ -1,6 +1,7 @@
-import { lstat, readdir, stat } from 'node:fs/promises';
+import { lstat, readdir, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
+import { isInside } from '@/lib/adapters/shared/walk';
 
 /**
  * Where ZeroClaw keeps `brain.db`, in the order they are tried (CONTRACT §4.4): its store
@@ -24,46 +25,62 @@ export function noBrainDbMessage(workspace: string): string {
 
 /**
  * Finds the workspace's `brain.db`: the fixed candidates first, then a shallow
- * search (depth ≤ 3, sorted, first hit) for a file named `brain.db`. Returns the
- * workspace-relative forward-slash path, or null when there is none. A symbolic link to
- * nothing there is found too (`isDatabaseThere`): the sync and the restore refuse it, naming
- * it (raw-write.ts `databaseLink`), where passing it by would say "no brain.db" or take
- * another database of the workspace for the one the link stood for.
+ * search (depth ≤ 3, sorted, first hit) for an entry named `brain.db`. Returns the
+ * workspace-relative forward-slash path, or null when there is none. A candidate is found, to be
+ * refused by the sync and the restore naming it, when what stands there cannot be told from no
+ * database without passing it by (`standsThere`): a `brain.db` that is no file (a directory), a
+ * symbolic link to nothing in its place or on its way (`data -> /gone`), or a directory link on its
+ * way out of the workspace, which a sync does not follow (`data -> /mnt/data`, whether or not a
+ * `memory/brain.db` is behind it). Passing it by would say "no brain.db", or take an older database
+ * of the workspace (`memory/brain.db`) for the agent's current one: its delta would delete or revert
+ * the memories made since. The refusals are raw-write.ts `databaseLink` and `databaseNotAFile`'s.
+ * Only plain absence passes a candidate by: no `data/` at all, or a `data/` (or a link to a
+ * directory inside) holding no database.
  */
 export async function findBrainDb(workspace: string): Promise<string | null> {
+  const root = await realpath(workspace).catch(() => null);
+  if (root === null) return null;
   for (const rel of BRAIN_DB_CANDIDATES) {
-    if (await isDatabaseThere(path.join(workspace, ...rel.split('/')))) return rel;
+    if (await standsThere(workspace, root, rel)) return rel;
   }
-  return searchShallow(workspace, '', SEARCH_DEPTH);
+  return searchShallow(workspace, root, '', SEARCH_DEPTH);
 }
 
-async function searchShallow(root: string, relDir: string, depth: number): Promise<string | null> {
+async function searchShallow(workspace: string, root: string, relDir: string, depth: number): Promise<string | null> {
   if (depth === 0) return null;
   let names: string[];
   try {
-    names = (await readdir(path.join(root, ...relDir.split('/').filter(Boolean)))).sort(compareCodeUnits);
+    names = (await readdir(path.join(workspace, ...relDir.split('/').filter(Boolean)))).sort(compareCodeUnits);
   } catch {
     return null;
   }
   const rel = (name: string): string => (relDir === '' ? name : `${relDir}/${name}`);
-  if (names.includes('brain.db') && (await isDatabaseThere(path.join(root, ...rel('brain.db').split('/'))))) {
-    return rel('brain.db');
-  }
+  if (names.includes('brain.db') && (await standsThere(workspace, root, rel('brain.db')))) return rel('brain.db');
   for (const name of names) {
     if (name.startsWith('.') || name === 'node_modules') continue;
-    const found = await searchShallow(root, rel(name), depth - 1);
+    const found = await searchShallow(workspace, root, rel(name), depth - 1);
     if (found !== null) return found;
   }
   return null;
 }
 
-/** A file (a link followed), or a symbolic link to nothing, which stands for a database gone. */
-async function isDatabaseThere(abs: string): Promise<boolean> {
-  try {
-    return (await stat(abs)).isFile();
-  } catch {
-    return (await lstat(abs).catch(() => null))?.isSymbolicLink() ?? false;
+/**
+ * Whether `rel` is where the workspace's database is, or stands for it: anything there (a file, a
+ * link followed; a directory or another non-file too, which is refused, not passed by), a symbolic
+ * link to nothing there, or a directory on its way that is a link to nothing or out of `root`.
+ */
+async function standsThere(workspace: string, root: string, rel: string): Promise<boolean> {
+  const segments = rel.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    const at = path.join(workspace, ...segments.slice(0, i));
+    const entry = await lstat(at).catch(() => null);
+    if (entry === null) return false; // not there (nor, for a directory, anything under it)
+    if (!entry.isSymbolicLink()) continue;
+    const real = await realpath(at).catch(() => null);
+    if (real === null) return true; // a link to nothing
+    if (i < segments.length && !isInside(root, real)) return true; // a directory link out of the workspace
   }
+  return true;
 }
 
 /** The database path with each companion suffix (`brain.db`, `brain.db-wal`, ...). */

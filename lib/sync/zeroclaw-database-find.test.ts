@@ -1,0 +1,178 @@
+/**
+ * Which ZeroClaw database a sync and a restore -w open when a link or a directory stands where ZeroClaw
+ * keeps its store (`data/memory/brain.db`, then `memory/brain.db`, `memory.db`, then a shallow search).
+ * Before, `findBrainDb` passed such a place by and took the next database it found: a directory on the
+ * way that is a link to nothing (`data -> /gone`), a `brain.db` that is a directory, or a directory link
+ * out of the workspace whose target has no database there — an older `memory/brain.db` was then synced
+ * as the agent's current state (its delta deleted the memories made since) and planned by the restore.
+ * Now the first candidate such a link or directory stands on is the one found, and the sync and the
+ * restore refuse it (`workspace_file_invalid`, naming the link or the directory), nothing read, written
+ * or sent, the ledger's head as it was. A workspace with no `data/` at all, or a `data/` (or a link
+ * inside to a directory) without a database, still uses `memory/brain.db`. Real syncs into a --data
+ * directory, real restores.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AdapterError } from '@/lib/adapters/shared/errors';
+import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
+import { insertSeedRow, seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
+import { localTarget } from './local-target';
+import { restoreAgent } from './restore';
+import { syncWorkspace } from './sync';
+import { treeAndBytes } from './testing/file-tree';
+import { makeSandbox, steppingClock } from './testing/workspace';
+
+const AGENT = 'aaaaaaaa-0000-4000-8000-00000000000a';
+const row = (n: number, key: string, content: string) => ({
+  id: `10000000-0000-4000-8000-00000000000${n}`, key, content, agent_id: AGENT, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z',
+});
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const fn of cleanups.splice(0)) await fn();
+});
+
+/**
+ * A real first sync of agent scout (two memories) with its database at `dbRel`, then a copy of that
+ * database at `older` (when given), then a third memory and a second sync (a delta): the copy is older.
+ */
+async function synced(dbRel: string, older?: string) {
+  const sb = await makeSandbox('lineage-zc-find-');
+  cleanups.push(sb.cleanup);
+  const ws = sb.workspace;
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const db = await seedBrainDb({ workspace: ws, rel: dbRel, agents: [{ id: AGENT, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [
+    row(1, 'gateway', 'The gateway is 10.20.0.5'), row(2, 'region', 'Deploys go to eu-west'),
+  ] });
+  fs.writeFileSync(path.join(ws, 'SOUL.md'), 'Calm.\n');
+  const sync = () => syncWorkspace({ runtime: 'zeroclaw', workspace: ws, runtimeAgent: 'scout', target, alfHome: sb.alfHome, clock });
+  const first = await sync();
+  expect(first).toMatchObject({ sequence: 0, delta: false });
+  if (older !== undefined) {
+    fs.mkdirSync(path.dirname(path.join(ws, ...older.split('/'))), { recursive: true });
+    fs.copyFileSync(db, path.join(ws, ...older.split('/')));
+  }
+  const open = new Database(db);
+  insertSeedRow(open, row(3, 'oncall', 'Ana is on call this week'));
+  open.close();
+  expect(await sync()).toMatchObject({ sequence: 1, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
+  const agentId = first.agent.alf_agent_id;
+  const outside = path.join(sb.root, 'elsewhere');
+  fs.mkdirSync(outside);
+  const restore = () => restoreAgent({ runtime: 'zeroclaw', agentId, target, alfHome: sb.alfHome, workspace: ws, runtimeAgent: 'scout', clock, replace: true });
+  const head = async () => {
+    const entry = await target.latestEntry(agentId);
+    return entry && { sequence: entry.sequence, kind: entry.kind };
+  };
+  return { sb, ws, db, outside, sync, restore, head };
+}
+
+/** `run` refused as `workspace_file_invalid` with `message`, nothing under `dirs` changed, the ledger's head as it was (1). */
+async function refusedUnchanged(run: () => Promise<unknown>, dirs: string[], head: () => Promise<unknown>, message: string): Promise<AdapterError> {
+  const before = dirs.map(treeAndBytes);
+  const error = await run().then(() => null, (e: unknown) => e);
+  expect(error).toBeInstanceOf(AdapterError);
+  expect(error).toMatchObject({ code: 'workspace_file_invalid', message });
+  expect(dirs.map(treeAndBytes)).toEqual(before);
+  expect(await head()).toEqual({ sequence: 1, kind: 'delta' });
+  return error as AdapterError;
+}
+
+const abs = (ws: string, rel: string) => path.join(ws, ...rel.split('/'));
+
+describe('a directory on the way to data/memory/brain.db that is a link to nothing', () => {
+  it.each([
+    ['data -> nothing, beside an older memory/brain.db', 'data', 'memory/brain.db'],
+    ['data/memory -> nothing, beside an older memory/brain.db', 'data/memory', 'memory/brain.db'],
+    ['data -> nothing, alone (not "no brain.db")', 'data', undefined],
+  ])('%s: the sync and the restore are refused naming the link, nothing read or sent', async (_case, linkRel, older) => {
+    const { sb, ws, outside, sync, restore, head } = await synced('data/memory/brain.db', older);
+    // The directory moved away, a link to where it is not left in its place.
+    fs.renameSync(abs(ws, linkRel), path.join(outside, 'moved'));
+    fs.symlinkSync(path.join(outside, 'gone'), abs(ws, linkRel));
+    const error = await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is behind the symbolic link ${linkRel} to ${path.join(outside, 'gone')}, which does not exist; neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`);
+    expect(error.hint).toBe(`put back the directory the link ${abs(ws, linkRel)} leads to, or replace the link with it, then sync again`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: ${linkRel} is a symbolic link to a path that does not exist`);
+    // restore -w without --agent reads the database to tell the agent: refused the same way.
+    await expect(zeroclawAlfAgentId(ws, 'scout')).rejects.toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${ws}: ${linkRel} is a symbolic link to a path that does not exist` });
+    // The directory put back: the third memory is still there, nothing to send.
+    fs.rmSync(abs(ws, linkRel));
+    fs.renameSync(path.join(outside, 'moved'), abs(ws, linkRel));
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+  });
+});
+
+describe('a brain.db that is a directory', () => {
+  it.each([
+    ['data/memory/brain.db, beside an older memory/brain.db', 'data/memory/brain.db', 'memory/brain.db'],
+    ['data/memory/brain.db, alone (not "no brain.db")', 'data/memory/brain.db', undefined],
+    ['memory/brain.db (no data/), beside an older old/brain.db the shallow search finds', 'memory/brain.db', 'old/brain.db'],
+  ])('%s: the sync and the restore are refused naming it, nothing read or sent', async (_case, dbRel, older) => {
+    const { sb, ws, db, outside, sync, restore, head } = await synced(dbRel, older);
+    fs.renameSync(db, path.join(outside, 'brain.db'));
+    fs.mkdirSync(db);
+    const error = await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database ${dbRel} is a directory, not ZeroClaw's SQLite file; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`);
+    expect(error.hint).toBe(`put ZeroClaw's brain.db in place of ${db}, then sync again`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: ${dbRel} is a directory there, where the restore writes a file`);
+    await expect(zeroclawAlfAgentId(ws, 'scout')).rejects.toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${ws}: ${dbRel} is a directory there, where the restore writes a file` });
+    fs.rmdirSync(db);
+    fs.renameSync(path.join(outside, 'brain.db'), db);
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+  });
+
+  it('a link inside the workspace to a directory, in brain.db\'s place: refused the same way', async () => {
+    const { sb, ws, db, outside, sync, restore, head } = await synced('data/memory/brain.db', 'memory/brain.db');
+    fs.renameSync(db, path.join(outside, 'brain.db'));
+    fs.mkdirSync(path.join(ws, 'stores', 'brain'), { recursive: true });
+    fs.symlinkSync('../../stores/brain', db);
+    await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is a directory, not ZeroClaw's SQLite file; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data/memory/brain.db is a directory there, where the restore writes a file`);
+  });
+});
+
+describe('a directory link out of the workspace on the way to data/memory/brain.db, no database behind it', () => {
+  it('the first candidate it makes unreachable refuses: memory/brain.db is not used silently', async () => {
+    const { sb, ws, outside, sync, restore, head } = await synced('memory/brain.db');
+    // ZeroClaw's data directory, on another disk, holding no memory/brain.db.
+    fs.mkdirSync(path.join(outside, 'data', 'memory'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'data'), path.join(ws, 'data'));
+    const leads = path.join(fs.realpathSync(outside), 'data', 'memory', 'brain.db');
+    const error = await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db leads to ${leads}, outside the workspace, through the symbolic link data, and a sync follows links only inside it; nothing was read or sent`);
+    expect(error.hint).toContain(`replace the link ${path.join(ws, 'data')}`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data is a symbolic link to ${leads}, outside the workspace, and a restore writes only inside it`);
+    // The link removed: memory/brain.db is the database again, nothing to send.
+    fs.rmSync(path.join(ws, 'data'));
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+  });
+});
+
+describe('memory/brain.db where data/memory/brain.db is simply not there: used as before', () => {
+  it.each([
+    ['no data/ at all', () => {}],
+    ['a data/ directory holding no database', (ws: string) => fs.mkdirSync(path.join(ws, 'data', 'memory'), { recursive: true })],
+    ['data -> a directory inside the workspace holding no database', (ws: string) => {
+      fs.mkdirSync(path.join(ws, 'stores'));
+      fs.symlinkSync('stores', path.join(ws, 'data'));
+    }],
+  ])('%s: memory/brain.db synced, restored', async (_case, prepare) => {
+    const { ws, db, sync, restore } = await synced('memory/brain.db');
+    prepare(ws);
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+    const memories = new Database(db);
+    memories.prepare('DELETE FROM memories WHERE key = ?').run('oncall');
+    memories.close();
+    fs.writeFileSync(path.join(ws, 'SOUL.md'), 'Edited.\n'); // a prompt-update, which --replace writes
+    expect(await restore()).toMatchObject({ action: 'prompt-update', applied: true, sequence: 1 });
+    const restored = new Database(db, { readonly: true });
+    expect(restored.prepare('SELECT key FROM memories ORDER BY key').all()).toEqual([{ key: 'gateway' }, { key: 'oncall' }, { key: 'region' }]);
+    restored.close();
+    expect(fs.existsSync(path.join(ws, 'data', 'memory', 'brain.db'))).toBe(false);
+  });
+});
