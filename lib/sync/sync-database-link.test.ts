@@ -157,6 +157,17 @@ describe.each(TARGETS)('a database behind a link out of the workspace or to noth
       `cannot sync ${ws}: its database data/memory/brain.db is a symbolic link to ${path.join(outside, 'gone.db')}, which does not exist; it is not taken for no database (its records would be deleted); nothing was read or sent`);
     await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data/memory/brain.db is a symbolic link to a path that does not exist`);
   });
+
+  it('ZeroClaw data -> nothing (a directory on the way), beside an older memory/brain.db: refused naming the link, the older one not read', async () => {
+    const { sb, ws, outside, sync, restore, head } = await synced('zeroclaw', makeTarget, 'data/memory/brain.db');
+    fs.mkdirSync(path.join(ws, 'memory'));
+    fs.copyFileSync(path.join(ws, 'data', 'memory', 'brain.db'), path.join(ws, 'memory', 'brain.db'));
+    fs.renameSync(path.join(ws, 'data'), path.join(outside, 'data'));
+    fs.symlinkSync(path.join(outside, 'gone'), path.join(ws, 'data'));
+    await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is behind the symbolic link data to ${path.join(outside, 'gone')}, which does not exist; neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data is a symbolic link to a path that does not exist`);
+  });
 });
 
 describe('a Hermes state.db that is no file', () => {
