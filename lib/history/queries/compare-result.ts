@@ -6,6 +6,7 @@
  */
 import { LedgerError } from '@/lib/ledger/errors';
 import { sequenceMissingWords } from '@/lib/ui/sequence-words';
+import { moveContentKey } from '../provenance';
 import type { LinkedMemories, LinkedPage } from './compare-chains';
 import { checkLimit, parseTags } from './common';
 
@@ -41,7 +42,11 @@ export interface WorkspaceComparison {
     created: CompareMemory[];
     updated: { before: CompareMemory; after: CompareMemory }[];
     deleted: CompareMemory[];
-    /** `content_changed`: it was also edited (the word diff of `before` → `after` shows how). */
+    /**
+     * `content_changed`: it was also edited (the word diff of `before` → `after` shows how) — its
+     * text differs as a move compares texts (provenance.ts `moveContentKey`: not by the blank lines
+     * and trailing whitespace a section's place in its file gives its stored text).
+     */
     moved: { before: CompareMemory; after: CompareMemory; content_changed: boolean }[];
   };
   files: {
@@ -135,7 +140,12 @@ export function assembleComparison(p: {
       created: page.created.map(v),
       updated: page.updated.map(([a, b]) => ({ before: v(a), after: v(b) })),
       deleted: page.deleted.map(v),
-      moved: page.moved.map((m) => ({ before: v(m.before), after: v(m.after), content_changed: m.contentChanged })),
+      moved: page.moved.map((m) => {
+        const [before, after] = [v(m.before), v(m.after)];
+        // The stored digests differ for a section moved unchanged from the middle of a file to the
+        // end of another (the blank line after it goes): the texts, read for the page, decide.
+        return { before, after, content_changed: m.contentChanged && moveContentKey(before.content) !== moveContentKey(after.content) };
+      }),
     },
     files: { added: files.added.slice(0, limit), changed: files.changed.slice(0, limit), removed: files.removed.slice(0, limit) },
     counts,
