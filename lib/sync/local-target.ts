@@ -78,6 +78,8 @@ export function localTarget(
   const checkedAsWritten = (written: unknown): boolean => Boolean(written) && deferIndexFrom !== undefined;
   /** `expectSnapshot` started the thread for the snapshot to come. */
   let snapshotExpected = false;
+  /** Agents this target registered whose first snapshot it has not stored yet (`forgetEmptyAgent`). */
+  const registeredHere = new Set<string>();
   const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta | WrittenSnapshot, checked?: RecordChecks) => {
     const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
     const expected = kind === 'snapshot' && snapshotExpected;
@@ -99,7 +101,10 @@ export function localTarget(
     flags: `--data ${dataDir}`,
     ensureAgent: (agent) => ledgerCall(async () => {
       const registered = L.ledger.registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
-      if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
+      if (registered !== 'exists') {
+        registeredHere.add(agent.id);
+        return { alreadyExisted: false, latestSequence: null };
+      }
       const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
@@ -110,7 +115,19 @@ export function localTarget(
       L.offload.warmIngestThread(opened, 'deferred');
     },
     putSnapshot: (agentId, bytes, written, checked) => ledgerCall(async () => {
-      return afterUpload(await ingest('snapshot', agentId, bytes, undefined, written, checked));
+      const registered = registeredHere.delete(agentId);
+      let result;
+      try {
+        result = await ingest('snapshot', agentId, bytes, undefined, written, checked);
+      } catch (error) {
+        // The agent was registered before its first snapshot (as the protocol does, CONTRACT §1.2):
+        // refused, that snapshot would leave an empty agent in the data directory (`lineage serve`'s
+        // list and dashboard). An ingest here is over once it throws (in this thread, or the ingest
+        // thread's answer): whatever it refused, it stored nothing.
+        if (registered) await forgetEmptyAgent(L, open(), agentId, now());
+        throw error;
+      }
+      return afterUpload(result);
     }),
     pushDelta: (agentId, baseSequence, bytes, written) =>
       ledgerCall(async () => {
@@ -148,6 +165,23 @@ export function localTarget(
         return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => L.ledger.readEntryBytes({ ledger, entry }) };
       }),
   };
+}
+
+/**
+ * Undoes a sync's registration of `agentId` after its first snapshot was refused (a full disk, an
+ * archive the ledger refuses after the client's own checks), as a sync over HTTP does
+ * (http-target.ts `forgetEmptyAgent`): deleted only if it still holds no entry, which `deleteAgent`
+ * judges inside its write transaction (`onlyIfEmpty`: another process's first snapshot of the same
+ * agent, stored meanwhile, keeps it). An agent registered before this sync is never asked about.
+ * A failure here (that disk still full) leaves the empty agent, which the next first sync takes as
+ * its own (`ensureAgent`); the sync's error is the refusal's either way.
+ */
+async function forgetEmptyAgent(L: LedgerModules, ledger: Ledger, agentId: string, now: Date): Promise<void> {
+  try {
+    await L.ledger.deleteAgent({ ledger, agentId, tenantId: null, now, onlyIfEmpty: true });
+  } catch {
+    // Kept, empty: see above.
+  }
 }
 
 /** The deferred fold's process; a failure to start it leaves the entry pending for the next reader or ingest. */
