@@ -1,13 +1,14 @@
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { readOrMintAgentId } from '@/lib/adapters/shared/agent-id';
+import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { alfDir, readClientState, statePaths } from '@/lib/sync/state';
 import { storePaths } from '@/lib/sync/store/paths';
 import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
-import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime } from '../parse-options';
+import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, parseRuntimeAgent } from '../parse-options';
 import { CliError, printJson } from '../output';
 
 /**
@@ -18,15 +19,16 @@ import { CliError, printJson } from '../output';
  */
 export function registerStateCommand(program: Command): void {
   const state = program.command('state').description("this machine's sync state of an agent (under ALF_HOME)");
-  /** A subcommand about one agent: named by `--agent`, or by a workspace (`-w`, `-r`). */
+  /** A subcommand about one agent: named by `--agent`, or by a workspace (`-w`, `-r`, and `--runtime-agent` for one agent of a ZeroClaw brain.db). */
   const ofAgent = (name: string, description: string, run: (agentId: string) => Promise<object>) => state
     .command(name)
     .description(description)
     .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
     .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
+    .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent (with -w)')
     .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
     .exitOverride()
-    .action(async (flags: { workspace?: string; runtime?: string; agent?: string }) => {
+    .action(async (flags: { workspace?: string; runtime?: string; runtimeAgent?: string; agent?: string }) => {
       printJson(await run(await agentOf(name, flags)));
     });
   ofAgent('export', "write the agent's base .alf where the reference CLI reads it ($ALF_HOME/.alf/state/{agent}-snapshot.alf)",
@@ -55,11 +57,33 @@ export function registerStateCommand(program: Command): void {
     });
 }
 
-/** The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here). */
-async function agentOf(command: string, flags: { workspace?: string; runtime?: string; agent?: string }): Promise<string> {
-  const agentId = flags.agent ?? (flags.workspace ? await readOrMintAgentId({ workspace: existingWorkspace(flags.workspace), runtime: parseRuntime(flags.runtime ?? 'openclaw'), persist: false }) : undefined);
+/**
+ * The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here) as its
+ * sync computes it — for ZeroClaw the agent of its `brain.db` that `--runtime-agent` names (the first
+ * owns the workspace's `.alf-agent-id`, another alias its derived id), refused as `agent_selection_ambiguous`
+ * when the database holds several and none is named, as `sync`, `restore` and `export` refuse it.
+ */
+async function agentOf(command: string, flags: { workspace?: string; runtime?: string; runtimeAgent?: string; agent?: string }): Promise<string> {
+  const runtime = parseRuntime(flags.runtime ?? 'openclaw');
+  const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
+  if (runtimeAgent !== undefined && flags.agent !== undefined) {
+    throw new CliError('invalid_argument', `--runtime-agent names an agent of the workspace's brain.db (-w); --agent names the agent itself: give one of them`,
+      `run \`lineage state ${command} -r zeroclaw -w WORKSPACE --runtime-agent ALIAS\` or \`lineage state ${command} --agent ID\``);
+  }
+  const agentId = flags.agent ?? (flags.workspace ? await workspaceAgentId(existingWorkspace(flags.workspace), runtime, runtimeAgent) : undefined);
   if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`, `run \`lineage state ${command} --help\` for usage`);
   return parseAgentId(agentId, flags.agent !== undefined ? '--agent' : `the .alf-agent-id of ${flags.workspace}`);
+}
+
+async function workspaceAgentId(workspace: string, runtime: ReturnType<typeof parseRuntime>, runtimeAgent: string | undefined): Promise<string> {
+  if (runtime === 'zeroclaw') {
+    const id = await zeroclawAlfAgentId(workspace, runtimeAgent);
+    if (id !== null) return id;
+    if (runtimeAgent !== undefined) {
+      throw new CliError('agent_not_found', `the workspace has no brain.db to find --runtime-agent ${JSON.stringify(runtimeAgent)} in`, 'name the agent with --agent ID');
+    }
+  }
+  return readOrMintAgentId({ workspace, runtime, persist: false });
 }
 
 /**
