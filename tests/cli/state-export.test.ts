@@ -24,6 +24,9 @@ describe('lineage state export', () => {
       const agentId = (synced.json.agent as { alf_agent_id: string }).alf_agent_id;
       const alf = path.join(sb.alfHome, '.alf', 'state', `${agentId}-snapshot.alf`);
       await expect(fs.stat(alf)).rejects.toThrow();
+      // The sync's `snapshot_path` (a key the reference's sync JSON has, CONTRACT §2.3) is where that
+      // base is kept: with the store layout no file is there until `state export` writes it (README).
+      expect(synced.json.snapshot_path).toBe(alf);
 
       const exported = await runCli(['state', 'export', '-w', sb.workspace], env);
       expect(exported.code).toBe(0);
