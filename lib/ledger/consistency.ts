@@ -308,7 +308,9 @@ export interface RecoveredBlob {
 
 /**
  * Re-ingests the blobs that chain onto their agent's latest sequence, in order, through the normal
- * ingest (checked, indexed; the entry's time is the blob file's mtime, when it was first stored).
+ * ingest (checked, indexed; the entry's time is the blob file's mtime, when it was first stored —
+ * packing keeps it —: the server's clock at the lost ingest, to the millisecond, as the scale-out doctor
+ * takes the bucket's LastModified, lib/storage/consistency.ts `storedAt`).
  * An agent whose registration was lost too is registered again from its snapshot's manifest, with
  * no tenant. An agent stops at its first blob that fails; the others go on. `indexer`: the index the
  * ingest writes in its transaction (the composition root's, lib/storage/embedded-ingest.ts).

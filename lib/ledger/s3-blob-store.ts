@@ -99,8 +99,20 @@ export class S3BlobStore implements BlobStore {
     }
   }
 
-  /** When the object was stored (HEAD's Last-Modified), or null when it is not there. */
+  /**
+   * When the object was stored, or null when it is not there: what `lineage doctor --repair` gives
+   * an entry it re-ingests as its sync time (lib/storage/consistency.ts `storedAt`). The bucket
+   * listing's LastModified first — an ISO 8601 time with milliseconds on radosgw, as the embedded
+   * store's file mtime has them —, HEAD's Last-Modified only when the listing does not name the
+   * object: an HTTP date, whole seconds (a recovered entry's time fell up to a second before the
+   * blob's write, possibly before the entry ahead of it).
+   */
   async lastModified(key: string): Promise<Date | null> {
+    const objectKey = this.objectKey(key);
+    const page = await this.client.send(new ListObjectsV2Command({ Bucket: this.location.bucket, Prefix: objectKey, MaxKeys: 1 }));
+    // The key itself comes first among those it prefixes (byte order), when it is there.
+    const listed = page.Contents?.[0];
+    if (listed?.Key === objectKey && listed.LastModified) return listed.LastModified;
     try {
       const head = await this.client.send(new HeadObjectCommand({ Bucket: this.location.bucket, Key: this.objectKey(key) }));
       return head.LastModified ?? null;

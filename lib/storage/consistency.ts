@@ -104,7 +104,15 @@ export async function removeDeletedLeftoverObjects(storage: LineageStorage): Pro
   return out;
 }
 
-/** When a blob was first stored (the bucket's Last-Modified): the recovered entry's sync time. */
+/**
+ * When a blob was first stored (the bucket's LastModified, to the millisecond where the listing has
+ * it: s3-blob-store.ts `lastModified`): the recovered entry's sync time, as the embedded doctor takes
+ * the blob file's mtime (lib/ledger/consistency.ts `recoverUnledgered`). The server's own clock at
+ * the original ingest, which wrote the blob just before the commit that was lost — not the
+ * manifest's `created_at`, the client's export time on the client's clock (a machine's clock may be
+ * a day off, lib/sync/lagging-clock.test.ts); no other record of the ingest's time survives a lost
+ * commit. `now` only when the store cannot say.
+ */
 async function storedAt(storage: LineageStorage, key: string): Promise<Date> {
   const blobs = storage.blobs as { lastModified?: (key: string) => Promise<Date | null> };
   return (await blobs.lastModified?.(key)) ?? new Date();
