@@ -66,6 +66,15 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
         const sequence = upToSequence ?? Math.max(snapshot.sequence, ...deltas.map((d) => d.sequence));
         return { snapshot, deltas, sequence };
       }),
+    headSequence: (agentId) =>
+      mapErrors('sync_upload_failed', async () => {
+        try {
+          return (await client.getAgent(agentId)).latest_sequence;
+        } catch (error) {
+          if (error instanceof AlfApiError && error.status === 404) return null;
+          throw error;
+        }
+      }),
     latestEntry: (agentId) =>
       mapErrors('sync_upload_failed', async (): Promise<LatestEntry | null> => {
         // The restore plan names the latest entry with a download URL (CONTRACT §1.2 #8): the last

@@ -88,7 +88,7 @@ export function foreignHistoryError(args: {
  * nothing here changed. A rebase takes the target's latest as the base, and the next sync uploads the
  * workspace's difference from it, which holds what those lost entries brought.
  */
-function targetBehindError(args: { agentId: string; local: number; latest: number; command: string; target: SyncTarget }): SyncError {
+export function targetBehindError(args: { agentId: string; local: number; latest: number; command: string; target: SyncTarget }): SyncError {
   return new SyncError(
     'sync_upload_failed',
     `Sequence conflict: this machine's state for agent ${args.agentId} is at sequence ${args.local}, but ${args.target.label} is at sequence ${args.latest}, behind it: `

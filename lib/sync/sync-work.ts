@@ -6,7 +6,7 @@
 export { writeDelta, writeSnapshot, writeSnapshotRead, readSnapshotLines } from '@/lib/core/archive';
 export { writeDeltaRead } from '@/lib/core/archive/write-delta';
 export { KnownRecord, KnownRecordMismatch, reconcileWithBase } from '@/lib/core/reconcile-base';
-export { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand } from './recover';
+export { adoptSentDelta, adoptSentSnapshot, foreignHistoryError, rebaseCommand, targetBehindError } from './recover';
 export { RecordChecks } from '@/lib/ledger/record-checks';
 export { checkSnapshotParts, checkSnapshotRecord } from '@/lib/ledger/ingest-checks';
 export { isLedgerError } from '@/lib/ledger/errors';

@@ -136,11 +136,36 @@ export async function syncWorkspace(opts: SyncOptions): Promise<SyncOutput> {
   };
   return withAgentLock({ alfHome: opts.alfHome, ...syncLock(opts, agentId), log: opts.log }, async () => {
     const output = await syncHoldingLock({ ...opts, warn }, agentId);
+    if (output.no_changes) await checkIdleAgainstTarget(opts, output, warn);
     // The state now follows this target (its upload accepted). Not written (a full disk): the next
     // sync asks the target, finds its own upload there, and marks it then.
     if (!output.no_changes) await writeTargetMark(opts.alfHome, output.agent.alf_agent_id, opts.target).catch(() => {});
     return warnings.size === 0 ? output : { ...output, warnings: [...warnings] };
   });
+}
+
+/**
+ * An idle sync to a server asks it for the agent's latest sequence (one request; nothing is sent or
+ * written): a server behind this machine's base — its storage put back from a backup taken before
+ * this machine's last syncs — is refused as the conflict a delta would meet (`targetBehindError`,
+ * with the `--rebase` way out), instead of `no_changes` at a sequence the server no longer holds,
+ * which an idle workspace would say until its next change. A server that cannot be asked (out of
+ * reach, a refused key) leaves the idle answer as it was, with a warning; one ahead (another
+ * machine's syncs) or without the agent is as before.
+ */
+async function checkIdleAgainstTarget(opts: SyncOptions, output: SyncOutput, warn: (message: string) => void): Promise<void> {
+  if (!opts.target.headSequence) return;
+  const agentId = output.agent.alf_agent_id;
+  let latest: number | null;
+  try {
+    latest = await opts.target.headSequence(agentId);
+  } catch (error) {
+    warn(`nothing to sync, but ${opts.target.label} could not be asked whether it still holds sequence ${output.sequence}: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  if (latest === null || latest >= output.sequence) return;
+  const { targetBehindError, rebaseCommand } = await work();
+  throw targetBehindError({ agentId, local: output.sequence, latest, command: rebaseCommand(opts), target: opts.target });
 }
 
 /** syncWorkspace's work, its lock held (an adoption's sync again runs here: the lock is still held). */

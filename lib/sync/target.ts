@@ -40,6 +40,13 @@ export interface SyncTarget {
   fetchRestore(agentId: string, upToSequence?: number): Promise<RestoreBundle>;
   /** The agent's latest entry (null when it has none): what a sync checks against the upload it recorded. */
   latestEntry(agentId: string): Promise<LatestEntry | null>;
+  /**
+   * The agent's latest sequence as the target says it (null: it has no such agent), asked after an
+   * idle sync (sync.ts `checkIdleAgainstTarget`). Only a server has it: its storage is an operator's,
+   * who may put it back from a backup without this machine knowing. A target in this process
+   * (`--data`, `--database-url`) is the user's own and is not asked (an idle sync opens nothing).
+   */
+  headSequence?(agentId: string): Promise<number | null>;
 }
 
 export interface LatestEntry {

@@ -147,4 +147,60 @@ describe.each(SETUPS)('a server restored from a backup, two machines: %s', (_nam
       await sb.cleanup();
     }
   }, 180_000);
+
+  it('machine 1 idle after the restore: a server is asked and says it is behind (refused, nothing changes; a rebase and a sync bring the lost facts back); a --data directory is not asked', async () => {
+    const sb = await makeSandbox('lineage-restored-backup-idle-');
+    const home1 = path.join(sb.root, 'home-1');
+    const clock = steppingClock();
+    let phase = await make(sb);
+    const sync1 = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target: phase.target, alfHome: home1, clock });
+    const memory = (names: string[]) => `# M\n\n## Base\nshared start\n${names.map((n) => `\n## ${n}\nfact ${n}\n`).join('')}`;
+    try {
+      await sb.write('MEMORY.md', memory([]));
+      const agentId = (await sync1()).agent.alf_agent_id;
+      const backup = path.join(sb.root, 'backup');
+      expect(await backupDataDir({ dataDir: sb.dataDir, out: backup })).toMatchObject({ sequence_by_agent: { [agentId]: 0 } });
+      await sb.write('MEMORY.md', memory(['heron-1']));
+      expect(await sync1()).toMatchObject({ sequence: 1, delta: true });
+      await sb.write('MEMORY.md', memory(['heron-1', 'heron-2']));
+      expect(await sync1()).toMatchObject({ sequence: 2, delta: true });
+      await phase.close();
+      await fs.rm(sb.dataDir, { recursive: true });
+      await fs.cp(backup, sb.dataDir, { recursive: true });
+      phase = await make(sb, (phase as { port?: number }).port);
+
+      // Nothing changed in the workspace since its last sync.
+      const homeBefore = await clientState(home1);
+      const wsBefore = await readTree(sb.workspace, []);
+      const idle = await sync1().then((output) => ({ output }), (error: unknown) => ({ error: error as { code: string; message: string; hint: string } }));
+      if (!phase.target.flags.startsWith('--server')) {
+        // The user's own data directory, put back by the user: not asked (an idle sync opens nothing); its next change is refused.
+        expect(idle).toMatchObject({ output: { ok: true, sequence: 2, no_changes: true } });
+        return;
+      }
+      expect(idle).toMatchObject({ error: { code: 'sync_upload_failed' } });
+      const refused = (idle as { error: { message: string; hint: string } }).error;
+      expect(refused.message).toMatch(new RegExp(`^Sequence conflict: this machine's state for agent ${agentId} is at sequence 2, but .* is at sequence 0, behind it: the entries after 0 that this machine synced are not there \\(its storage restored from a backup taken before them`));
+      expect(refused.hint).toContain(`lineage sync --rebase -r openclaw -w ${sb.workspace} ${phase.target.flags}`);
+      const s = await phase.storage();
+      expect((await s.listEntries({ agentId })).map((e) => e.seq)).toEqual([0]);
+      expect(await clientState(home1)).toEqual(homeBefore);
+      expect(await readTree(sb.workspace, [])).toEqual(wsBefore);
+      expect(await rebaseWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target: phase.target, alfHome: home1, clock })).toMatchObject({ sequence: 0, previous_sequence: 2 });
+      expect(await sync1()).toMatchObject({ sequence: 1, delta: true, changes: { creates: 2, updates: 0, deletes: 0 } });
+      expect((await s.search({ q: 'heron-2', agentId })).status).toMatchObject({ present: true, last_seen_sequence: 1 });
+      // In step again: idle is idle.
+      expect(await sync1()).toMatchObject({ ok: true, sequence: 1, no_changes: true });
+      // A server out of reach cannot be asked: idle as before, said in a warning.
+      await phase.close();
+      phase = { ...phase, close: async () => {} };
+      expect(await sync1()).toMatchObject({
+        ok: true, sequence: 1, no_changes: true,
+        warnings: [expect.stringMatching(/^nothing to sync, but .* could not be asked whether it still holds sequence 1: cannot reach the server/)],
+      });
+    } finally {
+      await phase.close();
+      await sb.cleanup();
+    }
+  }, 180_000);
 });
