@@ -1,8 +1,5 @@
-import { existsSync } from 'node:fs';
 import type { Command } from 'commander';
-import { readOrMintAgentId } from '@/lib/adapters/shared';
 import type { Runtime } from '@/lib/adapters/types';
-import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { systemClock } from '@/lib/core/clock';
 import { assertEmptyOrMissing, restoreAgent } from '@/lib/sync/restore';
 import { alfDir } from '@/lib/sync/state';
@@ -12,6 +9,7 @@ import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
 import { cliTarget } from '../target';
 import { clientStateDir, creatableDir, parseAgentId, parseRuntime, parseRuntimeAgent, parseSequence } from '../parse-options';
 import { CliError, printJson, progress } from '../output';
+import { workspaceAgentId } from '../workspace-agent-id';
 
 interface RestoreFlags extends TargetFlags {
   runtime?: string;
@@ -21,25 +19,6 @@ interface RestoreFlags extends TargetFlags {
   atSequence?: string;
   replace?: boolean;
   runtimeAgent?: string;
-}
-
-/**
- * The agent a live workspace was synced as, as its sync computes it: the workspace's
- * `.alf-agent-id` — except for a ZeroClaw alias other than the database's first agent, whose id
- * is derived from the workspace and the alias.
- */
-async function workspaceAgentId(runtime: Runtime, workspace: string, runtimeAgent: string | undefined): Promise<string> {
-  if (!existsSync(workspace)) {
-    throw new CliError('agent_not_found', `there is no workspace at ${workspace} to read an agent id from`, 'name the agent with --agent ID to restore it there');
-  }
-  if (runtime === 'zeroclaw') {
-    const id = await zeroclawAlfAgentId(workspace, runtimeAgent);
-    if (id !== null) return id;
-    if (runtimeAgent !== undefined) {
-      throw new CliError('agent_not_found', `the workspace has no brain.db to find --runtime-agent ${JSON.stringify(runtimeAgent)} in`, 'name the agent with --agent ID');
-    }
-  }
-  return readOrMintAgentId({ workspace, runtime, persist: false });
 }
 
 /**

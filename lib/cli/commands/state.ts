@@ -1,7 +1,5 @@
 import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
-import { readOrMintAgentId } from '@/lib/adapters/shared/agent-id';
-import { zeroclawAlfAgentId } from '@/lib/adapters/zeroclaw';
 import { alfDir, readClientState, statePaths } from '@/lib/sync/state';
 import { storePaths } from '@/lib/sync/store/paths';
 import { readTargetMark } from '@/lib/sync/target-mark';
@@ -10,6 +8,7 @@ import { exportStateBase } from '@/lib/sync/state-export';
 import { compactStopPoint, compactStore } from '@/lib/sync/store/compact';
 import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, parseRuntimeAgent } from '../parse-options';
 import { CliError, printJson } from '../output';
+import { workspaceAgentId } from '../workspace-agent-id';
 
 /**
  * `lineage state export`: writes `$ALF_HOME/.alf/state/{agent}-snapshot.alf`, the base the reference
@@ -70,20 +69,9 @@ async function agentOf(command: string, flags: { workspace?: string; runtime?: s
     throw new CliError('invalid_argument', `--runtime-agent names an agent of the workspace's brain.db (-w); --agent names the agent itself: give one of them`,
       `run \`lineage state ${command} -r zeroclaw -w WORKSPACE --runtime-agent ALIAS\` or \`lineage state ${command} --agent ID\``);
   }
-  const agentId = flags.agent ?? (flags.workspace ? await workspaceAgentId(existingWorkspace(flags.workspace), runtime, runtimeAgent) : undefined);
+  const agentId = flags.agent ?? (flags.workspace ? await workspaceAgentId(runtime, existingWorkspace(flags.workspace), runtimeAgent) : undefined);
   if (!agentId) throw new CliError('invalid_argument', `state ${command} needs -w WORKSPACE or --agent ID`, `run \`lineage state ${command} --help\` for usage`);
   return parseAgentId(agentId, flags.agent !== undefined ? '--agent' : `the .alf-agent-id of ${flags.workspace}`);
-}
-
-async function workspaceAgentId(workspace: string, runtime: ReturnType<typeof parseRuntime>, runtimeAgent: string | undefined): Promise<string> {
-  if (runtime === 'zeroclaw') {
-    const id = await zeroclawAlfAgentId(workspace, runtimeAgent);
-    if (id !== null) return id;
-    if (runtimeAgent !== undefined) {
-      throw new CliError('agent_not_found', `the workspace has no brain.db to find --runtime-agent ${JSON.stringify(runtimeAgent)} in`, 'name the agent with --agent ID');
-    }
-  }
-  return readOrMintAgentId({ workspace, runtime, persist: false });
 }
 
 /**
