@@ -16,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backgroundCatchUp } from '@/lib/history/pending-index';
 import { hasExited, isStopped, waitUntil } from '@/lib/ledger/testing/packer-process';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
-import { mountTinyDisk } from '../server/mounts';
+import { fillDisk, mountTinyDisk } from '../server/mounts';
 import { runCli } from './run-cli';
 
 const cleanups: (() => unknown)[] = [];
@@ -36,20 +36,6 @@ function stored(dataDir: string): { agent: string; entries: unknown[]; pending: 
   } finally {
     db.close();
   }
-}
-
-/** Fills the disk holding `dir` to the last byte; returns the filler, to remove to free the space. */
-function fillDisk(dir: string): string {
-  const filler = path.join(dir, 'filler');
-  const fd = fs.openSync(filler, 'w');
-  try {
-    for (const chunk = Buffer.alloc(64 * 1024, 1); ;) fs.writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-  } finally {
-    fs.closeSync(fd);
-  }
-  return filler;
 }
 
 const NOTES = 800;

@@ -13,7 +13,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openLedger, registerAgent } from '@/lib/ledger';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
-import { mountTinyDisk } from '../server/mounts';
+import { fillDisk, mountTinyDisk } from '../server/mounts';
 import { runCli } from './run-cli';
 
 const cleanups: (() => unknown)[] = [];
@@ -29,21 +29,6 @@ function agentsIn(dataDir: string): { id: string; latest_sequence: number | null
   } finally {
     db.close();
   }
-}
-
-/** Fills the disk holding `dir` but `leftBytes`; returns the filler's path. */
-function fillDisk(dir: string, leftBytes: number): string {
-  const filler = path.join(dir, 'filler');
-  const fd = fs.openSync(filler, 'w');
-  let size = 0;
-  try {
-    for (const chunk = Buffer.alloc(64 * 1024, 1); ;) size += fs.writeSync(fd, chunk);
-  } catch (error) {
-    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-  }
-  fs.ftruncateSync(fd, size - leftBytes);
-  fs.closeSync(fd);
-  return filler;
 }
 
 const words = (n: number) => Array.from({ length: n }, () => randomBytes(5).toString('hex')).join(' ');

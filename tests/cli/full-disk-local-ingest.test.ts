@@ -10,7 +10,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
-import { mountTinyDisk } from '../server/mounts';
+import { fillDisk, mountTinyDisk } from '../server/mounts';
 import { runCli } from './run-cli';
 
 const cleanups: (() => unknown)[] = [];
@@ -44,16 +44,7 @@ describe('a full disk under a local sync\'s data directory, the upload on the in
     expect((await sync()).json).toMatchObject({ ok: true, sequence: 0 });
     // The disk filled up but 4 MB, then a 3.3 MB memory file came: its delta (over 1 MiB: the
     // ingest thread) fits as a blob, not with the pages its entry and index add to the database.
-    const filler = path.join(sb.dataDir, 'filler');
-    const fd = fs.openSync(filler, 'w');
-    let size = 0;
-    try {
-      for (const chunk = Buffer.alloc(64 * 1024, 1); ;) size += fs.writeSync(fd, chunk);
-    } catch (error) {
-      if ((error as { code?: string }).code !== 'ENOSPC') throw error;
-    }
-    fs.ftruncateSync(fd, size - 4000 * 1024);
-    fs.closeSync(fd);
+    const filler = fillDisk(sb.dataDir, 4000 * 1024);
     const words = (n: number) => Array.from({ length: n }, () => randomBytes(5).toString('hex')).join(' ');
     await sb.write('memory/notes.md', `# Notes\n\n${Array.from({ length: 200 }, (_, i) => `## Note ${i}\n${words(1500)}\n`).join('\n')}`);
     const before = stored(sb.dataDir);

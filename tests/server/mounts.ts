@@ -4,6 +4,8 @@
  * possible here (the caller then falls back, and says so).
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 
 function run(args: string[]): boolean {
   try {
@@ -32,6 +34,27 @@ export function mountTinyDisk(dir: string, bytes: number): (() => void) | null {
 /** Gives the tmpfs `mountTinyDisk` mounted on `dir` a new size (space freed, or taken); false when it cannot. */
 export function resizeTinyDisk(dir: string, bytes: number): boolean {
   return run(['-o', `remount,size=${bytes}`, dir]);
+}
+
+/**
+ * Fills the disk holding `dir` (a `mountTinyDisk`) with `dir/filler` but `leftBytes` (0: to the last
+ * byte); returns the filler, to remove to free the space.
+ */
+export function fillDisk(dir: string, leftBytes = 0): string {
+  const filler = path.join(dir, 'filler');
+  const fd = fs.openSync(filler, 'w');
+  let size = 0;
+  try {
+    for (const chunk = Buffer.alloc(64 * 1024, 1); ;) size += fs.writeSync(fd, chunk);
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ENOSPC') throw error;
+  }
+  try {
+    if (leftBytes > 0) fs.ftruncateSync(fd, size - leftBytes);
+  } finally {
+    fs.closeSync(fd);
+  }
+  return filler;
 }
 
 /** Makes `dir` read-only in place (a read-only bind mount of itself). */
