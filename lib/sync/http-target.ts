@@ -108,8 +108,9 @@ function refusedWhole(error: unknown): boolean {
  * restore plan is asked (404: no snapshot). An agent with an entry — another machine's snapshot stored
  * meanwhile — is never deleted: the delete itself is asked `if_empty`, which our server judges inside
  * its transaction (a snapshot stored between the look above and the delete refuses it: 409, nothing
- * deleted). The look stays for a server that does not know `if_empty`. A failure here leaves the empty agent, which the next first sync takes
- * as its own (`ensureAgent`); the sync's error is the refusal's either way.
+ * deleted). The look stays for a server that does not know `if_empty`. A failure here leaves the
+ * empty agent, which the next first sync takes as its own (`ensureAgent`); the sync's error is the
+ * refusal's either way.
  */
 async function forgetEmptyAgent(client: AlfApiClient, agentId: string): Promise<void> {
   try {

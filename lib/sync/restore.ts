@@ -42,7 +42,8 @@ export async function rebuildAt(args: { target: SyncTarget; agentId: string; atS
  * as instants to the nanosecond whatever their offsets. A delta is taken only if its
  * `sync.base_timestamp` (this value) is no earlier than the created_at of the entry at its base
  * sequence, whatever its kind (lib/ledger/ingest-base.ts): a machine whose clock is behind the head
- * maker's would otherwise have its next delta refused as built on another entry. In the form the state uses (UTC, `Z`; 3 fraction digits, 9 when the nanoseconds need them).
+ * maker's would otherwise have its next delta refused as built on another entry. In the form the
+ * state uses (UTC, `Z`; 3 fraction digits, 9 when the nanoseconds need them).
  */
 export function syncedAtOnto(now: Date, headCreatedAt: unknown): string {
   const at = now.toISOString();

@@ -170,9 +170,10 @@ export type DatabaseLink =
  * `brain.db` where it is found) as SQLite, null when nothing does: a symbolic link on its way (the
  * path itself or a directory of it) that leads to a file its runtime never carries under another name
  * (`isRefusedTarget` with `refuse`: `state.db -> .env`, `memory/brain.db -> ../config.toml`), out of
- * the workspace (the database there or not: `data -> /mnt/data`), or to nothing (`data -> /gone` too). A link to another file inside that is none of those — another SQLite
- * database of the workspace, even one named as the runtime's database (`memory/brain.db -> ../brain.db`)
- * — is the user's and is opened through, as a link to a plain file is written through.
+ * the workspace (the database there or not: `data -> /mnt/data`), or to nothing (`data -> /gone`
+ * too). A link to another file inside that is none of those — another SQLite database of the
+ * workspace, even one named as the runtime's database (`memory/brain.db -> ../brain.db`) — is the
+ * user's and is opened through, as a link to a plain file is written through.
  */
 export function databaseLink(target: string, rel: string, refuse: (target: string) => boolean): DatabaseLink | null {
   let root: string;
