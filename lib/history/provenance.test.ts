@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { DerivedOp } from './index-rows';
-import { linkMoves, moveContentKey } from './provenance';
+import { linkMoves, moveContentKey, renameContentKey } from './provenance';
 
 function op(kind: DerivedOp['op'], id: string, file: string | null, content: string, lineStart?: number): DerivedOp {
   const record = lineStart === undefined ? {} : { raw_source_format: { heading: null, line_start: lineStart, line_end: lineStart + 1 } };
@@ -21,6 +21,15 @@ describe('moveContentKey', () => {
     expect(moveContentKey('## A\rbody')).toBe(moveContentKey('## A\nbody'));
     expect(moveContentKey('  ## A')).not.toBe(moveContentKey('## A'));
     expect(moveContentKey('a b')).not.toBe(moveContentKey('a  b'));
+  });
+});
+
+describe('renameContentKey', () => {
+  it('drops a first line that is a markdown heading and the blank lines after it, nothing else', () => {
+    expect(renameContentKey('## Boston\r\n\nOffice on Summer St.  \n')).toBe('Office on Summer St.');
+    expect(renameContentKey('Office on Summer St.')).toBe('Office on Summer St.');
+    expect(renameContentKey('intro\n## Boston\nbody')).toBe('intro\n## Boston\nbody');
+    expect(renameContentKey('## Only a heading\n\n')).toBe('');
   });
 });
 
@@ -65,5 +74,54 @@ describe('linkMoves', () => {
     // cA (a.md) skips dA (same file) and takes dB; cZ takes dA; cZ2 finds none left.
     expect(pairs(ops)).toEqual([['dB', 'cA'], ['dA', 'cZ']]);
     expect(ops.find((o) => o.fields.record_id === 'cZ2')!.op).toBe('create');
+  });
+
+  it('pairs a section renamed in its file, or renamed and moved, by its body', () => {
+    const ops = [
+      op('delete', 'dBoston', 'MEMORY.md', '## Boston\nOffice on Summer St.', 3), op('create', 'cBoston', 'MEMORY.md', '## Boston Office\nOffice on Summer St.\n', 3),
+      op('delete', 'dNyc', 'MEMORY.md', '## NYC\nDesk at Hudson Yards.', 6), op('create', 'cNyc', 'people/nyc.md', '# New York\n\nDesk at Hudson Yards.', 1),
+    ];
+    linkMoves(ops);
+    expect(pairs(ops)).toEqual([['dBoston', 'cBoston'], ['dNyc', 'cNyc']]);
+    expect(ops.filter((o) => o.op === 'delete').map((o) => o.moved_to)).toEqual(['cBoston', 'cNyc']);
+  });
+
+  it('a renamed section whose body changed too, or that is only a heading, stays a create and a delete', () => {
+    const ops = [
+      op('delete', 'd1', 'MEMORY.md', '## Boston\nOffice on Summer St.'), op('create', 'c1', 'MEMORY.md', '## Boston Office\nOffice on Congress St.'),
+      op('delete', 'd2', 'MEMORY.md', '## Empty\n'), op('create', 'c2', 'MEMORY.md', '## Still empty'),
+    ];
+    linkMoves(ops);
+    expect(ops.map((o) => o.op)).toEqual(['delete', 'create', 'delete', 'create']);
+    expect(ops.every((o) => o.moved_to === undefined)).toBe(true);
+  });
+
+  it('the exact-content pass goes first: an unchanged move wins over a rename of the same body', () => {
+    const ops = [
+      op('delete', 'd0', 'a.md', '## Same\nAll quiet.', 1),
+      op('create', 'cRenamed', 'a.md', '## Renamed\nAll quiet.', 1), op('create', 'cMoved', 'b.md', '## Same\nAll quiet.', 1),
+    ];
+    linkMoves(ops);
+    expect(pairs(ops)).toEqual([['d0', 'cMoved']]);
+    expect(ops[1]!.op).toBe('create');
+  });
+
+  it('renames of one body pair in (file, position) order, whatever the entry order', () => {
+    const make = () => [
+      op('create', 'cB', 'MEMORY.md', '## Second\nAll quiet.', 8), op('delete', 'dA', 'MEMORY.md', '## One\nAll quiet.', 1),
+      op('create', 'cA', 'MEMORY.md', '## First\nAll quiet.', 1), op('delete', 'dB', 'MEMORY.md', '## Two\nAll quiet.', 8),
+    ];
+    const first = make();
+    linkMoves(first);
+    expect(pairs(first).sort()).toEqual([['dA', 'cA'], ['dB', 'cB']]);
+    const reversed = make().reverse();
+    linkMoves(reversed);
+    expect(pairs(reversed).sort()).toEqual(pairs(first).sort());
+  });
+
+  it('a heading removed leaves the body: one lineage', () => {
+    const ops = [op('delete', 'd1', 'MEMORY.md', '## Boston\n\nOffice on Summer St.'), op('create', 'c1', 'MEMORY.md', 'Office on Summer St.\n')];
+    linkMoves(ops);
+    expect(pairs(ops)).toEqual([['d1', 'c1']]);
   });
 });

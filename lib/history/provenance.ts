@@ -41,21 +41,46 @@ function sortByFilePosition(list: Candidate[]): Candidate[] {
 }
 
 /**
- * Finds the moves of one ledger entry (one sync of one agent) and marks them on `ops`: a record
- * deleted from file A and a record created in another file B with the same content (see
- * `moveContentKey`) are one move. The create becomes op `move` with `moved_from` = the deleted id;
- * the delete gets `moved_to` = the created id (it writes no version: the record ends there).
+ * The body a rename keeps: the content without its heading line (its first line, when that is a
+ * markdown heading `#…`) and without the blank lines after it, then as `moveContentKey`. Empty for
+ * a section that is only a heading.
+ */
+export function renameContentKey(content: string): string {
+  const lines = moveContentKey(content).split('\n');
+  let i = /^#/.test(lines[0] ?? '') ? 1 : 0;
+  while (i < lines.length && lines[i] === '') i++;
+  return lines.slice(i).join('\n');
+}
+
+/**
+ * Finds the moves of one ledger entry (one sync of one agent) and marks them on `ops`. The create
+ * becomes op `move` with `moved_from` = the deleted id; the delete gets `moved_to` = the created id
+ * (it writes no version: the record ends there). Two passes:
  *
- * Deterministic and threshold-free: per content, creates in (file, position, entry order) order
- * each take the first unpaired delete, in the same order, from another file. A record moved and
- * edited in the same sync has other content: it stays a create and a delete. Records without an
- * origin file never pair.
+ * 1. a record deleted from file A and a record created in another file B with the same content
+ *    (see `moveContentKey`) are one move;
+ * 2. of the deletes and creates still unpaired, two whose bodies (`renameContentKey`: the content
+ *    without its heading line) are equal and not empty are one move too — a section whose heading
+ *    was renamed (or added, or removed), in the same file or moved to another. Never two of the same
+ *    file and the same content: the first pass refused those.
+ *
+ * Deterministic and threshold-free: per key, creates in (file, position, entry order) order each
+ * take the first unpaired delete in the same order (in the first pass, from another file). A
+ * record moved and edited in the same sync has another body: it stays a create and a delete.
+ * Records without an origin file never pair.
  */
 export function linkMoves(ops: DerivedOp[]): void {
+  pairBy(ops, moveContentKey, false, (c, d) => c.file !== d.file);
+  pairBy(ops, renameContentKey, true, (c, d) => c.file !== d.file || moveContentKey(c.op.fields.content) !== moveContentKey(d.op.fields.content));
+}
+
+/** Pairs the unpaired deletes and creates of `ops` whose `keyOf` agree (not empty, if `needsKey`) and that `may` pair. */
+function pairBy(ops: DerivedOp[], keyOf: (content: string) => string, needsKey: boolean, may: (create: Candidate, del: Candidate) => boolean): void {
   const deletes = new Map<string, Candidate[]>();
   ops.forEach((op, order) => {
-    if (op.op !== 'delete' || op.fields.origin_file === null) return;
-    const key = moveContentKey(op.fields.content);
+    if (op.op !== 'delete' || op.moved_to !== undefined || op.fields.origin_file === null) return;
+    const key = keyOf(op.fields.content);
+    if (needsKey && key === '') return;
     const list = deletes.get(key) ?? [];
     list.push({ op, file: op.fields.origin_file, order });
     deletes.set(key, list);
@@ -64,7 +89,7 @@ export function linkMoves(ops: DerivedOp[]): void {
   const creates = new Map<string, Candidate[]>();
   ops.forEach((op, order) => {
     if (op.op !== 'create' || op.fields.origin_file === null) return;
-    const key = moveContentKey(op.fields.content);
+    const key = keyOf(op.fields.content);
     if (!deletes.has(key)) return;
     const list = creates.get(key) ?? [];
     list.push({ op, file: op.fields.origin_file, order });
@@ -74,7 +99,7 @@ export function linkMoves(ops: DerivedOp[]): void {
     const deleted = sortByFilePosition(deletes.get(key)!);
     const used = new Set<Candidate>();
     for (const c of sortByFilePosition(created)) {
-      const d = deleted.find((x) => !used.has(x) && x.file !== c.file);
+      const d = deleted.find((x) => !used.has(x) && may(c, x));
       if (!d) continue;
       used.add(d);
       c.op.op = 'move';
