@@ -19,7 +19,7 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
   return (
     <li data-testid="change-row" data-op={change.op} data-seq={change.seq} data-record-id={change.record_id} className="grid grid-cols-[auto_minmax(0,1fr)] items-start gap-x-3 gap-y-1 px-4 py-2 hover:bg-zinc-50 sm:grid-cols-[76px_minmax(0,1fr)_auto]">
       <div className="pt-px">
-        <OpBadge op={change.op} />
+        <OpBadge op={change.op} renamed={change.from_file != null && change.from_file === change.origin_file} />
       </div>
       <div className="min-w-0">
         <div className="flex min-w-0 flex-wrap items-baseline gap-x-2">
@@ -29,7 +29,11 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
           >
             {recordTitle({ heading: change.heading, key: change.key, origin_file: change.origin_file, content: change.snippet })}
           </Link>
-          {change.op === 'move' ? (
+          {change.op === 'move' && change.from_file != null && change.from_file === change.origin_file ? (
+            <span className="min-w-0 text-[11px] text-faint" data-testid="change-move" data-renamed="">
+              renamed in <PathText path={change.origin_file} />
+            </span>
+          ) : change.op === 'move' ? (
             <span className="min-w-0 text-[11px] text-faint" data-testid="change-move">
               moved <PathText path={change.from_file ?? '—'} /> → <PathText path={change.origin_file ?? '—'} />
             </span>

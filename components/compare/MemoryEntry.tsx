@@ -1,5 +1,6 @@
 import Link from '@/components/ui/Link';
 import type { CompareMemory } from '@/lib/history/queries/compare';
+import { renameContentKey } from '@/lib/history/provenance';
 import { recordTitle } from '@/lib/ui/record-text';
 import { routes } from '@/lib/ui/routes';
 import { OpBadge } from '../ui/OpBadge';
@@ -26,6 +27,22 @@ function Place({ memory }: { memory: CompareMemory }) {
 }
 
 /**
+ * What a move did besides moving: "renamed" (its heading changed), "edited" (its body changed), both, or nothing.
+ * `content_changed` compares whole texts, heading line included; the body is the text without it (provenance.ts).
+ */
+export function moveChangeWords(change: { before: CompareMemory; after: CompareMemory; content_changed: boolean }): string | null {
+  const renamed = change.before.heading !== change.after.heading;
+  const edited = change.content_changed && (!renamed || renameContentKey(change.before.content) !== renameContentKey(change.after.content));
+  if (renamed && edited) return 'renamed and edited';
+  if (renamed) return 'renamed';
+  return edited ? 'and edited' : null;
+}
+
+/** A memory that stayed in its file under another heading (a move by provenance.ts' rename rule). */
+const renamedInPlace = (change: { before: CompareMemory; after: CompareMemory }) =>
+  change.before.origin_file === change.after.origin_file && change.before.heading !== change.after.heading;
+
+/**
  * One memory's net change: its title, where it is (from → to for a move), and its word diff — drawn by
  * the server when `serverDiff` (the first screen), else once the page has hydrated.
  */
@@ -37,18 +54,18 @@ export function MemoryEntry({ agentId, change, serverDiff }: { agentId: string; 
   return (
     <li data-testid="compare-memory" data-kind={change.kind} className="rounded-md border border-line bg-white">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
-        <OpBadge op={OP[change.kind]} />
+        <OpBadge op={OP[change.kind]} renamed={change.kind === 'moved' && renamedInPlace(change)} />
         <Link href={routes.lineage(agentId, shown.record_id, shown.seq)} className="min-w-0 font-semibold text-accent hover:underline" data-testid="compare-memory-title">
           <SafeName name={recordTitle(shown)} />
         </Link>
         {change.kind === 'moved' ? (
           <span className="flex min-w-0 flex-wrap items-baseline gap-1" data-testid="compare-move">
-            <Place memory={change.before} /> <span aria-hidden>→</span><span className="sr-only">moved to</span> <Place memory={change.after} />
+            <Place memory={change.before} /> <span aria-hidden>→</span><span className="sr-only">{renamedInPlace(change) ? 'renamed to' : 'moved to'}</span> <Place memory={change.after} />
           </span>
         ) : (
           <Place memory={shown} />
         )}
-        {change.kind === 'moved' && change.content_changed && <span className="text-[11px] text-muted">and edited</span>}
+        {change.kind === 'moved' && moveChangeWords(change) && <span className="text-[11px] text-muted" data-testid="compare-move-words">{moveChangeWords(change)}</span>}
       </header>
       <div className="px-1">
         {textChanged ? (serverDiff ? <FoldedDiff before={before} after={after} /> : <HydratedDiff before={before} after={after} />) : (

@@ -24,7 +24,7 @@ export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pic
       </li>
       {moves.map((m) => (
         <li key={`${m.seq}-${m.record_id}`} data-testid="provenance-move">
-          <span className="text-muted">Moved to </span>
+          <span className="text-muted">{m.from_file && m.from_file === m.to_file ? 'Renamed in ' : 'Moved to '}</span>
           <Link href={routes.workspace(agentId, m.seq, m.to_file ?? undefined)} className="break-all font-mono text-accent hover:underline">
             {m.to_file ? <PathText path={m.to_file} /> : '—'}
           </Link>

@@ -23,6 +23,7 @@ function metaChanges(version: LineageVersion, previous: LineageVersion | undefin
   if (version.status !== previous.status && version.op !== 'delete') out.push(`status → ${version.status}`);
   if (version.memory_type !== previous.memory_type) out.push(`type → ${version.memory_type}`);
   if (version.heading !== previous.heading && version.heading) out.push(`heading → ${version.heading}`);
+  else if (version.heading !== previous.heading && version.op === 'move') out.push('heading removed');
   return out;
 }
 
@@ -73,7 +74,7 @@ function VersionCardView({ agentId, version, previous, mode, deferred = false }:
           <Link href={routes.sequence(agentId, version.seq)} className="font-mono font-semibold text-accent hover:underline">
             #{version.seq}
           </Link>
-          <OpBadge op={version.op} />
+          <OpBadge op={version.op} renamed={version.from_file != null && version.from_file === version.to_file} />
           <span className="text-muted" title={formatDateTime(version.synced_at)}>
             <RelativeTime iso={version.synced_at} />
           </span>

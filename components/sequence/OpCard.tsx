@@ -11,9 +11,19 @@ import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
 import { PathText } from '../ui/PathText';
 
-/** A move's two sides, each opening the workspace where that file holds the memory. */
+/** A move's two sides, each opening the workspace where that file holds the memory; a rename in one file, that file. */
 function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
   const link = 'font-mono text-[11px] text-accent hover:underline';
+  if (renamedInPlace(op)) {
+    return (
+      <p className="mb-1.5 text-[12px] text-muted" data-testid="op-move" data-renamed="">
+        renamed in{' '}
+        <Link href={routes.workspace(agentId, seq, op.origin_file ?? undefined)} className={link} data-testid="op-move-to">
+          <PathText path={op.origin_file!} />
+        </Link>
+      </p>
+    );
+  }
   return (
     <p className="mb-1.5 text-[12px] text-muted" data-testid="op-move">
       moved from{' '}
@@ -28,20 +38,23 @@ function MoveFiles({ agentId, seq, op }: { agentId: string; seq: number; op: Seq
   );
 }
 
+/** A move within one file: the section's heading changed, its body kept (provenance.ts). */
+const renamedInPlace = (op: SequenceOp) => op.op === 'move' && op.from_file != null && op.from_file === op.origin_file;
+
 /** One record operation of a sync: created text, the word diff of an update, a move's files, or the deleted text. */
 function OpCardView({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
   const segments = op.op === 'update' ? wordDiff(op.previous_content ?? '', op.content) : null;
   return (
     <article id={`op-${op.record_id}`} data-testid="op-card" data-op={op.op} data-record-id={op.record_id} className="scroll-mt-20 rounded-md border border-line bg-white target:border-accent target:ring-2 target:ring-accent/20">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5">
-        <OpBadge op={op.op} />
+        <OpBadge op={op.op} renamed={renamedInPlace(op)} />
         <Link href={routes.lineage(agentId, op.record_id, seq)} className="font-medium text-ink hover:text-accent hover:underline" data-testid="op-record-link">
           {recordTitle(op)}
         </Link>
         <ShortId id={op.record_id} />
         {op.moved_from && (
           <Link href={routes.lineage(agentId, op.moved_from)} className="text-[11px] text-accent hover:underline" data-testid="op-moved-from" title={op.moved_from} data-full-id={op.moved_from}>
-            moved from {shortId(op.moved_from)}
+            {renamedInPlace(op) ? 'renamed' : 'moved'} from {shortId(op.moved_from)}
           </Link>
         )}
         <span className="ml-auto flex items-center gap-2">

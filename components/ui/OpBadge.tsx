@@ -4,10 +4,11 @@ import { Badge, type BadgeTone } from './Badge';
 const LABEL: Record<RecordOp, string> = { create: 'created', update: 'updated', delete: 'deleted', move: 'moved' };
 const TONE: Record<RecordOp, BadgeTone> = { create: 'create', update: 'update', delete: 'delete', move: 'violet' };
 
-export function OpBadge({ op }: { op: RecordOp }) {
+/** `renamed`: a move within one file (a section's heading changed, its body kept) — "renamed", not "moved". */
+export function OpBadge({ op, renamed = false }: { op: RecordOp; renamed?: boolean }) {
   return (
     <Badge tone={TONE[op]} testId="op-badge">
-      {LABEL[op]}
+      {op === 'move' && renamed ? 'renamed' : LABEL[op]}
     </Badge>
   );
 }
