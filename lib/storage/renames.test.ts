@@ -204,4 +204,12 @@ describe('a renamed section keeps its lineage, on both backends', () => {
     const compare = (await same((s) => s.compareWorkspace({ agentId, from: 0, to: 5 })))!;
     expect(compare.counts).toMatchObject({ moved: 5, created: 1, deleted: 1, updated: 0 });
   });
+
+  it('rebuild == incremental with renames, on each backend (`index --rebuild` is how an index folded before this rule gets them)', async () => {
+    const [embedded, pg] = [dumpEmbedded(ledger), await dumpPg(pgDb)];
+    await storages.embedded.rebuildIndex();
+    await storages.scaleOut.rebuildIndex();
+    expect(dumpEmbedded(ledger)).toEqual(embedded);
+    expect(await dumpPg(pgDb)).toEqual(pg);
+  });
 });
