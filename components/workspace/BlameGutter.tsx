@@ -17,7 +17,8 @@ function SeqLink({ agentId, seq, testId }: { agentId: string; seq: number; testI
 
 /**
  * What a block of lines is and where it came from, GitHub-blame style: for a memory section its
- * title (to its lineage), born #seq + date, last changed #seq + relative date, and a move if any;
+ * title (to its lineage), born #seq + date, last changed #seq + relative date, and a move if any
+ * ("renamed" when it stayed in its file: its heading changed, provenance.ts);
  * for the file's own lines, the sequence that last changed the file.
  */
 export function BlameGutter({ agentId, path, block }: { agentId: string; path: string; block: BlameBlock }) {
@@ -54,7 +55,8 @@ export function BlameGutter({ agentId, path, block }: { agentId: string; path: s
       </p>
       {block.moved && (
         <p data-testid="blame-moved">
-          moved <SeqLink agentId={agentId} seq={block.moved.seq} testId="blame-moved-seq" /> · <RelativeTime iso={block.moved.at} />
+          {block.moved.from_file !== null && block.moved.from_file === block.moved.to_file ? 'renamed' : 'moved'}{' '}
+          <SeqLink agentId={agentId} seq={block.moved.seq} testId="blame-moved-seq" /> · <RelativeTime iso={block.moved.at} />
         </p>
       )}
     </div>

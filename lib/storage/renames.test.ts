@@ -161,7 +161,8 @@ describe('a renamed section keeps its lineage, on both backends', () => {
 
     const blame = (await same((s) => s.getFileBlame({ agentId, seq: 1, path: MEMORY })))!;
     const block = blame.blocks.find((b) => b.kind === 'section' && b.record_id === renamed.record_id);
-    expect(block).toMatchObject({ heading: 'Boston Office', born: { seq: 0, file: MEMORY, record_id: lineage.chain[0] }, moved: { seq: 1, from_file: MEMORY, to_file: MEMORY } });
+    // Born #0; its text (the heading line) last changed by the rename at #1.
+    expect(block).toMatchObject({ heading: 'Boston Office', born: { seq: 0, file: MEMORY, record_id: lineage.chain[0] }, changed: { seq: 1 }, moved: { seq: 1, from_file: MEMORY, to_file: MEMORY } });
 
     const search = await same((s) => s.search({ q: '"Summer St"', agentId }));
     expect(search.first).toMatchObject({ sequence: 0, op: 'create' });
@@ -173,6 +174,8 @@ describe('a renamed section keeps its lineage, on both backends', () => {
     const moved = await recordWith(2, NYC);
     const lineage = (await same((s) => s.getRecordLineage({ agentId, recordId: moved.record_id })))!;
     expect(lineage.versions.map((v) => [v.op, v.seq, v.origin_file, v.heading])).toEqual([['create', 0, MEMORY, 'NYC'], ['move', 2, PEOPLE, 'New York']]);
+    const blame = (await same((s) => s.getFileBlame({ agentId, seq: 2, path: PEOPLE })))!;
+    expect(blame.blocks.find((b) => b.kind === 'section' && b.record_id === moved.record_id)).toMatchObject({ born: { seq: 0, file: MEMORY }, changed: { seq: 2 }, moved: { seq: 2, from_file: MEMORY, to_file: PEOPLE } });
     const search = await same((s) => s.search({ q: 'Hudson Yards', agentId }));
     expect(search.first).toMatchObject({ sequence: 0, op: 'create' });
     expect(search.appearances.map((a) => a.op)).not.toContain('create');

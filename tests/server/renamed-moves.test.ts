@@ -15,6 +15,8 @@ import { VersionCard } from '@/components/lineage/VersionCard';
 import { OpCard } from '@/components/sequence/OpCard';
 import { ChangesFeed } from '@/components/changes/ChangesFeed';
 import { MemoryEntry, moveChangeWords } from '@/components/compare/MemoryEntry';
+import { BlameGutter } from '@/components/workspace/BlameGutter';
+import type { BlameSectionBlock } from '@/lib/history/queries/blame-blocks';
 import type { CompareMemory } from '@/lib/history/queries/compare';
 import type { ChangeItem, Lineage, LineageVersion, SequenceOp } from '@/lib/ui/api-types';
 
@@ -99,5 +101,17 @@ describe('a rename in one file says so on every page; a move between files still
     expect(html).not.toContain('edited');
     expect(html).toMatch(/^renamed/);
     expect(html).not.toContain('moved');
+  });
+
+  it('blame: the section\'s gutter', () => {
+    const at = '2026-11-03T08:00:00.000Z';
+    const block = (to: string): BlameSectionBlock => ({
+      kind: 'section', line_start: 3, line_end: 4, lines: ['## Boston Office', BODY], record_id: NEW, heading: 'Boston Office',
+      born: { seq: 0, at, record_id: OLD, file: 'MEMORY.md' }, changed: { seq: 5, at, record_id: NEW }, moved: { seq: 5, at, from_file: 'MEMORY.md', to_file: to },
+    });
+    const renamed = text(render(createElement(BlameGutter, { agentId: AGENT, path: 'MEMORY.md', block: block('MEMORY.md') })));
+    expect(renamed).toContain('renamed #5');
+    expect(renamed).not.toContain('moved');
+    expect(text(render(createElement(BlameGutter, { agentId: AGENT, path: 'people.md', block: block('people.md') })))).toContain('moved #5');
   });
 });

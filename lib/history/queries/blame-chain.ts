@@ -13,6 +13,7 @@ export interface ChainVersion {
   content_sha256: string;
   moved_from: string | null;
   origin_file: string | null;
+  heading: string | null;
   synced_at: string;
 }
 
@@ -25,10 +26,11 @@ export interface BlameMark {
 export interface BlameHistory {
   born: BlameMark & { record_id: string; file: string | null };
   /**
-   * The content change: the birth, or the newest update that changed the text. Updates that
+   * The content change: the birth, or the newest update that changed the text, or the newest move
+   * that renamed it (its heading changed: provenance.ts pairs a rename by the body). Updates that
    * change only other fields (an OpenClaw record's line numbers or file mtime move whenever its
-   * file is edited) are not changes, nor is a move: it pairs only sections whose text is equal up
-   * to line endings and trailing whitespace.
+   * file is edited) are not changes, nor is a move that kept the heading: it pairs only sections
+   * whose text is equal up to line endings and trailing whitespace.
    */
   changed: BlameMark & { record_id: string };
   /** The newest move in the chain (null when the memory never moved). */
@@ -61,7 +63,8 @@ export function historyOf(start: ChainVersion, versions: ReadonlyMap<string, rea
   let changed = born;
   for (let k = 0; k < newestFirst.length - 1; k++) {
     const v = newestFirst[k]!;
-    if (v.op === 'update' && v.content_sha256 !== newestFirst[k + 1]!.content_sha256) {
+    const prev = newestFirst[k + 1]!;
+    if ((v.op === 'update' && v.content_sha256 !== prev.content_sha256) || (v.op === 'move' && v.heading !== prev.heading)) {
       changed = v;
       break;
     }

@@ -61,7 +61,7 @@ function sectionHistories(db: LineageDb['db'], agentId: string, seq: number, rec
   let wanted = records.map((r) => r.record_id);
   while (wanted.length > 0) {
     const rows = db.all<ChainVersionRow>(sql`
-      SELECT id, record_id, seq, entry_kind, op, content_sha256, moved_from, origin_file, synced_at FROM record_versions
+      SELECT id, record_id, seq, entry_kind, op, content_sha256, moved_from, origin_file, heading, synced_at FROM record_versions
       WHERE agent_id = ${agentId} AND record_id IN (SELECT value FROM json_each(${JSON.stringify(wanted)})) AND seq <= ${seq}
       ORDER BY record_id, seq, entry_kind`);
     wanted = chains.add(wanted, rows);

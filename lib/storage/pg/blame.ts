@@ -37,7 +37,7 @@ async function sectionHistories(db: Queryable, agentId: string, seq: number, rec
   let wanted = records.map((r) => r.record_id);
   while (wanted.length > 0) {
     const found = await rows<ChainVersionRow>(db, `
-      SELECT id, record_id, seq, entry_kind, op, content_sha256, moved_from, origin_file, synced_at FROM record_versions
+      SELECT id, record_id, seq, entry_kind, op, content_sha256, moved_from, origin_file, heading, synced_at FROM record_versions
       WHERE agent_id = $1 AND record_id = ANY($2::text[]) AND seq <= $3
       ORDER BY record_id COLLATE "C", seq, entry_kind COLLATE "C"`, [agentId, wanted, seq]);
     wanted = chains.add(wanted, found);
