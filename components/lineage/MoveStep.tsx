@@ -18,11 +18,7 @@ export function MoveStep({ agentId, version }: { agentId: string; version: Linea
         <Link href={routes.workspace(agentId, version.seq, version.to_file)} className={link} data-testid="move-to-file">
           <PathText path={version.to_file} />
         </Link>{' '}
-        at{' '}
-        <Link href={routes.sequence(agentId, version.seq)} className="font-mono text-accent hover:underline">
-          #{version.seq}
-        </Link>{' '}
-        (<span title={formatDateTime(version.synced_at)}>{formatDate(version.synced_at)}</span>)
+        <AtSequence agentId={agentId} version={version} />
       </p>
     );
   }
@@ -36,11 +32,20 @@ export function MoveStep({ agentId, version }: { agentId: string; version: Linea
       <Link href={routes.workspace(agentId, version.seq, version.to_file ?? undefined)} className={link} data-testid="move-to-file">
         {version.to_file ? <PathText path={version.to_file} /> : '—'}
       </Link>{' '}
+      <AtSequence agentId={agentId} version={version} />
+    </p>
+  );
+}
+
+/** "at #21 (date)": the sequence's page, and its date with the time in the title. */
+function AtSequence({ agentId, version }: { agentId: string; version: LineageVersion }) {
+  return (
+    <>
       at{' '}
       <Link href={routes.sequence(agentId, version.seq)} className="font-mono text-accent hover:underline">
         #{version.seq}
       </Link>{' '}
       (<span title={formatDateTime(version.synced_at)}>{formatDate(version.synced_at)}</span>)
-    </p>
+    </>
   );
 }
