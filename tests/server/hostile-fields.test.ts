@@ -19,7 +19,7 @@ import { call, serveTwoTenants, stateFingerprint, type ServedTenants } from './h
 import {
   lineVerdicts, manifestVerdicts, none, REFUSED_LINES, REFUSED_MANIFESTS, TAKEN_LINES, TAKEN_MANIFESTS, validatorDisagreements,
 } from './duplicate-keys-cases';
-import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, routesOf } from './hostile-fields-cases';
+import { fieldOf, HostileUploader, MARKUP, OCTET, pageFailures, REFUSED, REFUSED_PAST_READER, routesOf } from './hostile-fields-cases';
 import {
   fileRefValidatorDisagreements, fileRefVerdicts, layerValidatorDisagreements, layerVerdicts, REFUSED_FILE_REFS, REFUSED_LAYERS, REFUSED_SKIPPED,
   skippedVerdicts, TAKEN_FILE_REFS, TAKEN_LAYERS, TAKEN_SKIPPED,
@@ -72,6 +72,11 @@ describe('record fields of the wrong type', () => {
       if ((await validateArchive(archive)).valid) valid.push(`${field}=${JSON.stringify(value)?.slice(0, 60)}`);
     }
     expect(valid).toEqual([]);
+    // Past the reader (README, "ingest's own rules"): the validator warns of each, naming the field.
+    for (const [field, value] of REFUSED_PAST_READER) {
+      const verdict = await validateArchive(uploads.snapshotOf([uploads.recordWith(field, value)]));
+      expect(verdict.warnings.map((w) => w.message).join('\n'), `${field}=${String(value)}`).toContain('lowercase hyphenated');
+    }
   });
 
   it('what the reference reads as it comes is taken, and every page and route of the agent draws it as text', async () => {

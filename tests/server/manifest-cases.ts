@@ -18,6 +18,12 @@ import { call, type Reply } from './harness';
 import { OCTET, uploadVerdicts, type ArchiveFile, type HostileUploader, type Rec } from './hostile-fields-cases';
 
 const TIME = '2026-01-15T10:00:00Z';
+/**
+ * A delta's `sync.base_timestamp` that says it was built on the head it is sent to: no earlier than that
+ * entry's `created_at` (lib/ledger/ingest-base.ts; a delta sent with an older one was built on another
+ * entry and is refused). The uploads here make their entries now, so a time past any of them.
+ */
+const BASE_TIME = '2999-01-15T10:00:00Z';
 
 export interface ManifestFieldCase {
   name: string;
@@ -145,7 +151,7 @@ export const TAKEN_MANIFEST_FIELDS: ManifestFieldCase[] = [
     name: 'null changes, timestamps, changed ids and unknown keys', how: 'delta',
     set: [
       ['changes.identity', null], ['changes.credentials', null], ['changes.raw', null], ['changes.principals', { changed_ids: [] }],
-      ['sync.base_timestamp', TIME], ['sync.new_timestamp', TIME], ['agent.source_runtime', undefined], ['extra', { any: 1 }],
+      ['sync.base_timestamp', BASE_TIME], ['sync.new_timestamp', TIME], ['agent.source_runtime', undefined], ['extra', { any: 1 }],
     ],
   },
   { name: 'changes.memory null, memory/delta.jsonl read', how: 'delta', set: [['changes.memory', null]] },
