@@ -15,8 +15,12 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { EntryKind, LedgerEntryRow } from '@/db/schema';
-import { readSnapshot } from '@/lib/core/archive';
+import { DELTA_MANIFEST_FILE, MANIFEST_FILE } from '@/lib/core/archive';
+import { parseManifest } from '@/lib/core/archive/read-common';
+import { ArchiveError } from '@/lib/core/archive/types';
+import { readZipMember, resolveLimits } from '@/lib/core/archive/zip-read';
 import { isJsonObject } from '@/lib/core/json';
+import { sha256Hex } from '@/lib/core/uuid';
 import { agentNameProblem, agentRuntimeProblem } from './agent-name';
 import { getAgent, listDeletedAgents, registerAgent, type DeletedAgent } from './agents';
 import { readEntryBytes } from './entries';
@@ -322,6 +326,7 @@ export async function recoverUnledgered(ledger: Ledger, indexer: EntryIndexer): 
     const now = (await fs.stat(blob.file).catch(() => fs.stat(blob.file + PACKED_SUFFIX))).mtime;
     if (!getAgent({ ledger, agentId: blob.agent_id })) {
       refuseDeleted(blob.agent_id, deleted);
+      checkKeySha(blob.key, bytes);
       await reRegister(ledger, blob.agent_id, bytes, now);
     }
     const result = blob.kind === 'delta'
@@ -386,13 +391,37 @@ export function refuseDeleted(agentId: string, deleted: readonly DeletedAgent[])
   if (deletion) throw new Error(`agent ${agentId} was deleted at ${deletion.deleted_at}: it is not registered again from a blob it left`);
 }
 
+/**
+ * Refuses a blob whose bytes are not those its key names (`<seq>-<sha256 prefix>`): damaged since it
+ * was stored. Asked before an agent is registered again from it, which reads its manifest only.
+ */
+function checkKeySha(key: string, bytes: Uint8Array): void {
+  const prefix = /\/\d+-([0-9a-f]{16})\.alf(?:-delta)?$/.exec(key)?.[1];
+  if (prefix !== undefined && sha256Hex(bytes).slice(0, 16) !== prefix) {
+    throw new Error(`the blob ${key} is damaged (its sha256 does not begin with ${prefix}): the agent is not registered again from it`);
+  }
+}
+
 async function reRegister(ledger: Ledger, agentId: string, snapshotBytes: Uint8Array, now: Date): Promise<void> {
   registerAgent({ ledger, id: agentId, ...(await agentOfSnapshot(agentId, snapshotBytes)), tenantId: null, now });
 }
 
-/** The name and runtime an agent whose registration was lost gets back, from its snapshot's manifest. */
+/**
+ * The name and runtime an agent whose registration was lost gets back, from its snapshot's manifest:
+ * only `manifest.json` is inflated (zip-read.ts `readZipMember`, with the reader's caps and name checks;
+ * a 50,000-record snapshot's partitions are tens of MB this never looks at), parsed and checked as
+ * `readSnapshot` checks it (`parseManifest`: the same errors for a missing or malformed manifest). The
+ * rest of the archive is the ingest's to check; a blob damaged past its manifest is told by its key's
+ * sha256 before the agent is registered (`recoverUnledgered`).
+ */
 export async function agentOfSnapshot(agentId: string, snapshotBytes: Uint8Array): Promise<{ name: string; sourceRuntime: string | null }> {
-  const { manifest } = await readSnapshot(snapshotBytes);
+  const limits = resolveLimits();
+  const bytes = await readZipMember(snapshotBytes, MANIFEST_FILE, limits);
+  if (bytes === null) {
+    const hint = await readZipMember(snapshotBytes, DELTA_MANIFEST_FILE, limits) !== null ? ' (this is a .alf-delta, not a snapshot)' : '';
+    throw new ArchiveError('missing_manifest', `archive has no ${MANIFEST_FILE}${hint}`);
+  }
+  const manifest = parseManifest(bytes, MANIFEST_FILE);
   const agent = isJsonObject(manifest.agent) ? manifest.agent : {};
   // A name the service would refuse to register (blank, a line break, too long) is not taken over: the id stands in.
   const name = typeof agent.name === 'string' && agentNameProblem(agent.name) === null ? agent.name : agentId;
