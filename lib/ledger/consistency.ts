@@ -26,6 +26,7 @@ import { getAgent, listDeletedAgents, registerAgent, type DeletedAgent } from '.
 import { readEntryBytes } from './entries';
 import { ingestDelta, ingestSnapshot, type EntryIndexer } from './ingest';
 import { isLedgerError } from './errors';
+import { baseTimestampOf, checkBuiltOnHead, entryCreatedAt } from './ingest-base';
 import { FsBlobStore } from './blob-store';
 import { DELETING_SUFFIX, PACKED_SUFFIX } from './blob-files';
 import type { Ledger } from './ledger';
@@ -361,6 +362,68 @@ export async function recoverInOrder<T extends { agent_id: string; sequence: num
       out.push(isLedgerError(error, 'base_superseded')
         ? { ...base, recovered: false, superseded: true, error: supersededFinding(error.details.latest, error.details.reason, error.details.head) }
         : { ...base, recovered: false, error: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return out;
+}
+
+/** A lost commit the ingest would refuse as built on another entry than its base (`findSupersededLost`). */
+export interface SupersededLost {
+  agent_id: string;
+  sequence: number;
+  kind: EntryKind;
+  key: string;
+  /** Doctor's finding, in the words `--repair` gives when the ingest refuses it. */
+  finding: string;
+}
+
+/**
+ * The lost commits (`chains`) that `--repair` would not re-ingest because the ingest refuses them as
+ * `base_superseded` (ingest-base.ts `checkBuiltOnHead`, asked as the ingest asks it: the entry at the
+ * delta's base sequence, a snapshot there when the agent's latest snapshot is at it) — a delta built on
+ * the head another machine's snapshot then replaced, or on an entry a history restored from a backup went
+ * past — and every blob that chains after one (built on it). Nothing readable depends on them: the head
+ * and its history are whole without them; their blobs are kept and the machine that made them is told
+ * at its next sync. Only an agent whose first lost commit is such a delta is looked at (a lost snapshot
+ * before it changes the head `--repair` would fold it onto: `--repair` finds out). Reads the delta's
+ * manifest and the head entry's manifest only.
+ */
+export async function findSupersededLost(ledger: Ledger, unledgered: readonly UnledgeredBlob[]): Promise<SupersededLost[]> {
+  const out: SupersededLost[] = [];
+  const agentOf = ledger.db.sqlite.prepare('SELECT id, latest_sequence, latest_snapshot_seq FROM agents WHERE id = ?');
+  const entryAt = ledger.db.sqlite.prepare('SELECT * FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?');
+  for (const agentId of [...new Set(unledgered.filter((b) => b.chains).map((b) => b.agent_id))]) {
+    const chain = unledgered.filter((b) => b.chains && b.agent_id === agentId);
+    const first = chain[0]!;
+    const agent = agentOf.get(agentId) as { latest_sequence: number | null; latest_snapshot_seq: number | null } | undefined;
+    if (first.kind !== 'delta' || agent?.latest_sequence == null || first.sequence !== agent.latest_sequence + 1) continue;
+    const base = agent.latest_sequence;
+    const headKind = agent.latest_snapshot_seq === base ? 'snapshot' : 'delta';
+    const head = entryAt.get(agentId, base, headKind) as LedgerEntryRow | undefined;
+    if (!head) continue;
+    let finding: string | null = null;
+    try {
+      const bytes = await ledger.blobs.get(first.key);
+      const limits = resolveLimits();
+      const fromDelta = await readZipMember(bytes, DELTA_MANIFEST_FILE, limits);
+      const manifestFile = fromDelta === null ? MANIFEST_FILE : DELTA_MANIFEST_FILE;
+      const manifestBytes = fromDelta ?? await readZipMember(bytes, MANIFEST_FILE, limits);
+      if (manifestBytes === null) continue;
+      const manifest = parseManifest(manifestBytes, manifestFile);
+      if (baseTimestampOf(manifest) === undefined) continue;
+      const createdAt = await entryCreatedAt(await readEntryBytes({ ledger, entry: head }), headKind);
+      checkBuiltOnHead({ agentId, baseSequence: base, manifestFile, manifest, createdAt, head: headKind });
+    } catch (error) {
+      // Anything else (a damaged blob, a head whose blob is gone) is --repair's to find out and say.
+      if (isLedgerError(error, 'base_superseded')) finding = supersededFinding(error.details.latest, error.details.reason, error.details.head);
+    }
+    if (finding === null) continue;
+    out.push({ agent_id: agentId, sequence: first.sequence, kind: first.kind, key: first.key, finding });
+    for (const later of chain.slice(1)) {
+      out.push({
+        agent_id: agentId, sequence: later.sequence, kind: later.kind, key: later.key,
+        finding: `it continues the lost commit at sequence ${first.sequence}, which is not re-ingested (${first.kind} built on another entry than its base); its blob is kept`,
+      });
     }
   }
   return out;

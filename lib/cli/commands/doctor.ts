@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import type { IndexFailure, PendingEntry } from '@/lib/history/pending-index';
-import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover } from '@/lib/ledger/consistency';
+import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover, SupersededLost } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
 import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
 
@@ -8,6 +8,13 @@ interface Findings {
   recovered: RecoveredBlob[];
   damaged: DamagedBlob[];
   unledgered: { agent_id: string; sequence: number; kind: string; key: string; chains: boolean }[];
+  /**
+   * Lost commits the ingest refuses as built on another entry than their base (a data directory:
+   * found without --repair too; `--repair` says the same of those it tried, `recovered[].superseded`).
+   * Reported, not a problem: nothing readable depends on them, their blobs are kept, and the machine
+   * that made them is told at its next sync — as such a blob is once the agent's next entry is stored.
+   */
+  superseded: SupersededLost[];
   /**
    * Blobs of deleted agents an interrupted delete left (after `--repair`: those still there). Not
    * unledgered data: the agent is never registered again from them.
@@ -41,7 +48,7 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
+  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findSupersededLost, findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
     import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
@@ -57,7 +64,7 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   }) : undefined;
   const { unledgered, leftovers } = await findUnreferencedBlobs(ledger);
   return {
-    packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
+    superseded: await findSupersededLost(ledger, unledgered), packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
     index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }), failure: indexFailure(ledger.db.dataDir, ledger.db.sqlite) },
   };
@@ -72,7 +79,7 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
   const removed = repair ? await removeDeletedLeftoverObjects(storage) : [];
   const recovered = repair ? await recoverUnledgeredObjects(storage) : [];
   return {
-    recovered, damaged: await findDamagedEntries(storage), unledgered: await findUnledgeredObjects(storage),
+    superseded: [], recovered, damaged: await findDamagedEntries(storage), unledgered: await findUnledgeredObjects(storage),
     leftovers: await findDeletedLeftoverObjects(storage), removed,
     repairHint: 'run `lineage doctor --repair` to re-ingest them through the normal append (servers may keep running)',
   };
@@ -108,15 +115,27 @@ export function registerDoctorCommand(program: Command): void {
     .action(async (opts: StorageFlags & { repair?: boolean }) => {
       const config = await cliStorageConfig(opts, 'doctor');
       const repair = opts.repair === true;
-      const { recovered, damaged, unledgered, leftovers, removed, repairHint, packing, index } = config.backend === 'scale-out'
+      const { recovered, damaged, unledgered: found, leftovers, removed, repairHint, packing, index, superseded } = config.backend === 'scale-out'
         ? await scaleOutFindings(config, repair)
         : await embeddedFindings(config.dataDir, repair);
-      const lost = unledgered.filter((b) => b.chains);
+      // A lost commit the ingest refuses as built on another entry (found here, or refused by --repair) is not lost data to bring back.
+      const place = (b: { agent_id: string; sequence: number; kind: string }) => `${b.agent_id}/${b.sequence}/${b.kind}`;
+      const refused = new Set([...superseded.map(place), ...recovered.filter((r) => r.superseded).map(place)]);
+      // --repair stops an agent at its refused commit: the lost commits after it were built on it.
+      for (const r of recovered) {
+        if (!r.recovered && recovered.some((s) => s.superseded && s.agent_id === r.agent_id && s.sequence < r.sequence)) refused.add(place(r));
+      }
+      const unledgered = found.map((b) => (b.chains && refused.has(place(b)) ? { ...b, superseded: true as const } : b));
+      const lost = unledgered.filter((b) => b.chains && !refused.has(place(b)));
       for (const d of damaged) progress(`damaged: ${d.problem}`);
       for (const b of lost) progress(`lost commit: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry`);
       if (lost.length > 0 && !repair) progress(repairHint);
       for (const r of recovered) {
         if (!r.recovered) progress(`not re-ingested: agent ${r.agent_id} sequence ${r.sequence} (${r.kind}): ${r.error ?? 'unknown error'}`);
+      }
+      const told = new Set(recovered.map(place));
+      for (const b of superseded) {
+        if (!told.has(place(b))) progress(`lost commit not to re-ingest: agent ${b.agent_id} sequence ${b.sequence} (${b.kind}) has a blob but no ledger entry, and ${b.finding}`);
       }
       for (const r of removed) {
         progress(r.removed
@@ -135,7 +154,7 @@ export function registerDoctorCommand(program: Command): void {
         if (failure && e.agent_id === failure.agent_id && e.sequence === failure.sequence && e.kind === failure.kind) continue;
         progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
       }
-      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null;
+      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered || refused.has(place(r))) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null;
       printJson({
         ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}),
         ...(index?.folded === undefined ? {} : { index_folded: index.folded }), ...(failure ? { index_failure: failure } : {}),
