@@ -378,14 +378,25 @@ function clearIndexFailure(dataDir: string): void {
 /** Creates the marker with this pid, or replaces one whose process is gone; false when a live one holds it. */
 function takeMarker(file: string): boolean {
   for (let attempt = 0; attempt < 3; attempt++) {
+    let fd: number;
     try {
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
-      return true;
+      fd = fs.openSync(file, 'wx');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (backgroundCatchUp(path.dirname(file)) !== null) return false;
+      fs.rmSync(file, { force: true });
+      continue;
     }
-    if (backgroundCatchUp(path.dirname(file)) !== null) return false;
-    fs.rmSync(file, { force: true });
+    try {
+      fs.writeSync(fd, `${process.pid}\n`);
+      return true;
+    } catch (error) {
+      // Created, and no room for its pid (a full disk gives a file its name before its first page): not left empty.
+      fs.rmSync(file, { force: true });
+      throw error;
+    } finally {
+      fs.closeSync(fd);
+    }
   }
   return false;
 }

@@ -117,3 +117,49 @@ describe('a full disk under the background catch-up of a local first sync', () =
     }, 300_000);
   }
 });
+
+describe('a background catch-up that starts on a disk already full', () => {
+  it('has nowhere to keep its failure: doctor finds the index behind the ledger on a full disk itself (ok false, why, what to run), and nothing is left behind', async (ctx) => {
+    const sb = await makeSandbox('lineage-full-before-fold-');
+    cleanups.push(sb.cleanup);
+    fs.mkdirSync(sb.dataDir, { recursive: true });
+    const unmount = mountTinyDisk(sb.dataDir, 64 * 1024 * 1024);
+    if (!unmount) ctx.skip(); // needs root and mount(8)
+    cleanups.push(unmount!);
+    const env = { ALF_HOME: sb.alfHome };
+    await sb.write('MEMORY.md', `# M\n\n${Array.from({ length: NOTES }, (_, i) => `## Note ${i}\n${words(60)}\n`).join('\n')}`);
+    // The catch-up the sync starts is stopped at its marker and killed: the entry waits, no catch-up runs, no marker is left.
+    const first = await runCli(['sync', '-r', 'openclaw', '-w', sb.workspace, '--data', sb.dataDir], { ...env, LINEAGE_INDEX_STOP_AT: 'marked' });
+    expect(first.json, first.stderr).toMatchObject({ ok: true, sequence: 0 });
+    let pid: number | null = null;
+    await waitUntil('the catch-up stopped at its marker', () => (pid = backgroundCatchUp(sb.dataDir)) !== null && isStopped(pid));
+    process.kill(pid!, 'SIGKILL');
+    await waitUntil('the catch-up was killed', () => hasExited(pid!));
+    fs.rmSync(path.join(sb.dataDir, 'index-catch-up.pid'));
+    const acknowledged = stored(sb.dataDir);
+    const agent = acknowledged.agent;
+    expect(acknowledged.pending).toEqual([{ seq: 0, kind: 'snapshot' }]);
+
+    // The disk is full before a catch-up starts: the one a sync would start finds no room for its marker, nor for its failure.
+    const filler = fillDisk(sb.dataDir);
+    const catchUp = await runCli(['index', '--catch-up', '--data', sb.dataDir]);
+    expect(catchUp.code).toBe(1);
+    expect(catchUp.json).toMatchObject({ ok: false, code: 'disk_full' });
+    expect(fs.readdirSync(sb.dataDir).filter((n) => n.startsWith('index-catch-up'))).toEqual([]);
+    expect(stored(sb.dataDir)).toEqual(acknowledged);
+
+    const doctor = await runCli(['doctor', '--data', sb.dataDir]);
+    expect(doctor.json).toMatchObject({ ok: false, index_pending: [{ agent_id: agent, sequence: 0, kind: 'snapshot' }], index_blocked: { code: 'disk_full' } });
+    expect(doctor.json).not.toHaveProperty('index_failure');
+    expect(doctor.stderr).toContain(`the history index is behind the ledger: 1 entry is not folded (agent ${agent} sequence 0 (snapshot) first), no catch-up is running, and the disk holding ${sb.dataDir} is full`);
+    expect(doctor.stderr).toContain(`Free some space on that disk, then run \`lineage index --catch-up --data ${sb.dataDir}\``);
+    expect(doctor.stderr).not.toContain('a background catch-up or the next read folds it');
+    expect(doctor.code).toBe(1);
+
+    fs.rmSync(filler);
+    expect((await runCli(['index', '--catch-up', '--data', sb.dataDir])).json).toEqual({ ok: true, folded: 1 });
+    const clean = await runCli(['doctor', '--data', sb.dataDir]);
+    expect(clean.json, clean.stderr).toMatchObject({ ok: true, index_pending: [] });
+    expect(clean.json).not.toHaveProperty('index_blocked');
+  }, 300_000);
+});

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { IndexFailure, PendingEntry } from '@/lib/history/pending-index';
 import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover, SupersededLost } from '@/lib/ledger/consistency';
@@ -32,7 +33,31 @@ interface Findings {
    * with `--repair`, how many were folded first. `failure`: the last catch-up failed on one of
    * them (a full disk) — a problem: nothing folds them until space is freed and someone reads.
    */
-  index?: { pending: PendingEntry[]; folded?: number; failure: IndexFailure | null };
+  index?: { pending: PendingEntry[]; folded?: number; failure: IndexFailure | null; blocked: IndexBlocked | null };
+}
+
+/**
+ * Entries pending, no failure recorded, no catch-up running, and the data directory's disk full: a
+ * catch-up that started on a disk already full had no room for its marker nor for its failure record
+ * (pending-index.ts `recordIndexFailure`), and none can fold them now. Doctor's own finding — a problem.
+ */
+interface IndexBlocked {
+  code: 'disk_full';
+  free_bytes: number;
+}
+
+/** Below this, the data directory's disk is taken as full: a fold writes index pages and the WAL. */
+const FULL_BELOW_BYTES = 1024 * 1024;
+
+/** Whether the disk holding `dir` is full (statfs: the bytes an unprivileged writer may still take); null when it cannot be told. */
+function diskFull(dir: string): IndexBlocked | null {
+  try {
+    const stats = fs.statfsSync(dir);
+    const free = stats.bavail * stats.bsize;
+    return free < FULL_BELOW_BYTES ? { code: 'disk_full', free_bytes: free } : null;
+  } catch {
+    return null;
+  }
 }
 
 /** The pass a background packer would run, here and now (a whole pass: whatever was left whole). */
@@ -48,7 +73,7 @@ async function packLeftWhole(dataDir: string): Promise<{ packed: number; conside
 
 /** The data directory: lib/ledger/consistency.ts on the SQLite ledger and its blob files. */
 async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findings> {
-  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findSupersededLost, findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
+  const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findSupersededLost, findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { backgroundCatchUp, catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
     import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
   const ledger = openLedger(existingDataDir(dataDir));
@@ -63,10 +88,12 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
     return undefined;
   }) : undefined;
   const { unledgered, leftovers } = await findUnreferencedBlobs(ledger);
+  const pending = pendingEntries(ledger.db.sqlite);
+  const failure = indexFailure(ledger.db.dataDir, ledger.db.sqlite);
   return {
     superseded: await findSupersededLost(ledger, unledgered), packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
-    index: { pending: pendingEntries(ledger.db.sqlite), ...(folded === undefined ? {} : { folded }), failure: indexFailure(ledger.db.dataDir, ledger.db.sqlite) },
+    index: { pending, ...(folded === undefined ? {} : { folded }), failure, blocked: pending.length > 0 && failure === null && backgroundCatchUp(ledger.db.dataDir) === null ? diskFull(ledger.db.dataDir) : null },
   };
 }
 
@@ -86,7 +113,7 @@ async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promis
 }
 
 /** What to run once the cause of a failed catch-up is gone. */
-function failureHint(failure: IndexFailure, dataDir: string): string {
+function failureHint(failure: Pick<IndexFailure, 'code'>, dataDir: string): string {
   const data = ` --data ${dataDir}`;
   const first = failure.code === 'disk_full' ? 'Free some space on that disk, then run' : failure.code === 'blob_corrupt' ? 'Restore that blob from a backup, then run' : 'Once that is fixed, run';
   return `${first} \`lineage index --catch-up${data}\` (or \`lineage doctor --repair${data}\`) to fold it.`;
@@ -102,7 +129,9 @@ function failureHint(failure: IndexFailure, dataDir: string): string {
  * doing it), then folds the entries a local sync left for the history index to fold later
  * (`index_pending` lists them — not a problem: the next reader folds them — and `index_folded` says
  * how many --repair folded; `index_failure`, a problem: the entry a background catch-up failed to fold, why and
- * when — a full disk — with what to run once space is freed). Blobs a deleted agent left (its delete was interrupted after its row went) are
+ * when — a full disk — with what to run once space is freed; `index_blocked`, a problem doctor finds itself: entries
+ * pending, no catch-up running and the disk full — a catch-up that started on a disk already full had no room to
+ * record its failure). Blobs a deleted agent left (its delete was interrupted after its row went) are
  * `leftovers`, never re-ingested; `--repair` removes them (`removed`), finishing the deletion the agent's owner
  * asked for — the only blobs doctor removes. Nothing else is ever deleted: a missing or damaged blob comes back only
  * from a backup (bucket versioning). Prints one JSON object; `ok` is false (exit 1) while a problem remains.
@@ -150,14 +179,24 @@ export function registerDoctorCommand(program: Command): void {
         progress(`not in the history index: agent ${failure.agent_id} sequence ${failure.sequence} (${failure.kind}), nor what follows it: its catch-up failed at ${failure.at} (${failure.code}: ${failure.error}). `
           + `The entry is stored in the ledger; the dashboard, search and history lack it until it is folded. ${failureHint(failure, config.backend === 'scale-out' ? '' : config.dataDir)}`);
       }
+      const blocked = index?.blocked ?? null;
+      const firstPending = index?.pending[0];
+      if (blocked && firstPending) {
+        const n = index!.pending.length;
+        progress(`the history index is behind the ledger: ${n} ${n === 1 ? 'entry is' : 'entries are'} not folded (agent ${firstPending.agent_id} sequence ${firstPending.sequence} (${firstPending.kind}) first), `
+          + `no catch-up is running, and the disk holding ${config.backend === 'scale-out' ? 'the data directory' : config.dataDir} is full (${blocked.free_bytes} bytes free): nothing can fold ${n === 1 ? 'it' : 'them'} until space is freed (a catch-up that failed for that had no room to record why). `
+          + `${n === 1 ? 'The entry is' : 'The entries are'} stored in the ledger; the dashboard, search and history lack ${n === 1 ? 'it' : 'them'} until folded. `
+          + failureHint({ code: 'disk_full' }, config.backend === 'scale-out' ? '' : config.dataDir));
+      }
       for (const e of index?.pending ?? []) {
+        if (blocked) break;
         if (failure && e.agent_id === failure.agent_id && e.sequence === failure.sequence && e.kind === failure.kind) continue;
         progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
       }
-      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered || refused.has(place(r))) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null;
+      const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered || refused.has(place(r))) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null && blocked === null;
       printJson({
         ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}),
-        ...(index?.folded === undefined ? {} : { index_folded: index.folded }), ...(failure ? { index_failure: failure } : {}),
+        ...(index?.folded === undefined ? {} : { index_folded: index.folded }), ...(failure ? { index_failure: failure } : {}), ...(blocked ? { index_blocked: blocked } : {}),
       });
       if (!ok) process.exitCode = 1;
     });
