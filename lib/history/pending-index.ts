@@ -224,11 +224,24 @@ async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: Pending
         await sleep(RETRY_MS);
         continue;
       }
-      throw mapped ?? error;
+      throw mapped?.code === 'disk_full' ? foldFull(mapped, ledger.db.dataDir, row) : (mapped ?? error);
     } finally {
       sqlite.pragma(`busy_timeout = ${busyTimeout}`);
     }
   }
+}
+
+/**
+ * A fold the disk had no room for, in its own words: the storage's `disk_full` says "nothing was
+ * stored", an upload's outcome — a fold is asked by a read, an ingest (before its own entry) or a
+ * catch-up, and the entry it folds is stored in the ledger already (acknowledged); what is missing is
+ * its index rows. Said so, and that nothing else was stored (the ingest that asked stored nothing).
+ */
+function foldFull(mapped: LedgerError, dataDir: string, row: PendingRow): LedgerError {
+  return new LedgerError('disk_full',
+    `no space left on the disk holding ${dataDir} to fold agent ${row.agent_id} sequence ${row.seq} (${row.kind}) into the history index: `
+    + 'that entry is stored in the ledger; the history index (the dashboard, search, history) lacks it and what follows it until it is folded, '
+    + 'and nothing else was stored (an upload that asked for this fold first was not). Free some space and retry', mapped.details, { cause: mapped.cause });
 }
 
 /**
@@ -275,8 +288,12 @@ export async function runBackgroundCatchUp(ledger: Ledger): Promise<number> {
     try {
       taken = takeMarker(file);
     } catch (error) {
-      // No room for the marker (a full disk keeps the failure recorded before, if any): the storage's own words.
-      throw storageError(error, dataDir) ?? error;
+      // No room for the marker (a full disk keeps the failure recorded before, if any): not the storage's
+      // "nothing was stored", an upload's words — the entries waiting are stored; their fold is what waits.
+      const mapped = storageError(error, dataDir);
+      throw mapped?.code === 'disk_full'
+        ? new LedgerError('disk_full', `no space left on the disk holding ${dataDir} for the catch-up's marker: nothing was folded. Free some space and retry`, mapped.details, { cause: mapped.cause })
+        : (mapped ?? error);
     }
     if (!taken) return folded;
     // The race tests' moment (`LINEAGE_INDEX_STOP_AT=marked`): the marker is this process's, nothing folded yet.

@@ -85,6 +85,8 @@ describe('a full disk under the background catch-up of a local first sync', () =
       const read = await runCli(['search', 'Note', '--data', sb.dataDir]);
       expect(read.code).toBe(1);
       expect(read.json).toMatchObject({ ok: false, code: 'disk_full' });
+      expect(read.json.error).toContain(`to fold agent ${agent} sequence 0 (snapshot) into the history index: that entry is stored in the ledger`);
+      expect(read.json.error).not.toContain('nothing was stored');
       expect(stored(sb.dataDir)).toEqual(acknowledged);
 
       fs.rmSync(filler);
@@ -145,6 +147,12 @@ describe('a background catch-up that starts on a disk already full', () => {
     const catchUp = await runCli(['index', '--catch-up', '--data', sb.dataDir]);
     expect(catchUp.code).toBe(1);
     expect(catchUp.json).toMatchObject({ ok: false, code: 'disk_full' });
+    expect(catchUp.json.error).toContain(`the history index was not caught up: agent ${agent} sequence 0 (snapshot) is stored in the ledger but could not be folded: no space left on the disk holding ${sb.dataDir} for the catch-up's marker: nothing was folded`);
+    // A read folds first: it says the entry is stored and its fold is what failed — not an upload's "nothing was stored".
+    const read = await runCli(['search', 'Note', '--data', sb.dataDir]);
+    expect(read.json).toMatchObject({ ok: false, code: 'disk_full' });
+    expect(read.json.error).toContain(`no space left on the disk holding ${sb.dataDir} to fold agent ${agent} sequence 0 (snapshot) into the history index: that entry is stored in the ledger`);
+    expect(read.json.error).not.toContain('nothing was stored');
     expect(fs.readdirSync(sb.dataDir).filter((n) => n.startsWith('index-catch-up'))).toEqual([]);
     expect(stored(sb.dataDir)).toEqual(acknowledged);
 
