@@ -1,6 +1,7 @@
 import { sha256Hex } from '@/lib/core/uuid';
 import { AgentIdTakenError, AlfApiClient, AlfApiError, SyncConflictError as HttpConflict } from '@/lib/client/alf-api';
 import { REFUSED_UPLOAD_HINT, SupersededBaseError, SyncConflictError, SyncError, UNREACHABLE_RETRY_SECONDS } from './errors';
+import { refusedWhole, undoRefusedFirstSnapshot } from './first-snapshot-undo';
 import type { LatestEntry, RestoreBundle, SyncTarget } from './target';
 import { serverIdentity } from './target-mark';
 
@@ -8,22 +9,21 @@ import { serverIdentity } from './target-mark';
  * A sync target that speaks the ALF HTTP protocol (ours or any compatible service). `command`: what
  * the user ran (`lineage sync`, `lineage sync --rebase`, `lineage restore`, `lineage watch`), which
  * a refused key's error names — not the request that met the refusal (a sync's first request may be
- * the restore plan its state is checked against).
+ * the restore plan its state is checked against). A first snapshot the server refuses whole has this
+ * target's registration undone (first-snapshot-undo.ts; `refusedWholeStatus` says which answers are).
  */
 export function httpTarget(args: { baseUrl: string; apiKey: string; command?: string }): SyncTarget {
   const client = new AlfApiClient({ baseUrl: args.baseUrl, apiKey: args.apiKey });
   const asked: Asked = { command: args.command ?? null, server: args.baseUrl };
   const mapErrors = <T>(failed: FailedCode, fn: () => Promise<T>): Promise<T> => mapped(asked, failed, fn);
-  // Agents this target registered (the server answered 201) whose first snapshot it has not uploaded yet.
-  const registeredHere = new Set<string>();
-  return {
+  return undoRefusedFirstSnapshot({
     label: args.baseUrl,
     identity: serverIdentity(args.baseUrl, args.apiKey),
     flags: `--server ${args.baseUrl} --key KEY`,
     ensureAgent: (agent) =>
       mapErrors('registration_failed', async () => {
+        // `alreadyExisted` false: the server answered 201.
         const { agent: info, alreadyExisted } = await client.register({ id: agent.id, name: agent.name, source_runtime: agent.runtime });
-        if (!alreadyExisted) registeredHere.add(agent.id);
         // AgentInfo says 0 before the first upload too (CONTRACT §1.2): an agent registered by a
         // first sync killed before its upload has no history to guard.
         if (alreadyExisted && info.latest_sequence === 0 && !(await client.restore(agent.id).then(() => true, (error: unknown) => {
@@ -34,17 +34,7 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
         }
         return { alreadyExisted, latestSequence: info.latest_sequence };
       }),
-    putSnapshot: (agentId, bytes) => mapErrors('sync_upload_failed', async () => {
-      const registered = registeredHere.delete(agentId);
-      try {
-        return { sequence: (await client.putSnapshot(agentId, bytes)).sequence };
-      } catch (error) {
-        // The protocol registers an agent before its first snapshot (CONTRACT §1.2): refused, that
-        // snapshot would leave an empty agent on the server's list and its dashboard.
-        if (registered && refusedWhole(error)) await forgetEmptyAgent(client, agentId);
-        throw error;
-      }
-    }),
+    putSnapshot: (agentId, bytes) => mapErrors('sync_upload_failed', async () => ({ sequence: (await client.putSnapshot(agentId, bytes)).sequence })),
     pushDelta: (agentId, baseSequence, bytes) =>
       mapErrors('sync_upload_failed', async () => {
         try {
@@ -90,7 +80,14 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
         const download = () => (bytes ??= client.download(link.url));
         return { sequence: link.sequence, kind: link.kind, bytes: download, sha256: async () => sha256Hex(await download()) };
       }),
-  };
+    // Asked `if_empty`, which our server judges inside its transaction (a snapshot stored since the undo's
+    // look refuses it: 409, nothing deleted); the look (`latestEntry`: no restore plan) stays for a server
+    // that does not know `if_empty`.
+    forgetAgent: (agentId) =>
+      mapErrors('sync_upload_failed', async () => {
+        await client.deleteAgent(agentId, { ifEmpty: true });
+      }),
+  });
 }
 
 /**
@@ -98,28 +95,8 @@ export function httpTarget(args: { baseUrl: string; apiKey: string; command?: st
  * unavailable storage (503), a full disk (507). Not a proxy's 502 or 504, nor a lost connection: the
  * server may still be ingesting what was sent.
  */
-function refusedWhole(error: unknown): boolean {
-  return error instanceof AlfApiError && ((error.status >= 400 && error.status < 500) || error.status === 503 || error.status === 507);
-}
-
-/**
- * Undoes this sync's registration of `agentId` after its first snapshot was refused (`refusedWhole`),
- * if the agent still has nothing: AgentInfo says `latest_sequence` 0 before a first upload too, so the
- * restore plan is asked (404: no snapshot). An agent with an entry — another machine's snapshot stored
- * meanwhile — is never deleted: the delete itself is asked `if_empty`, which our server judges inside
- * its transaction (a snapshot stored between the look above and the delete refuses it: 409, nothing
- * deleted). The look stays for a server that does not know `if_empty`. A failure here leaves the
- * empty agent, which the next first sync takes as its own (`ensureAgent`); the sync's error is the
- * refusal's either way.
- */
-async function forgetEmptyAgent(client: AlfApiClient, agentId: string): Promise<void> {
-  try {
-    if ((await client.getAgent(agentId)).latest_sequence !== 0) return;
-    const empty = await client.restore(agentId).then(() => false, (error: unknown) => error instanceof AlfApiError && error.status === 404);
-    if (empty) await client.deleteAgent(agentId, { ifEmpty: true });
-  } catch {
-    // Kept, empty: see above.
-  }
+function refusedWholeStatus(error: AlfApiError): boolean {
+  return (error.status >= 400 && error.status < 500) || error.status === 503 || error.status === 507;
 }
 
 /**
@@ -151,7 +128,10 @@ async function mapped<T>(asked: Asked, failed: FailedCode, fn: () => Promise<T>)
     if (error instanceof AgentIdTakenError) {
       throw new SyncError('agent_id_taken', error.serverMessage, 'run `lineage sync --agent-id <new uuid> …` (e.g. with $(uuidgen)), or delete the workspace\'s .alf-agent-id and sync again');
     }
-    if (error instanceof AlfApiError) throw serverRefusal(asked, failed, error);
+    if (error instanceof AlfApiError) {
+      const refusal = serverRefusal(asked, failed, error);
+      throw refusedWholeStatus(error) ? refusedWhole(refusal) : refusal;
+    }
     throw error;
   }
 }

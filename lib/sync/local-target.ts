@@ -3,6 +3,7 @@ import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import type { Ledger } from '@/lib/ledger';
 import type { RecordChecks } from '@/lib/ledger/record-checks';
 import { ledgerRefusal, SupersededBaseError, SyncConflictError, SyncError } from './errors';
+import { refusedWhole, undoRefusedFirstSnapshot } from './first-snapshot-undo';
 import type { SyncTarget } from './target';
 
 /**
@@ -43,7 +44,9 @@ export const INGEST_THREAD_RECORDS = 8192;
 
 /**
  * A sync target backed by the local ledger in a data directory: the same ingest code the
- * server runs, without HTTP in between. Local agents belong to no tenant.
+ * server runs, without HTTP in between. Local agents belong to no tenant. A first snapshot the
+ * ledger refuses has this target's registration undone (first-snapshot-undo.ts): any failure of
+ * its ingest is a refusal of the whole upload (`putSnapshot`).
  */
 export function localTarget(
   dataDir: string, now: () => Date = () => new Date(),
@@ -78,8 +81,6 @@ export function localTarget(
   const checkedAsWritten = (written: unknown): boolean => Boolean(written) && deferIndexFrom !== undefined;
   /** `expectSnapshot` started the thread for the snapshot to come. */
   let snapshotExpected = false;
-  /** Agents this target registered whose first snapshot it has not stored yet (`forgetEmptyAgent`). */
-  const registeredHere = new Set<string>();
   const ingest = (kind: 'snapshot' | 'delta', agentId: string, bytes: Uint8Array, baseSequence?: number, written?: WrittenDelta | WrittenSnapshot, checked?: RecordChecks) => {
     const params = { ledger: open(), agentId, bytes, now: now(), deferIndexFrom };
     const expected = kind === 'snapshot' && snapshotExpected;
@@ -96,15 +97,12 @@ export function localTarget(
     await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background', detached);
     return { sequence: result.sequence };
   };
-  return {
+  return undoRefusedFirstSnapshot({
     label: dataDir,
     flags: `--data ${dataDir}`,
     ensureAgent: (agent) => ledgerCall(async () => {
       const registered = L.ledger.registerAgent({ ledger: open(), id: agent.id, name: agent.name, sourceRuntime: agent.runtime, tenantId: null, now: now() });
-      if (registered !== 'exists') {
-        registeredHere.add(agent.id);
-        return { alreadyExisted: false, latestSequence: null };
-      }
+      if (registered !== 'exists') return { alreadyExisted: false, latestSequence: null };
       const existing = L.ledger.getAgent({ ledger: open(), agentId: agent.id });
       return { alreadyExisted: true, latestSequence: existing?.latest_sequence ?? null };
     }),
@@ -115,17 +113,13 @@ export function localTarget(
       L.offload.warmIngestThread(opened, 'deferred');
     },
     putSnapshot: (agentId, bytes, written, checked) => ledgerCall(async () => {
-      const registered = registeredHere.delete(agentId);
       let result;
       try {
         result = await ingest('snapshot', agentId, bytes, undefined, written, checked);
       } catch (error) {
-        // The agent was registered before its first snapshot (as the protocol does, CONTRACT §1.2):
-        // refused, that snapshot would leave an empty agent in the data directory (`lineage serve`'s
-        // list and dashboard). An ingest here is over once it throws (in this thread, or the ingest
-        // thread's answer): whatever it refused, it stored nothing.
-        if (registered) await forgetEmptyAgent(L, open(), agentId, now());
-        throw error;
+        // An ingest here is over once it throws (in this thread, or the ingest thread's answer):
+        // whatever it refused, it stored nothing.
+        throw refusedWhole(asSyncError(L, error));
       }
       return afterUpload(result);
     }),
@@ -164,24 +158,12 @@ export function localTarget(
         if (!entry) return null;
         return { sequence: entry.seq, kind: entry.kind, sha256: async () => entry.sha256, bytes: () => L.ledger.readEntryBytes({ ledger, entry }) };
       }),
-  };
-}
-
-/**
- * Undoes a sync's registration of `agentId` after its first snapshot was refused (a full disk, an
- * archive the ledger refuses after the client's own checks), as a sync over HTTP does
- * (http-target.ts `forgetEmptyAgent`): deleted only if it still holds no entry, which `deleteAgent`
- * judges inside its write transaction (`onlyIfEmpty`: another process's first snapshot of the same
- * agent, stored meanwhile, keeps it). An agent registered before this sync is never asked about.
- * A failure here (that disk still full) leaves the empty agent, which the next first sync takes as
- * its own (`ensureAgent`); the sync's error is the refusal's either way.
- */
-async function forgetEmptyAgent(L: LedgerModules, ledger: Ledger, agentId: string, now: Date): Promise<void> {
-  try {
-    await L.ledger.deleteAgent({ ledger, agentId, tenantId: null, now, onlyIfEmpty: true });
-  } catch {
-    // Kept, empty: see above.
-  }
+    // `deleteAgent` judges "no entry" inside its write transaction: another process's first snapshot of the agent, stored meanwhile, keeps it.
+    forgetAgent: (agentId) =>
+      ledgerCall(async () => {
+        await L.ledger.deleteAgent({ ledger: open(), agentId, tenantId: null, now: now(), onlyIfEmpty: true });
+      }),
+  });
 }
 
 /** The deferred fold's process; a failure to start it leaves the entry pending for the next reader or ingest. */
@@ -240,8 +222,13 @@ async function mappedLedgerCall<T>(L: LedgerModules, fn: () => Promise<T>): Prom
   try {
     return await fn();
   } catch (error) {
-    if (error instanceof SyncError) throw error;
-    if (L.ledger.isLedgerError(error)) throw ledgerRefusal(error.code, error.message);
-    throw error;
+    throw asSyncError(L, error);
   }
+}
+
+/** A ledger's refusal as the sync's own error (`ledgerRefusal`); any other error as it is. */
+function asSyncError(L: LedgerModules, error: unknown): unknown {
+  if (error instanceof SyncError) return error;
+  if (L.ledger.isLedgerError(error)) return ledgerRefusal(error.code, error.message);
+  return error;
 }

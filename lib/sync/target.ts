@@ -38,6 +38,13 @@ export interface SyncTarget {
   pushDelta(agentId: string, baseSequence: number, bytes: Uint8Array, written?: WrittenDelta): Promise<{ sequence: number }>;
   /** The snapshot and deltas needed to rebuild the agent at `upToSequence` (default: latest). */
   fetchRestore(agentId: string, upToSequence?: number): Promise<RestoreBundle>;
+  /**
+   * Deletes the agent only if it holds no entry, judged by the target inside its own transaction (a
+   * snapshot stored meanwhile keeps it: refused, nothing deleted). Only what undoes a refused first
+   * snapshot's registration asks it (first-snapshot-undo.ts, which decides when); throws when the
+   * delete was refused or failed.
+   */
+  forgetAgent(agentId: string): Promise<void>;
   /** The agent's latest entry (null when it has none): what a sync checks against the upload it recorded. */
   latestEntry(agentId: string): Promise<LatestEntry | null>;
   /**
