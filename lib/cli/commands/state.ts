@@ -19,30 +19,22 @@ import { workspaceAgentId } from '../workspace-agent-id';
 export function registerStateCommand(program: Command): void {
   const state = program.command('state').description("this machine's sync state of an agent (under ALF_HOME)");
   /** A subcommand about one agent: named by `--agent`, or by a workspace (`-w`, `-r`, and `--runtime-agent` for one agent of a ZeroClaw brain.db). */
-  const ofAgent = (name: string, description: string, run: (agentId: string) => Promise<object>) => state
-    .command(name)
-    .description(description)
-    .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
-    .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
-    .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent (with -w)')
-    .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
+  const ofAgent = (name: string, description: string, run: (agentId: string) => Promise<object>) => agentOptions(state.command(name).description(description))
     .exitOverride()
-    .action(async (flags: { workspace?: string; runtime?: string; runtimeAgent?: string; agent?: string }) => {
+    .action(async (flags: AgentFlags) => {
       printJson(await run(await agentOf(name, flags)));
     });
   ofAgent('export', "write the agent's base .alf where the reference CLI reads it ($ALF_HOME/.alf/state/{agent}-snapshot.alf)",
     (agentId) => exportStateBase({ alfHome: clientStateDir(alfDir()), agentId }));
   ofAgent('show', "what this machine's sync state of the agent holds: its sequence, its layout, and the target it follows",
     (agentId) => showState(alfDir(), agentId));
-  state
+  agentOptions(state
     .command('compact')
-    .description("rewrite the agent's client-state log holding only what is live, when it holds more dead bytes than live ones (a sync starts this in the background)")
-    .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
-    .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)')
+    .description("rewrite the agent's client-state log holding only what is live, when it holds more dead bytes than live ones (a sync starts this in the background)"))
     .option('--force', 'compact even when the log holds fewer dead bytes than live ones', false)
     .addOption(new Option('--alf-dir <dir>', 'the .alf directory (default: $ALF_HOME/.alf)').hideHelp())
     .exitOverride()
-    .action(async (flags: { workspace?: string; agent?: string; force?: boolean; alfDir?: string }) => {
+    .action(async (flags: AgentFlags & { force?: boolean; alfDir?: string }) => {
       const id = await agentOf('compact', flags);
       const alfHome = clientStateDir(flags.alfDir ?? alfDir());
       // No state of this agent (no TOML: the store is never opened without it): nothing to compact,
@@ -56,13 +48,24 @@ export function registerStateCommand(program: Command): void {
     });
 }
 
+/** How a `state` subcommand is told its agent (`agentOf`). */
+type AgentFlags = { workspace?: string; runtime?: string; runtimeAgent?: string; agent?: string };
+
+function agentOptions(command: Command): Command {
+  return command
+    .option('-w, --workspace <dir>', 'the synced workspace (its agent id)')
+    .option('-r, --runtime <runtime>', 'openclaw | zeroclaw | hermes', 'openclaw')
+    .option('--runtime-agent <alias>', 'ZeroClaw: agents.alias of the agent (with -w)')
+    .option('--agent <id>', 'ALF agent id (default: the workspace .alf-agent-id)');
+}
+
 /**
  * The agent a `state` subcommand is about: `--agent`, or the workspace's id (never minted here) as its
  * sync computes it — for ZeroClaw the agent of its `brain.db` that `--runtime-agent` names (the first
  * owns the workspace's `.alf-agent-id`, another alias its derived id), refused as `agent_selection_ambiguous`
  * when the database holds several and none is named, as `sync`, `restore` and `export` refuse it.
  */
-async function agentOf(command: string, flags: { workspace?: string; runtime?: string; runtimeAgent?: string; agent?: string }): Promise<string> {
+async function agentOf(command: string, flags: AgentFlags): Promise<string> {
   const runtime = parseRuntime(flags.runtime ?? 'openclaw');
   const runtimeAgent = parseRuntimeAgent(runtime, flags.runtimeAgent);
   if (runtimeAgent !== undefined && flags.agent !== undefined) {
