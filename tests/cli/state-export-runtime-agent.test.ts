@@ -8,33 +8,16 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { makeSandbox } from '@/lib/sync/testing/workspace';
 import { runCli } from './run-cli';
-
-const SCOUT = 'aaaaaaaa-0000-4000-8000-00000000000a';
-const NOVA = 'bbbbbbbb-0000-4000-8000-00000000000b';
+import { syncedTwoZeroclawAgents } from './two-zeroclaw-agents';
 
 describe('lineage state export --runtime-agent', () => {
   it('exports the ZeroClaw agent named, refuses an ambiguous choice, and refuses the option where it names nothing', async () => {
     const sb = await makeSandbox('lineage-state-ra-');
     try {
-      await seedBrainDb({
-        workspace: sb.workspace,
-        agents: [{ id: SCOUT, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }, { id: NOVA, alias: 'nova', created_at: '2026-05-02T00:00:00Z' }],
-        rows: [
-          { id: '10000000-0000-4000-8000-000000000001', key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: SCOUT, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' },
-          { id: '10000000-0000-4000-8000-000000000002', key: 'billing', content: 'Dana owns billing', agent_id: NOVA, created_at: '2026-05-02T10:00:00Z', updated_at: '2026-05-02T10:00:00Z' },
-        ],
-      });
       const env = { ALF_HOME: sb.alfHome };
-      const synced: Record<string, string> = {};
-      for (const alias of ['scout', 'nova']) {
-        const run = await runCli(['sync', '-r', 'zeroclaw', '-w', sb.workspace, '--runtime-agent', alias, '--data', sb.dataDir], env);
-        expect(run.json, run.stderr).toMatchObject({ ok: true, sequence: 0 });
-        synced[alias] = (run.json.agent as { alf_agent_id: string }).alf_agent_id;
-      }
-      expect(synced.scout).not.toBe(synced.nova);
+      const synced = await syncedTwoZeroclawAgents(sb, env);
       const stateDir = path.join(sb.alfHome, '.alf', 'state');
       const files = () => fs.readdirSync(stateDir).sort();
       const before = files();
