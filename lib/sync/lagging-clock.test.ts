@@ -19,7 +19,7 @@ import { restoreAgent, syncedAtOnto } from './restore';
 import { readClientState } from './state';
 import { syncWorkspace } from './sync';
 import type { SyncTarget } from './target';
-import { replacedByB } from './testing/two-machines';
+import { deltaByB, replacedByB } from './testing/two-machines';
 import { makeSandbox, readTree, steppingClock } from './testing/workspace';
 
 const SETUPS: [string, (dataDir: string) => Promise<{ target: SyncTarget; close(): Promise<void> }>][] = [
@@ -32,6 +32,26 @@ const SETUPS: [string, (dataDir: string) => Promise<{ target: SyncTarget; close(
 
 /** Machine B's clock: a day ahead of machine A's. */
 const AHEAD = Date.parse('2026-11-02T09:00:00Z');
+
+/**
+ * The machine that took B's head as its base (`ws`, `home`), its clock A's, a day behind: its state records
+ * the head's `createdAt`, not its own now; its next delta (`memoryOf`'s MEMORY.md and a Charlie section) is
+ * taken at 2, and restores as written.
+ */
+async function goesOnAfterTheHead(args: {
+  sb: Awaited<ReturnType<typeof makeSandbox>>; target: SyncTarget; agentId: string; ws: string; home: string; clockA: () => Date; createdAt: unknown; memoryOf: string;
+}): Promise<void> {
+  const { sb, target, agentId, ws, home, clockA, createdAt } = args;
+  expect(Date.parse(clockA().toISOString())).toBeLessThan(AHEAD);
+  expect((await readClientState(home, agentId))?.last_synced_at).toBe(createdAt);
+
+  const text = `${await fs.readFile(path.join(args.memoryOf, 'MEMORY.md'), 'utf8')}\n## Charlie\ncharlie fact\n`;
+  await fs.writeFile(path.join(ws, 'MEMORY.md'), text);
+  expect(await syncWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 2, delta: true });
+  const out = path.join(sb.root, 'out');
+  await restoreAgent({ runtime: 'openclaw', target, agentId, out, replace: false, alfHome: home, clock: clockA });
+  expect((await readTree(out)).get('MEMORY.md')?.toString()).toBe(text);
+}
 
 describe.each(SETUPS)('a clock behind the head snapshot\'s maker: %s', (_name, make) => {
   for (const how of ['restore', 'rebase'] as const) {
@@ -61,15 +81,7 @@ describe.each(SETUPS)('a clock behind the head snapshot\'s maker: %s', (_name, m
           expect(await rebaseWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 1, previous_sequence: 1 });
         }
         // Its clock is a day behind B's snapshot: its state records the snapshot's created_at, not its own now.
-        expect(Date.parse(clockA().toISOString())).toBeLessThan(AHEAD);
-        expect((await readClientState(home, agentId))?.last_synced_at).toBe(createdAt);
-
-        const text = `${await fs.readFile(path.join(ws, 'MEMORY.md'), 'utf8')}\n## Charlie\ncharlie fact\n`;
-        await fs.writeFile(path.join(ws, 'MEMORY.md'), text);
-        expect(await syncWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 2, delta: true });
-        const out = path.join(sb.root, 'out');
-        await restoreAgent({ runtime: 'openclaw', target, agentId, out, replace: false, alfHome: home, clock: clockA });
-        expect((await readTree(out)).get('MEMORY.md')?.toString()).toBe(text);
+        await goesOnAfterTheHead({ sb, target, agentId, ws, home, clockA, createdAt, memoryOf: ws });
       } finally {
         await setup.close();
         await sb.cleanup();
@@ -104,16 +116,8 @@ describe.each(SETUPS)('a clock behind the head delta\'s maker (the entry at the 
         const { target } = setup;
         const clockA = steppingClock();
         const clockB = steppingClock(AHEAD);
-        const wsA = sb.workspace;
-        const homeA = path.join(sb.root, 'home-a');
-        const wsB = path.join(sb.root, 'ws-b');
-        const homeB = path.join(sb.root, 'home-b');
         // A syncs (its snapshot at 0); B, its clock a day ahead, restores the head and syncs a delta at 1.
-        await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n');
-        const agentId = (await syncWorkspace({ runtime: 'openclaw', workspace: wsA, target, alfHome: homeA, clock: clockA })).agent.alf_agent_id;
-        expect(await restoreAgent({ runtime: 'openclaw', target, agentId, workspace: wsB, replace: false, alfHome: homeB, clock: clockB })).toMatchObject({ sequence: 0, applied: true });
-        await fs.appendFile(path.join(wsB, 'MEMORY.md'), '\n## Bravo\nbravo fact from B\n');
-        expect(await syncWorkspace({ runtime: 'openclaw', workspace: wsB, target, alfHome: homeB, clock: clockB })).toMatchObject({ sequence: 1, delta: true });
+        const { agentId, wsA, homeA, wsB } = await deltaByB({ sb, target, clockA, clockB });
         const head = await target.latestEntry(agentId);
         expect(head).toMatchObject({ sequence: 1, kind: 'delta' });
         const createdAt = (await readDelta(await head!.bytes())).manifest.created_at;
@@ -127,15 +131,7 @@ describe.each(SETUPS)('a clock behind the head delta\'s maker (the entry at the 
           expect(await rebaseWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 1, previous_sequence: 0 });
         }
         // Its clock is a day behind B's delta: its state records that delta's created_at, not its own now.
-        expect(Date.parse(clockA().toISOString())).toBeLessThan(AHEAD);
-        expect((await readClientState(home, agentId))?.last_synced_at).toBe(createdAt);
-
-        const text = `${await fs.readFile(path.join(how === 'restore' ? ws : wsB, 'MEMORY.md'), 'utf8')}\n## Charlie\ncharlie fact\n`;
-        await fs.writeFile(path.join(ws, 'MEMORY.md'), text);
-        expect(await syncWorkspace({ runtime: 'openclaw', workspace: ws, target, alfHome: home, clock: clockA })).toMatchObject({ sequence: 2, delta: true });
-        const out = path.join(sb.root, 'out');
-        await restoreAgent({ runtime: 'openclaw', target, agentId, out, replace: false, alfHome: home, clock: clockA });
-        expect((await readTree(out)).get('MEMORY.md')?.toString()).toBe(text);
+        await goesOnAfterTheHead({ sb, target, agentId, ws, home, clockA, createdAt, memoryOf: how === 'restore' ? ws : wsB });
       } finally {
         await setup.close();
         await sb.cleanup();

@@ -11,6 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { localTarget } from './local-target';
 import { restoreAgent } from './restore';
 import { syncWorkspace } from './sync';
+import { B_MEMORY, replacedByB } from './testing/two-machines';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 describe('restore -w at the head the workspace\'s marker names', () => {
@@ -19,19 +20,9 @@ describe('restore -w at the head the workspace\'s marker names', () => {
     try {
       const target = localTarget(sb.dataDir, () => new Date(), { packing: 'inline', indexing: 'inline' });
       const clock = steppingClock();
-      const homeA = path.join(sb.root, 'home-a');
-      const wsB = path.join(sb.root, 'ws-b');
-      const homeB = path.join(sb.root, 'home-b');
-      const syncA = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: homeA, clock });
-      await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n');
-      const agentId = (await syncA()).agent.alf_agent_id;
-      await fs.cp(sb.workspace, wsB, { recursive: true });
-      await fs.rm(path.join(wsB, '.alf-synced.json'), { force: true });
-      await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n\n## Alpha\nalpha fact from A\n');
-      expect(await syncA()).toMatchObject({ sequence: 1, delta: true });
-      const bMemory = '# M\n\n## Base\nshared start\n\n## Bravo\nbravo fact from B\n';
-      await fs.writeFile(path.join(wsB, 'MEMORY.md'), bMemory);
-      expect(await syncWorkspace({ runtime: 'openclaw', workspace: wsB, target, alfHome: homeB, clock, forceFirstSync: true })).toMatchObject({ sequence: 1, delta: false });
+      // A syncs MEMORY.md and a delta at 1; B, a copy of A's workspace, uploads --force-first-sync: its snapshot at 1.
+      const { agentId, homeA, syncA } = await replacedByB({ sb, target, clockA: clock, clockB: clock });
+      const bMemory = B_MEMORY;
 
       const restore = (replace: boolean) => restoreAgent({ runtime: 'openclaw', target, agentId, workspace: sb.workspace, replace, alfHome: homeA, clock });
       const asked = await restore(false);

@@ -27,7 +27,7 @@ import { rebaseWorkspace } from '@/lib/sync/rebase';
 import { restoreAgent } from '@/lib/sync/restore';
 import { storageTarget } from '@/lib/sync/storage-target';
 import type { SyncTarget } from '@/lib/sync/target';
-import { B_MEMORY, replacedByB } from '@/lib/sync/testing/two-machines';
+import { A_MEMORY, B_MEMORY, clientState, replacedByB, sections } from '@/lib/sync/testing/two-machines';
 import { makeSandbox, readTree, steppingClock } from '@/lib/sync/testing/workspace';
 import { freshBucket, freshDatabase, scaleOutEnv } from '@/tests/engines/use-engines';
 import { record } from './archives';
@@ -71,19 +71,6 @@ const SETUPS: [string, (dataDir: string) => Promise<Setup>][] = [
   }],
 ];
 
-/**
- * A machine's client state as a refused sync must leave it: every file, and the bytes of each but
- * the store's log (a sync writes the next state's lines there before it uploads; they stay dead
- * bytes until the index names them: lib/sync/store, lib/sync/testing/refusals.ts).
- */
-async function clientState(alfHome: string): Promise<Map<string, string>> {
-  const tree = await readTree(alfHome, []);
-  return new Map([...tree].map(([file, bytes]) => [file, file.endsWith('.log') ? '' : bytes.toString('base64')]));
-}
-
-/** MEMORY.md's `## ` sections as the records hold them (OpenClaw: one record per section). */
-const sections = (text: string) => text.split(/\n(?=## )/).slice(1).map((s) => s.trimEnd());
-
 describe.each(SETUPS)('two machines, one agent: %s', (_name, make) => {
   it('a delta built on the head a --force-first-sync replaced is refused, nothing changes; B goes on; A rebases, then its delta is taken and the head agrees with itself', async () => {
     const sb = await makeSandbox('lineage-two-machines-');
@@ -97,7 +84,7 @@ describe.each(SETUPS)('two machines, one agent: %s', (_name, make) => {
       const { agentId, wsA, homeA, wsB, syncA, syncB } = await replacedByB({ sb, target, clockA: clock, clockB: clock });
 
       // A's next edit: its delta on its own base at 1 is refused.
-      await sb.write('MEMORY.md', '# M\n\n## Base\nshared start\n\n## Alpha\nalpha fact from A\n\n## Alpha2\nsecond alpha\n');
+      await sb.write('MEMORY.md', `${A_MEMORY}\n## Alpha2\nsecond alpha\n`);
       const homeBefore = await clientState(homeA);
       const wsBefore = await readTree(wsA, []);
       const refused = await syncA().then(() => null, (e: unknown) => e as { code: string; message: string; hint: string });
