@@ -58,7 +58,7 @@ const REFUSED_WHOLE = Symbol('lineage.refusedWhole');
  * stored nothing of it. What `undoRefusedFirstSnapshot` undoes a first snapshot's registration on.
  */
 export function refusedWhole<E>(error: E): E {
-  if (typeof error === 'object' && error !== null) Object.defineProperty(error, REFUSED_WHOLE, { value: true, enumerable: false });
+  if (typeof error === 'object' && error !== null && Object.isExtensible(error)) Object.defineProperty(error, REFUSED_WHOLE, { value: true, enumerable: false });
   return error;
 }
 
