@@ -8,11 +8,12 @@ import { PathText } from '../ui/PathText';
 import { SafeName } from '../ui/SafeName';
 import { FoldedDiff } from './FoldedDiff';
 import { HydratedDiff } from './HydratedDiff';
+import { whitespaceChangeWords } from './whitespace-words';
 
 export type MemoryChange =
   | { kind: 'created'; after: CompareMemory }
   | { kind: 'deleted'; before: CompareMemory }
-  | { kind: 'updated'; before: CompareMemory; after: CompareMemory }
+  | { kind: 'updated'; before: CompareMemory; after: CompareMemory; whitespace_only: boolean }
   | { kind: 'moved'; before: CompareMemory; after: CompareMemory; content_changed: boolean };
 
 const OP = { created: 'create', deleted: 'delete', updated: 'update', moved: 'move' } as const;
@@ -51,6 +52,8 @@ export function MemoryEntry({ agentId, change, serverDiff }: { agentId: string; 
   const before = change.kind === 'created' ? '' : change.before.content;
   const after = change.kind === 'deleted' ? '' : change.after.content;
   const textChanged = before !== after;
+  // A text that differs only in whitespace at line ends has a word diff that shows nothing: it is said in words.
+  const whitespace = change.kind === 'updated' || change.kind === 'moved' ? whitespaceChangeWords(before, after) : null;
   return (
     <li data-testid="compare-memory" data-kind={change.kind} className="rounded-md border border-line bg-white">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5 text-[12px]">
@@ -66,9 +69,14 @@ export function MemoryEntry({ agentId, change, serverDiff }: { agentId: string; 
           <Place memory={shown} />
         )}
         {change.kind === 'moved' && moveChangeWords(change) && <span className="text-[11px] text-muted" data-testid="compare-move-words">{moveChangeWords(change)}</span>}
+        {change.kind === 'updated' && change.whitespace_only && (
+          <span className="rounded-sm border border-line px-1 text-[11px] text-muted" data-testid="compare-whitespace-only">whitespace only</span>
+        )}
       </header>
       <div className="px-1">
-        {textChanged ? (serverDiff ? <FoldedDiff before={before} after={after} /> : <HydratedDiff before={before} after={after} />) : (
+        {whitespace !== null ? (
+          <p className="px-3 py-2 text-[12px] text-muted" data-testid="compare-whitespace-words">{whitespace}</p>
+        ) : textChanged ? (serverDiff ? <FoldedDiff before={before} after={after} /> : <HydratedDiff before={before} after={after} />) : (
           <p className="px-3 py-2 text-[12px] text-muted" data-testid="compare-text-unchanged">Text unchanged.</p>
         )}
       </div>

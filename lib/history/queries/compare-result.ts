@@ -40,7 +40,13 @@ export interface WorkspaceComparison {
   to: number;
   memories: {
     created: CompareMemory[];
-    updated: { before: CompareMemory; after: CompareMemory }[];
+    /**
+     * `whitespace_only`: the two versions differ in nothing but whitespace at the ends of lines and
+     * of the text (`onlyWhitespaceDiffers`) — e.g. the line break a section's stored text gains when
+     * another section comes to follow it in its file. Still an update (the stored text did change,
+     * and the sequences' pages list it), said as such: its word diff alone would show nothing.
+     */
+    updated: { before: CompareMemory; after: CompareMemory; whitespace_only: boolean }[];
     deleted: CompareMemory[];
     /**
      * `content_changed`: it was also edited (the word diff of `before` → `after` shows how) — its
@@ -126,6 +132,18 @@ export function compareMemoryOf({ id: _id, tags, key, ...row }: CompareVersionRo
   return { ...row, tags: parseTags(tags), key: typeof key === 'string' && key.trim() !== '' ? key : null };
 }
 
+/**
+ * Whether two versions of a memory differ only in whitespace at the ends of lines and of the text:
+ * their texts differ in bytes but not as a move compares texts (provenance.ts `moveContentKey`, the
+ * contract's `trim_end` per line and at the end), and nothing else a comparison looks at differs
+ * (file, heading, key, type, namespace, status, tags).
+ */
+export function onlyWhitespaceDiffers(before: CompareMemory, after: CompareMemory): boolean {
+  if (before.content === after.content || moveContentKey(before.content) !== moveContentKey(after.content)) return false;
+  const rest = (m: CompareMemory) => JSON.stringify([m.origin_file, m.heading, m.key, m.memory_type, m.namespace, m.status, m.tags]);
+  return rest(before) === rest(after);
+}
+
 /** The answer: every kind's page, the exact counts, and whether any kind was cut at `limit`. */
 export function assembleComparison(p: {
   agentId: string; from: number; to: number; limit: number; linked: LinkedPage;
@@ -138,7 +156,10 @@ export function assembleComparison(p: {
     agent_id: p.agentId, from: p.from, to: p.to,
     memories: {
       created: page.created.map(v),
-      updated: page.updated.map(([a, b]) => ({ before: v(a), after: v(b) })),
+      updated: page.updated.map(([a, b]) => {
+        const [before, after] = [v(a), v(b)];
+        return { before, after, whitespace_only: onlyWhitespaceDiffers(before, after) };
+      }),
       deleted: page.deleted.map(v),
       moved: page.moved.map((m) => {
         const [before, after] = [v(m.before), v(m.after)];
