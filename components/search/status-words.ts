@@ -15,4 +15,5 @@ export function shortDate(iso: string): string {
   return `${['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'][d.getUTCMonth()]} ${d.getUTCDate()}`;
 }
 
-export const OP_WORDS: Record<string, string> = { create: 'created', update: 'edited', move: 'moved', delete: 'deleted' };
+/** An appearance's op in words: a `rename` (a move within its file, engine.ts `appearanceOp`) is "renamed", a move between files "moved". */
+export const OP_WORDS: Record<string, string> = { create: 'created', update: 'edited', move: 'moved', rename: 'renamed', delete: 'deleted' };

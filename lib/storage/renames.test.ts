@@ -166,7 +166,8 @@ describe('a renamed section keeps its lineage, on both backends', () => {
 
     const search = await same((s) => s.search({ q: '"Summer St"', agentId }));
     expect(search.first).toMatchObject({ sequence: 0, op: 'create' });
-    expect(search.appearances.map((a) => [a.sequence, a.op])).toEqual([[1, 'move']]);
+    // A rename, as the lineage says it (search engine.ts `appearanceOp`): not "moved".
+    expect(search.appearances.map((a) => [a.sequence, a.op])).toEqual([[1, 'rename']]);
   });
 
   it('a section moved to another file under another heading (#2) is one move', async () => {
@@ -179,6 +180,8 @@ describe('a renamed section keeps its lineage, on both backends', () => {
     const search = await same((s) => s.search({ q: 'Hudson Yards', agentId }));
     expect(search.first).toMatchObject({ sequence: 0, op: 'create' });
     expect(search.appearances.map((a) => a.op)).not.toContain('create');
+    // Moved to another file (renamed on the way): a move.
+    expect(search.appearances.filter((a) => a.sequence === 2).map((a) => [a.op, a.origin_file])).toEqual([['move', PEOPLE]]);
   });
 
   it('a section renamed with its body edited (#3) stays a create and a delete', async () => {

@@ -115,12 +115,20 @@ export function candidateVersions(db: LineageDb, terms: readonly QueryTerm[], sc
   return out;
 }
 
-/** `hits` with their file and content (a page's few: read by id). */
-export function withText<T extends HitMeta>(db: LineageDb, hits: readonly T[]): (T & VersionHit)[] {
+/** A hit as a page shows it: with the file a move came from (null for any other op), which tells a rename (engine.ts `appearanceOp`). */
+export type ShownHit = VersionHit & { from_file: string | null };
+
+/** `hits` with their file, content and, for a move, the file it came from (a page's few: read by id). */
+export function withText<T extends HitMeta>(db: LineageDb, hits: readonly T[]): (T & ShownHit)[] {
   if (hits.length === 0) return [];
-  const text = db.sqlite.prepare('SELECT origin_file, content FROM record_versions WHERE id = ?').raw();
+  // The moved-from record's file: its last version before the move (queries/common.ts `movedFromFile`).
+  const text = db.sqlite.prepare(`SELECT v.origin_file, v.content, CASE WHEN v.op = 'move' THEN (
+      SELECT p.origin_file FROM record_versions p WHERE p.agent_id = v.agent_id AND p.record_id = v.moved_from
+        AND (p.seq < v.seq OR (p.seq = v.seq AND p.entry_kind < v.entry_kind))
+      ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END
+    FROM record_versions v WHERE v.id = ?`).raw();
   return hits.map((h) => {
-    const [origin_file, content] = text.get(h.id) as [string | null, string];
-    return { ...h, origin_file, content };
+    const [origin_file, content, from_file] = text.get(h.id) as [string | null, string, string | null];
+    return { ...h, origin_file, content, from_file };
   });
 }

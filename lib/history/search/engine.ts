@@ -5,7 +5,7 @@
  */
 import type { LineageDb } from '@/db/client';
 import { LedgerError } from '@/lib/ledger/errors';
-import { candidateVersions, withText, type HitMeta, type SearchScope, type VersionHit } from './candidates';
+import { candidateVersions, withText, type HitMeta, type SearchScope, type ShownHit } from './candidates';
 import { compileMatcher, type Matcher } from './match';
 import { firstAppearances, groupByAgent } from './order';
 import { searchLimit } from './options';
@@ -21,7 +21,11 @@ export interface Appearance {
   sequence: number;
   synced_at: string;
   origin_file: string | null;
-  /** The version's op: create, update (or move). */
+  /**
+   * The version's op: create, update, move (from another file) or rename (a move within its file:
+   * its heading changed, its body kept — provenance.ts `linkMoves`; the lineage page, blame and the
+   * changes feed say "renamed" for it too). `appearanceOp`.
+   */
   op: string;
   snippet: string;
   /** [start, end) UTF-16 offsets in `snippet` of every match. */
@@ -121,9 +125,18 @@ function agentStatuses(db: LineageDb, byAgent: ReadonlyMap<string, readonly HitM
   });
 }
 
-function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
+/**
+ * An appearance's op: a version's stored op, but `rename` for a move that stayed in its file (the
+ * moved-from record's file is the version's), as the dashboard's other pages tell a rename from a
+ * move (components/lineage/MoveStep.tsx). Both engines call it (lib/storage/pg/search.ts).
+ */
+export function appearanceOp(hit: { op: string; origin_file: string | null; from_file: string | null }): string {
+  return hit.op === 'move' && hit.from_file !== null && hit.from_file === hit.origin_file ? 'rename' : hit.op;
+}
+
+function toAppearance(hit: ShownHit, matcher: Matcher): Appearance {
   const { snippet, highlights } = snippetAround(hit.content, matcher.ranges(hit.content));
-  return { agent_id: hit.agent_id, record_id: hit.record_id, sequence: hit.seq, synced_at: hit.synced_at, origin_file: hit.origin_file, op: hit.op, snippet, highlights };
+  return { agent_id: hit.agent_id, record_id: hit.record_id, sequence: hit.seq, synced_at: hit.synced_at, origin_file: hit.origin_file, op: appearanceOp(hit), snippet, highlights };
 }
 
 /** The number of appearances of a query, for checking suggestions. */

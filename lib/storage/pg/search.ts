@@ -9,7 +9,7 @@
  */
 import { type TenantScope } from '@/lib/history/queries/common';
 import { searchLimit } from '@/lib/history/search/options';
-import { type AgentFactStatus, type Appearance, type SearchResult } from '@/lib/history/search/engine';
+import { appearanceOp, type AgentFactStatus, type Appearance, type SearchResult } from '@/lib/history/search/engine';
 import type { VersionHit } from '@/lib/history/search/candidates';
 import { variantsOf } from '@/lib/history/search/fold-variants';
 import { compileMatcher, type Matcher } from '@/lib/history/search/match';
@@ -19,6 +19,7 @@ import { snippetAround } from '@/lib/history/search/snippet';
 import { factStatus, NEVER_SEEN, type RecordTimeline } from '@/lib/history/search/status';
 import { addTerms, editDistanceUpTo2, type Suggestion } from '@/lib/history/search/suggest';
 import { LedgerError } from '@/lib/ledger/errors';
+import { MOVED_FROM_FILE } from './changes';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
 
 interface Scope { agentId?: string; tenantId?: TenantScope }
@@ -131,9 +132,18 @@ function agentStatuses(found: Found, agents: readonly string[]): AgentFactStatus
   }));
 }
 
-function toAppearance(hit: VersionHit, matcher: Matcher): Appearance {
+function toAppearance(hit: VersionHit, matcher: Matcher, fromFiles: ReadonlyMap<number, string | null>): Appearance {
   const { snippet, highlights } = snippetAround(hit.content, matcher.ranges(hit.content));
-  return { agent_id: hit.agent_id, record_id: hit.record_id, sequence: hit.seq, synced_at: hit.synced_at, origin_file: hit.origin_file, op: hit.op, snippet, highlights };
+  const op = appearanceOp({ ...hit, from_file: fromFiles.get(hit.id) ?? null });
+  return { agent_id: hit.agent_id, record_id: hit.record_id, sequence: hit.seq, synced_at: hit.synced_at, origin_file: hit.origin_file, op, snippet, highlights };
+}
+
+/** The file each move of `hits` came from (engine.ts `appearanceOp`: a rename stays in its file), read only for the page's moves. */
+async function movedFromFiles(db: Queryable, hits: readonly VersionHit[]): Promise<Map<number, string | null>> {
+  const ids = hits.filter((h) => h.op === 'move').map((h) => h.id);
+  if (ids.length === 0) return new Map();
+  const found = await rows<{ id: number; from_file: string | null }>(db, `SELECT v.id, ${MOVED_FROM_FILE} AS from_file FROM record_versions v WHERE v.id = ANY($1::bigint[])`, [ids]);
+  return new Map(found.map((r) => [Number(r.id), r.from_file]));
 }
 
 // ---- "did you mean" (suggest.ts): the same vocabulary, kept per database in memory ----
@@ -225,10 +235,12 @@ export async function searchHistory(db: Queryable, params: { q: string; agentId?
   const statuses = agentStatuses(found, agents);
   const firstHit = head[0];
   const { agent_id: _, ...status } = statuses.find((s) => s.agent_id === firstHit?.agent_id) ?? { agent_id: '', ...NEVER_SEEN };
+  const later = head.slice(1 + offset);
+  const fromFiles = await movedFromFiles(db, firstHit ? [firstHit, ...later] : later);
   return {
     query: parsed.text,
-    first: firstHit ? toAppearance(firstHit, matcher) : null,
-    appearances: head.slice(1 + offset).map((a) => toAppearance(a, matcher)),
+    first: firstHit ? toAppearance(firstHit, matcher, fromFiles) : null,
+    appearances: later.map((a) => toAppearance(a, matcher, fromFiles)),
     total: found.appearances.length,
     offset,
     status,
