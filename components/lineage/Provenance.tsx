@@ -3,11 +3,26 @@ import type { Lineage } from '@/lib/ui/api-types';
 import { routes } from '@/lib/ui/routes';
 import { PathText } from '../ui/PathText';
 
-/** Provenance: where the memory was born, and each file it moved to since (its whole chain). */
+/**
+ * Provenance: where the memory was born, and each file it moved to since (its whole chain). Without
+ * a move it says none is on record, not that none happened: a section moved to another file and
+ * edited in the same sync is a delete and a create by design (provenance.ts `linkMoves` pairs
+ * moves by their text), so a memory born after the first sync may have come from another file.
+ */
 export function Provenance({ agentId, lineage }: { agentId: string; lineage: Pick<Lineage, 'moves' | 'record'> }) {
   const moves = lineage.moves;
   if (moves.length === 0) {
-    return <p className="text-[12px] text-faint">Born here: no move into or out of another file.</p>;
+    return (
+      <div className="space-y-1 text-[12px] text-faint" data-testid="provenance-none">
+        <p>Born here: no move into or out of another file is on record.</p>
+        {lineage.record.born_seq > 0 && (
+          <p data-testid="provenance-new-after-move">
+            A section moved to another file and edited in the same sync is recorded as a new memory (and the old one as
+            deleted): search for its words to find any earlier history.
+          </p>
+        )}
+      </div>
+    );
   }
   const seq = (n: number) => (
     <Link href={routes.sequence(agentId, n)} className="font-mono text-accent hover:underline">
