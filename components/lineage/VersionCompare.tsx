@@ -10,7 +10,11 @@ import { Select } from '../ui/Field';
 
 const OP = { create: 'created', update: 'updated', delete: 'deleted', move: 'moved' } as const;
 
-const optionLabel = (v: LineageVersion) => `#${v.seq} · ${OP[v.op]} · ${formatShortDay(v.synced_at)}`;
+/** A picker's option: "#3 · updated · Nov 2"; a move within one file (a rename: MoveStep, OpBadge) is "renamed". */
+export const optionLabel = (v: LineageVersion) => {
+  const op = v.op === 'move' && v.from_file != null && v.from_file === v.to_file ? 'renamed' : OP[v.op];
+  return `#${v.seq} · ${op} · ${formatShortDay(v.synced_at)}`;
+};
 
 /**
  * Any two versions of the memory side by side as one word diff: pick the older and the newer

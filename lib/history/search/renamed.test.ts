@@ -11,6 +11,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
 import { closeDatabase } from '@/db/client';
 import { AppearanceRow } from '@/components/search/AppearanceCard';
+import { optionLabel } from '@/components/lineage/VersionCompare';
+import type { LineageVersion } from '@/lib/ui/api-types';
+import { getRecordLineage } from '../queries';
 import { openLedger, type Ledger } from '@/lib/ledger';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
@@ -89,5 +92,16 @@ describe('search: a rename is "renamed", a move "moved"', () => {
     expect(words[0]).not.toMatch(/moved/);
     expect(words[1]).toMatch(/· moved /);
     expect(words[2]).toMatch(/· moved /);
+  });
+
+  it('the lineage page\'s version picker says the same: "renamed" for the rename, "moved" for a move between files', () => {
+    const labels = (q: string) => {
+      const hit = search(q).appearances.at(-1)!;
+      const lineage = getRecordLineage({ db: ledger.db, agentId, recordId: hit.record_id })!;
+      return (lineage.versions as LineageVersion[]).filter((v) => v.op !== 'update').map((v) => optionLabel(v).split(' · ').slice(0, 2).join(' · '));
+    };
+    expect(labels('"Summer St"')).toEqual(['#0 · created', '#1 · renamed']);
+    expect(labels('"Hudson Yards"')).toEqual(['#0 · created', '#2 · moved']);
+    expect(labels('lease')).toEqual(['#0 · created', '#3 · moved']);
   });
 });
