@@ -10,6 +10,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { OpBadge } from '../ui/OpBadge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { MoveStep } from './MoveStep';
+import { whitespaceChangeWords } from '../compare/whitespace-words';
 import { SafeName } from '../ui/SafeName';
 
 const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete', move: 'bg-violet-500' } as const;
@@ -65,6 +66,8 @@ function VersionCardView({ agentId, version, previous, mode, deferred = false }:
   const segments = wordDiff(previous?.content ?? '', version.content);
   // A move keeps the text (up to line endings and trailing spaces): its diff is shown only if it has one.
   const unchanged = moved && previous !== undefined && segments.every((s) => s.op === 'equal');
+  // A text changed only in whitespace at line ends: its word diff would show nothing, so it is said in words.
+  const whitespace = previous !== undefined && !deleted && !unchanged ? whitespaceChangeWords(previous.content, version.content) : null;
   const changes = metaChanges(version, previous);
   return (
     <li id={`v${version.seq}`} data-testid="version" data-seq={version.seq} data-op={version.op} data-record-id={version.record_id} className="group relative scroll-mt-20 pl-8">
@@ -85,7 +88,7 @@ function VersionCardView({ agentId, version, previous, mode, deferred = false }:
             </span>
           ))}
           <span className="ml-auto flex items-center gap-3">
-            {!deleted && !unchanged && mode === 'diff' && <DiffStatsBadge {...diffStats(segments)} />}
+            {!deleted && !unchanged && whitespace === null && mode === 'diff' && <DiffStatsBadge {...diffStats(segments)} />}
             <Link href={routes.workspace(agentId, version.seq, version.origin_file ?? undefined)} className="text-accent hover:underline" data-testid="version-workspace-link">
               workspace at #{version.seq}
             </Link>
@@ -98,6 +101,8 @@ function VersionCardView({ agentId, version, previous, mode, deferred = false }:
               <p className="mb-2 text-[12px] text-delete">Deleted in this sync. Its last text was:</p>
               <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-muted line-through decoration-delete/30">{version.content}</pre>
             </div>
+          ) : mode === 'diff' && whitespace !== null ? (
+            <p className="text-[12px] text-muted" data-testid="version-whitespace">{whitespace}</p>
           ) : mode === 'diff' ? (
             <WordDiff segments={segments} />
           ) : (

@@ -16,11 +16,13 @@ import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared
 import { closeDatabase } from '@/db/client';
 import { MemoryEntry } from '@/components/compare/MemoryEntry';
 import { whitespaceChangeWords } from '@/components/compare/whitespace-words';
+import { VersionCard } from '@/components/lineage/VersionCard';
+import type { LineageVersion } from '@/lib/ui/api-types';
 import { openLedger, type Ledger } from '@/lib/ledger';
 import { localTarget } from '@/lib/sync/local-target';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
-import { compareWorkspace, type WorkspaceComparison } from '../queries';
+import { compareWorkspace, getRecordLineage, type WorkspaceComparison } from '../queries';
 
 const HEAD = '# Memory\n\n';
 const gateway = (ip: string) => `## Gateway\nThe gateway is ${ip}.\n`;
@@ -60,12 +62,20 @@ afterAll(async () => {
 const compare = (from: number, to: number) => compareWorkspace({ db: ledger.db, agentId, from, to })!;
 const updates = (c: WorkspaceComparison) => c.memories.updated.map((u) => [u.after.heading, u.whitespace_only]);
 /** The compare page's entry of an update, server-rendered, and its words (markup gone). */
-const rendered = (u: WorkspaceComparison['memories']['updated'][number]) => {
+const render = (element: ReturnType<typeof createElement>) => {
   const noop = () => undefined;
   const router = { back: noop, forward: noop, refresh: noop, push: noop, replace: noop, prefetch: noop, hmrRefresh: noop } as never;
-  const html = renderToStaticMarkup(createElement(AppRouterContext.Provider, { value: router },
-    createElement(MemoryEntry, { agentId, change: { kind: 'updated', ...u }, serverDiff: true })));
+  const html = renderToStaticMarkup(createElement(AppRouterContext.Provider, { value: router }, element));
   return { html, text: html.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ') };
+};
+const rendered = (u: WorkspaceComparison['memories']['updated'][number]) =>
+  render(createElement(MemoryEntry, { agentId, change: { kind: 'updated', ...u }, serverDiff: true }));
+/** The lineage page's card of the version at `seq` of the memory under `heading` (diff mode, against the version before it). */
+const card = (heading: string, seq: number) => {
+  const recordId = compare(0, 3).memories.updated.find((u) => u.after.heading === heading)!.after.record_id;
+  const versions = getRecordLineage({ db: ledger.db, agentId, recordId })!.versions as LineageVersion[];
+  const i = versions.findIndex((v) => v.seq === seq);
+  return render(createElement(VersionCard, { agentId, version: versions[i]!, previous: versions[i - 1], mode: 'diff' }));
 };
 
 describe('compare: an update of whitespace only is said to be one', () => {
@@ -100,6 +110,15 @@ describe('compare: an update of whitespace only is said to be one', () => {
     expect(rendered(keep).text).toContain('Only whitespace changed: spaces at the end of line 2 changed.');
     // Over the whole history the same: Gateway's line break, Keep's spaces, Coffee's word.
     expect(updates(compare(0, 3))).toEqual([['Gateway', true], ['Keep', true]]);
+  });
+
+  it('the lineage page says it too: a version changed only in whitespace is said in words, an edit drawn as a word diff', () => {
+    const keep = card('Keep', 3);
+    expect(keep.text).toContain('Only whitespace changed: spaces at the end of line 2 changed.');
+    expect(keep.html).not.toContain('data-testid="diff-insert"');
+    const gateway = card('Gateway', 2);
+    expect(gateway.html).not.toContain('version-whitespace');
+    expect(gateway.html).toContain('10.20.0.9');
   });
 
   it('says each kind of whitespace change in words, and nothing for texts that differ otherwise', () => {
