@@ -65,7 +65,8 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      DROP TABLE deleted_agent_blobs; -- 0019 undone first
+      ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; -- 0020 undone first
+      DROP TABLE deleted_agent_blobs; -- then 0019
       DROP TABLE deleted_agents;
       DROP TABLE index_pending; -- then 0018
       DROP INDEX record_versions_state_idx; -- then 0017
@@ -131,7 +132,9 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     expect((migrated.db.sqlite.prepare('PRAGMA table_info(records)').all() as { name: string }[]).map((c) => c.name))
       .toEqual(['agent_id', 'record_id', 'first_seq', 'last_seq', 'deleted_seq', 'born_at', 'last_changed_at']);
     expect(migrated.db.sqlite.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'raw_objects_length_idx'").pluck().get()).toBe(1);
-    expect(dumpIndex(migrated)).toEqual(dumpBefore);
+    // 0020: the entries' manifest created_at is only in their blobs: NULL (the superseded-base rule reads the blob then).
+    expect(dumpBefore.ledger_entries!.every((e) => typeof (e as { manifest_created_at: unknown }).manifest_created_at === 'string')).toBe(true);
+    expect(dumpIndex(migrated)).toEqual({ ...dumpBefore, ledger_entries: dumpBefore.ledger_entries!.map((e) => ({ ...(e as object), manifest_created_at: null })) });
     expect(answers(migrated)).toEqual(before);
     expect(migrated.db.sqlite.pragma('foreign_key_check')).toEqual([]);
     // 0004: no insert trigger; the next ingest writes its versions' full-text rows itself.

@@ -79,6 +79,15 @@ export const ledger_entries = sqliteTable('ledger_entries', {
   moves: integer('moves').notNull().default(0),
   raw_changed: integer('raw_changed').notNull().default(0),
   raw_deleted: integer('raw_deleted').notNull().default(0),
+  /**
+   * The archive's own manifest `created_at` (a snapshot's `manifest.json`, a delta's
+   * `delta-manifest.json`), exactly as the manifest has it, written with the entry (migration 0020):
+   * what the superseded-base rule compares a delta's `sync.base_timestamp` with
+   * (lib/ledger/ingest-base.ts), read here instead of from the blob. NULL for an entry appended
+   * before the column (its blob is read then, and the column filled by the next append on it), or
+   * a manifest without a string `created_at`.
+   */
+  manifest_created_at: text('manifest_created_at'),
 }, (t) => [
   primaryKey({ columns: [t.agent_id, t.seq, t.kind] }),
   // Covering the op counts: the fleet's 28-day activity is summed from this index alone (migration 0013).

@@ -78,6 +78,8 @@ export const ledger_entries = pgTable('ledger_entries', {
   moves: integer('moves').notNull().default(0),
   raw_changed: integer('raw_changed').notNull().default(0),
   raw_deleted: integer('raw_deleted').notNull().default(0),
+  /** The archive's manifest `created_at` as the manifest has it (db/schema.ts; migration 0008); NULL for an entry appended before it. */
+  manifest_created_at: text('manifest_created_at'),
 }, (t) => [
   primaryKey({ columns: [t.agent_id, t.seq, t.kind] }),
   index('ledger_entries_agent_time_idx').on(t.agent_id, t.created_at),

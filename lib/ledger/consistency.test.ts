@@ -41,10 +41,13 @@ async function lostCommits<T>(t: ReturnType<typeof tempLedger>, work: (ledger: L
 it('recovers an agent whose registration was lost with its commits, in order, to the same index', async () => {
   const t = tempLedger();
   try {
+    const createdAts = (ledger: Ledger) => listEntries({ ledger, agentId: AGENT }).map((e) => [e.seq, e.kind, e.manifest_created_at]);
+    let appended: unknown[] = [];
     const { result: expected, ledger } = await lostCommits(t, async (ledger) => {
       registerAgent({ ledger, id: AGENT, name: 'lost one', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-01-01T00:00:00Z') });
       await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: new Date() });
       for (let seq = 1; seq <= 3; seq++) await ingestDelta({ ledger, agentId: AGENT, baseSequence: seq - 1, bytes: await deltaBytes(AGENT, seq - 1, seq), now: new Date() });
+      appended = createdAts(ledger);
       const { ledger_entries: _entries, ...index } = dumpIndex(ledger);
       return index;
     });
@@ -57,6 +60,9 @@ it('recovers an agent whose registration was lost with its commits, in order, to
     expect(getAgent({ ledger, agentId: AGENT })).toMatchObject({ name: 'test agent', tenant_id: null, latest_sequence: 3 });
     const { ledger_entries: _again, ...after } = dumpIndex(ledger);
     expect(after.record_versions).toHaveLength((expected.record_versions as unknown[]).length);
+    // Rebuilt from their blobs, the entries have the manifest created_at their appends wrote (the superseded-base rule reads it).
+    expect(appended.every((e) => typeof (e as unknown[])[2] === 'string')).toBe(true);
+    expect(createdAts(ledger)).toEqual(appended);
     expect(await findUnledgeredBlobs(ledger)).toEqual([]);
     expect(await findDamagedBlobs(ledger)).toEqual([]);
   } finally {

@@ -2,10 +2,14 @@
  * ingest-base.ts: the times a delta's base is compared with (to the nanosecond, any offset), and the
  * embedded ingest's re-check inside its transaction: a snapshot stored at the delta's base sequence
  * after the delta's checks (the head replaced under it) refuses the delta, which was built before
- * that snapshot existed. The two machines end to end: tests/server/two-machines.test.ts.
+ * that snapshot existed. The `created_at` the rule compares with is the entry row's
+ * `manifest_created_at`, written by every append: no blob is read for it; an entry appended before
+ * that column (NULL) has its blob read as before, and the next delta's append fills the row. The two
+ * machines end to end: tests/server/two-machines.test.ts; on PostgreSQL + radosgw:
+ * lib/storage/pg/head-created-at.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { supersedeArchives } from './testing/superseded-archives';
+import { recordBlobReads, supersedeArchives } from './testing/superseded-archives';
 import { tempLedger } from '@/lib/history/testing/temp-ledger';
 import { historyIndexer, ingestDelta, ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { randomBytes } from 'node:crypto';
@@ -95,5 +99,69 @@ describe('the embedded ingest re-checks the head inside its transaction', () => 
     expect((refused as Error).message).toBe(`the head of agent ${AGENT} at sequence 1 is a full snapshot uploaded after the base this delta was built on `
       + '(that snapshot was stored while this delta was being ingested); nothing was stored: take the head at sequence 1 as the base (restore it) and sync again');
     expect(listEntries({ ledger, agentId: AGENT }).map((e) => `${e.seq}:${e.kind}`)).toEqual(['0:snapshot', '1:delta', '1:snapshot']);
+  });
+});
+
+describe('the created_at the rule compares with is the entry row\'s manifest_created_at (migration 0020)', () => {
+  /** The head entries' rows as the rule reads them. */
+  const rows = (ledger: Ledger) => listEntries({ ledger, agentId: AGENT }).map((e) => `${e.seq}:${e.kind}:${String(e.manifest_created_at)}`);
+
+  it('every append writes its manifest created_at as the manifest has it, a deferred fold\'s too', async () => {
+    const t = tempLedger();
+    cleanups.push(t.cleanup);
+    const { ledger } = t;
+    registerAgent({ ledger, id: AGENT, name: 'rows', sourceRuntime: 'openclaw', tenantId: null, now: new Date('2026-05-01T00:00:00Z') });
+    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-01T02:00:00.5+02:00', '# A\n'), now: new Date('2026-05-01T00:00:01Z') });
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 0, bytes: await delta(0, '2026-05-01T00:00:00.500000001Z', 1), now: new Date('2026-05-02T00:00:00Z') });
+    // Appended without their fold (a local sync's large change: the fold reads the blob later).
+    expect((await ingestDelta({ ledger, agentId: AGENT, baseSequence: 1, bytes: await delta(1, '2026-05-02T00:00:00Z', 2), now: new Date('2026-05-02T00:00:00Z'), deferIndexFrom: 1 })).indexDeferred).toBe(true);
+    expect((await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-03T00:00:00-05:00', '# B\n'), now: new Date('2026-05-03T00:00:00Z'), deferIndexFrom: 1 })).indexDeferred).toBe(true);
+    expect(listEntries({ ledger, agentId: AGENT }).filter((e) => e.seq === 2).length).toBe(2);
+    expect(rows(ledger)).toEqual(['0:snapshot:2026-05-01T02:00:00.5+02:00', '1:delta:2026-05-01T00:00:00.500000001Z',
+      '2:delta:2026-05-02T00:00:00Z', '2:snapshot:2026-05-03T00:00:00-05:00']);
+  });
+
+  it('a delta is judged on the head\'s row: no blob read, a stale one refused, one built on the head taken, on a delta head and a snapshot head', async () => {
+    const ledger = await agentWithDeltaAtOne();
+    const { reads, restore } = recordBlobReads(ledger.blobs);
+    cleanups.push(restore);
+    // The head at 1 is the delta made at 2026-05-01T00:00:00Z: a delta whose base is older was built on another entry.
+    const stale = await ingestDelta({ ledger, agentId: AGENT, baseSequence: 1, bytes: await delta(1, '2026-04-30T23:59:59.999999999Z', 2), now: new Date('2026-05-02T00:00:00Z') })
+      .then(() => null, (error: unknown) => error);
+    expect(isLedgerError(stale, 'base_superseded')).toBe(true);
+    expect((stale as Error).message).toContain('sync.base_timestamp 2026-04-30T23:59:59.999999999Z is older than that delta\'s delta-manifest.json created_at 2026-05-01T00:00:00Z');
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 1, bytes: await delta(1, '2026-05-01T00:00:00Z', 2), now: new Date('2026-05-02T00:00:00Z') });
+    // Machine B's --force-first-sync at 2: the head there is its snapshot.
+    await ingestSnapshot({ ledger, agentId: AGENT, bytes: await snapshot('2026-05-03T00:00:00Z', '# B\n'), now: new Date('2026-05-03T00:00:00Z') });
+    const superseded = await ingestDelta({ ledger, agentId: AGENT, baseSequence: 2, bytes: await delta(2, '2026-05-02T00:00:00Z', 3), now: new Date('2026-05-04T00:00:00Z') })
+      .then(() => null, (error: unknown) => error);
+    expect(isLedgerError(superseded, 'base_superseded')).toBe(true);
+    expect((superseded as Error).message).toContain('older than that snapshot\'s manifest.json created_at 2026-05-03T00:00:00Z');
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 2, bytes: await delta(2, '2026-05-03T00:00:00Z', 3), now: new Date('2026-05-04T00:00:00Z') });
+    expect(reads).toEqual([]);
+    expect(rows(ledger)).toEqual(['0:snapshot:2026-05-01T00:00:00Z', '1:delta:2026-05-01T00:00:00Z', '2:delta:2026-05-01T00:00:00Z',
+      '2:snapshot:2026-05-03T00:00:00Z', '3:delta:2026-05-03T00:00:00Z']);
+  });
+
+  it('an older data directory (the column NULL): the head\'s blob is read, the rule refuses and takes as before, and the append taken fills the head\'s row', async () => {
+    const ledger = await agentWithDeltaAtOne();
+    // The entries as appended before migration 0020: their manifest created_at only in their blobs.
+    ledger.db.sqlite.exec('UPDATE ledger_entries SET manifest_created_at = NULL');
+    const [, head] = listEntries({ ledger, agentId: AGENT });
+    const { reads, restore } = recordBlobReads(ledger.blobs);
+    cleanups.push(restore);
+    const stale = await ingestDelta({ ledger, agentId: AGENT, baseSequence: 1, bytes: await delta(1, '2026-04-30T00:00:00Z', 2), now: new Date('2026-05-02T00:00:00Z') })
+      .then(() => null, (error: unknown) => error);
+    expect(isLedgerError(stale, 'base_superseded')).toBe(true);
+    expect((stale as Error).message).toContain('sync.base_timestamp 2026-04-30T00:00:00Z is older than that delta\'s delta-manifest.json created_at 2026-05-01T00:00:00Z');
+    expect(reads).toEqual([head!.blob_key]);
+    // A refusal changes nothing: the head's row stays as it was.
+    expect(rows(ledger)).toEqual(['0:snapshot:null', '1:delta:null']);
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 1, bytes: await delta(1, '2026-05-01T00:00:00Z', 2), now: new Date('2026-05-02T00:00:00Z') });
+    expect(reads).toEqual([head!.blob_key, head!.blob_key]);
+    expect(rows(ledger)).toEqual(['0:snapshot:null', '1:delta:2026-05-01T00:00:00Z', '2:delta:2026-05-01T00:00:00Z']);
+    // From the rows now: a delta on 2 reads no blob.
+    await ingestDelta({ ledger, agentId: AGENT, baseSequence: 2, bytes: await delta(2, '2026-05-01T00:00:00Z', 3), now: new Date('2026-05-03T00:00:00Z') });
+    expect(reads.length).toBe(2);
   });
 });

@@ -84,6 +84,38 @@ export async function entryCreatedAt(bytes: Uint8Array, kind: 'snapshot' | 'delt
   return createdAtOf(await readZipMember(bytes, DELTA_MANIFEST_FILE, resolved) ?? await readZipMember(bytes, MANIFEST_FILE, resolved));
 }
 
+/**
+ * A parsed manifest's `created_at` as it has it, or null: what `entryCreatedAt` reads back from the
+ * stored bytes (the same member, `JSON.parse`d the same way), written on the entry's row
+ * (`ledger_entries.manifest_created_at`) by the append so the rule needs no blob read.
+ */
+export function manifestCreatedAt(manifest: JsonObject): string | null {
+  const createdAt = manifest.created_at;
+  return typeof createdAt === 'string' ? createdAt : null;
+}
+
+/** What `headCreatedAt` needs of the entry at the base sequence (either backend's row). */
+export interface HeadEntry {
+  id: string;
+  kind: 'snapshot' | 'delta';
+  manifest_created_at: string | null;
+}
+
+/**
+ * The `created_at` of the entry at a delta's base sequence: its row's `manifest_created_at`, written
+ * by its append. An entry appended before that column (NULL: an older data directory or database)
+ * has its blob read (`readBytes`) and its manifest inflated, as before; the value read is returned
+ * as `fill` too, for the delta's append to write on that row in its own transaction (the blob is
+ * immutable and named by the entry's id, so the value can never go stale). A manifest without a
+ * string `created_at` stays NULL and is read each time (no such archive is uploaded by our writers).
+ */
+export async function headCreatedAt(entry: HeadEntry, readBytes: () => Promise<Uint8Array>, limits?: Partial<ArchiveLimits>):
+Promise<{ createdAt: string | null; fill?: { entryId: string; createdAt: string } }> {
+  if (entry.manifest_created_at !== null) return { createdAt: entry.manifest_created_at };
+  const createdAt = await entryCreatedAt(await readBytes(), entry.kind, limits);
+  return createdAt === null ? { createdAt } : { createdAt, fill: { entryId: entry.id, createdAt } };
+}
+
 /** The kind of the entry at the base sequence a refused delta was not built on. */
 export type HeadKind = 'snapshot' | 'delta';
 

@@ -20,14 +20,14 @@ import { writtenWithin, type WrittenDelta } from '@/lib/core/archive/write-delta
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import { resolveLimits } from '@/lib/core/archive/zip-read';
 import { NS } from '@/lib/core/ids';
-import { isJsonObject } from '@/lib/core/json';
+import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import { sha256Hex, uuidV5 } from '@/lib/core/uuid';
 import { ArchiveKeys, checkDeltaServable, checkSnapshotParts, checkSnapshotRecord, checkSnapshotServable } from './ingest-checks';
 import { requireAgent } from './agents';
 import type { RecordChecks } from './record-checks';
 import { LedgerError } from './errors';
 import { blobKey, checkAgentId, parseArchive } from './ingest-shared';
-import { baseTimestampOf, checkBuiltOnHead, entryCreatedAt, supersededBase } from './ingest-base';
+import { baseTimestampOf, checkBuiltOnHead, headCreatedAt, manifestCreatedAt as manifestCreatedAtOf, supersededBase } from './ingest-base';
 import { readEntryBytesFrom } from './entries';
 import { withStoredBlob } from './blob-claims';
 import { commitGrouped } from './group-commit';
@@ -95,8 +95,9 @@ function ingestStatements(ledger: Ledger) {
       hasEntry: sqlite.prepare('SELECT 1 FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?').pluck(),
       agent: sqlite.prepare('SELECT * FROM agents WHERE id = ?'),
       insertEntry: sqlite.prepare(`INSERT INTO ledger_entries
-        (id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted)
-        VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @moves, @raw_changed, @raw_deleted)`),
+        (id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted, manifest_created_at)
+        VALUES (@id, @agent_id, @seq, @kind, @blob_key, @sha256, @size_bytes, @created_at, @creates, @updates, @deletes, @moves, @raw_changed, @raw_deleted, @manifest_created_at)`),
+      fillManifestCreatedAt: sqlite.prepare('UPDATE ledger_entries SET manifest_created_at = ? WHERE id = ? AND manifest_created_at IS NULL'),
       moveDelta: sqlite.prepare('UPDATE agents SET latest_sequence = ? WHERE id = ?'),
       moveSnapshot: sqlite.prepare('UPDATE agents SET latest_sequence = ?, latest_snapshot_seq = ? WHERE id = ?'),
       entryAt: sqlite.prepare('SELECT * FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?'),
@@ -106,7 +107,7 @@ function ingestStatements(ledger: Ledger) {
   return prepared;
 }
 const statementCache = new WeakMap<object, {
-  hasEntry: Statement; agent: Statement; insertEntry: Statement; moveDelta: Statement; moveSnapshot: Statement; entryAt: Statement;
+  hasEntry: Statement; agent: Statement; insertEntry: Statement; fillManifestCreatedAt: Statement; moveDelta: Statement; moveSnapshot: Statement; entryAt: Statement;
 }>();
 
 function hasEntry(ledger: Ledger, agentId: string, seq: number, kind: EntryKind): boolean {
@@ -144,6 +145,10 @@ async function commit(params: IngestBase & {
   kind: EntryKind; seq: number; key: string; sha: string; expect: (agent: AgentRow) => void;
   /** The archive to index now, or null: its fold is deferred (`deferIndexFrom`). */
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot } | null;
+  /** The archive's manifest `created_at` (ingest-base.ts `manifestCreatedAt`), written on the entry's row. */
+  manifestCreatedAt: string | null;
+  /** The base entry's `manifest_created_at`, read from its blob because its row had none (appended before the column): written on its row here. */
+  fill?: { entryId: string; createdAt: string };
 }): Promise<IngestResult> {
   const { ledger, agentId, seq, kind, key, sha, bytes, now } = params;
   const { db, sqlite } = ledger.db;
@@ -165,7 +170,9 @@ async function commit(params: IngestBase & {
     }
     statements.insertEntry.run({
       id, agent_id: agentId, seq, kind, blob_key: key, sha256: sha, size_bytes: bytes.byteLength, created_at: syncedAt, ...counts,
+      manifest_created_at: params.manifestCreatedAt,
     });
+    if (params.fill) statements.fillManifestCreatedAt.run(params.fill.createdAt, params.fill.entryId);
     if (kind === 'snapshot') statements.moveSnapshot.run(seq, seq, agentId);
     else statements.moveDelta.run(seq, agentId);
   }));
@@ -195,7 +202,7 @@ async function catchUp(params: IngestBase, agentId: string): Promise<void> {
  * fold to be deferred (a fold later reads the blob): the same checks in the same order, so the same
  * first refusal, without holding every record of a large snapshot parsed at once.
  */
-async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot; checked?: RecordChecks }, agentId: string): Promise<AlfSnapshot | null> {
+async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot; checked?: RecordChecks }, agentId: string): Promise<{ snapshot: AlfSnapshot | null; manifest: JsonObject }> {
   const deferFrom = params.indexer.pending !== undefined ? params.deferIndexFrom : undefined;
   const { written, checked } = params;
   if (written && deferred(params, written.records.length + written.parts.raw.size) && writtenWithin(written, resolveLimits(params.limits))) {
@@ -206,14 +213,14 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot;
     checkSnapshotParts(written.parts, checked?.covers(written.source)
       ? () => checked.verdict(written.records)
       : () => written.records.forEach((record, index) => checkSnapshotRecord(record, index)));
-    return null;
+    return { snapshot: null, manifest: written.parts.manifest };
   }
   const keys = new ArchiveKeys('snapshot');
   if (deferFrom === undefined) {
     const snapshot = await parseArchive(() => readSnapshot(params.bytes, params.limits, keys.hooks));
     checkAgentId(snapshot.manifest, agentId, 'manifest.json');
     checkSnapshotServable(snapshot, keys);
-    return snapshot;
+    return { snapshot, manifest: snapshot.manifest };
   }
   let refused: { error: unknown } | null = null;
   // Kept while fewer than `deferFrom`: a snapshot whose fold is not deferred has fewer records than that.
@@ -232,8 +239,8 @@ async function checkedSnapshot(params: IngestBase & { written?: WrittenSnapshot;
   checkSnapshotParts(parts, () => {
     if (refused !== null) throw refused.error;
   }, keys);
-  if (deferred(params, recordCount + parts.raw.size)) return null;
-  return { ...parts, records: kept! };
+  if (deferred(params, recordCount + parts.raw.size)) return { snapshot: null, manifest: parts.manifest };
+  return { snapshot: { ...parts, records: kept! }, manifest: parts.manifest };
 }
 
 /** Stores a full `.alf` snapshot (first sync at 0, rollover at latest). */
@@ -252,7 +259,8 @@ export async function ingestSnapshot(params: IngestBase & {
   checked?: RecordChecks;
 }): Promise<IngestResult> {
   const agent = requireAgent({ ledger: params.ledger, agentId: params.agentId, tenantId: params.tenantId });
-  const snapshot = await checkedSnapshot(params, agent.id);
+  const { snapshot, manifest } = await checkedSnapshot(params, agent.id);
+  const manifestCreatedAt = manifestCreatedAtOf(manifest);
   const sha = sha256Hex(params.bytes);
   // A concurrent ingest may move the target between the blob write and the transaction: retry.
   for (let attempt = 0; ; attempt++) {
@@ -262,7 +270,7 @@ export async function ingestSnapshot(params: IngestBase & {
     const key = blobKey(agent.id, seq, 'snapshot', sha);
     try {
       return await withStoredBlob(params.ledger, key, params.bytes, () => commit({
-        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: snapshot && { kind: 'snapshot', archive: snapshot },
+        ...params, agentId: agent.id, kind: 'snapshot', seq, key, sha, archive: snapshot && { kind: 'snapshot', archive: snapshot }, manifestCreatedAt,
         expect: (now) => {
           if (snapshotSequence(params.ledger, now) !== seq) {
             throw new LedgerError('stale_sequence', `agent ${agent.id} moved to sequence ${now.latest_sequence} during the upload`, { latest: now.latest_sequence });
@@ -290,15 +298,19 @@ function checkBase(agent: AgentRow, baseSequence: number): void {
  * `checkBuiltOnHead`: its `base_timestamp` no older than that entry's `created_at`): the snapshot
  * there when the head is one (another machine's `--force-first-sync`, a rollover, a first sync),
  * else the delta there (a history that went on from a backup and reached this sequence again).
+ * That `created_at` is the entry row's `manifest_created_at`; only an entry appended before that
+ * column has its blob read, and the value read is returned for the append to write on its row.
  */
-async function checkHeadAtBase(params: IngestBase, head: AgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
-  if (baseTimestampOf(delta.manifest) === undefined) return;
+async function checkHeadAtBase(params: IngestBase, head: AgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string):
+Promise<{ entryId: string; createdAt: string } | undefined> {
+  if (baseTimestampOf(delta.manifest) === undefined) return undefined;
   const { ledger } = params;
   const kind = head.latest_snapshot_seq === baseSequence ? 'snapshot' : 'delta';
   const entry = ingestStatements(ledger).entryAt.get(head.id, baseSequence, kind) as LedgerEntryRow | undefined;
-  if (!entry) return;
-  const createdAt = await entryCreatedAt(await readEntryBytesFrom(ledger.blobs, entry), kind, params.limits);
+  if (!entry) return undefined;
+  const { createdAt, fill } = await headCreatedAt(entry, () => readEntryBytesFrom(ledger.blobs, entry), params.limits);
   checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt, head: kind });
+  return fill;
 }
 
 /** Appends a `.alf-delta` at latest + 1, accepted only if `baseSequence` equals the latest sequence. */
@@ -332,7 +344,7 @@ export async function ingestDelta(params: IngestBase & {
   }
   const head = requireAgent({ ledger: params.ledger, agentId: agent.id });
   checkBase(head, baseSequence);
-  await checkHeadAtBase(params, head, baseSequence, delta, manifestFile);
+  const fill = await checkHeadAtBase(params, head, baseSequence, delta, manifestFile);
   // The checks below read the stored tree at the base from the index.
   await catchUp(params, agent.id);
   const { indexer } = params;
@@ -344,6 +356,7 @@ export async function ingestDelta(params: IngestBase & {
   const key = blobKey(agent.id, seq, 'delta', sha);
   return withStoredBlob(params.ledger, key, params.bytes, () => commit({
     ...params, agentId: agent.id, kind: 'delta', seq, key, sha, archive: deferred(params, sizeOf(delta)) ? null : { kind: 'delta', archive: delta },
+    manifestCreatedAt: manifestCreatedAtOf(delta.manifest), ...(fill ? { fill } : {}),
     expect: (current) => {
       checkBase(current, baseSequence);
       // A snapshot stored at the base sequence since the check above: this delta was built before it.

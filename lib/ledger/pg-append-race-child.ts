@@ -24,7 +24,7 @@ process.on('message', (message: { round?: number; done?: boolean }) => {
   const tag = `w${worker}-r${round}`;
   appendLedgerEntry({
     db, agentId, kind: 'delta', baseSequence: round,
-    entry: { id: `${agentId}-${tag}`, blobKey: `${agentId}/${round + 1}-${tag}.alf-delta`, sha256: tag.padEnd(64, '0'), sizeBytes: 1, createdAt: new Date().toISOString() },
+    entry: { id: `${agentId}-${tag}`, blobKey: `${agentId}/${round + 1}-${tag}.alf-delta`, sha256: tag.padEnd(64, '0'), sizeBytes: 1, createdAt: new Date().toISOString(), manifestCreatedAt: null },
   }).then(
     (row) => process.send?.({ round, won: true, seq: row.seq }),
     (error: unknown) => process.send?.(isLedgerError(error)

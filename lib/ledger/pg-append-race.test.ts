@@ -40,7 +40,7 @@ beforeAll(async () => {
   await db.db.insert(agents).values({ id: AGENT, tenant_id: null, name: 'racer', source_runtime: null, created_at: '2026-01-01T00:00:00.000Z' });
   await appendLedgerEntry({
     db, agentId: AGENT, kind: 'snapshot', sequence: 0,
-    entry: { id: 'race-s0', blobKey: `${AGENT}/0-s.alf`, sha256: 's'.repeat(64), sizeBytes: 1, createdAt: '2026-01-01T00:00:00.000Z' },
+    entry: { id: 'race-s0', blobKey: `${AGENT}/0-s.alf`, sha256: 's'.repeat(64), sizeBytes: 1, createdAt: '2026-01-01T00:00:00.000Z', manifestCreatedAt: null },
   });
   for (let worker = 0; worker < PROCESSES; worker++) {
     const child = fork(path.join(__dirname, 'pg-append-race-child.ts'), [], {

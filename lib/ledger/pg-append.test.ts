@@ -24,7 +24,7 @@ async function newAgent(): Promise<string> {
 }
 
 function entry(tag: string, sizeBytes = 100): AppendedEntry {
-  return { id: `entry-${tag}`, blobKey: `k/${tag}.alf`, sha256: tag.padEnd(64, '0'), sizeBytes, createdAt: '2026-01-02T00:00:00.000Z' };
+  return { id: `entry-${tag}`, blobKey: `k/${tag}.alf`, sha256: tag.padEnd(64, '0'), sizeBytes, createdAt: '2026-01-02T00:00:00.000Z', manifestCreatedAt: null };
 }
 
 async function agentRow(id: string) {

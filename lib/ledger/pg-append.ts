@@ -28,6 +28,8 @@ export interface AppendedEntry {
   sizeBytes: number;
   /** Sync time, RFC 3339 UTC. */
   createdAt: string;
+  /** The archive's manifest `created_at` as it has it, or null (ingest-base.ts `manifestCreatedAt`; the superseded-base rule reads it). */
+  manifestCreatedAt: string | null;
 }
 
 export interface EntryCounts {
@@ -117,15 +119,15 @@ async function latestSeen(db: PgLineageDb, agentId: string): Promise<number | nu
 }
 
 const ENTRY_COLUMNS = ['id', 'agent_id', 'seq', 'kind', 'blob_key', 'sha256', 'size_bytes', 'created_at',
-  'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted'] as const;
+  'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted', 'manifest_created_at'] as const;
 
 /**
  * The entry's row, the agent moved forward and COMMIT, in one round trip: a simple query of two
  * statements, so the values are literals (`escapeLiteral`; the rest are integers). When the insert
  * fails (the key's backstop), PostgreSQL skips the COMMIT and the transaction is rolled back.
  */
-function insertAndCommitSql(client: AppendClient, kind: EntryKind, row: Record<(typeof ENTRY_COLUMNS)[number], string | number>): string {
-  const literal = (v: string | number) => (typeof v === 'number' ? String(Math.trunc(v)) : client.escapeLiteral(v));
+function insertAndCommitSql(client: AppendClient, kind: EntryKind, row: Record<(typeof ENTRY_COLUMNS)[number], string | number | null>): string {
+  const literal = (v: string | number | null) => (v === null ? 'NULL' : typeof v === 'number' ? String(Math.trunc(v)) : client.escapeLiteral(v));
   const moved = kind === 'snapshot' ? `latest_sequence = ${literal(row.seq)}, latest_snapshot_seq = ${literal(row.seq)}` : `latest_sequence = ${literal(row.seq)}`;
   return `WITH entry AS (INSERT INTO ledger_entries (${ENTRY_COLUMNS.join(', ')})
       VALUES (${ENTRY_COLUMNS.map((c) => literal(row[c])).join(', ')}) RETURNING ${ENTRY_COLUMNS.join(', ')}),
@@ -153,7 +155,8 @@ export async function appendLedgerEntry(params: AppendParams): Promise<PgLedgerE
     const seq = await placeUnderLock(client, agent, params);
     const counts = (await params.inTransaction?.(client, seq, agent)) ?? {};
     const row = { id: entry.id, agent_id: agentId, seq, kind: params.kind, blob_key: entry.blobKey, sha256: entry.sha256,
-      size_bytes: entry.sizeBytes, created_at: entry.createdAt, creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0, ...counts };
+      size_bytes: entry.sizeBytes, created_at: entry.createdAt, creates: 0, updates: 0, deletes: 0, moves: 0, raw_changed: 0, raw_deleted: 0, ...counts,
+      manifest_created_at: entry.manifestCreatedAt };
     const [inserted] = await client.query(insertAndCommitSql(client, params.kind, row)) as unknown as pg.QueryResult<PgLedgerEntryRow>[];
     if (!inserted?.rows[0]) throw new Error(`the insert of ledger entry ${entry.id} returned no row`);
     return inserted.rows[0];

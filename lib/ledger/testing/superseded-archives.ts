@@ -20,3 +20,18 @@ export function supersedeArchives(agentId: string) {
   });
   return { snapshot, delta };
 }
+
+/**
+ * Records the key of every `get` through `blobs` (the store itself, its reads unchanged): what the
+ * superseded-base tests count to show the rule reads the entry row's `manifest_created_at`, not the
+ * head's blob. Returns the keys read so far (live) and a function putting `get` back.
+ */
+export function recordBlobReads(blobs: { get(key: string): Promise<Uint8Array> }): { reads: string[]; restore: () => void } {
+  const reads: string[] = [];
+  const original = blobs.get;
+  blobs.get = function get(this: unknown, key: string) {
+    reads.push(key);
+    return original.call(this, key);
+  };
+  return { reads, restore: () => { blobs.get = original; } };
+}

@@ -72,7 +72,7 @@ export async function listEntries(db: Queryable, p: { agentId: string; sinceSeq?
   if (p.upToSeq !== undefined) conditions.push(`seq <= ${params.add(p.upToSeq)}::bigint`);
   if (p.kind !== undefined) conditions.push(`kind = ${params.add(p.kind)}`);
   return rows<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
-    raw_changed, raw_deleted FROM ledger_entries WHERE ${conditions.join(' AND ')} ORDER BY seq, kind`, params);
+    raw_changed, raw_deleted, manifest_created_at FROM ledger_entries WHERE ${conditions.join(' AND ')} ORDER BY seq, kind`, params);
 }
 
 export async function createApiKey(db: Queryable, p: { name?: string; now: Date; admin?: boolean }): Promise<IssuedApiKey> {

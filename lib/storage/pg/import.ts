@@ -22,7 +22,7 @@ export interface LedgerRows {
 const KEY_COLUMNS = ['id', 'name', 'key_hash', 'created_at', 'admin'] as const;
 const AGENT_COLUMNS = ['id', 'tenant_id', 'name', 'source_runtime', 'created_at', 'latest_sequence', 'latest_snapshot_seq'] as const;
 const ENTRY_COLUMNS = ['id', 'agent_id', 'seq', 'kind', 'blob_key', 'sha256', 'size_bytes', 'created_at',
-  'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted'] as const;
+  'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted', 'manifest_created_at'] as const;
 const DELETED_COLUMNS = ['id', 'tenant_id', 'name', 'deleted_at'] as const;
 const DELETED_KEY_COLUMNS = ['agent_id', 'blob_key'] as const;
 

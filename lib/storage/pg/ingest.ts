@@ -22,7 +22,7 @@ import { LedgerError } from '@/lib/ledger/errors';
 import type { IngestResult } from '@/lib/ledger/ingest';
 import { ArchiveKeys, checkDeltaServable, checkSnapshotServable } from '@/lib/ledger/ingest-checks';
 import { blobKey, checkAgentId, parseArchive } from '@/lib/ledger/ingest-shared';
-import { baseTimestampOf, checkBuiltOnHead, entryCreatedAt, supersededBase } from '@/lib/ledger/ingest-base';
+import { baseTimestampOf, checkBuiltOnHead, headCreatedAt, manifestCreatedAt, supersededBase } from '@/lib/ledger/ingest-base';
 import { readEntryBytesFrom } from '@/lib/ledger/entries';
 import type { PgAgentRow } from '@/db/pg/schema';
 import { appendLedgerEntry, nextSnapshotSequence, type AppendPlace } from '@/lib/ledger/pg-append';
@@ -43,6 +43,8 @@ async function store(backend: PgBackend, params: {
   archive: { kind: 'delta'; archive: AlfDelta } | { kind: 'snapshot'; archive: AlfSnapshot };
   /** Checked under the agent's lock before anything is written (a delta: that no snapshot was stored at its base since its checks). */
   expect?: (agent: PgAgentRow) => void;
+  /** The base entry's `manifest_created_at`, read from its blob because its row had none (appended before the column): written on its row in this transaction. */
+  fill?: { entryId: string; createdAt: string };
 }): Promise<IngestResult> {
   const { agentId, seq, place, bytes } = params;
   const sha = sha256Hex(bytes);
@@ -52,9 +54,11 @@ async function store(backend: PgBackend, params: {
   const prepared = prepareArchive(params.archive);
   const entry = await appendLedgerEntry({
     db: backend.db, agentId, ...place,
-    entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt },
+    entry: { id, blobKey: key, sha256: sha, sizeBytes: bytes.byteLength, createdAt: syncedAt, manifestCreatedAt: manifestCreatedAt(params.archive.archive.manifest) },
     inTransaction: async (client, at, locked) => {
       params.expect?.(locked);
+      const { fill } = params;
+      if (fill) await client.query('UPDATE ledger_entries SET manifest_created_at = $1 WHERE id = $2 AND manifest_created_at IS NULL', [fill.createdAt, fill.entryId]);
       // Written once the sequence check passed under the agent's lock, before the commit: a lost
       // race writes nothing to the bucket's final keys (lost-race-blobs.test.ts).
       await backend.blobs.put(key, bytes);
@@ -112,12 +116,12 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
     throw new LedgerError('stale_sequence',
       `base sequence ${baseSequence} is not the agent's latest sequence ${agent.latest_sequence}`, { latest: agent.latest_sequence });
   }
-  await checkHeadAtBase(backend, params, agent, baseSequence, delta, manifestFile);
+  const fill = await checkHeadAtBase(backend, params, agent, baseSequence, delta, manifestFile);
   const live = (await liveRawFiles(pool, agent.id, baseSequence)).map((f) => f.path);
   checkDeltaServable(delta, () => live, undefined, keys);
   return store(backend, {
     agentId: agent.id, seq: baseSequence + 1, place: { kind: 'delta', baseSequence }, bytes: params.bytes, now: params.now,
-    archive: { kind: 'delta', archive: delta },
+    archive: { kind: 'delta', archive: delta }, ...(fill ? { fill } : {}),
     // A snapshot stored at the base sequence since the check above: this delta was built before it.
     expect: (locked) => {
       if (locked.latest_snapshot_seq !== agent.latest_snapshot_seq) throw supersededBase({ agentId: agent.id, baseSequence, manifestFile });
@@ -128,13 +132,16 @@ export async function ingestDelta(backend: PgBackend, params: IngestParams & { b
 /**
  * The delta must have been built on the entry at `baseSequence`, whatever its kind (the snapshot
  * there when the head is one, else the delta there: lib/ledger/ingest-base.ts `checkBuiltOnHead`),
- * as the embedded ingest checks it.
+ * as the embedded ingest checks it: from the entry row's `manifest_created_at` (no S3 GET), or for an
+ * entry appended before that column from its blob, returning the value read for the append to write.
  */
-async function checkHeadAtBase(backend: PgBackend, params: IngestParams, head: PgAgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string): Promise<void> {
-  if (baseTimestampOf(delta.manifest) === undefined) return;
+async function checkHeadAtBase(backend: PgBackend, params: IngestParams, head: PgAgentRow, baseSequence: number, delta: AlfDelta, manifestFile: string):
+Promise<{ entryId: string; createdAt: string } | undefined> {
+  if (baseTimestampOf(delta.manifest) === undefined) return undefined;
   const kind = head.latest_snapshot_seq === baseSequence ? 'snapshot' : 'delta';
   const [entry] = await listEntries(backend.db.pool, { agentId: head.id, sinceSeq: baseSequence - 1, upToSeq: baseSequence, kind });
-  if (!entry) return;
-  const createdAt = await entryCreatedAt(await readEntryBytesFrom(backend.blobs, entry), kind, params.limits);
+  if (!entry) return undefined;
+  const { createdAt, fill } = await headCreatedAt(entry, () => readEntryBytesFrom(backend.blobs, entry), params.limits);
   checkBuiltOnHead({ agentId: head.id, baseSequence, manifestFile, manifest: delta.manifest, createdAt, head: kind });
+  return fill;
 }

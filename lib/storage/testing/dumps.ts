@@ -10,7 +10,7 @@ import type { Ledger } from '@/lib/ledger/ledger';
 
 const VERSION_COLUMNS = `agent_id, record_id, seq, entry_kind, op, content, content_sha256, memory_type, namespace, status,
   origin_file, heading, tags, record_json, created_at, updated_at, observed_at, synced_at, moved_from`;
-const ENTRY_COLUMNS = 'id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted';
+const ENTRY_COLUMNS = 'id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves, raw_changed, raw_deleted, manifest_created_at';
 const RECORD_COLUMNS = 'agent_id, record_id, first_seq, last_seq, deleted_seq, born_at, last_changed_at';
 const ACTIVITY_COLUMNS = 'agent_id, day, creates, updates, deletes, moves';
 const RAW_COLUMNS = 'agent_id, path, seq, entry_kind, sha256, size, deleted, reconstructed';
