@@ -115,7 +115,7 @@ export async function keyIdentityById(db: Queryable, id: string): Promise<KeyIde
 /** One ledger entry of an agent by its id (a signed download names both), or null. */
 export async function getEntry(db: Queryable, p: { agentId: string; entryId: string }): Promise<LedgerEntryRow | null> {
   return first<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
-    raw_changed, raw_deleted FROM ledger_entries WHERE id = $1 AND agent_id = $2`, [p.entryId, p.agentId]);
+    raw_changed, raw_deleted, manifest_created_at FROM ledger_entries WHERE id = $1 AND agent_id = $2`, [p.entryId, p.agentId]);
 }
 
 /** The restore plan (lib/ledger/entries.ts `restorePlan`) from the same checks. */
