@@ -104,10 +104,15 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   let dirty = false;
   let changedDuring = false;
   let running = false;
+  // The next sync runs for files that changed while a sync failed (`afterFailure` of markDirty).
+  let rerun = false;
   const runSync = (stderr: (text: string) => void, syncTarget: ResolvedTarget = target): Promise<CommandOutput> => {
+    let isRerun = false;
     const ran = queue.then(async (): Promise<CommandOutput> => {
       dirty = false;
       changedDuring = false;
+      isRerun = rerun;
+      rerun = false;
       running = true;
       try {
         const sync = () => syncWorkspace({
@@ -126,8 +131,11 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
       }
     }).then((output) => {
       // Files that changed while an idle sync ran are most likely its own reads (a database's
-      // journal come and gone): not a reason to sync again. After one that uploaded, or failed, they are.
-      if (changedDuring && !output.idle) markDirty();
+      // journal come and gone): not a reason to sync again. After one that uploaded, or failed, they are
+      // — once: a sync that failed again after such a change (a refused key, a workspace a ZeroClaw or
+      // Hermes database is read in, whose -wal and -shm each read touches) would otherwise run again
+      // and again, every --quiet ms, for its own reads. The next change, the retry or --interval syncs.
+      if (changedDuring && !output.idle && !(output.code !== 0 && isRerun)) markDirty(output.code !== 0);
       return output;
     });
     queue = ran;
@@ -160,12 +168,13 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
 
   let quietTimer: NodeJS.Timeout | undefined;
-  const markDirty = () => {
+  const markDirty = (afterFailure = false) => {
     if (running) {
       changedDuring = true;
       return;
     }
     dirty = true;
+    rerun = afterFailure;
     clearTimeout(quietTimer);
     quietTimer = setTimeout(() => {
       if (dirty) void ownSync();

@@ -1,0 +1,76 @@
+/**
+ * `lineage watch` left running beside an agent, syncing to a served instance with a key: what a
+ * working day does to it (a key revoked, the workspace removed and made again), with real
+ * processes, a real HTTP server and real files. Each case checks what the watch says and what
+ * the server then holds.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { embeddedLedger } from '@/lib/storage/embedded';
+import { insertSeedRow, seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
+import { createApiKey } from '@/lib/server/api-keys';
+import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
+import { startTestServer, type TestServer } from '../server/harness';
+import { runCli } from './run-cli';
+import { startWatch } from './watch-process';
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Whether `wait` resolved within `ms` (a watch that never does is a failure to report, not a hang). */
+const within = (ms: number, wait: Promise<void>) => Promise.race([wait.then(() => true), pause(ms).then(() => false)]);
+const AGENT = '0a000000-0000-4000-8000-00000000000a';
+const row = (n: number, content: string) => ({
+  id: `10000000-0000-4000-8000-${String(n).padStart(12, '0')}`, key: `fact-${n}`, content, agent_id: AGENT,
+  created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z',
+});
+
+let server: TestServer | null = null;
+let sandbox: Awaited<ReturnType<typeof makeSandbox>> | null = null;
+afterEach(async () => {
+  await server?.close();
+  await sandbox?.cleanup();
+  server = null;
+  sandbox = null;
+});
+
+describe('lineage watch through a working day', () => {
+  it('a ZeroClaw agent whose key is revoked: each change is tried once or twice and said refused, not synced again and again for the sync\'s own reads of the database', async () => {
+    server = await startTestServer();
+    sandbox = await makeSandbox('lineage-watch-day-');
+    const sb = sandbox;
+    // ZeroClaw's database in WAL mode, as ZeroClaw keeps it: each read of it touches its -wal and -shm.
+    const file = await seedBrainDb({ workspace: sb.workspace, agents: [{ id: AGENT, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [row(1, 'The gateway is 10.20.0.5')] });
+    const setup = new Database(file);
+    setup.pragma('journal_mode = WAL');
+    setup.close();
+    const issued = createApiKey({ db: embeddedLedger(server.server.service.storage).db, name: 'laptop', now: new Date() });
+    const env = { ALF_HOME: sb.alfHome };
+    const watch = startWatch(['-r', 'zeroclaw', '--runtime-agent', 'scout', '-w', sb.workspace, '--server', server.url, '--key', issued.key, '--quiet', '100', '--interval', '0'], env);
+    await watch.until((w) => w.outputs().length >= 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0, delta: false });
+    // Its own reads after an upload: at most one more sync, idle.
+    await pause(1500);
+    for (const output of watch.outputs().slice(1)) expect(output).toMatchObject({ ok: true, sequence: 0, no_changes: true });
+    const before = watch.outputs().length;
+    expect(before).toBeLessThanOrEqual(2);
+
+    expect((await runCli(['keys', 'revoke', issued.id, '--data', server.dataDir], env)).json).toMatchObject({ ok: true, revoked: issued.id });
+    const db = new Database(file);
+    try {
+      insertSeedRow(db, row(2, 'The printer is on floor 3'));
+    } finally {
+      db.close();
+    }
+    await watch.until((w) => w.outputs().length > before, 'a sync of the write');
+    // The sync of the change, and at most one more for the files that changed while it ran (its own
+    // reads of the database); then nothing until the next change. Each is said refused.
+    await pause(3000);
+    const refused = watch.outputs().slice(before);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    expect(refused.length).toBeLessThanOrEqual(2);
+    for (const output of refused) expect(output).toMatchObject({ ok: false, code: 'auth_failed' });
+    expect(watch.stderr()).toContain('refused the API key (HTTP 401');
+
+  }, 120_000);
+});
