@@ -13,6 +13,12 @@
  * The root's watch failing to start throws; a directory under it that cannot be watched (out of
  * inotify watches, say) is reported to `failed` with its path relative to the root, and the others
  * are still watched.
+ *
+ * The root itself is looked for by name in its parent directory (one more watch, of that directory's
+ * entries only): the root removed or moved away drops every watch and is said to `root.gone`; a
+ * directory there again under its name (made again, restored, moved back) is watched anew, its files
+ * reported, and said to `root.back`. (A watch follows a directory, not its path: without this, a
+ * workspace removed and made again was never watched again, its changes left to `--interval`.)
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -21,12 +27,25 @@ export interface TreeWatch {
   close(): void;
 }
 
-export function watchTree(dir: string, changed: (rel: string | null) => void, failed: (error: Error, rel: string) => void): TreeWatch {
-  const root = path.resolve(dir);
+export function watchTree(
+  dir: string, changed: (rel: string | null) => void, failed: (error: Error, rel: string) => void,
+  root: { gone?: () => void; back?: () => void } = {},
+): TreeWatch {
+  const rootDir = path.resolve(dir);
   const watchers = new Map<string, fs.FSWatcher>();
   let closed = false;
+  /** The inode of the directory watched as the root (null: none there now). */
+  let rootIno: number | null = null;
+  const dirIno = (abs: string): number | null => {
+    try {
+      const info = fs.lstatSync(abs, { throwIfNoEntry: false });
+      return info?.isDirectory() ? info.ino : null;
+    } catch {
+      return null;
+    }
+  };
 
-  const relOf = (abs: string) => path.relative(root, abs).split(path.sep).join('/');
+  const relOf = (abs: string) => path.relative(rootDir, abs).split(path.sep).join('/');
   const unwatch = (dir: string) => {
     for (const [d, watcher] of watchers) {
       if (d === dir || d.startsWith(`${dir}${path.sep}`)) {
@@ -44,6 +63,11 @@ export function watchTree(dir: string, changed: (rel: string | null) => void, fa
         if (closed) return;
         if (name === null) {
           changed(null);
+          return;
+        }
+        // The root's own removal or move, named by its own watch: said by checkRoot.
+        if (dir === rootDir && name === path.basename(rootDir) && dirIno(rootDir) !== rootIno) {
+          checkRoot();
           return;
         }
         const abs = path.join(dir, name);
@@ -67,6 +91,7 @@ export function watchTree(dir: string, changed: (rel: string | null) => void, fa
     watcher.on('error', (error) => {
       // The directory itself was removed, most often: its watch is dropped.
       if (watchers.get(dir) === watcher) unwatch(dir);
+      if (dir === rootDir) checkRoot();
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT' && (error as NodeJS.ErrnoException).code !== 'EPERM') failed(error, relOf(dir));
     });
     watchers.set(dir, watcher);
@@ -83,15 +108,55 @@ export function watchTree(dir: string, changed: (rel: string | null) => void, fa
     }
   };
 
+  /** The root gone (its watches dropped), or a directory there again under its name (watched, its files reported). */
+  const checkRoot = () => {
+    if (closed) return;
+    const now = dirIno(rootDir);
+    if (now === rootIno) return;
+    if (rootIno !== null) {
+      unwatch(rootDir);
+      rootIno = null;
+      root.gone?.();
+    }
+    if (now === null) return;
+    rootIno = now;
+    try {
+      watchDir(rootDir, true);
+    } catch (error) {
+      failed(error as Error, '');
+      return;
+    }
+    root.back?.();
+  };
+
+  rootIno = dirIno(rootDir);
   try {
-    watchDir(root, false);
+    watchDir(rootDir, false);
   } catch (error) {
     for (const watcher of watchers.values()) watcher.close();
     throw error;
   }
+  // The root's name in its parent: removed, moved away, made again. Not watched (the parent
+  // unreadable, say): the root's removal is still seen by its own watch, its return is not.
+  let parent: fs.FSWatcher | null = null;
+  const parentDir = path.dirname(rootDir);
+  if (parentDir !== rootDir) {
+    try {
+      parent = fs.watch(parentDir, (_event, name) => {
+        if (name === null || name === path.basename(rootDir)) checkRoot();
+      });
+      parent.on('error', () => {
+        parent?.close();
+        parent = null;
+      });
+    } catch {
+      parent = null;
+    }
+  }
   return {
     close() {
       closed = true;
+      parent?.close();
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
     },

@@ -73,4 +73,37 @@ describe('lineage watch through a working day', () => {
     expect(watch.stderr()).toContain('refused the API key (HTTP 401');
 
   }, 120_000);
+  it('the workspace removed and made again (a restore from a copy, a checkout): said gone, then watched again, and its next change synced at once — with --interval 0', async () => {
+    server = await startTestServer();
+    sandbox = await makeSandbox('lineage-watch-day-');
+    const sb = sandbox;
+    const env = { ALF_HOME: sb.alfHome };
+    await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+    const watch = startWatch(['-w', sb.workspace, '--server', server.url, '--key', server.keyA, '--quiet', '100', '--interval', '0'], env);
+    await watch.until((w) => w.outputs().length >= 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0, delta: false });
+    await pause(1000);
+    const synced = watch.outputs().length;
+
+    const copy = path.join(sb.root, 'copy');
+    fs.cpSync(sb.workspace, copy, { recursive: true });
+    fs.rmSync(sb.workspace, { recursive: true });
+    expect(await within(10_000, watch.until((w) => w.stderr().includes(`${sb.workspace} is gone`), 'it said the workspace was gone')), 'the watch said the workspace was gone').toBe(true);
+    fs.cpSync(copy, sb.workspace, { recursive: true });
+    expect(await within(10_000, watch.until((w) => w.stderr().includes(`${sb.workspace} is there again`), 'it said the workspace was back')), 'the watch said the workspace was there again').toBe(true);
+    await pause(1000);
+    // The agent writes into the workspace made again: the watch sees it (no --interval to fall back on).
+    await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
+    expect(await within(15_000, watch.until((w) => w.outputs().some((o) => o.sequence === 1), 'a sync of the change')), 'the watch synced the change made in the workspace made again').toBe(true);
+    const outputs = watch.outputs().slice(synced);
+    expect(outputs.filter((o) => o.ok !== true || o.no_changes !== true).at(-1)).toMatchObject({ ok: true, sequence: 1, delta: true, changes: { creates: 1, updates: 0, deletes: 0 } });
+    for (const output of outputs) expect(output).toMatchObject({ ok: true });
+
+    // The server's head is the workspace, byte for byte.
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    const out = path.join(sb.root, 'restored');
+    expect((await runCli(['restore', '--agent', agentId, '--out', out, '--server', server.url, '--key', server.keyA], env)).json).toMatchObject({ ok: true, sequence: 1 });
+    expect(await readTree(out)).toEqual(await readTree(sb.workspace));
+  }, 120_000);
 });

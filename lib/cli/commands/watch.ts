@@ -196,6 +196,9 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const watcher = flags.onDemand && !keysAhead ? null : startWatching(workspace, (rel) => {
     if (rel !== null) keysAhead?.changed(rel);
     if (!flags.onDemand) markDirty();
+  }, {
+    gone: () => progress(`${workspace} is gone (removed or moved away): nothing of it is synced until a directory is there again, which this watch then watches${flags.onDemand ? '' : ' and syncs'}`),
+    back: () => progress(`${workspace} is there again: watched again`),
   });
   const ticker = flags.onDemand || intervalMs === 0 ? null : setInterval(() => void ownSync(), intervalMs);
   progress(`watching ${workspace}${flags.onDemand ? ' (on demand only)' : ''}; ${server ? `serving lineage sync on ${server.socket}` : `not serving lineage sync: ${'unserved' in listening ? listening.unserved : ''}`}`);
@@ -222,7 +225,7 @@ const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === na
  * change reported under another name than its file's (a file replaced by a rename, seen as its
  * temporary name) is caught by the `--interval` sync.
  */
-function startWatching(workspace: string, changed: (rel: string | null) => void): TreeWatch | null {
+function startWatching(workspace: string, changed: (rel: string | null) => void, root: { gone: () => void; back: () => void }): TreeWatch | null {
   try {
     return watchTree(workspace, (rel) => {
       if (rel !== null && isSyncOwnFile(rel)) return;
@@ -230,7 +233,7 @@ function startWatching(workspace: string, changed: (rel: string | null) => void)
     }, (error, rel) => {
       // One directory (made after the start, most often) could not be watched: the others still are.
       progress(`watching ${path.join(workspace, rel)} failed (${error.message}); its changes are synced every --interval, the rest of ${workspace} is still watched`);
-    });
+    }, root);
   } catch (error) {
     // Out of inotify watches (a large Hermes home), say: the interval still syncs.
     progress(`watching ${workspace} failed (${(error as Error).message}); syncing every --interval only`);
