@@ -40,6 +40,8 @@ export interface CommandOutput {
   code: number;
   /** A sync that found nothing to upload. */
   idle?: boolean;
+  /** A failed sync's error code (`auth_failed`, …). */
+  failure?: string;
   /** A failure that passes by itself (`SyncError.retryAfterSeconds`): the seconds after which the sync may go through. */
   retryAfterSeconds?: number;
 }

@@ -71,6 +71,9 @@ describe('lineage watch through a working day', () => {
     expect(refused.length).toBeLessThanOrEqual(2);
     for (const output of refused) expect(output).toMatchObject({ ok: false, code: 'auth_failed' });
     expect(watch.stderr()).toContain('refused the API key (HTTP 401');
+    // The hint is a command's ("then run `lineage watch` again with --key NEWKEY"): the watch says it
+    // goes on refused until it is stopped, and that a watch with the new key would run beside it.
+    expect(watch.stderr()).toContain(`every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${watch.child.pid}) and start it again with --key NEWKEY`);
 
   }, 120_000);
   it('the workspace removed and made again (a restore from a copy, a checkout): said gone, then watched again, and its next change synced at once — with --interval 0', async () => {

@@ -125,7 +125,8 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
         const failed = failureOutput(error);
         stderr(failed.stderr);
         const retryAfterSeconds = error instanceof SyncError ? error.retryAfterSeconds : undefined;
-        return { stdout: failed.stdout, code: 1, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+        const failure = error instanceof SyncError ? error.code : 'internal_error';
+        return { stdout: failed.stdout, code: 1, failure, ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
       } finally {
         running = false;
       }
@@ -154,6 +155,16 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     process.stdout.write(output.stdout);
     startDetached();
     afterSync(output);
+    if (output.code !== 0 && output.retryAfterSeconds === undefined) progress(whatNext(output.failure));
+  };
+  // A failure that does not pass by itself: its hint (the server's, "then run `lineage watch` again")
+  // is about a command run once; this watch goes on, and the user is told what it does next.
+  const whatNext = (failure: string | undefined) => {
+    if (failure === 'auth_failed') {
+      return `every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${process.pid}) and start it again with --key NEWKEY — a watch with another key runs beside this one, it does not replace it`;
+    }
+    const when = [flags.onDemand ? null : 'at the next change', intervalMs > 0 && !flags.onDemand ? `within ${intervalMs / 1000} s (--interval)` : null].filter((w) => w !== null).join(', or ');
+    return `this watch goes on (no need to start it again): it syncs ${when === '' ? 'when a lineage sync asks it' : when}`;
   };
   const afterSync = (output: CommandOutput) => {
     if (output.retryAfterSeconds === undefined) {
