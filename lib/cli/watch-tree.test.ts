@@ -104,4 +104,46 @@ describe('watchTree (one watch per directory)', () => {
     t.write('top.md');
     await t.reported('top.md');
   });
+  it('the root removed, or moved away, is said gone; a directory made again under its name is watched anew, its files reported', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-parent-'));
+    const root = path.join(parent, 'workspace');
+    fs.mkdirSync(path.join(root, 'memory'), { recursive: true });
+    const said: string[] = [];
+    const seen = new Set<string | null>();
+    const waiters: (() => void)[] = [];
+    const poke = () => waiters.forEach((w) => w());
+    const watch = watchTree(root, (rel) => (seen.add(rel), poke()), (error) => said.push(`failed: ${error.message}`), {
+      gone: () => (said.push('gone'), poke()),
+      back: () => (said.push('back'), poke()),
+    });
+    cleanups.push(() => {
+      watch.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    const until = (test: () => boolean) => new Promise<void>((resolve) => {
+      const check = () => test() && resolve();
+      waiters.push(check);
+      check();
+    });
+    fs.rmSync(root, { recursive: true });
+    await until(() => said.includes('gone'));
+    // Made again, a file at once (before its watch could be set) and one later: both reported.
+    fs.mkdirSync(path.join(root, 'memory'), { recursive: true });
+    fs.writeFileSync(path.join(root, 'memory', 'early.md'), 'x');
+    await until(() => said.includes('back') && seen.has('memory/early.md'));
+    fs.writeFileSync(path.join(root, 'MEMORY.md'), 'x');
+    await until(() => seen.has('MEMORY.md'));
+    // Moved away, another directory put in its place: the moved one is no longer watched, the new one is.
+    fs.renameSync(root, path.join(parent, 'moved'));
+    await until(() => said.filter((s) => s === 'gone').length === 2);
+    fs.mkdirSync(root);
+    await until(() => said.filter((s) => s === 'back').length === 2);
+    seen.clear();
+    fs.writeFileSync(path.join(parent, 'moved', 'old.md'), 'x');
+    fs.writeFileSync(path.join(root, 'new.md'), 'x');
+    await until(() => seen.has('new.md'));
+    await pause(300);
+    expect([...seen]).toEqual(['new.md']);
+    expect(said).toEqual(['gone', 'back', 'gone', 'back']);
+  });
 });
