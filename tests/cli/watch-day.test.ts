@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedLedger } from '@/lib/storage/embedded';
 import { insertSeedRow, seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { createApiKey } from '@/lib/server/api-keys';
+import { withAgentLock } from '@/lib/sync/agent-lock';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { startTestServer, type TestServer } from '../server/harness';
 import { runCli } from './run-cli';
@@ -108,5 +109,35 @@ describe('lineage watch through a working day', () => {
     const out = path.join(sb.root, 'restored');
     expect((await runCli(['restore', '--agent', agentId, '--out', out, '--server', server.url, '--key', server.keyA], env)).json).toMatchObject({ ok: true, sequence: 1 });
     expect(await readTree(out)).toEqual(await readTree(sb.workspace));
+  }, 120_000);
+  it('a file the agent writes while a sync fails (a revoked key) always makes another sync — only a database\'s -wal and -shm are its own reads', async () => {
+    server = await startTestServer();
+    sandbox = await makeSandbox('lineage-watch-day-');
+    const sb = sandbox;
+    const env = { ALF_HOME: sb.alfHome };
+    await sb.write('MEMORY.md', '# M\n\n## Gateway\nThe gateway is 10.20.0.5.\n');
+    const issued = createApiKey({ db: embeddedLedger(server.server.service.storage).db, name: 'laptop', now: new Date() });
+    const watch = startWatch(['-w', sb.workspace, '--server', server.url, '--key', issued.key, '--quiet', '2000', '--interval', '0'], env);
+    await watch.until((w) => w.outputs().length === 1, 'its first sync');
+    expect(watch.outputs()[0]).toMatchObject({ ok: true, sequence: 0 });
+    expect((await runCli(['keys', 'revoke', issued.id, '--data', server.dataDir], env)).json).toMatchObject({ ok: true });
+    const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+    const waited = (n: number) => watch.until((w) => w.stderr().split('waiting for another lineage process').length - 1 === n, `sync ${n} waited for the agent's lock`);
+    /** Holds the agent's lock (as another lineage process would) until the watch's sync waits for it, writes `rel`, then lets the sync go on. */
+    const writeDuringSync = (n: number, rel: string) => withAgentLock({ alfHome: path.join(sb.alfHome, '.alf'), key: agentId, what: `agent ${agentId}` }, async () => {
+      if (n === 1) await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+      await waited(n);
+      await sb.write(rel, `# ${rel}\n\n## Note\nwritten while sync ${n} ran\n`);
+      await pause(500);
+    });
+    // Sync 1 (of the first write) runs while the agent writes another file, and is refused.
+    await writeDuringSync(1, 'memory/2026-11-02.md');
+    await watch.until((w) => w.outputs().length === 2, 'sync 1 was refused');
+    // Sync 2 (of that file) runs while the agent writes a third, and is refused too.
+    await writeDuringSync(2, 'memory/2026-11-03.md');
+    await watch.until((w) => w.outputs().length === 3, 'sync 2 was refused');
+    // The third file makes a sync 3 (with --interval 0 nothing else would).
+    expect(await within(15_000, watch.until((w) => w.outputs().length === 4, 'sync 3')), 'a sync after the file written while sync 2 failed').toBe(true);
+    for (const output of watch.outputs().slice(1)) expect(output).toMatchObject({ ok: false, code: 'auth_failed' });
   }, 120_000);
 });

@@ -103,14 +103,17 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   let queue: Promise<unknown> = Promise.resolve();
   let dirty = false;
   let changedDuring = false;
+  // A file other than a database's -wal, -shm or -journal changed while a sync ran.
+  let changedOtherDuring = false;
   let running = false;
-  // The next sync runs for files that changed while a sync failed (`afterFailure` of markDirty).
+  // The next sync runs only for a database's companions that changed while a sync failed (`companionsAfterFailure` of markDirty).
   let rerun = false;
   const runSync = (stderr: (text: string) => void, syncTarget: ResolvedTarget = target): Promise<CommandOutput> => {
     let isRerun = false;
     const ran = queue.then(async (): Promise<CommandOutput> => {
       dirty = false;
       changedDuring = false;
+      changedOtherDuring = false;
       isRerun = rerun;
       rerun = false;
       running = true;
@@ -133,10 +136,12 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     }).then((output) => {
       // Files that changed while an idle sync ran are most likely its own reads (a database's
       // journal come and gone): not a reason to sync again. After one that uploaded, or failed, they are
-      // — once: a sync that failed again after such a change (a refused key, a workspace a ZeroClaw or
-      // Hermes database is read in, whose -wal and -shm each read touches) would otherwise run again
-      // and again, every --quiet ms, for its own reads. The next change, the retry or --interval syncs.
-      if (changedDuring && !output.idle && !(output.code !== 0 && isRerun)) markDirty(output.code !== 0);
+      // — but a database's -wal, -shm or -journal alone only once after a failure: each read of a
+      // ZeroClaw or Hermes database touches them, and a sync that failed again (a refused key) would
+      // otherwise run again and again, every --quiet ms, for its own reads. The next change, the retry
+      // or --interval syncs. Any other file changed while a sync failed always makes another.
+      const onlyCompanions = !changedOtherDuring;
+      if (changedDuring && !output.idle && !(output.code !== 0 && isRerun && onlyCompanions)) markDirty(output.code !== 0 && onlyCompanions);
       return output;
     });
     queue = ran;
@@ -179,13 +184,14 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
 
   let quietTimer: NodeJS.Timeout | undefined;
-  const markDirty = (afterFailure = false) => {
+  const markDirty = (companionsAfterFailure = false, rel: string | null = null) => {
     if (running) {
       changedDuring = true;
+      if (!isDatabaseCompanion(rel)) changedOtherDuring = true;
       return;
     }
     dirty = true;
-    rerun = afterFailure;
+    rerun = companionsAfterFailure;
     clearTimeout(quietTimer);
     quietTimer = setTimeout(() => {
       if (dirty) void ownSync();
@@ -206,7 +212,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const server = 'socket' in listening ? listening : null;
   const watcher = flags.onDemand && !keysAhead ? null : startWatching(workspace, (rel) => {
     if (rel !== null) keysAhead?.changed(rel);
-    if (!flags.onDemand) markDirty();
+    if (!flags.onDemand) markDirty(false, rel);
   }, {
     gone: () => progress(`${workspace} is gone (removed or moved away): nothing of it is synced until a directory is there again, which this watch then watches${flags.onDemand ? '' : ' and syncs'}`),
     back: () => progress(`${workspace} is there again: watched again`),
@@ -227,6 +233,9 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   await target.close();
   progress('watch stopped');
 }
+
+/** A SQLite database's companion, which a read of it may touch (null: a change the system did not name). */
+const isDatabaseCompanion = (rel: string | null) => rel !== null && /-(wal|shm|journal)$/.test(rel);
 
 /** The files a sync itself writes in the workspace (its id and marker) and their temporary siblings. */
 const isSyncOwnFile = (rel: string) => NEVER_RAW_FILES.some((name) => rel === name || rel.startsWith(`${name}.tmp-`));
