@@ -146,4 +146,41 @@ describe('watchTree (one watch per directory)', () => {
     expect([...seen]).toEqual(['new.md']);
     expect(said).toEqual(['gone', 'back', 'gone', 'back']);
   });
+  it('a root that is a link to a directory: watched through it, and a link made again to another directory is watched anew', async () => {
+    const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-parent-'));
+    fs.mkdirSync(path.join(parent, 'one'));
+    fs.mkdirSync(path.join(parent, 'two'));
+    const root = path.join(parent, 'workspace');
+    fs.symlinkSync(path.join(parent, 'one'), root);
+    const said: string[] = [];
+    const seen = new Set<string | null>();
+    const waiters: (() => void)[] = [];
+    const poke = () => waiters.forEach((w) => w());
+    const watch = watchTree(root, (rel) => (seen.add(rel), poke()), (error) => said.push(`failed: ${error.message}`), {
+      gone: () => (said.push('gone'), poke()),
+      back: () => (said.push('back'), poke()),
+    });
+    cleanups.push(() => {
+      watch.close();
+      fs.rmSync(parent, { recursive: true, force: true });
+    });
+    const until = (test: () => boolean) => new Promise<void>((resolve) => {
+      const check = () => test() && resolve();
+      waiters.push(check);
+      check();
+    });
+    fs.writeFileSync(path.join(root, 'MEMORY.md'), 'x');
+    await until(() => seen.has('MEMORY.md'));
+    // The link replaced by one to another directory (as `ln -sfn` does: a new link renamed over it).
+    fs.symlinkSync(path.join(parent, 'two'), `${root}.new`);
+    fs.renameSync(`${root}.new`, root);
+    await until(() => said.includes('back'));
+    seen.clear();
+    fs.writeFileSync(path.join(parent, 'one', 'old.md'), 'x');
+    fs.writeFileSync(path.join(parent, 'two', 'new.md'), 'x');
+    await until(() => seen.has('new.md'));
+    await pause(300);
+    expect([...seen]).toEqual(['new.md']);
+    expect(said).toEqual(['back']);
+  });
 });

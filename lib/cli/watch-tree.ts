@@ -36,9 +36,10 @@ export function watchTree(
   let closed = false;
   /** The inode of the directory watched as the root (null: none there now). */
   let rootIno: number | null = null;
+  /** The inode of the directory at `abs`, a link to one followed (a workspace path may be a link). */
   const dirIno = (abs: string): number | null => {
     try {
-      const info = fs.lstatSync(abs, { throwIfNoEntry: false });
+      const info = fs.statSync(abs, { throwIfNoEntry: false });
       return info?.isDirectory() ? info.ino : null;
     } catch {
       return null;
@@ -108,7 +109,7 @@ export function watchTree(
     }
   };
 
-  /** The root gone (its watches dropped), or a directory there again under its name (watched, its files reported). */
+  /** The root gone (its watches dropped), or a directory there again under its name, or another one in its place (watched, its files reported). */
   const checkRoot = () => {
     if (closed) return;
     const now = dirIno(rootDir);
@@ -116,9 +117,11 @@ export function watchTree(
     if (rootIno !== null) {
       unwatch(rootDir);
       rootIno = null;
-      root.gone?.();
     }
-    if (now === null) return;
+    if (now === null) {
+      root.gone?.();
+      return;
+    }
     rootIno = now;
     try {
       watchDir(rootDir, true);
