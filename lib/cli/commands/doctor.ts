@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import type { Command } from 'commander';
 import type { IndexFailure, PendingEntry } from '@/lib/history/pending-index';
+import type { UnlinkedMoves } from '@/lib/history/unlinked-moves';
 import type { DamagedBlob, LeftoverBlob, RecoveredBlob, RemovedLeftover, SupersededLost } from '@/lib/ledger/consistency';
 import { printJson, progress } from '../output';
 import { cliStorageConfig, openScaleOut, storageOptions, type ScaleOutConfig, type StorageFlags } from '../storage';
@@ -32,8 +33,10 @@ interface Findings {
    * upload, folded by a background catch-up, or by whoever reads the index first) — not a problem;
    * with `--repair`, how many were folded first. `failure`: the last catch-up failed on one of
    * them (a full disk) — a problem: nothing folds them until space is freed and someone reads.
+   * `unlinkedMoves`: the moves (renamed sections) an index an older lineage wrote holds as a delete
+   * and a create — not a problem of the ledger: `lineage index --rebuild` links them.
    */
-  index?: { pending: PendingEntry[]; folded?: number; failure: IndexFailure | null; blocked: IndexBlocked | null };
+  index?: { pending: PendingEntry[]; folded?: number; failure: IndexFailure | null; blocked: IndexBlocked | null; unlinkedMoves: UnlinkedMoves[] };
 }
 
 /**
@@ -76,6 +79,7 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   const [{ findDamagedBlobs, openLedger, recoverUnledgered }, { findSupersededLost, findUnreferencedBlobs, removeDeletedLeftovers }, { historyIndexer }, { existingDataDir }, { backgroundCatchUp, catchUpIndex, indexFailure, pendingEntries, recordIndexFailure }] = await Promise.all([
     import('@/lib/ledger'), import('@/lib/ledger/consistency'), import('@/lib/storage/embedded-ingest'), import('../options'), import('@/lib/history/pending-index'),
   ]);
+  const { unlinkedMoves } = await import('@/lib/history/unlinked-moves');
   const ledger = openLedger(existingDataDir(dataDir));
   // Deleted agents' leftovers first: what is left is then only what no deletion explains.
   const removed = repair ? await removeDeletedLeftovers(ledger) : [];
@@ -93,7 +97,8 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
   return {
     superseded: await findSupersededLost(ledger, unledgered), packing, recovered, damaged: await findDamagedBlobs(ledger), unledgered: unledgered.map(({ file: _file, ...b }) => b), leftovers, removed,
     repairHint: 'run `lineage doctor --repair` with the server stopped to re-ingest them',
-    index: { pending, ...(folded === undefined ? {} : { folded }), failure, blocked: pending.length > 0 && failure === null && backgroundCatchUp(ledger.db.dataDir) === null ? diskFull(ledger.db.dataDir) : null },
+    index: { pending, ...(folded === undefined ? {} : { folded }), failure, blocked: pending.length > 0 && failure === null && backgroundCatchUp(ledger.db.dataDir) === null ? diskFull(ledger.db.dataDir) : null,
+      unlinkedMoves: unlinkedMoves(ledger.db.sqlite) },
   };
 }
 
@@ -193,10 +198,18 @@ export function registerDoctorCommand(program: Command): void {
         if (failure && e.agent_id === failure.agent_id && e.sequence === failure.sequence && e.kind === failure.kind) continue;
         progress(`not yet in the history index: agent ${e.agent_id} sequence ${e.sequence} (${e.kind}); a background catch-up or the next read folds it${repair ? '' : ', lineage doctor --repair folds it now'}`);
       }
+      const unlinked = index?.unlinkedMoves ?? [];
+      if (unlinked.length > 0) {
+        const moves = unlinked.reduce((n, e) => n + e.moves, 0);
+        const first = unlinked[0]!;
+        progress(`the history index was written by an older lineage: ${moves} move(s) or renamed section(s) in ${unlinked.length} ledger entr${unlinked.length === 1 ? 'y' : 'ies'} (the first: agent ${first.agent_id} sequence ${first.sequence}) `
+          + `are shown as a delete and a create. Run \`lineage index --rebuild${config.backend === 'scale-out' ? '' : ` --data ${config.dataDir}`}\` once to link them (it re-reads the ledger's blobs; the ledger is not changed).`);
+      }
       const ok = damaged.length === 0 && lost.length === 0 && recovered.every((r) => r.recovered || refused.has(place(r))) && leftovers.length === 0 && removed.every((r) => r.removed) && failure === null && blocked === null;
       printJson({
         ok, damaged, unledgered, recovered, leftovers, removed, ...(packing ? { packing } : {}), ...(index ? { index_pending: index.pending } : {}),
         ...(index?.folded === undefined ? {} : { index_folded: index.folded }), ...(failure ? { index_failure: failure } : {}), ...(blocked ? { index_blocked: blocked } : {}),
+        ...(unlinked.length > 0 ? { index_unlinked_moves: unlinked } : {}),
       });
       if (!ok) process.exitCode = 1;
     });
