@@ -31,15 +31,12 @@ interface Row {
 
 /** The entries whose stored creates and deletes today's indexer would link, in (agent, sequence, kind) order. */
 export function unlinkedMoves(sqlite: Database.Database): UnlinkedMoves[] {
-  // Only entries holding both a create and a tombstone with an origin file can hold a move (linkMoves pairs no other).
+  // Only an entry that counts both a create and a delete can hold a pair (a linked move counts as neither), and
+  // linkMoves pairs only records with an origin file.
   const rows = sqlite.prepare(`SELECT v.agent_id, v.seq, v.entry_kind, v.op, v.record_id, v.content, v.origin_file, v.record_json
-    FROM record_versions v
-    WHERE v.op IN ('create', 'delete') AND v.origin_file IS NOT NULL
-      AND EXISTS (SELECT 1 FROM record_versions d WHERE d.agent_id = v.agent_id AND d.seq = v.seq AND d.op = 'delete'
-        AND d.entry_kind = v.entry_kind AND d.origin_file IS NOT NULL)
-      AND EXISTS (SELECT 1 FROM record_versions c WHERE c.agent_id = v.agent_id AND c.seq = v.seq AND c.op = 'create'
-        AND c.entry_kind = v.entry_kind AND c.origin_file IS NOT NULL)
-    ORDER BY v.agent_id, v.seq, v.entry_kind, v.id`).iterate() as IterableIterator<Row>;
+    FROM ledger_entries e JOIN record_versions v ON v.agent_id = e.agent_id AND v.seq = e.seq AND v.entry_kind = e.kind
+    WHERE e.creates > 0 AND e.deletes > 0 AND v.op IN ('create', 'delete') AND v.origin_file IS NOT NULL
+    ORDER BY e.agent_id, e.seq, e.kind, v.id`).iterate() as IterableIterator<Row>;
   const out: UnlinkedMoves[] = [];
   let ops: DerivedOp[] = [];
   let at: Row | null = null;
