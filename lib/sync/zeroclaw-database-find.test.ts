@@ -11,6 +11,7 @@
  * inside to a directory) without a database, still uses `memory/brain.db`. Real syncs into a --data
  * directory, real restores.
  */
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -174,5 +175,41 @@ describe('memory/brain.db where data/memory/brain.db is simply not there: used a
     expect(restored.prepare('SELECT key FROM memories ORDER BY key').all()).toEqual([{ key: 'gateway' }, { key: 'oncall' }, { key: 'region' }]);
     restored.close();
     expect(fs.existsSync(path.join(ws, 'data', 'memory', 'brain.db'))).toBe(false);
+  });
+});
+
+describe('a file where ZeroClaw keeps a directory on the way to data/memory/brain.db', () => {
+  it.each([
+    ['data a file, beside an older memory/brain.db', 'data', 'memory/brain.db', 'a file', 'which is a file'],
+    ['data/memory a file, beside an older memory/brain.db', 'data/memory', 'memory/brain.db', 'a file', 'which is a file'],
+    ['data a file, alone (not "no brain.db")', 'data', undefined, 'a file', 'which is a file'],
+    ['data a FIFO, beside an older memory/brain.db', 'data', 'memory/brain.db', 'neither a file nor a directory', 'which is neither a file nor a directory'],
+  ])('%s: the sync and the restore are refused naming it, the older database not read', async (_case, blockRel, older, found, which) => {
+    const { sb, ws, outside, sync, restore, head } = await synced('data/memory/brain.db', older);
+    // ZeroClaw's data directory moved away, something else left under its name.
+    fs.renameSync(abs(ws, blockRel), path.join(outside, 'moved'));
+    if (found === 'a file') fs.writeFileSync(abs(ws, blockRel), 'not a directory\n');
+    else execFileSync('mkfifo', [abs(ws, blockRel)]);
+    const error = await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is under ${blockRel}, ${which} where ZeroClaw keeps a directory; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`);
+    expect(error.hint).toBe(`put ZeroClaw's directory back in place of ${abs(ws, blockRel)} (or move what is there out of the way), then sync again`);
+    const restoreMessage = `cannot restore into ${ws}: ${blockRel} is ${found} there, where the restore writes a directory`;
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, restoreMessage);
+    // restore -w without --agent reads the database to tell the agent: refused the same way, the older one not read.
+    await expect(zeroclawAlfAgentId(ws, 'scout')).rejects.toMatchObject({ code: 'workspace_file_invalid', message: restoreMessage });
+    // The directory put back: the third memory is still there, nothing to send.
+    fs.rmSync(abs(ws, blockRel));
+    fs.renameSync(path.join(outside, 'moved'), abs(ws, blockRel));
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+  });
+
+  it('data -> a file inside the workspace: refused the same way, naming the link', async () => {
+    const { sb, ws, outside, sync, restore, head } = await synced('data/memory/brain.db', 'memory/brain.db');
+    fs.renameSync(abs(ws, 'data'), path.join(outside, 'moved'));
+    fs.writeFileSync(path.join(ws, 'notes.txt'), 'a file\n');
+    fs.symlinkSync('notes.txt', abs(ws, 'data'));
+    await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is under data, which is a file where ZeroClaw keeps a directory; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data is a file there, where the restore writes a directory`);
   });
 });

@@ -229,11 +229,37 @@ export function databaseNotAFile(target: string, rel: string): 'a directory' | '
 }
 
 /**
+ * What stands on the way to the runtime's database `rel` where a directory of it goes (ZeroClaw's
+ * `data` of `data/memory/brain.db`), null when each is a directory (a link followed) or the path stops
+ * existing first: the first such part (`at`) and what it is (`found`: 'a file', a link to one too, or
+ * 'neither a file nor a directory', a FIFO or a socket). A file `data` is a broken workspace, not one
+ * without `data/`: a sync does not pass the database by for an older one, nor a restore write over it.
+ */
+export function databaseWayNotADirectory(target: string, rel: string): { at: string; found: 'a file' | 'neither a file nor a directory' } | null {
+  const segments = rel.split('/');
+  for (let i = 1; i < segments.length; i++) {
+    let info: Stats | undefined;
+    try {
+      info = statSync(path.join(target, ...segments.slice(0, i)), { throwIfNoEntry: false });
+    } catch {
+      return null; // a link loop: what `databaseLink` says
+    }
+    if (info === undefined) return null;
+    if (!info.isDirectory()) return { at: segments.slice(0, i).join('/'), found: info.isFile() ? 'a file' : 'neither a file nor a directory' };
+  }
+  return null;
+}
+
+/**
  * Refuses, before the database is read or anything written, a restore into a live workspace whose
- * database `rel` is there but no file (`databaseNotAFile`: ZeroClaw's `brain.db` a directory), as a
- * write of a file onto a directory is refused (`assertWritable`): the user's to move, nothing written.
+ * database `rel` is there but no file (`databaseNotAFile`: ZeroClaw's `brain.db` a directory), or
+ * has something other than a directory on its way (`databaseWayNotADirectory`: a file `data`), as a
+ * write of a file onto a directory, or under a file, is refused (`assertWritable`): the user's to
+ * move, nothing written.
  */
 export function assertDatabaseFileForRestore(target: string, rel: string): void {
+  const way = databaseWayNotADirectory(target, rel);
+  if (way !== null) throw inTheWay(target, way.at, way.found, 'a directory');
   const found = databaseNotAFile(target, rel);
   if (found !== null) throw inTheWay(target, rel, found, 'a file');
 }

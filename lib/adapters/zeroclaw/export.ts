@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { assertDatabaseReadableForSync, databaseNotAFile } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseReadableForSync, databaseNotAFile, databaseWayNotADirectory } from '@/lib/adapters/shared/raw-write';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -63,13 +63,20 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
 }
 
 /**
- * A `brain.db` that is there but no file (a directory, or a link inside to one) is neither taken for no
+ * A `brain.db` that is there but no file (a directory, or a link inside to one), or under something
+ * other than a directory (a file `data` where ZeroClaw keeps its data directory), is neither taken for no
  * database nor passed by for another database of the workspace (an older `memory/brain.db`): either
  * way its delta would delete or revert the memories the last sync had. Refused before anything is read
  * or written (`workspace_file_invalid`), as a restore into the workspace refuses to write over it and
  * as Hermes refuses a `state.db` that is a directory.
  */
 function assertBrainDbAFile(workspace: string, dbRel: string): void {
+  const way = databaseWayNotADirectory(workspace, dbRel);
+  if (way !== null) {
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${dbRel} is under ${way.at}, which is ${way.found} where ZeroClaw keeps a directory; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`, {
+      hint: `put ZeroClaw's directory back in place of ${path.join(workspace, ...way.at.split('/'))} (or move what is there out of the way), then sync again`,
+    });
+  }
   const found = databaseNotAFile(workspace, dbRel);
   if (found === null) return;
   const abs = path.join(workspace, ...dbRel.split('/'));

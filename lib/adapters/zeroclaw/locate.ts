@@ -1,4 +1,4 @@
-import { lstat, readdir, realpath } from 'node:fs/promises';
+import { lstat, readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
 import { isInside } from '@/lib/adapters/shared/walk';
@@ -31,9 +31,11 @@ export function noBrainDbMessage(workspace: string): string {
  * database without passing it by (`standsThere`): a `brain.db` that is no file (a directory), a
  * symbolic link to nothing in its place or on its way (`data -> /gone`), or a directory link on its
  * way out of the workspace, which a sync does not follow (`data -> /mnt/data`, whether or not a
- * `memory/brain.db` is behind it). Passing it by would say "no brain.db", or take an older database
+ * `memory/brain.db` is behind it), or something other than a directory on its way (a file `data`, or a
+ * link to one: a broken workspace, not one without `data/`). Passing it by would say "no brain.db", or take an older database
  * of the workspace (`memory/brain.db`) for the agent's current one: its delta would delete or revert
- * the memories made since. The refusals are raw-write.ts `databaseLink` and `databaseNotAFile`'s.
+ * the memories made since. The refusals are raw-write.ts `databaseLink`, `databaseNotAFile` and
+ * `databaseWayNotADirectory`'s.
  * Only plain absence passes a candidate by: no `data/` at all, or a `data/` (or a link to a
  * directory inside) holding no database.
  */
@@ -67,7 +69,8 @@ async function searchShallow(workspace: string, root: string, relDir: string, de
 /**
  * Whether `rel` is where the workspace's database is, or stands for it: anything there (a file, a
  * link followed; a directory or another non-file too, which is refused, not passed by), a symbolic
- * link to nothing there, or a directory on its way that is a link to nothing or out of `root`.
+ * link to nothing there, or on its way a link to nothing or out of `root`, or anything that is no
+ * directory (a file `data`, a link to one, a FIFO).
  */
 async function standsThere(workspace: string, root: string, rel: string): Promise<boolean> {
   const segments = rel.split('/');
@@ -75,10 +78,15 @@ async function standsThere(workspace: string, root: string, rel: string): Promis
     const at = path.join(workspace, ...segments.slice(0, i));
     const entry = await lstat(at).catch(() => null);
     if (entry === null) return false; // not there (nor, for a directory, anything under it)
-    if (!entry.isSymbolicLink()) continue;
-    const real = await realpath(at).catch(() => null);
-    if (real === null) return true; // a link to nothing
-    if (i < segments.length && !isInside(root, real)) return true; // a directory link out of the workspace
+    if (entry.isSymbolicLink()) {
+      const real = await realpath(at).catch(() => null);
+      if (real === null) return true; // a link to nothing
+      if (i < segments.length && !isInside(root, real)) return true; // a directory link out of the workspace
+    }
+    if (i === segments.length) break;
+    // A file (or a link to one, a FIFO, ...) where a directory of the path goes: not the absence of `data/`.
+    const followed = entry.isSymbolicLink() ? await stat(at).catch(() => null) : entry;
+    if (!followed?.isDirectory()) return true;
   }
   return true;
 }
