@@ -213,3 +213,51 @@ describe('a file where ZeroClaw keeps a directory on the way to data/memory/brai
     await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data is a file there, where the restore writes a directory`);
   });
 });
+
+describe('the shallow search for brain.db reads nothing outside the workspace', () => {
+  /** Another agent's database outside the workspace, at `<outside>/other/brain.db`. */
+  const otherDatabase = async (outside: string) => {
+    await seedBrainDb({ workspace: outside, rel: 'other/brain.db', agents: [{ id: 'bbbbbbbb-0000-4000-8000-00000000000b', alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [
+      { ...row(9, 'other', 'Another agent\'s memory'), agent_id: 'bbbbbbbb-0000-4000-8000-00000000000b' },
+    ] });
+    return path.join(outside, 'other');
+  };
+
+  it('a directory link out of the workspace before the workspace\'s own stores/brain.db: not followed, the workspace\'s database synced and restored, the link said', async () => {
+    const { ws, db, outside, sync, restore, head } = await synced('stores/brain.db');
+    // `archive` sorts before `stores`: the search met the other agent's database first.
+    fs.symlinkSync(await otherDatabase(outside), path.join(ws, 'archive'));
+    const before = treeAndBytes(outside);
+    expect(await sync()).toEqual(expect.objectContaining({
+      no_changes: true, sequence: 1,
+      warnings: [`stores/brain.db was synced as the database: the search for brain.db did not follow the symbolic link archive -> ${path.join(fs.realpathSync(outside), 'other')} (out of the workspace or to nothing), and a database behind it is not read; move the agent's database to data/memory/brain.db if stores/brain.db is not it`],
+    }));
+    const memories = new Database(db);
+    memories.prepare('DELETE FROM memories WHERE key = ?').run('oncall');
+    memories.close();
+    fs.writeFileSync(path.join(ws, 'SOUL.md'), 'Edited.\n'); // a prompt-update, which --replace writes
+    expect(await restore()).toMatchObject({ action: 'prompt-update', applied: true, sequence: 1, written: expect.arrayContaining(['stores/brain.db']) });
+    const restored = new Database(db, { readonly: true });
+    expect(restored.prepare('SELECT key FROM memories ORDER BY key').all()).toEqual([{ key: 'gateway' }, { key: 'oncall' }, { key: 'region' }]);
+    restored.close();
+    expect(treeAndBytes(outside)).toEqual(before);
+    expect(await head()).toEqual({ sequence: 1, kind: 'delta' });
+  });
+
+  it('a workspace whose only brain.db is behind a directory link out of it: no brain.db there, the one outside neither named nor read', async () => {
+    const sb = await makeSandbox('lineage-zc-find-out-');
+    cleanups.push(sb.cleanup);
+    const outside = path.join(sb.root, 'elsewhere');
+    fs.mkdirSync(outside);
+    fs.symlinkSync(await otherDatabase(outside), path.join(sb.workspace, 'archive'));
+    // `up -> ..`: the sandbox's root, holding `elsewhere/other/brain.db` two levels down.
+    fs.symlinkSync('..', path.join(sb.workspace, 'up'));
+    fs.writeFileSync(path.join(sb.workspace, 'SOUL.md'), 'Calm.\n');
+    const clock = steppingClock();
+    const before = [sb.workspace, outside].map(treeAndBytes);
+    const error = await syncWorkspace({ runtime: 'zeroclaw', workspace: sb.workspace, runtimeAgent: 'scout', target: localTarget(sb.dataDir, clock), alfHome: sb.alfHome, clock }).then(() => null, (e: unknown) => e);
+    expect(error).toMatchObject({ code: 'workspace_missing', message: `no brain.db under ${sb.workspace} (looked for data/memory/brain.db, memory/brain.db, memory.db and searched 3 levels deep)` });
+    expect([sb.workspace, outside].map(treeAndBytes)).toEqual(before);
+    expect(await zeroclawAlfAgentId(sb.workspace, 'scout')).toBeNull();
+  });
+});

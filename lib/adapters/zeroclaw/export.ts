@@ -6,7 +6,7 @@ import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ExportOptions, ExportResult } from '../types';
 import { readLayout, resolveAlfAgentId, selectAgent, ZeroclawError, type SelectedAgent } from './agents';
-import { findBrainDb, noBrainDbMessage } from './locate';
+import { findBrainDb, noBrainDbMessage, searchWarnings } from './locate';
 import { BRAIN_SCHEMA_SIDECAR, collectRawFiles, refusesLinkTo } from './raw-files';
 import { rowToRecord, textRestoresValue, toJsonScalar } from './records';
 import type { JsonObject } from '@/lib/core/json';
@@ -29,7 +29,8 @@ interface BrainSlice {
  * the raw channel (prose files, `memory/**` without the database, the DDL sidecar).
  */
 export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult> {
-  const dbRel = await findBrainDb(opts.workspace);
+  const notFollowed = new Map<string, string>();
+  const dbRel = await findBrainDb(opts.workspace, notFollowed);
   if (dbRel === null) {
     throw new ZeroclawError('workspace_missing', noBrainDbMessage(opts.workspace));
   }
@@ -48,7 +49,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   const records: MemoryRecord[] = slice.rows.map((row) => rowToRecord(row, { agentId, now, warnings, idTextRestores: slice.idTextRestores }));
   assertDistinctIds(records, slice.rows, dbRel);
   const { files, excludedByAlfignore, staging, linkWarnings } = await collectRawFiles(opts.workspace, dbRel);
-  warnings.push(...stagingWarnings(opts.workspace, staging), ...linkWarnings);
+  warnings.push(...stagingWarnings(opts.workspace, staging), ...linkWarnings, ...searchWarnings(dbRel, notFollowed));
   files.set(BRAIN_SCHEMA_SIDECAR, slice.sidecar);
   return {
     runtime: 'zeroclaw',

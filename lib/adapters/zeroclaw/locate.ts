@@ -1,4 +1,5 @@
-import { lstat, readdir, realpath, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
 import { isInside } from '@/lib/adapters/shared/walk';
@@ -38,32 +39,81 @@ export function noBrainDbMessage(workspace: string): string {
  * `databaseWayNotADirectory`'s.
  * Only plain absence passes a candidate by: no `data/` at all, or a `data/` (or a link to a
  * directory inside) holding no database.
+ *
+ * The shallow search reads nothing outside the workspace: a directory link it meets is entered only
+ * when it leads to a directory inside that does not hold it (a link to its own directory or above,
+ * `a -> .`, is a loop: the directory is searched under its own path). A link out of the workspace or
+ * to nothing is passed by, and put in `notFollowed` (its path → where it leads) when given: a sync
+ * says so beside a database the search found after it (`searchWarnings`).
  */
-export async function findBrainDb(workspace: string): Promise<string | null> {
+export async function findBrainDb(workspace: string, notFollowed?: Map<string, string>): Promise<string | null> {
   const root = await realpath(workspace).catch(() => null);
   if (root === null) return null;
   for (const rel of BRAIN_DB_CANDIDATES) {
     if (await standsThere(workspace, root, rel)) return rel;
   }
-  return searchShallow(workspace, root, '', SEARCH_DEPTH);
+  return searchShallow({ workspace, root, notFollowed }, '', [root], SEARCH_DEPTH);
 }
 
-async function searchShallow(workspace: string, root: string, relDir: string, depth: number): Promise<string | null> {
+/**
+ * What a sync says of a database the shallow search found (`dbRel`, none of the fixed candidates)
+ * after passing by directory links out of the workspace or to nothing (`findBrainDb`'s `notFollowed`):
+ * a database behind one of them is neither read nor taken for the agent's.
+ */
+export function searchWarnings(dbRel: string, notFollowed: ReadonlyMap<string, string>): string[] {
+  if (notFollowed.size === 0 || (BRAIN_DB_CANDIDATES as readonly string[]).includes(dbRel)) return [];
+  const links = [...notFollowed].map(([rel, to]) => `${rel} -> ${to}`).join(', ');
+  return [`${dbRel} was synced as the database: the search for brain.db did not follow the symbolic link${notFollowed.size === 1 ? '' : 's'} ${links} (out of the workspace or to nothing), and a database behind ${notFollowed.size === 1 ? 'it' : 'them'} is not read; move the agent's database to data/memory/brain.db if ${dbRel} is not it`];
+}
+
+interface Search {
+  workspace: string;
+  root: string;
+  notFollowed: Map<string, string> | undefined;
+}
+
+/** `relDir` searched (`chain`: the real paths from the root down to it), `depth` levels: the first `brain.db`, sorted. */
+async function searchShallow(search: Search, relDir: string, chain: readonly string[], depth: number): Promise<string | null> {
   if (depth === 0) return null;
-  let names: string[];
+  const { workspace, root } = search;
+  let entries: Dirent[];
   try {
-    names = (await readdir(path.join(workspace, ...relDir.split('/').filter(Boolean)))).sort(compareCodeUnits);
+    entries = (await readdir(path.join(workspace, ...relDir.split('/').filter(Boolean)), { withFileTypes: true })).sort((a, b) => compareCodeUnits(a.name, b.name));
   } catch {
     return null;
   }
   const rel = (name: string): string => (relDir === '' ? name : `${relDir}/${name}`);
-  if (names.includes('brain.db') && (await standsThere(workspace, root, rel('brain.db')))) return rel('brain.db');
-  for (const name of names) {
-    if (name.startsWith('.') || name === 'node_modules') continue;
-    const found = await searchShallow(workspace, root, rel(name), depth - 1);
+  if (entries.some((e) => e.name === 'brain.db') && (await standsThere(workspace, root, rel('brain.db')))) return rel('brain.db');
+  if (depth === 1) return null; // nothing deeper is read
+  for (const entry of entries) {
+    if (entry.name.startsWith('.') || entry.name === 'node_modules') continue;
+    const real = await searchedDirectory(search, rel(entry.name), entry, chain);
+    if (real === null) continue;
+    const found = await searchShallow(search, rel(entry.name), [...chain, real], depth - 1);
     if (found !== null) return found;
   }
   return null;
+}
+
+/**
+ * The real path of the directory `entry` (at `rel`) the search enters, null when it enters none: not a
+ * directory, a link to nothing or out of the workspace (noted), or a link to a directory of `chain` (a loop).
+ */
+async function searchedDirectory(search: Search, rel: string, entry: Dirent, chain: readonly string[]): Promise<string | null> {
+  const abs = path.join(search.workspace, ...rel.split('/'));
+  if (entry.isDirectory()) return path.join(chain[chain.length - 1]!, entry.name);
+  if (!entry.isSymbolicLink()) return null;
+  const real = await realpath(abs).catch(() => null);
+  if (real === null) {
+    search.notFollowed?.set(rel, await readlink(abs).catch(() => abs));
+    return null;
+  }
+  if (!isInside(search.root, real)) {
+    if ((await stat(real).catch(() => null))?.isDirectory()) search.notFollowed?.set(rel, real);
+    return null;
+  }
+  if (chain.includes(real)) return null;
+  return (await stat(real).catch(() => null))?.isDirectory() ? real : null;
 }
 
 /**
