@@ -4,7 +4,7 @@ import { getAdapter } from '@/lib/adapters';
 import { RAW_DIRS } from '@/lib/adapters/raw-dirs';
 import { databasePath, linkRefusal } from '@/lib/adapters/refused-links';
 import { writeRestoredWorkspace } from '@/lib/adapters/restored-workspace';
-import { assertDatabaseNotThroughLink, assertNotThroughRefusedLink } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseFileForRestore, assertDatabaseNotThroughLink, assertNotThroughRefusedLink } from '@/lib/adapters/shared/raw-write';
 import { findStagingFiles, removeDeadStaging, stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import type { PlannedWrites, Runtime } from '@/lib/adapters/types';
 import { readDelta, readSnapshot, writeSnapshot } from '@/lib/core/archive';
@@ -137,9 +137,14 @@ async function restoreHoldingLock(opts: RestoreOptions): Promise<RestoreOutput> 
   } else {
     const plan = await adapter.plannedWrites({ snapshot, target: dir, runtimeAgent: opts.runtimeAgent, live: true, clock: opts.clock });
     // The runtime's database a link leads to a secret or a control file (`state.db -> .env`), out of
-    // the workspace or to nothing: refused before it is read as SQLite (the decision reads it), nothing written.
+    // the workspace or to nothing, or that is no file (a directory) or under one (a file `data`): refused
+    // before it is read as SQLite (the decision reads it), nothing written — a Hermes `state.db` too when
+    // the snapshot has no sessions to write into it (`plan.database` null).
     const database = databasePath(opts.runtime, plan.database);
-    if (database !== null) assertDatabaseNotThroughLink(dir, database, linkRefusal(opts.runtime, plan.database));
+    if (database !== null) {
+      assertDatabaseNotThroughLink(dir, database, linkRefusal(opts.runtime, plan.database));
+      assertDatabaseFileForRestore(dir, database, plan.database === null);
+    }
     // The workspace's files are read once, for the decision and what a prompt-update would change.
     let changes: Promise<PlannedChanges> | undefined;
     const changesOf = () => (changes ??= plannedChanges(dir, plan));

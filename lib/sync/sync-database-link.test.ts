@@ -222,3 +222,39 @@ describe('a database behind a link inside the workspace: read as before', () => 
     expect(await sync()).toMatchObject({ no_changes: true, sequence: 0 });
   });
 });
+
+describe('a Hermes restore from a snapshot without sessions into a home whose state.db is a directory', () => {
+  /** A real sync of a home with curated memory and no state.db (a snapshot without sessions), then `state.db` made a directory in `live`. */
+  async function sessionless(live: 'the synced home' | 'a new home') {
+    const sb = await makeSandbox('lineage-sync-dbdir-nosessions-');
+    cleanups.push(sb.cleanup);
+    const clock = steppingClock();
+    const target = onData(sb.dataDir, clock);
+    fs.mkdirSync(path.join(sb.workspace, 'memories'));
+    fs.writeFileSync(path.join(sb.workspace, 'memories', 'MEMORY.md'), 'Always run tests first.\n');
+    fs.writeFileSync(path.join(sb.workspace, 'SOUL.md'), 'Calm.\n');
+    const first = await syncWorkspace({ runtime: 'hermes', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+    expect(first).toMatchObject({ sequence: 0, delta: false });
+    const home = live === 'the synced home' ? sb.workspace : path.join(sb.root, 'live');
+    fs.mkdirSync(path.join(home, 'state.db'), { recursive: true });
+    fs.writeFileSync(path.join(home, 'state.db', 'kept.txt'), 'the user\'s\n');
+    const restore = (replace: boolean) => restoreAgent({ runtime: 'hermes', agentId: first.agent.alf_agent_id, target, alfHome: sb.alfHome, workspace: home, clock, replace });
+    const head = async () => (await target.latestEntry(first.agent.alf_agent_id))?.sequence;
+    return { sb, home, restore, head };
+  }
+
+  it.each([
+    ['the synced home', true],
+    ['the synced home', false],
+    ['a new home', true],
+    ['a new home', false],
+  ] as const)('into %s (--replace %s): refused naming state.db, nothing written', async (live, replace) => {
+    const { sb, home, restore, head } = await sessionless(live);
+    // The client state as it was (the agent's lock file, made for the restore, aside).
+    await refusedUnchanged(() => restore(replace), [home, path.join(sb.alfHome, 'state')], head,
+      `cannot restore into ${home}: state.db is a directory there, where the restore reads the runtime's database (to tell whether memory is there)`);
+    // Moved out of the way, as the hint says: the restore goes on.
+    fs.rmSync(path.join(home, 'state.db'), { recursive: true });
+    expect(await restore(true)).toMatchObject({ ok: true, action: live === 'a new home' ? 'initialize' : 'none' });
+  });
+});

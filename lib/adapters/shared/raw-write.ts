@@ -255,13 +255,20 @@ export function databaseWayNotADirectory(target: string, rel: string): { at: str
  * database `rel` is there but no file (`databaseNotAFile`: ZeroClaw's `brain.db` a directory), or
  * has something other than a directory on its way (`databaseWayNotADirectory`: a file `data`), as a
  * write of a file onto a directory, or under a file, is refused (`assertWritable`): the user's to
- * move, nothing written.
+ * move, nothing written. `readsOnly`: the restore writes no database there (a Hermes snapshot without
+ * sessions) but reads it to tell whether memory is there — refused all the same, as a link to nothing
+ * there is (`assertDatabaseNotThroughLink`): taken for no database, the home's sessions would be
+ * ignored by the decision, and the next sync refuses it anyway.
  */
-export function assertDatabaseFileForRestore(target: string, rel: string): void {
+export function assertDatabaseFileForRestore(target: string, rel: string, readsOnly = false): void {
   const way = databaseWayNotADirectory(target, rel);
   if (way !== null) throw inTheWay(target, way.at, way.found, 'a directory');
   const found = databaseNotAFile(target, rel);
-  if (found !== null) throw inTheWay(target, rel, found, 'a file');
+  if (found === null) return;
+  if (!readsOnly) throw inTheWay(target, rel, found, 'a file');
+  throw new AdapterError('workspace_file_invalid', `cannot restore into ${target}: ${rel} is ${found} there, where the restore reads the runtime's database (to tell whether memory is there)`, {
+    hint: `move ${path.join(target, ...rel.split('/'))} out of the way, then restore again (nothing was written)`,
+  });
 }
 
 /**
