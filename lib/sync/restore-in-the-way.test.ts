@@ -83,6 +83,17 @@ describe('OpenClaw: symbolic links in a live workspace', () => {
     expect([tree(live), tree(outside)]).toEqual(before);
   });
 
+  it.each([
+    ['MEMORY.md -> MEMORY.md', 'MEMORY.md', 'MEMORY.md'],
+    ['memory -> memory (a directory the restore writes into)', 'memory', 'memory'],
+  ])('a loop of links, %s: refused saying it is a loop, not a path that does not exist, nothing written', async (_case, rel, to) => {
+    const { live, outside, restore } = await syncedOpenclaw();
+    fs.symlinkSync(to, path.join(live, rel));
+    const before = [tree(live), tree(outside)];
+    expect(await refusal(restore)).toMatchObject({ code: 'workspace_file_invalid', message: `cannot restore into ${live}: ${rel} is a symbolic link that leads back to itself (a loop of symbolic links)` });
+    expect([tree(live), tree(outside)]).toEqual(before);
+  });
+
   it('a link that stays inside the workspace is followed, as a sync follows it', async () => {
     const { live, restore } = await syncedOpenclaw();
     fs.mkdirSync(path.join(live, 'kept'));

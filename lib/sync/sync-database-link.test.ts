@@ -258,3 +258,35 @@ describe('a Hermes restore from a snapshot without sessions into a home whose st
     expect(await restore(true)).toMatchObject({ ok: true, action: live === 'a new home' ? 'initialize' : 'none' });
   });
 });
+
+describe('a database behind a loop of symbolic links', () => {
+  it.each([
+    ['Hermes state.db -> state.db', 'hermes', 'state.db', 'state.db', 'state.db',
+      (ws: string) => `cannot sync ${ws}: its database state.db is a symbolic link to state.db, which leads back to itself (a loop of symbolic links); it is not taken for no database (its records would be deleted); nothing was read or sent`,
+      (ws: string) => `replace the link ${path.join(ws, 'state.db')} with the database file, then sync again`],
+    ['ZeroClaw data -> data, beside an older memory/brain.db', 'zeroclaw', 'data/memory/brain.db', 'data', 'data',
+      (ws: string) => `cannot sync ${ws}: its database data/memory/brain.db is behind the symbolic link data to data, which leads back to itself (a loop of symbolic links); neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`,
+      (ws: string) => `replace the link ${path.join(ws, 'data')} with the directory itself, then sync again`],
+    ['ZeroClaw data/memory/brain.db -> a -> b -> a', 'zeroclaw', 'data/memory/brain.db', 'data/memory/brain.db', 'a',
+      (ws: string) => `cannot sync ${ws}: its database data/memory/brain.db is a symbolic link to a, which leads back to itself (a loop of symbolic links); it is not taken for no database (its records would be deleted); nothing was read or sent`,
+      (ws: string) => `replace the link ${path.join(ws, 'data', 'memory', 'brain.db')} with the database file, then sync again`],
+  ] as const)('%s: the sync and the restore are refused saying it is a loop, not a path that does not exist', async (_case, runtime, dbRel, linkRel, to, message, hint) => {
+    const { sb, ws, outside, sync, restore, head } = await synced(runtime, onData, dbRel);
+    if (runtime === 'zeroclaw') {
+      fs.mkdirSync(path.join(ws, 'memory'));
+      fs.copyFileSync(path.join(ws, 'data', 'memory', 'brain.db'), path.join(ws, 'memory', 'brain.db'));
+    }
+    const moved = path.join(outside, 'moved');
+    fs.renameSync(path.join(ws, ...linkRel.split('/')), moved);
+    fs.symlinkSync(to, path.join(ws, ...linkRel.split('/')));
+    if (to === 'a') {
+      const dir = path.dirname(path.join(ws, ...linkRel.split('/')));
+      fs.symlinkSync('b', path.join(dir, 'a'));
+      fs.symlinkSync('a', path.join(dir, 'b'));
+    }
+    const error = await refusedUnchanged(sync, [ws, outside, sb.alfHome], head, message(ws));
+    expect(error.hint).toBe(hint(ws));
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head,
+      `cannot restore into ${ws}: ${linkRel} is a symbolic link that leads back to itself (a loop of symbolic links)`);
+  });
+});

@@ -126,6 +126,15 @@ describe('a brain.db that is a directory', () => {
     expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
   });
 
+  it('a FIFO in data/memory/brain.db\'s place, beside an older memory/brain.db: refused as not a regular file, never opened (a read would wait forever)', async () => {
+    const { sb, ws, db, outside, sync, restore, head } = await synced('data/memory/brain.db', 'memory/brain.db');
+    fs.renameSync(db, path.join(outside, 'brain.db'));
+    execFileSync('mkfifo', [db]);
+    await refusedUnchanged(sync, [ws, outside, sb.alfHome], head,
+      `cannot sync ${ws}: its database data/memory/brain.db is not a regular file, not ZeroClaw's SQLite file; neither is it taken for no database nor is another database of the workspace taken for it (its memories would be deleted or reverted); nothing was read or sent`);
+    await refusedUnchanged(restore, [ws, outside, sb.alfHome], head, `cannot restore into ${ws}: data/memory/brain.db is not a regular file there, where the restore writes a file`);
+  });
+
   it('a link inside the workspace to a directory, in brain.db\'s place: refused the same way', async () => {
     const { sb, ws, db, outside, sync, restore, head } = await synced('data/memory/brain.db', 'memory/brain.db');
     fs.renameSync(db, path.join(outside, 'brain.db'));

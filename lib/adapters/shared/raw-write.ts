@@ -282,7 +282,7 @@ export function assertDatabaseNotThroughLink(target: string, rel: string, refuse
   if (found === null) return;
   if (found.kind === 'refused') throw refusedLink(target, rel, found.lands, found.link);
   throw linkInTheWay(target, found.link, found.kind === 'dangling'
-    ? 'a symbolic link to a path that does not exist'
+    ? linkToNothing(path.join(target, ...found.link.split('/')))
     : `a symbolic link to ${found.real}, outside the workspace, and a restore writes only inside it`);
 }
 
@@ -315,13 +315,35 @@ export function assertDatabaseReadableForSync(workspace: string, rel: string, re
     });
   }
   if (found.link !== rel) {
-    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is behind the symbolic link ${found.link} to ${linkText(abs)}, which does not exist; neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`, {
-      hint: `put back the directory the link ${abs} leads to, or replace the link with it, then sync again`,
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is behind the symbolic link ${found.link} to ${linkText(abs)}, ${whichLeadsNowhere(abs)}; neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`, {
+      hint: isLinkLoop(abs) ? `replace the link ${abs} with the directory itself, then sync again` : `put back the directory the link ${abs} leads to, or replace the link with it, then sync again`,
     });
   }
-  throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is a symbolic link to ${linkText(abs)}, which does not exist; it is not taken for no database (its records would be deleted); nothing was read or sent`, {
-    hint: `put the database back where the link leads, or replace the link ${abs} with the database file, then sync again`,
+  throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} is a symbolic link to ${linkText(abs)}, ${whichLeadsNowhere(abs)}; it is not taken for no database (its records would be deleted); nothing was read or sent`, {
+    hint: isLinkLoop(abs) ? `replace the link ${abs} with the database file, then sync again` : `put the database back where the link leads, or replace the link ${abs} with the database file, then sync again`,
   });
+}
+
+/**
+ * Of a symbolic link that leads to nothing: 'which does not exist', or, for a loop of links (`data -> data`,
+ * `a -> b -> a`: ELOOP), that it leads back to itself — there is nothing missing to put back.
+ */
+function whichLeadsNowhere(abs: string): string {
+  return isLinkLoop(abs) ? 'which leads back to itself (a loop of symbolic links)' : 'which does not exist';
+}
+
+/** What a restore says of a symbolic link on its way that leads to nothing (`whichLeadsNowhere`). */
+function linkToNothing(abs: string): string {
+  return isLinkLoop(abs) ? 'a symbolic link that leads back to itself (a loop of symbolic links)' : 'a symbolic link to a path that does not exist';
+}
+
+function isLinkLoop(abs: string): boolean {
+  try {
+    realpathSync(abs);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ELOOP';
+  }
 }
 
 /** What a symbolic link says it leads to (`readlink`), or the path itself when it cannot be read. */
@@ -390,7 +412,7 @@ function followedInside(target: string, root: string, rel: string): Stats | unde
   try {
     real = realpathSync(abs);
   } catch {
-    throw linkInTheWay(target, rel, 'a symbolic link to a path that does not exist');
+    throw linkInTheWay(target, rel, linkToNothing(abs));
   }
   if (!isInside(root, real)) throw linkInTheWay(target, rel, `a symbolic link to ${real}, outside the workspace, and a restore writes only inside it`);
   return statSync(abs);
