@@ -290,3 +290,18 @@ describe('a database behind a loop of symbolic links', () => {
       `cannot restore into ${ws}: ${linkRel} is a symbolic link that leads back to itself (a loop of symbolic links)`);
   });
 });
+
+describe.skipIf(process.getuid?.() === 0)('a Hermes state.db that cannot be read (chmod 000; permissions stop no read of root\'s)', () => {
+  it('the sync and the restore are refused naming it: not an internal error, not taken for no sessions', async () => {
+    const { sb, outside, ws, sync, restore, head } = await synced('hermes', onData, 'state.db');
+    fs.chmodSync(path.join(ws, 'state.db'), 0o000);
+    try {
+      const error = await refusedUnchanged(sync, [outside, sb.alfHome], head, `cannot sync ${ws}: its database state.db cannot be read (EACCES); nothing was read or sent`);
+      expect(error.hint).toBe(`make ${path.join(ws, 'state.db')} readable (chmod u+r), then sync again`);
+      await refusedUnchanged(restore, [outside, sb.alfHome], head, `cannot restore into ${ws}: state.db, the database the restore opens, cannot be read (EACCES)`);
+    } finally {
+      fs.chmodSync(path.join(ws, 'state.db'), 0o644);
+    }
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 0 });
+  });
+});

@@ -270,3 +270,25 @@ describe('the shallow search for brain.db reads nothing outside the workspace', 
     expect(await zeroclawAlfAgentId(sb.workspace, 'scout')).toBeNull();
   });
 });
+
+// Permissions stop no read of root's: run as another user (the break-test ran them as nobody).
+describe.skipIf(process.getuid?.() === 0)('a database that is there but cannot be read', () => {
+  it.each([
+    ['the directory data cannot be searched (chmod 000), beside an older memory/brain.db', 'data', 0o755,
+      (ws: string) => `cannot sync ${ws}: its database data/memory/brain.db cannot be reached: the directory data cannot be searched (EACCES); neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`,
+      (ws: string) => `cannot restore into ${ws}: the directory data, on the way to the database data/memory/brain.db, cannot be searched (EACCES)`],
+    ['data/memory/brain.db unreadable (chmod 000)', 'data/memory/brain.db', 0o644,
+      (ws: string) => `cannot sync ${ws}: its database data/memory/brain.db cannot be read (EACCES); nothing was read or sent`,
+      (ws: string) => `cannot restore into ${ws}: data/memory/brain.db, the database the restore opens, cannot be read (EACCES)`],
+  ])('%s: the sync and the restore are refused naming it, not an internal error, the older database not read', async (_case, rel, mode, syncMessage, restoreMessage) => {
+    const { sb, ws, outside, sync, restore, head } = await synced('data/memory/brain.db', 'memory/brain.db');
+    fs.chmodSync(abs(ws, rel), 0o000);
+    try {
+      await refusedUnchanged(sync, [outside, sb.alfHome], head, syncMessage(ws));
+      await refusedUnchanged(restore, [outside, sb.alfHome], head, restoreMessage(ws));
+    } finally {
+      fs.chmodSync(abs(ws, rel), mode);
+    }
+    expect(await sync()).toMatchObject({ no_changes: true, sequence: 1 });
+  });
+});

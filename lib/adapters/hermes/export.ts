@@ -6,7 +6,7 @@ import { fileInside, isRefusedTarget } from '@/lib/adapters/shared/walk';
 import { AdapterError, requireWorkspace } from '@/lib/adapters/shared/errors';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { withReadCopy } from '@/lib/adapters/zeroclaw/sqlite-io';
-import { assertDatabaseReadableForSync } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseAccessibleForSync, assertDatabaseReadableForSync } from '@/lib/adapters/shared/raw-write';
 import { rfc3339 } from '@/lib/core/clock';
 import type { JsonObject, JsonValue } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -29,6 +29,7 @@ export async function exportHermes(opts: ExportOptions): Promise<ExportResult> {
   // (the agent id not minted either): taken for no database, the delta deleted every session.
   assertDatabaseReadableForSync(home, STATE_DB_FILE, refusesLinkTo);
   assertStateDbNotOtherThanFile(home);
+  assertDatabaseAccessibleForSync(home, STATE_DB_FILE);
   const agentId = await readOrMintAgentId({ workspace: home, runtime: 'hermes', persist: opts.persistAgentId });
   opts.onAgentId?.(agentId);
   const now = rfc3339(opts.clock());

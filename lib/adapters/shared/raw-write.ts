@@ -251,8 +251,59 @@ export function databaseWayNotADirectory(target: string, rel: string): { at: str
 }
 
 /**
+ * What keeps the runtime's database `rel` from being read though something may be there, null when
+ * nothing does (or nothing is there): a directory on its way that cannot be searched (`at`, '' for the
+ * workspace itself: `chmod 000 data`), or the file itself unreadable (`at` = `rel`), with the error code
+ * (EACCES, EPERM). Taken for no database, a sync would delete the records, or take an older database of
+ * the workspace for it (`findBrainDb` finds the candidate it stands on); read, it failed as an internal error.
+ */
+export function databaseUnreadable(target: string, rel: string): { at: string; code: string } | null {
+  const segments = rel.split('/');
+  for (let i = 1; i <= segments.length; i++) {
+    const abs = path.join(target, ...segments.slice(0, i));
+    let info: Stats | undefined;
+    try {
+      info = statSync(abs, { throwIfNoEntry: false });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code ?? 'EACCES';
+      if (code === 'ELOOP' || code === 'ENOTDIR') return null; // what `databaseLink` and `databaseWayNotADirectory` say
+      return { at: segments.slice(0, i - 1).join('/'), code };
+    }
+    if (info === undefined) return null;
+    if (i < segments.length) continue;
+    if (!info.isFile()) return null; // what `databaseNotAFile` says
+    try {
+      accessSync(abs, constants.R_OK);
+    } catch (error) {
+      return { at: rel, code: (error as NodeJS.ErrnoException).code ?? 'EACCES' };
+    }
+  }
+  return null;
+}
+
+/**
+ * Refuses, before anything is read, written or sent, a sync of a workspace whose database `rel` is
+ * there but cannot be read (`databaseUnreadable`): `workspace_file_invalid`, naming the file or the
+ * directory on its way, with the way out — not an internal error, not "no database".
+ */
+export function assertDatabaseAccessibleForSync(workspace: string, rel: string): void {
+  const found = databaseUnreadable(workspace, rel);
+  if (found === null) return;
+  const abs = path.join(workspace, ...found.at.split('/'));
+  if (found.at === rel) {
+    throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} cannot be read (${found.code}); nothing was read or sent`, {
+      hint: `make ${abs} readable (chmod u+r), then sync again`,
+    });
+  }
+  throw new AdapterError('workspace_file_invalid', `cannot sync ${workspace}: its database ${rel} cannot be reached: ${found.at === '' ? 'the workspace directory' : `the directory ${found.at}`} cannot be searched (${found.code}); neither is it taken for no database nor is another database of the workspace taken for it (its records would be deleted or reverted); nothing was read or sent`, {
+    hint: `make ${abs} readable (chmod u+rx), then sync again`,
+  });
+}
+
+/**
  * Refuses, before the database is read or anything written, a restore into a live workspace whose
  * database `rel` is there but no file (`databaseNotAFile`: ZeroClaw's `brain.db` a directory), or
+ * cannot be read (`databaseUnreadable`: `chmod 000 data`), or
  * has something other than a directory on its way (`databaseWayNotADirectory`: a file `data`), as a
  * write of a file onto a directory, or under a file, is refused (`assertWritable`): the user's to
  * move, nothing written. `readsOnly`: the restore writes no database there (a Hermes snapshot without
@@ -263,6 +314,15 @@ export function databaseWayNotADirectory(target: string, rel: string): { at: str
 export function assertDatabaseFileForRestore(target: string, rel: string, readsOnly = false): void {
   const way = databaseWayNotADirectory(target, rel);
   if (way !== null) throw inTheWay(target, way.at, way.found, 'a directory');
+  const unreadable = databaseUnreadable(target, rel);
+  if (unreadable !== null) {
+    const abs = path.join(target, ...unreadable.at.split('/'));
+    throw new AdapterError('workspace_file_invalid', unreadable.at === rel
+      ? `cannot restore into ${target}: ${rel}, the database the restore opens, cannot be read (${unreadable.code})`
+      : `cannot restore into ${target}: ${unreadable.at === '' ? 'the workspace directory' : `the directory ${unreadable.at}`}, on the way to the database ${rel}, cannot be searched (${unreadable.code})`, {
+      hint: `make ${abs} readable (chmod u+r${unreadable.at === rel ? 'w' : 'wx'}), then restore again (nothing was written)`,
+    });
+  }
   const found = databaseNotAFile(target, rel);
   if (found === null) return;
   if (!readsOnly) throw inTheWay(target, rel, found, 'a file');

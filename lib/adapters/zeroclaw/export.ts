@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { AdapterError } from '@/lib/adapters/shared/errors';
-import { assertDatabaseReadableForSync, databaseNotAFile, databaseWayNotADirectory } from '@/lib/adapters/shared/raw-write';
+import { assertDatabaseAccessibleForSync, assertDatabaseReadableForSync, databaseNotAFile, databaseWayNotADirectory } from '@/lib/adapters/shared/raw-write';
 import { stagingWarnings } from '@/lib/adapters/shared/restore-staging';
 import { rfc3339 } from '@/lib/core/clock';
 import type { MemoryRecord } from '@/lib/core/record';
@@ -39,6 +39,7 @@ export async function exportZeroclaw(opts: ExportOptions): Promise<ExportResult>
   // as a restore into the workspace refuses it.
   assertDatabaseReadableForSync(opts.workspace, dbRel, (target) => refusesLinkTo(target, dbRel));
   assertBrainDbAFile(opts.workspace, dbRel);
+  assertDatabaseAccessibleForSync(opts.workspace, dbRel);
   const slice = await withReadCopy(path.join(opts.workspace, ...dbRel.split('/')), (db) =>
     readSlice(db, opts.runtimeAgent, path.join(opts.workspace, ...dbRel.split('/'))),
   );

@@ -1,4 +1,4 @@
-import type { Dirent } from 'node:fs';
+import type { Dirent, Stats } from 'node:fs';
 import { lstat, readdir, readlink, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareCodeUnits } from '@/lib/adapters/shared';
@@ -120,14 +120,20 @@ async function searchedDirectory(search: Search, rel: string, entry: Dirent, cha
  * Whether `rel` is where the workspace's database is, or stands for it: anything there (a file, a
  * link followed; a directory or another non-file too, which is refused, not passed by), a symbolic
  * link to nothing there, or on its way a link to nothing or out of `root`, or anything that is no
- * directory (a file `data`, a link to one, a FIFO).
+ * directory (a file `data`, a link to one, a FIFO), or what cannot be looked at (a directory on its way
+ * that cannot be searched: EACCES) — only ENOENT is absence.
  */
 async function standsThere(workspace: string, root: string, rel: string): Promise<boolean> {
   const segments = rel.split('/');
   for (let i = 1; i <= segments.length; i++) {
     const at = path.join(workspace, ...segments.slice(0, i));
-    const entry = await lstat(at).catch(() => null);
-    if (entry === null) return false; // not there (nor, for a directory, anything under it)
+    let entry: Stats;
+    try {
+      entry = await lstat(at);
+    } catch (error) {
+      // Not there (nor, for a directory, anything under it); what cannot be looked at (EACCES: `chmod 000 data`) may be.
+      return (error as NodeJS.ErrnoException).code !== 'ENOENT';
+    }
     if (entry.isSymbolicLink()) {
       const real = await realpath(at).catch(() => null);
       if (real === null) return true; // a link to nothing
