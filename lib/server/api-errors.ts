@@ -108,13 +108,22 @@ class QueryError extends ZodError {
 
 type Handler<C> = (request: Request, context: C) => Promise<Response> | Response;
 
-/** Wraps a route handler so every failure goes through `errorResponse`. */
+/**
+ * Wraps a route handler so every failure goes through `errorResponse`, and every answer that does
+ * not say otherwise is `Cache-Control: private, no-store`: it is one tenant's data, asked for with a
+ * session cookie, which a shared cache (a caching proxy in front of the server) may otherwise keep
+ * and hand to the next tenant asking the same URL. A route that says more (a pinned sequence's
+ * `private, max-age=…, immutable`) keeps its own.
+ */
 export function apiRoute<C>(handler: Handler<C>): Handler<C> {
   return async (request, context) => {
+    let response: Response;
     try {
-      return await handler(request, context);
+      response = await handler(request, context);
     } catch (error) {
-      return errorResponse(error);
+      response = errorResponse(error);
     }
+    if (!response.headers.has('cache-control')) response.headers.set('cache-control', 'private, no-store');
+    return response;
   };
 }
