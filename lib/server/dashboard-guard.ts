@@ -1,8 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import type { TenantScope } from '@/lib/ledger/agents';
 import type { KeyIdentity } from './api-keys';
 import { GUARD_HEADER, SCOPE_HEADER, SIGNED_IN_HEADER, encodeScope, guardToken } from './scope-header';
 import { setDashboardSecurityHeaders } from './security-headers';
+import { repoRoot } from './next-ui';
 import { sessionIdentity } from './session';
 import { handleSignIn, handleSignOut, redirect, sendText, type SignInConfig } from './sign-in';
 import { echoInput, echoPath } from '@/lib/core/echo';
@@ -37,6 +40,35 @@ function agentIdsOf(url: URL): string[] | null {
   }
   for (const id of url.searchParams.getAll('agent')) ids.push(id);
   return ids;
+}
+
+let validateRouterState: ((header: string) => unknown) | null | undefined;
+
+/**
+ * Why a request's `Next-Router-State-Tree` (a client navigation's record of the layouts it holds)
+ * is not one Next.js can read, or null. Next threw on such a header in rendering its not-found page
+ * — another tenant's agent, a path no route has — and answered a 500; it is a 400 here. Judged by
+ * Next's own parser, so a header its client sends is never refused (if a later Next moves it, the
+ * header goes on unjudged, as before).
+ */
+function malformedRouterState(req: IncomingMessage): string | null {
+  const header = req.headers['next-router-state-tree'];
+  if (header === undefined) return null;
+  if (validateRouterState === undefined) {
+    try {
+      const require = createRequire(path.join(repoRoot(), 'package.json'));
+      validateRouterState = (require('next/dist/server/app-render/parse-and-validate-flight-router-state.js') as { parseAndValidateFlightRouterState: (h: string) => unknown }).parseAndValidateFlightRouterState;
+    } catch {
+      validateRouterState = null;
+    }
+  }
+  if (!validateRouterState) return null;
+  try {
+    validateRouterState(String(header));
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
 }
 
 const json = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) =>
@@ -110,6 +142,11 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   if (!READ_METHODS.has(method)) {
     const why = api ? 'the dashboard API is read-only (GET)' : 'the dashboard\'s pages are only read (GET); sign in and out with POST /login and POST /logout';
     json(res, 405, { error: `method ${method} not allowed on ${echoPath(pathname)}: ${why}` }, { allow: 'GET, HEAD' });
+    return true;
+  }
+  const routerState = malformedRouterState(req);
+  if (routerState) {
+    json(res, 400, { error: `malformed Next-Router-State-Tree header: ${routerState}` });
     return true;
   }
   req.headers[GUARD_HEADER] = guardToken();
