@@ -92,8 +92,11 @@ export function localTarget(
   };
   const detached = options.startDetached ?? ((start: () => void) => start());
   const afterUpload = async (result: { sequence: number; indexDeferred?: boolean }) => {
-    // A catch-up that failed before (a full disk, since freed: this upload was stored) is started again.
-    if (result.indexDeferred || L.indexer.indexCatchUpFailed(dataDir)) detached(() => startIndexer(L, dataDir));
+    // A catch-up that failed before (a full disk, since freed: this upload was stored) is started again,
+    // and so is one that left entries pending with no record (killed; no room for its record) and none alive.
+    if (result.indexDeferred || L.indexer.indexCatchUpFailed(dataDir) || L.indexer.catchUpLeftUndone(dataDir, open().db.sqlite)) {
+      detached(() => startIndexer(L, dataDir));
+    }
     await packAfterUpload(L, open(), result.sequence, options.packing ?? 'background', detached);
     return { sequence: result.sequence };
   };
