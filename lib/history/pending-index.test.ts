@@ -297,6 +297,7 @@ const READS_INDEX: Record<string, (s: LineageStorage, seq: number) => Promise<un
   getEntry: (s) => s.getEntry({ agentId: AGENT, entryId: 'none' }),
   listAgentsWithStats: (s) => s.listAgentsWithStats({ now: new Date('2026-04-01T00:00:00Z') }),
   getAgentWithStats: (s) => s.getAgentWithStats({ agentId: AGENT, now: new Date('2026-04-01T00:00:00Z') }),
+  indexNotice: (s) => s.indexNotice({ agentId: AGENT }),
   getAgentMemoryDto: (s) => s.getAgentMemoryDto({ agentId: AGENT }),
   getSequences: (s) => s.getSequences({ agentId: AGENT }),
   getSequence: (s, seq) => s.getSequence({ agentId: AGENT, seq }),

@@ -31,7 +31,7 @@ import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { processAlive } from '@/lib/core/process-alive';
 import { storageError } from '@/lib/ledger/storage-errors';
-import { INDEX_FAILED_FILE } from './background-indexer';
+import { INDEX_FAILED_FILE, INDEX_MARKER_FILE } from './background-indexer';
 import { dbTarget, foldEntry } from './indexer';
 import type { PreparedEntry } from './ledger-blob';
 import { loadPreparedEntry } from './load-entry';
@@ -53,6 +53,7 @@ function build(sqlite: Database.Database) {
   return {
     any: sqlite.prepare('SELECT 1 FROM index_pending LIMIT 1').pluck() as Statement<[], number>,
     anyOf: sqlite.prepare('SELECT 1 FROM index_pending WHERE agent_id = ? LIMIT 1').pluck() as Statement<[string], number>,
+    countOf: sqlite.prepare('SELECT count(*) FROM index_pending WHERE agent_id = ?').pluck() as Statement<[string], number>,
     agents: sqlite.prepare('SELECT DISTINCT agent_id FROM index_pending ORDER BY agent_id').pluck() as Statement<[], string>,
     list: sqlite.prepare('SELECT agent_id, seq AS sequence, kind FROM index_pending ORDER BY agent_id, seq, kind') as Statement<[], PendingEntry>,
     firstOf: sqlite.prepare(`SELECT ${PENDING_COLUMNS} FROM ${PENDING_JOIN} WHERE p.agent_id = ? ORDER BY p.seq, p.kind LIMIT 1`) as Statement<[string], PendingRow>,
@@ -158,6 +159,10 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<nu
   running.set(sqlite, run);
   try {
     return await run;
+  } catch (error) {
+    // A damaged blob stops its agent's history there: kept for indexNotice (the fold may have run on another thread).
+    noteFoldFailure(sqlite, error);
+    throw error;
   } finally {
     running.delete(sqlite);
   }
@@ -257,7 +262,7 @@ export async function waitForIndexCaughtUp(ledger: Ledger, timeoutMs = 120_000):
   }
 }
 
-const MARKER = 'index-catch-up.pid';
+const MARKER = INDEX_MARKER_FILE;
 /** A catch-up's failure, kept for the next reader (recordIndexFailure). */
 const FAILED = INDEX_FAILED_FILE;
 
@@ -416,4 +421,109 @@ function takeMarker(file: string): boolean {
     }
   }
   return false;
+}
+
+/** A fold that failed on an agent's first pending entry in this process (`catchUpIndex`), for indexNotice. */
+interface FoldFailure {
+  sequence: number;
+  code: string;
+  at: string;
+}
+const foldFailures = new WeakMap<Database.Database, Map<string, FoldFailure>>();
+
+function noteFoldFailure(sqlite: Database.Database, error: unknown): void {
+  if (!(error instanceof LedgerError) || error.code !== 'blob_corrupt') return;
+  const { agentId, sequence } = error.details;
+  if (agentId === undefined || sequence === undefined) return;
+  let byAgent = foldFailures.get(sqlite);
+  if (!byAgent) foldFailures.set(sqlite, (byAgent = new Map()));
+  // The first time this entry was seen failing is kept (every read tries it again).
+  if (byAgent.get(agentId)?.sequence !== sequence) byAgent.set(agentId, { sequence, code: error.code, at: new Date().toISOString() });
+}
+
+/**
+ * What an agent's pages say when the history they show stops short of its ledger: entry
+ * `pending_from` (and every later one) is stored and acknowledged, and could not be folded into the
+ * history index — its blob is damaged (`blob_corrupt`), a catch-up failed on it and recorded why
+ * (index-catch-up.failed), or the data directory is served read-only (nothing folds it). Worded for
+ * the agent's owner (a tenant): no server path, no blob key; `action` is what the operator runs.
+ */
+export interface IndexNotice {
+  agent_id: string;
+  /** The last sequence the history shown includes; null when none of the agent's entries is folded. */
+  indexed_through: number | null;
+  /** The first entry stored and not folded: it and every later one are missing from what is shown. */
+  pending_from: number;
+  kind: EntryKind;
+  /** How many of the agent's entries are stored and not folded. */
+  pending: number;
+  code: string;
+  /** Why the fold cannot be made. */
+  reason: string;
+  /** When the failure was seen (a recorded catch-up's time, or this process's fold), null when not known. */
+  since: string | null;
+  /** What the operator runs. */
+  action: string;
+  /** The whole notice in one sentence (what the page shows). */
+  message: string;
+}
+
+const REASONS: Record<string, string> = {
+  blob_corrupt: 'its blob in the ledger is missing or damaged (it no longer matches the sha256 recorded when it was stored)',
+  disk_full: 'the disk holding the data directory was full when it was to be folded',
+  read_only: 'the data directory is served read-only, so nothing can fold it here',
+};
+
+const ACTIONS: Record<string, string> = {
+  blob_corrupt: 'The operator runs `lineage doctor` on the data directory (it names the damaged blob), restores that blob from a backup, then runs `lineage index --catch-up` (or `lineage doctor --repair`) to fold it.',
+  disk_full: 'The operator frees some space on that disk, then runs `lineage index --catch-up` (or `lineage doctor --repair`) on the data directory to fold it; `lineage doctor` names the entry.',
+  read_only: 'The operator serves the data directory writable again (or runs `lineage index --catch-up` on it), and `lineage doctor` lists what waits.',
+};
+
+/**
+ * Why agent `agentId`'s history index lacks an entry its ledger holds, when that lasts; null when
+ * nothing of the agent is pending, or when what is pending is merely not folded yet (a background
+ * catch-up at work, an entry appended a moment ago: the next read folds it). Asked after the read's
+ * own fold (`catchUpIndex`): an entry still pending then is one a fold failed on. Its reason, in
+ * order: the one a background catch-up recorded, the failure this process saw (a damaged blob), a
+ * read-only data directory; for an entry pending with none of those (its fold failed on the ingest
+ * thread beside another agent's, which alone was thrown), this agent's own fold is tried once more.
+ */
+export async function indexNotice(ledger: Ledger, agentId: string): Promise<IndexNotice | null> {
+  const { sqlite, dataDir } = ledger.db;
+  const s = statementsOf(sqlite);
+  const first = s?.firstOf.get(agentId);
+  if (!s || first === undefined) return null;
+  let cause = knownCause(ledger, first);
+  if (cause === null && !sqlite.readonly && backgroundCatchUp(dataDir) === null) {
+    try {
+      await catchUpIndex(ledger, agentId);
+    } catch (error) {
+      if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
+    }
+    const now = s.firstOf.get(agentId);
+    if (now === undefined) return null;
+    cause = knownCause(ledger, now);
+  }
+  const at = s.firstOf.get(agentId);
+  if (cause === null || at === undefined) return null;
+  const pending = s.countOf.get(agentId) ?? 1;
+  const reason = REASONS[cause.code] ?? `its fold failed (${cause.code})`;
+  const action = ACTIONS[cause.code] ?? 'The operator runs `lineage doctor` on the data directory (it names the entry and why), then `lineage index --catch-up` once that is fixed.';
+  const indexedThrough = at.seq > 0 ? at.seq - 1 : null;
+  const message = `The history shown stops at ${indexedThrough === null ? 'no sequence (none of this agent\'s entries is in the history index)' : `sequence ${indexedThrough}`}: `
+    + `sequence ${at.seq} (${at.kind})${pending > 1 ? ` and the ${pending - 1} after it` : ''} ${pending > 1 ? 'are' : 'is'} stored in the ledger but could not be folded into the history index, because ${reason}. ${action}`;
+  return { agent_id: at.agent_id, indexed_through: indexedThrough, pending_from: at.seq, kind: at.kind, pending, code: cause.code, reason, since: cause.since, action, message };
+}
+
+/** Why `row` (an agent's first pending entry) stays pending, when this process or a recorded catch-up knows. */
+function knownCause(ledger: Ledger, row: PendingRow): { code: string; since: string | null } | null {
+  const { sqlite, dataDir } = ledger.db;
+  // The catch-up's record first: it is the older sighting (every read since has failed the same way).
+  const recorded = indexFailure(dataDir, sqlite);
+  if (recorded !== null && recorded.agent_id === row.agent_id && recorded.sequence === row.seq && recorded.kind === row.kind) return { code: recorded.code, since: recorded.at };
+  const seen = foldFailures.get(sqlite)?.get(row.agent_id);
+  if (seen !== undefined && seen.sequence === row.seq) return { code: seen.code, since: seen.at };
+  if (sqlite.readonly) return { code: 'read_only', since: null };
+  return null;
 }

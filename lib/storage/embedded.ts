@@ -30,7 +30,7 @@ import { compareWorkspace } from '@/lib/history/queries/compare';
 import { getFileBlame } from '@/lib/history/queries/blame';
 import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
-import { catchUpIndex, foldPendingElsewhere, indexPending } from '@/lib/history/pending-index';
+import { catchUpIndex, foldPendingElsewhere, indexNotice, indexPending } from '@/lib/history/pending-index';
 import {
   countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
 } from '@/lib/server/api-keys';
@@ -132,6 +132,12 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     rebuildIndex: () => rebuildIndex({ ledger }),
     listAgentsWithStats: async (p) => { await caughtUp(); return listAgentsWithStats({ db, ...p }); },
     getAgentWithStats: async (p) => { await caughtUp(); return getAgentWithStats({ db, ...p }); },
+    indexNotice: async (p) => {
+      await caughtUp();
+      // The tenant guard's scope: another tenant's agent has nothing to say.
+      const agent = findAgent(db, p.agentId, p.tenantId);
+      return agent ? indexNotice(ledger, agent.id) : null;
+    },
     getAgentMemoryDto: async (p) => { await caughtUp(); return getAgentMemoryDto({ db, ...p }); },
     getSequences: async (p) => { await caughtUp(); return getSequences({ db, ...p }); },
     getSequence: async (p) => { await caughtUp(); return getSequence({ db, ...p }); },

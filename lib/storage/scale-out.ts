@@ -76,6 +76,8 @@ export function scaleOutStorage(params: {
     rebuildIndex: () => rebuildIndex(backend),
     listAgentsWithStats: (p) => listAgentsWithStats(pool, p),
     getAgentWithStats: async (p) => (await listAgentsWithStats(pool, p))[0] ?? null,
+    // Every entry is folded in its ingest's transaction (pg/ingest.ts): the index never lags the ledger.
+    indexNotice: async () => null,
     getAgentMemoryDto: (p) => getAgentMemoryDto(pool, p),
     getSequences: (p) => getSequences(pool, p),
     getSequence: (p) => getSequence(pool, p),

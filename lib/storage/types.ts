@@ -20,6 +20,7 @@ import type { AlfSnapshot } from '@/lib/core/archive/types';
 import type { SequencedDelta } from '@/lib/core/restore';
 import type { MemoryRecordDto } from '@/lib/history/queries/memory-dto';
 import type { AgentWithStats } from '@/lib/history/queries/agents';
+import type { IndexNotice } from '@/lib/history/pending-index';
 import type { ChangeGroup, FeedSince } from '@/lib/history/queries/changes';
 import type { SequenceDetail, SequenceItem } from '@/lib/history/queries/sequences';
 import type { SequenceRawPage } from '@/lib/history/queries/sequence-raw';
@@ -133,6 +134,13 @@ export interface LineageStorage {
   // ---- the history index's query verbs ----
   listAgentsWithStats(p: { tenantId?: TenantScope; now: Date }): Promise<AgentWithStats[]>;
   getAgentWithStats(p: { agentId: string; tenantId?: TenantScope; now: Date }): Promise<AgentWithStats | null>;
+  /**
+   * Why the agent's history index stops short of its ledger, when that lasts (lib/history/pending-index.ts
+   * `indexNotice`: an entry stored and not foldable — a damaged blob, a failed catch-up); null otherwise, and
+   * for an agent not in `tenantId`'s scope. The scale-out backend folds every entry in its ingest's own
+   * transaction (pg/ingest.ts): nothing of it is ever pending, and it answers null.
+   */
+  indexNotice(p: { agentId: string; tenantId?: TenantScope }): Promise<IndexNotice | null>;
   /** The agent's live records as MemoryRecordDto (birth order); null for an unknown agent. */
   getAgentMemoryDto(p: { agentId: string; tenantId?: TenantScope }): Promise<MemoryRecordDto[] | null>;
   getSequences(p: { agentId: string; before?: number; limit?: number; tenantId?: TenantScope }): Promise<{ items: SequenceItem[]; next_before: number | null } | null>;

@@ -8,10 +8,12 @@ import type {
   RecordAtItem, RecordLineage, RecordsAtResult, SearchResult, SequenceDetail, SequenceItem, SequenceOp,
   SequenceRawChange, SequenceRawPage, WorkspaceFileInfo,
 } from '@/lib/history/queries';
+import type { IndexNotice } from '@/lib/history/pending-index';
 
 export type RecordOp = 'create' | 'update' | 'delete' | 'move';
 export type ActivityDay = DayActivity;
-export type AgentSummary = AgentWithStats;
+/** The fleet's entry; GET /api/agents/{id} (an agent's pages) adds `index_notice`: why its history stops short of its ledger, or null. */
+export type AgentSummary = AgentWithStats & { index_notice?: IndexNotice | null };
 /** GET /api/agents?view=names: an agent filter's options. */
 export interface AgentName { id: string; name: string; runtime: string | null }
 export type SequenceSummary = SequenceItem;
