@@ -388,22 +388,47 @@ export interface SupersededLost {
  * before it changes the head `--repair` would fold it onto: `--repair` finds out). Reads the delta's
  * manifest and the head entry's manifest only.
  */
-export async function findSupersededLost(ledger: Ledger, unledgered: readonly UnledgeredBlob[]): Promise<SupersededLost[]> {
-  const out: SupersededLost[] = [];
+/**
+ * What `findSupersededLost` reads of a ledger: the agent's latest sequences, one entry, a blob's bytes
+ * and an entry's (checked). A data directory's (`ledgerSource`) or the storage seam's (the scale-out
+ * doctor: lib/cli/commands/doctor.ts).
+ */
+export interface SupersededSource {
+  agent(agentId: string): Promise<{ latest_sequence: number | null; latest_snapshot_seq: number | null } | null>;
+  entryAt(agentId: string, seq: number, kind: EntryKind): Promise<LedgerEntryRow | null>;
+  blob(key: string): Promise<Uint8Array>;
+  entryBytes(entry: LedgerEntryRow): Promise<Uint8Array>;
+}
+
+/** A data directory's ledger as a `SupersededSource`. */
+export function ledgerSource(ledger: Ledger): SupersededSource {
   const agentOf = ledger.db.sqlite.prepare('SELECT id, latest_sequence, latest_snapshot_seq FROM agents WHERE id = ?');
   const entryAt = ledger.db.sqlite.prepare('SELECT * FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?');
+  return {
+    agent: async (agentId) => (agentOf.get(agentId) as { latest_sequence: number | null; latest_snapshot_seq: number | null } | undefined) ?? null,
+    entryAt: async (agentId, seq, kind) => (entryAt.get(agentId, seq, kind) as LedgerEntryRow | undefined) ?? null,
+    blob: (key) => ledger.blobs.get(key),
+    entryBytes: (entry) => readEntryBytes({ ledger, entry }),
+  };
+}
+
+export async function findSupersededLost(
+  from: Ledger | SupersededSource, unledgered: readonly Pick<UnledgeredBlob, 'agent_id' | 'sequence' | 'kind' | 'key' | 'chains'>[],
+): Promise<SupersededLost[]> {
+  const source = 'db' in from ? ledgerSource(from) : from;
+  const out: SupersededLost[] = [];
   for (const agentId of [...new Set(unledgered.filter((b) => b.chains).map((b) => b.agent_id))]) {
     const chain = unledgered.filter((b) => b.chains && b.agent_id === agentId);
     const first = chain[0]!;
-    const agent = agentOf.get(agentId) as { latest_sequence: number | null; latest_snapshot_seq: number | null } | undefined;
+    const agent = await source.agent(agentId);
     if (first.kind !== 'delta' || agent?.latest_sequence == null || first.sequence !== agent.latest_sequence + 1) continue;
     const base = agent.latest_sequence;
     const headKind = agent.latest_snapshot_seq === base ? 'snapshot' : 'delta';
-    const head = entryAt.get(agentId, base, headKind) as LedgerEntryRow | undefined;
+    const head = await source.entryAt(agentId, base, headKind);
     if (!head) continue;
     let finding: string | null = null;
     try {
-      const bytes = await ledger.blobs.get(first.key);
+      const bytes = await source.blob(first.key);
       const limits = resolveLimits();
       const fromDelta = await readZipMember(bytes, DELTA_MANIFEST_FILE, limits);
       const manifestFile = fromDelta === null ? MANIFEST_FILE : DELTA_MANIFEST_FILE;
@@ -411,7 +436,7 @@ export async function findSupersededLost(ledger: Ledger, unledgered: readonly Un
       if (manifestBytes === null) continue;
       const manifest = parseManifest(manifestBytes, manifestFile);
       if (baseTimestampOf(manifest) === undefined) continue;
-      const createdAt = await entryCreatedAt(await readEntryBytes({ ledger, entry: head }), headKind);
+      const createdAt = await entryCreatedAt(await source.entryBytes(head), headKind);
       checkBuiltOnHead({ agentId, baseSequence: base, manifestFile, manifest, createdAt, head: headKind });
     } catch (error) {
       // Anything else (a damaged blob, a head whose blob is gone) is --repair's to find out and say.

@@ -11,8 +11,8 @@ interface Findings {
   damaged: DamagedBlob[];
   unledgered: { agent_id: string; sequence: number; kind: string; key: string; chains: boolean }[];
   /**
-   * Lost commits the ingest refuses as built on another entry than their base (a data directory:
-   * found without --repair too; `--repair` says the same of those it tried, `recovered[].superseded`).
+   * Lost commits the ingest refuses as built on another entry than their base (found without --repair
+   * too, on both backends; `--repair` says the same of those it tried, `recovered[].superseded`).
    * Reported, not a problem: nothing readable depends on them, their blobs are kept, and the machine
    * that made them is told at its next sync — as such a blob is once the agent's next entry is stored.
    */
@@ -104,14 +104,22 @@ async function embeddedFindings(dataDir: string, repair: boolean): Promise<Findi
 
 /** PostgreSQL + the bucket: lib/storage/consistency.ts through the storage seam. */
 async function scaleOutFindings(config: ScaleOutConfig, repair: boolean): Promise<Findings> {
-  const {
+  const [{
     findDamagedEntries, findDeletedLeftoverObjects, findUnledgeredObjects, recoverUnledgeredObjects, removeDeletedLeftoverObjects,
-  } = await import('@/lib/storage/consistency');
+  }, { findSupersededLost }] = await Promise.all([import('@/lib/storage/consistency'), import('@/lib/ledger/consistency')]);
   const storage = await openScaleOut(config);
   const removed = repair ? await removeDeletedLeftoverObjects(storage) : [];
   const recovered = repair ? await recoverUnledgeredObjects(storage) : [];
+  const unledgered = await findUnledgeredObjects(storage);
+  // The embedded doctor's finding, read through the storage seam (the agent's row, the head entry, the bucket's objects).
+  const superseded = await findSupersededLost({
+    agent: (agentId) => storage.getAgent({ agentId }),
+    entryAt: async (agentId, seq, kind) => (await storage.listEntries({ agentId, sinceSeq: seq - 1, upToSeq: seq, kind })).find((e) => e.seq === seq && e.kind === kind) ?? null,
+    blob: (key) => storage.blobs.get(key),
+    entryBytes: (entry) => storage.readEntryBytes({ entry }),
+  }, unledgered);
   return {
-    superseded: [], recovered, damaged: await findDamagedEntries(storage), unledgered: await findUnledgeredObjects(storage),
+    superseded, recovered, damaged: await findDamagedEntries(storage), unledgered,
     leftovers: await findDeletedLeftoverObjects(storage), removed,
     repairHint: 'run `lineage doctor --repair` to re-ingest them through the normal append (servers may keep running)',
   };
