@@ -58,9 +58,9 @@ export function SequenceList({ agentId }: { agentId: string }) {
                   onChange={() => setPicked((p) => pickSequence(p, s.seq))}
                   aria-label={`Select sequence #${s.seq} to compare`}
                   data-testid="compare-pick"
-                  className="mr-2 align-middle"
+                  className="m-1 mr-2 h-4 w-4 align-middle"
                 />
-                <Link href={routes.sequence(agentId, s.seq)} className="font-mono font-semibold text-accent hover:underline">
+                <Link href={routes.sequence(agentId, s.seq)} className="inline-flex min-h-[24px] min-w-[24px] items-center align-middle font-mono font-semibold text-accent hover:underline">
                   #{s.seq}
                 </Link>
                 {s.kind === 'snapshot' && (

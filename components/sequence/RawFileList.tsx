@@ -69,12 +69,12 @@ export function RawFileList({ agentId, detail }: { agentId: string; detail: Sequ
             </button>
           )}
           {f.record_ids.length > 0 && (inline.has(f.path) || opened.has(f.path)) && (
-            <ul className="mt-1 space-y-0.5 pl-1">
+            <ul className="mt-1 pl-1">
               {f.record_ids.map((id) => {
                 const op = byId.get(id);
                 return (
-                  <li key={id} className="truncate text-[11px]">
-                    <a href={`#op-${id}`} className="text-muted hover:text-accent hover:underline" data-testid="raw-file-op" title={id}>
+                  <li key={id} className="text-[11px]">
+                    <a href={`#op-${id}`} className="block min-h-[24px] truncate py-[2px] leading-[20px] text-muted hover:text-accent hover:underline" data-testid="raw-file-op" title={id}>
                       <span className={op ? SIGN[op.op].color : 'text-update'}>{op ? SIGN[op.op].sign : '~'}</span>{' '}
                       {op ? recordTitle(op) : id.slice(0, 8)}
                     </a>

@@ -26,7 +26,7 @@ export function ShortId({ id, copy = true }: { id: string; copy?: boolean }) {
           type="button"
           onClick={onCopy}
           aria-label={`Copy id ${id}`}
-          className="inline-flex h-4 w-4 items-center justify-center rounded text-faint hover:bg-zinc-100 hover:text-ink"
+          className="inline-flex h-[24px] w-[24px] items-center justify-center rounded text-faint hover:bg-zinc-100 hover:text-ink"
         >
           {copied ? <CheckIcon /> : <CopyIcon />}
         </button>

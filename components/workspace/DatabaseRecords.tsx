@@ -95,7 +95,7 @@ function DatabaseRow({ agentId, item }: { agentId: string; item: DatabaseRecordI
   return (
     <tr data-testid="database-row" data-record-id={item.record_id} className="border-b border-line align-top last:border-0 hover:bg-zinc-50">
       <td className="card-title px-4 py-2 break-words">
-        <Link href={routes.lineage(agentId, item.record_id)} className="font-mono text-[12px] text-accent hover:underline" data-testid="database-row-key">
+        <Link href={routes.lineage(agentId, item.record_id)} className="inline-block min-h-[24px] py-[2px] font-mono text-[12px] leading-[20px] text-accent hover:underline" data-testid="database-row-key">
           <SafeName name={item.key ?? item.record_id} />
         </Link>
         <div data-testid="database-row-id">

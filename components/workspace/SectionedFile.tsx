@@ -75,7 +75,7 @@ export function SectionedFile({ agentId, text, sections, seq }: { agentId: strin
                 {recordTitle(record)} · #{record.seq}
                 {record.seq === seq && <span className="ml-1 text-update">●</span>}
               </Link>
-              <a href={`#${sectionAnchor(record.record_id)}`} className="text-muted hover:text-accent" aria-label={`Link to the section “${recordTitle(record)}”`} data-testid="section-anchor">
+              <a href={`#${sectionAnchor(record.record_id)}`} className="-my-[4px] inline-flex h-[24px] min-w-[24px] items-center justify-center text-muted hover:text-accent" aria-label={`Link to the section “${recordTitle(record)}”`} data-testid="section-anchor">
                 #
               </a>
             </span>
