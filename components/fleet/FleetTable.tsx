@@ -29,7 +29,7 @@ import { EmptyState, ErrorState, LoadingRows } from '../ui/States';
 import { ActivitySparkline } from './ActivitySparkline';
 import { SafeName, visibleName } from '@/components/ui/SafeName';
 
-const TH = 'px-4 py-2 text-left text-[11px] font-medium uppercase tracking-wide text-faint';
+const TH = 'px-4 py-2 sm:max-lg:px-2 text-left text-[11px] font-medium uppercase tracking-wide text-faint';
 
 const LABELS: Record<FleetSortKey, string> = {
   name: 'Agent',
@@ -218,13 +218,14 @@ export function FleetTable() {
                 testId="changed-7d-header"
                 title="Distinct memories changed in the last 7 days (rolling), and the syncs that changed them"
               />
-              <th className={TH}>Last 28 days</th>
+              {/* Between a phone's cards and a wide table (640–1023 px, a laptop at 200 % zoom) there is no room for it. */}
+              <th className={`${TH} sm:max-lg:hidden`}>Last 28 days</th>
             </tr>
           </thead>
           <tbody>
             {rows.map((agent) => (
               <tr key={agent.id} data-testid="fleet-row" data-agent-id={agent.id} className="border-b border-line last:border-0 hover:bg-zinc-50">
-                <td className="px-4 py-2.5 card-title wrap-anywhere">
+                <td className="px-4 py-2.5 sm:max-lg:px-2 card-title wrap-anywhere">
                   <Link href={routes.agent(agent.id)} className="font-semibold text-ink hover:text-accent hover:underline" data-testid="agent-link">
                     <SafeName name={agent.name} />
                   </Link>
@@ -232,23 +233,23 @@ export function FleetTable() {
                     <ShortId id={agent.id} />
                   </div>
                 </td>
-                <td className="px-4 py-2.5" data-label="Runtime">
+                <td className="px-4 py-2.5 sm:max-lg:px-2" data-label="Runtime">
                   <RuntimeBadge runtime={agent.runtime} />
                 </td>
-                <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-label="Sequence" data-testid="fleet-sequence">
+                <td className="px-4 py-2.5 sm:max-lg:px-2 text-right font-mono tabular-nums" data-label="Sequence" data-testid="fleet-sequence">
                   {agent.latest_sequence === null ? '—' : (
                     <Link href={routes.sequence(agent.id, agent.latest_sequence)} className="text-accent hover:underline">
                       #{agent.latest_sequence}
                     </Link>
                   )}
                 </td>
-                <td className="px-4 py-2.5 text-muted" data-label="Last sync">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
-                <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-label="Live memories" data-testid="fleet-live">{agent.live_records}</td>
-                <td className="px-4 py-2.5 text-right font-mono tabular-nums" data-testid="changed-7d" data-label="Changed (7 days)">
+                <td className="px-4 py-2.5 sm:max-lg:px-2 text-muted" data-label="Last sync">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
+                <td className="px-4 py-2.5 sm:max-lg:px-2 text-right font-mono tabular-nums" data-label="Live memories" data-testid="fleet-live">{agent.live_records}</td>
+                <td className="px-4 py-2.5 sm:max-lg:px-2 text-right font-mono tabular-nums" data-testid="changed-7d" data-label="Changed (7 days)">
                   <span data-testid="changed-7d-count">{agent.changed_records_7d}</span>
                   <span className="ml-1 text-faint">in {plural(agent.syncs_7d, 'sync')}</span>
                 </td>
-                <td className="px-4 py-1.5" data-label="Last 28 days">
+                <td className="px-4 py-1.5 sm:max-lg:hidden" data-label="Last 28 days">
                   <ActivitySparkline activity={agent.activity} />
                 </td>
               </tr>

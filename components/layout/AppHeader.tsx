@@ -4,7 +4,7 @@ import { SearchBox } from './SearchBox';
 
 function Logo() {
   return (
-    <Link href="/" className="flex items-center gap-2 text-[14px] font-semibold tracking-tight text-white" data-testid="home-link">
+    <Link href="/" className="flex items-center gap-2 whitespace-nowrap text-[14px] font-semibold tracking-tight text-white" data-testid="home-link">
       <svg aria-hidden width="18" height="18" viewBox="0 0 18 18" className="text-emerald-400">
         <circle cx="4" cy="4" r="2.2" fill="currentColor" />
         <circle cx="4" cy="14" r="2.2" fill="currentColor" opacity="0.55" />
