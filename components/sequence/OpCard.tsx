@@ -48,7 +48,7 @@ function OpCardView({ agentId, seq, op }: { agentId: string; seq: number; op: Se
     <article id={`op-${op.record_id}`} data-testid="op-card" data-op={op.op} data-record-id={op.record_id} className="scroll-mt-20 rounded-md border border-line bg-white target:border-accent target:ring-2 target:ring-accent/20">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5">
         <OpBadge op={op.op} renamed={renamedInPlace(op)} />
-        <Link href={routes.lineage(agentId, op.record_id, seq)} className="font-medium text-ink hover:text-accent hover:underline" data-testid="op-record-link">
+        <Link href={routes.lineage(agentId, op.record_id, seq)} className="min-w-0 font-medium wrap-anywhere text-ink hover:text-accent hover:underline" data-testid="op-record-link">
           {recordTitle(op)}
         </Link>
         <ShortId id={op.record_id} />
