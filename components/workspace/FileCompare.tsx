@@ -60,7 +60,7 @@ export function FileCompare({ before, after, fromSeq, toSeq }: { before: string 
                     const added = Math.min(REVEAL_STEP, row.count) - (row.count <= REVEAL_STEP ? 1 : 0);
                     setWin((w) => ({ start: Math.max(w.start, w.end + added - MAX_LINES + 1), end: w.end + added }));
                   }}
-                  className="my-0.5 block w-full border-y border-line bg-zinc-50 px-3 py-0.5 text-left font-sans text-[12px] text-accent hover:bg-zinc-100"
+                  className="my-0.5 block w-full border-y border-line bg-zinc-50 px-3 py-0.5 text-left font-sans text-[12px] text-accent hover:bg-zinc-100 focus-visible:-outline-offset-2"
                 >
                   Show {Math.min(REVEAL_STEP, row.count)} more unchanged {row.count === 1 ? 'line' : 'lines'}
                   <span className="text-muted"> ({row.count} hidden)</span>

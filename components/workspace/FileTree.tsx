@@ -47,7 +47,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
       {[...dir.dirs.values()].sort((a, b) => a.name.localeCompare(b.name)).map((child) => (
         <li key={child.path}>
           <details open>
-            <summary className="flex cursor-pointer items-center gap-1.5 py-1 pr-2 text-[12px] text-muted hover:bg-zinc-50" style={pad}>
+            <summary className="flex cursor-pointer items-center gap-1.5 py-1 pr-2 text-[12px] text-muted hover:bg-zinc-50 focus-visible:-outline-offset-2" style={pad}>
               <FolderIcon />
               <span className="font-mono"><SafeName name={child.name} /></span>
             </summary>
@@ -71,7 +71,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
               data-reconstructed={file.reconstructed ? 'true' : undefined}
               title={`${visibleName(file.path)} · ${formatBytes(file.size)} · written at #${file.changed_seq}${file.reconstructed ? ' · reconstructed from records' : ''}`}
               className={clsx(
-                'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50',
+                'flex w-full items-center gap-1.5 py-1 pr-2 text-left text-[12px] hover:bg-zinc-50 focus-visible:-outline-offset-2',
                 selected === file.path ? 'bg-accent-soft text-accent' : 'text-ink',
               )}
               style={pad}
@@ -96,7 +96,7 @@ function DirNode({ dir, depth, selected, seq, onSelect }: { dir: Dir; depth: num
             type="button"
             onClick={() => setShown((n) => n + TREE_FILES)}
             data-testid="tree-more"
-            className="w-full py-1 pr-2 text-left text-[12px] text-accent hover:bg-zinc-50"
+            className="w-full py-1 pr-2 text-left text-[12px] text-accent hover:bg-zinc-50 focus-visible:-outline-offset-2"
             style={pad}
           >
             Show {Math.min(TREE_FILES, hidden)} more files <span className="text-muted">({hidden} not shown{dir.name ? ` in ${dir.name}` : ''})</span>
@@ -125,7 +125,7 @@ function DatabaseNode({ database }: { database: TreeDatabase }) {
         data-testid="tree-database"
         data-path={database.path}
         title={`${visibleName(database.path)}${database.size === null ? '' : ` · ${formatBytes(database.size)}`} · ${label}: its rows are the table above`}
-        className="flex w-full items-start gap-1.5 py-1 pl-2.5 pr-2 text-left text-[12px] text-ink hover:bg-zinc-50"
+        className="flex w-full items-start gap-1.5 py-1 pl-2.5 pr-2 text-left text-[12px] text-ink hover:bg-zinc-50 focus-visible:-outline-offset-2"
       >
         <FileIcon />
         <span className="min-w-0 flex-1">

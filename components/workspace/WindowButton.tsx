@@ -17,7 +17,7 @@ export function WindowButton({ edge, hidden, step, onClick, testId }: {
       type="button"
       onClick={onClick}
       data-testid={testId}
-      className="my-0.5 block w-full border-y border-line bg-zinc-50 px-3 py-0.5 text-left font-sans text-[12px] text-accent hover:bg-zinc-100"
+      className="my-0.5 block w-full border-y border-line bg-zinc-50 px-3 py-0.5 text-left font-sans text-[12px] text-accent hover:bg-zinc-100 focus-visible:-outline-offset-2"
     >
       Show {plural(Math.min(step, hidden), edge === 'earlier' ? 'earlier line' : 'more line')}
       <span className="text-muted"> ({hidden} {edge === 'earlier' ? 'above' : 'below'})</span>
