@@ -12,7 +12,7 @@ import { migrate } from 'drizzle-orm/better-sqlite3/migrator';
 import * as schema from './schema';
 import { packageRoot } from '../lib/package-root';
 import { fillWordIndex, wordIndexPending } from '../lib/history/search/word-index';
-import { knownMigrations, newestKnownMigration, refuseNewerSchema } from './newer-schema';
+import { knownMigrations, newestKnownMigration, refuseNewerSchema, schemaNewerThan, type SchemaNewer } from './newer-schema';
 import { markReadOnly } from './read-only-dirs';
 import { setWriterPragmas } from './writer-pragmas';
 
@@ -115,6 +115,22 @@ function refuseNewerSqlite(sqlite: Database.Database, file: string): void {
   if (recorded === undefined) return;
   const applied = (sqlite.prepare('SELECT created_at AS at FROM __drizzle_migrations').all() as { at: number | string }[]).map((r) => r.at);
   refuseNewerSchema(applied, newestKnownMigration(migrationsFolder()), `the database ${file}`);
+}
+
+const newerStatements = new WeakMap<Database.Database, Database.Statement>();
+
+/**
+ * Whether a newer lineage migrated this open database since it was opened (a `lineage` command of a
+ * newer release run on the data directory while a server of this one serves it): one read of the
+ * migrations table (a few rows, a statement prepared once per handle), cheap enough for every request.
+ */
+export function newerSchemaSince(handle: LineageDb): SchemaNewer | null {
+  let statement = newerStatements.get(handle.sqlite);
+  if (statement === undefined) {
+    statement = handle.sqlite.prepare('SELECT count(*) AS count, max(created_at) AS newest FROM __drizzle_migrations');
+    newerStatements.set(handle.sqlite, statement);
+  }
+  return schemaNewerThan(statement.get() as { count: number; newest: number | null }, knownMigrations(migrationsFolder()));
 }
 
 /** Whether `dir` (or, when it does not exist yet, its nearest existing parent) can be written. */

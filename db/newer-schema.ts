@@ -48,3 +48,20 @@ export function refuseNewerSchema(applied: readonly (number | string | bigint)[]
     },
   );
 }
+
+/** A database a newer lineage migrated while this process ran: how many migrations it records, and how many this version knows. */
+export type SchemaNewer = { applied: number; known: number };
+
+/**
+ * Whether the migrations a database records now (`count` of them, the newest `created_at` being
+ * `newest`) hold one this version does not know: a newer lineage migrated it under a running process.
+ */
+export function schemaNewerThan(recorded: { count: number; newest: number | string | bigint | null }, known: KnownMigrations): SchemaNewer | null {
+  if (recorded.newest === null || Number(recorded.newest) <= known.newest) return null;
+  return { applied: Number(recorded.count), known: known.count };
+}
+
+/** What a server whose database a newer lineage migrated answers to every request (`schema_newer`, 503). */
+export function schemaNewerMessage(newer: SchemaNewer): string {
+  return `the data directory was upgraded by a newer lineage (migration ${newer.applied}, this server knows up to ${newer.known}): restart the server with the newer lineage`;
+}

@@ -15,7 +15,7 @@ import { packageRoot } from '../../lib/package-root';
 import {
   connectError, connectTimeoutMs, DEFAULT_PG_READ_TIMEOUT_MS, isReadTimeout, pgOptionsProblem, pgTimeLimits, recordStatementCancel, statementCancel,
 } from './connect-timeout';
-import { newestKnownMigration, refuseNewerSchema } from '../newer-schema';
+import { knownMigrations, newestKnownMigration, refuseNewerSchema, schemaNewerThan, type SchemaNewer } from '../newer-schema';
 import * as schema from './schema';
 
 export type PgSchema = typeof schema;
@@ -151,6 +151,16 @@ export async function migratePg(url: string): Promise<void> {
   } finally {
     await client.end();
   }
+}
+
+/**
+ * Whether a newer lineage migrated the database since this process opened it (`newerSchemaSince` of
+ * db/client.ts, for PostgreSQL): one statement on the pool.
+ */
+export async function newerPgSchemaSince(pool: pg.Pool): Promise<SchemaNewer | null> {
+  const { rows } = await pool.query<{ count: number; newest: string | null }>('SELECT count(*) AS count, max(created_at)::text AS newest FROM drizzle.__drizzle_migrations');
+  const row = rows[0];
+  return row === undefined ? null : schemaNewerThan(row, knownMigrations(migrationsFolder()));
 }
 
 /**

@@ -16,6 +16,7 @@ import { isProtocolRequest, sendProtocolResponse, toProtocolRequest } from './no
 import { bodyReadWithIdleLimit } from './node-body';
 import { toOriginForm, unreadablePath } from './request-checks';
 import { requestTimingLog } from './request-timing';
+import { createSchemaGuard, type SchemaGuard } from './schema-guard';
 import { setBaseSecurityHeaders } from './security-headers';
 import { createStaticAssets, type StaticAssets } from './static-assets';
 import { DEFAULT_SESSION_TTL_SECONDS, SessionSigner } from './session';
@@ -104,13 +105,14 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };
   const timer = requestTimingLog(options.requestTimingLog);
+  const schema = createSchemaGuard(service.storage, { log });
   const replies = new WeakMap<Socket, http.ServerResponse>();
   // Node's whole-request limit is ours (limitWholeRequest); its limit on the request head is kept.
   const server = http.createServer({ requestTimeout: 0 }, (req, res) => {
     timer?.(req, res);
     replies.set(req.socket, res);
     limitWholeRequest(req, res, service.limits.requestTimeoutMs);
-    void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts });
+    void route(req, res, { service, next: nextHandler, assets, guard, allowedHosts, schema });
   });
   server.on('clientError', answerClientError);
   closeStalledReplies(server, replies, service.limits.socketIdleMs);
@@ -182,6 +184,8 @@ interface Routing {
   assets: StaticAssets | null;
   guard: DashboardGuardConfig;
   allowedHosts: ReadonlySet<string>;
+  /** A database a newer lineage migrated under this server: every request a 503 (schema-guard.ts). */
+  schema: SchemaGuard;
 }
 
 /** A Host this server does not answer to (DNS rebinding) is a 421 before anything else. */
@@ -195,20 +199,27 @@ function misdirected(req: http.IncomingMessage, res: http.ServerResponse, allowe
   return true;
 }
 
-async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, assets, guard, allowedHosts }: Routing): Promise<void> {
+async function route(req: http.IncomingMessage, res: http.ServerResponse, { service, next, assets, guard, allowedHosts, schema }: Routing): Promise<void> {
   try {
     const target = toOriginForm(req);
     if (target) return sendProtocolResponse(req, res, target);
     if (misdirected(req, res, allowedHosts)) return;
     const unreadable = unreadablePath(req.url);
     if (unreadable) return sendProtocolResponse(req, res, unreadable);
+    const newer = await schema.refusal(req);
+    if (newer) {
+      setBaseSecurityHeaders(res);
+      return sendProtocolResponse(req, res, newer);
+    }
     if (next && !isProtocolRequest(req)) {
       if (await guardDashboardRequest(req, res, guard)) return;
       if (assets && (await assets.serve(req, res))) return;
       return await next(req, res);
     }
     setBaseSecurityHeaders(res);
-    sendProtocolResponse(req, res, await handleProtocolRequest(toProtocolRequest(req, service.limits.bodyIdleMs), service));
+    const response = await handleProtocolRequest(toProtocolRequest(req, service.limits.bodyIdleMs), service);
+    // An unexpected failure may be the database a newer lineage migrated since the last look.
+    sendProtocolResponse(req, res, (response.status >= 500 && (await schema.afterFailure(req))) || response);
   } catch (err) {
     if (res.headersSent) {
       console.error('[lineage serve] failed while sending a response:', err);

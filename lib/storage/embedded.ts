@@ -6,7 +6,7 @@
  * `SELECT … LIMIT 1` when there are none). A serving process (`startMaintenance`) has those folds
  * made on its ingest thread, and folds what it finds pending when it starts.
  */
-import { closeDatabase } from '@/db/client';
+import { closeDatabase, newerSchemaSince } from '@/db/client';
 import { deleteAgent, getAgent, listAgents, listDeletedAgents, registerAgent } from '@/lib/ledger/agents';
 import { startCheckpointer } from '@/lib/ledger/checkpointer';
 import { getEntry, listEntries, readEntryBytesFrom, readPlanArchivesFrom, restorePlan } from '@/lib/ledger/entries';
@@ -170,6 +170,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     revokeApiKey: async (p) => revokeApiKey({ db, ...p }),
     identifyKey: async (p) => identifyKey({ db, ...p }),
     keyIdentityById: async (id) => keyIdentityById(db, id),
+    newerSchema: async () => newerSchemaSince(db),
     startMaintenance(p) {
       // Checkpoints run in a worker thread, not inside an upload's commit on the event loop.
       const checkpointer = startCheckpointer(db, { log: p.log });

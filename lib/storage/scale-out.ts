@@ -5,7 +5,7 @@
  * the same database and bucket: appends serialise on the agent's row, a rebuild on an advisory lock.
  */
 import type { S3Client } from '@aws-sdk/client-s3';
-import { openPgDatabase, type PgLineageDb } from '@/db/pg/client';
+import { newerPgSchemaSince, openPgDatabase, type PgLineageDb } from '@/db/pg/client';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { S3Location } from '@/lib/ledger/s3-config';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
@@ -114,6 +114,7 @@ export function scaleOutStorage(params: {
       ['upload sweep', (now) => uploads.sweep(now)],
       ['search index merge', () => mergeSearchPendingList(pool)],
     ]),
+    newerSchema: () => newerPgSchemaSince(pool),
     close: async () => {
       await db.close();
       params.client.destroy();

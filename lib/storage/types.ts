@@ -10,6 +10,7 @@
  * their `db`/`ledger` handle, so a caller switches over by awaiting the storage's verb instead.
  */
 import type { AgentRow, EntryKind, LedgerEntryRow, RecordOp } from '@/db/schema';
+import type { SchemaNewer } from '@/db/newer-schema';
 import type { ArchiveLimits } from '@/lib/core/archive/types';
 import type { BlobStore } from '@/lib/ledger/blob-store';
 import type { IngestResult } from '@/lib/ledger/ingest';
@@ -192,6 +193,12 @@ export interface LineageStorage {
    * embedded also checkpoints the WAL on its own thread and sweeps orphan blobs of crashed uploads.
    */
   startMaintenance(p: { log: (line: string) => void; clock: () => Date; intervalMs?: number }): { stop(): Promise<void> };
+
+  /**
+   * Whether a newer lineage migrated the database since it was opened (a migration this version does
+   * not know is recorded): a serving process then answers everything `schema_newer` (lib/server/schema-guard.ts).
+   */
+  newerSchema(): Promise<SchemaNewer | null>;
 
   close(): Promise<void>;
 }
