@@ -217,7 +217,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse, { serv
       return await next(req, res);
     }
     setBaseSecurityHeaders(res);
-    const response = await handleProtocolRequest(toProtocolRequest(req, service.limits.bodyIdleMs), service);
+    const response = await handleProtocolRequest(schema.guardBody(toProtocolRequest(req, service.limits.bodyIdleMs)), service);
     // An unexpected failure may be the database a newer lineage migrated since the last look.
     sendProtocolResponse(req, res, (response.status >= 500 && (await schema.afterFailure(req))) || response);
   } catch (err) {

@@ -8,13 +8,15 @@
  * When it looks: the embedded database (SQLite, in process: a read of a few rows, prepared once)
  * before every request; PostgreSQL (a round trip) before every request that may write (any method
  * but GET, HEAD and OPTIONS), before a read when the last look is older than `readEveryMs`, and
- * again after any protocol answer of 5xx (an unexpected database error). Once seen, it stays: only
+ * again once a protocol request's body has arrived (before anything of it is written) and after any
+ * protocol answer of 5xx (an unexpected database error). Once seen, it stays: only
  * a restart with the newer lineage serves the data directory again.
  */
 import type { IncomingMessage } from 'node:http';
 import { schemaNewerMessage, type SchemaNewer } from '@/db/newer-schema';
 import type { LineageStorage } from '@/lib/storage/types';
-import { jsonResponse, type ProtocolResponse } from './protocol-http';
+import { ServiceError } from './errors';
+import { jsonResponse, type ProtocolRequest, type ProtocolResponse } from './protocol-http';
 
 /** A PostgreSQL server's reads look at most this often (embedded: every request). */
 export const SCHEMA_READ_CHECK_MS = 1_000;
@@ -26,6 +28,12 @@ export interface SchemaGuard {
   refusal(req: Pick<IncomingMessage, 'method' | 'headers'>): Promise<ProtocolResponse | null>;
   /** After an unexpected failure (a 5xx): the 503 to answer instead, when the database turns out newer. */
   afterFailure(req: Pick<IncomingMessage, 'method' | 'headers'>): Promise<ProtocolResponse | null>;
+  /**
+   * `request`, whose body, once read whole, is followed by another look: an upload whose body took
+   * long (a 256 MiB snapshot on a slow link) is refused, not written, when a newer lineage migrated
+   * the database meanwhile. The refusal is a 503 `ServiceError`, which `route` answers as `schema_newer`.
+   */
+  guardBody(request: ProtocolRequest): ProtocolRequest;
 }
 
 export function createSchemaGuard(
@@ -71,6 +79,19 @@ export function createSchemaGuard(
     async afterFailure(req) {
       if (newer === null) await look();
       return answer(req);
+    },
+    guardBody(request) {
+      return {
+        method: request.method,
+        url: request.url,
+        headers: request.headers,
+        async readBody(maxBytes) {
+          const body = await request.readBody(maxBytes);
+          if (body.byteLength > 0 && newer === null) await look();
+          if (newer !== null) throw new ServiceError('unavailable', schemaNewerMessage(newer));
+          return body;
+        },
+      };
     },
   };
 }
