@@ -219,7 +219,7 @@ async function route(req: http.IncomingMessage, res: http.ServerResponse, { serv
     setBaseSecurityHeaders(res);
     const response = await handleProtocolRequest(schema.guardBody(toProtocolRequest(req, service.limits.bodyIdleMs)), service);
     // An unexpected failure may be the database a newer lineage migrated since the last look.
-    sendProtocolResponse(req, res, (response.status >= 500 && (await schema.afterFailure(req))) || response);
+    sendProtocolResponse(req, res, (response.status >= 500 && (await schema.afterFailure(req, response.status))) || response);
   } catch (err) {
     if (res.headersSent) {
       console.error('[lineage serve] failed while sending a response:', err);

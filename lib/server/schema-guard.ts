@@ -9,7 +9,8 @@
  * before every request; PostgreSQL (a round trip) before every request that may write (any method
  * but GET, HEAD and OPTIONS), before a read when the last look is older than `readEveryMs`, and
  * again once a protocol request's body has arrived (before anything of it is written) and after any
- * protocol answer of 5xx (an unexpected database error). Once seen, it stays: only
+ * protocol answer of 500 (an unexpected database error) — none of these for `readEveryMs` after a look
+ * that failed (the database out of reach: the request meets that itself). Once seen, it stays: only
  * a restart with the newer lineage serves the data directory again.
  */
 import type { IncomingMessage } from 'node:http';
@@ -26,8 +27,11 @@ const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export interface SchemaGuard {
   /** The 503 to answer `req` with, when the database is newer than this server; null to serve it. */
   refusal(req: Pick<IncomingMessage, 'method' | 'headers'>): Promise<ProtocolResponse | null>;
-  /** After an unexpected failure (a 5xx): the 503 to answer instead, when the database turns out newer. */
-  afterFailure(req: Pick<IncomingMessage, 'method' | 'headers'>): Promise<ProtocolResponse | null>;
+  /**
+   * After a protocol answer of 5xx: the 503 to answer instead, when the database is newer — looked at
+   * again after an unexpected failure (500), not after a storage one (the database out of reach).
+   */
+  afterFailure(req: Pick<IncomingMessage, 'method' | 'headers'>, status: number): Promise<ProtocolResponse | null>;
   /**
    * `request`, whose body, once read whole, is followed by another look: an upload whose body took
    * long (a 256 MiB snapshot on a slow link) is refused, not written, when a newer lineage migrated
@@ -45,24 +49,36 @@ export function createSchemaGuard(
   const readEveryMs = options.readEveryMs ?? (storage.backend === 'embedded' ? 0 : SCHEMA_READ_CHECK_MS);
   let newer: SchemaNewer | null = null;
   let lookedAt = -Infinity;
+  /** When a look last failed (the database out of reach): none for `readEveryMs` after, the request meets the failure itself. */
+  let failedAt = -Infinity;
   let looking: Promise<void> | null = null;
 
   const look = (): Promise<void> => {
     looking ??= (async () => {
       try {
         const found = await storage.newerSchema();
-        lookedAt = now();
         if (found && newer === null) {
           newer = found;
           log(`[lineage serve] ${schemaNewerMessage(found)}; every request is answered 503 schema_newer`);
         }
       } catch {
-        // The database cannot be read now: the request meets the same failure and answers it as usual.
+        // The database cannot be read now: the request meets the same failure and answers it as usual,
+        // without waiting for a second connection attempt of its own first.
+        failedAt = now();
       } finally {
+        lookedAt = now();
         looking = null;
       }
     })();
     return looking;
+  };
+
+  /** Whether to look before a request that may write (`write`) or only reads. */
+  const due = (write: boolean): boolean => {
+    if (newer !== null) return false;
+    if (readEveryMs <= 0) return true;
+    const at = now();
+    return at - failedAt >= readEveryMs && (write || at - lookedAt >= readEveryMs);
   };
 
   const answer = (req: Pick<IncomingMessage, 'method' | 'headers'>): ProtocolResponse | null =>
@@ -70,14 +86,11 @@ export function createSchemaGuard(
 
   return {
     async refusal(req) {
-      if (newer === null) {
-        const write = !READ_METHODS.has(req.method ?? 'GET');
-        if (write || readEveryMs <= 0 || now() - lookedAt >= readEveryMs) await look();
-      }
+      if (due(!READ_METHODS.has(req.method ?? 'GET'))) await look();
       return answer(req);
     },
-    async afterFailure(req) {
-      if (newer === null) await look();
+    async afterFailure(req, status) {
+      if (status === 500 && due(true)) await look();
       return answer(req);
     },
     guardBody(request) {
@@ -87,7 +100,7 @@ export function createSchemaGuard(
         headers: request.headers,
         async readBody(maxBytes) {
           const body = await request.readBody(maxBytes);
-          if (body.byteLength > 0 && newer === null) await look();
+          if (body.byteLength > 0 && due(true)) await look();
           if (newer !== null) throw new ServiceError('unavailable', schemaNewerMessage(newer));
           return body;
         },
