@@ -42,9 +42,50 @@ function trustedSockets(dir) {
   return fs.readdirSync(dir).filter((name) => /^watch-\d+\.sock$/.test(name)).sort().map((name) => path.join(dir, name));
 }
 
+/** Whether it is known that no process has this pid (signal 0 answers ESRCH; lib/core/process-alive.ts `processGone`). */
+function pidGone(pid) {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return error.code === 'ESRCH';
+  }
+}
+
+/**
+ * Removes from `dir` (when trusted: `isTrustedRunDir`) the sockets of watches that are gone: a
+ * `watch-<pid>.sock` that is a socket and whose pid no process has (a watch killed with SIGKILL,
+ * or the machine restarted, leaves its socket). A live watch's socket is never removed; nor one
+ * whose pid another process took since (nobody answers it: it is declined, and removed once that
+ * process is gone). Returns the sockets removed.
+ */
+function removeGoneSockets(dir) {
+  const removed = [];
+  try {
+    if (!isTrustedRunDir(dir)) return removed;
+    for (const name of fs.readdirSync(dir)) {
+      const match = /^watch-(\d+)\.sock$/.exec(name);
+      const pid = match ? Number(match[1]) : 0;
+      if (!Number.isSafeInteger(pid) || pid <= 0 || pid === process.pid || !pidGone(pid)) continue;
+      const socket = path.join(dir, name);
+      try {
+        if (!fs.lstatSync(socket).isSocket()) continue;
+        fs.unlinkSync(socket);
+        removed.push(socket);
+      } catch {
+        // Removed meanwhile (another process cleaning up too), or not ours to remove: left.
+      }
+    }
+  } catch {
+    // An unreadable run directory: nothing removed.
+  }
+  return removed;
+}
+
 /**
  * Asks one socket to run the sync. Resolves `{ code }` once a watch ran it (its output relayed),
- * `{ declined: why }` when it does not serve this sync or cannot be reached, and `{ lost: pid }`
+ * `{ declined: why }` when it does not serve this sync or cannot be reached (with `watching: { pid,
+ * target }` when a probe reached a watch of the same workspace to another target), and `{ lost: pid }`
  * when it accepted and went away before it finished.
  */
 function askResident(socket, request, io = { stdout: process.stdout, stderr: process.stderr }) {
@@ -79,7 +120,12 @@ function askResident(socket, request, io = { stdout: process.stdout, stderr: pro
         } catch {
           return finish(accepted === null ? { declined: 'not a watch' } : { lost: accepted });
         }
-        if (message.t === 'decline') return finish({ declined: String(message.why) });
+        if (message.t === 'decline') {
+          // A probe of a watch of the same workspace to another target is told that watch's pid and target.
+          const w = message.watching;
+          const watching = w !== null && typeof w === 'object' && Number.isSafeInteger(w.pid) && typeof w.target === 'string' ? { pid: w.pid, target: w.target } : undefined;
+          return finish(watching ? { declined: String(message.why), watching } : { declined: String(message.why) });
+        }
         if (message.t === 'accept') {
           accepted = Number(message.pid);
           clearTimeout(timer);
@@ -113,7 +159,9 @@ async function syncThroughResident(argv, env = process.env, stamp = null) {
   if (env.LINEAGE_RESIDENT === '0') return null;
   let sockets;
   try {
-    sockets = trustedSockets(residentRunDir(env));
+    const dir = residentRunDir(env);
+    removeGoneSockets(dir);
+    sockets = trustedSockets(dir);
   } catch {
     return null; // an unreadable run directory: no watch to ask
   }
@@ -134,6 +182,7 @@ exports.RESIDENT_PROTOCOL = RESIDENT_PROTOCOL;
 exports.residentRunDir = residentRunDir;
 exports.isTrustedRunDir = isTrustedRunDir;
 exports.trustedSockets = trustedSockets;
+exports.removeGoneSockets = removeGoneSockets;
 exports.askResident = askResident;
 exports.residentRequest = residentRequest;
 exports.syncThroughResident = syncThroughResident;

@@ -3,8 +3,9 @@ export const RESIDENT_PROTOCOL: number;
 export function residentRunDir(env?: Record<string, string | undefined>): string;
 export function isTrustedRunDir(dir: string): boolean;
 export function trustedSockets(dir: string): string[];
+export function removeGoneSockets(dir: string): string[];
 export interface ResidentAnswerIo { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } }
-export type ResidentAnswer = { code: number } | { declined: string } | { lost: number };
+export type ResidentAnswer = { code: number } | { declined: string; watching?: { pid: number; target: string } } | { lost: number };
 export function askResident(socket: string, request: object, io?: ResidentAnswerIo): Promise<ResidentAnswer>;
 export function residentRequest(argv: string[], opts?: { cwd?: string; env?: Record<string, string | undefined>; probe?: boolean; stamp?: string | null }): {
   v: number; argv: string[]; cwd: string; env: Record<string, string | undefined>; probe: boolean; stamp: string | null;

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { askResident, residentRequest, trustedSockets } from '@/bin/resident-client.cjs';
-import { listenResident, requestKey, syncKey, type CommandOutput } from './resident';
+import { listenResident, requestKey, syncIdentity, syncKey, type CommandOutput } from './resident';
 
 let tmp: string;
 beforeEach(() => {
@@ -20,6 +20,7 @@ afterEach(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const STAMP = '603-2874993-1796516163594';
 const ENV = { HOME: '/home/u', ALF_HOME: '/home/u', PATH: '/usr/bin', LINEAGE_DATA: undefined };
 const watchKey = syncKey({ runtime: 'openclaw', workspace: '/work/ws', data: '/work/data' }, '/elsewhere', ENV);
+const watchIdentity = syncIdentity({ runtime: 'openclaw', workspace: '/work/ws', data: '/work/data' }, '/elsewhere');
 const keyOf = (argv: string[], cwd = '/work', env: Record<string, string | undefined> = ENV) => {
   const asked = requestKey({ v: 1, argv, cwd, env });
   return 'key' in asked ? asked.key : `declined: ${asked.decline}`;
@@ -107,7 +108,7 @@ describe('the protocol over a Unix socket', () => {
     };
     const served: CommandOutput[] = [];
     let staleCalls = 0;
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run, served: (o) => served.push(o), stale: () => staleCalls++ });
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run, served: (o) => served.push(o), stale: () => staleCalls++ });
     if (!('socket' in server)) throw new Error(server.unserved);
     try {
       expect((fs.statSync(path.join(tmp, 'run')).mode & 0o777)).toBe(0o700);
@@ -129,6 +130,15 @@ describe('the protocol over a Unix socket', () => {
       expect(staleCalls).toBe(2);
       // A probe (another watch starting) is accepted and not run: the asker sees the watch there.
       expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: ENV, probe: true, stamp: STAMP }), other)).toEqual({ lost: process.pid });
+      // A probe of another watch of the same workspace to another target, key or settings is told which watch runs, to what.
+      const watching = { pid: process.pid, target: '/work/data' };
+      for (const argv of [['-w', 'ws', '--data', 'data2'], ['-w', 'ws', '--server', 'http://127.0.0.1:1', '--key', 'k']]) {
+        expect(await askResident(server.socket, residentRequest(argv, { cwd: '/work', env: ENV, probe: true, stamp: STAMP }), other)).toMatchObject({ watching });
+      }
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data'], { cwd: '/work', env: { ...ENV, ALF_API_KEY: 'k2' }, probe: true, stamp: STAMP }), other)).toMatchObject({ watching });
+      // Not a sync (a probe of another workspace or runtime agent) and not a probe: declined, no watch named.
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws2', '--data', 'data2'], { cwd: '/work', env: ENV, probe: true, stamp: STAMP }), other)).toEqual({ declined: 'another workspace, target or settings' });
+      expect(await askResident(server.socket, residentRequest(['-w', 'ws', '--data', 'data2'], { cwd: '/work', env: ENV, stamp: STAMP }), other)).toEqual({ declined: 'another workspace, target or settings' });
       expect(ran).toEqual(['sync']);
     } finally {
       await server.close();
@@ -141,21 +151,21 @@ describe('the protocol over a Unix socket', () => {
     const real = path.join(tmp, 'real');
     fs.mkdirSync(real, { mode: 0o700 });
     fs.symlinkSync(real, path.join(tmp, 'link'));
-    expect(await listenResident({ runDir: path.join(tmp, 'link'), key: watchKey, stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining("not this user's own directory") });
+    expect(await listenResident({ runDir: path.join(tmp, 'link'), key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining("not this user's own directory") });
     expect(fs.readdirSync(real)).toEqual([]);
-    expect(await listenResident({ runDir: path.join(tmp, 'x'.repeat(120)), key: watchKey, stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining('too long') });
+    expect(await listenResident({ runDir: path.join(tmp, 'x'.repeat(120)), key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run })).toMatchObject({ unserved: expect.stringContaining('too long') });
     // A directory of its own opened to others is closed again before it serves.
     const open = path.join(tmp, 'open');
     fs.mkdirSync(open, { mode: 0o755 });
     fs.chmodSync(open, 0o755);
-    const server = await listenResident({ runDir: open, key: watchKey, stamp: STAMP, run });
+    const server = await listenResident({ runDir: open, key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run });
     if (!('socket' in server)) throw new Error(server.unserved);
     expect(fs.statSync(open).mode & 0o777).toBe(0o700);
     await server.close();
   });
 
   it('closes a connection that asks nothing, so that a watch stopping is not held by it', async () => {
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run: async () => ({ stdout: '', code: 0 }), requestMs: 200 });
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run: async () => ({ stdout: '', code: 0 }), requestMs: 200 });
     if (!('socket' in server)) throw new Error(server.unserved);
     const silent = net.createConnection(server.socket);
     const closed = new Promise<void>((resolve) => silent.on('close', () => resolve()));
@@ -166,7 +176,7 @@ describe('the protocol over a Unix socket', () => {
   });
 
   it('declines what is not a request, and a sync asks the next socket', async () => {
-    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, stamp: STAMP, run: async () => ({ stdout: '', code: 0 }) });
+    const server = await listenResident({ runDir: path.join(tmp, 'run'), key: watchKey, identity: watchIdentity, target: '/work/data', stamp: STAMP, run: async () => ({ stdout: '', code: 0 }) });
     if (!('socket' in server)) throw new Error(server.unserved);
     try {
       for (const line of ['not json', '{"v":2,"argv":[],"cwd":"/","env":{}}', '{"v":1,"argv":[1],"cwd":"/","env":{}}', 'null']) {

@@ -78,8 +78,21 @@ export function syncKey(flags: SyncFlags, cwd: string, env: Record<string, strin
   });
 }
 
-/** The key of the sync a request asks for, or why a watch does not serve it. */
-export function requestKey(request: ResidentRequest): { key: string } | { decline: string } {
+/**
+ * Whose sync state on this machine a sync moves: its runtime, workspace and runtime agent (paths
+ * resolved against `cwd`). Two watches of one such state to different targets (or keys, or settings)
+ * would take it from each other: each sync of one then fails `target_changed`.
+ */
+export function syncIdentity(flags: SyncFlags, cwd: string): string {
+  return JSON.stringify({
+    runtime: parseRuntime(flags.runtime),
+    workspace: flags.workspace === undefined ? null : path.resolve(cwd, flags.workspace),
+    runtimeAgent: flags.runtimeAgent ?? null,
+  });
+}
+
+/** The key of the sync a request asks for (and whose state it moves: `syncIdentity`), or why a watch does not serve it. */
+export function requestKey(request: ResidentRequest): { key: string; identity: string } | { decline: string } {
   const command = syncOnlyOptions(workspaceSyncOptions(new Command('sync')))
     .exitOverride()
     .configureOutput({ writeOut: () => {}, writeErr: () => {} });
@@ -95,7 +108,7 @@ export function requestKey(request: ResidentRequest): { key: string } | { declin
   if (flags.rebase || flags.forceFirstSync || flags.changeRuntime || flags.agentId !== undefined) return { decline: 'a sync with --rebase, --force-first-sync, --change-runtime or --agent-id' };
   if (flags.workspace === undefined) return { decline: 'no workspace' };
   try {
-    return { key: syncKey(flags, request.cwd, request.env) };
+    return { key: syncKey(flags, request.cwd, request.env), identity: syncIdentity(flags, request.cwd) };
   } catch {
     return { decline: 'arguments this watch does not serve' };
   }
@@ -118,6 +131,9 @@ export interface ResidentServer {
 export async function listenResident(args: {
   runDir: string;
   key: string;
+  /** Whose sync state this watch moves (`syncIdentity`), and its target's label: a probe of another watch of that state to anything else is told both. */
+  identity: string;
+  target: string;
   /** The stamp of the sources this watch runs (`cliStamp()`): a request of other sources is declined. */
   stamp: string | null;
   /** Called when a request for this very sync came from other sources (the package changed since the watch started). */
@@ -156,7 +172,7 @@ export async function listenResident(args: {
 }
 
 function serveOne(conn: net.Socket, args: {
-  key: string; stamp: string | null; stale?: () => void; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void; requestMs?: number;
+  key: string; identity: string; target: string; stamp: string | null; stale?: () => void; run: (stderr: (text: string) => void) => Promise<CommandOutput>; served?: (output: CommandOutput) => void; requestMs?: number;
 }): void {
   let buffered = '';
   let asked = false;
@@ -189,6 +205,11 @@ function serveOne(conn: net.Socket, args: {
     const valid = request !== null && typeof request === 'object' && request.v === RESIDENT_PROTOCOL && Array.isArray(request.argv) && request.argv.every((a) => typeof a === 'string')
       && typeof request.cwd === 'string' && request.env !== null && typeof request.env === 'object';
     const asks = valid ? requestKey(request) : { decline: 'not a request' };
+    if (valid && request.probe === true && !('decline' in asks) && asks.key !== args.key && asks.identity === args.identity) {
+      // Another watch of the same state, to another target, key or settings, is starting: it is told which runs.
+      conn.end(`${JSON.stringify({ t: 'decline', why: 'another target, key or settings of the same workspace', watching: { pid: process.pid, target: args.target } })}\n`);
+      return;
+    }
     if ('decline' in asks || asks.key !== args.key) {
       conn.end(`${JSON.stringify({ t: 'decline', why: 'decline' in asks ? asks.decline : 'another workspace, target or settings' })}\n`);
       return;

@@ -8,10 +8,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
+import { AlfApiClient } from '@/lib/client/alf-api';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { waitUntil } from '@/lib/ledger/testing/packer-process';
 import { makeSandbox, readTree } from '@/lib/sync/testing/workspace';
 import { expectEverySequenceRestores } from './restores';
+import { startTestServer } from '../server/harness';
 import { runCli } from './run-cli';
 import { startWatch, type Watch } from './watch-process';
 
@@ -225,13 +227,68 @@ describe('lineage watch', () => {
     expect(await watch.exited).toMatchObject({ signal: 'SIGKILL' });
     expect(run.json).toMatchObject({ ok: true, sequence: 1, recovered: true });
     states.push(await readTree(sb.workspace));
-    // Its socket is left behind: nobody answers it, and syncs go on.
-    expect(runDir()).toHaveLength(1);
+    // Its socket is left behind: nobody answers it, syncs go on, and the next one removes it (its pid is gone).
+    expect(runDir()).toEqual([`watch-${watch.child.pid}.sock`]);
     await sb.write('memory/2026-11-02.md', '# 2026-11-02\n\n## Standup\nReviewed the queue.\n');
     expect((await sync()).json).toMatchObject({ ok: true, sequence: 2, delta: true });
+    expect(runDir()).toEqual([]);
     states.push(await readTree(sb.workspace));
     expect((await sync()).json).toMatchObject({ ok: true, sequence: 2, no_changes: true });
     const agentId = fs.readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
     await expectEverySequenceRestores({ root: sb.root, dataDir: sb.dataDir, agentId, states, env });
+  }), 120_000);
+
+  it('a second watch of the workspace to another target (--data DIR, --server URL) refuses to start, naming the watch that runs; the first goes on', () => inSandbox(async ({ sb, env, watch: start }) => {
+    const first = start(['--quiet', '200', '--interval', '0']);
+    await first.until((w) => w.outputs().length === 1, 'its first sync');
+    expect(first.outputs()[0]).toMatchObject({ ok: true, sequence: 0, delta: false });
+    const other = path.join(sb.root, 'other-data');
+    const server = await startTestServer();
+    try {
+      const seconds = [
+        startWatch(['--quiet', '200', '-w', sb.workspace, '--data', other], env),
+        startWatch(['--quiet', '200', '-w', sb.workspace, '--server', server.url, '--key', server.keyA], env),
+      ];
+      for (const second of seconds) {
+        // (Started, it would sync: its first output says which.)
+        await second.until((w) => w.outputs().length === 1, 'its answer');
+        const refused = second.outputs()[0]!;
+        expect(refused, JSON.stringify(refused)).toMatchObject({ ok: false, code: 'watch_running' });
+        expect((await second.exited).code).toBe(1);
+        expect(refused.error).toContain(`another lineage watch (pid ${first.child.pid}) already syncs ${sb.workspace}, to ${sb.dataDir}`);
+        expect(refused.error).toContain('target_changed');
+        expect(refused.hint).toContain(`kill ${first.child.pid}`);
+      }
+      expect(seconds[0]!.outputs()[0]!.error).toContain(`(--data ${other})`);
+      expect(seconds[1]!.outputs()[0]!.error).toContain(`(--server ${server.url})`);
+      expect(JSON.stringify(seconds[1]!.outputs()[0])).not.toContain(server.keyA);
+      // Nothing of it was made (the server holds no agent), and the first goes on syncing the workspace's changes.
+      expect(fs.existsSync(other)).toBe(false);
+      expect(await new AlfApiClient({ baseUrl: server.url, apiKey: server.keyA }).listAgents()).toEqual([]);
+    } finally {
+      await server.close();
+    }
+    await sb.write('memory/2026-11-01.md', '# 2026-11-01\n\n## Standup\nShipped the importer.\n');
+    await first.until((w) => w.outputs().length === 2, 'a sync of the change');
+    expect(first.outputs()[1]).toMatchObject({ ok: true, sequence: 1, delta: true });
+    expect(first.stderr()).not.toContain('target_changed');
+  }), 120_000);
+
+  it('a starting watch removes the sockets of watches killed (their pid gone), never a live one\'s', () => inSandbox(async ({ watch: start, runDir }) => {
+    const killed = start(['--on-demand']);
+    await ready(killed);
+    killed.child.kill('SIGKILL');
+    await killed.exited;
+    expect(runDir()).toEqual([`watch-${killed.child.pid}.sock`]);
+    const live = start(['--on-demand']);
+    await ready(live);
+    expect(runDir()).toEqual([`watch-${live.child.pid}.sock`]);
+    // Another watch starting finds the live one (and is refused by it: the same workspace and target); its socket stays.
+    // (Started, it would sync: its first output says which.)
+    const next = start(['--quiet', '300']);
+    await next.until((w) => w.outputs().length === 1, 'its answer');
+    expect(next.outputs()[0]).toMatchObject({ ok: false, code: 'watch_running' });
+    expect((await next.exited).code).toBe(1);
+    expect(runDir()).toEqual([`watch-${live.child.pid}.sock`]);
   }), 120_000);
 });

@@ -11,9 +11,10 @@
  */
 import path from 'node:path';
 import type { Command } from 'commander';
-import { askResident, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.cjs';
+import { askResident, removeGoneSockets, residentRequest, residentRunDir, trustedSockets } from '@/bin/resident-client.cjs';
 import { NEVER_RAW_FILES } from '@/lib/adapters/shared/sync-marker';
 import { systemClock } from '@/lib/core/clock';
+import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
 import { KeysAhead } from '@/lib/sync/store/keys-ahead';
@@ -21,7 +22,7 @@ import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
 import { clientStateDir, parseRuntime, parseRuntimeAgent, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
-import { cliStamp, listenResident, syncKey, type CommandOutput } from '../resident';
+import { cliStamp, listenResident, syncIdentity, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
 import { workspaceSyncOptions, type SyncFlags } from './sync';
@@ -63,6 +64,13 @@ function syncArgv(flags: SyncFlags): string[] {
   return argv;
 }
 
+/** The target a watch's flags name, in words (no key, no store's URL: they may hold secrets). */
+function describeTarget(flags: SyncFlags): string {
+  if (flags.server !== undefined) return `--server ${flags.server}`;
+  if (flags.databaseUrl !== undefined || flags.blobUrl !== undefined) return 'a scale-out store';
+  return `--data ${resolveDataDir(flags.data, process.env, process.cwd())}`;
+}
+
 async function watchWorkspace(flags: WatchFlags): Promise<void> {
   // Asked to stop at any point (its first sync included), it lets a running sync finish and stops.
   const stopped = new Promise<void>((resolve) => {
@@ -81,10 +89,20 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   const workspace = await runtimeWorkspace(path.resolve(requireOption(flags.workspace, '-w/--workspace')), runtime);
   const runDir = residentRunDir();
   const argv = syncArgv(flags);
+  // The sockets of watches that are gone (killed with SIGKILL) are removed; a live one's never.
+  removeGoneSockets(runDir);
   for (const socket of trustedSockets(runDir)) {
     const answer = await askResident(socket, residentRequest(argv, { probe: true, stamp: cliStamp() }));
     if ('lost' in answer) {
       throw new SyncError('watch_running', `another lineage watch (pid ${answer.lost}) already syncs ${workspace} to this target`, 'stop it first, or let it go on');
+    }
+    // A watch of this workspace to another target (or key, or settings): the two would take this
+    // machine's sync state from each other, and every sync of the first would fail target_changed.
+    if ('watching' in answer && answer.watching) {
+      const { pid, target } = answer.watching;
+      throw new SyncError('watch_running',
+        `another lineage watch (pid ${pid}) already syncs ${workspace}, to ${target}; this one names another target, key or settings (${describeTarget(flags)}), and the two would take this machine's sync state of the workspace from each other (each sync of one then fails target_changed)`,
+        `to sync to ${describeTarget(flags)} instead, stop that watch first (Ctrl-C where it runs, or kill ${pid}), then start this one; to keep it, start no second watch of this workspace`);
     }
   }
   // The detached processes a sync's upload asks for start once its output is relayed (or printed).
@@ -166,7 +184,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   // is about a command run once; this watch goes on, and the user is told what it does next.
   const whatNext = (failure: string | undefined) => {
     if (failure === 'auth_failed') {
-      return `every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${process.pid}) and start it again with --key NEWKEY — a watch with another key runs beside this one, it does not replace it`;
+      return `every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${process.pid}) and start it again with --key NEWKEY — while this one runs, a watch of this workspace with another key is refused (\`watch_running\`)`;
     }
     const when = [flags.onDemand ? null : 'at the next change', intervalMs > 0 && !flags.onDemand ? `within ${intervalMs / 1000} s (--interval)` : null].filter((w) => w !== null).join(', or ');
     return `this watch goes on (no need to start it again): it syncs ${when === '' ? 'when a lineage sync asks it' : when}`;
@@ -199,7 +217,7 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
   };
 
   const listening = await listenResident({
-    runDir, key: syncKey(flags, process.cwd(), process.env), stamp: cliStamp(), run: (stderr) => runSync(stderr, servedTarget),
+    runDir, key: syncKey(flags, process.cwd(), process.env), identity: syncIdentity(flags, process.cwd()), target: target.label, stamp: cliStamp(), run: (stderr) => runSync(stderr, servedTarget),
     stale: () => progress('declined a lineage sync of this workspace run by other sources (the package changed since this watch started): restart the watch to serve it'),
     served: (output) => {
       clearTimeout(retryTimer);
