@@ -146,7 +146,7 @@ export function serverRefusal(asked: Asked, failed: FailedCode, error: AlfApiErr
   if (error.status === 404) return new SyncError('agent_not_found', error.message);
   // The server could not take the request now (its storage busy or out of reach: a 503 with a Retry-After): the
   // same command, later. A 503 without one (a read-only data directory) is said below.
-  if (error.status === 503 && error.retryAfterSeconds !== null) return new SyncError(failed, error.message, busyHint(failed, error.retryAfterSeconds), error.retryAfterSeconds);
+  if (error.status === 503 && error.retryAfterSeconds !== null) return new SyncError(failed, error.message, busyHint(asked, failed, error.retryAfterSeconds), error.retryAfterSeconds);
   // The server gave up on a database statement past its LINEAGE_DATABASE_READ_SECONDS (`database_timeout`), or a
   // proxy before it on the request: not a refusal of what was sent, and not retried (it would take as long).
   if (error.status === 504) return new SyncError(failed, error.message, slowHint(failed));
@@ -165,7 +165,10 @@ export function serverRefusal(asked: Asked, failed: FailedCode, error: AlfApiErr
  * undefined for a status no lineage server answers and no proxy commonly does.
  */
 function statusHint(asked: Asked, failed: FailedCode, error: AlfApiError): string | undefined {
-  const again = asked.command === null ? 'run the same command again' : `run \`${asked.command}\` again`;
+  // A watch is not run again: it goes on, and its next sync (a change, --interval, its retry) is the same again.
+  const watch = asked.command === WATCH;
+  const again = watch ? WATCH_GOES_ON : asked.command === null ? 'run the same command again' : `run \`${asked.command}\` again`;
+  const later = watch ? WATCH_GOES_ON : `${again} later`;
   const nothing = failed === 'restore_incomplete' ? 'nothing was written here' : 'nothing was stored on the server';
   // A sync's next run uploads what this one would have: its state is as it was.
   const kept = failed === 'restore_incomplete' ? '' : ' (this machine\'s state is as it was: the next sync uploads the same changes)';
@@ -184,7 +187,7 @@ function statusHint(asked: Asked, failed: FailedCode, error: AlfApiError): strin
     case 421:
       return `the server does not answer to the host name in --server ${asked.server}: use the address it is served at (its public URL), or ask its operator to allow this name with --allowed-hosts or LINEAGE_ALLOWED_HOSTS; ${nothing}`;
     case 429:
-      return `the server (or a proxy before it) refuses requests this often: ${nothing}; ${again} later`;
+      return `the server (or a proxy before it) refuses requests this often: ${nothing}; ${later}`;
     case 431:
       return `the request's headers are larger than the server reads (a very long --server path?): ${nothing}; check --server, then ${again}`;
     case 500:
@@ -214,12 +217,17 @@ function refusedKey(asked: Asked, failed: FailedCode, error: AlfApiError): SyncE
   if (error.status === 403 && !/revoked/i.test(error.serverMessage)) {
     // A signed link of this very key that no longer holds: not the key; a new link is issued by the same command.
     return new SyncError(failed, `${asked.command ?? 'the command'}: the server at ${asked.server} refused a link it had signed for this request (HTTP 403${said}); ${nothing}`,
-      `run ${ran} again: the server signs a new link each time (a link that expires before it is used: a slow transfer, or the server's clock ahead)`);
+      `${asked.command === WATCH ? 'this watch goes on, and its next sync asks for a new link' : `run ${ran} again`}: the server signs a new link each time (a link that expires before it is used: a slow transfer, or the server's clock ahead)`);
   }
   const why = error.status === 403 ? 'a link it had signed for a key revoked since' : 'the API key';
   return new SyncError('auth_failed', `${asked.command ?? 'the command'}: the server at ${asked.server} refused ${why} (HTTP ${error.status}${said}); ${nothing}`,
     `the key given with --key (or ALF_API_KEY) is wrong or was revoked: create a new one with \`lineage keys create\` where the server runs (or ask the server's operator for one), then run ${ran} again with --key NEWKEY`);
 }
+
+/** The command a `lineage watch` names (lib/cli/commands/watch.ts, its own syncs; a sync it runs for `lineage sync` names that). */
+const WATCH = 'lineage watch';
+/** What a watch's sync says in place of "run it again": the watch goes on, and its own line (`whatNext`) says when it syncs next. */
+const WATCH_GOES_ON = 'this watch goes on and syncs again by itself (no need to start it again)';
 
 /** What to do after a 504: the server's (or a proxy's) time limit, not the request, is what to change. */
 function slowHint(failed: FailedCode): string {
@@ -228,9 +236,12 @@ function slowHint(failed: FailedCode): string {
     + 'ask the server\'s operator to raise its LINEAGE_DATABASE_READ_SECONDS (or the time limit of a proxy in front of it), then run the same command again';
 }
 
-/** What to do after a busy server's 503: run the same command again, after its Retry-After. */
-function busyHint(failed: FailedCode, retryAfterSeconds: number): string {
+/** What to do after a busy server's 503: run the same command again, after its Retry-After (a watch tries again by itself). */
+function busyHint(asked: Asked, failed: FailedCode, retryAfterSeconds: number): string {
   const when = `in ${retryAfterSeconds} s or later (the server's Retry-After)`;
+  if (asked.command === WATCH) {
+    return `the server is busy: this watch tries the sync again by itself ${when}, no need to start it again; this machine's state is as it was, and an upload the server did keep is recognised at the next sync, not sent twice`;
+  }
   if (failed === 'restore_incomplete') return `the server is busy and nothing was written here: run the same restore again ${when}`;
   if (failed === 'registration_failed') return `the server is busy: run the same sync again ${when}`;
   return `the server is busy: run the same sync again ${when}; this machine's state is as it was, and an upload the server did keep is recognised at the next sync, not sent twice`;

@@ -73,7 +73,7 @@ describe('lineage watch through a working day', () => {
     for (const output of refused) expect(output).toMatchObject({ ok: false, code: 'auth_failed' });
     expect(watch.stderr()).toContain('refused the API key (HTTP 401');
     // The hint is a command's ("then run `lineage watch` again with --key NEWKEY"): the watch says it
-    // goes on refused until it is stopped, and that a watch with the new key would run beside it.
+    // goes on refused until it is stopped, and that a second watch with the new key is refused while it runs.
     expect(watch.stderr()).toContain(`every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${watch.child.pid}) and start it again with --key NEWKEY`);
 
   }, 120_000);
