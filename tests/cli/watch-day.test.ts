@@ -75,6 +75,13 @@ describe('lineage watch through a working day', () => {
     // The hint is a command's ("then run `lineage watch` again with --key NEWKEY"): the watch says it
     // goes on refused until it is stopped, and that a second watch with the new key is refused while it runs.
     expect(watch.stderr()).toContain(`every sync of this watch is refused with this key: stop it (Ctrl-C, or kill ${watch.child.pid}) and start it again with --key NEWKEY`);
+    expect(watch.stderr()).toContain('while this one runs, a watch of this workspace with another key is refused (`watch_running`)');
+    // And it is: a watch with a new key, started beside it, refuses to start and names it.
+    const renewed = createApiKey({ db: embeddedLedger(server.server.service.storage).db, name: 'laptop-2', now: new Date() });
+    const second = startWatch(['-r', 'zeroclaw', '--runtime-agent', 'scout', '-w', sb.workspace, '--server', server.url, '--key', renewed.key, '--quiet', '100', '--interval', '0'], env);
+    await second.until((w) => w.outputs().length === 1, 'its answer');
+    expect(second.outputs()[0]).toMatchObject({ ok: false, code: 'watch_running', error: expect.stringContaining(`another lineage watch (pid ${watch.child.pid}) already syncs`) });
+    expect((await second.exited).code).toBe(1);
 
   }, 120_000);
   it('the workspace removed and made again (a restore from a copy, a checkout): said gone, then watched again, and its next change synced at once — with --interval 0', async () => {
