@@ -10,6 +10,31 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
+/**
+ * A watch of `root` that records what it says of the root (`gone`, `back`, failures) in `said` and the
+ * paths it reports in `seen`; `until` waits for a test of them. Removes `parent` after the test.
+ */
+function watchedRoot(root: string, parent: string) {
+  const said: string[] = [];
+  const seen = new Set<string | null>();
+  const waiters: (() => void)[] = [];
+  const poke = () => waiters.forEach((w) => w());
+  const watch = watchTree(root, (rel) => (seen.add(rel), poke()), (error) => said.push(`failed: ${error.message}`), {
+    gone: () => (said.push('gone'), poke()),
+    back: () => (said.push('back'), poke()),
+  });
+  cleanups.push(() => {
+    watch.close();
+    fs.rmSync(parent, { recursive: true, force: true });
+  });
+  const until = (test: () => boolean) => new Promise<void>((resolve) => {
+    const check = () => test() && resolve();
+    waiters.push(check);
+    check();
+  });
+  return { said, seen, until };
+}
+
 /** A tree and a watch of it; `seen` collects the paths reported. */
 function watched(setup: (root: string) => void = () => {}) {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-tree-'));
@@ -108,23 +133,7 @@ describe('watchTree (one watch per directory)', () => {
     const parent = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-watch-parent-'));
     const root = path.join(parent, 'workspace');
     fs.mkdirSync(path.join(root, 'memory'), { recursive: true });
-    const said: string[] = [];
-    const seen = new Set<string | null>();
-    const waiters: (() => void)[] = [];
-    const poke = () => waiters.forEach((w) => w());
-    const watch = watchTree(root, (rel) => (seen.add(rel), poke()), (error) => said.push(`failed: ${error.message}`), {
-      gone: () => (said.push('gone'), poke()),
-      back: () => (said.push('back'), poke()),
-    });
-    cleanups.push(() => {
-      watch.close();
-      fs.rmSync(parent, { recursive: true, force: true });
-    });
-    const until = (test: () => boolean) => new Promise<void>((resolve) => {
-      const check = () => test() && resolve();
-      waiters.push(check);
-      check();
-    });
+    const { said, seen, until } = watchedRoot(root, parent);
     fs.rmSync(root, { recursive: true });
     await until(() => said.includes('gone'));
     // Made again, a file at once (before its watch could be set) and one later: both reported.
@@ -152,23 +161,7 @@ describe('watchTree (one watch per directory)', () => {
     fs.mkdirSync(path.join(parent, 'two'));
     const root = path.join(parent, 'workspace');
     fs.symlinkSync(path.join(parent, 'one'), root);
-    const said: string[] = [];
-    const seen = new Set<string | null>();
-    const waiters: (() => void)[] = [];
-    const poke = () => waiters.forEach((w) => w());
-    const watch = watchTree(root, (rel) => (seen.add(rel), poke()), (error) => said.push(`failed: ${error.message}`), {
-      gone: () => (said.push('gone'), poke()),
-      back: () => (said.push('back'), poke()),
-    });
-    cleanups.push(() => {
-      watch.close();
-      fs.rmSync(parent, { recursive: true, force: true });
-    });
-    const until = (test: () => boolean) => new Promise<void>((resolve) => {
-      const check = () => test() && resolve();
-      waiters.push(check);
-      check();
-    });
+    const { said, seen, until } = watchedRoot(root, parent);
     fs.writeFileSync(path.join(root, 'MEMORY.md'), 'x');
     await until(() => seen.has('MEMORY.md'));
     // The link replaced by one to another directory (as `ln -sfn` does: a new link renamed over it).

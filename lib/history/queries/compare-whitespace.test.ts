@@ -19,9 +19,7 @@ import { whitespaceChangeWords } from '@/components/compare/whitespace-words';
 import { VersionCard } from '@/components/lineage/VersionCard';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { openLedger, type Ledger } from '@/lib/ledger';
-import { localTarget } from '@/lib/sync/local-target';
-import { syncWorkspace } from '@/lib/sync/sync';
-import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { openclawHistorySandbox } from '@/lib/sync/testing/workspace';
 import { compareWorkspace, getRecordLineage, type WorkspaceComparison } from '../queries';
 
 const HEAD = '# Memory\n\n';
@@ -34,11 +32,8 @@ let agentId = '';
 let cleanup: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  const sb = await makeSandbox('lineage-compare-ws-');
+  const { sb, sync } = await openclawHistorySandbox('lineage-compare-ws-');
   cleanup = sb.cleanup;
-  const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
   // #0: Keep, then Gateway last in its file (its text ends at its last word).
   await sb.write('MEMORY.md', HEAD + [steps('First line.'), gateway('10.20.0.9')].join('\n'));
   agentId = (await sync()).agent.alf_agent_id;

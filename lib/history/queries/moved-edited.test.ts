@@ -14,9 +14,7 @@ import { closeDatabase } from '@/db/client';
 import { IdentityCard } from '@/components/lineage/IdentityCard';
 import { Provenance } from '@/components/lineage/Provenance';
 import { openLedger, type Ledger } from '@/lib/ledger';
-import { localTarget } from '@/lib/sync/local-target';
-import { syncWorkspace } from '@/lib/sync/sync';
-import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { openclawHistorySandbox } from '@/lib/sync/testing/workspace';
 import type { Lineage } from '@/lib/ui/api-types';
 import { searchHistory } from '../search/engine';
 import { compareWorkspace, getRecordLineage, getRecordsAt } from '../queries';
@@ -29,11 +27,8 @@ let agentId = '';
 let cleanup: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  const sb = await makeSandbox('lineage-moved-edited-');
+  const { sb, sync } = await openclawHistorySandbox('lineage-moved-edited-');
   cleanup = sb.cleanup;
-  const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
   await sb.write(FROM, '## Gateway\nThe gateway is 10.20.0.9 on VLAN 7.\n\n## Racks\nRack 4 holds the switches.\n');
   agentId = (await sync()).agent.alf_agent_id;
   // #1: Gateway leaves for network.md and is edited on the way.

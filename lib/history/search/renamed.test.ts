@@ -15,9 +15,7 @@ import { optionLabel } from '@/components/lineage/VersionCompare';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { getRecordLineage } from '../queries';
 import { openLedger, type Ledger } from '@/lib/ledger';
-import { localTarget } from '@/lib/sync/local-target';
-import { syncWorkspace } from '@/lib/sync/sync';
-import { makeSandbox, steppingClock } from '@/lib/sync/testing/workspace';
+import { openclawHistorySandbox } from '@/lib/sync/testing/workspace';
 import { searchHistory, type Appearance } from './engine';
 
 const MEMORY = 'MEMORY.md';
@@ -31,11 +29,8 @@ let agentId = '';
 let cleanup: () => Promise<void> = async () => {};
 
 beforeAll(async () => {
-  const sb = await makeSandbox('lineage-search-renamed-');
+  const { sb, sync } = await openclawHistorySandbox('lineage-search-renamed-');
   cleanup = sb.cleanup;
-  const clock = steppingClock();
-  const target = localTarget(sb.dataDir, clock);
-  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
   const memory = (...sections: [string, string][]) => ['# MEMORY', '', ...sections.flatMap(([h, body]) => [`## ${h}`, body, ''])].join('\n');
   await sb.write(MEMORY, memory(['Boston', BOSTON], ['NYC', NYC], ['Denver', DENVER]));
   agentId = (await sync()).agent.alf_agent_id;

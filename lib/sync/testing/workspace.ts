@@ -63,3 +63,15 @@ export async function openclawSyncSandbox(cleanups: (() => Promise<void>)[]) {
   const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome, clock });
   return { sb, sync, target, alfHome, clock };
 }
+
+/**
+ * A sandbox for a history test: an OpenClaw sync of its workspace into its own data directory, with a
+ * stepping clock. The caller writes files and calls `sync()` once per sequence; `sb.cleanup` removes it.
+ */
+export async function openclawHistorySandbox(prefix: string) {
+  const sb = await makeSandbox(prefix);
+  const clock = steppingClock();
+  const target = localTarget(sb.dataDir, clock);
+  const sync = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+  return { sb, clock, target, sync };
+}
