@@ -38,8 +38,8 @@ it('SQLite 0019: a data directory from before gets the tables; a delete then rec
     await ingestSnapshot({ ledger: t.ledger, agentId: AGENT, bytes: await snapshotBytes(AGENT), now: NOW });
     closeDatabase(t.ledger.db);
     const raw = new Database(path.join(t.dir, 'lineage.db'));
-    // 0020 undone too: the migrator applies only the migrations after the last one applied.
-    raw.exec(`ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; DROP TABLE deleted_agent_blobs; DROP TABLE deleted_agents;
+    // 0020 and 0021 undone too: the migrator applies only the migrations after the last one applied.
+    raw.exec(`DROP TABLE ended_sessions; ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; DROP TABLE deleted_agent_blobs; DROP TABLE deleted_agents;
       DELETE FROM __drizzle_migrations WHERE created_at >= ${journalWhen('migrations', '0019_deleted_agents')};`);
     raw.close();
 
@@ -63,8 +63,8 @@ it('PostgreSQL 0007: a database from before gets the tables; a delete then recor
   const blobsDir = fs.mkdtempSync(path.join(os.tmpdir(), 'lineage-pg-deleted-'));
   try {
     await pgAgents.registerAgent(db.pool, { id: AGENT, name: 'kept', sourceRuntime: 'openclaw', tenantId: TENANT, now: NOW });
-    // 0008 undone too: the migrator applies only the migrations after the last one applied.
-    await db.pool.query(`ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; DROP TABLE deleted_agent_blobs; DROP TABLE deleted_agents;
+    // 0008 and 0009 undone too: the migrator applies only the migrations after the last one applied.
+    await db.pool.query(`DROP TABLE ended_sessions; ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; DROP TABLE deleted_agent_blobs; DROP TABLE deleted_agents;
       DELETE FROM drizzle.__drizzle_migrations WHERE created_at >= ${journalWhen('pg/migrations', '0007_deleted_agents')}`);
     await db.close();
     db = await openPgDatabase(url);

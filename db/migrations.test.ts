@@ -65,7 +65,8 @@ describe('migrations 0002 (records keep no copy of their latest version), 0003 (
     // indexer filled it (the fields of each record's latest version), later migrations undone.
     const raw = new Database(`${dir}/lineage.db`);
     raw.exec(`
-      ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; -- 0020 undone first
+      DROP TABLE ended_sessions; -- 0021 undone first
+      ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; -- then 0020
       DROP TABLE deleted_agent_blobs; -- then 0019
       DROP TABLE deleted_agents;
       DROP TABLE index_pending; -- then 0018

@@ -49,6 +49,15 @@ export const api_keys = sqliteTable('api_keys', {
   admin: integer('admin').notNull().default(0),
 });
 
+/**
+ * Dashboard sessions ended by sign-out (migration 0021): a session cookie naming one of these ids
+ * is refused until `expires_at` (unix seconds, the cookie's own expiry); later rows are forgotten.
+ */
+export const ended_sessions = sqliteTable('ended_sessions', {
+  id: text('id').primaryKey(),
+  expires_at: integer('expires_at').notNull(),
+}, (t) => [index('ended_sessions_expires_at').on(t.expires_at)]);
+
 export const ENTRY_KINDS = ['snapshot', 'delta'] as const;
 export type EntryKind = (typeof ENTRY_KINDS)[number];
 /**

@@ -56,6 +56,12 @@ export const api_keys = pgTable('api_keys', {
   admin: integer('admin').notNull().default(0),
 });
 
+/** Dashboard sessions ended by sign-out, as in SQLite (migration 0009). */
+export const ended_sessions = pgTable('ended_sessions', {
+  id: text('id').primaryKey(),
+  expires_at: bigint('expires_at', { mode: 'number' }).notNull(),
+}, (t) => [index('ended_sessions_expires_at').on(t.expires_at)]);
+
 /**
  * One archive in the ledger. A rollover snapshot sits at the sequence of the delta it follows, so
  * the key is (agent_id, seq, kind): it is also the append's backstop, since two deltas (or two

@@ -123,7 +123,7 @@ describe('PostgreSQL migrations', () => {
       const { rows: tables } = await fresh.pool.query(
         "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name");
       expect(tables.map((t) => t.table_name)).toEqual([
-        'agent_day_activity', 'agents', 'api_keys', 'deleted_agent_blobs', 'deleted_agents', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facet_changes', 'record_facets', 'record_versions', 'records']);
+        'agent_day_activity', 'agents', 'api_keys', 'deleted_agent_blobs', 'deleted_agents', 'ended_sessions', 'ledger_entries', 'pending_uploads', 'raw_file_versions', 'raw_objects', 'record_facet_changes', 'record_facets', 'record_versions', 'records']);
       const { rows: gin } = await fresh.pool.query("SELECT indexdef FROM pg_indexes WHERE indexname = 'record_versions_content_trgm_idx'");
       expect(gin[0]?.indexdef).toContain('USING gin (content gin_trgm_ops) WHERE (op <> \'delete\'::text)');
       const { rows: paging } = await fresh.pool.query(

@@ -105,3 +105,25 @@ export function keyIdentityById(db: LineageDb, id: string): KeyIdentity | null {
   const row = statement.get(id);
   return row ? { id: row.id, admin: row.admin === 1 } : null;
 }
+
+const sessionById = new WeakMap<LineageDb, Statement<[string, string], KeyRow>>();
+
+/** The key of a dashboard session, or null once the key was revoked or the session ended (sign-out, `ended_sessions`). */
+export function sessionKeyIdentity(db: LineageDb, p: { keyId: string; sessionId: string }): KeyIdentity | null {
+  let statement = sessionById.get(db);
+  if (!statement) {
+    statement = db.sqlite.prepare<[string, string], KeyRow>(
+      'SELECT id, key_hash, admin FROM api_keys WHERE id = ? AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE id = ?)');
+    sessionById.set(db, statement);
+  }
+  const row = statement.get(p.keyId, p.sessionId);
+  return row ? { id: row.id, admin: row.admin === 1 } : null;
+}
+
+/** Sign-out: the session refused until `expiresAt` (unix seconds); ended sessions since expired are forgotten. */
+export function endSession(db: LineageDb, p: { sessionId: string; expiresAt: number; now: Date }): void {
+  db.sqlite.transaction(() => {
+    db.sqlite.prepare('DELETE FROM ended_sessions WHERE expires_at <= ?').run(Math.floor(p.now.getTime() / 1000));
+    db.sqlite.prepare('INSERT OR IGNORE INTO ended_sessions (id, expires_at) VALUES (?, ?)').run(p.sessionId, p.expiresAt);
+  })();
+}

@@ -106,7 +106,7 @@ export async function guardDashboardRequest(req: IncomingMessage, res: ServerRes
   }
   const { pathname } = url;
   if (pathname === '/login' && method === 'POST') return handleSignIn(req, res, config).then(() => true);
-  if (pathname === '/logout' && method === 'POST') return (handleSignOut(req, res, config), true);
+  if (pathname === '/logout' && method === 'POST') return handleSignOut(req, res, config).then(() => true);
   if (isPublic(method, pathname)) return false;
   const api = pathname === '/api' || pathname.startsWith('/api/');
   let scope: TenantScope = undefined;

@@ -1,6 +1,6 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { LineageStorage } from '@/lib/storage/types';
-import { keyIdentityById, type KeyIdentity } from './api-keys';
+import type { KeyIdentity } from './api-keys';
 
 /** The dashboard's session cookie. */
 export const SESSION_COOKIE = 'lineage_session';
@@ -9,9 +9,11 @@ export const SESSION_COOKIE = 'lineage_session';
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
 
 /**
- * Session cookies: `v1.<key id>.<expiry seconds>.<HMAC>` signed with a key derived from the data
- * directory's secret. Nothing is stored server-side: a cookie is good until it expires or its key
- * is revoked (every request looks the key id up, so revocation kills its sessions at once).
+ * Session cookies: `v2.<key id>.<session id>.<expiry seconds>.<HMAC>` signed with a key derived
+ * from the data directory's secret. A cookie is good until it expires, its key is revoked, or its
+ * session is ended by sign-out: every request looks the key id up and the session id among the
+ * ended sessions (`ended_sessions`, kept until their expiry), so a copy of the cookie dies with
+ * either. (`v1` cookies, which named no session and so could not be ended, are refused: sign in again.)
  */
 export class SessionSigner {
   constructor(private readonly key: Buffer) {}
@@ -19,24 +21,26 @@ export class SessionSigner {
   /** The cookie value for a key, valid `ttlSeconds` from `now`. */
   issue(keyId: string, now: Date, ttlSeconds: number): string {
     const exp = Math.floor(now.getTime() / 1000) + ttlSeconds;
-    return `v1.${keyId}.${exp}.${this.mac(keyId, exp)}`;
+    const sessionId = randomUUID();
+    return `v2.${keyId}.${sessionId}.${exp}.${this.mac(keyId, sessionId, exp)}`;
   }
 
   /** The key a cookie value names when its signature is right and it has not expired, else null. */
-  verify(value: string, now: Date): { keyId: string; exp: number } | null {
-    const match = /^v1\.([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value);
+  verify(value: string, now: Date): { keyId: string; sessionId: string; exp: number } | null {
+    const match = /^v2\.([0-9a-f-]{36})\.([0-9a-f-]{36})\.(\d{1,12})\.([A-Za-z0-9_-]{43})$/.exec(value);
     if (!match) return null;
     const keyId = match[1]!;
-    const exp = Number(match[2]);
-    const expected = Buffer.from(this.mac(keyId, exp));
-    const given = Buffer.from(match[3]!);
+    const sessionId = match[2]!;
+    const exp = Number(match[3]);
+    const expected = Buffer.from(this.mac(keyId, sessionId, exp));
+    const given = Buffer.from(match[4]!);
     if (expected.length !== given.length || !timingSafeEqual(expected, given)) return null;
     if (exp * 1000 <= now.getTime()) return null;
-    return { keyId, exp };
+    return { keyId, sessionId, exp };
   }
 
-  private mac(keyId: string, exp: number): string {
-    return createHmac('sha256', this.key).update(`session\n${keyId}\n${exp}`).digest('base64url');
+  private mac(keyId: string, sessionId: string, exp: number): string {
+    return createHmac('sha256', this.key).update(`session-v2\n${keyId}\n${sessionId}\n${exp}`).digest('base64url');
   }
 }
 
@@ -52,12 +56,19 @@ export function parseCookies(header: string | undefined): Map<string, string> {
   return out;
 }
 
-/** The identity of a request's session cookie, or null (none, forged, expired, or its key revoked). */
+/** The identity of a request's session cookie, or null (none, forged, expired, signed out, or its key revoked). */
 export async function sessionIdentity(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; now: Date }): Promise<KeyIdentity | null> {
   const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
   if (!value) return null;
   const session = params.signer.verify(value, params.now);
-  return session ? params.storage.keyIdentityById(session.keyId) : null;
+  return session ? params.storage.sessionKeyIdentity({ keyId: session.keyId, sessionId: session.sessionId }) : null;
+}
+
+/** Sign-out: the request's session (when its cookie is good) refused from now on, by every process. */
+export async function endRequestSession(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; now: Date }): Promise<void> {
+  const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
+  const session = value ? params.signer.verify(value, params.now) : null;
+  if (session) await params.storage.endSession({ sessionId: session.sessionId, expiresAt: session.exp, now: params.now });
 }
 
 /** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax, Secure when the dashboard is reached over https. */

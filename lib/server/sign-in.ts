@@ -4,7 +4,7 @@ import type { LineageStorage } from '@/lib/storage/types';
 import { ServiceError } from './errors';
 import { hostnameOf } from './hosts';
 import { readNodeBody } from './node-body';
-import { clearedSessionCookie, sessionCookie, type SessionSigner } from './session';
+import { clearedSessionCookie, endRequestSession, sessionCookie, type SessionSigner } from './session';
 import type { SignInRateLimit } from './session-rate-limit';
 
 /** What sign-in and sign-out need from the server. */
@@ -100,9 +100,10 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
   redirect(res, next, { 'set-cookie': sessionCookie(value, config.sessionTtlSeconds, config.secure(req)) });
 }
 
-/** POST /logout: the session cookie removed, back to /login. */
-export function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): void {
+/** POST /logout: the session ended on the server (a copy of its cookie is refused too), the cookie removed, back to /login. */
+export async function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
   if (crossOrigin(req, config.allowedHosts)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
   req.resume();
+  await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, now: config.clock() });
   redirect(res, '/login?signed_out=1', { 'set-cookie': clearedSessionCookie(config.secure(req)) });
 }

@@ -32,7 +32,7 @@ import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
 import { catchUpIndex, foldPendingElsewhere, indexNotice, indexPending } from '@/lib/history/pending-index';
 import {
-  countApiKeys, createApiKey, identifyKey, keyIdentityById, listApiKeys, revokeApiKey,
+  countApiKeys, createApiKey, endSession, identifyKey, keyIdentityById, listApiKeys, revokeApiKey, sessionKeyIdentity,
 } from '@/lib/server/api-keys';
 import { UploadStore } from '@/lib/server/upload-store';
 import type { IngestParams, LineageStorage, PendingUploads } from './types';
@@ -171,6 +171,8 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     identifyKey: async (p) => identifyKey({ db, ...p }),
     keyIdentityById: async (id) => keyIdentityById(db, id),
     newerSchema: async () => newerSchemaSince(db),
+    sessionKeyIdentity: async (p) => sessionKeyIdentity(db, p),
+    endSession: async (p) => endSession(db, p),
     startMaintenance(p) {
       // Checkpoints run in a worker thread, not inside an upload's commit on the event loop.
       const checkpointer = startCheckpointer(db, { log: p.log });

@@ -105,6 +105,8 @@ export function scaleOutStorage(params: {
     revokeApiKey: (p) => agents.revokeApiKey(pool, p),
     identifyKey: (p) => agents.identifyKey(pool, p),
     keyIdentityById: (id) => agents.keyIdentityById(pool, id),
+    sessionKeyIdentity: (p) => agents.sessionKeyIdentity(pool, p),
+    endSession: (p) => agents.endSession(pool, p),
     // Pending uploads past their expiry (row + staged object) and staged objects no upload owns
     // (staging-sweep.test.ts). Final keys are never swept: a blob whose process died before its
     // commit continues its agent's ledger, and only `lineage doctor --repair` decides about it.

@@ -3,8 +3,8 @@
  * read and write — ledger append with its atomic sequence check, the history index's writes and
  * query verbs, the rebuild, keys and tenants, pending uploads — behind one interface with two
  * implementations: `embedded` (today's SQLite + filesystem code, embedded.ts) and `scale-out`
- * (PostgreSQL + S3, scale-out.ts). Both give the same answers (conformance.test.ts). Sessions need
- * no verb of their own: a session is a signed cookie checked against its key (`keyIdentityById`).
+ * (PostgreSQL + S3, scale-out.ts). Both give the same answers (conformance.test.ts). A session is a
+ * signed cookie checked against its key and the sessions ended by sign-out (`sessionKeyIdentity`).
  *
  * Parameters and results are those of today's synchronous verbs (same names, same shapes), minus
  * their `db`/`ledger` handle, so a caller switches over by awaiting the storage's verb instead.
@@ -187,6 +187,10 @@ export interface LineageStorage {
   revokeApiKey(p: { id: string }): Promise<boolean>;
   identifyKey(p: { key: string }): Promise<KeyIdentity | null>;
   keyIdentityById(id: string): Promise<KeyIdentity | null>;
+  /** The key of a dashboard session, or null once the key was revoked or the session ended (sign-out). */
+  sessionKeyIdentity(p: { keyId: string; sessionId: string }): Promise<KeyIdentity | null>;
+  /** Sign-out: the session refused from now until `expiresAt` (unix seconds); sessions ended and since expired are forgotten. */
+  endSession(p: { sessionId: string; expiresAt: number; now: Date }): Promise<void>;
 
   /**
    * The background upkeep of a serving process, until `stop`: expired pending uploads swept (both);

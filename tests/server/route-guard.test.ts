@@ -217,13 +217,14 @@ describe('sign-in and sessions on the network-bound dashboard', () => {
 
   it('the cookie: HttpOnly, SameSite=Lax, 7 days, Secure only over https', async () => {
     const plain = (await postLogin(base, keys.owner)).headers['set-cookie']![0]!;
-    expect(plain).toMatch(/^lineage_session=v1\.[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
+    expect(plain).toMatch(/^lineage_session=v2\.[0-9a-f-]{36}\.[0-9a-f-]{36}\.\d+\.[A-Za-z0-9_-]{43}; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800$/);
     const tls = (await postLogin(base, keys.owner, { 'x-forwarded-proto': 'https' })).headers['set-cookie']![0]!;
     expect(tls).toMatch(/; Secure$/);
   });
 
   it('sign-out clears the cookie', async () => {
-    const out = await raw(`${base}/logout`, { method: 'POST', headers: { cookie: cookies.owner } });
+    // A session of its own: sign-out ends it on the server (tests/server/signout.test.ts).
+    const out = await raw(`${base}/logout`, { method: 'POST', headers: { cookie: await signIn(base, keys.owner) } });
     expect(out.status).toBe(303);
     expect(out.headers.location).toBe('/login?signed_out=1');
     expect(out.headers['set-cookie']![0]).toMatch(/^lineage_session=; .*Max-Age=0/);

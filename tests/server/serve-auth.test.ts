@@ -85,7 +85,7 @@ describe('sessions', () => {
     expect(new SessionSigner(Buffer.alloc(32, 2)).verify(value, now)).toBeNull();
     const other = '0b5c7d1e-1111-4222-8333-444455556667';
     expect(signer.verify(value.replace(keyId, other), now)).toBeNull();
-    const [, , exp] = value.split('.');
+    const [, , , exp] = value.split('.');
     expect(signer.verify(value.replace(`.${exp}.`, `.${Number(exp) + 1000}.`), now)).toBeNull();
   });
 

@@ -112,6 +112,17 @@ export async function keyIdentityById(db: Queryable, id: string): Promise<KeyIde
   return row ? { id: row.id, admin: row.admin === 1 } : null;
 }
 
+export async function sessionKeyIdentity(db: Queryable, p: { keyId: string; sessionId: string }): Promise<KeyIdentity | null> {
+  const row = await first<{ id: string; admin: number }>(db,
+    'SELECT id, admin FROM api_keys WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM ended_sessions WHERE id = $2)', [p.keyId, p.sessionId]);
+  return row ? { id: row.id, admin: row.admin === 1 } : null;
+}
+
+export async function endSession(db: Queryable, p: { sessionId: string; expiresAt: number; now: Date }): Promise<void> {
+  await rows(db, 'DELETE FROM ended_sessions WHERE expires_at <= $1', [Math.floor(p.now.getTime() / 1000)]);
+  await rows(db, 'INSERT INTO ended_sessions (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING', [p.sessionId, p.expiresAt]);
+}
+
 /** One ledger entry of an agent by its id (a signed download names both), or null. */
 export async function getEntry(db: Queryable, p: { agentId: string; entryId: string }): Promise<LedgerEntryRow | null> {
   return first<LedgerEntryRow>(db, `SELECT id, agent_id, seq, kind, blob_key, sha256, size_bytes, created_at, creates, updates, deletes, moves,
