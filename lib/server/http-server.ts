@@ -102,6 +102,7 @@ export async function createLineageServer(options: LineageServerOptions): Promis
     sessions: new SessionSigner(service.signer.deriveKey('session-cookie')),
     sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
     rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock, bodyIdleMs: service.limits.bodyIdleMs,
+    publicOrigin: options.publicUrl ? new URL(options.publicUrl).origin : null,
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };
   const timer = requestTimingLog(options.requestTimingLog);

@@ -14,6 +14,8 @@ export interface SignInConfig {
   sessionTtlSeconds: number;
   rateLimit: SignInRateLimit;
   allowedHosts: ReadonlySet<string>;
+  /** The origin of `--public-url` / `LINEAGE_PUBLIC_URL` (scheme, host, port), when one is set. */
+  publicOrigin: string | null;
   /** Set the cookie's Secure flag (the dashboard is reached over https). */
   secure(req: IncomingMessage): boolean;
   clock: Clock;
@@ -54,13 +56,37 @@ export function redirect(res: ServerResponse, location: string, headers: Record<
   res.end();
 }
 
-/** A form post from another origin is refused (login CSRF); a post with no Origin (curl) is not. */
-function crossOrigin(req: IncomingMessage, allowed: ReadonlySet<string>): boolean {
+/**
+ * The origins this server is reached at, as far as it knows: the public URL's, and the one the
+ * request itself names — its `Host` (one the server answers) with https when the cookie would be
+ * Secure (an https public URL, or `X-Forwarded-Proto: https` from a TLS proxy), else http.
+ */
+function ownOrigins(req: IncomingMessage, config: Pick<SignInConfig, 'allowedHosts' | 'publicOrigin' | 'secure'>): Set<string> {
+  const out = new Set<string>();
+  if (config.publicOrigin) out.add(config.publicOrigin);
+  const host = req.headers.host;
+  const name = hostnameOf(host);
+  if (host && name && config.allowedHosts.has(name)) {
+    const scheme = config.secure(req) ? 'https' : 'http';
+    try {
+      out.add(new URL(`${scheme}://${host.trim()}`).origin);
+    } catch {
+      // A Host no URL can hold names no origin.
+    }
+  }
+  return out;
+}
+
+/**
+ * A form post from another origin is refused (login CSRF); a post with no Origin (curl) is not.
+ * The whole origin is compared — scheme, host and port — so another service on the same host
+ * (another port) or the plain-http site of an https dashboard is another origin.
+ */
+function crossOrigin(req: IncomingMessage, config: Pick<SignInConfig, 'allowedHosts' | 'publicOrigin' | 'secure'>): boolean {
   const origin = req.headers.origin;
   if (!origin || origin === 'null') return origin === 'null';
   try {
-    const name = hostnameOf(new URL(origin).host);
-    return !name || !allowed.has(name);
+    return !ownOrigins(req, config).has(new URL(origin).origin);
   } catch {
     return true;
   }
@@ -85,7 +111,7 @@ async function readForm(req: IncomingMessage, res: ServerResponse, idleMs: numbe
 
 /** POST /login (form: `key`, `next`): a session cookie and back to `next`, or back to /login with the reason. */
 export async function handleSignIn(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
-  if (crossOrigin(req, config.allowedHosts)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-in from another origin refused\n');
+  if (crossOrigin(req, config)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-in from another origin refused\n');
   const wait = config.rateLimit.attempt(req.socket.remoteAddress ?? 'unknown', config.clock());
   if (wait > 0) {
     req.resume();
@@ -102,7 +128,7 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
 
 /** POST /logout: the session ended on the server (a copy of its cookie is refused too), the cookie removed, back to /login. */
 export async function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
-  if (crossOrigin(req, config.allowedHosts)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
+  if (crossOrigin(req, config)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
   req.resume();
   await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, now: config.clock() });
   redirect(res, '/login?signed_out=1', { 'set-cookie': clearedSessionCookie(config.secure(req)) });
