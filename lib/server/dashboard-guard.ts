@@ -82,7 +82,7 @@ async function identify(req: IncomingMessage, api: boolean, config: DashboardGua
     const identity = match ? await config.storage.identifyKey({ key: match[1]! }) : null;
     return { identity, session: false, badBearer: identity === null };
   }
-  const identity = await sessionIdentity({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, now: config.clock() });
+  const identity = await sessionIdentity({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, secure: config.secure(req), now: config.clock() });
   return { identity, session: identity !== null, badBearer: false };
 }
 

@@ -2,8 +2,16 @@ import { createHmac, randomUUID, timingSafeEqual } from 'node:crypto';
 import type { LineageStorage } from '@/lib/storage/types';
 import type { KeyIdentity } from './api-keys';
 
-/** The dashboard's session cookie. */
+/** The dashboard's session cookie over http. */
 export const SESSION_COOKIE = 'lineage_session';
+/**
+ * Its name over https: the `__Host-` prefix makes browsers take it only when Secure, for Path=/
+ * and with no Domain, so neither a sibling subdomain nor a plain-http answer can plant one.
+ */
+export const SECURE_SESSION_COOKIE = `__Host-${SESSION_COOKIE}`;
+
+/** The session cookie's name when the dashboard is reached over https (`secure`), or over http. */
+export const sessionCookieName = (secure: boolean): string => (secure ? SECURE_SESSION_COOKIE : SESSION_COOKIE);
 
 /** Default life of a session: 7 days. */
 export const DEFAULT_SESSION_TTL_SECONDS = 7 * 24 * 60 * 60;
@@ -57,26 +65,27 @@ export function parseCookies(header: string | undefined): Map<string, string> {
 }
 
 /** The identity of a request's session cookie, or null (none, forged, expired, signed out, or its key revoked). */
-export async function sessionIdentity(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; now: Date }): Promise<KeyIdentity | null> {
-  const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
+export async function sessionIdentity(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; secure: boolean; now: Date }): Promise<KeyIdentity | null> {
+  // Over https only the __Host- cookie counts: an unprefixed one could have been planted.
+  const value = parseCookies(params.cookieHeader).get(sessionCookieName(params.secure));
   if (!value) return null;
   const session = params.signer.verify(value, params.now);
   return session ? params.storage.sessionKeyIdentity({ keyId: session.keyId, sessionId: session.sessionId }) : null;
 }
 
 /** Sign-out: the request's session (when its cookie is good) refused from now on, by every process. */
-export async function endRequestSession(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; now: Date }): Promise<void> {
-  const value = parseCookies(params.cookieHeader).get(SESSION_COOKIE);
+export async function endRequestSession(params: { signer: SessionSigner; storage: LineageStorage; cookieHeader: string | undefined; secure: boolean; now: Date }): Promise<void> {
+  const value = parseCookies(params.cookieHeader).get(sessionCookieName(params.secure));
   const session = value ? params.signer.verify(value, params.now) : null;
   if (session) await params.storage.endSession({ sessionId: session.sessionId, expiresAt: session.exp, now: params.now });
 }
 
-/** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax, Secure when the dashboard is reached over https. */
+/** `Set-Cookie` for a new session: HttpOnly, SameSite=Lax; over https Secure and named `__Host-lineage_session`. */
 export function sessionCookie(value: string, ttlSeconds: number, secure: boolean): string {
-  return `${SESSION_COOKIE}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${ttlSeconds}${secure ? '; Secure' : ''}`;
+  return `${sessionCookieName(secure)}=${value}; Path=/; HttpOnly; SameSite=Lax; Max-Age=${ttlSeconds}${secure ? '; Secure' : ''}`;
 }
 
 /** `Set-Cookie` that removes the session (sign-out). */
 export function clearedSessionCookie(secure: boolean): string {
-  return `${SESSION_COOKIE}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
+  return `${sessionCookieName(secure)}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0${secure ? '; Secure' : ''}`;
 }

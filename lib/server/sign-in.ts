@@ -130,6 +130,6 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
 export async function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
   if (crossOrigin(req, config)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
   req.resume();
-  await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, now: config.clock() });
+  await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, secure: config.secure(req), now: config.clock() });
   redirect(res, '/login?signed_out=1', { 'set-cookie': clearedSessionCookie(config.secure(req)) });
 }

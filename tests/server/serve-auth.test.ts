@@ -91,7 +91,7 @@ describe('sessions', () => {
 
   it('the cookie is HttpOnly, SameSite=Lax, 7 days, Secure only when asked', () => {
     expect(sessionCookie('v', 604_800, false)).toBe('lineage_session=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=604800');
-    expect(sessionCookie('v', 604_800, true)).toMatch(/; Secure$/);
+    expect(sessionCookie('v', 604_800, true)).toBe('__Host-lineage_session=v; Path=/; HttpOnly; SameSite=Lax; Max-Age=604800; Secure');
     expect(parseCookies('a=1; lineage_session=x.y; b=2').get('lineage_session')).toBe('x.y');
   });
 

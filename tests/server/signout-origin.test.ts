@@ -59,7 +59,7 @@ function postLogin(base: string, headers: Record<string, string>): Promise<RawRe
 
 /** Signed in (303 with a session cookie) or refused as cross-origin (403, no cookie). */
 function outcome(reply: RawReply): string {
-  if (reply.status === 303 && /^lineage_session=v2\./.test(reply.headers['set-cookie']?.[0] ?? '')) return 'signed in';
+  if (reply.status === 303 && /^(__Host-)?lineage_session=v2\./.test(reply.headers['set-cookie']?.[0] ?? '')) return 'signed in';
   if (reply.status === 403 && reply.headers['set-cookie'] === undefined) return 'refused';
   return `${reply.status} ${reply.headers['set-cookie']?.[0] ?? ''} ${reply.text}`;
 }
@@ -85,10 +85,29 @@ describe('the sign-in Origin check compares the whole origin', () => {
     const proxied = { host: 'localhost', 'x-forwarded-proto': 'https' };
     const reply = await postLogin(server.url, { ...proxied, origin: 'https://localhost' });
     expect(outcome(reply)).toBe('signed in');
-    expect(reply.headers['set-cookie']![0]).toMatch(/; Secure$/);
+    expect(reply.headers['set-cookie']![0]).toMatch(/^__Host-lineage_session=v2\.[^;]+; Path=\/; HttpOnly; SameSite=Lax; Max-Age=604800; Secure$/);
     expect(outcome(await postLogin(server.url, { ...proxied, origin: 'https://localhost:443' }))).toBe('signed in');
     expect(outcome(await postLogin(server.url, { ...proxied, origin: 'http://localhost' }))).toBe('refused');
     expect(outcome(await postLogin(server.url, { ...proxied, origin: 'https://localhost:8443' }))).toBe('refused');
+  });
+});
+
+describe('over https the session cookie is __Host-lineage_session', () => {
+  it('it is taken over https and an unprefixed copy of it (one a plain-http answer or a subdomain could plant) is not; over http the reverse', async () => {
+    const proxied = { host: 'localhost', 'x-forwarded-proto': 'https' };
+    const reply = await postLogin(server.url, { ...proxied, origin: 'https://localhost' });
+    const hostCookie = reply.headers['set-cookie']![0]!.split(';')[0]!;
+    expect(hostCookie).toMatch(/^__Host-lineage_session=v2\./);
+    const plainCookie = hostCookie.replace(/^__Host-/, '');
+    const api = async (headers: Record<string, string>) => (await raw(`${server.url}/api/agents`, { headers })).status;
+    expect(await api({ ...proxied, cookie: hostCookie })).toBe(200);
+    expect(await api({ ...proxied, cookie: plainCookie })).toBe(401);
+    expect(await api({ host: 'localhost', cookie: plainCookie })).toBe(200);
+    expect(await api({ host: 'localhost', cookie: hostCookie })).toBe(401);
+    // Sign-out over https ends it and clears the __Host- cookie.
+    const out = await raw(`${server.url}/logout`, { method: 'POST', headers: { ...proxied, cookie: hostCookie } });
+    expect(out.headers['set-cookie']![0]).toMatch(/^__Host-lineage_session=; Path=\/; HttpOnly; SameSite=Lax; Max-Age=0; Secure$/);
+    expect(await api({ ...proxied, cookie: hostCookie })).toBe(401);
   });
 });
 
