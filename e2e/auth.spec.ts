@@ -36,9 +36,14 @@ test('an anonymous visitor is sent to /login; a key signs in and back to the pag
 
   await page.goto(auth.url);
   await expect(page.getByTestId('fleet-row')).toHaveCount(1);
+  const before = await page.context().cookies(auth.url);
   await page.getByTestId('sign-out').click();
   await expect(page).toHaveURL(/\/login\?signed_out=1$/);
   expect(await page.context().cookies(auth.url)).toEqual([]);
+  await page.goto(auth.url);
+  await expect(page).toHaveURL(/\/login\?next=%2F$/);
+  // A copy of the cookie taken before sign-out is dead too: sign-out ended the session on the server.
+  await page.context().addCookies(before);
   await page.goto(auth.url);
   await expect(page).toHaveURL(/\/login\?next=%2F$/);
 });
