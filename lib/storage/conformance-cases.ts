@@ -518,6 +518,28 @@ export function runConformanceCases(b: Backends): void {
     }
   });
 
+  it('sessions: one ended by sign-out is refused until its expiry, then forgotten; the key\'s others and a revoked key\'s are as before', async () => {
+    for (const backend of [b.embedded, b.scaleOut]) {
+      const s = backend.storage;
+      const key = await s.createApiKey({ name: 'sessions', now: new Date(START) });
+      const [one, two, old] = ['0b5c7d1e-1111-4222-8333-000000000001', '0b5c7d1e-1111-4222-8333-000000000002', '0b5c7d1e-1111-4222-8333-000000000003'];
+      const at = Math.floor(START / 1000);
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: one })).toEqual({ id: key.id, admin: false });
+      await s.endSession({ sessionId: old, expiresAt: at + 10, now: new Date(START) });
+      await s.endSession({ sessionId: one, expiresAt: at + 1000, now: new Date(START) });
+      await s.endSession({ sessionId: one, expiresAt: at + 1000, now: new Date(START) }); // twice: no error
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: one })).toBeNull();
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: old })).toBeNull();
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: two })).toEqual({ id: key.id, admin: false });
+      // A later sign-out forgets the ended sessions past their expiry (their cookies have expired anyway).
+      await s.endSession({ sessionId: two, expiresAt: at + 1000, now: new Date(START + 20_000) });
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: old })).toEqual({ id: key.id, admin: false });
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: one })).toBeNull();
+      expect(await s.revokeApiKey({ id: key.id })).toBe(true);
+      expect(await s.sessionKeyIdentity({ keyId: key.id, sessionId: '0b5c7d1e-1111-4222-8333-000000000004' })).toBeNull();
+    }
+  });
+
   it('pending uploads: create, bytes, confirm, remove, per agent, sweep', async () => {
     const answers = await each(async (s) => {
       const u = s.uploads;
