@@ -363,26 +363,26 @@ describe('lineage backup of a database this version has not migrated', () => {
   it('copies it as it is and leaves the source unmigrated; the copy is migrated when it is opened as a data directory', async () => {
     const { root, dataDir, server } = await servedDataDir(2);
     await server.stop();
-    // As the previous version left it: the latest migration, 0020 (ledger_entries.manifest_created_at), not applied.
+    // As the previous version left it: the latest migration, 0021 (the ended_sessions table), not applied.
     // A later migration must be undone here instead (the journal says which is the latest).
     const journal = JSON.parse(fs.readFileSync(path.join(process.cwd(), 'db/migrations/meta/_journal.json'), 'utf8')) as { entries: { tag: string }[] };
-    expect(journal.entries.at(-1)?.tag, 'undo the latest migration in this test').toBe('0020_manifest_created_at');
+    expect(journal.entries.at(-1)?.tag, 'undo the latest migration in this test').toBe('0021_ended_sessions');
     const raw = new Database(path.join(dataDir, 'lineage.db'));
-    raw.exec('ALTER TABLE ledger_entries DROP COLUMN manifest_created_at; DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)');
+    raw.exec('DROP TABLE ended_sessions; DELETE FROM __drizzle_migrations WHERE created_at = (SELECT max(created_at) FROM __drizzle_migrations)');
     raw.close();
     const schemaOf = (dir: string) => {
       const db = new Database(path.join(dir, 'lineage.db'), { readonly: true });
       try {
         return {
           migrations: db.prepare('SELECT count(*) FROM __drizzle_migrations').pluck().get(),
-          createdAtColumn: db.prepare("SELECT count(*) FROM pragma_table_info('ledger_entries') WHERE name = 'manifest_created_at'").pluck().get(),
+          endedSessions: db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'ended_sessions'").pluck().get(),
         };
       } finally {
         db.close();
       }
     };
     const before = schemaOf(dataDir);
-    expect(before.createdAtColumn).toBe(0);
+    expect(before.endedSessions).toBe(0);
     const out = path.join(root, 'backup');
     const run = await runCli(['backup', '--data', dataDir, '--out', out]);
     expect(run.json, run.stderr).toMatchObject({ ok: true, entries: 3 });
@@ -390,7 +390,7 @@ describe('lineage backup of a database this version has not migrated', () => {
     expect(schemaOf(out)).toEqual(before);
     const doctor = await runCli(['doctor', '--data', out]);
     expect(doctor.json, doctor.stderr).toMatchObject({ ok: true });
-    expect(schemaOf(out)).toEqual({ migrations: (before.migrations as number) + 1, createdAtColumn: 1 });
+    expect(schemaOf(out)).toEqual({ migrations: (before.migrations as number) + 1, endedSessions: 1 });
   }, 120_000);
 });
 
