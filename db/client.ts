@@ -117,7 +117,7 @@ function refuseNewerSqlite(sqlite: Database.Database, file: string): void {
   refuseNewerSchema(applied, newestKnownMigration(migrationsFolder()), `the database ${file}`);
 }
 
-const newerStatements = new WeakMap<Database.Database, Database.Statement>();
+const newerLooks = new WeakMap<Database.Database, { statement: Database.Statement; known: ReturnType<typeof knownMigrations> }>();
 
 /**
  * Whether a newer lineage migrated this open database since it was opened (a `lineage` command of a
@@ -125,12 +125,16 @@ const newerStatements = new WeakMap<Database.Database, Database.Statement>();
  * migrations table (a few rows, a statement prepared once per handle), cheap enough for every request.
  */
 export function newerSchemaSince(handle: LineageDb): SchemaNewer | null {
-  let statement = newerStatements.get(handle.sqlite);
-  if (statement === undefined) {
-    statement = handle.sqlite.prepare('SELECT count(*) AS count, max(created_at) AS newest FROM __drizzle_migrations');
-    newerStatements.set(handle.sqlite, statement);
+  let look = newerLooks.get(handle.sqlite);
+  if (look === undefined) {
+    // The statement and this release's journal once per handle: no file system call per request.
+    look = {
+      statement: handle.sqlite.prepare('SELECT count(*) AS count, max(created_at) AS newest FROM __drizzle_migrations'),
+      known: knownMigrations(migrationsFolder()),
+    };
+    newerLooks.set(handle.sqlite, look);
   }
-  return schemaNewerThan(statement.get() as { count: number; newest: number | null }, knownMigrations(migrationsFolder()));
+  return schemaNewerThan(look.statement.get() as { count: number; newest: number | null }, look.known);
 }
 
 /** Whether `dir` (or, when it does not exist yet, its nearest existing parent) can be written. */
