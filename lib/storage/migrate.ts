@@ -61,7 +61,8 @@ export function readLedgerRows(ledger: ReturnType<typeof openLedger>): LedgerRow
     const agents = q<AgentRow>('SELECT * FROM agents ORDER BY id');
     if (process.env.LINEAGE_MIGRATE_STOP_AT === 'rows') process.kill(process.pid, 'SIGSTOP');
     const entries = q<LedgerEntryRow>('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind');
-    return { apiKeys, agents, entries, deleted: listDeletedAgents({ ledger }) };
+    const endedSessions = q<{ id: string; expires_at: number }>(`SELECT id, expires_at FROM ended_sessions WHERE expires_at > ${Math.floor(Date.now() / 1000)} ORDER BY id`);
+    return { apiKeys, agents, entries, deleted: listDeletedAgents({ ledger }), endedSessions };
   }).deferred();
 }
 
@@ -84,7 +85,7 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
     // Entries a local sync left to the background are folded first: their counts are copied below.
     await catchUpIndex(ledger);
     const q = <T>(text: string) => ledger.db.sqlite.prepare(text).all() as T[];
-    const { apiKeys, agents, entries, deleted } = readLedgerRows(ledger);
+    const { apiKeys, agents, entries, deleted, endedSessions } = readLedgerRows(ledger);
 
     const present = new Set(await blobs.list());
     let copied = 0;
@@ -100,7 +101,7 @@ export async function migrateDataDir(params: { dataDir: string; target: ScaleOut
     }
     say(`blobs: ${copied} copied, ${entries.length - copied} already in the bucket`);
 
-    await importLedgerRows(pgDb.pool, { apiKeys, agents, entries, deleted });
+    await importLedgerRows(pgDb.pool, { apiKeys, agents, entries, deleted, endedSessions });
     say(`rows: ${apiKeys.length} API keys, ${agents.length} agents, ${entries.length} entries, ${deleted.length} deleted agents`);
     const rebuilt = await target.rebuildIndex();
     say(`index rebuilt: ${rebuilt.record_versions} record versions`);

@@ -27,6 +27,8 @@ const A1 = '7b0f3c2e-1111-4a2b-8c3d-00000000e001';
 const A2 = '7b0f3c2e-1111-4a2b-8c3d-00000000e002';
 /** Deleted before the copy: its deletion is carried over. */
 const A3 = '7b0f3c2e-1111-4a2b-8c3d-00000000e003';
+/** A session ended by sign-out before the copy: still refused by the copy. */
+const SIGNED_OUT = '7b0f3c2e-1111-4a2b-8c3d-0000000055e0';
 const ROOT = path.resolve(__dirname, '../..');
 let dir = '';
 let key = '';
@@ -47,6 +49,8 @@ beforeAll(async () => {
     }
   }
   await storage.deleteAgent({ agentId: A3, tenantId: tenant, now: new Date(start + 86_400_000) });
+  // A dashboard session of the tenant's key signed out, its cookie not expired yet.
+  await storage.endSession({ sessionId: SIGNED_OUT, expiresAt: Math.floor(Date.now() / 1000) + 86_400, now: new Date() });
   await storage.close();
 });
 
@@ -102,6 +106,8 @@ describe('lineage migrate --from-data DIR --database-url … --blob-url …', ()
       expect(await blobs.list()).toEqual(rows.map((r) => r.blob_key));
       for (const row of rows) expect(sha256Hex(await blobs.get(row.blob_key)), row.blob_key).toBe(row.sha256);
       expect(await copy.identifyKey({ key })).toMatchObject({ id: tenant });
+      expect(await copy.sessionKeyIdentity({ keyId: tenant, sessionId: SIGNED_OUT })).toBeNull();
+      expect(await copy.sessionKeyIdentity({ keyId: tenant, sessionId: '7b0f3c2e-1111-4a2b-8c3d-0000000055e1' })).toMatchObject({ id: tenant });
       expect((await copy.listAgents({ tenantId: tenant })).map((a) => a.id)).toEqual([A1]);
       // The deletion is carried: the copy's doctor knows A3's blob keys as a deleted agent's.
       const deleted = listDeletedAgents({ ledger: source });

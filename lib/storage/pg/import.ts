@@ -1,5 +1,5 @@
 /**
- * The ledger's own rows (API keys = tenants, agents, ledger entries, deleted agents) copied as they are into the
+ * The ledger's own rows (API keys = tenants, agents, ledger entries, deleted agents, ended sessions) copied as they are into the
  * scale-out database, for `lineage migrate`. One transaction, `ON CONFLICT DO NOTHING`, so a re-run
  * after a kill adds what is missing and changes nothing else; afterwards the target must hold
  * exactly the given rows, or the copy is refused (and rolled back) naming the first difference: a
@@ -17,6 +17,11 @@ export interface LedgerRows {
   entries: LedgerEntryRow[];
   /** Deleted agents and the blob keys their deletions removed: the copy's doctor knows their leftovers too. */
   deleted: DeletedAgent[];
+  /**
+   * Dashboard sessions ended by sign-out, not yet expired: a copy served with the same secret
+   * (`LINEAGE_SECRET` set to the data directory's) must still refuse their cookies.
+   */
+  endedSessions: { id: string; expires_at: number }[];
 }
 
 const KEY_COLUMNS = ['id', 'name', 'key_hash', 'created_at', 'admin'] as const;
@@ -25,6 +30,7 @@ const ENTRY_COLUMNS = ['id', 'agent_id', 'seq', 'kind', 'blob_key', 'sha256', 's
   'creates', 'updates', 'deletes', 'moves', 'raw_changed', 'raw_deleted', 'manifest_created_at'] as const;
 const DELETED_COLUMNS = ['id', 'tenant_id', 'name', 'deleted_at'] as const;
 const DELETED_KEY_COLUMNS = ['agent_id', 'blob_key'] as const;
+const ENDED_SESSION_COLUMNS = ['id', 'expires_at'] as const;
 
 const values = <T extends object>(items: readonly T[], columns: readonly (keyof T & string)[]) =>
   items.map((item) => columns.map((c) => item[c]));
@@ -58,6 +64,8 @@ export async function importLedgerRows(pool: pg.Pool, data: LedgerRows): Promise
     const deletedKeys = data.deleted.flatMap((d) => d.blob_keys.map((blob_key) => ({ agent_id: d.id, blob_key })));
     await insertRows(db, 'deleted_agents', DELETED_COLUMNS, values(data.deleted, [...DELETED_COLUMNS]), 'ON CONFLICT DO NOTHING');
     await insertRows(db, 'deleted_agent_blobs', DELETED_KEY_COLUMNS, values(deletedKeys, [...DELETED_KEY_COLUMNS]), 'ON CONFLICT DO NOTHING');
+    // Not compared: the copy's own sign-outs (a re-run after it served) are more, never fewer.
+    await insertRows(db, 'ended_sessions', ENDED_SESSION_COLUMNS, values(data.endedSessions, [...ENDED_SESSION_COLUMNS]), 'ON CONFLICT DO NOTHING');
     const entryKey = (r: Record<string, unknown>) => `${String(r.agent_id)}/${String(r.seq)}/${String(r.kind)}`;
     compare('API key', byKey(data.apiKeys, KEY_COLUMNS, (r) => String(r.id)),
       byKey(await rows(db, `SELECT ${KEY_COLUMNS.join(', ')} FROM api_keys`), KEY_COLUMNS, (r) => String(r.id)));
