@@ -37,3 +37,13 @@ export async function signIn(base: string, key: string): Promise<string> {
   if (reply.status !== 303 || !setCookie) throw new Error(`sign-in failed: ${reply.status} ${reply.text}`);
   return setCookie.split(';')[0]!;
 }
+
+/** What a browser holding `cookie` gets: the API's status, and where the home page sends it (null: shown). */
+export async function withCookie(base: string, cookie: string): Promise<{ api: number; page: number; location: string | null }> {
+  const api = await raw(`${base}/api/agents`, { headers: { cookie } });
+  const page = await raw(`${base}/`, { headers: { cookie, accept: 'text/html' } });
+  return { api: api.status, page: page.status, location: page.headers.location ?? null };
+}
+
+/** `withCookie` of a signed-in session. */
+export const SIGNED_IN = { api: 200, page: 200, location: null };

@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
 import { createApiKey } from '@/lib/server/api-keys';
-import { raw, signIn } from './dashboard-http';
+import { raw, SIGNED_IN, signIn, withCookie } from './dashboard-http';
 import { spawnServe, tempDataDir, type ChildServer } from './harness';
 
 let server: ChildServer;
@@ -30,14 +30,6 @@ afterAll(async () => {
   fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
-/** What a browser holding `cookie` gets: the API's status, and where the home page sends it (null: shown). */
-async function withCookie(base: string, cookie: string): Promise<{ api: number; page: number; location: string | null }> {
-  const api = await raw(`${base}/api/agents`, { headers: { cookie } });
-  const page = await raw(`${base}/`, { headers: { cookie, accept: 'text/html' } });
-  return { api: api.status, page: page.status, location: page.headers.location ?? null };
-}
-
-const SIGNED_IN = { api: 200, page: 200, location: null };
 const SIGNED_OUT = { api: 401, page: 303, location: '/login?next=%2F' };
 
 describe('sign-out ends the session on the server', () => {
