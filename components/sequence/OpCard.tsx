@@ -6,6 +6,7 @@ import { shortId } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { recordTitle } from '@/lib/ui/record-text';
 import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
+import { whitespaceChangeWords } from '../compare/whitespace-words';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';
@@ -44,6 +45,8 @@ const renamedInPlace = (op: SequenceOp) => op.op === 'move' && op.from_file != n
 /** One record operation of a sync: created text, the word diff of an update, a move's files, or the deleted text. */
 function OpCardView({ agentId, seq, op }: { agentId: string; seq: number; op: SequenceOp }) {
   const segments = op.op === 'update' ? wordDiff(op.previous_content ?? '', op.content) : null;
+  // A text changed only in whitespace at line ends: its word diff would show nothing, so it is said in words (as compare and lineage do).
+  const whitespace = op.op === 'update' ? whitespaceChangeWords(op.previous_content ?? '', op.content) : null;
   return (
     <article id={`op-${op.record_id}`} data-testid="op-card" data-op={op.op} data-record-id={op.record_id} className="scroll-mt-20 rounded-md border border-line bg-white target:border-accent target:ring-2 target:ring-accent/20">
       <header className="flex flex-wrap items-center gap-2 border-b border-line bg-zinc-50/70 px-3 py-1.5">
@@ -58,14 +61,16 @@ function OpCardView({ agentId, seq, op }: { agentId: string; seq: number; op: Se
           </Link>
         )}
         <span className="ml-auto flex items-center gap-2">
-          {segments && <DiffStatsBadge {...diffStats(segments)} />}
+          {segments && whitespace === null && <DiffStatsBadge {...diffStats(segments)} />}
           <Badge>{op.memory_type}</Badge>
           {op.origin_file && <PathText path={op.origin_file} className="text-[11px] text-muted" />}
         </span>
       </header>
       <div className="px-3 py-2">
         {op.op === 'move' && <MoveFiles agentId={agentId} seq={seq} op={op} />}
-        {segments ? (
+        {whitespace !== null ? (
+          <p className="text-[12px] text-muted" data-testid="op-whitespace">{whitespace}</p>
+        ) : segments ? (
           <WordDiff segments={segments} />
         ) : op.op === 'delete' ? (
           <pre className="whitespace-pre-wrap break-words font-mono text-[12.5px] leading-6 text-delete line-through decoration-delete/30">

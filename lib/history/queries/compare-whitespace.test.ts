@@ -17,10 +17,12 @@ import { closeDatabase } from '@/db/client';
 import { MemoryEntry } from '@/components/compare/MemoryEntry';
 import { whitespaceChangeWords } from '@/components/compare/whitespace-words';
 import { VersionCard } from '@/components/lineage/VersionCard';
+import { OpCard } from '@/components/sequence/OpCard';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { openLedger, type Ledger } from '@/lib/ledger';
 import { openclawHistorySandbox } from '@/lib/sync/testing/workspace';
 import { compareWorkspace, getRecordLineage, type WorkspaceComparison } from '../queries';
+import { sequenceOpsPage } from './sequence-ops';
 
 const HEAD = '# Memory\n\n';
 const gateway = (ip: string) => `## Gateway\nThe gateway is ${ip}.\n`;
@@ -114,6 +116,17 @@ describe('compare: an update of whitespace only is said to be one', () => {
     const gateway = card('Gateway', 2);
     expect(gateway.html).not.toContain('version-whitespace');
     expect(gateway.html).toContain('10.20.0.9');
+  });
+
+  it('the sequence page says it too: an update of whitespace only in words, an edit of the same sync as a word diff', () => {
+    const ops = sequenceOpsPage(ledger.db, agentId, 3, 'update', 50).items;
+    const op = (heading: string) => render(createElement(OpCard, { agentId, seq: 3, op: ops.find((o) => o.heading === heading)! }));
+    const keep = op('Keep');
+    expect(keep.html).toContain('data-testid="op-whitespace"');
+    expect(keep.text).toContain('Only whitespace changed: spaces at the end of line 2 changed.');
+    const coffee = op('Coffee');
+    expect(coffee.html).not.toContain('op-whitespace');
+    expect(coffee.html).toContain('noir');
   });
 
   it('says each kind of whitespace change in words, and nothing for texts that differ otherwise', () => {
