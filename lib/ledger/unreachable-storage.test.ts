@@ -36,6 +36,15 @@ async function session(): Promise<{ client: pg.Client; pid: number; ended: Promi
   return { client, pid, ended };
 }
 
+/**
+ * A backend inside pg_sleep, where a cancel interrupts it. `state = 'active'` is not enough: a query
+ * with parameters is active from its Parse message on, and a cancel that arrives while the backend
+ * reads the Bind/Execute that follow is dropped (PostgreSQL ignores a cancel while it reads a command),
+ * so the sleep ran its 60 s and the test timed out (once, in CI on a loaded machine). Measured on an
+ * idle one: 2 of 300 backends seen active were not yet sleeping when the cancel was sent.
+ */
+const inSleep = "state = 'active' AND wait_event = 'PgSleep'";
+
 const answer = (error: unknown) => {
   const mapped = unreachableStorageError(error);
   return [(error as { code?: string }).code, mapped?.code, mapped?.message];
@@ -74,9 +83,9 @@ describe('PostgreSQL ending a session or cancelling a statement', () => {
     const { client, pid } = await session();
     try {
       const cancelled = client.query('SELECT pg_sleep(60)').then(() => null, (error: unknown) => error);
-      // Cancelled once it runs (pg_cancel_backend of an idle backend cancels nothing).
+      // Cancelled once it sleeps (see `inSleep`).
       for (;;) {
-        const { rows } = await admin.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND state = 'active'", [pid]);
+        const { rows } = await admin.query(`SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND ${inSleep}`, [pid]);
         if (rows.length > 0) break;
       }
       await admin.query('SELECT pg_cancel_backend($1)', [pid]);
@@ -110,11 +119,11 @@ describe('a server speaking German (lc_messages=de_DE.UTF-8): a statement of lin
     return opened;
   }
 
-  /** The backend running pg_sleep for the pool, once it runs (pg_cancel_backend of an idle backend cancels nothing). */
+  /** The backend sleeping in pg_sleep for the pool (see `inSleep`). */
   async function sleeping(): Promise<number> {
     for (;;) {
       const { rows } = await watcher.query<{ pid: number }>(
-        "SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND state = 'active' AND query LIKE 'SELECT pg_sleep%'",
+        `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid() AND ${inSleep}`,
       );
       if (rows[0]) return rows[0].pid;
     }
