@@ -54,6 +54,23 @@ describe('requestKey: the sync a watch runs', () => {
     for (const other of others) expect(other).not.toBe(watchKey);
   });
 
+  it('is the same sync and the same sync state for a workspace named through a link', () => {
+    const real = path.join(tmp, 'agent');
+    fs.mkdirSync(real);
+    fs.symlinkSync(real, path.join(tmp, 'current'));
+    fs.symlinkSync(tmp, path.join(tmp, 'up'));
+    const flags = (workspace: string) => ({ runtime: 'openclaw', workspace, data: '/work/data' });
+    const watched = syncIdentity(flags(real), '/');
+    for (const [workspace, cwd] of [['current', tmp], [path.join(tmp, 'up', 'current'), '/'], ['up/agent', tmp]] as const) {
+      expect(syncIdentity(flags(workspace), cwd)).toBe(watched);
+      expect(syncKey(flags(workspace), cwd, ENV)).toBe(syncKey(flags(real), '/', ENV));
+    }
+    // A workspace not there (yet) is named as resolved; another directory is another state.
+    expect(JSON.parse(syncIdentity(flags('gone'), tmp)).workspace).toBe(path.join(tmp, 'gone'));
+    fs.mkdirSync(path.join(tmp, 'other'));
+    expect(syncIdentity(flags('other'), tmp)).not.toBe(watched);
+  });
+
   it('declines what only a sync of its own can do, and arguments sync would refuse', () => {
     for (const argv of [
       ['-w', 'ws', '--data', 'data', '--rebase'],

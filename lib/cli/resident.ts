@@ -59,15 +59,29 @@ function syncEnv(env: Record<string, string | undefined>): [string, string][] {
 }
 
 /**
+ * A workspace as one path however it is spelled: resolved against `cwd`, then through its links
+ * (a watch of `~/agent` and one of the link `~/current -> ~/agent` move the same sync state). A path
+ * that cannot be followed (not there yet, a loop) is kept as resolved: the sync itself says why.
+ */
+function workspacePath(cwd: string, workspace: string): string {
+  const resolved = path.resolve(cwd, workspace);
+  try {
+    return fs.realpathSync.native(resolved);
+  } catch {
+    return resolved;
+  }
+}
+
+/**
  * The sync that flags, a working directory and an environment name, as one string: two equal keys
- * are the same sync. Paths are resolved against `cwd`; the data directory only matters when no
+ * are the same sync. Paths are resolved against `cwd` (the workspace through its links:
+ * `workspacePath`); the data directory only matters when no
  * server or scale-out storage is named, but it is kept either way (a difference only declines).
  */
 export function syncKey(flags: SyncFlags, cwd: string, env: Record<string, string | undefined>): string {
-  const resolve = (p: string | undefined) => (p === undefined ? null : path.resolve(cwd, p));
   return JSON.stringify({
     runtime: parseRuntime(flags.runtime),
-    workspace: resolve(flags.workspace),
+    workspace: flags.workspace === undefined ? null : workspacePath(cwd, flags.workspace),
     runtimeAgent: flags.runtimeAgent ?? null,
     data: resolveDataDir(flags.data, env as NodeJS.ProcessEnv, cwd),
     server: flags.server ?? null,
@@ -86,7 +100,7 @@ export function syncKey(flags: SyncFlags, cwd: string, env: Record<string, strin
 export function syncIdentity(flags: SyncFlags, cwd: string): string {
   return JSON.stringify({
     runtime: parseRuntime(flags.runtime),
-    workspace: flags.workspace === undefined ? null : path.resolve(cwd, flags.workspace),
+    workspace: flags.workspace === undefined ? null : workspacePath(cwd, flags.workspace),
     runtimeAgent: flags.runtimeAgent ?? null,
   });
 }
