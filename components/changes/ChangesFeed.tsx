@@ -41,7 +41,10 @@ function ChangeRow({ agentId, change }: { agentId: string; change: ChangeItem })
             change.origin_file && <PathText path={change.origin_file} className="min-w-0 text-[11px] text-faint" />
           )}
         </div>
-        {change.diff ? (
+        {change.whitespace_change ? (
+          // Its word diff would show nothing a reader sees (a line break, spaces at a line's end): said in words.
+          <p className="mt-0.5 text-[12px] leading-5 text-muted" data-testid="change-whitespace">{change.whitespace_change}</p>
+        ) : change.diff ? (
           <WordDiff segments={change.diff} className="mt-0.5 text-[12px] leading-5" testId="change-diff" />
         ) : (
           <p className="mt-0.5 line-clamp-2 font-mono text-[12px] leading-5 text-muted">{bodyPreview(change.snippet, change.heading, change.key)}</p>

@@ -8,7 +8,7 @@ import { PathText } from '../ui/PathText';
 import { SafeName } from '../ui/SafeName';
 import { FoldedDiff } from './FoldedDiff';
 import { HydratedDiff } from './HydratedDiff';
-import { whitespaceChangeWords } from './whitespace-words';
+import { whitespaceChangeWords } from '@/lib/ui/whitespace-words';
 
 export type MemoryChange =
   | { kind: 'created'; after: CompareMemory }

@@ -10,7 +10,7 @@ import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
 import { OpBadge } from '../ui/OpBadge';
 import { RelativeTime } from '../ui/RelativeTime';
 import { MoveStep } from './MoveStep';
-import { whitespaceChangeWords } from '../compare/whitespace-words';
+import { whitespaceChangeWords } from '@/lib/ui/whitespace-words';
 import { SafeName } from '../ui/SafeName';
 
 const DOT = { create: 'bg-create', update: 'bg-amber-500', delete: 'bg-delete', move: 'bg-violet-500' } as const;

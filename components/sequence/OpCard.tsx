@@ -6,7 +6,7 @@ import { shortId } from '@/lib/ui/format';
 import { routes } from '@/lib/ui/routes';
 import { recordTitle } from '@/lib/ui/record-text';
 import { DiffStatsBadge, WordDiff } from '../memory/WordDiff';
-import { whitespaceChangeWords } from '../compare/whitespace-words';
+import { whitespaceChangeWords } from '@/lib/ui/whitespace-words';
 import { Badge } from '../ui/Badge';
 import { OpBadge } from '../ui/OpBadge';
 import { ShortId } from '../ui/ShortId';

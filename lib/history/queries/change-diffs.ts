@@ -6,6 +6,7 @@
 import { sql } from 'drizzle-orm';
 import type { DiffSegment } from '@/lib/ui/diff';
 import { diffExcerpt } from '@/lib/ui/diff-excerpt';
+import { whitespaceChangeWords } from '@/lib/ui/whitespace-words';
 
 /**
  * For the feed's row `alias`, when it is an update: `diff_after`, the content of the update at its
@@ -27,7 +28,14 @@ export function updateDiffColumns(alias: string) {
       ORDER BY p.seq DESC, p.entry_kind DESC LIMIT 1) END AS diff_before`;
 }
 
-/** The diff of one feed row from its `updateDiffColumns` (undefined unless an update with a previous version). */
-export function updateDiff(row: { diff_before: string | null; diff_after: string | null }): DiffSegment[] | undefined {
-  return row.diff_before !== null && row.diff_after !== null ? diffExcerpt(row.diff_before, row.diff_after) : undefined;
+/**
+ * What a feed row of an update carries of its change, from its `updateDiffColumns` (both backends):
+ * `diff`, and `whitespace_change` when the texts differ only in whitespace at the ends of lines and
+ * of the text — the diff then shows nothing a reader sees, so the row says it in words. Nothing
+ * unless an update with a previous version.
+ */
+export function updateDiff(row: { diff_before: string | null; diff_after: string | null }): { diff?: DiffSegment[]; whitespace_change?: string } {
+  if (row.diff_before === null || row.diff_after === null) return {};
+  const whitespace = whitespaceChangeWords(row.diff_before, row.diff_after);
+  return { diff: diffExcerpt(row.diff_before, row.diff_after), ...(whitespace === null ? {} : { whitespace_change: whitespace }) };
 }

@@ -48,6 +48,13 @@ export interface ChangeItem {
   from_file: string | null;
   /** For an update: its changed words against the previous version, with a little context. */
   diff?: DiffSegment[];
+  /**
+   * For an update whose text differs from the previous version's only in whitespace at the ends of
+   * lines and of the text (its `diff` shows nothing a reader can see): what changed, in the words the
+   * compare, lineage and sequence pages use (lib/ui/whitespace-words.ts), e.g. "Only whitespace
+   * changed: a line break added at the end." Absent otherwise.
+   */
+  whitespace_change?: string;
 }
 
 export interface ChangeGroup {
@@ -163,8 +170,8 @@ export function getChanges(params: {
     const key = `${day}|${agent_id}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { agent_id, agent_name, day, changes: [] }));
-    const diff = change.op === 'update' ? updateDiff({ diff_before, diff_after }) : undefined;
-    group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...(diff ? { diff } : {}) });
+    const diff = change.op === 'update' ? updateDiff({ diff_before, diff_after }) : {};
+    group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...diff });
   }
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));

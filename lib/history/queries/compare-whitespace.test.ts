@@ -15,40 +15,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
 import { closeDatabase } from '@/db/client';
 import { MemoryEntry } from '@/components/compare/MemoryEntry';
-import { whitespaceChangeWords } from '@/components/compare/whitespace-words';
+import { whitespaceChangeWords } from '@/lib/ui/whitespace-words';
 import { VersionCard } from '@/components/lineage/VersionCard';
 import { OpCard } from '@/components/sequence/OpCard';
 import type { LineageVersion } from '@/lib/ui/api-types';
 import { openLedger, type Ledger } from '@/lib/ledger';
-import { openclawHistorySandbox } from '@/lib/sync/testing/workspace';
+import { whitespaceHistory } from '../testing/whitespace-history';
 import { compareWorkspace, getRecordLineage, type WorkspaceComparison } from '../queries';
 import { sequenceOpsPage } from './sequence-ops';
-
-const HEAD = '# Memory\n\n';
-const gateway = (ip: string) => `## Gateway\nThe gateway is ${ip}.\n`;
-const COFFEE = '## Coffee\nCafé crème.\n';
-const steps = (keepLine: string) => `## Keep\n${keepLine}\nSecond line.\n`;
 
 let ledger: Ledger;
 let agentId = '';
 let cleanup: () => Promise<void> = async () => {};
 
+// The history (testing/whitespace-history.ts): #0 Keep, Gateway last; #1 Gateway edited, Coffee after it;
+// #2 Gateway put back (its text now ends with the blank line's break); #3 spaces at Keep's first line's end, Coffee edited.
 beforeAll(async () => {
-  const { sb, sync } = await openclawHistorySandbox('lineage-compare-ws-');
-  cleanup = sb.cleanup;
-  // #0: Keep, then Gateway last in its file (its text ends at its last word).
-  await sb.write('MEMORY.md', HEAD + [steps('First line.'), gateway('10.20.0.9')].join('\n'));
-  agentId = (await sync()).agent.alf_agent_id;
-  // #1: Gateway edited, and Coffee written after it (Gateway's text now ends with the blank line's break).
-  await sb.write('MEMORY.md', HEAD + [steps('First line.'), gateway('10.20.0.5'), COFFEE].join('\n'));
-  expect((await sync()).sequence).toBe(1);
-  // #2: Gateway put back as it was at #0.
-  await sb.write('MEMORY.md', HEAD + [steps('First line.'), gateway('10.20.0.9'), COFFEE].join('\n'));
-  expect((await sync()).sequence).toBe(2);
-  // #3: two spaces (a markdown line break) at the end of Keep's first line; Coffee edited.
-  await sb.write('MEMORY.md', HEAD + [steps('First line.  '), gateway('10.20.0.9'), COFFEE.replace('crème', 'noir')].join('\n'));
-  expect((await sync()).sequence).toBe(3);
-  ledger = openLedger(sb.dataDir);
+  const history = await whitespaceHistory('lineage-compare-ws-');
+  ({ agentId, cleanup } = history);
+  ledger = openLedger(history.dataDir);
 }, 60_000);
 
 afterAll(async () => {

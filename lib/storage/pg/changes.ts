@@ -7,8 +7,7 @@ import type { RecordOp } from '@/db/schema';
 import { LedgerError } from '@/lib/ledger/errors';
 import { checkLimit, snippet, type TenantScope } from '@/lib/history/queries/common';
 import { CHANGE_OPS, feedCursor, readFeed, type ChangeGroup, type ChangeItem, type FeedSince } from '@/lib/history/queries/changes';
-import type { DiffSegment } from '@/lib/ui/diff';
-import { diffExcerpt } from '@/lib/ui/diff-excerpt';
+import { updateDiff as updateChange } from '@/lib/history/queries/change-diffs';
 import { first, Params, rows, tenantCondition, type Queryable } from './sql';
 
 export const MOVED_FROM_FILE = `CASE WHEN v.op = 'move' THEN (
@@ -26,7 +25,7 @@ function keyOf(recordJson: string | null): string | null {
   }
 }
 
-async function updateDiff(db: Queryable, r: { agent_id: string; record_id: string; seq: number }): Promise<DiffSegment[] | undefined> {
+async function updateDiff(db: Queryable, r: { agent_id: string; record_id: string; seq: number }): Promise<ReturnType<typeof updateChange>> {
   const row = await first<{ after: string; before: string | null }>(db, `
     SELECT cur.content AS after,
       (SELECT p.content FROM record_versions p
@@ -35,7 +34,7 @@ async function updateDiff(db: Queryable, r: { agent_id: string; record_id: strin
     FROM record_versions cur
     WHERE cur.agent_id = $1 AND cur.record_id = $2 AND cur.seq = $3 AND cur.op = 'update'
     ORDER BY cur.entry_kind DESC LIMIT 1`, [r.agent_id, r.record_id, r.seq]);
-  return row && row.before !== null ? diffExcerpt(row.before, row.after) : undefined;
+  return updateChange({ diff_before: row?.before ?? null, diff_after: row?.after ?? null });
 }
 
 /** Keyset-paged in (synced_at, id) descending order, as the embedded feed (its cursor: the same keys). */
@@ -70,8 +69,8 @@ export async function getChanges(db: Queryable, params: {
     const key = `${day}|${agent_id}`;
     let group = groups.get(key);
     if (!group) groups.set(key, (group = { agent_id, agent_name, day, changes: [] }));
-    const diff = change.op === 'update' ? await updateDiff(db, { agent_id, record_id: change.record_id, seq: change.seq }) : undefined;
-    group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...(diff ? { diff } : {}) });
+    const diff = change.op === 'update' ? await updateDiff(db, { agent_id, record_id: change.record_id, seq: change.seq }) : {};
+    group.changes.push({ ...change, snippet: snippet(content, undefined, 80), ...diff });
   }
   const ordered = [...groups.values()].sort((a, b) =>
     (a.day === b.day ? a.agent_name.localeCompare(b.agent_name) || a.agent_id.localeCompare(b.agent_id) : b.day.localeCompare(a.day)));
