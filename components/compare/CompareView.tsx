@@ -9,13 +9,28 @@ import { ChangedFileEntry, ChangedFileRow, FileRow, type ChangedFile } from './F
 import { COMPARE_MORE_LIMIT, COMPARE_SERVER_DIFFS } from './limits';
 import { MemoryEntry, type MemoryChange } from './MemoryEntry';
 
-function Group({ title, count, shown, testId, children }: { title: string; count: number; shown: number; testId: string; children: ReactNode }) {
+/**
+ * How many of the listed updates changed only whitespace (`whitespace_only`), for the Updated heading:
+ * "1 whitespace only" — "… of them" when the list holds the first `limit` of more (the others' texts
+ * are not read, so they are not counted). Null when none did. They stay counted as updates: their
+ * stored texts changed.
+ */
+export function whitespaceOnlyNote(updated: readonly { whitespace_only: boolean }[], count: number): string | null {
+  const n = updated.filter((u) => u.whitespace_only).length;
+  if (n === 0) return null;
+  return `${n}${updated.length < count ? ' of them' : ''} whitespace only`;
+}
+
+function Group({ title, count, shown, note, testId, children }: { title: string; count: number; shown: number; note?: string | null; testId: string; children: ReactNode }) {
   if (count === 0) return null;
+  const noted = note ? <span data-testid={`${testId}-note`}>{note}</span> : null;
   return (
     <section data-testid={testId} className="space-y-2">
       <h3 className="text-[13px] font-semibold">
         {title} <span className="font-normal text-muted">{count}</span>
-        {shown < count && <span className="ml-2 text-[12px] font-normal text-muted">(the first {shown} shown)</span>}
+        {shown < count ? (
+          <span className="ml-2 text-[12px] font-normal text-muted">(the first {shown} shown{noted && <>, {noted}</>})</span>
+        ) : noted && <span className="ml-2 text-[12px] font-normal text-muted">({noted})</span>}
       </h3>
       {children}
     </section>
@@ -34,9 +49,12 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
   const listed = changedFiles.filter((file) => file.diff === 'listed');
   const memoryTotal = counts.created + counts.updated + counts.deleted + counts.moved;
   const fileTotal = counts.added + counts.changed + counts.removed;
-  const groups: { title: string; kind: MemoryChange['kind']; count: number; items: MemoryChange[] }[] = [
+  const groups: { title: string; kind: MemoryChange['kind']; count: number; note?: string | null; items: MemoryChange[] }[] = [
     { title: 'Created', kind: 'created', count: counts.created, items: m.created.map((after) => ({ kind: 'created', after })) },
-    { title: 'Updated', kind: 'updated', count: counts.updated, items: m.updated.map((u) => ({ kind: 'updated', ...u })) },
+    {
+      title: 'Updated', kind: 'updated', count: counts.updated, note: whitespaceOnlyNote(m.updated, counts.updated),
+      items: m.updated.map((u) => ({ kind: 'updated', ...u })),
+    },
     { title: 'Moved', kind: 'moved', count: counts.moved, items: m.moved.map((u) => ({ kind: 'moved', ...u })) },
     { title: 'Deleted', kind: 'deleted', count: counts.deleted, items: m.deleted.map((before) => ({ kind: 'deleted', before })) },
   ];
@@ -70,7 +88,7 @@ export function CompareView({ agentId, latest, comparison, changedFiles }: {
               // Entries before this group's, in page order: the first COMPARE_SERVER_DIFFS get their diff from the server.
               const before = groups.slice(0, k).reduce((n, o) => n + o.items.length, 0);
               return (
-                <Group key={g.kind} title={g.title} count={g.count} shown={g.items.length} testId={`compare-${g.kind}`}>
+                <Group key={g.kind} title={g.title} count={g.count} shown={g.items.length} note={g.note} testId={`compare-${g.kind}`}>
                   <ul className="space-y-3">
                     {g.items.map((change, i) => <MemoryEntry key={i} agentId={agentId} change={change} serverDiff={before + i < COMPARE_SERVER_DIFFS} />)}
                   </ul>

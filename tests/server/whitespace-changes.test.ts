@@ -1,13 +1,15 @@
 /**
  * Updates whose texts differ only in whitespace at the ends of lines (lib/history/testing/
- * whitespace-history.ts, a real OpenClaw sync history) in the changes feed,
+ * whitespace-history.ts, a real OpenClaw sync history) in the changes feed and in compare's counts,
  * ingested into both backends — the embedded one (SQLite + fs) and the scale-out one (the run's real
  * PostgreSQL 15 + radosgw) — whose answers must be equal; then as the dashboard draws them
- * (server-side render of the real components): the feed from GET /api/changes' answer.
+ * (server-side render of the real components): the feed from GET /api/changes' answer, the compare
+ * page from the comparison.
  *
  * The feed's word diff of such an update shows nothing a reader sees (a line break, spaces at a
  * line's end); its row says the change in the words compare, the lineage and the sequence pages use
- * (lib/ui/whitespace-words.ts).
+ * (lib/ui/whitespace-words.ts). Compare still counts it as an update (its stored text changed) and
+ * says how many of the updates are whitespace only.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -18,6 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import { AppRouterContext } from 'next/dist/shared/lib/app-router-context.shared-runtime';
 import { ChangesFeed } from '@/components/changes/ChangesFeed';
+import { CompareView } from '@/components/compare/CompareView';
 import { openPgDatabase, type PgLineageDb } from '@/db/pg/client';
 import type { ChangeGroup, ChangeItem } from '@/lib/history/queries';
 import { whitespaceHistory } from '@/lib/history/testing/whitespace-history';
@@ -121,5 +124,38 @@ describe('the changes feed: an update of whitespace only is said in words', () =
     expect(edit).toContain('data-testid="change-diff"');
     expect(edit).not.toContain('change-whitespace');
     expect(text(edit)).toContain('noir');
+  });
+});
+
+describe('compare: updates of whitespace only are counted as updates, and said how many', () => {
+  /** The Updated heading of the compare page, in words. */
+  const heading = async (from: number, to: number, limit?: number) => {
+    const comparison = (await same((s) => s.compareWorkspace({ agentId, from, to, ...(limit ? { limit } : {}) })))!;
+    const html = render(createElement(CompareView, { agentId, latest: 3, comparison, changedFiles: [] }));
+    const updated = html.match(/<section data-testid="compare-updated"[^>]*>\s*<h3[^>]*>(.*?)<\/h3>/)?.[1] ?? '';
+    // Markup gone, each element's words apart (the note is set off by a margin, not a space).
+    return { counts: comparison.counts, heading: text(updated).replace(/\( /g, '(').replace(/ ([),])/g, '$1').trim() };
+  };
+
+  it('every pair of sequences answers the same on both backends', async () => {
+    for (let from = 0; from <= 3; from++) for (let to = from; to <= 3; to++) await same((s) => s.compareWorkspace({ agentId, from, to }));
+  });
+
+  it('#2 → #3: Coffee edited, Keep whitespace only — 2 updated, 1 of them whitespace only', async () => {
+    const { counts, heading: h } = await heading(2, 3);
+    expect(counts.updated).toBe(2);
+    expect(h).toBe('Updated 2 (1 whitespace only)');
+  });
+
+  it('#0 → #3: Gateway and Keep, both whitespace only; #0 → #1: an edit alone, no note', async () => {
+    expect((await heading(0, 3)).heading).toBe('Updated 2 (2 whitespace only)');
+    expect((await heading(0, 1)).heading).toBe('Updated 1');
+  });
+
+  it('a list cut at the limit says how many of those shown are whitespace only', async () => {
+    // #0 → #3 in place order: Gateway (whitespace only) shown, Keep not.
+    expect((await heading(0, 3, 1)).heading).toBe('Updated 2 (the first 1 shown, 1 of them whitespace only)');
+    // #2 → #3: Coffee (an edit) shown, Keep not: nothing to say of those shown.
+    expect((await heading(2, 3, 1)).heading).toBe('Updated 2 (the first 1 shown)');
   });
 });
