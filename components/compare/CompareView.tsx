@@ -28,6 +28,8 @@ function Group({ title, count, shown, note, testId, children }: { title: string;
     <section data-testid={testId} className="space-y-2">
       <h3 className="text-[13px] font-semibold">
         {title} <span className="font-normal text-muted">{count}</span>
+        {/* A space, not only the margin: a screen reader reads "Updated 2 (…", not "Updated 2(…". */}
+        {(shown < count || noted) && ' '}
         {shown < count ? (
           <span className="ml-2 text-[12px] font-normal text-muted">(the first {shown} shown{noted && <>, {noted}</>})</span>
         ) : noted && <span className="ml-2 text-[12px] font-normal text-muted">({noted})</span>}

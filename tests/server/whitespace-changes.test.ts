@@ -134,7 +134,9 @@ describe('compare: updates of whitespace only are counted as updates, and said h
     const html = render(createElement(CompareView, { agentId, latest: 3, comparison, changedFiles: [] }));
     const updated = html.match(/<section data-testid="compare-updated"[^>]*>\s*<h3[^>]*>(.*?)<\/h3>/)?.[1] ?? '';
     // Markup gone, each element's words apart (the note is set off by a margin, not a space).
-    return { counts: comparison.counts, heading: text(updated).replace(/\( /g, '(').replace(/ ([),])/g, '$1').trim() };
+    // What a screen reader reads: the markup alone gone, so the words must be spaced in the text itself.
+    const spoken = updated.replace(/<[^>]*>/g, '').replace(/<!-- -->/g, '');
+    return { counts: comparison.counts, spoken, heading: text(updated).replace(/\( /g, '(').replace(/ ([),])/g, '$1').trim() };
   };
 
   it('every pair of sequences answers the same on both backends', async () => {
@@ -142,7 +144,8 @@ describe('compare: updates of whitespace only are counted as updates, and said h
   });
 
   it('#2 → #3: Coffee edited, Keep whitespace only — 2 updated, 1 of them whitespace only', async () => {
-    const { counts, heading: h } = await heading(2, 3);
+    const { counts, heading: h, spoken } = await heading(2, 3);
+    expect(spoken).toBe('Updated 2 (1 whitespace only)');
     expect(counts.updated).toBe(2);
     expect(h).toBe('Updated 2 (1 whitespace only)');
   });
