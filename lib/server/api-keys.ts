@@ -50,9 +50,44 @@ export function countApiKeys(db: LineageDb): number {
   return (db.sqlite.prepare('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n;
 }
 
-/** Revokes a key; its agents stay but are no longer reachable with any key. */
+/** Revokes a key; its agents stay but are no longer reachable with any key (see `handOverAgents`). */
 export function revokeApiKey(params: { db: LineageDb; id: string }): boolean {
   return params.db.db.delete(api_keys).where(eq(api_keys.id, params.id)).run().changes > 0;
+}
+
+/** What `handOverAgents` did: the ids of the agents now `to`'s, or why nothing changed. */
+export type HandOver = { ok: true; agents: string[] } | { ok: false; reason: 'target_not_found' | 'key_not_found' };
+
+/**
+ * Gives every agent of tenant `from` (a key, or one revoked since) to key `to`, in one transaction:
+ * its agents and its deleted agents' ids (so `to` may register those again), nothing else changed.
+ * With `revoke`, `from` is revoked in the same transaction (`key_not_found` when it is no key).
+ */
+export function handOverAgents(params: { db: LineageDb; from: string; to: string; revoke?: boolean }): HandOver {
+  const { sqlite } = params.db;
+  return sqlite.transaction((): HandOver => {
+    if (!sqlite.prepare('SELECT 1 FROM api_keys WHERE id = ?').get(params.to)) return { ok: false, reason: 'target_not_found' };
+    if (params.revoke && sqlite.prepare('DELETE FROM api_keys WHERE id = ?').run(params.from).changes === 0) return { ok: false, reason: 'key_not_found' };
+    const moved = sqlite.prepare<[string, string], { id: string }>('UPDATE agents SET tenant_id = ? WHERE tenant_id = ? RETURNING id').all(params.to, params.from);
+    sqlite.prepare('UPDATE deleted_agents SET tenant_id = ? WHERE tenant_id = ?').run(params.to, params.from);
+    return { ok: true, agents: moved.map((row) => row.id).sort() };
+  }).immediate();
+}
+
+/**
+ * Rotation of a leaked key: a new key with the same name and admin flag takes its agents, and the
+ * old key is revoked, in one transaction (its sessions and signed URLs die with it). Null when `id` is no key.
+ */
+export function rotateApiKey(params: { db: LineageDb; id: string; now: Date }): (IssuedApiKey & { agents: string[] }) | null {
+  const { sqlite } = params.db;
+  return sqlite.transaction(() => {
+    const old = sqlite.prepare<[string], { name: string; admin: number }>('SELECT name, admin FROM api_keys WHERE id = ?').get(params.id);
+    if (!old) return null;
+    const issued = createApiKey({ db: params.db, name: old.name, now: params.now, admin: old.admin === 1 });
+    const handed = handOverAgents({ db: params.db, from: params.id, to: issued.id, revoke: true });
+    if (!handed.ok) throw new Error(`rotating key ${params.id}: ${handed.reason}`);
+    return { ...issued, agents: handed.agents };
+  }).immediate();
 }
 
 /** A key's identity: its id is the tenant id. */

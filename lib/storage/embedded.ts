@@ -32,7 +32,7 @@ import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
 import { catchUpIndex, foldPendingElsewhere, indexNotice, indexPending } from '@/lib/history/pending-index';
 import {
-  countApiKeys, createApiKey, endSession, identifyKey, keyIdentityById, listApiKeys, revokeApiKey, sessionKeyIdentity,
+  countApiKeys, createApiKey, endSession, handOverAgents, identifyKey, keyIdentityById, listApiKeys, revokeApiKey, rotateApiKey, sessionKeyIdentity,
 } from '@/lib/server/api-keys';
 import { UploadStore } from '@/lib/server/upload-store';
 import type { IngestParams, LineageStorage, PendingUploads } from './types';
@@ -168,6 +168,8 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     listApiKeys: async () => listApiKeys({ db }),
     countApiKeys: async () => countApiKeys(db),
     revokeApiKey: async (p) => revokeApiKey({ db, ...p }),
+    handOverAgents: async (p) => handOverAgents({ db, ...p }),
+    rotateApiKey: async (p) => rotateApiKey({ db, ...p }),
     identifyKey: async (p) => identifyKey({ db, ...p }),
     keyIdentityById: async (id) => keyIdentityById(db, id),
     newerSchema: async () => newerSchemaSince(db),

@@ -103,6 +103,8 @@ export function scaleOutStorage(params: {
     listApiKeys: () => agents.listApiKeys(pool),
     countApiKeys: () => agents.countApiKeys(pool),
     revokeApiKey: (p) => agents.revokeApiKey(pool, p),
+    handOverAgents: (p) => agents.handOverAgents(pool, p),
+    rotateApiKey: (p) => agents.rotateApiKey(pool, p),
     identifyKey: (p) => agents.identifyKey(pool, p),
     keyIdentityById: (id) => agents.keyIdentityById(pool, id),
     sessionKeyIdentity: (p) => agents.sessionKeyIdentity(pool, p),

@@ -35,7 +35,7 @@ import type { SearchResult } from '@/lib/history/search/engine';
 import type { WorkspaceComparison } from '@/lib/history/queries/compare';
 import type { FileBlame } from '@/lib/history/queries/blame';
 import type { DatabaseRecordsResult } from '@/lib/history/queries/database-records';
-import type { IssuedApiKey, KeyIdentity } from '@/lib/server/api-keys';
+import type { HandOver, IssuedApiKey, KeyIdentity } from '@/lib/server/api-keys';
 import type { PendingUpload } from '@/lib/server/upload-store';
 
 export type { TenantScope };
@@ -185,6 +185,10 @@ export interface LineageStorage {
   listApiKeys(): Promise<{ id: string; name: string; created_at: string; admin: boolean }[]>;
   countApiKeys(): Promise<number>;
   revokeApiKey(p: { id: string }): Promise<boolean>;
+  /** Every agent (and deleted agent's id) of tenant `from` — a key, or one revoked since — becomes key `to`'s; with `revoke`, `from` is revoked in the same transaction. */
+  handOverAgents(p: { from: string; to: string; revoke?: boolean }): Promise<HandOver>;
+  /** A new key (same name, same admin flag) takes the agents of key `id`, which is revoked: null when `id` is no key. */
+  rotateApiKey(p: { id: string; now: Date }): Promise<(IssuedApiKey & { agents: string[] }) | null>;
   identifyKey(p: { key: string }): Promise<KeyIdentity | null>;
   keyIdentityById(id: string): Promise<KeyIdentity | null>;
   /** The key of a dashboard session, or null once the key was revoked or the session ended (sign-out). */

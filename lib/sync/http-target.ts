@@ -221,7 +221,7 @@ function refusedKey(asked: Asked, failed: FailedCode, error: AlfApiError): SyncE
   }
   const why = error.status === 403 ? 'a link it had signed for a key revoked since' : 'the API key';
   return new SyncError('auth_failed', `${asked.command ?? 'the command'}: the server at ${asked.server} refused ${why} (HTTP ${error.status}${said}); ${nothing}`,
-    `the key given with --key (or ALF_API_KEY) is wrong or was revoked: create a new one with \`lineage keys create\` where the server runs (or ask the server's operator for one), then run ${ran} again with --key NEWKEY`);
+    `the key given with --key (or ALF_API_KEY) is wrong or was revoked: ask the server's operator for the key that holds your agents now (where the server runs, \`lineage keys rotate OLD_KEY_ID\` issues one; a key from \`lineage keys create\` holds none of them until \`lineage keys hand-over\` gives them), then run ${ran} again with --key NEWKEY`);
 }
 
 /** The command a `lineage watch` names (lib/cli/commands/watch.ts, its own syncs; a sync it runs for `lineage sync` names that). */

@@ -448,6 +448,11 @@ export async function uploadDelta(opts: SyncOptions, args: {
     crashPoint('uploaded');
     return { sequence };
   } catch (error) {
+    // The key refused (401, or a link signed for a key revoked since): nothing was taken, so the record
+    // of the upload before this one is put back, as the error says nothing was written here. Left, it
+    // named a delta that never landed, and the next sync with the key that replaced this one (`lineage
+    // keys rotate`) was refused as target_changed: the server's entry no longer the upload recorded.
+    if (error instanceof SyncError && error.code === 'auth_failed' && previousSent) await writeSent(opts.workspace, agentId, previousSent);
     if (!(error instanceof SyncConflictError)) throw error;
     await args.refused?.();
     // Refused: this upload was never accepted, so the record of the one before it is put back. It

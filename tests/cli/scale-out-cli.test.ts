@@ -177,13 +177,13 @@ describe('the CLI on PostgreSQL + S3', () => {
     const { key, id } = created.json as { key: string; id: string };
     expect(await storage.identifyKey({ key })).toMatchObject({ id });
     const listed = await runCli(['keys', 'list'], env);
-    expect(listed.json).toEqual({ ok: true, keys: [expect.objectContaining({ id, name: 'ops', admin: true })] });
-    expect((await runCli(['keys', 'revoke', id], env)).json).toEqual({ ok: true, revoked: id });
+    expect(listed.json).toEqual({ ok: true, keys: [expect.objectContaining({ id, name: 'ops', admin: true, agents: [] })], agents_of_revoked_keys: [] });
+    expect((await runCli(['keys', 'revoke', id], env)).json).toEqual({ ok: true, revoked: id, agents: [], agents_to: null });
     expect(await storage.identifyKey({ key })).toBeNull();
     const again = await runCli(['keys', 'revoke', id, ...flags], aws);
     expect(again.code).toBe(1);
     expect(again.json).toMatchObject({ ok: false, code: 'key_not_found' });
-    expect((await runCli(['keys', 'list'], env)).json).toEqual({ ok: true, keys: [] });
+    expect((await runCli(['keys', 'list'], env)).json).toEqual({ ok: true, keys: [], agents_of_revoked_keys: [] });
   });
 
   it('a flag wins over its variable', async () => {

@@ -11,7 +11,7 @@ import { checkAgentText, deletedElsewhere, type TenantScope } from '@/lib/ledger
 import { advisoryKey } from '@/db/pg/advisory-lock';
 import { LedgerError } from '@/lib/ledger/errors';
 import { lastSnapshot, restoreTarget, type RestorePlan } from '@/lib/ledger/entries';
-import { API_KEY_PREFIX, hashApiKey, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
+import { API_KEY_PREFIX, hashApiKey, type HandOver, type IssuedApiKey, type KeyIdentity } from '@/lib/server/api-keys';
 import { first, inTransaction, Params, rows, type Queryable } from './sql';
 import { echoInput } from '@/lib/core/echo';
 
@@ -95,6 +95,32 @@ export async function countApiKeys(db: Queryable): Promise<number> {
 
 export async function revokeApiKey(db: Queryable, p: { id: string }): Promise<boolean> {
   return (await rows(db, 'DELETE FROM api_keys WHERE id = $1 RETURNING id', [p.id])).length > 0;
+}
+
+/** As lib/server/api-keys.ts `handOverAgents`, in one transaction. */
+export async function handOverAgents(pool: pg.Pool, p: { from: string; to: string; revoke?: boolean }): Promise<HandOver> {
+  return inTransaction(pool, (client) => handOverIn(client, p));
+}
+
+async function handOverIn(client: pg.PoolClient, p: { from: string; to: string; revoke?: boolean }): Promise<HandOver> {
+  // The target key row is locked, so it cannot be revoked before the agents reach it.
+  if ((await rows(client, 'SELECT 1 FROM api_keys WHERE id = $1 FOR UPDATE', [p.to])).length === 0) return { ok: false, reason: 'target_not_found' };
+  if (p.revoke && (await rows(client, 'DELETE FROM api_keys WHERE id = $1 RETURNING id', [p.from])).length === 0) return { ok: false, reason: 'key_not_found' };
+  const moved = await rows<{ id: string }>(client, 'UPDATE agents SET tenant_id = $1 WHERE tenant_id = $2 RETURNING id', [p.to, p.from]);
+  await client.query('UPDATE deleted_agents SET tenant_id = $1 WHERE tenant_id = $2', [p.to, p.from]);
+  return { ok: true, agents: moved.map((row) => row.id).sort() };
+}
+
+/** As lib/server/api-keys.ts `rotateApiKey`, in one transaction. */
+export async function rotateApiKey(pool: pg.Pool, p: { id: string; now: Date }): Promise<(IssuedApiKey & { agents: string[] }) | null> {
+  return inTransaction(pool, async (client) => {
+    const old = (await rows<{ name: string; admin: number }>(client, 'SELECT name, admin FROM api_keys WHERE id = $1 FOR UPDATE', [p.id]))[0];
+    if (!old) return null;
+    const issued = await createApiKey(client, { name: old.name, now: p.now, admin: old.admin === 1 });
+    const handed = await handOverIn(client, { from: p.id, to: issued.id, revoke: true });
+    if (!handed.ok) throw new Error(`rotating key ${p.id}: ${handed.reason}`);
+    return { ...issued, agents: handed.agents };
+  });
 }
 
 export async function identifyKey(db: Queryable, p: { key: string }): Promise<KeyIdentity | null> {
