@@ -318,7 +318,7 @@ const READS_INDEX: Record<string, (s: LineageStorage, seq: number) => Promise<un
 const READS_NO_INDEX = [
   'backend', 'ledger', 'blobs', 'uploads', 'blobDownloadUrl', 'registerAgent', 'getAgent', 'listAgents', 'deleteAgent', 'listDeletedAgents', 'removeLeftovers',
   'ingestSnapshot', 'ingestDelta', 'restorePlan', 'readEntryBytes', 'readPlanArchives', 'rebuildIndex', 'createApiKey',
-  'listApiKeys', 'countApiKeys', 'revokeApiKey', 'identifyKey', 'keyIdentityById', 'newerSchema', 'sessionKeyIdentity', 'endSession', 'startMaintenance', 'close',
+  'listApiKeys', 'countApiKeys', 'revokeApiKey', 'handOverAgents', 'rotateApiKey', 'identifyKey', 'keyIdentityById', 'newerSchema', 'sessionKeyIdentity', 'endSession', 'startMaintenance', 'close',
 ];
 
 describe('the embedded storage folds pending entries before it reads the index', () => {

@@ -189,7 +189,7 @@ describe('the CLI on PostgreSQL + S3', () => {
   it('a flag wins over its variable', async () => {
     const run = await runCli(['keys', 'list', ...flags], { ...aws, LINEAGE_DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none', LINEAGE_BLOB_URL: 's3://not-this-one' });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.json).toEqual({ ok: true, keys: [] });
+    expect(run.json).toEqual({ ok: true, keys: [], agents_of_revoked_keys: [] });
   });
 });
 

@@ -3,7 +3,7 @@
  * `lineage sync --rebase`, `lineage restore`, `lineage watch` — whichever request met the refusal first (the
  * registration, the restore plan a sync's state is checked against, the base fetch, an upload), never the
  * request's own name (`restore: authentication failed`, `upload delta: …`). With what to do: the key is wrong or
- * revoked, `lineage keys create` or the server's operator. Against a real server; the CLI as a user runs it.
+ * revoked, the server's operator and `lineage keys rotate`. Against a real server; the CLI as a user runs it.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs/promises';
@@ -41,7 +41,7 @@ function refused(command: string, field: 'message' | 'error' = 'message') {
   return {
     code: 'auth_failed',
     [field]: expect.stringMatching(new RegExp(`^${command.replace(/[-.]/g, '\\$&')}: the server at .+ refused the API key \\(HTTP 401: invalid API key\\)`)),
-    hint: expect.stringMatching(new RegExp(`wrong or was revoked.*lineage keys create.*operator.*\`${command.replace(/[-.]/g, '\\$&')}\` again`)),
+    hint: expect.stringMatching(new RegExp(`wrong or was revoked.*operator.*lineage keys rotate.*lineage keys hand-over.*\`${command.replace(/[-.]/g, '\\$&')}\` again`)),
   };
 }
 
