@@ -5,6 +5,7 @@ import { isJsonObject } from '@/lib/core/json';
 import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
+import { assertOneTree, assertRestorablePaths } from '@/lib/adapters/shared/raw-write';
 import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
 import { identityLayer, layerFileTimes, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
@@ -25,6 +26,9 @@ export async function importHermes(opts: ImportOptions): Promise<ImportResult> {
   const warnings: string[] = [];
   const files = await rawToWrite(opts, warnings);
   for (const rel of files.keys()) assertSafeRelPath(rel);
+  // No file where state.db goes, nor under it, whether or not this snapshot has sessions to write
+  // there: the home's next sync and restore open it (`state.db/x` made it a directory).
+  assertOneTree([...withoutSidecars(files).keys(), STATE_DB_FILE]);
   const sessions = sessionsFromRecords(opts.snapshot.records);
   // Anything in the way of a file or of state.db refuses the restore before the database changes.
   assertWritable(opts.target, [...withoutSidecars(files).keys(), ...(sessions.length > 0 ? [STATE_DB_FILE] : [])]);
@@ -185,10 +189,9 @@ function withDefaultsForNull(db: Database.Database, sessions: readonly SessionRo
 
 /** What `importHermes` writes: the memory files (a live `config.yaml` kept), and `state.db` when there are sessions. */
 export async function hermesPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
-  return {
-    files: withoutSidecars(await rawToWrite(opts, [])),
-    database: sessionsFromRecords(opts.snapshot.records).length > 0 ? STATE_DB_FILE : null,
-  };
+  const files = withoutSidecars(await rawToWrite(opts, []));
+  assertRestorablePaths(opts.target, [...files.keys(), STATE_DB_FILE]); // a hostile archive: refused before the home is read
+  return { files, database: sessionsFromRecords(opts.snapshot.records).length > 0 ? STATE_DB_FILE : null };
 }
 
 async function rawToWrite(opts: ImportOptions, warnings: string[]): Promise<Map<string, Uint8Array>> {

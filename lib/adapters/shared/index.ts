@@ -7,6 +7,8 @@ export {
   writeRawFiles,
   stageRawFiles,
   assertWritable,
+  assertOneTree,
+  assertRestorablePaths,
   assertSafeRelPath,
   isSafeRelPath,
   UnsafePathError,

@@ -11,14 +11,28 @@ export class UnsafePathError extends Error {
   readonly code = 'unsafe_path';
 
   constructor(readonly relPath: string, reason: string) {
-    super(`unsafe workspace path ${JSON.stringify(relPath)}: ${reason}`);
+    // A name of thousands of bytes is cut where it is said (the field keeps it whole).
+    super(`unsafe workspace path ${JSON.stringify(relPath.length > 300 ? `${relPath.slice(0, 300)}…` : relPath)}: ${reason}`);
     this.name = 'UnsafePathError';
   }
 }
 
+/** Longest file name (one path segment) in UTF-8 bytes: NAME_MAX of ext4, APFS, NTFS (ingest refuses longer: ingest-checks.ts). */
+const MAX_SEGMENT_BYTES = 255;
+
+/** Longest path a system call takes, its NUL included (PATH_MAX): Linux 4096, macOS 1024. */
+const MAX_PATH_BYTES = process.platform === 'darwin' ? 1024 : 4096;
+
+/**
+ * Room kept beside each file for its staging name (`.alf-restore-<pid>-<n>.tmp`, staged-write.ts),
+ * which may be longer than the file's own name.
+ */
+const STAGING_NAME_ROOM = 40;
+
 /**
  * Checks a workspace-relative path from an untrusted archive: forward slashes only,
- * no empty/`.`/`..` segments, not absolute, no drive prefix, no NUL.
+ * no empty/`.`/`..` segments, not absolute, no drive prefix, no NUL, no name longer than a
+ * file system holds (ENAMETOOLONG half-way through a restore).
  */
 export function assertSafeRelPath(relPath: string): void {
   if (relPath.length === 0) throw new UnsafePathError(relPath, 'empty path');
@@ -29,6 +43,63 @@ export function assertSafeRelPath(relPath: string): void {
   for (const segment of relPath.split('/')) {
     if (segment === '') throw new UnsafePathError(relPath, 'empty path segment');
     if (segment === '.' || segment === '..') throw new UnsafePathError(relPath, `"${segment}" segment`);
+    const bytes = Buffer.byteLength(segment, 'utf8');
+    if (bytes > MAX_SEGMENT_BYTES) throw new UnsafePathError(relPath, `a name of ${bytes} bytes, longer than the ${MAX_SEGMENT_BYTES} a file system holds`);
+  }
+}
+
+/**
+ * Refuses, before anything is written, a set of files (workspace-relative, checked by
+ * `assertSafeRelPath`) that is not one tree: a path that is a file and a directory other files go
+ * under (`memory/a.md` and `memory/a.md/b.md`; ZeroClaw's `data` beside `data/memory/brain.db`, Hermes'
+ * `state.db/x` beside `state.db`, when the caller lists its database), or two names Unicode NFC makes
+ * one (a normalizing file system writes them to one file). Ingest refuses such archives
+ * (ingest-checks.ts `checkTree`), but not a raw path against the database a restore creates; met
+ * while renaming into place, either left part of the restore written and failed as an internal error.
+ */
+export function assertOneTree(rels: readonly string[]): void {
+  // Each node: the name as first met, whether it is a file, and (a directory) the file that made it one.
+  const nodes = new Map<string, { rel: string; file: boolean; under: string }>();
+  const add = (rel: string, file: boolean, under: string): void => {
+    const key = rel.normalize('NFC');
+    const seen = nodes.get(key);
+    if (seen === undefined) {
+      nodes.set(key, { rel, file, under });
+      return;
+    }
+    if (seen.rel !== rel) throw new UnsafePathError(rel, `the same name under Unicode NFC as ${JSON.stringify(seen.rel)}, which a file system may take for one file`);
+    if (seen.file || file) throw new UnsafePathError(rel, `a file, and the directory ${JSON.stringify(file ? seen.under : under)} goes under, at once`);
+  };
+  for (const rel of new Set(rels)) {
+    add(rel, true, rel);
+    for (let cut = rel.indexOf('/'); cut > 0; cut = rel.indexOf('/', cut + 1)) add(rel.slice(0, cut), false, rel);
+  }
+}
+
+/**
+ * The checks of a restore's paths that need nothing of the target but its path (`assertSafeRelPath`,
+ * `assertOneTree`, `assertPathsFit`): what a live restore's plan runs before it reads the workspace
+ * to decide, so even a restore that would only ask (prompt-update) refuses a hostile archive.
+ */
+export function assertRestorablePaths(target: string, rels: readonly string[]): void {
+  for (const rel of rels) assertSafeRelPath(rel);
+  assertOneTree(rels);
+  assertPathsFit(target, rels);
+}
+
+/**
+ * Refuses, before anything is written, a file whose path under `target` (with room for its staging
+ * name) is longer than a system call takes: made or renamed half-way through a restore, it failed
+ * with ENAMETOOLONG as an internal error. The target is not named (a download restores into a
+ * temporary directory of the server).
+ */
+export function assertPathsFit(target: string, rels: readonly string[]): void {
+  const base = Buffer.byteLength(path.resolve(target), 'utf8');
+  for (const rel of rels) {
+    const bytes = base + 1 + Buffer.byteLength(rel, 'utf8');
+    if (bytes + STAGING_NAME_ROOM >= MAX_PATH_BYTES) {
+      throw new UnsafePathError(rel, `${bytes} bytes with the directory it is restored into, more than a path can hold here (${MAX_PATH_BYTES} bytes, ${STAGING_NAME_ROOM} of them kept for the restore's staging name)`);
+    }
   }
 }
 
@@ -82,6 +153,8 @@ export async function stageRawFiles(args: RawFilesToWrite): Promise<StagedFiles>
  * is replaced.
  */
 export function assertWritable(target: string, rels: readonly string[]): void {
+  assertOneTree(rels);
+  assertPathsFit(target, rels);
   let root: string;
   try {
     root = realpathSync(target);

@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, realpath, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -79,6 +79,22 @@ describe('writeRawFiles', () => {
       writeRawFiles({ target, files: new Map([['ok.md', new Uint8Array([1])], [bad, new Uint8Array([1])]]) }),
     ).rejects.toThrow(/unsafe workspace path/);
     await expect(readFile(path.join(target, 'ok.md'))).rejects.toThrow();
+  });
+
+  // Ingest refuses each of these in an archive, but a restore may meet them beside a path of its own
+  // (the database it creates); met while renaming into place, each left part of the restore written.
+  it.each([
+    ['a file and a directory at once', ['memory/a.md', 'memory/a.md/b.md'], /"memory\/a\.md": a file, and the directory "memory\/a\.md\/b\.md" goes under/],
+    ['the directory first', ['data/memory/brain.db', 'data'], /"data": a file, and the directory "data\/memory\/brain\.db" goes under/],
+    ['one name under Unicode NFC', ['memory/\u00e9.md', 'memory/e\u0301.md'], /the same name under Unicode NFC/],
+    ['a name of 256 bytes (128 characters)', [`memory/${'\u00e9'.repeat(128)}`], /a name of 256 bytes, longer than the 255/],
+    ['a path longer than PATH_MAX', [`${Array.from({ length: 21 }, () => 'y'.repeat(200)).join('/')}/z`], /more than a path can hold here/],
+  ])('rejects %s and writes nothing', async (_, bad, message) => {
+    const target = await tmp();
+    await expect(
+      writeRawFiles({ target, files: new Map([['ok.md', new Uint8Array([1])], ...bad.map((rel) => [rel, new Uint8Array([1])] as const)]) }),
+    ).rejects.toThrow(message);
+    expect(await readdir(target)).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { unwrittenLayerWarnings } from '@/lib/adapters/shared/restore-layers';
-import { AdapterError, AGENT_ID_FILE, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
+import { AdapterError, AGENT_ID_FILE, assertRestorablePaths, assertSafeRelPath, assertWritable, fullDiskError, pathExists, writeAgentIdIfAbsent, isNeverRaw, rawFilesFor, stageRawFiles, withoutSidecars } from '@/lib/adapters/shared';
 import { rfc3339 } from '@/lib/core/clock';
 import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
@@ -124,7 +124,10 @@ function writeLiveDatabase(opts: ImportOptions, dbRel: string, agent: { alias: s
  */
 export async function zeroclawPlannedWrites(opts: ImportOptions): Promise<PlannedWrites> {
   const existingDb = opts.live ? await findBrainDb(opts.target) : null;
-  return { files: withoutSidecars(rawToWrite(rawFilesFor(opts.snapshot.raw, 'zeroclaw'), existingDb, [])), database: existingDb ?? FRESH_BRAIN_DB };
+  const files = withoutSidecars(rawToWrite(rawFilesFor(opts.snapshot.raw, 'zeroclaw'), existingDb, []));
+  const database = existingDb ?? FRESH_BRAIN_DB;
+  assertRestorablePaths(opts.target, [...files.keys(), database]); // a hostile archive: refused before the workspace is read
+  return { files, database };
 }
 
 /** Raw files minus the sidecar, database files and control files (an archive may be hostile). */
