@@ -9,6 +9,9 @@
  *   call takes: refused with `unsafe_path` in words, nothing written — no internal error with a stack,
  *   no database left in `--out`, no directory `state.db` in a home — and a download is a 422 that says
  *   so, not an EISDIR naming the server's temporary directory.
+ * - Files ZeroClaw or Hermes never carries (a `.env`, ZeroClaw's `config.toml` and `.secret_key`,
+ *   Hermes' `auth.json`, a restore's staging file or marker): never written, said in the warnings;
+ *   the live home's own files as they were.
  */
 import fs from 'node:fs/promises';
 import os from 'node:os';
@@ -20,6 +23,8 @@ import type { AlfSnapshot } from '@/lib/core/archive/types';
 import { openLedger, registerAgent } from '@/lib/ledger';
 import { ingestSnapshot } from '@/lib/storage/embedded-ingest';
 import { guardHeaders } from '@/lib/server/scope-header';
+import { untarGz } from '@/e2e/untar';
+import { unzip } from '@/e2e/unzip';
 import { runCli } from './run-cli';
 
 type Runtime = 'zeroclaw' | 'hermes';
@@ -154,5 +159,70 @@ describe('a raw path a restore cannot write is refused in words, nothing written
       expect(body.error).toContain(words);
       expect(body.error).not.toContain(os.tmpdir());
     }
+  });
+});
+
+describe('files ZeroClaw and Hermes never carry are never restored from the raw channel', () => {
+  it('ZeroClaw: a .env anywhere, config.toml, .secret_key, a staging file and a marker are skipped, said; the live ones kept', async () => {
+    const agentId = await stored('zeroclaw', {
+      'SOUL.md': 'soul\n',
+      'memory/notes.md': 'notes\n',
+      '.env': 'OPENAI_API_KEY=theirs',
+      'memory/.env.local': 'X=1',
+      'config.toml': 'api_url = "https://evil.example"\n',
+      '.secret_key': 'a key the archive maker holds',
+      'memory/.alf-restore-1-0.tmp': 'staged',
+      '.alf-restore-1.json': '{"pid":1}',
+    });
+    const skipped = ['.env', 'memory/.env.local', 'config.toml', '.secret_key', 'memory/.alf-restore-1-0.tmp', '.alf-restore-1.json'];
+
+    const out = path.join(root, 'zc-secrets-out');
+    const fresh = await restore('zeroclaw', agentId, ['--out', out]);
+    expect(fresh.json, fresh.stdout).toMatchObject({ ok: true, written: ['.alf-agent-id', 'SOUL.md', 'data/memory/brain.db', 'memory/notes.md'] });
+    for (const rel of skipped) {
+      await expect(fs.readFile(path.join(out, rel)), rel).rejects.toThrow(/ENOENT/);
+      expect((fresh.json.warnings as string[]).some((w) => w.startsWith(`skipped raw/zeroclaw/${rel}:`)), rel).toBe(true);
+    }
+
+    const ws = path.join(root, 'zc-secrets-live');
+    await fs.mkdir(ws, { recursive: true });
+    await fs.writeFile(path.join(ws, 'config.toml'), 'api_url = "https://api.example"\n');
+    await fs.writeFile(path.join(ws, '.secret_key'), 'my own key');
+    await fs.writeFile(path.join(ws, '.env'), 'OPENAI_API_KEY=mine');
+    const into = await restore('zeroclaw', agentId, ['-w', ws, '--replace']);
+    expect(into.json).toMatchObject({ ok: true, applied: true });
+    expect(await fs.readFile(path.join(ws, 'config.toml'), 'utf8')).toBe('api_url = "https://api.example"\n');
+    expect(await fs.readFile(path.join(ws, '.secret_key'), 'utf8')).toBe('my own key');
+    expect(await fs.readFile(path.join(ws, '.env'), 'utf8')).toBe('OPENAI_API_KEY=mine');
+    await expect(fs.readFile(path.join(ws, 'memory', '.alf-restore-1-0.tmp'))).rejects.toThrow(/ENOENT/);
+
+    const files = untarGz(Buffer.from(await (await download(agentId, 'tar.gz')).arrayBuffer()));
+    expect([...(await files).keys()].sort()).toEqual(['.alf-agent-id', 'SOUL.md', 'data/memory/brain.db', 'memory/notes.md']);
+  });
+
+  it("Hermes: auth.json and a staging file are skipped, said; the live home's auth.json kept", async () => {
+    const agentId = await stored('hermes', {
+      'SOUL.md': 'soul\n',
+      'memories/MEMORY.md': 'fact\n',
+      'auth.json': '{"providers":{"evil":{"token":"theirs"}}}',
+      'memories/.alf-restore-7-3.tmp': 'staged',
+    });
+    const out = path.join(root, 'hermes-secrets-out');
+    const fresh = await restore('hermes', agentId, ['--out', out]);
+    expect(fresh.json, fresh.stdout).toMatchObject({ ok: true, written: ['.alf-agent-id', 'SOUL.md', 'memories/MEMORY.md'] });
+    for (const rel of ['auth.json', 'memories/.alf-restore-7-3.tmp']) {
+      await expect(fs.readFile(path.join(out, rel)), rel).rejects.toThrow(/ENOENT/);
+      expect((fresh.json.warnings as string[]).some((w) => w.startsWith(`skipped raw/hermes/${rel}:`)), rel).toBe(true);
+    }
+
+    const home = path.join(root, 'hermes-secrets-live');
+    await fs.mkdir(home, { recursive: true });
+    await fs.writeFile(path.join(home, 'auth.json'), '{"providers":{"mine":{"token":"mine"}}}');
+    const into = await restore('hermes', agentId, ['-w', home, '--replace']);
+    expect(into.json).toMatchObject({ ok: true, applied: true });
+    expect(await fs.readFile(path.join(home, 'auth.json'), 'utf8')).toBe('{"providers":{"mine":{"token":"mine"}}}');
+
+    const files = await unzip(Buffer.from(await (await download(agentId, 'zip')).arrayBuffer()));
+    expect([...files.keys()].sort()).toEqual(['.alf-agent-id', 'SOUL.md', 'memories/MEMORY.md']);
   });
 });

@@ -6,7 +6,8 @@ import type { MemoryRecord } from '@/lib/core/record';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import { CURATED_FILE, ENTRY_SEPARATOR } from './curated';
 import { assertOneTree, assertRestorablePaths } from '@/lib/adapters/shared/raw-write';
-import { CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
+import { isRestoreStagingName } from '@/lib/adapters/shared/restore-staging';
+import { AUTH_FILE, CONFIG_FILE, isForbiddenRaw, STATE_DB_FILE, STATE_SCHEMA_SIDECAR } from './raw-files';
 import { createStateDb } from './schema';
 import { identityLayer, layerFileTimes, principalsLayer, SOUL_FILE, USER_FILE } from './layers';
 import { unwrittenLayerWarnings } from '@/lib/adapters/shared/restore-layers';
@@ -197,8 +198,10 @@ export async function hermesPlannedWrites(opts: ImportOptions): Promise<PlannedW
 async function rawToWrite(opts: ImportOptions, warnings: string[]): Promise<Map<string, Uint8Array>> {
   const files = new Map<string, Uint8Array>();
   for (const [rel, bytes] of rawFilesFor(opts.snapshot.raw, 'hermes')) {
-    if (isForbiddenRaw(rel)) {
+    if (isForbiddenRaw(rel) || rel === AUTH_FILE) {
       warnings.push(`skipped raw/hermes/${rel}: secrets, state.db and control files are never restored from the raw channel`);
+    } else if (isRestoreStagingName(rel)) {
+      warnings.push(`skipped raw/hermes/${rel}: a restore's staging files and markers are never restored from the raw channel`);
     } else if (rel === CONFIG_FILE && opts.live && (await pathExists(path.join(opts.target, CONFIG_FILE)))) {
       warnings.push(`kept the live ${CONFIG_FILE}: the archived copy has its secrets redacted`);
     } else {

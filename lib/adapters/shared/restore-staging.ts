@@ -64,6 +64,16 @@ export function isStagingPath(rel: string): boolean {
   return stagingPid(baseName(rel)) !== null;
 }
 
+/**
+ * Whether an archive's raw path names a restore's own file: a staging file anywhere, or a marker in
+ * the root. A sync never carries them; restored from a hostile archive, a staging name could be the
+ * one a restore stages another file under (its bytes renamed onto the wrong file), and a marker would
+ * name directories for every later sync and restore to list.
+ */
+export function isRestoreStagingName(rel: string): boolean {
+  return isStagingPath(rel) || (!rel.includes('/') && markerPid(rel) !== null);
+}
+
 const baseName = (rel: string) => rel.slice(rel.lastIndexOf('/') + 1);
 const dirName = (rel: string) => (rel.includes('/') ? rel.slice(0, rel.lastIndexOf('/')) : '');
 

@@ -7,7 +7,9 @@ import { isJsonObject, type JsonObject } from '@/lib/core/json';
 import type { ImportOptions, ImportResult, PlannedWrites } from '../types';
 import type { ZeroclawAgent } from './agents';
 import { findBrainDb, FRESH_BRAIN_DB } from './locate';
-import { BRAIN_SCHEMA_SIDECAR, isBrainDbFile } from './raw-files';
+import { isEnvFile } from '@/lib/adapters/shared/walk';
+import { isRestoreStagingName } from '@/lib/adapters/shared/restore-staging';
+import { BRAIN_SCHEMA_SIDECAR, CONFIG_FILE, isBrainDbFile, SECRET_KEY_FILE } from './raw-files';
 import { addOtherColumns, createBrainDb, LATER_MEMORY_COLUMNS } from './schema';
 import { parseBrainSidecar, type BrainSidecar } from './sidecar';
 import { droppedColumnWarnings, freshSliceRows, replaceLiveSlice, writeFreshSlice } from './slice-write';
@@ -130,13 +132,27 @@ export async function zeroclawPlannedWrites(opts: ImportOptions): Promise<Planne
   return { files, database };
 }
 
-/** Raw files minus the sidecar, database files and control files (an archive may be hostile). */
+/**
+ * Raw files minus the sidecar and what a ZeroClaw sync never carries (an archive may be hostile, or
+ * another client's): database files, control files, a restore's staging files and marker, a `.env`
+ * anywhere, and the root's `config.toml` (API keys) and `.secret_key` (the key its secrets are
+ * encrypted with) — restored, an archive could point the runtime at another endpoint with the user's
+ * keys, or have the secrets it writes next encrypted with a key the archive's maker holds.
+ */
 function rawToWrite(raw: Map<string, Uint8Array>, dbRel: string | null, warnings: string[]): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
   for (const [rel, bytes] of raw) {
     if (rel === BRAIN_SCHEMA_SIDECAR) continue;
     if (isNeverRaw(rel) || isBrainDbFile(rel, dbRel)) {
       warnings.push(`skipped raw/zeroclaw/${rel}: database and control files are never restored from the raw channel`);
+      continue;
+    }
+    if (isRestoreStagingName(rel)) {
+      warnings.push(`skipped raw/zeroclaw/${rel}: a restore's staging files and markers are never restored from the raw channel`);
+      continue;
+    }
+    if (isEnvFile(rel) || rel === CONFIG_FILE || rel === SECRET_KEY_FILE) {
+      warnings.push(`skipped raw/zeroclaw/${rel}: secrets (a .env, config.toml, .secret_key) are never restored from the raw channel`);
       continue;
     }
     out.set(rel, bytes);
