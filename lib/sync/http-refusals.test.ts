@@ -16,13 +16,14 @@ import { SERVICE_ERROR_STATUS } from '@/lib/server/errors';
 import { startTestServer, type TestServer } from '@/tests/server/harness';
 import { httpTarget, serverRefusal, type FailedCode } from './http-target';
 import { syncWorkspace } from './sync';
+import { readSent } from './synced-marker';
 import { makeSandbox, steppingClock } from './testing/workspace';
 
 const asked = { command: 'lineage sync', server: 'http://lineage.example:8080' };
 
 /** status → what its hint must say (for an upload: a sync's) and the code it comes with. */
 const TABLE: [status: number, hint: RegExp, code?: string][] = [
-  [401, /wrong or was revoked.*lineage keys create.*operator.*`lineage sync` again/, 'auth_failed'],
+  [401, /wrong or was revoked.*operator.*lineage keys rotate.*lineage keys hand-over.*`lineage sync` again/, 'auth_failed'],
   [403, /run `lineage sync` again: the server signs a new link/],
   [405, /does not take this request as an ALF service.*nothing was stored on the server.*check --server/],
   [408, /did not reach the server whole in time.*nothing was stored on the server.*`lineage sync` again/],
@@ -99,6 +100,26 @@ describe('a real server\'s 413', () => {
       await sb.write('MEMORY.md', '# M\n\n## Fact 1\nSmall.\n');
       expect(await syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock: steppingClock() })).toMatchObject({ ok: true, sequence: 0, delta: false });
       expect(await listed(t, t.keyA)).toEqual([[readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim(), 0]]);
+    } finally {
+      await sb.cleanup();
+    }
+  });
+
+  it('a delta refused whole (413) puts back the record of the upload before it: the workspace names no upload the server never took', async () => {
+    const sb = await makeSandbox('lineage-413-sent-');
+    try {
+      await sb.write('MEMORY.md', '# M\n\n## Fact 1\nSmall.\n');
+      const target = httpTarget({ baseUrl: t.url, apiKey: t.keyA, command: 'lineage sync' });
+      const clock = steppingClock();
+      const run = () => syncWorkspace({ runtime: 'openclaw', workspace: sb.workspace, target, alfHome: sb.alfHome, clock });
+      expect(await run()).toMatchObject({ ok: true, sequence: 0 });
+      const agent = readFileSync(path.join(sb.workspace, '.alf-agent-id'), 'utf8').trim();
+      const before = await readSent(sb.workspace, agent);
+      expect(before).toMatchObject({ base_sequence: null });
+      await sb.write('MEMORY.md', `# M\n\n## Fact 1\nSmall.\n\n## Noise\n${randomBytes(3000).toString('hex')}\n`);
+      expect(await run().then(() => null, (e: unknown) => e)).toMatchObject({ code: 'sync_upload_failed', message: expect.stringContaining('HTTP 413') });
+      // Left, a record of a delta never taken made the next sync to the same server with a rotated key fail target_changed.
+      expect(await readSent(sb.workspace, agent)).toEqual(before);
     } finally {
       await sb.cleanup();
     }

@@ -26,6 +26,7 @@ import type { RecordLines } from '@/lib/core/archive/record-lines';
 import type { WrittenSnapshot } from '@/lib/core/archive/write-snapshot';
 import type { RecordChecks } from '@/lib/ledger/record-checks';
 import { ledgerRefusal, SyncError } from './errors';
+import { isRefusedWhole } from './first-snapshot-undo';
 import { checkDeltaLines, checkSnapshotLines } from './record-size';
 import { fileKeysPath, writeFileKeys } from './file-keys';
 import { ALF_VERSION, checkedRecordLines, snapshotFromExport } from './snapshot';
@@ -448,11 +449,12 @@ export async function uploadDelta(opts: SyncOptions, args: {
     crashPoint('uploaded');
     return { sequence };
   } catch (error) {
-    // The key refused (401, or a link signed for a key revoked since): nothing was taken, so the record
-    // of the upload before this one is put back, as the error says nothing was written here. Left, it
-    // named a delta that never landed, and the next sync with the key that replaced this one (`lineage
-    // keys rotate`) was refused as target_changed: the server's entry no longer the upload recorded.
-    if (error instanceof SyncError && error.code === 'auth_failed' && previousSent) await writeSent(opts.workspace, agentId, previousSent);
+    // Refused whole (the key refused, a 413, a 503 or 507, a local ingest's refusal: first-snapshot-undo.ts
+    // `refusedWhole`): nothing was taken, so the record of the upload before this one is put back, as the
+    // error says nothing was stored. Left, it named a delta that never landed, and the next sync with the
+    // key that replaced this one (`lineage keys rotate`) was refused as target_changed: the server's
+    // entry no longer the upload recorded. (A conflict puts it back below.)
+    if (isRefusedWhole(error) && !(error instanceof SyncConflictError) && previousSent) await writeSent(opts.workspace, agentId, previousSent);
     if (!(error instanceof SyncConflictError)) throw error;
     await args.refused?.();
     // Refused: this upload was never accepted, so the record of the one before it is put back. It
