@@ -123,6 +123,13 @@ export async function openForSync(alfHome: string, agentId: string): Promise<Sto
   // A `.alf` the index does not name is newer than it — unless the index is newer than the TOML:
   // then it is the base that sync was about to remove.
   if (alf !== null && alf !== index.alf && !interrupted) return { kind: 'base' };
+  // A TOML behind the index is a sync of ours killed between the two only if it is older than the
+  // index: that sync's TOML was the one before it. A TOML behind the index but written after it,
+  // beside a `.alf` the index does not name, is another client's state written since — the
+  // reference CLI's `alf restore` of a server restored from a backup, or its first sync after `alf
+  // purge` (base first, then TOML, CONTRACT §2.4) — and that `.alf` is the base: finishing "our"
+  // sync would delete it and set the sequence forward to one the target no longer has.
+  if (interrupted && alf !== null && alf !== index.alf && writtenAfter(state.last_synced_at, index.meta.created_at)) return { kind: 'base' };
   const store = openStore(dir, agentId, read);
   if (!interrupted) return { kind: 'store', store, state: { ...state, last_synced_sequence: synced }, finished: false };
   const finished = { agent_id: agentId, last_synced_sequence: index.sequence, last_synced_at: index.meta.created_at };
@@ -145,4 +152,15 @@ export async function removeStale(stateDir: string, agentId: string, keep: { gen
   // Only what the listing shows (all of them live in stateDir): usually nothing is left to remove.
   const present = new Set(names);
   await Promise.all(stale.filter((file) => present.has(path.basename(file))).map((file) => fs.rm(file, { force: true })));
+}
+
+/**
+ * Whether the TOML's `last_synced_at` is later than the index's `created_at` (both this machine's
+ * clock), to the millisecond; false when either is missing or not a time (then it cannot be told).
+ */
+function writtenAfter(syncedAt: string | undefined, indexCreatedAt: string): boolean {
+  if (syncedAt === undefined) return false;
+  const toml = Date.parse(syncedAt);
+  const index = Date.parse(indexCreatedAt);
+  return Number.isFinite(toml) && Number.isFinite(index) && toml > index;
 }
