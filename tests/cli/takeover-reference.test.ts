@@ -107,8 +107,9 @@ async function referenceUser(name: string, runtime: Runtime, seed: (ws: string) 
   const agentFlags = runtimeAgent ? ['--runtime-agent', runtimeAgent] : [];
   const sync = () => runCli(['sync', '-r', runtime, '-w', ws, ...agentFlags, '--server', server.url, '--key', key], { ALF_HOME: home });
   const stateExport = () => runCli(['state', 'export', '-r', runtime, '-w', ws, ...agentFlags], { ALF_HOME: home });
+  const show = () => runCli(['state', 'show', '-r', runtime, '-w', ws, ...agentFlags], { ALF_HOME: home });
   const latest = async () => (await client.getAgent(agentId)).json.latest_sequence as number;
-  return { ws, home, stateDir, agentId, paths, writeState, readState, refSync, sync, stateExport, latest };
+  return { ws, home, stateDir, agentId, paths, writeState, readState, refSync, sync, stateExport, show, latest };
 }
 
 /** The reference standard OpenClaw fixture, under an agent id of its own (one server holds every test's agents). */
@@ -175,6 +176,7 @@ describe('from the reference CLI to lineage sync, and back', () => {
     const exported = await u.stateExport();
     expect(exported.json).toMatchObject({ ok: true, agent_id: u.agentId, sequence: 2, snapshot_path: u.paths.alf });
     expect(await u.readState()).toMatchObject({ sequence: 2, syncedAt: expect.any(String) });
+    expect((await u.show()).json).toMatchObject({ ok: true, last_synced_sequence: 2, layout: 'store' });
     const base = new Uint8Array(await fs.readFile(u.paths.alf));
     expect(await validateArchive(base)).toMatchObject({ errors: [], warnings: [] });
     expect((await runCli(['validate', u.paths.alf])).json).toEqual({ ok: true, valid: true, errors: [], warnings: [] });
@@ -193,6 +195,8 @@ describe('from the reference CLI to lineage sync, and back', () => {
     expect(refNext.entries.map((e) => e.operation)).toEqual(['create']);
     expect(refNext.sequence).toBe(3);
 
+    // `state show` says which base the next sync takes: the reference's `.alf` at 3, not lineage's store at 2.
+    expect((await u.show()).json).toMatchObject({ ok: true, last_synced_sequence: 3, layout: 'alf' });
     // And to lineage again: idle at 3 (the reference's base, not the store's 2), then a delta on it.
     expect((await u.sync()).json).toMatchObject({ ok: true, sequence: 3, no_changes: true });
     await fs.appendFile(path.join(u.ws, 'memory/2026-01-15.md'), '\n## Late\nA late note.\n');
@@ -242,6 +246,7 @@ describe('from the reference CLI to lineage sync, and back', () => {
     expect((await client.uploadSnapshot(u.agentId, bytes)).final.json).toMatchObject({ sequence: 0 });
     await u.writeState(0, bytes);
 
+    expect((await u.show()).json).toMatchObject({ ok: true, last_synced_sequence: 0, layout: 'alf' });
     // lineage again: the reference's base at 0 is kept, and the workspace is what it holds.
     const idle = await u.sync();
     expect(idle.json).toMatchObject({ ok: true, sequence: 0, no_changes: true });

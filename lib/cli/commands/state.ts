@@ -2,6 +2,9 @@ import { existsSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { alfDir, readClientState, statePaths } from '@/lib/sync/state';
 import { storePaths } from '@/lib/sync/store/paths';
+import { readIndex } from '@/lib/sync/store/index-file';
+import { storeHolds } from '@/lib/sync/store/open-store';
+import { baseIdentity } from '@/lib/sync/stat-cache';
 import { readTargetMark } from '@/lib/sync/target-mark';
 import { withAgentLock } from '@/lib/sync/agent-lock';
 import { exportStateBase } from '@/lib/sync/state-export';
@@ -85,7 +88,12 @@ async function agentOf(command: string, flags: AgentFlags): Promise<string> {
 async function showState(alfHome: string, agentId: string) {
   const paths = statePaths(alfHome, agentId);
   const state = await readClientState(alfHome, agentId).catch(() => null);
-  const layout = existsSync(storePaths(paths.dir, agentId).index) ? 'store' : existsSync(paths.snapshot) ? 'alf' : null;
+  // The store is the layout when a sync would take it as the base (open-store.ts `storeHolds`): a
+  // `.alf` the reference CLI wrote since (its sync, restore, or first sync after `alf purge`) is the base.
+  const indexFile = storePaths(paths.dir, agentId).index;
+  const [read, alf] = await Promise.all([readIndex(indexFile).catch(() => null), baseIdentity(paths.snapshot)]);
+  const storeIsBase = read !== null && state !== null && storeHolds(state, read.index, alf) !== 'none';
+  const layout = storeIsBase ? 'store' : alf !== null ? 'alf' : existsSync(indexFile) ? 'store' : null;
   return {
     ok: true as const,
     agent_id: agentId,

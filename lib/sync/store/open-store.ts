@@ -116,26 +116,39 @@ export async function openForSync(alfHome: string, agentId: string): Promise<Sto
     }),
     baseIdentity(snapshot),
   ]);
-  const synced = state?.last_synced_sequence;
-  if (!read || !state || synced === undefined || synced > read.index.sequence) return { kind: 'base' };
+  const holds = read && state ? storeHolds(state, read.index, alf) : 'none';
+  if (holds === 'none' || !read || !state || state.last_synced_sequence === undefined) return { kind: 'base' };
   const { index } = read;
-  const interrupted = synced < index.sequence;
-  // A `.alf` the index does not name is newer than it — unless the index is newer than the TOML:
-  // then it is the base that sync was about to remove.
-  if (alf !== null && alf !== index.alf && !interrupted) return { kind: 'base' };
-  // A TOML behind the index is a sync of ours killed between the two only if it is older than the
-  // index: that sync's TOML was the one before it. A TOML behind the index but written after it,
-  // beside a `.alf` the index does not name, is another client's state written since — the
-  // reference CLI's `alf restore` of a server restored from a backup, or its first sync after `alf
-  // purge` (base first, then TOML, CONTRACT §2.4) — and that `.alf` is the base: finishing "our"
-  // sync would delete it and set the sequence forward to one the target no longer has.
-  if (interrupted && alf !== null && alf !== index.alf && writtenAfter(state.last_synced_at, index.meta.created_at)) return { kind: 'base' };
+  const synced = state.last_synced_sequence;
+  const interrupted = holds === 'interrupted';
   const store = openStore(dir, agentId, read);
   if (!interrupted) return { kind: 'store', store, state: { ...state, last_synced_sequence: synced }, finished: false };
   const finished = { agent_id: agentId, last_synced_sequence: index.sequence, last_synced_at: index.meta.created_at };
   await removeStale(dir, agentId, { generation: index.generation, keepAlf: false });
   await writeStateToml(alfHome, finished);
   return { kind: 'store', store, state: finished, finished: true };
+}
+
+/**
+ * Whether the store is the base of the state the TOML names (`store`), is a newer state than it —
+ * a sync of ours killed between its index and its TOML (`interrupted`) — or is not the base at all
+ * (`none`: the `.alf`, or nothing, is). Read only: what `openForSync` decides, and `state show` says.
+ */
+export function storeHolds(state: ClientState, index: StoreIndex, alf: string | null): 'store' | 'interrupted' | 'none' {
+  const synced = state.last_synced_sequence;
+  if (synced === undefined || synced > index.sequence) return 'none';
+  const interrupted = synced < index.sequence;
+  // A `.alf` the index does not name is newer than it — unless the index is newer than the TOML:
+  // then it is the base that sync was about to remove.
+  if (alf !== null && alf !== index.alf && !interrupted) return 'none';
+  // A TOML behind the index is a sync of ours killed between the two only if it is older than the
+  // index: that sync's TOML was the one before it. A TOML behind the index but written after it,
+  // beside a `.alf` the index does not name, is another client's state written since — the
+  // reference CLI's `alf restore` of a server restored from a backup, or its first sync after `alf
+  // purge` (base first, then TOML, CONTRACT §2.4) — and that `.alf` is the base: finishing "our"
+  // sync would delete it and set the sequence forward to one the target no longer has.
+  if (interrupted && alf !== null && alf !== index.alf && writtenAfter(state.last_synced_at, index.meta.created_at)) return 'none';
+  return interrupted ? 'interrupted' : 'store';
 }
 
 /**
