@@ -258,6 +258,26 @@ describe('from the reference CLI to lineage sync, and back', () => {
     expect(await u.latest()).toBe(1);
   }, 120_000);
 
+  it('the state TOML of every reference generation: ≤0.2.0 (snapshot_path, no last_synced_at), a nanosecond last_synced_at, and none synced (E3: registration_failed, nothing uploaded)', async () => {
+    const old = await referenceUser('old-toml', 'openclaw', standard);
+    await fs.writeFile(old.paths.toml, `agent_id = "${old.agentId}"\nlast_synced_sequence = 0\nsnapshot_path = "${old.paths.alf}"\n`);
+    expect((await old.sync()).json).toMatchObject({ ok: true, sequence: 0, no_changes: true });
+    await fs.appendFile(path.join(old.ws, 'MEMORY.md'), '\n## Fact 11\nEleven.\n');
+    expect((await old.sync()).json).toMatchObject({ ok: true, sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
+
+    const nanos = await referenceUser('nanos-toml', 'openclaw', standard);
+    await fs.writeFile(nanos.paths.toml, `agent_id = "${nanos.agentId}"\nlast_synced_sequence = 0\nlast_synced_at = "${new Date().toISOString().slice(0, -1)}017780Z"\n`);
+    await fs.appendFile(path.join(nanos.ws, 'MEMORY.md'), '\n## Fact 11\nEleven.\n');
+    expect((await nanos.sync()).json).toMatchObject({ ok: true, sequence: 1, changes: { creates: 1, updates: 0, deletes: 0 } });
+
+    const never = await referenceUser('never-synced', 'openclaw', standard);
+    await fs.writeFile(never.paths.toml, `agent_id = "${never.agentId}"\n`);
+    const refused = await never.sync();
+    expect(refused.code).toBe(1);
+    expect(refused.json).toMatchObject({ ok: false, code: 'registration_failed', hint: expect.stringContaining('--force-first-sync') });
+    expect(await never.latest()).toBe(0);
+  }, 120_000);
+
   const others: [Runtime, (ws: string) => Promise<void>, string | undefined, (ws: string) => Promise<void>][] = [
     ['zeroclaw', async (ws) => {
       const agent = randomUUID();
