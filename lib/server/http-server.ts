@@ -21,6 +21,7 @@ import { setBaseSecurityHeaders } from './security-headers';
 import { createStaticAssets, type StaticAssets } from './static-assets';
 import { DEFAULT_SESSION_TTL_SECONDS, SessionSigner } from './session';
 import { SignInRateLimit } from './session-rate-limit';
+import { clientAddress, TrustedProxies } from './trusted-proxy';
 
 /** Options of `createLineageServer`. */
 export interface LineageServerOptions {
@@ -48,6 +49,8 @@ export interface LineageServerOptions {
   sessionTtlSeconds?: number;
   /** A file to append each request's server time to (`LINEAGE_REQUEST_TIMING_LOG`; see request-timing.ts). */
   requestTimingLog?: string;
+  /** Reverse proxies (addresses, CIDR ranges) whose `X-Forwarded-For` names the client (`--trust-proxy`; trusted-proxy.ts). */
+  trustProxy?: readonly string[];
 }
 
 /** `serve` would expose data to the network with no key to sign in with. */
@@ -97,11 +100,13 @@ export async function createLineageServer(options: LineageServerOptions): Promis
   }
   const allowedHosts = allowedHostnames({ bindHost, publicUrl: options.publicUrl, allowedHosts: options.allowedHosts });
   const httpsPublic = options.publicUrl?.startsWith('https:') ?? false;
+  const trustedProxies = new TrustedProxies(options.trustProxy ?? []);
   const guard: DashboardGuardConfig = {
     authRequired, storage: service.storage,
     sessions: new SessionSigner(service.signer.deriveKey('session-cookie')),
     sessionTtlSeconds: options.sessionTtlSeconds ?? DEFAULT_SESSION_TTL_SECONDS,
-    rateLimit: new SignInRateLimit(), allowedHosts, clock: service.clock, bodyIdleMs: service.limits.bodyIdleMs,
+    rateLimit: new SignInRateLimit(), allowedHosts,
+    clientAddress: (req) => clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'], trustedProxies), clock: service.clock, bodyIdleMs: service.limits.bodyIdleMs,
     publicOrigin: options.publicUrl ? new URL(options.publicUrl).origin : null,
     secure: (req) => httpsPublic || req.headers['x-forwarded-proto'] === 'https',
   };

@@ -2,6 +2,7 @@ import { unsafePortReason, urlPort } from '@/lib/client/unsafe-ports';
 import { echoInput } from '@/lib/core/echo';
 import { resolveDataDir } from '@/lib/ledger/data-dir';
 import { parseAllowedHosts } from './hosts';
+import { parseTrustedProxies } from './trusted-proxy';
 import type { ServerLimits } from './limits';
 
 /** Environment variables as read here. */
@@ -16,6 +17,7 @@ export interface ServeFlags {
   auth?: string;
   allowedHosts?: string;
   publicUrl?: string;
+  trustProxy?: string;
 }
 
 /** Resolved settings: port `--port` › `PORT` › 3000; host `--host` › 127.0.0.1; data `--data` › `LINEAGE_DATA` › `./data`. */
@@ -31,6 +33,8 @@ export interface ServeSettings {
   allowedHosts: string[];
   /** `--public-url` › `LINEAGE_PUBLIC_URL`: the origin of the signed URLs handed out. */
   publicUrl?: string;
+  /** `--trust-proxy` › `LINEAGE_TRUST_PROXY` (comma-separated addresses or CIDR ranges): proxies whose `X-Forwarded-For` names the client. */
+  trustProxy: string[];
   /** `LINEAGE_SESSION_DAYS` (default 7). */
   sessionTtlSeconds?: number;
   /** `LINEAGE_REQUEST_TIMING_LOG`: a file each request's server time is appended to (off by default). */
@@ -117,6 +121,9 @@ export function resolveServeSettings(flags: ServeFlags, env: Env = process.env):
       ? parseAllowedHosts(flags.allowedHosts, '--allowed-hosts')
       : parseAllowedHosts(env.LINEAGE_ALLOWED_HOSTS, 'LINEAGE_ALLOWED_HOSTS'),
     publicUrl: flags.publicUrl !== undefined ? parsePublicUrl(flags.publicUrl, '--public-url') : parsePublicUrl(env.LINEAGE_PUBLIC_URL, 'LINEAGE_PUBLIC_URL'),
+    trustProxy: flags.trustProxy !== undefined
+      ? parseTrustedProxies(flags.trustProxy, '--trust-proxy')
+      : parseTrustedProxies(env.LINEAGE_TRUST_PROXY, 'LINEAGE_TRUST_PROXY'),
     sessionTtlSeconds: parseSessionDays(env.LINEAGE_SESSION_DAYS),
     requestTimingLog: env.LINEAGE_REQUEST_TIMING_LOG || undefined,
   };

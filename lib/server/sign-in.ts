@@ -13,6 +13,8 @@ export interface SignInConfig {
   sessions: SessionSigner;
   sessionTtlSeconds: number;
   rateLimit: SignInRateLimit;
+  /** The client a request comes from: its peer, or behind a trusted proxy the forwarded client (trusted-proxy.ts). */
+  clientAddress(req: IncomingMessage): string;
   allowedHosts: ReadonlySet<string>;
   /** The origin of `--public-url` / `LINEAGE_PUBLIC_URL` (scheme, host, port), when one is set. */
   publicOrigin: string | null;
@@ -112,7 +114,7 @@ async function readForm(req: IncomingMessage, res: ServerResponse, idleMs: numbe
 /** POST /login (form: `key`, `next`): a session cookie and back to `next`, or back to /login with the reason. */
 export async function handleSignIn(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
   if (crossOrigin(req, config)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-in from another origin refused\n');
-  const wait = config.rateLimit.attempt(req.socket.remoteAddress ?? 'unknown', config.clock());
+  const wait = config.rateLimit.attempt(config.clientAddress(req), config.clock());
   if (wait > 0) {
     req.resume();
     return sendText(res, 429, 'text/html; charset=utf-8', `<!doctype html><title>Too many sign-in attempts</title><p>Too many sign-in attempts from this address. Try again in ${wait} s. <a href="/login">Back to sign-in</a></p>`, { 'retry-after': String(wait) });

@@ -8,7 +8,7 @@ import { checkBeforeServing, describeServed, scaleOutBackend, serveUntilStopped 
 type ServeCommandFlags = ServeFlags & StorageFlags;
 
 /**
- * `lineage serve [--port P] [--host H] [--data DIR] [--no-ui] [--auth required] [--allowed-hosts …] [--public-url …]`: the ALF protocol and
+ * `lineage serve [--port P] [--host H] [--data DIR] [--no-ui] [--auth required] [--allowed-hosts …] [--public-url …] [--trust-proxy …]`: the ALF protocol and
  * (unless `--no-ui` / `LINEAGE_NO_UI=1`) the dashboard, until SIGINT/SIGTERM.
  */
 export function registerServeCommand(program: Command): void {
@@ -22,6 +22,7 @@ export function registerServeCommand(program: Command): void {
     .option('--auth <mode>', '"required": dashboard sign-in even on loopback (default: $LINEAGE_AUTH; any non-loopback --host always requires it)')
     .option('--allowed-hosts <names>', 'comma-separated host names this server answers to besides loopback and --host (default: $LINEAGE_ALLOWED_HOSTS)')
     .option('--public-url <url>', 'origin of the signed URLs it hands out (default: $LINEAGE_PUBLIC_URL, else the bind address)')
+    .option('--trust-proxy <addresses>', 'comma-separated reverse-proxy addresses or CIDR ranges whose X-Forwarded-For names the client (sign-in rate limit; default: $LINEAGE_TRUST_PROXY, none)')
     .option('--database-url <url>', 'postgres://… : the scale-out backend\'s PostgreSQL (default: $LINEAGE_DATABASE_URL; needs --blob-url and $LINEAGE_SECRET)')
     .option('--blob-url <url>', 's3://bucket[/prefix] : the scale-out backend\'s blobs (default: $LINEAGE_BLOB_URL; AWS_* settings as the AWS SDK reads them)')
     .action(async (flags: ServeCommandFlags) => {
