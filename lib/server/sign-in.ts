@@ -128,10 +128,23 @@ export async function handleSignIn(req: IncomingMessage, res: ServerResponse, co
   redirect(res, next, { 'set-cookie': sessionCookie(value, config.sessionTtlSeconds, config.secure(req)) });
 }
 
-/** POST /logout: the session ended on the server (a copy of its cookie is refused too), the cookie removed, back to /login. */
+/**
+ * POST /logout: the session ended on the server (a copy of its cookie is refused too), the cookie
+ * removed, back to /login. When the database does not take the ended session (read-only, busy,
+ * unreachable) the cookie is removed all the same and the answer is a 503 page saying the session
+ * was not ended on the server — before, it was a 500 and the browser kept its cookie.
+ */
 export async function handleSignOut(req: IncomingMessage, res: ServerResponse, config: SignInConfig): Promise<void> {
   if (crossOrigin(req, config)) return sendText(res, 403, 'text/plain; charset=utf-8', 'sign-out from another origin refused\n');
   req.resume();
-  await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, secure: config.secure(req), now: config.clock() });
-  redirect(res, '/login?signed_out=1', { 'set-cookie': clearedSessionCookie(config.secure(req)) });
+  const cleared = { 'set-cookie': clearedSessionCookie(config.secure(req)) };
+  try {
+    await endRequestSession({ signer: config.sessions, storage: config.storage, cookieHeader: req.headers.cookie, secure: config.secure(req), now: config.clock() });
+  } catch (error) {
+    console.error('[lineage serve] sign-out could not end the session in the database:', error);
+    return sendText(res, 503, 'text/html; charset=utf-8', SIGN_OUT_FAILED, cleared);
+  }
+  redirect(res, '/login?signed_out=1', cleared);
 }
+
+const SIGN_OUT_FAILED = '<!doctype html><title>Signed out of this browser only</title><p>This browser no longer holds the session, but the server could not end it: the database did not take the change (it may be read-only, busy or unreachable; the server log says why). A copy of the session cookie would keep working until it expires, or until its key is revoked (<code>lineage keys revoke ID</code>). <a href="/login">Back to sign-in</a></p>';
