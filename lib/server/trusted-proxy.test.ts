@@ -54,6 +54,8 @@ describe('--trust-proxy / LINEAGE_TRUST_PROXY', () => {
       expect(() => resolveServeSettings({}, { LINEAGE_TRUST_PROXY: `10.0.0.1,${bad}` })).toThrow(`LINEAGE_TRUST_PROXY: "${bad}" is not an IP address or CIDR range`);
     }
     expect(parseTrustedProxies('', 'x')).toEqual([]);
+    // A long entry is cut in the message (echo.ts), not repeated whole.
+    expect(() => parseTrustedProxies('x'.repeat(100_000), '--trust-proxy')).toThrow(/^--trust-proxy: "x{80}… \(99920 more characters\)" is not/);
   });
 });
 

@@ -7,6 +7,7 @@
  * sign-in bucket by sending it; a header that cannot be read there is ignored too (the peer's address).
  */
 import { BlockList, isIP } from 'node:net';
+import { echoInput } from '@/lib/core/echo';
 
 /** An address as one form: IPv4-mapped IPv6 (`::ffff:1.2.3.4`, a dual-stack socket's) as IPv4, no zone, lower case. */
 export function normalizeAddress(address: string): string {
@@ -36,7 +37,7 @@ export function parseTrustedProxies(text: string | undefined, source: string): s
     const max = family === 4 ? 32 : 128;
     const prefixOk = bits === undefined || (/^\d{1,3}$/.test(bits) && Number(bits) <= max);
     if (family === 0 || !prefixOk || extra !== undefined) {
-      throw new Error(`${source}: "${entry}" is not an IP address or CIDR range (e.g. 10.0.0.1, 10.0.0.0/8, fd00::/8)`);
+      throw new Error(`${source}: "${echoInput(entry)}" is not an IP address or CIDR range (e.g. 10.0.0.1, 10.0.0.0/8, fd00::/8)`);
     }
     return entry;
   });
