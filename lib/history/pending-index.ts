@@ -27,6 +27,7 @@ import path from 'node:path';
 import type Database from 'better-sqlite3';
 import type { Statement } from 'better-sqlite3';
 import type { EntryKind } from '@/db/schema';
+import { ArchiveError } from '@/lib/core/archive/types';
 import { LedgerError } from '@/lib/ledger/errors';
 import type { Ledger } from '@/lib/ledger/ledger';
 import { processAlive } from '@/lib/core/process-alive';
@@ -120,7 +121,12 @@ const running = new WeakMap<Database.Database, Promise<number>>();
  * Folds the pending entries (of one agent, when given) on another thread, resolving to how many it
  * folded, or to null when it cannot run (then the fold is made here after all).
  */
-export type PendingFolder = (agentId: string | undefined) => Promise<number | null>;
+export type PendingFolder = (agentId: string | undefined, options?: CatchUpOptions) => Promise<number | null>;
+
+/** How a catch-up waits: `busyWaitMs`, how long in all for another process's write lock (10 minutes unless given). */
+export interface CatchUpOptions {
+  busyWaitMs?: number;
+}
 const folders = new WeakMap<Database.Database, PendingFolder>();
 
 /**
@@ -138,7 +144,7 @@ export function foldPendingElsewhere(sqlite: Database.Database, folder: PendingF
  * call waits for the first, then looks again. A database another process holds locked is waited
  * for; a rebuild running in this process is `busy`.
  */
-export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<number> {
+export async function catchUpIndex(ledger: Ledger, agentId?: string, options: CatchUpOptions = {}): Promise<number> {
   const { sqlite } = ledger.db;
   if (!indexPending(sqlite, agentId)) return 0;
   // The background process is folding them: wait for it (it may be parsing the entry, not yet locking),
@@ -155,13 +161,13 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<nu
     if (!indexPending(sqlite, agentId)) return 0;
   }
   const elsewhere = folders.get(sqlite);
-  const run = elsewhere ? elsewhere(agentId).then((n) => n ?? foldPending(ledger, agentId)) : foldPending(ledger, agentId);
+  const run = elsewhere ? elsewhere(agentId, options).then((n) => n ?? foldPending(ledger, agentId, options)) : foldPending(ledger, agentId, options);
   running.set(sqlite, run);
   try {
     return await run;
   } catch (error) {
     // A damaged blob stops its agent's history there: kept for indexNotice (the fold may have run on another thread).
-    noteFoldFailure(sqlite, error);
+    if (error instanceof LedgerError && error.code === 'blob_corrupt') noteFoldFailure(sqlite, error);
     throw error;
   } finally {
     running.delete(sqlite);
@@ -169,10 +175,12 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string): Promise<nu
 }
 
 /**
- * Agent by agent: one whose next pending entry cannot be read (its blob damaged: `blob_corrupt`)
- * stops there, the others are folded all the same, and the first such error is thrown at the end.
+ * Agent by agent: one whose next pending entry cannot be folded (its blob damaged: `blob_corrupt`,
+ * unreadable, or holding what the fold does not expect) stops there, the others are folded all the
+ * same, and the first such error is thrown at the end. A failure of the database itself (its lock
+ * held, read-only, its disk full) would fail every agent alike: thrown at once.
  */
-async function foldPending(ledger: Ledger, agentId: string | undefined): Promise<number> {
+async function foldPending(ledger: Ledger, agentId: string | undefined, options: CatchUpOptions): Promise<number> {
   const { sqlite } = ledger.db;
   const s = statementsOf(sqlite)!;
   let folded = 0;
@@ -182,11 +190,11 @@ async function foldPending(ledger: Ledger, agentId: string | undefined): Promise
     try {
       for (row = s.firstOf.get(agent); row !== undefined; row = s.firstOf.get(agent)) {
         const prepared = await loadPreparedEntry(ledger, row, { fast: true });
-        if (await foldOne(ledger, s, row, prepared)) folded++;
+        if (await foldOne(ledger, s, row, prepared, options.busyWaitMs ?? BUSY_DEADLINE_MS)) folded++;
       }
     } catch (error) {
       if (row !== undefined && error instanceof Object) failedEntries.set(error, { agent_id: row.agent_id, sequence: row.seq, kind: row.kind });
-      if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
+      if (DATABASE_WIDE.has(foldFailureCode(error))) throw error;
       failure ??= error;
     }
   }
@@ -200,9 +208,9 @@ async function foldPending(ledger: Ledger, agentId: string | undefined): Promise
 const failedEntries = new WeakMap<object, PendingEntry>();
 
 /** Folds `row` if it is still its agent's first pending entry; false when another process folded it first. */
-async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: PendingRow, prepared: PreparedEntry): Promise<boolean> {
+async function foldOne(ledger: Ledger, s: ReturnType<typeof build>, row: PendingRow, prepared: PreparedEntry, busyWaitMs: number): Promise<boolean> {
   const { sqlite, db } = ledger.db;
-  const deadline = Date.now() + BUSY_DEADLINE_MS;
+  const deadline = Date.now() + busyWaitMs;
   const fold = sqlite.transaction((): boolean => {
     const head = s.firstOf.get(row.agent_id);
     if (head === undefined || head.seq !== row.seq || head.kind !== row.kind) return false;
@@ -423,22 +431,99 @@ function takeMarker(file: string): boolean {
   return false;
 }
 
-/** A fold that failed on an agent's first pending entry in this process (`catchUpIndex`), for indexNotice. */
+/** A fold that failed on an agent's first pending entry in this process, for indexNotice and the reads' retries. */
 interface FoldFailure {
   sequence: number;
+  kind: EntryKind;
   code: string;
+  /** When this entry was first seen failing (what the notice says). */
   at: string;
+  /** When it last failed, and how many entries of its agent were pending then: a read retries after a new entry or RETRY_AFTER_MS. */
+  lastMs: number;
+  pending: number;
 }
 const foldFailures = new WeakMap<Database.Database, Map<string, FoldFailure>>();
 
-function noteFoldFailure(sqlite: Database.Database, error: unknown): void {
-  if (!(error instanceof LedgerError) || error.code !== 'blob_corrupt') return;
-  const { agentId, sequence } = error.details;
-  if (agentId === undefined || sequence === undefined) return;
+/** How long the reads of this process leave an entry they saw fail before trying its fold again. */
+export const RETRY_AFTER_MS = 60_000;
+/** How long a read waits for another process's write lock before it answers from the index as it stands. */
+export const READ_BUSY_WAIT_MS = 5_000;
+
+/** Failures of the database rather than of one entry: every agent's fold meets them. */
+const DATABASE_WIDE = new Set(['busy', 'read_only', 'disk_full']);
+
+/**
+ * A fold failure's code, for the notice: a LedgerError's own (`blob_corrupt`, `busy`, …); the
+ * archive reader's refusal of a blob whose sha256 matches (`bad_archive`: content the fold does
+ * not take); SQLite's busy, read-only or full database (storage-errors.ts); a file-system error,
+ * which in a fold can only come from reading the entry's blob (`blob_unreadable`: SQLite's errors
+ * are SQLITE_*); anything else the fold threw (`fold_failed`).
+ */
+export function foldFailureCode(error: unknown): string {
+  if (error instanceof LedgerError) return error.code;
+  if (error instanceof ArchiveError) return 'bad_archive';
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return storageError(error, null)?.code ?? 'fold_failed';
+  if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return FULL_ERRNO.has(code) ? 'disk_full' : 'blob_unreadable';
+  return 'fold_failed';
+}
+const FULL_ERRNO = new Set(['ENOSPC', 'EDQUOT']);
+
+function noteFoldFailure(sqlite: Database.Database, error: unknown, agentId?: string): void {
+  const code = foldFailureCode(error);
+  const s = statementsOf(sqlite);
+  if (s === null) return;
+  const agent = agentId ?? (error instanceof LedgerError ? error.details.agentId : undefined);
+  if (agent === undefined) return;
+  const row = s.firstOf.get(agent);
+  if (row === undefined) return;
   let byAgent = foldFailures.get(sqlite);
   if (!byAgent) foldFailures.set(sqlite, (byAgent = new Map()));
-  // The first time this entry was seen failing is kept (every read tries it again).
-  if (byAgent.get(agentId)?.sequence !== sequence) byAgent.set(agentId, { sequence, code: error.code, at: new Date().toISOString() });
+  const before = byAgent.get(agent);
+  // The first time this entry was seen failing is kept (the notice's `since`); the last, for the retries.
+  const at = before !== undefined && before.sequence === row.seq && before.kind === row.kind ? before.at : new Date().toISOString();
+  byAgent.set(agent, { sequence: row.seq, kind: row.kind, code, at, lastMs: Date.now(), pending: s.countOf.get(agent) ?? 1 });
+}
+
+/**
+ * Whether a read leaves agent `agentId`'s fold alone for now: this process saw it fail on the
+ * agent's first pending entry less than RETRY_AFTER_MS ago, and nothing changed since — the same
+ * entry first, no new entry appended (a repair that folded it, or another process's fold, changes
+ * the first). A damaged 50,000-record snapshot is then not read and inflated again by every page.
+ */
+function recentlyFailed(sqlite: Database.Database, s: ReturnType<typeof build>, agentId: string): boolean {
+  const seen = foldFailures.get(sqlite)?.get(agentId);
+  if (seen === undefined || Date.now() - seen.lastMs >= RETRY_AFTER_MS) return false;
+  const row = s.firstOf.get(agentId);
+  return row !== undefined && row.seq === seen.sequence && row.kind === seen.kind && (s.countOf.get(agentId) ?? 0) === seen.pending;
+}
+
+/**
+ * The fold a read makes first (the embedded storage's verbs, `indexNotice`): the pending entries of
+ * every agent (of `agentId`, when given), agent by agent, each as far as it goes. A fold that fails
+ * fails no read: it is noted (why, since when) and the read answers from the history index as it
+ * stands — indexNotice says where that stops, why and what to run. An agent whose fold this process
+ * saw fail is not tried again until something changes (recentlyFailed). Another process's write lock
+ * is waited for READ_BUSY_WAIT_MS, not the catch-up's minutes; held longer, it fails every agent's
+ * fold alike, and all are noted so.
+ */
+export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<void> {
+  const { sqlite } = ledger.db;
+  const s = statementsOf(sqlite);
+  if (s === null || !indexPending(sqlite, agentId)) return;
+  const agents = agentId === undefined ? s.agents.all() : [agentId];
+  for (const [i, agent] of agents.entries()) {
+    if (recentlyFailed(sqlite, s, agent)) continue;
+    try {
+      await catchUpIndex(ledger, agent, { busyWaitMs: READ_BUSY_WAIT_MS });
+    } catch (error) {
+      noteFoldFailure(sqlite, error, agent);
+      if (DATABASE_WIDE.has(foldFailureCode(error))) {
+        for (const other of agents.slice(i + 1)) noteFoldFailure(sqlite, error, other);
+        return;
+      }
+    }
+  }
 }
 
 /**
@@ -471,13 +556,21 @@ export interface IndexNotice {
 const REASONS: Record<string, string> = {
   blob_corrupt: 'its blob in the ledger is missing or damaged (it no longer matches the sha256 recorded when it was stored)',
   disk_full: 'the disk holding the data directory was full when it was to be folded',
-  read_only: 'the data directory is served read-only, so nothing can fold it here',
+  read_only: 'the data directory (its database) cannot be written, so nothing can fold it here',
+  busy: 'another process held the database\'s write lock for longer than a read waits (a long fold, an import, a rebuild)',
+  blob_unreadable: 'its blob could not be read from the blob store (the file system refused it)',
+  bad_archive: 'its blob (intact: it matches the sha256 recorded) holds an archive the history index cannot read',
+  fold_failed: 'folding it failed on content the history index does not expect',
 };
 
 const ACTIONS: Record<string, string> = {
   blob_corrupt: 'The operator runs `lineage doctor` on the data directory (it names the damaged blob), restores that blob from a backup, then runs `lineage index --catch-up` (or `lineage doctor --repair`) to fold it.',
   disk_full: 'The operator frees some space on that disk, then runs `lineage index --catch-up` (or `lineage doctor --repair`) on the data directory to fold it; `lineage doctor` names the entry.',
   read_only: 'The operator serves the data directory writable again (or runs `lineage index --catch-up` on it), and `lineage doctor` lists what waits.',
+  busy: 'Reads try again within a minute; if this stays, the operator runs `lineage doctor` on the data directory (it says what holds the database) and then `lineage index --catch-up`.',
+  blob_unreadable: 'The operator runs `lineage doctor` on the data directory (it names the blob), makes that blob file readable again (or restores it from a backup), then runs `lineage index --catch-up` (or `lineage doctor --repair`).',
+  bad_archive: 'The operator runs `lineage doctor` on the data directory (it names the entry), then `lineage index --rebuild`; if the rebuild stops at the same entry, that entry needs restoring from a backup.',
+  fold_failed: 'The operator runs `lineage doctor` on the data directory (it names the entry), then `lineage index --rebuild`; if the rebuild stops at the same entry, that entry needs restoring from a backup.',
 };
 
 /**
@@ -496,11 +589,7 @@ export async function indexNotice(ledger: Ledger, agentId: string): Promise<Inde
   if (!s || first === undefined) return null;
   let cause = knownCause(ledger, first);
   if (cause === null && !sqlite.readonly && backgroundCatchUp(dataDir) === null) {
-    try {
-      await catchUpIndex(ledger, agentId);
-    } catch (error) {
-      if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
-    }
+    await catchUpForRead(ledger, agentId);
     const now = s.firstOf.get(agentId);
     if (now === undefined) return null;
     cause = knownCause(ledger, now);

@@ -30,7 +30,7 @@ import { compareWorkspace } from '@/lib/history/queries/compare';
 import { getFileBlame } from '@/lib/history/queries/blame';
 import { getDatabaseRecords } from '@/lib/history/queries/database-records';
 import { rebuildIndex } from '@/lib/history/rebuild';
-import { catchUpIndex, foldPendingElsewhere, indexNotice, indexPending } from '@/lib/history/pending-index';
+import { catchUpForRead, foldPendingElsewhere, indexNotice, indexPending } from '@/lib/history/pending-index';
 import {
   countApiKeys, createApiKey, endSession, handOverAgents, identifyKey, keyIdentityById, listApiKeys, revokeApiKey, rotateApiKey, sessionKeyIdentity,
 } from '@/lib/server/api-keys';
@@ -40,7 +40,6 @@ import { startSweeps } from './maintenance';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 import { catchUpOffThread, ingestOffThread } from './offload';
 import { rebuildInProgress } from '@/lib/ledger/rebuild-marker';
-import { mapStorageErrors } from '@/lib/ledger/storage-errors';
 
 /** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
 export interface EmbeddedStorage extends LineageStorage {
@@ -85,20 +84,18 @@ function uploadsOf(store: UploadStore): PendingUploads {
 /**
  * Folds the entries a local sync appended without indexing (lib/history/pending-index.ts): every
  * verb that reads the index (or the ledger rows' counts) awaits this first. A read-only data
- * directory is read as its index stands, and so is one being rebuilt by another process, or whose
- * pending entry's blob is damaged (the index cannot pass it; `lineage doctor` names it, and ingest
- * refuses until it is restored).
+ * directory is read as its index stands, and so is one being rebuilt by another process, or one
+ * whose fold fails (`catchUpForRead`: a pending entry's blob damaged, missing or unreadable, content
+ * the fold does not take, the database read-only, full or locked past a read's wait): the read
+ * answers, and the agent's `indexNotice` says where its history stops and why (`lineage doctor`
+ * names it; ingest refuses what it cannot fold).
  */
 async function indexCaughtUp(ledger: Ledger): Promise<void> {
   const { sqlite } = ledger.db;
   if (sqlite.readonly || !indexPending(sqlite)) return;
   // A rebuild in another process holds the write lock for its whole run, and folds everything.
   if (rebuildInProgress(ledger.db.dataDir) !== null) return;
-  try {
-    await mapStorageErrors(ledger.db.dataDir, () => catchUpIndex(ledger));
-  } catch (error) {
-    if (!(error instanceof LedgerError && error.code === 'blob_corrupt')) throw error;
-  }
+  await catchUpForRead(ledger);
 }
 
 /** The storage seam over an open ledger (its database and blob store); `close` closes the database. */
@@ -180,7 +177,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
       const checkpointer = startCheckpointer(db, { log: p.log });
       // So do the folds of pending entries this process would otherwise make on its event loop
       // (no background catch-up at work): a 50,000-record snapshot's takes seconds of CPU.
-      foldPendingElsewhere(db.sqlite, (agentId) => catchUpOffThread(ledger, agentId));
+      foldPendingElsewhere(db.sqlite, (agentId, options) => catchUpOffThread(ledger, agentId, options));
       const sweeps = startSweeps(p, [
         // What a killed or never-started background catch-up left pending: folded before a reader asks.
         ['index catch-up', () => caughtUp()],

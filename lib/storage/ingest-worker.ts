@@ -41,6 +41,8 @@ export interface CatchUpJob {
   id: number;
   kind: 'catch-up';
   agentId?: string;
+  /** A reader's catch-up waits this long for another process's write lock (pending-index.ts CatchUpOptions). */
+  busyWaitMs?: number;
 }
 
 export type WorkerJob = IngestJob | CatchUpJob;
@@ -79,7 +81,7 @@ if (parentPort && (workerData as { lineageIngestWorker?: boolean } | null)?.line
   const port = parentPort;
   const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string, workerData.packing as 'deferred' | undefined);
   const start = (job: WorkerJob): Promise<IngestResult | number> => {
-    if (job.kind === 'catch-up') return catchUpIndex(ledger, job.agentId);
+    if (job.kind === 'catch-up') return catchUpIndex(ledger, job.agentId, job.busyWaitMs === undefined ? {} : { busyWaitMs: job.busyWaitMs });
     const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId, deferIndexFrom: job.deferIndexFrom };
     return job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
   };
