@@ -8,7 +8,7 @@
  * this process saw is not tried again (its blob read and inflated) by every read, until something
  * changes. The served pages: tests/server/index-fold-failure.test.ts.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -116,6 +116,30 @@ describe('a fold that fails for a reason other than a damaged blob', () => {
     const notice = await readsAnswer(ledger, last);
     expect(notice).toMatchObject({ code: 'bad_archive' });
     expect(notice.action).toContain('lineage index --rebuild');
+  });
+
+  it('the database\'s write-ahead log refusing writes (immutable: SQLITE_IOERR_WRITE): the reads answer, database_error', async () => {
+    const { ledger, dir, last } = await twoAgents();
+    const wal = path.join(dir, 'lineage.db-wal');
+    expect(fs.existsSync(wal)).toBe(true);
+    execFileSync('chattr', ['+i', wal]);
+    let notice;
+    try {
+      const storage = embeddedStorage(ledger);
+      expect((await storage.getAgentWithStats({ agentId: BROKEN, tenantId: TENANT, now: new Date() }))?.latest_sequence).toBe(last.seq);
+      expect((await storage.getAgentWithStats({ agentId: HEALTHY, tenantId: TENANT, now: new Date() }))).not.toBeNull();
+      notice = await storage.indexNotice({ agentId: BROKEN, tenantId: TENANT });
+      expect(await storage.indexNotice({ agentId: HEALTHY, tenantId: TENANT })).toMatchObject({ code: 'database_error' });
+    } finally {
+      execFileSync('chattr', ['-i', wal]);
+    }
+    expect(notice).toMatchObject({ agent_id: BROKEN, pending_from: last.seq, code: 'database_error' });
+    expect(notice!.reason).toContain('refused the fold');
+    expect(JSON.stringify(notice)).not.toContain(dir);
+    // Writable again and restarted: folded.
+    const again = restart(ledger);
+    expect(await embeddedStorage(again).indexNotice({ agentId: BROKEN, tenantId: TENANT })).toBeNull();
+    expect(indexPending(again.db.sqlite)).toBe(false);
   });
 
   it('the write lock held by another process past a read\'s wait: the reads answer, busy; that process gone, a new handle folds it', async () => {

@@ -450,12 +450,13 @@ export const RETRY_AFTER_MS = 60_000;
 export const READ_BUSY_WAIT_MS = 5_000;
 
 /** Failures of the database rather than of one entry: every agent's fold meets them. */
-const DATABASE_WIDE = new Set(['busy', 'read_only', 'disk_full']);
+const DATABASE_WIDE = new Set(['busy', 'read_only', 'disk_full', 'database_error']);
 
 /**
  * A fold failure's code, for the notice: a LedgerError's own (`blob_corrupt`, `busy`, …); the
  * archive reader's refusal of a blob whose sha256 matches (`bad_archive`: content the fold does
- * not take); SQLite's busy, read-only or full database (storage-errors.ts); a file-system error,
+ * not take); SQLite's busy, read-only or full database (storage-errors.ts), or any other SQLite
+ * failure to write it (`database_error`: SQLITE_IOERR_WRITE, …); a file-system error,
  * which in a fold can only come from reading the entry's blob (`blob_unreadable`: SQLite's errors
  * are SQLITE_*); anything else the fold threw (`fold_failed`).
  */
@@ -463,7 +464,7 @@ export function foldFailureCode(error: unknown): string {
   if (error instanceof LedgerError) return error.code;
   if (error instanceof ArchiveError) return 'bad_archive';
   const code = (error as { code?: unknown } | null)?.code;
-  if (typeof code === 'string' && code.startsWith('SQLITE_')) return storageError(error, null)?.code ?? 'fold_failed';
+  if (typeof code === 'string' && code.startsWith('SQLITE_')) return storageError(error, null)?.code ?? (code.startsWith('SQLITE_CONSTRAINT') ? 'fold_failed' : 'database_error');
   if (typeof code === 'string' && /^E[A-Z]+$/.test(code)) return FULL_ERRNO.has(code) ? 'disk_full' : 'blob_unreadable';
   return 'fold_failed';
 }
@@ -481,7 +482,10 @@ function noteFoldFailure(sqlite: Database.Database, error: unknown, agentId?: st
   if (!byAgent) foldFailures.set(sqlite, (byAgent = new Map()));
   const before = byAgent.get(agent);
   // The first time this entry was seen failing is kept (the notice's `since`); the last, for the retries.
-  const at = before !== undefined && before.sequence === row.seq && before.kind === row.kind ? before.at : new Date().toISOString();
+  const again = before !== undefined && before.sequence === row.seq && before.kind === row.kind;
+  // Said once per entry in the operator's log (a read answers all the same; the notice is the tenant's).
+  if (!again) console.error(`[index] agent ${agent} sequence ${row.seq} (${row.kind}) could not be folded into the history index (${code}): ${error instanceof Error ? error.message : String(error)}`);
+  const at = again ? before.at : new Date().toISOString();
   byAgent.set(agent, { sequence: row.seq, kind: row.kind, code, at, lastMs: Date.now(), pending: s.countOf.get(agent) ?? 1 });
 }
 
@@ -561,6 +565,7 @@ const REASONS: Record<string, string> = {
   blob_unreadable: 'its blob could not be read from the blob store (the file system refused it)',
   bad_archive: 'its blob (intact: it matches the sha256 recorded) holds an archive the history index cannot read',
   fold_failed: 'folding it failed on content the history index does not expect',
+  database_error: 'the database refused the fold\'s write (an I/O error of its disk or file system)',
 };
 
 const ACTIONS: Record<string, string> = {
@@ -571,6 +576,7 @@ const ACTIONS: Record<string, string> = {
   blob_unreadable: 'The operator runs `lineage doctor` on the data directory (it names the blob), makes that blob file readable again (or restores it from a backup), then runs `lineage index --catch-up` (or `lineage doctor --repair`).',
   bad_archive: 'The operator runs `lineage doctor` on the data directory (it names the entry), then `lineage index --rebuild`; if the rebuild stops at the same entry, that entry needs restoring from a backup.',
   fold_failed: 'The operator runs `lineage doctor` on the data directory (it names the entry), then `lineage index --rebuild`; if the rebuild stops at the same entry, that entry needs restoring from a backup.',
+  database_error: 'The operator checks the disk and file system holding the data directory (the server\'s log names the error), then runs `lineage doctor` and `lineage index --catch-up` on it.',
 };
 
 /**
