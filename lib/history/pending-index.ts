@@ -123,9 +123,14 @@ const running = new WeakMap<Database.Database, Promise<number>>();
  */
 export type PendingFolder = (agentId: string | undefined, options?: CatchUpOptions) => Promise<number | null>;
 
-/** How a catch-up waits: `busyWaitMs`, how long in all for another process's write lock (10 minutes unless given). */
+/**
+ * How a catch-up waits: `busyWaitMs`, how long in all for another process's write lock (10 minutes
+ * unless given); `backgroundUntil`, until when (epoch ms) for a live background catch-up before it
+ * folds beside it (BACKGROUND_WAIT_MS from now unless given: the reads' agent-by-agent folds share one).
+ */
 export interface CatchUpOptions {
   busyWaitMs?: number;
+  backgroundUntil?: number;
 }
 const folders = new WeakMap<Database.Database, PendingFolder>();
 
@@ -149,7 +154,7 @@ export async function catchUpIndex(ledger: Ledger, agentId?: string, options: Ca
   if (!indexPending(sqlite, agentId)) return 0;
   // The background process is folding them: wait for it (it may be parsing the entry, not yet locking),
   // for a while — one that is stopped or stuck leaves the fold to this process after that.
-  const until = Date.now() + BACKGROUND_WAIT_MS;
+  const until = options.backgroundUntil ?? Date.now() + BACKGROUND_WAIT_MS;
   for (let pid = backgroundCatchUp(ledger.db.dataDir); pid !== null && pid !== process.pid && Date.now() < until; pid = backgroundCatchUp(ledger.db.dataDir)) {
     await sleep(RETRY_MS);
     if (!indexPending(sqlite, agentId)) return 0;
@@ -516,10 +521,12 @@ export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<
   const s = statementsOf(sqlite);
   if (s === null || !indexPending(sqlite, agentId)) return;
   const agents = agentId === undefined ? s.agents.all() : [agentId];
+  // One wait for a live background catch-up, for all the agents (not one each).
+  const options = { busyWaitMs: READ_BUSY_WAIT_MS, backgroundUntil: Date.now() + BACKGROUND_WAIT_MS };
   for (const [i, agent] of agents.entries()) {
     if (recentlyFailed(sqlite, s, agent)) continue;
     try {
-      await catchUpIndex(ledger, agent, { busyWaitMs: READ_BUSY_WAIT_MS });
+      await catchUpIndex(ledger, agent, options);
     } catch (error) {
       noteFoldFailure(sqlite, error, agent);
       if (DATABASE_WIDE.has(foldFailureCode(error))) {

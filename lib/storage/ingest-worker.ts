@@ -41,8 +41,9 @@ export interface CatchUpJob {
   id: number;
   kind: 'catch-up';
   agentId?: string;
-  /** A reader's catch-up waits this long for another process's write lock (pending-index.ts CatchUpOptions). */
+  /** A reader's catch-up waits this long for another process's write lock, and until then for a background catch-up (pending-index.ts CatchUpOptions). */
   busyWaitMs?: number;
+  backgroundUntil?: number;
 }
 
 export type WorkerJob = IngestJob | CatchUpJob;
@@ -81,7 +82,10 @@ if (parentPort && (workerData as { lineageIngestWorker?: boolean } | null)?.line
   const port = parentPort;
   const ledger = openWorkerLedger(workerData.dataDir as string, workerData.driver as string, workerData.packing as 'deferred' | undefined);
   const start = (job: WorkerJob): Promise<IngestResult | number> => {
-    if (job.kind === 'catch-up') return catchUpIndex(ledger, job.agentId, job.busyWaitMs === undefined ? {} : { busyWaitMs: job.busyWaitMs });
+    if (job.kind === 'catch-up') {
+      const { busyWaitMs, backgroundUntil } = job;
+      return catchUpIndex(ledger, job.agentId, { ...(busyWaitMs === undefined ? {} : { busyWaitMs }), ...(backgroundUntil === undefined ? {} : { backgroundUntil }) });
+    }
     const params = { ledger, agentId: job.agentId, bytes: job.bytes, now: new Date(job.now), limits: job.limits, tenantId: job.tenantId, deferIndexFrom: job.deferIndexFrom };
     return job.kind === 'snapshot' ? ingestSnapshot(params) : ingestDelta({ ...params, baseSequence: job.baseSequence! });
   };

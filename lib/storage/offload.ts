@@ -131,12 +131,12 @@ export async function ingestOffThread(params: {
  * folded, or null when the thread cannot start or dies (the caller then folds them itself). What
  * the fold refuses (a damaged blob, the lock held by a rebuild) is thrown as it would be here.
  */
-export async function catchUpOffThread(ledger: Ledger, agentId: string | undefined, options: { busyWaitMs?: number } = {}): Promise<number | null> {
+export async function catchUpOffThread(ledger: Ledger, agentId: string | undefined, options: { busyWaitMs?: number; backgroundUntil?: number } = {}): Promise<number | null> {
   const thread = await startThread(ledger);
   if (!thread) return null;
   const release = holdCommits(ledger.db.sqlite);
   try {
-    return (await run(ledger, thread, { id: nextJob++, kind: 'catch-up', ...(agentId === undefined ? {} : { agentId }), ...(options.busyWaitMs === undefined ? {} : { busyWaitMs: options.busyWaitMs }) })) as number;
+    return (await run(ledger, thread, { id: nextJob++, kind: 'catch-up', ...(agentId === undefined ? {} : { agentId }), ...(options.busyWaitMs === undefined ? {} : { busyWaitMs: options.busyWaitMs }), ...(options.backgroundUntil === undefined ? {} : { backgroundUntil: options.backgroundUntil }) })) as number;
   } catch (error) {
     if (error instanceof LedgerError || error instanceof ArchiveError) throw error;
     return null;
