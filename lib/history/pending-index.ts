@@ -475,23 +475,41 @@ export function foldFailureCode(error: unknown): string {
 }
 const FULL_ERRNO = new Set(['ENOSPC', 'EDQUOT']);
 
-function noteFoldFailure(sqlite: Database.Database, error: unknown, agentId?: string): void {
+/** Notes `error` as the failure of `agentId`'s first pending entry; true when that entry was not seen failing before. */
+function noteFoldFailure(sqlite: Database.Database, error: unknown, agentId?: string): boolean {
   const code = foldFailureCode(error);
   const s = statementsOf(sqlite);
-  if (s === null) return;
+  if (s === null) return false;
   const agent = agentId ?? (error instanceof LedgerError ? error.details.agentId : undefined);
-  if (agent === undefined) return;
+  if (agent === undefined) return false;
   const row = s.firstOf.get(agent);
-  if (row === undefined) return;
+  if (row === undefined) return false;
   let byAgent = foldFailures.get(sqlite);
   if (!byAgent) foldFailures.set(sqlite, (byAgent = new Map()));
   const before = byAgent.get(agent);
   // The first time this entry was seen failing is kept (the notice's `since`); the last, for the retries.
   const again = before !== undefined && before.sequence === row.seq && before.kind === row.kind;
-  // Said once per entry in the operator's log (a read answers all the same; the notice is the tenant's).
-  if (!again) console.error(`[index] agent ${agent} sequence ${row.seq} (${row.kind}) could not be folded into the history index (${code}): ${error instanceof Error ? error.message : String(error)}`);
   const at = again ? before.at : new Date().toISOString();
   byAgent.set(agent, { sequence: row.seq, kind: row.kind, code, at, lastMs: Date.now(), pending: s.countOf.get(agent) ?? 1 });
+  return !again;
+}
+
+const logged = new WeakMap<Database.Database, Map<string, string>>();
+
+/**
+ * Said once per entry and cause in the operator's log, by the reads of the serving thread (a read
+ * answers all the same; the notice is the tenant's). Not by noteFoldFailure: the ingest thread's
+ * catch-up notes its failures too.
+ */
+function logFoldFailure(sqlite: Database.Database, agentId: string, error: unknown): void {
+  const seen = foldFailures.get(sqlite)?.get(agentId);
+  if (seen === undefined) return;
+  let byAgent = logged.get(sqlite);
+  if (!byAgent) logged.set(sqlite, (byAgent = new Map()));
+  const key = `${seen.sequence} ${seen.kind} ${seen.code}`;
+  if (byAgent.get(agentId) === key) return;
+  byAgent.set(agentId, key);
+  console.error(`[index] agent ${agentId} sequence ${seen.sequence} (${seen.kind}) could not be folded into the history index (${seen.code}); reads answer without it: ${error instanceof Error ? error.message : String(error)}`);
 }
 
 /**
@@ -529,6 +547,7 @@ export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<
       await catchUpIndex(ledger, agent, options);
     } catch (error) {
       noteFoldFailure(sqlite, error, agent);
+      logFoldFailure(sqlite, agent, error);
       if (DATABASE_WIDE.has(foldFailureCode(error))) {
         for (const other of agents.slice(i + 1)) noteFoldFailure(sqlite, error, other);
         return;
