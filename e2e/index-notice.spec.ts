@@ -3,7 +3,8 @@
  * upload, its fold left to a catch-up) whose blob is damaged — says so on its pages: under the
  * header, the sequence the history shown stops at, the entry stored and not folded, why, and what the
  * operator runs (components/agent/IndexNoticeBanner.tsx). Before, the pages answered from the index
- * without a word. Its own `lineage serve` on its own data directory (e2e/seed/index-notice-seed.ts):
+ * without a word. The agents overview flags its row ("history behind": GET /api/agents `index_behind`).
+ * Its own `lineage serve` on its own data directory (e2e/seed/index-notice-seed.ts):
  * a damaged blob in the shared one would be in every other spec's way.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,6 +47,14 @@ test('the notice sits under the agent\'s header on each of its pages, and not on
     await page.goto(`${url}/agents/${healthy}`);
     await expect(page.getByTestId('agent-name')).toBeVisible();
     await expect(page.getByTestId('index-notice')).toHaveCount(0);
+    // The agents overview flags the broken agent's row ("history behind", linked to its page), not the healthy one's.
+    await page.goto(url);
+    await expect(page.locator(`[data-testid="fleet-row"][data-agent-id="${healthy}"]`)).toBeVisible();
+    await expect(page.locator(`[data-testid="fleet-row"][data-agent-id="${broken}"]`).getByTestId('fleet-index-behind')).toHaveText('history behind');
+    await expect(page.locator(`[data-testid="fleet-row"][data-agent-id="${healthy}"]`).getByTestId('fleet-index-behind')).toHaveCount(0);
+    await page.locator(`[data-testid="fleet-row"][data-agent-id="${broken}"]`).getByTestId('fleet-index-behind').click();
+    await expect(page).toHaveURL(new RegExp(`/agents/${broken}$`));
+    await expect(page.getByTestId('index-notice')).toBeVisible();
   } finally {
     if (server.exitCode === null && server.pid) process.kill(-server.pid, 'SIGTERM');
     await exited;

@@ -242,6 +242,16 @@ export function FleetTable() {
                       #{agent.latest_sequence}
                     </Link>
                   )}
+                  {agent.index_behind && (
+                    // Its history index lacks entries its ledger holds: the agent's page says which, why and what to run.
+                    <div>
+                      <Link href={routes.agent(agent.id)} data-testid="fleet-index-behind"
+                        title="Entries of this agent's ledger are not in its history index: its page says why and what to run"
+                        className="text-[11px] font-sans text-amber-800 hover:underline">
+                        history behind
+                      </Link>
+                    </div>
+                  )}
                 </td>
                 <td className="px-4 py-2.5 sm:max-lg:px-2 text-muted" data-label="Last sync">{agent.last_sync_at ? <RelativeTime iso={agent.last_sync_at} /> : 'never'}</td>
                 <td className="px-4 py-2.5 sm:max-lg:px-2 text-right font-mono tabular-nums" data-label="Live memories" data-testid="fleet-live">{agent.live_records}</td>

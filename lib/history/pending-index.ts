@@ -88,6 +88,12 @@ export function indexPending(sqlite: Database.Database, agentId?: string): boole
   return (agentId === undefined ? s.any.get() : s.anyOf.get(agentId)) !== undefined;
 }
 
+/** The agents with an entry waiting to be folded (the fleet list's `index_behind`): one query on its index. */
+export function pendingAgents(sqlite: Database.Database): Set<string> {
+  const s = statementsOf(sqlite);
+  return new Set(s === null || s.any.get() === undefined ? [] : s.agents.all());
+}
+
 /** An entry appended and not folded into the index yet. */
 export interface PendingEntry {
   agent_id: string;

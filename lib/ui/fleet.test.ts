@@ -27,6 +27,7 @@ function agent(name: string, over: Partial<AgentSummary> = {}): AgentSummary {
     syncs_7d: 0,
     changed_records_7d: 0,
     activity: [],
+    index_behind: false,
     ...over,
   };
 }

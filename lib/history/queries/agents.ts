@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { LineageDb } from '@/db/client';
 import { tenantSql, type TenantScope } from './common';
+import { pendingAgents } from '../pending-index';
 import { allRows } from './prepared';
 
 export interface DayActivity {
@@ -22,6 +23,12 @@ export interface AgentWithStats {
   changed_records_7d: number;
   /** The last 28 UTC days, oldest first, zeros included. */
   activity: DayActivity[];
+  /**
+   * Entries of its ledger are not in its history index after this read's fold (it failed, or a
+   * background catch-up is at it): its pages show less than its ledger holds, and its `index_notice`
+   * (GET /api/agents/{id}) says why. Always false for the scale-out storage (it folds as it ingests).
+   */
+  index_behind: boolean;
 }
 
 const DAY = 86_400_000;
@@ -52,7 +59,7 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
   const { db, now } = params;
   const since7 = new Date(now.getTime() - 7 * DAY).toISOString();
   const firstDay = utcDay(now.getTime() - 27 * DAY);
-  const rows = allRows<Omit<AgentWithStats, 'activity'>>(db.db, sql`
+  const rows = allRows<Omit<AgentWithStats, 'activity' | 'index_behind'>>(db.db, sql`
     SELECT a.id, a.name, a.source_runtime AS runtime, a.latest_sequence,
       (SELECT max(e.created_at) FROM ledger_entries e WHERE e.agent_id = a.id) AS last_sync_at,
       coalesce((SELECT f.count FROM record_facets f WHERE f.agent_id = a.id AND f.facet = 'live' AND f.value = ''), 0) AS live_records,
@@ -75,7 +82,8 @@ export function listAgentsWithStats(params: { db: LineageDb; tenantId?: TenantSc
   const days = Array.from({ length: 28 }, (_, i) => utcDay(now.getTime() - (27 - i) * DAY));
   const dayIndex = new Map(days.map((day, i) => [day, i]));
   const byAgent = new Map(activity.map((a) => [a.agent_id, a.days]));
-  return rows.map((row) => ({ ...row, activity: activityOf(days, dayIndex, byAgent.get(row.id)) }));
+  const behind = pendingAgents(db.sqlite);
+  return rows.map((row) => ({ ...row, activity: activityOf(days, dayIndex, byAgent.get(row.id)), index_behind: behind.has(row.id) }));
 }
 
 /** The 28 days of one agent, zeros included, from its `day creates updates deletes moves …` string (days outside the window left out). */

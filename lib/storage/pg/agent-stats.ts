@@ -41,5 +41,7 @@ export async function listAgentsWithStats(db: Queryable, params: { tenantId?: Te
       const hit = byKey.get(`${row.id}|${day}`);
       return { day, creates: hit?.creates ?? 0, updates: hit?.updates ?? 0, deletes: hit?.deletes ?? 0, moves: hit?.moves ?? 0 };
     }),
+    // Folded in each ingest's own transaction: never behind its ledger.
+    index_behind: false,
   }));
 }
