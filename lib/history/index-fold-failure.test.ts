@@ -124,13 +124,17 @@ describe('a fold that fails for a reason other than a damaged blob', () => {
     expect(fs.existsSync(wal)).toBe(true);
     execFileSync('chattr', ['+i', wal]);
     let notice;
+    // A serving process (its pages show the notice; its folds on its ingest thread). A one-shot read throws it instead.
+    const storage = embeddedStorage(ledger);
+    await expect(storage.getAgentWithStats({ agentId: BROKEN, tenantId: TENANT, now: new Date() })).rejects.toMatchObject({ code: 'SQLITE_IOERR_WRITE' });
+    const maintenance = storage.startMaintenance({ log: () => {}, clock: () => new Date() });
     try {
-      const storage = embeddedStorage(ledger);
       expect((await storage.getAgentWithStats({ agentId: BROKEN, tenantId: TENANT, now: new Date() }))?.latest_sequence).toBe(last.seq);
       expect((await storage.getAgentWithStats({ agentId: HEALTHY, tenantId: TENANT, now: new Date() }))).not.toBeNull();
       notice = await storage.indexNotice({ agentId: BROKEN, tenantId: TENANT });
       expect(await storage.indexNotice({ agentId: HEALTHY, tenantId: TENANT })).toMatchObject({ code: 'database_error' });
     } finally {
+      await maintenance.stop();
       execFileSync('chattr', ['-i', wal]);
     }
     expect(notice).toMatchObject({ agent_id: BROKEN, pending_from: last.seq, code: 'database_error' });
@@ -146,14 +150,17 @@ describe('a fold that fails for a reason other than a damaged blob', () => {
     const { ledger, last, dir } = await twoAgents();
     const holder = await holdWriteLock(path.join(dir, 'lineage.db'));
     let notice;
+    // A serving process: its pages show the notice (a one-shot read would throw busy, as before).
+    const storage = embeddedStorage(ledger);
+    const maintenance = storage.startMaintenance({ log: () => {}, clock: () => new Date() });
     try {
-      const storage = embeddedStorage(ledger);
       const stats = await storage.getAgentWithStats({ agentId: BROKEN, tenantId: TENANT, now: new Date() });
       expect(stats?.latest_sequence).toBe(last.seq);
       notice = await storage.indexNotice({ agentId: BROKEN, tenantId: TENANT });
       // Both agents wait: each one's notice says so.
       expect(await storage.indexNotice({ agentId: HEALTHY, tenantId: TENANT })).toMatchObject({ code: 'busy' });
     } finally {
+      await maintenance.stop();
       holder.kill('SIGKILL');
       await new Promise((resolve) => holder.once('exit', resolve));
     }

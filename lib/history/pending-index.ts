@@ -538,12 +538,14 @@ function recentlyFailed(sqlite: Database.Database, s: ReturnType<typeof build>, 
  * stands — indexNotice says where that stops, why and what to run. An agent whose fold this process
  * saw fail is not tried again until something changes (recentlyFailed). Another process's write lock
  * is waited for READ_BUSY_WAIT_MS, not the catch-up's minutes; held longer, it fails every agent's
- * fold alike, and all are noted so.
+ * fold alike, and all are noted so. Resolves to such a failure of the database (busy, read-only,
+ * full, failing to write), null when there was none: a caller with no notice to show (a one-shot
+ * CLI read) throws it rather than answer an incomplete history without a word.
  */
-export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<void> {
+export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<unknown> {
   const { sqlite } = ledger.db;
   const s = statementsOf(sqlite);
-  if (s === null || !indexPending(sqlite, agentId)) return;
+  if (s === null || !indexPending(sqlite, agentId)) return null;
   const agents = agentId === undefined ? s.agents.all() : [agentId];
   // One wait for a live background catch-up, for all the agents (not one each).
   const options = { busyWaitMs: READ_BUSY_WAIT_MS, backgroundUntil: Date.now() + BACKGROUND_WAIT_MS };
@@ -556,10 +558,11 @@ export async function catchUpForRead(ledger: Ledger, agentId?: string): Promise<
       logFoldFailure(sqlite, agent, error);
       if (DATABASE_WIDE.has(foldFailureCode(error))) {
         for (const other of agents.slice(i + 1)) noteFoldFailure(sqlite, error, other);
-        return;
+        return error;
       }
     }
   }
+  return null;
 }
 
 /**

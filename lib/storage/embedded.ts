@@ -40,6 +40,7 @@ import { startSweeps } from './maintenance';
 import { ingestDelta, ingestSnapshot } from './embedded-ingest';
 import { catchUpOffThread, ingestOffThread } from './offload';
 import { rebuildInProgress } from '@/lib/ledger/rebuild-marker';
+import { storageError } from '@/lib/ledger/storage-errors';
 
 /** The embedded storage keeps its ledger at hand for what only a data directory has (tests, `lineage doctor`). */
 export interface EmbeddedStorage extends LineageStorage {
@@ -90,19 +91,24 @@ function uploadsOf(store: UploadStore): PendingUploads {
  * answers, and the agent's `indexNotice` says where its history stops and why (`lineage doctor`
  * names it; ingest refuses what it cannot fold).
  */
-async function indexCaughtUp(ledger: Ledger): Promise<void> {
+async function indexCaughtUp(ledger: Ledger, serving: boolean): Promise<void> {
   const { sqlite } = ledger.db;
   if (sqlite.readonly || !indexPending(sqlite)) return;
   // A rebuild in another process holds the write lock for its whole run, and folds everything.
   if (rebuildInProgress(ledger.db.dataDir) !== null) return;
-  await catchUpForRead(ledger);
+  const failed = await catchUpForRead(ledger);
+  // A one-shot read (`lineage search`: no pages, no notice) says the database's failure rather than answer
+  // an incomplete history without a word (tests/cli/full-disk-deferred-fold.test.ts); a serving process's pages say it in their notice.
+  if (failed !== null && !serving) throw storageError(failed, ledger.db.dataDir) ?? failed;
 }
 
 /** The storage seam over an open ledger (its database and blob store); `close` closes the database. */
 export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
   const db = ledger.db;
   let uploads: PendingUploads | null = null;
-  const caughtUp = () => indexCaughtUp(ledger);
+  // Set by startMaintenance: a serving process, whose agent pages show indexNotice.
+  let serving = false;
+  const caughtUp = () => indexCaughtUp(ledger, serving);
   return {
     backend: 'embedded',
     ledger,
@@ -173,6 +179,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
     sessionKeyIdentity: async (p) => sessionKeyIdentity(db, p),
     endSession: async (p) => endSession(db, p),
     startMaintenance(p) {
+      serving = true;
       // Checkpoints run in a worker thread, not inside an upload's commit on the event loop.
       const checkpointer = startCheckpointer(db, { log: p.log });
       // So do the folds of pending entries this process would otherwise make on its event loop
@@ -186,7 +193,7 @@ export function embeddedStorage(ledger: Ledger): EmbeddedStorage {
         // Off the request path: a detached, low-priority process (lib/ledger/background-packer.ts).
         ['blob packing', () => startPackingLeftWhole(ledger)],
       ]);
-      return { stop: async () => { sweeps.stop(); foldPendingElsewhere(db.sqlite, null); await checkpointer.stop(); } };
+      return { stop: async () => { serving = false; sweeps.stop(); foldPendingElsewhere(db.sqlite, null); await checkpointer.stop(); } };
     },
     close: async () => closeDatabase(db),
   };
