@@ -11,24 +11,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase } from '@/db/client';
 import { createApiKey } from '@/lib/server/api-keys';
 import { raw, SIGNED_IN, signIn, withCookie, type RawReply } from './dashboard-http';
+import { authRequiredServer } from './auth-required-server';
 import { spawnServe, tempDataDir, type ChildServer } from './harness';
 
 let server: ChildServer;
 let dataDir: string;
 let key = '';
 
-beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  key = createApiKey({ db, name: 'signout', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--auth', 'required', '--data', dataDir], {}, 900_000);
-}, 900_000);
-
-afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+authRequiredServer('signout', (s) => ({ server, dataDir, key } = s));
 
 
 let nextAddress = 10;

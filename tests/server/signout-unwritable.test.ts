@@ -7,31 +7,19 @@
  * is a 503 page saying the session was not ended on the server — which stays true: a copy of the
  * cookie still works until a sign-out the database takes.
  */
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDatabase, DATABASE_FILE, openDatabase } from '@/db/client';
-import { createApiKey } from '@/lib/server/api-keys';
+import { describe, expect, it } from 'vitest';
+import { DATABASE_FILE } from '@/db/client';
 import { raw, SIGNED_IN, signIn, withCookie } from './dashboard-http';
-import { spawnServe, tempDataDir, type ChildServer } from './harness';
+import { authRequiredServer } from './auth-required-server';
+import type { ChildServer } from './harness';
 
 let server: ChildServer;
 let dataDir: string;
 let key = '';
 
-beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  key = createApiKey({ db, name: 'signout', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--auth', 'required', '--data', dataDir], {}, 900_000);
-}, 900_000);
-
-afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+authRequiredServer('signout', (s) => ({ server, dataDir, key } = s));
 
 describe('sign-out when the database cannot record it', () => {
   it('clears the cookie and answers a 503 page (not a 500); the session goes on until a sign-out the database takes', async () => {

@@ -6,28 +6,19 @@
  * restarted server (the ended session is in the data directory's database), while another
  * session of the same key goes on. (tests/server/signout-origin.test.ts: the Origin check.)
  */
-import fs from 'node:fs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDatabase, openDatabase } from '@/db/client';
-import { createApiKey } from '@/lib/server/api-keys';
+import { afterAll, describe, expect, it } from 'vitest';
 import { raw, SIGNED_IN, signIn, withCookie } from './dashboard-http';
-import { spawnServe, tempDataDir, type ChildServer } from './harness';
+import { authRequiredServer } from './auth-required-server';
+import { spawnServe, type ChildServer } from './harness';
 
 let server: ChildServer;
 let dataDir: string;
 let key = '';
 
-beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  key = createApiKey({ db, name: 'signout', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--auth', 'required', '--data', dataDir], {}, 900_000);
-}, 900_000);
-
+authRequiredServer('signout', (s) => ({ server, dataDir, key } = s));
+// The server a test restarted (the first one the helper stops).
 afterAll(async () => {
   await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
 });
 
 const SIGNED_OUT = { api: 401, page: 303, location: '/login?next=%2F' };

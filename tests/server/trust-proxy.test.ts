@@ -8,13 +8,11 @@
  * falls back to the peer's address — never a 500. (All of 127/8 is this machine: 127.0.0.2 and 127.0.0.5
  * play proxies, 127.0.0.3 and 127.0.0.4 clients that reach the server directly.)
  */
-import fs from 'node:fs';
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeDatabase, openDatabase } from '@/db/client';
-import { createApiKey } from '@/lib/server/api-keys';
+import { describe, expect, it } from 'vitest';
 import type { RawReply } from './dashboard-http';
-import { spawnServe, tempDataDir, type ChildServer } from './harness';
+import { authRequiredServer } from './auth-required-server';
+import type { ChildServer } from './harness';
 
 const PROXY = '127.0.0.2';
 const DIRECT = '127.0.0.3';
@@ -25,18 +23,7 @@ let server: ChildServer;
 let dataDir: string;
 let key = '';
 
-beforeAll(async () => {
-  dataDir = tempDataDir();
-  const db = openDatabase(dataDir);
-  key = createApiKey({ db, name: 'proxy', now: new Date() }).key;
-  closeDatabase(db);
-  server = await spawnServe(['--port', '0', '--auth', 'required', '--data', dataDir, '--trust-proxy', `${PROXY}, ${PROXY_B}, 10.0.0.0/8`], {}, 900_000);
-}, 900_000);
-
-afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(dataDir, { recursive: true, force: true });
-});
+authRequiredServer('proxy', (s) => ({ server, dataDir, key } = s), ['--trust-proxy', `${PROXY}, ${PROXY_B}, 10.0.0.0/8`]);
 
 /** POST /login with `key` from the local address `from`, with an `X-Forwarded-For` when given. */
 function postLogin(from: string, forwardedFor: string | null, withKey = key): Promise<RawReply> {
