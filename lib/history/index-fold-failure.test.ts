@@ -19,8 +19,7 @@ import type { FsBlobStore } from '@/lib/ledger/blob-store';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import { runCli } from '@/tests/cli/run-cli';
 import { indexPending } from './pending-index';
-import { HistoryGenerator } from './testing/generator';
-import { tempLedger } from './testing/temp-ledger';
+import { twoPendingAgents } from './testing/pending-agents';
 
 const BROKEN = '7b0f3c2e-7777-4a2b-8c3d-0000000000a1';
 const HEALTHY = '7b0f3c2e-7777-4a2b-8c3d-0000000000a2';
@@ -31,31 +30,7 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** The blob file of `blobKey` (whole, or its compressed form). */
-function blobFile(ledger: Ledger, blobKey: string): string {
-  const whole = (ledger.blobs as FsBlobStore).pathOf(blobKey);
-  return path.join(path.dirname(whole), fs.readdirSync(path.dirname(whole)).find((name) => name.startsWith(path.basename(whole)))!);
-}
-
-/** Two agents of TENANT synced three times, each entry's fold left pending (the next ingest folds the one before). */
-async function twoAgents() {
-  const t = tempLedger();
-  cleanups.push(t.cleanup);
-  const gens = [new HistoryGenerator(t.ledger, BROKEN, 71), new HistoryGenerator(t.ledger, HEALTHY, 72)];
-  for (const gen of gens) {
-    gen.deferIndexFrom = 1;
-    gen.register(TENANT);
-  }
-  for (let turn = 0; turn < 3; turn++) {
-    for (const gen of gens) {
-      gen.randomMutations();
-      await gen.sync(turn);
-    }
-  }
-  const last = gens[0]!.turns.at(-1)!;
-  const row = t.ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?').get(BROKEN, last.seq, last.kind) as { blob_key: string };
-  return { ...t, last, key: row.blob_key, file: blobFile(t.ledger, row.blob_key) };
-}
+const twoAgents = () => twoPendingAgents({ broken: BROKEN, healthy: HEALTHY, tenant: TENANT, seeds: [71, 72], cleanups });
 
 /** Every read verb an agent page makes, all answering (none throws), and the notice. */
 async function readsAnswer(ledger: Ledger, last: { seq: number }) {

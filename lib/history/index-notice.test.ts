@@ -8,13 +8,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FsBlobStore } from '@/lib/ledger/blob-store';
 import { closeDatabase } from '@/db/client';
-import { openLedger, type Ledger } from '@/lib/ledger';
+import { openLedger } from '@/lib/ledger';
 import { embeddedStorage } from '@/lib/storage/embedded';
 import { indexNotice, indexPending, runBackgroundCatchUp } from './pending-index';
-import { HistoryGenerator } from './testing/generator';
-import { tempLedger } from './testing/temp-ledger';
+import { twoPendingAgents } from './testing/pending-agents';
 
 const BROKEN = '7b0f3c2e-8888-4a2b-8c3d-0000000000a1';
 const HEALTHY = '7b0f3c2e-8888-4a2b-8c3d-0000000000a2';
@@ -25,31 +23,7 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-/** The blob file of `blobKey` (whole, or its compressed form), to damage and put back. */
-function blobFile(ledger: Ledger, blobKey: string): string {
-  const whole = (ledger.blobs as FsBlobStore).pathOf(blobKey);
-  return path.join(path.dirname(whole), fs.readdirSync(path.dirname(whole)).find((name) => name.startsWith(path.basename(whole)))!);
-}
-
-/** Two agents of TENANT synced three times, each entry's fold left pending (the next ingest folds the one before). */
-async function twoAgents() {
-  const t = tempLedger();
-  cleanups.push(t.cleanup);
-  const gens = [new HistoryGenerator(t.ledger, BROKEN, 91), new HistoryGenerator(t.ledger, HEALTHY, 92)];
-  for (const gen of gens) {
-    gen.deferIndexFrom = 1;
-    gen.register(TENANT);
-  }
-  for (let turn = 0; turn < 3; turn++) {
-    for (const gen of gens) {
-      gen.randomMutations();
-      await gen.sync(turn);
-    }
-  }
-  const last = gens[0]!.turns.at(-1)!;
-  const row = t.ledger.db.sqlite.prepare('SELECT blob_key FROM ledger_entries WHERE agent_id = ? AND seq = ? AND kind = ?').get(BROKEN, last.seq, last.kind) as { blob_key: string };
-  return { ...t, last, file: blobFile(t.ledger, row.blob_key) };
-}
+const twoAgents = () => twoPendingAgents({ broken: BROKEN, healthy: HEALTHY, tenant: TENANT, seeds: [91, 92], cleanups });
 
 describe('the history index notice', () => {
   it('names the sequence the history stops at, the entry stored and not folded, why and what to run — to the agent\'s tenant only', async () => {
