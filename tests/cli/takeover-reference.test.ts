@@ -11,12 +11,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { getAdapter } from '@/lib/adapters';
 import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
 import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
@@ -26,8 +25,9 @@ import { computeDelta } from '@/lib/core/delta';
 import { reconcile } from '@/lib/core/reconcile';
 import { validateArchive } from '@/lib/core/validate';
 import { snapshotFromExport } from '@/lib/sync/snapshot';
-import { issueKey, spawnServer, tempDataDir, type ChildServer } from '../server/harness';
-import { ReferenceClient } from '../interop/reference-client';
+import type { ChildServer } from '../server/harness';
+import { referenceServer } from '../interop/reference-server';
+import type { ReferenceClient } from '../interop/reference-client';
 import { runCli } from './run-cli';
 
 const ALF = path.resolve(process.cwd(), '../shared/alf');
@@ -37,18 +37,7 @@ let key: string;
 let server: ChildServer;
 let client: ReferenceClient;
 
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-takeover-'));
-  dataDir = tempDataDir();
-  key = issueKey(dataDir, 'reference-cli');
-  server = await spawnServer(dataDir);
-  client = new ReferenceClient(server.url, key);
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await fs.rm(tmp, { recursive: true, force: true });
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
+referenceServer('lineage-takeover-', (s) => ({ tmp, dataDir, key, server, client } = s));
 
 /**
  * A workspace the reference CLI has synced: its first sync (register, snapshot at 0) made, its

@@ -5,19 +5,19 @@
  * an agent synced with record-only deltas (no raw channel, as the reference sends before 0.1.10).
  */
 import fs from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
 import yauzl from 'yauzl';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { closeDatabase, openDatabase, type LineageDb } from '@/db/client';
 import { readSnapshot } from '@/lib/core/archive';
 import { readZip, resolveLimits } from '@/lib/core/archive/zip-read';
 import { getWorkspaceFile, getWorkspaceTree, streamWorkspaceArchive } from '@/lib/history/queries';
 import { runCli } from '../cli/run-cli';
-import { issueKey, spawnServer, tempDataDir, type ChildServer } from '../server/harness';
-import { DIRECT_MAX, ReferenceClient } from './reference-client';
+import type { ChildServer } from '../server/harness';
+import { referenceServer } from './reference-server';
+import { DIRECT_MAX, type ReferenceClient } from './reference-client';
 import { DELETED_FILE, NEW_SECTION, largeDelta, recordOnlyDelta, standardWorkspace } from './reference-archives';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
@@ -27,18 +27,7 @@ let key: string;
 let server: ChildServer;
 let client: ReferenceClient;
 
-beforeAll(async () => {
-  tmp = await fs.mkdtemp(path.join(os.tmpdir(), 'lineage-interop-'));
-  dataDir = tempDataDir();
-  key = issueKey(dataDir, 'reference-cli');
-  server = await spawnServer(dataDir);
-  client = new ReferenceClient(server.url, key);
-}, 60_000);
-afterAll(async () => {
-  await server?.stop();
-  await fs.rm(tmp, { recursive: true, force: true });
-  await fs.rm(dataDir, { recursive: true, force: true });
-});
+referenceServer('lineage-interop-', (s) => ({ tmp, dataDir, key, server, client } = s));
 
 /** The dashboard's query layer over the server's data directory (what app/api/** calls). */
 async function withDashboard<T>(read: (db: LineageDb) => Promise<T> | T): Promise<T> {
