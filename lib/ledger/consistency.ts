@@ -40,7 +40,12 @@ export interface DamagedBlob {
   problem: string;
 }
 
-/** Every ledger entry whose blob is missing or does not match its sha256. */
+/**
+ * Every ledger entry whose blob is missing, does not match its sha256, or cannot be read (the file
+ * system refuses it: a directory in its place, no permission, an I/O error) — the last was an
+ * internal error of doctor itself, though the history index's notice sends the operator to doctor
+ * for exactly that (`blob_unreadable`). A shortage of file handles is no blob's fault: thrown.
+ */
 export async function findDamagedBlobs(ledger: Ledger): Promise<DamagedBlob[]> {
   const entries = ledger.db.sqlite.prepare('SELECT * FROM ledger_entries ORDER BY agent_id, seq, kind').all() as LedgerEntryRow[];
   const damaged: DamagedBlob[] = [];
@@ -48,11 +53,19 @@ export async function findDamagedBlobs(ledger: Ledger): Promise<DamagedBlob[]> {
     try {
       await readEntryBytes({ ledger, entry });
     } catch (error) {
-      if (!isLedgerError(error, 'blob_corrupt')) throw error;
-      damaged.push({ agent_id: entry.agent_id, sequence: entry.seq, kind: entry.kind, blob_key: entry.blob_key, problem: error.message });
+      const found = { agent_id: entry.agent_id, sequence: entry.seq, kind: entry.kind, blob_key: entry.blob_key };
+      if (isLedgerError(error, 'blob_corrupt')) damaged.push({ ...found, problem: error.message });
+      else if (unreadable(error)) damaged.push({ ...found, problem: `the ${entry.kind} of agent ${entry.agent_id} at sequence ${entry.seq} cannot be read: its blob ${entry.blob_key} (${(error as Error).message}); make that file readable again, or restore it from a backup` });
+      else throw error;
     }
   }
   return damaged;
+}
+
+/** A file system's refusal to read one file (an errno code), not the process's own lack of handles. */
+function unreadable(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^E[A-Z]+$/.test(code) && !['EMFILE', 'ENFILE', 'ENOMEM'].includes(code);
 }
 
 /** A blob file no ledger entry points at. */
