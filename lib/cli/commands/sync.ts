@@ -5,6 +5,7 @@ import { SyncError } from '@/lib/sync/errors';
 import { alfDir } from '@/lib/sync/state';
 import { syncWorkspace } from '@/lib/sync/sync';
 import { targetOptions, type TargetFlags } from '@/lib/sync/targets';
+import { refuseUnnamedTargetOfReferenceState } from '../reference-config';
 import { cliTarget } from '../target';
 import { clientStateDir, existingWorkspace, parseAgentId, parseRuntime, parseRuntimeAgent, requireOption, runtimeWorkspace } from '../parse-options';
 import { printJson, progress } from '../output';
@@ -56,6 +57,9 @@ export function registerSyncCommand(program: Command): void {
     const target = await cliTarget(flags, flags.rebase ? 'lineage sync --rebase' : 'lineage sync');
     // Before the sync takes the agent's lock (creating its file): a ZeroClaw workspace with no brain.db.
     await runtimeWorkspace(workspace, runtime);
+    // No target named, and the agent's state is the reference CLI's for the service its config names:
+    // refused before anything is written, not a first sync into ./data (reference-config.ts).
+    await refuseUnnamedTargetOfReferenceState({ flags, env: process.env, alfHome, runtime, workspace, runtimeAgent, agentId, dataDir: target.label, rebase: Boolean(flags.rebase) });
     // Written once every flag is checked: a refused sync leaves the workspace's id as it was.
     if (agentId !== undefined) await writeAgentIdFile(workspace, agentId);
     const run = { runtime, workspace, runtimeAgent, target, alfHome, clock: systemClock, log: progress };
