@@ -13,6 +13,9 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { getAdapter } from '@/lib/adapters';
+import { seedStateDb, writeFiles } from '@/lib/adapters/hermes/test-support';
+import type { Runtime } from '@/lib/adapters/types';
+import { seedBrainDb } from '@/lib/adapters/zeroclaw/test-support';
 import { writeSnapshot } from '@/lib/core/archive';
 import { snapshotFromExport } from '@/lib/sync/snapshot';
 import type { ChildServer } from '../server/harness';
@@ -31,33 +34,39 @@ referenceServer('lineage-refcfg-', (s) => ({ tmp, key, server, client } = s));
 /** No target from the test's own environment: only what a case names. */
 const NO_TARGET_ENV = { LINEAGE_DATA: '', LINEAGE_DATABASE_URL: '', LINEAGE_BLOB_URL: '', ALF_API_URL: '', ALF_API_KEY: '', LINEAGE_RESIDENT: '0' };
 
+/** The reference standard OpenClaw fixture, under an agent id of its own. */
+async function standard(ws: string) {
+  await fs.cp(path.join(ALF, 'fixtures/openclaw/standard'), ws, { recursive: true });
+  await fs.chmod(ws, 0o755);
+  await fs.writeFile(path.join(ws, '.alf-agent-id'), randomUUID());
+}
+
 /**
- * An OpenClaw workspace the reference CLI synced once (registered, snapshot at 0) with `config`
- * as its config.toml (none: null), its state written as the reference writes it; `cwd` is where
- * the user runs `lineage`, whose `./data` is the default target.
+ * A workspace the reference CLI synced once (registered, snapshot at 0) with `config` as its
+ * config.toml (none: null), its state written as the reference writes it; `cwd` is where the user
+ * runs `lineage`, whose `./data` is the default target. OpenClaw's standard fixture unless `runtime` is given.
  */
-async function referenceUser(name: string, config: string | null) {
+async function referenceUser(name: string, config: string | null, runtime: Runtime = 'openclaw', seed: (ws: string) => Promise<void> = standard, runtimeAgent?: string) {
   const root = path.join(tmp, name);
   const ws = path.join(root, 'ws');
   const home = path.join(root, 'home');
   const cwd = path.join(root, 'cwd');
   const stateDir = path.join(home, '.alf', 'state');
-  await fs.cp(path.join(ALF, 'fixtures/openclaw/standard'), ws, { recursive: true });
-  await fs.chmod(ws, 0o755);
-  await fs.writeFile(path.join(ws, '.alf-agent-id'), randomUUID());
+  await fs.mkdir(ws, { recursive: true });
+  await seed(ws);
   await fs.mkdir(cwd, { recursive: true });
   const now = new Date();
-  const first = await getAdapter('openclaw').exportWorkspace({ workspace: ws, persistAgentId: true, clock: () => now });
+  const first = await getAdapter(runtime).exportWorkspace({ workspace: ws, persistAgentId: true, clock: () => now, ...(runtimeAgent ? { runtimeAgent } : {}) });
   const agentId = first.agentId;
   const bytes = await writeSnapshot(snapshotFromExport(first, now, first.records));
-  expect((await client.register({ id: agentId, name: first.agentName, source_runtime: 'openclaw' })).created.status).toBe(201);
+  expect((await client.register({ id: agentId, name: first.agentName, source_runtime: runtime })).created.status).toBe(201);
   expect((await client.uploadSnapshot(agentId, bytes)).final.json).toMatchObject({ sequence: 0 });
   await fs.mkdir(stateDir, { recursive: true });
   if (config !== null) await fs.writeFile(path.join(home, '.alf', 'config.toml'), config);
   await fs.writeFile(path.join(stateDir, `${agentId}-snapshot.alf`), bytes);
   await fs.writeFile(path.join(stateDir, `${agentId}.toml`), `agent_id = "${agentId}"\nlast_synced_sequence = 0\nlast_synced_at = "${now.toISOString()}"\n`);
   const sync = (extra: string[] = [], env: Record<string, string> = {}) =>
-    runCli(['sync', '-r', 'openclaw', '-w', ws, ...extra], { ...NO_TARGET_ENV, ALF_HOME: home, ...env }, cwd);
+    runCli(['sync', '-r', runtime, '-w', ws, ...(runtimeAgent ? ['--runtime-agent', runtimeAgent] : []), ...extra], { ...NO_TARGET_ENV, ALF_HOME: home, ...env }, cwd);
   return { root, ws, home, cwd, stateDir, agentId, sync };
 }
 
@@ -115,6 +124,29 @@ describe('a reference CLI user runs `lineage sync` naming no target', () => {
     expect(withEnv.json.hint).toContain(`--server ${server.url} --key KEY`);
     expect(await tree(u.root)).toEqual(before);
   }, 60_000);
+
+  it('ZeroClaw (an alias of a shared brain.db) and Hermes: refused the same way, the hint keeping --runtime-agent', async () => {
+    const zeroclaw = async (ws: string) => {
+      const agent = randomUUID();
+      await seedBrainDb({ workspace: ws, agents: [{ id: agent, alias: 'scout', created_at: '2026-05-01T00:00:00Z' }], rows: [
+        { id: randomUUID(), key: 'gateway', content: 'The gateway is 10.20.0.5', agent_id: agent, created_at: '2026-05-01T10:00:00Z', updated_at: '2026-05-01T10:00:00Z' },
+      ] });
+    };
+    const hermes = async (ws: string) => {
+      await seedStateDb(ws, [{ id: 'sess-closed', source: 'cli', title: 'Deploy review', started_at: 1780000000, ended_at: 1780000600 }],
+        [{ session_id: 'sess-closed', role: 'user', content: 'Review the deploy', timestamp: 1780000010 }]);
+      await writeFiles(ws, { 'memories/MEMORY.md': 'Always run tests first.\n', 'SOUL.md': 'Calm.\n' });
+    };
+    for (const [runtime, seed, alias] of [['zeroclaw', zeroclaw, 'scout'], ['hermes', hermes, undefined]] as const) {
+      const u = await referenceUser(runtime, serviceConfig(), runtime, seed, alias);
+      const before = await tree(u.root);
+      const refused = await u.sync();
+      expect(refused.json, refused.stderr).toMatchObject({ ok: false, code: 'target_changed' });
+      expect(refused.json.error).toContain(u.agentId);
+      expect(refused.json.hint).toContain(`\`lineage sync -r ${runtime} -w ${u.ws}${alias ? ` --runtime-agent ${alias}` : ''} --server ${server.url}/v1 --key KEY\``);
+      expect(await tree(u.root)).toEqual(before);
+    }
+  }, 120_000);
 
   it('a target named by --data or LINEAGE_DATA is never refused: a first sync there, as before', async () => {
     const flagged = await referenceUser('flag', serviceConfig());
