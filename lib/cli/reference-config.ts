@@ -80,6 +80,8 @@ export async function refuseUnnamedTargetOfReferenceState(args: {
   /** The default data directory the sync would go to. */
   dataDir: string;
   rebase: boolean;
+  /** The command refused: `lineage sync` (the default) or `lineage watch`, whose syncs would do the same. */
+  command?: 'lineage sync' | 'lineage watch';
 }): Promise<void> {
   if (targetNamed(args.flags, args.env)) return;
   // Most machines have no reference config: one small read, and the sync goes on.
@@ -97,13 +99,13 @@ export async function refuseUnnamedTargetOfReferenceState(args: {
   const state = await readClientState(args.alfHome, agentId).catch(() => null);
   if (state?.last_synced_sequence === undefined) return;
   const command = [
-    'lineage sync', ...(args.rebase ? ['--rebase'] : []), '-r', args.runtime, '-w', shellWord(args.workspace),
+    args.command ?? 'lineage sync', ...(args.rebase ? ['--rebase'] : []), '-r', args.runtime, '-w', shellWord(args.workspace),
     ...(args.runtimeAgent === undefined ? [] : ['--runtime-agent', shellWord(args.runtimeAgent)]),
   ].join(' ');
   const key = service.keyInConfig ? `service.api_key in ${service.configPath}` : 'your API key';
   throw new SyncError(
     'target_changed',
-    `this sync names no target, so it would go to the local data directory ${args.dataDir}, but this machine's sync state of agent ${agentId} (sequence ${state.last_synced_sequence}) has no lineage target mark — the reference alf CLI wrote it (or a lineage from before target marks) — and ${service.configPath} names the service ${service.apiUrl}: a sync to ${args.dataDir} would make the state follow it instead; nothing was synced or written`,
+    `this ${args.command === 'lineage watch' ? 'watch' : 'sync'} names no target, so it would go to the local data directory ${args.dataDir}, but this machine's sync state of agent ${agentId} (sequence ${state.last_synced_sequence}) has no lineage target mark — the reference alf CLI wrote it (or a lineage from before target marks) — and ${service.configPath} names the service ${service.apiUrl}: ${args.command === 'lineage watch' ? 'its syncs' : 'a sync'} to ${args.dataDir} would make the state follow it instead; nothing was synced or written`,
     `to sync with that service run \`${command} --server ${shellWord(service.apiUrl)} --key KEY\` (KEY: ${key}, or set ALF_API_KEY); to sync into a local data directory on purpose, name it: \`${command} --data DIR\``,
   );
 }

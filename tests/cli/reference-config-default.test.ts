@@ -114,6 +114,16 @@ describe('a reference CLI user runs `lineage sync` naming no target', () => {
     expect((await u.sync()).json.error ?? '').not.toContain('names no target');
   }, 120_000);
 
+  it('`lineage watch` naming no target is refused the same way, before its first sync: nothing written', async () => {
+    const u = await referenceUser('watch', serviceConfig());
+    const before = await tree(u.root);
+    const refused = await runCli(['watch', '-r', 'openclaw', '-w', u.ws], { ...NO_TARGET_ENV, ALF_HOME: u.home }, u.cwd);
+    expect(refused.code, refused.stderr).not.toBe(0);
+    expect(refused.json).toMatchObject({ ok: false, code: 'target_changed', error: expect.stringMatching(/^this watch names no target/) });
+    expect(refused.json.hint).toContain(`\`lineage watch -r openclaw -w ${u.ws} --server ${server.url}/v1 --key KEY\``);
+    expect(await tree(u.root)).toEqual(before);
+  }, 60_000);
+
   it('a config naming only service.api_key (alf login) is refused too, naming the service the reference would use', async () => {
     const u = await referenceUser('key-only', `[service]\napi_key = "${key}"\n`);
     const before = await tree(u.root);

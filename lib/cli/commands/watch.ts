@@ -22,6 +22,7 @@ import { syncWorkspace } from '@/lib/sync/sync';
 import { resolveTarget, type ResolvedTarget } from '@/lib/sync/targets';
 import { failureOutput, progress } from '../output';
 import { clientStateDir, parseRuntime, parseRuntimeAgent, parseSequence, requireOption, runtimeWorkspace } from '../parse-options';
+import { refuseUnnamedTargetOfReferenceState } from '../reference-config';
 import { cliStamp, listenResident, syncIdentity, syncKey, type CommandOutput } from '../resident';
 import { checkTargetFlags } from '../target';
 import { watchTree, type TreeWatch } from '../watch-tree';
@@ -111,6 +112,9 @@ async function watchWorkspace(flags: WatchFlags): Promise<void> {
     for (const start of detached.splice(0)) start();
   };
   const target: ResolvedTarget = await resolveTarget(flags, process.env, { startDetached: (start) => detached.push(start) }, 'lineage watch');
+  // No target named, and the agent's state is the reference CLI's for the service its config names:
+  // refused before the first sync, as `lineage sync` refuses it (reference-config.ts).
+  await refuseUnnamedTargetOfReferenceState({ flags, env: process.env, alfHome, runtime, workspace, runtimeAgent, dataDir: target.label, rebase: false, command: 'lineage watch' });
   // A `lineage sync` run here for another process names what that process ran when the server refuses
   // its key (httpTarget's command): over HTTP a target of its own, the same server and key.
   const servedTarget: ResolvedTarget = flags.server ? await resolveTarget(flags, process.env, {}, 'lineage sync') : target;
