@@ -12,7 +12,7 @@ import { openPgDatabase, type PgLineageDb } from '@/db/pg/client';
 import { openLedger, type Ledger } from '@/lib/ledger/ledger';
 import { S3BlobStore } from '@/lib/ledger/s3-blob-store';
 import { freshBucket, freshDatabase, testS3Client, usePostgres, useRadosgw } from '@/tests/engines/use-engines';
-import { runConformanceCases, type Backends } from './conformance-cases';
+import { runConformanceCases, runKeyHandOverCases, type Backends } from './conformance-cases';
 import { runLedgerVerbCases } from './conformance-ledger-cases';
 import { runDashboardReadCases } from './conformance-dashboard-cases';
 import { embeddedStorage } from './embedded';
@@ -52,4 +52,6 @@ describe('storage conformance: embedded (SQLite + fs) and scale-out (PostgreSQL 
   runConformanceCases(backends);
   runLedgerVerbCases(backends);
   runDashboardReadCases(backends);
+  // Last: it leaves agents held by random key ids (see there).
+  runKeyHandOverCases(backends);
 });
