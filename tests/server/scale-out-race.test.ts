@@ -89,7 +89,7 @@ describe('download links and revoked keys', () => {
 
     // Revoked with the CLI, on the same scale-out settings.
     const revoked = await runCli(['keys', 'revoke', issued.id], { ...env, LINEAGE_DATA: tempDataDir() });
-    expect(revoked.json).toEqual({ ok: true, revoked: issued.id });
+    expect(revoked.json).toEqual({ ok: true, revoked: issued.id, agents: [agent], agents_to: null });
     const refused = await call(proxied!);
     expect(refused.status).toBe(403);
     expect(refused.json.error).toBe('signed URL was issued to an API key that has been revoked');
